@@ -1,0 +1,136 @@
+/**
+ * Values as the reference interpreter holds them. Every sparse value is a
+ * list of stored entries (row, column, value); values that share a pattern
+ * share the very same `Pattern` object, entry for entry, which is how the
+ * interpreter reads "the same position" of S and E in O(1).
+ */
+import type { SparseMatrix, Tensor } from '../runtime/tensor.js';
+
+export interface Pattern {
+  rows: number;
+  cols: number;
+  /** Row and column of each stored entry. */
+  ri: Int32Array;
+  ci: Int32Array;
+  /** 'row' if entries are sorted by row then column, 'col' if by column then row. */
+  order: 'row' | 'col';
+}
+
+export interface DenseVal {
+  kind: 'dense';
+  shape: number[];
+  data: Float64Array;
+}
+
+export interface SparseVal {
+  kind: 'sparse';
+  pattern: Pattern;
+  values: Float64Array;
+}
+
+export type Val = DenseVal | SparseVal;
+
+export function fromTensor(t: Tensor): Val {
+  switch (t.format) {
+    case 'dense':
+      return { kind: 'dense', shape: [...t.shape], data: t.data };
+    case 'csr': {
+      const ri = new Int32Array(t.colIdx.length);
+      for (let r = 0; r < t.rows; r++) ri.fill(r, t.rowPtr[r]!, t.rowPtr[r + 1]!);
+      return { kind: 'sparse', pattern: { rows: t.rows, cols: t.cols, ri, ci: t.colIdx, order: 'row' }, values: t.values };
+    }
+    case 'csc': {
+      const ci = new Int32Array(t.rowIdx.length);
+      for (let c = 0; c < t.cols; c++) ci.fill(c, t.colPtr[c]!, t.colPtr[c + 1]!);
+      return { kind: 'sparse', pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci, order: 'col' }, values: t.values };
+    }
+    case 'coo':
+      return { kind: 'sparse', pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci: t.colIdx, order: 'row' }, values: t.values };
+  }
+}
+
+/** Entry permutation sorting a pattern into `order`. */
+function permutationTo(p: Pattern, order: 'row' | 'col'): Int32Array {
+  const n = p.ri.length;
+  const perm = new Int32Array(n);
+  for (let k = 0; k < n; k++) perm[k] = k;
+  if (p.order === order) return perm;
+  const major = order === 'row' ? p.ri : p.ci;
+  const minor = order === 'row' ? p.ci : p.ri;
+  return perm.sort((a, b) => major[a]! - major[b]! || minor[a]! - minor[b]!);
+}
+
+function pointers(major: Int32Array, perm: Int32Array, count: number): Int32Array {
+  const ptr = new Int32Array(count + 1);
+  for (let k = 0; k < perm.length; k++) ptr[major[perm[k]!]! + 1]!++;
+  for (let i = 0; i < count; i++) ptr[i + 1]! += ptr[i]!;
+  return ptr;
+}
+
+function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array): T {
+  const out = new (src.constructor as { new (n: number): T })(perm.length);
+  for (let k = 0; k < perm.length; k++) out[k] = src[perm[k]!]!;
+  return out;
+}
+
+export function toTensor(v: Val, format: 'dense' | 'csr' | 'csc' | 'coo'): Tensor {
+  if (v.kind === 'dense') return { format: 'dense', shape: [...v.shape], data: v.data };
+  const p = v.pattern;
+  if (format === 'dense') {
+    const data = new Float64Array(p.rows * p.cols);
+    for (let k = 0; k < p.ri.length; k++) data[p.ri[k]! * p.cols + p.ci[k]!] = v.values[k]!;
+    return { format: 'dense', shape: [p.rows, p.cols], data };
+  }
+  if (format === 'csc') {
+    const perm = permutationTo(p, 'col');
+    return { format: 'csc', rows: p.rows, cols: p.cols, colPtr: pointers(p.ci, perm, p.cols), rowIdx: gather(p.ri, perm), values: gather(v.values, perm) };
+  }
+  const perm = permutationTo(p, 'row');
+  const rowIdx = gather(p.ri, perm);
+  const colIdx = gather(p.ci, perm);
+  const values = gather(v.values, perm);
+  const m: SparseMatrix =
+    format === 'csr'
+      ? { format: 'csr', rows: p.rows, cols: p.cols, rowPtr: pointers(p.ri, perm, p.rows), colIdx, values }
+      : { format: 'coo', rows: p.rows, cols: p.cols, rowIdx, colIdx, values };
+  return m;
+}
+
+/** Entries grouped by the row (or column) they lie in, built once per pattern. */
+export interface Grouping {
+  ptr: Int32Array;
+  /** Entry ids in group order; undefined when the pattern is already in that order. */
+  ids: Int32Array | undefined;
+}
+
+const groupings = new WeakMap<Pattern, { row?: Grouping; col?: Grouping }>();
+
+export function groupingOf(p: Pattern, by: 'row' | 'col'): Grouping {
+  let g = groupings.get(p);
+  if (!g) groupings.set(p, (g = {}));
+  const cached = g[by];
+  if (cached) return cached;
+  const perm = permutationTo(p, by);
+  const major = by === 'row' ? p.ri : p.ci;
+  const made: Grouping = { ptr: pointers(major, perm, by === 'row' ? p.rows : p.cols), ids: p.order === by ? undefined : perm };
+  g[by] = made;
+  return made;
+}
+
+/** Value stored at (r, c), or `missing` when the pattern has no entry there. */
+export function lookup(v: SparseVal, r: number, c: number, missing: number): number {
+  const g = groupingOf(v.pattern, 'row');
+  let lo = g.ptr[r]!;
+  let hi = g.ptr[r + 1]! - 1;
+  const ids = g.ids;
+  const ci = v.pattern.ci;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const k = ids ? ids[mid]! : mid;
+    const col = ci[k]!;
+    if (col === c) return v.values[k]!;
+    if (col < c) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return missing;
+}

@@ -1,0 +1,73 @@
+/**
+ * The pass manager: passes are registered by name, run in order, and the IR
+ * is verified after each one. Dumps (--print-ir-after) go to a callback so
+ * the CLI decides where they are printed.
+ */
+import { DiagnosticError, fileSpan, makeDiagnostic } from '../ir/diagnostics.js';
+import { cloneModule, type Module } from '../ir/module.js';
+import { printModule } from '../ir/printer.js';
+import { verifyModule } from '../ir/verifier.js';
+
+export interface Pass {
+  name: string;
+  description: string;
+  /** True once every tensor op must state its type (infer-types and after). */
+  typesKnownAfter?: boolean;
+  run(m: Module): Module;
+}
+
+const registry = new Map<string, Pass>();
+
+export function registerPass(p: Pass): void {
+  if (registry.has(p.name)) throw new Error(`pass '${p.name}' registered twice`);
+  registry.set(p.name, p);
+}
+
+export function getPass(name: string): Pass | undefined {
+  return registry.get(name);
+}
+
+export function registeredPasses(): Pass[] {
+  return [...registry.values()];
+}
+
+/** Name under which the checker's output (before any pass) can be dumped. */
+export const LOWER_STAGE = 'lower';
+
+export interface PipelineOptions {
+  passes: readonly string[];
+  /** Stage names after which to dump the IR ('lower' is the checker's output), or 'all'. */
+  printAfter?: ReadonlySet<string> | 'all';
+  dump?: (stage: string, text: string) => void;
+  /** Verify after each pass (default true). */
+  verify?: boolean;
+}
+
+export function unknownPassError(name: string): DiagnosticError {
+  const known = [LOWER_STAGE, ...registry.keys()].join(', ');
+  return new DiagnosticError([makeDiagnostic('DY5003', `unknown pass '${name}': expected one of ${known}`, fileSpan('<command line>'))]);
+}
+
+export function runPipeline(input: Module, opts: PipelineOptions): Module {
+  const wants = (stage: string): boolean => opts.printAfter === 'all' || (opts.printAfter?.has(stage) ?? false);
+  if (opts.printAfter && opts.printAfter !== 'all') {
+    for (const s of opts.printAfter) if (s !== LOWER_STAGE && !opts.passes.includes(s)) throw unknownPassError(s);
+  }
+  if (wants(LOWER_STAGE)) opts.dump?.(LOWER_STAGE, printModule(input));
+  let m = input;
+  let typed = false;
+  for (const name of opts.passes) {
+    const pass = registry.get(name);
+    if (!pass) throw unknownPassError(name);
+    m = pass.run(cloneModule(m));
+    typed ||= pass.typesKnownAfter === true;
+    if (opts.verify !== false) {
+      const errs = verifyModule(m, { requireTypes: typed });
+      if (errs.length > 0) {
+        throw new DiagnosticError(errs.map((d) => ({ ...d, message: `after pass '${name}': ${d.message}` })));
+      }
+    }
+    if (wants(name)) opts.dump?.(name, printModule(m));
+  }
+  return m;
+}

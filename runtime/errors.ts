@@ -1,0 +1,42 @@
+/**
+ * Errors about data given to a program at run time: Matrix Market files, edge
+ * lists, parameter values and inputs that do not fit the kernel's signature.
+ * The runtime may not import the compiler, so these codes (DY3xxx) live here;
+ * a test checks they stay disjoint from the compiler's catalogue.
+ */
+
+export const DATA_ERROR_CODES = {
+  DY3001: 'bad Matrix Market header',
+  DY3002: 'bad size line',
+  DY3003: 'index out of range',
+  DY3004: 'index is not an integer',
+  DY3005: 'wrong number of entries',
+  DY3006: 'NaN where a number is required',
+  DY3007: 'dimension mismatch against the program',
+  DY3008: 'malformed value',
+  DY3009: 'duplicate entry',
+  DY3010: 'file cannot be read',
+  DY3011: 'unsupported Matrix Market type',
+  DY3012: 'malformed edge list line',
+  DY3013: 'missing input',
+  DY3014: 'unknown input or parameter name',
+  DY3015: 'bad parameter value',
+  DY3016: 'input has the wrong storage kind for its parameter',
+  DY3017: 'output file cannot be written',
+} as const;
+
+export type DataErrorCode = keyof typeof DATA_ERROR_CODES;
+
+export class InputError extends Error {
+  constructor(
+    public readonly code: DataErrorCode,
+    /** The file (or `--param NAME` / `--input NAME`) the problem is in. */
+    public readonly file: string,
+    /** 1-based line in that file, when the problem is on one line. */
+    public readonly line: number | undefined,
+    public readonly detail: string,
+  ) {
+    super(`${file}${line !== undefined ? `:${line}` : ''}: error ${code}: ${detail}`);
+    this.name = 'InputError';
+  }
+}
