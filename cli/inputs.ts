@@ -1,0 +1,130 @@
+/**
+ * `--input NAME=PATH|@GENERATOR`, `--param NAME=VALUE` and `--out NAME=PATH`:
+ * parsed, files loaded in the parameter's storage format, and dense inputs
+ * generated where asked (their sizes from dims bound by other inputs or by
+ * --param). Generators: @random[:SEED] (uniform in [-1, 1)), @ones, @zeros,
+ * @const:V, and @source:K (0 at index K, +inf elsewhere: a shortest-path start).
+ */
+import type { Kernel } from '../ir/module.js';
+import { InputError } from '../runtime/errors.js';
+import { toCoo, toCsc, toCsr, toDense } from '../runtime/io/convert.js';
+import { loadMatrix } from '../runtime/io/load.js';
+import type { MtxData } from '../runtime/io/mtx-data.js';
+import { Rng, seedFor } from '../runtime/random.js';
+import type { Tensor } from '../runtime/tensor.js';
+import { usage } from './errors.js';
+
+export interface Assignment {
+  name: string;
+  value: string;
+}
+
+export function parseAssignments(items: readonly string[], flag: string): Assignment[] {
+  const out: Assignment[] = [];
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0 || eq === item.length - 1) throw usage(`${flag} expects NAME=VALUE, got '${item}'`);
+    const name = item.slice(0, eq);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw usage(`${flag}: '${name}' is not a valid name`);
+    if (out.some((a) => a.name === name)) throw usage(`${flag} ${name} is given twice`);
+    out.push({ name, value: item.slice(eq + 1) });
+  }
+  return out;
+}
+
+export function parseScalar(name: string, text: string): number {
+  const t = text.trim().toLowerCase();
+  if (t === 'true') return 1;
+  if (t === 'false') return 0;
+  if (t === 'inf' || t === '+inf') return Infinity;
+  if (t === '-inf') return -Infinity;
+  const v = t === '' ? NaN : Number(t);
+  if (Number.isNaN(v)) throw new InputError('DY3015', `--param ${name}`, undefined, `expected a number, true/false or inf, got '${text}'`);
+  return v;
+}
+
+export interface LoadedInput {
+  tensor: Tensor;
+  /** File path, or the generator as written. */
+  source: string;
+  mtx?: MtxData;
+}
+
+function fromFile(k: Kernel, name: string, path: string): LoadedInput {
+  const p = k.params.find((q) => q.name === name);
+  const mtx = loadMatrix(path);
+  if (!p || p.type.shape.length === 0) return { tensor: toDense(mtx, path), source: path, mtx };
+  switch (p.type.format) {
+    case 'csr':
+      if (mtx.kind === 'array') break;
+      return { tensor: toCsr(mtx, path), source: path, mtx };
+    case 'csc':
+      if (mtx.kind === 'array') break;
+      return { tensor: toCsc(mtx, path), source: path, mtx };
+    case 'coo':
+      if (mtx.kind === 'array') break;
+      return { tensor: toCoo(mtx, path), source: path, mtx };
+    case 'dense':
+      return { tensor: toDense(mtx, path), source: path, mtx };
+  }
+  throw new InputError('DY3016', path, undefined, `'${name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`);
+}
+
+function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<string, number>): LoadedInput {
+  const p = k.params.find((q) => q.name === name);
+  const where = `--input ${name}`;
+  if (!p) throw new InputError('DY3014', where, undefined, `kernel '${k.name}' has no parameter '${name}'`);
+  if (p.type.format !== 'dense') throw new InputError('DY3016', where, undefined, `'${name}' is ${p.type.format}: generators make dense inputs only; give a Matrix Market file`);
+  const shape = p.type.shape.map((d) => {
+    if (d.kind === 'lit') return d.value;
+    const v = dims.get(d.name);
+    if (v === undefined) throw new InputError('DY3013', where, undefined, `cannot size ${spec}: dim '${d.name}' is bound by no file input; pass --param ${d.name}=N`);
+    return v;
+  });
+  const size = shape.reduce((a, b) => a * b, 1);
+  const data = new Float64Array(size);
+  const [gen, arg] = spec.slice(1).split(':', 2) as [string, string | undefined];
+  const intLike = p.type.dtype !== 'f32' && p.type.dtype !== 'f64';
+  if (gen === 'random') {
+    const seed = arg === undefined ? 42 : Number(arg);
+    if (!Number.isSafeInteger(seed)) throw new InputError('DY3015', where, undefined, `@random:SEED needs an integer seed, got '${arg}'`);
+    const rng = new Rng(seedFor(seed, name));
+    for (let i = 0; i < size; i++) data[i] = intLike ? rng.int(p.type.dtype === 'bool' ? 2 : 10) : rng.uniform(-1, 1);
+  } else if (gen === 'ones') data.fill(1);
+  else if (gen === 'zeros') data.fill(0);
+  else if (gen === 'const') {
+    const v = arg === undefined ? NaN : parseScalar(name, arg);
+    data.fill(v);
+  } else if (gen === 'source') {
+    const at = arg === undefined ? NaN : Number(arg);
+    if (!Number.isSafeInteger(at) || at < 0 || at >= size)
+      throw new InputError('DY3015', where, undefined, `@source:K needs a vertex index 0 <= K < ${size}, got '${arg ?? ''}'`);
+    data.fill(Infinity);
+    data[at] = 0;
+  } else throw new InputError('DY3015', where, undefined, `unknown generator '${spec}': expected @random[:SEED], @ones, @zeros, @const:V or @source:K`);
+  return { tensor: { format: 'dense', shape, data }, source: spec };
+}
+
+function shapeOf(t: Tensor): number[] {
+  return t.format === 'dense' ? t.shape : [t.rows, t.cols];
+}
+
+/** Loads every --input: files first (they bind dims), then generators. */
+export function loadInputs(k: Kernel, inputs: readonly Assignment[], scalars: ReadonlyMap<string, number>): Map<string, LoadedInput> {
+  const out = new Map<string, LoadedInput>();
+  const dims = new Map<string, number>();
+  for (const [n, v] of scalars) dims.set(n, v);
+  for (const a of inputs) {
+    if (a.value.startsWith('@')) continue;
+    const li = fromFile(k, a.name, a.value);
+    out.set(a.name, li);
+    const p = k.params.find((q) => q.name === a.name);
+    const shape = shapeOf(li.tensor);
+    const fitted = p && p.type.shape.length === 1 && shape.length === 2 ? [shape[0]! * shape[1]!] : shape;
+    p?.type.shape.forEach((d, i) => {
+      if (d.kind === 'sym' && fitted[i] !== undefined && !dims.has(d.name)) dims.set(d.name, fitted[i]!);
+    });
+  }
+  for (const a of inputs) if (a.value.startsWith('@')) out.set(a.name, generate(k, a.name, a.value, dims));
+  return out;
+}

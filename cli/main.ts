@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+/**
+ * The `dype` command. Exit codes: 0 success, 1 user error (bad program, bad
+ * data), 2 bad usage, 70 internal error.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { printModule } from '../ir/printer.js';
+import { parseModule } from '../ir/text-parser.js';
+import type { Module } from '../ir/module.js';
+import { DEFAULT_PIPELINE, LOWER_STAGE } from '../passes/index.js';
+import { report, usage } from './errors.js';
+import { loadProgram, optimise, selectKernel } from './program.js';
+import { runCommand, type RunOptions } from './run.js';
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+const out = (s: string): void => void process.stdout.write(s);
+const err = (s: string): void => void process.stderr.write(s);
+
+function onlyKernel(m: Module, file: string, name: string | undefined): Module {
+  return name === undefined ? m : { kernels: [selectKernel(m, file, name)] };
+}
+
+export function buildProgram(): Command {
+  const program = new Command('dype')
+    .description('Compiler and runtime for irregular (sparse and graph) kernels on heterogeneous machines')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeOut: out, writeErr: err })
+    .showHelpAfterError('(add --help for usage)');
+
+  program
+    .command('check')
+    .description('parse and type-check a program; prints nothing on success')
+    .argument('<file>', 'the .dy program')
+    .action((file: string) => {
+      loadProgram(file);
+    });
+
+  program
+    .command('ir')
+    .description('print the graph IR (after the whole default pipeline unless told otherwise)')
+    .argument('<file>', 'the .dy program')
+    .option('--print-ir-after <pass>', `print the IR after this pass (repeatable or comma-separated; '${LOWER_STAGE}' is the checker's output; passes: ${DEFAULT_PIPELINE.join(', ')})`, collect, [])
+    .option('--print-ir-after-all', 'print the IR after the checker and after every pass')
+    .option('--kernel <name>', 'only this kernel')
+    .action((file: string, o: { printIrAfter: string[]; printIrAfterAll?: boolean; kernel?: string }) => {
+      const p = loadProgram(file);
+      const stages = o.printIrAfter.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+      if (o.printIrAfterAll && stages.length > 0) throw usage('give either --print-ir-after or --print-ir-after-all, not both');
+      if (!o.printIrAfterAll && stages.length === 0) {
+        out(printModule(onlyKernel(optimise(p), file, o.kernel)));
+        return;
+      }
+      if (o.kernel !== undefined) selectKernel(p.module, file, o.kernel);
+      const dumps: string[] = [];
+      optimise(p, {
+        printAfter: o.printIrAfterAll ? 'all' : new Set(stages),
+        dump: (stage, text) => {
+          const m = o.kernel === undefined ? text : printModule(onlyKernel(parseModule(text), file, o.kernel));
+          dumps.push(`// ----- IR after ${stage} -----\n${m}`);
+        },
+      });
+      out(dumps.join('\n'));
+    });
+
+  program
+    .command('run')
+    .description('execute a kernel on this machine and write its results')
+    .argument('<file>', 'the .dy program')
+    .option('--kernel <name>', 'the kernel to run (needed when the file has several)')
+    .option('--input <NAME=PATH>', 'an input: a Matrix Market file, an edge list (.cites/.txt), or a generator @random[:SEED], @ones, @zeros, @const:V, @source:K (repeatable)', collect, [])
+    .option('--out <NAME=PATH>', 'write a result as Matrix Market (repeatable)', collect, [])
+    .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds (repeatable)', collect, [])
+    .addOption(new Option('--backend <name>', 'execution backend').default('reference'))
+    .option('--threads <T>', 'worker threads (the reference backend runs on one)')
+    .option('--repeat <N>', 'run N times after one warm-up and report the median')
+    .option('--json', 'print one JSON object on stdout')
+    .action((file: string, o: RunOptions) => runCommand(file, o, out));
+
+  return program;
+}
+
+
+export function main(argv: readonly string[]): number {
+  const program = buildProgram();
+  try {
+    program.parse(argv as string[], { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 2;
+    }
+    return report(e, err);
+  }
+}
+
+function invokedDirectly(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+const invoked = invokedDirectly();
+if (invoked) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,72 @@
+/**
+ * Writing results: every output is formatted first, then all are written to
+ * temporary names and renamed into place together, so a failure leaves no
+ * partial or half-written set of output files.
+ */
+import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { TensorType } from '../ir/types.js';
+import { InputError } from '../runtime/errors.js';
+import { fsReason } from '../runtime/io/files.js';
+import { formatMatrixMarketArray, formatMatrixMarketCoordinate } from '../runtime/io/mtx-write.js';
+import type { Tensor } from '../runtime/tensor.js';
+
+export function formatOutput(t: Tensor, type: TensorType, comment: string): string {
+  const field = type.dtype === 'f32' || type.dtype === 'f64' ? 'real' : 'integer';
+  return t.format === 'dense' ? formatMatrixMarketArray(t, field, comment) : formatMatrixMarketCoordinate(t, field, comment);
+}
+
+export function writeAllAtomic(files: readonly { path: string; data: string }[]): void {
+  const staged: { tmp: string; path: string }[] = [];
+  try {
+    for (const f of files) {
+      const tmp = join(dirname(f.path), `.${basename(f.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      try {
+        writeFileSync(tmp, f.data, { flag: 'wx' });
+      } catch (e) {
+        throw new InputError('DY3017', f.path, undefined, `cannot write the output: ${fsReason(e)}`);
+      }
+      staged.push({ tmp, path: f.path });
+    }
+    for (const s of staged) {
+      try {
+        renameSync(s.tmp, s.path);
+      } catch (e) {
+        throw new InputError('DY3017', s.path, undefined, `cannot write the output: ${fsReason(e)}`);
+      }
+    }
+  } catch (e) {
+    for (const s of staged) rmSync(s.tmp, { force: true });
+    throw e;
+  }
+}
+
+export interface OutputSummary {
+  shape: number[];
+  nnz?: number;
+  sum: number;
+  min: number;
+  max: number;
+  nonfinite: number;
+}
+
+export function summarize(t: Tensor): OutputSummary {
+  const values = t.format === 'dense' ? t.data : t.values;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let nonfinite = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!Number.isFinite(v)) {
+      nonfinite++;
+      continue;
+    }
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const shape = t.format === 'dense' ? [...t.shape] : [t.rows, t.cols];
+  return t.format === 'dense' ? { shape, sum, min, max, nonfinite } : { shape, nnz: values.length, sum, min, max, nonfinite };
+}

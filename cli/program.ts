@@ -1,0 +1,58 @@
+/** Loading a .dy program and taking it through the frontend and the pass pipeline. */
+import { readFileSync } from 'node:fs';
+import { compileSource } from '../frontend/compile.js';
+import { DiagnosticError, fileSpan, makeDiagnostic } from '../ir/diagnostics.js';
+import { findKernel, type Kernel, type Module } from '../ir/module.js';
+import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
+import { fsReason } from '../runtime/io/files.js';
+import { CliError, DiagnosticsFailure } from './errors.js';
+
+export interface LoadedProgram {
+  file: string;
+  source: string;
+  module: Module;
+}
+
+export function readSource(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`${file}: cannot read the program: ${fsReason(e)}`);
+  }
+}
+
+/** Parses and checks; throws DiagnosticsFailure on any error. */
+export function loadProgram(file: string): LoadedProgram {
+  const source = readSource(file);
+  const r = compileSource(source, file);
+  if (!r.module) throw new DiagnosticsFailure(r.diagnostics, source);
+  return { file, source, module: r.module };
+}
+
+export interface PipelineDump {
+  printAfter?: ReadonlySet<string> | 'all';
+  dump?: (stage: string, text: string) => void;
+}
+
+export function optimise(p: LoadedProgram, d: PipelineDump = {}): Module {
+  try {
+    return runPipeline(p.module, { passes: DEFAULT_PIPELINE, ...d });
+  } catch (e) {
+    if (e instanceof DiagnosticError) throw new DiagnosticsFailure(e.diagnostics, p.source);
+    throw e;
+  }
+}
+
+/** The kernel named by --kernel, or the only kernel of the file. */
+export function selectKernel(m: Module, file: string, name: string | undefined): Kernel {
+  if (name !== undefined) {
+    const k = findKernel(m, name);
+    if (!k)
+      throw new DiagnosticsFailure([
+        makeDiagnostic('DY2030', `no kernel '${name}' in this file; it defines ${m.kernels.map((x) => x.name).join(', ')}`, fileSpan(file)),
+      ]);
+    return k;
+  }
+  if (m.kernels.length === 1) return m.kernels[0]!;
+  throw new CliError(`${file} defines several kernels (${m.kernels.map((x) => x.name).join(', ')}): choose one with --kernel NAME`);
+}

@@ -1,0 +1,121 @@
+/**
+ * `dype run`: compile, bind inputs, execute with the chosen backend, time the
+ * kernel (one warm-up, then the median of --repeat runs), write outputs.
+ */
+import { performance } from 'node:perf_hooks';
+import { interpretKernel } from '../interp/interpret.js';
+import { InputError } from '../runtime/errors.js';
+import type { Tensor } from '../runtime/tensor.js';
+import { CliError, usage } from './errors.js';
+import { tier0 } from './features.js';
+import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
+import { loadProgram, optimise, selectKernel } from './program.js';
+
+export interface RunOptions {
+  kernel?: string;
+  input: string[];
+  out: string[];
+  param: string[];
+  backend: string;
+  threads?: string;
+  repeat?: string;
+  json?: boolean;
+}
+
+export const BACKENDS = ['reference'] as const;
+
+function positiveInt(flag: string, v: string, min: number): number {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) throw usage(`${flag} expects an integer >= ${min}, got '${v}'`);
+  return n;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function runCommand(file: string, o: RunOptions, stdout: (s: string) => void): void {
+  if (!(BACKENDS as readonly string[]).includes(o.backend))
+    throw usage(`backend '${o.backend}' is not available in this build; available: ${BACKENDS.join(', ')}`);
+  const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);
+  if (o.threads !== undefined) positiveInt('--threads', o.threads, 1);
+  const inputs = parseAssignments(o.input, '--input');
+  const outs = parseAssignments(o.out, '--out');
+  const params = parseAssignments(o.param, '--param');
+  const program = loadProgram(file);
+  const module = optimise(program);
+  const kernel = selectKernel(module, file, o.kernel);
+  for (const a of outs) {
+    if (!kernel.results.some((r) => r.name === a.name))
+      throw new InputError('DY3014', `--out ${a.name}`, undefined, `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`);
+  }
+  const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
+  const loaded = loadInputs(kernel, inputs, scalars);
+  const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
+  const run = (): ReturnType<typeof interpretKernel> => interpretKernel(kernel, { tensors, scalars, sourceOf: (n) => loaded.get(n)?.source ?? `--input ${n}` });
+  // With --repeat N: one warm-up run, then N timed runs. Without: one timed run.
+  let result = o.repeat !== undefined ? run() : undefined;
+  const times: number[] = [];
+  for (let r = 0; r < repeat; r++) {
+    const t0 = performance.now();
+    result = run();
+    times.push(performance.now() - t0);
+  }
+  if (!result) throw new CliError('internal: no run happened');
+  const files = outs.map((a) => {
+    const decl = kernel.results.find((r) => r.name === a.name)!;
+    const t = result.outputs.get(a.name)!;
+    return { path: a.value, data: formatOutput(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`) };
+  });
+  writeAllAtomic(files);
+  const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...tier0(li.tensor), source: li.source }]));
+  const summaries = Object.fromEntries([...result.outputs].map(([n, t]) => [n, summarize(t)]));
+  const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times) };
+  const partition = { mapping: 'all ops on this machine\'s CPU', backend: o.backend, note: 'the planner is not part of this build yet' };
+  if (o.json) {
+    stdout(
+      JSON.stringify(
+        {
+          kernel: kernel.name,
+          backend: o.backend,
+          threads: 1,
+          outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
+          timing,
+          features,
+          dims: Object.fromEntries(result.dims),
+          summary: summaries,
+          partition: {},
+          predicted: {},
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    return;
+  }
+  const lines: string[] = [];
+  lines.push(`kernel ${kernel.name}: ${o.backend} backend, 1 thread`);
+  for (const [n, f] of Object.entries(features)) {
+    lines.push(`  input  ${n.padEnd(6)} ${f.format.padEnd(5)} ${f.shape.join(' x ')}${f.format === 'dense' ? '' : `, nnz ${f.nnz}, density ${f.density.toExponential(2)}`}  (${f.source})`);
+  }
+  for (const [n, s] of Object.entries(summaries)) {
+    const where = outs.find((a) => a.name === n)?.value;
+    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: sum ${fmt(s.sum)}, min ${fmt(s.min)}, max ${fmt(s.max)}${s.nonfinite ? `, ${s.nonfinite} non-finite` : ''}${where ? ` -> ${where}` : ''}`);
+  }
+  lines.push(`  partition: ${partition.mapping} (${partition.note})`);
+  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)`);
+  stdout(lines.join('\n') + '\n');
+  if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
+    // Nothing written: say how to, since a run without --out is usually a first try.
+    stdout(`  (no --out given; write results with --out ${kernel.results[0]!.name}=FILE.mtx)\n`);
+  }
+}
+
+function fmt(x: number): string {
+  return Number.isFinite(x) ? Number(x.toPrecision(6)).toString() : String(x);
+}
+
+export { CliError };
