@@ -350,7 +350,7 @@ class IrParser {
     if (t.kind === 'ident') {
       this.pos++;
       this.expect('(');
-      if (isReduceOp(t.text) && this.peek().kind === 'ident' && (this.peek(1).text === ':' || this.peek(1).text === ',')) {
+      if (isReduceOp(t.text) && this.peek().kind === 'ident' && !['inf', 'nan'].includes(this.peek().text) && (this.peek(1).text === ':' || this.peek(1).text === ',')) {
         const idx: string[] = [];
         do idx.push(this.expectKind('ident', 'an index').text);
         while (this.eat(','));

@@ -76,11 +76,11 @@ function semiringOf(r: Reduce): string {
   return `${add}-${mul}`;
 }
 
-/** Tensors (rank >= 1) a reduction's body reads. */
-function tensorOperands(r: Reduce, info: OpInfo): Set<string> {
-  const out = new Set<string>();
+/** Accesses of tensors (rank >= 1) in a reduction's body; a tensor read twice counts twice. */
+function tensorAccesses(r: Reduce, info: OpInfo): Extract<Expr, { k: 'load' }>[] {
+  const out: Extract<Expr, { k: 'load' }>[] = [];
   walkExpr(r.body, (n) => {
-    if (n.k === 'load' && n.idx.length > 0 && info.operands.has(n.tensor)) out.add(n.tensor);
+    if (n.k === 'load' && n.idx.length > 0 && info.operands.has(n.tensor)) out.push(n);
   });
   return out;
 }
@@ -106,17 +106,17 @@ export function classifyOp(info: OpInfo): { kind: TensorOpKind; attrs: Attrs } {
     attrs['sparse'] = sparsity.patternSource!;
     return { kind: driver ? 'contract' : 'sddmm', attrs };
   }
-  const operands = tensorOperands(r, info);
+  const operands = tensorAccesses(r, info);
   if (driver) {
     attrs['sparse'] = driver;
-    const dense = [...operands].filter((t) => info.operands.get(t)?.type.format === 'dense');
+    const dense = operands.filter((l) => info.operands.get(l.tensor)?.type.format === 'dense');
     if (dense.length === 0) return { kind: 'reduce', attrs };
     if (dense.length === 1 && rank === 1) return { kind: 'spmv', attrs };
     if (dense.length === 1 && rank === 2) return { kind: 'spmm', attrs };
     return { kind: 'contract', attrs };
   }
-  if (operands.size === 1) return { kind: 'reduce', attrs };
-  if (operands.size === 2 && r.idx.length === 1) {
+  if (operands.length === 1) return { kind: 'reduce', attrs };
+  if (operands.length === 2 && r.idx.length === 1) {
     if (rank === 1) return { kind: 'gemv', attrs };
     if (rank === 2) return { kind: 'gemm', attrs };
   }
