@@ -34,6 +34,11 @@ export const COMMON_ATTRS: Record<string, AttrKind> = {
   fused: 'string[]',
   /** Elementwise functions applied after the core reduction. */
   epilogue: 'string[]',
+  /** Symbolic work counts from annotate-cost, over feature symbols such as nnz(A) and dims. */
+  items: 'string',
+  flops: 'string',
+  bytes: 'string',
+  gathers: 'string',
 };
 
 const CORE_ATTRS: Record<string, AttrKind> = {

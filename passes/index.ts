@@ -1,4 +1,5 @@
 /** Registers the passes and names the default pipeline. */
+import { annotateCostPass } from './annotate-cost.js';
 import { classifyPass } from './classify.js';
 import { fuseElementwisePass } from './fuse-elementwise.js';
 import { inferTypesPass } from './infer-types.js';
@@ -8,9 +9,10 @@ if (registeredPasses().length === 0) {
   registerPass(inferTypesPass);
   registerPass(classifyPass);
   registerPass(fuseElementwisePass);
+  registerPass(annotateCostPass);
 }
 
-export const DEFAULT_PIPELINE = ['infer-types', 'classify', 'fuse-elementwise'] as const;
+export const DEFAULT_PIPELINE = ['infer-types', 'classify', 'fuse-elementwise', 'annotate-cost'] as const;
 
 export * from './manager.js';
 export { classifyOp } from './classify.js';

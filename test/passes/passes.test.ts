@@ -4,7 +4,7 @@ import { printModule } from '../../ir/printer.js';
 import { DEFAULT_PIPELINE, getPass, registerPass, registeredPasses, runPipeline } from '../../passes/index.js';
 import { lower, optimised } from '../helpers/compile.js';
 
-const ops = (src: string) => tensorOps(optimised(src).kernels[0]!.body);
+const ops = (src: string) => tensorOps(optimised(src, ['infer-types', 'classify', 'fuse-elementwise']).kernels[0]!.body);
 
 describe('pass manager', () => {
   it('registers the default pipeline by name', () => {
@@ -102,5 +102,27 @@ describe('fuse-elementwise', () => {
   it('fuses inside repeat regions', () => {
     const m = optimised('kernel k(A: csr<f32>[n, n], r0: dense<f32>[n]) -> (r: dense<f32>[n]) { r[i] = r0[i]; repeat 3 { t[i] = A[i, j] * r[j]; r[i] = t[i] / 2; } }');
     expect(tensorOps(m.kernels[0]!.body).map((o) => o.kind)).toEqual(['copy', 'spmv']);
+  });
+});
+
+describe('annotate-cost', () => {
+  const cost = (src: string) => tensorOps(optimised(src).kernels[0]!.body).map((o) => ({ items: o.attrs['items'], flops: o.attrs['flops'], gathers: o.attrs['gathers'], bytes: o.attrs['bytes'] }));
+  it('counts SpMV work in nnz and rows', () => {
+    expect(cost('kernel k(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }')).toEqual([
+      { items: 'm', flops: '2*nnz(A)', gathers: 'nnz(A)', bytes: '4 + 8*m + 4*n + 8*nnz(A)' },
+    ]);
+  });
+  it('spreads a reduction driven by the column index over the columns', () => {
+    expect(cost('kernel k(A: csr<f64>[m, n], x: dense<f64>[m]) -> (y: dense<f64>[n]) { y[j] = A[i, j] * x[i]; }')[0]).toMatchObject({ items: 'n', flops: '2*nnz(A)', gathers: 'nnz(A)' });
+  });
+  it('counts dense products, SpMM, SDDMM and sparse maps', () => {
+    expect(cost('kernel k(X: dense<f32>[n, f], W: dense<f32>[f, h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = X[i, j] * W[j, k]; }')[0]).toMatchObject({ flops: '2*f*h*n', gathers: '0' });
+    expect(cost('kernel k(A: csr<f32>[n, n], B: dense<f32>[n, h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = relu(A[i, j] * B[j, k]); }')[0]).toMatchObject({ flops: 'h*n + 2*h*nnz(A)', gathers: 'h*nnz(A)' });
+    expect(cost('kernel k(A: csr<f32>[n, n], Q: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * Q[j, k]); }')[0]).toMatchObject({ items: 'nnz(A)', flops: '2*d*nnz(A) + nnz(A)', gathers: 'd*nnz(A)' });
+    expect(cost('kernel k(A: coo<f32>[n, n]) -> (E: coo<f32>[n, n]) { E[i, j] = exp(A[i, j]); }')[0]).toMatchObject({ items: 'nnz(A)', flops: 'nnz(A)' });
+  });
+  it('charges sparse temporaries to the root of their pattern', () => {
+    const c = cost('kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) { E[i, j] = exp(A[i, j]); y[i] = E[i, j] * x[j]; }');
+    expect(c[1]).toMatchObject({ flops: '2*nnz(A)' });
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * annotate-cost: attaches to every tensor op symbolic work counts in terms of
+ * data features and dims, for the cost models of the planner:
+ *   items   positions computed (result elements, or stored entries of a sparse result)
+ *   flops   arithmetic operations, reductions' combines included
+ *   bytes   compulsory memory traffic: every operand read once, the result written once
+ *   gathers irregular reads of dense operands at indices that come from a sparse operand
+ * A reduction driven by sparse D visits nnz(D) entries in all, spread over the
+ * indices bound outside it, so its multiplicity is outer * nnz(D) / (range of
+ * D's outer-bound index) * (ranges of its dense indices).
+ */
+import type { Expr } from '../ir/expr.js';
+import { kernelFacts, type OpInfo } from '../ir/facts.js';
+import { indexRanges, type ValueInfo } from '../ir/infer.js';
+import type { Kernel, Module, Op } from '../ir/module.js';
+import type { Dim, Dtype, TensorType } from '../ir/types.js';
+import { Poly } from '../runtime/plan/sym.js';
+import type { Pass } from './manager.js';
+
+export const DTYPE_BYTES: Record<Dtype, number> = { f32: 4, f64: 8, i32: 4, i64: 8, bool: 1 };
+
+const dimPoly = (d: Dim): Poly => (d.kind === 'sym' ? Poly.symbol(d.name) : Poly.constant(d.value));
+
+function divDim(p: Poly, d: Dim): Poly {
+  return d.kind === 'sym' ? p.divBy(d.name) : p.scale(1 / d.value);
+}
+
+/** Storage size in bytes of a value of type t (sparse: values, column indices, row pointers). */
+export function storageBytes(t: TensorType, nnz: Poly): Poly {
+  const b = DTYPE_BYTES[t.dtype];
+  if (t.format === 'dense') return t.shape.reduce((acc, d) => acc.mul(dimPoly(d)), Poly.constant(b));
+  return nnz.scale(b + 4).add(dimPoly(t.shape[0]!).add(Poly.constant(1)).scale(4));
+}
+
+export interface OpCost {
+  items: Poly;
+  flops: Poly;
+  bytes: Poly;
+  gathers: Poly;
+}
+
+export function opCost(info: OpInfo): OpCost {
+  const { op, type, sparsity, operands } = info;
+  const env = (n: string): ValueInfo | undefined => operands.get(n);
+  const ranges = indexRanges(op.indices, type.shape, op.expr, env);
+  const rootOf = (n: string): string => operands.get(n)?.root ?? n;
+  const nnz = (n: string): Poly => Poly.symbol(`nnz(${rootOf(n)})`);
+  const items = type.format !== 'dense' && sparsity.patternSource ? nnz(sparsity.patternSource) : op.indices.reduce((acc, i) => acc.mul(dimPoly(ranges.get(i)!)), Poly.constant(1));
+  let flops = new Poly();
+  let gathers = new Poly();
+  const walk = (e: Expr, mult: Poly, driven: ReadonlySet<string>): void => {
+    switch (e.k) {
+      case 'const':
+      case 'dim':
+        return;
+      case 'load':
+        if (operands.get(e.tensor)?.type.format === 'dense' && e.idx.some((i) => driven.has(i))) gathers = gathers.add(mult);
+        return;
+      case 'reduce': {
+        const driver = sparsity.drivers.get(e);
+        let inner = mult;
+        let innerDriven = driven;
+        const dLoad = driver === undefined ? undefined : findLoad(e.body, driver, e.idx);
+        if (dLoad) {
+          inner = inner.mul(nnz(dLoad.tensor));
+          for (const i of dLoad.idx) if (!e.idx.includes(i)) inner = divDim(inner, ranges.get(i)!);
+          for (const x of e.idx) if (!dLoad.idx.includes(x)) inner = inner.mul(dimPoly(ranges.get(x)!));
+          innerDriven = new Set([...driven, ...dLoad.idx.filter((i) => e.idx.includes(i))]);
+        } else for (const x of e.idx) inner = inner.mul(dimPoly(ranges.get(x)!));
+        flops = flops.add(inner);
+        walk(e.body, inner, innerDriven);
+        return;
+      }
+      case 'neg':
+      case 'not':
+        flops = flops.add(mult);
+        walk(e.arg, mult, driven);
+        return;
+      case 'bin':
+        flops = flops.add(mult);
+        walk(e.lhs, mult, driven);
+        walk(e.rhs, mult, driven);
+        return;
+      case 'select':
+        flops = flops.add(mult);
+        for (const c of [e.cond, e.then, e.else]) walk(c, mult, driven);
+        return;
+      case 'call':
+        flops = flops.add(mult);
+        for (const a of e.args) walk(a, mult, driven);
+        return;
+    }
+  };
+  // A sparse result visits its pattern row by row: the column index comes from the pattern.
+  walk(op.expr, items, new Set(type.format !== 'dense' && sparsity.patternSource ? [op.indices[1]!] : []));
+  let bytes = storageBytes(type, type.format === 'dense' ? new Poly() : items);
+  for (const [name, v] of operands) bytes = bytes.add(storageBytes(v.type, nnz(name)));
+  return { items, flops, bytes, gathers };
+}
+
+function findLoad(e: Expr, tensor: string, reduced: readonly string[]): Extract<Expr, { k: 'load' }> | undefined {
+  if (e.k === 'load') return e.tensor === tensor && e.idx.some((i) => reduced.includes(i)) ? e : undefined;
+  const cs: Expr[] = e.k === 'bin' ? [e.lhs, e.rhs] : e.k === 'neg' || e.k === 'not' ? [e.arg] : e.k === 'select' ? [e.cond, e.then, e.else] : e.k === 'call' ? e.args : e.k === 'reduce' ? [e.body] : [];
+  for (const c of cs) {
+    const f = findLoad(c, tensor, reduced);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+export function annotateKernel(k: Kernel): Kernel {
+  const facts = kernelFacts(k);
+  const visit = (ops: Op[]): Op[] =>
+    ops.map((op) => {
+      if (op.kind === 'repeat') return { ...op, body: visit(op.body) };
+      const c = opCost(facts.ops.get(op.id)!);
+      return { ...op, attrs: { ...op.attrs, items: c.items.toString(), flops: c.flops.toString(), bytes: c.bytes.toString(), gathers: c.gathers.toString() } };
+    });
+  return { ...k, body: visit(k.body) };
+}
+
+export const annotateCostPass: Pass = {
+  name: 'annotate-cost',
+  description: 'attach symbolic work counts (items, flops, bytes, gathers) in terms of data features',
+  run: (m: Module): Module => ({ kernels: m.kernels.map(annotateKernel) }),
+};
