@@ -261,14 +261,18 @@ export function analyzeSparsity(indices: readonly string[], target: Format | und
   };
   visit(e, []);
   // Every operand that drives a reduction must share the driver's entry order.
+  // A second access of the same pattern with other indices (A[i,j] + A[j,k]
+  // under one min(j, k: ...)) would need a join of two entry lists: rejected,
+  // the nested form min(j: A[i,j] + min(k: A[j,k] ...)) says it directly.
   for (const [red, drv] of drivers) {
-    walkExpr(red, (n) => {
-      if (n.k === 'load' && n.tensor !== drv && env(n.tensor)?.type.format !== 'dense' && rootOf(env, n.tensor) === rootOf(env, drv)) {
-        const d = loadsOfTensor(red, drv)[0]!;
-        if (d.idx.join(',') !== n.idx.join(','))
-          fail('DY2005', `'${n.tensor}' shares '${drv}''s pattern but is indexed differently`, n);
-      }
-    });
+    const d = loadsOfTensor(red, drv).find((l) => l.idx.some((i) => (red as Extract<Expr, { k: 'reduce' }>).idx.includes(i)))!;
+    const check = (n: Expr): void => {
+      if (n.k === 'reduce' && n !== red && drivers.has(n)) return; // a nested reduction with a driver of its own
+      if (n.k === 'load' && n !== d && env(n.tensor)?.type.format !== 'dense' && rootOf(env, n.tensor) === rootOf(env, drv) && d.idx.join(',') !== n.idx.join(','))
+        fail('DY2005', `'${n.tensor}[${n.idx.join(', ')}]' shares the pattern of '${drv}[${d.idx.join(', ')}]', which drives this ${(red as Extract<Expr, { k: 'reduce' }>).op}(), but is indexed differently; nest the reductions instead`, n);
+      children(n).forEach(check);
+    };
+    check(red);
   }
   const roots = new Set(sources.map((s) => rootOf(env, s.tensor)));
   if (target === 'dense') return { format: 'dense', drivers, densify: sources.length + permuted.length > 0 };
