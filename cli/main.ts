@@ -12,6 +12,7 @@ import type { Module } from '../ir/module.js';
 import { DEFAULT_PIPELINE, LOWER_STAGE } from '../passes/index.js';
 import { report, usage } from './errors.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
+import { DEFAULT_PLAN_SYSTEM, planCommand, type PlanCliOptions } from './plan.js';
 import { runCommand, type RunOptions } from './run.js';
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
@@ -76,8 +77,26 @@ export function buildProgram(): Command {
     .addOption(new Option('--backend <name>', 'execution backend').default('reference'))
     .option('--threads <T>', 'worker threads (the reference backend runs on one)')
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
+    .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine)')
+    .option('--objective <name>', 'throughput, energy or latency (default throughput)')
+    .option('--power-cap <W>', 'peak power the devices may draw together, W')
+    .option('--no-p2p', 'no peer-to-peer links between devices')
     .option('--json', 'print one JSON object on stdout')
     .action((file: string, o: RunOptions) => runCommand(file, o, out));
+
+  program
+    .command('plan')
+    .description('the Pareto set of mappings of a kernel onto a system for the data at hand, best first, with baselines')
+    .argument('<file>', 'the .dy program')
+    .option('--kernel <name>', 'the kernel to plan (needed when the file has several)')
+    .option('--input <NAME=PATH>', 'an input (sparse inputs are needed for their features; dense ones only bind dims)', collect, [])
+    .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds', collect, [])
+    .option('--system <FILE|PRESET>', `system description (default ${DEFAULT_PLAN_SYSTEM}; presets: paper-1g1f, paper-2g2f, h200-cpu, this-machine)`)
+    .option('--objective <name>', 'throughput, energy or latency (default throughput)')
+    .option('--power-cap <W>', 'peak power the devices may draw together, W')
+    .option('--no-p2p', 'no peer-to-peer links: transfers between devices stage through host memory')
+    .option('--json', 'print one JSON object on stdout')
+    .action((file: string, o: PlanCliOptions) => planCommand(file, o, out));
 
   return program;
 }

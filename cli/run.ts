@@ -7,9 +7,10 @@ import { interpretKernel } from '../interp/interpret.js';
 import { InputError } from '../runtime/errors.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { CliError, usage } from './errors.js';
-import { tier0 } from './features.js';
+import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
+import { boundDims, loadSystem, parseObjective, planFor, sparseFeatures } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 
 export interface RunOptions {
@@ -21,9 +22,16 @@ export interface RunOptions {
   threads?: string;
   repeat?: string;
   json?: boolean;
+  system?: string;
+  objective?: string;
+  powerCap?: string;
+  p2p?: boolean;
 }
 
 export const BACKENDS = ['reference'] as const;
+
+/** The system `dype run` predicts for unless --system says otherwise: the machine it runs on. */
+export const DEFAULT_RUN_SYSTEM = 'this-machine';
 
 function positiveInt(flag: string, v: string, min: number): number {
   const n = Number(v);
@@ -71,10 +79,21 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
     return { path: a.value, data: formatOutput(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`) };
   });
   writeAllAtomic(files);
-  const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...tier0(li.tensor), source: li.source }]));
+  // The mapping the planner would pick on the described system for this data.
+  const objective = parseObjective(o.objective);
+  const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
+  const feats = sparseFeatures(kernel, tensors);
+  const plan = planFor(kernel, sys, feats, boundDims(kernel, tensors, scalars), scalars, objective);
+  const best = plan.pareto[0]!;
+  const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));
   const summaries = Object.fromEntries([...result.outputs].map(([n, t]) => [n, summarize(t)]));
   const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times) };
-  const partition = { mapping: 'all ops on this machine\'s CPU', backend: o.backend, note: 'the planner is not part of this build yet' };
+  const partition = {
+    system: sys.name,
+    objective,
+    stages: best.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })),
+  };
+  const predicted = { period_ms: best.periodMs, latency_ms: best.latencyMs, energy_j: best.energyJ, power_w: best.powerW };
   if (o.json) {
     stdout(
       JSON.stringify(
@@ -87,8 +106,8 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
           features,
           dims: Object.fromEntries(result.dims),
           summary: summaries,
-          partition: {},
-          predicted: {},
+          partition,
+          predicted,
         },
         null,
         2,
@@ -99,13 +118,15 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
   const lines: string[] = [];
   lines.push(`kernel ${kernel.name}: ${o.backend} backend, 1 thread`);
   for (const [n, f] of Object.entries(features)) {
-    lines.push(`  input  ${n.padEnd(6)} ${f.format.padEnd(5)} ${f.shape.join(' x ')}${f.format === 'dense' ? '' : `, nnz ${f.nnz}, density ${f.density.toExponential(2)}`}  (${f.source})`);
+    const shape = f.format === 'dense' ? (loaded.get(n)!.tensor as { shape: number[] }).shape.join(' x ') : `${f.rows} x ${f.cols}`;
+    lines.push(`  input  ${n.padEnd(6)} ${f.format.padEnd(5)} ${shape}${f.format === 'dense' ? '' : `, nnz ${f.nnz}, density ${f.density.toExponential(2)}`}  (${f.source})`);
   }
   for (const [n, s] of Object.entries(summaries)) {
     const where = outs.find((a) => a.name === n)?.value;
     lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: sum ${fmt(s.sum)}, min ${fmt(s.min)}, max ${fmt(s.max)}${s.nonfinite ? `, ${s.nonfinite} non-finite` : ''}${where ? ` -> ${where}` : ''}`);
   }
-  lines.push(`  partition: ${partition.mapping} (${partition.note})`);
+  lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.energy_j * 1e3).toPrecision(3)} mJ`);
+  lines.push(`  executed on this machine by the ${o.backend} backend`);
   lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)`);
   stdout(lines.join('\n') + '\n');
   if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {

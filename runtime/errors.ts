@@ -23,6 +23,16 @@ export const DATA_ERROR_CODES = {
   DY3015: 'bad parameter value',
   DY3016: 'input has the wrong storage kind for its parameter',
   DY3017: 'output file cannot be written',
+  DY3018: 'system file is not valid JSON',
+  DY3019: 'unknown or repeated field in a system file',
+  DY3020: 'missing field in a system file',
+  DY3021: 'bad value in a system file',
+  DY3022: 'duplicate device id in a system file',
+  DY3023: 'peer link names an unknown device',
+  DY3024: 'system needs exactly one host CPU',
+  DY3025: 'device has fields that do not fit its kind',
+  DY3026: 'redundant peer link',
+  DY3030: 'no mapping meets the constraints',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

@@ -1,0 +1,86 @@
+/** `dype plan`: the Pareto set of mappings for a kernel on a system and the data at hand, with baselines. */
+import type { AllFeatures } from '../runtime/features/types.js';
+import type { Mapping, Objective } from '../runtime/plan/types.js';
+import { systemSummary } from '../runtime/system/load.js';
+import type { Tensor } from '../runtime/tensor.js';
+import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { boundDims, loadSystem, parseObjective, planFor, sparseFeatures, type PlanReport, type SystemOptions } from './planning.js';
+import { loadProgram, optimise, selectKernel } from './program.js';
+
+export interface PlanCliOptions extends SystemOptions {
+  kernel?: string;
+  input: string[];
+  param: string[];
+  objective?: string;
+  json?: boolean;
+}
+
+export const DEFAULT_PLAN_SYSTEM = 'paper-2g2f';
+
+function stageText(m: Mapping): string {
+  return m.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> ');
+}
+
+function mappingJson(m: Mapping | undefined): unknown {
+  if (!m) return null;
+  return {
+    stages: m.stages.map((s) => ({ ops: s.ops, devices: s.devices, variants: s.variants, time_ms: s.timeMs, transfer_ms: s.transferMs })),
+    period_ms: m.periodMs,
+    latency_ms: m.latencyMs,
+    energy_j: m.energyJ,
+    power_w: m.powerW,
+  };
+}
+
+export function reportJson(kernel: string, systemName: string, objective: Objective, feats: Map<string, AllFeatures>, r: PlanReport): unknown {
+  return {
+    kernel,
+    system: systemName,
+    objective,
+    features: Object.fromEntries(feats),
+    plan_ms: r.planMs,
+    pareto: r.pareto.map(mappingJson),
+    baselines: Object.fromEntries(Object.entries(r.baselines).map(([k, m]) => [k, mappingJson(m)])),
+  };
+}
+
+const f3 = (x: number): string => (x >= 100 ? x.toFixed(1) : x >= 1 ? x.toFixed(3) : x.toPrecision(3));
+
+export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string) => void): void {
+  const objective = parseObjective(o.objective);
+  const sys = loadSystem(o, DEFAULT_PLAN_SYSTEM);
+  const params = parseAssignments(o.param, '--param');
+  const inputs = parseAssignments(o.input, '--input');
+  const program = loadProgram(file);
+  const kernel = selectKernel(optimise(program), file, o.kernel);
+  const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
+  const loaded = loadInputs(kernel, inputs, scalars);
+  const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
+  const dims = boundDims(kernel, tensors, scalars);
+  const feats = sparseFeatures(kernel, tensors);
+  const r = planFor(kernel, sys, feats, dims, scalars, objective);
+  if (o.json) {
+    stdout(JSON.stringify(reportJson(kernel.name, sys.name, objective, feats, r), null, 2) + '\n');
+    return;
+  }
+  const gpu = r.baselines['gpu-only'];
+  const lines: string[] = [];
+  lines.push(`kernel ${kernel.name} on ${systemSummary(sys)}`);
+  for (const [n, f] of feats) lines.push(`  ${n}: ${f.rows} x ${f.cols}, nnz ${f.nnz}, density ${f.density.toExponential(2)}, row length mean ${f3(f.rowLenMean)} max ${f.rowLenMax} cv ${f3(f.rowLenCv)}`);
+  lines.push(`  ops: ${r.problem.ops.map((op) => `${op.id}=${op.kind}(${op.result})`).join(' ')}`);
+  lines.push(`Pareto-optimal mappings (objective ${objective}; planned in ${r.planMs.toFixed(1)} ms over ${r.states} states):`);
+  lines.push('  rank  period ms   latency ms  energy mJ   power W  vs gpu-only  stages');
+  r.pareto.forEach((m, i) => {
+    const speed = gpu ? `${(gpu.periodMs / m.periodMs).toFixed(2)}x` : '-';
+    lines.push(`  ${String(i + 1).padStart(4)}  ${f3(m.periodMs).padStart(9)}  ${f3(m.latencyMs).padStart(10)}  ${f3(m.energyJ * 1e3).padStart(9)}  ${m.powerW.toFixed(0).padStart(7)}  ${speed.padStart(11)}  ${stageText(m)}`);
+  });
+  lines.push('Baselines:');
+  for (const [name, m] of Object.entries(r.baselines)) {
+    if (!m) {
+      lines.push(`  ${name.padEnd(9)} (not applicable on this system)`);
+      continue;
+    }
+    lines.push(`  ${name.padEnd(9)} period ${f3(m.periodMs)} ms, latency ${f3(m.latencyMs)} ms, energy ${f3(m.energyJ * 1e3)} mJ  ${stageText(m)}`);
+  }
+  stdout(lines.join('\n') + '\n');
+}

@@ -1,0 +1,157 @@
+/**
+ * Planning as the CLI does it: load the system (with overrides), compute
+ * the sparse inputs' features, bind the kernel's PlanSpec and run the
+ * partitioner and the baselines.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Kernel } from '../ir/module.js';
+import { planSpec } from '../passes/plan-spec.js';
+import { InputError } from '../runtime/errors.js';
+import { features } from '../runtime/features/index.js';
+import type { AllFeatures } from '../runtime/features/types.js';
+import { heft, singleKind, staticChoice } from '../runtime/plan/baselines.js';
+import { bindProblem } from '../runtime/plan/bind.js';
+import { evaluateChoices, planPareto, type PlanOptions } from '../runtime/plan/dp.js';
+import type { Mapping, Objective, PlanProblem, PlanSpec, SparseFeatures } from '../runtime/plan/types.js';
+import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
+import type { SystemSpec } from '../runtime/system/types.js';
+import type { Tensor } from '../runtime/tensor.js';
+import { usage } from './errors.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** A preset name (`paper-2g2f`) or a path; presets live in the package's systems/ folder. */
+export function resolveSystem(arg: string): string {
+  if (existsSync(arg)) return arg;
+  for (const root of [join(here, '..', '..'), join(here, '..')]) {
+    const p = join(root, 'systems', arg.endsWith('.json') ? arg : `${arg}.json`);
+    if (existsSync(p)) return p;
+  }
+  return resolve(arg);
+}
+
+export interface SystemOptions {
+  system?: string;
+  powerCap?: string;
+  p2p?: boolean;
+}
+
+export function loadSystem(o: SystemOptions, fallback: string): SystemSpec {
+  const file = resolveSystem(o.system ?? fallback);
+  const cap = o.powerCap === undefined ? undefined : Number(o.powerCap);
+  if (cap !== undefined && !(cap > 0)) throw usage(`--power-cap expects a positive number of watts, got '${o.powerCap}'`);
+  return applyOverrides(loadSystemFile(file), { ...(cap !== undefined ? { powerCapW: cap } : {}), noP2p: o.p2p === false });
+}
+
+export function parseObjective(s: string | undefined): Objective {
+  const o = s ?? 'throughput';
+  if (o !== 'throughput' && o !== 'energy' && o !== 'latency') throw usage(`--objective expects throughput, energy or latency, got '${o}'`);
+  return o;
+}
+
+/** Sparse inputs' features (tiers 0-2), by parameter name. */
+export function sparseFeatures(k: Kernel, tensors: ReadonlyMap<string, Tensor>): Map<string, AllFeatures> {
+  const out = new Map<string, AllFeatures>();
+  for (const p of k.params) {
+    const t = tensors.get(p.name);
+    if (t && p.type.format !== 'dense' && t.format !== 'dense') out.set(p.name, features(t, 2));
+  }
+  return out;
+}
+
+/** Dims bound by inputs' shapes and --param. */
+export function boundDims(k: Kernel, tensors: ReadonlyMap<string, Tensor>, scalars: ReadonlyMap<string, number>): Map<string, number> {
+  const dims = new Map<string, number>();
+  for (const p of k.params) {
+    const t = tensors.get(p.name);
+    if (!t) continue;
+    const shape = t.format === 'dense' ? (p.type.shape.length === 1 ? [t.data.length] : t.shape) : [t.rows, t.cols];
+    p.type.shape.forEach((d, i) => {
+      if (d.kind === 'sym' && shape[i] !== undefined && !dims.has(d.name)) dims.set(d.name, shape[i]!);
+    });
+  }
+  for (const [n, v] of scalars) if (!dims.has(n)) dims.set(n, v);
+  for (const p of k.params)
+    for (const d of p.type.shape)
+      if (d.kind === 'sym' && !dims.has(d.name)) throw new InputError('DY3013', `--param ${d.name}`, undefined, `dim '${d.name}' is not bound: pass --input ${p.name}=FILE or --param ${d.name}=N`);
+  for (const p of k.params)
+    if (p.type.format !== 'dense' && !tensors.has(p.name)) throw new InputError('DY3013', `--input ${p.name}`, undefined, `the planner needs sparse input '${p.name}': pass --input ${p.name}=FILE`);
+  return dims;
+}
+
+/**
+ * Synthetic training profiles for the static baseline: the input's size
+ * with three row structures (sparse uniform, power-law skewed, dense-ish
+ * banded), so the static schedule is chosen once, not for this input.
+ */
+export function trainingProfiles(f: SparseFeatures): SparseFeatures[] {
+  const mk = (mean: number, cv: number, maxFactor: number, top: number): SparseFeatures => ({
+    rows: f.rows,
+    cols: f.cols,
+    nnz: Math.round(Math.min(mean, f.cols) * f.rows),
+    rowLenMean: Math.min(mean, f.cols),
+    rowLenMax: Math.min(f.cols, Math.ceil(mean * maxFactor)),
+    rowLenCv: cv,
+    emptyRowFraction: 0,
+    top1PctNnzShare: top,
+    localityScore: 0.5,
+  });
+  return [mk(4, 0.5, 3, 0.03), mk(16, 2.0, 60, 0.3), mk(64, 0.2, 1.5, 0.015)];
+}
+
+export interface PlanReport {
+  spec: PlanSpec;
+  problem: PlanProblem;
+  pareto: Mapping[];
+  baselines: { 'gpu-only': Mapping | undefined; 'fpga-only': Mapping | undefined; 'cpu-only': Mapping | undefined; static: Mapping | undefined; heft: Mapping | undefined };
+  planMs: number;
+  states: number;
+}
+
+export function planFor(k: Kernel, sys: SystemSpec, feats: ReadonlyMap<string, SparseFeatures>, dims: ReadonlyMap<string, number>, scalars: ReadonlyMap<string, number>, objective: Objective): PlanReport {
+  const spec = planSpec(k);
+  let problem: PlanProblem;
+  try {
+    problem = bindProblem(spec, { sparse: feats, dims, scalars });
+  } catch (e) {
+    throw new InputError('DY3013', `kernel ${k.name}`, undefined, (e as Error).message);
+  }
+  const opts: PlanOptions = {
+    objective,
+    ...(sys.constraints.powerCapW !== undefined ? { powerCapW: sys.constraints.powerCapW } : {}),
+    ...(sys.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: sys.constraints.latencyBoundMs } : {}),
+  };
+  const t0 = performance.now();
+  const out = planPareto(sys, problem, opts);
+  const planMs = performance.now() - t0;
+  if (out.pareto.length === 0) throw infeasible(sys, problem, opts, out.infeasible);
+  const first = [...feats.values()][0];
+  const training = first ? trainingProfiles(first).map((tf) => bindProblem(spec, { sparse: new Map([...feats.keys()].map((n) => [n, tf])), dims, scalars })) : [problem];
+  const stat = staticChoice(sys, training, opts);
+  return {
+    spec,
+    problem,
+    pareto: out.pareto,
+    baselines: {
+      'gpu-only': singleKind(sys, problem, 'gpu', opts),
+      'fpga-only': singleKind(sys, problem, 'fpga', opts),
+      'cpu-only': singleKind(sys, problem, 'cpu', opts),
+      static: stat ? evaluateChoices(sys, problem, stat) : undefined,
+      heft: heft(sys, problem, objective),
+    },
+    planMs,
+    states: out.states,
+  };
+}
+
+function infeasible(sys: SystemSpec, p: PlanProblem, opts: PlanOptions, reasons: string[]): InputError {
+  if (opts.powerCapW !== undefined) {
+    const free = planPareto(sys, p, { ...opts, powerCapW: undefined }).pareto;
+    const single = sys.devices.map((d) => evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: d.id, count: 1 }])?.powerW ?? Infinity);
+    const need = Math.min(...free.map((m) => m.powerW), ...single);
+    if (Number.isFinite(need)) return new InputError('DY3030', sys.name, undefined, `no mapping meets power cap ${opts.powerCapW} W: the cheapest needs ${need.toFixed(0)} W`);
+  }
+  return new InputError('DY3030', sys.name, undefined, `no mapping is feasible on ${sys.name}: ${reasons.slice(0, 3).join('; ') || 'no device can run these ops'}`);
+}

@@ -1,0 +1,60 @@
+/**
+ * From a kernel after annotate-cost to the planner's PlanSpec: the ops in
+ * program order with their symbolic work, where each value they read comes
+ * from, and the repeat region each belongs to. Sparse temporaries are
+ * charged to the parameter whose pattern they share.
+ */
+import { tensorsRead } from '../ir/expr.js';
+import { kernelFacts } from '../ir/facts.js';
+import type { Kernel, Op } from '../ir/module.js';
+import { Poly } from '../runtime/plan/sym.js';
+import type { PlanOpSpec, PlanSpec, ValueRead } from '../runtime/plan/types.js';
+import { storageBytes } from './annotate-cost.js';
+
+export function planSpec(k: Kernel): PlanSpec {
+  const facts = kernelFacts(k);
+  const lastWriter = new Map<string, string>();
+  const ops: PlanOpSpec[] = [];
+  const rootOf = (id: string, v: string): string => facts.ops.get(id)?.operands.get(v)?.root ?? v;
+  const visit = (list: readonly Op[], group?: { id: string; trips: number | string }): void => {
+    for (const op of list) {
+      if (op.kind === 'repeat') {
+        // Values read inside the loop before it writes them come from before the loop on the first trip.
+        visit(op.body, { id: op.id, trips: op.count.kind === 'lit' ? op.count.value : op.count.name });
+        continue;
+      }
+      const info = facts.ops.get(op.id)!;
+      const reads: ValueRead[] = [...tensorsRead(op.expr)].sort().map((v) => {
+        const w = lastWriter.get(v);
+        return w === undefined ? { value: v, from: { kind: 'param' } } : { value: v, from: { kind: 'op', id: w } };
+      });
+      const a = op.attrs;
+      const sparseName = typeof a['sparse'] === 'string' ? rootOf(op.id, a['sparse']) : undefined;
+      const resultNnz = info.sparsity.patternSource ? Poly.symbol(`nnz(${info.sparsity.root ?? rootOf(op.id, info.sparsity.patternSource)})`) : new Poly();
+      const spec: PlanOpSpec = {
+        id: op.id,
+        kind: op.kind,
+        result: op.result,
+        dtype: info.type.dtype,
+        reads,
+        items: String(a['items'] ?? '0'),
+        flops: String(a['flops'] ?? '0'),
+        bytes: String(a['bytes'] ?? '0'),
+        gathers: String(a['gathers'] ?? '0'),
+        resultBytes: storageBytes(info.type, resultNnz).toString(),
+      };
+      if (sparseName !== undefined && k.params.some((p) => p.name === sparseName && p.type.format !== 'dense')) spec.sparse = sparseName;
+      if (group) spec.group = group;
+      if (typeof a['semiring'] === 'string') spec.semiring = a['semiring'];
+      ops.push(spec);
+      lastWriter.set(op.result, op.id);
+    }
+  };
+  visit(k.body);
+  return {
+    kernel: k.name,
+    params: k.params.map((p) => ({ name: p.name, sparse: p.type.format !== 'dense', bytes: storageBytes(p.type, Poly.symbol(`nnz(${p.name})`)).toString() })),
+    results: k.results.map((r) => r.name),
+    ops,
+  };
+}

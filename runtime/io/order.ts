@@ -1,0 +1,91 @@
+/**
+ * Ordering of coordinate entries: stable counting sorts (O(nnz + n)) and the
+ * duplicate (i,j) check with its error message.
+ */
+
+import { InputError } from '../errors.js';
+import type { MtxSymmetry } from './mtx-data.js';
+
+export interface Bucketed {
+  /** Entry indices ordered by key; equal keys keep the order they were visited in. */
+  perm: Int32Array;
+  /** Entries with key k are perm[ptr[k]] .. perm[ptr[k+1]-1]. */
+  ptr: Int32Array;
+}
+
+/** Stable counting sort of entries by `keys` (each in 0..nKeys-1), visiting them in `order` (0..n-1 when null). */
+export function countingSort(keys: Int32Array, nKeys: number, order: Int32Array | null = null): Bucketed {
+  const n = keys.length;
+  const ptr = new Int32Array(nKeys + 1);
+  for (let i = 0; i < n; i++) ptr[keys[i]! + 1]!++;
+  for (let k = 0; k < nKeys; k++) ptr[k + 1]! += ptr[k]!;
+  const next = ptr.slice(0, nKeys);
+  const perm = new Int32Array(n);
+  if (order === null) {
+    for (let i = 0; i < n; i++) perm[next[keys[i]!]!++] = i;
+  } else {
+    for (let t = 0; t < n; t++) {
+      const i = order[t]!;
+      perm[next[keys[i]!]!++] = i;
+    }
+  }
+  return { perm, ptr };
+}
+
+/** Orders entries by `major` then `minor` (two stable counting passes); ptr is indexed by major. */
+export function sortEntries(major: Int32Array, nMajor: number, minor: Int32Array, nMinor: number): Bucketed {
+  return countingSort(major, nMajor, countingSort(minor, nMinor).perm);
+}
+
+/**
+ * The first pair of entries found at the same (row, col), earlier entry
+ * first, or null. One counting pass by row and a last-entry-per-column mark:
+ * O(nnz + rows + cols).
+ */
+export function findDuplicate(
+  rowIdx: Int32Array,
+  colIdx: Int32Array,
+  rows: number,
+  cols: number,
+): [number, number] | null {
+  const { perm, ptr } = countingSort(rowIdx, rows);
+  const last = new Int32Array(cols).fill(-1);
+  for (let r = 0; r < rows; r++) {
+    for (let k = ptr[r]!, stop = ptr[r + 1]!; k < stop; k++) {
+      const e = perm[k]!;
+      const c = colIdx[e]!;
+      const p = last[c]!;
+      if (p >= 0 && rowIdx[p] === r) return [p, e];
+      last[c] = e;
+    }
+  }
+  return null;
+}
+
+interface EntryLines {
+  rowIdx: Int32Array;
+  colIdx: Int32Array;
+  lines: Int32Array;
+  symmetry: MtxSymmetry;
+}
+
+/**
+ * DY3009 for entries a and b at the same position, reported at the later
+ * source line and naming both. In expanded symmetric data a mirror entry
+ * directly follows its source entry and shares its line.
+ */
+export function duplicateError(m: EntryLines, a: number, b: number, file: string): InputError {
+  const row = m.rowIdx[a]! + 1;
+  const col = m.colIdx[a]! + 1;
+  const describe = (e: number): string => {
+    const mirror = m.symmetry !== 'general' && e > 0 && m.lines[e - 1] === m.lines[e];
+    return mirror ? `line ${m.lines[e]} (which stores (${col},${row}), mirrored by ${m.symmetry} storage)` : `line ${m.lines[e]}`;
+  };
+  const [first, second] = m.lines[a]! <= m.lines[b]! ? [a, b] : [b, a];
+  return new InputError(
+    'DY3009',
+    file,
+    m.lines[second],
+    `duplicate entry (${row},${col}): given by ${describe(first)} and again by ${describe(second)}; each position may appear once`,
+  );
+}

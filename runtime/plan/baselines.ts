@@ -1,0 +1,120 @@
+/**
+ * Baseline strategies over the same cost model: single-device-kind plans
+ * (GPU-only, FPGA-only, CPU-only: the best mapping that uses only that kind),
+ * static (one mapping chosen once for a training set of inputs and kept for
+ * every input), and HEFT list scheduling (each op to the instance that
+ * finishes it earliest, no pipelining by design).
+ */
+import type { DeviceKind, SystemSpec } from '../system/types.js';
+import { bestOpTime } from './cost.js';
+import { choicesOf, evaluateChoices, idlePowerW, objectiveValue, planPareto, type PlanOptions, type StageChoice } from './dp.js';
+import { transferMs } from './stage.js';
+import type { Mapping, Objective, PlanProblem, Stage } from './types.js';
+
+export function singleKind(sys: SystemSpec, p: PlanProblem, kind: DeviceKind, opts: PlanOptions): Mapping | undefined {
+  if (!sys.devices.some((d) => d.kind === kind)) return undefined;
+  return planPareto(sys, p, { ...opts, kinds: [kind] }).pareto[0];
+}
+
+/**
+ * Static: among the best mappings for each training input, the one whose
+ * mean objective over all training inputs (each relative to that input's own
+ * optimum) is lowest; then scored on `p`.
+ */
+export function staticChoice(sys: SystemSpec, training: readonly PlanProblem[], opts: PlanOptions): StageChoice[] | undefined {
+  const best = training.map((t) => planPareto(sys, t, opts).pareto[0]);
+  const candidates = best.flatMap((m, i) => (m ? [choicesOf(training[i]!, m)] : []));
+  let pick: StageChoice[] | undefined;
+  let score = Infinity;
+  for (const c of candidates) {
+    let total = 0;
+    for (let i = 0; i < training.length; i++) {
+      const m = evaluateChoices(sys, training[i]!, c);
+      const ref = best[i];
+      total += m && ref ? objectiveValue(m, opts.objective) / objectiveValue(ref, opts.objective) : Infinity;
+    }
+    if (total < score) {
+      score = total;
+      pick = c;
+    }
+  }
+  return pick;
+}
+
+/** HEFT: ops ranked by upward rank (mean cost plus the costliest path to the exit), each placed on the instance with the earliest finish. */
+export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Mapping | undefined {
+  void objective;
+  const inst = sys.devices.flatMap((d) => Array.from({ length: d.count }, (_, i) => ({ name: `${d.id}${i}`, dev: d })));
+  // A repeat region is one task: its ops never leave one device.
+  const tasks: { ops: typeof p.ops; id: string }[] = [];
+  for (const op of p.ops) {
+    const last = tasks[tasks.length - 1];
+    if (op.group !== undefined && last && last.ops[0]!.group === op.group) last.ops.push(op);
+    else tasks.push({ ops: [op], id: op.id });
+  }
+  const taskOf = new Map<string, number>();
+  tasks.forEach((t, i) => t.ops.forEach((o) => taskOf.set(o.id, i)));
+  const cost = (t: number, d: (typeof inst)[number]['dev']): number => tasks[t]!.ops.reduce((a, o) => a + bestOpTime(o, d, 1).ms, 0);
+  const succ = tasks.map(() => new Set<number>());
+  const preds = tasks.map(() => new Map<number, number>());
+  tasks.forEach((t, i) => {
+    for (const o of t.ops)
+      for (const r of o.reads) {
+        if (r.from.kind !== 'op') continue;
+        const src = taskOf.get(r.from.id)!;
+        if (src === i) continue;
+        succ[src]!.add(i);
+        const bytes = p.ops.find((x) => x.id === (r.from as { id: string }).id)!.resultBytes;
+        preds[i]!.set(src, Math.max(preds[i]!.get(src) ?? 0, bytes));
+      }
+  });
+  const mean = tasks.map((_, t) => inst.reduce((a, x) => a + cost(t, x.dev), 0) / inst.length);
+  const rank = new Array<number>(tasks.length).fill(0);
+  for (let t = tasks.length - 1; t >= 0; t--) rank[t] = mean[t]! + Math.max(0, ...[...succ[t]!].map((s) => rank[s]!));
+  const order = tasks.map((_, t) => t).sort((a, b) => rank[b]! - rank[a]! || a - b);
+  const free = new Map(inst.map((x) => [x.name, 0]));
+  const busy = new Map(inst.map((x) => [x.name, 0]));
+  const place = new Map<number, { name: string; dev: (typeof inst)[number]['dev']; finish: number }>();
+  const stages: Stage[] = [];
+  for (const t of order) {
+    let best: { name: string; dev: (typeof inst)[number]['dev']; start: number; finish: number; xfer: number; predXfer: number; ms: number } | undefined;
+    for (const x of inst) {
+      let ready = 0;
+      let xfer = 0;
+      for (const [src, bytes] of preds[t]!) {
+        const at = place.get(src)!;
+        const moved = at.name === x.name ? 0 : transferMs(sys, at.dev, x.dev, bytes);
+        xfer += moved;
+        ready = Math.max(ready, at.finish + moved);
+      }
+      // Parameters come from host memory when the task starts.
+      let inputs = 0;
+      for (const o of tasks[t]!.ops)
+        for (const r of o.reads) if (r.from.kind === 'param') inputs += transferMs(sys, undefined, x.dev, p.paramBytes.get(r.value) ?? 0);
+      const ms = cost(t, x.dev) + inputs;
+      const start = Math.max(ready, free.get(x.name)!);
+      if (!best || start + ms < best.finish) best = { name: x.name, dev: x.dev, start, finish: start + ms, xfer: xfer + inputs, predXfer: xfer, ms };
+    }
+    place.set(t, { name: best!.name, dev: best!.dev, finish: best!.finish });
+    free.set(best!.name, best!.finish);
+    busy.set(best!.name, busy.get(best!.name)! + best!.ms + best!.predXfer);
+    stages.push({
+      ops: tasks[t]!.ops.map((o) => o.id),
+      device: best!.dev.id,
+      kind: best!.dev.kind,
+      count: 1,
+      devices: [best!.name],
+      variants: Object.fromEntries(tasks[t]!.ops.map((o) => [o.id, bestOpTime(o, best!.dev, 1).variant])),
+      timeMs: best!.ms + best!.predXfer,
+      transferMs: best!.xfer,
+    });
+  }
+  const latency = Math.max(...[...place.values()].map((x) => x.finish));
+  const period = Math.max(...busy.values());
+  const edyn = inst.reduce((a, x) => a + (busy.get(x.name)! / 1e3) * (x.dev.activePowerW - x.dev.idlePowerW), 0);
+  const usedPower = inst.reduce((a, x) => a + (busy.get(x.name)! > 0 ? x.dev.activePowerW : x.dev.idlePowerW), 0);
+  stages.sort((a, b) => p.ops.findIndex((o) => o.id === a.ops[0]) - p.ops.findIndex((o) => o.id === b.ops[0]));
+  return { stages, periodMs: period, latencyMs: latency, energyJ: edyn + (period / 1e3) * idlePowerW(sys), powerW: usedPower };
+}
+
+export { evaluateChoices };

@@ -1,0 +1,283 @@
+/**
+ * The partitioner: a dynamic program over the ops in program order (a
+ * topological order). A state is (ops placed, device instances used per
+ * device, which device holds each value still to be read); its labels are
+ * the Pareto set of (period, latency, dynamic energy) of the partial
+ * mappings reaching it. Future costs depend only on the state, and the three
+ * figures combine monotonically (max, +, +), so pruning dominated labels
+ * within a state keeps every Pareto-optimal mapping. Power (peak draw of
+ * the devices as used), memory, FPGA resources and the latency bound are all
+ * monotone or stage-local, so they prune exactly too.
+ */
+import type { DeviceKind, DeviceSpec, SystemSpec } from '../system/types.js';
+import { evalStage, type StageContext, type StageEval } from './stage.js';
+import type { Mapping, Objective, PlanOp, PlanProblem, Stage } from './types.js';
+
+export interface PlanOptions {
+  objective: Objective;
+  powerCapW?: number;
+  latencyBoundMs?: number;
+  /** Restrict to these device kinds (the single-device-kind baselines). */
+  kinds?: readonly DeviceKind[];
+}
+
+/** A stage choice, independent of the figures: what `static` keeps across inputs. */
+export interface StageChoice {
+  start: number;
+  end: number;
+  device: string;
+  count: number;
+}
+
+interface Label {
+  period: number;
+  latency: number;
+  edyn: number;
+  parent: Label | undefined;
+  choice: StageChoice | undefined;
+  stage: Stage | undefined;
+}
+
+export function idlePowerW(sys: SystemSpec): number {
+  return sys.devices.reduce((a, d) => a + d.count * d.idlePowerW, 0);
+}
+
+/** Peak draw with `used[s]` instances of each device active and the rest idle. */
+export function peakPowerW(sys: SystemSpec, used: readonly number[]): number {
+  return sys.devices.reduce((a, d, s) => a + used[s]! * d.activePowerW + (d.count - used[s]!) * d.idlePowerW, 0);
+}
+
+/** May a stage boundary fall before op i? Not inside a repeat region. */
+export function cutPoints(p: PlanProblem): boolean[] {
+  return p.ops.map((op, i) => i === 0 || op.group === undefined || p.ops[i - 1]!.group !== op.group).concat([true]);
+}
+
+export function lastWriters(p: PlanProblem): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const op of p.ops) if (p.results.includes(op.result)) m.set(op.result, op.id);
+  return m;
+}
+
+/** Ops (by index) whose results some op at index >= i still reads. */
+function liveAfter(p: PlanProblem): Set<string>[] {
+  const index = new Map(p.ops.map((o, i) => [o.id, i]));
+  const out: Set<string>[] = p.ops.map(() => new Set<string>());
+  out.push(new Set());
+  p.ops.forEach((op, j) => {
+    for (const r of op.reads) {
+      if (r.from.kind !== 'op') continue;
+      const src = index.get(r.from.id)!;
+      for (let i = src + 1; i <= j; i++) out[i]!.add(r.from.id);
+    }
+  });
+  return out;
+}
+
+class Planner {
+  readonly cuts: boolean[];
+  readonly live: Set<string>[];
+  readonly writers: Map<string, string>;
+  readonly idle: number;
+  private readonly cache = new Map<string, StageEval>();
+  readonly opById: Map<string, PlanOp>;
+
+  constructor(
+    readonly sys: SystemSpec,
+    readonly p: PlanProblem,
+    readonly opts: PlanOptions,
+  ) {
+    this.cuts = cutPoints(p);
+    this.live = liveAfter(p);
+    this.writers = lastWriters(p);
+    this.idle = idlePowerW(sys);
+    this.opById = new Map(p.ops.map((o) => [o.id, o]));
+  }
+
+  stageFor(choice: StageChoice, used: readonly number[], where: ReadonlyMap<string, number>): { stage: Stage; edyn: number } | { why: string } {
+    const s = this.sys.devices.findIndex((d) => d.id === choice.device);
+    const dev = this.sys.devices[s]!;
+    const ops = this.p.ops.slice(choice.start, choice.end);
+    const ctx: StageContext = {
+      sys: this.sys,
+      problem: this.p,
+      producerDevice: (id) => {
+        const at = where.get(id);
+        return at === undefined ? undefined : this.sys.devices[at];
+      },
+      lastWriter: this.writers,
+      opById: this.opById,
+    };
+    // A stage's cost depends only on its ops, device, count and where its inbound values come from.
+    const inbound = ops.flatMap((o) => o.reads.flatMap((r) => (r.from.kind === 'op' && where.has(r.from.id) ? [`${r.from.id}@${where.get(r.from.id)}`] : [])));
+    const key = `${choice.start}:${choice.end}:${s}:${choice.count}:${inbound.join(',')}`;
+    let ev = this.cache.get(key);
+    if (!ev) this.cache.set(key, (ev = evalStage(ctx, ops, dev, choice.count)));
+    if (!ev.ok) return { why: ev.why! };
+    const first = used[s]!;
+    const stage: Stage = {
+      ops: ops.map((o) => o.id),
+      device: dev.id,
+      kind: dev.kind,
+      count: choice.count,
+      devices: Array.from({ length: choice.count }, (_, j) => `${dev.id}${first + j}`),
+      variants: ev.variants,
+      timeMs: ev.timeMs,
+      transferMs: ev.transferMs,
+    };
+    return { stage, edyn: (ev.timeMs / 1e3) * choice.count * (dev.activePowerW - dev.idlePowerW) };
+  }
+
+  /** Devices a stage may use next: allowed kinds with free instances. */
+  options(used: readonly number[]): { s: number; dev: DeviceSpec; free: number }[] {
+    return this.sys.devices
+      .map((dev, s) => ({ s, dev, free: dev.count - used[s]! }))
+      .filter((o) => o.free > 0 && (!this.opts.kinds || this.opts.kinds.includes(o.dev.kind)));
+  }
+
+  finish(l: Label, used: readonly number[]): Mapping {
+    const stages: Stage[] = [];
+    for (let c: Label | undefined = l; c?.stage; c = c.parent) stages.unshift(c.stage);
+    return { stages, periodMs: l.period, latencyMs: l.latency, energyJ: l.edyn + (l.period / 1e3) * this.idle, powerW: peakPowerW(this.sys, used) };
+  }
+}
+
+function dominates(a: Label, b: Label): boolean {
+  return a.period <= b.period && a.latency <= b.latency && a.edyn <= b.edyn;
+}
+
+function insert(front: Label[], l: Label): void {
+  if (front.some((f) => dominates(f, l))) return;
+  for (let i = front.length - 1; i >= 0; i--) if (dominates(l, front[i]!)) front.splice(i, 1);
+  front.push(l);
+}
+
+export interface PlanOutcome {
+  pareto: Mapping[];
+  /** When nothing is feasible: the reasons met, most frequent first. */
+  infeasible: string[];
+  /** Lowest peak power of any mapping that met every other constraint (for the power-cap message). */
+  minPowerW?: number;
+  states: number;
+}
+
+export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): PlanOutcome {
+  const pl = new Planner(sys, p, opts);
+  const n = p.ops.length;
+  const why = new Map<string, number>();
+  const note = (w: string): void => void why.set(w, (why.get(w) ?? 0) + 1);
+  let minPowerW: number | undefined;
+  // states[i]: key -> { used, where, labels }
+  type State = { used: number[]; where: Map<string, number>; labels: Label[] };
+  const states: Map<string, State>[] = Array.from({ length: n + 1 }, () => new Map());
+  const keyOf = (used: number[], where: Map<string, number>): string => `${used.join(',')}|${[...where].sort().map(([k, v]) => `${k}@${v}`).join(',')}`;
+  const start: State = { used: sys.devices.map(() => 0), where: new Map(), labels: [{ period: 0, latency: 0, edyn: 0, parent: undefined, choice: undefined, stage: undefined }] };
+  states[0]!.set(keyOf(start.used, start.where), start);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    for (const st of states[i]!.values()) {
+      count++;
+      for (let j = i + 1; j <= n; j++) {
+        if (!pl.cuts[j]) continue;
+        for (const { s, dev, free } of pl.options(st.used)) {
+          for (let k = 1; k <= free; k++) {
+            const choice: StageChoice = { start: i, end: j, device: dev.id, count: k };
+            const r = pl.stageFor(choice, st.used, st.where);
+            if ('why' in r) {
+              note(r.why);
+              continue;
+            }
+            const used = st.used.slice();
+            used[s]! += k;
+            const power = peakPowerW(sys, used);
+            const where = new Map<string, number>();
+            for (const id of pl.live[j]!) {
+              const at = st.where.get(id) ?? (r.stage.ops.includes(id) ? s : undefined);
+              if (at !== undefined) where.set(id, at);
+            }
+            const key = keyOf(used, where);
+            let next = states[j]!.get(key);
+            for (const l of st.labels) {
+              const lab: Label = { period: Math.max(l.period, r.stage.timeMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice, stage: r.stage };
+              if (opts.latencyBoundMs !== undefined && lab.latency > opts.latencyBoundMs) {
+                note(`latency ${lab.latency.toFixed(3)} ms exceeds the bound ${opts.latencyBoundMs} ms`);
+                continue;
+              }
+              if (opts.powerCapW !== undefined && power > opts.powerCapW) {
+                if (j === n) minPowerW = Math.min(minPowerW ?? Infinity, power);
+                note(`peak power ${power.toFixed(0)} W exceeds the cap ${opts.powerCapW} W`);
+                continue;
+              }
+              if (!next) states[j]!.set(key, (next = { used, where, labels: [] }));
+              insert(next.labels, lab);
+            }
+          }
+        }
+      }
+    }
+  }
+  const finals: Mapping[] = [];
+  for (const st of states[n]!.values()) for (const l of st.labels) finals.push(pl.finish(l, st.used));
+  const pareto = paretoFilter(finals);
+  sortByObjective(pareto, opts.objective);
+  const infeasible = [...why].sort((a, b) => b[1] - a[1]).map(([w]) => w);
+  return minPowerW === undefined ? { pareto, infeasible, states: count } : { pareto, infeasible, minPowerW, states: count };
+}
+
+export function mappingDominates(a: Mapping, b: Mapping): boolean {
+  return a.periodMs <= b.periodMs && a.latencyMs <= b.latencyMs && a.energyJ <= b.energyJ && (a.periodMs < b.periodMs || a.latencyMs < b.latencyMs || a.energyJ < b.energyJ);
+}
+
+/** Non-dominated mappings over (period, latency, energy), one per distinct figure triple. */
+export function paretoFilter(ms: readonly Mapping[]): Mapping[] {
+  const out: Mapping[] = [];
+  const seen = new Set<string>();
+  for (const m of ms) {
+    if (ms.some((o) => mappingDominates(o, m))) continue;
+    const key = `${m.periodMs}|${m.latencyMs}|${m.energyJ}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(m);
+  }
+  return out;
+}
+
+export function objectiveValue(m: Mapping, o: Objective): number {
+  return o === 'throughput' ? m.periodMs : o === 'energy' ? m.energyJ : m.latencyMs;
+}
+
+export function sortByObjective(ms: Mapping[], o: Objective): void {
+  const order: Objective[] = [o, ...(['throughput', 'energy', 'latency'] as Objective[]).filter((x) => x !== o)];
+  ms.sort((a, b) => {
+    for (const x of order) {
+      const d = objectiveValue(a, x) - objectiveValue(b, x);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+}
+
+/** Scores a fixed list of stage choices on a problem (the static baseline keeps one across inputs). */
+export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readonly StageChoice[]): Mapping | undefined {
+  const pl = new Planner(sys, p, { objective: 'throughput' });
+  const used = sys.devices.map(() => 0);
+  const where = new Map<string, number>();
+  let l: Label = { period: 0, latency: 0, edyn: 0, parent: undefined, choice: undefined, stage: undefined };
+  for (const c of choices) {
+    const s = sys.devices.findIndex((d) => d.id === c.device);
+    if (s < 0 || used[s]! + c.count > sys.devices[s]!.count) return undefined;
+    const r = pl.stageFor(c, used, where);
+    if ('why' in r) return undefined;
+    used[s]! += c.count;
+    for (const id of r.stage.ops) where.set(id, s);
+    l = { period: Math.max(l.period, r.stage.timeMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice: c, stage: r.stage };
+  }
+  return pl.finish(l, used);
+}
+
+/** The stage choices behind a mapping. */
+export function choicesOf(p: PlanProblem, m: Mapping): StageChoice[] {
+  const index = new Map(p.ops.map((o, i) => [o.id, i]));
+  return m.stages.map((s) => ({ start: index.get(s.ops[0]!)!, end: index.get(s.ops[s.ops.length - 1]!)! + 1, device: s.device, count: s.count }));
+}
+
+export type { PlanOp };

@@ -1,0 +1,92 @@
+/**
+ * Cost of one pipeline stage: its ops on `count` instances of one device,
+ * the transfers that bring its inputs in (from host memory or from the
+ * stage that produced them, peer-to-peer where a link exists, else staged
+ * through host memory) and send kernel results home, and the checks that
+ * prune it (device memory, FPGA resources of one bitstream).
+ */
+import type { DeviceSpec, SystemSpec } from '../system/types.js';
+import { bestOpTime, FPGA_RESOURCES, fpgaDesign } from './cost.js';
+import type { PlanOp, PlanProblem } from './types.js';
+
+/** Time to move `bytes` from device `from` to device `to` (undefined = host memory). */
+export function transferMs(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): number {
+  if (bytes <= 0) return 0;
+  const onHost = (d: DeviceSpec | undefined): boolean => d === undefined || d.kind === 'cpu';
+  const hop = (d: DeviceSpec): number => (d.hostLink ? d.hostLink.latencyUs / 1e3 + (bytes / (d.hostLink.bandwidthGBs * 1e9)) * 1e3 : 0);
+  if (onHost(from) && onHost(to)) return 0;
+  if (onHost(from)) return hop(to!);
+  if (onHost(to)) return hop(from!);
+  const peer = sys.peerLinks.find((l) => (l.a === from!.id && l.b === to!.id) || (l.a === to!.id && l.b === from!.id));
+  if (peer) return peer.latencyUs / 1e3 + (bytes / (peer.bandwidthGBs * 1e9)) * 1e3;
+  return hop(from!) + hop(to!);
+}
+
+export interface StageEval {
+  ok: boolean;
+  /** Why it is infeasible, for error messages. */
+  why?: string;
+  timeMs: number;
+  transferMs: number;
+  variants: Record<string, string>;
+}
+
+export interface StageContext {
+  sys: SystemSpec;
+  problem: PlanProblem;
+  /** Device (spec) that produced each op's result, for ops in earlier stages. */
+  producerDevice: (opId: string) => DeviceSpec | undefined;
+  /** The op that finally writes each kernel result. */
+  lastWriter: Map<string, string>;
+  opById: ReadonlyMap<string, PlanOp>;
+}
+
+export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: DeviceSpec, count: number): StageEval {
+  const variants: Record<string, string> = {};
+  let compute = 0;
+  for (const op of ops) {
+    const t = bestOpTime(op, dev, count);
+    variants[op.id] = t.variant;
+    compute += t.ms;
+  }
+  const inStage = new Set(ops.map((o) => o.id));
+  const seen = new Set<string>();
+  let transfer = 0;
+  let memory = 0;
+  for (const op of ops) {
+    for (const r of op.reads) {
+      const key = r.from.kind === 'param' ? `param:${r.value}` : `op:${r.from.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (r.from.kind === 'param') {
+        const bytes = ctx.problem.paramBytes.get(r.value) ?? 0;
+        // Sparse operands are split by rows across instances; dense ones are broadcast.
+        const share = ctx.problem.sparseParams.has(r.value) ? bytes / count : bytes;
+        transfer += transferMs(ctx.sys, undefined, dev, share);
+        memory += share;
+      } else if (!inStage.has(r.from.id)) {
+        const producer = ctx.opById.get(r.from.id)!;
+        transfer += transferMs(ctx.sys, ctx.producerDevice(producer.id), dev, producer.resultBytes);
+        memory += producer.resultBytes;
+      }
+    }
+    memory += op.resultBytes / (op.sparse ? count : 1);
+  }
+  for (const [, writer] of ctx.lastWriter) {
+    if (!inStage.has(writer)) continue;
+    const op = ops.find((o) => o.id === writer)!;
+    transfer += transferMs(ctx.sys, dev, undefined, op.resultBytes / count);
+  }
+  if (memory > dev.memoryGB * 1e9)
+    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, timeMs: Infinity, transferMs: transfer, variants };
+  if (dev.kind === 'fpga' && dev.fpga) {
+    const designs = new Set(ops.map((o) => fpgaDesign(o.kind)));
+    const use = { lut: 0, ff: 0, bram: 0, uram: 0, dsp: 0 };
+    for (const d of designs) for (const k of Object.keys(use) as (keyof typeof use)[]) use[k] += FPGA_RESOURCES[d]![k];
+    for (const k of Object.keys(use) as (keyof typeof use)[]) {
+      if (use[k] > dev.fpga.resources[k])
+        return { ok: false, why: `kernels ${[...designs].join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, timeMs: Infinity, transferMs: transfer, variants };
+    }
+  }
+  return { ok: true, timeMs: compute + transfer, transferMs: transfer, variants };
+}

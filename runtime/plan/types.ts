@@ -1,0 +1,108 @@
+/**
+ * The planner's data: a kernel's ops with symbolic work (PlanSpec, written by
+ * the compiler and stored in plan.json), the same bound to the numbers of
+ * one input (PlanProblem), and mappings of ops onto pipeline stages of
+ * devices with their predicted period, latency and energy.
+ */
+import type { DeviceKind } from '../system/types.js';
+
+export type Dtype = 'f32' | 'f64' | 'i32' | 'i64' | 'bool';
+
+/** Where an op reads a value from: a kernel parameter, or an earlier op. */
+export interface ValueRead {
+  value: string;
+  from: { kind: 'param' } | { kind: 'op'; id: string };
+}
+
+export interface PlanOpSpec {
+  id: string;
+  /** The classify label: spmv, spmm, sddmm, gemm, gemv, map, reduce, copy, contract. */
+  kind: string;
+  result: string;
+  dtype: Dtype;
+  reads: ValueRead[];
+  /** Symbolic work counts from annotate-cost. */
+  items: string;
+  flops: string;
+  bytes: string;
+  gathers: string;
+  /** Size of the result in bytes (symbolic). */
+  resultBytes: string;
+  /** The sparse parameter whose pattern drives or shapes this op, for skew features. */
+  sparse?: string;
+  /** Enclosing repeat region and its trip count (literal or scalar parameter name). */
+  group?: { id: string; trips: number | string };
+  semiring?: string;
+}
+
+export interface PlanSpec {
+  kernel: string;
+  params: { name: string; sparse: boolean; bytes: string }[];
+  results: string[];
+  ops: PlanOpSpec[];
+}
+
+/** Row-structure features of a sparse input the cost models use (tiers 0-2). */
+export interface SparseFeatures {
+  rows: number;
+  cols: number;
+  nnz: number;
+  rowLenMean: number;
+  rowLenMax: number;
+  rowLenCv: number;
+  emptyRowFraction: number;
+  top1PctNnzShare: number;
+  /** Fraction of near-consecutive column indices (tier 2); 0.5 when unknown. */
+  localityScore?: number;
+}
+
+export interface PlanOp {
+  id: string;
+  kind: string;
+  result: string;
+  dtype: Dtype;
+  reads: ValueRead[];
+  items: number;
+  flops: number;
+  bytes: number;
+  gathers: number;
+  resultBytes: number;
+  sparse?: SparseFeatures;
+  group?: string;
+  trips: number;
+}
+
+export interface PlanProblem {
+  kernel: string;
+  /** Bytes of each parameter as given (they start in host memory). */
+  paramBytes: Map<string, number>;
+  /** Parameters stored sparse (split by rows across instances rather than broadcast). */
+  sparseParams: Set<string>;
+  results: string[];
+  ops: PlanOp[];
+}
+
+/** One pipeline stage: consecutive ops on `count` instances of one device kind. */
+export interface Stage {
+  ops: string[];
+  device: string;
+  kind: DeviceKind;
+  count: number;
+  /** Device instances, e.g. gpu0, gpu1. */
+  devices: string[];
+  /** Kernel variant chosen per op. */
+  variants: Record<string, string>;
+  timeMs: number;
+  transferMs: number;
+}
+
+export interface Mapping {
+  stages: Stage[];
+  periodMs: number;
+  latencyMs: number;
+  energyJ: number;
+  /** Peak power of the devices as used, W. */
+  powerW: number;
+}
+
+export type Objective = 'throughput' | 'energy' | 'latency';

@@ -1,0 +1,149 @@
+/**
+ * The zod schema of a system file (./types.ts describes the shape). Objects are
+ * strict: a misspelt field is an error, not a silently ignored key. Checks that
+ * span fields (unique ids, one host CPU, kind-specific blocks, peer links) run
+ * after the shape is right; each reports its diagnostic code in
+ * `params.code`, which ./load.ts turns into one InputError.
+ */
+
+import { z } from 'zod';
+import type { DataErrorCode } from '../errors.js';
+import type { DeviceKind } from './types.js';
+
+/** Device ids become instance names (gpu0) and reach generated code: keep them plain. */
+export const DEVICE_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
+
+export const DEVICE_KINDS = ['cpu', 'gpu', 'fpga'] as const satisfies readonly DeviceKind[];
+
+const positive = z.number().positive();
+const nonNegative = z.number().nonnegative();
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+
+const hostLinkSchema = z.strictObject({
+  bandwidthGBs: positive,
+  latencyUs: nonNegative,
+});
+
+const fpgaSchema = z.strictObject({
+  clockMHz: positive,
+  hbmChannels: positiveInt,
+  channelBandwidthGBs: positive,
+  resources: z.strictObject({
+    lut: nonNegativeInt,
+    ff: nonNegativeInt,
+    bram: nonNegativeInt,
+    uram: nonNegativeInt,
+    dsp: nonNegativeInt,
+  }),
+  bitstreamLoadMs: nonNegative,
+});
+
+const deviceSchema = z.strictObject({
+  id: z.string().regex(DEVICE_ID_PATTERN),
+  kind: z.enum(DEVICE_KINDS),
+  name: z.string().min(1),
+  count: positiveInt,
+  /** 0 means the device cannot run that dtype at all. */
+  peakGflops: z.strictObject({ f32: nonNegative, f64: nonNegative, i32: nonNegative, i64: nonNegative }),
+  memBandwidthGBs: positive,
+  launchOverheadUs: nonNegative,
+  idlePowerW: nonNegative,
+  activePowerW: positive,
+  memoryGB: positive,
+  hostLink: hostLinkSchema.optional(),
+  threads: positiveInt.optional(),
+  fpga: fpgaSchema.optional(),
+});
+
+const peerLinkSchema = z.strictObject({
+  a: z.string(),
+  b: z.string(),
+  bandwidthGBs: positive,
+  latencyUs: nonNegative,
+});
+
+const constraintsSchema = z.strictObject({
+  powerCapW: positive.optional(),
+  latencyBoundMs: positive.optional(),
+});
+
+/** The shape alone, without the checks across fields. */
+export const systemShapeSchema = z.strictObject({
+  name: z.string().min(1),
+  description: z.string(),
+  devices: z.array(deviceSchema).min(1),
+  peerLinks: z.array(peerLinkSchema).default([]),
+  constraints: constraintsSchema.default({}),
+  sources: z.record(z.string(), z.string()).optional(),
+});
+
+type Shape = z.output<typeof systemShapeSchema>;
+type Ctx = z.RefinementCtx<Shape>;
+
+function report(ctx: Ctx, code: DataErrorCode, path: (string | number)[], message: string): void {
+  ctx.addIssue({ code: 'custom', path, message, params: { code } });
+}
+
+/** The checks that need more than one field; each problem is one issue. */
+function checkSystem(s: Shape, ctx: Ctx): void {
+  const firstIndex = new Map<string, number>();
+  s.devices.forEach((d, i) => {
+    const prev = firstIndex.get(d.id);
+    if (prev !== undefined) report(ctx, 'DY3022', ['devices', i, 'id'], `device id "${d.id}" is already used by devices[${prev}]; ids must be unique`);
+    else firstIndex.set(d.id, i);
+  });
+
+  const cpus = s.devices.flatMap((d, i) => (d.kind === 'cpu' ? [i] : []));
+  if (cpus.length === 0)
+    report(ctx, 'DY3024', ['devices'], 'no device has kind "cpu": a system needs exactly one host CPU (it owns host memory and runs the program)');
+  for (const i of cpus.slice(1))
+    report(ctx, 'DY3024', ['devices', i, 'kind'], `devices[${i}] is a second device of kind "cpu" (the first is devices[${cpus[0]}]); a system has exactly one host CPU: describe all its sockets as one device`);
+
+  s.devices.forEach((d, i) => {
+    const at = (...rest: (string | number)[]): (string | number)[] => ['devices', i, ...rest];
+    if (d.kind === 'cpu') {
+      if (d.count !== 1) report(ctx, 'DY3024', at('count'), `the host CPU is one device (describe all its sockets as one, with combined figures), so its count must be 1, got ${d.count}`);
+      if (d.hostLink !== undefined) report(ctx, 'DY3025', at('hostLink'), 'the host CPU has no hostLink: it is the host; remove the field');
+    } else {
+      if (d.hostLink === undefined) report(ctx, 'DY3025', at(), `a device of kind "${d.kind}" needs a hostLink ({ "bandwidthGBs", "latencyUs" }: its link to host memory)`);
+      if (d.threads !== undefined) report(ctx, 'DY3025', at('threads'), `"threads" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`);
+    }
+    if (d.kind === 'fpga' && d.fpga === undefined)
+      report(ctx, 'DY3025', at(), 'a device of kind "fpga" needs an "fpga" block (clockMHz, hbmChannels, channelBandwidthGBs, resources, bitstreamLoadMs)');
+    if (d.kind !== 'fpga' && d.fpga !== undefined) report(ctx, 'DY3025', at('fpga'), `only a device of kind "fpga" has an "fpga" block, not one of kind "${d.kind}"; remove the field`);
+    if (d.activePowerW < d.idlePowerW)
+      report(ctx, 'DY3021', at('activePowerW'), `expected activePowerW >= idlePowerW (${d.idlePowerW}), got ${d.activePowerW}`);
+  });
+
+  const known = [...firstIndex.keys()];
+  const byId = new Map(s.devices.map((d) => [d.id, d]));
+  const pairs = new Map<string, number>();
+  s.peerLinks.forEach((l, j) => {
+    let ok = true;
+    for (const end of ['a', 'b'] as const) {
+      if (!byId.has(l[end])) {
+        report(ctx, 'DY3023', ['peerLinks', j, end], `peerLinks[${j}].${end} names device "${l[end]}", which the system does not define; expected one of: ${known.join(', ')}`);
+        ok = false;
+      }
+    }
+    if (!ok) return;
+    const a = byId.get(l.a)!;
+    const b = byId.get(l.b)!;
+    if (a.kind === 'cpu' || b.kind === 'cpu') {
+      report(ctx, 'DY3026', ['peerLinks', j], `peerLinks[${j}] joins the host CPU "${a.kind === 'cpu' ? a.id : b.id}"; a device's path to the host is its hostLink, so remove this link`);
+      return;
+    }
+    if (l.a === l.b && a.count < 2) {
+      report(ctx, 'DY3026', ['peerLinks', j], `peerLinks[${j}] joins "${l.a}" to itself, but it has only one instance (count 1); remove the link or raise the count`);
+      return;
+    }
+    const pair = [l.a, l.b].sort().join('\u0000');
+    const prev = pairs.get(pair);
+    if (prev !== undefined) report(ctx, 'DY3026', ['peerLinks', j], `peerLinks[${j}] joins "${l.a}" and "${l.b}", as peerLinks[${prev}] already does; keep one link per pair`);
+    else pairs.set(pair, j);
+  });
+}
+
+/** The full schema: shape, then the checks across fields. */
+export const systemSchema = systemShapeSchema.superRefine(checkSystem);
