@@ -24,7 +24,7 @@ function stageText(m: Mapping): string {
 function mappingJson(m: Mapping | undefined): unknown {
   if (!m) return null;
   return {
-    stages: m.stages.map((s) => ({ ops: s.ops, devices: s.devices, variants: s.variants, time_ms: s.timeMs, transfer_ms: s.transferMs })),
+    stages: m.stages.map((s) => ({ ops: s.ops, devices: s.devices, variants: s.variants, compute_ms: s.computeMs, transfer_ms: s.transferMs, time_ms: s.timeMs, period_ms: s.periodMs })),
     period_ms: m.periodMs,
     latency_ms: m.latencyMs,
     energy_j: m.energyJ,

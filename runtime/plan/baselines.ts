@@ -105,8 +105,10 @@ export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Map
       count: 1,
       devices: [best!.name],
       variants: Object.fromEntries(tasks[t]!.ops.map((o) => [o.id, bestOpTime(o, best!.dev, 1).variant])),
-      timeMs: best!.ms + best!.predXfer,
+      computeMs: best!.ms - (best!.xfer - best!.predXfer),
       transferMs: best!.xfer,
+      timeMs: best!.ms + best!.predXfer,
+      periodMs: best!.ms + best!.predXfer,
     });
   }
   const latency = Math.max(...[...place.values()].map((x) => x.finish));

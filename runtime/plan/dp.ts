@@ -121,10 +121,13 @@ class Planner {
       count: choice.count,
       devices: Array.from({ length: choice.count }, (_, j) => `${dev.id}${first + j}`),
       variants: ev.variants,
-      timeMs: ev.timeMs,
-      transferMs: ev.transferMs,
+      computeMs: ev.computeMs,
+      transferMs: ev.inMs + ev.outMs,
+      timeMs: ev.computeMs + ev.inMs + ev.outMs,
+      periodMs: Math.max(ev.computeMs, ev.inMs, ev.outMs),
     };
-    return { stage, edyn: (ev.timeMs / 1e3) * choice.count * (dev.activePowerW - dev.idlePowerW) };
+    // Devices draw active power while their kernels run; DMA traffic is not charged beyond idle.
+    return { stage, edyn: (ev.computeMs / 1e3) * choice.count * (dev.activePowerW - dev.idlePowerW) };
   }
 
   /** Devices a stage may use next: allowed kinds with free instances. */
@@ -197,7 +200,7 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
             const key = keyOf(used, where);
             let next = states[j]!.get(key);
             for (const l of st.labels) {
-              const lab: Label = { period: Math.max(l.period, r.stage.timeMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice, stage: r.stage };
+              const lab: Label = { period: Math.max(l.period, r.stage.periodMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice, stage: r.stage };
               if (opts.latencyBoundMs !== undefined && lab.latency > opts.latencyBoundMs) {
                 note(`latency ${lab.latency.toFixed(3)} ms exceeds the bound ${opts.latencyBoundMs} ms`);
                 continue;
@@ -269,7 +272,7 @@ export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readon
     if ('why' in r) return undefined;
     used[s]! += c.count;
     for (const id of r.stage.ops) where.set(id, s);
-    l = { period: Math.max(l.period, r.stage.timeMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice: c, stage: r.stage };
+    l = { period: Math.max(l.period, r.stage.periodMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice: c, stage: r.stage };
   }
   return pl.finish(l, used);
 }

@@ -26,8 +26,9 @@ export interface StageEval {
   ok: boolean;
   /** Why it is infeasible, for error messages. */
   why?: string;
-  timeMs: number;
-  transferMs: number;
+  computeMs: number;
+  inMs: number;
+  outMs: number;
   variants: Record<string, string>;
 }
 
@@ -52,6 +53,7 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   const inStage = new Set(ops.map((o) => o.id));
   const seen = new Set<string>();
   let transfer = 0;
+  let outbound = 0;
   let memory = 0;
   for (const op of ops) {
     for (const r of op.reads) {
@@ -75,18 +77,18 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   for (const [, writer] of ctx.lastWriter) {
     if (!inStage.has(writer)) continue;
     const op = ops.find((o) => o.id === writer)!;
-    transfer += transferMs(ctx.sys, dev, undefined, op.resultBytes / count);
+    outbound += transferMs(ctx.sys, dev, undefined, op.resultBytes / count);
   }
   if (memory > dev.memoryGB * 1e9)
-    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, timeMs: Infinity, transferMs: transfer, variants };
+    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, computeMs: Infinity, inMs: transfer, outMs: outbound, variants };
   if (dev.kind === 'fpga' && dev.fpga) {
     const designs = new Set(ops.map((o) => fpgaDesign(o.kind)));
     const use = { lut: 0, ff: 0, bram: 0, uram: 0, dsp: 0 };
     for (const d of designs) for (const k of Object.keys(use) as (keyof typeof use)[]) use[k] += FPGA_RESOURCES[d]![k];
     for (const k of Object.keys(use) as (keyof typeof use)[]) {
       if (use[k] > dev.fpga.resources[k])
-        return { ok: false, why: `kernels ${[...designs].join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, timeMs: Infinity, transferMs: transfer, variants };
+        return { ok: false, why: `kernels ${[...designs].join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, variants };
     }
   }
-  return { ok: true, timeMs: compute + transfer, transferMs: transfer, variants };
+  return { ok: true, computeMs: compute, inMs: transfer, outMs: outbound, variants };
 }

@@ -92,8 +92,18 @@ export interface Stage {
   devices: string[];
   /** Kernel variant chosen per op. */
   variants: Record<string, string>;
-  timeMs: number;
+  /** Kernel time of the stage's ops, all trips, on its instances. */
+  computeMs: number;
+  /** Inbound plus outbound transfers. */
   transferMs: number;
+  /** What one input spends in the stage: compute plus transfers (adds up to the latency). */
+  timeMs: number;
+  /**
+   * What the stage adds to the pipeline period: transfers of the next and
+   * previous inputs overlap this one's compute (DMA/copy engines), so the
+   * longest of compute, inbound and outbound.
+   */
+  periodMs: number;
 }
 
 export interface Mapping {
