@@ -15,6 +15,7 @@ export interface PlanCliOptions extends SystemOptions {
   json?: boolean;
 }
 
+/** Kept equal to the default named in cli/main.ts's help. */
 export const DEFAULT_PLAN_SYSTEM = 'paper-2g2f';
 
 function stageText(m: Mapping): string {

@@ -14,7 +14,7 @@
  * non-finite decimals (DY1003), and expressions nested beyond MAX_EXPR_DEPTH
  * (DY1002), so later passes can recurse over any AST without overflowing.
  */
-import { EOF, type CstElement, type CstNode, type IToken } from 'chevrotain';
+import { EOF, type CstElement, type CstNode, type IToken } from './chevrotain.js';
 import { joinSpans, makeDiagnostic, type Diagnostic, type Span } from '../ir/diagnostics.js';
 import type {
   AstDecl,

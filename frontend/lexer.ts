@@ -4,7 +4,7 @@
  * Also home of `SourceIndex`, which turns 0-based offsets into the 1-based
  * line/column spans of ir/diagnostics.ts.
  */
-import { Lexer, type IToken } from 'chevrotain';
+import { Lexer, type IToken } from './chevrotain.js';
 import { makeDiagnostic, type Diagnostic, type Span } from '../ir/diagnostics.js';
 import { allTokens } from './tokens.js';
 

@@ -3,7 +3,7 @@
  * diagnostics (DY1001 lexical, DY1002 syntax, DY1003 literal range). Never
  * throws: any input yields a (possibly partial) AST and diagnostics.
  */
-import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
+import { EOF, type IRecognitionException, type IToken } from './chevrotain.js';
 import { fileSpan, makeDiagnostic, type Diagnostic, type Span } from '../ir/diagnostics.js';
 import type { AstProgram } from './ast.js';
 import { AstBuilder } from './cst-to-ast.js';

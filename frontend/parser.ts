@@ -33,7 +33,7 @@
  * not recursion, so only brackets and ternary then-branches nest the stack;
  * parse.ts bounds that nesting before parsing.
  */
-import { CstParser, EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import { CstParser, EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from './chevrotain.js';
 import { showChars } from './lexer.js';
 import * as T from './tokens.js';
 

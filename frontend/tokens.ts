@@ -7,7 +7,7 @@
  * integers, and keywords before identifiers (keywords use `longer_alt` so that
  * `kernels`, `repeated` and `info` lex as identifiers).
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type TokenType } from './chevrotain.js';
 
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\r\n\f\v]+/, group: Lexer.SKIPPED });
 /** `# ...` or `// ...` up to the end of the line. */
