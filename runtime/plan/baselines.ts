@@ -7,8 +7,8 @@
  */
 import type { DeviceKind, SystemSpec } from '../system/types.js';
 import { bestOpTime } from './cost.js';
-import { choicesOf, evaluateChoices, idlePowerW, objectiveValue, planPareto, type PlanOptions, type StageChoice } from './dp.js';
-import { transferMs } from './stage.js';
+import { choicesOf, evaluateChoices, idlePowerW, lastWriters, objectiveValue, planPareto, type PlanOptions, type StageChoice } from './dp.js';
+import { evalStage, transferMs } from './stage.js';
 import type { Mapping, Objective, PlanProblem, Stage } from './types.js';
 
 export function singleKind(sys: SystemSpec, p: PlanProblem, kind: DeviceKind, opts: PlanOptions): Mapping | undefined {
@@ -52,6 +52,8 @@ export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Map
     if (op.group !== undefined && last && last.ops[0]!.group === op.group) last.ops.push(op);
     else tasks.push({ ops: [op], id: op.id });
   }
+  const writers = lastWriters(p);
+  const opById = new Map(p.ops.map((o) => [o.id, o]));
   const taskOf = new Map<string, number>();
   tasks.forEach((t, i) => t.ops.forEach((o) => taskOf.set(o.id, i)));
   const cost = (t: number, d: (typeof inst)[number]['dev']): number => tasks[t]!.ops.reduce((a, o) => a + bestOpTime(o, d, 1).ms, 0);
@@ -79,6 +81,9 @@ export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Map
   for (const t of order) {
     let best: { name: string; dev: (typeof inst)[number]['dev']; start: number; finish: number; xfer: number; predXfer: number; ms: number } | undefined;
     for (const x of inst) {
+      // Only devices that can hold and run the task (memory, FPGA resources, dtypes).
+      const check = evalStage({ sys, problem: p, producerDevice: (id) => place.get(taskOf.get(id)!)?.dev, lastWriter: writers, opById }, tasks[t]!.ops, x.dev, 1);
+      if (!check.ok) continue;
       let ready = 0;
       let xfer = 0;
       for (const [src, bytes] of preds[t]!) {
@@ -95,6 +100,7 @@ export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Map
       const start = Math.max(ready, free.get(x.name)!);
       if (!best || start + ms < best.finish) best = { name: x.name, dev: x.dev, start, finish: start + ms, xfer: xfer + inputs, predXfer: xfer, ms };
     }
+    if (!best) return undefined;
     place.set(t, { name: best!.name, dev: best!.dev, finish: best!.finish });
     free.set(best!.name, best!.finish);
     busy.set(best!.name, busy.get(best!.name)! + best!.ms + best!.predXfer);

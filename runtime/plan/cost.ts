@@ -66,8 +66,11 @@ function peak(d: DeviceSpec, dtype: Dtype): number {
   return g * 1e9;
 }
 
+/** A device with peak 0 for a dtype cannot run it: Infinity, which the stage check rejects. */
 function roofline(flops: number, bytes: number, flopsPerS: number, bytesPerS: number): number {
-  return Math.max(flops / flopsPerS, bytes / bytesPerS);
+  const compute = flops === 0 ? 0 : flops / flopsPerS;
+  const memory = bytes === 0 ? 0 : bytes / bytesPerS;
+  return Math.max(compute, memory);
 }
 
 /** Row width of the work: dense columns per stored entry (k of an SpMM, 1 for an SpMV). */

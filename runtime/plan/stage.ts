@@ -17,9 +17,10 @@ export function transferMs(sys: SystemSpec, from: DeviceSpec | undefined, to: De
   if (onHost(from) && onHost(to)) return 0;
   if (onHost(from)) return hop(to!);
   if (onHost(to)) return hop(from!);
+  const staged = hop(from!) + hop(to!);
   const peer = sys.peerLinks.find((l) => (l.a === from!.id && l.b === to!.id) || (l.a === to!.id && l.b === from!.id));
-  if (peer) return peer.latencyUs / 1e3 + (bytes / (peer.bandwidthGBs * 1e9)) * 1e3;
-  return hop(from!) + hop(to!);
+  // A runtime routes a transfer the faster way: over the peer link, or staged through host memory.
+  return peer ? Math.min(staged, peer.latencyUs / 1e3 + (bytes / (peer.bandwidthGBs * 1e9)) * 1e3) : staged;
 }
 
 export interface StageEval {
@@ -49,6 +50,10 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
     const t = bestOpTime(op, dev, count);
     variants[op.id] = t.variant;
     compute += t.ms;
+  }
+  if (!Number.isFinite(compute)) {
+    const op = ops.find((o) => !Number.isFinite(bestOpTime(o, dev, count).ms))!;
+    return { ok: false, why: `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`, computeMs: Infinity, inMs: 0, outMs: 0, variants };
   }
   const inStage = new Set(ops.map((o) => o.id));
   const seen = new Set<string>();

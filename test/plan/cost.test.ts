@@ -1,0 +1,240 @@
+/**
+ * The cost models' qualitative claims (docs/COST-MODEL.md): row skew hurts
+ * row-per-thread but not merge-path, warp-per-row wins on long rows and
+ * loses on short ones, FPGA stages need their designs to fit one bitstream,
+ * and transfers take a peer link in one hop or two host hops without one.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { heft, singleKind } from '../../runtime/plan/baselines.js';
+import { FPGA_RESOURCES, variantTimes } from '../../runtime/plan/cost.js';
+import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
+import { transferMs } from '../../runtime/plan/stage.js';
+import type { Dtype, PlanOp, PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
+import type { DeviceSpec, FpgaSpec, SystemSpec } from '../../runtime/system/types.js';
+import { featuresArb } from './gen.js';
+
+const CPU: DeviceSpec = {
+  id: 'cpu',
+  kind: 'cpu',
+  name: 'host',
+  count: 1,
+  peakGflops: { f32: 5734, f64: 2867, i32: 2867, i64: 1434 },
+  memBandwidthGBs: 300,
+  launchOverheadUs: 5,
+  idlePowerW: 100,
+  activePowerW: 450,
+  memoryGB: 512,
+  threads: 64,
+};
+const GPU: DeviceSpec = {
+  id: 'gpu',
+  kind: 'gpu',
+  name: 'A100-like',
+  count: 1,
+  peakGflops: { f32: 19500, f64: 9700, i32: 19500, i64: 4875 },
+  memBandwidthGBs: 1555,
+  launchOverheadUs: 5,
+  idlePowerW: 50,
+  activePowerW: 250,
+  memoryGB: 40,
+  hostLink: { bandwidthGBs: 25, latencyUs: 10 },
+};
+const U280 = { lut: 1_304_000, ff: 2_607_000, bram: 2016, uram: 960, dsp: 9024 };
+const fpga = (resources: FpgaSpec['resources'], count = 1): DeviceSpec => ({
+  id: 'fpga',
+  kind: 'fpga',
+  name: 'U280-like',
+  count,
+  peakGflops: { f32: 812, f64: 290, i32: 1354, i64: 406 },
+  memBandwidthGBs: 460,
+  launchOverheadUs: 30,
+  idlePowerW: 30,
+  activePowerW: 75,
+  memoryGB: 8,
+  hostLink: { bandwidthGBs: 12, latencyUs: 10 },
+  fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources, bitstreamLoadMs: 1000 },
+});
+const system = (devices: DeviceSpec[], peerLinks: SystemSpec['peerLinks'] = []): SystemSpec => ({ name: 't', description: '', devices, peerLinks, constraints: {} });
+
+/** An SpMV y = A x over features `f`, in the work counts annotate-cost gives it. */
+function spmv(f: SparseFeatures, id = 'op0', dtype: Dtype = 'f32'): PlanOp {
+  return {
+    id,
+    kind: 'spmv',
+    result: `${id}_y`,
+    dtype,
+    reads: [
+      { value: 'A', from: { kind: 'param' } },
+      { value: 'x', from: { kind: 'param' } },
+    ],
+    items: f.rows,
+    flops: 2 * f.nnz,
+    bytes: f.nnz * 8 + (f.rows + 1) * 4 + f.cols * 4 + f.rows * 4,
+    gathers: f.nnz,
+    resultBytes: f.rows * 4,
+    sparse: f,
+    trips: 1,
+  };
+}
+const features = (rows: number, mean: number, cv: number, max: number, top1: number): SparseFeatures => ({
+  rows,
+  cols: rows,
+  nnz: rows * mean,
+  rowLenMean: mean,
+  rowLenMax: max,
+  rowLenCv: cv,
+  emptyRowFraction: 0,
+  top1PctNnzShare: top1,
+});
+const ms = (op: PlanOp, d: DeviceSpec, variant: string): number => {
+  const v = variantTimes(op, d).find((x) => x.variant === variant);
+  expect(v, `${variant} on ${d.kind}`).toBeDefined();
+  return v!.ms;
+};
+
+describe('GPU SpMV variants and row skew', () => {
+  const uniform = spmv(features(1_000_000, 10, 0, 10, 0.01));
+  const skewed = spmv(features(1_000_000, 10, 3, 5000, 0.2));
+
+  it('row-per-thread slows down with skew (same nnz and rows); merge-path does not', () => {
+    expect(ms(skewed, GPU, 'row-per-thread')).toBeGreaterThan(2 * ms(uniform, GPU, 'row-per-thread'));
+    expect(ms(skewed, GPU, 'merge-path')).toBe(ms(uniform, GPU, 'merge-path'));
+    // So merge-path is the pick on the skewed matrix, not on the uniform one.
+    const best = (op: PlanOp): string => variantTimes(op, GPU).reduce((a, b) => (b.ms < a.ms ? b : a)).variant;
+    expect(best(uniform)).toBe('row-per-thread');
+    expect(best(skewed)).toBe('merge-path');
+  });
+
+  it('for any features: merge-path ignores the skew features, row-per-thread never gets faster with more cv', () => {
+    fc.assert(
+      fc.property(featuresArb(), fc.double({ min: 0, max: 5, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (f, cv2, top1) => {
+        const a = spmv(f);
+        const b = spmv({ ...f, rowLenCv: cv2, top1PctNnzShare: top1, rowLenMax: f.rowLenMax * 3 });
+        expect(ms(b, GPU, 'merge-path')).toBe(ms(a, GPU, 'merge-path'));
+        const lo = spmv({ ...f, rowLenCv: Math.min(f.rowLenCv, cv2) });
+        const hi = spmv({ ...f, rowLenCv: Math.max(f.rowLenCv, cv2) });
+        expect(ms(hi, GPU, 'row-per-thread')).toBeGreaterThanOrEqual(ms(lo, GPU, 'row-per-thread'));
+      }),
+      { seed: 7, numRuns: 200 },
+    );
+  });
+
+  it('warp-per-row beats row-per-thread on long near-uniform rows and loses on very short rows', () => {
+    const long = spmv(features(100_000, 512, 0.1, 600, 0.012));
+    expect(ms(long, GPU, 'warp-per-row')).toBeLessThan(ms(long, GPU, 'row-per-thread'));
+    const short = spmv(features(1_000_000, 2, 0, 2, 0.01));
+    expect(ms(short, GPU, 'warp-per-row')).toBeGreaterThan(4 * ms(short, GPU, 'row-per-thread'));
+    // Perfectly uniform long rows (cv 0, max = mean): the model has no
+    // coalescing term, so the two tie; warp-per-row is never worse there.
+    const exact = spmv(features(100_000, 512, 0, 512, 0.01));
+    expect(ms(exact, GPU, 'warp-per-row')).toBeLessThanOrEqual(ms(exact, GPU, 'row-per-thread'));
+  });
+});
+
+describe('FPGA resources', () => {
+  const f = features(100_000, 10, 0.5, 40, 0.02);
+  const spmm: PlanOp = { ...spmv(f, 'op1'), kind: 'spmm', gathers: f.nnz * 64, flops: 2 * f.nnz * 64, resultBytes: f.rows * 64 * 4 };
+  const scale: PlanOp = { id: 'op2', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: 'op0_y', from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1 };
+  const problem = (ops: PlanOp[]): PlanProblem => ({ kernel: 'k', paramBytes: new Map([['A', f.nnz * 8], ['x', f.rows * 4]]), sparseParams: new Set(['A']), results: [ops[ops.length - 1]!.result], ops });
+  const whole = (p: PlanProblem): { start: number; end: number; device: string; count: number }[] => [{ start: 0, end: p.ops.length, device: 'fpga', count: 1 }];
+
+  it('a stage is infeasible when its designs together exceed the device; exactly enough fits', () => {
+    const justSpmv = system([CPU, fpga({ ...FPGA_RESOURCES.spmv! })]);
+    const one = problem([spmv(f)]);
+    expect(evaluateChoices(justSpmv, one, whole(one))).toBeDefined();
+    // spmv + the stream design of the map: one bitstream needs both.
+    const two = problem([spmv(f), scale]);
+    expect(evaluateChoices(justSpmv, two, whole(two))).toBeUndefined();
+    const out = planPareto(justSpmv, two, { objective: 'throughput', kinds: ['fpga'] });
+    expect(out.pareto).toEqual([]);
+    expect(out.infeasible.join('\n')).toMatch(/kernels (spmv\+stream|stream\+spmv) need \d+ LUT on fpga, which has 220000/);
+    // The spmm design alone does not fit either.
+    const mm = problem([spmm]);
+    expect(evaluateChoices(justSpmv, mm, whole(mm))).toBeUndefined();
+  });
+
+  it('designs that fit one at a time but not together force separate FPGA stages', () => {
+    // 0.6 of a U280: spmv or spmm fits (URAM 384 each), both need 768 > 576.
+    const r = { lut: U280.lut * 0.6, ff: U280.ff * 0.6, bram: U280.bram * 0.6, uram: U280.uram * 0.6, dsp: U280.dsp * 0.6 };
+    const sys = system([CPU, fpga(r, 2)]);
+    const p = problem([spmv(f), { ...spmm, reads: [{ value: 'A', from: { kind: 'param' } }, { value: 'op0_y', from: { kind: 'op', id: 'op0' } }] }]);
+    expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 1 }])).toBeUndefined();
+    expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 2 }])).toBeUndefined();
+    const split = evaluateChoices(sys, p, [
+      { start: 0, end: 1, device: 'fpga', count: 1 },
+      { start: 1, end: 2, device: 'fpga', count: 1 },
+    ]);
+    expect(split).toBeDefined();
+    const only = singleKind(sys, p, 'fpga', { objective: 'throughput' });
+    expect(only?.stages.map((s) => s.ops)).toEqual([['op0'], ['op1']]);
+    expect(only?.stages.map((s) => s.devices)).toEqual([['fpga0'], ['fpga1']]);
+  });
+});
+
+describe('transfers', () => {
+  const F = fpga(U280);
+  const link = { a: 'gpu', b: 'fpga', bandwidthGBs: 10, latencyUs: 10 };
+  const hop = (d: DeviceSpec, bytes: number): number => d.hostLink!.latencyUs / 1e3 + (bytes / (d.hostLink!.bandwidthGBs * 1e9)) * 1e3;
+
+  it('GPU -> FPGA is one hop over a peer link, else the two host hops in turn', () => {
+    const bytes = 64e6;
+    const peer = link.latencyUs / 1e3 + (bytes / (link.bandwidthGBs * 1e9)) * 1e3;
+    const linked = system([CPU, GPU, F], [link]);
+    const bare = system([CPU, GPU, F]);
+    expect(transferMs(linked, GPU, F, bytes)).toBe(peer);
+    expect(transferMs(linked, F, GPU, bytes)).toBe(peer);
+    expect(transferMs(bare, GPU, F, bytes)).toBe(hop(GPU, bytes) + hop(F, bytes));
+    expect(transferMs(bare, F, GPU, bytes)).toBe(hop(F, bytes) + hop(GPU, bytes));
+    // Host ends: one hop, or nothing for host to host.
+    expect(transferMs(bare, undefined, F, bytes)).toBe(hop(F, bytes));
+    expect(transferMs(bare, GPU, CPU, bytes)).toBe(hop(GPU, bytes));
+    expect(transferMs(bare, CPU, undefined, bytes)).toBe(0);
+    expect(transferMs(linked, GPU, F, 0)).toBe(0);
+  });
+
+  it('a stage reading a GPU stage\'s result on the FPGA pays exactly that transfer', () => {
+    const f = features(100_000, 10, 0.5, 40, 0.02);
+    const op0 = spmv(f);
+    const op1: PlanOp = { id: 'op1', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: op0.result, from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1 };
+    const p: PlanProblem = { kernel: 'k', paramBytes: new Map([['A', f.nnz * 8], ['x', f.rows * 4]]), sparseParams: new Set(['A']), results: [], ops: [op0, op1] };
+    const choices = [
+      { start: 0, end: 1, device: 'gpu', count: 1 },
+      { start: 1, end: 2, device: 'fpga', count: 1 },
+    ];
+    const linked = evaluateChoices(system([CPU, GPU, F], [link]), p, choices)!;
+    const bare = evaluateChoices(system([CPU, GPU, F]), p, choices)!;
+    expect(linked.stages[1]!.transferMs).toBe(link.latencyUs / 1e3 + (op0.resultBytes / (link.bandwidthGBs * 1e9)) * 1e3);
+    expect(bare.stages[1]!.transferMs).toBe(hop(GPU, op0.resultBytes) + hop(F, op0.resultBytes));
+    expect(bare.latencyMs).toBeGreaterThan(linked.latencyMs);
+    // The GPU stage itself is unaffected.
+    expect(bare.stages[0]).toEqual(linked.stages[0]);
+  });
+});
+
+describe('dtypes a device cannot run', () => {
+  // peakGflops 0 for a dtype means the device cannot compute in it: an op
+  // with flops in that dtype is infeasible there, while a flop-free op (a
+  // copy) is costed by its bytes alone. Either way no plan is NaN or infinite.
+  it('never yields a NaN or infinite plan, and never computes on that device', () => {
+    const gpuNoF64: DeviceSpec = { ...GPU, peakGflops: { ...GPU.peakGflops, f64: 0 } };
+    const sys = system([gpuNoF64, CPU]);
+    for (const flops of [0, 1e6]) {
+      const p: PlanProblem = {
+        kernel: 'k',
+        paramBytes: new Map([['x', 1e3]]),
+        sparseParams: new Set(),
+        results: ['y'],
+        ops: [{ id: 'op0', kind: 'copy', result: 'y', dtype: 'f64', reads: [{ value: 'x', from: { kind: 'param' } }], items: 1e6, flops, bytes: 1e9, gathers: 0, resultBytes: 1e3, trips: 1 }],
+      };
+      const finite = (m: { periodMs: number; latencyMs: number; energyJ: number }): boolean => [m.periodMs, m.latencyMs, m.energyJ].every(Number.isFinite);
+      const out = planPareto(sys, p, { objective: 'throughput' });
+      expect(out.pareto.length).toBeGreaterThan(0);
+      for (const m of out.pareto) expect(finite(m), `${flops} flops: ${m.periodMs} ms on ${m.stages[0]!.device}`).toBe(true);
+      if (flops > 0) for (const m of out.pareto) expect(m.stages[0]!.device).toBe('cpu');
+      const g = singleKind(sys, p, 'gpu', { objective: 'throughput' });
+      if (g) expect(finite(g)).toBe(true);
+      expect(finite(heft(sys, p, 'throughput')!)).toBe(true);
+    }
+  });
+});
