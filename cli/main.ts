@@ -20,6 +20,16 @@ import type { RunOptions } from './run.js';
 const DEFAULT_PLAN_SYSTEM = 'paper-2g2f';
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+interface IrOptions {
+  printIrAfter: string[];
+  printIrAfterAll?: boolean;
+  kernel?: string;
+  input: string[];
+  param: string[];
+  system?: string;
+  objective?: string;
+}
 const out = (s: string): void => void process.stdout.write(s);
 const err = (s: string): void => void process.stderr.write(s);
 
@@ -50,17 +60,23 @@ export function buildProgram(): Command {
     .option('--print-ir-after <pass>', `print the IR after this pass (repeatable or comma-separated; '${LOWER_STAGE}' is the checker's output; passes: ${DEFAULT_PIPELINE.join(', ')})`, collect, [])
     .option('--print-ir-after-all', 'print the IR after the checker and after every pass')
     .option('--kernel <name>', 'only this kernel')
-    .action((file: string, o: { printIrAfter: string[]; printIrAfterAll?: boolean; kernel?: string }) => {
+    .option('--input <NAME=PATH>', 'data for the partition pass: with inputs, the pipeline ends with partition (repeatable)', collect, [])
+    .option('--param <NAME=VALUE>', 'a scalar parameter or dim for the partition pass (repeatable)', collect, [])
+    .option('--system <FILE|PRESET>', `system for the partition pass (default ${DEFAULT_PLAN_SYSTEM})`)
+    .option('--objective <name>', 'objective of the partition pass (default throughput)')
+    .action(async (file: string, o: IrOptions) => {
       const p = loadProgram(file);
+      const extra = o.input.length > 0 ? [await (await import('./ir-partition.js')).partitionFor(p, file, o)] : [];
       const stages = o.printIrAfter.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
       if (o.printIrAfterAll && stages.length > 0) throw usage('give either --print-ir-after or --print-ir-after-all, not both');
       if (!o.printIrAfterAll && stages.length === 0) {
-        out(printModule(onlyKernel(optimise(p), file, o.kernel)));
+        out(printModule(onlyKernel(optimise(p, { extra }), file, o.kernel)));
         return;
       }
       if (o.kernel !== undefined) selectKernel(p.module, file, o.kernel);
       const dumps: string[] = [];
       optimise(p, {
+        extra,
         printAfter: o.printIrAfterAll ? 'all' : new Set(stages),
         dump: (stage, text) => {
           const m = o.kernel === undefined ? text : printModule(onlyKernel(parseModule(text), file, o.kernel));

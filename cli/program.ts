@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { compileSource } from '../frontend/compile.js';
 import { DiagnosticError, fileSpan, makeDiagnostic } from '../ir/diagnostics.js';
 import { findKernel, type Kernel, type Module } from '../ir/module.js';
-import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
+import { DEFAULT_PIPELINE, runPipeline, type Pass } from '../passes/index.js';
 import { fsReason } from '../runtime/io/files.js';
 import { CliError, DiagnosticsFailure } from './errors.js';
 
@@ -32,11 +32,14 @@ export function loadProgram(file: string): LoadedProgram {
 export interface PipelineDump {
   printAfter?: ReadonlySet<string> | 'all';
   dump?: (stage: string, text: string) => void;
+  /** Passes to run after the default pipeline (partition, built for some data). */
+  extra?: readonly Pass[];
 }
 
 export function optimise(p: LoadedProgram, d: PipelineDump = {}): Module {
+  const { extra, ...dump } = d;
   try {
-    return runPipeline(p.module, { passes: DEFAULT_PIPELINE, ...d });
+    return runPipeline(p.module, { passes: [...DEFAULT_PIPELINE, ...(extra ?? [])], ...dump });
   } catch (e) {
     if (e instanceof DiagnosticError) throw new DiagnosticsFailure(e.diagnostics, p.source);
     throw e;

@@ -39,6 +39,10 @@ export const COMMON_ATTRS: Record<string, AttrKind> = {
   flops: 'string',
   bytes: 'string',
   gathers: 'string',
+  /** From the partition pass: pipeline stage, device instances, kernel variant. */
+  stage: 'number',
+  devices: 'string[]',
+  variant: 'string',
 };
 
 const CORE_ATTRS: Record<string, AttrKind> = {

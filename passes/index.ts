@@ -15,4 +15,5 @@ if (registeredPasses().length === 0) {
 export const DEFAULT_PIPELINE = ['infer-types', 'classify', 'fuse-elementwise', 'annotate-cost'] as const;
 
 export * from './manager.js';
+export type { Pass } from './manager.js';
 export { classifyOp } from './classify.js';

@@ -35,7 +35,8 @@ export function registeredPasses(): Pass[] {
 export const LOWER_STAGE = 'lower';
 
 export interface PipelineOptions {
-  passes: readonly string[];
+  /** Registered pass names, or pass objects built for one call (such as partition). */
+  passes: readonly (string | Pass)[];
   /** Stage names after which to dump the IR ('lower' is the checker's output), or 'all'. */
   printAfter?: ReadonlySet<string> | 'all';
   dump?: (stage: string, text: string) => void;
@@ -51,14 +52,16 @@ export function unknownPassError(name: string): DiagnosticError {
 export function runPipeline(input: Module, opts: PipelineOptions): Module {
   const wants = (stage: string): boolean => opts.printAfter === 'all' || (opts.printAfter?.has(stage) ?? false);
   if (opts.printAfter && opts.printAfter !== 'all') {
-    for (const s of opts.printAfter) if (s !== LOWER_STAGE && !opts.passes.includes(s)) throw unknownPassError(s);
+    const names = opts.passes.map((p) => (typeof p === 'string' ? p : p.name));
+    for (const s of opts.printAfter) if (s !== LOWER_STAGE && !names.includes(s)) throw unknownPassError(s);
   }
   if (wants(LOWER_STAGE)) opts.dump?.(LOWER_STAGE, printModule(input));
   let m = input;
   let typed = false;
-  for (const name of opts.passes) {
-    const pass = registry.get(name);
-    if (!pass) throw unknownPassError(name);
+  for (const entry of opts.passes) {
+    const pass = typeof entry === 'string' ? registry.get(entry) : entry;
+    if (!pass) throw unknownPassError(String(entry));
+    const name = pass.name;
     m = pass.run(cloneModule(m));
     typed ||= pass.typesKnownAfter === true;
     if (opts.verify !== false) {

@@ -1,0 +1,22 @@
+/** The partition pass for `dype ir --input ...`: the data's features and the system, bound for one kernel. */
+import { partitionPass } from '../passes/partition.js';
+import type { Pass } from '../passes/index.js';
+import type { Tensor } from '../runtime/tensor.js';
+import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { boundDims, loadSystem, parseObjective, sparseFeatures } from './planning.js';
+import { DEFAULT_PLAN_SYSTEM } from './plan.js';
+import { optimise, selectKernel, type LoadedProgram } from './program.js';
+
+export function partitionFor(p: LoadedProgram, file: string, o: { kernel?: string; input: string[]; param: string[]; system?: string; objective?: string }): Pass {
+  const kernel = selectKernel(optimise(p), file, o.kernel);
+  const scalars = new Map(parseAssignments(o.param, '--param').map((a) => [a.name, parseScalar(a.name, a.value)]));
+  const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
+  const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
+  const system = loadSystem({ ...(o.system !== undefined ? { system: o.system } : {}) }, DEFAULT_PLAN_SYSTEM);
+  return partitionPass({
+    system,
+    binding: { sparse: sparseFeatures(kernel, tensors), dims: boundDims(kernel, tensors, scalars), scalars },
+    objective: parseObjective(o.objective),
+    kernel: kernel.name,
+  });
+}
