@@ -1,0 +1,78 @@
+/** `dype plan` and `dype run --json` from the command line (spawns dist/cli/main.js, built by npm test). */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const M = join(root, '..', 'shared', 'data', 'matrices');
+const dype = (...args: string[]) => spawnSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], { cwd: root, encoding: 'utf8' });
+const gcn = ['examples/gcn.dy', '--input', `A=${join(M, 'ca-GrQc.mtx')}`, '--param', 'f=64', '--param', 'h=64', '--param', 'c=16'];
+
+describe('dype plan', () => {
+  it('prints the Pareto set with baselines', () => {
+    const r = dype('plan', ...gcn, '--system', 'paper-2g2f');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Pareto-optimal mappings');
+    for (const b of ['gpu-only', 'static', 'heft']) expect(r.stdout).toContain(b);
+  });
+  it('--json follows the contract', () => {
+    const r = dype('plan', ...gcn, '--system', 'paper-1g1f', '--objective', 'energy', '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j).toMatchObject({ kernel: 'gcn', system: 'paper-1g1f', objective: 'energy' });
+    expect(typeof j.plan_ms).toBe('number');
+    expect(j.features.A).toMatchObject({ rows: 5242, nnz: 28980 });
+    expect(j.pareto.length).toBeGreaterThan(0);
+    for (const m of j.pareto) {
+      expect(m.stages.length).toBeGreaterThan(0);
+      for (const s of m.stages) expect(s).toMatchObject({ ops: expect.any(Array), devices: expect.any(Array) });
+      for (const k of ['period_ms', 'latency_ms', 'energy_j']) expect(m[k]).toBeGreaterThan(0);
+    }
+    const energies = j.pareto.map((m: { energy_j: number }) => m.energy_j);
+    expect(energies[0]).toBe(Math.min(...energies));
+    for (const b of ['gpu-only', 'static', 'heft']) for (const k of ['period_ms', 'latency_ms', 'energy_j']) expect(j.baselines[b][k]).toBeGreaterThan(0);
+  });
+  it('--no-p2p never makes the best period shorter', () => {
+    const a = JSON.parse(dype('plan', ...gcn, '--json').stdout);
+    const b = JSON.parse(dype('plan', ...gcn, '--json', '--no-p2p').stdout);
+    expect(b.pareto[0].period_ms).toBeGreaterThanOrEqual(a.pareto[0].period_ms);
+  });
+  it('an infeasible power cap is one clear error, exit 1', () => {
+    const r = dype('plan', ...gcn, '--power-cap', '50');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/error DY3030: no mapping meets power cap 50 W: the cheapest needs \d+ W/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+  it('a bad system file is one clear error naming file, line and field, exit 1', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dype-sys-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{\n  "name": "x",\n  "description": "y",\n  "devices": [\n    { "id": "cpu", "kind": "cpu", "name": "c", "count": 1, "peakGflops": { "f32": 1, "f64": 1, "i32": 1, "i64": 1 }, "memBandwidthGBs": -3, "launchOverheadUs": 1, "idlePowerW": 1, "activePowerW": 2, "memoryGB": 1 }\n  ]\n}\n');
+    const r = dype('plan', ...gcn, '--system', bad);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${bad}:5:`);
+    expect(r.stderr).toContain('memBandwidthGBs');
+    const m = dype('plan', ...gcn, '--system', join(dir, 'missing.json'));
+    expect(m.status).toBe(1);
+    expect(m.stderr).toContain('DY3010');
+  });
+  it('a missing dim is one clear error', () => {
+    const r = dype('plan', 'examples/gcn.dy', '--input', `A=${join(M, 'ca-GrQc.mtx')}`);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/DY3013: dim 'f' is not bound/);
+  });
+});
+
+describe('dype run --json', () => {
+  it('fills features, partition and predicted', () => {
+    const r = dype('run', 'examples/spmv.dy', '--input', `A=${join(M, 'bcsstk13.mtx')}`, '--input', 'x=@random', '--json', '--system', 'paper-1g1f');
+    expect(r.status, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.features.A).toMatchObject({ rows: 2003, nnz: 83883 });
+    expect(j.features.A.rowLenCv).toBeGreaterThan(0);
+    expect(j.partition.stages[0].ops).toEqual(['op0']);
+    expect(j.predicted.latency_ms).toBeGreaterThan(0);
+  });
+});
