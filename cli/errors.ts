@@ -3,7 +3,7 @@
  * bad data) with diagnostics on stderr, 2 for bad usage. Internal errors are
  * reported as such, never dressed up as user errors.
  */
-import { DiagnosticError, formatDiagnostics, type Diagnostic } from '../ir/diagnostics.js';
+import { DiagnosticError, formatDiagnostic, formatDiagnostics, type Diagnostic } from '../ir/diagnostics.js';
 import { InputError } from '../runtime/errors.js';
 
 /** A user error that has already been described; carries the exit code. */
@@ -20,6 +20,8 @@ export class DiagnosticsFailure extends Error {
   constructor(
     public readonly diagnostics: Diagnostic[],
     public readonly source?: string,
+    /** The file `source` is the text of; only diagnostics in it quote it. */
+    public readonly file?: string,
   ) {
     super('diagnostics');
   }
@@ -32,7 +34,7 @@ export function usage(message: string): CliError {
 /** Prints the error and returns the exit code. */
 export function report(err: unknown, stderr: (s: string) => void): number {
   if (err instanceof DiagnosticsFailure) {
-    stderr(formatDiagnostics(err.diagnostics, err.source) + '\n');
+    stderr(err.diagnostics.map((d) => formatDiagnostic(d, d.span.file === err.file ? err.source : undefined)).join('\n') + '\n');
     const n = err.diagnostics.filter((d) => d.severity === 'error').length;
     if (n > 1) stderr(`${n} errors\n`);
     return 1;

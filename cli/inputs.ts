@@ -11,7 +11,7 @@ import { toCoo, toCsc, toCsr, toDense } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import type { MtxData } from '../runtime/io/mtx-data.js';
 import { Rng, seedFor } from '../runtime/random.js';
-import type { Tensor } from '../runtime/tensor.js';
+import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
 import { usage } from './errors.js';
 
 export interface Assignment {
@@ -32,14 +32,14 @@ export function parseAssignments(items: readonly string[], flag: string): Assign
   return out;
 }
 
-export function parseScalar(name: string, text: string): number {
+export function parseScalar(name: string, text: string, where = `--param ${name}`): number {
   const t = text.trim().toLowerCase();
   if (t === 'true') return 1;
   if (t === 'false') return 0;
   if (t === 'inf' || t === '+inf') return Infinity;
   if (t === '-inf') return -Infinity;
   const v = t === '' ? NaN : Number(t);
-  if (Number.isNaN(v)) throw new InputError('DY3015', `--param ${name}`, undefined, `expected a number, true/false or inf, got '${text}'`);
+  if (Number.isNaN(v)) throw new InputError('DY3015', where, undefined, `expected a number, true/false or inf, got '${text}'`);
   return v;
 }
 
@@ -79,9 +79,11 @@ function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<strin
     if (d.kind === 'lit') return d.value;
     const v = dims.get(d.name);
     if (v === undefined) throw new InputError('DY3013', where, undefined, `cannot size ${spec}: dim '${d.name}' is bound by no file input; pass --param ${d.name}=N`);
+    if (!Number.isSafeInteger(v) || v < 0) throw new InputError('DY3015', `--param ${d.name}`, undefined, `dim '${d.name}' must be a non-negative integer, got ${v}`);
     return v;
   });
   const size = shape.reduce((a, b) => a * b, 1);
+  if (size > MAX_ELEMENTS) throw new InputError('DY3031', where, undefined, `${spec} for ${p.type.format}<${p.type.dtype}>[${shape.join(', ')}] would hold ${size} elements; at most ${MAX_ELEMENTS} fit`);
   const data = new Float64Array(size);
   const [gen, arg] = spec.slice(1).split(':', 2) as [string, string | undefined];
   const intLike = p.type.dtype !== 'f32' && p.type.dtype !== 'f64';
@@ -93,7 +95,7 @@ function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<strin
   } else if (gen === 'ones') data.fill(1);
   else if (gen === 'zeros') data.fill(0);
   else if (gen === 'const') {
-    const v = arg === undefined ? NaN : parseScalar(name, arg);
+    const v = arg === undefined ? NaN : parseScalar(name, arg, where);
     data.fill(v);
   } else if (gen === 'source') {
     const at = arg === undefined ? NaN : Number(arg);

@@ -124,6 +124,10 @@ export function buildProgram(): Command {
 
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
+  if (argv.length === 0) {
+    err(program.helpInformation());
+    return 2;
+  }
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
     return 0;

@@ -25,7 +25,7 @@ export function readSource(file: string): string {
 export function loadProgram(file: string): LoadedProgram {
   const source = readSource(file);
   const r = compileSource(source, file);
-  if (!r.module) throw new DiagnosticsFailure(r.diagnostics, source);
+  if (!r.module) throw new DiagnosticsFailure(r.diagnostics, source, file);
   return { file, source, module: r.module };
 }
 
@@ -41,7 +41,7 @@ export function optimise(p: LoadedProgram, d: PipelineDump = {}): Module {
   try {
     return runPipeline(p.module, { passes: [...DEFAULT_PIPELINE, ...(extra ?? [])], ...dump });
   } catch (e) {
-    if (e instanceof DiagnosticError) throw new DiagnosticsFailure(e.diagnostics, p.source);
+    if (e instanceof DiagnosticError) throw new DiagnosticsFailure(e.diagnostics, p.source, p.file);
     throw e;
   }
 }

@@ -2,6 +2,7 @@
  * `dype run`: compile, bind inputs, execute with the chosen backend, time the
  * kernel (one warm-up, then the median of --repeat runs), write outputs.
  */
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { interpretKernel } from '../interp/interpret.js';
 import { InputError } from '../runtime/errors.js';
@@ -53,6 +54,9 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
   const inputs = parseAssignments(o.input, '--input');
   const outs = parseAssignments(o.out, '--out');
   const params = parseAssignments(o.param, '--param');
+  const targets = outs.map((a) => resolve(a.value));
+  const clash = targets.findIndex((t, i) => targets.indexOf(t) !== i);
+  if (clash >= 0) throw usage(`--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`);
   const program = loadProgram(file);
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);

@@ -6,7 +6,7 @@
 import type { Kernel } from '../ir/module.js';
 import { dimToString, isIntDtype, type TensorType } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
-import type { Tensor } from '../runtime/tensor.js';
+import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
 import { fromTensor, type Val } from './values.js';
 
 export interface KernelInputs {
@@ -95,6 +95,8 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
     let val = fromTensor(t);
     if (val.kind === 'dense') val = { kind: 'dense', shape, data: val.data };
     else if (p.type.format === 'dense') {
+      if (shape[0]! * shape[1]! > MAX_ELEMENTS)
+        throw new InputError('DY3031', src(p.name), undefined, `'${p.name}' is dense: ${shape[0]} x ${shape[1]} would hold ${shape[0]! * shape[1]!} elements; at most ${MAX_ELEMENTS} fit`);
       const data = new Float64Array(shape[0]! * shape[1]!);
       const pat = val.pattern;
       for (let e = 0; e < pat.ri.length; e++) data[pat.ri[e]! * pat.cols + pat.ci[e]!] = val.values[e]!;

@@ -15,7 +15,7 @@ import { indexRanges, resolveDtypes, type ValueInfo } from '../ir/infer.js';
 import type { Kernel, Op } from '../ir/module.js';
 import { isIntDtype, type Dim, type Dtype } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
-import type { Tensor } from '../runtime/tensor.js';
+import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
 import { bindInputs, type KernelInputs } from './bind.js';
 import { groupingOf, lookup, toTensor, type Pattern, type SparseVal, type Val } from './values.js';
 
@@ -321,7 +321,7 @@ interface CompiledOp {
   run(env: ReadonlyMap<string, Val>): Val;
 }
 
-function compileOp(info: OpInfo, dims: ReadonlyMap<string, number>): CompiledOp {
+function compileOp(info: OpInfo, dims: ReadonlyMap<string, number>, kernel: string): CompiledOp {
   const oc = new OpCompiler(info, dims);
   const { op, type, sparsity } = info;
   let lhsLoad: Load | undefined;
@@ -336,7 +336,13 @@ function compileOp(info: OpInfo, dims: ReadonlyMap<string, number>): CompiledOp 
   const nSlots = oc.slots.size;
   return {
     run(env) {
-      const ctx: Ctx = { idx: new Float64Array(nSlots), cur: new Int32Array(oc.iters.length), vals: oc.operands.map((n) => env.get(n)!) };
+      const vals = oc.operands.map((n) => {
+        const v = env.get(n);
+        // The checker accepts a value assigned only inside a repeat; with zero trips it never exists.
+        if (!v) throw new InputError('DY3015', `kernel ${kernel}`, undefined, `'${n}' was never computed: the repeat that assigns it ran zero times`);
+        return v;
+      });
+      const ctx: Ctx = { idx: new Float64Array(nSlots), cur: new Int32Array(oc.iters.length), vals };
       if (oc.lhsIter) {
         const src = ctx.vals[oc.lhsIter.operand] as SparseVal;
         const p = src.pattern;
@@ -352,6 +358,8 @@ function compileOp(info: OpInfo, dims: ReadonlyMap<string, number>): CompiledOp 
         return { kind: 'sparse', pattern: p, values };
       }
       const size = lhsRanges.reduce((a, b) => a * b, 1);
+      if (size > MAX_ELEMENTS)
+        throw new InputError('DY3031', `kernel ${kernel}`, undefined, `'${op.result}' is dense [${lhsRanges.join(', ')}]: ${size} elements; at most ${MAX_ELEMENTS} fit`);
       const data = new Float64Array(size);
       const rank = lhsSlots.length;
       const pos = new Array<number>(rank).fill(0);
@@ -392,7 +400,7 @@ export function interpretKernel(k: Kernel, inputs: KernelInputs): InterpretResul
         continue;
       }
       let c = compiled.get(op.id);
-      if (!c) compiled.set(op.id, (c = compileOp(facts.ops.get(op.id)!, dims)));
+      if (!c) compiled.set(op.id, (c = compileOp(facts.ops.get(op.id)!, dims, k.name)));
       env.set(op.result, c.run(env));
     }
   };

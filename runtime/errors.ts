@@ -33,6 +33,7 @@ export const DATA_ERROR_CODES = {
   DY3025: 'device has fields that do not fit its kind',
   DY3026: 'redundant peer link',
   DY3030: 'no mapping meets the constraints',
+  DY3031: 'tensor too large to hold',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

@@ -44,6 +44,13 @@ export interface CooMatrix {
 }
 
 export type SparseMatrix = CsrMatrix | CscMatrix | CooMatrix;
+
+/**
+ * The most elements one array may hold: dense tensors, and the row (column)
+ * pointers of CSR (CSC). 2^28 float64 values are 2 GiB; anything larger is
+ * refused with DY3031 rather than crashing the allocator.
+ */
+export const MAX_ELEMENTS = 2 ** 28;
 export type Tensor = DenseTensor | SparseMatrix;
 
 export function nnzOf(m: SparseMatrix): number {

@@ -4,7 +4,8 @@
  * Results never share arrays with their input.
  */
 
-import type { CooMatrix, CscMatrix, CsrMatrix, DenseTensor, SparseMatrix } from '../tensor.js';
+import { InputError } from '../errors.js';
+import { MAX_ELEMENTS, type CooMatrix, type CscMatrix, type CsrMatrix, type DenseTensor, type SparseMatrix } from '../tensor.js';
 import type { MtxCoordinate, MtxData } from './mtx-data.js';
 import { duplicateError, sortEntries } from './order.js';
 
@@ -31,6 +32,8 @@ function ordered(m: MtxCoordinate, byRow: boolean, file: string): { perm: Int32A
   const [major, nMajor, minor, nMinor] = byRow
     ? [m.rowIdx, m.rows, m.colIdx, m.cols]
     : [m.colIdx, m.cols, m.rowIdx, m.rows];
+  if (nMajor + 1 > MAX_ELEMENTS)
+    throw new InputError('DY3031', file, undefined, `${m.rows} x ${m.cols} has too many ${byRow ? 'rows' : 'columns'} for compressed storage (at most ${MAX_ELEMENTS - 1})`);
   const sorted = sortEntries(major, nMajor, minor, nMinor);
   const { perm } = sorted;
   for (let k = 1; k < perm.length; k++) {
@@ -77,6 +80,8 @@ export function toCoo(m: MtxData, file: string = m.file ?? '<matrix>'): CooMatri
 
 /** Dense rows x cols tensor (row-major); coordinate data is checked for duplicates first. */
 export function toDense(m: MtxData, file: string = m.file ?? '<matrix>'): DenseTensor {
+  if (m.rows * m.cols > MAX_ELEMENTS)
+    throw new InputError('DY3031', file, undefined, `a dense ${m.rows} x ${m.cols} tensor would hold ${m.rows * m.cols} elements; at most ${MAX_ELEMENTS} fit`);
   if (m.kind === 'array') return { format: 'dense', shape: [m.rows, m.cols], data: m.data.slice() };
   return sparseToDense(toCoo(m, file));
 }

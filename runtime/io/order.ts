@@ -32,9 +32,22 @@ export function countingSort(keys: Int32Array, nKeys: number, order: Int32Array 
   return { perm, ptr };
 }
 
-/** Orders entries by `major` then `minor` (two stable counting passes); ptr is indexed by major. */
+/** A minor dimension much larger than the entries is sorted by comparison, so memory stays O(nnz). */
+function sparseKeys(nKeys: number, n: number): boolean {
+  return nKeys > 8 * n + 65536;
+}
+
+/** Entry indices ordered by key (stable), by comparison: O(n log n) time, O(n) memory. */
+function comparisonOrder(keys: Int32Array): Int32Array {
+  const perm = new Int32Array(keys.length);
+  for (let i = 0; i < perm.length; i++) perm[i] = i;
+  return perm.sort((a, b) => keys[a]! - keys[b]! || a - b);
+}
+
+/** Orders entries by `major` then `minor` (stable); ptr is indexed by major, so O(nMajor) memory is needed anyway. */
 export function sortEntries(major: Int32Array, nMajor: number, minor: Int32Array, nMinor: number): Bucketed {
-  return countingSort(major, nMajor, countingSort(minor, nMinor).perm);
+  const byMinor = sparseKeys(nMinor, minor.length) ? comparisonOrder(minor) : countingSort(minor, nMinor).perm;
+  return countingSort(major, nMajor, byMinor);
 }
 
 /**
@@ -48,6 +61,18 @@ export function findDuplicate(
   rows: number,
   cols: number,
 ): [number, number] | null {
+  if (sparseKeys(rows + cols, rowIdx.length)) {
+    // Huge declared dims with few entries: compare sorted neighbours instead of marking columns.
+    const perm = new Int32Array(rowIdx.length);
+    for (let i = 0; i < perm.length; i++) perm[i] = i;
+    perm.sort((a, b) => rowIdx[a]! - rowIdx[b]! || colIdx[a]! - colIdx[b]! || a - b);
+    for (let k = 1; k < perm.length; k++) {
+      const a = perm[k - 1]!;
+      const b = perm[k]!;
+      if (rowIdx[a] === rowIdx[b] && colIdx[a] === colIdx[b]) return [a, b];
+    }
+    return null;
+  }
   const { perm, ptr } = countingSort(rowIdx, rows);
   const last = new Int32Array(cols).fill(-1);
   for (let r = 0; r < rows; r++) {
