@@ -29,13 +29,22 @@ export interface StageChoice {
   count: number;
 }
 
+interface StagePick {
+  choice: StageChoice;
+  /** Index of the device in the system. */
+  s: number;
+  ev: StageEval;
+  timeMs: number;
+  periodMs: number;
+  edyn: number;
+}
+
 interface Label {
   period: number;
   latency: number;
   edyn: number;
   parent: Label | undefined;
-  choice: StageChoice | undefined;
-  stage: Stage | undefined;
+  pick: StagePick | undefined;
 }
 
 export function idlePowerW(sys: SystemSpec): number {
@@ -79,7 +88,9 @@ class Planner {
   readonly writers: Map<string, string>;
   readonly idle: number;
   private readonly cache = new Map<string, StageEval>();
+  private readonly externalReads = new Map<number, string[]>();
   readonly opById: Map<string, PlanOp>;
+  readonly index: Map<string, number>;
 
   constructor(
     readonly sys: SystemSpec,
@@ -91,31 +102,59 @@ class Planner {
     this.writers = lastWriters(p);
     this.idle = idlePowerW(sys);
     this.opById = new Map(p.ops.map((o) => [o.id, o]));
+    this.index = new Map(p.ops.map((o, i) => [o.id, i]));
   }
 
-  stageFor(choice: StageChoice, used: readonly number[], where: ReadonlyMap<string, number>): { stage: Stage; edyn: number } | { why: string } {
-    const s = this.sys.devices.findIndex((d) => d.id === choice.device);
+  /** Producer ops that a stage over [start, end) reads from before it (cached per range). */
+  private external(start: number, end: number): string[] {
+    const key = start * 4096 + end;
+    let ids = this.externalReads.get(key);
+    if (!ids) {
+      const set = new Set<string>();
+      for (let i = start; i < end; i++)
+        for (const r of this.p.ops[i]!.reads) if (r.from.kind === 'op' && this.index.get(r.from.id)! < start) set.add(r.from.id);
+      this.externalReads.set(key, (ids = [...set]));
+    }
+    return ids;
+  }
+
+  /** Cost of a stage choice given where earlier values live; the Stage object itself is built only for final mappings. */
+  stageFor(choice: StageChoice, s: number, where: ReadonlyMap<string, number>): StagePick | { why: string } {
     const dev = this.sys.devices[s]!;
-    const ops = this.p.ops.slice(choice.start, choice.end);
-    const ctx: StageContext = {
-      sys: this.sys,
-      problem: this.p,
-      producerDevice: (id) => {
-        const at = where.get(id);
-        return at === undefined ? undefined : this.sys.devices[at];
-      },
-      lastWriter: this.writers,
-      opById: this.opById,
-    };
     // A stage's cost depends only on its ops, device, count and where its inbound values come from.
-    const inbound = ops.flatMap((o) => o.reads.flatMap((r) => (r.from.kind === 'op' && where.has(r.from.id) ? [`${r.from.id}@${where.get(r.from.id)}`] : [])));
-    const key = `${choice.start}:${choice.end}:${s}:${choice.count}:${inbound.join(',')}`;
+    let key = `${choice.start}:${choice.end}:${s}:${choice.count}`;
+    for (const id of this.external(choice.start, choice.end)) key += `,${where.get(id) ?? -1}`;
     let ev = this.cache.get(key);
-    if (!ev) this.cache.set(key, (ev = evalStage(ctx, ops, dev, choice.count)));
+    if (!ev) {
+      const ctx: StageContext = {
+        sys: this.sys,
+        problem: this.p,
+        producerDevice: (id) => {
+          const at = where.get(id);
+          return at === undefined ? undefined : this.sys.devices[at];
+        },
+        lastWriter: this.writers,
+        opById: this.opById,
+      };
+      this.cache.set(key, (ev = evalStage(ctx, this.p.ops.slice(choice.start, choice.end), dev, choice.count)));
+    }
     if (!ev.ok) return { why: ev.why! };
-    const first = used[s]!;
-    const stage: Stage = {
-      ops: ops.map((o) => o.id),
+    return {
+      choice,
+      s,
+      ev,
+      timeMs: ev.computeMs + ev.inMs + ev.outMs,
+      periodMs: Math.max(ev.computeMs, ev.inMs, ev.outMs),
+      // Devices draw active power while their kernels run; DMA traffic is not charged beyond idle.
+      edyn: (ev.computeMs / 1e3) * choice.count * (dev.activePowerW - dev.idlePowerW),
+    };
+  }
+
+  makeStage(pick: StagePick, first: number): Stage {
+    const dev = this.sys.devices[pick.s]!;
+    const { choice, ev } = pick;
+    return {
+      ops: this.p.ops.slice(choice.start, choice.end).map((o) => o.id),
       device: dev.id,
       kind: dev.kind,
       count: choice.count,
@@ -123,11 +162,9 @@ class Planner {
       variants: ev.variants,
       computeMs: ev.computeMs,
       transferMs: ev.inMs + ev.outMs,
-      timeMs: ev.computeMs + ev.inMs + ev.outMs,
-      periodMs: Math.max(ev.computeMs, ev.inMs, ev.outMs),
+      timeMs: pick.timeMs,
+      periodMs: pick.periodMs,
     };
-    // Devices draw active power while their kernels run; DMA traffic is not charged beyond idle.
-    return { stage, edyn: (ev.computeMs / 1e3) * choice.count * (dev.activePowerW - dev.idlePowerW) };
   }
 
   /** Devices a stage may use next: allowed kinds with free instances. */
@@ -138,8 +175,14 @@ class Planner {
   }
 
   finish(l: Label, used: readonly number[]): Mapping {
-    const stages: Stage[] = [];
-    for (let c: Label | undefined = l; c?.stage; c = c.parent) stages.unshift(c.stage);
+    const picks: Label[] = [];
+    for (let c: Label | undefined = l; c?.pick; c = c.parent) picks.unshift(c);
+    const taken = this.sys.devices.map(() => 0);
+    const stages = picks.map((c) => {
+      const st = this.makeStage(c.pick!, taken[c.pick!.s]!);
+      taken[c.pick!.s]! += c.pick!.choice.count;
+      return st;
+    });
     return { stages, periodMs: l.period, latencyMs: l.latency, energyJ: l.edyn + (l.period / 1e3) * this.idle, powerW: peakPowerW(this.sys, used) };
   }
 }
@@ -173,7 +216,7 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
   type State = { used: number[]; where: Map<string, number>; labels: Label[] };
   const states: Map<string, State>[] = Array.from({ length: n + 1 }, () => new Map());
   const keyOf = (used: number[], where: Map<string, number>): string => `${used.join(',')}|${[...where].sort().map(([k, v]) => `${k}@${v}`).join(',')}`;
-  const start: State = { used: sys.devices.map(() => 0), where: new Map(), labels: [{ period: 0, latency: 0, edyn: 0, parent: undefined, choice: undefined, stage: undefined }] };
+  const start: State = { used: sys.devices.map(() => 0), where: new Map(), labels: [{ period: 0, latency: 0, edyn: 0, parent: undefined, pick: undefined }] };
   states[0]!.set(keyOf(start.used, start.where), start);
   let count = 0;
   for (let i = 0; i < n; i++) {
@@ -184,7 +227,7 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
         for (const { s, dev, free } of pl.options(st.used)) {
           for (let k = 1; k <= free; k++) {
             const choice: StageChoice = { start: i, end: j, device: dev.id, count: k };
-            const r = pl.stageFor(choice, st.used, st.where);
+            const r = pl.stageFor(choice, s, st.where);
             if ('why' in r) {
               note(r.why);
               continue;
@@ -194,13 +237,13 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
             const power = peakPowerW(sys, used);
             const where = new Map<string, number>();
             for (const id of pl.live[j]!) {
-              const at = st.where.get(id) ?? (r.stage.ops.includes(id) ? s : undefined);
+              const at = st.where.get(id) ?? (pl.index.get(id)! >= i && pl.index.get(id)! < j ? s : undefined);
               if (at !== undefined) where.set(id, at);
             }
             const key = keyOf(used, where);
             let next = states[j]!.get(key);
             for (const l of st.labels) {
-              const lab: Label = { period: Math.max(l.period, r.stage.periodMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice, stage: r.stage };
+              const lab: Label = { period: Math.max(l.period, r.periodMs), latency: l.latency + r.timeMs, edyn: l.edyn + r.edyn, parent: l, pick: r };
               if (opts.latencyBoundMs !== undefined && lab.latency > opts.latencyBoundMs) {
                 note(`latency ${lab.latency.toFixed(3)} ms exceeds the bound ${opts.latencyBoundMs} ms`);
                 continue;
@@ -264,15 +307,15 @@ export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readon
   const pl = new Planner(sys, p, { objective: 'throughput' });
   const used = sys.devices.map(() => 0);
   const where = new Map<string, number>();
-  let l: Label = { period: 0, latency: 0, edyn: 0, parent: undefined, choice: undefined, stage: undefined };
+  let l: Label = { period: 0, latency: 0, edyn: 0, parent: undefined, pick: undefined };
   for (const c of choices) {
     const s = sys.devices.findIndex((d) => d.id === c.device);
     if (s < 0 || used[s]! + c.count > sys.devices[s]!.count) return undefined;
-    const r = pl.stageFor(c, used, where);
+    const r = pl.stageFor(c, s, where);
     if ('why' in r) return undefined;
     used[s]! += c.count;
-    for (const id of r.stage.ops) where.set(id, s);
-    l = { period: Math.max(l.period, r.stage.periodMs), latency: l.latency + r.stage.timeMs, edyn: l.edyn + r.edyn, parent: l, choice: c, stage: r.stage };
+    for (let i = c.start; i < c.end; i++) where.set(p.ops[i]!.id, s);
+    l = { period: Math.max(l.period, r.periodMs), latency: l.latency + r.timeMs, edyn: l.edyn + r.edyn, parent: l, pick: r };
   }
   return pl.finish(l, used);
 }
