@@ -37,7 +37,8 @@ export const COMMON_ATTRS: Record<string, AttrKind> = {
   /** Symbolic work counts from annotate-cost, over feature symbols such as nnz(A) and dims. */
   items: 'string',
   flops: 'string',
-  bytes: 'string',
+  reads: 'string',
+  writes: 'string',
   gathers: 'string',
   /** From the partition pass: pipeline stage, device instances, kernel variant. */
   stage: 'number',

@@ -3,7 +3,8 @@
  * data features and dims, for the cost models of the planner:
  *   items   positions computed (result elements, or stored entries of a sparse result)
  *   flops   arithmetic operations, reductions' combines included
- *   bytes   compulsory memory traffic: every operand read once, the result written once
+ *   reads   compulsory bytes read: every operand's storage once
+ *   writes  bytes written: the result's storage (values only when sparse)
  *   gathers irregular reads of dense operands at indices that come from a sparse operand
  * A reduction driven by sparse D visits nnz(D) entries in all, spread over the
  * indices bound outside it, so its multiplicity is outer * nnz(D) / (range of
@@ -35,7 +36,8 @@ export function storageBytes(t: TensorType, nnz: Poly): Poly {
 export interface OpCost {
   items: Poly;
   flops: Poly;
-  bytes: Poly;
+  reads: Poly;
+  writes: Poly;
   gathers: Poly;
 }
 
@@ -93,9 +95,11 @@ export function opCost(info: OpInfo): OpCost {
   };
   // A sparse result visits its pattern row by row: the column index comes from the pattern.
   walk(op.expr, items, new Set(type.format !== 'dense' && sparsity.patternSource ? [op.indices[1]!] : []));
-  let bytes = storageBytes(type, type.format === 'dense' ? new Poly() : items);
-  for (const [name, v] of operands) bytes = bytes.add(storageBytes(v.type, nnz(name)));
-  return { items, flops, bytes, gathers };
+  // A sparse result shares its pattern's indices: only its values are written.
+  const writes = type.format === 'dense' ? storageBytes(type, new Poly()) : items.scale(DTYPE_BYTES[type.dtype]);
+  let reads = new Poly();
+  for (const [name, v] of operands) reads = reads.add(storageBytes(v.type, nnz(name)));
+  return { items, flops, reads, writes, gathers };
 }
 
 function findLoad(e: Expr, tensor: string, reduced: readonly string[]): Extract<Expr, { k: 'load' }> | undefined {
@@ -114,13 +118,13 @@ export function annotateKernel(k: Kernel): Kernel {
     ops.map((op) => {
       if (op.kind === 'repeat') return { ...op, body: visit(op.body) };
       const c = opCost(facts.ops.get(op.id)!);
-      return { ...op, attrs: { ...op.attrs, items: c.items.toString(), flops: c.flops.toString(), bytes: c.bytes.toString(), gathers: c.gathers.toString() } };
+      return { ...op, attrs: { ...op.attrs, items: c.items.toString(), flops: c.flops.toString(), reads: c.reads.toString(), writes: c.writes.toString(), gathers: c.gathers.toString() } };
     });
   return { ...k, body: visit(k.body) };
 }
 
 export const annotateCostPass: Pass = {
   name: 'annotate-cost',
-  description: 'attach symbolic work counts (items, flops, bytes, gathers) in terms of data features',
+  description: 'attach symbolic work counts (items, flops, reads, writes, gathers) in terms of data features',
   run: (m: Module): Module => ({ kernels: m.kernels.map(annotateKernel) }),
 };

@@ -7,7 +7,7 @@
 import { tensorsRead } from '../ir/expr.js';
 import { kernelFacts } from '../ir/facts.js';
 import type { Kernel, Op } from '../ir/module.js';
-import { Poly } from '../runtime/plan/sym.js';
+import { Poly, parsePoly } from '../runtime/plan/sym.js';
 import type { PlanOpSpec, PlanSpec, ValueRead } from '../runtime/plan/types.js';
 import { storageBytes } from './annotate-cost.js';
 
@@ -39,7 +39,7 @@ export function planSpec(k: Kernel): PlanSpec {
         reads,
         items: String(a['items'] ?? '0'),
         flops: String(a['flops'] ?? '0'),
-        bytes: String(a['bytes'] ?? '0'),
+        bytes: parsePoly(String(a['reads'] ?? '0')).add(parsePoly(String(a['writes'] ?? '0'))).toString(),
         gathers: String(a['gathers'] ?? '0'),
         resultBytes: storageBytes(info.type, resultNnz).toString(),
       };

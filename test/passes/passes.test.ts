@@ -106,10 +106,10 @@ describe('fuse-elementwise', () => {
 });
 
 describe('annotate-cost', () => {
-  const cost = (src: string) => tensorOps(optimised(src).kernels[0]!.body).map((o) => ({ items: o.attrs['items'], flops: o.attrs['flops'], gathers: o.attrs['gathers'], bytes: o.attrs['bytes'] }));
+  const cost = (src: string) => tensorOps(optimised(src).kernels[0]!.body).map((o) => ({ items: o.attrs['items'], flops: o.attrs['flops'], gathers: o.attrs['gathers'], reads: o.attrs['reads'], writes: o.attrs['writes'] }));
   it('counts SpMV work in nnz and rows', () => {
     expect(cost('kernel k(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }')).toEqual([
-      { items: 'm', flops: '2*nnz(A)', gathers: 'nnz(A)', bytes: '4 + 8*m + 4*n + 8*nnz(A)' },
+      { items: 'm', flops: '2*nnz(A)', gathers: 'nnz(A)', reads: '4 + 4*m + 4*n + 8*nnz(A)', writes: '4*m' },
     ]);
   });
   it('spreads a reduction driven by the column index over the columns', () => {
