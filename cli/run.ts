@@ -13,6 +13,7 @@ import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
 import { boundDims, loadSystem, parseObjective, planFor, sparseFeatures } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
+import { progress } from './progress.js';
 
 export interface RunOptions {
   kernel?: string;
@@ -71,11 +72,14 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
   // With --repeat N: one warm-up run, then N timed runs. Without: one timed run.
   let result = o.repeat !== undefined ? run() : undefined;
   const times: number[] = [];
+  const bar = progress(`running ${kernel.name}`, repeat);
   for (let r = 0; r < repeat; r++) {
     const t0 = performance.now();
     result = run();
     times.push(performance.now() - t0);
+    bar.tick(r + 1);
   }
+  bar.done();
   if (!result) throw new CliError('internal: no run happened');
   const files = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
