@@ -40,6 +40,22 @@ export function funcArity(fn: string): number | undefined {
   return undefined;
 }
 
+/** Binding strength of binary operators in the IR text (ternary is 1, unary 7); comparisons do not chain. */
+export const BIN_PRECEDENCE: Readonly<Record<BinOp, number>> = {
+  '||': 2,
+  '&&': 3,
+  '<': 4,
+  '<=': 4,
+  '>': 4,
+  '>=': 4,
+  '==': 4,
+  '!=': 4,
+  '+': 5,
+  '-': 5,
+  '*': 6,
+  '/': 6,
+};
+
 export function isCompare(op: BinOp): op is CompareOp {
   return op === '<' || op === '<=' || op === '>' || op === '>=' || op === '==' || op === '!=';
 }

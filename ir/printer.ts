@@ -3,24 +3,11 @@
  * spans, so print(parse(print(m))) === print(m); tests hold every golden to
  * that. Expressions print with the fewest parentheses the grammar needs.
  */
-import type { Expr } from './expr.js';
+import { BIN_PRECEDENCE, type Expr } from './expr.js';
 import type { AttrValue, Attrs, Kernel, Module, Op, ValueDecl } from './module.js';
 import { typeToString } from './types.js';
 
-const PREC: Record<string, number> = {
-  '||': 2,
-  '&&': 3,
-  '<': 4,
-  '<=': 4,
-  '>': 4,
-  '>=': 4,
-  '==': 4,
-  '!=': 4,
-  '+': 5,
-  '-': 5,
-  '*': 6,
-  '/': 6,
-};
+const PREC: Readonly<Record<string, number>> = BIN_PRECEDENCE;
 const UNARY = 7;
 const ATOM = 8;
 

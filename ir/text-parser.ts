@@ -3,7 +3,7 @@
  * depends on nothing; errors are DY5001 diagnostics at the offending token.
  */
 import { DiagnosticError, makeDiagnostic, type Span } from './diagnostics.js';
-import { funcArity, isReduceOp, type BinOp, type Expr, type FuncName } from './expr.js';
+import { BIN_PRECEDENCE, funcArity, isReduceOp, type BinOp, type Expr, type FuncName } from './expr.js';
 import { TENSOR_OP_KINDS, type AttrValue, type Attrs, type Kernel, type Module, type Op, type TensorOpKind, type ValueDecl } from './module.js';
 import { isDtype, isFormat, type Dim, type TensorType } from './types.js';
 
@@ -86,20 +86,7 @@ function lex(src: string, file: string): Tok[] {
   return toks;
 }
 
-const BIN_PREC: Partial<Record<string, number>> = {
-  '||': 2,
-  '&&': 3,
-  '<': 4,
-  '<=': 4,
-  '>': 4,
-  '>=': 4,
-  '==': 4,
-  '!=': 4,
-  '+': 5,
-  '-': 5,
-  '*': 6,
-  '/': 6,
-};
+const BIN_PREC: Partial<Record<string, number>> = BIN_PRECEDENCE;
 
 class IrParser {
   private pos = 0;

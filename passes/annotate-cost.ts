@@ -10,7 +10,7 @@
  * indices bound outside it, so its multiplicity is outer * nnz(D) / (range of
  * D's outer-bound index) * (ranges of its dense indices).
  */
-import type { Expr } from '../ir/expr.js';
+import { children, type Expr } from '../ir/expr.js';
 import { kernelFacts, type OpInfo } from '../ir/facts.js';
 import { indexRanges, type ValueInfo } from '../ir/infer.js';
 import type { Kernel, Module, Op } from '../ir/module.js';
@@ -104,8 +104,7 @@ export function opCost(info: OpInfo): OpCost {
 
 function findLoad(e: Expr, tensor: string, reduced: readonly string[]): Extract<Expr, { k: 'load' }> | undefined {
   if (e.k === 'load') return e.tensor === tensor && e.idx.some((i) => reduced.includes(i)) ? e : undefined;
-  const cs: Expr[] = e.k === 'bin' ? [e.lhs, e.rhs] : e.k === 'neg' || e.k === 'not' ? [e.arg] : e.k === 'select' ? [e.cond, e.then, e.else] : e.k === 'call' ? e.args : e.k === 'reduce' ? [e.body] : [];
-  for (const c of cs) {
+  for (const c of children(e)) {
     const f = findLoad(c, tensor, reduced);
     if (f) return f;
   }

@@ -4,7 +4,7 @@
  * operand that drives it, and the elementwise epilogue applied around it.
  * Later passes (costs, kernel lowering, partitioning) key on these labels.
  */
-import { walkExpr, type BinOp, type Expr } from '../ir/expr.js';
+import { children, walkExpr, type BinOp, type Expr } from '../ir/expr.js';
 import { kernelFacts, type OpInfo } from '../ir/facts.js';
 import type { Attrs, Kernel, Module, Op, TensorOp, TensorOpKind } from '../ir/module.js';
 import { topReductions } from '../ir/registry.js';
@@ -36,7 +36,7 @@ function epilogueOf(root: Expr, target: Expr, pattern?: string): string[] {
   const path: Expr[] = [];
   const find = (n: Expr): boolean => {
     if (n === target) return true;
-    const cs = n.k === 'reduce' ? [] : childrenOf(n);
+    const cs = n.k === 'reduce' ? [] : children(n);
     for (const c of cs) {
       if (find(c)) {
         path.push(n);
@@ -52,21 +52,6 @@ function epilogueOf(root: Expr, target: Expr, pattern?: string): string[] {
     .map((n) => (n.k === 'call' ? n.fn : n.k === 'bin' ? BIN_NAMES[n.op] : n.k === 'select' ? 'select' : n.k));
 }
 
-function childrenOf(n: Expr): Expr[] {
-  switch (n.k) {
-    case 'neg':
-    case 'not':
-      return [n.arg];
-    case 'bin':
-      return [n.lhs, n.rhs];
-    case 'select':
-      return [n.cond, n.then, n.else];
-    case 'call':
-      return n.args;
-    default:
-      return [];
-  }
-}
 
 function semiringOf(r: Reduce): string {
   const add = r.op === 'sum' ? 'plus' : r.op === 'any' ? 'or' : r.op === 'all' ? 'and' : r.op;
