@@ -9,7 +9,7 @@
  * a sparse operand visits only that operand's stored entries (GraphBLAS
  * semantics); a reduction over no entries yields its identity.
  */
-import { reduceIdentity, type Expr } from '../ir/expr.js';
+import { children, reduceIdentity, type Expr } from '../ir/expr.js';
 import { kernelFacts, type OpInfo } from '../ir/facts.js';
 import { indexRanges, resolveDtypes, type ValueInfo } from '../ir/infer.js';
 import type { Kernel, Op } from '../ir/module.js';
@@ -245,11 +245,7 @@ class OpCompiler {
       const find = (n: Expr): void => {
         if (driverLoad) return;
         if (n.k === 'load' && n.tensor === driverName && n.idx.some((i) => e.idx.includes(i))) driverLoad = n;
-        else if (n.k === 'bin') (find(n.lhs), find(n.rhs));
-        else if (n.k === 'neg' || n.k === 'not') find(n.arg);
-        else if (n.k === 'select') (find(n.cond), find(n.then), find(n.else));
-        else if (n.k === 'call') n.args.forEach(find);
-        else if (n.k === 'reduce') find(n.body);
+        else children(n).forEach(find);
       };
       find(e.body);
     }
