@@ -57,7 +57,7 @@ export function buildProgram(): Command {
     .command('ir')
     .description('print the graph IR (after the whole default pipeline unless told otherwise)')
     .argument('<file>', 'the .dy program')
-    .option('--print-ir-after <pass>', `print the IR after this pass (repeatable or comma-separated; '${LOWER_STAGE}' is the checker's output; passes: ${DEFAULT_PIPELINE.join(', ')})`, collect, [])
+    .option('--print-ir-after <pass>', `print the IR after this pass (repeatable or comma-separated; '${LOWER_STAGE}' is the checker's output; passes: ${DEFAULT_PIPELINE.join(', ')}; lower-kernels shows the loop IR)`, collect, [])
     .option('--print-ir-after-all', 'print the IR after the checker and after every pass')
     .option('--kernel <name>', 'only this kernel')
     .option('--input <NAME=PATH>', 'data for the partition pass: with inputs, the pipeline ends with partition (repeatable)', collect, [])
@@ -67,6 +67,9 @@ export function buildProgram(): Command {
     .action(async (file: string, o: IrOptions) => {
       const p = loadProgram(file);
       const extra = o.input.length > 0 ? [await (await import('./ir-partition.js')).partitionFor(p, file, o)] : [];
+      // The loop IR is shown on request; the default pipeline ends at the graph level.
+      const asked = o.printIrAfter.flatMap((s) => s.split(',')).map((s) => s.trim());
+      if (asked.includes('lower-kernels')) extra.push((await import('../passes/lower-kernels.js')).lowerKernelsPass);
       const stages = o.printIrAfter.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
       if (o.printIrAfterAll && stages.length > 0) throw usage('give either --print-ir-after or --print-ir-after-all, not both');
       if (!o.printIrAfterAll && stages.length === 0) {

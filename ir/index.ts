@@ -9,3 +9,6 @@ export * from './text-parser.js';
 export * from './verifier.js';
 export * from './graph.js';
 export * from './facts.js';
+export * from './loops.js';
+export * from './loops-printer.js';
+export * from './loops-lower.js';

@@ -9,6 +9,7 @@
  */
 import type { Span } from './diagnostics.js';
 import type { Expr } from './expr.js';
+import type { LoopFunc } from './loops.js';
 import type { TensorType } from './types.js';
 
 export type AttrValue = string | number | boolean | AttrValue[];
@@ -56,6 +57,8 @@ export interface Kernel {
   params: ValueDecl[];
   results: ValueDecl[];
   body: Op[];
+  /** Kernel-level loop IR of each tensor op, in program order (set by lower-kernels). */
+  loops?: LoopFunc[];
   span?: Span;
 }
 

@@ -3,6 +3,7 @@ import { annotateCostPass } from './annotate-cost.js';
 import { classifyPass } from './classify.js';
 import { fuseElementwisePass } from './fuse-elementwise.js';
 import { inferTypesPass } from './infer-types.js';
+import { lowerKernelsPass } from './lower-kernels.js';
 import { registerPass, registeredPasses } from './manager.js';
 
 if (registeredPasses().length === 0) {
@@ -10,6 +11,7 @@ if (registeredPasses().length === 0) {
   registerPass(classifyPass);
   registerPass(fuseElementwisePass);
   registerPass(annotateCostPass);
+  registerPass(lowerKernelsPass);
 }
 
 export const DEFAULT_PIPELINE = ['infer-types', 'classify', 'fuse-elementwise', 'annotate-cost'] as const;

@@ -14,6 +14,8 @@ export interface Pass {
   /** True once every tensor op must state its type (infer-types and after). */
   typesKnownAfter?: boolean;
   run(m: Module): Module;
+  /** What --print-ir-after shows for this pass, when not the graph IR (lower-kernels shows loops). */
+  print?: (m: Module) => string;
 }
 
 const registry = new Map<string, Pass>();
@@ -70,7 +72,7 @@ export function runPipeline(input: Module, opts: PipelineOptions): Module {
         throw new DiagnosticError(errs.map((d) => ({ ...d, message: `after pass '${name}': ${d.message}` })));
       }
     }
-    if (wants(name)) opts.dump?.(name, printModule(m));
+    if (wants(name)) opts.dump?.(name, (pass.print ?? printModule)(m));
   }
   return m;
 }
