@@ -2,9 +2,12 @@
  * `dype run`: compile, bind inputs, execute with the chosen backend, time the
  * kernel (one warm-up, then the median of --repeat runs), write outputs.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { interpretKernel } from '../interp/interpret.js';
+import { bindInputs, type KernelInputs } from '../interp/bind.js';
+import { interpretKernel, type InterpretResult } from '../interp/interpret.js';
+import type { Kernel } from '../ir/module.js';
 import { InputError } from '../runtime/errors.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { CliError, usage } from './errors.js';
@@ -30,7 +33,7 @@ export interface RunOptions {
   p2p?: boolean;
 }
 
-export const BACKENDS = ['reference'] as const;
+export const BACKENDS = ['reference', 'wasm'] as const;
 
 /** The system `dype run` predicts for unless --system says otherwise: the machine it runs on. */
 export const DEFAULT_RUN_SYSTEM = 'this-machine';
@@ -47,11 +50,13 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export function runCommand(file: string, o: RunOptions, stdout: (s: string) => void): void {
+export async function runCommand(file: string, o: RunOptions, stdout: (s: string) => void): Promise<void> {
   if (!(BACKENDS as readonly string[]).includes(o.backend))
     throw usage(`backend '${o.backend}' is not available in this build; available: ${BACKENDS.join(', ')}`);
   const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);
-  if (o.threads !== undefined) positiveInt('--threads', o.threads, 1);
+  const threadsAsked = o.threads !== undefined ? positiveInt('--threads', o.threads, 1) : undefined;
+  // wasm: --threads, default all cores (results are bit-identical for any count); reference: one thread.
+  const threads = o.backend === 'wasm' ? (threadsAsked ?? availableParallelism()) : 1;
   const inputs = parseAssignments(o.input, '--input');
   const outs = parseAssignments(o.out, '--out');
   const params = parseAssignments(o.param, '--param');
@@ -68,18 +73,25 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
   const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
-  const run = (): ReturnType<typeof interpretKernel> => interpretKernel(kernel, { tensors, scalars, sourceOf: (n) => loaded.get(n)?.source ?? `--input ${n}` });
+  const kernelInputs = { tensors, scalars, sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}` };
+  const wasm = o.backend === 'wasm' ? await wasmRunner(kernel, kernelInputs, threads) : undefined;
+  const run = wasm ? wasm.run : (): InterpretResult => interpretKernel(kernel, kernelInputs);
   // With --repeat N: one warm-up run, then N timed runs. Without: one timed run.
-  let result = o.repeat !== undefined ? run() : undefined;
+  let result: InterpretResult | undefined;
   const times: number[] = [];
   const bar = progress(`running ${kernel.name}`, repeat);
-  for (let r = 0; r < repeat; r++) {
-    const t0 = performance.now();
-    result = run();
-    times.push(performance.now() - t0);
-    bar.tick(r + 1);
+  try {
+    if (o.repeat !== undefined) result = run();
+    for (let r = 0; r < repeat; r++) {
+      const t0 = performance.now();
+      result = run();
+      times.push(performance.now() - t0);
+      bar.tick(r + 1);
+    }
+  } finally {
+    bar.done();
+    wasm?.close();
   }
-  bar.done();
   if (!result) throw new CliError('internal: no run happened');
   const files = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
@@ -108,7 +120,7 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
         {
           kernel: kernel.name,
           backend: o.backend,
-          threads: 1,
+          threads,
           outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
           timing,
           features,
@@ -124,7 +136,7 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
     return;
   }
   const lines: string[] = [];
-  lines.push(`kernel ${kernel.name}: ${o.backend} backend, 1 thread`);
+  lines.push(`kernel ${kernel.name}: ${o.backend} backend, ${threads} thread${threads === 1 ? '' : 's'}`);
   for (const [n, f] of Object.entries(features)) {
     const shape = f.format === 'dense' ? (loaded.get(n)!.tensor as { shape: number[] }).shape.join(' x ') : `${f.rows} x ${f.cols}`;
     lines.push(`  input  ${n.padEnd(6)} ${f.format.padEnd(5)} ${shape}${f.format === 'dense' ? '' : `, nnz ${f.nnz}, density ${f.density.toExponential(2)}`}  (${f.source})`);
@@ -141,6 +153,21 @@ export function runCommand(file: string, o: RunOptions, stdout: (s: string) => v
     // Nothing written: say how to, since a run without --out is usually a first try.
     stdout(`  (no --out given; write results with --out ${kernel.results[0]!.name}=FILE.mtx)\n`);
   }
+}
+
+/**
+ * The wasm backend: lower-kernels, emit (binaryen, imported only here) and
+ * instantiate once; inputs are bound and validated by interp/bind.ts first.
+ * The returned function is what --repeat times: the executor's run only.
+ */
+async function wasmRunner(kernel: Kernel, inputs: KernelInputs, threads: number): Promise<{ run: () => InterpretResult; close: () => void }> {
+  const { dims } = bindInputs(kernel, inputs);
+  const { lowerKernelLoops } = await import('../ir/loops-lower.js');
+  const { emitWasm } = await import('../codegen/wasm/emit.js');
+  const { createWasmExecutor } = await import('../runtime/wasm/executor.js');
+  const { binary, manifest } = await emitWasm({ ...kernel, loops: kernel.loops ?? lowerKernelLoops(kernel) });
+  const exec = await createWasmExecutor(binary, manifest, { threads });
+  return { run: () => exec.run({ tensors: inputs.tensors, scalars: inputs.scalars, dims }), close: () => exec.close() };
 }
 
 function fmt(x: number): string {

@@ -1,0 +1,435 @@
+/**
+ * WebAssembly emitter: prints the kernel-level loop IR (ir/loops.ts, attached
+ * by the lower-kernels pass) as one wasm module per kernel, one exported
+ * function per LoopFunc, through the binaryen wrapper (./binaryen.ts).
+ *
+ * - Memory is imported (env.memory, shared, up to 4 GiB) so that the executor
+ *   owns it and lays every buffer out itself.
+ * - Function `name(off..., size..., lo, hi)`: i32 byte offsets of the buffers
+ *   in LoopFunc order, the sizes as i32, and [lo, hi) clamping the top-level
+ *   parallel loop (runtime/wasm/manifest.ts).
+ * - Arithmetic happens in each node's element type: f32 programs compute in
+ *   f32 (the reference interpreter computes in f64); bool is an i32 0/1;
+ *   integer division truncates with a zero divisor giving 0; relu, min, max,
+ *   abs, sqrt are native; exp, log, tanh, pow, sigmoid call Math (f64) via
+ *   imports; the identity ±inf of an integer min/max is the type's max/min.
+ * - Every module is validated (before and after binaryen's optimiser, level 3).
+ */
+import { kernelFacts } from '../../ir/facts.js';
+import type { LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import type { Kernel, Op } from '../../ir/module.js';
+import type { TensorType } from '../../ir/types.js';
+import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
+import { FnBuilder, INT32_MAX, INT32_MIN, isFloat, kindOf, loadBinaryen, WasmModule, type Ref } from './binaryen.js';
+
+export interface EmitOptions {
+  /** Declare the imported memory shared (needed for threads); default true. */
+  shared?: boolean;
+  /** Keep the text form of the optimised module (for debugging and tests). */
+  text?: boolean;
+}
+
+export interface EmittedWasm {
+  binary: Uint8Array;
+  manifest: WasmManifest;
+  text?: string;
+}
+
+/** 65536 pages: 4 GiB, every i32 address. */
+const MAX_PAGES = 65536;
+
+interface Local {
+  index: number;
+  elem: LElem;
+}
+
+/** Emits one LoopFunc as a wasm function into W. */
+class FuncEmitter {
+  private readonly F: FnBuilder;
+  private readonly scopes: Map<string, Local>[] = [];
+  private readonly bufs = new Map<string, { param: number; elem: LElem }>();
+  private readonly loParam: number;
+  private readonly hiParam: number;
+
+  constructor(
+    private readonly W: WasmModule,
+    private readonly f: LoopFunc,
+  ) {
+    const nb = f.buffers.length;
+    const ns = f.sizes.length;
+    this.F = new FnBuilder(W, Array.from({ length: nb + ns + 2 }, () => W.b.i32));
+    f.buffers.forEach((b, i) => this.bufs.set(b.name, { param: i, elem: b.elem }));
+    const sizes = new Map<string, Local>();
+    f.sizes.forEach((s, i) => sizes.set(s, { index: nb + i, elem: 'index' }));
+    this.scopes.push(sizes);
+    this.loParam = nb + ns;
+    this.hiParam = nb + ns + 1;
+  }
+
+  private fail(msg: string): never {
+    throw new Error(`wasm emitter: ${this.f.name}: ${msg}`);
+  }
+
+  private lookup(name: string): Local {
+    for (let s = this.scopes.length - 1; s >= 0; s--) {
+      const l = this.scopes[s]!.get(name);
+      if (l) return l;
+    }
+    return this.fail(`unknown variable '${name}'`);
+  }
+
+  private buf(name: string): { param: number; elem: LElem } {
+    return this.bufs.get(name) ?? this.fail(`unknown buffer '${name}'`);
+  }
+
+  /** Element type of an expression (as the loop IR states it). */
+  typeOf(e: LExpr): LElem {
+    switch (e.k) {
+      case 'const':
+        return e.type;
+      case 'var':
+        return this.lookup(e.name).elem;
+      case 'load':
+        return this.buf(e.buf).elem;
+      case 'bin':
+      case 'un':
+      case 'call':
+      case 'select':
+        return e.type;
+      case 'cast':
+        return e.to;
+    }
+  }
+
+  /** Emits e converted to element type `to`. */
+  as(e: LExpr, to: LElem): Ref {
+    return this.W.convert(this.expr(e), this.typeOf(e), to);
+  }
+
+  /** Operands of a comparison: their common type (f64 when kinds differ, so that the comparison is exact). */
+  private common(a: LElem, b: LElem): LElem {
+    if (a === b) return a;
+    const [ka, kb] = [kindOf(a), kindOf(b)];
+    if (ka === kb) return ka;
+    if (ka === 'i64' && kb === 'i32') return 'i64';
+    if (kb === 'i64' && ka === 'i32') return 'i64';
+    return 'f64';
+  }
+
+  expr(e: LExpr): Ref {
+    const W = this.W;
+    const m = W.m;
+    switch (e.k) {
+      case 'const':
+        return W.constant(e.value, e.type);
+      case 'var': {
+        const l = this.lookup(e.name);
+        return this.F.get(l.index, l.elem);
+      }
+      case 'load': {
+        const b = this.buf(e.buf);
+        return W.load(b.elem, this.F.get(b.param, 'i32'), this.as(e.index, 'index'));
+      }
+      case 'bin':
+        return this.bin(e);
+      case 'un': {
+        const t = e.type;
+        if (e.op === 'not') return m.i32.eqz(W.truthy(this.expr(e.arg), this.typeOf(e.arg)));
+        const x = this.as(e.arg, t);
+        switch (kindOf(t)) {
+          case 'f32':
+            return m.f32.neg(x);
+          case 'f64':
+            return m.f64.neg(x);
+          case 'i64':
+            return m.i64.sub(m.i64.const(0n), x);
+          case 'i32':
+            return m.i32.sub(m.i32.const(0), x);
+        }
+        break;
+      }
+      case 'call':
+        return this.call(e);
+      case 'select': {
+        const t = e.type;
+        // An `if` rather than `select`: only the taken arm is evaluated (binaryen turns cheap ones into select).
+        return m.if(W.truthy(this.expr(e.cond), this.typeOf(e.cond)), this.as(e.then, t), this.as(e.else, t));
+      }
+      case 'cast':
+        return this.as(e.arg, e.to);
+    }
+  }
+
+  private bin(e: Extract<LExpr, { k: 'bin' }>): Ref {
+    const W = this.W;
+    const m = W.m;
+    switch (e.op) {
+      case '&&':
+      case '||': {
+        const a = W.truthy(this.expr(e.lhs), this.typeOf(e.lhs));
+        const b = W.truthy(this.expr(e.rhs), this.typeOf(e.rhs));
+        return e.op === '&&' ? m.i32.and(a, b) : m.i32.or(a, b);
+      }
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
+      case '==':
+      case '!=': {
+        const t = this.common(this.typeOf(e.lhs), this.typeOf(e.rhs));
+        const a = this.as(e.lhs, t);
+        const b = this.as(e.rhs, t);
+        const k = kindOf(t);
+        if (k === 'f32' || k === 'f64') {
+          const F = k === 'f32' ? m.f32 : m.f64;
+          return { '<': F.lt, '<=': F.le, '>': F.gt, '>=': F.ge, '==': F.eq, '!=': F.ne }[e.op](a, b);
+        }
+        const I = k === 'i64' ? m.i64 : m.i32;
+        return { '<': I.lt_s, '<=': I.le_s, '>': I.gt_s, '>=': I.ge_s, '==': I.eq, '!=': I.ne }[e.op](a, b);
+      }
+      default: {
+        const t = e.type;
+        const a = this.as(e.lhs, t);
+        const b = this.as(e.rhs, t);
+        const k = kindOf(t);
+        if (k === 'f32' || k === 'f64') {
+          const F = k === 'f32' ? m.f32 : m.f64;
+          switch (e.op) {
+            case '+':
+              return F.add(a, b);
+            case '-':
+              return F.sub(a, b);
+            case '*':
+              return F.mul(a, b);
+            case '/':
+            case 'idiv':
+              return F.div(a, b);
+          }
+        }
+        const I = k === 'i64' ? m.i64 : m.i32;
+        switch (e.op) {
+          case '+':
+            return I.add(a, b);
+          case '-':
+            return I.sub(a, b);
+          case '*':
+            return I.mul(a, b);
+          case '/':
+          case 'idiv':
+            return W.idiv(k === 'i64' ? 'i64' : 'i32', a, b);
+        }
+      }
+    }
+  }
+
+  private call(e: Extract<LExpr, { k: 'call' }>): Ref {
+    const W = this.W;
+    const m = W.m;
+    const t = e.type;
+    const k = kindOf(t);
+    const F = k === 'f32' ? m.f32 : m.f64;
+    const tmp = (x: Ref): [() => Ref, Ref] => {
+      const l = this.F.local(t);
+      return [() => this.F.get(l, t), this.F.set(l, x)];
+    };
+    // f64 host math, converted around.
+    const host = (fn: 'exp' | 'log' | 'tanh' | 'pow'): Ref => W.convert(W.hostCall(fn, e.args.map((a) => this.as(a, 'f64'))), 'f64', t);
+    switch (e.fn) {
+      case 'exp':
+      case 'log':
+      case 'tanh':
+      case 'pow':
+        return host(e.fn);
+      case 'sigmoid': {
+        // 1 / (1 + exp(-x)) in f64, as the interpreter computes it.
+        const x = this.as(e.args[0]!, 'f64');
+        const s = m.f64.div(m.f64.const(1), m.f64.add(m.f64.const(1), W.hostCall('exp', [m.f64.neg(x)])));
+        return W.convert(s, 'f64', t);
+      }
+      case 'relu': {
+        const x = this.as(e.args[0]!, t);
+        // max(x, +0): NaN stays NaN, -0 becomes +0, as the interpreter's relu.
+        if (isFloat(t)) return F.max(x, W.constant(0, t));
+        const [g, set] = tmp(x);
+        const I = k === 'i64' ? m.i64 : m.i32;
+        return m.block(null, [set, m.select(I.gt_s(g(), W.constant(0, t)), g(), W.constant(0, t))], W.type(t));
+      }
+      case 'abs':
+      case 'sqrt': {
+        if (isFloat(t)) return e.fn === 'abs' ? F.abs(this.as(e.args[0]!, t)) : F.sqrt(this.as(e.args[0]!, t));
+        if (e.fn === 'sqrt') return W.convert(m.f64.sqrt(this.as(e.args[0]!, 'f64')), 'f64', t);
+        const [g, set] = tmp(this.as(e.args[0]!, t));
+        const I = k === 'i64' ? m.i64 : m.i32;
+        const zero = W.constant(0, t);
+        return m.block(null, [set, m.select(I.ge_s(g(), zero), g(), I.sub(W.constant(0, t), g()))], W.type(t));
+      }
+      case 'min':
+      case 'max': {
+        const a = this.as(e.args[0]!, t);
+        const b = this.as(e.args[1]!, t);
+        if (isFloat(t)) return e.fn === 'min' ? F.min(a, b) : F.max(a, b);
+        const [ga, sa] = tmp(a);
+        const [gb, sb] = tmp(b);
+        const I = k === 'i64' ? m.i64 : m.i32;
+        const pick = e.fn === 'min' ? I.lt_s(ga(), gb()) : I.gt_s(ga(), gb());
+        return m.block(null, [sa, sb, m.select(pick, ga(), gb())], W.type(t));
+      }
+    }
+  }
+
+  private stmts(ss: readonly LStmt[], top = false): Ref[] {
+    this.scopes.push(new Map());
+    const out = ss.map((s) => this.stmt(s, top));
+    this.scopes.pop();
+    return out;
+  }
+
+  private stmt(s: LStmt, top: boolean): Ref {
+    const W = this.W;
+    const m = W.m;
+    const scope = this.scopes[this.scopes.length - 1]!;
+    switch (s.k) {
+      case 'for': {
+        let lo = this.as(s.lo, 'index');
+        let hi = this.as(s.hi, 'index');
+        if (top && s.parallel) {
+          // Clamp to the slice [lo, hi) this call was given.
+          const a = this.F.local('index');
+          const b = this.F.local('index');
+          const P = (i: number): Ref => this.F.get(i, 'index');
+          lo = m.block(null, [this.F.set(a, lo), m.select(m.i32.gt_s(P(this.loParam), this.F.get(a, 'index')), P(this.loParam), this.F.get(a, 'index'))], W.b.i32);
+          hi = m.block(null, [this.F.set(b, hi), m.select(m.i32.lt_s(P(this.hiParam), this.F.get(b, 'index')), P(this.hiParam), this.F.get(b, 'index'))], W.b.i32);
+        }
+        const v = this.F.local('index');
+        const end = this.F.local('index');
+        this.scopes.push(new Map([[s.var, { index: v, elem: 'index' }]]));
+        const body = this.stmts(s.body);
+        this.scopes.pop();
+        return this.F.forLoop(v, end, lo, hi, body);
+      }
+      case 'let': {
+        const value = this.as(s.value, s.type);
+        const l = this.F.local(s.type);
+        scope.set(s.var, { index: l, elem: s.type });
+        return this.F.set(l, value);
+      }
+      case 'set': {
+        const l = this.lookup(s.var);
+        return this.F.set(l.index, this.as(s.value, l.elem));
+      }
+      case 'store': {
+        const b = this.buf(s.buf);
+        return W.store(b.elem, this.F.get(b.param, 'i32'), this.as(s.index, 'index'), this.as(s.value, b.elem));
+      }
+      case 'if': {
+        const cond = W.truthy(this.expr(s.cond), this.typeOf(s.cond));
+        const then = m.block(null, this.stmts(s.then));
+        return s.else ? m.if(cond, then, m.block(null, this.stmts(s.else))) : m.if(cond, then);
+      }
+    }
+  }
+
+  emit(): void {
+    const body = this.stmts(this.f.body, true);
+    this.W.addExportedFunction(this.f.name, this.F.params, this.F.vars, body);
+  }
+}
+
+function valueType(t: TensorType): WasmValueType {
+  return { format: t.format, dtype: t.dtype, shape: t.shape.map((d) => (d.kind === 'lit' ? d.value : d.name)) };
+}
+
+function program(ops: readonly Op[]): WasmStep[] {
+  return ops.map((op): WasmStep => (op.kind === 'repeat' ? { kind: 'repeat', id: op.id, count: op.count.kind === 'lit' ? op.count.value : { param: op.count.name }, body: program(op.body) } : { kind: 'op', op: op.id }));
+}
+
+/** The manifest of a kernel whose loops lower-kernels attached. */
+export function wasmManifest(k: Kernel, imports: string[], shared: boolean): WasmManifest {
+  const loops = k.loops;
+  if (!loops) throw new Error(`wasm emitter: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
+  const facts = kernelFacts(k);
+  const values: Record<string, WasmValueType> = {};
+  for (const [n, t] of facts.values) values[n] = valueType(t);
+  // Pattern roots: every sparse value shares the entry list of one sparse input.
+  const roots: Record<string, string> = {};
+  for (const p of k.params) if (p.type.format !== 'dense' && p.type.shape.length === 2) roots[p.name] = p.name;
+  const setRoot = (v: string, r: string): void => {
+    if (roots[v] !== undefined && roots[v] !== r) throw new Error(`wasm emitter: kernel ${k.name}: sparse value '${v}' takes the patterns of both '${roots[v]}' and '${r}'`);
+    roots[v] = r;
+  };
+  const ops: WasmOp[] = loops.map((f) => {
+    const info = facts.ops.get(f.op);
+    if (!info) throw new Error(`wasm emitter: kernel ${k.name}: no op ${f.op}`);
+    if (info.type.format !== 'dense') {
+      const P = info.sparsity.patternSource;
+      const r = P !== undefined ? roots[P] : undefined;
+      if (r === undefined) throw new Error(`wasm emitter: kernel ${k.name}, op ${f.op}: sparse result '${f.result}' has no pattern root`);
+      setRoot(f.result, r);
+    }
+    const top = f.body.filter((s) => s.k === 'for');
+    const splittable = f.body.length === 1 && top.length === 1 && top[0]!.k === 'for' && top[0]!.parallel;
+    // Balance a split by the row pointers the top loop indexes with its variable, when there are some.
+    let balanceBy: WasmOp['balanceBy'];
+    if (splittable) {
+      const ptr = f.buffers.find((b) => b.role === 'rowPtr' || b.role === 'colPtr');
+      const loopVar = (top[0] as Extract<LStmt, { k: 'for' }>).var;
+      const src = JSON.stringify(top[0]);
+      if (ptr && src.includes(`"k":"load","buf":"${ptr.name}","index":{"k":"var","name":"${loopVar}"}`)) {
+        const r = roots[ptr.of];
+        if (r !== undefined) balanceBy = { root: r, layout: ptr.role === 'rowPtr' ? 'csr' : 'csc' };
+      }
+    }
+    let splitRange: string | number | undefined;
+    if (splittable) {
+      const t = top[0] as Extract<LStmt, { k: 'for' }>;
+      const lo0 = t.lo.k === 'const' && t.lo.value === 0;
+      if (lo0 && t.hi.k === 'var') splitRange = t.hi.name;
+      else if (lo0 && t.hi.k === 'const') splitRange = t.hi.value;
+    }
+    return {
+      export: f.name,
+      op: f.op,
+      result: f.result,
+      out: f.out,
+      buffers: f.buffers.map((b) => ({ name: b.name, elem: b.elem, role: b.role, of: b.of, ...(b.layout ? { layout: b.layout } : {}) })),
+      sizes: [...f.sizes],
+      schedules: [...f.schedules],
+      splittable,
+      ...(splitRange !== undefined ? { splitRange } : {}),
+      ...(balanceBy ? { balanceBy } : {}),
+    };
+  });
+  return {
+    format: 'dype-wasm-manifest',
+    version: 1,
+    kernel: k.name,
+    params: k.params.map((p) => ({ name: p.name, type: valueType(p.type) })),
+    results: k.results.map((r) => ({ name: r.name, type: valueType(r.type) })),
+    values,
+    roots,
+    ops,
+    program: program(k.body),
+    imports,
+    sharedMemory: shared,
+    maxPages: MAX_PAGES,
+  };
+}
+
+/** Compiles a kernel (after lower-kernels) to one validated, optimised wasm module and its manifest. */
+export async function emitWasm(k: Kernel, opts: EmitOptions = {}): Promise<EmittedWasm> {
+  const loops = k.loops;
+  if (!loops) throw new Error(`wasm emitter: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
+  const b = await loadBinaryen();
+  const shared = opts.shared ?? true;
+  const W = new WasmModule(b, shared, MAX_PAGES);
+  try {
+    for (const f of loops) new FuncEmitter(W, f).emit();
+    const binary = W.finish(`kernel ${k.name}`);
+    const manifest = wasmManifest(k, W.importedHosts(), shared);
+    return opts.text ? { binary, manifest, text: W.text() } : { binary, manifest };
+  } finally {
+    W.dispose();
+  }
+}
+
+export { INT32_MAX, INT32_MIN };
