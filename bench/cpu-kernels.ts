@@ -1,0 +1,139 @@
+/**
+ * CPU kernels: dype's wasm backend at 1 and 2 threads against a C baseline
+ * (gcc -O3 -march=native; SpMM with explicit vector extensions) and scipy
+ * (when importable), on a generated 1M-row matrix with ~15 nnz per row and
+ * the largest real matrices. SpMV f32/f64 and SpMM with K = 32 (f32); medians
+ * of RUNS runs after a warm-up; prints a table and saves JSON.
+ *   npm run build && node dist/bench/cpu-kernels.js [RUNS]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { emitWasm } from '../codegen/wasm/emit.js';
+import { compileSource } from '../frontend/compile.js';
+import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
+import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { toCsr } from '../runtime/io/convert.js';
+import { loadMatrix } from '../runtime/io/load.js';
+import { Rng } from '../runtime/random.js';
+import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
+import { createWasmExecutor } from '../runtime/wasm/executor.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const RUNS = Number(process.argv[2] ?? 7);
+
+function generated(rows: number, perRow: number): CsrMatrix {
+  const rng = new Rng(20261202);
+  const rowPtr = new Int32Array(rows + 1);
+  const cols: number[] = [];
+  for (let i = 0; i < rows; i++) {
+    const len = Math.max(1, Math.round(perRow * (0.5 + rng.next())));
+    const set = new Set<number>();
+    while (set.size < len) set.add(rng.int(rows));
+    cols.push(...[...set].sort((a, b) => a - b));
+    rowPtr[i + 1] = cols.length;
+  }
+  const colIdx = Int32Array.from(cols);
+  const values = new Float64Array(colIdx.length);
+  for (let p = 0; p < values.length; p++) values[p] = rng.uniform(-1, 1);
+  return { format: 'csr', rows, cols: rows, rowPtr, colIdx, values };
+}
+
+function writeBin(path: string, m: CsrMatrix): void {
+  const head = Int32Array.of(m.rows, m.cols, m.values.length);
+  writeFileSync(path, Buffer.concat([Buffer.from(head.buffer), Buffer.from(m.rowPtr.buffer, m.rowPtr.byteOffset, m.rowPtr.byteLength), Buffer.from(m.colIdx.buffer, m.colIdx.byteOffset, m.colIdx.byteLength), Buffer.from(m.values.buffer, m.values.byteOffset, m.values.byteLength)]));
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const PROGRAMS = {
+  spmv_f32: 'kernel k(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }',
+  spmv_f64: 'kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = A[i, j] * x[j]; }',
+  spmm32_f32: 'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }',
+} as const;
+type KernelName = keyof typeof PROGRAMS;
+
+/** The same operands as kernels.c: x[j] = 1 + (j % 7) / 4, B[j, k] = ((j + k) % 5) / 2. */
+function operand(name: KernelName, cols: number): DenseTensor {
+  if (name === 'spmm32_f32') {
+    const data = new Float64Array(cols * 32);
+    for (let j = 0; j < cols; j++) for (let k = 0; k < 32; k++) data[j * 32 + k] = ((j + k) % 5) * 0.5;
+    return { format: 'dense', shape: [cols, 32], data };
+  }
+  const data = new Float64Array(cols);
+  for (let j = 0; j < cols; j++) data[j] = 1 + (j % 7) * 0.25;
+  return { format: 'dense', shape: [cols], data };
+}
+
+async function dypeTimes(name: KernelName, A: CsrMatrix, threads: number): Promise<{ ms: number; check: number }> {
+  const m = runPipeline(compileSource(PROGRAMS[name], `${name}.dy`).module!, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
+  const { binary, manifest } = await emitWasm(m.kernels[0]!);
+  const ex = await createWasmExecutor(binary, manifest, { threads });
+  try {
+    const tensors = new Map<string, Tensor>([['A', A], [name === 'spmm32_f32' ? 'B' : 'x', operand(name, A.cols)]]);
+    const dims = new Map([['m', A.rows], ['n', A.cols], ['c', 32]]);
+    const run = () => ex.run({ tensors, scalars: new Map(), dims });
+    let out = run();
+    const ts: number[] = [];
+    for (let r = 0; r < RUNS; r++) {
+      const t0 = performance.now();
+      out = run();
+      ts.push(performance.now() - t0);
+    }
+    const res = [...out.outputs.values()][0] as DenseTensor;
+    const mid = A.rows >> 1;
+    return { ms: median(ts), check: name === 'spmm32_f32' ? res.data[mid * 32 + 3]! : res.data[mid]! };
+  } finally {
+    ex.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'dype-bench-'));
+  try {
+    const exe = join(dir, 'kernels');
+    execFileSync('gcc', ['-O3', '-march=native', '-o', exe, join(root, 'bench', 'cpu-kernels', 'kernels.c')]);
+    const scipy = spawnSync('python3', ['-c', 'import scipy, numpy'], { encoding: 'utf8' }).status === 0;
+    const data = join(root, '..', 'shared', 'data', 'matrices');
+    const matrices: { name: string; m: CsrMatrix }[] = [
+      { name: 'random-1M-15', m: generated(1_000_000, 15) },
+      { name: 'bcsstk33', m: toCsr(loadMatrix(join(data, 'bcsstk33.mtx'))) },
+      { name: 'luxembourg_osm', m: toCsr(loadMatrix(join(data, 'luxembourg_osm.mtx'))) },
+      { name: 'Groebner_id2003_aug', m: toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },
+    ];
+    const rows: Record<string, unknown>[] = [];
+    console.log('matrix               kernel      C ms   scipy ms  dype-1 ms  dype-2 ms  dype1/C  dype2/dype1  dype1/scipy');
+    for (const { name, m } of matrices) {
+      const bin = join(dir, `${name}.bin`);
+      writeBin(bin, m);
+      const c = new Map(execFileSync(exe, [bin, String(RUNS)], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l) as { kernel: string; median_ms: number; check: number }).map((j) => [j.kernel, j]));
+      const py = scipy
+        ? new Map(execFileSync('python3', [join(root, 'bench', 'cpu-kernels', 'scipy_kernels.py'), bin, String(RUNS)], { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } }).trim().split('\n').map((l) => JSON.parse(l) as { kernel: string; median_ms: number }).map((j) => [j.kernel, j.median_ms]))
+        : new Map<string, number>();
+      for (const k of Object.keys(PROGRAMS) as KernelName[]) {
+        const d1 = await dypeTimes(k, m, 1);
+        const d2 = await dypeTimes(k, m, 2);
+        const cm = c.get(k)!;
+        const relErr = Math.abs(d1.check - cm.check) / Math.max(1, Math.abs(cm.check));
+        const sc = py.get(k);
+        const row = { matrix: name, rows: m.rows, nnz: m.values.length, kernel: k, c_ms: cm.median_ms, scipy_ms: sc ?? null, dype1_ms: d1.ms, dype2_ms: d2.ms, speed_vs_c: cm.median_ms / d1.ms, scaling_2t: d1.ms / d2.ms, speed_vs_scipy: sc ? sc / d1.ms : null, check_rel_err: relErr };
+        rows.push(row);
+        console.log(`${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`);
+      }
+    }
+    mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(root, 'bench', 'results', 'cpu-kernels.json'), JSON.stringify({ runs: RUNS, scipy, rows }, null, 2));
+    console.log('wrote bench/results/cpu-kernels.json');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
