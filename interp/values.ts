@@ -5,6 +5,7 @@
  * interpreter reads "the same position" of S and E in O(1).
  */
 import type { SparseMatrix, Tensor } from '../runtime/tensor.js';
+import { gather, permutationTo, pointers } from '../runtime/entry-order.js';
 
 export interface Pattern {
   rows: number;
@@ -47,30 +48,6 @@ export function fromTensor(t: Tensor): Val {
     case 'coo':
       return { kind: 'sparse', pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci: t.colIdx, order: 'row' }, values: t.values };
   }
-}
-
-/** Entry permutation sorting a pattern into `order`. */
-function permutationTo(p: Pattern, order: 'row' | 'col'): Int32Array {
-  const n = p.ri.length;
-  const perm = new Int32Array(n);
-  for (let k = 0; k < n; k++) perm[k] = k;
-  if (p.order === order) return perm;
-  const major = order === 'row' ? p.ri : p.ci;
-  const minor = order === 'row' ? p.ci : p.ri;
-  return perm.sort((a, b) => major[a]! - major[b]! || minor[a]! - minor[b]!);
-}
-
-function pointers(major: Int32Array, perm: Int32Array, count: number): Int32Array {
-  const ptr = new Int32Array(count + 1);
-  for (let k = 0; k < perm.length; k++) ptr[major[perm[k]!]! + 1]!++;
-  for (let i = 0; i < count; i++) ptr[i + 1]! += ptr[i]!;
-  return ptr;
-}
-
-function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array): T {
-  const out = new (src.constructor as { new (n: number): T })(perm.length);
-  for (let k = 0; k < perm.length; k++) out[k] = src[perm[k]!]!;
-  return out;
 }
 
 export function toTensor(v: Val, format: 'dense' | 'csr' | 'csc' | 'coo'): Tensor {

@@ -7,22 +7,10 @@
  */
 import type { LExpr, LStmt, LoopFunc } from './loops.js';
 import type { Module } from './module.js';
+import { BIN_PRECEDENCE } from './expr.js';
 import { formatNumber } from './printer.js';
 
-const PREC: Record<string, number> = {
-  '||': 2,
-  '&&': 3,
-  '<': 4,
-  '<=': 4,
-  '>': 4,
-  '>=': 4,
-  '==': 4,
-  '!=': 4,
-  '+': 5,
-  '-': 5,
-  '*': 6,
-  '/': 6,
-};
+const PREC: Readonly<Record<string, number>> = BIN_PRECEDENCE;
 const ATOM = 9;
 
 function prec(e: LExpr): number {

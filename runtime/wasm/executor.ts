@@ -26,6 +26,7 @@ import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
 import { balancedCuts, WasmThreadPool } from './threads.js';
 import type { WasmBuffer, WasmElem, WasmManifest, WasmOp, WasmStep, WasmValueType } from './manifest.js';
+import { gather, permutationTo, pointers } from '../entry-order.js';
 
 export interface WasmRunInputs {
   tensors: ReadonlyMap<string, Tensor>;
@@ -150,29 +151,6 @@ function patternOf(t: Tensor): Pattern {
     case 'dense':
       throw new Error('internal: a dense tensor has no pattern');
   }
-}
-
-function permutationTo(p: Pattern, order: 'row' | 'col'): Int32Array {
-  const n = p.ri.length;
-  const perm = new Int32Array(n);
-  for (let k = 0; k < n; k++) perm[k] = k;
-  if (p.order === order) return perm;
-  const major = order === 'row' ? p.ri : p.ci;
-  const minor = order === 'row' ? p.ci : p.ri;
-  return perm.sort((a, b) => major[a]! - major[b]! || minor[a]! - minor[b]!);
-}
-
-function pointers(major: Int32Array, perm: Int32Array, count: number): Int32Array {
-  const ptr = new Int32Array(count + 1);
-  for (let k = 0; k < perm.length; k++) ptr[major[perm[k]!]! + 1]!++;
-  for (let i = 0; i < count; i++) ptr[i + 1]! += ptr[i]!;
-  return ptr;
-}
-
-function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array): T {
-  const out = new (src.constructor as { new (n: number): T })(perm.length);
-  for (let k = 0; k < perm.length; k++) out[k] = src[perm[k]!]!;
-  return out;
 }
 
 function grouping(p: Pattern, layout: 'csr' | 'csc'): Grouping {
