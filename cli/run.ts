@@ -75,19 +75,22 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const kernelInputs = { tensors, scalars, sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}` };
   const wasm = o.backend === 'wasm' ? await wasmRunner(kernel, kernelInputs, threads) : undefined;
-  const run = wasm ? wasm.run : (): InterpretResult => interpretKernel(kernel, kernelInputs);
+  let reference: InterpretResult | undefined;
+  const execute = wasm ? wasm.execute : (): void => void (reference = interpretKernel(kernel, kernelInputs));
   // With --repeat N: one warm-up run, then N timed runs. Without: one timed run.
+  // Timing covers kernel execution only: the results are read back after it.
   let result: InterpretResult | undefined;
   const times: number[] = [];
   const bar = progress(`running ${kernel.name}`, repeat);
   try {
-    if (o.repeat !== undefined) result = run();
+    if (o.repeat !== undefined) execute();
     for (let r = 0; r < repeat; r++) {
       const t0 = performance.now();
-      result = run();
+      execute();
       times.push(performance.now() - t0);
       bar.tick(r + 1);
     }
+    result = wasm ? wasm.results() : reference;
   } finally {
     bar.done();
     wasm?.close();
@@ -158,16 +161,16 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
 /**
  * The wasm backend: lower-kernels, emit (binaryen, imported only here) and
  * instantiate once; inputs are bound and validated by interp/bind.ts first.
- * The returned function is what --repeat times: the executor's run only.
+ * --repeat times `execute` (the kernel in wasm memory); results are read once after.
  */
-async function wasmRunner(kernel: Kernel, inputs: KernelInputs, threads: number): Promise<{ run: () => InterpretResult; close: () => void }> {
+async function wasmRunner(kernel: Kernel, inputs: KernelInputs, threads: number): Promise<{ execute: () => void; results: () => InterpretResult; close: () => void }> {
   const { dims } = bindInputs(kernel, inputs);
   const { lowerKernelLoops } = await import('../ir/loops-lower.js');
   const { emitWasm } = await import('../codegen/wasm/emit.js');
   const { createWasmExecutor } = await import('../runtime/wasm/executor.js');
   const { binary, manifest } = await emitWasm({ ...kernel, loops: kernel.loops ?? lowerKernelLoops(kernel) });
   const exec = await createWasmExecutor(binary, manifest, { threads });
-  return { run: () => exec.run({ tensors: inputs.tensors, scalars: inputs.scalars, dims }), close: () => exec.close() };
+  return { execute: () => exec.execute({ tensors: inputs.tensors, scalars: inputs.scalars, dims }), results: () => exec.results(), close: () => exec.close() };
 }
 
 function fmt(x: number): string {

@@ -43,6 +43,10 @@ export interface WasmRunResult {
 export interface WasmExecutor {
   readonly manifest: WasmManifest;
   run(inputs: WasmRunInputs): WasmRunResult;
+  /** Runs the kernel and leaves its results in wasm memory (what timing measures). */
+  execute(inputs: WasmRunInputs): void;
+  /** The results of the last execute, as runtime tensors. */
+  results(): WasmRunResult;
   /** The memory the module runs in (for threads and tests). */
   readonly memory: WebAssembly.Memory;
   /** Threads ops run on (1: the calling thread only). */
@@ -229,6 +233,7 @@ class Executor implements WasmExecutor {
   private lastInputs: { tensors: ReadonlyMap<string, Tensor>; scalars: ReadonlyMap<string, number>; entries: unknown[] } | undefined;
   private patterns = new Map<string, Pattern>();
   private dims = new Map<string, number>();
+  private executed = false;
   private defined = new Set<string>();
   /** Some op assigns a parameter: its copy in memory changes, so inputs are copied on every run. */
   private readonly writesParams: boolean;
@@ -424,6 +429,11 @@ class Executor implements WasmExecutor {
   }
 
   run(inputs: WasmRunInputs): WasmRunResult {
+    this.execute(inputs);
+    return this.results();
+  }
+
+  execute(inputs: WasmRunInputs): void {
     this.dims = this.bindDims(inputs);
     const patterns = new Map<string, Pattern>();
     for (const p of this.manifest.params) {
@@ -441,6 +451,11 @@ class Executor implements WasmExecutor {
     // Regions named X and X.next may have been swapped by the last run: X is what the inputs were copied to.
     this.defined = new Set(this.manifest.params.map((p) => p.name));
     this.exec(this.manifest.program, inputs.scalars);
+    this.executed = true;
+  }
+
+  results(): WasmRunResult {
+    if (!this.executed) throw new Error('results() before execute()');
     const outputs = new Map<string, Tensor>();
     for (const r of this.manifest.results) {
       if (!this.defined.has(r.name)) this.fail(`kernel ${this.manifest.kernel}`, `'${r.name}' was never computed: the repeat that assigns it ran zero times`);
