@@ -14,6 +14,7 @@ import { report, usage } from './errors.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { PlanCliOptions } from './plan.js';
 import type { RunOptions } from './run.js';
+import type { CalibrateOptions } from './calibrate.js';
 
 // Commands load their modules when they run, so `dype check` does not pay for
 // the planner, zod or the I/O layer.
@@ -120,6 +121,15 @@ export function buildProgram(): Command {
     .option('--no-p2p', 'no peer-to-peer links: transfers between devices stage through host memory')
     .option('--json', 'print one JSON object on stdout')
     .action(async (file: string, o: PlanCliOptions) => (await import('./plan.js')).planCommand(file, o, out));
+
+  program
+    .command('calibrate')
+    .description('time the CPU kernels on generated and real matrices, fit the CPU cost model, write a system file and report the model error')
+    .option('-o, --output <FILE>', 'write the system file here (default: print it on stdout)')
+    .option('--threads <T>', 'worker threads to time with (default: the CPUs available)')
+    .option('--quick', 'a smaller ladder of generated matrices')
+    .option('--json', 'print one JSON object on stdout')
+    .action(async (o: CalibrateOptions) => (await import('./calibrate.js')).calibrateCommand(o, out));
 
   return program;
 }
