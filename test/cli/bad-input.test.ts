@@ -512,7 +512,7 @@ describe('dype run: --json, --repeat, --out', () => {
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
     for (const k of ['kernel', 'backend', 'threads', 'outputs', 'timing', 'features', 'partition', 'predicted']) expect(j).toHaveProperty(k);
     expect(j.kernel).toBe('spmv');
-    expect(j.backend).toBe('reference');
+    expect(j.backend).toBe('wasm'); // the default backend
     expect(typeof j.threads).toBe('number');
     expect(j.outputs).toEqual({ y: 'y.mtx' });
     const t = j.timing as Record<string, unknown>;
