@@ -18,30 +18,13 @@ import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
-import { Rng } from '../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { generatedMatrix } from '../runtime/generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const RUNS = Number(process.argv[2] ?? 7);
-
-function generated(rows: number, perRow: number): CsrMatrix {
-  const rng = new Rng(20261202);
-  const rowPtr = new Int32Array(rows + 1);
-  const cols: number[] = [];
-  for (let i = 0; i < rows; i++) {
-    const len = Math.max(1, Math.round(perRow * (0.5 + rng.next())));
-    const set = new Set<number>();
-    while (set.size < len) set.add(rng.int(rows));
-    cols.push(...[...set].sort((a, b) => a - b));
-    rowPtr[i + 1] = cols.length;
-  }
-  const colIdx = Int32Array.from(cols);
-  const values = new Float64Array(colIdx.length);
-  for (let p = 0; p < values.length; p++) values[p] = rng.uniform(-1, 1);
-  return { format: 'csr', rows, cols: rows, rowPtr, colIdx, values };
-}
 
 function writeBin(path: string, m: CsrMatrix): void {
   const head = Int32Array.of(m.rows, m.cols, m.values.length);
@@ -104,7 +87,7 @@ async function main(): Promise<void> {
     const scipy = spawnSync('python3', ['-c', 'import scipy, numpy'], { encoding: 'utf8' }).status === 0;
     const data = join(root, '..', 'shared', 'data', 'matrices');
     const matrices: { name: string; m: CsrMatrix }[] = [
-      { name: 'random-1M-15', m: generated(1_000_000, 15) },
+      { name: 'random-1M-15', m: generatedMatrix(1_000_000, 15) },
       { name: 'bcsstk33', m: toCsr(loadMatrix(join(data, 'bcsstk33.mtx'))) },
       { name: 'luxembourg_osm', m: toCsr(loadMatrix(join(data, 'luxembourg_osm.mtx'))) },
       { name: 'Groebner_id2003_aug', m: toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },

@@ -24,13 +24,13 @@ import { bindProblem } from '../runtime/plan/bind.js';
 import { cpuDeviceFor, errorSummary, fitCpuParams, median, predictMs, type CalibrationSample } from '../runtime/plan/calibrate-fit.js';
 import { MODEL } from '../runtime/plan/cost.js';
 import type { PlanOp } from '../runtime/plan/types.js';
-import { Rng } from '../runtime/random.js';
 import { loadSystemFile, parseSystem } from '../runtime/system/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
 import { usage } from './errors.js';
 import { resolveSystem } from './planning.js';
 import { progress } from './progress.js';
+import { generatedMatrix } from '../runtime/generate.js';
 
 export interface CalibrateOptions {
   output?: string;
@@ -61,28 +61,6 @@ function ladder(quick: boolean): { rows: number; perRow: number; banded: boolean
   return rows.flatMap((r) => perRow.flatMap((p) => [false, true].map((banded) => ({ rows: r, perRow: p, banded }))));
 }
 
-/**
- * A square matrix with row lengths uniform in [perRow/2, 3 perRow/2) and
- * columns uniform over all columns, or (banded) within 2 perRow of the diagonal.
- */
-export function generatedMatrix(rows: number, perRow: number, banded = false, seed = 20261202): CsrMatrix {
-  const rng = new Rng(seed + rows * 31 + perRow + (banded ? 7 : 0));
-  const band = Math.min(rows, 4 * perRow + 1);
-  const rowPtr = new Int32Array(rows + 1);
-  const cols: number[] = [];
-  for (let i = 0; i < rows; i++) {
-    const len = Math.min(banded ? band : rows, Math.max(1, Math.round(perRow * (0.5 + rng.next()))));
-    const lo = Math.min(Math.max(0, i - 2 * perRow), rows - band);
-    const set = new Set<number>();
-    while (set.size < len) set.add(banded ? lo + rng.int(band) : rng.int(rows));
-    for (const c of [...set].sort((a, b) => a - b)) cols.push(c);
-    rowPtr[i + 1] = cols.length;
-  }
-  const colIdx = Int32Array.from(cols);
-  const values = new Float64Array(colIdx.length);
-  for (let p = 0; p < values.length; p++) values[p] = rng.uniform(-1, 1);
-  return { format: 'csr', rows, cols: rows, rowPtr, colIdx, values };
-}
 
 function operand(name: KernelName, cols: number): DenseTensor {
   if (name === 'spmm16') {

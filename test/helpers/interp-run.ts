@@ -103,3 +103,27 @@ export function entries(t: Tensor | undefined): Triple[] {
   }
   return sortBy(out, 0);
 }
+
+/** Small fixtures shared by the interpreter, loop-IR and wasm known-answer tests. */
+// 3x3 with an empty middle row:  [1 . 2; . . .; . 3 4]
+export const A3: Triple[] = [
+  [0, 0, 1],
+  [0, 2, 2],
+  [2, 1, 3],
+  [2, 2, 4],
+];
+// 3x3 with an explicit zero at (1,0).
+export const P: Triple[] = [
+  [0, 0, 2],
+  [0, 2, 1],
+  [1, 0, 0],
+  [2, 1, 5],
+];
+// 3x3 (or 3x4) with an empty middle row and column 3 empty.
+export const R: Triple[] = [
+  [0, 0, 1],
+  [0, 2, 2],
+  [2, 0, 4],
+  [2, 1, 3],
+];
+export const x3 = vec([1, 2, 3]);

@@ -7,7 +7,7 @@ import { compileSource } from '../../frontend/compile.js';
  */
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../runtime/tensor.js';
-import { compileModule, coo, csc, csr, dense, denseData, entries, pickKernel, runDy, runKernel, vec, type Triple } from '../helpers/interp-run.js';
+import { compileModule, coo, csc, csr, dense, denseData, entries, pickKernel, runDy, runKernel, vec, A3, x3, type Triple } from '../helpers/interp-run.js';
 
 const INF = Number.POSITIVE_INFINITY;
 
@@ -15,13 +15,6 @@ const INF = Number.POSITIVE_INFINITY;
 //   [ 1 . 2 ]
 //   [ . . . ]
 //   [ . 3 4 ]
-const A3: Triple[] = [
-  [0, 0, 1],
-  [0, 2, 2],
-  [2, 1, 3],
-  [2, 2, 4],
-];
-const x3 = vec([1, 2, 3]);
 
 function only(outs: Map<string, Tensor>, name: string): Tensor {
   const t = outs.get(name);

@@ -12,7 +12,7 @@ import { LowerError, lowerOpLoops } from '../../ir/loops-lower.js';
 import type { Kernel } from '../../ir/module.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../../passes/index.js';
 import type { Tensor } from '../../runtime/tensor.js';
-import { coo, csc, csr, dense, denseData, vec, type Triple } from '../helpers/interp-run.js';
+import { coo, csc, csr, dense, denseData, vec, A3, P, R, x3 } from '../helpers/interp-run.js';
 import { expectLoopsMatchInterpreter } from './compare.js';
 
 /** Compiles through the default pipeline plus lower-kernels, so the kernel carries its loops. */
@@ -28,25 +28,6 @@ function kernelOf(src: string): Kernel {
 const check = (src: string, tensors: Record<string, Tensor>, scalars: Record<string, number> = {}): Map<string, Tensor> =>
   expectLoopsMatchInterpreter(kernelOf(src), { tensors, scalars });
 
-const A3: Triple[] = [
-  [0, 0, 1],
-  [0, 2, 2],
-  [2, 1, 3],
-  [2, 2, 4],
-];
-const P: Triple[] = [
-  [0, 0, 2],
-  [0, 2, 1],
-  [1, 0, 0],
-  [2, 1, 5],
-];
-const R: Triple[] = [
-  [0, 0, 1],
-  [0, 2, 2],
-  [2, 0, 4],
-  [2, 1, 3],
-];
-const x3 = vec([1, 2, 3]);
 
 describe('loops equal the interpreter: sparse reductions and identities', () => {
   it('spmv with an empty row', () => {

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../runtime/tensor.js';
-import { coo, csc, csr, dense, denseData, vec, type Triple } from '../helpers/interp-run.js';
+import { coo, csc, csr, dense, denseData, vec, A3, P, R, x3 } from '../helpers/interp-run.js';
 import { compileWasm, expectWasmMatches, loopKernel, type Compiled } from './compare.js';
 import { emitWasm } from '../../codegen/wasm/emit.js';
 
@@ -18,25 +18,6 @@ const check = async (src: string, tensors: Record<string, Tensor>, scalars: Reco
   return expectWasmMatches(c, { tensors, scalars });
 };
 
-const A3: Triple[] = [
-  [0, 0, 1],
-  [0, 2, 2],
-  [2, 1, 3],
-  [2, 2, 4],
-];
-const P: Triple[] = [
-  [0, 0, 2],
-  [0, 2, 1],
-  [1, 0, 0],
-  [2, 1, 5],
-];
-const R: Triple[] = [
-  [0, 0, 1],
-  [0, 2, 2],
-  [2, 0, 4],
-  [2, 1, 3],
-];
-const x3 = vec([1, 2, 3]);
 
 describe('wasm: sparse reductions and identities', () => {
   for (const t of ['f32', 'f64']) {
