@@ -15,6 +15,7 @@ import { loadProgram, optimise, selectKernel } from './program.js';
 import type { PlanCliOptions } from './plan.js';
 import type { RunOptions } from './run.js';
 import type { CalibrateOptions } from './calibrate.js';
+import type { CompileOptions } from './compile.js';
 
 // Commands load their modules when they run, so `dype check` does not pay for
 // the planner, zod or the I/O layer.
@@ -130,6 +131,16 @@ export function buildProgram(): Command {
     .option('--quick', 'a smaller ladder of generated matrices')
     .option('--json', 'print one JSON object on stdout')
     .action(async (o: CalibrateOptions) => (await import('./calibrate.js')).calibrateCommand(o, out));
+
+  program
+    .command('compile')
+    .description('write the compile artifacts: IR after every pass, and per target wasm kernels, CUDA and HLS projects, the generated runtime')
+    .argument('<file>', 'the .dy program')
+    .option('-o, --output <DIR>', 'output directory (created if missing)')
+    .option('--targets <list>', 'comma-separated targets (default: all)')
+    .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_PLAN_SYSTEM})`)
+    .option('--profile <NAME=PATH>', 'a sample input the guards are built from; a name may repeat (repeatable)', collect, [])
+    .action(async (file: string, o: CompileOptions) => (await import('./compile.js')).compileCommand(file, o, out));
 
   return program;
 }

@@ -1,0 +1,85 @@
+/**
+ * `dype compile FILE.dy -o DIR [--targets wasm,cuda,hls,runtime] [--system S]
+ * [--profile NAME=PATH ...]`: writes the artifacts of DESIGN.md section 9.
+ * The IR after every pass always goes to DIR/ir/; each target writes its own
+ * sub-folder. Everything is generated in memory first and written only when
+ * every target succeeded.
+ */
+import { printLoops } from '../ir/loops-printer.js';
+import { printModule } from '../ir/printer.js';
+import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { programName, type CompileTarget, type CompiledProgram, type ProfileArg, type ProjectFiles, type TargetContext } from '../codegen/project.js';
+import { usage } from './errors.js';
+import { parseAssignments } from './inputs.js';
+import { writeProject } from './project-writer.js';
+import { loadProgram, optimise } from './program.js';
+
+export interface CompileOptions {
+  output?: string;
+  targets?: string;
+  system?: string;
+  profile: string[];
+}
+
+/** Targets load only when asked for, so a wasm-only build never loads handlebars or ts-morph. */
+export const TARGETS: Record<string, () => Promise<CompileTarget>> = {
+  wasm: async () => (await import('../codegen/wasm/project.js')).wasmTarget,
+};
+
+/** Targets built when --targets is not given: every one registered. */
+export function defaultTargets(): string[] {
+  return Object.keys(TARGETS);
+}
+
+export function parseTargets(s: string | undefined): string[] {
+  if (s === undefined) return defaultTargets();
+  const names = s.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  if (names.length === 0) throw usage('--targets expects a comma-separated list of targets');
+  for (const n of names) if (!(n in TARGETS)) throw usage(`unknown target '${n}'; targets: ${Object.keys(TARGETS).join(', ')}`);
+  return [...new Set(names)];
+}
+
+/** The program after the default pipeline and lower-kernels, with the IR text after every stage. */
+export function compileProgram(file: string): { program: CompiledProgram; dumps: ProjectFiles } {
+  const p = loadProgram(file);
+  const dumps: ProjectFiles = new Map();
+  let n = 0;
+  const module = optimise(p, {
+    extra: [lowerKernelsPass],
+    printAfter: 'all',
+    dump: (stage, text) => void dumps.set(`${String(n++).padStart(2, '0')}-${stage}.${stage === 'lower-kernels' ? 'loops' : 'ir'}`, text),
+  });
+  // The final graph IR, under a stable name for tools that read it.
+  dumps.set('final.ir', printModule(module));
+  if (![...dumps.keys()].some((k) => k.endsWith('.loops'))) dumps.set('loops.loops', printLoops(module));
+  return { program: { file, source: p.source, name: programName(file), module }, dumps };
+}
+
+export async function emitTargets(ctx: TargetContext, names: readonly string[]): Promise<ProjectFiles> {
+  const all: ProjectFiles = new Map();
+  for (const n of names) {
+    const target = await TARGETS[n]!();
+    const files = await target.emit(ctx);
+    for (const [path, data] of files) all.set(`${target.name}/${path}`, data);
+  }
+  return all;
+}
+
+/** --profile NAME=PATH, where a name may repeat: each is one more sample of that input. */
+export function parseProfiles(list: readonly string[]): ProfileArg[] {
+  return list.map((item) => {
+    const [a] = parseAssignments([item], '--profile');
+    return { name: a!.name, path: a!.value };
+  });
+}
+
+export async function compileCommand(file: string, o: CompileOptions, stdout: (s: string) => void): Promise<void> {
+  if (o.output === undefined) throw usage('dype compile needs -o DIR');
+  const names = parseTargets(o.targets);
+  const { program, dumps } = compileProgram(file);
+  const ctx: TargetContext = { program, profiles: parseProfiles(o.profile), outDir: o.output, ...(o.system !== undefined ? { system: o.system } : {}) };
+  const files = await emitTargets(ctx, names);
+  for (const [path, text] of dumps) files.set(`ir/${path}`, text);
+  writeProject(o.output, files);
+  stdout(`wrote ${files.size} files to ${o.output} (targets: ${names.join(', ')})\n`);
+}
