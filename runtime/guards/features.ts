@@ -1,0 +1,98 @@
+/**
+ * The flat feature names guards test: `S.key` for each sparse parameter S
+ * (tier 0: rows, cols, nnz, density; tier 1: row-length statistics; tier 2:
+ * localityScore), `dim.NAME` for dims and `scalar.NAME` for scalars (tier 0).
+ */
+import type { Binding } from '../plan/bind.js';
+import type { SparseFeatures } from '../plan/types.js';
+import { features as tensorFeatures } from '../features/index.js';
+import type { SparseMatrix } from '../tensor.js';
+import type { Tier0Features, Tier1Features } from '../features/types.js';
+
+export type Tier = 0 | 1 | 2;
+
+const SPARSE_KEYS: readonly [string, Tier][] = [
+  ['rows', 0],
+  ['cols', 0],
+  ['nnz', 0],
+  ['density', 0],
+  ['rowLenMean', 1],
+  ['rowLenMax', 1],
+  ['rowLenCv', 1],
+  ['emptyRowFraction', 1],
+  ['top1PctNnzShare', 1],
+  ['localityScore', 2],
+];
+
+/** Tier-1 keys whose range is checked (besides every tier-0 key): they move the cost models most. */
+export const RANGE_KEYS_TIER1: ReadonlySet<string> = new Set(['rowLenCv', 'rowLenMax']);
+
+export function sparseValue(f: SparseFeatures, key: string): number | undefined {
+  switch (key) {
+    case 'density':
+      return f.rows * f.cols > 0 ? f.nnz / (f.rows * f.cols) : 0;
+    case 'localityScore':
+      return f.localityScore;
+    default:
+      return (f as unknown as Record<string, number>)[key];
+  }
+}
+
+/** Every feature key of a binding with its tier. */
+export function featureKeys(b: Binding): { key: string; tier: Tier }[] {
+  const out: { key: string; tier: Tier }[] = [];
+  for (const name of [...b.sparse.keys()].sort()) for (const [k, t] of SPARSE_KEYS) out.push({ key: `${name}.${k}`, tier: t });
+  for (const d of [...b.dims.keys()].sort()) out.push({ key: `dim.${d}`, tier: 0 });
+  for (const s of [...b.scalars.keys()].sort()) out.push({ key: `scalar.${s}`, tier: 0 });
+  return out;
+}
+
+export function tierOf(key: string): Tier {
+  if (key.startsWith('dim.') || key.startsWith('scalar.')) return 0;
+  const k = key.slice(key.lastIndexOf('.') + 1);
+  return SPARSE_KEYS.find(([n]) => n === k)?.[1] ?? 2;
+}
+
+/** One feature of a binding; undefined when the binding does not have it. */
+export function featureValue(b: Binding, key: string): number | undefined {
+  if (key.startsWith('dim.')) return b.dims.get(key.slice(4));
+  if (key.startsWith('scalar.')) return b.scalars.get(key.slice(7));
+  const dot = key.lastIndexOf('.');
+  const f = b.sparse.get(key.slice(0, dot));
+  return f === undefined ? undefined : sparseValue(f, key.slice(dot + 1));
+}
+
+/** A flat record of every feature of a binding (what generated guards read). */
+export function featureRecord(b: Binding): Record<string, number> {
+  const r: Record<string, number> = {};
+  for (const { key } of featureKeys(b)) {
+    const v = featureValue(b, key);
+    if (v !== undefined) r[key] = v;
+  }
+  return r;
+}
+
+/**
+ * The planner's features of a sparse tensor up to `tier` (1: no column reads;
+ * 2: adds the sampled locality score, which the GPU and CPU models use).
+ */
+export function sparseFeaturesOf(m: SparseMatrix, tier: 1 | 2): SparseFeatures {
+  if (tier === 2) {
+    const f = tensorFeatures(m, 2);
+    return { ...base(f), localityScore: f.localityScore };
+  }
+  return base(tensorFeatures(m, 1));
+}
+
+function base(f: Tier0Features & Tier1Features): SparseFeatures {
+  return {
+    rows: f.rows,
+    cols: f.cols,
+    nnz: f.nnz,
+    rowLenMean: f.rowLenMean,
+    rowLenMax: f.rowLenMax,
+    rowLenCv: f.rowLenCv,
+    emptyRowFraction: f.emptyRowFraction,
+    top1PctNnzShare: f.top1PctNnzShare,
+  };
+}

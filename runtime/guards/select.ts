@@ -1,0 +1,30 @@
+/**
+ * Evaluating guards on one input: walk the tree over the binding's features
+ * and check every recorded range (an input outside them gets a fresh plan
+ * from the runtime, not a guess).
+ */
+import type { Binding } from '../plan/bind.js';
+import { featureValue } from './features.js';
+import { fmt, walkTree } from './tree.js';
+import type { GuardDecision, GuardPlan } from './types.js';
+
+/** Ranges are widened by this relative slack, so rounding in a profile's own features never trips them. */
+export const RANGE_SLACK = 1e-9;
+
+export function outOfRange(ranges: GuardPlan['ranges'], get: (key: string) => number | undefined): string[] {
+  const out: string[] = [];
+  for (const [key, [lo, hi]] of Object.entries(ranges)) {
+    const v = get(key);
+    if (v === undefined) continue;
+    if (v < lo - Math.abs(lo) * RANGE_SLACK) out.push(`${key} = ${fmt(v)} is below the guards' range [${fmt(lo)}, ${fmt(hi)}]`);
+    else if (v > hi + Math.abs(hi) * RANGE_SLACK) out.push(`${key} = ${fmt(v)} is above the guards' range [${fmt(lo)}, ${fmt(hi)}]`);
+  }
+  return out;
+}
+
+export function selectPartition(plan: GuardPlan, b: Binding): GuardDecision {
+  const get = (k: string): number | undefined => featureValue(b, k);
+  const { leaf, path } = walkTree(plan.tree, get);
+  const oor = outOfRange(plan.ranges, get);
+  return { partition: plan.partitions[leaf]!, path, inRange: oor.length === 0, outOfRange: oor };
+}
