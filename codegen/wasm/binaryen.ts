@@ -53,6 +53,12 @@ export class FnBuilder {
     return this.params.length + this.vars.length - 1;
   }
 
+  /** A v128 local (SIMD lanes). */
+  vlocal(): number {
+    this.vars.push(this.W.b.v128);
+    return this.params.length + this.vars.length - 1;
+  }
+
   get(index: number, e: Elem): Ref {
     return this.W.m.local.get(index, this.W.type(e));
   }

@@ -20,6 +20,7 @@ import type { LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
 import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
+import { planVector, VectorLoop, type ScalarEmitter } from './simd.js';
 import { FnBuilder, INT32_MAX, INT32_MIN, isFloat, kindOf, loadBinaryen, WasmModule, type Ref } from './binaryen.js';
 
 export interface EmitOptions {
@@ -27,7 +28,12 @@ export interface EmitOptions {
   shared?: boolean;
   /** Keep the text form of the optimised module (for debugging and tests). */
   text?: boolean;
+  /** 128-bit SIMD for dense loops over contiguous memory (codegen/wasm/simd.ts); default true. Results are bit-identical either way. */
+  simd?: boolean;
 }
+
+/** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
+export const WASM_EMITTER_VERSION = 2;
 
 export interface EmittedWasm {
   binary: Uint8Array;
@@ -44,16 +50,17 @@ interface Local {
 }
 
 /** Emits one LoopFunc as a wasm function into W. */
-class FuncEmitter {
-  private readonly F: FnBuilder;
+class FuncEmitter implements ScalarEmitter {
+  readonly F: FnBuilder;
   private readonly scopes: Map<string, Local>[] = [];
   private readonly bufs = new Map<string, { param: number; elem: LElem }>();
   private readonly loParam: number;
   private readonly hiParam: number;
 
   constructor(
-    private readonly W: WasmModule,
+    readonly W: WasmModule,
     private readonly f: LoopFunc,
+    private readonly simd: boolean,
   ) {
     const nb = f.buffers.length;
     const ns = f.sizes.length;
@@ -80,6 +87,26 @@ class FuncEmitter {
 
   private buf(name: string): { param: number; elem: LElem } {
     return this.bufs.get(name) ?? this.fail(`unknown buffer '${name}'`);
+  }
+
+  bufParam(name: string): number {
+    return this.buf(name).param;
+  }
+
+  scoped<T>(names: Map<string, Local>, fn: () => T): T {
+    this.scopes.push(names);
+    try {
+      return fn();
+    } finally {
+      this.scopes.pop();
+    }
+  }
+
+  scalarFor(s: Extract<LStmt, { k: 'for' }>, lo: Ref, hi: Ref): Ref {
+    const v = this.F.local('index');
+    const end = this.F.local('index');
+    const body = this.scoped(new Map([[s.var, { index: v, elem: 'index' as LElem }]]), () => this.stmts(s.body));
+    return this.F.forLoop(v, end, lo, hi, body);
   }
 
   /** Element type of an expression (as the loop IR states it). */
@@ -300,12 +327,8 @@ class FuncEmitter {
           lo = m.block(null, [this.F.set(a, lo), m.select(m.i32.gt_s(P(this.loParam), this.F.get(a, 'index')), P(this.loParam), this.F.get(a, 'index'))], W.b.i32);
           hi = m.block(null, [this.F.set(b, hi), m.select(m.i32.lt_s(P(this.hiParam), this.F.get(b, 'index')), P(this.hiParam), this.F.get(b, 'index'))], W.b.i32);
         }
-        const v = this.F.local('index');
-        const end = this.F.local('index');
-        this.scopes.push(new Map([[s.var, { index: v, elem: 'index' }]]));
-        const body = this.stmts(s.body);
-        this.scopes.pop();
-        return this.F.forLoop(v, end, lo, hi, body);
+        const plan = this.simd ? planVector(s, this.f.buffers) : undefined;
+        return plan ? new VectorLoop(this, s, plan).emit(lo, hi) : this.scalarFor(s, lo, hi);
       }
       case 'let': {
         const value = this.as(s.value, s.type);
@@ -423,7 +446,7 @@ export async function emitWasm(k: Kernel, opts: EmitOptions = {}): Promise<Emitt
   const shared = opts.shared ?? true;
   const W = new WasmModule(b, shared, MAX_PAGES);
   try {
-    for (const f of loops) new FuncEmitter(W, f).emit();
+    for (const f of loops) new FuncEmitter(W, f, opts.simd ?? true).emit();
     const binary = W.finish(`kernel ${k.name}`);
     const manifest = wasmManifest(k, W.importedHosts(), shared);
     return opts.text ? { binary, manifest, text: W.text() } : { binary, manifest };

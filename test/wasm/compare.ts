@@ -94,7 +94,12 @@ export function expectIdentical(a: Tensor, b: Tensor, what: string): void {
   for (const key of Object.keys(y.structure)) expect(Array.from(x.structure[key]!), `${what}.${key}`).toEqual(Array.from(y.structure[key]!));
   const xs = Float64Array.from(x.values);
   const ys = Float64Array.from(y.values);
-  expect(new Uint8Array(xs.buffer), `${what}: bits`).toEqual(new Uint8Array(ys.buffer));
+  expect(xs.length, `${what}: length`).toBe(ys.length);
+  // A word loop, not toEqual: deep equality of large arrays costs seconds.
+  const [wx, wy] = [new Uint32Array(xs.buffer), new Uint32Array(ys.buffer)];
+  let first = -1;
+  for (let q = 0; q < wx.length && first < 0; q++) if (wx[q] !== wy[q]) first = q >> 1;
+  expect(first < 0 ? 'identical' : `first difference at [${first}]: ${xs[first]} vs ${ys[first]}`, `${what}: bits`).toBe('identical');
 }
 
 /** Runs the reference and wasm (twice), compares; returns the wasm outputs. */

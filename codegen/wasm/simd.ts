@@ -1,0 +1,421 @@
+/**
+ * 128-bit SIMD for dense loops over contiguous memory, by lanes of the loop
+ * variable: `for k { let acc = init; for p { ...; acc = acc + v[p] * T[j*h + k] }; H[i*h + k] = f(acc) }`
+ * runs 4 (f32) or 2 (f64) consecutive k at once, each lane doing exactly the
+ * scalar code's operations in the scalar code's order (the interchange that
+ * puts k innermost keeps every lane's summation order), so results are bit
+ * for bit those of the scalar loop. Blocks of 8 and 4 vectors (32 and 16 f32
+ * lanes) share one walk of the inner loop; a scalar loop does the remainder.
+ *
+ * A loop qualifies when, with k its variable and "varying" meaning k or a
+ * local whose value depends on k:
+ *   - every varying local is declared inside the loop with the vector's
+ *     element type (f32 or f64), and no local declared outside is assigned;
+ *   - k occurs only in load/store indices of the form base + k (base free of
+ *     varying names), so lane l touches element base + k + l;
+ *   - a varying value is built from +, -, *, /, neg, relu, abs, sqrt, min,
+ *     max of that type, contiguous loads of buffers of that type, and
+ *     k-free subexpressions (computed once per vector, then splat);
+ *   - inner loops have k-free bounds; there is no `if`; stores go to
+ *     base + k of a buffer of the vector type that the loop does not read.
+ * SpMV's `x[j]` is a gather, not contiguous, so SpMV stays scalar; so does a
+ * reduction over k itself (SDDMM's dot product): reordering its sum would
+ * change the result.
+ */
+import type { LBuffer, LElem, LExpr, LStmt } from '../../ir/loops.js';
+import type { FnBuilder, Ref, WasmModule } from './binaryen.js';
+
+type ForStmt = Extract<LStmt, { k: 'for' }>;
+export type VecElem = 'f32' | 'f64';
+
+export interface VectorPlan {
+  elem: VecElem;
+  /** Locals that hold one vector per group (declared inside the loop). */
+  vectors: Set<string>;
+}
+
+/** What the vectoriser needs of the scalar function emitter. */
+export interface ScalarEmitter {
+  readonly W: WasmModule;
+  readonly F: FnBuilder;
+  /** Emits e (free of varying names, apart from k inside indices) converted to `to`, in the current scopes. */
+  as(e: LExpr, to: LElem): Ref;
+  bufParam(name: string): number;
+  /** Runs fn with extra scalar names in scope. */
+  scoped<T>(names: Map<string, { index: number; elem: LElem }>, fn: () => T): T;
+  /** The scalar loop `for s.var in [lo, hi) s.body`. */
+  scalarFor(s: ForStmt, lo: Ref, hi: Ref): Ref;
+}
+
+const LANES: Record<VecElem, number> = { f32: 4, f64: 2 };
+/** Vectors per block, widest first: 8 x 4 f32 lanes cover K = 32 in one walk of the inner loop. */
+const GROUPS = [8, 4, 1];
+
+// ---- analysis ----
+
+function mentions(e: LExpr, names: ReadonlySet<string>): boolean {
+  switch (e.k) {
+    case 'const':
+      return false;
+    case 'var':
+      return names.has(e.name);
+    case 'load':
+      return mentions(e.index, names);
+    case 'bin':
+      return mentions(e.lhs, names) || mentions(e.rhs, names);
+    case 'un':
+      return mentions(e.arg, names);
+    case 'call':
+      return e.args.some((a) => mentions(a, names));
+    case 'select':
+      return mentions(e.cond, names) || mentions(e.then, names) || mentions(e.else, names);
+    case 'cast':
+      return mentions(e.arg, names);
+  }
+}
+
+/** Coefficient of k in an index expression (null: not affine with a literal coefficient, or mentions another varying name). */
+function coefficient(e: LExpr, k: string, varying: ReadonlySet<string>): number | null {
+  if (!mentions(e, varying)) return 0;
+  if (e.k === 'var') return e.name === k ? 1 : null;
+  if (e.k !== 'bin' || e.type !== 'index') return null;
+  const a = coefficient(e.lhs, k, varying);
+  const b = coefficient(e.rhs, k, varying);
+  if (a === null || b === null) return null;
+  if (e.op === '+') return a + b;
+  if (e.op === '-') return a - b;
+  if (e.op === '*') {
+    if (a === 0 && e.lhs.k === 'const') return e.lhs.value * b;
+    if (b === 0 && e.rhs.k === 'const') return e.rhs.value * a;
+  }
+  return null;
+}
+
+function walk(ss: readonly LStmt[], visit: (s: LStmt) => void): void {
+  for (const s of ss) {
+    visit(s);
+    if (s.k === 'for') walk(s.body, visit);
+    else if (s.k === 'if') {
+      walk(s.then, visit);
+      if (s.else) walk(s.else, visit);
+    }
+  }
+}
+
+/** The memory region a buffer names (X and X.next are distinct regions; one value's buffers of one role and layout are one). */
+function region(b: LBuffer): string {
+  return `${b.of}${b.name.endsWith('.next') ? '.next' : ''}:${b.role}:${b.layout ?? ''}`;
+}
+
+/** Whether (and how) the loop s can run by vector lanes of its variable. */
+export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan | undefined {
+  const k = s.var;
+  const buf = new Map(buffers.map((b) => [b.name, b]));
+  const declared = new Map<string, LElem>();
+  let ok = true;
+  walk(s.body, (t) => {
+    if (t.k === 'let') declared.set(t.var, t.type);
+    else if (t.k === 'for') declared.set(t.var, 'index');
+    else if (t.k === 'if') ok = false;
+  });
+  if (!ok) return undefined;
+  // Varying names: k, then every local assigned a value that mentions one (to a fixed point).
+  const varying = new Set([k]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    walk(s.body, (t) => {
+      if ((t.k === 'let' || t.k === 'set') && !varying.has(t.var) && mentions(t.value, varying)) {
+        varying.add(t.var);
+        grew = true;
+      }
+    });
+  }
+  const vectors = new Set([...varying].filter((v) => v !== k));
+  // The element type: that of the stores (all alike).
+  const stored = new Set<string>();
+  let elem: LElem | undefined;
+  walk(s.body, (t) => {
+    if (t.k !== 'store') return;
+    const b = buf.get(t.buf);
+    if (!b) ok = false;
+    else {
+      stored.add(region(b));
+      if (elem === undefined) elem = b.elem;
+      else if (elem !== b.elem) ok = false;
+    }
+  });
+  if (!ok || (elem !== 'f32' && elem !== 'f64')) return undefined;
+  const T: VecElem = elem;
+  for (const v of vectors) if (declared.get(v) !== T) return undefined;
+
+  // Type of a varying expression (varying locals are all of type T).
+  const typeOf = (e: LExpr): LElem | undefined => {
+    switch (e.k) {
+      case 'var':
+        return T;
+      case 'load':
+        return buf.get(e.buf)?.elem;
+      case 'cast':
+        return e.to;
+      case 'const':
+        return e.type;
+      default:
+        return e.type;
+    }
+  };
+  const index = (e: LExpr): boolean => coefficient(e, k, varying) === 1;
+  const loadOk = (e: Extract<LExpr, { k: 'load' }>): boolean => {
+    const b = buf.get(e.buf);
+    return !!b && b.elem === T && !stored.has(region(b)) && index(e.index);
+  };
+  // A varying value of type T that lanes can compute.
+  const value = (e: LExpr): boolean => {
+    if (!mentions(e, varying)) {
+      // k-free, but its loads must not read what the loop writes.
+      let reads = true;
+      const scan = (x: LExpr): void => {
+        if (x.k === 'load') {
+          const b = buf.get(x.buf);
+          if (!b || stored.has(region(b))) reads = false;
+        }
+        for (const c of children(x)) scan(c);
+      };
+      scan(e);
+      return reads;
+    }
+    switch (e.k) {
+      case 'var':
+        return vectors.has(e.name);
+      case 'load':
+        return loadOk(e);
+      case 'bin':
+        return e.type === T && (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/' || e.op === 'idiv') && value(e.lhs) && value(e.rhs);
+      case 'un':
+        return e.type === T && e.op === 'neg' && value(e.arg);
+      case 'call':
+        return e.type === T && ['relu', 'abs', 'sqrt', 'min', 'max'].includes(e.fn) && e.args.every(value);
+      case 'cast':
+        return e.to === T && value(e.arg) && typeOf(e.arg) === T;
+      default:
+        return false;
+    }
+  };
+  const stmts = (ss: readonly LStmt[]): boolean =>
+    ss.every((t) => {
+      switch (t.k) {
+        case 'let':
+          return vectors.has(t.var) ? value(t.value) : !mentions(t.value, varying) && value(t.value);
+        case 'set':
+          // Only accumulators: a scalar assigned in the loop would be assigned once per vector instead of once per k.
+          return vectors.has(t.var) && declared.has(t.var) && value(t.value);
+        case 'for':
+          return !mentions(t.lo, varying) && !mentions(t.hi, varying) && stmts(t.body);
+        case 'store':
+          return index(t.index) && value(t.value);
+        case 'if':
+          return false;
+      }
+    });
+  // A local declared twice (shadowing) would confuse the vector/scalar split.
+  let lets = 0;
+  walk(s.body, (t) => {
+    if (t.k === 'let' || t.k === 'for') lets++;
+  });
+  if (lets !== declared.size) return undefined;
+  return stmts(s.body) ? { elem: T, vectors } : undefined;
+}
+
+function children(e: LExpr): LExpr[] {
+  switch (e.k) {
+    case 'const':
+    case 'var':
+      return [];
+    case 'load':
+      return [e.index];
+    case 'bin':
+      return [e.lhs, e.rhs];
+    case 'un':
+    case 'cast':
+      return [e.arg];
+    case 'call':
+      return e.args;
+    case 'select':
+      return [e.cond, e.then, e.else];
+  }
+}
+
+// ---- emission ----
+
+/** A vector value: statements computing shared parts once, then group g's vector. */
+interface VNode {
+  pre: Ref[];
+  get: (g: number) => Ref;
+}
+
+/** Emits a planned loop: vector blocks of GROUPS vectors, then the scalar remainder. */
+export class VectorLoop {
+  private readonly lanes: number;
+  private readonly bytes: number;
+  private vec = new Map<string, number[]>();
+  private varying: Set<string>;
+
+  constructor(
+    private readonly S: ScalarEmitter,
+    private readonly s: ForStmt,
+    private readonly plan: VectorPlan,
+  ) {
+    this.lanes = LANES[plan.elem];
+    this.bytes = plan.elem === 'f32' ? 4 : 8;
+    this.varying = new Set([s.var, ...plan.vectors]);
+  }
+
+  emit(lo: Ref, hi: Ref): Ref {
+    const { W, F } = this.S;
+    const m = W.m;
+    const k0 = F.local('index');
+    const end = F.local('index');
+    const gk = (): Ref => F.get(k0, 'index');
+    const out: Ref[] = [F.set(k0, lo), F.set(end, hi)];
+    for (const G of GROUPS) {
+      const step = G * this.lanes;
+      const b = F.label('VB');
+      const l = F.label('VL');
+      const body = this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () => this.stmts(this.s.body, G));
+      out.push(
+        m.block(b, [
+          m.loop(
+            l,
+            m.block(null, [m.br_if(b, m.i32.lt_s(m.i32.sub(F.get(end, 'index'), gk()), m.i32.const(step))), ...body, F.set(k0, m.i32.add(gk(), m.i32.const(step))), m.br(l)]),
+          ),
+        ]),
+      );
+    }
+    out.push(this.S.scalarFor(this.s, gk(), F.get(end, 'index')));
+    return m.block(null, out);
+  }
+
+  private vlocals(name: string, G: number): number[] {
+    let ls = this.vec.get(name);
+    if (!ls || ls.length !== G) {
+      ls = Array.from({ length: G }, () => this.S.F.vlocal());
+      this.vec.set(name, ls);
+    }
+    return ls;
+  }
+
+  private stmts(ss: readonly LStmt[], G: number): Ref[] {
+    const { W, F } = this.S;
+    const m = W.m;
+    const out: Ref[] = [];
+    // Scalars declared in this block, visible to its later statements (the map fills as it goes).
+    const scalars = new Map<string, { index: number; elem: LElem }>();
+    this.S.scoped(scalars, () => {
+      for (const t of ss) {
+        switch (t.k) {
+          case 'let':
+          case 'set': {
+            if (this.plan.vectors.has(t.var)) {
+              // A fresh set of locals (one per group) for each `let`; `set` reuses them.
+              if (t.k === 'let') this.vec.delete(t.var);
+              const ls = this.vlocals(t.var, G);
+              const v = this.value(t.value, G);
+              out.push(...v.pre, ...ls.map((l, g) => m.local.set(l, v.get(g))));
+            } else if (t.k === 'let') {
+              const l = F.local(t.type);
+              out.push(F.set(l, this.S.as(t.value, t.type)));
+              scalars.set(t.var, { index: l, elem: t.type });
+            } else throw new Error(`wasm emitter: simd: scalar '${t.var}' assigned in a vector loop`);
+            break;
+          }
+          case 'for': {
+            const lo = this.S.as(t.lo, 'index');
+            const hi = this.S.as(t.hi, 'index');
+            const v = F.local('index');
+            const e = F.local('index');
+            const body = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () => this.stmts(t.body, G));
+            out.push(F.forLoop(v, e, lo, hi, body));
+            break;
+          }
+          case 'store': {
+            const a = F.local('index');
+            const v = this.value(t.value, G);
+            out.push(...v.pre, F.set(a, this.address(t.buf, t.index)));
+            for (let g = 0; g < G; g++) out.push(m.v128.store(g * 16, this.bytes, F.get(a, 'index'), v.get(g)));
+            break;
+          }
+          case 'if':
+            throw new Error('wasm emitter: simd: unexpected if');
+        }
+      }
+    });
+    return out;
+  }
+
+  /** Byte address of element `index` (at k = k0) of buffer buf. */
+  private address(buf: string, index: LExpr): Ref {
+    const { W, F } = this.S;
+    const m = W.m;
+    return m.i32.add(F.get(this.S.bufParam(buf), 'i32'), m.i32.shl(this.S.as(index, 'index'), m.i32.const(this.bytes === 8 ? 3 : 2)));
+  }
+
+  private splat(x: Ref): Ref {
+    const m = this.S.W.m;
+    return this.plan.elem === 'f32' ? m.f32x4.splat(x) : m.f64x2.splat(x);
+  }
+
+  private value(e: LExpr, G: number): VNode {
+    const { W, F } = this.S;
+    const m = W.m;
+    const V = this.plan.elem === 'f32' ? m.f32x4 : m.f64x2;
+    const T = this.plan.elem;
+    if (!mentions(e, this.varying)) {
+      const l = F.vlocal();
+      return { pre: [m.local.set(l, this.splat(this.S.as(e, T)))], get: () => m.local.get(l, W.b.v128) };
+    }
+    switch (e.k) {
+      case 'var': {
+        const ls = this.vec.get(e.name)!;
+        return { pre: [], get: (g) => m.local.get(ls[g]!, W.b.v128) };
+      }
+      case 'load': {
+        const a = F.local('index');
+        return { pre: [F.set(a, this.address(e.buf, e.index))], get: (g) => m.v128.load(g * 16, this.bytes, F.get(a, 'index')) };
+      }
+      case 'cast':
+        return this.value(e.arg, G);
+      case 'un': {
+        const x = this.value(e.arg, G);
+        return { pre: x.pre, get: (g) => V.neg(x.get(g)) };
+      }
+      case 'bin': {
+        const a = this.value(e.lhs, G);
+        const b = this.value(e.rhs, G);
+        const op = { '+': V.add, '-': V.sub, '*': V.mul, '/': V.div, idiv: V.div }[e.op as '+'];
+        return { pre: [...a.pre, ...b.pre], get: (g) => op(a.get(g), b.get(g)) };
+      }
+      case 'call': {
+        const xs = e.args.map((x) => this.value(x, G));
+        const pre = xs.flatMap((x) => x.pre);
+        switch (e.fn) {
+          case 'relu': {
+            // max(x, +0), as the scalar code: NaN stays NaN, -0 becomes +0.
+            const zero = F.vlocal();
+            return { pre: [...pre, m.local.set(zero, this.splat(W.constant(0, T)))], get: (g) => V.max(xs[0]!.get(g), m.local.get(zero, W.b.v128)) };
+          }
+          case 'abs':
+            return { pre, get: (g) => V.abs(xs[0]!.get(g)) };
+          case 'sqrt':
+            return { pre, get: (g) => V.sqrt(xs[0]!.get(g)) };
+          case 'min':
+            return { pre, get: (g) => V.min(xs[0]!.get(g), xs[1]!.get(g)) };
+          case 'max':
+            return { pre, get: (g) => V.max(xs[0]!.get(g), xs[1]!.get(g)) };
+          default:
+            throw new Error(`wasm emitter: simd: unexpected ${e.fn}`);
+        }
+      }
+      default:
+        throw new Error(`wasm emitter: simd: unexpected ${e.k}`);
+    }
+  }
+}
