@@ -34,6 +34,9 @@ export const DATA_ERROR_CODES = {
   DY3026: 'redundant peer link',
   DY3030: 'no mapping meets the constraints',
   DY3031: 'tensor too large to hold',
+  DY3040: 'backend not available on this host',
+  DY3041: 'no backend for a device kind the partition uses',
+  DY3042: 'runtime input does not fit the kernel',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

@@ -1,0 +1,11 @@
+/** The guarded runtime library that generated `<prog>.runtime.ts` files import. */
+export { createGuardedRuntime, type GuardedRuntime } from './runtime.js';
+export { bindInputs } from './inputs.js';
+export type * from './types.js';
+export * from '../backends/index.js';
+export type { GuardPlan, GuardNode, GuardPartition } from '../guards/types.js';
+export type { PlanSpec } from '../plan/types.js';
+export type { SystemSpec } from '../system/types.js';
+export type { PolicyOptions } from '../policy/policy.js';
+export type { CsrMatrix, DenseTensor, SparseMatrix, Tensor } from '../tensor.js';
+export { loadSystemFile } from '../system/load.js';

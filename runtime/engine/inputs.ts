@@ -1,0 +1,59 @@
+/** Checking a runtime call's inputs against the kernel and binding them for the planner. */
+import { InputError } from '../errors.js';
+import { sparseFeaturesOf } from '../guards/features.js';
+import type { Binding } from '../plan/bind.js';
+import type { SparseFeatures } from '../plan/types.js';
+import type { Tensor } from '../tensor.js';
+import type { RuntimeInputs, RuntimeParam } from './types.js';
+
+export interface BoundInputs {
+  tensors: Map<string, Tensor>;
+  scalars: Map<string, number>;
+  binding: Binding;
+}
+
+function shapeOf(t: Tensor, rank: number): number[] {
+  if (t.format !== 'dense') return [t.rows, t.cols];
+  return rank === 1 ? [t.data.length] : t.shape;
+}
+
+/** Features are cached per tensor object: inputs are treated as immutable, as the wasm executor does. */
+const featureCache = new WeakMap<Tensor, SparseFeatures>();
+
+export function bindInputs(kernel: string, params: readonly RuntimeParam[], inputs: RuntimeInputs): BoundInputs {
+  const tensors = new Map<string, Tensor>();
+  const scalars = new Map<string, number>();
+  const dims = new Map<string, number>();
+  const sparse = new Map<string, SparseFeatures>();
+  const bad = (name: string, why: string): never => {
+    throw new InputError('DY3042', `input ${name} of kernel ${kernel}`, undefined, why);
+  };
+  for (const name of Object.keys(inputs)) if (!params.some((p) => p.name === name)) throw new InputError('DY3014', `input ${name}`, undefined, `kernel '${kernel}' has no parameter '${name}'; its parameters are ${params.map((p) => p.name).join(', ')}`);
+  for (const p of params) {
+    const v = inputs[p.name];
+    if (v === undefined) throw new InputError('DY3013', `input ${p.name}`, undefined, `kernel '${kernel}' needs input '${p.name}'`);
+    if (p.kind === 'scalar') {
+      if (typeof v !== 'number' || Number.isNaN(v)) bad(p.name, `expected a number, found ${typeof v === 'number' ? 'NaN' : 'a tensor'}`);
+      scalars.set(p.name, v as number);
+      continue;
+    }
+    if (typeof v === 'number') return bad(p.name, `expected a ${p.kind} tensor, found a number`);
+    if ((p.kind === 'sparse') !== (v.format !== 'dense')) bad(p.name, `expected a ${p.kind} tensor, found ${v.format}`);
+    const shape = shapeOf(v, p.shape.length);
+    if (shape.length !== p.shape.length) bad(p.name, `expected rank ${p.shape.length}, found shape [${shape.join(', ')}]`);
+    p.shape.forEach((d, i) => {
+      const n = shape[i]!;
+      if (typeof d === 'number') {
+        if (n !== d) bad(p.name, `dimension ${i + 1} must be ${d}, found ${n}`);
+      } else if (dims.has(d) && dims.get(d) !== n) bad(p.name, `dimension ${i + 1} is ${d} = ${dims.get(d)} from an earlier input, found ${n}`);
+      else dims.set(d, n);
+    });
+    tensors.set(p.name, v);
+    if (v.format !== 'dense') {
+      let f = featureCache.get(v);
+      if (!f) featureCache.set(v, (f = sparseFeaturesOf(v, 2)));
+      sparse.set(p.name, f);
+    }
+  }
+  return { tensors, scalars, binding: { sparse, dims, scalars } };
+}
