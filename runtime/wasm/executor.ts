@@ -15,9 +15,13 @@
  *     A sparse result is written in its pattern source's layout; other
  *     layouts of it that later ops read are permuted after each write.
  * Inputs are converted only when they change: a run with the very same
- * tensor objects and scalars as the previous one reuses the copies already in
- * memory (inputs are treated as immutable). The layout is reused while the
- * shapes and stored-entry counts stay the same.
+ * tensor objects and scalar values as the previous one (in the same or new
+ * maps) reuses the copies already in memory (inputs are treated as
+ * immutable), and skips binding and layout too. `updateInput` writes new
+ * values of one input straight into memory; `execute()` without arguments
+ * reruns on what memory holds. Results stay in memory: `resultView` is a
+ * view of a dense result without copying, `results()` copies them all out.
+ * The layout is reused while the shapes and stored-entry counts stay the same.
  *
  * Inputs are expected to be validated already (the CLI binds them with
  * interp/bind.ts first); the checks here are the few the executor relies on.
@@ -43,10 +47,26 @@ export interface WasmRunResult {
 export interface WasmExecutor {
   readonly manifest: WasmManifest;
   run(inputs: WasmRunInputs): WasmRunResult;
-  /** Runs the kernel and leaves its results in wasm memory (what timing measures). */
-  execute(inputs: WasmRunInputs): void;
-  /** The results of the last execute, as runtime tensors. */
+  /**
+   * Runs the kernel and leaves its results in wasm memory (what timing measures).
+   * Without inputs: reruns on the inputs of the last call as updated by `updateInput`.
+   */
+  execute(inputs?: WasmRunInputs): void;
+  /**
+   * Replaces the values of input `name` in wasm memory, in place: a dense input's
+   * elements (row-major), a sparse input's stored values (same pattern, in the
+   * entry order of the tensor last given), or a scalar. Needs a previous execute;
+   * the next `execute()` uses them.
+   */
+  updateInput(name: string, values: ArrayLike<number> | number): void;
+  /** The results of the last execute, as runtime tensors (copied out of wasm memory). */
   results(): WasmRunResult;
+  /**
+   * A dense result of the last execute as a view of wasm memory, in its storage
+   * dtype, without copying (bool as 0/1 Int32Array). Valid until the next
+   * execute or updateInput.
+   */
+  resultView(name: string): Float32Array | Float64Array | Int32Array | BigInt64Array;
   /** The memory the module runs in (for threads and tests). */
   readonly memory: WebAssembly.Memory;
   /** Threads ops run on (1: the calling thread only). */
@@ -230,7 +250,16 @@ class Executor implements WasmExecutor {
   private regions = new Map<string, Region>();
   private cur = new Map<string, string>();
   private signature = '';
+  /** The inputs memory holds (tensor objects and scalar values per parameter), when it holds a complete set. */
   private lastInputs: { tensors: ReadonlyMap<string, Tensor>; scalars: ReadonlyMap<string, number>; entries: unknown[] } | undefined;
+  /** The inputs of the last execute (with updateInput's replacements), for execute() without arguments. */
+  private current: WasmRunInputs | undefined;
+  /** Per op: the call's arguments (offsets, sizes, 0, 2^31-1), while the layout stands; undefined for ops whose buffers swap. */
+  private argCache = new Map<string, number[]>();
+  /** Ops reading or writing a buffer that swaps with its `.next`: offsets change between calls. */
+  private readonly swapping = new Set<string>();
+  /** Per op: the values its input buffers hold (checked to have been computed). */
+  private readonly reads = new Map<string, string[]>();
   private patterns = new Map<string, Pattern>();
   private dims = new Map<string, number>();
   private executed = false;
@@ -251,6 +280,7 @@ class Executor implements WasmExecutor {
     this.memory = memory;
     this.writesParams = manifest.ops.some((o) => manifest.params.some((p) => p.name === o.result));
     this.opById = new Map(manifest.ops.map((o) => [o.op, o]));
+    const nexts = new Set(manifest.ops.flatMap((o) => o.buffers.filter((b) => b.name.endsWith('.next')).map((b) => b.of)));
     for (const o of manifest.ops) {
       const fn = instance.exports[o.export];
       if (typeof fn !== 'function') throw new Error(`wasm executor: the module exports no function '${o.export}'`);
@@ -259,6 +289,8 @@ class Executor implements WasmExecutor {
         o.op,
         o.buffers.map((b) => regionKey(b, manifest.roots)),
       );
+      if (o.buffers.some((b) => nexts.has(b.of) && (b.role === 'dense' || b.role === 'scalar' || b.role === 'values'))) this.swapping.add(o.op);
+      this.reads.set(o.op, [...new Set(o.buffers.filter((b) => b.name !== o.out).map((b) => b.of))]);
       for (const b of o.buffers) {
         if (b.role === 'values') {
           let s = this.layoutsOf.get(b.of);
@@ -368,6 +400,7 @@ class Executor implements WasmExecutor {
     this.signature = sig;
     this.lastInputs = undefined;
     this.cuts.clear();
+    this.argCache.clear();
   }
 
   private region(key: string): Region {
@@ -381,10 +414,26 @@ class Executor implements WasmExecutor {
     return view(this.memory.buffer, r.elem, r.offset, r.length);
   }
 
-  private copyInputs(inputs: WasmRunInputs): void {
+  /** Per parameter, the tensor object or scalar value given (what decides whether memory already holds the inputs). */
+  private entriesOf(inputs: WasmRunInputs): unknown[] {
+    return this.manifest.params.map((p) => (p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name)));
+  }
+
+  private holds(inputs: WasmRunInputs): boolean {
     const last = this.lastInputs;
-    const entries = [...inputs.tensors.values(), ...inputs.scalars.entries()].flat();
-    if (last && !this.writesParams && last.tensors === inputs.tensors && last.scalars === inputs.scalars && last.entries.length === entries.length && last.entries.every((x, i) => x === entries[i])) return;
+    if (!last || this.writesParams) return false;
+    const ps = this.manifest.params;
+    for (let i = 0; i < ps.length; i++) {
+      const p = ps[i]!;
+      const x = p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name);
+      if (!Object.is(x, last.entries[i])) return false;
+    }
+    return true;
+  }
+
+  private copyInputs(inputs: WasmRunInputs): void {
+    if (this.holds(inputs)) return;
+    const entries = this.entriesOf(inputs);
     for (const p of this.manifest.params) {
       const t = p.type;
       if (t.shape.length === 0) {
@@ -433,7 +482,27 @@ class Executor implements WasmExecutor {
     return this.results();
   }
 
-  execute(inputs: WasmRunInputs): void {
+  execute(inputs?: WasmRunInputs): void {
+    const given = inputs ?? this.current;
+    if (!given) throw new Error('wasm executor: execute() without inputs before any execute(inputs)');
+    this.current = given;
+    // Memory holds these very inputs, laid out for them: only the ops to run (and the scalars that steer repeats).
+    if (this.executed && this.holds(given) && (given.dims === undefined || given.dims === this.lastDimsArg)) {
+      this.defined = new Set(this.manifest.params.map((p) => p.name));
+      this.exec(this.manifest.program, given.scalars);
+      return;
+    }
+    this.executed = false;
+    this.lastDimsArg = given.dims;
+    this.prepare(given);
+    this.defined = new Set(this.manifest.params.map((p) => p.name));
+    this.exec(this.manifest.program, given.scalars);
+    this.executed = true;
+  }
+
+  private lastDimsArg: ReadonlyMap<string, number> | undefined;
+
+  private prepare(inputs: WasmRunInputs): void {
     this.dims = this.bindDims(inputs);
     const patterns = new Map<string, Pattern>();
     for (const p of this.manifest.params) {
@@ -448,10 +517,58 @@ class Executor implements WasmExecutor {
     this.patterns = patterns;
     this.layout();
     this.copyInputs(inputs);
-    // Regions named X and X.next may have been swapped by the last run: X is what the inputs were copied to.
-    this.defined = new Set(this.manifest.params.map((p) => p.name));
-    this.exec(this.manifest.program, inputs.scalars);
-    this.executed = true;
+  }
+
+  updateInput(name: string, values: ArrayLike<number> | number): void {
+    const cur = this.current;
+    if (!cur || !this.executed) throw new Error('wasm executor: updateInput before any execute(inputs)');
+    const p = this.manifest.params.find((q) => q.name === name);
+    if (!p) throw new Error(`wasm executor: kernel ${this.manifest.kernel} has no parameter '${name}'`);
+    const t = p.type;
+    const holds = this.holds(cur);
+    if (t.shape.length === 0) {
+      if (typeof values !== 'number') throw new Error(`wasm executor: '${name}' is a scalar; updateInput expects a number`);
+      if (this.isDim(name) && values !== this.dims.get(name)) throw new Error(`wasm executor: '${name}' sizes a dimension; run execute(inputs) to change it`);
+      const scalars = new Map(cur.scalars);
+      scalars.set(name, values);
+      this.current = { ...cur, scalars };
+      if (this.regions.has(`D:${name}`)) writeValues(this.viewOf(`D:${name}`), [values], t.dtype);
+    } else {
+      if (typeof values === 'number') throw new Error(`wasm executor: '${name}' is a tensor; updateInput expects its values`);
+      const old = cur.tensors.get(name)!;
+      const data = values instanceof Float64Array ? values : Float64Array.from(values);
+      let next: Tensor;
+      if (t.format === 'dense') {
+        const want = this.countOf(name);
+        if (data.length !== want) throw new Error(`wasm executor: '${name}' holds ${want} values, got ${data.length}`);
+        if (old.format !== 'dense') throw new Error(`wasm executor: '${name}' was given as a sparse file for a dense parameter; run execute(inputs) instead`);
+        next = { format: 'dense', shape: old.shape, data };
+        if (this.regions.has(`D:${name}`)) writeValues(this.viewOf(`D:${name}`), data, t.dtype);
+      } else {
+        if (old.format === 'dense') throw new Error(`wasm executor: '${name}' is sparse`);
+        if (data.length !== old.values.length) throw new Error(`wasm executor: '${name}' has ${old.values.length} stored entries, got ${data.length} values`);
+        next = { ...old, values: data };
+        const pat = this.patterns.get(name)!;
+        for (const layout of ['csr', 'csc'] as const) {
+          const key = `V:${name}:${layout}`;
+          if (this.regions.has(key)) writeValues(this.viewOf(key), data, t.dtype, grouping(pat, layout).ids);
+        }
+      }
+      const tensors = new Map(cur.tensors);
+      tensors.set(name, next);
+      this.current = { ...cur, tensors };
+    }
+    // Memory holds the updated inputs when it held the old ones.
+    this.lastInputs = holds ? { tensors: this.current.tensors, scalars: this.current.scalars, entries: this.entriesOf(this.current) } : undefined;
+  }
+
+  resultView(name: string): Float32Array | Float64Array | Int32Array | BigInt64Array {
+    if (!this.executed) throw new Error('resultView() before execute()');
+    const r = this.manifest.results.find((q) => q.name === name);
+    if (!r) throw new Error(`wasm executor: kernel ${this.manifest.kernel} has no result '${name}'`);
+    if (r.type.format !== 'dense' && r.type.shape.length >= 2) throw new Error(`wasm executor: '${name}' is sparse; read it with results()`);
+    if (!this.defined.has(name)) this.fail(`kernel ${this.manifest.kernel}`, `'${name}' was never computed: the repeat that assigns it ran zero times`);
+    return this.viewOf(`D:${name}`);
   }
 
   results(): WasmRunResult {
@@ -513,11 +630,14 @@ class Executor implements WasmExecutor {
   }
 
   private runOp(o: WasmOp): void {
-    for (const b of o.buffers) {
-      if (b.name !== o.out && !this.defined.has(b.of))
-        this.fail(`kernel ${this.manifest.kernel}`, `'${b.of}' was never computed: the repeat that assigns it ran zero times`);
+    for (const v of this.reads.get(o.op)!) {
+      if (!this.defined.has(v)) this.fail(`kernel ${this.manifest.kernel}`, `'${v}' was never computed: the repeat that assigns it ran zero times`);
     }
-    const args = this.args(o);
+    let args = this.argCache.get(o.op);
+    if (!args) {
+      args = this.args(o);
+      if (!this.swapping.has(o.op)) this.argCache.set(o.op, args);
+    }
     const fn = this.fns.get(o.op)!;
     const rows = this.pool && o.splittable && o.splitRange !== undefined ? (typeof o.splitRange === 'number' ? o.splitRange : (this.dims.get(o.splitRange) ?? 0)) : 0;
     if (this.pool && rows >= MIN_SPLIT_ROWS) {
@@ -530,7 +650,8 @@ class Executor implements WasmExecutor {
         cuts = balancedCuts(rows, this.pool.threads, ptr && ptr.length === rows + 1 ? ptr : undefined);
         this.cuts.set(key, cuts);
       }
-      this.pool.run(o.export, args, cuts, (lo, hi) => fn(...args, lo, hi));
+      const a = args;
+      this.pool.run(o.export, a, cuts, (lo, hi) => fn(...a, lo, hi));
     } else fn(...args, 0, FULL_HI);
     this.afterOp(o);
   }
