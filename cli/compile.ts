@@ -24,6 +24,9 @@ export interface CompileOptions {
 /** Targets load only when asked for, so a wasm-only build never loads handlebars or ts-morph. */
 export const TARGETS: Record<string, () => Promise<CompileTarget>> = {
   wasm: async () => (await import('../codegen/wasm/project.js')).wasmTarget,
+  cuda: async () => (await import('../codegen/cuda/project.js')).cudaTarget,
+  hls: async () => (await import('../codegen/hls/project.js')).hlsTarget,
+  runtime: async () => (await import('../codegen/runtime/project.js')).runtimeTarget,
 };
 
 /** Targets built when --targets is not given: every one registered. */
@@ -60,7 +63,11 @@ export async function emitTargets(ctx: TargetContext, names: readonly string[]):
   for (const n of names) {
     const target = await TARGETS[n]!();
     const files = await target.emit(ctx);
-    for (const [path, data] of files) all.set(`${target.name}/${path}`, data);
+    for (const [path, data] of files) {
+      const dest = target.topLevelFiles?.includes(path) ? path : `${target.name}/${path}`;
+      if (all.has(dest)) throw new Error(`targets write '${dest}' twice`);
+      all.set(dest, data);
+    }
   }
   return all;
 }
@@ -75,9 +82,12 @@ export function parseProfiles(list: readonly string[]): ProfileArg[] {
 
 export async function compileCommand(file: string, o: CompileOptions, stdout: (s: string) => void): Promise<void> {
   if (o.output === undefined) throw usage('dype compile needs -o DIR');
-  const names = parseTargets(o.targets);
+  const profiles = parseProfiles(o.profile);
+  let names = parseTargets(o.targets);
+  // Without --profile the default set leaves out the targets that need profiles (the runtime's guards).
+  if (o.targets === undefined && profiles.length === 0) names = (await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [] : [n])))).flat();
   const { program, dumps } = compileProgram(file);
-  const ctx: TargetContext = { program, profiles: parseProfiles(o.profile), outDir: o.output, ...(o.system !== undefined ? { system: o.system } : {}) };
+  const ctx: TargetContext = { program, profiles, outDir: o.output, ...(o.system !== undefined ? { system: o.system } : {}) };
   const files = await emitTargets(ctx, names);
   for (const [path, text] of dumps) files.set(`ir/${path}`, text);
   writeProject(o.output, files);

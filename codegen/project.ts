@@ -37,6 +37,14 @@ export type ProjectFiles = Map<string, string | Uint8Array>;
 export interface CompileTarget {
   /** The --targets name, also the sub-folder of the output directory it writes into. */
   name: string;
+  /**
+   * Files of `emit`'s result written at the top of the output directory
+   * instead of under the target's folder (the runtime target's plan.json).
+   * Two targets may not claim the same top-level path.
+   */
+  topLevelFiles?: readonly string[];
+  /** Built by default only when --profile inputs are given (it cannot do without them). */
+  needsProfiles?: boolean;
   emit(ctx: TargetContext): Promise<ProjectFiles>;
 }
 

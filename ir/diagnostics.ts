@@ -74,6 +74,11 @@ export const DIAGNOSTIC_CODES = {
   DY5001: 'IR syntax error',
   DY5002: 'IR verification failed',
   DY5003: 'unknown pass',
+  // 63xx: guards and the generated runtime (passes/build-guards.ts, codegen/runtime)
+  DY6300: 'the runtime target or build-guards pass needs profile inputs',
+  DY6301: 'profile names no parameter, dim or scalar of the kernel',
+  DY6302: 'profile value does not fit its parameter',
+  DY6303: 'no mapping is feasible for any guard sample',
 } as const;
 
 export type DiagCode = keyof typeof DIAGNOSTIC_CODES;

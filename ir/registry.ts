@@ -44,6 +44,8 @@ export const COMMON_ATTRS: Record<string, AttrKind> = {
   stage: 'number',
   devices: 'string[]',
   variant: 'string',
+  /** From build-guards: per guarded partition, `p<id>:<instances>` this op runs on. */
+  guards: 'string[]',
 };
 
 const CORE_ATTRS: Record<string, AttrKind> = {

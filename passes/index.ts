@@ -1,5 +1,6 @@
 /** Registers the passes and names the default pipeline. */
 import { annotateCostPass } from './annotate-cost.js';
+import { buildGuardsRegistered } from './build-guards.js';
 import { classifyPass } from './classify.js';
 import { fuseElementwisePass } from './fuse-elementwise.js';
 import { inferTypesPass } from './infer-types.js';
@@ -12,6 +13,7 @@ if (registeredPasses().length === 0) {
   registerPass(fuseElementwisePass);
   registerPass(annotateCostPass);
   registerPass(lowerKernelsPass);
+  registerPass(buildGuardsRegistered);
 }
 
 export const DEFAULT_PIPELINE = ['infer-types', 'classify', 'fuse-elementwise', 'annotate-cost'] as const;

@@ -9,3 +9,8 @@ export type { SystemSpec } from '../system/types.js';
 export type { PolicyOptions } from '../policy/policy.js';
 export type { CsrMatrix, DenseTensor, SparseMatrix, Tensor } from '../tensor.js';
 export { loadSystemFile } from '../system/load.js';
+// What an application needs to read inputs and make deterministic ones.
+export { loadMatrix } from '../io/load.js';
+export { toCsr } from '../io/convert.js';
+export { Rng, seedFor } from '../random.js';
+export { InputError } from '../errors.js';

@@ -1,0 +1,94 @@
+/**
+ * The runtime target of `dype compile`: guards built from the --profile
+ * inputs (the build-guards pass) for the system given (default
+ * DEFAULT_GUARD_SYSTEM), written as runtime/<prog>.runtime.ts (TypeScript,
+ * ts-morph), runtime/<prog>_dispatch.h (C++), and at the top of the output
+ * directory plan.json and ir/build-guards.ir.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DiagnosticError, fileSpan, makeDiagnostic } from '../../ir/diagnostics.js';
+import { printModule } from '../../ir/printer.js';
+import { buildGuardsPass } from '../../passes/build-guards.js';
+import { runPipeline } from '../../passes/manager.js';
+import { planSpec } from '../../passes/plan-spec.js';
+import type { SparseFeatures } from '../../runtime/plan/types.js';
+import { loadSystemFile } from '../../runtime/system/load.js';
+import type { CompileTarget, ProjectFiles, TargetContext } from '../project.js';
+import { emitDispatchHeader } from './emit-cpp.js';
+import { DEFAULT_RUNTIME_IMPORT, emitRuntimeTs, type KernelRuntime } from './emit-ts.js';
+import { planJson } from './plan-json.js';
+import { kernelProfiles, type KernelProfiles } from './profiles.js';
+
+/** A GPU+FPGA+CPU box: where choosing among partitions matters. */
+export const DEFAULT_GUARD_SYSTEM = 'paper-1g1f';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function systemPath(arg: string): string {
+  if (existsSync(arg)) return arg;
+  // From codegen/runtime/ in the sources and dist/codegen/runtime/ when built.
+  for (const root of [join(here, '..', '..'), join(here, '..', '..', '..')]) {
+    const p = join(root, 'systems', arg.endsWith('.json') ? arg : `${arg}.json`);
+    if (existsSync(p)) return p;
+  }
+  return resolve(arg);
+}
+
+export interface RuntimeEmitOptions {
+  /** Module specifier of the runtime library in the generated file (default: DYPE_RUNTIME_IMPORT or 'dype/runtime'). */
+  importFrom?: string;
+  maxPartitions?: number;
+  lossTolerance?: number;
+  perProfile?: number;
+}
+
+export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptions = {}): Promise<ProjectFiles> {
+  const { program } = ctx;
+  if (ctx.profiles.length === 0)
+    throw new DiagnosticError([makeDiagnostic('DY6300', 'the runtime target needs profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)', fileSpan('<command line>'))]);
+  for (const a of ctx.profiles) {
+    const known = program.module.kernels.some((k) => k.params.some((p) => p.name === a.name) || k.params.some((p) => p.type.shape.some((d) => d.kind === 'sym' && d.name === a.name)));
+    if (!known) throw new DiagnosticError([makeDiagnostic('DY6301', `--profile ${a.name}: no kernel of ${program.file} has a parameter or dim named '${a.name}'`, fileSpan('<command line>'))]);
+  }
+  const sys = loadSystemFile(systemPath(ctx.system ?? DEFAULT_GUARD_SYSTEM));
+  const cache = new Map<string, SparseFeatures>();
+  const profiles = new Map<string, KernelProfiles>();
+  for (const k of program.module.kernels) {
+    const p = kernelProfiles(k, ctx.profiles, cache);
+    if (p) profiles.set(k.name, p);
+  }
+  // Each kernel has its own sample ranges: the pass runs once per kernel.
+  let module = program.module;
+  const kernels: (KernelRuntime & { profiles: KernelProfiles })[] = [];
+  for (const k of program.module.kernels) {
+    const kp = profiles.get(k.name);
+    if (!kp) continue;
+    const one = buildGuardsPass({
+      system: sys,
+      profiles: new Map([[k.name, kp.bindings]]),
+      objective: 'throughput',
+      ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}),
+      ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}),
+      shapeDims: new Map([[k.name, kp.shapeDims]]),
+      sampling: { perProfile: o.perProfile ?? 24, seed: 7, ranges: kp.ranges },
+    });
+    module = runPipeline(module, { passes: [one], verify: true });
+    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k), plan: one.plans.get(k.name)!, profiles: kp });
+  }
+  const importFrom = o.importFrom ?? process.env['DYPE_RUNTIME_IMPORT'] ?? DEFAULT_RUNTIME_IMPORT;
+  const files: ProjectFiles = new Map();
+  files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, program.file, kernels, importFrom));
+  files.set(`${program.name}_dispatch.h`, emitDispatchHeader(program.name, program.file, kernels));
+  files.set('plan.json', planJson(program.name, program.file, sys, kernels));
+  files.set('ir/build-guards.ir', printModule(module));
+  return files;
+}
+
+export const runtimeTarget: CompileTarget = {
+  name: 'runtime',
+  topLevelFiles: ['plan.json', 'ir/build-guards.ir'],
+  needsProfiles: true,
+  emit: (ctx) => emitRuntimeProject(ctx),
+};

@@ -1,0 +1,90 @@
+/**
+ * build-guards: from profile inputs (bindings of real or sampled data),
+ * samples the feature space around them, builds each kernel's guards
+ * (runtime/guards) and records on every op the device instances it runs on
+ * in each guarded partition (`guards = ["p0:gpu0", "p1:cpu0"]`), so
+ * `--print-ir-after=build-guards` shows the partitions. Like partition it
+ * needs data, so it is built per call; the registered instance only says so.
+ */
+import { DiagnosticError, fileSpan, makeDiagnostic } from '../ir/diagnostics.js';
+import type { Kernel, Module, Op } from '../ir/module.js';
+import { buildGuards, sampleBindings, type SampleOptions } from '../runtime/guards/index.js';
+import type { GuardPlan } from '../runtime/guards/types.js';
+import type { Binding } from '../runtime/plan/bind.js';
+import type { Objective } from '../runtime/plan/types.js';
+import { stageInstances } from '../runtime/policy/cost.js';
+import type { SystemSpec } from '../runtime/system/types.js';
+import type { Pass } from './manager.js';
+import { planSpec } from './plan-spec.js';
+
+export interface BuildGuardsOptions {
+  system: SystemSpec;
+  /** Profile bindings per kernel name; kernels without profiles get no guards. */
+  profiles: ReadonlyMap<string, readonly Binding[]>;
+  objective: Objective;
+  maxPartitions?: number;
+  lossTolerance?: number;
+  sampling?: SampleOptions;
+  /** Dims bound by each sparse parameter's rows and cols, per kernel (keeps samples consistent). */
+  shapeDims?: ReadonlyMap<string, SampleOptions['shapeDims']>;
+}
+
+export interface BuildGuardsPass extends Pass {
+  /** The guards built by the last run, per kernel. */
+  readonly plans: Map<string, GuardPlan>;
+}
+
+const noProfiles = (what: string): DiagnosticError =>
+  new DiagnosticError([makeDiagnostic('DY6300', `${what} needs profile inputs: give one or more --profile NAME=PATH (sample inputs) to dype compile`, fileSpan('<command line>'))]);
+
+function annotate(k: Kernel, plan: GuardPlan): Kernel {
+  const where = new Map<string, string[]>();
+  const opIds = planSpec(k).ops.map((o) => o.id);
+  for (const p of plan.partitions) {
+    const inst = stageInstances(p.choices);
+    p.choices.forEach((c, i) => {
+      for (const id of opIds.slice(c.start, c.end)) where.set(id, [...(where.get(id) ?? []), `p${p.id}:${inst[i]!.join('+')}`]);
+    });
+  }
+  const visit = (ops: Op[]): Op[] => ops.map((op) => (op.kind === 'repeat' ? { ...op, body: visit(op.body) } : { ...op, attrs: { ...op.attrs, guards: where.get(op.id) ?? [] } }));
+  return { ...k, body: visit(k.body) };
+}
+
+export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
+  const plans = new Map<string, GuardPlan>();
+  return {
+    name: 'build-guards',
+    description: `build guards over ${[...o.profiles.values()].reduce((a, b) => a + b.length, 0)} profile inputs for ${o.system.name} (objective ${o.objective})`,
+    plans,
+    run(m: Module): Module {
+      plans.clear();
+      if ([...o.profiles.values()].every((b) => b.length === 0)) throw noProfiles('build-guards');
+      return {
+        kernels: m.kernels.map((k) => {
+          const profiles = o.profiles.get(k.name) ?? [];
+          if (profiles.length === 0) return k;
+          const spec = planSpec(k);
+          const shapeDims = o.shapeDims?.get(k.name);
+          const samples = sampleBindings(profiles, { ...o.sampling, ...(shapeDims ? { shapeDims } : {}) });
+          let plan: GuardPlan;
+          try {
+            plan = buildGuards(spec, o.system, samples, { objective: o.objective, ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}), ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}) });
+          } catch (e) {
+            throw new DiagnosticError([makeDiagnostic('DY6303', `kernel ${k.name}: ${(e as Error).message}`, fileSpan('<command line>'))]);
+          }
+          plans.set(k.name, plan);
+          return annotate(k, plan);
+        }),
+      };
+    },
+  };
+}
+
+/** The registered instance: dumpable by name, but it has no data, so it explains how to run it. */
+export const buildGuardsRegistered: Pass = {
+  name: 'build-guards',
+  description: 'build guards (partitions and a decision tree over data features) from profile inputs; run by dype compile --profile',
+  run(): Module {
+    throw noProfiles('pass build-guards');
+  },
+};
