@@ -107,6 +107,7 @@ export function buildProgram(): Command {
     .option('--power-cap <W>', 'peak power the devices may draw together, W')
     .option('--no-p2p', 'no peer-to-peer links between devices')
     .option('--json', 'print one JSON object on stdout')
+    .option('--no-cache', 'compile the wasm kernel afresh, without reading or writing the compile cache ($DYPE_CACHE_DIR, else $XDG_CACHE_HOME/dype or ~/.cache/dype)')
     .action(async (file: string, o: RunOptions) => (await import('./run.js')).runCommand(file, o, out));
 
   program
@@ -141,6 +142,13 @@ export function buildProgram(): Command {
     .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_PLAN_SYSTEM})`)
     .option('--profile <NAME=PATH>', 'a sample input the guards are built from; a name may repeat (repeatable)', collect, [])
     .action(async (file: string, o: CompileOptions) => (await import('./compile.js')).compileCommand(file, o, out));
+
+  program
+    .command('hls')
+    .description('write only the FPGA project: Vitis-HLS kernels, host code, Makefile with csim (g++), sw_emu, hw_emu, hw')
+    .argument('<file>', 'the .dy program')
+    .option('-o, --output <DIR>', 'output directory (created if missing)')
+    .action(async (file: string, o: { output?: string }) => (await import('./hls.js')).hlsCommand(file, o, out));
 
   return program;
 }

@@ -74,11 +74,22 @@ export const DIAGNOSTIC_CODES = {
   DY5001: 'IR syntax error',
   DY5002: 'IR verification failed',
   DY5003: 'unknown pass',
+  // 61xx: CUDA code generation (codegen/cuda)
+  DY6101: 'name cannot be written as a C++ identifier in generated CUDA code',
+  DY6102: 'two names would be the same C++ identifier in generated CUDA code',
+  DY6103: 'op or program shape the CUDA target cannot generate',
   // 63xx: guards and the generated runtime (passes/build-guards.ts, codegen/runtime)
   DY6300: 'the runtime target or build-guards pass needs profile inputs',
   DY6301: 'profile names no parameter, dim or scalar of the kernel',
   DY6302: 'profile value does not fit its parameter',
   DY6303: 'no mapping is feasible for any guard sample',
+  // 62xx: HLS design legality (codegen/hls/legality.ts)
+  DY6201: 'HLS stream without exactly one producer and one consumer',
+  DY6202: 'HLS array partition factor does not match the unroll factor that accesses it',
+  DY6203: 'HLS kernel allocates memory dynamically',
+  DY6204: 'HLS kernel calls itself recursively',
+  DY6205: 'HLS loop with a data-dependent bound has no trip-count bound',
+  DY6206: 'HBM bank index outside the platform range',
 } as const;
 
 export type DiagCode = keyof typeof DIAGNOSTIC_CODES;

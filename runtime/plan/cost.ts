@@ -4,8 +4,9 @@
  * counts and the input's features. Formulas and the sources of their
  * constants are in docs/COST-MODEL.md; every constant lives in MODEL below.
  */
-import type { DeviceSpec } from '../system/types.js';
-import type { Dtype, PlanOp } from './types.js';
+import type { CpuModelSpec, DeviceSpec } from '../system/types.js';
+import type { Dtype, PlanOp, SparseFeatures } from './types.js';
+import { FPGA_DESIGN_DEFAULTS, macsPerCycle, nnzPerChannelCycle } from './fpga-designs.js';
 
 export const MODEL = {
   /** Bytes a GPU moves per irregular 4- or 8-byte read it cannot coalesce (one 32-byte sector). */
@@ -20,15 +21,16 @@ export const MODEL = {
   rowPerThreadSkew: Math.sqrt(2 * Math.log(32)),
   /** Data-parallel split across k instances: added cost per extra instance. */
   splitOverhead: 0.05,
+  /** Throughputs are those of the HLS designs (runtime/plan/fpga-designs.ts, the templates' default parameters). */
   fpga: {
     /** Serpens-style SpMV: nonzeros consumed per cycle per HBM channel given to the matrix. */
-    spmvNnzPerChannelCycle: 8,
+    spmvNnzPerChannelCycle: nnzPerChannelCycle(FPGA_DESIGN_DEFAULTS.spmv),
     /** HBM channels the SpMV / SpMM engines stream the matrix from. */
-    matrixChannels: 16,
+    matrixChannels: FPGA_DESIGN_DEFAULTS.spmv.channels,
     /** Sextans-style SpMM / SDDMM: multiply-accumulates per cycle. */
-    spmmMacsPerCycle: 512,
-    /** Systolic GEMM: 16 x 16 PEs. */
-    gemmMacsPerCycle: 256,
+    spmmMacsPerCycle: macsPerCycle('spmm'),
+    /** Output-stationary GEMM array: 16 x 16 PEs. */
+    gemmMacsPerCycle: macsPerCycle('gemm'),
     /** Host-side packing of the nonzeros into channel streams, ns per nonzero. */
     packNsPerNnz: 2,
   },
@@ -131,15 +133,79 @@ function fpgaVariants(op: PlanOp, d: DeviceSpec): VariantTime[] {
   }
 }
 
+/**
+ * The terms of the fitted CPU model for one sparse-driven op (one trip, one
+ * thread): what each CpuModelSpec coefficient multiplies. Shared with the
+ * calibration fit (calibrate-fit.ts), which solves for the coefficients.
+ */
+export interface CpuTerms {
+  nnz: number;
+  gathers: number;
+  rows: number;
+  items: number;
+  /** Gathered dense-operand rows expected to miss the cache. */
+  missRows: number;
+  /** Bytes streamed beyond the cache. */
+  dramBytes: number;
+}
+
+/** Whether the fitted CPU model (rather than the roofline) times this op. */
+export function cpuModelled(op: PlanOp): boolean {
+  return isSparseKind(op.kind) && op.sparse !== undefined;
+}
+
+/**
+ * A gathered row of the dense operand (dense bytes D, cache C) misses with
+ * probability (1 - locality) x max(0, 1 - C / D): uniform reuse over D with
+ * C of it cached, and none for the share of near-consecutive columns. The
+ * op's own bytes W come from memory in proportion max(0, 1 - C / W).
+ */
+export function cpuTerms(op: PlanOp, cacheMB: number): CpuTerms {
+  const f = op.sparse!;
+  const cache = cacheMB * 1e6;
+  const dense = f.cols * width(op) * DTYPE_SIZE[op.dtype];
+  const locality = f.localityScore ?? 0.5;
+  const beyond = (bytes: number): number => (bytes > cache ? 1 - cache / bytes : 0);
+  return {
+    nnz: f.nnz,
+    gathers: op.gathers,
+    rows: f.rows,
+    items: op.items,
+    missRows: op.gathers > 0 ? f.nnz * (1 - locality) * beyond(dense) : 0,
+    dramBytes: op.bytes * beyond(op.bytes),
+  };
+}
+
+/** Per-thread work of a fitted op, ns. */
+export function cpuWorkNs(t: CpuTerms, m: CpuModelSpec): number {
+  return t.nnz * m.nsPerNnz + t.gathers * m.nsPerGather + t.rows * m.nsPerRow + t.items * m.nsPerItem + t.missRows * m.nsPerMiss + t.dramBytes * m.nsPerByte;
+}
+
+/**
+ * Share of the one-thread work the slowest of `threads` threads does: rows
+ * are split by nnz, so 1 / speedup, but never less than the longest row's
+ * share of the entries.
+ */
+export function cpuThreadShare(f: SparseFeatures | undefined, threads: number, efficiency: number): number {
+  const even = 1 / (1 + (threads - 1) * efficiency);
+  return f && f.nnz > 0 ? Math.max(even, Math.min(1, f.rowLenMax / f.nnz)) : even;
+}
+
 function cpuVariants(op: PlanOp, d: DeviceSpec): VariantTime[] {
+  const threads = d.threads ?? 1;
+  const f = op.sparse;
+  const m = d.cpuModel;
+  if (m && cpuModelled(op)) {
+    const share = threads === 1 ? 1 : cpuThreadShare(f, threads, m.parallelEfficiency ?? 1);
+    const dispatch = (threads - 1) * (m.dispatchUsPerThread ?? 0) * 1e3;
+    return [{ variant: 'nnz-split', ms: (cpuWorkNs(cpuTerms(op, m.cacheMB), m) * share + dispatch) / 1e6 }];
+  }
   const bw = d.memBandwidthGBs * 1e9 * MODEL.cpu.memory;
   const size = DTYPE_SIZE[op.dtype];
   const locality = op.sparse?.localityScore ?? 0.5;
   const bytes = op.bytes + op.gathers * (size + (1 - locality) * (MODEL.cpu.lineBytes - size) * 0.25);
   const t = roofline(op.flops, bytes, peak(d, op.dtype) * MODEL.cpu.compute, bw);
   // Rows are split by nnz across threads; a single row longer than a thread's share still bounds it.
-  const threads = d.threads ?? 1;
-  const f = op.sparse;
   const longest = f && f.nnz > 0 ? Math.max(1, (f.rowLenMax * threads) / f.nnz) : 1;
   return [{ variant: 'nnz-split', ms: t * Math.min(longest, threads) * 1e3 }];
 }

@@ -1,0 +1,343 @@
+/**
+ * Builds the view model of one FPGA kernel (one loop function) for the
+ * design match.ts chose: kernel arguments with HBM bundles and banks, the
+ * streams, arrays and loops of the emitted code (what legality.ts checks),
+ * the printed C++ fragments, the launch function (host-side packing and the
+ * call, csim or XRT), a reference loop nest for the testbench, and the
+ * estimates (runtime/plan/fpga-designs.ts).
+ */
+import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import { FPGA_DESIGN_DEFAULTS, fpgaDesignResources, type FpgaDesignConfig, type FpgaDesignName } from '../../runtime/plan/fpga-designs.js';
+import { CppPrinter, cppType, ident, printStmts, type Names } from './cpp-expr.js';
+import { matchDesign, type SparseRowsMatch, type StreamMatch } from './match.js';
+import type { ArrayDecl, KernelArg, KernelVM, LoopDecl, StreamDecl } from './view-model.js';
+
+/** Largest trip count assumed for a data-dependent loop (a row's entries, a window's stream). */
+const MAX_TRIP = 1 << 20;
+
+export const bufName = (b: string): string => `b_${ident(b)}`;
+export const varName = (v: string): string => `v_${ident(v)}`;
+const scalarName = (b: string): string => `s_${ident(b)}`;
+
+function baseNames(f: LoopFunc, locals: Map<string, LElem>): Names & { bufs: Map<string, LBuffer> } {
+  const bufs = new Map(f.buffers.map((b) => [b.name, b]));
+  return {
+    bufs,
+    load(buf: string, index: LExpr): string {
+      const b = bufs.get(buf);
+      if (b?.role === 'scalar') return scalarName(buf);
+      return `${bufName(buf)}[${new CppPrinter(this).as(index, 'index')}]`;
+    },
+    variable: (v: string) => varName(v),
+    bufElem: (b: string) => bufs.get(b)?.elem ?? 'f32',
+    varElem: (v: string) => locals.get(v) ?? 'index',
+  };
+}
+
+function elemOf(b: LBuffer): string {
+  return cppType(b.elem);
+}
+
+/** Launch-function parameters: every loop-IR buffer as a pointer, every size, the driving pattern's shape. */
+export function launchParams(f: LoopFunc, extraDims: readonly string[]): string[] {
+  return [
+    ...f.buffers.map((b) => `${b.name === f.out ? '' : 'const '}${elemOf(b)}* ${bufName(b.name)}`),
+    ...f.sizes.map((s) => `int32_t ${varName(s)}`),
+    ...extraDims.map((s) => `int32_t ${varName(s)}`),
+    'int32_t sp_rows',
+    'int32_t sp_cols',
+    'int32_t sp_nnz',
+  ];
+}
+
+/** The loop nest itself as a plain C++ function body (testbench reference and generic kernels). */
+function plainBody(f: LoopFunc, pragmas: (loop: Extract<LStmt, { k: 'for' }>, innermost: boolean) => string[]): string[] {
+  const locals = new Map<string, LElem>();
+  for (const s of f.sizes) locals.set(s, 'index');
+  const names = baseNames(f, locals);
+  return printStmts(new CppPrinter(names), f.body, locals, names, { loopPragmas: pragmas }, '  ');
+}
+
+/** Loops of a printed loop nest, with trip counts for those whose bounds are loaded from memory. */
+function nestLoops(f: LoopFunc): LoopDecl[] {
+  const out: LoopDecl[] = [];
+  const visit = (ss: readonly LStmt[]): void => {
+    for (const s of ss) {
+      if (s.k === 'for') {
+        const dd = JSON.stringify([s.lo, s.hi]).includes('"k":"load"');
+        out.push({ label: `L_${s.var}`, dataDependent: dd, ...(dd ? { tripcount: { min: 0, max: MAX_TRIP, avg: 16 } } : {}) });
+        visit(s.body);
+      } else if (s.k === 'if') {
+        visit(s.then);
+        visit(s.else ?? []);
+      }
+    }
+  };
+  visit(f.body);
+  return out;
+}
+
+function tripPragma(l: LoopDecl | undefined): string[] {
+  return l?.tripcount ? [`#pragma HLS LOOP_TRIPCOUNT min=${l.tripcount.min} max=${l.tripcount.max} avg=${l.tripcount.avg}`] : [];
+}
+
+/** Arguments for the loop-IR buffers and sizes, each pointer in its own bundle and bank from `firstBank`. */
+function plainArgs(f: LoopFunc, firstBank: number): KernelArg[] {
+  let bank = firstBank;
+  const args: KernelArg[] = [];
+  for (const b of f.buffers) {
+    if (b.role === 'scalar') {
+      args.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
+      continue;
+    }
+    const n = bufName(b.name);
+    args.push({ name: n, cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `gmem${bank}`, bank, host: n, hostCount: `n_${n}`, elemType: elemOf(b), output: b.name === f.out });
+    bank++;
+  }
+  for (const s of f.sizes) args.push({ name: varName(s), cType: 'int32_t', kind: 'scalar', host: varName(s), output: false });
+  return args;
+}
+
+function interfaceLines(args: KernelArg[]): string[] {
+  const out = args.map((a) => (a.kind === 'ptr' ? `#pragma HLS INTERFACE mode=m_axi port=${a.name} bundle=${a.bundle} offset=slave` : `#pragma HLS INTERFACE mode=s_axilite port=${a.name}`));
+  out.push('#pragma HLS INTERFACE mode=s_axilite port=return');
+  return out;
+}
+
+function arrayLines(a: ArrayDecl, isStatic: boolean): string[] {
+  const out = [`${isStatic ? 'static ' : ''}${a.type} ${a.name}${a.dims.map((d) => `[${d}]`).join('')};`];
+  for (const p of a.partitions) out.push(p.kind === 'complete' ? `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=complete` : `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=${p.kind} factor=${p.factor}`);
+  if (a.storage) out.push(`#pragma HLS BIND_STORAGE variable=${a.name} type=ram_2p impl=${a.storage}`);
+  return out;
+}
+
+function estimates(design: FpgaDesignName, c: FpgaDesignConfig, cycles: string): KernelVM['estimates'] {
+  return { design, pes: c.channels * c.pesPerChannel, ii: c.ii, clockMHz: c.clockMHz, cycles, resources: fpgaDesignResources(design, c) };
+}
+
+/** Counts of every pointer argument the launch function passes (host element counts). */
+function countDecls(f: LoopFunc, sizeOf: (b: LBuffer) => string): string[] {
+  return f.buffers.filter((b) => b.role !== 'scalar').map((b) => `const size_t n_${bufName(b.name)} = ${sizeOf(b)};`);
+}
+
+export interface BuildContext {
+  kernel: string;
+  /** Dims the buffers' shapes use beyond the loop function's sizes (the launch function sizes buffers by them). */
+  extraDims(f: LoopFunc): string[];
+  /** Host-side element count of a loop-IR buffer, as a C++ expression over sizes and sp_rows/sp_cols. */
+  sizeOf(f: LoopFunc, b: LBuffer): string;
+  /** Testbench: C++ declarations making every buffer and size of `f`, and the arguments of the launch call. */
+  testbench(f: LoopFunc): KernelVM['testbench'];
+}
+
+// ---------------------------------------------------------------- sparse rows (Serpens / Sextans)
+
+function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): KernelVM {
+  const design: FpgaDesignName = m.colLoop ? 'spmm' : 'spmv';
+  const c = FPGA_DESIGN_DEFAULTS[design];
+  const CH = c.channels;
+  const PE = c.pesPerChannel;
+  const LANES = CH * PE;
+  const KT = design === 'spmm' ? c.lanes : 1;
+  const N = f.name;
+  const locals = new Map<string, LElem>();
+  for (const s of f.sizes) locals.set(s, 'index');
+  locals.set(m.acc.var, m.acc.type);
+  const names = baseNames(f, locals);
+  const winName = (b: string): string => `win_${ident(b)}`;
+  const kVar = m.colLoop?.var;
+  const rename = (base: Names, vars: Record<string, string>, load?: (buf: string, index: LExpr) => string | undefined): Names => ({
+    ...base,
+    load: (buf, index) => load?.(buf, index) ?? base.load.call(rename(base, vars, load), buf, index),
+    variable: (v) => vars[v] ?? base.variable(v),
+  });
+  const vars: Record<string, string> = { [m.jVar]: 'gcol', [m.rowLoop.var]: 'row', [m.acc.var]: 'a' };
+  if (kVar) vars[kVar] = 'kcol';
+  const termNames = rename(names, vars, (buf, index) => {
+    if (m.vals && buf === m.vals.name) return 'val';
+    if (m.windows.some((w) => w.name === buf)) return `${winName(buf)}[l][col][kk]`;
+    void index;
+    return undefined;
+  });
+  const combine = new CppPrinter(termNames).as(m.combine, m.acc.type);
+  const identity = new CppPrinter(names).as(m.acc.init, m.acc.type);
+  const outNames = rename(names, { ...vars, [m.acc.var]: 'acc_v' });
+  const outP = new CppPrinter(outNames);
+  const store = `${outNames.load(m.store.buf, m.store.index)} = ${outP.as(m.store.value, names.bufElem(m.store.buf))}`;
+  const loadNames = rename(names, vars);
+  const windowLoads = m.windows.map((w, i) => ({
+    array: winName(w.name),
+    tmp: `wv${i}`,
+    type: elemOf(w),
+    load: new CppPrinter(loadNames).expr({ k: 'load', buf: w.name, index: findWindowIndex(m, w.name) }),
+  }));
+
+  // Kernel arguments: one stream source per channel (HBM banks 0..CH-1), the meta table, then the dense operands.
+  const args: KernelArg[] = [];
+  for (let ch = 0; ch < CH; ch++) args.push({ name: `nz_${ch}`, cType: `const ${N}_pack_t*`, kind: 'ptr', bundle: `hbm${ch}`, bank: ch, host: `reinterpret_cast<const ${N}_pack_t*>(pk.words[${ch}].data())`, hostCount: `pk.words[${ch}].size() / ${PE}`, elemType: `${N}_pack_t`, output: false });
+  args.push({ name: 'meta', cType: 'const int32_t*', kind: 'ptr', bundle: 'hbm_meta', bank: CH, host: 'pk.meta.data()', hostCount: 'pk.meta.size()', elemType: 'int32_t', output: false });
+  let bank = CH + 1;
+  const computeParams: string[] = [];
+  const computeArgs: string[] = [];
+  for (const b of f.buffers) {
+    if (b.role === 'rowPtr' || b.role === 'colIdx' || b.role === 'values') continue;
+    const a: KernelArg =
+      b.role === 'scalar'
+        ? { name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false }
+        : { name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `hbm_${ident(b.name)}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out };
+    args.push(a);
+    computeParams.push(`${a.cType} ${a.name}`);
+    computeArgs.push(a.name);
+  }
+  for (const s of f.sizes) {
+    args.push({ name: varName(s), cType: 'int32_t', kind: 'scalar', host: varName(s), output: false });
+    computeParams.push(`int32_t ${varName(s)}`);
+    computeArgs.push(varName(s));
+  }
+  const dims = ['n_rows', 'n_cols', 'n_k', 'n_tiles', 'n_ktiles', 'n_wins'];
+  const kExpr = m.colLoop ? new CppPrinter(names).as(m.colLoop.hi, 'index') : '1';
+  const hostDims: Record<string, string> = { n_rows: new CppPrinter(names).as(m.rowLoop.hi, 'index'), n_cols: 'sp_cols', n_k: kExpr, n_tiles: 'pk.n_tiles', n_ktiles: `(${kExpr} + ${KT - 1}) / ${KT}`, n_wins: 'pk.n_wins' };
+  for (const d of dims) {
+    args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: hostDims[d]!, output: false });
+    computeParams.push(`int32_t ${d}`);
+    computeArgs.push(d);
+  }
+
+  const streams: StreamDecl[] = [];
+  for (let ch = 0; ch < CH; ch++) {
+    streams.push({ name: `rd_s[${ch}]`, type: `${N}_range_t`, depth: 4, producers: [`${N}_meta`], consumers: [`${N}_read_${ch}`] });
+    streams.push({ name: `nz_s[${ch}]`, type: `${N}_pack_t`, depth: 64, producers: [`${N}_read_${ch}`], consumers: [`${N}_compute`] });
+  }
+  streams.push({ name: 'len_s', type: 'int32_t', depth: 4, producers: [`${N}_meta`], consumers: [`${N}_compute`] });
+  const arrays: ArrayDecl[] = [
+    { name: 'acc', type: cppType(m.acc.type), dims: [LANES, c.rowSlots, KT], partitions: [{ dim: 1, kind: 'complete', factor: LANES }, ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : [])], unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])], storage: 'uram' },
+    ...m.windows.map((w): ArrayDecl => ({ name: winName(w.name), type: elemOf(w), dims: [LANES, c.colWindow, KT], partitions: [{ dim: 1, kind: 'complete', factor: LANES }, ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : [])], unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])], storage: 'bram' })),
+  ];
+  const loops: LoopDecl[] = [
+    { label: 'L_tile', dataDependent: true, tripcount: { min: 1, max: 64, avg: 1 } },
+    { label: 'L_ktile', dataDependent: true, tripcount: { min: 1, max: 64, avg: 1 } },
+    { label: 'L_win', dataDependent: true, tripcount: { min: 1, max: 1024, avg: 4 } },
+    { label: 'L_nz', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
+    { label: 'L_read', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
+    { label: 'L_init', dataDependent: false },
+    { label: 'L_load', dataDependent: false },
+    { label: 'L_out', dataDependent: false },
+  ];
+  const readers = Array.from({ length: CH }, (_, ch) => `${N}_read_${ch}`);
+  const functions = [{ name: N, calls: [`${N}_meta`, ...readers, `${N}_compute`] }, { name: `${N}_meta`, calls: [] }, ...readers.map((r) => ({ name: r, calls: [] })), { name: `${N}_compute`, calls: [] }];
+  const trip = (label: string): string => tripPragma(loops.find((l) => l.label === label))[0] ?? '';
+  const valType = m.vals ? elemOf(m.vals) : 'float';
+  const prepare = [
+    ...countDecls(f, (b) => ctx.sizeOf(f, b)),
+    `dype::RowPack pk = dype::pack_rows(${bufName(m.ptr.name)}, ${bufName(m.idx.name)}, ${hostDims.n_rows}, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${c.addLatency});`,
+    ...(m.vals ? [`dype::fill_values(pk, ${bufName(m.vals.name)});`] : []),
+    `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
+  ];
+  const cycles =
+    design === 'spmm'
+      ? `ceil(k/${KT}) * (max(nnz/${LANES}, rowLenMax) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow}))`
+      : `max(nnz/${LANES}, rowLenMax) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow})`;
+  return {
+    name: N,
+    kernel: ctx.kernel,
+    op: f.op,
+    design,
+    template: 'sparse_rows.cpp.hbs',
+    config: c,
+    args,
+    streams,
+    arrays,
+    loops,
+    functions,
+    code: {
+      signature: args.map((a) => `${a.cType} ${a.name}`).join(', '),
+      interfaces: interfaceLines(args),
+      computeParams: computeParams.join(', '),
+      computeArgs: computeArgs.join(', '),
+      readerCalls: Array.from({ length: CH }, (_, ch) => `${N}_read_${ch}(nz_${ch}, rd_s[${ch}], nz_s[${ch}], n_tiles * n_ktiles * n_wins);`),
+      readerDefs: Array.from({ length: CH }, (_, ch) => `static void ${N}_read_${ch}(const ${N}_pack_t* nz, hls::stream<${N}_range_t>& rd, hls::stream<${N}_pack_t>& out, int32_t n_steps) { ${N}_read_words(nz, rd, out, n_steps); }`),
+      arrays: arrays.flatMap((a) => arrayLines(a, true)),
+      accType: cppType(m.acc.type),
+      valType,
+      identity,
+      combine,
+      store,
+      windowLoads: windowLoads.flatMap((w) => [
+        `const ${w.type} ${w.tmp} = in ? ${w.load} : ${w.type}(0);`,
+        `for (int32_t l = 0; l < ${LANES}; l++) {`,
+        '#pragma HLS UNROLL',
+        `  ${w.array}[l][c][kk] = ${w.tmp};`,
+        '}',
+      ]),
+      tripTile: trip('L_tile'),
+      tripKtile: trip('L_ktile'),
+      tripWin: trip('L_win'),
+      tripNz: trip('L_nz'),
+      tripRead: trip('L_read'),
+      streamPragmas: streams.filter((s) => !s.name.includes('[')).map((s) => `#pragma HLS STREAM variable=${s.name} depth=${s.depth}`).concat([`#pragma HLS STREAM variable=nz_s depth=64`, `#pragma HLS STREAM variable=rd_s depth=4`]),
+      constants: [`#define ${N}_CH ${CH}`, `#define ${N}_PE ${PE}`, `#define ${N}_LANES ${LANES}`, `#define ${N}_ROW_SLOTS ${c.rowSlots}`, `#define ${N}_COL_WIN ${c.colWindow}`, `#define ${N}_KT ${KT}`, `#define ${N}_ADD_LATENCY ${c.addLatency}`],
+      types: [`struct ${N}_pack_t {`, `  ap_uint<64> e[${PE}];`, '};', `struct ${N}_range_t {`, '  int32_t lo;', '  int32_t hi;', '};'],
+    },
+    launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '' },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    testbench: ctx.testbench(f),
+    estimates: estimates(design, c, cycles),
+  };
+}
+
+function findWindowIndex(m: SparseRowsMatch, buf: string): LExpr {
+  let found: LExpr | undefined;
+  const visit = (e: LExpr): void => {
+    if (found) return;
+    if (e.k === 'load' && e.buf === buf) found = e.index;
+    else if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
+    else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
+    else if (e.k === 'call') e.args.forEach(visit);
+    else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
+  };
+  visit(m.combine);
+  if (!found) throw new Error(`hls: window '${buf}' not read by the term`);
+  return found;
+}
+
+// ---------------------------------------------------------------- stream and generic loop nests
+
+function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext): KernelVM {
+  const design: FpgaDesignName = m ? 'stream' : 'generic';
+  const c = FPGA_DESIGN_DEFAULTS[design];
+  const args = plainArgs(f, 0);
+  const loops = nestLoops(f);
+  const body = plainBody(f, (loop, innermost) => {
+    const decl = loops.find((l) => l.label === `L_${loop.var}`);
+    const p: string[] = [];
+    if (innermost) p.push('#pragma HLS PIPELINE II=1');
+    if (m && loop === m.loop && c.lanes > 1) p.push(`#pragma HLS UNROLL factor=${c.lanes}`);
+    return [...p, ...tripPragma(decl)];
+  });
+  const cycles = m ? `ceil(items/${c.lanes})` : 'sum over the loop nest of its innermost trip counts (II=1)';
+  return {
+    name: f.name,
+    kernel: ctx.kernel,
+    op: f.op,
+    design,
+    template: 'loop_nest.cpp.hbs',
+    config: c,
+    args,
+    streams: [],
+    arrays: [],
+    loops,
+    functions: [{ name: f.name, calls: [] }],
+    code: { signature: args.map((a) => `${a.cType} ${a.name}`).join(', '), interfaces: interfaceLines(args), body, constants: [], types: [] },
+    launch: { params: launchParams(f, ctx.extraDims(f)), prepare: countDecls(f, (b) => ctx.sizeOf(f, b)), call: '' },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    testbench: ctx.testbench(f),
+    estimates: estimates(design, c, cycles),
+  };
+}
+
+export function buildKernelVM(f: LoopFunc, ctx: BuildContext): KernelVM {
+  const m = matchDesign(f);
+  const vm = m.kind === 'sparse-rows' ? sparseRowsVM(f, m, ctx) : loopNestVM(f, m.kind === 'stream' ? m : undefined, ctx);
+  vm.launch.call = `${vm.name}(${vm.args.map((a) => a.host).join(', ')});`;
+  return vm;
+}

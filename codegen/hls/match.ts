@@ -1,0 +1,166 @@
+/**
+ * Recognises which FPGA design serves a loop function, from the shape of its
+ * loop nest (ir/loops.ts as lower-kernels writes it):
+ *
+ * - sparse-rows (Serpens SpMV, or Sextans SpMM when there is a dense column
+ *   loop `k`): `for i { [for k {] let acc = id; for p in ptr[i]..ptr[i+1] {
+ *   let j = idx[p]; acc = acc (+|min|max) term } out[..] = epilogue [}] }`,
+ *   where the term reads only the stored value at p, dense operands at row j
+ *   (`x[j]`, `B[j*K + k]`), scalars and sizes; the epilogue anything dense.
+ * - stream: one flat parallel loop of straight-line statements (elementwise).
+ * - generic: anything else, printed as the loop nest itself.
+ */
+import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+
+type For = Extract<LStmt, { k: 'for' }>;
+
+export interface SparseRowsMatch {
+  kind: 'sparse-rows';
+  rowLoop: For;
+  /** The dense column loop of an SpMM (absent: SpMV). */
+  colLoop?: For;
+  acc: { var: string; type: LElem; init: LExpr };
+  combine: LExpr;
+  ptr: LBuffer;
+  idx: LBuffer;
+  /** The values buffer the term reads (absent: a pattern-only reduction). */
+  vals?: LBuffer;
+  /** Dense buffers read at row j of the term (held on chip window by window). */
+  windows: LBuffer[];
+  jVar: string;
+  pVar: string;
+  store: Extract<LStmt, { k: 'store' }>;
+}
+
+export interface StreamMatch {
+  kind: 'stream';
+  loop: For;
+}
+
+export interface GenericMatch {
+  kind: 'generic';
+}
+
+export type DesignMatch = SparseRowsMatch | StreamMatch | GenericMatch;
+
+const isVar = (e: LExpr, name: string): boolean => e.k === 'var' && e.name === name;
+
+function walk(e: LExpr, f: (e: LExpr) => void): void {
+  f(e);
+  switch (e.k) {
+    case 'load':
+      walk(e.index, f);
+      break;
+    case 'bin':
+      walk(e.lhs, f);
+      walk(e.rhs, f);
+      break;
+    case 'un':
+    case 'cast':
+      walk(e.arg, f);
+      break;
+    case 'call':
+      e.args.forEach((a) => walk(a, f));
+      break;
+    case 'select':
+      walk(e.cond, f);
+      walk(e.then, f);
+      walk(e.else, f);
+      break;
+    default:
+  }
+}
+
+function is32(e: LElem): boolean {
+  return e === 'f32' || e === 'i32' || e === 'index';
+}
+
+/** `j`, or `j * K + k` with K a size and k the column loop's variable. */
+function rowIndexOfJ(index: LExpr, j: string, k: string | undefined): boolean {
+  if (isVar(index, j)) return k === undefined;
+  if (k === undefined || index.k !== 'bin' || index.op !== '+' || !isVar(index.rhs, k)) return false;
+  const m = index.lhs;
+  return m.k === 'bin' && m.op === '*' && isVar(m.lhs, j) && m.rhs.k === 'var';
+}
+
+function matchSparseRows(f: LoopFunc, bufs: Map<string, LBuffer>): SparseRowsMatch | undefined {
+  if (f.body.length !== 1 || f.body[0]!.k !== 'for') return undefined;
+  const rowLoop = f.body[0] as For;
+  if (!rowLoop.parallel || !(rowLoop.lo.k === 'const' && rowLoop.lo.value === 0) || rowLoop.hi.k !== 'var') return undefined;
+  let inner = rowLoop.body;
+  let colLoop: For | undefined;
+  if (inner.length === 1 && inner[0]!.k === 'for') {
+    colLoop = inner[0] as For;
+    if (!(colLoop.lo.k === 'const' && colLoop.lo.value === 0) || colLoop.hi.k !== 'var') return undefined;
+    inner = colLoop.body;
+  }
+  if (inner.length !== 3) return undefined;
+  const [let0, loop, store] = inner as [LStmt, LStmt, LStmt];
+  if (let0.k !== 'let' || let0.value.k !== 'const' || loop.k !== 'for' || store.k !== 'store') return undefined;
+  if (!is32(let0.type)) return undefined;
+  // for p in ptr[i] .. ptr[i + 1]
+  const i = rowLoop.var;
+  if (loop.lo.k !== 'load' || !isVar(loop.lo.index, i) || loop.hi.k !== 'load' || loop.hi.buf !== loop.lo.buf) return undefined;
+  const ptr = bufs.get(loop.lo.buf);
+  if (!ptr || ptr.role !== 'rowPtr') return undefined;
+  const hiIdx = loop.hi.index;
+  if (!(hiIdx.k === 'bin' && hiIdx.op === '+' && isVar(hiIdx.lhs, i) && hiIdx.rhs.k === 'const' && hiIdx.rhs.value === 1)) return undefined;
+  if (loop.body.length !== 2) return undefined;
+  const [letJ, set] = loop.body as [LStmt, LStmt];
+  if (letJ.k !== 'let' || letJ.value.k !== 'load' || !isVar(letJ.value.index, loop.var) || set.k !== 'set' || set.var !== let0.var) return undefined;
+  const idx = bufs.get(letJ.value.buf);
+  if (!idx || idx.role !== 'colIdx') return undefined;
+  // acc = acc + t | min(acc, t) | max(acc, t)
+  const c = set.value;
+  let term: LExpr | undefined;
+  if (c.k === 'bin' && c.op === '+' && isVar(c.lhs, let0.var)) term = c.rhs;
+  else if (c.k === 'call' && (c.fn === 'min' || c.fn === 'max') && c.args.length === 2 && isVar(c.args[0]!, let0.var)) term = c.args[1];
+  if (!term) return undefined;
+  const j = letJ.var;
+  const p = loop.var;
+  const k = colLoop?.var;
+  let vals: LBuffer | undefined;
+  const windows = new Map<string, LBuffer>();
+  let ok = true;
+  // Recognised loads are not descended into: their indices (p, j, k, sizes) are replaced as a whole.
+  const visitTerm = (e: LExpr): void => {
+    if (e.k === 'var' && (e.name === i || e.name === p || e.name === let0.var)) ok = false;
+    if (e.k === 'load') {
+      const b = bufs.get(e.buf);
+      if (!b) return void (ok = false);
+      if (b.role === 'values' && isVar(e.index, p) && is32(b.elem) && (!vals || vals.name === b.name)) vals = b;
+      else if (b.role === 'dense' && rowIndexOfJ(e.index, j, k) && is32(b.elem)) windows.set(b.name, b);
+      else if (!(b.role === 'scalar' && e.index.k === 'const')) ok = false;
+      return;
+    }
+    if (e.k === 'bin') (visitTerm(e.lhs), visitTerm(e.rhs));
+    else if (e.k === 'un' || e.k === 'cast') visitTerm(e.arg);
+    else if (e.k === 'call') e.args.forEach(visitTerm);
+    else if (e.k === 'select') (visitTerm(e.cond), visitTerm(e.then), visitTerm(e.else));
+  };
+  visitTerm(term);
+  if (!ok) return undefined;
+  // The epilogue may read dense and scalar buffers and the accumulator, never the sparse operand.
+  walk(store.value, (e) => {
+    if (e.k === 'var' && (e.name === p || e.name === j)) ok = false;
+    if (e.k === 'load' && bufs.get(e.buf)?.role !== 'dense' && bufs.get(e.buf)?.role !== 'scalar') ok = false;
+  });
+  walk(store.index, (e) => {
+    if (e.k === 'load') ok = false;
+  });
+  if (!ok || bufs.get(store.buf)?.role !== 'dense') return undefined;
+  return { kind: 'sparse-rows', rowLoop, ...(colLoop ? { colLoop } : {}), acc: { var: let0.var, type: let0.type, init: let0.value }, combine: c, ptr, idx, ...(vals ? { vals } : {}), windows: [...windows.values()], jVar: j, pVar: p, store };
+}
+
+function matchStream(f: LoopFunc): StreamMatch | undefined {
+  if (f.body.length !== 1 || f.body[0]!.k !== 'for') return undefined;
+  const loop = f.body[0] as For;
+  if (!loop.parallel) return undefined;
+  const flat = (ss: readonly LStmt[]): boolean => ss.every((s) => s.k === 'let' || s.k === 'store' || s.k === 'set' || (s.k === 'if' && flat(s.then) && flat(s.else ?? [])));
+  return flat(loop.body) ? { kind: 'stream', loop } : undefined;
+}
+
+export function matchDesign(f: LoopFunc): DesignMatch {
+  const bufs = new Map(f.buffers.map((b) => [b.name, b]));
+  return matchSparseRows(f, bufs) ?? matchStream(f) ?? { kind: 'generic' };
+}

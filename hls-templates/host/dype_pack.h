@@ -1,0 +1,172 @@
+// Host-side packing of a CSR pattern into the per-channel nonzero streams of
+// the Serpens/Sextans-style kernels (sparse_rows.cpp), and of the SDDMM
+// nonzero list. One design serves any matrix: everything input-specific is
+// done here.
+//
+// Rows are cut into tiles of lanes * row_slots rows and columns into windows
+// of col_win columns (the dense operand a kernel holds on chip at a time).
+// Row r of a tile belongs to lane (r % lanes), accumulator slot (r / lanes);
+// lane l is PE (l % pe) of channel (l / pe). For each (tile, window) every
+// lane's nonzeros are scheduled so that the same slot is never issued twice
+// within `lat` cycles (the accumulating adder's latency), which lets the
+// kernel accept one nonzero per PE per cycle (II=1); where no entry is ready
+// a bubble is issued. All lanes of a (tile, window) are padded to the same
+// length so the kernel consumes the channels in lock step.
+//
+// A 64-bit stream entry: [63:48] slot (0xFFFF = bubble), [47:32] column in
+// the window, [31:0] the value's bits (filled by fill_values for each run,
+// since a computed sparse value changes between runs but its pattern does not).
+#ifndef DYPE_PACK_H
+#define DYPE_PACK_H
+#include <algorithm>
+#include <cstdint>
+#include <climits>
+#include <cstring>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dype {
+
+static const uint64_t BUBBLE_SLOT = 0xFFFF;
+
+struct RowPack {
+  int ch = 0, pe = 0, lanes = 0, row_slots = 0, col_win = 0;
+  int n_tiles = 0, n_wins = 0;
+  // Per tile, n_wins + 1 offsets (in words of pe entries) into every channel's stream.
+  std::vector<int32_t> meta;
+  // Per channel: words * pe entries, and the CSR position of each (-1: bubble).
+  std::vector<std::vector<uint64_t>> words;
+  std::vector<std::vector<int32_t>> pos;
+  // Stream length in words (cycles of the nonzero pipeline per column tile) and nonzeros.
+  long long cycles = 0;
+  long long nnz = 0;
+};
+
+// Orders one lane's entries (slot, payload) so that equal slots are >= lat apart; -1 marks a bubble.
+static inline std::vector<int32_t> schedule_lane(const std::vector<std::pair<int32_t, int32_t>>& entries, int lat) {
+  std::vector<int32_t> out;
+  if (entries.empty()) return out;
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> groups;
+  {
+    std::vector<std::pair<int32_t, int32_t>> e = entries;
+    std::stable_sort(e.begin(), e.end(), [](const std::pair<int32_t, int32_t>& a, const std::pair<int32_t, int32_t>& b) { return a.first < b.first; });
+    for (const auto& x : e) {
+      if (groups.empty() || groups.back().first != x.first) groups.push_back({x.first, {}});
+      groups.back().second.push_back(x.second);
+    }
+  }
+  std::vector<size_t> next(groups.size(), 0);
+  // Ready groups by most entries left; cooling groups by the cycle they become ready.
+  std::priority_queue<std::pair<size_t, int32_t>> ready;
+  std::queue<std::pair<long long, int32_t>> cooling;
+  for (size_t g = 0; g < groups.size(); g++) ready.push({groups[g].second.size(), int32_t(g)});
+  size_t left = entries.size();
+  for (long long t = 0; left > 0; t++) {
+    while (!cooling.empty() && cooling.front().first <= t) {
+      const int32_t g = cooling.front().second;
+      cooling.pop();
+      ready.push({groups[g].second.size() - next[g], g});
+    }
+    if (ready.empty()) {
+      out.push_back(-1);
+      continue;
+    }
+    const int32_t g = ready.top().second;
+    ready.pop();
+    out.push_back(groups[g].second[next[g]++]);
+    left--;
+    if (next[g] < groups[g].second.size()) cooling.push({t + lat, g});
+  }
+  return out;
+}
+
+static inline RowPack pack_rows(const int32_t* ptr, const int32_t* idx, int rows, int cols, int ch, int pe, int row_slots, int col_win, int lat) {
+  RowPack P;
+  P.ch = ch;
+  P.pe = pe;
+  P.lanes = ch * pe;
+  P.row_slots = row_slots;
+  P.col_win = col_win;
+  const long long tile_rows = (long long)P.lanes * row_slots;
+  P.n_tiles = std::max<int>(1, int((rows + tile_rows - 1) / tile_rows));
+  P.n_wins = std::max(1, (cols + col_win - 1) / col_win);
+  P.words.assign(ch, {});
+  P.pos.assign(ch, {});
+  P.nnz = ptr[rows];
+  // Per window and lane: (slot, index into `ent`), and the entries (csr position, column in window).
+  std::vector<std::vector<std::vector<std::pair<int32_t, int32_t>>>> byLane(P.n_wins, std::vector<std::vector<std::pair<int32_t, int32_t>>>(P.lanes));
+  struct Ent {
+    int32_t pos, col, slot;
+  };
+  std::vector<Ent> ent;
+  long long offset = 0;
+  for (int t = 0; t < P.n_tiles; t++) {
+    const long long r0 = t * tile_rows;
+    const long long r1 = std::min<long long>(rows, r0 + tile_rows);
+    for (auto& w : byLane)
+      for (auto& l : w) l.clear();
+    ent.clear();
+    for (long long r = r0; r < r1; r++) {
+      const int lane = int((r - r0) % P.lanes);
+      const int slot = int((r - r0) / P.lanes);
+      for (int32_t p = ptr[r]; p < ptr[r + 1]; p++) {
+        const int32_t c = idx[p];
+        if (c < 0 || c >= cols) throw std::runtime_error("column index out of range in a sparse pattern");
+        byLane[c / col_win][lane].push_back({slot, int32_t(ent.size())});
+        ent.push_back({p, c % col_win, slot});
+      }
+    }
+    for (int w = 0; w < P.n_wins; w++) {
+      P.meta.push_back(int32_t(offset));
+      std::vector<std::vector<int32_t>> seq(P.lanes);
+      size_t len = 0;
+      for (int l = 0; l < P.lanes; l++) {
+        seq[l] = schedule_lane(byLane[w][l], lat);
+        len = std::max(len, seq[l].size());
+      }
+      for (int c = 0; c < ch; c++) {
+        for (size_t q = 0; q < len; q++) {
+          for (int e = 0; e < pe; e++) {
+            const int l = c * pe + e;
+            const int32_t k = q < seq[l].size() ? seq[l][q] : -1;
+            if (k < 0) {
+              P.words[c].push_back(BUBBLE_SLOT << 48);
+              P.pos[c].push_back(-1);
+              continue;
+            }
+            P.words[c].push_back((uint64_t(uint32_t(ent[k].slot)) << 48) | (uint64_t(uint32_t(ent[k].col)) << 32));
+            P.pos[c].push_back(ent[k].pos);
+          }
+        }
+      }
+      offset += (long long)len;
+      if (offset > INT32_MAX) throw std::runtime_error("the packed nonzero stream is longer than 2^31 words");
+    }
+    P.meta.push_back(int32_t(offset));
+  }
+  P.cycles = offset;
+  return P;
+}
+
+// Writes the values (32-bit element type T) into the packed entries.
+template <class T>
+static inline void fill_values(RowPack& P, const T* vals) {
+  static_assert(sizeof(T) == 4, "packed streams carry 32-bit values");
+  for (int c = 0; c < P.ch; c++) {
+    std::vector<uint64_t>& w = P.words[c];
+    const std::vector<int32_t>& pos = P.pos[c];
+    for (size_t q = 0; q < w.size(); q++) {
+      if (pos[q] < 0) continue;
+      uint32_t u;
+      std::memcpy(&u, &vals[pos[q]], 4);
+      w[q] = (w[q] & ~uint64_t(0xFFFFFFFFu)) | u;
+    }
+  }
+}
+
+}  // namespace dype
+
+#endif

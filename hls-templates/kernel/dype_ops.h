@@ -1,0 +1,49 @@
+// Scalar helpers of dype's HLS kernels: the reference interpreter's rules
+// for relu, min, max (NaN propagates; -0 < +0), abs and integer division (a
+// zero divisor gives 0), and reinterpreting 32-bit values as stream bits.
+#ifndef DYPE_OPS_H
+#define DYPE_OPS_H
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+template <class T>
+static inline T dype_relu(T x) {
+  if (x != x) return x;
+  return x > T(0) ? x : T(0);
+}
+template <class T>
+static inline T dype_min(T a, T b) {
+  if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
+  if (a == b) return std::signbit(double(a)) ? a : b;
+  return a < b ? a : b;
+}
+template <class T>
+static inline T dype_max(T a, T b) {
+  if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
+  if (a == b) return std::signbit(double(a)) ? b : a;
+  return a > b ? a : b;
+}
+template <class T>
+static inline T dype_abs(T x) {
+  return x < T(0) ? T(-x) : x;
+}
+template <class T>
+static inline T dype_idiv(T a, T b) {
+  return b == T(0) ? T(0) : T(a / b);
+}
+template <class T>
+static inline uint32_t dype_bits(T x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+template <class T>
+static inline T dype_from_bits(uint32_t u) {
+  T x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+#endif
