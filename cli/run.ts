@@ -31,6 +31,8 @@ export interface RunOptions {
   objective?: string;
   powerCap?: string;
   p2p?: boolean;
+  /** false with --no-cache: compile the wasm kernel afresh, neither reading nor writing the compile cache. */
+  cache?: boolean;
 }
 
 export const BACKENDS = ['reference', 'wasm'] as const;
@@ -74,7 +76,7 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const kernelInputs = { tensors, scalars, sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}` };
-  const wasm = o.backend === 'wasm' ? await wasmRunner(kernel, kernelInputs, threads) : undefined;
+  const wasm = o.backend === 'wasm' ? await wasmRunner(program.source, kernel, kernelInputs, threads, o.cache !== false) : undefined;
   let reference: InterpretResult | undefined;
   const execute = wasm ? wasm.execute : (): void => void (reference = interpretKernel(kernel, kernelInputs));
   // With --repeat N: one warm-up run, then N timed runs. Without: one timed run.
@@ -124,6 +126,7 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
           kernel: kernel.name,
           backend: o.backend,
           threads,
+          ...(wasm ? { compile: wasm.compile } : {}),
           outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
           timing,
           features,
@@ -150,6 +153,7 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
   }
   lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.energy_j * 1e3).toPrecision(3)} mJ`);
   lines.push(`  executed on this machine by the ${o.backend} backend`);
+  if (wasm) lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);
   lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)`);
   stdout(lines.join('\n') + '\n');
   if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
@@ -159,18 +163,29 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
 }
 
 /**
- * The wasm backend: lower-kernels, emit (binaryen, imported only here) and
- * instantiate once; inputs are bound and validated by interp/bind.ts first.
- * --repeat times `execute` (the kernel in wasm memory); results are read once after.
+ * The wasm backend: lower-kernels, emit (binaryen, imported only on a compile
+ * cache miss) and instantiate once; inputs are bound and validated by
+ * interp/bind.ts first. --repeat times `execute` (the kernel in wasm memory;
+ * the same inputs object each time, so inputs are copied in once); results
+ * are read once after. `compile.ms` covers lowering, the cache and emitting.
  */
-async function wasmRunner(kernel: Kernel, inputs: KernelInputs, threads: number): Promise<{ execute: () => void; results: () => InterpretResult; close: () => void }> {
+async function wasmRunner(
+  source: string,
+  kernel: Kernel,
+  inputs: KernelInputs,
+  threads: number,
+  useCache: boolean,
+): Promise<{ execute: () => void; results: () => InterpretResult; close: () => void; compile: { cached: boolean; ms: number } }> {
   const { dims } = bindInputs(kernel, inputs);
+  const t0 = performance.now();
   const { lowerKernelLoops } = await import('../ir/loops-lower.js');
-  const { emitWasm } = await import('../codegen/wasm/emit.js');
+  const { cacheRoot, emitWasmCached } = await import('../codegen/wasm/cache.js');
   const { createWasmExecutor } = await import('../runtime/wasm/executor.js');
-  const { binary, manifest } = await emitWasm({ ...kernel, loops: kernel.loops ?? lowerKernelLoops(kernel) });
+  const { binary, manifest, cached } = await emitWasmCached(source, { ...kernel, loops: kernel.loops ?? lowerKernelLoops(kernel) }, {}, useCache ? cacheRoot() : null);
+  const compile = { cached, ms: performance.now() - t0 };
   const exec = await createWasmExecutor(binary, manifest, { threads });
-  return { execute: () => exec.execute({ tensors: inputs.tensors, scalars: inputs.scalars, dims }), results: () => exec.results(), close: () => exec.close() };
+  const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
+  return { execute: () => exec.execute(args), results: () => exec.results(), close: () => exec.close(), compile };
 }
 
 function fmt(x: number): string {

@@ -108,7 +108,7 @@ describe('wasm executor: results left in memory', () => {
     const v = ex.resultView('y');
     expect(v).toBeInstanceOf(Float32Array);
     expect(v.buffer).toBe(ex.memory.buffer);
-    expect(Array.from(v)).toEqual(Array.from((ex.results().outputs.get('y') as DenseTensor).data));
+    expect(Array.from(v as Float32Array)).toEqual(Array.from((ex.results().outputs.get('y') as DenseTensor).data));
     expect(() => ex.resultView('nope')).toThrow(/no result 'nope'/);
   });
   it('a rerun with the same tensor objects in new maps reuses the copies in memory; a new object is copied', async () => {
@@ -119,11 +119,11 @@ describe('wasm executor: results left in memory', () => {
     const { binary, manifest } = await compiled('spmv');
     const ex = await createWasmExecutor(binary, manifest);
     ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['x', x]]), scalars: new Map() });
-    const first = Float32Array.from(ex.resultView('y'));
+    const first = Float32Array.from(ex.resultView('y') as Float32Array);
     data.fill(0); // inputs are treated as immutable: memory keeps the copy made above
     ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['x', x]]), scalars: new Map() });
-    expect(Array.from(ex.resultView('y'))).toEqual(Array.from(first));
+    expect(Array.from(ex.resultView('y') as Float32Array)).toEqual(Array.from(first));
     ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['x', dense([n], data)]]), scalars: new Map() });
-    expect(Array.from(ex.resultView('y')).every((y) => y === 0)).toBe(true);
+    expect(Array.from(ex.resultView('y') as Float32Array).every((y) => y === 0)).toBe(true);
   });
 });
