@@ -1,49 +1,62 @@
 /**
  * Fitting the CPU cost model to measured kernel times (`dype calibrate`).
  *
- * The model is the planner's own (cost.ts, cpuVariants): for each op,
- *   ms = overhead + roofline(flops / F, bytes / B) * skew
- * with F = peakGflops * MODEL.cpu.compute and B = memBandwidthGBs *
- * MODEL.cpu.memory. The three free numbers are the effective compute F
- * (GFLOP/s), the effective bandwidth B (GB/s) and the per-op launch overhead
- * (us). They are fitted by minimising the sum of squared relative errors
- * (predicted / measured - 1)^2 over the samples with a coordinate search in
- * log space: each parameter in turn is multiplied or divided by a step while
- * that lowers the error; the step halves (in log) when no move helps, down
- * to a factor 1.0001. The loss has kinks, so the search runs from the given
- * start and from a 3 x 3 x 3 grid of others, and the best result is kept. Predictions go through variantTimes/bestOpTime, so the
- * fitted parameters reproduce exactly what the planner will predict.
+ * The model is the planner's own (cost.ts: cpuTerms, cpuWorkNs,
+ * cpuThreadShare). At one thread a kernel's time is linear in its
+ * coefficients once the cache size is fixed:
+ *   ms = sum over ops and trips of (overhead + terms . coefficients)
+ * so for each cache size of a fixed grid the coefficients are solved by
+ * non-negative least squares on relative errors (each sample's row divided
+ * by its measured time; Lawson-Hanson, reweighted so that a few runs
+ * disturbed by other load do not drag the fit), and the cache size with the
+ * least error is kept. Runs at more threads then fix the parallel efficiency e
+ * (speedup 1 + (T - 1) e) and the per-thread dispatch cost: dispatch is
+ * linear given e, and e is found by a grid of 101 values refined by golden
+ * section. Everything is deterministic: the same samples give the same
+ * figures, bit for bit.
  */
-import type { DeviceSpec } from '../system/types.js';
-import { bestOpTime, MODEL } from './cost.js';
+import type { CpuModelSpec, DeviceSpec } from '../system/types.js';
+import { bestOpTime, cpuModelled, cpuTerms, type CpuTerms } from './cost.js';
 import type { PlanOp } from './types.js';
 
+/** The fitted figures: the device's launch overhead and its sparse-kernel model. */
 export interface CpuParams {
-  /** Effective compute the roofline sees, GFLOP/s (peak x MODEL.cpu.compute). */
-  effGflops: number;
-  /** Effective memory bandwidth the roofline sees, GB/s (peak x MODEL.cpu.memory). */
-  effBandwidthGBs: number;
-  /** Fixed cost per op, us. */
   overheadUs: number;
+  model: CpuModelSpec;
 }
 
 export interface CalibrationSample {
   /** The bound ops of one kernel on one matrix (bindProblem's output). */
   ops: readonly PlanOp[];
   measuredMs: number;
+  /** Threads the run used (1 for the runs that fix the per-thread terms). */
+  threads: number;
 }
 
-/** A CPU device whose cost model has exactly these effective parameters. */
-export function cpuDeviceFor(p: CpuParams, threads: number, base?: DeviceSpec): DeviceSpec {
-  const f32 = p.effGflops / MODEL.cpu.compute;
-  const ratio = base ? base.peakGflops.f64 / base.peakGflops.f32 : 0.5;
-  return {
-    ...(base ?? { id: 'cpu', kind: 'cpu', name: 'cpu', count: 1, idlePowerW: 0, activePowerW: 0, memoryGB: 1 }),
-    peakGflops: { f32, f64: f32 * ratio, i32: base?.peakGflops.i32 ?? f32 * 0.5, i64: base?.peakGflops.i64 ?? f32 * 0.25 },
-    memBandwidthGBs: p.effBandwidthGBs / MODEL.cpu.memory,
-    launchOverheadUs: p.overheadUs,
-    threads,
-  } as DeviceSpec;
+/** The linear coefficients, in the order of the design matrix's columns. */
+export const LINEAR_KEYS = ['overheadUs', 'nsPerNnz', 'nsPerGather', 'nsPerRow', 'nsPerItem', 'nsPerMiss', 'nsPerByte'] as const;
+export type LinearKey = (typeof LINEAR_KEYS)[number];
+const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
+  nsPerNnz: 'nnz',
+  nsPerGather: 'gathers',
+  nsPerRow: 'rows',
+  nsPerItem: 'items',
+  nsPerMiss: 'missRows',
+  nsPerByte: 'dramBytes',
+};
+
+/** Cache sizes tried, MB: 2^(k/2) from 0.125 to 256. */
+export const CACHE_GRID_MB: readonly number[] = Array.from({ length: 23 }, (_, k) => 2 ** ((k - 6) / 2));
+
+/** Huber's constant (in robust standard deviations) and the reweighting rounds. */
+const HUBER_K = 1.345;
+const ROBUST_ROUNDS = 8;
+
+const BASE: DeviceSpec = { id: 'cpu', kind: 'cpu', name: 'cpu', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 0, activePowerW: 1, memoryGB: 1 };
+
+/** A CPU device (the base's other figures, or neutral ones) with exactly these fitted figures. */
+export function cpuDeviceFor(p: CpuParams, threads: number, base: DeviceSpec = BASE): DeviceSpec {
+  return { ...base, launchOverheadUs: p.overheadUs, threads, cpuModel: { ...p.model } };
 }
 
 /** The model's time of one kernel run (every op, once each trip, on one CPU instance). */
@@ -58,83 +71,236 @@ export function relativeError(predicted: number, measured: number): number {
 }
 
 export interface FitOptions {
-  threads: number;
-  /** Starting point (default 10 GFLOP/s, 10 GB/s, 10 us). */
-  start?: CpuParams;
-  /** Upper bounds: a hardware peak the effective figures cannot exceed. */
-  maxEffGflops?: number;
-  maxEffBandwidthGBs?: number;
+  /** Figures for the ops the fitted model does not cover (dense ops keep the roofline). */
+  base?: DeviceSpec;
+  /** Cache sizes to try (default CACHE_GRID_MB). */
+  cacheGridMB?: readonly number[];
 }
 
 export interface FitResult {
   params: CpuParams;
-  /** Root mean square relative error over the samples. */
+  /** Root mean square relative error over the one-thread samples. */
   rmsRelError: number;
-  iterations: number;
+  /** Root mean square relative error over the multi-thread samples (NaN without any). */
+  rmsRelErrorThreads: number;
   /**
-   * Whether the samples determine each parameter: false when scaling it by
-   * 1.1 either way leaves the error unchanged (say, no sample is bound by
-   * compute), so its fitted value is arbitrary within a flat region.
+   * Whether the samples determine each figure: false for a coefficient whose
+   * column is a combination of the others (or empty: no sample has that
+   * term), for the cache size when every size of the grid fits equally
+   * well, and for the thread figures when no run used more than one thread.
    */
-  determined: Record<keyof CpuParams, boolean>;
+  determined: Record<LinearKey | 'cacheMB' | 'parallelEfficiency' | 'dispatchUsPerThread', boolean>;
 }
 
-const KEYS = ['effGflops', 'effBandwidthGBs', 'overheadUs'] as const;
+/** One design row: coefficient multipliers (ms per unit) and the time of the ops the model does not cover. */
+function designRow(ops: readonly PlanOp[], cacheMB: number, base: DeviceSpec): { a: number[]; fixedMs: number } {
+  const a = new Array<number>(LINEAR_KEYS.length).fill(0);
+  let fixedMs = 0;
+  const plain = { ...base, launchOverheadUs: 0, threads: 1, cpuModel: undefined };
+  for (const op of ops) {
+    a[0]! += op.trips * 1e-3;
+    if (!cpuModelled(op)) {
+      fixedMs += bestOpTime(op, plain, 1).ms;
+      continue;
+    }
+    const t = cpuTerms(op, cacheMB);
+    LINEAR_KEYS.forEach((k, i) => {
+      if (k !== 'overheadUs') a[i]! += op.trips * t[TERM_OF[k]] * 1e-6;
+    });
+  }
+  return { a, fixedMs };
+}
 
-/** Least squares (relative) fit of the three CPU parameters; see the file comment. */
-export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOptions): FitResult {
-  if (samples.length === 0) throw new Error('no samples to fit');
-  const lo: CpuParams = { effGflops: 1e-3, effBandwidthGBs: 1e-3, overheadUs: 1e-3 };
-  const hi: CpuParams = { effGflops: o.maxEffGflops ?? 1e6, effBandwidthGBs: o.maxEffBandwidthGBs ?? 1e6, overheadUs: 1e6 };
-  const loss = (p: CpuParams): number => {
-    const d = cpuDeviceFor(p, o.threads);
-    let s = 0;
-    for (const x of samples) s += relativeError(predictMs(x.ops, d), x.measuredMs) ** 2;
-    return s;
+/**
+ * Least squares min |A x - b| over the columns in `cols` (others 0), by
+ * Householder QR; columns are scaled to unit norm first so the terms'
+ * different magnitudes do not matter. A column with no part outside the
+ * span of the ones before it gets 0.
+ */
+function leastSquares(A: readonly number[][], b: readonly number[], cols: readonly number[]): number[] {
+  const m = A.length;
+  const n = cols.length;
+  const scale = cols.map((j) => Math.sqrt(A.reduce((s, r) => s + r[j]! ** 2, 0)) || 1);
+  const R = A.map((r) => cols.map((j, c) => r[j]! / scale[c]!));
+  const y = [...b];
+  const pivotOk: boolean[] = [];
+  for (let c = 0; c < n; c++) {
+    let norm = 0;
+    for (let i = c; i < m; i++) norm += R[i]![c]! ** 2;
+    norm = Math.sqrt(norm);
+    pivotOk.push(norm > 1e-10);
+    if (!pivotOk[c]) continue;
+    const alpha = R[c]![c]! > 0 ? -norm : norm;
+    const v = new Array<number>(m).fill(0);
+    for (let i = c; i < m; i++) v[i] = R[i]![c]!;
+    v[c]! -= alpha;
+    const vv = v.reduce((s, x) => s + x * x, 0);
+    if (vv === 0) continue;
+    for (let k = c; k < n; k++) {
+      let d = 0;
+      for (let i = c; i < m; i++) d += v[i]! * R[i]![k]!;
+      const f = (2 * d) / vv;
+      for (let i = c; i < m; i++) R[i]![k]! -= f * v[i]!;
+    }
+    let d = 0;
+    for (let i = c; i < m; i++) d += v[i]! * y[i]!;
+    const f = (2 * d) / vv;
+    for (let i = c; i < m; i++) y[i]! -= f * v[i]!;
+  }
+  const x = new Array<number>(n).fill(0);
+  for (let c = n - 1; c >= 0; c--) {
+    if (!pivotOk[c] || c >= m) continue;
+    let s = y[c]!;
+    for (let k = c + 1; k < n; k++) s -= R[c]![k]! * x[k]!;
+    x[c] = s / R[c]![c]!;
+  }
+  const out = new Array<number>(A[0]?.length ?? 0).fill(0);
+  cols.forEach((j, c) => (out[j] = x[c]! / scale[c]!));
+  return out;
+}
+
+/** Non-negative least squares min |A x - b|, x >= 0 (Lawson and Hanson's active-set method). */
+export function nnls(A: readonly number[][], b: readonly number[]): number[] {
+  const n = A[0]?.length ?? 0;
+  const x = new Array<number>(n).fill(0);
+  const passive = new Set<number>();
+  const grad = (): number[] => {
+    const r = b.map((bi, i) => bi - A[i]!.reduce((s, a, j) => s + a * x[j]!, 0));
+    return Array.from({ length: n }, (_, j) => A.reduce((s, row, i) => s + row[j]! * r[i]!, 0));
   };
-  const search = (start: CpuParams): FitResult => {
-    let p: CpuParams = { ...start };
-    for (const k of KEYS) p[k] = Math.min(hi[k], Math.max(lo[k], p[k]));
-    let best = loss(p);
-    let step = 4;
-    let iterations = 0;
-    while (step > 1.0001 && iterations < 20_000) {
-      let moved = false;
-      for (const k of KEYS) {
-        for (const f of [step, 1 / step]) {
-          // Keep going in a direction while it helps.
-          for (;;) {
-            const v = Math.min(hi[k], Math.max(lo[k], p[k] * f));
-            if (v === p[k]) break;
-            const q = { ...p, [k]: v };
-            const l = loss(q);
-            iterations++;
-            if (!(l < best)) break;
-            p = q;
-            best = l;
-            moved = true;
-          }
+  const colNorm = Array.from({ length: n }, (_, j) => Math.sqrt(A.reduce((s, r) => s + r[j]! ** 2, 0)));
+  const bNorm = Math.sqrt(b.reduce((s, v) => s + v * v, 0)) || 1;
+  for (let outer = 0; outer < 10 * n + 10; outer++) {
+    const w = grad();
+    let best = -1;
+    for (let j = 0; j < n; j++) if (!passive.has(j) && colNorm[j]! > 0 && w[j]! / colNorm[j]! > 1e-12 * bNorm && (best < 0 || w[j]! / colNorm[j]! > w[best]! / colNorm[best]!)) best = j;
+    if (best < 0) break;
+    passive.add(best);
+    for (let inner = 0; inner < 10 * n + 10; inner++) {
+      const cols = [...passive].sort((p, q) => p - q);
+      const z = leastSquares(A, b, cols);
+      if (cols.every((j) => z[j]! > 0)) {
+        for (let j = 0; j < n; j++) x[j] = passive.has(j) ? z[j]! : 0;
+        break;
+      }
+      // Step from x towards z until the first passive variable reaches 0; drop it.
+      let alpha = 1;
+      for (const j of cols) if (z[j]! <= 0) alpha = Math.min(alpha, x[j]! / (x[j]! - z[j]!));
+      for (const j of cols) {
+        x[j] = x[j]! + alpha * (z[j]! - x[j]!);
+        if (x[j]! <= 1e-15 * (Math.abs(z[j]!) + 1)) {
+          x[j] = 0;
+          passive.delete(j);
         }
       }
-      if (!moved) step = Math.sqrt(step);
+      if (passive.size === 0) break;
     }
-    return { params: p, rmsRelError: Math.sqrt(best / samples.length), iterations, determined: { effGflops: true, effBandwidthGBs: true, overheadUs: true } };
-  };
-  // The loss has kinks (the roofline's max), so the search starts from the
-  // given point and from a coarse grid of others, and keeps the best.
-  const starts: CpuParams[] = [o.start ?? { effGflops: 10, effBandwidthGBs: 10, overheadUs: 10 }];
-  for (const effGflops of [0.3, 3, 30]) for (const effBandwidthGBs of [1, 10, 100]) for (const overheadUs of [1, 30, 1000]) starts.push({ effGflops, effBandwidthGBs, overheadUs });
-  let best: FitResult | undefined;
-  let iterations = 0;
-  for (const s of starts) {
-    const r = search(s);
-    iterations += r.iterations;
-    if (!best || r.rmsRelError < best.rmsRelError) best = r;
   }
-  const p = best!.params;
-  const l0 = loss(p);
-  const flat = (k: keyof CpuParams): boolean => [1.1, 1 / 1.1].every((f) => Math.abs(loss({ ...p, [k]: p[k] * f }) - l0) <= 1e-12 * Math.max(1, l0));
-  return { ...best!, iterations, determined: { effGflops: !flat('effGflops'), effBandwidthGBs: !flat('effBandwidthGBs'), overheadUs: !flat('overheadUs') } };
+  return x;
+}
+
+/**
+ * NNLS made robust to a few disturbed runs (a timing hit by other load):
+ * iteratively reweighted with Huber weights, the residuals scaled by their
+ * median absolute value; a fixed number of rounds keeps it deterministic.
+ * With exact data every weight stays 1 and this is plain NNLS.
+ */
+function robustNnls(A: readonly number[][], b: readonly number[]): number[] {
+  let x = nnls(A, b);
+  for (let round = 0; round < ROBUST_ROUNDS; round++) {
+    const res = A.map((r, i) => Math.abs(r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!));
+    const s = (HUBER_K * 1.4826 * [...res].sort((p, q) => p - q)[res.length >> 1]!);
+    if (!(s > 1e-9)) break;
+    const w = res.map((r) => (r <= s ? 1 : Math.sqrt(s / r)));
+    x = nnls(A.map((r, i) => r.map((v) => v * w[i]!)), b.map((v, i) => v * w[i]!));
+  }
+  return x;
+}
+
+/** Whether column j has a part outside the span of the other non-empty columns. */
+function independent(A: readonly number[][], j: number): boolean {
+  const others = LINEAR_KEYS.map((_, i) => i).filter((i) => i !== j && A.some((r) => r[i] !== 0));
+  const col = A.map((r) => r[j]!);
+  const norm = Math.sqrt(col.reduce((s, v) => s + v * v, 0));
+  if (norm === 0) return false;
+  if (others.length === 0) return true;
+  const x = leastSquares(A, col, others);
+  const res = Math.sqrt(A.reduce((s, r, i) => s + (col[i]! - others.reduce((t, k) => t + r[k]! * x[k]!, 0)) ** 2, 0));
+  return res > 1e-6 * norm;
+}
+
+function threadTimeMs(s: CalibrationSample, p: CpuParams, e: number, dispatchUs: number, base: DeviceSpec): number {
+  const d = cpuDeviceFor({ overheadUs: p.overheadUs, model: { ...p.model, parallelEfficiency: e, dispatchUsPerThread: dispatchUs } }, s.threads, base);
+  return predictMs(s.ops, d);
+}
+
+/** Least squares (relative) fit of the CPU model; see the file comment. */
+export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOptions = {}): FitResult {
+  const one = samples.filter((s) => s.threads === 1);
+  const many = samples.filter((s) => s.threads > 1);
+  if (one.length === 0) throw new Error('no one-thread samples to fit');
+  const base = o.base ?? BASE;
+  let best: { loss: number; cacheMB: number; x: number[]; A: number[][] } | undefined;
+  let ties = 0;
+  for (const cacheMB of o.cacheGridMB ?? CACHE_GRID_MB) {
+    const rows = one.map((s) => designRow(s.ops, cacheMB, base));
+    // Relative errors: each row divided by its measured time.
+    const A = rows.map((r, i) => r.a.map((v) => v / one[i]!.measuredMs));
+    const b = rows.map((r, i) => (one[i]!.measuredMs - r.fixedMs) / one[i]!.measuredMs);
+    const x = robustNnls(A, b);
+    const loss = A.reduce((s, r, i) => s + (r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!) ** 2, 0);
+    if (best && Math.abs(loss - best.loss) <= 1e-12 * Math.max(1e-12, best.loss)) ties++;
+    if (!best || loss < best.loss * (1 - 1e-12)) best = { loss, cacheMB, x, A };
+  }
+  const { x, A, cacheMB } = best!;
+  const coef = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, x[i]!])) as Record<LinearKey, number>;
+  const { overheadUs, ...ns } = coef;
+  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB } };
+  const determined = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, independent(A, i)])) as FitResult['determined'];
+  const anyBeyond = A.some((r) => r[5] !== 0 || r[6] !== 0);
+  determined.cacheMB = anyBeyond && ties + 1 < (o.cacheGridMB ?? CACHE_GRID_MB).length;
+  determined.parallelEfficiency = many.length > 0;
+  determined.dispatchUsPerThread = many.length > 0;
+  const rms1 = Math.sqrt(one.reduce((s, x1) => s + relativeError(predictMs(x1.ops, cpuDeviceFor(params, 1, base)), x1.measuredMs) ** 2, 0) / one.length);
+  if (many.length === 0) return { params, rmsRelError: rms1, rmsRelErrorThreads: NaN, determined };
+
+  // Given e, each multi-thread prediction is c + (T - 1) x dispatch: solve dispatch (>= 0) in closed form.
+  const atE = (e: number): { loss: number; dispatchUs: number } => {
+    let num = 0;
+    let den = 0;
+    const cs = many.map((s) => threadTimeMs(s, params, e, 0, base));
+    many.forEach((s, i) => {
+      const g = (s.ops.reduce((t, op) => t + (cpuModelled(op) ? op.trips : 0), 0) * (s.threads - 1) * 1e-3) / s.measuredMs;
+      num += g * (1 - cs[i]! / s.measuredMs);
+      den += g * g;
+    });
+    const dispatchUs = den > 0 ? Math.max(0, num / den) : 0;
+    const loss = many.reduce((t, s, i) => {
+      const g = s.ops.reduce((u, op) => u + (cpuModelled(op) ? op.trips : 0), 0) * (s.threads - 1) * 1e-3;
+      return t + relativeError(cs[i]! + g * dispatchUs, s.measuredMs) ** 2;
+    }, 0);
+    return { loss, dispatchUs };
+  };
+  let eBest = 0;
+  let lBest = Infinity;
+  for (let k = 0; k <= 100; k++) {
+    const l = atE(k / 100).loss;
+    if (l < lBest) [eBest, lBest] = [k / 100, l];
+  }
+  const phi = (Math.sqrt(5) - 1) / 2;
+  let lo = Math.max(0, eBest - 0.01);
+  let hi = Math.min(1, eBest + 0.01);
+  for (let it = 0; it < 60; it++) {
+    const a = hi - phi * (hi - lo);
+    const c = lo + phi * (hi - lo);
+    if (atE(a).loss <= atE(c).loss) hi = c;
+    else lo = a;
+  }
+  const mid = (lo + hi) / 2;
+  const e = atE(mid).loss <= lBest ? mid : eBest;
+  const fitE = atE(e);
+  params.model = { ...params.model, parallelEfficiency: e, dispatchUsPerThread: fitE.dispatchUs };
+  return { params, rmsRelError: rms1, rmsRelErrorThreads: Math.sqrt(fitE.loss / many.length), determined };
 }
 
 const median = (xs: readonly number[]): number => {

@@ -39,6 +39,18 @@ const fpgaSchema = z.strictObject({
   bitstreamLoadMs: nonNegative,
 });
 
+const cpuModelSchema = z.strictObject({
+  nsPerNnz: nonNegative,
+  nsPerGather: nonNegative,
+  nsPerRow: nonNegative,
+  nsPerItem: nonNegative,
+  nsPerMiss: nonNegative,
+  nsPerByte: nonNegative,
+  cacheMB: nonNegative,
+  parallelEfficiency: z.number().min(0).max(1).optional(),
+  dispatchUsPerThread: nonNegative.optional(),
+});
+
 const deviceSchema = z.strictObject({
   id: z.string().regex(DEVICE_ID_PATTERN),
   kind: z.enum(DEVICE_KINDS),
@@ -53,6 +65,7 @@ const deviceSchema = z.strictObject({
   memoryGB: positive,
   hostLink: hostLinkSchema.optional(),
   threads: positiveInt.optional(),
+  cpuModel: cpuModelSchema.optional(),
   fpga: fpgaSchema.optional(),
 });
 
@@ -108,6 +121,7 @@ function checkSystem(s: Shape, ctx: Ctx): void {
     } else {
       if (d.hostLink === undefined) report(ctx, 'DY3025', at(), `a device of kind "${d.kind}" needs a hostLink ({ "bandwidthGBs", "latencyUs" }: its link to host memory)`);
       if (d.threads !== undefined) report(ctx, 'DY3025', at('threads'), `"threads" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`);
+      if (d.cpuModel !== undefined) report(ctx, 'DY3025', at('cpuModel'), `"cpuModel" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`);
     }
     if (d.kind === 'fpga' && d.fpga === undefined)
       report(ctx, 'DY3025', at(), 'a device of kind "fpga" needs an "fpga" block (clockMHz, hbmChannels, channelBandwidthGBs, resources, bitstreamLoadMs)');

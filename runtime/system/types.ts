@@ -15,6 +15,33 @@ export interface FpgaSpec {
   bitstreamLoadMs: number;
 }
 
+/**
+ * The CPU's fitted sparse-kernel model (`dype calibrate` writes it; see
+ * docs/COST-MODEL.md). Without it a CPU uses the roofline of peakGflops and
+ * memBandwidthGBs. Times are for one thread; `threads` divide them by the
+ * speedup 1 + (threads - 1) x parallelEfficiency.
+ */
+export interface CpuModelSpec {
+  /** ns per stored entry of the sparse operand driving the op. */
+  nsPerNnz: number;
+  /** ns per dense-operand element read through an index (nnz for SpMV, nnz x K for SpMM). */
+  nsPerGather: number;
+  /** ns per row of the sparse operand. */
+  nsPerRow: number;
+  /** ns per output element. */
+  nsPerItem: number;
+  /** ns per gathered dense-operand row that misses the cache. */
+  nsPerMiss: number;
+  /** ns per byte streamed beyond the cache (the inverse of the effective memory bandwidth). */
+  nsPerByte: number;
+  /** Cache the dense operand and the op's bytes are measured against, MB. */
+  cacheMB: number;
+  /** Speedup on T threads is 1 + (T - 1) x this (default 1: linear). */
+  parallelEfficiency?: number;
+  /** Per-op cost of handing work to the worker threads, us per extra thread (default 0). */
+  dispatchUsPerThread?: number;
+}
+
 /** One kind of device; `count` identical instances are named `${id}${index}` (gpu0, gpu1). */
 export interface DeviceSpec {
   id: string;
@@ -34,6 +61,8 @@ export interface DeviceSpec {
   hostLink?: { bandwidthGBs: number; latencyUs: number };
   /** CPUs: worker threads the executor uses. */
   threads?: number;
+  /** CPUs: the fitted sparse-kernel model (absent: the roofline). */
+  cpuModel?: CpuModelSpec;
   fpga?: FpgaSpec;
 }
 

@@ -1,6 +1,7 @@
 /**
  * `dype calibrate --quick` end to end through the built CLI: it exits 0,
- * writes a system file loadSystemFile accepts, and reports the model error.
+ * writes a system file loadSystemFile accepts with the fitted CPU model, and
+ * reports the model error on the held-out matrices at 1 and 2 threads.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ describe('dype calibrate --quick', () => {
   it('writes a loadable system file and prints the error summary', async () => {
     const dir = tmp();
     const file = join(dir, 'm.json');
-    const r = await runCliAsync(['calibrate', '--quick', '-o', file], { timeoutMs: 60_000 });
+    const r = await runCliAsync(['calibrate', '--quick', '--threads', '2', '-o', file], { timeoutMs: 90_000 });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/fitted on \d+ runs/);
@@ -23,22 +24,40 @@ describe('dype calibrate --quick', () => {
     for (const m of ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05']) expect(r.stdout).toContain(m);
     const sys = loadSystemFile(file);
     const cpu = sys.devices.find((d) => d.kind === 'cpu')!;
-    expect(cpu.peakGflops.f32).toBeGreaterThan(0);
+    // The hardware figures stay the preset's; the fitted model is added.
     expect(cpu.peakGflops.f64 / cpu.peakGflops.f32).toBeCloseTo(0.5, 2);
     expect(cpu.memBandwidthGBs).toBeGreaterThan(0);
-    expect(cpu.launchOverheadUs).toBeGreaterThan(0);
-    expect(sys.sources?.['devices[0].memBandwidthGBs']).toMatch(/^measured by dype calibrate on \d{4}-\d{2}-\d{2}/);
+    const m = cpu.cpuModel!;
+    expect(m.nsPerNnz + m.nsPerGather).toBeGreaterThan(0);
+    expect(m.cacheMB).toBeGreaterThan(0);
+    expect(cpu.threads).toBe(2);
+    expect(m.parallelEfficiency).toBeGreaterThanOrEqual(0);
+    expect(m.parallelEfficiency).toBeLessThanOrEqual(1);
+    expect(sys.sources?.['devices[0].cpuModel']).toMatch(/^measured by dype calibrate on \d{4}-\d{2}-\d{2}/);
+    expect(r.stdout).toMatch(/model error on the same matrices, 2 threads:/);
     expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
   });
 
   it('--json prints one object with the fit, the rows and the error summary', async () => {
-    const r = await runCliAsync(['calibrate', '--quick', '--json', '--threads', '1'], { timeoutMs: 60_000 });
+    const r = await runCliAsync(['calibrate', '--quick', '--json', '--threads', '1'], { timeoutMs: 90_000 });
     expect(r.status).toBe(0);
-    const j = JSON.parse(r.stdout) as { fitted: { threads: number; effGflops: number }; rows: { matrix: string; predictedMs: number; measuredMs: number }[]; error: { medianAbsRelError: number; worstAbsRelError: number }; system: unknown };
+    const j = JSON.parse(r.stdout) as {
+      fitted: { threads: number; cpuModel: Record<string, number>; determined: Record<string, boolean> };
+      fitRows: { kernel: string; threads: number }[];
+      rows: { matrix: string; kernel: string; predictedMs: number; measuredMs: number }[];
+      error: { medianAbsRelError: number; worstAbsRelError: number };
+      rowsThreads?: unknown;
+      system: { devices: { cpuModel?: Record<string, number> }[] };
+    };
     expect(j.fitted.threads).toBe(1);
-    expect(j.rows.length).toBe(10);
+    expect(j.fitted.cpuModel.parallelEfficiency).toBeUndefined();
+    expect(j.fitted.determined.parallelEfficiency).toBe(false);
+    expect(new Set(j.fitRows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm4', 'spmm32']));
+    expect(j.fitRows.every((x) => x.threads === 1)).toBe(true);
+    expect(j.rows.map((x) => `${x.matrix}/${x.kernel}`)).toEqual(['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'].flatMap((m) => [`${m}/spmv`, `${m}/spmm16`]));
+    expect(j.rowsThreads).toBeUndefined();
     expect(j.error.worstAbsRelError).toBeGreaterThanOrEqual(j.error.medianAbsRelError);
-    expect(j.system).toBeDefined();
+    expect(j.system.devices[0]!.cpuModel).toEqual(j.fitted.cpuModel);
   });
 
   it('rejects a bad --threads with exit 2', async () => {

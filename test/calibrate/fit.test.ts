@@ -1,76 +1,105 @@
 /**
- * The calibration fit recovers known CPU parameters from timings the cost
- * model itself generates, using the planner's own work counts for SpMV and
- * SpMM (K = 16) on a ladder of matrix features.
+ * The calibration fit recovers known CPU figures exactly from timings the
+ * cost model itself generates (the planner's own work counts for SpMV and
+ * SpMM at several K, on a ladder of matrix features), is deterministic, and
+ * says which figures the samples leave undetermined.
  */
 import { describe, expect, it } from 'vitest';
 import { compileSource } from '../../frontend/compile.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../../passes/index.js';
 import { planSpec } from '../../passes/plan-spec.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
-import { cpuDeviceFor, errorSummary, fitCpuParams, predictMs, type CalibrationSample, type CpuParams } from '../../runtime/plan/calibrate-fit.js';
+import { cpuDeviceFor, errorSummary, fitCpuParams, LINEAR_KEYS, nnls, predictMs, type CalibrationSample, type CpuParams } from '../../runtime/plan/calibrate-fit.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
-const SPMM = 'kernel spmm16(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
+const SPMM = 'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
 
-function ops(src: string, f: SparseFeatures): PlanOp[] {
-  const k = runPipeline(compileSource(src, 'k.dy').module!, { passes: [...DEFAULT_PIPELINE] }).kernels[0]!;
-  return bindProblem(planSpec(k), { sparse: new Map([['A', f]]), dims: new Map([['m', f.rows], ['n', f.cols], ['c', 16]]), scalars: new Map() }).ops;
+const planned = new Map([SPMV, SPMM].map((src) => [src, runPipeline(compileSource(src, 'k.dy').module!, { passes: [...DEFAULT_PIPELINE] }).kernels[0]!]));
+
+function ops(src: string, f: SparseFeatures, k: number): PlanOp[] {
+  return bindProblem(planSpec(planned.get(src)!), { sparse: new Map([['A', f]]), dims: new Map([['m', f.rows], ['n', f.cols], ['c', k]]), scalars: new Map() }).ops;
 }
 
-function feats(rows: number, perRow: number, localityScore: number): SparseFeatures {
-  return { rows, cols: rows, nnz: rows * perRow, rowLenMean: perRow, rowLenMax: Math.ceil(perRow * 1.5), rowLenCv: 0.29, emptyRowFraction: 0, top1PctNnzShare: 0.015, localityScore };
+function feats(rows: number, perRow: number, localityScore: number, skew = 1.5): SparseFeatures {
+  return { rows, cols: rows, nnz: rows * perRow, rowLenMean: perRow, rowLenMax: Math.ceil(perRow * skew), rowLenCv: 0.29, emptyRowFraction: 0, top1PctNnzShare: 0.015, localityScore };
 }
 
-function synthetic(truth: CpuParams, threads: number): CalibrationSample[] {
-  const d = cpuDeviceFor(truth, threads);
-  const out: CalibrationSample[] = [];
-  for (const rows of [1_000, 10_000, 50_000, 200_000])
-    for (const perRow of [8, 16, 32])
-      for (const src of [SPMV, SPMM]) {
-        // Locality spreads the kernels' arithmetic intensity (about 0.08 to 0.38 flop/byte).
-        const o = ops(src, feats(rows, perRow, [0.05, 0.5, 0.95][(rows + perRow) % 3]!));
-        out.push({ ops: o, measuredMs: predictMs(o, d) });
+/** Runs of SpMV and SpMM (K = 4, 16, 32) over sizes that straddle any cache of the grid. */
+function runs(): PlanOp[][] {
+  const out: PlanOp[][] = [];
+  for (const rows of [1_000, 8_000, 64_000, 512_000])
+    for (const perRow of [2, 8, 32])
+      for (const loc of [0.02, 0.95]) {
+        const f = feats(rows, perRow, loc);
+        out.push(ops(SPMV, f, 1));
+        for (const k of [4, 16, 32]) out.push(ops(SPMM, f, k));
       }
+  // A few skewed ones: the longest row bounds the multi-thread time.
+  for (const rows of [2_000, 50_000]) out.push(ops(SPMV, feats(rows, 4, 0.3, rows / 8), 1), ops(SPMM, feats(rows, 4, 0.3, rows / 8), 16));
   return out;
 }
 
+function synthetic(truth: CpuParams, threads: number[]): CalibrationSample[] {
+  return threads.flatMap((t) => runs().map((o) => ({ ops: o, threads: t, measuredMs: predictMs(o, cpuDeviceFor(truth, t)) })));
+}
+
+const TRUTHS: CpuParams[] = [
+  { overheadUs: 4, model: { nsPerNnz: 1.5, nsPerGather: 0.25, nsPerRow: 2.4, nsPerItem: 1, nsPerMiss: 12, nsPerByte: 0.1, cacheMB: 4, parallelEfficiency: 0.8, dispatchUsPerThread: 6 } },
+  { overheadUs: 40, model: { nsPerNnz: 0.3, nsPerGather: 1.2, nsPerRow: 0, nsPerItem: 0.5, nsPerMiss: 60, nsPerByte: 0.02, cacheMB: 32, parallelEfficiency: 0.35, dispatchUsPerThread: 0 } },
+];
+
+const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+
 describe('fitCpuParams', () => {
-  for (const [truth, threads] of [
-    [{ effGflops: 3, effBandwidthGBs: 12, overheadUs: 50 }, 2],
-    [{ effGflops: 2, effBandwidthGBs: 10, overheadUs: 300 }, 1],
-    [{ effGflops: 30, effBandwidthGBs: 200, overheadUs: 5 }, 4],
-  ] as [CpuParams, number][]) {
-    it(`recovers ${JSON.stringify(truth)} at ${threads} threads within 5%`, () => {
-      const samples = synthetic(truth, threads);
-      // Both roofline regimes are present, so both rates are identifiable.
-      const r = fitCpuParams(samples, { threads });
-      expect(r.determined).toEqual({ effGflops: true, effBandwidthGBs: true, overheadUs: true });
-      expect(Math.abs(r.params.effGflops / truth.effGflops - 1)).toBeLessThan(0.05);
-      expect(Math.abs(r.params.effBandwidthGBs / truth.effBandwidthGBs - 1)).toBeLessThan(0.05);
-      expect(Math.abs(r.params.overheadUs / truth.overheadUs - 1)).toBeLessThan(0.05);
-      expect(r.rmsRelError).toBeLessThan(0.01);
-      const d = cpuDeviceFor(r.params, threads);
-      expect(errorSummary(samples.map((s) => ({ predictedMs: predictMs(s.ops, d), measuredMs: s.measuredMs }))).worstAbsRelError).toBeLessThan(0.02);
+  for (const truth of TRUTHS) {
+    it(`recovers ${JSON.stringify(truth)} exactly from 1- and 2-thread runs`, () => {
+      const samples = synthetic(truth, [1, 2]);
+      const r = fitCpuParams(samples);
+      expect(r.params.model.cacheMB).toBe(truth.model.cacheMB);
+      expect(close(r.params.overheadUs, truth.overheadUs)).toBe(true);
+      for (const k of LINEAR_KEYS) if (k !== 'overheadUs') expect([k, r.params.model[k]]).toSatisfy(([, v]: [string, number]) => close(v, truth.model[k]));
+      expect(Math.abs(r.params.model.parallelEfficiency! - truth.model.parallelEfficiency!)).toBeLessThan(1e-6);
+      expect(close(r.params.model.dispatchUsPerThread!, truth.model.dispatchUsPerThread!)).toBe(true);
+      expect(r.rmsRelError).toBeLessThan(1e-9);
+      expect(r.rmsRelErrorThreads).toBeLessThan(1e-6);
+      expect(Object.values(r.determined).every(Boolean)).toBe(true);
+      const d = cpuDeviceFor(r.params, 2);
+      expect(errorSummary(samples.filter((s) => s.threads === 2).map((s) => ({ predictedMs: predictMs(s.ops, d), measuredMs: s.measuredMs }))).worstAbsRelError).toBeLessThan(1e-6);
     });
   }
 
-  it('keeps the effective compute under a given hardware bound', () => {
-    const samples = synthetic({ effGflops: 3, effBandwidthGBs: 12, overheadUs: 50 }, 2);
-    expect(fitCpuParams(samples, { threads: 2, maxEffGflops: 2 }).params.effGflops).toBeLessThanOrEqual(2);
+  it('is deterministic: the same samples give the same figures, bit for bit', () => {
+    const samples = synthetic(TRUTHS[0]!, [1, 2]).map((s, i) => ({ ...s, measuredMs: s.measuredMs * (1 + 0.2 * Math.sin(i * 7.1)) }));
+    const a = fitCpuParams(samples);
+    const b = fitCpuParams([...samples]);
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(a.rmsRelError).toBeGreaterThan(0.01);
   });
 
-  it('says when a rate is not determined (every sample memory-bound)', () => {
-    const samples = synthetic({ effGflops: 1000, effBandwidthGBs: 10, overheadUs: 20 }, 2);
-    const r = fitCpuParams(samples, { threads: 2 });
-    expect(r.determined.effGflops).toBe(false);
-    expect(r.determined.effBandwidthGBs).toBe(true);
-    expect(Math.abs(r.params.effBandwidthGBs / 10 - 1)).toBeLessThan(0.05);
+  it('says what SpMV runs alone cannot separate (per-entry vs per-gather) and that no run used threads', () => {
+    const samples = synthetic(TRUTHS[0]!, [1]).filter((s) => s.ops[0]!.kind === 'spmv');
+    const r = fitCpuParams(samples);
+    expect(r.determined.nsPerNnz).toBe(false);
+    expect(r.determined.nsPerGather).toBe(false);
+    expect(r.determined.parallelEfficiency).toBe(false);
+    expect(r.rmsRelError).toBeLessThan(1e-6);
+    expect(r.rmsRelErrorThreads).toBeNaN();
   });
 
-  it('rejects an empty sample set', () => {
-    expect(() => fitCpuParams([], { threads: 1 })).toThrow(/no samples/);
+  it('rejects a sample set without one-thread runs', () => {
+    expect(() => fitCpuParams([])).toThrow(/no one-thread samples/);
+  });
+});
+
+describe('nnls', () => {
+  it('solves a consistent system and keeps coefficients non-negative', () => {
+    const A = [[1, 0, 1], [0, 1, 1], [1, 1, 0], [2, 1, 1]];
+    expect(nnls(A, [3, 5, 4, 7]).map((v) => Number(v.toFixed(9)))).toEqual([1, 3, 2]);
+    // The unconstrained solution has x1 < 0; NNLS clamps it and refits the rest.
+    const x = nnls([[1, 1], [1, 2], [1, 3]], [3, 2, 1]);
+    expect(x[1]).toBe(0);
+    expect(x[0]).toBeCloseTo(2, 9);
   });
 });
 

@@ -1,0 +1,83 @@
+/**
+ * The fitted CPU model (cost.ts, DeviceSpec.cpuModel): its terms and how the
+ * time follows them: per entry, gathered element, row and output; cache
+ * misses only for scattered columns over a dense operand larger than the
+ * cache; streamed bytes beyond the cache; threads through the parallel
+ * efficiency, bounded by the longest row. Without the block the CPU keeps the
+ * roofline.
+ */
+import { describe, expect, it } from 'vitest';
+import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
+import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
+import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
+
+const MODEL: CpuModelSpec = { nsPerNnz: 0.5, nsPerGather: 0.1, nsPerRow: 2, nsPerItem: 0.25, nsPerMiss: 40, nsPerByte: 0.05, cacheMB: 4 };
+const cpu = (cpuModel: CpuModelSpec | undefined, threads = 1): DeviceSpec => ({ id: 'cpu', kind: 'cpu', name: 'h', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 20, launchOverheadUs: 3, idlePowerW: 1, activePowerW: 2, memoryGB: 8, threads, ...(cpuModel ? { cpuModel } : {}) });
+
+const feats = (rows: number, perRow: number, localityScore: number, rowLenMax = perRow): SparseFeatures => ({ rows, cols: rows, nnz: rows * perRow, rowLenMean: perRow, rowLenMax, rowLenCv: 0, emptyRowFraction: 0, top1PctNnzShare: 0.01, localityScore });
+
+/** SpMM Y = A B with k dense columns (k = 1: SpMV), f32, in annotate-cost's counts. */
+function spmm(f: SparseFeatures, k: number): PlanOp {
+  return {
+    id: 'op0',
+    kind: k === 1 ? 'spmv' : 'spmm',
+    result: 'Y',
+    dtype: 'f32',
+    reads: [],
+    items: f.rows * k,
+    flops: 2 * f.nnz * k,
+    bytes: f.nnz * 8 + (f.rows + 1) * 4 + f.cols * k * 4 + f.rows * k * 4,
+    gathers: f.nnz * k,
+    resultBytes: f.rows * k * 4,
+    sparse: f,
+    trips: 1,
+  };
+}
+const ms = (op: PlanOp, d: DeviceSpec): number => variantTimes(op, d)[0]!.ms;
+
+describe('CPU model terms', () => {
+  it('a small problem is entries, gathers, rows and outputs, plus the launch', () => {
+    const op = spmm(feats(1_000, 8, 0), 16);
+    const t = cpuTerms(op, MODEL.cacheMB);
+    expect(t).toEqual({ nnz: 8_000, gathers: 128_000, rows: 1_000, items: 16_000, missRows: 0, dramBytes: 0 });
+    expect(ms(op, cpu(MODEL))).toBeCloseTo((8_000 * 0.5 + 128_000 * 0.1 + 1_000 * 2 + 16_000 * 0.25) / 1e6 + 0.003, 12);
+  });
+
+  it('column locality matters only once the dense operand outgrows the cache', () => {
+    const small = (loc: number): number => ms(spmm(feats(20_000, 8, loc), 16), cpu(MODEL)); // B: 1.28 MB
+    expect(small(0)).toBe(small(1));
+    const big = (loc: number): PlanOp => spmm(feats(200_000, 8, loc), 16); // B: 12.8 MB
+    const dense = 200_000 * 16 * 4;
+    expect(cpuTerms(big(0), 4).missRows).toBeCloseTo(1_600_000 * (1 - 4e6 / dense), 6);
+    expect(cpuTerms(big(1), 4).missRows).toBe(0);
+    expect(ms(big(0), cpu(MODEL)) - ms(big(1), cpu(MODEL))).toBeCloseTo((1_600_000 * (1 - 4e6 / dense) * 40) / 1e6, 9);
+  });
+
+  it('bytes count beyond the cache only', () => {
+    expect(cpuTerms(spmm(feats(1_000, 8, 1), 1), 4).dramBytes).toBe(0);
+    const op = spmm(feats(1_000_000, 8, 1), 1);
+    expect(cpuTerms(op, 4).dramBytes).toBeCloseTo(op.bytes - 4e6, 3);
+  });
+
+  it('threads divide the work by 1 + (T - 1) e and add the dispatch', () => {
+    const op = spmm(feats(100_000, 8, 0.5), 1);
+    const one = ms(op, cpu(MODEL)) - 0.003;
+    expect(ms(op, cpu({ ...MODEL, parallelEfficiency: 1 }, 4)) - 0.003).toBeCloseTo(one / 4, 12);
+    expect(ms(op, cpu({ ...MODEL, parallelEfficiency: 0.5, dispatchUsPerThread: 10 }, 3)) - 0.003).toBeCloseTo(one / 2 + 0.02, 12);
+    // Omitted thread figures: linear speedup, no dispatch.
+    expect(ms(op, cpu(MODEL, 2)) - 0.003).toBeCloseTo(one / 2, 12);
+  });
+
+  it('one long row bounds the threaded time (rows are split by nnz)', () => {
+    const skewed = spmm(feats(100_000, 8, 0.5, 600_000), 1);
+    const one = ms(skewed, cpu(MODEL)) - 0.003;
+    expect(ms(skewed, cpu(MODEL, 8)) - 0.003).toBeCloseTo(one * (600_000 / 800_000), 12);
+  });
+
+  it('dense ops keep the roofline, and without the block every op does', () => {
+    const map: PlanOp = { id: 'm', kind: 'map', result: 'z', dtype: 'f32', reads: [], items: 1e6, flops: 1e6, bytes: 8e6, gathers: 0, resultBytes: 4e6, trips: 1 };
+    expect(ms(map, cpu(MODEL))).toBe(ms(map, cpu(undefined)));
+    const op = spmm(feats(10_000, 8, 0.5), 16);
+    expect(ms(op, cpu(undefined))).not.toBe(ms(op, cpu(MODEL)));
+  });
+});

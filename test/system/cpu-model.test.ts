@@ -1,0 +1,73 @@
+/**
+ * The CPU device's optional fitted model (`cpuModel`, written by dype
+ * calibrate): files without it load as before, a full block loads, and a bad
+ * block is one InputError naming the field and its line.
+ */
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../runtime/errors.js';
+import { loadSystemFile, parseSystem } from '../../runtime/system/load.js';
+
+const MODEL = { nsPerNnz: 0.5, nsPerGather: 0.07, nsPerRow: 2.3, nsPerItem: 0.2, nsPerMiss: 50, nsPerByte: 0.05, cacheMB: 8 };
+
+function system(cpu: Record<string, unknown> = {}, gpu: Record<string, unknown> = {}): string {
+  const s = {
+    name: 's',
+    description: 'cpu and gpu',
+    devices: [
+      { id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 20, launchOverheadUs: 5, idlePowerW: 10, activePowerW: 50, memoryGB: 16, threads: 4, ...cpu },
+      { id: 'gpu', kind: 'gpu', name: 'g', count: 1, peakGflops: { f32: 1000, f64: 500, i32: 1000, i64: 250 }, memBandwidthGBs: 900, launchOverheadUs: 5, idlePowerW: 30, activePowerW: 200, memoryGB: 24, hostLink: { bandwidthGBs: 12, latencyUs: 10 }, ...gpu },
+    ],
+  };
+  return JSON.stringify(s, null, 2) + '\n';
+}
+
+function fails(src: string): InputError {
+  try {
+    parseSystem(src, 'sys.json');
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return e as InputError;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('cpuModel in a system file', () => {
+  it('is optional: files without it (every shipped preset) load unchanged', () => {
+    expect(parseSystem(system(), 'sys.json').devices[0]!.cpuModel).toBeUndefined();
+    for (const p of ['paper-1g1f', 'paper-2g2f', 'h200-cpu']) {
+      const s = loadSystemFile(new URL(`../../systems/${p}.json`, import.meta.url).pathname);
+      expect(s.devices.find((d) => d.kind === 'cpu')!.cpuModel).toBeUndefined();
+    }
+  });
+
+  it('loads a full block, the thread figures optional', () => {
+    expect(parseSystem(system({ cpuModel: MODEL }), 'sys.json').devices[0]!.cpuModel).toEqual(MODEL);
+    const full = { ...MODEL, parallelEfficiency: 0.8, dispatchUsPerThread: 12 };
+    expect(parseSystem(system({ cpuModel: full }), 'sys.json').devices[0]!.cpuModel).toEqual(full);
+  });
+
+  it('a missing coefficient is DY3020 naming it', () => {
+    const { nsPerRow: _, ...partial } = MODEL;
+    const e = fails(system({ cpuModel: partial }));
+    expect(e.code).toBe('DY3020');
+    expect(e.detail).toContain('devices[0].cpuModel.nsPerRow');
+  });
+
+  it('a negative coefficient or an efficiency above 1 names the field and its line', () => {
+    const src = system({ cpuModel: { ...MODEL, nsPerMiss: -1 } });
+    const e = fails(src);
+    expect(e.code).toBe('DY3021');
+    expect(e.line).toBe(src.split('\n').findIndex((l) => l.includes('"nsPerMiss": -1')) + 1);
+    expect(fails(system({ cpuModel: { ...MODEL, parallelEfficiency: 1.5 } })).detail).toContain('devices[0].cpuModel.parallelEfficiency');
+  });
+
+  it('a misspelt field is DY3019', () => {
+    expect(fails(system({ cpuModel: { ...MODEL, nsPerNz: 1 } })).code).toBe('DY3019');
+  });
+
+  it('belongs to the host CPU only (DY3025)', () => {
+    const e = fails(system({}, { cpuModel: MODEL }));
+    expect(e.code).toBe('DY3025');
+    expect(e.detail).toContain('"cpuModel" is for the host CPU only');
+  });
+});
