@@ -68,7 +68,7 @@ export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
           const samples = sampleBindings(profiles, { ...o.sampling, ...(shapeDims ? { shapeDims } : {}) });
           let plan: GuardPlan;
           try {
-            plan = buildGuards(spec, o.system, samples, { objective: o.objective, ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}), ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}) });
+            plan = buildGuards(spec, o.system, samples, { objective: o.objective, ...(o.sampling?.ranges ? { declaredRanges: o.sampling.ranges } : {}), ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}), ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}) });
           } catch (e) {
             throw new DiagnosticError([makeDiagnostic('DY6303', `kernel ${k.name}: ${(e as Error).message}`, fileSpan('<command line>'))]);
           }

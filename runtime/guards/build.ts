@@ -22,6 +22,8 @@ export interface BuildOptions extends TreeOptions {
   powerCapW?: number;
   /** Reserved for sampling inside the builder; the samples given are used as they are. */
   seed?: number;
+  /** Ranges the samples were drawn across: the recorded ranges cover them whole, not just the points drawn. */
+  declaredRanges?: Record<string, [number, number]>;
 }
 
 /** Loss of a partition on a sample no mapping is feasible for, or that it cannot run: large but finite for the tree's sums. */
@@ -128,7 +130,8 @@ export function buildGuards(spec: PlanSpec, sys: SystemSpec, samples: readonly B
   for (const { key, tier } of keys) {
     if (tier === 2 || (tier === 1 && !RANGE_KEYS_TIER1.has(key.slice(key.lastIndexOf('.') + 1)))) continue;
     const vs = kept.map(({ b }) => featureValue(b, key)!);
-    ranges[key] = [Math.min(...vs), Math.max(...vs)];
+    const d = opts.declaredRanges?.[key];
+    ranges[key] = [Math.min(...vs, ...(d ? [d[0]] : [])), Math.max(...vs, ...(d ? [d[1]] : []))];
   }
   return {
     objective: opts.objective,
