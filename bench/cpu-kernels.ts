@@ -3,12 +3,14 @@
  * (gcc -O3 -march=native; SpMM with explicit vector extensions) and scipy
  * (when importable), on a generated 1M-row matrix with ~15 nnz per row and
  * the largest real matrices. SpMV f32/f64 and SpMM with K = 32 (f32); medians
- * of RUNS runs after a warm-up; prints a table and saves JSON.
+ * of RUNS runs after a warm-up; SpMM also through the scalar path (SIMD
+ * off) to show what SIMD gives; the load average is recorded with the
+ * figures (other jobs on the machine skew them). Prints a table and saves JSON.
  *   npm run build && node dist/bench/cpu-kernels.js [RUNS]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -55,9 +57,9 @@ function operand(name: KernelName, cols: number): DenseTensor {
   return { format: 'dense', shape: [cols], data };
 }
 
-async function dypeTimes(name: KernelName, A: CsrMatrix, threads: number): Promise<{ ms: number; check: number }> {
+async function dypeTimes(name: KernelName, A: CsrMatrix, threads: number, simd = true): Promise<{ ms: number; check: number }> {
   const m = runPipeline(compileSource(PROGRAMS[name], `${name}.dy`).module!, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
-  const { binary, manifest } = await emitWasm(m.kernels[0]!);
+  const { binary, manifest } = await emitWasm(m.kernels[0]!, { simd });
   const ex = await createWasmExecutor(binary, manifest, { threads });
   try {
     const tensors = new Map<string, Tensor>([['A', A], [name === 'spmm32_f32' ? 'B' : 'x', operand(name, A.cols)]]);
@@ -93,7 +95,9 @@ async function main(): Promise<void> {
       { name: 'Groebner_id2003_aug', m: toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },
     ];
     const rows: Record<string, unknown>[] = [];
-    console.log('matrix               kernel      C ms   scipy ms  dype-1 ms  dype-2 ms  dype1/C  dype2/dype1  dype1/scipy');
+    const loadBefore = loadavg();
+    console.log(`load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
+    console.log('matrix               kernel      C ms   scipy ms  dype-1 ms  dype-2 ms  dype1/C  dype2/dype1  dype1/scipy  scalar-1 ms');
     for (const { name, m } of matrices) {
       const bin = join(dir, `${name}.bin`);
       writeBin(bin, m);
@@ -104,16 +108,19 @@ async function main(): Promise<void> {
       for (const k of Object.keys(PROGRAMS) as KernelName[]) {
         const d1 = await dypeTimes(k, m, 1);
         const d2 = await dypeTimes(k, m, 2);
+        const scalar = k === 'spmm32_f32' ? await dypeTimes(k, m, 1, false) : undefined;
         const cm = c.get(k)!;
         const relErr = Math.abs(d1.check - cm.check) / Math.max(1, Math.abs(cm.check));
         const sc = py.get(k);
-        const row = { matrix: name, rows: m.rows, nnz: m.values.length, kernel: k, c_ms: cm.median_ms, scipy_ms: sc ?? null, dype1_ms: d1.ms, dype2_ms: d2.ms, speed_vs_c: cm.median_ms / d1.ms, scaling_2t: d1.ms / d2.ms, speed_vs_scipy: sc ? sc / d1.ms : null, check_rel_err: relErr };
+        const row = { matrix: name, rows: m.rows, nnz: m.values.length, kernel: k, c_ms: cm.median_ms, scipy_ms: sc ?? null, dype1_ms: d1.ms, dype2_ms: d2.ms, speed_vs_c: cm.median_ms / d1.ms, scaling_2t: d1.ms / d2.ms, speed_vs_scipy: sc ? sc / d1.ms : null, scalar1_ms: scalar?.ms ?? null, check_rel_err: relErr, loadavg: loadavg() };
         rows.push(row);
-        console.log(`${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`);
+        console.log(`${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'} ${scalar ? scalar.ms.toFixed(2).padStart(11) : '          -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`);
       }
     }
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(root, 'bench', 'results', 'cpu-kernels.json'), JSON.stringify({ runs: RUNS, scipy, rows }, null, 2));
+    const loadAfter = loadavg();
+    console.log(`load average after: ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
+    writeFileSync(join(root, 'bench', 'results', 'cpu-kernels.json'), JSON.stringify({ runs: RUNS, scipy, loadBefore, loadAfter, rows }, null, 2));
     console.log('wrote bench/results/cpu-kernels.json');
   } finally {
     rmSync(dir, { recursive: true, force: true });
