@@ -1,0 +1,78 @@
+/**
+ * The CUDA project of a compiled program: `<prog>.cu`, `<prog>_cuda.h`,
+ * `dype_check.cu`, `Makefile`, `CMakeLists.txt` and `README.md`, rendered
+ * from view models through templates/*.hbs. Each kernel's host side comes
+ * from the wasm manifest (params, results, value types, pattern roots, ops,
+ * program order with repeats); each op's device code from its loop IR.
+ */
+import { wasmManifest } from '../wasm/emit.js';
+import type { CompiledProgram } from '../project.js';
+import { checkBody } from './driver.js';
+import { kernelView, planKernel, type KernelPlan } from './host.js';
+import { cString, commentText, cudaDiagnostic, symbolPart } from './names.js';
+import { render } from './templates.js';
+
+const lines = (ls: readonly string[], ind = ''): string => ls.map((l) => (l === '' ? '' : ind + l)).join('\n');
+
+export function cudaPlans(program: CompiledProgram): { prog: string; plans: KernelPlan[] } {
+  const file = program.file;
+  const prog = symbolPart({ kernel: program.module.kernels[0]?.name ?? '?', file }, 'program (file)', program.name);
+  const symbols = new Set<string>();
+  const plans = program.module.kernels.map((k) => {
+    if (!k.loops) throw new Error(`cuda emitter: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
+    const ctx = { kernel: k.name, file, ...(k.span ? { span: k.span } : {}) };
+    symbolPart(ctx, 'kernel', k.name);
+    let manifest;
+    try {
+      manifest = wasmManifest(k, [], false);
+    } catch (e) {
+      throw cudaDiagnostic('DY6103', `kernel '${k.name}': ${(e as Error).message}`, k.span, file);
+    }
+    return planKernel(prog, k, manifest, ctx, symbols);
+  });
+  return { prog, plans };
+}
+
+export function emitCuda(program: CompiledProgram): Map<string, string> {
+  const { prog, plans } = cudaPlans(program);
+  const file = commentText(program.file);
+  const views = plans.map(kernelView);
+  const kernels = views.map((v, n) => ({
+    name: v.name,
+    prefix: v.prefix,
+    signature: commentText(v.signature),
+    device: lines(v.device),
+    stubs: v.stubs.map((s) => ({ variant: s.variant, note: s.note, signature: s.signature, body: lines(s.body, '  '), doc: s.doc.map(commentText).join('\n *  ') })),
+    dispatch: lines(v.dispatch),
+    opCases: lines(plans[n]!.ops.map((_, i) => `case ${i}: return dy_${v.prefix}_op${i}(b, variant, stream);`), '    '),
+    opCount: String(plans[n]!.ops.length),
+    variantCounts: lines(plans[n]!.ops.map((op, i) => `case ${i}: return ${op.variants.length};`), '    '),
+    variantNames: lines(plans[n]!.ops.flatMap((op, i) => op.variants.map((x, vi) => `case ${i * 64 + vi}: return ${cString(x.name)};`)), '    '),
+    opNames: lines(plans[n]!.ops.map((op, i) => `case ${i}: return ${cString(op.f.op)};`), '    '),
+    runBuffers: lines(v.runBuffers, '  '),
+    run: lines(v.run, '  '),
+    buffersStruct: lines(v.buffersStruct, '  '),
+    argsStruct: lines(v.argsStruct, '  '),
+    opTable: lines(v.opTable.map(commentText), ' *   '),
+    body: lines(checkBody(plans[n]!)),
+  }));
+  for (const p of plans) for (const op of p.ops) if (op.variants.length > 64) throw cudaDiagnostic('DY6103', `kernel '${p.kernel.name}': op ${op.f.op} has more than 64 variants`, p.kernel.span, program.file);
+  const view = {
+    file,
+    prog,
+    guard: prog.toUpperCase(),
+    kernels,
+    kernelNames: plans.map((p) => cString(p.kernel.name)).join(', '),
+    kernelList: commentText(plans.map((p) => p.kernel.name).join(', ')),
+    dispatch: lines(plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = check_${p.kernel.name}(cli, csv, stream);`), '    '),
+  };
+  const readmeView = { file, prog, kernels: views.map((v) => ({ signature: v.signature, opTable: v.opTable })) };
+  return new Map([
+    [`${prog}.cu`, render('program.cu', view)],
+    [`${prog}_cuda.h`, render('header.h', view)],
+    ['dype_check.cu', render('check.cu', view)],
+    ['Makefile', render('Makefile', view)],
+    ['CMakeLists.txt', render('CMakeLists.txt', view)],
+    ['README.md', render('README.md', readmeView)],
+  ]);
+}

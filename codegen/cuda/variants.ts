@@ -1,0 +1,704 @@
+/**
+ * GPU schedules of one op's loop nest. Each takes the LoopFunc (with its C
+ * names) and returns device code plus the host lines that launch it, or
+ * undefined when the nest does not have the shape the schedule needs, in
+ * which case that variant is not emitted for the op:
+ *
+ * - row-per-thread: one thread per iteration of the parallel top loop, the
+ *   body as the loop IR states it (every op with a parallel top loop);
+ * - warp-per-row: a warp per iteration of the top loop; inside it, a
+ *   reduction loop is split across lanes and combined with shuffles, a loop of
+ *   independent iterations puts its iterations on lanes (the dense dimension
+ *   of an SpMM), and the entries such lanes all walk are staged through
+ *   shared memory 32 at a time (GE-SpMM's row caching); stores of warp-uniform
+ *   values are made by lane 0 (sparse ops and dense row reductions);
+ * - merge-path: nnz-balanced; threads (warps, with lanes over the dense
+ *   dimension, for an SpMM-shaped nest) take equal shares of rows + entries,
+ *   fold their segments, and a second kernel combines the segments of rows
+ *   split between threads and runs the rest of the row body (the epilogue);
+ * - tiled: 16 x 16 output tiles, operands of the dense reduction staged in
+ *   shared memory tiles (dense contraction nests);
+ * - elementwise: one thread per element of a perfect dense nest;
+ * - block-reduce / serial: ops without a parallel loop (scalar results).
+ */
+import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import { cConst, cType, ExprPrinter, FuncNames, StmtPrinter, type LLoad } from './cprint.js';
+import { declared, entryLoopOf, exprVars, freeVars, isConst0, isSparseOp, loads, onlySizes, outerSets, reductionAt, topLoop, writtenBuffers, type FoldOp, type For, type Reduction } from './nest.js';
+
+export interface ExtraParam {
+  type: string;
+  name: string;
+  doc: string;
+}
+
+export interface Variant {
+  /** The cost model's name of the schedule. */
+  name: string;
+  /** Its C spelling (in symbols). */
+  cname: string;
+  /** One line for the header comment. */
+  note: string;
+  /** Device code (one or more __global__ functions). */
+  device: string[];
+  /** Host lines of the launch stub; may `return` an error code; end by launching. */
+  launch: string[];
+  /** Parameters beyond buffers, sizes and stream (merge-path needs the entry count). */
+  extra: ExtraParam[];
+}
+
+/** The C names and signatures shared by the variants of one op. */
+export class OpCode {
+  readonly names: FuncNames;
+  readonly p: ExprPrinter;
+  readonly written: Set<string>;
+  /** Kernel name prefix: dy_<func>. */
+  readonly base: string;
+
+  constructor(
+    readonly f: LoopFunc,
+    names: FuncNames,
+    cfunc: string,
+  ) {
+    this.names = names;
+    this.p = new ExprPrinter(names);
+    this.written = writtenBuffers(f);
+    this.base = `dy_${cfunc}`;
+  }
+
+  /** Parameter list: buffers (const unless written), then sizes. */
+  params(withRestrict: boolean): string[] {
+    const r = withRestrict ? ' __restrict__' : '';
+    const out = this.f.buffers.map((b) => {
+      const t = b.elem === 'bool' ? 'int' : cType(b.elem);
+      return `${this.written.has(b.name) ? '' : 'const '}${t}*${r} ${this.names.buf(b.name).c}`;
+    });
+    for (const s of this.f.sizes) out.push(`int ${this.names.sizes.get(s)!}`);
+    return out;
+  }
+
+  args(): string[] {
+    return [...this.f.buffers.map((b) => this.names.buf(b.name).c), ...this.f.sizes.map((s) => this.names.sizes.get(s)!)];
+  }
+
+  /** Host text of a size expression (sizes are stub parameters of the same names). */
+  host(e: LExpr): string {
+    return this.p.as(e, 'index');
+  }
+}
+
+const FOLD_FN: Record<FoldOp, string> = { sum: 'dy_op_sum', min: 'dy_op_min', max: 'dy_op_max', or: 'dy_op_or', and: 'dy_op_and' };
+const indent = (lines: string[], by: string): string[] => lines.map((l) => (l === '' ? l : by + l));
+
+function kernelHead(o: OpCode, name: string, threads: number, extra: string[] = []): string {
+  return `static __global__ void __launch_bounds__(${threads}) ${name}(${[...o.params(true), ...extra].join(', ')})`;
+}
+
+/** Lines that compute a 1-D grid of `blocks` (a long long expression) and reject one too large. */
+function grid(blocks: string): string[] {
+  return [`const long long dy_blocks = ${blocks};`, 'if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;'];
+}
+
+// ---------------------------------------------------------------- row-per-thread
+
+export function rowPerThread(o: OpCode): Variant | undefined {
+  const top = topLoop(o.f);
+  if (!top || !onlySizes(top.lo, o.f) || !onlySizes(top.hi, o.f)) return undefined;
+  const name = `${o.base}_row_per_thread`;
+  const sp = new StmtPrinter(o.p);
+  const i = o.p.var(top.var);
+  const device = [
+    `${kernelHead(o, name, 256)} {`,
+    `  const int dy_lo = ${o.host(top.lo)}, dy_hi = ${o.host(top.hi)};`,
+    `  for (int ${i} = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); ${i} < dy_hi; ${i} += (int)(gridDim.x * blockDim.x)) {`,
+    ...sp.block(top.body, '    '),
+    '  }',
+    '}',
+  ];
+  const launch = [
+    `const long long dy_n = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)});`,
+    'if (dy_n <= 0) return 0;',
+    ...grid('(dy_n + 255) / 256'),
+    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+  ];
+  return { name: 'row-per-thread', cname: 'row_per_thread', note: 'one thread per iteration of the parallel loop', device, launch, extra: [] };
+}
+
+// ---------------------------------------------------------------- warp-per-row
+
+/** Prints a row body for a warp: lanes split reductions and independent loops; see the file header. */
+class WarpPrinter extends StmtPrinter {
+  splits = 0;
+  /** IR variables whose value differs between lanes. */
+  private varying = new Set<string>();
+  /** Active-lane flags of the enclosing lane-split loops (empty: the values are warp-uniform). */
+  private actives: string[] = [];
+  /** Inside a loop whose iterations lanes share out: each lane owns what it stores. */
+  private laneOwned = false;
+  /** All lanes run the same statements with the same trip counts here. */
+  private converged = true;
+  readonly shared: string[] = [];
+
+  constructor(
+    p: ExprPrinter,
+    private readonly f: LoopFunc,
+  ) {
+    super(p);
+  }
+
+  private uniform(e: LExpr): boolean {
+    return [...exprVars(e)].every((v) => !this.varying.has(v));
+  }
+
+  override block(ss: readonly LStmt[], ind: string): string[] {
+    const out: string[] = [];
+    for (let k = 0; k < ss.length; k++) {
+      const s = ss[k]!;
+      const red = s.k === 'for' ? reductionAt(ss, k) : undefined;
+      if (red && this.canSplit(s as For) && !this.varying.has(red.init.var)) {
+        out.push(...this.splitReduction(red, ind));
+        continue;
+      }
+      if (s.k === 'let' && !this.uniform(s.value)) this.varying.add(s.var);
+      if (s.k === 'if' && !this.uniform(s.cond)) {
+        const saved = this.converged;
+        this.converged = false;
+        out.push(...this.stmt(s, ind));
+        this.converged = saved;
+        continue;
+      }
+      out.push(...this.stmt(s, ind));
+    }
+    return out;
+  }
+
+  private canSplit(s: For): boolean {
+    return this.converged && !this.laneOwned && this.actives.length === 0 && this.uniform(s.lo) && this.uniform(s.hi);
+  }
+
+  private splitReduction(red: Reduction, ind: string): string[] {
+    this.splits++;
+    const s = red.loop;
+    const v = this.p.var(s.var);
+    const end = this.fresh('end');
+    const saved = [this.laneOwned, this.converged] as const;
+    this.laneOwned = true;
+    this.converged = false;
+    for (const d of declared([s])) this.varying.add(d);
+    const body = this.block(s.body, `${ind}  `);
+    [this.laneOwned, this.converged] = saved;
+    const acc = this.p.var(red.init.var);
+    return [
+      `${ind}for (int ${v} = ${this.p.as(s.lo, 'index')} + dy_lane, ${end} = ${this.p.as(s.hi, 'index')}; ${v} < ${end}; ${v} += 32) {`,
+      ...body,
+      `${ind}}`,
+      `${ind}${acc} = dy_warp_reduce<${FOLD_FN[red.op]}>(${acc});`,
+    ];
+  }
+
+  /** A dense inner reduction the lanes could split instead (SDDMM's dot product): keep the loop around it warp-wide. */
+  private hasDenseReduction(ss: readonly LStmt[]): boolean {
+    return ss.some((s, k) => s.k === 'for' && isConst0(s.lo) && reductionAt(ss, k) !== undefined);
+  }
+
+  override forStmt(s: For, ind: string): string[] {
+    const independent = outerSets(s.body).size === 0;
+    if (independent && this.canSplit(s) && !this.hasDenseReduction(s.body)) return this.splitLanes(s, ind);
+    if (this.converged && this.laneOwned && this.uniform(s.lo) && this.uniform(s.hi) && entryLoopOf(s, varOfLoad(s.lo), this.f)) return this.cachedEntries(s, ind);
+    const uni = this.uniform(s.lo) && this.uniform(s.hi);
+    const saved = this.converged;
+    if (!uni) {
+      this.varying.add(s.var);
+      this.converged = false;
+    }
+    const out = super.forStmt(s, ind);
+    this.converged = saved;
+    return out;
+  }
+
+  /** Lanes take consecutive iterations, 32 at a time; idle lanes repeat the last one and store nothing. */
+  private splitLanes(s: For, ind: string): string[] {
+    this.splits++;
+    const v = this.p.var(s.var);
+    const b = this.fresh('b');
+    const e = this.fresh('e');
+    const act = this.fresh('act');
+    for (const d of declared([s])) this.varying.add(d);
+    this.actives.push(act);
+    const saved = this.laneOwned;
+    this.laneOwned = true;
+    const body = this.block(s.body, `${ind}  `);
+    this.laneOwned = saved;
+    this.actives.pop();
+    return [
+      `${ind}for (int ${b} = ${this.p.as(s.lo, 'index')}, ${e} = ${this.p.as(s.hi, 'index')}; ${b} < ${e}; ${b} += 32) {`,
+      `${ind}  const bool ${act} = ${b} + dy_lane < ${e};`,
+      `${ind}  const int ${v} = ${act} ? ${b} + dy_lane : ${e} - 1;`,
+      ...body,
+      `${ind}}`,
+    ];
+  }
+
+  /** The entries every lane walks, loaded once per 32 by the warp into shared memory. */
+  private cachedEntries(s: For, ind: string): string[] {
+    const p = s.var;
+    const ptr = (s.lo as LLoad).buf;
+    const layout = this.f.buffers.find((x) => x.name === ptr)!.layout;
+    const cacheable = new Set(this.f.buffers.filter((x) => (x.role === 'colIdx' || x.role === 'rowIdx' || x.role === 'values') && x.layout === layout && !this.p.names.f.buffers.some((y) => y.name === x.name && writtenBuffers(this.f).has(y.name))).map((x) => x.name));
+    const used = new Set<string>();
+    for (const e of bodyLoads(s.body)) if (e.index.k === 'var' && e.index.name === p && cacheable.has(e.buf)) used.add(e.buf);
+    if (used.size === 0 || freeVars(s.body).has(p) === false) return super.forStmt(s, ind);
+    this.splits++;
+    const pb = this.fresh('pb');
+    const pe = this.fresh('pe');
+    const t = this.fresh('t');
+    const sh = new Map<string, string>();
+    for (const u of used) {
+      const c = `dy_sh_${this.p.names.buf(u).c}`;
+      sh.set(u, c);
+      const elem = this.p.names.buf(u).elem;
+      this.shared.push(`__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[8][32];`);
+    }
+    const inner = this.p;
+    this.p = inner.with(new Map(), (e) => (e.index.k === 'var' && e.index.name === p && sh.has(e.buf) ? `${sh.get(e.buf)!}[dy_w][${t}]` : undefined));
+    const saved = this.converged;
+    this.converged = false;
+    const body = this.block(s.body, `${ind}    `);
+    this.converged = saved;
+    this.p = inner;
+    const v = inner.var(p);
+    return [
+      `${ind}for (int ${pb} = ${inner.as(s.lo, 'index')}, ${pe} = ${inner.as(s.hi, 'index')}; ${pb} < ${pe}; ${pb} += 32) {`,
+      `${ind}  if (${pb} + dy_lane < ${pe}) {`,
+      ...[...sh].map(([u, c]) => `${ind}    ${c}[dy_w][dy_lane] = ${inner.names.buf(u).c}[${pb} + dy_lane];`),
+      `${ind}  }`,
+      `${ind}  __syncwarp();`,
+      `${ind}  for (int ${t} = 0, dy_n${t} = min(32, ${pe} - ${pb}); ${t} < dy_n${t}; ++${t}) {`,
+      `${ind}    const int ${v} = ${pb} + ${t};`,
+      `${ind}    (void)${v};`,
+      ...body,
+      `${ind}  }`,
+      `${ind}  __syncwarp();`,
+      `${ind}}`,
+    ];
+  }
+
+  override storeStmt(s: Extract<LStmt, { k: 'store' }>, ind: string): string[] {
+    const guard = this.laneOwned ? this.actives.join(' && ') : ['dy_lane == 0', ...this.actives].join(' && ');
+    return guard === '' ? super.storeStmt(s, ind) : [`${ind}if (${guard}) ${this.storeLine(s)}`];
+  }
+}
+
+function varOfLoad(e: LExpr): string {
+  return e.k === 'load' && e.index.k === 'var' ? e.index.name : '';
+}
+
+function bodyLoads(ss: readonly LStmt[]): LLoad[] {
+  const out: LLoad[] = [];
+  const visit = (xs: readonly LStmt[]): void => {
+    for (const s of xs) {
+      if (s.k === 'for') {
+        loads(s.lo, out);
+        loads(s.hi, out);
+        visit(s.body);
+      } else if (s.k === 'let' || s.k === 'set') loads(s.value, out);
+      else if (s.k === 'store') {
+        loads(s.index, out);
+        loads(s.value, out);
+      } else {
+        loads(s.cond, out);
+        visit(s.then);
+        if (s.else) visit(s.else);
+      }
+    }
+  };
+  visit(ss);
+  return out;
+}
+
+export function warpPerRow(o: OpCode): Variant | undefined {
+  const top = topLoop(o.f);
+  if (!top || !onlySizes(top.lo, o.f) || !onlySizes(top.hi, o.f)) return undefined;
+  const name = `${o.base}_warp_per_row`;
+  const wp = new WarpPrinter(o.p, o.f);
+  const body = wp.block(top.body, '    ');
+  if (wp.splits === 0) return undefined;
+  const i = o.p.var(top.var);
+  const device = [
+    `${kernelHead(o, name, 256)} {`,
+    ...indent(wp.shared, '  '),
+    '  const int dy_lane = (int)(threadIdx.x & 31u);',
+    '  const int dy_w = (int)(threadIdx.x >> 5);',
+    `  const int dy_lo = ${o.host(top.lo)}, dy_hi = ${o.host(top.hi)};`,
+    '  (void)dy_w;',
+    `  for (int ${i} = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); ${i} < dy_hi; ${i} += (int)((gridDim.x * blockDim.x) >> 5)) {`,
+    ...body,
+    '  }',
+    '}',
+  ];
+  const launch = [
+    `const long long dy_n = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)});`,
+    'if (dy_n <= 0) return 0;',
+    ...grid('(dy_n + 7) / 8'),
+    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+  ];
+  return { name: 'warp-per-row', cname: 'warp_per_row', note: 'a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)', device, launch, extra: [] };
+}
+
+// ---------------------------------------------------------------- merge-path
+
+interface MergeShape {
+  top: For;
+  /** The dense loop whose iterations go to lanes (SpMM), if any. */
+  dense?: For;
+  red: Reduction;
+  ptr: string;
+}
+
+function mergeShape(f: LoopFunc): MergeShape | undefined {
+  const top = topLoop(f);
+  if (!top || !isConst0(top.lo) || !onlySizes(top.hi, f)) return undefined;
+  let block = top.body;
+  let dense: For | undefined;
+  if (block.length === 1 && block[0]!.k === 'for' && isConst0(block[0]!.lo) && onlySizes(block[0]!.hi, f)) {
+    dense = block[0] as For;
+    block = dense.body;
+  }
+  if (block.length < 2) return undefined;
+  const red = reductionAt(block, 1);
+  if (!red || block[0] !== red.init) return undefined;
+  const ptr = entryLoopOf(red.loop, top.var, f);
+  if (!ptr) return undefined;
+  // The segment fold may read the row, the entry, the dense index and sizes, nothing else of the row body.
+  const allowed = new Set([top.var, red.init.var, red.loop.var, ...f.sizes, ...(dense ? [dense.var] : [])]);
+  if (![...freeVars(red.loop.body)].every((v) => allowed.has(v))) return undefined;
+  // Nothing after the reduction may read another entry loop of the same rows before the epilogue.
+  return { top, ...(dense ? { dense } : {}), red, ptr };
+}
+
+/** Prints the row body with the reduction replaced by the combination of its segments. */
+class EpiloguePrinter extends StmtPrinter {
+  constructor(
+    p: ExprPrinter,
+    private readonly red: Reduction,
+    private readonly combine: string[],
+  ) {
+    super(p);
+  }
+
+  override block(ss: readonly LStmt[], ind: string): string[] {
+    const out: string[] = [];
+    for (const s of ss) {
+      if (s === this.red.loop) continue;
+      if (s === this.red.init) {
+        out.push(...this.combine.map((l) => ind + l));
+        continue;
+      }
+      out.push(...this.stmt(s, ind));
+    }
+    return out;
+  }
+}
+
+export function mergePath(o: OpCode): Variant | undefined {
+  const m = mergeShape(o.f);
+  if (!m) return undefined;
+  const { top, dense, red, ptr } = m;
+  const p = o.p;
+  const T = cType(red.init.type);
+  const ptrC = o.names.buf(ptr).c;
+  const acc = p.var(red.init.var);
+  const ident = cConst((red.init.value as { value: number }).value, red.init.type);
+  const fold = FOLD_FN[red.op];
+  const rows = o.host(top.hi);
+  const K = dense ? o.host(dense.hi) : '1';
+  const ipt = dense ? 32 : 8;
+  const scratch = [`${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry_a`, `${T}* __restrict__ dy_carry_b`, 'int dy_nnz'];
+  const seg = `${o.base}_merge_path_segments`;
+  const fix = `${o.base}_merge_path_rows`;
+  const i = p.var(top.var);
+  const pv = p.var(red.loop.var);
+  const k = dense ? p.var(dense.var) : '0';
+  // Segment kernel: the fold body with the row and entry bound to the merge coordinates.
+  const sp = new StmtPrinter(p);
+  const foldBody = sp.block(red.loop.body, dense ? '        ' : '      ');
+  const unit = dense ? 'dy_unit' : 'dy_unit';
+  const segLines = [
+    `${kernelHead(o, seg, 256, scratch)} {`,
+    `  const int dy_rows = ${rows};`,
+    `  const int dy_K = ${K};`,
+    dense ? `  const long long ${unit} = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);` : `  const long long ${unit} = (long long)(blockIdx.x * blockDim.x + threadIdx.x);`,
+    dense ? '  const int dy_lane = (int)(threadIdx.x & 31u);' : '',
+    `  const long long dy_total = (long long)dy_rows + dy_nnz;`,
+    `  const long long dy_d0 = min(${unit} * ${ipt}, dy_total), dy_d1 = min(dy_d0 + ${ipt}, dy_total);`,
+    '  if (dy_d0 >= dy_total) return;',
+    `  int dy_r0, dy_k0;`,
+    `  dy_merge_search(${ptrC}, dy_rows, dy_nnz, dy_d0, &dy_r0, &dy_k0);`,
+    dense ? '  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {' : '  {',
+    dense ? '    const bool dy_act = dy_kb + dy_lane < dy_K;' : '    const bool dy_act = true;',
+    dense ? `    const int ${k} = dy_act ? dy_kb + dy_lane : dy_K - 1;` : `    const int dy_kk = 0;`,
+    `    int ${i} = dy_r0, ${pv} = dy_k0;`,
+    `    ${T} ${acc} = ${ident};`,
+    '    for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {',
+    `      if (${i} < dy_rows && ${ptrC}[${i} + 1] <= ${pv}) {`,
+    `        if (dy_act) {`,
+    `          if (${i} == dy_r0 && dy_k0 > ${ptrC}[dy_r0]) dy_carry_a[${unit} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
+    `          else dy_part[(long long)${i} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
+    '        }',
+    `        ${acc} = ${ident};`,
+    `        ++${i};`,
+    '      } else {',
+    ...(dense ? foldBody.map((l) => l.slice(2)) : foldBody.map((l) => `  ${l}`)),
+    `        ++${pv};`,
+    '      }',
+    '    }',
+    `    if (${i} < dy_rows && dy_act) dy_carry_b[${unit} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
+    '  }',
+    '}',
+  ].filter((l) => l !== '');
+  // Row kernel: combine a row's segments, then the rest of the row body.
+  const col = dense ? k : '0';
+  const combine = [
+    `${T} ${acc};`,
+    '{',
+    `  const long long dy_tf = ((long long)${i} + ${ptrC}[${i}]) / ${ipt}, dy_tl = ((long long)${i} + ${ptrC}[${i} + 1]) / ${ipt};`,
+    `  if (dy_tf == dy_tl) ${acc} = dy_part[(long long)${i} * dy_K + ${col}];`,
+    '  else {',
+    `    ${acc} = dy_carry_b[dy_tf * dy_K + ${col}];`,
+    `    for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) ${acc} = ${fold}::f(${acc}, dy_carry_b[dy_t * dy_K + ${col}]);`,
+    `    ${acc} = ${fold}::f(${acc}, dy_carry_a[dy_tl * dy_K + ${col}]);`,
+    '  }',
+    '}',
+  ];
+  const ep = new EpiloguePrinter(p, red, combine);
+  const rowLines = [
+    `${kernelHead(o, fix, 256, scratch.map((s) => s.replace('* __restrict__', '* __restrict__')))} {`,
+    `  const int dy_rows = ${rows};`,
+    `  const int dy_K = ${K};`,
+    '  (void)dy_K; (void)dy_nnz;',
+    `  for (int ${i} = (int)(blockIdx.x * blockDim.x + threadIdx.x); ${i} < dy_rows; ${i} += (int)(gridDim.x * blockDim.x)) {`,
+    ...ep.block(top.body, '    '),
+    '  }',
+    '}',
+  ];
+  const units = dense ? 8 : 256;
+  const launch = [
+    `const long long dy_rows = ${rows}, dy_K = ${K};`,
+    'if (dy_rows <= 0) return 0;',
+    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
+    `const long long dy_units = (dy_rows + dy_nnz + ${ipt - 1}) / ${ipt};`,
+    `const long long dy_seg_blocks = (dy_units + ${units - 1}) / ${units};`,
+    'if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
+    `const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));`,
+    `${T}* dy_scratch = nullptr;`,
+    `cudaError_t dy_err = cudaMallocAsync((void**)&dy_scratch, dy_elems * sizeof(${T}), stream);`,
+    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    `${T}* dy_part = dy_scratch;`,
+    `${T}* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);`,
+    `${T}* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);`,
+    `if (dy_K > 0) ${seg}<<<(unsigned)dy_seg_blocks, 256, 0, stream>>>(${[...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz'].join(', ')});`,
+    `${fix}<<<(unsigned)((dy_rows + 255) / 256), 256, 0, stream>>>(${[...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz'].join(', ')});`,
+    'dy_err = cudaGetLastError();',
+    'cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);',
+    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    'if (dy_free != cudaSuccess) return (int)dy_free;',
+  ];
+  return {
+    name: 'merge-path',
+    cname: 'merge_path',
+    note: dense ? `nnz-balanced: each warp takes ${ipt} rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue` : `nnz-balanced merge path: each thread takes ${ipt} rows+entries; a second kernel combines split rows and runs the epilogue`,
+    device: [...segLines, '', ...rowLines],
+    launch,
+    extra: [{ type: 'int', name: 'dy_nnz', doc: `stored entries of the matrix whose row pointers are ${ptr} (its rowPtr[rows])` }],
+  };
+}
+
+// ---------------------------------------------------------------- tiled
+
+export function tiled(o: OpCode): Variant | undefined {
+  const f = o.f;
+  const top = topLoop(f);
+  if (!top || isSparseOp(f) || !onlySizes(top.lo, f) || !onlySizes(top.hi, f)) return undefined;
+  if (top.body.length !== 1 || top.body[0]!.k !== 'for') return undefined;
+  const kl = top.body[0] as For;
+  if (!isConst0(kl.lo) || !onlySizes(kl.hi, f)) return undefined;
+  if (kl.body.length < 2) return undefined;
+  const red = reductionAt(kl.body, 1);
+  if (!red || kl.body[0] !== red.init) return undefined;
+  const jl = red.loop;
+  if (!isConst0(jl.lo) || !onlySizes(jl.hi, f) || jl.body.length !== 1 || jl.body[0]!.k !== 'set') return undefined;
+  if (![...freeVars(jl.body)].every((v) => v === top.var || v === kl.var || v === jl.var || v === red.init.var || f.sizes.includes(v))) return undefined;
+  const [iv, kv, jv] = [top.var, kl.var, jl.var];
+  const set = jl.body[0] as Extract<LStmt, { k: 'set' }>;
+  // Loads of the dot-product body that depend on (i, j) or (j, k) only go through tiles.
+  const tileA: LLoad[] = [];
+  const tileB: LLoad[] = [];
+  for (const e of loads(set.value)) {
+    if (loads(e.index).length > 0) continue;
+    const vs = exprVars(e.index);
+    const nonSize = [...vs].filter((v) => !f.sizes.includes(v));
+    if (!nonSize.includes(jv)) continue;
+    if (nonSize.every((v) => v === iv || v === jv)) tileA.push(e);
+    else if (nonSize.every((v) => v === kv || v === jv)) tileB.push(e);
+  }
+  if (tileA.length + tileB.length === 0) return undefined;
+  const p = o.p;
+  const name = `${o.base}_tiled`;
+  const [I, Kc, J] = [p.var(iv), p.var(kv), p.var(jv)];
+  const acc = p.var(red.init.var);
+  const T = cType(red.init.type);
+  const hook = new Map<LLoad, string>();
+  const shared: string[] = [];
+  const fills: string[] = [];
+  tileA.forEach((e, n) => {
+    const c = `dy_ta${n}`;
+    const elem = p.names.buf(e.buf).elem;
+    shared.push(`__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[16][17];`);
+    hook.set(e, `${c}[dy_ty][dy_t]`);
+    fills.push(`    { const int ${I} = min(dy_i0 + dy_ty, dy_hi - 1); const int ${J} = min(dy_jb + dy_tx, dy_J - 1); ${c}[dy_ty][dy_tx] = ${p.load(e)}; }`);
+  });
+  tileB.forEach((e, n) => {
+    const c = `dy_tb${n}`;
+    const elem = p.names.buf(e.buf).elem;
+    shared.push(`__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[16][17];`);
+    hook.set(e, `${c}[dy_t][dy_tx]`);
+    fills.push(`    { const int ${Kc} = min(dy_k0 + dy_tx, dy_K - 1); const int ${J} = min(dy_jb + dy_ty, dy_J - 1); ${c}[dy_ty][dy_tx] = ${p.load(e)}; }`);
+  });
+  const tp = p.with(new Map(), (e) => hook.get(e));
+  const rest = new StmtPrinter(p).block(kl.body.slice(2), '    ');
+  const device = [
+    `${kernelHead(o, name, 256)} {`,
+    ...indent(shared, '  '),
+    '  const int dy_tx = (int)threadIdx.x, dy_ty = (int)threadIdx.y;',
+    `  const int dy_lo = ${o.host(top.lo)}, dy_hi = ${o.host(top.hi)}, dy_K = ${o.host(kl.hi)}, dy_J = ${o.host(jl.hi)};`,
+    '  const int dy_i0 = dy_lo + (int)blockIdx.y * 16, dy_k0 = (int)blockIdx.x * 16;',
+    '  const bool dy_act = dy_i0 + dy_ty < dy_hi && dy_k0 + dy_tx < dy_K;',
+    `  const int ${I} = min(dy_i0 + dy_ty, dy_hi - 1);`,
+    `  const int ${Kc} = min(dy_k0 + dy_tx, dy_K - 1);`,
+    `  ${T} ${acc} = ${p.as(red.init.value, red.init.type)};`,
+    '  for (int dy_jb = 0; dy_jb < dy_J; dy_jb += 16) {',
+    ...fills,
+    '    __syncthreads();',
+    '    for (int dy_t = 0, dy_n = min(16, dy_J - dy_jb); dy_t < dy_n; ++dy_t) {',
+    `      const int ${J} = dy_jb + dy_t;`,
+    `      (void)${J};`,
+    `      ${acc} = ${tp.as(set.value, red.init.type)};`,
+    '    }',
+    '    __syncthreads();',
+    '  }',
+    '  if (dy_act) {',
+    ...rest,
+    '  }',
+    '}',
+  ];
+  const launch = [
+    `const long long dy_rows = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)}), dy_cols = ${o.host(kl.hi)};`,
+    'if (dy_rows <= 0 || dy_cols <= 0) return 0;',
+    'if ((dy_rows + 15) / 16 > 2147483647LL || (dy_cols + 15) / 16 > 65535LL) return DYPE_ERR_TOO_LARGE;',
+    `${name}<<<dim3((unsigned)((dy_cols + 15) / 16), (unsigned)((dy_rows + 15) / 16)), dim3(16, 16), 0, stream>>>(${o.args().join(', ')});`,
+  ];
+  return { name: 'tiled', cname: 'tiled', note: `16 x 16 output tiles; ${tileA.length + tileB.length} operand(s) of the dense reduction staged in shared-memory tiles`, device, launch, extra: [] };
+}
+
+// ---------------------------------------------------------------- elementwise
+
+export function elementwise(o: OpCode): Variant | undefined {
+  const f = o.f;
+  const top = topLoop(f);
+  if (!top || isSparseOp(f)) return undefined;
+  const nest: For[] = [top];
+  let inner = top.body;
+  while (inner.length === 1 && inner[0]!.k === 'for') {
+    nest.push(inner[0] as For);
+    inner = (inner[0] as For).body;
+  }
+  let hasLoop = false;
+  for (const s of inner)
+    if (s.k === 'for' || s.k === 'if') hasLoop = true;
+  if (hasLoop) return undefined;
+  if (!nest.every((l) => onlySizes(l.lo, f) && onlySizes(l.hi, f))) return undefined;
+  const name = `${o.base}_elementwise`;
+  const p = o.p;
+  const ext = nest.map((l, n) => `const long long dy_n${n} = (long long)(${o.host(l.hi)}) - (${o.host(l.lo)});`);
+  const decode: string[] = ['    long long dy_r = dy_e;'];
+  for (let n = nest.length - 1; n >= 0; n--) {
+    const l = nest[n]!;
+    if (n === 0) decode.push(`    const int ${p.var(l.var)} = (${o.host(l.lo)}) + (int)dy_r;`);
+    else decode.push(`    const int ${p.var(l.var)} = (${o.host(l.lo)}) + (int)(dy_r % dy_n${n});`, `    dy_r /= dy_n${n};`);
+  }
+  const total = nest.map((_, n) => `dy_n${n}`).join(' * ');
+  const device = [
+    `${kernelHead(o, name, 256)} {`,
+    ...ext.map((l) => `  ${l}`),
+    `  const long long dy_total = ${total};`,
+    '  for (long long dy_e = (long long)blockIdx.x * blockDim.x + threadIdx.x; dy_e < dy_total; dy_e += (long long)gridDim.x * blockDim.x) {',
+    ...decode,
+    ...new StmtPrinter(p).block(inner, '    '),
+    '  }',
+    '}',
+  ];
+  const launch = [
+    ...ext,
+    `if (${nest.map((_, n) => `dy_n${n} <= 0`).join(' || ')}) return 0;`,
+    `const long long dy_total = ${total};`,
+    'const long long dy_blocks = (dy_total + 255) / 256 < 1048576LL ? (dy_total + 255) / 256 : 1048576LL;',
+    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+  ];
+  return { name: 'elementwise', cname: 'elementwise', note: `one thread per element of the ${nest.length}-deep dense nest (grid-stride, innermost index fastest)`, device, launch, extra: [] };
+}
+
+// ---------------------------------------------------------------- scalar ops
+
+export function serial(o: OpCode): Variant | undefined {
+  if (topLoop(o.f)) return undefined;
+  const name = `${o.base}_serial`;
+  const device = [`${kernelHead(o, name, 1)} {`, ...new StmtPrinter(o.p).block(o.f.body, '  '), '}'];
+  return { name: 'serial', cname: 'serial', note: 'one thread runs the whole nest (an op without a parallel loop)', device, launch: [`${name}<<<1, 1, 0, stream>>>(${o.args().join(', ')});`], extra: [] };
+}
+
+export function blockReduce(o: OpCode): Variant | undefined {
+  const f = o.f;
+  if (topLoop(f) || f.body.length < 2) return undefined;
+  const red = reductionAt(f.body, 1);
+  if (!red || f.body[0] !== red.init || !onlySizes(red.loop.lo, f) || !onlySizes(red.loop.hi, f)) return undefined;
+  const p = o.p;
+  const name = `${o.base}_block_reduce`;
+  const acc = p.var(red.init.var);
+  const T = cType(red.init.type);
+  const v = p.var(red.loop.var);
+  const sp = new StmtPrinter(p);
+  const fold = FOLD_FN[red.op];
+  const device = [
+    `${kernelHead(o, name, 1024)} {`,
+    `  __shared__ ${T} dy_red[32];`,
+    `  ${T} ${acc} = ${p.as(red.init.value, red.init.type)};`,
+    `  for (int ${v} = (${o.host(red.loop.lo)}) + (int)threadIdx.x, dy_end = ${o.host(red.loop.hi)}; ${v} < dy_end; ${v} += (int)blockDim.x) {`,
+    ...sp.block(red.loop.body, '    '),
+    '  }',
+    `  ${acc} = dy_warp_reduce<${fold}>(${acc});`,
+    `  if ((threadIdx.x & 31u) == 0) dy_red[threadIdx.x >> 5] = ${acc};`,
+    '  __syncthreads();',
+    '  if (threadIdx.x < 32) {',
+    `    ${acc} = threadIdx.x < (blockDim.x >> 5) ? dy_red[threadIdx.x] : ${p.as(red.init.value, red.init.type)};`,
+    `    ${acc} = dy_warp_reduce<${fold}>(${acc});`,
+    '  }',
+    '  if (threadIdx.x == 0) {',
+    ...sp.block(f.body.slice(2), '    '),
+    '  }',
+    '}',
+  ];
+  return { name: 'block-reduce', cname: 'block_reduce', note: 'one block of 1024 threads folds the reduction loop (warp shuffles, then shared memory); thread 0 runs the rest', device, launch: [`${name}<<<1, 1024, 0, stream>>>(${o.args().join(', ')});`], extra: [] };
+}
+
+/** The variants of an op, in order of preference (the first is the program's default). */
+export function variantsOf(o: OpCode): Variant[] {
+  const sparse = isSparseOp(o.f);
+  const list = sparse ? [warpPerRow(o), mergePath(o), rowPerThread(o)] : [tiled(o), elementwise(o), warpPerRow(o), blockReduce(o), serial(o)];
+  const out = list.filter((v): v is Variant => v !== undefined);
+  // A dense op that is neither a tiled contraction nor elementwise keeps the plain nest.
+  if (!sparse && !out.some((v) => v.name === 'elementwise')) {
+    const r = rowPerThread(o);
+    if (r) out.push(r);
+  }
+  if (out.length === 0) return [];
+  return out;
+}
