@@ -1,0 +1,136 @@
+/**
+ * `dype compile examples/gcn.dy --profile ...` emits the runtime; the
+ * generated gcn.runtime.ts type-checks with the project's compiler settings
+ * (tsc on examples/app, which links it through the package's `dype/runtime`
+ * export); examples/app runs on a sequence of real graphs, switches
+ * partitions with logged reasons, re-plans out of range, and its outputs
+ * equal the reference interpreter's. Needs dist/ (npm test builds it first).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { interpretKernel } from '../../interp/interpret.js';
+import { toCsr } from '../../runtime/io/convert.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+import { Rng, seedFor } from '../../runtime/random.js';
+import type { DenseTensor } from '../../runtime/tensor.js';
+import { optimised } from '../helpers/compile.js';
+import { example, REPO_ROOT, runCliAsync } from '../helpers/cli.js';
+
+const M = join(REPO_ROOT, '..', 'shared', 'data', 'matrices');
+const APP = join(REPO_ROOT, 'examples', 'app');
+const OUT = join(APP, 'out');
+const HAVE_DATA = existsSync(M);
+const PROFILES = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'];
+/** The app's default sequence: graphs changing in runs of 1-4, and the same graph again. */
+const SEQUENCE = ['karate.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'facebook_combined.txt', 'facebook_combined.txt', 'facebook_combined.txt', 'cora.cites', 'cora.cites', 'cora.cites', 'karate.mtx'];
+
+interface Line {
+  input: string;
+  partition: { id: number; label: string; replanned: boolean };
+  switched: boolean;
+  reason: string;
+  path: string[];
+  replan: { reason: string } | null;
+  ySum: number;
+  yAbsSum: number;
+}
+
+let compiled: { status: number | null; stderr: string };
+beforeAll(async () => {
+  if (!HAVE_DATA) return;
+  rmSync(OUT, { recursive: true, force: true });
+  const args = ['compile', example('gcn.dy'), '--targets', 'wasm,runtime', '-o', OUT, ...PROFILES.flatMap((p) => ['--profile', `A=${join(M, p)}`]), '--profile', 'f=16', '--profile', 'h=16', '--profile', 'c=16'];
+  compiled = await runCliAsync(args, { timeoutMs: 120_000 });
+}, 130_000);
+
+describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and examples/app', () => {
+  it('writes the runtime, the C++ dispatch header, plan.json and the build-guards IR', () => {
+    expect(compiled.stderr).toBe('');
+    expect(compiled.status).toBe(0);
+    for (const f of ['runtime/gcn.runtime.ts', 'runtime/gcn_dispatch.h', 'plan.json', 'ir/build-guards.ir', 'wasm/gcn.wasm']) expect(existsSync(join(OUT, f)), f).toBe(true);
+    const ts = readFileSync(join(OUT, 'runtime/gcn.runtime.ts'), 'utf8');
+    expect(ts).toMatch(/from 'dype\/runtime';/);
+    expect(ts).not.toMatch(/from '\.\.?\/.*(ir|passes|frontend|codegen|interp)\//);
+    expect(ts).toMatch(/export function gcnGuard\(f: GuardFeatures\): number \{\n\s+if \(f\["A\./);
+    const plan = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8'));
+    const k = plan.kernels.gcn;
+    expect(k.profiles).toHaveLength(PROFILES.length);
+    for (const p of k.profiles) expect(p.pareto.length).toBeGreaterThan(0);
+    expect(k.guards.partitions.length).toBeGreaterThan(1);
+    for (const p of k.guards.partitions) expect(p.fallbacks).toHaveLength(k.guards.partitions.length - 1);
+    expect(k.guards.trainingAccuracy).toBeGreaterThan(0.5);
+    expect(typeof k.guards.meanLossPct).toBe('number');
+    expect(k.guards.ranges['dim.f']).toEqual([16, 16]);
+    expect(plan.model.costModel).toBeDefined();
+    expect(plan.system.name).toBe('paper-1g1f');
+    expect(readFileSync(join(OUT, 'ir/build-guards.ir'), 'utf8')).toMatch(/guards = \["p0:/);
+  });
+
+  it('type-checks the generated runtime and the app with the project settings, runs it, and its outputs are the reference', () => {
+    execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', APP], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const stdout = execFileSync(process.execPath, [join(OUT, 'js', 'main.js'), '--json', '--matrices', M], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { summary?: { switches: number; replans: number; traceEvents: number } });
+    const runs = lines.filter((l) => l.summary === undefined);
+    const summary = lines.find((l) => l.summary)!.summary!;
+    expect(runs.map((r) => r.input)).toEqual(SEQUENCE);
+    for (const r of runs) {
+      expect(r.partition.label).toMatch(/^(cpu|gpu|fpga) x\d/);
+      expect(r.reason.length).toBeGreaterThan(5);
+      if (!r.replan) expect(r.path.length).toBeGreaterThan(0);
+    }
+    expect(summary.switches).toBeGreaterThanOrEqual(1);
+    expect(runs.filter((r) => r.switched).length).toBe(summary.switches);
+    for (const r of runs.filter((x) => x.switched)) expect(r.reason).toMatch(/> switch cost|cannot run/);
+    // karate is smaller than anything the guards were built for.
+    const karate = runs.find((r) => r.input === 'karate.mtx')!;
+    expect(karate.replan?.reason).toMatch(/A\.rows = 34 is below the guards' range/);
+    expect(summary.replans).toBeGreaterThanOrEqual(1);
+    // The same inputs through the reference interpreter (the app's generator, seeds and widths).
+    const kernel = optimised(readFileSync(example('gcn.dy'), 'utf8')).kernels[0]!;
+    const random = (shape: number[], name: string): DenseTensor => {
+      const rng = new Rng(seedFor(42, name));
+      const data = new Float64Array(shape[0]! * shape[1]!);
+      for (let i = 0; i < data.length; i++) data[i] = rng.uniform(-1, 1);
+      return { format: 'dense', shape, data };
+    };
+    const W1 = random([16, 16], 'W1');
+    const W2 = random([16, 16], 'W2');
+    for (const g of new Set(SEQUENCE)) {
+      const A = toCsr(loadMatrix(join(M, g)));
+      const Y = interpretKernel(kernel, { tensors: new Map<string, DenseTensor | typeof A>([['A', A], ['X', random([A.rows, 16], `X:${g}`)], ['W1', W1], ['W2', W2]]), scalars: new Map() }).outputs.get('Y') as DenseTensor;
+      let sum = 0;
+      let abs = 0;
+      for (const v of Y.data) {
+        sum += v;
+        abs += Math.abs(v);
+      }
+      for (const r of runs.filter((x) => x.input === g)) {
+        expect(Math.abs(r.ySum - sum), `${g} sum`).toBeLessThanOrEqual(1e-4 * Math.max(1, abs));
+        expect(Math.abs(r.yAbsSum - abs), `${g} abs sum`).toBeLessThanOrEqual(1e-4 * Math.max(1, abs));
+      }
+    }
+    const trace = JSON.parse(readFileSync(join(OUT, 'trace.json'), 'utf8')) as { traceEvents: { ph: string; pid: number }[] };
+    expect(trace.traceEvents.filter((e) => e.ph === 'X').length).toBe(summary.traceEvents - trace.traceEvents.filter((e) => e.ph === 'i').length);
+  }, 90_000);
+});
+
+describe('dype compile: runtime target errors', () => {
+  it('--targets runtime without --profile is DY6300, a profile naming nothing is DY6301; neither writes anything', async () => {
+    const none = join(APP, 'out-none');
+    const bad = join(APP, 'out-bad');
+    const [a, b] = await Promise.all([
+      runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '-o', none]),
+      runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '--profile', 'Z=3', '-o', bad]),
+    ]);
+    expect(a.status).toBe(1);
+    expect(a.stderr).toMatch(/error DY6300: the runtime target needs profile inputs/);
+    expect(b.status).toBe(1);
+    expect(b.stderr).toMatch(/error DY6301: --profile Z: no kernel of .*gcn\.dy has a parameter or dim named 'Z'/);
+    for (const d of [none, bad]) {
+      expect(existsSync(join(d, 'runtime'))).toBe(false);
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
