@@ -41,7 +41,7 @@ const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
   nsPerGather: 'gathers',
   nsPerRow: 'rows',
   nsPerItem: 'items',
-  nsPerMiss: 'missRows',
+  nsPerMiss: 'missLines',
   nsPerByte: 'dramBytes',
 };
 

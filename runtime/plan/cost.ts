@@ -143,8 +143,8 @@ export interface CpuTerms {
   gathers: number;
   rows: number;
   items: number;
-  /** Gathered dense-operand rows expected to miss the cache. */
-  missRows: number;
+  /** Cache lines of gathered dense-operand rows expected to miss the cache. */
+  missLines: number;
   /** Bytes streamed beyond the cache. */
   dramBytes: number;
 }
@@ -157,8 +157,9 @@ export function cpuModelled(op: PlanOp): boolean {
 /**
  * A gathered row of the dense operand (dense bytes D, cache C) misses with
  * probability (1 - locality) x max(0, 1 - C / D): uniform reuse over D with
- * C of it cached, and none for the share of near-consecutive columns. The
- * op's own bytes W come from memory in proportion max(0, 1 - C / W).
+ * C of it cached, and none for the share of near-consecutive columns; a
+ * miss costs the row's 64-byte lines (at least one). The op's own bytes W
+ * come from memory in proportion max(0, 1 - C / W).
  */
 export function cpuTerms(op: PlanOp, cacheMB: number): CpuTerms {
   const f = op.sparse!;
@@ -171,14 +172,14 @@ export function cpuTerms(op: PlanOp, cacheMB: number): CpuTerms {
     gathers: op.gathers,
     rows: f.rows,
     items: op.items,
-    missRows: op.gathers > 0 ? f.nnz * (1 - locality) * beyond(dense) : 0,
+    missLines: op.gathers > 0 ? f.nnz * (1 - locality) * beyond(dense) * Math.max(1, (width(op) * DTYPE_SIZE[op.dtype]) / MODEL.cpu.lineBytes) : 0,
     dramBytes: op.bytes * beyond(op.bytes),
   };
 }
 
 /** Per-thread work of a fitted op, ns. */
 export function cpuWorkNs(t: CpuTerms, m: CpuModelSpec): number {
-  return t.nnz * m.nsPerNnz + t.gathers * m.nsPerGather + t.rows * m.nsPerRow + t.items * m.nsPerItem + t.missRows * m.nsPerMiss + t.dramBytes * m.nsPerByte;
+  return t.nnz * m.nsPerNnz + t.gathers * m.nsPerGather + t.rows * m.nsPerRow + t.items * m.nsPerItem + t.missLines * m.nsPerMiss + t.dramBytes * m.nsPerByte;
 }
 
 /**

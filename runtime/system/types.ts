@@ -30,7 +30,7 @@ export interface CpuModelSpec {
   nsPerRow: number;
   /** ns per output element. */
   nsPerItem: number;
-  /** ns per gathered dense-operand row that misses the cache. */
+  /** ns per 64-byte line of a gathered dense-operand row that misses the cache. */
   nsPerMiss: number;
   /** ns per byte streamed beyond the cache (the inverse of the effective memory bandwidth). */
   nsPerByte: number;

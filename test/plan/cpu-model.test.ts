@@ -39,7 +39,7 @@ describe('CPU model terms', () => {
   it('a small problem is entries, gathers, rows and outputs, plus the launch', () => {
     const op = spmm(feats(1_000, 8, 0), 16);
     const t = cpuTerms(op, MODEL.cacheMB);
-    expect(t).toEqual({ nnz: 8_000, gathers: 128_000, rows: 1_000, items: 16_000, missRows: 0, dramBytes: 0 });
+    expect(t).toEqual({ nnz: 8_000, gathers: 128_000, rows: 1_000, items: 16_000, missLines: 0, dramBytes: 0 });
     expect(ms(op, cpu(MODEL))).toBeCloseTo((8_000 * 0.5 + 128_000 * 0.1 + 1_000 * 2 + 16_000 * 0.25) / 1e6 + 0.003, 12);
   });
 
@@ -48,9 +48,12 @@ describe('CPU model terms', () => {
     expect(small(0)).toBe(small(1));
     const big = (loc: number): PlanOp => spmm(feats(200_000, 8, loc), 16); // B: 12.8 MB
     const dense = 200_000 * 16 * 4;
-    expect(cpuTerms(big(0), 4).missRows).toBeCloseTo(1_600_000 * (1 - 4e6 / dense), 6);
-    expect(cpuTerms(big(1), 4).missRows).toBe(0);
+    expect(cpuTerms(big(0), 4).missLines).toBeCloseTo(1_600_000 * (1 - 4e6 / dense), 6);
+    expect(cpuTerms(big(1), 4).missLines).toBe(0);
     expect(ms(big(0), cpu(MODEL)) - ms(big(1), cpu(MODEL))).toBeCloseTo((1_600_000 * (1 - 4e6 / dense) * 40) / 1e6, 9);
+    // A 128-byte row (K = 32, f32) is two lines; a 4-byte one (SpMV) still one.
+    expect(cpuTerms(spmm(feats(200_000, 8, 0), 32), 4).missLines).toBeCloseTo(2 * 1_600_000 * (1 - 4e6 / (200_000 * 128)), 6);
+    expect(cpuTerms(spmm(feats(2_000_000, 8, 0), 1), 4).missLines).toBeCloseTo(16_000_000 * (1 - 4e6 / 8e6), 6);
   });
 
   it('bytes count beyond the cache only', () => {
