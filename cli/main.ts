@@ -16,6 +16,7 @@ import type { PlanCliOptions } from './plan.js';
 import type { RunOptions } from './run.js';
 import type { CalibrateOptions } from './calibrate.js';
 import type { CompileOptions } from './compile.js';
+import type { EvalOptions } from './eval.js';
 
 // Commands load their modules when they run, so `dype check` does not pay for
 // the planner, zod or the I/O layer.
@@ -149,6 +150,14 @@ export function buildProgram(): Command {
     .argument('<file>', 'the .dy program')
     .option('-o, --output <DIR>', 'output directory (created if missing)')
     .action(async (file: string, o: { output?: string }) => (await import('./hls.js')).hlsCommand(file, o, out));
+
+  program
+    .command('eval')
+    .description('the evaluation suite: every strategy against the simulated oracle on workloads x inputs x systems x objectives; prints the table')
+    .option('--quick', 'a representative subset (under a minute)')
+    .option('-o, --output <DIR>', 'write cases.csv, eval.json and report.html here')
+    .option('--json', 'print one JSON object on stdout')
+    .action(async (o: EvalOptions) => (await import('./eval.js')).evalCommand(o, out));
 
   return program;
 }

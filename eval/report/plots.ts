@@ -1,0 +1,74 @@
+/**
+ * Domain plots: a Pareto front of simulated mappings with the strategies'
+ * picks, a decision map of the guards over density x row-length CV, and a
+ * pipeline timeline from the simulation's trace.
+ */
+import { selectPartition, type GuardPlan } from '../../runtime/guards/index.js';
+import type { Binding } from '../../runtime/plan/bind.js';
+import type { PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
+import type { SystemSpec } from '../../runtime/system/types.js';
+import { simulate, type SimStage } from '../sim/index.js';
+import { colour, ganttSvg, gridSvg, scatterSvg, type Marker, type ScatterPoint } from './svg.js';
+
+export interface FrontInput {
+  title: string;
+  space: readonly { periodMs: number; energyJ: number; label: string }[];
+  picks: readonly { name: string; periodMs: number; energyJ: number; label: string }[];
+}
+
+export function frontSvg(f: FrontInput): string {
+  const pts: ScatterPoint[] = f.space.map((s) => ({ x: s.periodMs, y: s.energyJ * 1e3, title: `${s.label}: ${s.periodMs.toPrecision(3)} ms, ${(s.energyJ * 1e3).toPrecision(3)} mJ` }));
+  const markers: Marker[] = f.picks.map((p, i) => ({ name: p.name, colour: colour(i + 1), x: p.periodMs, y: p.energyJ * 1e3, title: p.label }));
+  return scatterSvg(f.title, 'period per input (ms)', 'energy per input (mJ)', pts, markers);
+}
+
+/** Features of a square matrix with `rows` rows at a density and row-length CV (shape of the rest from typical power-law data). */
+export function syntheticFeatures(rows: number, density: number, cv: number): SparseFeatures {
+  const mean = Math.max(density * rows, 1e-3);
+  const nnz = Math.max(1, Math.round(mean * rows));
+  return {
+    rows,
+    cols: rows,
+    nnz,
+    rowLenMean: nnz / rows,
+    rowLenMax: Math.min(rows, Math.max(1, Math.ceil(mean * (1 + 3 * cv)))),
+    rowLenCv: cv,
+    emptyRowFraction: 0,
+    top1PctNnzShare: Math.min(1, 0.01 * (1 + 3 * cv)),
+    localityScore: 0.5,
+  };
+}
+
+export interface DecisionMapInput {
+  title: string;
+  guards: GuardPlan;
+  /** A binding for given sparse features (the workload's dims and scalars). */
+  bind: (f: SparseFeatures) => Binding;
+  rows: number;
+}
+
+/** Which partition the guards pick over log density x CV; grey where the input is outside the guards' ranges (the runtime re-plans). */
+export function decisionMapSvg(d: DecisionMapInput): string {
+  const dens = Array.from({ length: 16 }, (_, i) => 10 ** (-6 + (i * 4.5) / 15));
+  const cvs = Array.from({ length: 12 }, (_, j) => (j * 4) / 11);
+  const cells = [];
+  const used = new Set<number>();
+  let outside = false;
+  for (let i = 0; i < dens.length; i++)
+    for (let j = 0; j < cvs.length; j++) {
+      const dec = selectPartition(d.guards, d.bind(syntheticFeatures(d.rows, dens[i]!, cvs[j]!)));
+      const v = dec.inRange ? dec.partition.id : -1;
+      if (v >= 0) used.add(v);
+      else outside = true;
+      cells.push({ i, j, value: v, title: `density ${dens[i]!.toExponential(1)}, cv ${cvs[j]!.toFixed(2)}: ${dec.inRange ? `partition ${dec.partition.id} (${dec.partition.label})` : `re-plan (${dec.outOfRange.join('; ')})`}` });
+    }
+  const legend = d.guards.partitions.filter((p) => used.has(p.id)).map((p) => ({ value: p.id, label: `${p.id}: ${p.label}` }));
+  if (outside) legend.push({ value: -1, label: "outside the guards' ranges: re-plan" });
+  return gridSvg(d.title, 'density (nnz / n^2)', 'row-length CV', dens.map((x) => x.toExponential(0)), cvs.map((x) => x.toFixed(1)), cells, legend);
+}
+
+export function timelineSvg(title: string, sys: SystemSpec, p: PlanProblem, stages: readonly SimStage[], stream = 6): string {
+  const r = simulate(sys, p, stages, { stream, trace: true });
+  const bars = (r.trace ?? []).map((e) => ({ row: e.row, start: e.startMs, end: e.endMs, colour: colour(e.input), title: `input ${e.input}: ${e.label} (${e.kind}) ${e.startMs.toFixed(3)}-${e.endMs.toFixed(3)} ms` }));
+  return ganttSvg(`${title}: ${stream} inputs, period ${r.periodMs.toPrecision(3)} ms, ${(r.energyJ * 1e3).toPrecision(3)} mJ per input`, bars);
+}

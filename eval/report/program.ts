@@ -1,0 +1,44 @@
+/**
+ * renderProgramReport(): report.html for one program, for `dype compile`.
+ * The caller has bound the program to a profile (problem) and planned it;
+ * this page shows the planner's Pareto set re-scored by the event
+ * simulation, the guards' decision map when guards were built, and the
+ * simulated pipeline of the first (best) mapping.
+ */
+import type { GuardPlan } from '../../runtime/guards/index.js';
+import type { Binding } from '../../runtime/plan/bind.js';
+import type { Mapping, Objective, PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
+import type { SystemSpec } from '../../runtime/system/types.js';
+import { simStages, simulate } from '../sim/index.js';
+import { page, table } from './page.js';
+import { decisionMapSvg, frontSvg, timelineSvg } from './plots.js';
+
+export interface ProgramReportInput {
+  /** Program or kernel name for the title. */
+  title: string;
+  sys: SystemSpec;
+  problem: PlanProblem;
+  objective: Objective;
+  /** Mappings to show, best first (the planner's Pareto set). */
+  mappings: readonly Mapping[];
+  guards?: GuardPlan;
+  /** Binding for synthetic features, needed with `guards` for the decision map. */
+  bind?: (f: SparseFeatures) => Binding;
+}
+
+export function renderProgramReport(r: ProgramReportInput): string {
+  if (r.mappings.length === 0) throw new Error('renderProgramReport: no mapping to show');
+  const scored = r.mappings.map((m) => ({ m, sim: simulate(r.sys, r.problem, simStages(r.sys, r.problem, m)) }));
+  const label = (m: Mapping): string => m.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> ');
+  const rows = scored.map(({ m, sim }, i) => [String(i + 1), label(m), m.periodMs.toPrecision(4), sim.periodMs.toPrecision(4), (m.energyJ * 1e3).toPrecision(4), (sim.energyJ * 1e3).toPrecision(4)]);
+  const sections = [
+    { heading: 'Pareto set', body: table(['rank', 'mapping', 'planner period ms', 'simulated period ms', 'planner energy mJ', 'simulated energy mJ'], rows, 2) },
+    {
+      heading: 'Pareto front (simulated)',
+      body: `<div class="plots">${frontSvg({ title: `${r.title} on ${r.sys.name}`, space: scored.map(({ m, sim }) => ({ periodMs: sim.periodMs, energyJ: sim.energyJ, label: label(m) })), picks: [{ name: 'best', periodMs: scored[0]!.sim.periodMs, energyJ: scored[0]!.sim.energyJ, label: label(scored[0]!.m) }] })}</div>`,
+    },
+  ];
+  if (r.guards && r.bind) sections.push({ heading: 'Decision map', body: `<div class="plots">${decisionMapSvg({ title: `${r.title}: partition picked (${r.objective})`, guards: r.guards, bind: r.bind, rows: r.problem.ops.find((o) => o.sparse)?.sparse?.rows ?? 1 << 17 })}</div>` });
+  sections.push({ heading: 'Pipeline timeline (simulation)', body: `<div class="plots">${timelineSvg(`${r.title}, best mapping`, r.sys, r.problem, simStages(r.sys, r.problem, r.mappings[0]!))}</div>` });
+  return page(`dype report: ${r.title}`, sections);
+}

@@ -1,0 +1,110 @@
+/**
+ * The strategies compared on each case, each returning a planner Mapping
+ * that the simulation then scores:
+ * - dype: guards built (runtime/guards) from the training inputs' profiles
+ *   (other folds: never the case's own input) pick a partition; its
+ *   fallbacks are tried in order when it cannot run, and an input outside
+ *   the guards' ranges is re-planned, as the runtime does;
+ * - dype-online: a fresh DP plan with the input's exact features;
+ * - static: one mapping chosen on the training inputs (runtime/plan/baselines);
+ * - gpu-only: the best mapping on the GPUs alone;
+ * - heft: HEFT list scheduling; under a power cap, on the subset of devices
+ *   within the cap whose HEFT schedule is best (HEFT itself ignores power).
+ */
+import { buildGuards, selectPartition, type GuardPlan } from '../runtime/guards/index.js';
+import { heft, singleKind, staticChoice } from '../runtime/plan/baselines.js';
+import type { Binding } from '../runtime/plan/bind.js';
+import { evaluateChoices, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../runtime/plan/dp.js';
+import type { Mapping, Objective, PlanProblem } from '../runtime/plan/types.js';
+import type { SystemSpec } from '../runtime/system/types.js';
+import { peakDrawW } from './feasible.js';
+
+export const STRATEGIES = ['dype', 'dype-online', 'static', 'gpu-only', 'heft'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export interface StrategyPick {
+  mapping: Mapping | undefined;
+  /** How the pick was made: guard path, fallback, re-plan, or why there is none. */
+  note: string;
+  /** dype only: the partition id the guards chose. */
+  partition?: number;
+}
+
+export function planOpts(sys: SystemSpec, objective: Objective): PlanOptions {
+  const cap = sys.constraints.powerCapW;
+  return { objective, ...(cap !== undefined ? { powerCapW: cap } : {}) };
+}
+
+function withinCap(sys: SystemSpec, m: Mapping | undefined): Mapping | undefined {
+  const cap = sys.constraints.powerCapW;
+  return m && (cap === undefined || peakDrawW(sys, m) <= cap + 1e-9) ? m : undefined;
+}
+
+export function applyChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageChoice[]): Mapping | undefined {
+  return withinCap(sys, evaluateChoices(sys, p, c));
+}
+
+export function online(sys: SystemSpec, p: PlanProblem, objective: Objective): Mapping | undefined {
+  return planPareto(sys, p, planOpts(sys, objective)).pareto[0];
+}
+
+export function trainGuards(sys: SystemSpec, spec: Parameters<typeof buildGuards>[0], training: readonly Binding[], objective: Objective): GuardPlan {
+  const cap = sys.constraints.powerCapW;
+  return buildGuards(spec, sys, training, { objective, ...(cap !== undefined ? { powerCapW: cap } : {}) });
+}
+
+export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: GuardPlan, objective: Objective): StrategyPick {
+  const d = selectPartition(guards, b);
+  if (!d.inRange) {
+    const m = online(sys, p, objective);
+    return { mapping: m, note: `re-planned: outside the guards' ranges (${d.outOfRange.join('; ')})`, partition: d.partition.id };
+  }
+  const order = [d.partition.id, ...d.partition.fallbacks];
+  for (const id of order) {
+    const part = guards.partitions.find((x) => x.id === id);
+    if (!part) continue;
+    const m = applyChoices(sys, p, part.choices);
+    if (m) return { mapping: m, note: id === d.partition.id ? `guards: ${d.path.join(', ') || 'single partition'}` : `fallback ${id} (partition ${d.partition.id} cannot run)`, partition: d.partition.id };
+  }
+  return { mapping: online(sys, p, objective), note: 're-planned: no partition can run this input', partition: d.partition.id };
+}
+
+export function staticPick(sys: SystemSpec, p: PlanProblem, choice: StageChoice[] | undefined): StrategyPick {
+  if (!choice) return { mapping: undefined, note: 'no mapping is feasible on the training inputs' };
+  const m = applyChoices(sys, p, choice);
+  return m ? { mapping: m, note: 'static' } : { mapping: undefined, note: 'the static mapping cannot run this input' };
+}
+
+export function trainStatic(sys: SystemSpec, training: readonly PlanProblem[], objective: Objective): StageChoice[] | undefined {
+  return staticChoice(sys, training, planOpts(sys, objective));
+}
+
+export function gpuOnlyPick(sys: SystemSpec, p: PlanProblem, objective: Objective): StrategyPick {
+  const m = withinCap(sys, singleKind(sys, p, 'gpu', planOpts(sys, objective)));
+  return m ? { mapping: m, note: 'gpu-only' } : { mapping: undefined, note: 'no GPU mapping is feasible' };
+}
+
+/** Device-count subsets of the system, largest first. */
+function subsets(sys: SystemSpec): SystemSpec[] {
+  const out: SystemSpec[] = [];
+  const rec = (i: number, counts: number[]): void => {
+    if (i === sys.devices.length) {
+      if (counts.some((c) => c > 0)) out.push({ ...sys, devices: sys.devices.map((d, j) => ({ ...d, count: counts[j]! })).filter((d) => d.count > 0) });
+      return;
+    }
+    for (let c = sys.devices[i]!.count; c >= 0; c--) rec(i + 1, [...counts, c]);
+  };
+  rec(0, []);
+  return out;
+}
+
+export function heftPick(sys: SystemSpec, p: PlanProblem, objective: Objective): StrategyPick {
+  const whole = heft(sys, p, objective);
+  if (withinCap(sys, whole)) return { mapping: whole, note: 'heft' };
+  let best: Mapping | undefined;
+  for (const sub of subsets(sys)) {
+    const m = withinCap(sys, heft(sub, p, objective));
+    if (m && (!best || objectiveValue(m, objective) < objectiveValue(best, objective))) best = m;
+  }
+  return best ? { mapping: best, note: 'heft on the devices the power cap allows' } : { mapping: undefined, note: 'no HEFT schedule meets the power cap' };
+}
