@@ -12,6 +12,7 @@ import type { Mapping, Objective, PlanProblem } from '../runtime/plan/types.js';
 import { bindingFor, problemFor } from './binding.js';
 import { buildCases, suiteInputs, type EvalCase, type SuiteSelection } from './cases.js';
 import { feasibility } from './feasible.js';
+import type { EvalInput } from './inputs.js';
 import { simStages, simulate, type SimResult } from './sim/index.js';
 import { dypePick, gpuOnlyPick, heftPick, planOpts, staticPick, STRATEGIES, trainGuards, trainStatic, online, type Strategy, type StrategyPick } from './strategies.js';
 import { systemFor } from './systems.js';
@@ -91,11 +92,16 @@ export interface Trainer {
   static(c: EvalCase): StageChoice[] | undefined;
 }
 
+/** The inputs a case's guards and static mapping are trained on: every fold but the case's own. */
+export function trainingInputs(c: EvalCase): EvalInput[] {
+  return suiteInputs().filter((x) => x.fold !== c.fold).map((x) => x.input);
+}
+
 /** Training on the inputs of every fold but the case's own, cached. */
 export function trainer(): Trainer {
   const g = new Map<string, GuardPlan>();
   const s = new Map<string, StageChoice[] | undefined>();
-  const training = (c: EvalCase) => suiteInputs().filter((x) => x.fold !== c.fold).map((x) => x.input);
+  const training = trainingInputs;
   const key = (c: EvalCase): string => `${c.workload.name}/${c.setting.name}/${c.objective}/${c.fold}`;
   return {
     guards(c) {

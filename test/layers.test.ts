@@ -15,6 +15,7 @@ const allowed: Record<string, string[]> = {
   passes: ['passes', 'ir', 'runtime'],
   interp: ['interp', 'ir', 'runtime'],
   runtime: ['runtime'],
+  eval: ['eval', 'ir', 'passes', 'runtime', 'frontend'],
 };
 
 function sources(dir: string): string[] {

@@ -1,0 +1,105 @@
+/**
+ * `dype eval --quick -o DIR --json` end to end, and its report.html opened in
+ * headless Chromium: the SVG plots are laid out with content and nothing
+ * reports an error. A probe script is added to a copy of the page (the
+ * report itself has no scripts); chromium's console log is checked too.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { problemFor } from '../../eval/binding.js';
+import { generatedInputs } from '../../eval/inputs.js';
+import { renderProgramReport } from '../../eval/report/program.js';
+import { online } from '../../eval/strategies.js';
+import { SETTINGS, systemFor } from '../../eval/systems.js';
+import { workloads } from '../../eval/workloads.js';
+import { runCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'dype-eval-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const chromium = ['chromium', 'chromium-browser'].find((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0);
+
+const PROBE = `<script>
+window.__errors = [];
+window.addEventListener('error', (e) => window.__errors.push(String(e.message || e.type)), true);
+window.addEventListener('load', () => {
+  const svgs = [...document.querySelectorAll('svg.plot')].map((s) => {
+    const b = s.getBoundingClientRect();
+    const box = s.getBBox();
+    return { w: b.width, h: b.height, bw: box.width, bh: box.height, shapes: s.querySelectorAll('circle,rect,polyline,line').length };
+  });
+  const pre = document.createElement('pre');
+  pre.id = 'probe';
+  pre.textContent = JSON.stringify({ errors: window.__errors, svgs });
+  document.body.appendChild(pre);
+});
+</script>`;
+
+function probe(htmlPath: string): { errors: string[]; svgs: { w: number; h: number; bw: number; bh: number; shapes: number }[]; log: string } {
+  const html = readFileSync(htmlPath, 'utf8');
+  const probed = join(dir, `probe-${Math.random().toString(36).slice(2)}.html`);
+  writeFileSync(probed, html.replace('<head>', `<head>${PROBE}`));
+  const r = spawnSync(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--enable-logging=stderr', '--v=0', '--dump-dom', `file://${probed}`], { encoding: 'utf8', timeout: 60_000 });
+  const m = /<pre id="probe">([^<]*)<\/pre>/.exec(r.stdout);
+  if (!m) throw new Error(`no probe output from chromium (status ${r.status}): ${r.stderr.slice(-2000)}`);
+  const text = m[1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return { ...JSON.parse(text), log: r.stderr };
+}
+
+/** Console messages chromium logged at error level, and failed loads (dbus noise of a headless box aside). */
+const consoleErrors = (log: string): string[] => log.split('\n').filter((l) => /CONSOLE|Failed to load|net::ERR/.test(l) && !/dbus/.test(l));
+
+describe('dype eval --quick', () => {
+  const r = runCli(['eval', '--quick', '-o', dir, '--json'], { timeoutMs: 120_000 });
+
+  it('prints the DESIGN.md section 4 object and writes CSV, JSON and the report', () => {
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(typeof j.cases).toBe('number');
+    expect(j.cases).toBeGreaterThan(40);
+    for (const s of ['dype', 'static', 'gpu-only', 'heft']) {
+      expect(Number.isInteger(j.summary[s].optimal)).toBe(true);
+      expect(j.summary[s]).toHaveProperty('mean_loss_pct');
+    }
+    for (const k of ['throughput_vs_static', 'throughput_vs_gpu_only', 'energy_eff_vs_static', 'energy_eff_vs_gpu_only']) expect(j[k]).toBeGreaterThan(0);
+    const csv = readFileSync(join(dir, 'cases.csv'), 'utf8').trim().split('\n');
+    expect(csv.length).toBe(j.cases + 1);
+    expect(JSON.parse(readFileSync(join(dir, 'eval.json'), 'utf8')).case_results.length).toBe(j.cases);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).not.toMatch(/<script|(src|href)="?https?:/i);
+  });
+
+  it.skipIf(!chromium)('report.html renders its plots in headless Chromium without errors', () => {
+    const p = probe(join(dir, 'report.html'));
+    expect(p.errors).toEqual([]);
+    expect(consoleErrors(p.log)).toEqual([]);
+    // Summary aside: 6 Pareto fronts, 6 decision maps, at least 3 timelines.
+    expect(p.svgs.length).toBeGreaterThanOrEqual(15);
+    for (const s of p.svgs) {
+      expect(s.w).toBeGreaterThan(100);
+      expect(s.bw).toBeGreaterThan(50);
+      expect(s.bh).toBeGreaterThan(50);
+      expect(s.shapes).toBeGreaterThan(2);
+    }
+  });
+
+  it.skipIf(!chromium)('renderProgramReport (for dype compile) renders too', () => {
+    const w = workloads().find((x) => x.name === 'gcn')!;
+    const sys = systemFor(SETTINGS.find((s) => s.name === '2g2f')!);
+    const p = problemFor(w, generatedInputs().find((x) => x.name === 'rmat-128k-d16')!.features);
+    const best = online(sys, p, 'throughput')!;
+    const file = join(dir, 'program.html');
+    writeFileSync(file, renderProgramReport({ title: 'gcn', sys, problem: p, objective: 'throughput', mappings: [best] }));
+    const pr = probe(file);
+    expect(pr.errors).toEqual([]);
+    expect(pr.svgs.length).toBe(2);
+    for (const s of pr.svgs) expect(s.shapes).toBeGreaterThan(2);
+  });
+});
+
+if (!chromium) console.warn('report.test.ts: chromium is not on PATH; the rendering checks are skipped (.ci/run installs Debian\'s chromium)');
+void existsSync;
