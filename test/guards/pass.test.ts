@@ -1,0 +1,53 @@
+/**
+ * The build-guards pass: records on each op the instances it runs on in each
+ * guarded partition, the annotated IR verifies and round-trips through the
+ * text form; the registered instance (no data) explains that it needs
+ * profiles (DY6300).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DiagnosticError } from '../../ir/diagnostics.js';
+import { printModule } from '../../ir/printer.js';
+import { parseModule } from '../../ir/text-parser.js';
+import { buildGuardsPass } from '../../passes/build-guards.js';
+import { getPass, runPipeline } from '../../passes/index.js';
+import { optimised } from '../helpers/compile.js';
+import { gcnBinding, graph, root, system } from './fixtures.js';
+
+const module = optimised(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'));
+
+describe('build-guards pass', () => {
+  it('annotates every op with its instances per partition; the IR verifies and round-trips', () => {
+    const pass = buildGuardsPass({
+      system: system('paper-1g1f'),
+      profiles: new Map([['gcn', ['cora.cites', 'jazz.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16))]]),
+      objective: 'throughput',
+      shapeDims: new Map([['gcn', { A: ['n', 'n'] as [string, string] }]]),
+      sampling: { perProfile: 10 },
+    });
+    const out = runPipeline(module, { passes: [pass] });
+    const plan = pass.plans.get('gcn')!;
+    expect(plan.partitions.length).toBeGreaterThan(0);
+    const k = out.kernels[0]!;
+    for (const op of k.body) {
+      const g = op.attrs['guards'] as string[];
+      expect(g).toHaveLength(plan.partitions.length);
+      g.forEach((s, i) => expect(s).toMatch(new RegExp(`^p${i}:(cpu|gpu|fpga)\\d+(\\+(cpu|gpu|fpga)\\d+)*$`)));
+    }
+    const text = printModule(out);
+    expect(text).toMatch(/guards = \["p0:/);
+    expect(printModule(parseModule(text))).toBe(text);
+  });
+
+  it('is registered by name; without profiles it says how to give them', () => {
+    const p = getPass('build-guards')!;
+    expect(p.description).toMatch(/profile/);
+    expect(() => runPipeline(module, { passes: ['build-guards'] })).toThrow(DiagnosticError);
+    try {
+      runPipeline(module, { passes: ['build-guards'] });
+    } catch (e) {
+      expect((e as DiagnosticError).diagnostics[0]!.code).toBe('DY6300');
+    }
+  });
+});
