@@ -9,7 +9,7 @@
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { FPGA_DESIGN_DEFAULTS, fpgaDesignResources, type FpgaDesignConfig, type FpgaDesignName } from '../../runtime/plan/fpga-designs.js';
 import { CppPrinter, cppType, ident, printStmts, type Names } from './cpp-expr.js';
-import { matchDesign, type SparseRowsMatch, type StreamMatch } from './match.js';
+import { matchDesign, type GemmMatch, type SddmmMatch, type SparseRowsMatch, type StreamMatch } from './match.js';
 import type { ArrayDecl, KernelArg, KernelVM, LoopDecl, StreamDecl } from './view-model.js';
 
 /** Largest trip count assumed for a data-dependent loop (a row's entries, a window's stream). */
@@ -112,7 +112,7 @@ function arrayLines(a: ArrayDecl, isStatic: boolean): string[] {
 }
 
 function estimates(design: FpgaDesignName, c: FpgaDesignConfig, cycles: string): KernelVM['estimates'] {
-  return { design, pes: c.channels * c.pesPerChannel, ii: c.ii, clockMHz: c.clockMHz, cycles, resources: fpgaDesignResources(design, c) };
+  return { design, pes: design === 'gemm' ? c.pesPerChannel * c.lanes : c.channels * c.pesPerChannel, ii: c.ii, clockMHz: c.clockMHz, cycles, resources: fpgaDesignResources(design, c) };
 }
 
 /** Counts of every pointer argument the launch function passes (host element counts). */
@@ -235,8 +235,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   ];
   const cycles =
     design === 'spmm'
-      ? `ceil(k/${KT}) * (max(nnz/${LANES}, rowLenMax) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow}))`
-      : `max(nnz/${LANES}, rowLenMax) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow})`;
+      ? `ceil(k/${KT}) * (max(nnz/${LANES}, rowLenMax*${c.addLatency}) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow}))`
+      : `max(nnz/${LANES}, rowLenMax*${c.addLatency}) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow})`;
   return {
     name: N,
     kernel: ctx.kernel,
@@ -300,6 +300,219 @@ function findWindowIndex(m: SparseRowsMatch, buf: string): LExpr {
   return found;
 }
 
+// ---------------------------------------------------------------- GEMM and SDDMM
+
+function renamed(base: Names, vars: Record<string, string>, load?: (buf: string) => string | undefined): Names {
+  const self: Names = {
+    ...base,
+    load: (buf, index) => load?.(buf) ?? base.load.call(self, buf, index),
+    variable: (v) => vars[v] ?? base.variable(v),
+  };
+  return self;
+}
+
+/** combine(a, x) with the term replaced by `x` (merging partial results). */
+function combineWith(c: LExpr, x: string): LExpr {
+  const v: LExpr = { k: 'var', name: x };
+  if (c.k === 'bin') return { ...c, rhs: v };
+  if (c.k === 'call') return { ...c, args: [c.args[0]!, v] };
+  throw new Error('hls: not a combine');
+}
+
+function denseArgs(f: LoopFunc, skip: (b: LBuffer) => boolean, firstBank: number): KernelArg[] {
+  let bank = firstBank;
+  const out: KernelArg[] = [];
+  for (const b of f.buffers) {
+    if (skip(b)) continue;
+    if (b.role === 'scalar') out.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
+    else out.push({ name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `gmem${bank}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out });
+  }
+  for (const sz of f.sizes) out.push({ name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false });
+  return out;
+}
+
+function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
+  const c = FPGA_DESIGN_DEFAULTS.gemm;
+  const N = f.name;
+  const [TI, TK, IL, MAX] = [c.pesPerChannel, c.lanes, c.addLatency, c.maxInner];
+  const locals = new Map<string, LElem>();
+  for (const sz of f.sizes) locals.set(sz, 'index');
+  locals.set(m.red.acc.var, m.red.acc.type);
+  const names = baseNames(f, locals);
+  const [i, k, j] = [m.rowLoop.var, m.colLoop.var, m.red.loop.var];
+  const vars = { [i]: 'row', [k]: 'kcol', [m.red.acc.var]: 'a' };
+  const aT = (b: string): string => `a_t_${ident(b)}`;
+  const bT = (b: string): string => `b_t_${ident(b)}`;
+  const termNames = renamed(names, vars, (buf) => (m.left.some((b) => b.name === buf) ? `${aT(buf)}[s][ii][${varName(j)}]` : m.right.some((b) => b.name === buf) ? `${bT(buf)}[${varName(j)}][kk]` : undefined));
+  const loadNames = renamed(names, vars);
+  const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' });
+  const P = (n: Names): CppPrinter => new CppPrinter(n);
+  const indexOf = (buf: string): LExpr => {
+    let found: LExpr | undefined;
+    const visit = (e: LExpr): void => {
+      if (found) return;
+      if (e.k === 'load' && e.buf === buf) found = e.index;
+      else if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
+      else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
+      else if (e.k === 'call') e.args.forEach(visit);
+      else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
+    };
+    visit(m.red.term);
+    return found!;
+  };
+  const args = denseArgs(f, () => false, 0);
+  const hp = P(names);
+  const dims: [string, string][] = [['n_rows', hp.as(m.rowLoop.hi, 'index')], ['n_cols', hp.as(m.colLoop.hi, 'index')], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
+  for (const [d, h] of dims) args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: h, output: false });
+  const arrays: ArrayDecl[] = [
+    ...m.left.map((b): ArrayDecl => ({ name: aT(b.name), type: elemOf(b), dims: [IL, TI, MAX], partitions: [{ dim: 2, kind: 'complete', factor: TI }], unrolledBy: [{ dim: 2, factor: TI }], storage: 'bram' })),
+    ...m.right.map((b): ArrayDecl => ({ name: bT(b.name), type: elemOf(b), dims: [MAX, TK], partitions: [{ dim: 2, kind: 'complete', factor: TK }], unrolledBy: [{ dim: 2, factor: TK }], storage: 'bram' })),
+    { name: 'acc', type: cppType(m.red.acc.type), dims: [IL, TI, TK], partitions: [{ dim: 2, kind: 'complete', factor: TI }, { dim: 3, kind: 'complete', factor: TK }], unrolledBy: [{ dim: 2, factor: TI }, { dim: 3, factor: TK }] },
+  ];
+  const loops: LoopDecl[] = [
+    { label: 'L_i0', dataDependent: true, tripcount: { min: 1, max: 1 << 16, avg: 64 } },
+    { label: 'L_k0', dataDependent: true, tripcount: { min: 1, max: 1 << 10, avg: 4 } },
+    { label: 'L_ldaj', dataDependent: true, tripcount: { min: 1, max: MAX, avg: 64 } },
+    { label: 'L_ldb', dataDependent: true, tripcount: { min: 1, max: MAX, avg: 64 } },
+    { label: 'L_mac', dataDependent: true, tripcount: { min: 1, max: MAX, avg: 64 } },
+  ];
+  const trip = (l: string): string => tripPragma(loops.find((x) => x.label === l))[0]!;
+  return {
+    name: N,
+    kernel: ctx.kernel,
+    op: f.op,
+    design: 'gemm',
+    template: 'gemm.cpp.hbs',
+    config: c,
+    args,
+    streams: [],
+    arrays,
+    loops,
+    functions: [{ name: N, calls: [] }],
+    code: {
+      signature: args.map((a) => `${a.cType} ${a.name}`).join(', '),
+      interfaces: interfaceLines(args),
+      arrays: arrays.flatMap((a) => arrayLines(a, true)),
+      j: ident(j),
+      accType: cppType(m.red.acc.type),
+      identity: hp.as(m.red.acc.init, m.red.acc.type),
+      combine: P(termNames).as(m.red.combine, m.red.acc.type),
+      store: `${outNames.load(m.store.buf, m.store.index)} = ${P(outNames).as(m.store.value, names.bufElem(m.store.buf))}`,
+      leftLoads: m.left.map((b) => `${aT(b.name)}[s][ii][${varName(j)}] = row < n_rows ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`),
+      rightLoads: m.right.map((b) => `${bT(b.name)}[${varName(j)}][kk] = kcol < n_cols ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`),
+      tripOuter: trip('L_i0'),
+      tripInner: trip('L_mac'),
+      constants: [`#define ${N}_TI ${TI}`, `#define ${N}_TK ${TK}`, `#define ${N}_IL ${IL}`, `#define ${N}_MAX_INNER ${MAX}`],
+      types: [],
+    },
+    launch: {
+      params: launchParams(f, ctx.extraDims(f)),
+      prepare: [...countDecls(f, (b) => ctx.sizeOf(f, b)), `if (${dims[2]![1]} > ${MAX}) dype::fail("kernel ${N}: the inner dimension is " + std::to_string(${dims[2]![1]}) + "; the GEMM design holds at most ${MAX} on chip");`],
+      call: '',
+    },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    testbench: ctx.testbench(f),
+    estimates: estimates('gemm', c, `ceil(rows/${TI}) * ceil(cols/${TK}) * (inner + 100)`),
+  };
+}
+
+function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
+  const c = FPGA_DESIGN_DEFAULTS.sddmm;
+  const N = f.name;
+  const [LANES, MAX] = [c.lanes, c.maxInner];
+  const locals = new Map<string, LElem>();
+  for (const sz of f.sizes) locals.set(sz, 'index');
+  locals.set(m.red.acc.var, m.red.acc.type);
+  locals.set('__part', m.red.acc.type);
+  const names = baseNames(f, locals);
+  const [i, j, k, p] = [m.rowLoop.var, m.jVar, m.red.loop.var, m.nzLoop.var];
+  const qT = (b: string): string => `q_t_${ident(b)}`;
+  const kT = (b: string): string => `k_t_${ident(b)}`;
+  const vars = { [i]: 'row', [j]: 'gcol', [p]: 'q', [m.red.acc.var]: 'a', __part: 'part[u]' };
+  const termNames = renamed(names, vars, (buf) => (m.rowOps.some((b) => b.name === buf) ? `${qT(buf)}[${varName(k)}]` : m.colOps.some((b) => b.name === buf) ? `${kT(buf)}[${varName(k)}]` : undefined));
+  const loadNames = renamed(names, vars);
+  const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' }, (buf) => (m.vals && buf === m.vals.name ? 'val' : undefined));
+  const P = (n: Names): CppPrinter => new CppPrinter(n);
+  const idxOf = (buf: string): LExpr => {
+    let found: LExpr | undefined;
+    const visit = (e: LExpr): void => {
+      if (found) return;
+      if (e.k === 'load' && e.buf === buf) found = e.index;
+      else if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
+      else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
+      else if (e.k === 'call') e.args.forEach(visit);
+      else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
+    };
+    visit(m.red.term);
+    return found!;
+  };
+  const args: KernelArg[] = [{ name: 'nz', cType: `const ${N}_nz_t*`, kind: 'ptr', bundle: 'hbm0', bank: 0, host: 'nzs.data()', hostCount: 'nzs.size()', elemType: `${N}_nz_t`, output: false }];
+  const rest = denseArgs(f, (b) => b.role === 'rowPtr' || b.role === 'colIdx' || (b.role === 'values' && b.name !== f.out), 1);
+  const hp = P(names);
+  const dims: [string, string][] = [['nnz', 'sp_nnz'], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
+  for (const [d, h] of dims) rest.push({ name: d, cType: 'int32_t', kind: 'scalar', host: h, output: false });
+  args.push(...rest);
+  const valType = m.vals ? elemOf(m.vals) : 'float';
+  const arrays: ArrayDecl[] = [...m.rowOps.map((b) => ({ b, n: qT(b.name) })), ...m.colOps.map((b) => ({ b, n: kT(b.name) }))].map(({ b, n }): ArrayDecl => ({ name: n, type: elemOf(b), dims: [MAX], partitions: [{ dim: 1, kind: 'cyclic', factor: LANES }], unrolledBy: [{ dim: 1, factor: LANES }], storage: 'bram' }));
+  const loops: LoopDecl[] = [
+    { label: 'L_read', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
+    { label: 'L_nz', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
+    { label: 'L_ldq', dataDependent: true, tripcount: { min: 1, max: MAX, avg: 64 } },
+    { label: 'L_ldk', dataDependent: true, tripcount: { min: 1, max: MAX, avg: 64 } },
+    { label: 'L_dot', dataDependent: true, tripcount: { min: 1, max: MAX / LANES, avg: 1 } },
+  ];
+  const trip = (l: string): string => tripPragma(loops.find((x) => x.label === l))[0]!;
+  const readVals = m.vals ? bufName(m.vals.name) : undefined;
+  return {
+    name: N,
+    kernel: ctx.kernel,
+    op: f.op,
+    design: 'sddmm',
+    template: 'sddmm.cpp.hbs',
+    config: c,
+    args,
+    streams: [{ name: 'nz_s', type: `${N}_nz_t`, depth: 64, producers: [`${N}_read`], consumers: [`${N}_compute`] }],
+    arrays,
+    loops,
+    functions: [{ name: N, calls: [`${N}_read`, `${N}_compute`] }, { name: `${N}_read`, calls: [] }, { name: `${N}_compute`, calls: [] }],
+    code: {
+      signature: args.map((a) => `${a.cType} ${a.name}`).join(', '),
+      interfaces: interfaceLines(args),
+      computeParams: rest.map((a) => `${a.cType} ${a.name}`).join(', '),
+      computeArgs: rest.map((a) => a.name).join(', '),
+      arrays: arrays.flatMap((a) => arrayLines(a, true)),
+      k: ident(k),
+      accType: cppType(m.red.acc.type),
+      valType,
+      identity: hp.as(m.red.acc.init, m.red.acc.type),
+      combine: P(termNames).as(m.red.combine, m.red.acc.type),
+      merge: P(termNames).as(combineWith(m.red.combine, '__part'), m.red.acc.type),
+      store: `${outNames.load(m.store.buf, { k: 'var', name: p })} = ${P(outNames).as(m.store.value, names.bufElem(m.store.buf))}`,
+      rowLoads: m.rowOps.map((b) => `${qT(b.name)}[${varName(k)}] = ${loadNames.load(b.name, idxOf(b.name))};`),
+      colLoads: m.colOps.map((b) => `${kT(b.name)}[${varName(k)}] = ${loadNames.load(b.name, idxOf(b.name))};`),
+      tripNz: trip('L_nz'),
+      tripInner: trip('L_ldq'),
+      tripDot: trip('L_dot'),
+      constants: [`#define ${N}_LANES ${LANES}`, `#define ${N}_MAX_INNER ${MAX}`],
+      types: [`struct ${N}_nz_t {`, '  int32_t row;', '  int32_t col;', `  ${valType} val;`, '};'],
+    },
+    launch: {
+      params: launchParams(f, ctx.extraDims(f)),
+      prepare: [
+        ...countDecls(f, (b) => ctx.sizeOf(f, b)),
+        `if (${dims[1]![1]} > ${MAX}) dype::fail("kernel ${N}: the inner dimension is " + std::to_string(${dims[1]![1]}) + "; the SDDMM design holds at most ${MAX} on chip");`,
+        `std::vector<${N}_nz_t> nzs(static_cast<size_t>(sp_nnz));`,
+        `for (int32_t r = 0; r < ${hp.as(m.rowLoop.hi, 'index')}; r++)`,
+        `  for (int32_t q = ${bufName(m.ptr.name)}[r]; q < ${bufName(m.ptr.name)}[r + 1]; q++) nzs[size_t(q)] = {r, ${bufName(m.idx.name)}[q], ${readVals ? `${readVals}[q]` : `${valType}(0)`}};`,
+      ],
+      call: '',
+    },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    testbench: ctx.testbench(f),
+    estimates: estimates('sddmm', c, `nnz * ceil(k/${LANES}) + rows * k`),
+  };
+}
+
 // ---------------------------------------------------------------- stream and generic loop nests
 
 function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext): KernelVM {
@@ -337,7 +550,8 @@ function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext):
 
 export function buildKernelVM(f: LoopFunc, ctx: BuildContext): KernelVM {
   const m = matchDesign(f);
-  const vm = m.kind === 'sparse-rows' ? sparseRowsVM(f, m, ctx) : loopNestVM(f, m.kind === 'stream' ? m : undefined, ctx);
+  const vm =
+    m.kind === 'sparse-rows' ? sparseRowsVM(f, m, ctx) : m.kind === 'gemm' ? gemmVM(f, m, ctx) : m.kind === 'sddmm' ? sddmmVM(f, m, ctx) : loopNestVM(f, m.kind === 'stream' ? m : undefined, ctx);
   vm.launch.call = `${vm.name}(${vm.args.map((a) => a.host).join(', ')});`;
   return vm;
 }

@@ -122,7 +122,8 @@ const cdiv = (a: number, b: number): number => (b <= 0 ? 0 : Math.ceil(a / b));
 
 /**
  * Cycles of one run. Sparse designs: the nonzero stream at `pes` per cycle,
- * but never faster than the longest row allows (its entries share one lane),
+ * but never faster than the longest row allows (its entries share one lane
+ * and are issued at most once per adder latency),
  * plus loading each dense window into every PE, initialising and draining
  * the accumulators; repeated per column tile of width `lanes` for SpMM.
  */
@@ -135,7 +136,9 @@ export function fpgaDesignCycles(d: FpgaDesignName, w: FpgaWork, c: FpgaDesignCo
       const kTiles = d === 'spmm' ? Math.max(1, cdiv(w.k, c.lanes)) : 1;
       const rowTiles = Math.max(1, cdiv(w.rows, pes * c.rowSlots));
       const windows = Math.max(1, cdiv(w.cols, c.colWindow));
-      const stream = Math.max(w.nnz / pes, w.rowLenMax) * c.ii;
+      // A row's entries share one lane and must be addLatency slots apart: unless other rows of
+      // that lane fill the gaps, the longest row bounds the stream (measured by the csim host).
+      const stream = Math.max(w.nnz / pes, w.rowLenMax * c.addLatency) * c.ii;
       const perTile = c.rowSlots + windows * (c.colWindow + depth);
       return kTiles * (stream + rowTiles * perTile) + w.rows * Math.max(1, w.k) / Math.max(1, pes) + depth;
     }
