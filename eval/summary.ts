@@ -32,7 +32,40 @@ export interface Summary {
   /** Cases where the input fell outside the guards' ranges and dype re-planned. */
   dype_replanned: number;
   per_objective: Record<string, number>;
+  /** DyPe and dype-online per group of cases: where the losses come from. */
+  breakdown: Record<'setting' | 'workload' | 'family' | 'objective' | 'online_split', Record<string, GroupSummary>>;
 }
+
+export interface GroupSummary {
+  cases: number;
+  dype_optimal: number;
+  dype_mean_loss_pct: number;
+  online_optimal: number;
+  online_mean_loss_pct: number;
+}
+
+function groups(rs: readonly CaseResult[], key: (r: CaseResult) => string): Record<string, GroupSummary> {
+  const out: Record<string, GroupSummary> = {};
+  const acc = new Map<string, CaseResult[]>();
+  for (const r of rs) acc.set(key(r), [...(acc.get(key(r)) ?? []), r]);
+  for (const [k, list] of acc) {
+    const mean = (s: 'dype' | 'dype-online'): number => {
+      const xs = list.map((r) => r.strategies[s].lossPct).filter((x): x is number => x !== undefined);
+      return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+    };
+    out[k] = {
+      cases: list.length,
+      dype_optimal: list.filter((r) => r.strategies.dype.optimal).length,
+      dype_mean_loss_pct: mean('dype'),
+      online_optimal: list.filter((r) => r.strategies['dype-online'].optimal).length,
+      online_mean_loss_pct: mean('dype-online'),
+    };
+  }
+  return out;
+}
+
+/** Whether a mapping splits some stage over several instances (the planner's weakest estimate). */
+const splits = (r: CaseResult): string => (r.strategies['dype-online'].scored?.mapping.stages.some((s) => s.count > 1) ? 'online plan splits a stage' : 'online plan has no split stage');
 
 const geomean = (xs: number[]): number | null => (xs.length === 0 ? null : Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length));
 
@@ -79,6 +112,13 @@ export function summarise(rs: readonly CaseResult[]): Summary {
     },
     dype_replanned: rs.filter((r) => r.strategies.dype.note.startsWith('re-planned')).length,
     per_objective: per,
+    breakdown: {
+      setting: groups(rs, (r) => r.case.setting.name),
+      workload: groups(rs, (r) => r.case.workload.name),
+      family: groups(rs, (r) => r.case.input.family),
+      objective: groups(rs, (r) => r.case.objective),
+      online_split: groups(rs, splits),
+    },
   };
 }
 

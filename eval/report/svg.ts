@@ -32,7 +32,7 @@ export function scatterSvg(title: string, xLabel: string, yLabel: string, pts: r
   const xs = all.map((p) => p.x);
   const ys = all.map((p) => p.y);
   const axis = (lo: number, hi: number, size: number, flip: boolean) => {
-    const log = hi / lo > 20;
+    const log = hi / lo > 5;
     const a = log ? Math.log10(lo) : lo;
     const b0 = log ? Math.log10(hi) : hi;
     const b = b0 === a ? a + 1 : b0;
