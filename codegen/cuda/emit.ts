@@ -1,6 +1,6 @@
 /**
  * The CUDA project of a compiled program: `<prog>.cu`, `<prog>_cuda.h`,
- * `dype_check.cu`, `Makefile`, `CMakeLists.txt` and `README.md`, rendered
+ * `dype_check.cpp`, `Makefile`, `CMakeLists.txt` and `README.md`, rendered
  * from view models through templates/*.hbs. Each kernel's host side comes
  * from the wasm manifest (params, results, value types, pattern roots, ops,
  * program order with repeats); each op's device code from its loop IR.
@@ -70,7 +70,7 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
   return new Map([
     [`${prog}.cu`, render('program.cu', view)],
     [`${prog}_cuda.h`, render('header.h', view)],
-    ['dype_check.cu', render('check.cu', view)],
+    ['dype_check.cpp', render('check.cpp', view)],
     ['Makefile', render('Makefile', view)],
     ['CMakeLists.txt', render('CMakeLists.txt', view)],
     ['README.md', render('README.md', readmeView)],

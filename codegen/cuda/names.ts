@@ -35,7 +35,12 @@ export interface NameContext {
 }
 
 function reject(ctx: NameContext, code: DiagCode, msg: string): never {
-  throw cudaDiagnostic(code, `kernel '${ctx.kernel}': ${msg}`, ctx.span, ctx.file);
+  throw cudaDiagnostic(code, `kernel ${kernelShown(ctx.kernel)}: ${msg}`, ctx.span, ctx.file);
+}
+
+/** A kernel name in a message: quoted as written when it is an identifier, JSON-escaped otherwise. */
+export function kernelShown(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `'${name}'` : shown(name);
 }
 
 /** Shows a hostile name safely inside a message. */

@@ -1,0 +1,51 @@
+/**
+ * `dype compile examples/gcn.dy --targets cuda -o DIR` (the built CLI, so the
+ * templates are found from dist/) writes a project that builds with `make`
+ * (sm_80, sm_90 and PTX) and with CMake (one architecture, to keep the test
+ * short), including the dype_check driver. A hostile kernel name fails with
+ * DY6101 and writes nothing. Skipped where nvcc (or cmake) is missing.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { ROOT } from './helpers.js';
+import { have, run } from './nvcc.js';
+
+const NVCC = have('nvcc');
+const CMAKE = have('cmake') && have('make');
+if (!NVCC || !CMAKE) console.warn(`test/cuda: ${!NVCC ? 'nvcc' : 'cmake or make'} not found; skipping the CUDA project build tests`);
+
+const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-project-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('dype compile --targets cuda', () => {
+  it('rejects a kernel name that cannot be a C symbol with DY6101 and writes nothing', () => {
+    const src = join(dir, 'evil.dy');
+    writeFileSync(src, 'kernel bad__name(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) { y[i] = A[i, j] * x[j]; }\n');
+    const out = join(dir, 'evil-out');
+    const r = runCli(['compile', src, '--targets', 'cuda', '-o', out]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/evil\.dy:1:\d+: error DY6101: kernel 'bad__name'/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it.skipIf(!NVCC || !CMAKE)('writes a gcn project that builds with make and with cmake', async () => {
+    const out = join(dir, 'gcn');
+    const r = runCli(['compile', join(ROOT, 'examples', 'gcn.dy'), '--targets', 'cuda', '-o', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const cuda = join(out, 'cuda');
+    expect(readdirSync(cuda).sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_check.cpp', 'gcn.cu', 'gcn_cuda.h']);
+    const make = await run('make', ['-C', cuda], ROOT);
+    expect(make.status, make.output).toBe(0);
+    expect(existsSync(join(cuda, 'libgcn_cuda.so'))).toBe(true);
+    expect(existsSync(join(cuda, 'dype_check'))).toBe(true);
+    const build = join(out, 'build');
+    const conf = await run('cmake', ['-S', cuda, '-B', build, '-DCMAKE_CUDA_ARCHITECTURES=90'], ROOT);
+    expect(conf.status, conf.output).toBe(0);
+    const b = await run('cmake', ['--build', build, '-j', '2'], ROOT);
+    expect(b.status, b.output).toBe(0);
+    expect(existsSync(join(build, 'dype_check'))).toBe(true);
+  }, 300_000);
+});
