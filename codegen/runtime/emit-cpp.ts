@@ -33,9 +33,9 @@ export function emitDispatchHeader(program: string, source: string, kernels: rea
     const name = `${program}_${k.kernel.name}`;
     const keys = keysOf(k);
     s += `/* Features of kernel ${k.kernel.name}, named as in plan.json with '.' as '_'. */\nstruct ${name}_features {\n${keys.map((key) => `  double ${ident(key)}; /* ${key} */\n`).join('')}};\n\n`;
-    s += `/* Partition id for the features. */\ninline int ${name}_dispatch(const ${name}_features& f) {\n${guardCode(k.plan.tree, '  ')}}\n\n`;
+    s += `/* Partition id for the features. */\ninline int ${name}_dispatch(const ${name}_features& f) {\n${'leaf' in k.plan.tree ? '  (void)f;\n' : ''}${guardCode(k.plan.tree, '  ')}}\n\n`;
     const ranges = Object.entries(k.plan.ranges);
-    s += `/* Whether the features lie in the ranges the guards were built for. */\ninline bool ${name}_in_range(const ${name}_features& f) {\n  return ${ranges.length ? ranges.map(([key, [lo, hi]]) => `(f.${ident(key)} >= ${num(lo)} && f.${ident(key)} <= ${num(hi)})`).join(' &&\n         ') : 'true'};\n}\n\n`;
+    s += `/* Whether the features lie in the ranges the guards were built for. */\ninline bool ${name}_in_range(const ${name}_features& f) {\n${ranges.length ? '' : '  (void)f;\n'}  return ${ranges.length ? ranges.map(([key, [lo, hi]]) => `(f.${ident(key)} >= ${num(lo)} && f.${ident(key)} <= ${num(hi)})`).join(' &&\n         ') : 'true'};\n}\n\n`;
     s += `static const int ${name}_partition_count = ${k.plan.partitions.length};\nstatic const char* const ${name}_partition_labels[] = {\n${k.plan.partitions.map((p) => `  ${JSON.stringify(p.label)},\n`).join('')}};\n\n`;
   }
   return `${s}#endif /* ${guard} */\n`;

@@ -67,7 +67,11 @@ export function emitRuntimeTs(program: string, source: string, kernels: readonly
       docs: [`The guards as straight-line code: the partition id for a feature record (tests ${[...new Set(collect(plan.tree))].join(', ') || 'nothing'}).`],
       parameters: [{ name: 'f', type: 'GuardFeatures' }],
       returnType: 'number',
-      statements: (w) => writeGuard(w, plan.tree),
+      statements: (w) => {
+        // One partition: the guards test nothing (the parameter stays for a uniform signature).
+        if ('leaf' in plan.tree) w.writeLine('void f;');
+        writeGuard(w, plan.tree);
+      },
     });
     const inputs = k.params.map((p) => ({ name: p.name, type: paramKind(p) === 'sparse' ? 'SparseMatrix' : paramKind(p) === 'dense' ? 'DenseTensor' : 'number' }));
     sf.addInterface({ isExported: true, name: `${P}Inputs`, properties: inputs });

@@ -51,6 +51,18 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
   });
 });
 
+describe('guards of one partition', () => {
+  it('compile cleanly in C++ (g++ -Wextra -Werror) and mark the unused argument used in TypeScript (noUnusedParameters)', () => {
+    const one = { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0 } };
+    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', [{ kernel, spec, plan: one }], 'dype/runtime');
+    expect(ts).toMatch(/export function gcnGuard\(f: GuardFeatures\): number \{\n\s+void f;\n\s+return 0;\n\}/);
+    if (!HAVE_GXX) return;
+    writeFileSync(join(dir, 'one_dispatch.h'), emitDispatchHeader('one', 'one.dy', [{ kernel, spec, plan: one }]));
+    writeFileSync(join(dir, 'one.cpp'), '#include "one_dispatch.h"\nint main() { one_gcn_features f = {}; return one_gcn_dispatch(f); }\n');
+    execFileSync('g++', ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-o', join(dir, 'one'), join(dir, 'one.cpp')], { cwd: dir });
+  });
+});
+
 describe('<prog>.runtime.ts guards', () => {
   it('are straight-line code that picks what the tree picks', () => {
     const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', [{ kernel, spec, plan }], '../runtime/engine/index.js');
