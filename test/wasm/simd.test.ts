@@ -146,6 +146,14 @@ describe('simd: bit-identical to the scalar path', () => {
       await simdEqualsScalar(k, widths.map((h) => [{ X: rand([67, 9], 1), W: rand([9, h], h), b: rand([h], 2 * h) }, `gemm ${t} h=${h}`]), true);
     });
   }
+  it('a vectorised row loop split across threads (odd slice bounds), f32 and f64', async () => {
+    for (const t of ['f32', 'f64']) {
+      const k = loopKernel(`kernel k(x: dense<${t}>[n], y: dense<${t}>[n]) -> (z: dense<${t}>[n]) { z[i] = relu(2.0 * x[i] - y[i]) + abs(y[i]) / 3.0; }`);
+      expect(k.loops!.length).toBe(1);
+      expect(await textOf(k)).toMatch(t === 'f32' ? /f32x4\.abs/ : /f64x2\.abs/);
+      await simdEqualsScalar(k, [1001, 257, 3].map((n) => [{ x: rand([n], n), y: rand([n], n + 1) }, `elementwise ${t} n=${n}`]), true);
+    }
+  });
   describe.skipIf(!HAVE_DATA)('real matrices', () => {
     for (const file of ['cora.cites', 'adder_dcop_05.mtx']) {
       it(`gcn and spmm on ${file}, widths ${widths.join(', ')}`, async () => {
