@@ -17,7 +17,7 @@ import type { SparseFeatures } from '../../runtime/plan/types.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import type { CompileTarget, ProjectFiles, TargetContext } from '../project.js';
 import { emitDispatchHeader } from './emit-cpp.js';
-import { DEFAULT_RUNTIME_IMPORT, emitRuntimeTs, type KernelRuntime } from './emit-ts.js';
+import type { KernelRuntime } from './emit-ts.js';
 import { planJson } from './plan-json.js';
 import { kernelProfiles, type KernelProfiles } from './profiles.js';
 
@@ -77,6 +77,8 @@ export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptio
     module = runPipeline(module, { passes: [one], verify: true });
     kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k), plan: one.plans.get(k.name)!, profiles: kp });
   }
+  // ts-morph loads only when a runtime is emitted, not when `dype compile` merely asks whether this target needs profiles.
+  const { DEFAULT_RUNTIME_IMPORT, emitRuntimeTs } = await import('./emit-ts.js');
   const importFrom = o.importFrom ?? process.env['DYPE_RUNTIME_IMPORT'] ?? DEFAULT_RUNTIME_IMPORT;
   const files: ProjectFiles = new Map();
   files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, program.file, kernels, importFrom));

@@ -9,6 +9,7 @@ import { InputError } from '../errors.js';
 import { fsReason } from '../io/files.js';
 import { createWasmExecutor, type WasmExecutor } from '../wasm/executor.js';
 import type { WasmManifest } from '../wasm/manifest.js';
+import type { Tensor } from '../tensor.js';
 import type { Backend, KernelInputs } from './types.js';
 
 export class WasmBackend implements Backend {
@@ -17,7 +18,7 @@ export class WasmBackend implements Backend {
   readonly kinds = ['cpu'] as const;
   constructor(readonly executor: WasmExecutor) {}
 
-  compute(inputs: KernelInputs): Map<string, import('../tensor.js').Tensor> {
+  compute(inputs: KernelInputs): Map<string, Tensor> {
     return this.executor.run({ tensors: inputs.tensors, scalars: inputs.scalars }).outputs;
   }
 

@@ -13,7 +13,7 @@ import { featureRecord } from '../guards/features.js';
 import { outOfRange } from '../guards/select.js';
 import { walkTree } from '../guards/tree.js';
 import { bindProblem } from '../plan/bind.js';
-import { choicesOf, evaluateChoices, idlePowerW, objectiveValue, planPareto, type StageChoice } from '../plan/dp.js';
+import { choicesOf, evaluateChoices, idlePowerW, planPareto, type StageChoice } from '../plan/dp.js';
 import type { Mapping, PlanProblem } from '../plan/types.js';
 import { stageInstances, switchCost, fpgaNeeds } from '../policy/cost.js';
 import { SwitchPolicy } from '../policy/policy.js';
@@ -260,4 +260,3 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   };
 }
 
-export { objectiveValue };
