@@ -4,8 +4,8 @@
  * f32, at 1 and 2 threads, on generated families that vary one thing at a
  * time (rows, nnz per row, column locality, row-length skew, size of the
  * dense operand against the caches) and on every real matrix; prints a table
- * and saves JSON (rows with the matrix's features) for the regression in
- * bench/cpu-model-fit.py.
+ * and saves JSON (rows with the matrix's features). What the figures showed,
+ * and the model built on them, is in docs/COST-MODEL.md.
  *   npm run build && node dist/bench/cpu-model.js [RUNS]
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';

@@ -49,6 +49,7 @@ const HELD_OUT = ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_
 /** Real matrices in the fit: FEM bands, a power-law graph, heavy row skew, an unsymmetric chemical matrix. */
 const FIT_REAL = ['bcsstk13.mtx', 'whitaker3.mtx', 'facebook_combined.txt', 'Groebner_id2003_aug.mtx', 'bayer10.mtx', 'fidapex6.mtx'];
 const HELD_OUT_K = 16;
+const FITTED_NOTE = 'Sparse-kernel model fitted by `dype calibrate`.';
 
 const PROGRAMS = {
   spmv: 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }',
@@ -199,7 +200,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const fitReal: LadderEntry[] = FIT_REAL.filter((f) => existsSync(join(dataDir, f))).map((f) => ({ name: f.replace(/\.[a-z]+$/, ''), A: () => toCsr(loadMatrix(join(dataDir, f))) }));
   const heldOut = HELD_OUT.filter((n) => existsSync(join(dataDir, `${n}.mtx`)));
   const fitSet = [...ladder(quick), ...(quick ? fitReal.slice(0, 3) : fitReal)];
-  const fitRuns: Run[] = quick ? [{ k: 0 }, { k: 4 }, { k: 32 }] : [{ k: 0 }, { k: 4 }, { k: 16 }, { k: 32 }];
+  const fitRuns: Run[] = quick ? [{ k: 0 }, { k: 16 }, { k: 32 }] : [{ k: 0 }, { k: 4 }, { k: 16 }, { k: 32 }];
   // The parallel efficiency is fitted at 2 threads (or at --threads if fewer), on every other matrix.
   const fitThreads = Math.min(2, threads);
   const threadSet = fitThreads > 1 ? fitSet.filter((_, i) => i % 2 === 0) : [];
@@ -250,7 +251,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const at = `devices[${cpuIndex}]`;
   const sys = {
     ...preset,
-    description: `${preset.description.replace(/ Calibration will refit the figures\.$/, '')} Sparse-kernel model fitted by \`dype calibrate\`.`,
+    description: preset.description.includes(FITTED_NOTE) ? preset.description : `${preset.description.replace(/;? ?[Cc]alibration will refit the figures\.$/, '.')} ${FITTED_NOTE}`,
     devices: preset.devices.map((d, i) => (i === cpuIndex ? device : d)),
     sources: {
       ...(preset.sources ?? {}),

@@ -52,7 +52,7 @@ describe('dype calibrate --quick', () => {
     expect(j.fitted.threads).toBe(1);
     expect(j.fitted.cpuModel.parallelEfficiency).toBeUndefined();
     expect(j.fitted.determined.parallelEfficiency).toBe(false);
-    expect(new Set(j.fitRows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm4', 'spmm32']));
+    expect(new Set(j.fitRows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm16', 'spmm32']));
     expect(j.fitRows.every((x) => x.threads === 1)).toBe(true);
     expect(j.rows.map((x) => `${x.matrix}/${x.kernel}`)).toEqual(['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'].flatMap((m) => [`${m}/spmv`, `${m}/spmm16`]));
     expect(j.rowsThreads).toBeUndefined();
