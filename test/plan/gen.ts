@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { idlePowerW, peakPowerW, type PlanOptions } from '../../runtime/plan/dp.js';
 import { enumerateMappings } from '../../runtime/plan/exhaustive.js';
 import type { Dtype, Mapping, Objective, PlanOp, PlanProblem, SparseFeatures, ValueRead } from '../../runtime/plan/types.js';
-import type { DeviceSpec, FpgaSpec, PeerLink, SystemSpec } from '../../runtime/system/types.js';
+import type { CpuModelSpec, DeviceSpec, FpgaSpec, PeerLink, SystemSpec } from '../../runtime/system/types.js';
 
 export const KINDS = ['spmv', 'spmm', 'sddmm', 'gemm', 'map', 'reduce', 'copy'] as const;
 export const DTYPES: readonly Dtype[] = ['f32', 'f64', 'i32', 'i64', 'bool'];
@@ -207,9 +207,22 @@ const memoryGB = (sp: Spread) =>
   R[sp].tinyMemWeight > 0 ? fc.oneof({ weight: 6, arbitrary: rng(R[sp].mem) }, { weight: R[sp].tinyMemWeight, arbitrary: mag(-6, -3) }) : rng(R[sp].mem);
 const hostLink = (sp: Spread) => fc.record({ bandwidthGBs: rng(R[sp].linkBw), latencyUs: rng(R[sp].linkLat) });
 
+/** A fitted CPU model (what dype calibrate writes), coefficients over a few decades around those measured here. */
+const cpuModelArb: fc.Arbitrary<CpuModelSpec> = fc.record({
+  nsPerNnz: mag(-2, 1),
+  nsPerGather: mag(-3, 0),
+  nsPerRow: mag(-1, 1),
+  nsPerItem: mag(-3, 0),
+  nsPerMiss: mag(0, 2),
+  nsPerByte: mag(-3, -1),
+  cacheMB: mag(-1, 2),
+  parallelEfficiency: fc.double({ min: 0, max: 1, noNaN: true }),
+  dispatchUsPerThread: mag(-1, 2),
+});
+
 const cpuArb = (sp: Spread): fc.Arbitrary<DeviceSpec> => fc
-  .record({ peakGflops: peaks(sp), mem: rng(R[sp].bw), launch: fc.integer({ min: 0, max: 50 }), power, memoryGB: memoryGB(sp), threads: fc.integer({ min: 1, max: 64 }) })
-  .map((r) => ({ id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: r.peakGflops, memBandwidthGBs: r.mem, launchOverheadUs: r.launch, ...r.power, memoryGB: r.memoryGB, threads: r.threads }));
+  .record({ peakGflops: peaks(sp), mem: rng(R[sp].bw), launch: fc.integer({ min: 0, max: 50 }), power, memoryGB: memoryGB(sp), threads: fc.integer({ min: 1, max: 64 }), cpuModel: fc.option(cpuModelArb, { nil: undefined }) })
+  .map((r) => ({ id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: r.peakGflops, memBandwidthGBs: r.mem, launchOverheadUs: r.launch, ...r.power, memoryGB: r.memoryGB, threads: r.threads, ...(r.cpuModel ? { cpuModel: r.cpuModel } : {}) }));
 
 /**
  * FPGA resources as fractions of an Alveo U280's: often one scale for all
