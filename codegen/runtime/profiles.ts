@@ -73,6 +73,9 @@ export function kernelProfiles(k: Kernel, all: readonly ProfileArg[], cache: Map
       cache.set(a.path, feats);
     }
     if (param.type.format !== 'dense') {
+      const [r, c] = shapeDims[a.name]!;
+      if (r !== undefined && r === c && feats.rows !== feats.cols)
+        fail('DY6302', `--profile ${a.name}=${a.path}: the matrix is ${feats.rows} x ${feats.cols}, but kernel ${k.name} declares ${a.name} as [${r}, ${c}] (square)`);
       graphs.set(a.name, [...(graphs.get(a.name) ?? []), { f: feats, src: a.path }]);
     } else {
       const shape = param.type.shape.length === 1 ? [feats.rows * feats.cols] : [feats.rows, feats.cols];

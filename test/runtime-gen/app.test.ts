@@ -117,18 +117,22 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
 });
 
 describe('dype compile: runtime target errors', () => {
-  it('--targets runtime without --profile is DY6300, a profile naming nothing is DY6301; neither writes anything', async () => {
+  it('--targets runtime without --profile is DY6300, a profile naming nothing DY6301, a rectangular graph for [n, n] DY6302; none writes anything', async () => {
     const none = join(APP, 'out-none');
     const bad = join(APP, 'out-bad');
-    const [a, b] = await Promise.all([
+    const rect = join(APP, 'out-rect');
+    const [a, b, c] = await Promise.all([
       runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '-o', none]),
       runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '--profile', 'Z=3', '-o', bad]),
+      runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '--profile', `A=${join(M, 'ash219.mtx')}`, '-o', rect]),
     ]);
+    expect(c.status).toBe(1);
+    if (HAVE_DATA) expect(c.stderr).toMatch(/error DY6302: --profile A=.*ash219\.mtx: the matrix is 219 x 85, but kernel gcn declares A as \[n, n\] \(square\)/);
     expect(a.status).toBe(1);
     expect(a.stderr).toMatch(/error DY6300: the runtime target needs profile inputs/);
     expect(b.status).toBe(1);
     expect(b.stderr).toMatch(/error DY6301: --profile Z: no kernel of .*gcn\.dy has a parameter or dim named 'Z'/);
-    for (const d of [none, bad]) {
+    for (const d of [none, bad, rect]) {
       expect(existsSync(join(d, 'runtime'))).toBe(false);
       rmSync(d, { recursive: true, force: true });
     }
