@@ -27,6 +27,53 @@ export interface Timing {
 
 const EPS = 1e-12;
 
+/** A binary min-heap of (time, task). */
+class Timers {
+  private at: number[] = [];
+  private task: number[] = [];
+  get size(): number {
+    return this.at.length;
+  }
+  peek(): number {
+    return this.at.length ? this.at[0]! : Infinity;
+  }
+  private less(i: number, j: number): boolean {
+    return this.at[i]! < this.at[j]! || (this.at[i] === this.at[j] && this.task[i]! < this.task[j]!);
+  }
+  private swap(i: number, j: number): void {
+    [this.at[i], this.at[j]] = [this.at[j]!, this.at[i]!];
+    [this.task[i], this.task[j]] = [this.task[j]!, this.task[i]!];
+  }
+  push(at: number, task: number): void {
+    this.at.push(at);
+    this.task.push(task);
+    for (let i = this.at.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if (!this.less(i, up)) break;
+      this.swap(i, up);
+      i = up;
+    }
+  }
+  pop(): number {
+    const top = this.task[0]!;
+    const last = this.at.length - 1;
+    this.swap(0, last);
+    this.at.pop();
+    this.task.pop();
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < this.at.length && this.less(l, m)) m = l;
+      if (r < this.at.length && this.less(r, m)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+    return top;
+  }
+}
+
 export function runTasks(tasks: readonly Task[], instanceCount: number, links: readonly Link[]): Timing[] {
   const n = tasks.length;
   const timing: Timing[] = tasks.map(() => ({ start: NaN, dataStart: NaN, end: NaN }));
@@ -42,7 +89,7 @@ export function runTasks(tasks: readonly Task[], instanceCount: number, links: r
   const queues: number[][] = Array.from({ length: instanceCount }, () => []);
   const busy: number[] = new Array<number>(instanceCount).fill(-1);
   // Timed completions of compute tasks, delays and transfer setup phases.
-  const timers: { at: number; task: number }[] = [];
+  const timers = new Timers();
   const flowing = new Map<number, number>(); // transfer -> bytes left
   let now = 0;
   let done = 0;
@@ -59,7 +106,7 @@ export function runTasks(tasks: readonly Task[], instanceCount: number, links: r
     const id = q.splice(best, 1)[0]!;
     busy[inst] = id;
     timing[id]!.start = now;
-    timers.push({ at: now + (tasks[id] as { ms: number }).ms, task: id });
+    timers.push(now + (tasks[id] as { ms: number }).ms, id);
   };
 
   const ready = (id: number): void => {
@@ -69,7 +116,7 @@ export function runTasks(tasks: readonly Task[], instanceCount: number, links: r
       startCompute(t.instance);
     } else {
       timing[id]!.start = now;
-      timers.push({ at: now + (t.kind === 'delay' ? t.ms : t.latencyMs), task: id });
+      timers.push(now + (t.kind === 'delay' ? t.ms : t.latencyMs), id);
     }
   };
 
@@ -86,21 +133,22 @@ export function runTasks(tasks: readonly Task[], instanceCount: number, links: r
 
   for (let i = 0; i < n; i++) if (waiting[i] === 0) ready(i);
 
+  const users = new Int32Array(links.length);
   const rates = (): Map<number, number> => {
-    const users = new Array<number>(links.length).fill(0);
+    users.fill(0);
     for (const id of flowing.keys()) for (const l of (tasks[id] as { links: number[] }).links) users[l]!++;
     const r = new Map<number, number>();
     for (const id of flowing.keys()) {
-      const ls = (tasks[id] as { links: number[] }).links;
-      r.set(id, ls.length === 0 ? Infinity : Math.min(...ls.map((l) => links[l]!.bytesPerMs / users[l]!)));
+      let rate = Infinity;
+      for (const l of (tasks[id] as { links: number[] }).links) rate = Math.min(rate, links[l]!.bytesPerMs / users[l]!);
+      r.set(id, rate);
     }
     return r;
   };
 
   while (done < n) {
     const r = rates();
-    let next = Infinity;
-    for (const t of timers) next = Math.min(next, t.at);
+    let next = timers.peek();
     for (const [id, left] of flowing) next = Math.min(next, now + left / r.get(id)!);
     if (!Number.isFinite(next)) throw new Error('simulation: deadlock (no task can progress)');
     const dt = next - now;
@@ -114,9 +162,10 @@ export function runTasks(tasks: readonly Task[], instanceCount: number, links: r
       else flowing.set(id, rest);
     }
     for (const id of finished) flowing.delete(id);
-    const due = timers.filter((t) => t.at <= now).sort((a, b) => a.task - b.task);
-    for (let k = timers.length - 1; k >= 0; k--) if (timers[k]!.at <= now) timers.splice(k, 1);
-    for (const { task } of due) {
+    const due: number[] = [];
+    while (timers.size > 0 && timers.peek() <= now) due.push(timers.pop());
+    due.sort((a, b) => a - b);
+    for (const task of due) {
       const t = tasks[task]!;
       if (t.kind === 'transfer' && Number.isNaN(timing[task]!.dataStart)) {
         timing[task]!.dataStart = now;

@@ -5,7 +5,7 @@
  * report itself has no scripts); chromium's console log is checked too.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -101,5 +101,16 @@ describe('dype eval --quick', () => {
   });
 });
 
+describe('dype eval usage errors', () => {
+  it('-o naming a file is a usage error before any work, and writes nothing', () => {
+    const file = join(dir, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const r = runCli(['eval', '--quick', '-o', file]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/-o .*not-a-dir: expected a directory, found a file/);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+});
+
 if (!chromium) console.warn('report.test.ts: chromium is not on PATH; the rendering checks are skipped (.ci/run installs Debian\'s chromium)');
-void existsSync;
