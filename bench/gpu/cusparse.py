@@ -1,0 +1,104 @@
+"""cuSPARSE baseline through CuPy for bench/gpu/run.sh.
+
+Times y = A x (SpMV) and Y = A B (SpMM, B with 16 columns) in float32 with
+cupyx.scipy.sparse (cuSPARSE) on the matrices and inputs of the dype jobs
+(median of 20 runs after 3 warm-ups, CUDA events), reads the dype_check CSVs
+for the same ops, and prints dype's best variant against cuSPARSE with the
+geometric mean of the ratios. Writes cusparse.json into OUT.
+
+    python3 bench/gpu/cusparse.py WORK OUT
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+import cupy as cp
+import cupyx.scipy.sparse as cps
+
+
+def read_mtx(path):
+    """Matrix Market coordinate or array, general or symmetric, as dype reads it (float64 host arrays)."""
+    with open(path) as f:
+        head = f.readline().split()
+        fmt, field, sym = head[2].lower(), head[3].lower(), head[4].lower()
+        line = f.readline()
+        while line.startswith('%') or not line.strip():
+            line = f.readline()
+        dims = [int(t) for t in line.split()]
+        toks = f.read().split()
+    if fmt == 'array':
+        rows, cols = dims[0], dims[1]
+        vals = [float(t) for t in toks]
+        return ('dense', rows, cols, [[vals[j * rows + i] for j in range(cols)] for i in range(rows)])
+    rows, cols, nnz = dims
+    step = 2 if field == 'pattern' else 3
+    r, c, v = [], [], []
+    for k in range(nnz):
+        i, j = int(toks[k * step]) - 1, int(toks[k * step + 1]) - 1
+        x = 1.0 if step == 2 else float(toks[k * step + 2])
+        r.append(i); c.append(j); v.append(x)
+        if sym != 'general' and i != j:
+            r.append(j); c.append(i); v.append(-x if sym == 'skew-symmetric' else x)
+    return ('coo', rows, cols, (r, c, v))
+
+
+def time_gpu(fn, reps=20, warmup=3):
+    for _ in range(warmup):
+        fn()
+    cp.cuda.Device().synchronize()
+    a, b = cp.cuda.Event(), cp.cuda.Event()
+    ms = []
+    for _ in range(reps):
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ms.append(cp.cuda.get_elapsed_time(a, b))
+    ms.sort()
+    return ms[len(ms) // 2] if len(ms) % 2 else 0.5 * (ms[len(ms) // 2 - 1] + ms[len(ms) // 2])
+
+
+def dype_best(out, ex, matrix):
+    path = os.path.join(out, 'csv', f'{ex}-{matrix}.csv')
+    if not os.path.exists(path):
+        return None
+    rows = [r for r in csv.DictReader(open(path)) if r['op'] != 'program' and r['check'] != 'MISMATCH']
+    return min(rows, key=lambda r: float(r['median_ms'])) if rows else None
+
+
+def main():
+    work, out = sys.argv[1], sys.argv[2]
+    jobs = [line.split() for line in open(os.path.join(work, 'jobs.txt')) if line.strip()]
+    results = []
+    for job in jobs:
+        ex, matrix, args = job[0], job[1], job[2:]
+        if ex not in ('spmv', 'spmm'):
+            continue
+        files = dict(a.split('=', 1) for a in args[1::2] if '=' in a and not a.startswith('--'))
+        inputs = {k: os.path.join(work, v) for k, v in files.items()}
+        kind, rows, cols, (r, c, v) = read_mtx(inputs['A'])
+        A = cps.coo_matrix((cp.asarray(v, dtype=cp.float32), (cp.asarray(r), cp.asarray(c))), shape=(rows, cols)).tocsr()
+        A.sum_duplicates()
+        dense = read_mtx(inputs['x' if ex == 'spmv' else 'B'])[3]
+        X = cp.asarray(dense, dtype=cp.float32)
+        if ex == 'spmv':
+            X = X.reshape(-1)
+        ms = time_gpu(lambda: A @ X)
+        best = dype_best(out, ex, matrix)
+        entry = {'op': ex, 'matrix': matrix, 'rows': rows, 'nnz': int(A.nnz), 'cusparse_ms': ms}
+        if best:
+            entry.update({'dype_variant': best['variant'], 'dype_ms': float(best['median_ms']), 'speedup': ms / float(best['median_ms'])})
+        results.append(entry)
+    print(f"{'op':5} {'matrix':16} {'nnz':>8} {'cuSPARSE ms':>12} {'dype ms':>9} {'variant':16} {'speedup':>8}")
+    for e in results:
+        print(f"{e['op']:5} {e['matrix']:16} {e['nnz']:8d} {e['cusparse_ms']:12.4f} {e.get('dype_ms', float('nan')):9.4f} {e.get('dype_variant', '-'):16} {e.get('speedup', float('nan')):8.2f}")
+    ratios = [e['speedup'] for e in results if 'speedup' in e]
+    if ratios:
+        print(f'geomean speedup of dype over cuSPARSE: {math.exp(sum(math.log(x) for x in ratios) / len(ratios)):.2f}x over {len(ratios)} runs')
+    json.dump(results, open(os.path.join(out, 'cusparse.json'), 'w'), indent=2)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,104 @@
+/**
+ * CPU side of the GPU benchmark (no GPU needed): for five real matrices of
+ * different structure, writes under bench/results/gpu-work/ everything
+ * bench/gpu/run.sh needs on a GPU machine that may have neither node nor
+ * dype: the generated CUDA project of every example, the matrices, dense
+ * inputs (uniform in [-1, 1), fixed seed, four decimals), reference outputs
+ * from dype's float64 interpreter, and jobs.txt, one dype_check command line
+ * per example and matrix.
+ *   npm run build && node dist/bench/gpu/prepare.js
+ * Then carry bench/results/gpu-work to the GPU machine and run bench/gpu/run.sh.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatMatrixMarketArray } from '../../runtime/io/mtx-write.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..', '..');
+const work = join(root, 'bench', 'results', 'gpu-work');
+const matrices = join(root, '..', 'shared', 'data', 'matrices');
+const cli = join(root, 'dist', 'cli', 'main.js');
+
+/** Structure: skewed circuit, power-law graph, FEM with wide rows, uniform Markov chain, irregular chemical process. */
+export const MATRICES = ['adder_dcop_05', 'ca-GrQc', 'bcsstk13', 'cage8', 'bayer10'];
+const F = 16;
+
+function dype(args: string[]): void {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
+  if (r.status !== 0) throw new Error(`dype ${args.join(' ')} failed:\n${r.stderr}`);
+}
+
+/** xorshift32 from a fixed seed; four decimals keep the files small. */
+function randomDense(rows: number, cols: number, seed: number): string {
+  let s = seed >>> 0 || 1;
+  const data = new Float64Array(rows * cols);
+  for (let k = 0; k < data.length; k++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    data[k] = Math.round(((s / 2 ** 32) * 2 - 1) * 1e4) / 1e4;
+  }
+  return formatMatrixMarketArray({ format: 'dense', shape: [rows, cols], data }, 'real');
+}
+
+function sourceVector(n: number): string {
+  const data = new Float64Array(n).fill(Infinity);
+  data[0] = 0;
+  return formatMatrixMarketArray({ format: 'dense', shape: [n, 1], data }, 'real');
+}
+
+function main(): void {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(join(work, 'data'), { recursive: true });
+  mkdirSync(join(work, 'ref'), { recursive: true });
+  const examples = ['spmv', 'spmm', 'gcn', 'pagerank', 'sssp', 'attention'];
+  for (const ex of examples) dype(['compile', join('examples', `${ex}.dy`), '--targets', 'cuda', '-o', join(work, ex)]);
+  const jobs: string[] = [];
+  const rel = (p: string): string => relative(work, p);
+  for (const name of MATRICES) {
+    const src = join(matrices, `${name}.mtx`);
+    const A = join(work, 'data', `${name}.mtx`);
+    copyFileSync(src, A);
+    const m = loadMatrix(A);
+    const n = m.rows;
+    const cols = m.cols;
+    const file = (what: string, text: string): string => {
+      const p = join(work, 'data', `${name}.${what}.mtx`);
+      writeFileSync(p, text);
+      return p;
+    };
+    const xn = file('x', randomDense(cols, 1, 1));
+    const Xn = file(`X${F}`, randomDense(cols, F, 2));
+    const W = file(`W${F}`, randomDense(F, F, 3));
+    const W2 = file(`W${F}x8`, randomDense(F, 8, 4));
+    const r0 = file('r0', randomDense(n, 1, 5).replace(/^-/gm, ''));
+    const d0 = file('d0', sourceVector(n));
+    const runs: Record<string, { inputs: string[]; params: string[]; out: string }> = {
+      spmv: { inputs: [`A=${A}`, `x=${xn}`], params: [], out: 'y' },
+      spmm: { inputs: [`A=${A}`, `B=${Xn}`], params: [], out: 'Y' },
+      gcn: { inputs: [`A=${A}`, `X=${Xn}`, `W1=${W}`, `W2=${W2}`], params: [], out: 'Y' },
+      pagerank: { inputs: [`A=${A}`, `r0=${r0}`], params: ['d=0.85'], out: 'r' },
+      sssp: { inputs: [`A=${A}`, `d0=${d0}`], params: [], out: 'd' },
+      attention: { inputs: [`A=${A}`, `Q=${Xn}`, `K=${Xn}`, `V=${Xn}`], params: [], out: 'O' },
+    };
+    for (const ex of examples) {
+      const r = runs[ex]!;
+      // Square-only kernels skip rectangular matrices.
+      if (n !== cols && ex !== 'spmv' && ex !== 'spmm') continue;
+      const ref = join(work, 'ref', `${ex}.${name}.${r.out}.mtx`);
+      dype(['run', join('examples', `${ex}.dy`), '--backend', 'reference', ...r.inputs.flatMap((i) => ['--input', i]), ...r.params.flatMap((p) => ['--param', p]), '--out', `${r.out}=${ref}`]);
+      const args = [...r.inputs.map((i) => `--input ${i.replace(/=.*/, '')}=${rel(i.slice(i.indexOf('=') + 1))}`), ...r.params.map((p) => `--param ${p}`), `--ref ${r.out}=${rel(ref)}`];
+      jobs.push(`${ex} ${name} ${args.join(' ')}`);
+    }
+    console.log(`${name}: ${n} x ${cols}, nnz ${m.kind === 'coordinate' ? m.rowIdx.length : n * cols}`);
+  }
+  writeFileSync(join(work, 'jobs.txt'), `${jobs.join('\n')}\n`);
+  console.log(`wrote ${jobs.length} jobs to ${relative(root, join(work, 'jobs.txt'))}`);
+}
+
+main();
