@@ -139,11 +139,12 @@ function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
  * On a machine shared with other work the fastest run is the least
  * disturbed; at one thread a run's time is also bounded by the CPU time the
  * process used (which leaves out the time other work held the core), so
- * each run counts the smaller of the two. Short kernels get more calls (up
+ * each run counts the smaller of the two (when that clock is fine-grained:
+ * cpuClockUsable). Short kernels get more calls (up
  * to MAX_RUNS, about BUDGET_MS in all), since a short run is the easiest to
  * disturb.
  */
-function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number): number {
+function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: boolean): number {
   const ex = c.executors.get(`${program(r)}/${threads}`)!;
   const tensors = new Map<string, Tensor>([['A', A], [r.k === 0 ? 'x' : 'B', operand(A.cols, r.k)]]);
   const dims = dimsOf(A, r);
@@ -152,7 +153,7 @@ function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number): number {
     const t0 = performance.now();
     ex.execute({ tensors, scalars: new Map(), dims });
     const wall = performance.now() - t0;
-    if (threads > 1) return wall;
+    if (threads > 1 || !useCpu) return wall;
     const cpu = process.cpuUsage(cpu0);
     return Math.min(wall, (cpu.user + cpu.system) / 1e3);
   };
@@ -163,10 +164,29 @@ function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number): number {
   return best;
 }
 
+/**
+ * Whether process CPU time is fine-grained enough to bound a run's time:
+ * where the kernel accounts it in scheduler ticks, a 0.3 ms busy loop reads
+ * 0 or a whole tick (several ms), and only wall time is used.
+ */
+export function cpuClockUsable(): boolean {
+  for (let i = 0; i < 5; i++) {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    while (performance.now() - t0 < 0.3);
+    const wall = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const ms = (cpu.user + cpu.system) / 1e3;
+    // Preemption may shrink the CPU share of the spin, never to 0, and never beyond the wall time.
+    if (!(ms > 0 && ms <= 1.5 * wall + 0.05)) return false;
+  }
+  return true;
+}
+
 /** Runs every kernel enough for the engine to settle on its optimised code before anything is timed. */
 function warmUp(c: Compiled, threadCounts: readonly number[]): void {
   const A = generatedMatrix(8_000, 8);
-  for (const t of threadCounts) for (const r of [{ k: 0 }, { k: 16 }]) for (let i = 0; i < 4; i++) timeMs(c, A, r, t);
+  for (const t of threadCounts) for (const r of [{ k: 0 }, { k: 16 }]) for (let i = 0; i < 4; i++) timeMs(c, A, r, t, false);
 }
 
 function packageRoot(): string {
@@ -216,11 +236,12 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const heldTimed: Timed[] = [];
   try {
     warmUp(c, threadCounts);
+    const useCpu = cpuClockUsable();
     const inThreadSet = new Set(threadSet.map((e) => e.name));
     for (const e of fitSet) {
       const A = e.A();
       const time = (r: Run, t: number): void => {
-        fitTimed.push({ matrix: e.name, kernel: label(r), threads: t, sampleThreads: t, rows: A.rows, nnz: A.values.length, measuredMs: timeMs(c, A, r, t), ops: boundOps(c, A, r) });
+        fitTimed.push({ matrix: e.name, kernel: label(r), threads: t, sampleThreads: t, rows: A.rows, nnz: A.values.length, measuredMs: timeMs(c, A, r, t, useCpu), ops: boundOps(c, A, r) });
         bar.tick(++done);
       };
       for (const r of fitRuns) time(r, 1);
@@ -230,7 +251,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       const A = toCsr(loadMatrix(join(dataDir, `${n}.mtx`)));
       for (const t of threads > 1 ? [1, threads] : [1])
         for (const r of evalRuns) {
-          heldTimed.push({ matrix: n, kernel: label(r), threads: t, rows: A.rows, nnz: A.values.length, measuredMs: timeMs(c, A, r, t), ops: boundOps(c, A, r) });
+          heldTimed.push({ matrix: n, kernel: label(r), threads: t, rows: A.rows, nnz: A.values.length, measuredMs: timeMs(c, A, r, t, useCpu), ops: boundOps(c, A, r) });
           bar.tick(++done);
         }
     }
