@@ -107,6 +107,7 @@ export function buildProgram(): Command {
     .option('--objective <name>', 'throughput, energy or latency (default throughput)')
     .option('--power-cap <W>', 'peak power the devices may draw together, W')
     .option('--no-p2p', 'no peer-to-peer links between devices')
+    .option('--trace <FILE>', 'write a Chrome trace-event timeline (opens in Perfetto): the predicted stages and transfers per device on the cost model\'s clock, and the measured runs')
     .option('--json', 'print one JSON object on stdout')
     .option('--no-cache', 'compile the wasm kernel afresh, without reading or writing the compile cache ($DYPE_CACHE_DIR, else $XDG_CACHE_HOME/dype or ~/.cache/dype)')
     .action(async (file: string, o: RunOptions) => (await import('./run.js')).runCommand(file, o, out));

@@ -17,6 +17,7 @@ import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
 import { boundDims, loadSystem, parseObjective, planFor, sparseFeatures } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
+import { runTrace } from './run-trace.js';
 
 export interface RunOptions {
   kernel?: string;
@@ -33,6 +34,8 @@ export interface RunOptions {
   p2p?: boolean;
   /** false with --no-cache: compile the wasm kernel afresh, neither reading nor writing the compile cache. */
   cache?: boolean;
+  /** --trace FILE: Chrome trace-event timeline of the predicted stages and the measured runs. */
+  trace?: string;
 }
 
 export const BACKENDS = ['reference', 'wasm'] as const;
@@ -110,6 +113,7 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
   const feats = sparseFeatures(kernel, tensors);
   const plan = planFor(kernel, sys, feats, boundDims(kernel, tensors, scalars), scalars, objective);
   const best = plan.pareto[0]!;
+  if (o.trace !== undefined) writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);
   const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));
   const summaries = Object.fromEntries([...result.outputs].map(([n, t]) => [n, summarize(t)]));
   const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times) };

@@ -56,3 +56,36 @@ export class TraceRecorder {
     writeFileSync(path, JSON.stringify(this.toJSON()));
   }
 }
+
+/** What the clock needs of a pipeline stage (a planner Stage has it). */
+export interface ClockStage {
+  ops: string[];
+  devices: string[];
+  computeMs: number;
+  transferMs: number;
+  timeMs: number;
+  periodMs: number;
+  variants?: Record<string, string>;
+}
+
+/**
+ * Places one input's stages on the clock: each stage starts when the input
+ * has left the previous stage and its device instances are free (`free`,
+ * updated: an instance is free again one period later, so the next input
+ * overlaps); transfers are drawn before compute. Returns when the input
+ * entered and left the pipeline.
+ */
+export function placeStages(tr: TraceRecorder | undefined, free: Map<string, number>, stages: readonly ClockStage[], ready: number, name: string, args?: Record<string, unknown>): { start: number; end: number } {
+  let start = Infinity;
+  for (const st of stages) {
+    const begin = Math.max(ready, ...st.devices.map((i) => free.get(i) ?? 0));
+    start = Math.min(start, begin);
+    for (const i of st.devices) {
+      free.set(i, begin + st.periodMs);
+      tr?.slice(i, 'dma', `${name} in/out`, begin, st.transferMs);
+      tr?.slice(i, 'compute', `${name} ${st.ops.join('+')}`, begin + (st.timeMs - st.computeMs), st.computeMs, { ...(st.variants ? { variants: st.variants } : {}), ...args });
+    }
+    ready = begin + st.timeMs;
+  }
+  return { start: Number.isFinite(start) ? start : ready, end: ready };
+}

@@ -6,6 +6,7 @@
  * (measured for real backends' wall time, the cost model's for the
  * timeline), logging every decision as structured JSON.
  */
+import { placeStages } from '../backends/trace.js';
 import type { Backend } from '../backends/types.js';
 import { InputError } from '../errors.js';
 import { choiceKey, partitionLabel, planOptions, scoreChoices } from '../guards/build.js';
@@ -155,26 +156,15 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     const inst = stageInstances(p.choices);
     if (switched) {
       // The old pipeline drains, then data moves and bitstreams load.
-      const t = lastEnd;
-      tr?.instant('runtime', `switch to partition ${p.id}`, t, { label: p.label });
-      tr?.slice('runtime', 'compute', `switch cost`, t, costMs);
-      for (const k of [...free.keys()]) free.set(k, t + costMs);
-      for (const i of inst.flat()) free.set(i, t + costMs);
+      const at = lastEnd;
+      tr?.instant('runtime', `switch to partition ${p.id}`, at, { label: p.label });
+      tr?.slice('runtime', 'compute', `switch cost`, at, costMs);
+      for (const k of [...free.keys()]) free.set(k, at + costMs);
+      for (const i of inst.flat()) free.set(i, at + costMs);
     }
-    let ready = pipelined ? 0 : lastEnd;
-    let start = Infinity;
-    m.stages.forEach((st, j) => {
-      const begin = Math.max(ready, ...inst[j]!.map((i) => free.get(i) ?? 0));
-      start = Math.min(start, begin);
-      for (const i of inst[j]!) {
-        free.set(i, begin + st.periodMs);
-        tr?.slice(i, 'dma', `${name} in/out`, begin, st.transferMs);
-        tr?.slice(i, 'compute', `${name} ${st.ops.join('+')}`, begin + (st.timeMs - st.computeMs), st.computeMs, { variants: st.variants, partition: p.id });
-      }
-      ready = begin + st.timeMs;
-    });
-    lastEnd = Math.max(lastEnd, ready);
-    return { start, end: ready };
+    const t = placeStages(tr, free, m.stages, pipelined ? 0 : lastEnd, name, { partition: p.id });
+    lastEnd = Math.max(lastEnd, t.end);
+    return t;
   };
 
   const runOne = (inputs: RuntimeInputs, name: string | undefined, pipelined: boolean): RunResult => {
