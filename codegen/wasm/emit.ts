@@ -33,7 +33,7 @@ export interface EmitOptions {
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
-export const WASM_EMITTER_VERSION = 2;
+export const WASM_EMITTER_VERSION = 3;
 
 export interface EmittedWasm {
   binary: Uint8Array;

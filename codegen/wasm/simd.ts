@@ -1,26 +1,34 @@
 /**
- * 128-bit SIMD for dense loops over contiguous memory, by lanes of the loop
- * variable: `for k { let acc = init; for p { ...; acc = acc + v[p] * T[j*h + k] }; H[i*h + k] = f(acc) }`
- * runs 4 (f32) or 2 (f64) consecutive k at once, each lane doing exactly the
- * scalar code's operations in the scalar code's order (the interchange that
- * puts k innermost keeps every lane's summation order), so results are bit
- * for bit those of the scalar loop. Blocks of 8 and 4 vectors (32 and 16 f32
- * lanes) share one walk of the inner loop; a scalar loop does the remainder.
+ * 128-bit SIMD by lanes of a loop variable: 4 (f32) or 2 (f64) consecutive
+ * iterations k run at once, each lane doing exactly the scalar code's
+ * operations in the scalar code's order, so results equal the scalar loop's
+ * bit for bit. Two shapes profit:
+ *   - SpMM / GEMM / elementwise, lanes over a dense column k:
+ *     `for k { let acc = 0; for p { acc = acc + v[p] * T[j*h + k] }; H[i*h + k] = f(acc) }`
+ *     (the interchange that puts k innermost keeps each lane's sum order);
+ *   - SDDMM, lanes over consecutive entries p of a row:
+ *     `for p { let j = colIdx[p]; let acc = 0; for k { acc = acc + Q[i*d + k] * K[j*d + k] }; S[p] = a[p] * acc }`
+ *     where `K[j*d + k]` is gathered lane by lane (wasm has no gather
+ *     instruction; the gain is the shared loads and arithmetic).
+ * Blocks of 8, 4 and 1 vectors (32, 16, 4 f32 lanes) share one walk of the
+ * inner loop; a scalar loop does the remainder.
  *
  * A loop qualifies when, with k its variable and "varying" meaning k or a
  * local whose value depends on k:
- *   - every varying local is declared inside the loop with the vector's
- *     element type (f32 or f64), and no local declared outside is assigned;
- *   - k occurs only in load/store indices of the form base + k (base free of
- *     varying names), so lane l touches element base + k + l;
+ *   - a varying local of the vector's element type (f32 or f64) holds one
+ *     vector per block group; a varying index local that is never
+ *     reassigned (an entry's column j) holds one scalar per lane; no local
+ *     declared outside the loop is assigned in it;
+ *   - stores go to base + k (base free of varying names) of buffers of the
+ *     vector type that the loop does not read;
  *   - a varying value is built from +, -, *, /, neg, relu, abs, sqrt, min,
- *     max of that type, contiguous loads of buffers of that type, and
- *     k-free subexpressions (computed once per vector, then splat);
- *   - inner loops have k-free bounds; there is no `if`; stores go to
- *     base + k of a buffer of the vector type that the loop does not read.
- * SpMV's `x[j]` is a gather, not contiguous, so SpMV stays scalar; so does a
- * reduction over k itself (SDDMM's dot product): reordering its sum would
- * change the result.
+ *     max of that type, loads of buffers of that type (contiguous at
+ *     base + k, else gathered), and k-free subexpressions (computed once per
+ *     vector, then splat);
+ *   - inner loops have k-free bounds; there is no `if`.
+ * Not vectorised: SpMV (its accumulator is declared outside the entry loop:
+ * a reduction over p, and reordering its sum would change the result), a
+ * reduction over k itself (SDDMM's dot product), strided stores, host math.
  */
 import type { LBuffer, LElem, LExpr, LStmt } from '../../ir/loops.js';
 import type { FnBuilder, Ref, WasmModule } from './binaryen.js';
@@ -32,6 +40,10 @@ export interface VectorPlan {
   elem: VecElem;
   /** Locals that hold one vector per group (declared inside the loop). */
   vectors: Set<string>;
+  /** Index locals that vary with k (an entry's column j): one scalar per lane. */
+  lanes: Set<string>;
+  /** Some value needs per-lane scalars: a lane local, or a gathered load (lane by lane). */
+  perLane: boolean;
 }
 
 /** What the vectoriser needs of the scalar function emitter. */
@@ -118,7 +130,7 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     else if (t.k === 'for') declared.set(t.var, 'index');
     else if (t.k === 'if') ok = false;
   });
-  if (!ok) return undefined;
+  if (!ok || declared.has(k)) return undefined;
   // Varying names: k, then every local assigned a value that mentions one (to a fixed point).
   const varying = new Set([k]);
   for (let grew = true; grew; ) {
@@ -130,7 +142,14 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
       }
     });
   }
-  const vectors = new Set([...varying].filter((v) => v !== k));
+  const assigned = new Set<string>();
+  walk(s.body, (t) => {
+    if (t.k === 'set') assigned.add(t.var);
+  });
+  // Varying index locals (never reassigned) live as one scalar per lane; the rest are vectors.
+  const lanes = new Set([...varying].filter((v) => v !== k && (declared.get(v) === 'index' || declared.get(v) === 'i32') && !assigned.has(v)));
+  const vectors = new Set([...varying].filter((v) => v !== k && !lanes.has(v)));
+  let perLane = lanes.size > 0;
   // The element type: that of the stores (all alike).
   const stored = new Set<string>();
   let elem: LElem | undefined;
@@ -164,25 +183,26 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     }
   };
   const index = (e: LExpr): boolean => coefficient(e, k, varying) === 1;
+  // Contiguous (base + k), or gathered lane by lane when the index varies otherwise (but not with a vector).
   const loadOk = (e: Extract<LExpr, { k: 'load' }>): boolean => {
     const b = buf.get(e.buf);
-    return !!b && b.elem === T && !stored.has(region(b)) && index(e.index);
+    if (!b || b.elem !== T || stored.has(region(b))) return false;
+    if (index(e.index)) return true;
+    if (mentions(e.index, vectors)) return false;
+    perLane = true;
+    return true;
+  };
+  const readsOk = (e: LExpr): boolean => {
+    if (e.k === 'load') {
+      const b = buf.get(e.buf);
+      if (!b || stored.has(region(b))) return false;
+    }
+    return children(e).every(readsOk);
   };
   // A varying value of type T that lanes can compute.
   const value = (e: LExpr): boolean => {
-    if (!mentions(e, varying)) {
-      // k-free, but its loads must not read what the loop writes.
-      let reads = true;
-      const scan = (x: LExpr): void => {
-        if (x.k === 'load') {
-          const b = buf.get(x.buf);
-          if (!b || stored.has(region(b))) reads = false;
-        }
-        for (const c of children(x)) scan(c);
-      };
-      scan(e);
-      return reads;
-    }
+    // k-free, but its loads must not read what the loop writes.
+    if (!mentions(e, varying)) return readsOk(e);
     switch (e.k) {
       case 'var':
         return vectors.has(e.name);
@@ -204,7 +224,9 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     ss.every((t) => {
       switch (t.k) {
         case 'let':
-          return vectors.has(t.var) ? value(t.value) : !mentions(t.value, varying) && value(t.value);
+          if (vectors.has(t.var)) return value(t.value);
+          if (lanes.has(t.var)) return !mentions(t.value, vectors) && readsOk(t.value);
+          return !mentions(t.value, varying) && value(t.value);
         case 'set':
           // Only accumulators: a scalar assigned in the loop would be assigned once per vector instead of once per k.
           return vectors.has(t.var) && declared.has(t.var) && value(t.value);
@@ -222,7 +244,7 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     if (t.k === 'let' || t.k === 'for') lets++;
   });
   if (lets !== declared.size) return undefined;
-  return stmts(s.body) ? { elem: T, vectors } : undefined;
+  return stmts(s.body) ? { elem: T, vectors, lanes, perLane } : undefined;
 }
 
 function children(e: LExpr): LExpr[] {
@@ -258,6 +280,9 @@ export class VectorLoop {
   private readonly bytes: number;
   private vec = new Map<string, number[]>();
   private varying: Set<string>;
+  /** Per-lane scalars of the current block: k + q, and each lane local, by lane q. */
+  private laneK: number[] = [];
+  private laneVars = new Map<string, number[]>();
 
   constructor(
     private readonly S: ScalarEmitter,
@@ -266,7 +291,7 @@ export class VectorLoop {
   ) {
     this.lanes = LANES[plan.elem];
     this.bytes = plan.elem === 'f32' ? 4 : 8;
-    this.varying = new Set([s.var, ...plan.vectors]);
+    this.varying = new Set([s.var, ...plan.vectors, ...plan.lanes]);
   }
 
   emit(lo: Ref, hi: Ref): Ref {
@@ -280,7 +305,17 @@ export class VectorLoop {
       const step = G * this.lanes;
       const b = F.label('VB');
       const l = F.label('VL');
-      const body = this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () => this.stmts(this.s.body, G));
+      const prefix: Ref[] = [];
+      this.laneVars = new Map();
+      this.laneK = [];
+      if (this.plan.perLane) {
+        for (let q = 0; q < step; q++) {
+          const l = F.local('index');
+          this.laneK.push(l);
+          prefix.push(F.set(l, m.i32.add(gk(), m.i32.const(q))));
+        }
+      }
+      const body = [...prefix, ...this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () => this.stmts(this.s.body, G))];
       out.push(
         m.block(b, [
           m.loop(
@@ -292,6 +327,13 @@ export class VectorLoop {
     }
     out.push(this.S.scalarFor(this.s, gk(), F.get(end, 'index')));
     return m.block(null, out);
+  }
+
+  /** Names as lane q sees them: k is k0 + q, a lane local its q-th scalar. */
+  private lane(q: number): Map<string, { index: number; elem: LElem }> {
+    const b = new Map<string, { index: number; elem: LElem }>([[this.s.var, { index: this.laneK[q]!, elem: 'index' }]]);
+    for (const [n, ls] of this.laneVars) b.set(n, { index: ls[q]!, elem: 'index' });
+    return b;
   }
 
   private vlocals(name: string, G: number): number[] {
@@ -320,6 +362,13 @@ export class VectorLoop {
               const ls = this.vlocals(t.var, G);
               const v = this.value(t.value, G);
               out.push(...v.pre, ...ls.map((l, g) => m.local.set(l, v.get(g))));
+            } else if (t.k === 'let' && this.plan.lanes.has(t.var)) {
+              const ls = this.laneK.map((_, q) => {
+                const l = F.local(t.type);
+                out.push(F.set(l, this.S.scoped(this.lane(q), () => this.S.as(t.value, t.type))));
+                return l;
+              });
+              this.laneVars.set(t.var, ls);
             } else if (t.k === 'let') {
               const l = F.local(t.type);
               out.push(F.set(l, this.S.as(t.value, t.type)));
@@ -358,6 +407,10 @@ export class VectorLoop {
     return m.i32.add(F.get(this.S.bufParam(buf), 'i32'), m.i32.shl(this.S.as(index, 'index'), m.i32.const(this.bytes === 8 ? 3 : 2)));
   }
 
+  private contiguous(index: LExpr): boolean {
+    return coefficient(index, this.s.var, this.varying) === 1;
+  }
+
   private splat(x: Ref): Ref {
     const m = this.S.W.m;
     return this.plan.elem === 'f32' ? m.f32x4.splat(x) : m.f64x2.splat(x);
@@ -378,6 +431,18 @@ export class VectorLoop {
         return { pre: [], get: (g) => m.local.get(ls[g]!, W.b.v128) };
       }
       case 'load': {
+        if (!this.contiguous(e.index)) {
+          // A gather: lane by lane, each lane's index as the scalar code computes it.
+          const one = (q: number): Ref => this.S.scoped(this.lane(q), () => W.load(T, F.get(this.S.bufParam(e.buf), 'i32'), this.S.as(e.index, 'index')));
+          return {
+            pre: [],
+            get: (g) => {
+              let v = this.splat(one(g * this.lanes));
+              for (let l = 1; l < this.lanes; l++) v = V.replace_lane(v, l, one(g * this.lanes + l));
+              return v;
+            },
+          };
+        }
         const a = F.local('index');
         return { pre: [F.set(a, this.address(e.buf, e.index))], get: (g) => m.v128.load(g * 16, this.bytes, F.get(a, 'index')) };
       }

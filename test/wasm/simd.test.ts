@@ -90,6 +90,7 @@ async function simdEqualsScalar(k: Kernel, inputs: [Record<string, Tensor>, stri
 
 describe('simd: which loops take the vector path', () => {
   it('gcn, spmm and attention (the SpMM) carry v128 arithmetic; spmv none', async () => {
+    expect(await textOf(example('attention'))).toMatch(/f32x4\.replace_lane/); // SDDMM gathers K's rows lane by lane
     for (const ex of ['gcn', 'spmm', 'attention']) {
       const t = await textOf(example(ex));
       expect(t, ex).toMatch(/f32x4\.mul/);
@@ -103,7 +104,7 @@ describe('simd: which loops take the vector path', () => {
     const k = loopKernel(`kernel k(A: csr<f64>[m, n], B: dense<f64>[n, h]) -> (Y: dense<f64>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`);
     expect(await textOf(k)).toMatch(/f64x2\.mul/);
   });
-  it('the plan: SpMM and GEMM column loops vectorise; SpMV, SDDMM, row loops and strided stores do not', () => {
+  it('the plan: SpMM and GEMM column loops and SDDMM entry loops vectorise; SpMV, reductions over k, host math, row loops and strided stores do not', () => {
     const plans = (k: Kernel): string[] => {
       const out: string[] = [];
       const visit = (ss: readonly import('../../ir/loops.js').LStmt[], bufs: import('../../ir/loops.js').LBuffer[]): void => {
@@ -119,19 +120,19 @@ describe('simd: which loops take the vector path', () => {
     // gcn: GEMM (i, k, j), SpMM (i, k, p0), twice.
     expect(plans(example('gcn'))).toEqual(['i:-', 'k:f32', 'j:-', 'i:-', 'k:f32', 'p0:-', 'i:-', 'k:f32', 'j:-', 'i:-', 'k:f32', 'p0:-']);
     expect(plans(example('spmv'))).toEqual(['i:-', 'p0:-']);
-    // attention: SDDMM's dot product over k is a reduction (no plan); op4 is an SpMM.
-    const att = plans(example('attention'));
-    expect(att.slice(0, 3)).toEqual(['i:-', 'p0:-', 'k:-']);
-    expect(att.slice(-3)).toEqual(['i:-', 'k:f32', 'p0:-']);
+    // attention: SDDMM runs by lanes of entries (its dot product over k is a reduction: no plan for k);
+    // max and sum over a row are reductions, exp is host math; op4 is an SpMM.
+    expect(plans(example('attention'))).toEqual(['i:-', 'p0:f32', 'k:-', 'i:-', 'p0:-', 'i:-', 'p0:-', 'i:-', 'p0:-', 'i:-', 'k:f32', 'p0:-']);
     // Dense elementwise: the row loop itself.
     expect(plans(loopKernel(`kernel k(x: dense<f32>[n], y: dense<f32>[n]) -> (z: dense<f32>[n]) { z[i] = relu(2.0 * x[i] - y[i]); }`))).toEqual(['i:f32']);
-    // A transposed store (stride h in k) stays scalar.
-    expect(plans(loopKernel(`kernel k(X: dense<f32>[n, h]) -> (Z: dense<f32>[h, n]) { Z[c, i] = X[i, c]; }`))).toEqual(['c:-', 'i:-']);
+    // A transpose: the outer loop would store with stride n (scalar); the inner one stores contiguously and gathers X's column.
+    expect(plans(loopKernel(`kernel k(X: dense<f32>[n, h]) -> (Z: dense<f32>[h, n]) { Z[c, i] = X[i, c]; }`))).toEqual(['c:-', 'i:f32']);
   });
 });
 
+const widths = [1, 3, 5, 7, 33];
+
 describe('simd: bit-identical to the scalar path', () => {
-  const widths = [1, 3, 5, 7, 33];
   for (const t of ['f32', 'f64'] as const) {
     it(`SpMM on a random matrix with empty rows, widths ${widths.join(', ')} (${t})`, async () => {
       const k = loopKernel(`kernel k(A: csr<${t}>[m, n], B: dense<${t}>[n, h]) -> (Y: dense<${t}>[m, h]) { Y[i, c] = relu(A[i, j] * B[j, c]) ; }`);
@@ -146,6 +147,15 @@ describe('simd: bit-identical to the scalar path', () => {
       await simdEqualsScalar(k, widths.map((h) => [{ X: rand([67, 9], 1), W: rand([9, h], h), b: rand([h], 2 * h) }, `gemm ${t} h=${h}`]), true);
     });
   }
+  it('gathers: SDDMM on a random matrix and a transpose, widths 1, 3, 5, 7, 33 (f32, f64)', async () => {
+    for (const t of ['f32', 'f64']) {
+      const A = randomCsr(300, 300, 11);
+      const sddmm = loopKernel(`kernel k(A: csr<${t}>[n, n], Q: dense<${t}>[n, d], K: dense<${t}>[n, d]) -> (S: csr<${t}>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }`);
+      await simdEqualsScalar(sddmm, widths.map((d) => [{ A, Q: rand([300, d], d), K: rand([300, d], d + 1) }, `sddmm ${t} d=${d}`]), true);
+      const transpose = loopKernel(`kernel k(X: dense<${t}>[n, h]) -> (Z: dense<${t}>[h, n]) { Z[c, i] = X[i, c]; }`);
+      await simdEqualsScalar(transpose, widths.map((h) => [{ X: rand([37, h], h) }, `transpose ${t} h=${h}`]), true);
+    }
+  });
   it('a vectorised row loop split across threads (odd slice bounds), f32 and f64', async () => {
     for (const t of ['f32', 'f64']) {
       const k = loopKernel(`kernel k(x: dense<${t}>[n], y: dense<${t}>[n]) -> (z: dense<${t}>[n]) { z[i] = relu(2.0 * x[i] - y[i]) + abs(y[i]) / 3.0; }`);
