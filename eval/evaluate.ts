@@ -14,7 +14,7 @@ import { buildCases, suiteInputs, type EvalCase, type SuiteSelection } from './c
 import { feasibility } from './feasible.js';
 import type { EvalInput } from './inputs.js';
 import { simStages, simulate, type SimResult } from './sim/index.js';
-import { dypePick, gpuOnlyPick, heftPick, planOpts, staticPick, STRATEGIES, trainGuards, trainStatic, online, type Strategy, type StrategyPick } from './strategies.js';
+import { dypePick, gpuOnlyPick, heftPick, onlineNoSplit, planOpts, staticPick, STRATEGIES, trainGuards, trainStatic, online, type Strategy, type StrategyPick } from './strategies.js';
 import { systemFor } from './systems.js';
 
 /** Two mappings score the same within this relative tolerance. */
@@ -128,6 +128,7 @@ export function runCase(c: EvalCase, t: Trainer, cache?: ScoreCache): CaseResult
     static: staticPick(sys, p, t.static(c)),
     'gpu-only': gpuOnlyPick(sys, p, c.objective),
     heft: heftPick(sys, p, c.objective),
+    'online-no-split': onlineNoSplit(space.map((x) => x.mapping), c.objective),
   };
   const ref = metric(best.sim, c.objective);
   const strategies = {} as Record<Strategy, StrategyResult>;

@@ -8,6 +8,7 @@
  * - dype-online: a fresh DP plan with the input's exact features;
  * - static: one mapping chosen on the training inputs (runtime/plan/baselines);
  * - gpu-only: the best mapping on the GPUs alone;
+ * - online-no-split: a diagnostic, the planner's best unsplit mapping;
  * - heft: HEFT list scheduling; under a power cap, on the subset of devices
  *   within the cap whose HEFT schedule is best (HEFT itself ignores power).
  */
@@ -19,7 +20,12 @@ import type { Mapping, Objective, PlanProblem } from '../runtime/plan/types.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import { peakDrawW } from './feasible.js';
 
-export const STRATEGIES = ['dype', 'dype-online', 'static', 'gpu-only', 'heft'] as const;
+/**
+ * `online-no-split` is a diagnostic, not a contender: the planner's best
+ * mapping among those that split no stage over several instances, to
+ * measure how much of the loss the planner's split cost explains.
+ */
+export const STRATEGIES = ['dype', 'dype-online', 'static', 'gpu-only', 'heft', 'online-no-split'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
 export interface StrategyPick {
@@ -46,6 +52,13 @@ export function applyChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageC
 
 export function online(sys: SystemSpec, p: PlanProblem, objective: Objective): Mapping | undefined {
   return planPareto(sys, p, planOpts(sys, objective)).pareto[0];
+}
+
+/** The planner's best (by its own figures) among mappings whose stages each use one instance. */
+export function onlineNoSplit(candidates: readonly Mapping[], objective: Objective): StrategyPick {
+  let best: Mapping | undefined;
+  for (const m of candidates) if (m.stages.every((s) => s.count === 1) && (!best || objectiveValue(m, objective) < objectiveValue(best, objective))) best = m;
+  return best ? { mapping: best, note: 'planner, no split stage' } : { mapping: undefined, note: 'no unsplit mapping is feasible' };
 }
 
 export function trainGuards(sys: SystemSpec, spec: Parameters<typeof buildGuards>[0], training: readonly Binding[], objective: Objective): GuardPlan {

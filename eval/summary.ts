@@ -130,11 +130,11 @@ export function summaryTable(s: Summary): string {
   const lines: string[] = [];
   lines.push(`dype eval: ${s.cases} cases (${Object.entries(s.per_objective).map(([k, v]) => `${v} ${k}`).join(', ')}); oracle = best enumerated mapping by the event simulation`);
   lines.push('');
-  lines.push('strategy      optimal          mean loss (not optimal)  max loss   infeasible  beats oracle');
+  lines.push('strategy         optimal          mean loss (not optimal)  max loss   infeasible  beats oracle');
   for (const k of STRATEGIES) {
     const r = s.summary[k];
     const share = s.cases ? ((100 * r.optimal) / s.cases).toFixed(1) : '0';
-    lines.push(`${k.padEnd(12)}  ${`${r.optimal}/${s.cases} (${share}%)`.padEnd(15)}  ${pct(r.mean_loss_pct).padStart(23)}  ${pct(r.max_loss_pct).padStart(9)}  ${String(r.infeasible).padStart(10)}  ${String(r.beats_oracle).padStart(12)}`);
+    lines.push(`${k.padEnd(15)}  ${`${r.optimal}/${s.cases} (${share}%)`.padEnd(15)}  ${pct(r.mean_loss_pct).padStart(23)}  ${pct(r.max_loss_pct).padStart(9)}  ${String(r.infeasible).padStart(10)}  ${String(r.beats_oracle).padStart(12)}`);
   }
   lines.push('');
   lines.push('                       throughput   energy efficiency   (geometric means)');
