@@ -132,7 +132,8 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       { current: scoreChoices(sys, c.problem, current.choices, popts), candidate: scoreChoices(sys, c.problem, c.selected.choices, popts), cost: costInUnits(cost.totalMs), differs: c.selected.key !== current.key },
       units,
     );
-    return { ...d, cost };
+    // Out of range the pick is the DP's, not the guards'.
+    return { ...d, reason: c.replanInfo ? d.reason.replace(/^the guards pick/, 'the re-plan picks').replace(/^the guards\u2019 pick/, 'the re-plan\u2019s pick') : d.reason, cost };
   };
 
   const execute = (p: Part, c: Choice): { outputs: Map<string, Tensor>; wallMs: number } => {
