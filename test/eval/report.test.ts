@@ -29,7 +29,7 @@ window.addEventListener('load', () => {
   const svgs = [...document.querySelectorAll('svg.plot')].map((s) => {
     const b = s.getBoundingClientRect();
     const box = s.getBBox();
-    return { w: b.width, h: b.height, bw: box.width, bh: box.height, shapes: s.querySelectorAll('circle,rect,polyline,line').length };
+    return { w: b.width, h: b.height, bw: box.width, bh: box.height, shapes: s.querySelectorAll('circle,rect,polyline,line').length, program: !!s.closest('#program') };
   });
   const pre = document.createElement('pre');
   pre.id = 'probe';
@@ -38,7 +38,7 @@ window.addEventListener('load', () => {
 });
 </script>`;
 
-function probe(htmlPath: string): { errors: string[]; svgs: { w: number; h: number; bw: number; bh: number; shapes: number }[]; log: string } {
+function probe(htmlPath: string): { errors: string[]; svgs: { w: number; h: number; bw: number; bh: number; shapes: number; program: boolean }[]; log: string } {
   const html = readFileSync(htmlPath, 'utf8');
   const probed = join(dir, `probe-${Math.random().toString(36).slice(2)}.html`);
   writeFileSync(probed, html.replace('<head>', `<head>${PROBE}`));
@@ -73,31 +73,28 @@ describe('dype eval --quick', () => {
     expect(html).not.toMatch(/<script|(src|href)="?https?:/i);
   });
 
-  it.skipIf(!chromium)('report.html renders its plots in headless Chromium without errors', () => {
-    const p = probe(join(dir, 'report.html'));
-    expect(p.errors).toEqual([]);
-    expect(consoleErrors(p.log)).toEqual([]);
-    // Summary aside: 6 Pareto fronts, 6 decision maps, at least 3 timelines.
-    expect(p.svgs.length).toBeGreaterThanOrEqual(15);
-    for (const s of p.svgs) {
+  it.skipIf(!chromium)('report.html and a renderProgramReport page (for dype compile) render their plots in headless Chromium without errors', () => {
+    const w = workloads().find((x) => x.name === 'gcn')!;
+    const sys = systemFor(SETTINGS.find((s) => s.name === '2g2f')!);
+    const p = problemFor(w, generatedInputs().find((x) => x.name === 'rmat-128k-d16')!.features);
+    const program = renderProgramReport({ title: 'gcn', sys, problem: p, objective: 'throughput', mappings: [online(sys, p, 'throughput')!] });
+    // One browser start for both pages (it is the slow part): the program page's body follows the suite report's.
+    const suite = readFileSync(join(dir, 'report.html'), 'utf8');
+    const body = (html: string): string => html.slice(html.indexOf('<body>') + 6, html.lastIndexOf('</body>'));
+    const both = join(dir, 'both.html');
+    writeFileSync(both, suite.replace('</body>', `<div id="program">${body(program)}</div></body>`));
+    const pr = probe(both);
+    expect(pr.errors).toEqual([]);
+    expect(consoleErrors(pr.log)).toEqual([]);
+    // Suite: 6 Pareto fronts, 6 decision maps, at least 3 timelines; program: a front and a timeline.
+    expect(pr.svgs.length).toBeGreaterThanOrEqual(17);
+    expect(pr.svgs.filter((s) => s.program).length).toBe(2);
+    for (const s of pr.svgs) {
       expect(s.w).toBeGreaterThan(100);
       expect(s.bw).toBeGreaterThan(50);
       expect(s.bh).toBeGreaterThan(50);
       expect(s.shapes).toBeGreaterThan(2);
     }
-  });
-
-  it.skipIf(!chromium)('renderProgramReport (for dype compile) renders too', () => {
-    const w = workloads().find((x) => x.name === 'gcn')!;
-    const sys = systemFor(SETTINGS.find((s) => s.name === '2g2f')!);
-    const p = problemFor(w, generatedInputs().find((x) => x.name === 'rmat-128k-d16')!.features);
-    const best = online(sys, p, 'throughput')!;
-    const file = join(dir, 'program.html');
-    writeFileSync(file, renderProgramReport({ title: 'gcn', sys, problem: p, objective: 'throughput', mappings: [best] }));
-    const pr = probe(file);
-    expect(pr.errors).toEqual([]);
-    expect(pr.svgs.length).toBe(2);
-    for (const s of pr.svgs) expect(s.shapes).toBeGreaterThan(2);
   });
 });
 
