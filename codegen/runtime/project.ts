@@ -80,10 +80,12 @@ export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptio
   // ts-morph loads only when a runtime is emitted, not when `dype compile` merely asks whether this target needs profiles.
   const { DEFAULT_RUNTIME_IMPORT, emitRuntimeTs } = await import('./emit-ts.js');
   const importFrom = o.importFrom ?? process.env['DYPE_RUNTIME_IMPORT'] ?? DEFAULT_RUNTIME_IMPORT;
+  // The file's base name: generated files do not depend on where the program was compiled.
+  const source = program.file.replace(/\\/g, '/').split('/').pop() ?? program.file;
   const files: ProjectFiles = new Map();
-  files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, program.file, kernels, importFrom));
-  files.set(`${program.name}_dispatch.h`, emitDispatchHeader(program.name, program.file, kernels));
-  files.set('plan.json', planJson(program.name, program.file, sys, kernels));
+  files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, source, kernels, importFrom));
+  files.set(`${program.name}_dispatch.h`, emitDispatchHeader(program.name, source, kernels));
+  files.set('plan.json', planJson(program.name, source, sys, kernels));
   files.set('ir/build-guards.ir', printModule(module));
   return files;
 }
