@@ -243,7 +243,7 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
     kernels.push({ name: k.name, ops: vms.map((v) => v.name) });
     allVms.push(...vms);
   }
-  for (const h of ['dype_host.h', 'dype_mtx.h', 'dype_pack.h', 'dype_xrt.h']) files.set(`host/${h}`, raw(`host/${h}`));
+  for (const h of ['dype_host.h', 'dype_mtx.h', 'dype_pack.h', 'dype_util.h', 'dype_xrt.h']) files.set(`host/${h}`, raw(`host/${h}`));
   files.set('host/dype_ops.h', raw('kernel/dype_ops.h'));
   for (const h of ['ap_int.h', 'hls_stream.h']) files.set(`csim/${h}`, raw(`csim/${h}`));
   const connectivity = allVms.flatMap((vm) => [`nk=${vm.name}:1:${vm.name}_1`, ...vm.args.filter((a) => a.kind === 'ptr').map((a) => `sp=${vm.name}_1.${a.name}:HBM[${a.bank}]`)]);

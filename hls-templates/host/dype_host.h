@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 #include "dype_mtx.h"
+#include "dype_util.h"
 
 namespace dype {
 
@@ -100,21 +101,6 @@ static inline void set_from_double(Region& r, size_t k, double x) {
     case BOOL: static_cast<int32_t*>(p)[k] = x != 0 ? 1 : 0; break;
     default: static_cast<int32_t*>(p)[k] = int32_t(x); break;
   }
-}
-
-struct CycleNote {
-  long long cycles = 0, nnz = 0, runs = 0;
-};
-static inline std::map<std::string, CycleNote>& cycle_notes() {
-  static std::map<std::string, CycleNote> m;
-  return m;
-}
-// Scheduled stream length of a sparse kernel run (cycles of its nonzero pipeline at II=1).
-static inline void note_cycles(const char* kernel, long long cycles, long long nnz) {
-  CycleNote& n = cycle_notes()[kernel];
-  n.cycles += cycles;
-  n.nnz += nnz;
-  n.runs++;
 }
 
 struct Program {

@@ -21,12 +21,9 @@
 #include <string>
 #include <vector>
 
-namespace dype {
+#include "dype_util.h"
 
-[[noreturn]] static inline void fail(const std::string& msg) {
-  std::fprintf(stderr, "%s\n", msg.c_str());
-  std::exit(1);
-}
+namespace dype {
 
 struct Matrix {
   int64_t rows = 0, cols = 0;

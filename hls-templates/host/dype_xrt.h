@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 #include <xrt/xrt_bo.h>
+#include "dype_util.h"
 #include <xrt/xrt_device.h>
 #include <xrt/xrt_kernel.h>
 
