@@ -23,7 +23,7 @@ echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>
 examples="$(cut -d' ' -f1 "$work/jobs.txt" | sort -u)"
 pids=()
 for ex in $examples; do
-  ( make -C "$work/$ex/cuda" ARCHS="-gencode arch=compute_$arch,code=sm_$arch" > "$out/logs/build-$ex.log" 2>&1 || echo "build of $ex failed (see logs/build-$ex.log)" >> "$out/summary.txt" ) &
+  ( make -B -C "$work/$ex/cuda" ARCHS="-gencode arch=compute_$arch,code=sm_$arch" > "$out/logs/build-$ex.log" 2>&1 || echo "build of $ex failed (see logs/build-$ex.log)" >> "$out/summary.txt" ) &
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
