@@ -44,7 +44,7 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     device: lines(v.device),
     stubs: v.stubs.map((s) => ({ variant: s.variant, note: s.note, signature: s.signature, body: lines(s.body, '  '), doc: s.doc.map(commentText).join('\n *  ') })),
     dispatch: lines(v.dispatch),
-    opCases: lines(plans[n]!.ops.map((_, i) => `case ${i}: return dy_${v.prefix}_op${i}(b, variant, stream);`), '    '),
+    opCases: lines(plans[n]!.ops.map((_, i) => `case ${i}: return dy_${v.prefix.slice('dype_'.length)}_op${i}(b, variant, stream);`), '    '),
     opCount: String(plans[n]!.ops.length),
     variantCounts: lines(plans[n]!.ops.map((op, i) => `case ${i}: return ${op.variants.length};`), '    '),
     variantNames: lines(plans[n]!.ops.flatMap((op, i) => op.variants.map((x, vi) => `case ${i * 64 + vi}: return ${cString(x.name)};`)), '    '),

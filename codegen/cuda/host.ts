@@ -206,7 +206,7 @@ export function kernelView(plan: KernelPlan): KernelView {
   // Dispatch: one static function per op choosing the variant's stub.
   const dispatch: string[] = [];
   ops.forEach((op, n) => {
-    dispatch.push(`static int dy_${prefix}_op${n}(const ${prefix}_buffers* b, int variant, cudaStream_t stream) {`, '  switch (variant) {');
+    dispatch.push(`static int dy_${prefix.slice('dype_'.length)}_op${n}(const ${prefix}_buffers* b, int variant, cudaStream_t stream) {`, '  switch (variant) {');
     op.variants.forEach((v, vi) => {
       const args = [...op.storage.map((k) => `b->${storages.get(k)!.c}`), ...op.sizes.map((c) => `b->${c}`)];
       if (v.name === 'merge-path') {
@@ -233,7 +233,7 @@ export function kernelView(plan: KernelPlan): KernelView {
       }
       const n = opIndex.get(s.op)!;
       const op = ops[n]!;
-      const out = [`${ind}if ((dy_rc = dy_${prefix}_op${n}(b, variants ? variants[${n}] : 0, stream)) != 0) return dy_rc;`];
+      const out = [`${ind}if ((dy_rc = dy_${prefix.slice('dype_'.length)}_op${n}(b, variants ? variants[${n}] : 0, stream)) != 0) return dy_rc;`];
       if (op.f.out.endsWith('.next')) {
         const from = storages.get(op.storage[op.f.buffers.findIndex((x) => x.name === op.f.out)]!)!;
         const to = storages.get(op.f.out.slice(0, -'.next'.length))!;

@@ -272,7 +272,7 @@ class WarpPrinter extends StmtPrinter {
       ...[...sh].map(([u, c]) => `${ind}    ${c}[dy_w][dy_lane] = ${inner.names.buf(u).c}[${pb} + dy_lane];`),
       `${ind}  }`,
       `${ind}  __syncwarp();`,
-      `${ind}  for (int ${t} = 0, dy_n${t} = min(32, ${pe} - ${pb}); ${t} < dy_n${t}; ++${t}) {`,
+      `${ind}  for (int ${t} = 0, ${t}_n = min(32, ${pe} - ${pb}); ${t} < ${t}_n; ++${t}) {`,
       `${ind}    const int ${v} = ${pb} + ${t};`,
       `${ind}    (void)${v};`,
       ...body,

@@ -82,7 +82,7 @@ describe('variants derived from the loop nests', () => {
   it('drives repeat loops from the host and copies X.next back after each trip', () => {
     const pr = emitCuda(exampleProgram('pagerank')).get('pagerank.cu')!;
     const run = pr.slice(pr.indexOf('int dype_pagerank_pagerank_run_buffers('));
-    expect(run).toMatch(/for \(long long dy_it0 = 0; dy_it0 < 20; \+\+dy_it0\) \{\n\s+if \(\(dy_rc = dy_dype_pagerank_pagerank_op1\(b, variants \? variants\[1\] : 0, stream\)\) != 0\) return dy_rc;\n\s+if \(\(dy_rc = \(int\)cudaMemcpyAsync\(b->r, b->r_next, /);
+    expect(run).toMatch(/for \(long long dy_it0 = 0; dy_it0 < 20; \+\+dy_it0\) \{\n\s+if \(\(dy_rc = dy_pagerank_pagerank_op1\(b, variants \? variants\[1\] : 0, stream\)\) != 0\) return dy_rc;\n\s+if \(\(dy_rc = \(int\)cudaMemcpyAsync\(b->r, b->r_next, /);
   });
 
   it('writes every project file, and notes the variants of each op in the header', () => {

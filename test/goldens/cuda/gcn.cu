@@ -139,7 +139,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int*
           dy_sh_A_vals[dy_w][dy_lane] = A_vals[dy_pb3 + dy_lane];
         }
         __syncwarp();
-        for (int dy_t5 = 0, dy_ndy_t5 = min(32, dy_pe4 - dy_pb3); dy_t5 < dy_ndy_t5; ++dy_t5) {
+        for (int dy_t5 = 0, dy_t5_n = min(32, dy_pe4 - dy_pb3); dy_t5 < dy_t5_n; ++dy_t5) {
           const int p0 = dy_pb3 + dy_t5;
           (void)p0;
           int j = dy_sh_A_colIdx[dy_w][dy_t5];
@@ -296,7 +296,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int*
           dy_sh_A_vals[dy_w][dy_lane] = A_vals[dy_pb3 + dy_lane];
         }
         __syncwarp();
-        for (int dy_t5 = 0, dy_ndy_t5 = min(32, dy_pe4 - dy_pb3); dy_t5 < dy_ndy_t5; ++dy_t5) {
+        for (int dy_t5 = 0, dy_t5_n = min(32, dy_pe4 - dy_pb3); dy_t5 < dy_t5_n; ++dy_t5) {
           const int p0 = dy_pb3 + dy_t5;
           (void)p0;
           int j = dy_sh_A_colIdx[dy_w][dy_t5];
@@ -555,7 +555,7 @@ extern "C" int dype_gcn_gcn_op3_row_per_thread(const int* A_rowPtr, const int* A
 }
 
 // ---------------------------------------------------------------- program stubs
-static int dy_dype_gcn_gcn_op0(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
+static int dy_gcn_gcn_op0(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
     case 0: return dype_gcn_gcn_op0_tiled(b->X, b->W1, b->T1, b->f, b->h, b->n, stream);
     case 1: return dype_gcn_gcn_op0_warp_per_row(b->X, b->W1, b->T1, b->f, b->h, b->n, stream);
@@ -564,7 +564,7 @@ static int dy_dype_gcn_gcn_op0(const dype_gcn_gcn_buffers* b, int variant, cudaS
   }
 }
 
-static int dy_dype_gcn_gcn_op1(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
+static int dy_gcn_gcn_op1(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
     case 0: return dype_gcn_gcn_op1_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, stream);
     case 1: return dype_gcn_gcn_op1_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, b->nnz_A, stream);
@@ -573,7 +573,7 @@ static int dy_dype_gcn_gcn_op1(const dype_gcn_gcn_buffers* b, int variant, cudaS
   }
 }
 
-static int dy_dype_gcn_gcn_op2(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
+static int dy_gcn_gcn_op2(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
     case 0: return dype_gcn_gcn_op2_tiled(b->H1, b->W2, b->T2, b->c, b->h, b->n, stream);
     case 1: return dype_gcn_gcn_op2_warp_per_row(b->H1, b->W2, b->T2, b->c, b->h, b->n, stream);
@@ -582,7 +582,7 @@ static int dy_dype_gcn_gcn_op2(const dype_gcn_gcn_buffers* b, int variant, cudaS
   }
 }
 
-static int dy_dype_gcn_gcn_op3(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
+static int dy_gcn_gcn_op3(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
     case 0: return dype_gcn_gcn_op3_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, stream);
     case 1: return dype_gcn_gcn_op3_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, b->nnz_A, stream);
@@ -593,10 +593,10 @@ static int dy_dype_gcn_gcn_op3(const dype_gcn_gcn_buffers* b, int variant, cudaS
 
 extern "C" int dype_gcn_gcn_op(const dype_gcn_gcn_buffers* b, int op, int variant, cudaStream_t stream) {
   switch (op) {
-    case 0: return dy_dype_gcn_gcn_op0(b, variant, stream);
-    case 1: return dy_dype_gcn_gcn_op1(b, variant, stream);
-    case 2: return dy_dype_gcn_gcn_op2(b, variant, stream);
-    case 3: return dy_dype_gcn_gcn_op3(b, variant, stream);
+    case 0: return dy_gcn_gcn_op0(b, variant, stream);
+    case 1: return dy_gcn_gcn_op1(b, variant, stream);
+    case 2: return dy_gcn_gcn_op2(b, variant, stream);
+    case 3: return dy_gcn_gcn_op3(b, variant, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
@@ -643,10 +643,10 @@ extern "C" const char* dype_gcn_gcn_op_name(int op) {
 
 extern "C" int dype_gcn_gcn_run_buffers(const dype_gcn_gcn_buffers* b, const int* variants, cudaStream_t stream) {
   int dy_rc = 0;
-  if ((dy_rc = dy_dype_gcn_gcn_op0(b, variants ? variants[0] : 0, stream)) != 0) return dy_rc;
-  if ((dy_rc = dy_dype_gcn_gcn_op1(b, variants ? variants[1] : 0, stream)) != 0) return dy_rc;
-  if ((dy_rc = dy_dype_gcn_gcn_op2(b, variants ? variants[2] : 0, stream)) != 0) return dy_rc;
-  if ((dy_rc = dy_dype_gcn_gcn_op3(b, variants ? variants[3] : 0, stream)) != 0) return dy_rc;
+  if ((dy_rc = dy_gcn_gcn_op0(b, variants ? variants[0] : 0, stream)) != 0) return dy_rc;
+  if ((dy_rc = dy_gcn_gcn_op1(b, variants ? variants[1] : 0, stream)) != 0) return dy_rc;
+  if ((dy_rc = dy_gcn_gcn_op2(b, variants ? variants[2] : 0, stream)) != 0) return dy_rc;
+  if ((dy_rc = dy_gcn_gcn_op3(b, variants ? variants[3] : 0, stream)) != 0) return dy_rc;
   return 0;
 }
 

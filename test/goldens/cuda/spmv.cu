@@ -192,7 +192,7 @@ extern "C" int dype_spmv_spmv_op0_row_per_thread(const int* A_rowPtr, const int*
 }
 
 // ---------------------------------------------------------------- program stubs
-static int dy_dype_spmv_spmv_op0(const dype_spmv_spmv_buffers* b, int variant, cudaStream_t stream) {
+static int dy_spmv_spmv_op0(const dype_spmv_spmv_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
     case 0: return dype_spmv_spmv_op0_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, stream);
     case 1: return dype_spmv_spmv_op0_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, stream);
@@ -203,7 +203,7 @@ static int dy_dype_spmv_spmv_op0(const dype_spmv_spmv_buffers* b, int variant, c
 
 extern "C" int dype_spmv_spmv_op(const dype_spmv_spmv_buffers* b, int op, int variant, cudaStream_t stream) {
   switch (op) {
-    case 0: return dy_dype_spmv_spmv_op0(b, variant, stream);
+    case 0: return dy_spmv_spmv_op0(b, variant, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
@@ -235,7 +235,7 @@ extern "C" const char* dype_spmv_spmv_op_name(int op) {
 
 extern "C" int dype_spmv_spmv_run_buffers(const dype_spmv_spmv_buffers* b, const int* variants, cudaStream_t stream) {
   int dy_rc = 0;
-  if ((dy_rc = dy_dype_spmv_spmv_op0(b, variants ? variants[0] : 0, stream)) != 0) return dy_rc;
+  if ((dy_rc = dy_spmv_spmv_op0(b, variants ? variants[0] : 0, stream)) != 0) return dy_rc;
   return 0;
 }
 
