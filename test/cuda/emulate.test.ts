@@ -9,7 +9,7 @@
  * occupancy); the nvcc tests check that the same text compiles for sm_90.
  * Skipped where g++ is missing.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -73,7 +73,6 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     // jazz: rows up to 100 entries (rows split across merge-path threads); Erdos971: 39 empty rows.
     const jazz = join(MATRICES, 'jazz.mtx');
     const erdos = join(MATRICES, 'Erdos971.mtx');
-    const n = { jazz: 198, erdos: 472 };
     const x198 = file('x198.mtx', dense(198, 1));
     const X198 = file('X198.mtx', dense(198, 16));
     const x472 = file('x472.mtx', dense(472, 1));
@@ -94,7 +93,6 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
       { prog: 'attention', matrix: 'jazz', inputs: { A: jazz, Q: X198, K: X198, V: X198 }, params: [], outs: ['O'] },
       { prog: 'shapes', matrix: 'jazz', inputs: { A: jazz, B: jazz, x: x198, w }, params: ['int=7'], outs: ['t', 'S', 'u', 'z', 'flags'] },
     ];
-    void n;
     // Build: all programs in one translation unit, a driver per program.
     const progs = [...new Set(jobs.map((j) => j.prog))];
     for (const p of progs) {
@@ -131,6 +129,5 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     // Every variant was compared: one line per variant beyond the first, plus the program.
     const gcn = results[jobs.findIndex((j) => j.prog === 'gcn')]!.output;
     expect(gcn.match(/ ok /g)?.length).toBe(1 + 2 + 2 + 2 + 2);
-    void readFileSync;
   }, 300_000);
 });
