@@ -27,6 +27,7 @@ export const TARGETS: Record<string, () => Promise<CompileTarget>> = {
   cuda: async () => (await import('../codegen/cuda/project.js')).cudaTarget,
   hls: async () => (await import('../codegen/hls/project.js')).hlsTarget,
   runtime: async () => (await import('../codegen/runtime/project.js')).runtimeTarget,
+  report: async () => (await import('./report-target.js')).reportTarget,
 };
 
 /** Targets built when --targets is not given: every one registered. */
@@ -64,7 +65,8 @@ export async function emitTargets(ctx: TargetContext, names: readonly string[]):
     const target = await TARGETS[n]!();
     const files = await target.emit(ctx);
     for (const [path, data] of files) {
-      const dest = target.topLevelFiles?.includes(path) ? path : `${target.name}/${path}`;
+      const top = target.topLevelFiles === 'all' || (target.topLevelFiles?.includes(path) ?? false);
+      const dest = top ? path : `${target.name}/${path}`;
       if (all.has(dest)) throw new Error(`targets write '${dest}' twice`);
       all.set(dest, data);
     }

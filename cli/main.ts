@@ -140,7 +140,7 @@ export function buildProgram(): Command {
     .description('write the compile artifacts: IR after every pass, and per target wasm kernels, CUDA and HLS projects, the generated runtime')
     .argument('<file>', 'the .dy program')
     .option('-o, --output <DIR>', 'output directory (created if missing)')
-    .option('--targets <list>', 'comma-separated targets (default: all)')
+    .option('--targets <list>', 'comma-separated targets: wasm, cuda, hls, runtime, report (default: all; runtime and report need --profile)')
     .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_PLAN_SYSTEM})`)
     .option('--profile <NAME=PATH>', 'a sample input the guards are built from; a name may repeat (repeatable)', collect, [])
     .action(async (file: string, o: CompileOptions) => (await import('./compile.js')).compileCommand(file, o, out));

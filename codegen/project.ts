@@ -40,9 +40,10 @@ export interface CompileTarget {
   /**
    * Files of `emit`'s result written at the top of the output directory
    * instead of under the target's folder (the runtime target's plan.json).
-   * Two targets may not claim the same top-level path.
+   * Two targets may not claim the same top-level path. 'all': every file
+   * of the target (the report pages).
    */
-  topLevelFiles?: readonly string[];
+  topLevelFiles?: readonly string[] | 'all';
   /** Built by default only when --profile inputs are given (it cannot do without them). */
   needsProfiles?: boolean;
   emit(ctx: TargetContext): Promise<ProjectFiles>;

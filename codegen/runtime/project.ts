@@ -14,6 +14,8 @@ import { buildGuardsPass } from '../../passes/build-guards.js';
 import { runPipeline } from '../../passes/manager.js';
 import { planSpec } from '../../passes/plan-spec.js';
 import type { SparseFeatures } from '../../runtime/plan/types.js';
+import type { SystemSpec } from '../../runtime/system/types.js';
+import type { Module } from '../../ir/module.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import type { CompileTarget, ProjectFiles, TargetContext } from '../project.js';
 import { emitDispatchHeader } from './emit-cpp.js';
@@ -44,7 +46,12 @@ export interface RuntimeEmitOptions {
   perProfile?: number;
 }
 
-export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptions = {}): Promise<ProjectFiles> {
+export interface KernelGuards extends KernelRuntime {
+  profiles: KernelProfiles;
+}
+
+/** Guards for every kernel the profiles bind, on the system given (default DEFAULT_GUARD_SYSTEM); the IR with the build-guards annotations. */
+export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}): { sys: SystemSpec; kernels: KernelGuards[]; module: Module } {
   const { program } = ctx;
   if (ctx.profiles.length === 0)
     throw new DiagnosticError([makeDiagnostic('DY6300', 'the runtime target needs profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)', fileSpan('<command line>'))]);
@@ -61,7 +68,7 @@ export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptio
   }
   // Each kernel has its own sample ranges: the pass runs once per kernel.
   let module = program.module;
-  const kernels: (KernelRuntime & { profiles: KernelProfiles })[] = [];
+  const kernels: KernelGuards[] = [];
   for (const k of program.module.kernels) {
     const kp = profiles.get(k.name);
     if (!kp) continue;
@@ -77,6 +84,12 @@ export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptio
     module = runPipeline(module, { passes: [one], verify: true });
     kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k), plan: one.plans.get(k.name)!, profiles: kp });
   }
+  return { sys, kernels, module };
+}
+
+export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptions = {}): Promise<ProjectFiles> {
+  const { program } = ctx;
+  const { sys, kernels, module } = buildKernelGuards(ctx, o);
   // ts-morph loads only when a runtime is emitted, not when `dype compile` merely asks whether this target needs profiles.
   const { DEFAULT_RUNTIME_IMPORT, emitRuntimeTs } = await import('./emit-ts.js');
   const importFrom = o.importFrom ?? process.env['DYPE_RUNTIME_IMPORT'] ?? DEFAULT_RUNTIME_IMPORT;

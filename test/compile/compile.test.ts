@@ -10,7 +10,7 @@ import { parseModule } from '../../ir/text-parser.js';
 import { printModule } from '../../ir/printer.js';
 import { programName } from '../../codegen/project.js';
 import { writeProject } from '../../cli/project-writer.js';
-import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
+import { cleanup, example, freshDir, REPO_ROOT, runCliAsync } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 const tmp = (): string => {
@@ -89,6 +89,27 @@ describe('dype compile --targets wasm', () => {
     const r = await runCliAsync(['compile', example('spmv.dy'), '--targets', 'wasm', '-o', join(d, 'out')]);
     chmodSync(d, 0o700);
     expect(r.status).toBe(1);
+  });
+});
+
+describe('dype compile --profile (all targets)', () => {
+  it('writes every target, plan.json and report.html with its plots at the top of the output directory', async () => {
+    const out = join(tmp(), 'out');
+    const m = (f: string): string => join(REPO_ROOT, '..', 'shared', 'data', 'matrices', f);
+    const r = await runCliAsync(['compile', example('spmv.dy'), '-o', out, '--profile', `A=${m('cora.cites')}`, '--profile', `A=${m('ca-GrQc.mtx')}`], { timeoutMs: 120_000 });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/targets: wasm, cuda, hls, runtime, report/);
+    const files = walk(out);
+    for (const f of ['plan.json', 'report.html', 'runtime/spmv.runtime.ts', 'cuda/spmv.cu', 'wasm/spmv.wasm']) expect(files).toContain(f);
+    expect(files.some((f) => f.startsWith('hls/'))).toBe(true);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).not.toMatch(/<script|(src|href)="?https?:/i);
+    // Pareto front, decision map and timeline, each a non-empty SVG.
+    const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
+    expect(svgs.length).toBeGreaterThanOrEqual(3);
+    for (const svg of svgs) expect(svg).toMatch(/<(rect|circle|polyline|line)\b/);
+    expect(html).toMatch(/Decision map/);
   });
 });
 
