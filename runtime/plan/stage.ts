@@ -30,6 +30,11 @@ export interface StageEval {
   computeMs: number;
   inMs: number;
   outMs: number;
+  /**
+   * All-gathers among the instances of a split stage (included in computeMs:
+   * the instances wait for them). Zero when count = 1.
+   */
+  exchangeMs: number;
   variants: Record<string, string>;
 }
 
@@ -53,8 +58,10 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   }
   if (!Number.isFinite(compute)) {
     const op = ops.find((o) => !Number.isFinite(bestOpTime(o, dev, count).ms))!;
-    return { ok: false, why: `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`, computeMs: Infinity, inMs: 0, outMs: 0, variants };
+    return { ok: false, why: `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, variants };
   }
+  const exchange = splitExchangeMs(ctx.sys, ops, dev, count);
+  compute += exchange;
   const inStage = new Set(ops.map((o) => o.id));
   const seen = new Set<string>();
   let transfer = 0;
@@ -85,15 +92,39 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
     outbound += transferMs(ctx.sys, dev, undefined, op.resultBytes / count);
   }
   if (memory > dev.memoryGB * 1e9)
-    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, computeMs: Infinity, inMs: transfer, outMs: outbound, variants };
+    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
   if (dev.kind === 'fpga' && dev.fpga) {
     const designs = new Set(ops.map((o) => fpgaDesign(o.kind)));
     const use = { lut: 0, ff: 0, bram: 0, uram: 0, dsp: 0 };
     for (const d of designs) for (const k of Object.keys(use) as (keyof typeof use)[]) use[k] += FPGA_RESOURCES[d]![k];
     for (const k of Object.keys(use) as (keyof typeof use)[]) {
       if (use[k] > dev.fpga.resources[k])
-        return { ok: false, why: `kernels ${[...designs].join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, variants };
+        return { ok: false, why: `kernels ${[...designs].join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
     }
   }
-  return { ok: true, computeMs: compute, inMs: transfer, outMs: outbound, variants };
+  return { ok: true, computeMs: compute, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
+}
+
+/**
+ * A stage split by rows over `count` instances leaves each value it computes
+ * in slices, one per instance. An op that gathers (reads a dense operand at
+ * data-dependent rows) needs that operand whole on every instance, so the
+ * instances all-gather it: after an op whose result the next op gathers,
+ * and after every trip but the last of a repeat region whose op gathers its
+ * loop-carried result (PageRank, SSSP). Each instance sends its slice to
+ * each of the others; sends from one instance are taken to go one after
+ * another, different instances' in parallel.
+ */
+export function splitExchangeMs(sys: SystemSpec, ops: readonly PlanOp[], dev: DeviceSpec, count: number): number {
+  if (count <= 1) return 0;
+  const allGather = (bytes: number): number => (count - 1) * transferMs(sys, dev, dev, bytes / count);
+  let ms = 0;
+  let prev: PlanOp | undefined;
+  for (const op of ops) {
+    if (op.gathers > 0 && prev && op.reads.some((r) => r.from.kind === 'op' && r.from.id === prev!.id)) ms += allGather(prev.resultBytes);
+    // Inside a repeat region the value gathered is the loop-carried one: exchanged between trips.
+    if (op.gathers > 0 && op.trips > 1) ms += (op.trips - 1) * allGather(op.resultBytes);
+    prev = op;
+  }
+  return ms;
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { heft, singleKind } from '../../runtime/plan/baselines.js';
 import { FPGA_RESOURCES, variantTimes } from '../../runtime/plan/cost.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
-import { transferMs } from '../../runtime/plan/stage.js';
+import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
 import type { Dtype, PlanOp, PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
 import type { DeviceSpec, FpgaSpec, SystemSpec } from '../../runtime/system/types.js';
 import { featuresArb } from './gen.js';
@@ -236,5 +236,35 @@ describe('dtypes a device cannot run', () => {
       if (g) expect(finite(g)).toBe(true);
       expect(finite(heft(sys, p, 'throughput')!)).toBe(true);
     }
+  });
+});
+
+describe('stages split over several instances', () => {
+  const G2: DeviceSpec = { ...GPU, count: 2, hostLink: { bandwidthGBs: 25, latencyUs: 10 } };
+  const peer = { a: 'gpu', b: 'gpu', bandwidthGBs: 20, latencyUs: 10 };
+  const f = features(100_000, 8, 0.5, 40, 0.02);
+  const problem = (ops: PlanOp[], g = f): PlanProblem => ({ kernel: 'k', paramBytes: new Map([['A', g.nnz * 8], ['x', g.rows * 4]]), sparseParams: new Set(['A']), results: [ops[ops.length - 1]!.result], ops });
+
+  it('an SpMV chain split over two GPUs all-gathers the vector the second SpMV gathers; one GPU exchanges nothing', () => {
+    const sys = system([CPU, G2], [peer]);
+    const second = { ...spmv(f, 'op1'), reads: [{ value: 'A', from: { kind: 'param' } }, { value: 'op0_y', from: { kind: 'op', id: 'op0' } }] } as PlanOp;
+    const p = problem([spmv(f), second]);
+    const allGather = transferMs(sys, G2, G2, f.rows * 4 / 2);
+    expect(splitExchangeMs(sys, p.ops, G2, 1)).toBe(0);
+    expect(splitExchangeMs(sys, p.ops, G2, 2)).toBeCloseTo(allGather, 12);
+    // The first op gathers only a parameter, which each instance receives whole: nothing to exchange.
+    expect(splitExchangeMs(sys, [p.ops[0]!], G2, 2)).toBe(0);
+  });
+
+  it('a repeat region split over k instances exchanges its loop-carried vector between trips, and the split then costs more than it saves on a small graph', () => {
+    const sys = system([CPU, G2], [peer]);
+    const small = features(2_000, 8, 0.5, 40, 0.02);
+    const it20 = { ...spmv(small), trips: 20 };
+    const p = problem([it20], small);
+    expect(splitExchangeMs(sys, p.ops, G2, 2)).toBeCloseTo(19 * transferMs(sys, G2, G2, small.rows * 4 / 2), 12);
+    const one = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 1 }])!;
+    const two = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 2 }])!;
+    expect(two.periodMs).toBeGreaterThan(one.periodMs);
+    expect(planPareto(sys, p, { objective: 'throughput' }).pareto[0]!.stages[0]!.count).toBe(1);
   });
 });
