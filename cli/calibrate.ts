@@ -30,8 +30,7 @@ import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.
 import { usage } from './errors.js';
 import { resolveSystem } from './planning.js';
 import { progress } from './progress.js';
-import { generatedMatrix } from '../runtime/generate.js';
-import { Rng } from '../runtime/random.js';
+import { generatedMatrix, skewedMatrix } from '../runtime/generate.js';
 
 export interface CalibrateOptions {
   output?: string;
@@ -80,28 +79,6 @@ function ladder(quick: boolean): LadderEntry[] {
   return out;
 }
 
-/**
- * A square matrix with power-law row lengths (Pareto, shape 1.5, mean about
- * perRow, capped at rows / 4) and uniformly random columns: the row-length
- * skew the generated ladder lacks.
- */
-export function skewedMatrix(rows: number, perRow: number, seed = 20261203): CsrMatrix {
-  const rng = new Rng(seed + rows * 17 + perRow);
-  const rowPtr = new Int32Array(rows + 1);
-  const cols: number[] = [];
-  const cap = Math.max(1, Math.floor(rows / 4));
-  for (let i = 0; i < rows; i++) {
-    const len = Math.min(cap, Math.max(1, Math.round((perRow / 3) / Math.pow(1 - rng.next(), 1 / 1.5))));
-    const set = new Set<number>();
-    while (set.size < len) set.add(rng.int(rows));
-    for (const c of [...set].sort((a, b) => a - b)) cols.push(c);
-    rowPtr[i + 1] = cols.length;
-  }
-  const colIdx = Int32Array.from(cols);
-  const values = new Float64Array(colIdx.length);
-  for (let p = 0; p < values.length; p++) values[p] = rng.uniform(-1, 1);
-  return { format: 'csr', rows, cols: rows, rowPtr, colIdx, values };
-}
 
 function operand(cols: number, k: number): DenseTensor {
   if (k === 0) return { format: 'dense', shape: [cols], data: Float64Array.from({ length: cols }, (_, j) => 1 + (j % 7) * 0.25) };

@@ -13,6 +13,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { features, type AllFeatures } from '../runtime/features/index.js';
+import { planFeatures } from '../runtime/guards/index.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
@@ -29,17 +30,6 @@ export interface EvalInput {
   density: number;
 }
 
-const toSparse = (f: AllFeatures): SparseFeatures => ({
-  rows: f.rows,
-  cols: f.cols,
-  nnz: f.nnz,
-  rowLenMean: f.rowLenMean,
-  rowLenMax: f.rowLenMax,
-  rowLenCv: f.rowLenCv,
-  emptyRowFraction: f.emptyRowFraction,
-  top1PctNnzShare: f.top1PctNnzShare,
-  localityScore: f.localityScore,
-});
 
 let realCache: EvalInput[] | undefined;
 
@@ -54,7 +44,7 @@ export function realInputs(): EvalInput[] {
     const m = toCsr(loadMatrix(join(dir, file)));
     if (m.rows !== m.cols) continue;
     const f = features(m, 2);
-    out.push({ name: file.replace(/\.(mtx|cites|txt)$/, ''), family: 'real', features: toSparse(f), density: f.density });
+    out.push({ name: file.replace(/\.(mtx|cites|txt)$/, ''), family: 'real', features: planFeatures(f), density: f.density });
   }
   out.sort((a, b) => a.features.nnz - b.features.nnz || a.name.localeCompare(b.name));
   return (realCache = out);

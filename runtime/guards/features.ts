@@ -79,12 +79,13 @@ export function featureRecord(b: Binding): Record<string, number> {
 export function sparseFeaturesOf(m: SparseMatrix, tier: 1 | 2): SparseFeatures {
   if (tier === 2) {
     const f = tensorFeatures(m, 2);
-    return { ...base(f), localityScore: f.localityScore };
+    return planFeatures(f);
   }
-  return base(tensorFeatures(m, 1));
+  return planFeatures(tensorFeatures(m, 1));
 }
 
-function base(f: Tier0Features & Tier1Features): SparseFeatures {
+/** The planner's view of tier 0+1 features (and the locality score when tier 2 was computed). */
+export function planFeatures(f: Tier0Features & Tier1Features & { localityScore?: number }): SparseFeatures {
   return {
     rows: f.rows,
     cols: f.cols,
@@ -94,5 +95,6 @@ function base(f: Tier0Features & Tier1Features): SparseFeatures {
     rowLenCv: f.rowLenCv,
     emptyRowFraction: f.emptyRowFraction,
     top1PctNnzShare: f.top1PctNnzShare,
+    ...(f.localityScore !== undefined ? { localityScore: f.localityScore } : {}),
   };
 }
