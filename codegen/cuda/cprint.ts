@@ -1,5 +1,6 @@
 /**
- * Prints loop-IR expressions and statements as CUDA C++ (device code). The
+ * Prints loop-IR expressions and statements as CUDA C++ (device code):
+ * the CUDA dialect of codegen/c/expr.ts, names and the statement printer. The
  * rules are the wasm emitter's (codegen/wasm/emit.ts header): every operand
  * is converted to its node's element type, comparisons of different kinds
  * compare in double, integer division truncates and a zero divisor gives 0,
@@ -8,11 +9,12 @@
  * the float function of the node's type (expf for f32), not double as the
  * interpreter does: a difference of an ulp or two that the check tolerates.
  */
-import type { LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import type { LElem, LStmt, LoopFunc } from '../../ir/loops.js';
+import { CExprPrinter, isFloat, NATIVE_BOOL, type CDialect, type LLoad } from '../c/expr.js';
 import { Scope, type NameContext } from './names.js';
 import { exprVars, stmtExprs } from './nest.js';
 
-export type LLoad = Extract<LExpr, { k: 'load' }>;
+export type { LLoad };
 
 /** C type of a value in registers. */
 export function cType(t: LElem): string {
@@ -35,12 +37,6 @@ export function cType(t: LElem): string {
 export function storageType(t: LElem): string {
   return t === 'bool' ? 'int' : cType(t);
 }
-
-type Kind = 'f32' | 'f64' | 'i32' | 'i64';
-function kindOf(t: LElem): Kind {
-  return t === 'f32' || t === 'f64' || t === 'i64' ? t : 'i32';
-}
-const isFloat = (t: LElem): boolean => t === 'f32' || t === 'f64';
 
 /** A numeric literal of type t (C syntax; infinities of integer types are the type's extremes). */
 export function cConst(value: number, t: LElem): string {
@@ -128,57 +124,41 @@ export class FuncNames {
   }
 }
 
+/** CUDA C++ spellings: native bool, C casts, float math functions for float results, dy_ helpers of program.cu.hbs. */
+export const CUDA_DIALECT: CDialect = {
+  constant: cConst,
+  bool: NATIVE_BOOL,
+  same: (from, to) => cType(from) === cType(to),
+  convert: (s, t) => `((${cType(t)})${s})`,
+  idiv: (a, b) => `dy_idiv(${a}, ${b})`,
+  helper: (fn, _t, args) => `dy_${fn}(${args.join(', ')})`,
+  mathIn: (_fn, t) => isFloat(t),
+  math: (fn, t, args) => (fn === 'sigmoid' ? `dy_sigmoid(${args.join(', ')})` : `${fn}${t === 'f32' ? 'f' : ''}(${args.join(', ')})`),
+};
+
 /** Expression printer; `rename` substitutes C text for a variable (a loop variable rebound by a schedule). */
-export class ExprPrinter {
+export class ExprPrinter extends CExprPrinter {
   constructor(
     readonly names: FuncNames,
     private readonly rename: ReadonlyMap<string, string> = new Map(),
     /** Loads a schedule serves from elsewhere (shared-memory tiles and caches): C text, or undefined for a plain load. */
     private readonly loadHook?: (e: LLoad) => string | undefined,
-  ) {}
+  ) {
+    super(CUDA_DIALECT);
+  }
 
   with(rename: ReadonlyMap<string, string>, loadHook?: (e: LLoad) => string | undefined): ExprPrinter {
     return new ExprPrinter(this.names, new Map([...this.rename, ...rename]), loadHook ?? this.loadHook);
   }
 
-  typeOf(e: LExpr): LElem {
-    switch (e.k) {
-      case 'const':
-        return e.type;
-      case 'var': {
-        const t = this.names.vars.get(e.name);
-        if (t === undefined) throw new Error(`cuda emitter: ${this.names.f.name}: unknown variable '${e.name}'`);
-        return t;
-      }
-      case 'load':
-        return this.names.buf(e.buf).elem;
-      case 'cast':
-        return e.to;
-      default:
-        return e.type;
-    }
+  varElem(name: string): LElem {
+    const t = this.names.vars.get(name);
+    if (t === undefined) throw new Error(`cuda emitter: ${this.names.f.name}: unknown variable '${name}'`);
+    return t;
   }
 
-  /** e converted to type `to` (no cast when it already has it). */
-  as(e: LExpr, to: LElem): string {
-    const from = this.typeOf(e);
-    const s = this.expr(e);
-    if (cType(from) === cType(to) && from !== 'bool') return s;
-    if (from === 'bool' && to === 'bool') return s;
-    if (to === 'bool') return `(${s} != 0)`;
-    return `((${cType(to)})${s})`;
-  }
-
-  private truthy(e: LExpr): string {
-    const t = this.typeOf(e);
-    return t === 'bool' ? this.expr(e) : `(${this.expr(e)} != 0)`;
-  }
-
-  private common(a: LElem, b: LElem): LElem {
-    const [ka, kb] = [kindOf(a), kindOf(b)];
-    if (ka === kb) return ka;
-    if ((ka === 'i64' && kb === 'i32') || (kb === 'i64' && ka === 'i32')) return 'i64';
-    return 'f64';
+  bufElem(buf: string): LElem {
+    return this.names.buf(buf).elem;
   }
 
   var(name: string): string {
@@ -189,80 +169,6 @@ export class ExprPrinter {
     const hooked = this.loadHook?.(e);
     if (hooked !== undefined) return hooked;
     return `${this.names.buf(e.buf).c}[${this.as(e.index, 'index')}]`;
-  }
-
-  expr(e: LExpr): string {
-    switch (e.k) {
-      case 'const':
-        return cConst(e.value, e.type);
-      case 'var':
-        return this.var(e.name);
-      case 'load':
-        return this.load(e);
-      case 'cast':
-        return this.as(e.arg, e.to);
-      case 'un':
-        if (e.op === 'not') return `(!${this.truthy(e.arg)})`;
-        return `(-${this.as(e.arg, e.type)})`;
-      case 'select':
-        return `(${this.truthy(e.cond)} ? ${this.as(e.then, e.type)} : ${this.as(e.else, e.type)})`;
-      case 'call':
-        return this.call(e);
-      case 'bin':
-        return this.bin(e);
-    }
-  }
-
-  private bin(e: Extract<LExpr, { k: 'bin' }>): string {
-    switch (e.op) {
-      case '&&':
-      case '||':
-        return `(${this.truthy(e.lhs)} ${e.op} ${this.truthy(e.rhs)})`;
-      case '<':
-      case '<=':
-      case '>':
-      case '>=':
-      case '==':
-      case '!=': {
-        const t = this.common(this.typeOf(e.lhs), this.typeOf(e.rhs));
-        return `(${this.as(e.lhs, t)} ${e.op} ${this.as(e.rhs, t)})`;
-      }
-      case 'idiv':
-        return `dy_idiv(${this.as(e.lhs, e.type)}, ${this.as(e.rhs, e.type)})`;
-      case '/':
-        return isFloat(e.type) ? `(${this.as(e.lhs, e.type)} / ${this.as(e.rhs, e.type)})` : `dy_idiv(${this.as(e.lhs, e.type)}, ${this.as(e.rhs, e.type)})`;
-      default:
-        return `(${this.as(e.lhs, e.type)} ${e.op} ${this.as(e.rhs, e.type)})`;
-    }
-  }
-
-  private call(e: Extract<LExpr, { k: 'call' }>): string {
-    const t = e.type;
-    const a = (i: number, to: LElem = t): string => this.as(e.args[i]!, to);
-    const f32 = t === 'f32';
-    switch (e.fn) {
-      case 'exp':
-      case 'log':
-      case 'tanh':
-        if (isFloat(t)) return `${e.fn}${f32 ? 'f' : ''}(${a(0)})`;
-        return `((${cType(t)})${e.fn}(${a(0, 'f64')}))`;
-      case 'pow':
-        if (isFloat(t)) return `pow${f32 ? 'f' : ''}(${a(0)}, ${a(1)})`;
-        return `((${cType(t)})pow(${a(0, 'f64')}, ${a(1, 'f64')}))`;
-      case 'sqrt':
-        if (isFloat(t)) return `sqrt${f32 ? 'f' : ''}(${a(0)})`;
-        return `((${cType(t)})sqrt(${a(0, 'f64')}))`;
-      case 'sigmoid':
-        if (isFloat(t)) return `dy_sigmoid(${a(0)})`;
-        return `((${cType(t)})dy_sigmoid(${a(0, 'f64')}))`;
-      case 'abs':
-        return `dy_abs(${a(0)})`;
-      case 'relu':
-        return `dy_relu(${a(0)})`;
-      case 'min':
-      case 'max':
-        return `dy_${e.fn}(${a(0)}, ${a(1)})`;
-    }
   }
 }
 
@@ -294,8 +200,7 @@ export class StmtPrinter {
       case 'store':
         return this.storeStmt(s, ind);
       case 'if': {
-        const cond = p.typeOf(s.cond) === 'bool' ? p.expr(s.cond) : `(${p.expr(s.cond)} != 0)`;
-        const out = [`${ind}if (${cond}) {`, ...this.block(s.then, `${ind}  `)];
+        const out = [`${ind}if (${p.truthy(s.cond)}) {`, ...this.block(s.then, `${ind}  `)];
         if (s.else) out.push(`${ind}} else {`, ...this.block(s.else, `${ind}  `));
         out.push(`${ind}}`);
         return out;

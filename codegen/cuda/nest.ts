@@ -5,6 +5,7 @@
  * Everything here reads the loop IR; nothing goes back to index notation.
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import { walkLExpr } from '../c/walk.js';
 
 export type For = Extract<LStmt, { k: 'for' }>;
 export type Let = Extract<LStmt, { k: 'let' }>;
@@ -13,32 +14,9 @@ export type FoldOp = 'sum' | 'min' | 'max' | 'or' | 'and';
 const IDENTITY: Record<FoldOp, number> = { sum: 0, min: Infinity, max: -Infinity, or: 0, and: 1 };
 
 export function exprVars(e: LExpr, out: Set<string> = new Set()): Set<string> {
-  switch (e.k) {
-    case 'const':
-      break;
-    case 'var':
-      out.add(e.name);
-      break;
-    case 'load':
-      exprVars(e.index, out);
-      break;
-    case 'bin':
-      exprVars(e.lhs, out);
-      exprVars(e.rhs, out);
-      break;
-    case 'un':
-    case 'cast':
-      exprVars(e.arg, out);
-      break;
-    case 'call':
-      for (const a of e.args) exprVars(a, out);
-      break;
-    case 'select':
-      exprVars(e.cond, out);
-      exprVars(e.then, out);
-      exprVars(e.else, out);
-      break;
-  }
+  walkLExpr(e, (x) => {
+    if (x.k === 'var') out.add(x.name);
+  });
   return out;
 }
 
@@ -104,30 +82,9 @@ export function outerSets(ss: readonly LStmt[]): Set<string> {
 }
 
 export function loads(e: LExpr, out: Extract<LExpr, { k: 'load' }>[] = []): Extract<LExpr, { k: 'load' }>[] {
-  switch (e.k) {
-    case 'load':
-      out.push(e);
-      loads(e.index, out);
-      break;
-    case 'bin':
-      loads(e.lhs, out);
-      loads(e.rhs, out);
-      break;
-    case 'un':
-    case 'cast':
-      loads(e.arg, out);
-      break;
-    case 'call':
-      for (const a of e.args) loads(a, out);
-      break;
-    case 'select':
-      loads(e.cond, out);
-      loads(e.then, out);
-      loads(e.else, out);
-      break;
-    default:
-      break;
-  }
+  walkLExpr(e, (x) => {
+    if (x.k === 'load') out.push(x);
+  });
   return out;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Loop-IR expressions and statements printed as C++ for Vitis HLS (and g++
- * in C simulation). The arithmetic follows the wasm emitter's rules, so a
+ * in C simulation): the HLS dialect of codegen/c/expr.ts and a statement
+ * printer. The arithmetic follows the wasm emitter's rules, so a
  * kernel computes what the reference interpreter computes up to f32
  * rounding: each node in its element type; comparisons of mixed kinds in
  * double; integer division truncating with a zero divisor giving 0; exp,
@@ -11,6 +12,7 @@
  * design substitutes a streamed value for `A.vals[p]`, a window for `x[j]`.
  */
 import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
+import { CExprPrinter, INT_BOOL, isFloat, type CDialect, type LLoad } from '../c/expr.js';
 
 export interface Names {
   /** C++ text of a load of `buf` at `index` (index already printed). */
@@ -35,8 +37,6 @@ export function cppType(e: LElem): string {
   }
 }
 
-const isFloat = (e: LElem): boolean => e === 'f32' || e === 'f64';
-
 /** A C++ identifier for a buffer or value name (`r.next` -> `r_next`); names are validated identifiers plus dots. */
 export function ident(name: string): string {
   const id = name.replace(/[^A-Za-z0-9_]/g, '_');
@@ -60,116 +60,37 @@ export function cppConst(value: number, t: LElem): string {
   return t === 'i64' ? `int64_t(${Math.trunc(value)}LL)` : `int32_t(${Math.trunc(value)})`;
 }
 
-export class CppPrinter {
-  constructor(private readonly names: Names) {}
+/** Vitis HLS C++ spellings: bool as 0/1 int32_t, functional casts, math in double (except sqrt of a float), dype_ helpers of dype_ops.h. */
+export const HLS_DIALECT: CDialect = {
+  constant: cppConst,
+  bool: INT_BOOL,
+  same: (from, to) => from === to || (to === 'index' && from === 'i32') || (to === 'i32' && from === 'index'),
+  convert: (s, t) => `${cppType(t)}(${s})`,
+  idiv: (a, b, t) => `dype_idiv<${cppType(t)}>(${a}, ${b})`,
+  helper: (fn, t, args) => `dype_${fn}<${cppType(t)}>(${args.join(', ')})`,
+  mathIn: (fn, t) => fn === 'sqrt' && isFloat(t),
+  math: (fn, _t, args) => (fn === 'sigmoid' ? `1.0 / (1.0 + std::exp(-(${args[0]})))` : `std::${fn}(${args.join(', ')})`),
+};
 
-  typeOf(e: LExpr): LElem {
-    switch (e.k) {
-      case 'const':
-        return e.type;
-      case 'var':
-        return this.names.varElem(e.name);
-      case 'load':
-        return this.names.bufElem(e.buf);
-      case 'cast':
-        return e.to;
-      default:
-        return e.type;
-    }
+export class CppPrinter extends CExprPrinter {
+  constructor(private readonly names: Names) {
+    super(HLS_DIALECT);
   }
 
-  /** e converted to element type `to`. */
-  as(e: LExpr, to: LElem): string {
-    const t = this.typeOf(e);
-    const s = this.expr(e);
-    if (t === to || (to === 'index' && t === 'i32') || (to === 'i32' && t === 'index')) return s;
-    if (to === 'bool') return `(${s} != 0 ? 1 : 0)`;
-    return `${cppType(to)}(${s})`;
+  varElem(name: string): LElem {
+    return this.names.varElem(name);
   }
 
-  private common(a: LElem, b: LElem): LElem {
-    if (a === b) return a;
-    const k = (x: LElem): LElem => (x === 'index' || x === 'bool' ? 'i32' : x);
-    const [ka, kb] = [k(a), k(b)];
-    if (ka === kb) return ka;
-    if ((ka === 'i64' && kb === 'i32') || (kb === 'i64' && ka === 'i32')) return 'i64';
-    return 'f64';
+  bufElem(buf: string): LElem {
+    return this.names.bufElem(buf);
   }
 
-  expr(e: LExpr): string {
-    switch (e.k) {
-      case 'const':
-        return cppConst(e.value, e.type);
-      case 'var':
-        return this.names.variable(e.name);
-      case 'load':
-        return this.names.load(e.buf, e.index);
-      case 'cast':
-        return this.as(e.arg, e.to);
-      case 'select':
-        return `(${this.truthy(e.cond)} ? ${this.as(e.then, e.type)} : ${this.as(e.else, e.type)})`;
-      case 'un':
-        if (e.op === 'not') return `(${this.truthy(e.arg)} ? 0 : 1)`;
-        return `(-${this.as(e.arg, e.type)})`;
-      case 'call':
-        return this.call(e);
-      case 'bin':
-        return this.bin(e);
-    }
+  var(name: string): string {
+    return this.names.variable(name);
   }
 
-  truthy(e: LExpr): string {
-    return `(${this.expr(e)} != 0)`;
-  }
-
-  private bin(e: Extract<LExpr, { k: 'bin' }>): string {
-    switch (e.op) {
-      case '&&':
-      case '||':
-        return `((${this.truthy(e.lhs)} ${e.op} ${this.truthy(e.rhs)}) ? 1 : 0)`;
-      case '<':
-      case '<=':
-      case '>':
-      case '>=':
-      case '==':
-      case '!=': {
-        const t = this.common(this.typeOf(e.lhs), this.typeOf(e.rhs));
-        return `((${this.as(e.lhs, t)} ${e.op} ${this.as(e.rhs, t)}) ? 1 : 0)`;
-      }
-      default: {
-        const t = e.type;
-        const a = this.as(e.lhs, t);
-        const b = this.as(e.rhs, t);
-        if ((e.op === '/' || e.op === 'idiv') && !isFloat(t)) return `dype_idiv<${cppType(t)}>(${a}, ${b})`;
-        return `(${a} ${e.op === 'idiv' ? '/' : e.op} ${b})`;
-      }
-    }
-  }
-
-  private call(e: Extract<LExpr, { k: 'call' }>): string {
-    const t = e.type;
-    const T = cppType(t);
-    const args = e.args.map((a) => this.as(a, t));
-    const dbl = e.args.map((a) => this.as(a, 'f64'));
-    switch (e.fn) {
-      case 'exp':
-      case 'log':
-      case 'tanh':
-        return `${T}(std::${e.fn}(${dbl[0]}))`;
-      case 'pow':
-        return `${T}(std::pow(${dbl[0]}, ${dbl[1]}))`;
-      case 'sigmoid':
-        return `${T}(1.0 / (1.0 + std::exp(-(${dbl[0]}))))`;
-      case 'sqrt':
-        return isFloat(t) ? `std::sqrt(${args[0]})` : `${T}(std::sqrt(${dbl[0]}))`;
-      case 'abs':
-        return `dype_abs<${T}>(${args[0]})`;
-      case 'relu':
-        return `dype_relu<${T}>(${args[0]})`;
-      case 'min':
-      case 'max':
-        return `dype_${e.fn}<${T}>(${args[0]}, ${args[1]})`;
-    }
+  load(e: LLoad): string {
+    return this.names.load(e.buf, e.index);
   }
 }
 

@@ -13,6 +13,7 @@
  * - generic: anything else, printed as the loop nest itself.
  */
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import { walkLExpr } from '../c/walk.js';
 
 type For = Extract<LStmt, { k: 'for' }>;
 
@@ -81,32 +82,6 @@ export interface GenericMatch {
 export type DesignMatch = SparseRowsMatch | GemmMatch | SddmmMatch | StreamMatch | GenericMatch;
 
 const isVar = (e: LExpr, name: string): boolean => e.k === 'var' && e.name === name;
-
-function walk(e: LExpr, f: (e: LExpr) => void): void {
-  f(e);
-  switch (e.k) {
-    case 'load':
-      walk(e.index, f);
-      break;
-    case 'bin':
-      walk(e.lhs, f);
-      walk(e.rhs, f);
-      break;
-    case 'un':
-    case 'cast':
-      walk(e.arg, f);
-      break;
-    case 'call':
-      e.args.forEach((a) => walk(a, f));
-      break;
-    case 'select':
-      walk(e.cond, f);
-      walk(e.then, f);
-      walk(e.else, f);
-      break;
-    default:
-  }
-}
 
 function is32(e: LElem): boolean {
   return e === 'f32' || e === 'i32' || e === 'index';
@@ -178,11 +153,11 @@ function matchSparseRows(f: LoopFunc, bufs: Map<string, LBuffer>): SparseRowsMat
   visitTerm(term);
   if (!ok) return undefined;
   // The epilogue may read dense and scalar buffers and the accumulator, never the sparse operand.
-  walk(store.value, (e) => {
+  walkLExpr(store.value, (e) => {
     if (e.k === 'var' && (e.name === p || e.name === j)) ok = false;
     if (e.k === 'load' && bufs.get(e.buf)?.role !== 'dense' && bufs.get(e.buf)?.role !== 'scalar') ok = false;
   });
-  walk(store.index, (e) => {
+  walkLExpr(store.index, (e) => {
     if (e.k === 'load') ok = false;
   });
   if (!ok || bufs.get(store.buf)?.role !== 'dense') return undefined;
@@ -233,14 +208,14 @@ function termLoads(term: LExpr, bufs: Map<string, LBuffer>, banned: string[], ki
 function denseEpilogue(store: LStmt, bufs: Map<string, LBuffer>, banned: string[], allowVals?: string): boolean {
   let ok = store.k === 'store';
   if (store.k !== 'store') return false;
-  walk(store.value, (e) => {
+  walkLExpr(store.value, (e) => {
     if (e.k === 'var' && banned.includes(e.name)) ok = false;
     if (e.k === 'load') {
       const r = bufs.get(e.buf)?.role;
       if (r !== 'dense' && r !== 'scalar' && !(r === 'values' && e.buf === allowVals)) ok = false;
     }
   });
-  walk(store.index, (e) => {
+  walkLExpr(store.index, (e) => {
     if (e.k === 'load') ok = false;
   });
   return ok;
@@ -284,7 +259,7 @@ function matchSddmm(f: LoopFunc, bufs: Map<string, LBuffer>): SddmmMatch | undef
   if (!loads) return undefined;
   let vals: LBuffer | undefined;
   let ok = true;
-  walk(store.value, (e) => {
+  walkLExpr(store.value, (e) => {
     if (e.k === 'var' && (e.name === j || e.name === k)) ok = false;
     if (e.k !== 'load') return;
     const b = bufs.get(e.buf);
