@@ -9,6 +9,7 @@
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { FPGA_DESIGN_DEFAULTS, fpgaDesignResources, type FpgaDesignConfig, type FpgaDesignName } from '../../runtime/plan/fpga-designs.js';
 import { CppPrinter, cppType, ident, printStmts, type Names } from './cpp-expr.js';
+import { firstLoadIndex } from '../c/walk.js';
 import { matchDesign, type GemmMatch, type SddmmMatch, type SparseRowsMatch, type StreamMatch } from './match.js';
 import type { ArrayDecl, KernelArg, KernelVM, LoopDecl, StreamDecl } from './view-model.js';
 
@@ -347,19 +348,7 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
   const loadNames = renamed(names, vars);
   const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' });
   const P = (n: Names): CppPrinter => new CppPrinter(n);
-  const indexOf = (buf: string): LExpr => {
-    let found: LExpr | undefined;
-    const visit = (e: LExpr): void => {
-      if (found) return;
-      if (e.k === 'load' && e.buf === buf) found = e.index;
-      else if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
-      else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
-      else if (e.k === 'call') e.args.forEach(visit);
-      else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
-    };
-    visit(m.red.term);
-    return found!;
-  };
+  const indexOf = (buf: string): LExpr => firstLoadIndex(m.red.term, buf)!;
   const args = denseArgs(f, () => false, 0);
   const hp = P(names);
   const dims: [string, string][] = [['n_rows', hp.as(m.rowLoop.hi, 'index')], ['n_cols', hp.as(m.colLoop.hi, 'index')], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
@@ -433,19 +422,7 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
   const loadNames = renamed(names, vars);
   const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' }, (buf) => (m.vals && buf === m.vals.name ? 'val' : undefined));
   const P = (n: Names): CppPrinter => new CppPrinter(n);
-  const idxOf = (buf: string): LExpr => {
-    let found: LExpr | undefined;
-    const visit = (e: LExpr): void => {
-      if (found) return;
-      if (e.k === 'load' && e.buf === buf) found = e.index;
-      else if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
-      else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
-      else if (e.k === 'call') e.args.forEach(visit);
-      else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
-    };
-    visit(m.red.term);
-    return found!;
-  };
+  const idxOf = (buf: string): LExpr => firstLoadIndex(m.red.term, buf)!;
   const args: KernelArg[] = [{ name: 'nz', cType: `const ${N}_nz_t*`, kind: 'ptr', bundle: 'hbm0', bank: 0, host: 'nzs.data()', hostCount: 'nzs.size()', elemType: `${N}_nz_t`, output: false }];
   const rest = denseArgs(f, (b) => b.role === 'rowPtr' || b.role === 'colIdx' || (b.role === 'values' && b.name !== f.out), 1);
   const hp = P(names);
