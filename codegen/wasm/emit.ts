@@ -16,11 +16,12 @@
  * - Every module is validated (before and after binaryen's optimiser, level 3).
  */
 import { kernelFacts } from '../../ir/facts.js';
-import type { LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
 import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
 import { planVector, VectorLoop, type ScalarEmitter } from './simd.js';
+import { splitWrites } from './split.js';
 import { FnBuilder, INT32_MAX, INT32_MIN, isFloat, kindOf, loadBinaryen, WasmModule, type Ref } from './binaryen.js';
 
 export interface EmitOptions {
@@ -393,13 +394,17 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
     const splittable = f.body.length === 1 && top.length === 1 && top[0]!.k === 'for' && top[0]!.parallel;
     // Balance a split by the row pointers the top loop indexes with its variable, when there are some.
     let balanceBy: WasmOp['balanceBy'];
+    let balanceBuf: LBuffer | undefined;
     if (splittable) {
       const ptr = f.buffers.find((b) => b.role === 'rowPtr' || b.role === 'colPtr');
       const loopVar = (top[0] as Extract<LStmt, { k: 'for' }>).var;
       const src = JSON.stringify(top[0]);
       if (ptr && src.includes(`"k":"load","buf":"${ptr.name}","index":{"k":"var","name":"${loopVar}"}`)) {
         const r = roots[ptr.of];
-        if (r !== undefined) balanceBy = { root: r, layout: ptr.role === 'rowPtr' ? 'csr' : 'csc' };
+        if (r !== undefined) {
+          balanceBy = { root: r, layout: ptr.role === 'rowPtr' ? 'csr' : 'csc' };
+          balanceBuf = ptr;
+        }
       }
     }
     let splitRange: string | number | undefined;
@@ -409,6 +414,8 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
       if (lo0 && t.hi.k === 'var') splitRange = t.hi.name;
       else if (lo0 && t.hi.k === 'const') splitRange = t.hi.value;
     }
+    // Entries written by a split must be the balancing pattern's own (same root).
+    const writes = splittable ? splitWrites(f, top[0] as Extract<LStmt, { k: 'for' }>, values[f.result]?.shape ?? [], balanceBy && roots[f.result] === balanceBy.root ? balanceBuf : undefined) : undefined;
     return {
       export: f.name,
       op: f.op,
@@ -420,6 +427,7 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
       splittable,
       ...(splitRange !== undefined ? { splitRange } : {}),
       ...(balanceBy ? { balanceBy } : {}),
+      ...(writes ? { splitWrites: writes } : {}),
     };
   });
   return {

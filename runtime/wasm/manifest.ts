@@ -49,6 +49,14 @@ export interface WasmOp {
   splitRange?: string | number;
   /** The value (sparse, or the row count of a dense loop) whose row pointers best balance a split, if any. */
   balanceBy?: { root: string; layout: 'csr' | 'csc' };
+  /**
+   * What the op writes of its out buffer when the loop is clamped to [lo, hi)
+   * (proved from the loop IR, codegen/wasm/split.ts): 'rows' = elements
+   * [lo * W, hi * W) with W = elements per row of the result; 'entries' =
+   * [ptr[lo], ptr[hi]) of the balancing pointers. Absent: unknown, so the op
+   * is never split across device instances (threads of one memory still are).
+   */
+  splitWrites?: 'rows' | 'entries';
 }
 
 export type WasmStep = { kind: 'op'; op: string } | { kind: 'repeat'; id: string; count: number | { param: string }; body: WasmStep[] };
