@@ -16,7 +16,7 @@ import { emitRuntimeTs } from '../codegen/runtime/emit-ts.js';
 import { emitWasm } from '../codegen/wasm/emit.js';
 import { compileSource } from '../frontend/compile.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
-import { planSpec } from '../passes/plan-spec.js';
+import { plannedSpec } from '../codegen/implementations.js';
 import { features } from '../runtime/features/index.js';
 import { buildGuards, featureRecord, outOfRange, sampleBindings, sparseFeaturesOf } from '../runtime/guards/index.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -28,7 +28,8 @@ import { createWasmExecutor } from '../runtime/wasm/executor.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '..', 'shared', 'data', 'matrices');
-const compile = (file: string) => runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] }).kernels[0]!;
+const compileModule = (file: string) => runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] });
+const compile = (file: string) => compileModule(file).kernels[0]!;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -38,7 +39,7 @@ for (const f of files) mats.set(f, toCsr(loadMatrix(join(dir, f))));
 
 // The generated guards of gcn, as the runtime target writes them.
 const gcn = compile('gcn.dy');
-const spec = planSpec(gcn);
+const spec = plannedSpec(compileModule('gcn.dy'), 'gcn.dy', gcn.name);
 const bind = (m: CsrMatrix): Binding => ({ sparse: new Map([['A', sparseFeaturesOf(m, 2)]]), dims: new Map([['n', m.rows], ['f', 64], ['h', 64], ['c', 16]]), scalars: new Map() });
 const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) => bind(mats.get(f)!));
 const plan = buildGuards(spec, loadSystemFile(join(root, 'systems', 'paper-1g1f.json')), sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput' });

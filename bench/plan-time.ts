@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { compileSource } from '../frontend/compile.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
-import { planSpec } from '../passes/plan-spec.js';
+import { plannedSpec } from '../codegen/implementations.js';
 import { features } from '../runtime/features/index.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
@@ -47,7 +47,7 @@ const gcn = `kernel gcn(A: csr<f32>[n, n], X: dense<f32>[n, f], W1: dense<f32>[f
 function problem(src: string): PlanProblem {
   const m = runPipeline(compileSource(src, 'bench.dy').module!, { passes: DEFAULT_PIPELINE });
   const dims = new Map([['n', A.rows], ['f', 512], ['h', 128], ['c', 16]]);
-  return bindProblem(planSpec(m.kernels[0]!), { sparse: new Map([['A', fA]]), dims, scalars: new Map() });
+  return bindProblem(plannedSpec(m, 'bench.dy', m.kernels[0]!.name), { sparse: new Map([['A', fA]]), dims, scalars: new Map() });
 }
 
 function median(xs: number[]): number {

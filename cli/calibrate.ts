@@ -12,17 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { emitWasm } from '../codegen/wasm/emit.js';
 import { compileSource } from '../frontend/compile.js';
-import type { Kernel } from '../ir/module.js';
+import { plannedSpec } from '../codegen/implementations.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
-import { planSpec } from '../passes/plan-spec.js';
 import { features } from '../runtime/features/index.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import { writeFileAtomic } from '../runtime/io/mtx-write.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { errorSummary, fitCpuParams, predictMs, type CalibrationSample } from '../runtime/plan/calibrate-fit.js';
-import type { PlanOp } from '../runtime/plan/types.js';
+import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
 import { loadSystemFile, parseSystem } from '../runtime/system/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import type { DeviceSpec } from '../runtime/system/types.js';
@@ -88,17 +87,18 @@ function operand(cols: number, k: number): DenseTensor {
 }
 
 interface Compiled {
-  planned: Map<ProgramName, Kernel>;
+  planned: Map<ProgramName, PlanSpec>;
   executors: Map<string, WasmExecutor>;
 }
 
 async function compile(threadCounts: readonly number[]): Promise<Compiled> {
-  const planned = new Map<ProgramName, Kernel>();
+  const planned = new Map<ProgramName, PlanSpec>();
   const executors = new Map<string, WasmExecutor>();
   for (const name of Object.keys(PROGRAMS) as ProgramName[]) {
     const m = compileSource(PROGRAMS[name], `${name}.dy`).module!;
-    planned.set(name, runPipeline(m, { passes: [...DEFAULT_PIPELINE] }).kernels[0]!);
-    const lowered = runPipeline(m, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] }).kernels[0]!;
+    const loweredModule = runPipeline(m, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
+    const lowered = loweredModule.kernels[0]!;
+    planned.set(name, plannedSpec(loweredModule, `${name}.dy`, lowered.name));
     const { binary, manifest } = await emitWasm(lowered);
     for (const t of threadCounts) executors.set(`${name}/${t}`, await createWasmExecutor(binary, manifest, { threads: t }));
   }
@@ -110,7 +110,7 @@ const dimsOf = (A: CsrMatrix, r: Run): Map<string, number> => new Map([['m', A.r
 
 /** The planner's bound ops for this kernel on this matrix (features as the planner computes them). */
 function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
-  return bindProblem(planSpec(c.planned.get(program(r))!), { sparse: new Map([['A', features(A, 2)]]), dims: dimsOf(A, r), scalars: new Map() }).ops;
+  return bindProblem(c.planned.get(program(r))!, { sparse: new Map([['A', features(A, 2)]]), dims: dimsOf(A, r), scalars: new Map() }).ops;
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The partition pass for `dype ir --input ...`: the data's features and the system, bound for one kernel. */
+import { plannedSpec } from '../codegen/implementations.js';
 import { partitionPass } from '../passes/partition.js';
 import type { Pass } from '../passes/index.js';
 import type { Tensor } from '../runtime/tensor.js';
@@ -8,7 +9,8 @@ import { DEFAULT_PLAN_SYSTEM } from './plan.js';
 import { optimise, selectKernel, type LoadedProgram } from './program.js';
 
 export function partitionFor(p: LoadedProgram, file: string, o: { kernel?: string; input: string[]; param: string[]; system?: string; objective?: string }): Pass {
-  const kernel = selectKernel(optimise(p), file, o.kernel);
+  const module = optimise(p);
+  const kernel = selectKernel(module, file, o.kernel);
   const scalars = new Map(parseAssignments(o.param, '--param').map((a) => [a.name, parseScalar(a.name, a.value)]));
   const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
@@ -18,5 +20,6 @@ export function partitionFor(p: LoadedProgram, file: string, o: { kernel?: strin
     binding: { sparse: sparseFeatures(kernel, tensors), dims: boundDims(kernel, tensors, scalars), scalars },
     objective: parseObjective(o.objective),
     kernel: kernel.name,
+    impls: new Map(plannedSpec(module, file, kernel.name).ops.map((op) => [op.id, op.impls])),
   });
 }

@@ -1,4 +1,5 @@
 /** `dype plan`: the Pareto set of mappings for a kernel on a system and the data at hand, with baselines. */
+import { plannedSpec } from '../codegen/implementations.js';
 import type { AllFeatures } from '../runtime/features/types.js';
 import type { Mapping, Objective } from '../runtime/plan/types.js';
 import { systemSummary } from '../runtime/system/load.js';
@@ -53,13 +54,14 @@ export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string)
   const params = parseAssignments(o.param, '--param');
   const inputs = parseAssignments(o.input, '--input');
   const program = loadProgram(file);
-  const kernel = selectKernel(optimise(program), file, o.kernel);
+  const module = optimise(program);
+  const kernel = selectKernel(module, file, o.kernel);
   const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const dims = boundDims(kernel, tensors, scalars);
   const feats = sparseFeatures(kernel, tensors);
-  const r = planFor(kernel, sys, feats, dims, scalars, objective);
+  const r = planFor(plannedSpec(module, file, kernel.name), sys, feats, dims, scalars, objective);
   if (o.json) {
     stdout(JSON.stringify(reportJson(kernel.name, sys.name, objective, feats, r), null, 2) + '\n');
     return;

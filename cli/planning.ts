@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kernel } from '../ir/module.js';
-import { planSpec } from '../passes/plan-spec.js';
 import { InputError } from '../runtime/errors.js';
 import { features } from '../runtime/features/index.js';
 import type { AllFeatures } from '../runtime/features/types.js';
@@ -110,13 +109,13 @@ export interface PlanReport {
   states: number;
 }
 
-export function planFor(k: Kernel, sys: SystemSpec, feats: ReadonlyMap<string, SparseFeatures>, dims: ReadonlyMap<string, number>, scalars: ReadonlyMap<string, number>, objective: Objective): PlanReport {
-  const spec = planSpec(k);
+/** `spec`: the kernel's PlanSpec with its program's implementations (codegen/implementations.ts plannedSpec). */
+export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<string, SparseFeatures>, dims: ReadonlyMap<string, number>, scalars: ReadonlyMap<string, number>, objective: Objective): PlanReport {
   let problem: PlanProblem;
   try {
     problem = bindProblem(spec, { sparse: feats, dims, scalars });
   } catch (e) {
-    throw new InputError('DY3013', `kernel ${k.name}`, undefined, (e as Error).message);
+    throw new InputError('DY3013', `kernel ${spec.kernel}`, undefined, (e as Error).message);
   }
   const opts: PlanOptions = {
     objective,

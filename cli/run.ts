@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { plannedSpec } from '../codegen/implementations.js';
 import { bindInputs, type KernelInputs } from '../interp/bind.js';
 import { interpretKernel, type InterpretResult } from '../interp/interpret.js';
 import type { Kernel } from '../ir/module.js';
@@ -111,7 +112,7 @@ export async function runCommand(file: string, o: RunOptions, stdout: (s: string
   const objective = parseObjective(o.objective);
   const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
   const feats = sparseFeatures(kernel, tensors);
-  const plan = planFor(kernel, sys, feats, boundDims(kernel, tensors, scalars), scalars, objective);
+  const plan = planFor(plannedSpec(module, file, kernel.name), sys, feats, boundDims(kernel, tensors, scalars), scalars, objective);
   const best = plan.pareto[0]!;
   if (o.trace !== undefined) writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);
   const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));

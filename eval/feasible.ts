@@ -7,7 +7,7 @@
 import { lastWriters } from '../runtime/plan/dp.js';
 import { evalStage } from '../runtime/plan/stage.js';
 import type { Mapping, PlanProblem } from '../runtime/plan/types.js';
-import { instances, type SystemSpec } from '../runtime/system/types.js';
+import { instances, instanceSpecs, type SystemSpec } from '../runtime/system/types.js';
 
 export function peakDrawW(sys: SystemSpec, m: Mapping): number {
   const used = new Set(m.stages.flatMap((s) => s.devices));
@@ -15,7 +15,7 @@ export function peakDrawW(sys: SystemSpec, m: Mapping): number {
 }
 
 export function feasibility(sys: SystemSpec, p: PlanProblem, m: Mapping, opts: { pipelined: boolean }): string | undefined {
-  const names = new Set(instances(sys).map((x) => x.name));
+  const specs = instanceSpecs(sys);
   const where = new Map<string, string>();
   const seen = new Set<string>();
   const opById = new Map(p.ops.map((o) => [o.id, o]));
@@ -25,7 +25,7 @@ export function feasibility(sys: SystemSpec, p: PlanProblem, m: Mapping, opts: {
     const dev = sys.devices.find((d) => d.id === st.device);
     if (!dev) return `no device ${st.device}`;
     for (const inst of st.devices) {
-      if (!names.has(inst) || !inst.startsWith(dev.id)) return `no instance ${inst} of ${dev.id}`;
+      if (specs.get(inst) !== dev) return `no instance ${inst} of ${dev.id}`;
       if (opts.pipelined && seen.has(inst)) return `instance ${inst} holds two pipeline stages`;
       seen.add(inst);
     }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { compileSource } from '../frontend/compile.js';
 import { formatDiagnostics } from '../ir/diagnostics.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
-import { planSpec } from '../passes/plan-spec.js';
+import { plannedSpec } from '../codegen/implementations.js';
 import type { PlanSpec } from '../runtime/plan/types.js';
 import { repoRoot } from './paths.js';
 
@@ -54,7 +54,7 @@ export function compileSpec(path: string): PlanSpec {
   const m = runPipeline(r.module, { passes: DEFAULT_PIPELINE });
   const k = m.kernels[0];
   if (!k) throw new Error(`${path}: no kernel`);
-  return planSpec(k);
+  return plannedSpec(m, path, k.name);
 }
 
 let cache: Workload[] | undefined;

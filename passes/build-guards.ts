@@ -11,7 +11,8 @@ import type { Kernel, Module, Op } from '../ir/module.js';
 import { buildGuards, sampleBindings, type SampleOptions } from '../runtime/guards/index.js';
 import type { GuardPlan } from '../runtime/guards/types.js';
 import type { Binding } from '../runtime/plan/bind.js';
-import type { Objective } from '../runtime/plan/types.js';
+import type { OpImpls } from '../runtime/catalogue/index.js';
+import type { Objective, PlanSpec } from '../runtime/plan/types.js';
 import { stageInstances } from '../runtime/policy/cost.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Pass } from './manager.js';
@@ -27,6 +28,8 @@ export interface BuildGuardsOptions {
   sampling?: SampleOptions;
   /** Dims bound by each sparse parameter's rows and cols, per kernel (keeps samples consistent). */
   shapeDims?: ReadonlyMap<string, SampleOptions['shapeDims']>;
+  /** The implementations each kernel's program has per op (codegen/implementations.ts). */
+  impls: ReadonlyMap<string, ReadonlyMap<string, OpImpls>>;
 }
 
 export interface BuildGuardsPass extends Pass {
@@ -37,9 +40,9 @@ export interface BuildGuardsPass extends Pass {
 const noProfiles = (what: string): DiagnosticError =>
   new DiagnosticError([makeDiagnostic('DY6300', `${what} needs profile inputs: give one or more --profile NAME=PATH (sample inputs) to dype compile`, fileSpan('<command line>'))]);
 
-function annotate(k: Kernel, plan: GuardPlan): Kernel {
+function annotate(k: Kernel, plan: GuardPlan, spec: PlanSpec): Kernel {
   const where = new Map<string, string[]>();
-  const opIds = planSpec(k).ops.map((o) => o.id);
+  const opIds = spec.ops.map((o) => o.id);
   for (const p of plan.partitions) {
     const inst = stageInstances(p.choices);
     p.choices.forEach((c, i) => {
@@ -63,7 +66,9 @@ export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
         kernels: m.kernels.map((k) => {
           const profiles = o.profiles.get(k.name) ?? [];
           if (profiles.length === 0) return k;
-          const spec = planSpec(k);
+          const impls = o.impls.get(k.name);
+          if (!impls) throw new Error(`build-guards: no implementations given for kernel ${k.name}`);
+          const spec = planSpec(k, impls);
           const shapeDims = o.shapeDims?.get(k.name);
           const samples = sampleBindings(profiles, { ...o.sampling, ...(shapeDims ? { shapeDims } : {}) });
           let plan: GuardPlan;
@@ -73,7 +78,7 @@ export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
             throw new DiagnosticError([makeDiagnostic('DY6303', `kernel ${k.name}: ${(e as Error).message}`, fileSpan('<command line>'))]);
           }
           plans.set(k.name, plan);
-          return annotate(k, plan);
+          return annotate(k, plan, spec);
         }),
       };
     },

@@ -8,6 +8,7 @@
 import type { Kernel, Module, Op } from '../ir/module.js';
 import { bindProblem, type Binding } from '../runtime/plan/bind.js';
 import { planPareto } from '../runtime/plan/dp.js';
+import type { OpImpls } from '../runtime/catalogue/index.js';
 import type { Objective } from '../runtime/plan/types.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Pass } from './manager.js';
@@ -19,12 +20,14 @@ export interface PartitionOptions {
   objective: Objective;
   /** Only this kernel (the others keep no mapping): the data belongs to one kernel. */
   kernel: string;
+  /** The implementations its program has per op (codegen/implementations.ts). */
+  impls: ReadonlyMap<string, OpImpls>;
 }
 
 export class PartitionError extends Error {}
 
 function partitionKernel(k: Kernel, o: PartitionOptions): Kernel {
-  const problem = bindProblem(planSpec(k), o.binding);
+  const problem = bindProblem(planSpec(k, o.impls), o.binding);
   const out = planPareto(o.system, problem, { objective: o.objective, ...(o.system.constraints.powerCapW !== undefined ? { powerCapW: o.system.constraints.powerCapW } : {}), ...(o.system.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: o.system.constraints.latencyBoundMs } : {}) });
   const best = out.pareto[0];
   if (!best) throw new PartitionError(`no mapping of kernel ${k.name} is feasible on ${o.system.name}: ${out.infeasible.slice(0, 2).join('; ')}`);

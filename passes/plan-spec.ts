@@ -1,17 +1,21 @@
 /**
  * From a kernel after annotate-cost to the planner's PlanSpec: the ops in
  * program order with their symbolic work, where each value they read comes
- * from, and the repeat region each belongs to. Sparse temporaries are
- * charged to the parameter whose pattern they share.
+ * from, the repeat region each belongs to, and the implementations codegen
+ * emits for each (given: passes may not import codegen; the callers get them
+ * from codegen/implementations.ts). Sparse temporaries are charged to the
+ * parameter whose pattern they share.
  */
 import { tensorsRead } from '../ir/expr.js';
 import { kernelFacts } from '../ir/facts.js';
 import type { Kernel, Op } from '../ir/module.js';
 import { Poly, parsePoly } from '../runtime/plan/sym.js';
+import type { OpImpls } from '../runtime/catalogue/index.js';
 import type { PlanOpSpec, PlanSpec, ValueRead } from '../runtime/plan/types.js';
 import { storageBytes } from './annotate-cost.js';
 
-export function planSpec(k: Kernel): PlanSpec {
+/** `impls`: op id -> the implementations its program has; every op of the kernel must have an entry. */
+export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSpec {
   const facts = kernelFacts(k);
   const lastWriter = new Map<string, string>();
   const ops: PlanOpSpec[] = [];
@@ -30,6 +34,8 @@ export function planSpec(k: Kernel): PlanSpec {
       });
       const a = op.attrs;
       const sparseName = typeof a['sparse'] === 'string' ? rootOf(op.id, a['sparse']) : undefined;
+      const opImpls = impls.get(op.id);
+      if (!opImpls) throw new Error(`plan-spec: kernel ${k.name}: no implementations given for ${op.id}`);
       const resultNnz = info.sparsity.patternSource ? Poly.symbol(`nnz(${info.sparsity.root ?? rootOf(op.id, info.sparsity.patternSource)})`) : new Poly();
       const spec: PlanOpSpec = {
         id: op.id,
@@ -42,6 +48,7 @@ export function planSpec(k: Kernel): PlanSpec {
         bytes: parsePoly(String(a['reads'] ?? '0')).add(parsePoly(String(a['writes'] ?? '0'))).toString(),
         gathers: String(a['gathers'] ?? '0'),
         resultBytes: storageBytes(info.type, resultNnz).toString(),
+        impls: opImpls,
       };
       if (sparseName !== undefined && k.params.some((p) => p.name === sparseName && p.type.format !== 'dense')) spec.sparse = sparseName;
       if (group) spec.group = group;

@@ -15,7 +15,7 @@ const allowed: Record<string, string[]> = {
   passes: ['passes', 'ir', 'runtime'],
   interp: ['interp', 'ir', 'runtime'],
   runtime: ['runtime'],
-  eval: ['eval', 'ir', 'passes', 'runtime', 'frontend'],
+  eval: ['eval', 'ir', 'passes', 'runtime', 'frontend', 'codegen'],
 };
 
 function sources(dir: string): string[] {

@@ -66,7 +66,7 @@ function dimsOfBuffers(m: WasmManifest, f: LoopFunc): string[] {
   return out;
 }
 
-function buildContext(k: Kernel, m: WasmManifest): BuildContext {
+export function buildContext(k: Kernel, m: WasmManifest): BuildContext {
   const extraDims = (f: LoopFunc): string[] => dimsOfBuffers(m, f).filter((d) => !f.sizes.includes(d));
   const sizeOf = (_f: LoopFunc, b: LBuffer): string => {
     switch (b.role) {

@@ -13,6 +13,8 @@ import { printModule } from '../../ir/printer.js';
 import { buildGuardsPass } from '../../passes/build-guards.js';
 import { runPipeline } from '../../passes/manager.js';
 import { planSpec } from '../../passes/plan-spec.js';
+import { implementationsOf } from '../implementations.js';
+import { programHash } from '../native/hash.js';
 import type { SparseFeatures } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { Module } from '../../ir/module.js';
@@ -68,6 +70,7 @@ export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}
   }
   // Each kernel has its own sample ranges: the pass runs once per kernel.
   let module = program.module;
+  const impls = implementationsOf(program);
   const kernels: KernelGuards[] = [];
   for (const k of program.module.kernels) {
     const kp = profiles.get(k.name);
@@ -76,13 +79,14 @@ export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}
       system: sys,
       profiles: new Map([[k.name, kp.bindings]]),
       objective: 'throughput',
+      impls,
       ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}),
       ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}),
       shapeDims: new Map([[k.name, kp.shapeDims]]),
       sampling: { perProfile: o.perProfile ?? 24, seed: 7, ranges: kp.ranges },
     });
     module = runPipeline(module, { passes: [one], verify: true });
-    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k), plan: one.plans.get(k.name)!, profiles: kp });
+    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k, impls.get(k.name)!), plan: one.plans.get(k.name)!, profiles: kp });
   }
   return { sys, kernels, module };
 }
@@ -98,7 +102,7 @@ export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptio
   const files: ProjectFiles = new Map();
   files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, source, kernels, importFrom));
   files.set(`${program.name}_dispatch.h`, emitDispatchHeader(program.name, source, kernels));
-  files.set('plan.json', planJson(program.name, source, sys, kernels));
+  files.set('plan.json', planJson(program.name, source, programHash(program.module), sys, kernels));
   files.set('ir/build-guards.ir', printModule(module));
   return files;
 }

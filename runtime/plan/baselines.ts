@@ -5,7 +5,7 @@
  * every input), and HEFT list scheduling (each op to the instance that
  * finishes it earliest, no pipelining by design).
  */
-import type { DeviceKind, SystemSpec } from '../system/types.js';
+import { instances, type DeviceKind, type SystemSpec } from '../system/types.js';
 import { bestOpTime } from './cost.js';
 import { choicesOf, evaluateChoices, idlePowerW, lastWriters, objectiveValue, planPareto, type PlanOptions, type StageChoice } from './dp.js';
 import { evalStage, transferMs } from './stage.js';
@@ -44,7 +44,7 @@ export function staticChoice(sys: SystemSpec, training: readonly PlanProblem[], 
 /** HEFT: ops ranked by upward rank (mean cost plus the costliest path to the exit), each placed on the instance with the earliest finish. */
 export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Mapping | undefined {
   void objective;
-  const inst = sys.devices.flatMap((d) => Array.from({ length: d.count }, (_, i) => ({ name: `${d.id}${i}`, dev: d })));
+  const inst = instances(sys).map((x) => ({ name: x.name, dev: x.spec }));
   // A repeat region is one task: its ops never leave one device.
   const tasks: { ops: typeof p.ops; id: string }[] = [];
   for (const op of p.ops) {

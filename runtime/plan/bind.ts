@@ -48,6 +48,7 @@ export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
       gathers: ev(o.gathers, `${o.id} gathers`),
       resultBytes: ev(o.resultBytes, `${o.id} result size`),
       trips,
+      impls: o.impls,
     };
     const feat = o.sparse === undefined ? undefined : b.sparse.get(o.sparse);
     return { ...base, ...(feat ? { sparse: feat } : {}), ...(o.group ? { group: o.group.id } : {}) };

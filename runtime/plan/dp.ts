@@ -9,7 +9,7 @@
  * the devices as used), memory, FPGA resources and the latency bound are all
  * monotone or stage-local, so they prune exactly too.
  */
-import type { DeviceKind, DeviceSpec, SystemSpec } from '../system/types.js';
+import { instanceName, type DeviceKind, type DeviceSpec, type SystemSpec } from '../system/types.js';
 import { evalStage, type StageContext, type StageEval } from './stage.js';
 import type { Mapping, Objective, PlanOp, PlanProblem, Stage } from './types.js';
 
@@ -158,7 +158,7 @@ class Planner {
       device: dev.id,
       kind: dev.kind,
       count: choice.count,
-      devices: Array.from({ length: choice.count }, (_, j) => `${dev.id}${first + j}`),
+      devices: Array.from({ length: choice.count }, (_, j) => instanceName(dev.id, first + j)),
       variants: ev.variants,
       computeMs: ev.computeMs,
       transferMs: ev.inMs + ev.outMs,

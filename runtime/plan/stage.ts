@@ -6,7 +6,8 @@
  * prune it (device memory, FPGA resources of one bitstream).
  */
 import type { DeviceSpec, SystemSpec } from '../system/types.js';
-import { bestOpTime, FPGA_RESOURCES, fpgaDesign } from './cost.js';
+import { fpgaEntry, type FpgaImpl } from '../catalogue/index.js';
+import { bestOpTime } from './cost.js';
 import type { PlanOp, PlanProblem } from './types.js';
 
 /** Time to move `bytes` from device `from` to device `to` (undefined = host memory). */
@@ -58,7 +59,8 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   }
   if (!Number.isFinite(compute)) {
     const op = ops.find((o) => !Number.isFinite(bestOpTime(o, dev, count).ms))!;
-    return { ok: false, why: `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, variants };
+    const why = op.impls[dev.kind].length === 0 ? `${op.id} (${op.kind}) has no ${dev.kind} implementation in its program` : `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`;
+    return { ok: false, why, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, variants };
   }
   const exchange = splitExchangeMs(ctx.sys, ops, dev, count);
   compute += exchange;
@@ -94,12 +96,16 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   if (memory > dev.memoryGB * 1e9)
     return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
   if (dev.kind === 'fpga' && dev.fpga) {
-    const designs = new Set(ops.map((o) => fpgaDesign(o.kind)));
+    // One bitstream holds every design of the stage, once each.
+    const designs = stageFpgaImpls(ops);
     const use = { lut: 0, ff: 0, bram: 0, uram: 0, dsp: 0 };
-    for (const d of designs) for (const k of Object.keys(use) as (keyof typeof use)[]) use[k] += FPGA_RESOURCES[d]![k];
+    for (const d of designs) {
+      const r = fpgaEntry(d).resources();
+      for (const k of Object.keys(use) as (keyof typeof use)[]) use[k] += r[k];
+    }
     for (const k of Object.keys(use) as (keyof typeof use)[]) {
       if (use[k] > dev.fpga.resources[k])
-        return { ok: false, why: `kernels ${[...designs].join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
+        return { ok: false, why: `kernels ${designs.join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
     }
   }
   return { ok: true, computeMs: compute, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
@@ -127,4 +133,9 @@ export function splitExchangeMs(sys: SystemSpec, ops: readonly PlanOp[], dev: De
     prev = op;
   }
   return ms;
+}
+
+/** The FPGA designs a stage of these ops loads (each op has one), distinct, in op order. */
+export function stageFpgaImpls(ops: readonly PlanOp[]): FpgaImpl[] {
+  return [...new Set(ops.flatMap((o) => o.impls.fpga.slice(0, 1)))];
 }

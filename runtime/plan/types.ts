@@ -4,6 +4,7 @@
  * one input (PlanProblem), and mappings of ops onto pipeline stages of
  * devices with their predicted period, latency and energy.
  */
+import type { OpImpls } from '../catalogue/index.js';
 import type { DeviceKind } from '../system/types.js';
 
 export type Dtype = 'f32' | 'f64' | 'i32' | 'i64' | 'bool';
@@ -33,6 +34,8 @@ export interface PlanOpSpec {
   /** Enclosing repeat region and its trip count (literal or scalar parameter name). */
   group?: { id: string; trips: number | string };
   semiring?: string;
+  /** The implementations codegen emitted for this op, per device kind (runtime/catalogue). */
+  impls: OpImpls;
 }
 
 export interface PlanSpec {
@@ -70,6 +73,7 @@ export interface PlanOp {
   sparse?: SparseFeatures;
   group?: string;
   trips: number;
+  impls: OpImpls;
 }
 
 export interface PlanProblem {
@@ -90,7 +94,7 @@ export interface Stage {
   count: number;
   /** Device instances, e.g. gpu0, gpu1. */
   devices: string[];
-  /** Kernel variant chosen per op. */
+  /** Implementation (runtime/catalogue) chosen per op. */
   variants: Record<string, string>;
   /** Kernel time of the stage's ops, all trips, on its instances. */
   computeMs: number;

@@ -5,11 +5,10 @@
  * the devices the new partition reads them on, and loading another FPGA
  * bitstream where a new FPGA stage needs kernel designs the loaded one lacks.
  */
-import { fpgaDesign } from '../plan/cost.js';
 import type { StageChoice } from '../plan/dp.js';
-import { transferMs } from '../plan/stage.js';
+import { stageFpgaImpls, transferMs } from '../plan/stage.js';
 import type { Mapping, PlanProblem } from '../plan/types.js';
-import type { DeviceSpec, SystemSpec } from '../system/types.js';
+import { instanceName, instanceSpecs, type DeviceSpec, type SystemSpec } from '../system/types.js';
 
 export interface SwitchCost {
   drainMs: number;
@@ -26,7 +25,7 @@ export function stageInstances(choices: readonly StageChoice[]): string[][] {
   return choices.map((c) => {
     const first = taken.get(c.device) ?? 0;
     taken.set(c.device, first + c.count);
-    return Array.from({ length: c.count }, (_, j) => `${c.device}${first + j}`);
+    return Array.from({ length: c.count }, (_, j) => instanceName(c.device, first + j));
   });
 }
 
@@ -37,7 +36,7 @@ export function fpgaNeeds(sys: SystemSpec, p: PlanProblem, choices: readonly Sta
   choices.forEach((c, i) => {
     const dev = sys.devices.find((d) => d.id === c.device);
     if (dev?.kind !== 'fpga') return;
-    const designs = new Set(p.ops.slice(c.start, c.end).map((o) => fpgaDesign(o.kind)));
+    const designs = new Set<string>(stageFpgaImpls(p.ops.slice(c.start, c.end)));
     for (const name of inst[i]!) out.set(name, designs);
   });
   return out;
@@ -86,10 +85,11 @@ export function switchCost(
   }
   const bitstreams: SwitchCost['bitstreams'] = [];
   let bitstreamMs = 0;
+  const specs = instanceSpecs(sys);
   for (const [name, designs] of fpgaNeeds(sys, p, to)) {
     const have = loaded.get(name);
     if (have && [...designs].every((d) => have.has(d))) continue;
-    const spec = sys.devices.find((d) => name.startsWith(d.id) && d.kind === 'fpga');
+    const spec = specs.get(name);
     bitstreams.push({ device: name, designs: [...designs].sort() });
     // Instances load their bitstreams in parallel.
     bitstreamMs = Math.max(bitstreamMs, spec?.fpga?.bitstreamLoadMs ?? 0);

@@ -42,7 +42,7 @@ export interface CpuModelSpec {
   dispatchUsPerThread?: number;
 }
 
-/** One kind of device; `count` identical instances are named `${id}${index}` (gpu0, gpu1). */
+/** One kind of device; `count` identical instances, named by instanceName (gpu0, gpu1). */
 export interface DeviceSpec {
   id: string;
   kind: DeviceKind;
@@ -96,6 +96,21 @@ export interface DeviceInstance {
   spec: DeviceSpec;
 }
 
+/**
+ * The name of instance `index` of device `id`: `gpu0`, or `gpu1.0` for an id
+ * that ends in a digit. Ids are letters, digits, `_` and `-` (no dot), so two
+ * devices never share an instance name: without the dot device `gpu` x 11
+ * and device `gpu1` would both have a `gpu10`.
+ */
+export function instanceName(id: string, index: number): string {
+  return /[0-9]$/.test(id) ? `${id}.${index}` : `${id}${index}`;
+}
+
 export function instances(s: SystemSpec): DeviceInstance[] {
-  return s.devices.flatMap((d) => Array.from({ length: d.count }, (_, i) => ({ name: `${d.id}${i}`, spec: d })));
+  return s.devices.flatMap((d) => Array.from({ length: d.count }, (_, i) => ({ name: instanceName(d.id, i), spec: d })));
+}
+
+/** Instance name -> its device, for every instance of the system. */
+export function instanceSpecs(s: SystemSpec): Map<string, DeviceSpec> {
+  return new Map(instances(s).map((x) => [x.name, x.spec]));
 }

@@ -5,9 +5,7 @@
  * says which figures the samples leave undetermined.
  */
 import { describe, expect, it } from 'vitest';
-import { compileSource } from '../../frontend/compile.js';
-import { DEFAULT_PIPELINE, runPipeline } from '../../passes/index.js';
-import { planSpec } from '../../passes/plan-spec.js';
+import { specOf } from '../helpers/compile.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import { cpuDeviceFor, errorSummary, fitCpuParams, LINEAR_KEYS, nnls, predictMs, type CalibrationSample, type CpuParams } from '../../runtime/plan/calibrate-fit.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
@@ -15,10 +13,10 @@ import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
 const SPMM = 'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
 
-const planned = new Map([SPMV, SPMM].map((src) => [src, runPipeline(compileSource(src, 'k.dy').module!, { passes: [...DEFAULT_PIPELINE] }).kernels[0]!]));
+const planned = new Map([SPMV, SPMM].map((src) => [src, specOf(src, 'k.dy')]));
 
 function ops(src: string, f: SparseFeatures, k: number): PlanOp[] {
-  return bindProblem(planSpec(planned.get(src)!), { sparse: new Map([['A', f]]), dims: new Map([['m', f.rows], ['n', f.cols], ['c', k]]), scalars: new Map() }).ops;
+  return bindProblem(planned.get(src)!, { sparse: new Map([['A', f]]), dims: new Map([['m', f.rows], ['n', f.cols], ['c', k]]), scalars: new Map() }).ops;
 }
 
 function feats(rows: number, perRow: number, localityScore: number, skew = 1.5): SparseFeatures {

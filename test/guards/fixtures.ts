@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { planSpec } from '../../passes/plan-spec.js';
 import { sparseFeaturesOf } from '../../runtime/guards/features.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
@@ -11,14 +10,13 @@ import type { PlanSpec } from '../../runtime/plan/types.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { CsrMatrix } from '../../runtime/tensor.js';
-import { optimised } from '../helpers/compile.js';
+import { specOf } from '../helpers/compile.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const matrices = join(root, '..', 'shared', 'data', 'matrices');
 
 export function gcnSpec(): PlanSpec {
-  const m = optimised(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'));
-  return planSpec(m.kernels[0]!);
+  return specOf(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy');
 }
 
 export function system(name: string): SystemSpec {

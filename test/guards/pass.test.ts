@@ -12,7 +12,7 @@ import { printModule } from '../../ir/printer.js';
 import { parseModule } from '../../ir/text-parser.js';
 import { buildGuardsPass } from '../../passes/build-guards.js';
 import { getPass, runPipeline } from '../../passes/index.js';
-import { optimised } from '../helpers/compile.js';
+import { implsOf, optimised } from '../helpers/compile.js';
 import { gcnBinding, graph, root, system } from './fixtures.js';
 
 const module = optimised(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'));
@@ -25,6 +25,7 @@ describe('build-guards pass', () => {
       objective: 'throughput',
       shapeDims: new Map([['gcn', { A: ['n', 'n'] as [string, string] }]]),
       sampling: { perProfile: 10 },
+      impls: new Map([['gcn', implsOf(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy')]]),
     });
     const out = runPipeline(module, { passes: [pass] });
     const plan = pass.plans.get('gcn')!;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { interpretKernel } from '../../interp/interpret.js';
 import type { Kernel } from '../../ir/module.js';
-import { planSpec } from '../../passes/plan-spec.js';
+import { specOf } from '../helpers/compile.js';
 import { wasmBackend, type WasmBackend } from '../../runtime/backends/wasm.js';
 import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
 import { simBackend } from '../../runtime/backends/sim.js';
@@ -47,7 +47,7 @@ export interface Fixture {
 
 export async function gcnFixture(): Promise<Fixture> {
   const kernel = loopKernel(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy');
-  const spec = planSpec(kernel);
+  const spec = specOf(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy');
   const graphs = new Map<string, CsrMatrix>();
   for (const g of REAL) graphs.set(g, graph(g));
   for (const [n, mk] of Object.entries(GENERATED)) graphs.set(n, mk());

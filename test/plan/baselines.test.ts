@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { typicalImpls } from '../helpers/impls.js';
 import { heft, singleKind, staticChoice } from '../../runtime/plan/baselines.js';
 import { choicesOf, evaluateChoices, objectiveValue, planPareto, type PlanOptions } from '../../runtime/plan/dp.js';
 import type { Mapping, PlanProblem } from '../../runtime/plan/types.js';
@@ -152,7 +153,7 @@ describe('HEFT', () => {
     paramBytes: new Map([['B', 1e3]]),
     sparseParams: new Set(),
     results: ['C'],
-    ops: [{ id: 'op0', kind: 'gemm', result: 'C', dtype: 'f32', reads: [{ value: 'B', from: { kind: 'param' } }], items: 1e6, flops: 1e9, bytes: 1e6, gathers: 0, resultBytes: 1e3, trips: 1 }],
+    ops: [{ id: 'op0', kind: 'gemm', result: 'C', dtype: 'f32', reads: [{ value: 'B', from: { kind: 'param' } }], items: 1e6, flops: 1e9, bytes: 1e6, gathers: 0, resultBytes: 1e3, trips: 1, impls: typicalImpls('gemm') }],
   };
 
   it('never places a task on an FPGA whose resources cannot hold its design', () => {

@@ -6,8 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { typicalImpls } from '../helpers/impls.js';
 import { heft, singleKind } from '../../runtime/plan/baselines.js';
-import { FPGA_RESOURCES, variantTimes } from '../../runtime/plan/cost.js';
+import { variantTimes } from '../../runtime/plan/cost.js';
+import { fpgaDesignResources } from '../../runtime/plan/fpga-designs.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
 import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
 import type { Dtype, PlanOp, PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
@@ -64,6 +66,7 @@ function spmv(f: SparseFeatures, id = 'op0', dtype: Dtype = 'f32'): PlanOp {
     kind: 'spmv',
     result: `${id}_y`,
     dtype,
+    impls: typicalImpls('spmv'),
     reads: [
       { value: 'A', from: { kind: 'param' } },
       { value: 'x', from: { kind: 'param' } },
@@ -134,13 +137,13 @@ describe('GPU SpMV variants and row skew', () => {
 
 describe('FPGA resources', () => {
   const f = features(100_000, 10, 0.5, 40, 0.02);
-  const spmm: PlanOp = { ...spmv(f, 'op1'), kind: 'spmm', gathers: f.nnz * 64, flops: 2 * f.nnz * 64, resultBytes: f.rows * 64 * 4 };
-  const scale: PlanOp = { id: 'op2', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: 'op0_y', from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1 };
+  const spmm: PlanOp = { ...spmv(f, 'op1'), kind: 'spmm', impls: typicalImpls('spmm'), gathers: f.nnz * 64, flops: 2 * f.nnz * 64, resultBytes: f.rows * 64 * 4 };
+  const scale: PlanOp = { id: 'op2', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: 'op0_y', from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1, impls: typicalImpls('map') };
   const problem = (ops: PlanOp[]): PlanProblem => ({ kernel: 'k', paramBytes: new Map([['A', f.nnz * 8], ['x', f.rows * 4]]), sparseParams: new Set(['A']), results: [ops[ops.length - 1]!.result], ops });
   const whole = (p: PlanProblem): { start: number; end: number; device: string; count: number }[] => [{ start: 0, end: p.ops.length, device: 'fpga', count: 1 }];
 
   it('a stage is infeasible when its designs together exceed the device; exactly enough fits', () => {
-    const justSpmv = system([CPU, fpga({ ...FPGA_RESOURCES.spmv! })]);
+    const justSpmv = system([CPU, fpga(fpgaDesignResources('spmv'))]);
     const one = problem([spmv(f)]);
     expect(evaluateChoices(justSpmv, one, whole(one))).toBeDefined();
     // spmv + the stream design of the map: one bitstream needs both.
@@ -148,7 +151,7 @@ describe('FPGA resources', () => {
     expect(evaluateChoices(justSpmv, two, whole(two))).toBeUndefined();
     const out = planPareto(justSpmv, two, { objective: 'throughput', kinds: ['fpga'] });
     expect(out.pareto).toEqual([]);
-    expect(out.infeasible.join('\n')).toMatch(/kernels (spmv\+stream|stream\+spmv) need \d+ LUT on fpga, which has 220000/);
+    expect(out.infeasible.join('\n')).toContain(`kernels serpens-spmv+stream need ${fpgaDesignResources('spmv').lut + fpgaDesignResources('stream').lut} LUT on fpga, which has ${fpgaDesignResources('spmv').lut}`);
     // The spmm design alone does not fit either.
     const mm = problem([spmm]);
     expect(evaluateChoices(justSpmv, mm, whole(mm))).toBeUndefined();
@@ -196,7 +199,7 @@ describe('transfers', () => {
   it('a stage reading a GPU stage\'s result on the FPGA pays exactly that transfer', () => {
     const f = features(100_000, 10, 0.5, 40, 0.02);
     const op0 = spmv(f);
-    const op1: PlanOp = { id: 'op1', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: op0.result, from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1 };
+    const op1: PlanOp = { id: 'op1', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: op0.result, from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1, impls: typicalImpls('map') };
     const p: PlanProblem = { kernel: 'k', paramBytes: new Map([['A', f.nnz * 8], ['x', f.rows * 4]]), sparseParams: new Set(['A']), results: [], ops: [op0, op1] };
     const choices = [
       { start: 0, end: 1, device: 'gpu', count: 1 },
@@ -225,7 +228,7 @@ describe('dtypes a device cannot run', () => {
         paramBytes: new Map([['x', 1e3]]),
         sparseParams: new Set(),
         results: ['y'],
-        ops: [{ id: 'op0', kind: 'copy', result: 'y', dtype: 'f64', reads: [{ value: 'x', from: { kind: 'param' } }], items: 1e6, flops, bytes: 1e9, gathers: 0, resultBytes: 1e3, trips: 1 }],
+        ops: [{ id: 'op0', kind: 'copy', result: 'y', dtype: 'f64', reads: [{ value: 'x', from: { kind: 'param' } }], items: 1e6, flops, bytes: 1e9, gathers: 0, resultBytes: 1e3, trips: 1, impls: typicalImpls('copy') }],
       };
       const finite = (m: { periodMs: number; latencyMs: number; energyJ: number }): boolean => [m.periodMs, m.latencyMs, m.energyJ].every(Number.isFinite);
       const out = planPareto(sys, p, { objective: 'throughput' });

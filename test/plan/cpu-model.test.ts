@@ -7,6 +7,7 @@
  * roofline.
  */
 import { describe, expect, it } from 'vitest';
+import { typicalImpls } from '../helpers/impls.js';
 import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
@@ -31,6 +32,7 @@ function spmm(f: SparseFeatures, k: number): PlanOp {
     resultBytes: f.rows * k * 4,
     sparse: f,
     trips: 1,
+    impls: typicalImpls(k === 1 ? 'spmv' : 'spmm'),
   };
 }
 const ms = (op: PlanOp, d: DeviceSpec): number => variantTimes(op, d)[0]!.ms;
@@ -78,7 +80,7 @@ describe('CPU model terms', () => {
   });
 
   it('dense ops keep the roofline, and without the block every op does', () => {
-    const map: PlanOp = { id: 'm', kind: 'map', result: 'z', dtype: 'f32', reads: [], items: 1e6, flops: 1e6, bytes: 8e6, gathers: 0, resultBytes: 4e6, trips: 1 };
+    const map: PlanOp = { id: 'm', kind: 'map', result: 'z', dtype: 'f32', reads: [], items: 1e6, flops: 1e6, bytes: 8e6, gathers: 0, resultBytes: 4e6, trips: 1, impls: typicalImpls('map') };
     expect(ms(map, cpu(MODEL))).toBe(ms(map, cpu(undefined)));
     const op = spmm(feats(10_000, 8, 0.5), 16);
     expect(ms(op, cpu(undefined))).not.toBe(ms(op, cpu(MODEL)));

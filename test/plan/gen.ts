@@ -4,6 +4,7 @@
  * than through the compiler) and random small SystemSpecs (one host CPU,
  * up to two GPU and two FPGA device specs, at most 4 instances in all).
  */
+import { typicalImpls } from '../helpers/impls.js';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { idlePowerW, peakPowerW, type PlanOptions } from '../../runtime/plan/dp.js';
@@ -143,6 +144,7 @@ function build(params: { sparse: boolean; bytes: number }[], drafts: OpDraft[]):
       bytes: d.bytes,
       gathers: feat ? Math.round(feat.nnz * (d.kind === 'spmv' || d.kind === 'reduce' ? 1 : 1 + (d.gathers % d.maxWidth))) : d.gathers,
       resultBytes: d.resultBytes,
+      impls: typicalImpls(d.kind),
       trips: d.groupTag === undefined ? 1 : drafts[start]!.trips,
     };
     if (feat) op.sparse = feat;

@@ -11,7 +11,7 @@ import { features } from '../../runtime/features/index.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
-import { lower } from '../helpers/compile.js';
+import { implsOf, lower } from '../helpers/compile.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,6 +27,7 @@ describe('partition pass', () => {
       binding: { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['n', A.rows]]), scalars: new Map([['d', 0.85]]) },
       objective: 'latency',
       kernel: 'pagerank',
+      impls: implsOf(src, 'pagerank.dy'),
     });
     const m = runPipeline(lower(src), { passes: [...DEFAULT_PIPELINE, pass] });
     const ops = tensorOps(m.kernels[0]!.body);

@@ -13,7 +13,7 @@ import { bestOpTime } from '../../runtime/plan/cost.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import type { Tensor } from '../../runtime/tensor.js';
-import { optimised } from '../helpers/compile.js';
+import { optimised, specOf } from '../helpers/compile.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = join(root, '..', 'shared', 'data', 'matrices');
@@ -27,6 +27,7 @@ const gcnSrc = `kernel gcn(A: csr<f32>[n, n], X: dense<f32>[n, f], W1: dense<f32
 describe('gcn on paper-2g2f over the real matrices', () => {
   const sys = loadSystemFile(join(root, 'systems', 'paper-2g2f.json'));
   const kernel = optimised(gcnSrc).kernels[0]!;
+  const spec = specOf(gcnSrc, 'gcn.dy');
   const square = readdirSync(dataDir)
     .filter((f) => /\.(mtx|cites|txt)$/.test(f))
     .sort()
@@ -40,7 +41,7 @@ describe('gcn on paper-2g2f over the real matrices', () => {
   const rows = square.map(({ f, m }) => {
     const tensors = new Map<string, Tensor>([['A', toCsr(m, f)]]);
     const feats = sparseFeatures(kernel, tensors);
-    const r = planFor(kernel, sys, feats, boundDims(kernel, tensors, scalars), scalars, 'throughput');
+    const r = planFor(spec, sys, feats, boundDims(kernel, tensors, scalars), scalars, 'throughput');
     const best = r.pareto[0]!;
     const where = (id: string): string => best.stages.find((s) => s.ops.includes(id))!.kind;
     const fa = feats.get('A')!;

@@ -1,0 +1,38 @@
+/**
+ * CPU implementations: the wasm kernels of codegen/wasm, run by
+ * runtime/wasm's executor with the op's top loop split across threads by
+ * stored entries (nnz-split), by rows (row-split) or on one thread (serial).
+ * Sparse-driven ops use the fitted model of `dype calibrate` when the system
+ * has one; everything else the roofline (docs/COST-MODEL.md).
+ */
+import { cpuModelled, cpuTerms, cpuThreadShare, cpuWorkNs, DTYPE_SIZE, MODEL, peak, roofline } from '../plan/model.js';
+import type { PlanOp } from '../plan/types.js';
+import type { DeviceSpec } from '../system/types.js';
+import type { CpuImpl } from './names.js';
+import type { ImplEntry } from './types.js';
+
+function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
+  const f = op.sparse;
+  const m = d.cpuModel;
+  if (m && cpuModelled(op)) {
+    const share = threads === 1 ? 1 : cpuThreadShare(f, threads, m.parallelEfficiency ?? 1);
+    const dispatch = (threads - 1) * (m.dispatchUsPerThread ?? 0) * 1e3;
+    return (cpuWorkNs(cpuTerms(op, m.cacheMB), m) * share + dispatch) / 1e6;
+  }
+  const bw = d.memBandwidthGBs * 1e9 * MODEL.cpu.memory;
+  const size = DTYPE_SIZE[op.dtype];
+  const locality = op.sparse?.localityScore ?? 0.5;
+  const bytes = op.bytes + op.gathers * (size + (1 - locality) * (MODEL.cpu.lineBytes - size) * 0.25);
+  // The roofline is the whole device's; one thread of `all` gets its share.
+  const all = d.threads ?? 1;
+  const t = roofline(op.flops, bytes, (peak(d, op.dtype) * MODEL.cpu.compute * threads) / all, (bw * threads) / all);
+  // Rows are split by nnz across threads; a single row longer than a thread's share still bounds it.
+  const longest = f && f.nnz > 0 ? Math.max(1, (f.rowLenMax * threads) / f.nnz) : 1;
+  return t * Math.min(longest, threads) * 1e3;
+}
+
+export const CPU_CATALOGUE: Record<CpuImpl, ImplEntry> = {
+  'nnz-split': { summary: 'rows split across threads balanced by stored entries', ms: (op, d) => cpuMs(op, d, d.threads ?? 1) },
+  'row-split': { summary: 'rows split evenly across threads', ms: (op, d) => cpuMs(op, d, d.threads ?? 1) },
+  serial: { summary: 'one thread (no parallel loop)', ms: (op, d) => cpuMs(op, d, 1) },
+};

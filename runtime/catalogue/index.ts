@@ -1,0 +1,55 @@
+/**
+ * The catalogue of implementations: per device kind, every implementation an
+ * op can run as, with its cost and (FPGA) resources. The planner costs an op
+ * only in the implementations its program emitted (PlanOp.impls, recorded by
+ * codegen/implementations.ts); plan.json names them; the native libraries
+ * and the wasm executor map the same names to entry points.
+ */
+import type { PlanOp } from '../plan/types.js';
+import type { DeviceKind, DeviceSpec } from '../system/types.js';
+import { CPU_CATALOGUE } from './cpu.js';
+import { FPGA_CATALOGUE } from './fpga.js';
+import { GPU_CATALOGUE } from './gpu.js';
+import { IMPLEMENTATIONS, type FpgaImpl, type ImplByKind } from './names.js';
+import type { FpgaImplEntry, ImplEntry } from './types.js';
+
+export * from './names.js';
+export type { FpgaImplEntry, ImplEntry } from './types.js';
+
+export const CATALOGUE: { readonly [K in DeviceKind]: Readonly<Record<ImplByKind[K], ImplEntry>> } = {
+  cpu: CPU_CATALOGUE,
+  gpu: GPU_CATALOGUE,
+  fpga: FPGA_CATALOGUE,
+};
+
+/** The implementations a compiled program has of one op, per device kind (empty: the op cannot run there). */
+export type OpImpls = { readonly [K in DeviceKind]: readonly ImplByKind[K][] };
+
+export interface ImplTime {
+  impl: string;
+  ms: number;
+}
+
+/** The time of each implementation of `op` that its program has for the kind of `d` (launch excluded). */
+export function implTimes(op: PlanOp, d: DeviceSpec): ImplTime[] {
+  const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry>>;
+  return (op.impls[d.kind] as readonly string[]).map((impl) => ({ impl, ms: table[impl]!.ms(op, d) }));
+}
+
+export function fpgaEntry(impl: FpgaImpl): FpgaImplEntry {
+  return FPGA_CATALOGUE[impl];
+}
+
+/**
+ * Checks data (plan.json, a PlanSpec from elsewhere) against the catalogue:
+ * every kind present, every name known. Returns the problem, if any.
+ */
+export function checkOpImpls(x: unknown, where: string): string | undefined {
+  if (typeof x !== 'object' || x === null) return `${where}: expected an object of implementations per device kind`;
+  for (const kind of Object.keys(IMPLEMENTATIONS) as DeviceKind[]) {
+    const list = (x as Record<string, unknown>)[kind];
+    if (!Array.isArray(list)) return `${where}.${kind}: expected a list of implementation names`;
+    for (const n of list) if (typeof n !== 'string' || !(IMPLEMENTATIONS[kind] as readonly string[]).includes(n)) return `${where}.${kind}: unknown implementation ${JSON.stringify(n)} (known: ${IMPLEMENTATIONS[kind].join(', ')})`;
+  }
+  return undefined;
+}

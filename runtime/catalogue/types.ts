@@ -1,0 +1,17 @@
+/** What the catalogue knows of one implementation. */
+import type { DeviceSpec } from '../system/types.js';
+import type { FpgaDesignName, FpgaResources } from '../plan/fpga-designs.js';
+import type { PlanOp } from '../plan/types.js';
+
+export interface ImplEntry {
+  /** One line for reports and docs. */
+  summary: string;
+  /** One run of `op` on one instance of `d`, launch overhead excluded, ms (Infinity: cannot run it). */
+  ms(op: PlanOp, d: DeviceSpec): number;
+}
+
+export interface FpgaImplEntry extends ImplEntry {
+  /** The HLS design behind it; its resources are the design's estimates (runtime/plan/fpga-designs.ts). */
+  design: FpgaDesignName;
+  resources(): FpgaResources;
+}
