@@ -8,6 +8,8 @@
 import { printLoops } from '../ir/loops-printer.js';
 import { printModule } from '../ir/printer.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { programHash } from '../codegen/native/hash.js';
+import type { ProjectInfo } from '../runtime/native/project.js';
 import { programName, type CompileTarget, type CompiledProgram, type ProfileArg, type ProjectFiles, type TargetContext } from '../codegen/project.js';
 import { usage } from './errors.js';
 import { parseAssignments } from './inputs.js';
@@ -74,6 +76,13 @@ export async function emitTargets(ctx: TargetContext, names: readonly string[]):
   return all;
 }
 
+/** project.json: what `dype build` and `dype run --project` read (program, hash, kernels, targets built). */
+export function projectJson(program: CompiledProgram, targets: readonly string[]): string {
+  const source = program.file.replace(/\\/g, '/').split('/').pop() ?? program.file;
+  const info: ProjectInfo = { format: 'dype-project', version: 1, program: program.name, source, programHash: programHash(program.module), kernels: program.module.kernels.map((k) => k.name) };
+  return `${JSON.stringify({ ...info, targets }, null, 2)}\n`;
+}
+
 /** --profile NAME=PATH, where a name may repeat: each is one more sample of that input. */
 export function parseProfiles(list: readonly string[]): ProfileArg[] {
   return list.map((item) => {
@@ -92,6 +101,7 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
   const ctx: TargetContext = { program, profiles, outDir: o.output, ...(o.system !== undefined ? { system: o.system } : {}) };
   const files = await emitTargets(ctx, names);
   for (const [path, text] of dumps) files.set(`ir/${path}`, text);
+  files.set('project.json', projectJson(program, names));
   writeProject(o.output, files);
   stdout(`wrote ${files.size} files to ${o.output} (targets: ${names.join(', ')})\n`);
 }

@@ -3,7 +3,7 @@
  * The `dype` command. Exit codes: 0 success, 1 user error (bad program, bad
  * data), 2 bad usage, 70 internal error.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { printModule } from '../ir/printer.js';
@@ -15,6 +15,7 @@ import { loadProgram, optimise, selectKernel } from './program.js';
 import type { PlanCliOptions } from './plan.js';
 import type { RunOptions } from './run.js';
 import type { CalibrateOptions } from './calibrate.js';
+import type { BuildOptions } from './build.js';
 import type { CompileOptions } from './compile.js';
 import type { EvalOptions } from './eval.js';
 
@@ -100,7 +101,10 @@ export function buildProgram(): Command {
     .option('--input <NAME=PATH>', 'an input: a Matrix Market file, an edge list (.cites/.txt), or a generator @random[:SEED], @ones, @zeros, @const:V, @source:K (repeatable)', collect, [])
     .option('--out <NAME=PATH>', 'write a result as Matrix Market (repeatable)', collect, [])
     .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds (repeatable)', collect, [])
-    .addOption(new Option('--backend <name>', 'execution backend: wasm (compiled, multi-threaded) or reference (the float64 interpreter)').default('wasm'))
+    .option('--backend <name>', 'execution backend: wasm (compiled, multi-threaded; the default) or reference (the float64 interpreter)')
+    .option('--project <DIR>', 'run a project compiled by dype compile (libraries built by dype build) stage by stage on the backends of its partition')
+    .option('--partition <auto|ID|STAGES>', 'with --project: auto (the project\'s guards, else the planner), a partition id of plan.json, or stages written out, e.g. "cpu:op0|gpu:op1-op3" (default auto)')
+    .option('--emulate', 'with --project: let the emulated builds (cuda-emu, fpga-csim) serve GPU and FPGA stages on a host without the devices')
     .option('--threads <T>', 'worker threads for the wasm backend (default: all cores; the reference backend runs on one)')
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
     .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine)')
@@ -144,6 +148,16 @@ export function buildProgram(): Command {
     .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_PLAN_SYSTEM})`)
     .option('--profile <NAME=PATH>', 'a sample input the guards are built from; a name may repeat (repeatable)', collect, [])
     .action(async (file: string, o: CompileOptions) => (await import('./compile.js')).compileCommand(file, o, out));
+
+  program
+    .command('build')
+    .description('build the native libraries of a compiled project (real where the toolchain and device exist, emulated otherwise)')
+    .argument('<dir>', 'a directory written by dype compile')
+    .option('--emulate', 'build the emulated libraries (CUDA on a CPU emulation, FPGA kernels in C simulation; g++ only)')
+    .option('--real', 'build the real libraries whatever this host has (nvcc for CUDA; XRT for the FPGA host library)')
+    .option('--jobs <N>', 'parallel compile jobs (default 2)')
+    .option('--json', 'print one JSON object on stdout')
+    .action(async (dir: string, o: BuildOptions) => (await import('./build.js')).buildCommand(dir, o, out));
 
   program
     .command('hls')

@@ -5,7 +5,7 @@
  * the sim backend shows for devices this machine lacks), and on a separate
  * process the kernel runs measured on this host.
  */
-import { placeStages, TraceRecorder } from '../runtime/backends/trace.js';
+import { placeStages, TraceRecorder } from '../runtime/engine/trace.js';
 import type { Mapping } from '../runtime/plan/types.js';
 
 export function runTrace(m: Mapping, measuredMs: readonly number[], label: string, backend: string): string {

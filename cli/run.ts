@@ -25,7 +25,14 @@ export interface RunOptions {
   input: string[];
   out: string[];
   param: string[];
-  backend: string;
+  /** Absent: wasm (without --project). */
+  backend?: string;
+  /** --project DIR: run a compiled project's partition stage by stage (cli/run-project.ts). */
+  project?: string;
+  /** --partition auto|ID|"<stages>" (with --project). */
+  partition?: string;
+  /** --emulate: the emulated GPU/FPGA builds may serve their stages. */
+  emulate?: boolean;
   threads?: string;
   repeat?: string;
   json?: boolean;
@@ -56,7 +63,10 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export async function runCommand(file: string, o: RunOptions, stdout: (s: string) => void): Promise<void> {
+export async function runCommand(file: string, opts: RunOptions, stdout: (s: string) => void): Promise<void> {
+  if (opts.project !== undefined) return (await import('./run-project.js')).runProjectCommand(file, { ...opts, project: opts.project }, stdout);
+  if (opts.partition !== undefined || opts.emulate) throw usage(`${opts.partition !== undefined ? '--partition' : '--emulate'} needs --project DIR (a project compiled by dype compile, its libraries built by dype build)`);
+  const o = { ...opts, backend: opts.backend ?? 'wasm' };
   if (!(BACKENDS as readonly string[]).includes(o.backend))
     throw usage(`backend '${o.backend}' is not available in this build; available: ${BACKENDS.join(', ')}`);
   const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);

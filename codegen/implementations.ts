@@ -15,8 +15,7 @@ import type { Kernel, Module } from '../ir/module.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { planSpec } from '../passes/plan-spec.js';
 import type { PlanSpec } from '../runtime/plan/types.js';
-import { fpgaImplOfDesign, type CpuImpl, type FpgaImpl, type GpuImpl, type OpImpls } from '../runtime/catalogue/index.js';
-import type { WasmOp } from '../runtime/wasm/manifest.js';
+import { cpuImplOf, fpgaImplOfDesign, type FpgaImpl, type GpuImpl, type OpImpls } from '../runtime/catalogue/index.js';
 import { cudaPlans } from './cuda/emit.js';
 import { buildKernelVM } from './hls/kernel-vm.js';
 import { legalityProblems } from './hls/legality.js';
@@ -27,10 +26,6 @@ import { wasmManifest } from './wasm/emit.js';
 
 /** kernel name -> op id -> implementations. */
 export type ProgramImpls = Map<string, Map<string, OpImpls>>;
-
-export function cpuImplOf(o: WasmOp): CpuImpl {
-  return !o.splittable ? 'serial' : o.balanceBy ? 'nnz-split' : 'row-split';
-}
 
 function gpuImpls(program: CompiledProgram): Map<string, Map<string, GpuImpl[]>> {
   const out = new Map<string, Map<string, GpuImpl[]>>();

@@ -9,11 +9,14 @@ import { IndentationText, Project, QuoteKind, VariableDeclarationKind, type Code
 import type { Kernel } from '../../ir/module.js';
 import type { GuardNode, GuardPlan } from '../../runtime/guards/types.js';
 import type { PlanSpec } from '../../runtime/plan/types.js';
+import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 
 export interface KernelRuntime {
   kernel: Kernel;
   spec: PlanSpec;
   plan: GuardPlan;
+  /** The kernel's wasm manifest: the buffers, sizes and program order every backend runs. */
+  manifest: WasmManifest;
 }
 
 /** The runtime library as the generated file imports it: the package's `exports` entry by default. */
@@ -35,7 +38,7 @@ function writeGuard(w: CodeBlockWriter, n: GuardNode): void {
   writeGuard(w, n.gt);
 }
 
-export function emitRuntimeTs(program: string, source: string, kernels: readonly KernelRuntime[], importFrom: string): string {
+export function emitRuntimeTs(program: string, source: string, programHash: string, kernels: readonly KernelRuntime[], importFrom: string): string {
   const project = new Project({ useInMemoryFileSystem: true, manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Single } });
   const sf = project.createSourceFile(`${program}.runtime.ts`, '');
   sf.addStatements([
@@ -43,11 +46,13 @@ export function emitRuntimeTs(program: string, source: string, kernels: readonly
   ]);
   sf.addImportDeclaration({
     moduleSpecifier: importFrom,
-    namedImports: ['createGuardedRuntime', 'type DenseTensor', 'type Explanation', 'type GuardFeatures', 'type GuardPlan', 'type PlanSpec', 'type RunResult', 'type RuntimeConfig', 'type RuntimeOptions', 'type RuntimeStats', 'type SparseMatrix'],
+    namedImports: ['createGuardedRuntime', 'type DenseTensor', 'type Explanation', 'type GuardFeatures', 'type GuardPlan', 'type PlanSpec', 'type RunResult', 'type RuntimeConfig', 'type RuntimeOptions', 'type RuntimeStats', 'type SparseMatrix', 'type StreamResult', 'type WasmManifest'],
   });
-  for (const { kernel: k, spec, plan } of kernels) {
+  sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs: ['Hash of the program: its native libraries must carry the same.'], declarations: [{ name: 'PROGRAM_HASH', initializer: JSON.stringify(programHash) }] });
+  for (const { kernel: k, spec, plan, manifest } of kernels) {
     const P = pascal(k.name);
     const C = k.name.toUpperCase();
+    sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs: [`Kernel ${k.name}'s buffers, sizes and program order: what every backend runs.`], declarations: [{ name: `${C}_MANIFEST`, type: 'WasmManifest', initializer: JSON.stringify(manifest, null, 2) }] });
     sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs: [`Kernel ${k.name}'s ops with symbolic work: what the runtime re-plans with.`], declarations: [{ name: `${C}_SPEC`, type: 'PlanSpec', initializer: JSON.stringify(spec, null, 2) }] });
     sf.addVariableStatement({
       isExported: true,
@@ -80,19 +85,20 @@ export function emitRuntimeTs(program: string, source: string, kernels: readonly
       isExported: true,
       name: `${P}Runtime`,
       methods: [
-        { name: 'run', parameters: [{ name: 'inputs', type: `${P}Inputs` }, { name: 'name', type: 'string', hasQuestionToken: true }], returnType: `RunResult<${P}Outputs>` },
-        { name: 'stream', parameters: [{ name: 'inputs', type: `Iterable<{ inputs: ${P}Inputs; name: string }>` }], returnType: `{ results: RunResult<${P}Outputs>[]; makespanMs: number }` },
+        { name: 'run', parameters: [{ name: 'inputs', type: `${P}Inputs` }, { name: 'name', type: 'string', hasQuestionToken: true }], returnType: `Promise<RunResult<${P}Outputs>>` },
+        { name: 'stream', parameters: [{ name: 'inputs', type: `Iterable<{ inputs: ${P}Inputs; name: string }>` }], returnType: `Promise<StreamResult<${P}Outputs>>` },
+        { name: 'each', parameters: [{ name: 'inputs', type: `Iterable<{ inputs: ${P}Inputs; name: string }>` }], returnType: `AsyncGenerator<RunResult<${P}Outputs>>` },
         { name: 'explain', parameters: [{ name: 'inputs', type: `${P}Inputs` }], returnType: 'Explanation' },
         { name: 'stats', returnType: 'RuntimeStats' },
         { name: 'close', returnType: 'void' },
       ],
     });
-    const config = `{\n  program: ${JSON.stringify(program)},\n  kernel: ${JSON.stringify(k.name)},\n  spec: ${C}_SPEC,\n  guards: ${C}_GUARDS,\n  params: ${JSON.stringify(k.params.map((p) => ({ name: p.name, kind: paramKind(p), shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })))},\n  guard: ${k.name}Guard,\n}`;
+    const config = `{\n  program: ${JSON.stringify(program)},\n  programHash: PROGRAM_HASH,\n  kernel: ${JSON.stringify(k.name)},\n  manifest: ${C}_MANIFEST,\n  spec: ${C}_SPEC,\n  guards: ${C}_GUARDS,\n  params: ${JSON.stringify(k.params.map((p) => ({ name: p.name, kind: paramKind(p), shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })))},\n  guard: ${k.name}Guard,\n}`;
     sf.addVariableStatement({ declarationKind: VariableDeclarationKind.Const, declarations: [{ name: `${C}_CONFIG`, type: 'RuntimeConfig', initializer: config }] });
     sf.addFunction({
       isExported: true,
       name: `create${P}Runtime`,
-      docs: [`A runtime for kernel ${k.name}: \`run\`, \`stream\` (pipelined), \`explain\`, \`stats\`.`],
+      docs: [`A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`stats\`. Backends: openProject(dir, { emulate }) of the runtime library.`],
       parameters: [{ name: 'options', type: 'RuntimeOptions' }],
       returnType: `${P}Runtime`,
       statements: [
@@ -100,10 +106,13 @@ export function emitRuntimeTs(program: string, source: string, kernels: readonly
         `const typed = (r: RunResult): RunResult<${P}Outputs> => ({ ...r, outputs: { ${k.results.map((r) => `${r.name}: r.outputs.get(${JSON.stringify(r.name)}) as ${r.type?.format !== 'dense' ? 'SparseMatrix' : 'DenseTensor'}`).join(', ')} } });`,
         `const raw = (i: ${P}Inputs): Record<string, SparseMatrix | DenseTensor | number> => ({ ${k.params.map((p) => `${p.name}: i.${p.name}`).join(', ')} });`,
         `return {
-  run: (inputs, name) => typed(rt.run(raw(inputs), name)),
-  stream: (inputs) => {
-    const out = rt.stream([...inputs].map((x) => ({ inputs: raw(x.inputs), name: x.name })));
-    return { results: out.results.map(typed), makespanMs: out.makespanMs };
+  run: async (inputs, name) => typed(await rt.run(raw(inputs), name)),
+  stream: async (inputs) => {
+    const out = await rt.stream([...inputs].map((x) => ({ inputs: raw(x.inputs), name: x.name })));
+    return { ...out, results: out.results.map(typed) };
+  },
+  each: async function* (inputs) {
+    for await (const r of rt.each([...inputs].map((x) => ({ inputs: raw(x.inputs), name: x.name })))) yield typed(r);
   },
   explain: (inputs) => rt.explain(raw(inputs)),
   stats: () => rt.stats(),

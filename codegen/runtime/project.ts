@@ -15,6 +15,7 @@ import { runPipeline } from '../../passes/manager.js';
 import { planSpec } from '../../passes/plan-spec.js';
 import { implementationsOf } from '../implementations.js';
 import { programHash } from '../native/hash.js';
+import { wasmManifest } from '../wasm/emit.js';
 import type { SparseFeatures } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { Module } from '../../ir/module.js';
@@ -86,7 +87,7 @@ export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}
       sampling: { perProfile: o.perProfile ?? 24, seed: 7, ranges: kp.ranges },
     });
     module = runPipeline(module, { passes: [one], verify: true });
-    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k, impls.get(k.name)!), plan: one.plans.get(k.name)!, profiles: kp });
+    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k, impls.get(k.name)!), plan: one.plans.get(k.name)!, profiles: kp, manifest: wasmManifest(k, [], true) });
   }
   return { sys, kernels, module };
 }
@@ -100,7 +101,7 @@ export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptio
   // The file's base name: generated files do not depend on where the program was compiled.
   const source = program.file.replace(/\\/g, '/').split('/').pop() ?? program.file;
   const files: ProjectFiles = new Map();
-  files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, source, kernels, importFrom));
+  files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, source, programHash(program.module), kernels, importFrom));
   files.set(`${program.name}_dispatch.h`, emitDispatchHeader(program.name, source, kernels));
   files.set('plan.json', planJson(program.name, source, programHash(program.module), sys, kernels));
   files.set('ir/build-guards.ir', printModule(module));

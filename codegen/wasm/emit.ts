@@ -21,7 +21,7 @@ import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
 import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
 import { planVector, VectorLoop, type ScalarEmitter } from './simd.js';
-import { splitWrites } from './split.js';
+import { rowLocalBuffers, splitWrites } from './split.js';
 import { FnBuilder, INT32_MAX, INT32_MIN, isFloat, kindOf, loadBinaryen, WasmModule, type Ref } from './binaryen.js';
 
 export interface EmitOptions {
@@ -416,6 +416,7 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
     }
     // Entries written by a split must be the balancing pattern's own (same root).
     const writes = splittable ? splitWrites(f, top[0] as Extract<LStmt, { k: 'for' }>, values[f.result]?.shape ?? [], balanceBy && roots[f.result] === balanceBy.root ? balanceBuf : undefined) : undefined;
+    const rowLocal = writes && balanceBuf ? rowLocalBuffers(f, top[0] as Extract<LStmt, { k: 'for' }>, balanceBuf, (b) => roots[b.of]) : undefined;
     return {
       export: f.name,
       op: f.op,
@@ -428,6 +429,7 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
       ...(splitRange !== undefined ? { splitRange } : {}),
       ...(balanceBy ? { balanceBy } : {}),
       ...(writes ? { splitWrites: writes } : {}),
+      ...(rowLocal && rowLocal.length > 0 ? { rowLocal } : {}),
     };
   });
   return {

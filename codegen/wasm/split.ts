@@ -102,3 +102,85 @@ export function splitWrites(f: LoopFunc, top: For, shape: readonly (string | num
     l.hi.k === 'load' && l.hi.buf === balance.name && l.hi.index.k === 'bin' && l.hi.index.op === '+' && l.hi.index.lhs.k === 'var' && l.hi.index.lhs.name === i && l.hi.index.rhs.k === 'const' && l.hi.index.rhs.value === 1;
   return found.every((s) => s.index.k === 'var' && s.loops.some((l) => l.var === (s.index as { name: string }).name && entryLoop(l))) ? 'entries' : undefined;
 }
+
+/**
+ * Buffers an op reads only at the rows it runs (when its loop is clamped to
+ * [lo, hi)): the balancing pointers at i and i + 1, and indices or values in
+ * the same layout of the same pattern at the entry variable of a loop
+ * `for p in ptr[i] .. ptr[i + 1]`. A split instance needs only
+ * ptr[lo .. hi] and entries [ptr[lo], ptr[hi]) of them, not the whole
+ * pattern. Names of the buffers, in buffer order.
+ */
+export function rowLocalBuffers(f: LoopFunc, top: For, balance: LBuffer, rootOf: (b: LBuffer) => string | undefined): string[] {
+  const i = top.var;
+  const layout = balance.role === 'rowPtr' ? 'csr' : 'csc';
+  const root = rootOf(balance);
+  const entryVars = new Set<string>();
+  const isI = (e: LExpr): boolean => e.k === 'var' && e.name === i;
+  const isI1 = (e: LExpr): boolean => e.k === 'bin' && e.op === '+' && isI(e.lhs) && e.rhs.k === 'const' && e.rhs.value === 1;
+  const local = new Map<string, boolean>();
+  const candidates = f.buffers.filter((b) => b.role !== 'dense' && b.role !== 'scalar' && (b.layout ?? (b.role === 'rowPtr' || b.role === 'colIdx' ? 'csr' : 'csc')) === layout && rootOf(b) === root);
+  for (const b of candidates) local.set(b.name, true);
+  const visitExpr = (e: LExpr): void => {
+    switch (e.k) {
+      case 'load': {
+        if (local.has(e.buf)) {
+          const b = f.buffers.find((x) => x.name === e.buf)!;
+          const ok = b.role === 'rowPtr' || b.role === 'colPtr' ? isI(e.index) || isI1(e.index) : e.index.k === 'var' && entryVars.has(e.index.name);
+          if (!ok) local.set(e.buf, false);
+        }
+        visitExpr(e.index);
+        return;
+      }
+      case 'bin':
+        visitExpr(e.lhs);
+        visitExpr(e.rhs);
+        return;
+      case 'un':
+      case 'cast':
+        visitExpr(e.arg);
+        return;
+      case 'call':
+        e.args.forEach(visitExpr);
+        return;
+      case 'select':
+        visitExpr(e.cond);
+        visitExpr(e.then);
+        visitExpr(e.else);
+        return;
+      default:
+        return;
+    }
+  };
+  const visit = (ss: readonly LStmt[]): void => {
+    for (const s of ss) {
+      switch (s.k) {
+        case 'for': {
+          visitExpr(s.lo);
+          visitExpr(s.hi);
+          const entry = s.lo.k === 'load' && s.lo.buf === balance.name && isI(s.lo.index) && s.hi.k === 'load' && s.hi.buf === balance.name && isI1(s.hi.index);
+          if (entry) entryVars.add(s.var);
+          visit(s.body);
+          if (entry) entryVars.delete(s.var);
+          break;
+        }
+        case 'let':
+        case 'set':
+          visitExpr(s.value);
+          break;
+        case 'store':
+          visitExpr(s.index);
+          visitExpr(s.value);
+          // A store into a pattern buffer is a write, not a read: it is the op's result.
+          break;
+        case 'if':
+          visitExpr(s.cond);
+          visit(s.then);
+          if (s.else) visit(s.else);
+          break;
+      }
+    }
+  };
+  visit(top.body);
+  return f.buffers.filter((b) => local.get(b.name) === true && b.name !== f.out).map((b) => b.name);
+}

@@ -8,6 +8,7 @@
 import { cpuModelled, cpuTerms, cpuThreadShare, cpuWorkNs, DTYPE_SIZE, MODEL, peak, roofline } from '../plan/model.js';
 import type { PlanOp } from '../plan/types.js';
 import type { DeviceSpec } from '../system/types.js';
+import type { WasmOp } from '../wasm/manifest.js';
 import type { CpuImpl } from './names.js';
 import type { ImplEntry } from './types.js';
 
@@ -36,3 +37,8 @@ export const CPU_CATALOGUE: Record<CpuImpl, ImplEntry> = {
   'row-split': { summary: 'rows split evenly across threads', ms: (op, d) => cpuMs(op, d, d.threads ?? 1) },
   serial: { summary: 'one thread (no parallel loop)', ms: (op, d) => cpuMs(op, d, 1) },
 };
+
+/** The CPU implementation a wasm kernel's op runs as: how its manifest entry says its loop may be split across threads. */
+export function cpuImplOf(o: WasmOp): CpuImpl {
+  return !o.splittable ? 'serial' : o.balanceBy ? 'nnz-split' : 'row-split';
+}

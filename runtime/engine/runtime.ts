@@ -1,253 +1,286 @@
 /**
- * The guarded runtime a generated `<prog>.runtime.ts` creates: per input it
- * computes the features, evaluates the generated guards, re-plans with the
- * DP when the input is outside the guards' ranges, asks the switching policy
- * whether to switch, runs the partition on the backends and keeps the clock
- * (measured for real backends' wall time, the cost model's for the
- * timeline), logging every decision as structured JSON.
+ * The guarded runtime a generated `<prog>.runtime.ts` creates. Per input:
+ * choose (features, generated guards, re-plan out of range, fallbacks;
+ * ./choose.ts), decide (switch or stay; ./decide.ts), execute (the
+ * partition's stages on the backends, for real; ./execute.ts and
+ * runtime/exec) and clock (the cost model's timeline beside the measured
+ * one; ./clock.ts), logging every decision as JSON. `stream` pipelines:
+ * successive inputs run in different stages at the same time, a bounded
+ * number in flight (one per stage), outputs in input order; a switch drains
+ * the pipeline first.
  */
-import { placeStages } from '../backends/trace.js';
-import type { Backend } from '../backends/types.js';
 import { InputError } from '../errors.js';
-import { choiceKey, partitionLabel, planOptions, scoreChoices } from '../guards/build.js';
-import { featureRecord } from '../guards/features.js';
-import { outOfRange } from '../guards/select.js';
-import { walkTree } from '../guards/tree.js';
-import { bindProblem } from '../plan/bind.js';
-import { choicesOf, evaluateChoices, idlePowerW, planPareto, type StageChoice } from '../plan/dp.js';
-import type { Mapping, PlanProblem } from '../plan/types.js';
-import { stageInstances, switchCost, fpgaNeeds } from '../policy/cost.js';
+import { KernelEngine, Slot, type StagePlan, type StageRun } from '../exec/index.js';
+import { planOptions } from '../guards/build.js';
+import { evaluateChoices } from '../plan/dp.js';
+import type { Mapping } from '../plan/types.js';
+import { stageInstances } from '../policy/cost.js';
 import { SwitchPolicy } from '../policy/policy.js';
-import type { DeviceKind } from '../system/types.js';
 import type { Tensor } from '../tensor.js';
-import { bindInputs, type BoundInputs } from './inputs.js';
-import type { DecisionLogEntry, Explanation, PartitionRef, Predicted, RunResult, RuntimeConfig, RuntimeInputs, RuntimeOptions, RuntimeStats } from './types.js';
-
-interface Part {
-  id: number;
-  key: string;
-  label: string;
-  choices: StageChoice[];
-  fallbacks: number[];
-  replanned: boolean;
-}
+import { Chooser, type Choice, type Part } from './choose.js';
+import { ModelClock } from './clock.js';
+import { Decider, type Decision } from './decide.js';
+import { outOfMemory, runStage, served, stagePlans } from './execute.js';
+import type { DecisionLogEntry, Explanation, PartitionRef, Predicted, RunResult, RuntimeConfig, RuntimeInputs, RuntimeOptions, RuntimeStats, StreamResult } from './types.js';
 
 export interface GuardedRuntime {
-  run(inputs: RuntimeInputs, name?: string): RunResult;
-  /** Runs a sequence pipelined: on the clock, successive inputs overlap in different stages. */
-  stream(inputs: Iterable<RuntimeInputs | { inputs: RuntimeInputs; name: string }>): { results: RunResult[]; makespanMs: number };
+  /** Runs one input: its partition's stages one after another on their devices. */
+  run(inputs: RuntimeInputs, name?: string): Promise<RunResult>;
+  /** Runs a sequence pipelined; results in input order. */
+  stream(inputs: Iterable<StreamItem>): Promise<StreamResult>;
+  /** The same, yielding each result as soon as it and all before it are done (a failure leaves earlier ones delivered). */
+  each(inputs: Iterable<StreamItem>): AsyncGenerator<RunResult>;
   explain(inputs: RuntimeInputs): Explanation;
   stats(): RuntimeStats;
+  /** Frees the runtime's device memory (the backends stay open: close them with closeBackends). */
   close(): void;
 }
 
+export type StreamItem = RuntimeInputs | { inputs: RuntimeInputs; name: string };
+
 const ref = (p: Part): PartitionRef => ({ id: p.id, label: p.label, replanned: p.replanned });
 const predicted = (m: Mapping | undefined): Predicted | undefined => (m ? { periodMs: m.periodMs, latencyMs: m.latencyMs, energyJ: m.energyJ } : undefined);
+const named = (x: StreamItem): { inputs: RuntimeInputs; name: string | undefined } =>
+  typeof (x as { name?: unknown }).name === 'string' && (x as { inputs?: unknown }).inputs !== undefined ? (x as { inputs: RuntimeInputs; name: string }) : { inputs: x as RuntimeInputs, name: undefined };
+
+/** An input after choose and decide, before it runs. */
+interface Planned {
+  seq: number;
+  label: string;
+  name: string | undefined;
+  c: Choice;
+  d: Decision;
+  running: Part;
+  previous: Part | undefined;
+  switched: boolean;
+  mapping: Mapping;
+  plans: StagePlan[];
+  fallback?: string;
+  /** Partitions this input already ran out of memory on. */
+  tried: Set<number>;
+}
 
 export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): GuardedRuntime {
   const sys = o.system;
-  const objective = cfg.guards.objective;
-  const popts = planOptions(sys, objective);
-  const units = objective === 'energy' ? 'J' : 'ms';
-  const costInUnits = (ms: number): number => (objective === 'energy' ? (ms / 1e3) * idlePowerW(sys) : ms);
-  const parts: Part[] = cfg.guards.partitions.map((p) => ({ id: p.id, key: choiceKey(p.choices), label: p.label, choices: p.choices, fallbacks: p.fallbacks, replanned: false }));
+  const popts = planOptions(sys, cfg.guards.objective);
+  const engine = new KernelEngine(cfg.manifest, o.backends, sys);
+  const chooser = new Chooser(cfg, sys, popts, (p) => served(engine, p));
+  const decider = new Decider(sys, popts);
   const policy = new SwitchPolicy(o.policy);
+  const clock = new ModelClock(o.trace);
+  const slots: Slot[] = [];
+  const idle: Slot[] = [];
   const log: DecisionLogEntry[] = [];
-  let current: Part | undefined;
-  let seq = 0;
-  let lastTensors = new Map<string, Tensor>();
-  const loaded = new Map<string, Set<string>>();
-  const free = new Map<string, number>();
-  let lastEnd = 0;
   const counts = { switches: 0, replans: 0, fallbacks: 0, wallMs: 0, switchCostMs: 0 };
   const byPartition: Record<string, number> = {};
+  const byBackend: Record<string, { stages: number; ms: number }> = {};
+  let seq = 0;
 
-  const kindOf = (device: string): DeviceKind => {
-    const d = sys.devices.find((x) => x.id === device);
-    if (!d) throw new InputError('DY3041', sys.name, undefined, `partition uses device '${device}', which system ${sys.name} does not have`);
-    return d.kind;
-  };
-  const backendFor = (kind: DeviceKind): Backend | undefined => o.backends[kind];
-  const runnable = (p: Part): boolean => p.choices.every((c) => sys.devices.some((d) => d.id === c.device) && backendFor(kindOf(c.device)) !== undefined);
+  const slot = (): Slot => idle.pop() ?? (slots.push(new Slot()), slots[slots.length - 1]!);
 
-  const replan = (problem: PlanProblem): { part: Part; ms: number } => {
-    const t0 = performance.now();
-    const best = planPareto(sys, problem, popts).pareto[0];
-    const ms = performance.now() - t0;
-    if (!best) throw new InputError('DY3030', sys.name, undefined, `no mapping of kernel ${cfg.kernel} is feasible on ${sys.name} for this input`);
-    const choices = choicesOf(problem, best);
-    const key = choiceKey(choices);
-    const known = parts.find((p) => p.key === key);
-    if (known) return { part: known, ms };
-    const part: Part = { id: parts.length, key, label: partitionLabel(cfg.spec, choices), choices, fallbacks: [], replanned: true };
-    parts.push(part);
-    return { part, ms };
-  };
-
-  interface Choice {
-    b: BoundInputs;
-    problem: PlanProblem;
-    features: Record<string, number>;
-    path: string[];
-    oor: string[];
-    selected: Part;
-    replanInfo?: { reason: string; planMs: number };
-    fallback?: string;
-  }
-
-  const choose = (inputs: RuntimeInputs): Choice => {
-    const b = bindInputs(cfg.kernel, cfg.params, inputs);
-    const features = featureRecord(b.binding);
-    const leaf = cfg.guard(features);
-    const walked = walkTree(cfg.guards.tree, (k) => features[k]);
-    if (walked.leaf !== leaf) throw new Error(`generated guards of ${cfg.kernel} disagree with the guard tree (${leaf} vs ${walked.leaf}): regenerate the runtime`);
-    const oor = outOfRange(cfg.guards.ranges, (k) => features[k]);
-    const problem = bindProblem(cfg.spec, b.binding);
-    let selected = parts[leaf]!;
-    let replanInfo: Choice['replanInfo'];
-    if (oor.length > 0) {
-      const r = replan(problem);
-      selected = r.part;
-      replanInfo = { reason: `outside the guards' ranges: ${oor.join('; ')}`, planMs: r.ms };
-    }
-    let fallback: string | undefined;
-    if (!runnable(selected) || !Number.isFinite(scoreChoices(sys, problem, selected.choices, popts))) {
-      const why = runnable(selected) ? 'cannot run this input (memory, resources or constraints)' : 'needs a device kind no backend serves';
-      const alt = selected.fallbacks.map((i) => parts[i]!).find((p) => runnable(p) && Number.isFinite(scoreChoices(sys, problem, p.choices, popts)));
-      if (alt) {
-        fallback = `partition ${selected.id} ${why}; fallback ${alt.id}`;
-        selected = alt;
-      }
-    }
-    return { b, problem, features, path: walked.path, oor, selected, ...(replanInfo ? { replanInfo } : {}), ...(fallback ? { fallback } : {}) };
-  };
-
-  const decideFor = (c: Choice, pol: SwitchPolicy) => {
-    const resident = new Set([...c.b.tensors].filter(([n, t]) => lastTensors.get(n) === t).map(([n]) => n));
-    const curMapping = current ? evaluateChoices(sys, c.problem, current.choices) : undefined;
-    const cost = switchCost(sys, c.problem, current ? { choices: current.choices, mapping: curMapping } : undefined, c.selected.choices, resident, loaded);
-    pol.observe(c.selected.key);
-    if (!current) return { switch: true, reason: 'initial partition', cost, gainPerRun: undefined, expectedRuns: undefined };
-    const d = pol.decide(
-      { current: scoreChoices(sys, c.problem, current.choices, popts), candidate: scoreChoices(sys, c.problem, c.selected.choices, popts), cost: costInUnits(cost.totalMs), differs: c.selected.key !== current.key },
-      units,
-    );
-    // Out of range the pick is the DP's, not the guards'.
-    return { ...d, reason: c.replanInfo ? d.reason.replace(/^the guards pick/, 'the re-plan picks').replace(/^the guards\u2019 pick/, 'the re-plan\u2019s pick') : d.reason, cost };
-  };
-
-  const execute = (p: Part, c: Choice): { outputs: Map<string, Tensor>; wallMs: number } => {
-    const used = [...new Set(p.choices.map((s) => kindOf(s.device)))];
-    const backs = used.map((k) => {
-      const be = backendFor(k);
-      if (!be) throw new InputError('DY3041', sys.name, undefined, `partition ${p.id} (${p.label}) runs stages on ${k}, but no backend serves ${k}: pass backends.${k}`);
-      return be;
-    });
-    // Native backends compute on their devices (and say so where they cannot); otherwise one CPU computation gives the numbers.
-    const native = backs.find((be) => be.name === 'cuda' || be.name === 'xrt');
-    const numbers = native ?? backs.find((be) => be.name === 'wasm') ?? backs[0]!;
-    const t0 = performance.now();
-    const outputs = numbers.compute({ tensors: c.b.tensors, scalars: c.b.scalars });
-    return { outputs, wallMs: performance.now() - t0 };
-  };
-
-  /** Places the input's stages on the clock; pipelined inputs start as soon as their first stage's devices are free. */
-  const clock = (p: Part, m: Mapping, switched: boolean, costMs: number, pipelined: boolean, name: string): { start: number; end: number } => {
-    const tr = o.trace;
-    const inst = stageInstances(p.choices);
-    if (switched) {
-      // The old pipeline drains, then data moves and bitstreams load.
-      const at = lastEnd;
-      tr?.instant('runtime', `switch to partition ${p.id}`, at, { label: p.label });
-      tr?.slice('runtime', 'compute', `switch cost`, at, costMs);
-      for (const k of [...free.keys()]) free.set(k, at + costMs);
-      for (const i of inst.flat()) free.set(i, at + costMs);
-    }
-    const t = placeStages(tr, free, m.stages, pipelined ? 0 : lastEnd, name, { partition: p.id });
-    lastEnd = Math.max(lastEnd, t.end);
-    return t;
-  };
-
-  const runOne = (inputs: RuntimeInputs, name: string | undefined, pipelined: boolean): RunResult => {
-    const c = choose(inputs);
-    const d = decideFor(c, policy);
-    const previous = current;
-    const switched = d.switch;
-    const running = switched ? c.selected : current!;
-    policy.ran(switched && previous !== undefined);
-    if (switched) {
-      for (const [dev, designs] of fpgaNeeds(sys, c.problem, running.choices)) loaded.set(dev, designs);
+  /** Choose and decide, in input order (the policy's state moves with each input). */
+  const plan = (inputs: RuntimeInputs, name: string | undefined): Planned => {
+    const c = chooser.choose(inputs);
+    const d = decider.decide(c, policy);
+    const previous = decider.current;
+    const running = d.switch ? c.selected : previous!;
+    policy.ran(d.switch && previous !== undefined);
+    if (d.switch) {
+      decider.switchTo(running, c);
       if (previous) counts.switches++;
       counts.switchCostMs += previous ? d.cost.totalMs : 0;
-      current = running;
     }
     if (c.replanInfo) counts.replans++;
     if (c.fallback) counts.fallbacks++;
-    const m = evaluateChoices(sys, c.problem, running.choices);
-    if (!m) throw new InputError('DY3030', sys.name, undefined, `partition ${running.id} (${running.label}) cannot run this input and no fallback can`);
-    const { outputs, wallMs } = execute(running, c);
+    const mapping = evaluateChoices(sys, c.problem, running.choices);
+    if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${running.id} (${running.label}) cannot run this input and no fallback can`);
+    const s = ++seq;
+    return { seq: s, label: name ?? `input ${s}`, name, c, d, running, previous, switched: d.switch && previous !== undefined, mapping, plans: stagePlans(sys, cfg.spec, running, mapping), tried: new Set([running.id]) };
+  };
+
+  /** Moves the input to a fallback partition after a device ran out of memory on its own. */
+  const fallBack = (p: Planned, why: string): void => {
+    const alt = chooser.fallbackOf(p.running, p.c.problem, p.tried);
+    const m = alt ? evaluateChoices(sys, p.c.problem, alt.choices) : undefined;
+    if (!alt || !m) throw new InputError('DY3046', p.label, undefined, `${why}; no fallback of partition ${p.running.id} (${p.running.label}) can run it`);
+    p.tried.add(alt.id);
+    p.fallback = `partition ${p.running.id}: ${why}; fallback ${alt.id}`;
+    counts.fallbacks++;
+    decider.switchTo(alt, p.c);
+    engine.retain(new Set(stageInstances(alt.choices).flat()), slots);
+    p.running = alt;
+    p.mapping = m;
+    p.plans = stagePlans(sys, cfg.spec, alt, m);
+  };
+
+  /** Runs every stage of one input in turn (falling back on out-of-memory). */
+  const execute = async (p: Planned, s: Slot): Promise<{ outputs: Map<string, Tensor>; runs: StageRun[] }> => {
+    for (;;) {
+      const runs: StageRun[] = [];
+      try {
+        for (let i = 0; i < p.plans.length; i++) runs.push(await runStage(engine, s, p.plans, i, p.label, p.running));
+        return { outputs: await engine.collect(s), runs };
+      } catch (e) {
+        if (!outOfMemory(e)) throw e;
+        fallBack(p, `${e.device} ran out of memory (${e.cause.text})`);
+      }
+    }
+  };
+
+  const finish = (p: Planned, outputs: Map<string, Tensor>, runs: StageRun[], wallMs: number, pipelined: boolean): RunResult => {
+    const t = clock.place(p.running, p.mapping, p.switched, p.d.cost.totalMs - p.d.cost.drainMs, pipelined, p.label);
+    clock.measured(p.label, runs);
+    decider.lastTensors = p.c.b.tensors;
+    byPartition[p.running.label] = (byPartition[p.running.label] ?? 0) + 1;
+    for (const r of runs) {
+      const b = (byBackend[r.backend] ??= { stages: 0, ms: 0 });
+      b.stages++;
+      b.ms += r.ms;
+    }
     counts.wallMs += wallMs;
-    const label = name ?? `input ${seq + 1}`;
-    const t = clock(running, m, switched && previous !== undefined, d.cost.totalMs - d.cost.drainMs, pipelined, label);
-    lastTensors = c.b.tensors;
-    byPartition[running.label] = (byPartition[running.label] ?? 0) + 1;
+    const fallback = [p.c.fallback, p.fallback].filter((x) => x !== undefined).join('; ');
     const entry: DecisionLogEntry = {
-      seq: ++seq,
-      ...(name !== undefined ? { input: name } : {}),
-      event: previous === undefined ? 'initial' : switched ? 'switch' : 'stay',
-      selected: ref(c.selected),
-      running: ref(running),
-      ...(previous ? { previous: ref(previous) } : {}),
-      switched: switched && previous !== undefined,
-      reason: d.reason,
-      path: c.path,
-      inRange: c.oor.length === 0,
-      outOfRange: c.oor,
-      ...(c.replanInfo ? { replan: c.replanInfo } : {}),
-      ...(c.fallback ? { fallback: c.fallback } : {}),
-      ...(d.gainPerRun !== undefined ? { gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns! } : {}),
-      units,
-      ...(previous ? { switchCost: d.cost } : {}),
-      predicted: predicted(m)!,
+      seq: p.seq,
+      ...(p.name !== undefined ? { input: p.name } : {}),
+      event: p.previous === undefined ? 'initial' : p.switched ? 'switch' : 'stay',
+      selected: ref(p.c.selected),
+      running: ref(p.running),
+      ...(p.previous ? { previous: ref(p.previous) } : {}),
+      switched: p.switched,
+      reason: p.d.reason,
+      path: p.c.path,
+      inRange: p.c.oor.length === 0,
+      outOfRange: p.c.oor,
+      ...(p.c.replanInfo ? { replan: p.c.replanInfo } : {}),
+      ...(fallback ? { fallback } : {}),
+      ...(p.d.gainPerRun !== undefined ? { gainPerRun: p.d.gainPerRun, expectedRuns: p.d.expectedRuns! } : {}),
+      units: decider.units,
+      ...(p.previous ? { switchCost: p.d.cost } : {}),
+      predicted: predicted(p.mapping)!,
+      stages: runs.map((r) => ({ ops: r.ops, devices: r.devices, backend: r.backend, ms: r.ms, bytesIn: r.bytesIn, bytesOut: r.bytesOut })),
     };
     log.push(entry);
     o.log?.(entry);
-    return { outputs, partition: ref(running), switched: entry.switched, reason: d.reason, path: c.path, predicted: entry.predicted, wallMs, startMs: t.start, endMs: t.end, log: entry };
+    return { outputs, partition: ref(p.running), switched: p.switched, reason: p.d.reason, path: p.c.path, predicted: entry.predicted, wallMs, stages: runs, mapping: p.mapping, startMs: t.start, endMs: t.end, log: entry };
   };
 
-  return {
-    run: (inputs, name) => runOne(inputs, name, false),
-    stream(seqIn) {
-      const results: RunResult[] = [];
-      const t0 = lastEnd;
-      for (const x of seqIn) {
-        const named = typeof (x as { name?: unknown }).name === 'string' && (x as { inputs?: unknown }).inputs !== undefined;
-        results.push(named ? runOne((x as { inputs: RuntimeInputs }).inputs, (x as { name: string }).name, true) : runOne(x as RuntimeInputs, undefined, true));
+  async function* each(seqIn: Iterable<StreamItem>): AsyncGenerator<RunResult> {
+    const items = [...seqIn].map(named);
+    interface Flight {
+      p: Planned;
+      s: Slot;
+      stage: number;
+      runs: StageRun[];
+      t0: number;
+    }
+    const flights: Flight[] = [];
+    let next = 0;
+    let pending: Planned | undefined;
+    try {
+      while (next < items.length || pending || flights.length > 0) {
+        // Admit the next input into stage 0 when it is free; a switch waits for the pipeline to drain.
+        if (!flights.some((f) => f.stage === 0)) {
+          if (!pending && next < items.length) {
+            const it = items[next++]!;
+            pending = plan(it.inputs, it.name);
+          }
+          if (pending && (!pending.switched || flights.length === 0)) {
+            const s = slot();
+            if (pending.switched) engine.retain(new Set(pending.plans.flatMap((x) => x.devices)), slots);
+            engine.begin(s, engine.prepare({ tensors: pending.c.b.tensors, scalars: pending.c.b.scalars }));
+            flights.push({ p: pending, s, stage: 0, runs: [], t0: engine.now() });
+            pending = undefined;
+          }
+        }
+        // One wave: every input in flight runs its current stage, on distinct devices, at the same time.
+        engine.concurrent = flights.length > 1;
+        const wave = await Promise.allSettled(flights.map(async (f) => f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage, f.p.label, f.p.running))));
+        engine.concurrent = false;
+        const bad = wave.findIndex((w) => w.status === 'rejected');
+        if (bad >= 0) {
+          const why = (wave[bad] as PromiseRejectedResult).reason;
+          if (!outOfMemory(why)) throw why;
+          // Out of memory: drain the others, then run this input alone on a fallback partition.
+          const [failed] = flights.splice(bad, 1);
+          for (const f of flights) f.stage++;
+          for (const f of flights.splice(0)) {
+            while (f.stage < f.p.plans.length) f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage++, f.p.label, f.p.running));
+            const outputs = await engine.collect(f.s);
+            engine.end(f.s);
+            idle.push(f.s);
+            yield finish(f.p, outputs, f.runs, engine.now() - f.t0, true);
+          }
+          fallBack(failed!.p, `${why.device} ran out of memory (${why.cause.text})`);
+          engine.begin(failed!.s, engine.prepare({ tensors: failed!.p.c.b.tensors, scalars: failed!.p.c.b.scalars }));
+          const { outputs, runs } = await execute(failed!.p, failed!.s);
+          engine.end(failed!.s);
+          idle.push(failed!.s);
+          yield finish(failed!.p, outputs, runs, engine.now() - failed!.t0, true);
+          continue;
+        }
+        for (const f of flights) f.stage++;
+        while (flights.length > 0 && flights[0]!.stage >= flights[0]!.p.plans.length) {
+          const f = flights.shift()!;
+          const outputs = await engine.collect(f.s);
+          engine.end(f.s);
+          idle.push(f.s);
+          yield finish(f.p, outputs, f.runs, engine.now() - f.t0, true);
+        }
       }
-      return { results, makespanMs: lastEnd - t0 };
+    } finally {
+      engine.concurrent = false;
+      for (const f of flights) {
+        engine.end(f.s);
+        idle.push(f.s);
+      }
+    }
+  }
+
+  return {
+    async run(inputs, name) {
+      const p = plan(inputs, name);
+      const s = slot();
+      try {
+        if (p.switched) engine.retain(new Set(p.plans.flatMap((x) => x.devices)), slots);
+        engine.begin(s, engine.prepare({ tensors: p.c.b.tensors, scalars: p.c.b.scalars }));
+        const t0 = engine.now();
+        const { outputs, runs } = await execute(p, s);
+        return finish(p, outputs, runs, engine.now() - t0, false);
+      } finally {
+        engine.end(s);
+        idle.push(s);
+      }
     },
+    async stream(seqIn) {
+      const t0 = engine.now();
+      const start = clock.lastEnd;
+      const results: RunResult[] = [];
+      for await (const r of each(seqIn)) results.push(r);
+      return { results, makespanMs: clock.lastEnd - start, wallMs: engine.now() - t0, stageSumMs: results.reduce((a, r) => a + r.stages.reduce((b, s) => b + s.ms, 0), 0) };
+    },
+    each,
     explain(inputs) {
-      const c = choose(inputs);
-      const pol = policy.clone();
-      const d = decideFor(c, pol);
+      const c = chooser.choose(inputs);
+      const d = decider.decide(c, policy.clone());
       const sel = evaluateChoices(sys, c.problem, c.selected.choices);
-      const run = current ? evaluateChoices(sys, c.problem, current.choices) : undefined;
+      const cur = decider.current;
+      const run = cur ? evaluateChoices(sys, c.problem, cur.choices) : undefined;
       return {
         features: c.features,
         path: c.path,
         inRange: c.oor.length === 0,
         outOfRange: c.oor,
         selected: { ...ref(c.selected), choices: c.selected.choices },
-        ...(current ? { running: ref(current) } : {}),
+        ...(cur ? { running: ref(cur) } : {}),
         predicted: { selected: predicted(sel), running: predicted(run) },
         wouldSwitch: d.switch,
         reason: [c.replanInfo?.reason, c.fallback, d.reason].filter((x) => x !== undefined).join('; '),
       };
     },
-    stats: () => ({ runs: seq, switches: counts.switches, replans: counts.replans, fallbacks: counts.fallbacks, byPartition: { ...byPartition }, clockMs: lastEnd, wallMs: counts.wallMs, switchCostMs: counts.switchCostMs, log: [...log] }),
+    stats: () => ({ runs: seq, switches: counts.switches, replans: counts.replans, fallbacks: counts.fallbacks, byPartition: { ...byPartition }, byBackend: structuredClone(byBackend), clockMs: clock.lastEnd, wallMs: counts.wallMs, switchCostMs: counts.switchCostMs, log: [...log] }),
     close() {
-      for (const be of new Set(Object.values(o.backends))) be?.close();
+      // The runtime's device memory; the backends belong to whoever opened them (closeBackends).
+      engine.close(slots);
     },
   };
 }
-

@@ -1,13 +1,14 @@
 /** What a generated runtime embeds and what its API returns. */
-import type { BackendSet } from '../backends/types.js';
-import type { TraceRecorder } from '../backends/trace.js';
+import type { StageBackends, StageRun } from '../exec/index.js';
+import type { TraceRecorder } from './trace.js';
 import type { GuardPlan } from '../guards/types.js';
 import type { StageChoice } from '../plan/dp.js';
-import type { PlanSpec } from '../plan/types.js';
+import type { Mapping, PlanSpec } from '../plan/types.js';
 import type { PolicyOptions } from '../policy/policy.js';
 import type { SwitchCost } from '../policy/cost.js';
 import type { SystemSpec } from '../system/types.js';
 import type { Tensor } from '../tensor.js';
+import type { WasmManifest } from '../wasm/manifest.js';
 
 /** A kernel parameter as the runtime checks inputs against it. */
 export interface RuntimeParam {
@@ -22,7 +23,11 @@ export type GuardFeatures = Readonly<Record<string, number>>;
 
 export interface RuntimeConfig {
   program: string;
+  /** Hash of the program's loop IR: native libraries must carry the same (runtime/native). */
+  programHash: string;
   kernel: string;
+  /** The kernel's buffers, sizes and program order (the wasm manifest): what every backend runs. */
+  manifest: WasmManifest;
   spec: PlanSpec;
   guards: GuardPlan;
   params: RuntimeParam[];
@@ -32,7 +37,8 @@ export interface RuntimeConfig {
 
 export interface RuntimeOptions {
   system: SystemSpec;
-  backends: BackendSet;
+  /** The backend of each device kind partitions may use (openProject builds them for a compiled project). */
+  backends: StageBackends;
   policy?: PolicyOptions;
   /** Stages, transfers and switches on the runtime's clock, per device. */
   trace?: TraceRecorder;
@@ -53,6 +59,16 @@ export interface PartitionRef {
   label: string;
   /** Made by a re-plan for an out-of-range input (not one of the guards' partitions). */
   replanned: boolean;
+}
+
+/** The outcome of streaming a sequence of inputs. */
+export interface StreamResult<O = Map<string, Tensor>> {
+  results: RunResult<O>[];
+  /** The model clock's makespan of the sequence (stages of successive inputs overlap). */
+  makespanMs: number;
+  /** Measured wall time of the whole stream, and the sum of its stages' measured times (what it would take one after another). */
+  wallMs: number;
+  stageSumMs: number;
 }
 
 export interface DecisionLogEntry {
@@ -76,6 +92,8 @@ export interface DecisionLogEntry {
   units: 'ms' | 'J';
   switchCost?: SwitchCost;
   predicted: Predicted;
+  /** What ran: per stage the ops, instances, backend, measured ms and bytes moved in and sent home. */
+  stages: { ops: string[]; devices: string[]; backend: string; ms: number; bytesIn: number; bytesOut: number }[];
 }
 
 export interface RunResult<O = Map<string, Tensor>> {
@@ -85,9 +103,13 @@ export interface RunResult<O = Map<string, Tensor>> {
   reason: string;
   path: string[];
   predicted: Predicted;
-  /** Wall time of computing the outputs on this host. */
+  /** Measured wall time of running the input's stages (transfers, kernels, results home). */
   wallMs: number;
-  /** Start and end on the runtime's clock (the cost model's for sim stages). */
+  /** What ran: per stage the backend, devices and measured time and bytes. */
+  stages: StageRun[];
+  /** The cost model's mapping for this input on the running partition: per stage the implementations chosen and the predicted times. */
+  mapping: Mapping;
+  /** Start and end on the runtime's model clock (the cost model's stage times; pipelined inputs overlap). */
   startMs: number;
   endMs: number;
   log: DecisionLogEntry;
@@ -107,6 +129,8 @@ export interface Explanation {
 
 export interface RuntimeStats {
   runs: number;
+  /** Measured milliseconds and stage runs per backend. */
+  byBackend: Record<string, { stages: number; ms: number }>;
   switches: number;
   replans: number;
   fallbacks: number;

@@ -57,6 +57,13 @@ export interface WasmOp {
    * is never split across device instances (threads of one memory still are).
    */
   splitWrites?: 'rows' | 'entries';
+  /**
+   * Buffers (names) the op reads only at its own rows: the balancing
+   * pointers at i and i + 1, and indices or values of that pattern and
+   * layout at the entries of row i (codegen/wasm/split.ts). An instance of a
+   * split stage needs only its slice of them.
+   */
+  rowLocal?: string[];
 }
 
 export type WasmStep = { kind: 'op'; op: string } | { kind: 'repeat'; id: string; count: number | { param: string }; body: WasmStep[] };

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { interpretKernel } from '../../interp/interpret.js';
 import type { Kernel } from '../../ir/module.js';
 import { specOf } from '../helpers/compile.js';
-import { wasmBackend, type WasmBackend } from '../../runtime/backends/wasm.js';
+import { WasmStageBackend, type StageBackends } from '../../runtime/exec/index.js';
 import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
-import { simBackend } from '../../runtime/backends/sim.js';
+import { loopback } from '../helpers/loopback.js';
 import type { RuntimeConfig, RuntimeOptions } from '../../runtime/engine/types.js';
 import { generatedMatrix } from '../../runtime/generate.js';
 import { buildGuards, sampleBindings, walkTree } from '../../runtime/guards/index.js';
@@ -39,7 +39,8 @@ export interface Fixture {
   kernel: Kernel;
   config: RuntimeConfig;
   plan: GuardPlan;
-  wasm: WasmBackend;
+  wasm: WasmStageBackend;
+  backends: StageBackends;
   graphs: Map<string, CsrMatrix>;
   inputs(name: string, f?: number): Record<string, Tensor>;
   reference(name: string, f?: number): DenseTensor;
@@ -53,16 +54,20 @@ export async function gcnFixture(): Promise<Fixture> {
   for (const [n, mk] of Object.entries(GENERATED)) graphs.set(n, mk());
   const profiles = [...graphs.values()].map((g) => gcnBinding(g, F, H, C));
   const plan = buildGuards(spec, system('paper-1g1f'), sampleBindings(profiles, { perProfile: 12, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput' });
+  const { binary, manifest } = await compileWasm(kernel);
   const config: RuntimeConfig = {
     program: 'gcn',
+    programHash: 'test',
     kernel: 'gcn',
+    manifest,
     spec,
     guards: plan,
     params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
     guard: (f) => walkTree(plan.tree, (k) => f[k]).leaf,
   };
-  const { binary, manifest } = await compileWasm(kernel);
-  const wasm = await wasmBackend(binary, manifest);
+  const wasm = await WasmStageBackend.create(binary, manifest);
+  // GPU and FPGA stages run the CPU kernels in memories of their own (test/helpers/loopback.ts): these tests are about decisions.
+  const backends: StageBackends = { cpu: wasm, gpu: await loopback('gpu', binary, manifest), fpga: await loopback('fpga', binary, manifest) };
   const W1s = new Map<number, DenseTensor>();
   const inputCache = new Map<string, Record<string, Tensor>>();
   const refCache = new Map<string, DenseTensor>();
@@ -86,12 +91,11 @@ export async function gcnFixture(): Promise<Fixture> {
     }
     return y;
   };
-  return { kernel, config, plan, wasm, graphs, inputs, reference };
+  return { kernel, config, plan, wasm, backends, graphs, inputs, reference };
 }
 
 export function runtimeFor(fx: Fixture, o: Partial<RuntimeOptions> = {}): GuardedRuntime {
-  const sim = simBackend(fx.wasm);
-  return createGuardedRuntime(fx.config, { system: system('paper-1g1f'), backends: { cpu: fx.wasm, gpu: sim, fpga: sim }, ...o });
+  return createGuardedRuntime(fx.config, { system: system('paper-1g1f'), backends: fx.backends, ...o });
 }
 
 /**

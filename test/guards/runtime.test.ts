@@ -1,6 +1,8 @@
 /**
- * The guarded runtime on gcn (paper-1g1f: CPU stages on wasm, GPU and FPGA
- * stages on the sim backend): over 200 input changes mixing real and
+ * The guarded runtime on gcn (paper-1g1f: every stage executes, CPU stages
+ * on wasm, GPU and FPGA stages on wasm stand-ins with memories of their own,
+ * test/helpers/loopback.ts; the native libraries are tested in test/native):
+ * over 200 input changes mixing real and
  * generated graphs (runs of 1-8 inputs per graph) every output equals the
  * reference interpreter, switches
  * happen and each is logged with its reason; alternating two graphs whose
@@ -8,24 +10,26 @@
  * re-planned and logged; explain, stream, trace and the native backends.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cudaBackend } from '../../runtime/backends/native.js';
-import { TraceRecorder } from '../../runtime/backends/trace.js';
+import { TraceRecorder } from '../../runtime/engine/trace.js';
+import { closeBackends, DeviceCallError, type StageBackend } from '../../runtime/exec/index.js';
+import { createGuardedRuntime } from '../../runtime/engine/runtime.js';
 import type { DecisionLogEntry } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
 import { Rng } from '../../runtime/random.js';
 import type { DenseTensor } from '../../runtime/tensor.js';
+import { system } from './fixtures.js';
 import { gcnFixture, maxRelErr, runtimeFor, type Fixture } from './runtime-fixture.js';
 
 let fx: Fixture;
 beforeAll(async () => {
   fx = await gcnFixture();
 }, 60_000);
-afterAll(() => fx?.wasm.close());
+afterAll(() => fx && closeBackends(fx.backends));
 
 const TOL = 1e-4;
 
 describe('a sequence of 200 input changes', () => {
-  it('gives the reference outputs, switches partitions and logs every decision with its reason', () => {
+  it('gives the reference outputs, switches partitions and logs every decision with its reason', async () => {
     const lines: string[] = [];
     const rt = runtimeFor(fx, { log: (e) => lines.push(JSON.stringify(e)) });
     const names = [...fx.graphs.keys()];
@@ -41,7 +45,8 @@ describe('a sequence of 200 input changes', () => {
     let changes = 0;
     for (let i = 0; i < seq.length; i++) {
       if (i > 0 && seq[i] !== seq[i - 1]) changes++;
-      const r = rt.run(fx.inputs(seq[i]!), seq[i]);
+      const r = await rt.run(fx.inputs(seq[i]!), seq[i]);
+      expect(r.stages.length).toBe(r.mapping.stages.length);
       expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference(seq[i]!)), `${seq[i]} (input ${i + 1})`).toBeLessThanOrEqual(TOL);
     }
     expect(changes).toBe(200);
@@ -65,7 +70,7 @@ describe('a sequence of 200 input changes', () => {
 });
 
 describe('hysteresis', () => {
-  it('alternating two graphs whose best partitions differ by less than the switch cost does not flap', () => {
+  it('alternating two graphs whose best partitions differ by less than the switch cost does not flap', async () => {
     // A pair the guards send to different partitions, with a positive gain below the switch cost.
     const names = [...fx.graphs.keys()];
     let pair: [string, string] | undefined;
@@ -73,9 +78,10 @@ describe('hysteresis', () => {
       for (const b of names) {
         if (a === b || pair) continue;
         const probe = runtimeFor(fx);
-        probe.run(fx.inputs(a), a);
+        await probe.run(fx.inputs(a), a);
         const e = probe.explain(fx.inputs(b));
         const gain = e.predicted.running && e.predicted.selected ? e.predicted.running.periodMs - e.predicted.selected.periodMs : 0;
+        probe.close();
         if (e.selected.id !== e.running?.id && e.inRange && gain > 0 && /<= switch cost/.test(e.reason)) pair = [a, b];
       }
       if (pair) break;
@@ -85,7 +91,7 @@ describe('hysteresis', () => {
     const rt = runtimeFor(fx);
     for (let i = 0; i < 30; i++) {
       const g = i % 2 ? b : a;
-      const r = rt.run(fx.inputs(g), g);
+      const r = await rt.run(fx.inputs(g), g);
       expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference(g))).toBeLessThanOrEqual(TOL);
     }
     const log = rt.stats().log;
@@ -98,21 +104,24 @@ describe('hysteresis', () => {
     }
     // The same two graphs in long runs: switching pays off, and the policy does switch.
     const blocks = runtimeFor(fx);
-    for (let i = 0; i < 60; i++) blocks.run(fx.inputs(Math.floor(i / 15) % 2 ? b : a));
+    for (let i = 0; i < 60; i++) await blocks.run(fx.inputs(Math.floor(i / 15) % 2 ? b : a));
     expect(blocks.stats().switches).toBeGreaterThanOrEqual(1);
+    rt.close();
+    blocks.close();
   }, 60_000);
 });
 
 describe('out of range', () => {
-  it('re-plans with the DP, logs the reason and still gives the reference outputs', () => {
+  it('re-plans with the DP, logs the reason and still gives the reference outputs', async () => {
     const rt = runtimeFor(fx);
-    rt.run(fx.inputs('cora.cites'), 'cora');
-    const r = rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48');
+    await rt.run(fx.inputs('cora.cites'), 'cora');
+    const r = await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48');
     expect(r.log.inRange).toBe(false);
     expect(r.log.replan?.reason).toMatch(/outside the guards' ranges: dim\.f = 48 is above the guards' range \[32, 32\]/);
     expect(r.log.replan!.planMs).toBeGreaterThanOrEqual(0);
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
     expect(rt.stats().replans).toBe(1);
+    rt.close();
   });
 });
 
@@ -127,10 +136,10 @@ describe('explain, stream, trace, backends', () => {
     expect(rt.stats().runs).toBe(0);
   });
 
-  it('stream overlaps successive inputs across stages on the clock', () => {
+  it('stream overlaps successive inputs across stages on the model clock; the trace has the measured stages beside', async () => {
     const trace = new TraceRecorder();
     const rt = runtimeFor(fx, { trace });
-    const out = rt.stream(Array.from({ length: 10 }, (_, i) => ({ inputs: fx.inputs('ca-GrQc.mtx'), name: `g${i}` })));
+    const out = await rt.stream(Array.from({ length: 10 }, (_, i) => ({ inputs: fx.inputs('ca-GrQc.mtx'), name: `g${i}` })));
     const p = out.results[0]!.predicted;
     expect(out.makespanMs).toBeLessThanOrEqual(10 * p.latencyMs + 1e-9);
     expect(out.makespanMs).toBeGreaterThanOrEqual(p.latencyMs + 9 * p.periodMs - 1e-9);
@@ -138,22 +147,90 @@ describe('explain, stream, trace, backends', () => {
     const ev = trace.toJSON().traceEvents;
     expect(ev.filter((x) => x.ph === 'X').length).toBeGreaterThanOrEqual(10);
     expect(JSON.parse(JSON.stringify(trace.toJSON())).traceEvents.length).toBe(ev.length);
+    const measured = ev.filter((x) => x.ph === 'X' && x.cat === 'measured');
+    expect(measured.length).toBe(out.results.reduce((a, r) => a + r.stages.reduce((b, st) => b + st.devices.length, 0), 0));
+    for (const r of out.results) expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('ca-GrQc.mtx'))).toBeLessThanOrEqual(TOL);
+    rt.close();
   });
 
-  it('a partition on a GPU served by the cuda backend says it is not available on this host', () => {
-    const rt = runtimeFor(fx, { backends: { cpu: fx.wasm, gpu: cudaBackend({ library: 'libgcn_cuda.so' }), fpga: fx.wasm } });
-    const onGpu = [...fx.graphs.keys()].find((g) => rt.explain(fx.inputs(g)).selected.label.includes('gpu'));
-    expect(onGpu).toBeDefined();
-    expect(() => rt.run(fx.inputs(onGpu!))).toThrow(InputError);
-    expect(() => rt.run(fx.inputs(onGpu!))).toThrow(/DY3040.*not available on this host/);
-  });
-
-  it('inputs that do not fit the kernel are refused with DY3042 / DY3013', () => {
+  it('inputs that do not fit the kernel are refused with DY3042 / DY3013', async () => {
     const rt = runtimeFor(fx);
     const x = fx.inputs('karate.mtx');
-    expect(() => rt.run({ ...x, X: fx.inputs('jazz.mtx')['X']! })).toThrow(/DY3042.*dimension 1 is n = 34/);
+    await expect(rt.run({ ...x, X: fx.inputs('jazz.mtx')['X']! })).rejects.toThrow(/DY3042.*dimension 1 is n = 34/);
     const { W2: _w2, ...missing } = x;
     void _w2;
-    expect(() => rt.run(missing)).toThrow(/DY3013/);
+    await expect(rt.run(missing)).rejects.toThrow(/DY3013/);
+    await expect(rt.run(missing)).rejects.toBeInstanceOf(InputError);
+    rt.close();
+  });
+});
+
+describe('fallbacks and faults', () => {
+  /** Two hand-made partitions: all on the GPU (0), all on the CPU (1), each the other's fallback. */
+  const twoWay = (fallbacks = true): Fixture['config'] => {
+    const n = fx.config.spec.ops.length;
+    const parts = [
+      { id: 0, choices: [{ start: 0, end: n, device: 'gpu', count: 1 }], label: 'gpu x1 [all]', fallbacks: fallbacks ? [1] : [] },
+      { id: 1, choices: [{ start: 0, end: n, device: 'cpu', count: 1 }], label: 'cpu x1 [all]', fallbacks: fallbacks ? [0] : [] },
+    ];
+    const guards = { ...fx.plan, partitions: parts, tree: { leaf: 0 }, ranges: {} };
+    return { ...fx.config, guards, guard: () => 0 };
+  };
+  /** The loopback GPU with one call made to fail: alloc for want of memory, or the n-th launch. */
+  const failing = (how: 'alloc' | number): StageBackend => {
+    const gpu = fx.backends.gpu!;
+    let launches = 0;
+    return {
+      ...gpu,
+      alloc: (dev, bytes) => {
+        if (how === 'alloc') throw new DeviceCallError('wasm', 'alloc', -5, 'out of device memory (test)', true);
+        return gpu.alloc(dev, bytes);
+      },
+      launch: (...a) => (++launches === how ? Promise.reject(new DeviceCallError('wasm', 'launch', 700, 'illegal address (test)')) : gpu.launch(...a)),
+    };
+  };
+
+  it('a device kind no backend serves: the fallback runs, logged; none left: DY3041 naming what to pass', async () => {
+    const rt = createGuardedRuntime(twoWay(), { system: system('paper-1g1f'), backends: { cpu: fx.wasm } });
+    const r = await rt.run(fx.inputs('jazz.mtx'));
+    expect(r.log.fallback).toBe('partition 0 needs a device no backend serves; fallback 1');
+    expect(r.stages.map((s) => s.backend)).toEqual(['wasm']);
+    expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
+    const none = createGuardedRuntime(twoWay(false), { system: system('paper-1g1f'), backends: { cpu: fx.wasm } });
+    await expect(none.run(fx.inputs('jazz.mtx'))).rejects.toThrow(/DY3041.*partition 0 \(gpu x1 \[all\]\) runs stages on gpu.*pass a backend/);
+    rt.close();
+    none.close();
+  });
+
+  it('a device allocation that fails: the next fallback runs the input, logged; without one, DY3046', async () => {
+    const rt = createGuardedRuntime(twoWay(), { system: system('paper-1g1f'), backends: { cpu: fx.wasm, gpu: failing('alloc') } });
+    const r = await rt.run(fx.inputs('jazz.mtx'), 'jazz');
+    expect(r.partition.id).toBe(1);
+    expect(r.log.fallback).toMatch(/partition 0: gpu0 ran out of memory \(out of device memory \(test\)\); fallback 1/);
+    expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
+    expect(rt.stats().fallbacks).toBe(1);
+    const none = createGuardedRuntime(twoWay(false), { system: system('paper-1g1f'), backends: { cpu: fx.wasm, gpu: failing('alloc') } });
+    await expect(none.run(fx.inputs('jazz.mtx'), 'jazz')).rejects.toThrow(/jazz: error DY3046: gpu0 ran out of memory/);
+    rt.close();
+    none.close();
+  });
+
+  it('a device call that fails mid-stream: the error names input, stage, op, device and backend; earlier outputs stay delivered', async () => {
+    const rt = createGuardedRuntime(twoWay(), { system: system('paper-1g1f'), backends: { cpu: fx.wasm, gpu: failing(3 * fx.config.spec.ops.length + 2) } });
+    const seq = Array.from({ length: 8 }, (_, i) => ({ inputs: fx.inputs('jazz.mtx'), name: `jazz #${i}` }));
+    const got: string[] = [];
+    let error: unknown;
+    try {
+      for await (const r of rt.each(seq)) {
+        expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
+        got.push(r.log.input!);
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(got).toEqual(['jazz #0', 'jazz #1', 'jazz #2']);
+    expect(error).toBeInstanceOf(InputError);
+    expect(String((error as Error).message)).toMatch(/^jazz #3: error DY3045: stage 0 \[op0, op1, op2, op3\] of partition 0 \(gpu x1 \[all\]\): op op1 on gpu0 \(wasm\): launch failed with code 700: illegal address \(test\)/);
+    rt.close();
   });
 });

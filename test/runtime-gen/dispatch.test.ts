@@ -3,6 +3,8 @@
  * same partition as the guard tree, and agree on the range check, for every
  * training sample and for inputs outside the ranges. Skipped without g++.
  */
+import { wasmManifest } from '../../codegen/wasm/emit.js';
+import { lowerKernelsPass } from '../../passes/lower-kernels.js';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ const spec = gcnSpec();
 const samples = sampleBindings(['cora.cites', 'jazz.mtx', 'ca-GrQc.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16)), { perProfile: 15, shapeDims: { A: ['n', 'n'] }, ranges: { 'dim.f': [16, 128] } });
 const plan = buildGuards(spec, system('paper-1g1f'), samples, { objective: 'throughput' });
 const kernel = optimised(readFileSync(example('gcn.dy'), 'utf8')).kernels[0]!;
+const manifest = wasmManifest(lowerKernelsPass.run({ kernels: [kernel] }).kernels[0]!, [], true);
 // Outside the ranges: a much larger graph and a wider layer.
 const probes = [...samples, gcnBinding(graph('karate.mtx'), 32, 32, 16), gcnBinding(graph('cora.cites'), 512, 32, 16)];
 
@@ -54,7 +57,7 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
 describe('guards of one partition', () => {
   it('compile cleanly in C++ (g++ -Wextra -Werror) and mark the unused argument used in TypeScript (noUnusedParameters)', () => {
     const one = { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0 } };
-    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', [{ kernel, spec, plan: one }], 'dype/runtime');
+    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, plan: one, manifest }], 'dype/runtime');
     expect(ts).toMatch(/export function gcnGuard\(f: GuardFeatures\): number \{\n\s+void f;\n\s+return 0;\n\}/);
     if (!HAVE_GXX) return;
     writeFileSync(join(dir, 'one_dispatch.h'), emitDispatchHeader('one', 'one.dy', [{ kernel, spec, plan: one }]));
@@ -65,7 +68,7 @@ describe('guards of one partition', () => {
 
 describe('<prog>.runtime.ts guards', () => {
   it('are straight-line code that picks what the tree picks', () => {
-    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', [{ kernel, spec, plan }], '../runtime/engine/index.js');
+    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, plan, manifest }], '../runtime/engine/index.js');
     const body = /export function gcnGuard\(f: GuardFeatures\): number \{\n([\s\S]*?)\n\}\n/.exec(ts)![1]!;
     expect(body).not.toMatch(/for|while|=>/);
     const guard = new Function('f', body) as (f: Record<string, number>) => number;

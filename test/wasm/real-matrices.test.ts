@@ -14,9 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toCoo, toCsc, toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
-import { Rng, seedFor } from '../../runtime/random.js';
-import type { DenseTensor, SparseMatrix, Tensor } from '../../runtime/tensor.js';
 import { createWasmExecutor } from '../../runtime/wasm/executor.js';
+import { exampleInputs as inputs } from '../helpers/example-inputs.js';
 import { compileWasm, expectIdentical, expectWasmMatches, loopKernel, toMaps, type Compiled } from './compare.js';
 
 const MATRIX_DIR = fileURLToPath(new URL('../../../shared/data/matrices/', import.meta.url));
@@ -26,48 +25,7 @@ const SQUARE = ['cora.cites', 'Erdos971.mtx', 'adder_dcop_05.mtx', 'karate.mtx',
 const RECT = ['lp_ship04l.mtx'];
 const EXAMPLES = ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'];
 const ANY_SHAPE = new Set(['spmv', 'spmm']);
-const SEED = 20240612;
 type Fmt = 'csr' | 'csc' | 'coo';
-
-function rand(shape: number[], name: string): DenseTensor {
-  const rng = new Rng(seedFor(SEED, name));
-  const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
-  for (let k = 0; k < data.length; k++) data[k] = rng.uniform(-1, 1);
-  return { format: 'dense', shape, data };
-}
-
-/** A with every column scaled to absolute sum 1 (empty columns left empty). */
-function columnStochastic(A: SparseMatrix): SparseMatrix {
-  const col = new Int32Array(A.values.length);
-  if (A.format === 'csc') for (let c = 0; c < A.cols; c++) col.fill(c, A.colPtr[c]!, A.colPtr[c + 1]!);
-  else col.set(A.colIdx);
-  const sums = new Float64Array(A.cols);
-  for (let k = 0; k < col.length; k++) sums[col[k]!]! += Math.abs(A.values[k]!);
-  return { ...A, values: Float64Array.from(A.values, (v, k) => (sums[col[k]!]! > 0 ? v / sums[col[k]!]! : v)) };
-}
-
-function inputs(ex: string, A: SparseMatrix): { tensors: Record<string, Tensor>; scalars?: Record<string, number> } {
-  const [m, n] = [A.rows, A.cols];
-  switch (ex) {
-    case 'spmv':
-      return { tensors: { A, x: rand([n], 'x') } };
-    case 'spmm':
-      return { tensors: { A, B: rand([n, 4], 'B') } };
-    case 'gcn':
-      return { tensors: { A, X: rand([n, 8], 'X'), W1: rand([8, 8], 'W1'), W2: rand([8, 4], 'W2') } };
-    case 'attention':
-      return { tensors: { A, Q: rand([n, 4], 'Q'), K: rand([n, 4], 'K'), V: rand([n, 4], 'V') } };
-    case 'pagerank':
-      // Column-stochastic, as the example asks: raw west0479 grows past 1e45 in 20 steps, beyond f32's range.
-      return { tensors: { A: columnStochastic(A), r0: { format: 'dense', shape: [n], data: new Float64Array(n).fill(1 / n) } }, scalars: { d: 0.85 } };
-    case 'sssp': {
-      const d0 = new Float64Array(m).fill(Infinity);
-      d0[0] = 0;
-      return { tensors: { A, d0: { format: 'dense', shape: [m], data: d0 } } };
-    }
-  }
-  throw new Error(ex);
-}
 
 describe.skipIf(!HAVE_DATA)('examples on real matrices: wasm equals the interpreter within tolerance', () => {
   const compiled = new Map<string, Compiled>();

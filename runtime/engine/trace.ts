@@ -2,8 +2,9 @@
  * A Chrome trace-event timeline (the JSON array format Perfetto and
  * chrome://tracing open): one process per device instance, with a compute
  * track and a DMA track, plus a runtime process for switches and re-plans.
- * Times are the runtime's clock in ms (the cost model's for sim stages),
- * written as microseconds.
+ * Two clocks side by side: the cost model's (compute and dma tracks: where
+ * the planner predicts each stage) and the measured one (wall time of each
+ * stage as it ran, named with its backend); ms, written as microseconds.
  */
 import { writeFileSync } from 'node:fs';
 
@@ -29,15 +30,17 @@ export class TraceRecorder {
       p = this.pids.size + 1;
       this.pids.set(device, p);
       this.events.push({ name: 'process_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 0, args: { name: device } });
-      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 1, args: { name: 'compute' } });
-      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 2, args: { name: 'dma' } });
+      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 1, args: { name: 'compute (modelled)' } });
+      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 2, args: { name: 'dma (modelled)' } });
+      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 3, args: { name: 'measured' } });
     }
     return p;
   }
 
-  slice(device: string, track: 'compute' | 'dma', name: string, startMs: number, durMs: number, args?: Record<string, unknown>): void {
+  /** A span: `compute` and `dma` are the cost model's clock; `measured` is wall time as a stage really ran. */
+  slice(device: string, track: 'compute' | 'dma' | 'measured', name: string, startMs: number, durMs: number, args?: Record<string, unknown>): void {
     if (!(durMs > 0)) return;
-    this.events.push({ name, cat: track, ph: 'X', ts: startMs * 1e3, dur: durMs * 1e3, pid: this.pid(device), tid: track === 'compute' ? 1 : 2, ...(args ? { args } : {}) });
+    this.events.push({ name, cat: track, ph: 'X', ts: startMs * 1e3, dur: durMs * 1e3, pid: this.pid(device), tid: track === 'compute' ? 1 : track === 'dma' ? 2 : 3, ...(args ? { args } : {}) });
   }
 
   instant(device: string, name: string, atMs: number, args?: Record<string, unknown>): void {

@@ -1,0 +1,228 @@
+/**
+ * `dype run FILE.dy --project DIR --partition auto|ID|"<stages>" [--emulate]`:
+ * runs a compiled project's partition stage by stage on the backends that
+ * own its devices (wasm for the CPU; the project's CUDA and FPGA libraries,
+ * or with --emulate their CPU emulation and C simulation) and reports per
+ * stage what ran where, for how long, and the bytes it moved.
+ *   - auto: the project's guards (plan.json) pick the partition as the
+ *     generated runtime would; without guards, the planner's best mapping
+ *     for this input;
+ *   - ID: partition ID of plan.json's guards;
+ *   - "<stages>": written out (cli/partition-arg.ts).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { plannedSpec } from '../codegen/implementations.js';
+import { programHash } from '../codegen/native/hash.js';
+import type { Module } from '../ir/module.js';
+import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { createGuardedRuntime } from '../runtime/engine/runtime.js';
+import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
+import { stagePlans } from '../runtime/engine/execute.js';
+import { TraceRecorder } from '../runtime/engine/trace.js';
+import { InputError } from '../runtime/errors.js';
+import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
+import { tier0 } from '../runtime/features/index.js';
+import { walkTree } from '../runtime/guards/tree.js';
+import type { GuardPlan } from '../runtime/guards/types.js';
+import { bindProblem } from '../runtime/plan/bind.js';
+import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../runtime/plan/dp.js';
+import type { Mapping, PlanSpec } from '../runtime/plan/types.js';
+import { openProject, readProject } from '../runtime/native/project.js';
+import type { DeviceKind, SystemSpec } from '../runtime/system/types.js';
+import type { Tensor } from '../runtime/tensor.js';
+import type { WasmManifest } from '../runtime/wasm/manifest.js';
+import { usage } from './errors.js';
+import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
+import { parsePartition } from './partition-arg.js';
+import { boundDims, loadSystem, parseObjective, sparseFeatures } from './planning.js';
+import { DEFAULT_PLAN_SYSTEM } from './plan.js';
+import { loadProgram, optimise, selectKernel } from './program.js';
+import type { RunOptions } from './run.js';
+
+interface PlanJson {
+  system: SystemSpec;
+  kernels: Record<string, { guards: GuardPlan; objective: string }>;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** What one execution of the input gave. */
+interface Execution {
+  outputs: Map<string, Tensor>;
+  runs: StageRun[];
+  wallMs: number;
+  mapping: Mapping;
+  partition: { source: string; id?: number; label: string; choices: StageChoice[] };
+}
+
+export async function runProjectCommand(file: string, o: RunOptions & { project: string }, stdout: (s: string) => void): Promise<void> {
+  if (o.backend !== undefined) throw usage('--backend and --project exclude each other: with --project the partition decides which backend runs each stage');
+  const repeat = o.repeat === undefined ? 1 : Number(o.repeat);
+  if (!Number.isSafeInteger(repeat) || repeat < 1) throw usage(`--repeat expects an integer >= 1, got '${o.repeat}'`);
+  const threads = o.threads === undefined ? 1 : Number(o.threads);
+  if (!Number.isSafeInteger(threads) || threads < 1) throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
+  const partitionArg = o.partition ?? 'auto';
+  const dir = o.project;
+  const info = readProject(dir);
+  const program = loadProgram(file);
+  const module: Module = lowerKernelsPass.run(optimise(program));
+  const hash = programHash(module);
+  if (hash !== info.programHash) throw new InputError('DY3044', join(dir, 'project.json'), undefined, `was compiled from another version of ${file} (program hash ${info.programHash.slice(0, 12)}, this file ${hash.slice(0, 12)}): recompile with dype compile ${file} -o ${dir}`);
+  const kernel = selectKernel(module, file, o.kernel);
+  const outs = parseAssignments(o.out, '--out');
+  for (const a of outs) if (!kernel.results.some((r) => r.name === a.name)) throw new InputError('DY3014', `--out ${a.name}`, undefined, `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`);
+  const targets = outs.map((a) => resolve(a.value));
+  const clash = targets.findIndex((t, i) => targets.indexOf(t) !== i);
+  if (clash >= 0) throw usage(`--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`);
+  const planPath = join(dir, 'plan.json');
+  const planJson = existsSync(planPath) ? (JSON.parse(readFileSync(planPath, 'utf8')) as PlanJson) : undefined;
+  const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PLAN_SYSTEM) : planJson.system;
+  const objective = parseObjective(o.objective);
+  const scalars = new Map(parseAssignments(o.param, '--param').map((p) => [p.name, parseScalar(p.name, p.value)]));
+  const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
+  const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
+  const dims = boundDims(kernel, tensors, scalars);
+  const feats = sparseFeatures(kernel, tensors);
+  const spec = plannedSpec(module, file, kernel.name);
+  const problem = bindProblem(spec, { sparse: feats, dims, scalars });
+  const manifestPath = join(dir, 'wasm', `${kernel.name}.manifest.json`);
+  if (!existsSync(manifestPath)) throw new InputError('DY3043', manifestPath, undefined, `the project has no wasm kernel: compile it with dype compile ${file} -o ${dir} (targets wasm, cuda, hls)`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as WasmManifest;
+  const guards = planJson?.kernels[kernel.name]?.guards;
+
+  // Which partition(s), and so which device kinds need a backend.
+  let fixed: { source: string; id?: number; label: string; choices: StageChoice[] } | undefined;
+  if (partitionArg === 'auto') {
+    if (!guards) {
+      const best = planPareto(sys, problem, { objective }).pareto[0];
+      if (!best) throw new InputError('DY3030', sys.name, undefined, `no mapping of kernel ${kernel.name} is feasible on ${sys.name} for this input`);
+      const choices = choicesOf(problem, best);
+      fixed = { source: 'auto: the planner\u2019s best mapping for this input (the project has no guards: compile with --profile for them)', label: labelOf(spec, sys, choices), choices };
+    }
+  } else if (/^\d+$/.test(partitionArg)) {
+    if (!guards) throw new InputError('DY3047', planPath, undefined, `--partition ${partitionArg} names a partition of the project's guards, but the project has none for kernel ${kernel.name}: compile with --profile, or write the stages out`);
+    const p = guards.partitions.find((x) => x.id === Number(partitionArg));
+    if (!p) throw new InputError('DY3047', planPath, undefined, `the guards of kernel ${kernel.name} have partitions ${guards.partitions.map((x) => x.id).join(', ')}; there is no ${partitionArg}`);
+    fixed = { source: `partition ${p.id} of plan.json`, id: p.id, label: p.label, choices: p.choices };
+  } else {
+    const choices = parsePartition(partitionArg, spec, sys);
+    fixed = { source: '--partition as written', label: labelOf(spec, sys, choices), choices };
+  }
+  const kindsOf = (cs: readonly StageChoice[]): DeviceKind[] => cs.map((c) => sys.devices.find((d) => d.id === c.device)!.kind);
+  const kinds = [...new Set(fixed ? kindsOf(fixed.choices) : guards!.partitions.flatMap((p) => kindsOf(p.choices)))];
+  const backends = await openProject(dir, sys, { emulate: o.emulate === true, kernel: kernel.name, threads, kinds });
+  const inputs = { tensors, scalars, dims };
+  const trace = o.trace !== undefined ? new TraceRecorder() : undefined;
+
+  let runOnce: () => Promise<Execution>;
+  let close: () => void;
+  if (fixed) {
+    const mapping = evaluateChoices(sys, problem, fixed.choices);
+    if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${fixed.label} cannot run this input on ${sys.name} (memory, FPGA resources or an op without an implementation there)`);
+    const engine = new KernelEngine(manifest, backends, sys);
+    const plans = stagePlans(sys, spec, fixed, mapping);
+    const slot = new Slot();
+    const f = fixed;
+    runOnce = async () => {
+      engine.begin(slot, engine.prepare(inputs));
+      const t0 = engine.now();
+      const runs: StageRun[] = [];
+      try {
+        for (let i = 0; i < plans.length; i++) runs.push(await runStageNamed(engine, slot, plans, i, f.label));
+        const outputs = await engine.collect(slot);
+        return { outputs, runs, wallMs: engine.now() - t0, mapping, partition: f };
+      } finally {
+        engine.end(slot);
+      }
+    };
+    close = () => {
+      engine.close([slot]);
+      for (const b of new Set(Object.values(backends))) b?.close();
+    };
+  } else {
+    const cfg: RuntimeConfig = {
+      program: info.program,
+      programHash: info.programHash,
+      kernel: kernel.name,
+      manifest,
+      spec,
+      guards: guards!,
+      params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : p.type.shape.length === 0 ? 'scalar' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
+      guard: (f) => walkTree(guards!.tree, (k) => f[k]).leaf,
+    };
+    const rt = createGuardedRuntime(cfg, { system: sys, backends, ...(trace ? { trace } : {}) });
+    const raw: RuntimeInputs = Object.fromEntries([...kernel.params].map((p) => [p.name, tensors.get(p.name) ?? scalars.get(p.name)!]));
+    runOnce = async () => {
+      const r = await rt.run(raw);
+      return { outputs: r.outputs, runs: r.stages, wallMs: r.wallMs, mapping: r.mapping, partition: { source: `auto: the project's guards (path ${r.path.join(' -> ') || 'one partition'})${r.log.replan ? `; ${r.log.replan.reason}, re-planned` : ''}`, id: r.partition.id, label: r.partition.label, choices: [] } };
+    };
+    close = () => {
+      rt.close();
+      for (const b of new Set(Object.values(backends))) b?.close();
+    };
+  }
+
+  const times: number[] = [];
+  let last: Execution | undefined;
+  try {
+    if (o.repeat !== undefined) await runOnce();
+    for (let i = 0; i < repeat; i++) {
+      last = await runOnce();
+      times.push(last.wallMs);
+    }
+  } finally {
+    close();
+  }
+  const ex = last!;
+  if (trace && fixed) for (const r of ex.runs) for (const d of r.devices) trace.slice(d, 'measured', `${r.ops.join('+')} [${r.backend}]`, r.startMs, r.ms, { backend: r.backend, clock: 'measured' });
+  const files = outs.map((a) => {
+    const decl = kernel.results.find((r) => r.name === a.name)!;
+    return { path: a.value, data: formatOutput(ex.outputs.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})` ) };
+  });
+  if (o.trace !== undefined) files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()) });
+  writeAllAtomic(files);
+  const backendsRan = [...new Set(ex.runs.map((r) => r.backend))];
+  const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times), clock: 'measured' };
+  const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));
+  const summaries = Object.fromEntries([...ex.outputs].map(([n, t]) => [n, summarize(t)]));
+  const stages = ex.runs.map((r, i) => ({ ops: r.ops, devices: r.devices, backend: r.backend, ms: r.ms, bytes_in: r.bytesIn, bytes_out: r.bytesOut, transfer_ms: r.transferMs, compute_ms: r.computeMs, ...(r.unsplit.length ? { unsplit: r.unsplit } : {}), predicted_ms: ex.mapping.stages[i]?.timeMs }));
+  const predicted = { period_ms: ex.mapping.periodMs, latency_ms: ex.mapping.latencyMs, energy_j: ex.mapping.energyJ, power_w: ex.mapping.powerW, clock: 'modelled' };
+  const partition = { system: sys.name, objective, source: ex.partition.source, ...(ex.partition.id !== undefined ? { id: ex.partition.id } : {}), label: ex.partition.label, stages: ex.mapping.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })) };
+  if (o.json) {
+    stdout(`${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features, dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`);
+    return;
+  }
+  const lines: string[] = [];
+  lines.push(`kernel ${kernel.name} from project ${dir} on ${sys.name}${o.emulate ? ' (emulated GPU/FPGA builds)' : ''}`);
+  lines.push(`  partition ${ex.partition.id !== undefined ? `${ex.partition.id} ` : ''}${ex.partition.label} (${ex.partition.source})`);
+  ex.runs.forEach((r, i) => {
+    lines.push(`  stage ${i} [${r.ops.join(' ')}] on ${r.devices.join('+')}: ${r.backend}, ${r.ms.toFixed(3)} ms measured (transfers ${r.transferMs.toFixed(3)} ms; ${r.bytesIn} B in, ${r.bytesOut} B out), ${(ex.mapping.stages[i]?.timeMs ?? NaN).toPrecision(3)} ms predicted for ${sys.name}${r.unsplit.length ? `; ${r.unsplit.join(', ')} ran unsplit` : ''}`);
+  });
+  for (const [n, s] of Object.entries(summaries)) {
+    const where = outs.find((a) => a.name === n)?.value;
+    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: sum ${fmt(s.sum)}, min ${fmt(s.min)}, max ${fmt(s.max)}${where ? ` -> ${where}` : ''}`);
+  }
+  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s), measured on this host${o.repeat === undefined ? ' (one cold run: first-call setup and input copies included)' : ''}`);
+  stdout(lines.join('\n') + '\n');
+}
+
+function fmt(x: number): string {
+  return Number.isFinite(x) ? Number(x.toPrecision(6)).toString() : String(x);
+}
+
+/** `cpu x1 [T1] | gpu x1 [H1, T2, Y]`, as plan.json labels partitions. */
+function labelOf(spec: PlanSpec, sys: SystemSpec, choices: readonly StageChoice[]): string {
+  void sys;
+  return choices.map((c) => `${c.device} x${c.count} [${spec.ops.slice(c.start, c.end).map((o) => o.result).join(', ')}]`).join(' | ');
+}
+
+async function runStageNamed(engine: KernelEngine, slot: Slot, plans: Parameters<KernelEngine['runStage']>[1][], i: number, label: string): Promise<StageRun> {
+  const { runStage } = await import('../runtime/engine/execute.js');
+  return runStage(engine, slot, plans, i, 'the input', { id: -1, key: '', label, choices: [], fallbacks: [], replanned: false });
+}

@@ -1,0 +1,406 @@
+/**
+ * The stage engine: runs one kernel's ops stage by stage on the device
+ * instances a partition gives each stage, over the backends that serve
+ * their kinds. For each op it brings the regions the op reads to the
+ * instance (only the rows it runs of a split op's own pattern), launches the
+ * implementation the partition names, and records which copies now hold the
+ * result: a stage split over k instances runs nnz-balanced row ranges on
+ * each, and the next reader all-gathers the slices. Parameters stay
+ * resident across inputs while their tensors are the same objects; each
+ * input in flight (a slot) has its own temporaries. Results come home after
+ * the stage that last writes them.
+ */
+import { InputError } from '../errors.js';
+import { instances, type DeviceKind, type SystemSpec } from '../system/types.js';
+import type { Tensor } from '../tensor.js';
+import { grouping, permuteValues, ProgramLayout, type LayoutInputs, type Pattern, type RegionSpec, type View } from '../wasm/layout.js';
+import type { WasmManifest, WasmOp, WasmStep } from '../wasm/manifest.js';
+import { balancedCuts } from '../wasm/threads.js';
+import { DeviceCallError, type BackendName, type CallOptions, type StageBackends } from './backend.js';
+import { HOST, Mover, Value, type Place, type Traffic } from './values.js';
+
+/** A device call that failed while running an op: which op, on which instance. */
+export class StageFault extends Error {
+  constructor(
+    readonly op: string,
+    readonly device: string,
+    override readonly cause: DeviceCallError,
+  ) {
+    super(`op ${op} on ${device} (${cause.backend}): ${cause.message}`);
+    this.name = 'StageFault';
+  }
+}
+
+/** One stage of a partition as the engine runs it. */
+export interface StagePlan {
+  ops: readonly string[];
+  kind: DeviceKind;
+  /** Device instances (system names), one or more. */
+  devices: readonly string[];
+  /** The implementation (runtime/catalogue name) of each op. */
+  impls: Readonly<Record<string, string>>;
+}
+
+/** What really ran, and how long it took on this host's clock. */
+export interface StageRun {
+  ops: string[];
+  devices: string[];
+  backend: BackendName;
+  /** Measured wall time of the stage: its transfers, launches and the wait for its devices. */
+  ms: number;
+  transferMs: number;
+  computeMs: number;
+  /** Bytes moved to the stage's devices (from the host or other devices), and results sent home. */
+  bytesIn: number;
+  bytesOut: number;
+  /** Start and end on the engine's clock (ms since it was created). */
+  startMs: number;
+  endMs: number;
+  /** Ops of a split stage that ran whole on its first instance (no parallel row loop to split). */
+  unsplit: string[];
+}
+
+/** One input's bound facts: dims, patterns, regions. */
+export interface Prepared {
+  inputs: LayoutInputs;
+  dims: Map<string, number>;
+  patterns: Map<string, Pattern>;
+  regions: Map<string, RegionSpec>;
+}
+
+interface ParamEntry {
+  owner: unknown;
+  value: Value;
+  pins: number;
+}
+
+/** One input in flight: its temporaries and results, and the parameter copies it uses. */
+export class Slot {
+  readonly values = new Map<string, Value>();
+  defined = new Set<string>();
+  prep: Prepared | undefined;
+  params = new Map<string, ParamEntry>();
+}
+
+export class KernelEngine {
+  readonly L: ProgramLayout;
+  readonly places = new Map<string, Place>();
+  private readonly params = new Map<string, ParamEntry[]>();
+  private readonly mover: Mover;
+  private readonly lastWriter = new Map<string, string>();
+  private readonly epoch = performance.now();
+  private opts: CallOptions = {};
+  private lastPatterns = new Map<string, { t: Tensor; p: Pattern }>();
+
+  constructor(
+    readonly manifest: WasmManifest,
+    backends: StageBackends,
+    sys: SystemSpec,
+  ) {
+    this.L = new ProgramLayout(manifest);
+    const byKind = new Map<DeviceKind, number>();
+    for (const x of instances(sys)) {
+      const be = backends[x.spec.kind];
+      const dev = byKind.get(x.spec.kind) ?? 0;
+      byKind.set(x.spec.kind, dev + 1);
+      if (be && dev < be.deviceCount) this.places.set(x.name, { name: x.name, kind: x.spec.kind, backend: be, dev });
+    }
+    this.mover = new Mover(this.places, () => this.opts);
+    for (const o of manifest.ops) this.lastWriter.set(o.result, o.op);
+  }
+
+  /** Whether calls go off the main thread (stages of different inputs overlap). */
+  set concurrent(on: boolean) {
+    this.opts = on ? { offThread: true } : {};
+  }
+
+  now(): number {
+    return performance.now() - this.epoch;
+  }
+
+  place(name: string): Place {
+    const p = this.places.get(name);
+    if (!p) throw new InputError('DY3041', `instance ${name}`, undefined, `no backend serves device instance ${name} (or its backend has fewer devices than the system)`);
+    return p;
+  }
+
+  prepare(inputs: LayoutInputs): Prepared {
+    const dims = this.L.bindDims(inputs);
+    const patterns = this.L.patternsOf(inputs, (n, t) => (this.lastPatterns.get(n)?.t === t ? this.lastPatterns.get(n)!.p : undefined));
+    this.lastPatterns = new Map([...patterns].map(([n, p]) => [n, { t: inputs.tensors.get(n)!, p }]));
+    return { inputs, dims, patterns, regions: this.L.regions(dims, patterns) };
+  }
+
+  /** Binds a slot to an input: its parameter copies (resident ones reused) and a fresh set of defined values. */
+  begin(slot: Slot, prep: Prepared): void {
+    this.end(slot);
+    slot.prep = prep;
+    slot.defined = new Set(this.manifest.params.map((p) => p.name));
+    const fresh = new Map<string, View>();
+    const keys = this.L.inputKeys(prep.regions);
+    const ownerOf = (key: string): unknown => {
+      const name = key.split(':')[1]!;
+      return prep.inputs.tensors.get(name) ?? prep.inputs.scalars.get(name);
+    };
+    const need = keys.filter((k) => this.L.writesParams || !this.paramEntry(k, ownerOf(k), prep.regions.get(k)!));
+    this.L.writeInputs(prep.inputs, prep.patterns, (k) => need.includes(k), (k) => {
+      const v = new Value(k, prep.regions.get(k)!);
+      const data = this.mover.copyAt(v, HOST).data!;
+      fresh.set(k, data);
+      return data;
+    });
+    for (const k of keys) {
+      const spec = prep.regions.get(k)!;
+      if (this.L.writesParams) {
+        // A kernel that assigns a parameter changes its copy: every input gets its own.
+        const v = this.slotValue(slot, k, spec);
+        const host = this.mover.copyAt(v, HOST);
+        host.data = fresh.get(k)!;
+        v.written(HOST, [[0, v.bytes]]);
+        continue;
+      }
+      let e = this.paramEntry(k, ownerOf(k), spec);
+      if (!e) {
+        const v = new Value(k, spec);
+        const host = this.mover.copyAt(v, HOST);
+        host.data = fresh.get(k)!;
+        host.valid = [[0, v.bytes]];
+        e = { owner: ownerOf(k), value: v, pins: 0 };
+        const list = this.params.get(k) ?? [];
+        list.push(e);
+        this.params.set(k, list);
+      }
+      e.pins++;
+      slot.params.set(k, e);
+      this.evict(k, e);
+    }
+  }
+
+  private paramEntry(key: string, owner: unknown, spec: RegionSpec): ParamEntry | undefined {
+    return this.params.get(key)?.find((e) => Object.is(e.owner, owner) && e.value.spec.length === spec.length && e.value.spec.elem === spec.elem);
+  }
+
+  /** Keeps, per parameter region, the copies in use and the newest; frees the device memory of the rest. */
+  private evict(key: string, newest: ParamEntry): void {
+    const list = this.params.get(key)!;
+    const keep = list.filter((e) => e === newest || e.pins > 0);
+    for (const e of list) if (!keep.includes(e)) e.value.freeDevices(this.places);
+    this.params.set(key, keep);
+  }
+
+  /** Unpins a slot's parameters (its temporaries stay allocated for the next input). */
+  end(slot: Slot): void {
+    for (const e of slot.params.values()) e.pins--;
+    slot.params.clear();
+  }
+
+  private slotValue(slot: Slot, key: string, spec: RegionSpec): Value {
+    let v = slot.values.get(key);
+    if (v && (v.spec.length !== spec.length || v.spec.elem !== spec.elem)) {
+      v.freeDevices(this.places);
+      v = undefined;
+    }
+    if (!v) slot.values.set(key, (v = new Value(key, spec)));
+    return v;
+  }
+
+  private valueOf(slot: Slot, key: string): Value {
+    const e = slot.params.get(key);
+    if (e) return e.value;
+    const spec = slot.prep!.regions.get(key);
+    if (!spec) throw new Error(`internal: no region ${key}`);
+    return this.slotValue(slot, key, spec);
+  }
+
+  /** Runs stage `stage` of the slot's input: the ops of the program it holds, repeats included. */
+  async runStage(slot: Slot, stage: StagePlan): Promise<StageRun> {
+    const places = stage.devices.map((d) => this.place(d));
+    const backend = places[0]!.backend;
+    if (places.some((p) => p.kind !== stage.kind || p.backend !== backend)) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `instances ${stage.devices.join(', ')} are not all ${stage.kind} devices of one backend`);
+    const t: Traffic = { inBytes: 0, outBytes: 0 };
+    const clock = { transferMs: 0 };
+    const unsplit: string[] = [];
+    const start = this.now();
+    const inStage = new Set(stage.ops);
+    await this.walk(this.manifest.program, slot, stage, inStage, t, clock, unsplit);
+    for (const p of places) await p.backend.sync(p.dev, this.opts).catch((e: unknown) => {
+      throw e instanceof DeviceCallError ? new StageFault(stage.ops.join('+'), p.name, e) : e;
+    });
+    // Results whose last writer ran here go home now.
+    const t0 = performance.now();
+    const out: Traffic = { inBytes: 0, outBytes: 0 };
+    for (const r of this.manifest.results) {
+      if (!inStage.has(this.lastWriter.get(r.name) ?? '') || !slot.defined.has(r.name)) continue;
+      const v = this.valueOf(slot, this.resultKey(r.name));
+      await this.mover.ensure(v, HOST, 0, v.bytes, out);
+    }
+    clock.transferMs += performance.now() - t0;
+    const end = this.now();
+    return { ops: [...stage.ops], devices: [...stage.devices], backend: backend.name, ms: end - start, transferMs: clock.transferMs, computeMs: end - start - clock.transferMs, bytesIn: t.inBytes, bytesOut: out.outBytes + t.outBytes, startMs: start, endMs: end, unsplit };
+  }
+
+  private resultKey(name: string): string {
+    const t = this.manifest.results.find((r) => r.name === name)!.type;
+    return t.format === 'dense' || t.shape.length < 2 ? `D:${name}` : `V:${name}:${this.L.resultLayout(name)}`;
+  }
+
+  private async walk(steps: readonly WasmStep[], slot: Slot, stage: StagePlan, inStage: ReadonlySet<string>, t: Traffic, clock: { transferMs: number }, unsplit: string[]): Promise<void> {
+    for (const s of steps) {
+      if (s.kind === 'op') {
+        if (inStage.has(s.op)) await this.runOp(slot, stage, this.L.opById.get(s.op)!, t, clock, unsplit);
+        continue;
+      }
+      const ops = opsOf(s.body);
+      const here = ops.filter((o) => inStage.has(o)).length;
+      if (here === 0) continue;
+      if (here !== ops.length) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `cuts the repeat region ${s.id}: a repeat region runs within one stage`);
+      const n = this.repeatCount(s, slot);
+      for (let i = 0; i < n; i++) await this.walk(s.body, slot, stage, inStage, t, clock, unsplit);
+    }
+  }
+
+  private repeatCount(s: Extract<WasmStep, { kind: 'repeat' }>, slot: Slot): number {
+    if (typeof s.count === 'number') return s.count;
+    const v = slot.prep!.inputs.scalars.get(s.count.param);
+    if (v === undefined) this.L.fail(`--param ${s.count.param}`, `repeat count '${s.count.param}' is not given`);
+    if (!Number.isSafeInteger(v) || v < 0) this.L.fail(`--param ${s.count.param}`, `repeat count must be a non-negative integer, got ${v}`);
+    return v;
+  }
+
+  /** Row pointers of the pattern a split of `o` balances by, from the host's copy of the pattern. */
+  private balancePtr(o: WasmOp, prep: Prepared): Int32Array | undefined {
+    if (!o.balanceBy) return undefined;
+    const pat = prep.patterns.get(o.balanceBy.root);
+    return pat ? grouping(pat, o.balanceBy.layout).ptr : undefined;
+  }
+
+  private async runOp(slot: Slot, stage: StagePlan, o: WasmOp, t: Traffic, clock: { transferMs: number }, unsplit: string[]): Promise<void> {
+    const prep = slot.prep!;
+    for (const v of this.L.reads.get(o.op)!) if (!slot.defined.has(v)) this.L.fail(`kernel ${this.manifest.kernel}`, `'${v}' was never computed: the repeat that assigns it ran zero times`);
+    const impl = stage.impls[o.op];
+    if (impl === undefined) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `names no implementation for ${o.op}`);
+    const keys = this.L.keys.get(o.op)!;
+    const outIdx = o.buffers.findIndex((b) => b.name === o.out);
+    const rows = this.L.splitRows(o, prep.dims);
+    const k = stage.devices.length;
+    const split = k > 1 && o.splitWrites !== undefined && rows !== undefined && rows >= k;
+    if (k > 1 && !split) unsplit.push(o.op);
+    const ptr = this.balancePtr(o, prep);
+    const cuts = split ? balancedCuts(rows!, k, ptr) : [0, -1];
+    const runners = split ? stage.devices : stage.devices.slice(0, 1);
+    const root = this.L.sparseRootOf(o);
+    const pat = root !== undefined ? prep.patterns.get(root) : undefined;
+    const sizes = [...this.L.sizesOf(o, prep.dims, prep.patterns), pat?.rows ?? 0, pat?.cols ?? 0, pat?.ri.length ?? 0];
+    const local = new Set(o.rowLocal ?? []);
+    const out = this.valueOf(slot, keys[outIdx]!);
+    const writes: [string, number, number][] = [];
+    const launches: Promise<void>[] = [];
+    const fault = (at: string) => (e: unknown): never => {
+      throw e instanceof DeviceCallError ? new StageFault(o.op, at, e) : e;
+    };
+    for (let i = 0; i < runners.length; i++) {
+      const at = runners[i]!;
+      const place = this.place(at);
+      const [lo, hi] = split ? [cuts[i]!, cuts[i + 1]!] : [0, -1];
+      if (split && lo >= hi) continue;
+      const bufs = [];
+      const t0 = performance.now();
+      for (let j = 0; j < o.buffers.length; j++) {
+        const b = o.buffers[j]!;
+        const v = j === outIdx ? out : this.valueOf(slot, keys[j]!);
+        if (j !== outIdx) {
+          let [a, z] = [0, v.bytes];
+          if (split && local.has(b.name) && ptr) {
+            const eb = v.bytes / Math.max(1, v.spec.length);
+            [a, z] = b.role === 'rowPtr' || b.role === 'colPtr' ? [lo * eb, (hi + 1) * eb] : [ptr[lo]! * eb, ptr[hi]! * eb];
+          }
+          await this.mover.ensure(v, at, a, z, t).catch(fault(at));
+        }
+        try {
+          bufs.push(this.mover.copyAt(v, at).buf!);
+        } catch (e) {
+          fault(at)(e);
+        }
+      }
+      clock.transferMs += performance.now() - t0;
+      let handle: number;
+      try {
+        handle = place.backend.lookup(this.manifest.kernel, o.op, impl);
+      } catch (e) {
+        return fault(at)(e);
+      }
+      const run = place.backend.launch(place.dev, handle, bufs, sizes, lo, hi, this.opts).catch((e: unknown) => fault(at)(e instanceof DeviceCallError ? e : new DeviceCallError(place.backend.name, 'launch', -8, (e as Error).message)));
+      if (this.opts.offThread) launches.push(run);
+      else await run;
+      writes.push([at, ...this.writtenBytes(o, out, split, lo, hi, rows, ptr)]);
+    }
+    await Promise.all(launches);
+    writes.forEach(([at, a, z], i) => (i === 0 ? out.written(at, [[a, z]]) : out.alsoWritten(at, a, z)));
+    await this.afterOp(slot, o, keys[outIdx]!, t);
+  }
+
+  /** The bytes of the out region an instance running rows [lo, hi) writes (all of it when not split). */
+  private writtenBytes(o: WasmOp, out: Value, split: boolean, lo: number, hi: number, rows: number | undefined, ptr: Int32Array | undefined): [number, number] {
+    if (!split) return [0, out.bytes];
+    const eb = out.bytes / Math.max(1, out.spec.length);
+    if (o.splitWrites === 'rows') {
+      const perRow = out.spec.length / rows!;
+      return [lo * perRow * eb, hi * perRow * eb];
+    }
+    return [ptr![lo]! * eb, ptr![hi]! * eb];
+  }
+
+  /** X.next becomes X; a sparse result read in another layout is permuted into it (on the host). */
+  private afterOp(slot: Slot, o: WasmOp, outKey: string, t: Traffic): void | Promise<void> {
+    let key = outKey;
+    if (outKey.endsWith('.next')) {
+      key = outKey.slice(0, -5);
+      const a = this.valueOf(slot, key);
+      const b = this.valueOf(slot, outKey);
+      slot.values.set(key, b);
+      slot.values.set(outKey, a);
+    }
+    slot.defined.add(o.result);
+    const others = this.L.otherLayouts(o, (k) => slot.prep!.regions.has(k));
+    if (others.length === 0) return;
+    return (async () => {
+      const src = this.valueOf(slot, key);
+      await this.mover.ensure(src, HOST, 0, src.bytes, t);
+      const pat = slot.prep!.patterns.get(this.manifest.roots[o.result] ?? o.result)!;
+      for (const x of others) {
+        const dst = this.valueOf(slot, x.key);
+        permuteValues(pat, x.from, x.to, src.hostData(), this.mover.copyAt(dst, HOST).data!);
+        dst.written(HOST, [[0, dst.bytes]]);
+      }
+    })();
+  }
+
+  /** The slot's results as runtime tensors (every result is on the host once its last stage ran). */
+  async collect(slot: Slot): Promise<Map<string, Tensor>> {
+    const prep = slot.prep!;
+    const t: Traffic = { inBytes: 0, outBytes: 0 };
+    const outputs = new Map<string, Tensor>();
+    for (const r of this.manifest.results) {
+      if (!slot.defined.has(r.name)) this.L.fail(`kernel ${this.manifest.kernel}`, `'${r.name}' was never computed: the repeat that assigns it ran zero times`);
+      const v = this.valueOf(slot, this.resultKey(r.name));
+      await this.mover.ensure(v, HOST, 0, v.bytes, t);
+      outputs.set(r.name, this.L.readResult(r.name, r.type, prep.dims, prep.patterns, (k) => this.valueOf(slot, k).hostData()));
+    }
+    return outputs;
+  }
+
+  /** Frees the device memory of values on instances outside `keep` (after a switch to a partition that does not use them). */
+  retain(keep: ReadonlySet<string>, slots: readonly Slot[]): void {
+    const drop = (loc: string): boolean => keep.has(loc);
+    for (const list of this.params.values()) for (const e of list) e.value.freeDevices(this.places, drop);
+    for (const s of slots) for (const v of s.values.values()) v.freeDevices(this.places, drop);
+  }
+
+  close(slots: readonly Slot[]): void {
+    this.retain(new Set(), slots);
+  }
+}
+
+function opsOf(steps: readonly WasmStep[]): string[] {
+  return steps.flatMap((s) => (s.kind === 'op' ? [s.op] : opsOf(s.body)));
+}

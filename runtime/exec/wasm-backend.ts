@@ -1,0 +1,176 @@
+/**
+ * The wasm backend of the stage engine: this machine's CPU running the
+ * kernel's wasm module (codegen/wasm) op by op over buffers in one
+ * WebAssembly.Memory, an op's parallel loop split across worker threads by
+ * rows balanced by stored entries (runtime/wasm/threads.ts), exactly as the
+ * whole-kernel executor does. One device (the host CPU); copies in and out
+ * are plain memory copies.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuImplOf } from '../catalogue/index.js';
+import { InputError } from '../errors.js';
+import { fsReason } from '../io/files.js';
+import { bytesOf, view } from '../wasm/layout.js';
+import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
+import { balancedCuts, WasmThreadPool } from '../wasm/threads.js';
+import { DeviceCallError, type DeviceBuffer, type StageBackend } from './backend.js';
+import { Heap } from './heap.js';
+
+const PAGE = 65536;
+/** Fewer rows than this run on the calling thread alone (dispatch costs more than it saves). */
+const MIN_SPLIT_ROWS = 256;
+const HOST_MATH: Record<string, (...a: number[]) => number> = { exp: Math.exp, log: Math.log, tanh: Math.tanh, pow: Math.pow };
+
+interface WasmBuf extends DeviceBuffer {
+  readonly offset: number;
+  freed: boolean;
+}
+
+type OpFn = (...args: number[]) => void;
+
+export class WasmStageBackend implements StageBackend {
+  readonly name = 'wasm' as const;
+  readonly kind = 'cpu' as const;
+  readonly deviceCount = 1;
+  private readonly heap = new Heap();
+  private readonly fns: OpFn[];
+
+  private constructor(
+    readonly manifest: WasmManifest,
+    private readonly memory: WebAssembly.Memory,
+    instance: WebAssembly.Instance,
+    private pool: WasmThreadPool | undefined,
+  ) {
+    this.fns = manifest.ops.map((o) => instance.exports[o.export] as OpFn);
+    manifest.ops.forEach((o, i) => {
+      if (typeof this.fns[i] !== 'function') throw new Error(`wasm backend: the module exports no function '${o.export}'`);
+    });
+  }
+
+  static async create(binary: Uint8Array, manifest: WasmManifest, opts: { threads?: number } = {}): Promise<WasmStageBackend> {
+    const threads = opts.threads ?? 1;
+    if (!Number.isSafeInteger(threads) || threads < 1) throw new Error(`wasm backend: threads must be an integer >= 1, got ${threads}`);
+    if (threads > 1 && !manifest.sharedMemory) throw new Error('wasm backend: threads need a module compiled with shared memory');
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: manifest.maxPages, shared: manifest.sharedMemory } as WebAssembly.MemoryDescriptor);
+    const math: Record<string, (...a: number[]) => number> = {};
+    for (const n of manifest.imports) {
+      const f = HOST_MATH[n];
+      if (!f) throw new Error(`wasm backend: the module imports an unknown host function math.${n}`);
+      math[n] = f;
+    }
+    const module = await WebAssembly.compile(binary as Uint8Array<ArrayBuffer>);
+    const instance = await WebAssembly.instantiate(module, { env: { memory }, math });
+    const pool = threads > 1 ? await WasmThreadPool.create(module, memory, manifest.ops.map((o) => o.export), threads) : undefined;
+    return new WasmStageBackend(manifest, memory, instance, pool);
+  }
+
+  get threads(): number {
+    return this.pool?.threads ?? 1;
+  }
+
+  deviceName(): string {
+    return `this CPU (wasm, ${this.threads} thread${this.threads === 1 ? '' : 's'})`;
+  }
+
+  alloc(dev: number, bytes: number): DeviceBuffer {
+    if (dev !== 0) throw new DeviceCallError('wasm', 'alloc', -4, `no device ${dev} (the wasm backend has one)`);
+    const offset = this.heap.alloc(bytes);
+    const need = Math.ceil(this.heap.end / PAGE);
+    const have = this.memory.buffer.byteLength / PAGE;
+    if (need > have) {
+      if (need > this.manifest.maxPages) {
+        this.heap.free(offset);
+        throw new DeviceCallError('wasm', 'alloc', -5, `${bytes} bytes do not fit: wasm memory holds at most ${this.manifest.maxPages * PAGE} bytes`, true);
+      }
+      this.memory.grow(need - have);
+    }
+    const b: WasmBuf = { dev, bytes, offset, freed: false };
+    return b;
+  }
+
+  free(buf: DeviceBuffer): void {
+    const b = buf as WasmBuf;
+    if (b.freed) return;
+    b.freed = true;
+    this.heap.free(b.offset);
+  }
+
+  private bytesView(b: WasmBuf, offset: number, bytes: number): Uint8Array {
+    if (b.freed) throw new DeviceCallError('wasm', 'access', -6, 'the buffer was freed');
+    if (offset < 0 || offset + bytes > b.bytes) throw new DeviceCallError('wasm', 'access', -6, `bytes [${offset}, ${offset + bytes}) lie outside a buffer of ${b.bytes}`);
+    return new Uint8Array(this.memory.buffer, b.offset + offset, bytes);
+  }
+
+  async upload(dst: DeviceBuffer, offset: number, src: ArrayBufferView): Promise<void> {
+    this.bytesView(dst as WasmBuf, offset, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+  }
+
+  async download(src: DeviceBuffer, offset: number, dst: ArrayBufferView): Promise<void> {
+    new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(this.bytesView(src as WasmBuf, offset, dst.byteLength));
+  }
+
+  async copy(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number): Promise<void> {
+    this.bytesView(dst as WasmBuf, dstOffset, bytes).set(this.bytesView(src as WasmBuf, srcOffset, bytes));
+  }
+
+  lookup(kernel: string, op: string, impl: string): number {
+    const i = this.manifest.ops.findIndex((o) => o.op === op);
+    if (kernel !== this.manifest.kernel || i < 0) throw new DeviceCallError('wasm', 'lookup', -3, `the wasm module of kernel ${this.manifest.kernel} has no op ${kernel}.${op}`);
+    const have = cpuImplOf(this.manifest.ops[i]!);
+    if (impl !== have) throw new DeviceCallError('wasm', 'lookup', -3, `op ${op} of ${kernel} runs as ${have} on the CPU, not ${impl}`);
+    return i;
+  }
+
+  implementations(kernel: string, op: string): string[] {
+    const o = this.manifest.ops.find((x) => x.op === op);
+    return kernel === this.manifest.kernel && o ? [cpuImplOf(o)] : [];
+  }
+
+  async launch(dev: number, handle: number, buffers: readonly DeviceBuffer[], sizes: readonly number[], lo: number, hi: number): Promise<void> {
+    const o = this.manifest.ops[handle];
+    if (dev !== 0 || !o) throw new DeviceCallError('wasm', 'launch', -3, `no op ${handle} on device ${dev}`);
+    if (buffers.length !== o.buffers.length) throw new DeviceCallError('wasm', 'launch', -1, `op ${o.op} takes ${o.buffers.length} buffers, got ${buffers.length}`);
+    for (const b of buffers) if ((b as WasmBuf).freed) throw new DeviceCallError('wasm', 'launch', -6, `op ${o.op}: a buffer was freed`);
+    const args = [...buffers.map((b) => (b as WasmBuf).offset), ...sizes.slice(0, o.sizes.length)];
+    const fn = this.fns[handle]!;
+    const rows = o.splittable && o.splitRange !== undefined ? (typeof o.splitRange === 'number' ? o.splitRange : sizes[o.sizes.indexOf(o.splitRange)] ?? 0) : 0;
+    const end = hi < 0 ? rows : Math.min(hi, rows);
+    if (this.pool && end - lo >= MIN_SPLIT_ROWS) {
+      const ptr = this.balancePointers(o, buffers, lo, end);
+      const cuts = balancedCuts(end - lo, this.pool.threads, ptr).map((c) => c + lo);
+      this.pool.run(o.export, args, cuts, (a, b) => fn(...args, a, b));
+    } else fn(...args, lo, hi < 0 ? 0x7fffffff : hi);
+  }
+
+  /** Row pointers [lo, hi] of the pattern the op's split balances by (undefined: by rows). */
+  private balancePointers(o: WasmOp, buffers: readonly DeviceBuffer[], lo: number, hi: number): Int32Array | undefined {
+    if (!o.balanceBy) return undefined;
+    const role = o.balanceBy.layout === 'csr' ? 'rowPtr' : 'colPtr';
+    const i = o.buffers.findIndex((b) => b.role === role && (this.manifest.roots[b.of] ?? b.of) === o.balanceBy!.root);
+    if (i < 0) return undefined;
+    const b = buffers[i] as WasmBuf;
+    return view(this.memory.buffer, 'index', b.offset + lo * bytesOf('index'), hi - lo + 1) as Int32Array;
+  }
+
+  async sync(): Promise<void> {}
+
+  close(): void {
+    this.pool?.close();
+    this.pool = undefined;
+  }
+}
+
+/** Loads `<dir>/<kernel>.wasm` and its manifest (the wasm target's output). */
+export async function wasmStageBackendFromDir(dir: string, kernel: string, opts: { threads?: number } = {}): Promise<WasmStageBackend> {
+  const read = (f: string): Buffer => {
+    try {
+      return readFileSync(join(dir, f));
+    } catch (e) {
+      throw new InputError('DY3043', join(dir, f), undefined, `cannot read the compiled kernel: ${fsReason(e)} (build it with dype compile --targets wasm)`);
+    }
+  };
+  const binary = read(`${kernel}.wasm`);
+  const manifest = JSON.parse(read(`${kernel}.manifest.json`).toString('utf8')) as WasmManifest;
+  return WasmStageBackend.create(new Uint8Array(binary), manifest, opts);
+}

@@ -1,0 +1,86 @@
+/**
+ * A compiled project's backends: the wasm kernels under `wasm/`, and the
+ * native libraries `dype build` makes under `cuda/` and `hls/` (the real
+ * ones, or with `emulate` the CPU emulation of CUDA and the C simulation of
+ * the FPGA kernels; never one for the other without being asked). The
+ * project's `project.json` (written by `dype compile`) names the program,
+ * its hash and kernels.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../errors.js';
+import type { StageBackends } from '../exec/backend.js';
+import { wasmStageBackendFromDir } from '../exec/wasm-backend.js';
+import { fsReason } from '../io/files.js';
+import type { DeviceKind, SystemSpec } from '../system/types.js';
+import type { NativeFamily } from './abi.js';
+import { NativeStageBackend } from './backend.js';
+import { NativeLibrary } from './library.js';
+
+export interface ProjectInfo {
+  format: 'dype-project';
+  version: 1;
+  program: string;
+  source: string;
+  programHash: string;
+  kernels: string[];
+}
+
+/** Reads `<dir>/project.json`. */
+export function readProject(dir: string): ProjectInfo {
+  const path = join(dir, 'project.json');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError('DY3043', path, undefined, `not a compiled dype project: ${fsReason(e)} (compile it with dype compile FILE.dy -o ${dir})`);
+  }
+  const p = JSON.parse(text) as ProjectInfo;
+  if (p.format !== 'dype-project' || p.version !== 1 || typeof p.program !== 'string' || typeof p.programHash !== 'string' || !Array.isArray(p.kernels))
+    throw new InputError('DY3044', path, undefined, 'expected a dype project description (format dype-project, version 1): recompile the project with dype compile');
+  return p;
+}
+
+/** Where `dype build` puts each library of a project. */
+export function nativeLibraryPath(dir: string, program: string, family: NativeFamily, emulated: boolean): string {
+  return family === 'cuda' ? join(dir, 'cuda', `lib${program}_cuda${emulated ? '_emu' : ''}.so`) : join(dir, 'hls', `lib${program}_fpga${emulated ? '_csim' : ''}.so`);
+}
+
+/** The device kind each native family serves. */
+export const FAMILY_OF: Partial<Record<DeviceKind, NativeFamily>> = { gpu: 'cuda', fpga: 'fpga' };
+
+export interface OpenOptions {
+  /** Use the emulated builds (cuda-emu, fpga-csim): required on a host without the devices. */
+  emulate: boolean;
+  /** The kernel whose wasm module serves the CPU (default: the project's first). */
+  kernel?: string;
+  /** Threads of the wasm backend (default 1). */
+  threads?: number;
+  /** Device kinds to open (default: every kind the system has). */
+  kinds?: readonly DeviceKind[];
+}
+
+/**
+ * The backends of a compiled project for the device kinds of `sys`: wasm
+ * for the CPU, the cuda or cuda-emu library for GPUs, the xrt or fpga-csim
+ * library for FPGAs. A library that is missing, of another ABI or program,
+ * or not the build asked for is one error naming the file and the command
+ * that builds it.
+ */
+export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions): Promise<StageBackends> {
+  const info = readProject(dir);
+  const kinds = o.kinds ?? [...new Set(sys.devices.map((d) => d.kind))];
+  const out: StageBackends = {};
+  for (const kind of kinds) {
+    const family = FAMILY_OF[kind];
+    if (family === undefined) {
+      const kernel = o.kernel ?? info.kernels[0]!;
+      out[kind] = await wasmStageBackendFromDir(join(dir, 'wasm'), kernel, o.threads !== undefined ? { threads: o.threads } : {});
+      continue;
+    }
+    const path = nativeLibraryPath(dir, info.program, family, o.emulate);
+    const lib = NativeLibrary.open(path, { program: info.program, programHash: info.programHash, family, emulated: o.emulate, buildCommand: `dype build ${dir}${o.emulate ? ' --emulate' : ''}` });
+    out[kind] = new NativeStageBackend(lib, family);
+  }
+  return out;
+}

@@ -1,0 +1,119 @@
+/**
+ * The stage engine on the CPU alone (no native library needed): every
+ * example on real matrices, run op by op over the wasm backend's buffers,
+ * equals the whole-kernel wasm executor bit for bit; resident parameters are
+ * not copied again; the allocator and byte-range bookkeeping it rests on.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KernelEngine, Slot, WasmStageBackend } from '../../runtime/exec/index.js';
+import { Heap } from '../../runtime/exec/heap.js';
+import { add, missing, within } from '../../runtime/exec/intervals.js';
+import { cpuImplOf } from '../../runtime/catalogue/index.js';
+import { toCsr } from '../../runtime/io/convert.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+import { loadSystemFile } from '../../runtime/system/load.js';
+import { createWasmExecutor } from '../../runtime/wasm/executor.js';
+import { exampleInputs } from '../helpers/example-inputs.js';
+import { compileWasm, expectIdentical, loopKernel, toMaps } from '../wasm/compare.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const M = join(root, '..', 'shared', 'data', 'matrices');
+const sys = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
+
+describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
+  for (const ex of ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'])
+    it(`${ex}: op by op equals the whole-kernel executor bit for bit, at 1 and 3 threads; parameters stay resident`, async () => {
+      const c = await compileWasm(loopKernel(readFileSync(join(root, 'examples', `${ex}.dy`), 'utf8'), `${ex}.dy`));
+      for (const file of ['Erdos971.mtx', 'cora.cites']) {
+        const args = toMaps(exampleInputs(ex, toCsr(loadMatrix(join(M, file)))));
+        const want = c.exec.run(args).outputs;
+        for (const threads of [1, 3]) {
+          const be = await WasmStageBackend.create(c.binary, c.manifest, { threads });
+          const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
+          const slot = new Slot();
+          const stage = { ops: c.manifest.ops.map((o) => o.op), kind: 'cpu' as const, devices: ['cpu0'], impls: Object.fromEntries(c.manifest.ops.map((o) => [o.op, cpuImplOf(o)])) };
+          for (let run = 0; run < 2; run++) {
+            engine.begin(slot, engine.prepare(args));
+            const r = await engine.runStage(slot, stage);
+            const got = await engine.collect(slot);
+            engine.end(slot);
+            expect(r.backend).toBe('wasm');
+            if (run === 1) expect(r.bytesIn, 'the second run finds every parameter resident').toBe(0);
+            for (const [n, t] of want) expectIdentical(got.get(n)!, t, `${ex} on ${file}, ${threads} thread(s), run ${run}: ${n}`);
+          }
+          engine.close([slot]);
+          be.close();
+        }
+      }
+      c.exec.close();
+    });
+
+  it('a new tensor object for a parameter is copied in afresh; the old copy is freed once no input uses it', async () => {
+    const c = await compileWasm(loopKernel(readFileSync(join(root, 'examples', 'spmv.dy'), 'utf8'), 'spmv.dy'));
+    const be = await WasmStageBackend.create(c.binary, c.manifest);
+    const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
+    const slot = new Slot();
+    const A = toCsr(loadMatrix(join(M, 'Erdos971.mtx')));
+    const stage = { ops: ['op0'], kind: 'cpu' as const, devices: ['cpu0'], impls: { op0: 'nnz-split' } };
+    const one = toMaps(exampleInputs('spmv', A));
+    engine.begin(slot, engine.prepare(one));
+    const first = await engine.runStage(slot, stage);
+    engine.end(slot);
+    const x2 = { format: 'dense' as const, shape: [A.cols], data: new Float64Array(A.cols).fill(2) };
+    const two = { tensors: new Map([...one.tensors, ['x', x2]]), scalars: one.scalars };
+    engine.begin(slot, engine.prepare(two));
+    const second = await engine.runStage(slot, stage);
+    const y = (await engine.collect(slot)).get('y')!;
+    engine.end(slot);
+    expect(second.bytesIn).toBe(A.cols * 4);
+    expect(first.bytesIn).toBeGreaterThan(second.bytesIn);
+    const exec = await createWasmExecutor(c.binary, c.manifest);
+    expectIdentical(y, exec.run(two).outputs.get('y')!, 'spmv with the new x');
+    exec.close();
+    be.close();
+    c.exec.close();
+  });
+});
+
+describe('engine bookkeeping', () => {
+  it('byte ranges: add merges overlapping and adjacent ranges; missing and within are complements', () => {
+    let xs = add([], 10, 20);
+    xs = add(xs, 30, 40);
+    xs = add(xs, 20, 25);
+    expect(xs).toEqual([
+      [10, 25],
+      [30, 40],
+    ]);
+    expect(missing(xs, 0, 50)).toEqual([
+      [0, 10],
+      [25, 30],
+      [40, 50],
+    ]);
+    expect(within(xs, 15, 35)).toEqual([
+      [15, 25],
+      [30, 35],
+    ]);
+    expect(missing(add(xs, 0, 100), 0, 50)).toEqual([]);
+  });
+
+  it('the heap reuses freed blocks, merges neighbours and shrinks its top', () => {
+    const h = new Heap();
+    const a = h.alloc(100);
+    const b = h.alloc(50);
+    const c = h.alloc(10);
+    expect(new Set([a % 16, b % 16, c % 16])).toEqual(new Set([0]));
+    expect(a).toBeGreaterThan(0);
+    h.free(b);
+    expect(h.alloc(40)).toBe(b);
+    h.free(a);
+    h.free(b);
+    // a and b merged: a block of both sizes fits where a was.
+    expect(h.alloc(160)).toBe(a);
+    const end = h.end;
+    h.free(c);
+    expect(h.end).toBeLessThan(end);
+    expect(() => h.free(12345)).toThrow(/not allocated/);
+  });
+});
