@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LBuffer, LoopFunc } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
-import type { WasmManifest, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
+import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
 import { wasmManifest } from '../wasm/emit.js';
 import type { CompileTarget, CompiledProgram, ProjectFiles, TargetContext } from '../project.js';
 import { cppType, ident } from './cpp-expr.js';
@@ -81,7 +81,13 @@ function buildContext(k: Kernel, m: WasmManifest): BuildContext {
         return 'size_t(sp_nnz)';
     }
   };
-  return { kernel: k.name, extraDims, sizeOf, testbench: (f) => testbench(m, f, extraDims(f)) };
+  return { kernel: k.name, manifestOp: (f) => manifestOp(m, f), extraDims, sizeOf, testbench: (f) => testbench(m, f, extraDims(f)) };
+}
+
+function manifestOp(m: WasmManifest, f: LoopFunc): WasmOp {
+  const op = m.ops.find((o) => o.export === f.name);
+  if (!op) throw new Error(`hls: no manifest entry for ${f.name}`);
+  return op;
 }
 
 /** Testbench data: small dims, a random pattern with empty rows and one dense row, random values. */
@@ -134,7 +140,38 @@ function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['tes
     }
   }
   const rest = [...f.sizes.map(varName), ...extra.map(varName), 'sp_rows', 'sp_cols', 'sp_nnz'];
-  return { decls, args: [`launch_${f.name}(${[...args, ...rest].join(', ')});`, `ref_${f.name}(${[...refArgs, ...rest].join(', ')});`], compare };
+  return { decls, args: [`launch_${f.name}(${[...args, ...rest].join(', ')});`, `ref_${f.name}(${[...refArgs, ...rest].join(', ')});`], compare, split: splitCheck(m, f, [...args, ...rest], decls) };
+}
+
+/**
+ * Testbench lines for a splittable op: the rows cut in two at the middle,
+ * each half launched on its own; the first half (and an empty range) must
+ * leave everything outside what its rows write untouched, and both halves
+ * together must equal the reference.
+ */
+function splitCheck(m: WasmManifest, f: LoopFunc, callArgs: string[], decls: string[]): string[] {
+  const op = manifestOp(m, f);
+  if (!op.splittable || op.splitRange === undefined || !op.splitWrites) return [];
+  const out = bufName(f.out);
+  const T = cppType(f.buffers.find((b) => b.name === f.out)!.elem);
+  decls.push(`std::vector<${T}> init_${out} = ${out};`, `std::vector<${T}> split_${out} = ${out};`);
+  const args = callArgs.map((a) => (a === `${out}.data()` ? `split_${out}.data()` : a)).join(', ');
+  const last = typeof op.splitRange === 'number' ? String(op.splitRange) : varName(op.splitRange);
+  const ptr = f.buffers.find((b) => b.role === 'rowPtr' || b.role === 'colPtr');
+  const written =
+    op.splitWrites === 'rows'
+      ? ['size_t(0)', `size_t(tb_mid) * (split_${out}.size() / size_t(std::max<int32_t>(1, tb_last)))`]
+      : [`size_t(${bufName(ptr!.name)}[0])`, `size_t(${bufName(ptr!.name)}[tb_mid])`];
+  return [
+    `const int32_t tb_last = ${last};`,
+    'const int32_t tb_mid = tb_last / 2;',
+    `launch_${f.name}(${args}, dype::LaunchAt{-1, 0, tb_mid});`,
+    `bad += tb_untouched("${f.out} (first half of the rows)", split_${out}, init_${out}, ${written.join(', ')});`,
+    `launch_${f.name}(${args}, dype::LaunchAt{-1, tb_mid, tb_mid});`,
+    `bad += tb_untouched("${f.out} (an empty row range)", split_${out}, init_${out}, ${written.join(', ')});`,
+    `launch_${f.name}(${args}, dype::LaunchAt{-1, tb_mid, -1});`,
+    `bad += tb_compare("${f.out} (rows in two ranges)", split_${out}, ref_${out});`,
+  ];
 }
 
 function valueTypeCpp(t: WasmValueType): string {
@@ -153,6 +190,11 @@ function stepsCpp(steps: readonly WasmStep[]): string {
     .join(', ')}}`;
 }
 
+/** The manifest's split facts of an op as a dype::SplitSpec initializer. */
+function splitSpecCpp(op: WasmOp): string {
+  return `{${op.splittable}, "${op.splitRange ?? ''}", "${op.balanceBy?.root ?? ''}", "${op.balanceBy?.layout ?? ''}", "${op.splitWrites ?? ''}"}`;
+}
+
 /** The generated host program of one kernel: its tables and a wrapper per op. */
 function hostVM(k: Kernel, m: WasmManifest, vms: KernelVM[], extra: Map<string, string[]>): unknown {
   const loops = k.loops!;
@@ -169,7 +211,7 @@ function hostVM(k: Kernel, m: WasmManifest, vms: KernelVM[], extra: Map<string, 
   });
   const ops = loops.map(
     (f) =>
-      `{"${f.op}", "${f.result}", "${f.out}", {${f.buffers.map((b) => `{"${b.name}", ${ELEM[b.elem]}, "${b.role}", "${b.of}", "${b.layout ?? ''}"}`).join(', ')}}, {${f.sizes.map((s) => `"${s}"`).join(', ')}}, &run_${f.name}}`,
+      `{"${f.op}", "${f.result}", "${f.out}", {${f.buffers.map((b) => `{"${b.name}", ${ELEM[b.elem]}, "${b.role}", "${b.of}", "${b.layout ?? ''}"}`).join(', ')}}, {${f.sizes.map((s) => `"${s}"`).join(', ')}}, ${splitSpecCpp(manifestOp(m, f))}, &run_${f.name}}`,
   );
   return {
     banner: BANNER,
@@ -194,7 +236,7 @@ function launchVM(vm: KernelVM): unknown {
   return {
     banner: BANNER,
     name: vm.name,
-    params: vm.launch.params.join(', '),
+    params: [...vm.launch.params, 'const dype::LaunchAt& at = dype::LaunchAt()'].join(', '),
     prepare: vm.launch.prepare,
     call: vm.launch.call,
     xrtBuffers: ptrs.map((a) => [
@@ -204,9 +246,15 @@ function launchVM(vm: KernelVM): unknown {
       `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
     ]).flat(),
     xrtCall: `xrt::run run = krn(${vm.args.map((a) => (a.kind === 'ptr' ? `bo_${a.name}` : a.host)).join(', ')});`,
+    // Only the elements the launch's rows write come back (w_lo, w_hi: rangeDecls in kernel-vm.ts).
     xrtBack: ptrs
       .filter((a) => a.output)
-      .flatMap((a) => [`bo_${a.name}.sync(XCL_BO_SYNC_BO_FROM_DEVICE);`, `if (size_t(${a.hostCount}) > 0) bo_${a.name}.read(const_cast<${a.elemType}*>(${a.host}), size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`]),
+      .flatMap((a) => [
+        'if (w_hi > w_lo) {',
+        `  bo_${a.name}.sync(XCL_BO_SYNC_BO_FROM_DEVICE, (w_hi - w_lo) * sizeof(${a.elemType}), w_lo * sizeof(${a.elemType}));`,
+        `  bo_${a.name}.read(const_cast<${a.elemType}*>(${a.host}) + w_lo, (w_hi - w_lo) * sizeof(${a.elemType}), w_lo * sizeof(${a.elemType}));`,
+        '}',
+      ]),
   };
 }
 
