@@ -31,13 +31,18 @@ function baseNames(f: LoopFunc, locals: Map<string, LElem>): Names & { bufs: Map
     bufs,
     load(buf: string, index: LExpr): string {
       const b = bufs.get(buf);
-      if (b?.role === 'scalar') return scalarName(buf);
+      if (b?.role === 'scalar' && buf !== f.out) return scalarName(buf);
       return `${bufName(buf)}[${new CppPrinter(this).as(index, 'index')}]`;
     },
     variable: (v: string) => varName(v),
     bufElem: (b: string) => bufs.get(b)?.elem ?? 'f32',
     varElem: (v: string) => locals.get(v) ?? 'index',
   };
+}
+
+/** A scalar operand, passed to a kernel by value; a scalar result is a one-element buffer the kernel writes. */
+function isScalarIn(f: LoopFunc, b: LBuffer): boolean {
+  return b.role === 'scalar' && b.name !== f.out;
 }
 
 function elemOf(b: LBuffer): string {
@@ -68,7 +73,7 @@ function plainBody(f: LoopFunc, pragmas: (loop: Extract<LStmt, { k: 'for' }>, in
 
 /** The testbench's reference: the plain loop nest, with scalar operands read from their one-element buffers as the kernels receive them. */
 function referenceBody(f: LoopFunc): string[] {
-  const scalars = f.buffers.filter((b) => b.role === 'scalar').map((b) => `  const ${elemOf(b)} ${scalarName(b.name)} = ${bufName(b.name)}[0];`);
+  const scalars = f.buffers.filter((b) => isScalarIn(f, b)).map((b) => `  const ${elemOf(b)} ${scalarName(b.name)} = ${bufName(b.name)}[0];`);
   return [...scalars, ...plainBody(f, () => [])];
 }
 
@@ -100,7 +105,7 @@ function plainArgs(f: LoopFunc, firstBank: number): KernelArg[] {
   let bank = firstBank;
   const args: KernelArg[] = [];
   for (const b of f.buffers) {
-    if (b.role === 'scalar') {
+    if (isScalarIn(f, b)) {
       args.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
       continue;
     }
@@ -131,7 +136,7 @@ function estimates(design: FpgaDesignName, c: FpgaDesignConfig, cycles: string):
 
 /** Counts of every pointer argument the launch function passes (host element counts). */
 function countDecls(f: LoopFunc, sizeOf: (b: LBuffer) => string): string[] {
-  return f.buffers.filter((b) => b.role !== 'scalar').map((b) => `const size_t n_${bufName(b.name)} = ${sizeOf(b)};`);
+  return f.buffers.filter((b) => !isScalarIn(f, b)).map((b) => `const size_t n_${bufName(b.name)} = ${sizeOf(b)};`);
 }
 
 /**
@@ -219,7 +224,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   for (const b of f.buffers) {
     if (b.role === 'rowPtr' || b.role === 'colIdx' || b.role === 'values') continue;
     const a: KernelArg =
-      b.role === 'scalar'
+      isScalarIn(f, b)
         ? { name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false }
         : { name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `hbm_${ident(b.name)}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out };
     args.push(a);
@@ -364,7 +369,7 @@ function denseArgs(f: LoopFunc, skip: (b: LBuffer) => boolean, firstBank: number
   const out: KernelArg[] = [];
   for (const b of f.buffers) {
     if (skip(b)) continue;
-    if (b.role === 'scalar') out.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
+    if (isScalarIn(f, b)) out.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
     else out.push({ name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `gmem${bank}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out });
   }
   for (const sz of f.sizes) out.push({ name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false });
