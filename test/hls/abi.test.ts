@@ -44,6 +44,9 @@ const SPLITS = [
   { k: 3, devices: '5,2,7' },
 ];
 
+// The emulated device count the library reads once (in this process and in the checks it spawns): the default.
+process.env['DYPE_EMU_DEVICES'] = '8';
+
 const work = mkdtempSync(join(tmpdir(), 'dype-hls-abi-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
