@@ -7,11 +7,16 @@
  * estimates (runtime/plan/fpga-designs.ts).
  */
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import type { WasmOp } from '../../runtime/wasm/manifest.js';
 import { FPGA_DESIGN_DEFAULTS, fpgaDesignResources, type FpgaDesignConfig, type FpgaDesignName } from '../../runtime/plan/fpga-designs.js';
 import { CppPrinter, cppType, ident, printStmts, type Names } from './cpp-expr.js';
 import { firstLoadIndex } from '../c/walk.js';
 import { matchDesign, type GemmMatch, type SddmmMatch, type SparseRowsMatch, type StreamMatch } from './match.js';
 import type { ArrayDecl, KernelArg, KernelVM, LoopDecl, StreamDecl } from './view-model.js';
+
+/** Loop-IR names of the row range of a clamped top loop (not identifiers, so no program's names can meet them). */
+const ROW_LO = '@row_lo';
+const ROW_HI = '@row_hi';
 
 /** Largest trip count assumed for a data-dependent loop (a row's entries, a window's stream). */
 const MAX_TRIP = 1 << 20;
@@ -26,13 +31,18 @@ function baseNames(f: LoopFunc, locals: Map<string, LElem>): Names & { bufs: Map
     bufs,
     load(buf: string, index: LExpr): string {
       const b = bufs.get(buf);
-      if (b?.role === 'scalar') return scalarName(buf);
+      if (b?.role === 'scalar' && buf !== f.out) return scalarName(buf);
       return `${bufName(buf)}[${new CppPrinter(this).as(index, 'index')}]`;
     },
     variable: (v: string) => varName(v),
     bufElem: (b: string) => bufs.get(b)?.elem ?? 'f32',
     varElem: (v: string) => locals.get(v) ?? 'index',
   };
+}
+
+/** A scalar operand, passed to a kernel by value; a scalar result is a one-element buffer the kernel writes. */
+function isScalarIn(f: LoopFunc, b: LBuffer): boolean {
+  return b.role === 'scalar' && b.name !== f.out;
 }
 
 function elemOf(b: LBuffer): string {
@@ -52,11 +62,19 @@ export function launchParams(f: LoopFunc, extraDims: readonly string[]): string[
 }
 
 /** The loop nest itself as a plain C++ function body (testbench reference and generic kernels). */
-function plainBody(f: LoopFunc, pragmas: (loop: Extract<LStmt, { k: 'for' }>, innermost: boolean) => string[]): string[] {
+function plainBody(f: LoopFunc, pragmas: (loop: Extract<LStmt, { k: 'for' }>, innermost: boolean) => string[], extraVars: Record<string, string> = {}): string[] {
   const locals = new Map<string, LElem>();
   for (const s of f.sizes) locals.set(s, 'index');
-  const names = baseNames(f, locals);
+  for (const v of Object.keys(extraVars)) locals.set(v, 'index');
+  const base = baseNames(f, locals);
+  const names = { ...base, variable: (v: string) => extraVars[v] ?? base.variable(v) };
   return printStmts(new CppPrinter(names), f.body, locals, names, { loopPragmas: pragmas }, '  ');
+}
+
+/** The testbench's reference: the plain loop nest, with scalar operands read from their one-element buffers as the kernels receive them. */
+function referenceBody(f: LoopFunc): string[] {
+  const scalars = f.buffers.filter((b) => isScalarIn(f, b)).map((b) => `  const ${elemOf(b)} ${scalarName(b.name)} = ${bufName(b.name)}[0];`);
+  return [...scalars, ...plainBody(f, () => [])];
 }
 
 /** Loops of a printed loop nest, with trip counts for those whose bounds are loaded from memory. */
@@ -87,7 +105,7 @@ function plainArgs(f: LoopFunc, firstBank: number): KernelArg[] {
   let bank = firstBank;
   const args: KernelArg[] = [];
   for (const b of f.buffers) {
-    if (b.role === 'scalar') {
+    if (isScalarIn(f, b)) {
       args.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
       continue;
     }
@@ -118,11 +136,34 @@ function estimates(design: FpgaDesignName, c: FpgaDesignConfig, cycles: string):
 
 /** Counts of every pointer argument the launch function passes (host element counts). */
 function countDecls(f: LoopFunc, sizeOf: (b: LBuffer) => string): string[] {
-  return f.buffers.filter((b) => b.role !== 'scalar').map((b) => `const size_t n_${bufName(b.name)} = ${sizeOf(b)};`);
+  return f.buffers.filter((b) => !isScalarIn(f, b)).map((b) => `const size_t n_${bufName(b.name)} = ${sizeOf(b)};`);
+}
+
+/**
+ * The rows [r_lo, r_hi) a launch computes (dype::LaunchAt clamped to the top
+ * loop's [first, last)), and the elements of the out buffer that range
+ * writes, [w_lo, w_hi) (the XRT path reads back only those, so that launches
+ * of other ranges into the same buffer are not overwritten). An op whose
+ * manifest entry is not splittable runs whole only.
+ */
+function rangeDecls(f: LoopFunc, op: WasmOp, first: string, last: string): string[] {
+  const out = f.buffers.find((b) => b.name === f.out)!;
+  const n = `n_${bufName(out.name)}`;
+  if (!op.splittable) return [`dype::whole_only(at, "${f.name}");`, ...(first ? [`const int32_t r_lo = ${first};`, `const int32_t r_hi = ${last};`] : []), `const size_t w_lo = 0;`, `const size_t w_hi = ${n};`];
+  const decls = [`const int32_t r_lo = dype::range_begin(at, ${first}, ${last});`, `const int32_t r_hi = dype::range_end(at, ${first}, ${last});`];
+  const ptr = f.buffers.find((b) => b.role === 'rowPtr' || b.role === 'colPtr');
+  if (op.splitWrites === 'rows') {
+    const w = `(${n} / size_t(std::max<int32_t>(1, ${last})))`;
+    return [...decls, `const size_t w_lo = size_t(r_lo) * ${w};`, `const size_t w_hi = size_t(r_hi) * ${w};`];
+  }
+  if (op.splitWrites === 'entries' && ptr) return [...decls, `const size_t w_lo = size_t(${bufName(ptr.name)}[r_lo]);`, `const size_t w_hi = size_t(${bufName(ptr.name)}[r_hi]);`];
+  return [...decls, `const size_t w_lo = 0;`, `const size_t w_hi = ${n};`];
 }
 
 export interface BuildContext {
   kernel: string;
+  /** The op's manifest entry: whether its top loop may be clamped to a row range, and what a clamped run writes. */
+  manifestOp(f: LoopFunc): WasmOp;
   /** Dims the buffers' shapes use beyond the loop function's sizes (the launch function sizes buffers by them). */
   extraDims(f: LoopFunc): string[];
   /** Host-side element count of a loop-IR buffer, as a C++ expression over sizes and sp_rows/sp_cols. */
@@ -183,7 +224,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   for (const b of f.buffers) {
     if (b.role === 'rowPtr' || b.role === 'colIdx' || b.role === 'values') continue;
     const a: KernelArg =
-      b.role === 'scalar'
+      isScalarIn(f, b)
         ? { name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false }
         : { name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `hbm_${ident(b.name)}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out };
     args.push(a);
@@ -195,9 +236,11 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     computeParams.push(`int32_t ${varName(s)}`);
     computeArgs.push(varName(s));
   }
-  const dims = ['n_rows', 'n_cols', 'n_k', 'n_tiles', 'n_ktiles', 'n_wins'];
+  // The host packs only rows [r_lo, r_hi) (tiles relative to r_lo); the kernel adds row_lo back and writes rows below n_rows = r_hi.
+  const dims = ['row_lo', 'n_rows', 'n_cols', 'n_k', 'n_tiles', 'n_ktiles', 'n_wins'];
   const kExpr = m.colLoop ? new CppPrinter(names).as(m.colLoop.hi, 'index') : '1';
-  const hostDims: Record<string, string> = { n_rows: new CppPrinter(names).as(m.rowLoop.hi, 'index'), n_cols: 'sp_cols', n_k: kExpr, n_tiles: 'pk.n_tiles', n_ktiles: `(${kExpr} + ${KT - 1}) / ${KT}`, n_wins: 'pk.n_wins' };
+  const lastRow = new CppPrinter(names).as(m.rowLoop.hi, 'index');
+  const hostDims: Record<string, string> = { row_lo: 'r_lo', n_rows: 'r_hi', n_cols: 'sp_cols', n_k: kExpr, n_tiles: 'pk.n_tiles', n_ktiles: `(${kExpr} + ${KT - 1}) / ${KT}`, n_wins: 'pk.n_wins' };
   for (const d of dims) {
     args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: hostDims[d]!, output: false });
     computeParams.push(`int32_t ${d}`);
@@ -230,7 +273,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const valType = m.vals ? elemOf(m.vals) : 'float';
   const prepare = [
     ...countDecls(f, (b) => ctx.sizeOf(f, b)),
-    `dype::RowPack pk = dype::pack_rows(${bufName(m.ptr.name)}, ${bufName(m.idx.name)}, ${hostDims.n_rows}, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${c.addLatency});`,
+    ...rangeDecls(f, ctx.manifestOp(f), '0', lastRow),
+    `dype::RowPack pk = dype::pack_rows(${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${c.addLatency});`,
     ...(m.vals ? [`dype::fill_values(pk, ${bufName(m.vals.name)});`] : []),
     `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
   ];
@@ -280,7 +324,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       types: [`struct ${N}_pack_t {`, `  ap_uint<64> e[${PE}];`, '};', `struct ${N}_range_t {`, '  int32_t lo;', '  int32_t hi;', '};'],
     },
     launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '' },
-    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
     testbench: ctx.testbench(f),
     estimates: estimates(design, c, cycles),
   };
@@ -325,7 +369,7 @@ function denseArgs(f: LoopFunc, skip: (b: LBuffer) => boolean, firstBank: number
   const out: KernelArg[] = [];
   for (const b of f.buffers) {
     if (skip(b)) continue;
-    if (b.role === 'scalar') out.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
+    if (isScalarIn(f, b)) out.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
     else out.push({ name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `gmem${bank}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out });
   }
   for (const sz of f.sizes) out.push({ name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false });
@@ -351,7 +395,8 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
   const indexOf = (buf: string): LExpr => firstLoadIndex(m.red.term, buf)!;
   const args = denseArgs(f, () => false, 0);
   const hp = P(names);
-  const dims: [string, string][] = [['n_rows', hp.as(m.rowLoop.hi, 'index')], ['n_cols', hp.as(m.colLoop.hi, 'index')], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
+  // Row tiles start at row_lo: a launch over rows [r_lo, r_hi) computes and writes only those.
+  const dims: [string, string][] = [['row_lo', 'r_lo'], ['n_rows', 'r_hi'], ['n_cols', hp.as(m.colLoop.hi, 'index')], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
   for (const [d, h] of dims) args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: h, output: false });
   const arrays: ArrayDecl[] = [
     ...m.left.map((b): ArrayDecl => ({ name: aT(b.name), type: elemOf(b), dims: [IL, TI, MAX], partitions: [{ dim: 2, kind: 'complete', factor: TI }], unrolledBy: [{ dim: 2, factor: TI }], storage: 'bram' })),
@@ -396,10 +441,14 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
     },
     launch: {
       params: launchParams(f, ctx.extraDims(f)),
-      prepare: [...countDecls(f, (b) => ctx.sizeOf(f, b)), `if (${dims[2]![1]} > ${MAX}) dype::fail("kernel ${N}: the inner dimension is " + std::to_string(${dims[2]![1]}) + "; the GEMM design holds at most ${MAX} on chip");`],
+      prepare: [
+        ...countDecls(f, (b) => ctx.sizeOf(f, b)),
+        ...rangeDecls(f, ctx.manifestOp(f), '0', hp.as(m.rowLoop.hi, 'index')),
+        `if (${dims[3]![1]} > ${MAX}) dype::fail("kernel ${N}: the inner dimension is " + std::to_string(${dims[3]![1]}) + "; the GEMM design holds at most ${MAX} on chip");`,
+      ],
       call: '',
     },
-    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
     testbench: ctx.testbench(f),
     estimates: estimates('gemm', c, `ceil(rows/${TI}) * ceil(cols/${TK}) * (inner + 100)`),
   };
@@ -417,7 +466,8 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
   const [i, j, k, p] = [m.rowLoop.var, m.jVar, m.red.loop.var, m.nzLoop.var];
   const qT = (b: string): string => `q_t_${ident(b)}`;
   const kT = (b: string): string => `k_t_${ident(b)}`;
-  const vars = { [i]: 'row', [j]: 'gcol', [p]: 'q', [m.red.acc.var]: 'a', __part: 'part[u]' };
+  // The stream holds the entries of rows [r_lo, r_hi) only; pos = nz_lo + q is the entry's position in the whole pattern.
+  const vars = { [i]: 'row', [j]: 'gcol', [p]: 'pos', [m.red.acc.var]: 'a', __part: 'part[u]' };
   const termNames = renamed(names, vars, (buf) => (m.rowOps.some((b) => b.name === buf) ? `${qT(buf)}[${varName(k)}]` : m.colOps.some((b) => b.name === buf) ? `${kT(buf)}[${varName(k)}]` : undefined));
   const loadNames = renamed(names, vars);
   const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' }, (buf) => (m.vals && buf === m.vals.name ? 'val' : undefined));
@@ -426,7 +476,7 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
   const args: KernelArg[] = [{ name: 'nz', cType: `const ${N}_nz_t*`, kind: 'ptr', bundle: 'hbm0', bank: 0, host: 'nzs.data()', hostCount: 'nzs.size()', elemType: `${N}_nz_t`, output: false }];
   const rest = denseArgs(f, (b) => b.role === 'rowPtr' || b.role === 'colIdx' || (b.role === 'values' && b.name !== f.out), 1);
   const hp = P(names);
-  const dims: [string, string][] = [['nnz', 'sp_nnz'], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
+  const dims: [string, string][] = [['nz_lo', 'q_lo'], ['nnz', 'q_hi - q_lo'], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
   for (const [d, h] of dims) rest.push({ name: d, cType: 'int32_t', kind: 'scalar', host: h, output: false });
   args.push(...rest);
   const valType = m.vals ? elemOf(m.vals) : 'float';
@@ -477,14 +527,17 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
       params: launchParams(f, ctx.extraDims(f)),
       prepare: [
         ...countDecls(f, (b) => ctx.sizeOf(f, b)),
-        `if (${dims[1]![1]} > ${MAX}) dype::fail("kernel ${N}: the inner dimension is " + std::to_string(${dims[1]![1]}) + "; the SDDMM design holds at most ${MAX} on chip");`,
-        `std::vector<${N}_nz_t> nzs(static_cast<size_t>(sp_nnz));`,
-        `for (int32_t r = 0; r < ${hp.as(m.rowLoop.hi, 'index')}; r++)`,
-        `  for (int32_t q = ${bufName(m.ptr.name)}[r]; q < ${bufName(m.ptr.name)}[r + 1]; q++) nzs[size_t(q)] = {r, ${bufName(m.idx.name)}[q], ${readVals ? `${readVals}[q]` : `${valType}(0)`}};`,
+        ...rangeDecls(f, ctx.manifestOp(f), '0', hp.as(m.rowLoop.hi, 'index')),
+        `if (${dims[2]![1]} > ${MAX}) dype::fail("kernel ${N}: the inner dimension is " + std::to_string(${dims[2]![1]}) + "; the SDDMM design holds at most ${MAX} on chip");`,
+        `const int32_t q_lo = ${bufName(m.ptr.name)}[r_lo];`,
+        `const int32_t q_hi = ${bufName(m.ptr.name)}[r_hi];`,
+        `std::vector<${N}_nz_t> nzs(static_cast<size_t>(q_hi - q_lo));`,
+        `for (int32_t r = r_lo; r < r_hi; r++)`,
+        `  for (int32_t q = ${bufName(m.ptr.name)}[r]; q < ${bufName(m.ptr.name)}[r + 1]; q++) nzs[size_t(q - q_lo)] = {r, ${bufName(m.idx.name)}[q], ${readVals ? `${readVals}[q]` : `${valType}(0)`}};`,
       ],
       call: '',
     },
-    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
     testbench: ctx.testbench(f),
     estimates: estimates('sddmm', c, `nnz * ceil(k/${LANES}) + rows * k`),
   };
@@ -497,13 +550,24 @@ function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext):
   const c = FPGA_DESIGN_DEFAULTS[design];
   const args = plainArgs(f, 0);
   const loops = nestLoops(f);
-  const body = plainBody(f, (loop, innermost) => {
-    const decl = loops.find((l) => l.label === `L_${loop.var}`);
-    const p: string[] = [];
-    if (innermost) p.push('#pragma HLS PIPELINE II=1');
-    if (m && loop === m.loop && c.lanes > 1) p.push(`#pragma HLS UNROLL factor=${c.lanes}`);
-    return [...p, ...tripPragma(decl)];
-  });
+  // A splittable op's top loop runs over [row_lo, row_hi), which the host clamps to the loop's own bounds.
+  const op = ctx.manifestOp(f);
+  const top = op.splittable && f.body[0]?.k === 'for' ? f.body[0] : undefined;
+  const host = new CppPrinter(baseNames(f, new Map(f.sizes.map((s) => [s, 'index' as LElem]))));
+  const [first, last] = top ? [host.as(top.lo, 'index'), host.as(top.hi, 'index')] : ['', ''];
+  if (top) for (const [name, h] of [['row_lo', 'r_lo'], ['row_hi', 'r_hi']] as const) args.push({ name, cType: 'int32_t', kind: 'scalar', host: h, output: false });
+  const printed: LoopFunc = top ? { ...f, body: [{ ...top, lo: { k: 'var', name: ROW_LO }, hi: { k: 'var', name: ROW_HI } }] } : f;
+  const body = plainBody(
+    printed,
+    (loop, innermost) => {
+      const decl = loops.find((l) => l.label === `L_${loop.var}`);
+      const p: string[] = [];
+      if (innermost) p.push('#pragma HLS PIPELINE II=1');
+      if (m && loop.var === m.loop.var && c.lanes > 1) p.push(`#pragma HLS UNROLL factor=${c.lanes}`);
+      return [...p, ...tripPragma(decl)];
+    },
+    { [ROW_LO]: 'row_lo', [ROW_HI]: 'row_hi' },
+  );
   const cycles = m ? `ceil(items/${c.lanes})` : 'sum over the loop nest of its innermost trip counts (II=1)';
   return {
     name: f.name,
@@ -518,8 +582,8 @@ function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext):
     loops,
     functions: [{ name: f.name, calls: [] }],
     code: { signature: args.map((a) => `${a.cType} ${a.name}`).join(', '), interfaces: interfaceLines(args), body, constants: [], types: [] },
-    launch: { params: launchParams(f, ctx.extraDims(f)), prepare: countDecls(f, (b) => ctx.sizeOf(f, b)), call: '' },
-    reference: { params: launchParams(f, ctx.extraDims(f)), body: plainBody(f, () => []) },
+    launch: { params: launchParams(f, ctx.extraDims(f)), prepare: [...countDecls(f, (b) => ctx.sizeOf(f, b)), ...rangeDecls(f, op, first, last)], call: '' },
+    reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
     testbench: ctx.testbench(f),
     estimates: estimates(design, c, cycles),
   };

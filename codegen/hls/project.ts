@@ -8,6 +8,8 @@
  *   <op>/tb_<op>.cpp             C-simulation testbench against the plain loop nest
  *   <op>/hls_config.cfg, run_hls.tcl
  *   host/<kernel>_host.cpp       the whole kernel program (+ static dype_*.h)
+ *   host/<program>_fpga_abi.cpp  the native ABI library (make csim-lib, make xrt-lib), dype_abi.h
+ *   host/<kernel>_abi_check.cpp  the kernel program run through that library only (make abi-check)
  *   csim/ap_int.h, hls_stream.h  self-written C-simulation headers
  *   Makefile, connectivity.cfg, estimates.json, README.md
  */
@@ -16,8 +18,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LBuffer, LoopFunc } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
-import type { WasmManifest, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
+import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
 import { wasmManifest } from '../wasm/emit.js';
+import { programHash } from '../native/hash.js';
+import { abiPrefix } from '../../runtime/native/abi.js';
+import { abiHeader, abiOpVM, type AbiOpVM } from './abi.js';
 import type { CompileTarget, CompiledProgram, ProjectFiles, TargetContext } from '../project.js';
 import { cppType, ident } from './cpp-expr.js';
 import { bufName, buildKernelVM, varName, type BuildContext } from './kernel-vm.js';
@@ -39,13 +44,14 @@ export function templatesDir(): string {
 
 type Render = (name: string, data: unknown) => string;
 
-async function renderer(): Promise<{ render: Render; raw: (name: string) => string }> {
+async function renderer(): Promise<{ render: Render; raw: (name: string) => string; dir: string }> {
   const hb = (await import('handlebars')).default;
   const dir = templatesDir();
   const cache = new Map<string, (d: unknown) => string>();
   const raw = (name: string): string => readFileSync(join(dir, name), 'utf8');
   return {
     raw,
+    dir,
     render: (name, data) => {
       let t = cache.get(name);
       if (!t) cache.set(name, (t = hb.compile(raw(name), { noEscape: true, strict: true })));
@@ -81,7 +87,13 @@ export function buildContext(k: Kernel, m: WasmManifest): BuildContext {
         return 'size_t(sp_nnz)';
     }
   };
-  return { kernel: k.name, extraDims, sizeOf, testbench: (f) => testbench(m, f, extraDims(f)) };
+  return { kernel: k.name, manifestOp: (f) => manifestOp(m, f), extraDims, sizeOf, testbench: (f) => testbench(m, f, extraDims(f)) };
+}
+
+function manifestOp(m: WasmManifest, f: LoopFunc): WasmOp {
+  const op = m.ops.find((o) => o.export === f.name);
+  if (!op) throw new Error(`hls: no manifest entry for ${f.name}`);
+  return op;
 }
 
 /** Testbench data: small dims, a random pattern with empty rows and one dense row, random values. */
@@ -134,7 +146,38 @@ function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['tes
     }
   }
   const rest = [...f.sizes.map(varName), ...extra.map(varName), 'sp_rows', 'sp_cols', 'sp_nnz'];
-  return { decls, args: [`launch_${f.name}(${[...args, ...rest].join(', ')});`, `ref_${f.name}(${[...refArgs, ...rest].join(', ')});`], compare };
+  return { decls, args: [`launch_${f.name}(${[...args, ...rest].join(', ')});`, `ref_${f.name}(${[...refArgs, ...rest].join(', ')});`], compare, split: splitCheck(m, f, [...args, ...rest], decls) };
+}
+
+/**
+ * Testbench lines for a splittable op: the rows cut in two at the middle,
+ * each half launched on its own; the first half (and an empty range) must
+ * leave everything outside what its rows write untouched, and both halves
+ * together must equal the reference.
+ */
+function splitCheck(m: WasmManifest, f: LoopFunc, callArgs: string[], decls: string[]): string[] {
+  const op = manifestOp(m, f);
+  if (!op.splittable || op.splitRange === undefined || !op.splitWrites) return [];
+  const out = bufName(f.out);
+  const T = cppType(f.buffers.find((b) => b.name === f.out)!.elem);
+  decls.push(`std::vector<${T}> init_${out} = ${out};`, `std::vector<${T}> split_${out} = ${out};`);
+  const args = callArgs.map((a) => (a === `${out}.data()` ? `split_${out}.data()` : a)).join(', ');
+  const last = typeof op.splitRange === 'number' ? String(op.splitRange) : varName(op.splitRange);
+  const ptr = f.buffers.find((b) => b.role === 'rowPtr' || b.role === 'colPtr');
+  const written =
+    op.splitWrites === 'rows'
+      ? ['size_t(0)', `size_t(tb_mid) * (split_${out}.size() / size_t(std::max<int32_t>(1, tb_last)))`]
+      : [`size_t(${bufName(ptr!.name)}[0])`, `size_t(${bufName(ptr!.name)}[tb_mid])`];
+  return [
+    `const int32_t tb_last = ${last};`,
+    'const int32_t tb_mid = tb_last / 2;',
+    `launch_${f.name}(${args}, dype::LaunchAt{-1, 0, tb_mid});`,
+    `bad += tb_untouched("${f.out} (first half of the rows)", split_${out}, init_${out}, ${written.join(', ')});`,
+    `launch_${f.name}(${args}, dype::LaunchAt{-1, tb_mid, tb_mid});`,
+    `bad += tb_untouched("${f.out} (an empty row range)", split_${out}, init_${out}, ${written.join(', ')});`,
+    `launch_${f.name}(${args}, dype::LaunchAt{-1, tb_mid, -1});`,
+    `bad += tb_compare("${f.out} (rows in two ranges)", split_${out}, ref_${out});`,
+  ];
 }
 
 function valueTypeCpp(t: WasmValueType): string {
@@ -153,8 +196,38 @@ function stepsCpp(steps: readonly WasmStep[]): string {
     .join(', ')}}`;
 }
 
+/** The manifest's split facts of an op as a dype::SplitSpec initializer. */
+function splitSpecCpp(op: WasmOp): string {
+  return `{${op.splittable}, "${op.splitRange ?? ''}", "${op.balanceBy?.root ?? ''}", "${op.balanceBy?.layout ?? ''}", "${op.splitWrites ?? ''}"}`;
+}
+
+/**
+ * The tables of a kernel program (dype::KernelSpec) as its spec() function.
+ * `direct`: every op launches through its run_ wrapper (the host program);
+ * else through a dype::OpRunner (the ABI check), and the table has no wrappers.
+ */
+function kernelSpec(render: Render, k: Kernel, m: WasmManifest, direct: boolean): string {
+  const ops = k.loops!.map(
+    (f) =>
+      `{"${f.op}", "${f.result}", "${f.out}", {${f.buffers.map((b) => `{"${b.name}", ${ELEM[b.elem]}, "${b.role}", "${b.of}", "${b.layout ?? ''}"}`).join(', ')}}, {${f.sizes.map((s) => `"${s}"`).join(', ')}}, ${splitSpecCpp(manifestOp(m, f))}, ${direct ? `&run_${f.name}` : 'nullptr'}}`,
+  );
+  return render('host/kernel_spec.cpp.hbs', {
+    kernel: k.name,
+    params: `{${m.params.map((p) => `{"${p.name}", ${valueTypeCpp(p.type)}}`).join(', ')}}`,
+    results: `{${m.results.map((p) => `{"${p.name}", ${valueTypeCpp(p.type)}}`).join(', ')}}`,
+    values: `{${Object.entries(m.values)
+      .map(([n, t]) => `{"${n}", ${valueTypeCpp(t)}}`)
+      .join(', ')}}`,
+    roots: `{${Object.entries(m.roots)
+      .map(([a, b]) => `{"${a}", "${b}"}`)
+      .join(', ')}}`,
+    ops: ops.join(',\n    '),
+    program: stepsCpp(m.program),
+  });
+}
+
 /** The generated host program of one kernel: its tables and a wrapper per op. */
-function hostVM(k: Kernel, m: WasmManifest, vms: KernelVM[], extra: Map<string, string[]>): unknown {
+function hostVM(k: Kernel, vms: KernelVM[], extra: Map<string, string[]>, spec: string): unknown {
   const loops = k.loops!;
   const wrappers = loops.map((f) => {
     const args = [
@@ -167,26 +240,7 @@ function hostVM(k: Kernel, m: WasmManifest, vms: KernelVM[], extra: Map<string, 
     ];
     return { name: f.name, call: `launch_${f.name}(${args.join(', ')});` };
   });
-  const ops = loops.map(
-    (f) =>
-      `{"${f.op}", "${f.result}", "${f.out}", {${f.buffers.map((b) => `{"${b.name}", ${ELEM[b.elem]}, "${b.role}", "${b.of}", "${b.layout ?? ''}"}`).join(', ')}}, {${f.sizes.map((s) => `"${s}"`).join(', ')}}, &run_${f.name}}`,
-  );
-  return {
-    banner: BANNER,
-    kernel: k.name,
-    includes: vms.map((v) => `#include "../${v.name}/${v.name}_launch.h"`),
-    wrappers,
-    params: `{${m.params.map((p) => `{"${p.name}", ${valueTypeCpp(p.type)}}`).join(', ')}}`,
-    results: `{${m.results.map((p) => `{"${p.name}", ${valueTypeCpp(p.type)}}`).join(', ')}}`,
-    values: `{${Object.entries(m.values)
-      .map(([n, t]) => `{"${n}", ${valueTypeCpp(t)}}`)
-      .join(', ')}}`,
-    roots: `{${Object.entries(m.roots)
-      .map(([a, b]) => `{"${a}", "${b}"}`)
-      .join(', ')}}`,
-    ops: ops.join(',\n    '),
-    program: stepsCpp(m.program),
-  };
+  return { banner: BANNER, kernel: k.name, includes: vms.map((v) => `#include "../${v.name}/${v.name}_launch.h"`), wrappers, spec };
 }
 
 function launchVM(vm: KernelVM): unknown {
@@ -194,7 +248,7 @@ function launchVM(vm: KernelVM): unknown {
   return {
     banner: BANNER,
     name: vm.name,
-    params: vm.launch.params.join(', '),
+    params: [...vm.launch.params, 'const dype::LaunchAt& at = dype::LaunchAt()'].join(', '),
     prepare: vm.launch.prepare,
     call: vm.launch.call,
     xrtBuffers: ptrs.map((a) => [
@@ -204,9 +258,15 @@ function launchVM(vm: KernelVM): unknown {
       `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
     ]).flat(),
     xrtCall: `xrt::run run = krn(${vm.args.map((a) => (a.kind === 'ptr' ? `bo_${a.name}` : a.host)).join(', ')});`,
+    // Only the elements the launch's rows write come back (w_lo, w_hi: rangeDecls in kernel-vm.ts).
     xrtBack: ptrs
       .filter((a) => a.output)
-      .flatMap((a) => [`bo_${a.name}.sync(XCL_BO_SYNC_BO_FROM_DEVICE);`, `if (size_t(${a.hostCount}) > 0) bo_${a.name}.read(const_cast<${a.elemType}*>(${a.host}), size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`]),
+      .flatMap((a) => [
+        'if (w_hi > w_lo) {',
+        `  bo_${a.name}.sync(XCL_BO_SYNC_BO_FROM_DEVICE, (w_hi - w_lo) * sizeof(${a.elemType}), w_lo * sizeof(${a.elemType}));`,
+        `  bo_${a.name}.read(const_cast<${a.elemType}*>(${a.host}) + w_lo, (w_hi - w_lo) * sizeof(${a.elemType}), w_lo * sizeof(${a.elemType}));`,
+        '}',
+      ]),
   };
 }
 
@@ -217,11 +277,12 @@ export interface HlsOptions {
 /** Every file of the HLS project of a compiled program (after lower-kernels). */
 export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions = {}): Promise<ProjectFiles> {
   const platform = opts.platform ?? DEFAULT_PLATFORM;
-  const { render, raw } = await renderer();
+  const { render, raw, dir } = await renderer();
   const files: ProjectFiles = new Map();
   const kernels: { name: string; ops: string[] }[] = [];
   const estimates: Record<string, unknown> = {};
   const allVms: KernelVM[] = [];
+  const abiOps: AbiOpVM[] = [];
   for (const k of program.module.kernels) {
     if (!k.loops) throw new Error(`hls: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
     const m = wasmManifest(k, [], false);
@@ -239,11 +300,20 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
       files.set(`${vm.name}/run_hls.tcl`, render('project/run_hls.tcl.hbs', { banner: BANNER, name: vm.name, platform: platform.name, clockNs: (1000 / platform.clockMHz).toFixed(3) }));
       estimates[vm.name] = { kernel: vm.kernel, op: vm.op, ...vm.estimates, config: vm.config };
     }
-    files.set(`host/${k.name}_host.cpp`, render('host/host.cpp.hbs', hostVM(k, m, vms, extra)));
+    files.set(`host/${k.name}_host.cpp`, render('host/host.cpp.hbs', hostVM(k, vms, extra, kernelSpec(render, k, m, true))));
+    files.set(`host/${k.name}_abi_check.cpp`, render('host/abi_check.cpp.hbs', { banner: BANNER, kernel: k.name, program: program.name, prefix: abiPrefix(program.name, 'fpga'), spec: kernelSpec(render, k, m, false) }));
+    abiOps.push(...k.loops.map((f, i) => abiOpVM(f, vms[i]!, m, ctx, extra.get(f.name) ?? [])));
     kernels.push({ name: k.name, ops: vms.map((v) => v.name) });
     allVms.push(...vms);
   }
-  for (const h of ['dype_host.h', 'dype_mtx.h', 'dype_pack.h', 'dype_util.h', 'dype_xrt.h']) files.set(`host/${h}`, raw(`host/${h}`));
+  const prefix = abiPrefix(program.name, 'fpga');
+  files.set(
+    `host/${program.name}_fpga_abi.cpp`,
+    render('host/fpga_abi.cpp.hbs', { banner: BANNER, program: program.name, prefix, hash: programHash(program.module), includes: allVms.map((v) => `#include "../${v.name}/${v.name}_launch.h"`), ops: abiOps }),
+  );
+  files.set('host/dype_abi.h', abiHeader(dir));
+  files.set(`host/${program.name}_fpga_abi.map`, render('host/fpga_abi.map.hbs', { prefix }));
+  for (const h of ['dype_host.h', 'dype_mtx.h', 'dype_pack.h', 'dype_util.h', 'dype_xrt.h', 'dype_abi_lib.h', 'dype_abi_check.h']) files.set(`host/${h}`, raw(`host/${h}`));
   files.set('host/dype_ops.h', raw('kernel/dype_ops.h'));
   for (const h of ['ap_int.h', 'hls_stream.h']) files.set(`csim/${h}`, raw(`csim/${h}`));
   const connectivity = allVms.flatMap((vm) => [`nk=${vm.name}:1:${vm.name}_1`, ...vm.args.filter((a) => a.kind === 'ptr').map((a) => `sp=${vm.name}_1.${a.name}:HBM[${a.bank}]`)]);
@@ -251,6 +321,7 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
   const data = {
     banner: BANNER,
     program: program.name,
+    abiPrefix: prefix,
     file: program.file,
     platform: platform.name,
     defaultKernel: first,

@@ -87,8 +87,8 @@ export interface KernelVM {
   launch: { params: string[]; prepare: string[]; call: string };
   /** The plain loop nest as a reference function for the testbench. */
   reference: { params: string[]; body: string[] };
-  /** Testbench inputs: how to fill each loop-IR buffer and size. */
-  testbench: { decls: string[]; args: string[]; compare: string[] };
+  /** Testbench inputs: how to fill each loop-IR buffer and size; the checks of the whole run and of a run in two row ranges. */
+  testbench: { decls: string[]; args: string[]; compare: string[]; split: string[] };
   estimates: KernelEstimates;
 }
 

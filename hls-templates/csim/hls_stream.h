@@ -2,12 +2,13 @@
 // only (written for dype; no vendor code). A stream is an unbounded FIFO; in
 // C simulation the dataflow processes run one after another in call order,
 // so every producer finishes before its consumer starts. Reading an empty
-// stream is a design error: it is reported and the simulation stops.
+// stream is a design error: it throws std::logic_error (the host program
+// reports it and exits 3; the ABI library returns DYPE_ERR_BACKEND).
 #ifndef DYPE_CSIM_HLS_STREAM_H
 #define DYPE_CSIM_HLS_STREAM_H
-#include <cstdio>
-#include <cstdlib>
 #include <deque>
+#include <stdexcept>
+#include <string>
 
 namespace hls {
 template <class T>
@@ -22,10 +23,7 @@ class stream {
   stream& operator=(const stream&) = delete;
   void write(const T& x) { q_.push_back(x); }
   T read() {
-    if (q_.empty()) {
-      std::fprintf(stderr, "csim: read from empty hls::stream '%s'\n", name_);
-      std::exit(3);
-    }
+    if (q_.empty()) throw std::logic_error(std::string("csim: read from empty hls::stream '") + name_ + "'");
     T x = q_.front();
     q_.pop_front();
     return x;

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,12 +44,33 @@ struct BufSpec {
   std::string layout;  // csr | csc | ""
 };
 
+// How the op may be cut by rows (the wasm manifest's splittable, splitRange,
+// balanceBy and splitWrites): the ABI check runs slices of it on different
+// devices and all-gathers what each slice writes.
+struct SplitSpec {
+  bool splittable;
+  std::string range;           // trip count of the top loop: a dim name or a literal ("" unknown)
+  std::string balance_root;    // pattern whose pointers balance the slices by nonzeros ("" none)
+  std::string balance_layout;  // csr | csc
+  std::string writes;          // rows | entries | "" (unknown: never split across devices)
+};
+
 struct Program;
 struct OpSpec {
   std::string op, result, out;
   std::vector<BufSpec> buffers;
   std::vector<std::string> sizes;
-  void (*launch)(Program&, const OpSpec&);
+  SplitSpec split;
+  void (*launch)(Program&, const OpSpec&);  // the direct call of the C-simulation or XRT host; null in the ABI check
+};
+
+// Runs ops somewhere else than through OpSpec::launch (the ABI check): the
+// launch, and after the host has permuted a sparse result into its other
+// layout, the region it wrote.
+struct OpRunner {
+  virtual ~OpRunner() {}
+  virtual void launch(const OpSpec& o) = 0;
+  virtual void permuted(const OpSpec& o, const std::string& region) = 0;
 };
 
 struct Step {
@@ -111,6 +133,7 @@ struct Program {
   std::map<std::string, Region> regions;
   std::map<std::string, std::string> cur;
   std::set<std::string> defined;
+  OpRunner* runner = nullptr;
 
   explicit Program(const KernelSpec& k) : K(k) {}
 
@@ -157,9 +180,14 @@ struct Program {
     return p.colIdx.size();
   }
 
-  Region& region(const std::string& k) {
+  // The region a key stands for now (`X` and `X.next` swap after each trip).
+  std::string physical(const std::string& k) const {
     auto c = cur.find(k);
-    auto it = regions.find(c == cur.end() ? k : c->second);
+    return c == cur.end() ? k : c->second;
+  }
+
+  Region& region(const std::string& k) {
+    auto it = regions.find(physical(k));
     if (it == regions.end()) fail("internal: no region '" + k + "'");
     return it->second;
   }
@@ -339,11 +367,15 @@ struct Program {
   void run_op(const OpSpec& o) {
     for (const BufSpec& b : o.buffers)
       if (b.name != o.out && !defined.count(b.of)) fail("kernel " + K.name + ": '" + b.of + "' was never computed: the repeat that assigns it ran zero times");
-    o.launch(*this, o);
-    after_op(o);
+    if (runner) runner->launch(o);
+    else o.launch(*this, o);
+    const std::string permuted = after_op(o);
+    if (runner && !permuted.empty()) runner->permuted(o, permuted);
   }
 
-  void after_op(const OpSpec& o) {
+  // Swaps a double buffer, marks the result defined, and copies a sparse
+  // result into its other layout; returns that layout's region ("" if none).
+  std::string after_op(const OpSpec& o) {
     const BufSpec* outb = nullptr;
     for (const BufSpec& b : o.buffers)
       if (b.name == o.out) outb = &b;
@@ -354,11 +386,11 @@ struct Program {
       std::swap(cur[k], cur[ok]);
     }
     defined.insert(o.result);
-    if (outb->role != "values") return;
+    if (outb->role != "values") return "";
     const std::string from = outb->layout.empty() ? "csr" : outb->layout;
     const std::string to = from == "csr" ? "csc" : "csr";
     const std::string tk = "V:" + o.result + ":" + to;
-    if (!regions.count(tk)) return;
+    if (!regions.count(tk)) return "";
     const Pattern& p = pattern(o.result);
     Region& src = region(k);
     Region& dst = region(tk);
@@ -369,6 +401,7 @@ struct Program {
     }
     if (to == "csr")
       for (size_t q = 0; q < src.length; q++) set_from_double(dst, size_t(p.cscIds[q]), get_as_double(src, q));
+    return physical(tk);
   }
 
   void exec(const std::vector<Step>& steps) {
@@ -436,32 +469,66 @@ struct Program {
   }
 };
 
-// Command line: --in NAME=PATH, --out NAME=PATH, --param NAME=VALUE (what the Makefile passes).
-static inline int host_main(const KernelSpec& K, int argc, char** argv) {
+struct Args {
   std::map<std::string, std::string> in, out, par;
+  std::map<std::string, std::string> extra;  // the flags a driver adds (each with one value)
+};
+
+// Command line: --in NAME=PATH, --out NAME=PATH, --param NAME=VALUE (what the Makefile passes), and `extra` flags.
+static inline Args parse_args(int argc, char** argv, const std::set<std::string>& extra = {}) {
+  Args A;
+  std::string usage = "usage: " + std::string(argv[0]);
+  for (const std::string& f : extra) usage += " [" + f + " VALUE]";
+  usage += " [--in NAME=PATH] ... [--out NAME=PATH] ... [--param NAME=VALUE] ...";
   for (int a = 1; a < argc; a++) {
     const std::string flag = argv[a];
-    if ((flag != "--in" && flag != "--out" && flag != "--param") || a + 1 >= argc) fail("usage: " + std::string(argv[0]) + " [--in NAME=PATH] ... [--out NAME=PATH] ... [--param NAME=VALUE] ...");
+    if ((flag != "--in" && flag != "--out" && flag != "--param" && !extra.count(flag)) || a + 1 >= argc) fail(usage);
+    if (extra.count(flag)) {
+      A.extra[flag] = argv[++a];
+      continue;
+    }
     const std::string kv = argv[++a];
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) fail(flag + " expects NAME=VALUE, got '" + kv + "'");
-    (flag == "--in" ? in : flag == "--out" ? out : par)[kv.substr(0, eq)] = kv.substr(eq + 1);
+    (flag == "--in" ? A.in : flag == "--out" ? A.out : A.par)[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  Program P(K);
-  P.bind(in, par);
-  const auto t0 = std::chrono::steady_clock::now();
-  P.exec(K.program);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  P.write_outputs(out);
-  std::fprintf(stderr, "%s: ran in %.1f ms", K.name.c_str(), ms);
-#ifdef DYPE_XRT
-  std::fprintf(stderr, " on the FPGA\n");
-#else
-  std::fprintf(stderr, " (C simulation)\n");
-#endif
+  return A;
+}
+
+static inline void print_cycle_notes() {
+  std::lock_guard<std::mutex> g(cycle_notes_lock());
   for (const auto& kv : cycle_notes())
     std::fprintf(stderr, "  %s: %lld runs, %lld scheduled stream cycles for %lld nonzeros\n", kv.first.c_str(), kv.second.runs, kv.second.cycles, kv.second.nnz);
-  return 0;
+}
+
+// Exit status of an error: 1 for a user error (dype::Error: bad input, a size
+// the design cannot hold), 3 for anything else (a design error such as a read
+// of an empty stream in C simulation, or a device runtime's exception).
+static inline int report(const std::exception& e) {
+  std::fprintf(stderr, "%s\n", e.what());
+  return dynamic_cast<const Error*>(&e) ? 1 : 3;
+}
+
+static inline int host_main(const KernelSpec& K, int argc, char** argv) {
+  try {
+    const Args A = parse_args(argc, argv);
+    Program P(K);
+    P.bind(A.in, A.par);
+    const auto t0 = std::chrono::steady_clock::now();
+    P.exec(K.program);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    P.write_outputs(A.out);
+    std::fprintf(stderr, "%s: ran in %.1f ms", K.name.c_str(), ms);
+#ifdef DYPE_XRT
+    std::fprintf(stderr, " on the FPGA\n");
+#else
+    std::fprintf(stderr, " (C simulation)\n");
+#endif
+    print_cycle_notes();
+    return 0;
+  } catch (const std::exception& e) {
+    return report(e);
+  }
 }
 
 }  // namespace dype

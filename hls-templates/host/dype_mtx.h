@@ -5,7 +5,7 @@
 // zeros stay stored entries; duplicate positions are an error. An edge list
 // (.cites, .txt: two integers per line) is a pattern matrix whose ids are
 // mapped to 0..n-1 in sorted numeric order, rows from the first column,
-// repeated edges dropped. Every error names the file and line and exits 1.
+// repeated edges dropped. Every error names the file and line (a dype::Error).
 #ifndef DYPE_MTX_H
 #define DYPE_MTX_H
 #include <algorithm>

@@ -95,7 +95,8 @@ static inline RowPack pack_rows(const int32_t* ptr, const int32_t* idx, int rows
   P.n_wins = std::max(1, (cols + col_win - 1) / col_win);
   P.words.assign(ch, {});
   P.pos.assign(ch, {});
-  P.nnz = ptr[rows];
+  // ptr may start inside a pattern (the rows of a range): positions stay absolute, so the values need no offset.
+  P.nnz = ptr[rows] - ptr[0];
   // Per window and lane: (slot, index into `ent`), and the entries (csr position, column in window).
   std::vector<std::vector<std::vector<std::pair<int32_t, int32_t>>>> byLane(P.n_wins, std::vector<std::vector<std::pair<int32_t, int32_t>>>(P.lanes));
   struct Ent {

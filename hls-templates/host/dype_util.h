@@ -1,29 +1,68 @@
 // What both the host program and the kernels' launch functions need: the
-// one way to stop on a user error (message on stderr, exit status 1), and
-// the scheduled stream lengths the sparse kernels report.
+// one way to report a user or design error, where a launch runs, and the
+// scheduled stream lengths the sparse kernels report.
+//
+// Errors are exceptions (dype::Error), never exits: the host program prints
+// the message and returns 1, the ABI library (dype_abi_lib.h) turns it into
+// DYPE_ERR_BACKEND with the message in error_text, and the process it is
+// loaded into carries on.
 #ifndef DYPE_UTIL_H
 #define DYPE_UTIL_H
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
+#include <cstdint>
 #include <map>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 
 namespace dype {
 
-[[noreturn]] static inline void fail(const std::string& msg) {
-  std::fprintf(stderr, "%s\n", msg.c_str());
-  std::exit(1);
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] static inline void fail(const std::string& msg) { throw Error(msg); }
+
+// Where a launch function runs: the device (XRT: the card's index; -1: the
+// host program's one card, DYPE_DEVICE or 0) and the rows [row_begin,
+// row_end) of the op's top-level parallel loop it computes (row_end < 0: to
+// the end). The default is the whole op, which is what the host program and
+// the testbenches ask for.
+struct LaunchAt {
+  int device = -1;
+  long long row_begin = 0;
+  long long row_end = -1;
+};
+
+// The rows of the top loop [first, last) a launch computes: the requested
+// range clamped to the loop's own, empty (begin == end) when they miss.
+static inline int32_t range_begin(const LaunchAt& at, int32_t first, int32_t last) {
+  return int32_t(std::min<long long>(std::max<long long>(at.row_begin, first), std::max(first, last)));
+}
+static inline int32_t range_end(const LaunchAt& at, int32_t first, int32_t last) {
+  const long long hi = at.row_end < 0 ? (long long)last : std::min<long long>(at.row_end, last);
+  return int32_t(std::max<long long>(hi, range_begin(at, first, last)));
+}
+// An op whose loop cannot be clamped (not one parallel top loop) runs whole only.
+static inline void whole_only(const LaunchAt& at, const char* kernel) {
+  if (at.row_begin != 0 || at.row_end >= 0) fail(std::string("kernel ") + kernel + ": the op has no parallel top loop, so it runs only over its whole range");
 }
 
 struct CycleNote {
   long long cycles = 0, nnz = 0, runs = 0;
 };
+// Launches of different devices may run at once (the ABI library), so the table is locked.
+static inline std::mutex& cycle_notes_lock() {
+  static std::mutex m;
+  return m;
+}
 static inline std::map<std::string, CycleNote>& cycle_notes() {
   static std::map<std::string, CycleNote> m;
   return m;
 }
 // Scheduled stream length of a sparse kernel run (cycles of its nonzero pipeline at II=1).
 static inline void note_cycles(const char* kernel, long long cycles, long long nnz) {
+  std::lock_guard<std::mutex> g(cycle_notes_lock());
   CycleNote& n = cycle_notes()[kernel];
   n.cycles += cycles;
   n.nnz += nnz;

@@ -1,14 +1,18 @@
 // XRT side of the generated host (built only with -DDYPE_XRT by the sw_emu,
-// hw_emu and hw targets; C simulation never includes XRT). One device and
-// one xclbin per process: DYPE_XCLBIN names the file (the Makefile sets it),
-// DYPE_DEVICE the device index (default 0). With DYPE_P2P=1 every buffer is
-// allocated with xrt::bo::flags::p2p, so that a GPU (or another FPGA) can
-// read and write it directly over PCIe peer-to-peer instead of staging
-// through host memory.
+// hw_emu and hw targets and by the ABI library's xrt-lib; C simulation never
+// includes XRT). One xclbin, named by DYPE_XCLBIN (the Makefile sets it), is
+// loaded on each card the first time a launch runs there. The host program
+// uses one card, DYPE_DEVICE (default 0); the ABI library passes the device
+// of each launch. With DYPE_P2P=1 every buffer is allocated with
+// xrt::bo::flags::p2p, so that a GPU (or another FPGA) can read and write it
+// directly over PCIe peer-to-peer instead of staging through host memory.
 #ifndef DYPE_XRT_H
 #define DYPE_XRT_H
 #ifdef DYPE_XRT
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <xrt/xrt_bo.h>
 #include "dype_util.h"
@@ -21,17 +25,27 @@ struct XrtContext {
   xrt::uuid uuid;
 };
 
-static inline XrtContext& xrt_context() {
-  static XrtContext* ctx = nullptr;
-  if (!ctx) {
-    const char* path = std::getenv("DYPE_XCLBIN");
+// Launches on different cards may start at once (ABI library threads), so the
+// table of opened cards is locked; a card whose xclbin failed to load is
+// tried again at its next launch.
+static inline XrtContext& xrt_context(int device) {
+  static std::mutex lock;
+  static std::map<int, std::unique_ptr<XrtContext>> cards;
+  std::lock_guard<std::mutex> g(lock);
+  if (device < 0) {
     const char* dev = std::getenv("DYPE_DEVICE");
-    if (!path) fail("DYPE_XCLBIN is not set: name the .xclbin to load");
-    ctx = new XrtContext();
-    ctx->device = xrt::device(dev ? std::atoi(dev) : 0);
-    ctx->uuid = ctx->device.load_xclbin(std::string(path));
+    device = dev ? std::atoi(dev) : 0;
   }
-  return *ctx;
+  std::unique_ptr<XrtContext>& c = cards[device];
+  if (!c) {
+    const char* path = std::getenv("DYPE_XCLBIN");
+    if (!path) fail("DYPE_XCLBIN is not set: name the .xclbin to load");
+    std::unique_ptr<XrtContext> x(new XrtContext());
+    x->device = xrt::device(unsigned(device));
+    x->uuid = x->device.load_xclbin(std::string(path));
+    c = std::move(x);
+  }
+  return *c;
 }
 
 static inline xrt::bo::flags bo_flags() {

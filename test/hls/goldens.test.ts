@@ -37,5 +37,7 @@ describe('HLS goldens', () => {
     const { program } = compileProgram(join(root, 'examples', 'gcn.dy'));
     const files = await emitHlsProject({ ...program, file: 'examples/gcn.dy' });
     golden('gcn.tree', `${[...files.keys()].sort().join('\n')}\n`);
+    // The ABI header ships verbatim: the contract is codegen/native/dype_abi.h.
+    expect(files.get('host/dype_abi.h')).toBe(readFileSync(join(root, 'codegen', 'native', 'dype_abi.h'), 'utf8'));
   });
 });

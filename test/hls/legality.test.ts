@@ -12,6 +12,7 @@ import { DEFAULT_PIPELINE, runPipeline } from '../../passes/index.js';
 import { buildKernelVM, type BuildContext } from '../../codegen/hls/kernel-vm.js';
 import { checkDesign, legalityProblems } from '../../codegen/hls/legality.js';
 import { DEFAULT_PLATFORM, type KernelVM } from '../../codegen/hls/view-model.js';
+import { wasmManifest } from '../../codegen/wasm/emit.js';
 import { example } from '../helpers/cli.js';
 
 function loopKernel(name: string): Kernel {
@@ -22,9 +23,10 @@ function loopKernel(name: string): Kernel {
 
 const ctx = (k: Kernel): BuildContext => ({
   kernel: k.name,
+  manifestOp: (f) => wasmManifest(k, [], false).ops.find((o) => o.export === f.name)!,
   extraDims: () => [],
   sizeOf: () => 'size_t(1)',
-  testbench: () => ({ decls: [], args: [], compare: [] }),
+  testbench: () => ({ decls: [], args: [], compare: [], split: [] }),
 });
 
 function vmOf(example: string, op = 0): KernelVM {

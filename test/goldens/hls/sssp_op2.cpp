@@ -8,7 +8,8 @@
 // per cycle (II=1). The dense operand is held on chip window by window
 // (sssp_op2_COL_WIN columns), rows are accumulated tile by tile
 // (sssp_op2_LANES x sssp_op2_ROW_SLOTS rows), and the epilogue is fused into
-// the write-back.
+// the write-back. The host may pack only rows [row_lo, n_rows) (a row range
+// of a split op): tiles count from row_lo, and only those rows are written.
 #include "sssp_op2.h"
 
 // Step ranges of the packed streams: one (lo, hi) per (row tile, column tile, window).
@@ -67,7 +68,7 @@ static void sssp_op2_read_13(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_ran
 static void sssp_op2_read_14(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_range_t>& rd, hls::stream<sssp_op2_pack_t>& out, int32_t n_steps) { sssp_op2_read_words(nz, rd, out, n_steps); }
 static void sssp_op2_read_15(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_range_t>& rd, hls::stream<sssp_op2_pack_t>& out, int32_t n_steps) { sssp_op2_read_words(nz, rd, out, n_steps); }
 
-static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH], const float* b_d, float* b_d_next, int32_t v_n, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
+static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH], const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
   static float acc[128][4096][1];
   #pragma HLS ARRAY_PARTITION variable=acc dim=1 type=complete
   #pragma HLS BIND_STORAGE variable=acc type=ram_2p impl=uram
@@ -148,7 +149,7 @@ L_tile:
       for (int32_t s = 0; s < sssp_op2_ROW_SLOTS; s++) {
         for (int32_t l = 0; l < sssp_op2_LANES; l++) {
 #pragma HLS PIPELINE II=1
-          const int32_t row = t * tile_rows + s * sssp_op2_LANES + l;
+          const int32_t row = row_lo + t * tile_rows + s * sssp_op2_LANES + l;
           if (row < n_rows) {
             for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
               const int32_t kcol = kt * sssp_op2_KT + kk;
@@ -164,7 +165,7 @@ L_tile:
   }
 }
 
-extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
+extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
 #pragma HLS INTERFACE mode=m_axi port=nz_0 bundle=hbm0 offset=slave
 #pragma HLS INTERFACE mode=m_axi port=nz_1 bundle=hbm1 offset=slave
 #pragma HLS INTERFACE mode=m_axi port=nz_2 bundle=hbm2 offset=slave
@@ -185,6 +186,7 @@ extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_
 #pragma HLS INTERFACE mode=m_axi port=b_d bundle=hbm_d offset=slave
 #pragma HLS INTERFACE mode=m_axi port=b_d_next bundle=hbm_d_next offset=slave
 #pragma HLS INTERFACE mode=s_axilite port=v_n
+#pragma HLS INTERFACE mode=s_axilite port=row_lo
 #pragma HLS INTERFACE mode=s_axilite port=n_rows
 #pragma HLS INTERFACE mode=s_axilite port=n_cols
 #pragma HLS INTERFACE mode=s_axilite port=n_k
@@ -216,5 +218,5 @@ extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_
   sssp_op2_read_13(nz_13, rd_s[13], nz_s[13], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_14(nz_14, rd_s[14], nz_s[14], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_15(nz_15, rd_s[15], nz_s[15], n_tiles * n_ktiles * n_wins);
-  sssp_op2_compute(len_s, nz_s, b_d, b_d_next, v_n, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute(len_s, nz_s, b_d, b_d_next, v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
 }

@@ -22,6 +22,6 @@ struct sssp_op2_range_t {
   int32_t hi;
 };
 
-extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins);
+extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins);
 
 #endif
