@@ -1,16 +1,18 @@
 /**
  * The CUDA project of a compiled program: `<prog>.cu`, `<prog>_cuda.h`,
  * `dype_check.cpp`, `Makefile`, `CMakeLists.txt` and `README.md`, rendered
- * from view models through templates/*.hbs. Each kernel's host side comes
- * from the wasm manifest (params, results, value types, pattern roots, ops,
- * program order with repeats); each op's device code from its loop IR.
+ * from view models through templates/*.hbs, and the CPU emulation of the
+ * CUDA runtime (`emu/cuda_runtime_api.h`) shipped as it is. Each kernel's
+ * host side comes from the wasm manifest (params, results, value types,
+ * pattern roots, ops, program order with repeats); each op's device code
+ * from its loop IR.
  */
 import { wasmManifest } from '../wasm/emit.js';
 import type { CompiledProgram } from '../project.js';
 import { checkBody } from './driver.js';
 import { kernelView, planKernel, type KernelPlan } from './host.js';
 import { cString, commentText, cudaDiagnostic, symbolPart } from './names.js';
-import { render } from './templates.js';
+import { render, shipped } from './templates.js';
 
 const lines = (ls: readonly string[], ind = ''): string => ls.map((l) => (l === '' ? '' : ind + l)).join('\n');
 
@@ -74,5 +76,6 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     ['Makefile', render('Makefile', view)],
     ['CMakeLists.txt', render('CMakeLists.txt', view)],
     ['README.md', render('README.md', readmeView)],
+    ['emu/cuda_runtime_api.h', shipped('emu/cuda_runtime_api.h')],
   ]);
 }

@@ -93,6 +93,11 @@ function kernelHead(o: OpCode, name: string, threads: number, extra: string[] = 
   return `static __global__ void __launch_bounds__(${threads}) ${name}(${[...o.params(true), ...extra].join(', ')})`;
 }
 
+/** A launch on the stub's stream: DY_LAUNCH (program.cu's helpers) is `<<< >>>` for nvcc and a call in the CPU emulation, which C++ needs. */
+function launchLine(kernel: string, grid: string, block: string, args: readonly string[]): string {
+  return `DY_LAUNCH(${kernel}, ${grid}, ${block}, stream, ${args.join(', ')});`;
+}
+
 /** Lines that compute a 1-D grid of `blocks` (a long long expression) and reject one too large. */
 function grid(blocks: string): string[] {
   return [`const long long dy_blocks = ${blocks};`, 'if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;'];
@@ -118,7 +123,7 @@ export function rowPerThread(o: OpCode): Variant | undefined {
     `const long long dy_n = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)});`,
     'if (dy_n <= 0) return 0;',
     ...grid('(dy_n + 255) / 256'),
-    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, '(unsigned)dy_blocks', '256', o.args()),
   ];
   return { name: 'row-per-thread', cname: 'row_per_thread', note: 'one thread per iteration of the parallel loop', device, launch, extra: [] };
 }
@@ -339,7 +344,7 @@ export function warpPerRow(o: OpCode): Variant | undefined {
     `const long long dy_n = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)});`,
     'if (dy_n <= 0) return 0;',
     ...grid('(dy_n + 7) / 8'),
-    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, '(unsigned)dy_blocks', '256', o.args()),
   ];
   return { name: 'warp-per-row', cname: 'warp_per_row', note: 'a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)', device, launch, extra: [] };
 }
@@ -495,8 +500,8 @@ export function mergePath(o: OpCode): Variant | undefined {
     `${T}* dy_part = dy_scratch;`,
     `${T}* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);`,
     `${T}* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);`,
-    `if (dy_K > 0) ${seg}<<<(unsigned)dy_seg_blocks, 256, 0, stream>>>(${[...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz'].join(', ')});`,
-    `${fix}<<<(unsigned)((dy_rows + 255) / 256), 256, 0, stream>>>(${[...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz'].join(', ')});`,
+    `if (dy_K > 0) ${launchLine(seg, '(unsigned)dy_seg_blocks', '256', [...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz'])}`,
+    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', [...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz']),
     'dy_err = cudaGetLastError();',
     'cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);',
     'if (dy_err != cudaSuccess) return (int)dy_err;',
@@ -594,7 +599,7 @@ export function tiled(o: OpCode): Variant | undefined {
     `const long long dy_rows = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)}), dy_cols = ${o.host(kl.hi)};`,
     'if (dy_rows <= 0 || dy_cols <= 0) return 0;',
     'if ((dy_rows + 15) / 16 > 2147483647LL || (dy_cols + 15) / 16 > 65535LL) return DYPE_ERR_TOO_LARGE;',
-    `${name}<<<dim3((unsigned)((dy_cols + 15) / 16), (unsigned)((dy_rows + 15) / 16)), dim3(16, 16), 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, 'dim3((unsigned)((dy_cols + 15) / 16), (unsigned)((dy_rows + 15) / 16))', 'dim3(16, 16)', o.args()),
   ];
   return { name: 'tiled', cname: 'tiled', note: `16 x 16 output tiles; ${tileA.length + tileB.length} operand(s) of the dense reduction staged in shared-memory tiles`, device, launch, extra: [] };
 }
@@ -641,7 +646,7 @@ export function elementwise(o: OpCode): Variant | undefined {
     `if (${nest.map((_, n) => `dy_n${n} <= 0`).join(' || ')}) return 0;`,
     `const long long dy_total = ${total};`,
     'const long long dy_blocks = (dy_total + 255) / 256 < 1048576LL ? (dy_total + 255) / 256 : 1048576LL;',
-    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, '(unsigned)dy_blocks', '256', o.args()),
   ];
   return { name: 'elementwise', cname: 'elementwise', note: `one thread per element of the ${nest.length}-deep dense nest (grid-stride, innermost index fastest)`, device, launch, extra: [] };
 }
@@ -652,7 +657,7 @@ export function serial(o: OpCode): Variant | undefined {
   if (topLoop(o.f)) return undefined;
   const name = `${o.base}_serial`;
   const device = [`${kernelHead(o, name, 1)} {`, ...new StmtPrinter(o.p).block(o.f.body, '  '), '}'];
-  return { name: 'serial', cname: 'serial', note: 'one thread runs the whole nest (an op without a parallel loop)', device, launch: [`${name}<<<1, 1, 0, stream>>>(${o.args().join(', ')});`], extra: [] };
+  return { name: 'serial', cname: 'serial', note: 'one thread runs the whole nest (an op without a parallel loop)', device, launch: [launchLine(name, '1', '1', o.args())], extra: [] };
 }
 
 export function blockReduce(o: OpCode): Variant | undefined {
@@ -686,7 +691,7 @@ export function blockReduce(o: OpCode): Variant | undefined {
     '  }',
     '}',
   ];
-  return { name: 'block-reduce', cname: 'block_reduce', note: 'one block of 1024 threads folds the reduction loop (warp shuffles, then shared memory); thread 0 runs the rest', device, launch: [`${name}<<<1, 1024, 0, stream>>>(${o.args().join(', ')});`], extra: [] };
+  return { name: 'block-reduce', cname: 'block_reduce', note: 'one block of 1024 threads folds the reduction loop (warp shuffles, then shared memory); thread 0 runs the rest', device, launch: [launchLine(name, '1', '1024', o.args())], extra: [] };
 }
 
 /** The variants of an op, in order of preference (the first is the program's default). */

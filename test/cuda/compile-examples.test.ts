@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitCuda } from '../../codegen/cuda/emit.js';
-import { exampleProgram, fixtureProgram, ROOT } from './helpers.js';
+import { exampleProgram, fixtureProgram, ROOT, writeProject } from './helpers.js';
 import { have, pool, run, type Run } from './nvcc.js';
 
 const NVCC = have('nvcc');
@@ -29,7 +29,7 @@ describe.skipIf(!NVCC)('generated CUDA compiles (nvcc -arch=sm_90) and the drive
     for (const { name, p } of programs) {
       const d = join(dir, name);
       mkdirSync(d, { recursive: true });
-      for (const [f, text] of emitCuda(p)) writeFileSync(join(d, f), text);
+      writeProject(d, emitCuda(p));
     }
     writeFileSync(join(dir, 'all.cu'), programs.map(({ name, p }) => `#include "${name}/${p.name}.cu"\n`).join(''));
     const jobs: (() => Promise<Run>)[] = [

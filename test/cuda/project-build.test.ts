@@ -36,7 +36,7 @@ describe('dype compile --targets cuda', () => {
     const r = runCli(['compile', join(ROOT, 'examples', 'gcn.dy'), '--targets', 'cuda', '-o', out]);
     expect(r.status, r.stderr).toBe(0);
     const cuda = join(out, 'cuda');
-    expect(readdirSync(cuda).sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_check.cpp', 'gcn.cu', 'gcn_cuda.h']);
+    expect(readdirSync(cuda).sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_check.cpp', 'emu', 'gcn.cu', 'gcn_cuda.h']);
     const make = await run('make', ['-C', cuda], ROOT);
     expect(make.status, make.output).toBe(0);
     expect(existsSync(join(cuda, 'libgcn_cuda.so'))).toBe(true);
