@@ -44,18 +44,19 @@ template <typename Op, typename T> static __device__ __forceinline__ T dy_warp_r
   return v;
 }
 
-// Merge-path search: the (row, entry) coordinate of diagonal `diag` in the merge of the row
-// ends ptr[1..rows] with the entry positions 0..nnz-1 (a row end goes before entry k when ptr[r+1] <= k).
-__device__ __forceinline__ void dy_merge_search(const int* __restrict__ ptr, int rows, int nnz, long long diag, int* r, int* k) {
+// Merge-path search over rows [row0, row0 + rows) and their entries [entry0, entry0 + nnz): the
+// (row, entry) coordinate of diagonal `diag` of that path, which merges the row ends ptr[row0 + 1 ..]
+// with the entry positions (a row end goes before entry k when ptr[r + 1] <= k).
+__device__ __forceinline__ void dy_merge_search(const int* __restrict__ ptr, int row0, int rows, int entry0, int nnz, long long diag, int* r, int* k) {
   long long lo = diag - nnz > 0 ? diag - nnz : 0;
   long long hi = diag < rows ? diag : rows;
   while (lo < hi) {
     const long long mid = (lo + hi) >> 1;
-    if ((long long)ptr[mid + 1] <= diag - 1 - mid) lo = mid + 1;
+    if ((long long)ptr[row0 + mid + 1] - entry0 <= diag - 1 - mid) lo = mid + 1;
     else hi = mid;
   }
-  *r = (int)lo;
-  *k = (int)(diag - lo);
+  *r = row0 + (int)lo;
+  *k = entry0 + (int)(diag - lo);
 }
 
 static int dy_launch_status(void) { return (int)cudaGetLastError(); }
@@ -75,12 +76,12 @@ static int dy_launch_status(void) { return (int)cudaGetLastError(); }
 // kernel gcn(A: csr<f32>[n, n], X: dense<f32>[n, f], W1: dense<f32>[f, h], W2: dense<f32>[h, c]) -> (Y: dense<f32>[n, c])
 // ---------------------------------------------------------------- device code
 // ---- gcn_op0 (op op0: T1 -> T1); variants: tiled, warp-per-row, row-per-thread
-static __global__ void __launch_bounds__(256) dy_gcn_op0_tiled(const float* __restrict__ X, const float* __restrict__ W1, float* __restrict__ T1, int f, int h, int n) {
+static __global__ void __launch_bounds__(256) dy_gcn_op0_tiled(const float* __restrict__ X, const float* __restrict__ W1, float* __restrict__ T1, int f, int h, int n, int dy_lo, int dy_hi) {
   __shared__ float dy_ta0[16][17];
   __shared__ float dy_tb0[16][17];
   const int dy_tx = (int)threadIdx.x, dy_ty = (int)threadIdx.y;
-  const int dy_lo = 0, dy_hi = n, dy_K = h, dy_J = f;
-  const int dy_i0 = dy_lo + (int)blockIdx.y * 16, dy_k0 = (int)blockIdx.x * 16;
+  const int dy_K = h, dy_J = f;
+  const int dy_i0 = dy_lo + (int)blockIdx.x * 16, dy_k0 = (int)blockIdx.y * 16;
   const bool dy_act = dy_i0 + dy_ty < dy_hi && dy_k0 + dy_tx < dy_K;
   const int i = min(dy_i0 + dy_ty, dy_hi - 1);
   const int k = min(dy_k0 + dy_tx, dy_K - 1);
@@ -101,10 +102,9 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_tiled(const float* __re
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op0_warp_per_row(const float* __restrict__ X, const float* __restrict__ W1, float* __restrict__ T1, int f, int h, int n) {
+static __global__ void __launch_bounds__(256) dy_gcn_op0_warp_per_row(const float* __restrict__ X, const float* __restrict__ W1, float* __restrict__ T1, int f, int h, int n, int dy_lo, int dy_hi) {
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
-  const int dy_lo = 0, dy_hi = n;
   (void)dy_w;
   for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
@@ -118,8 +118,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_warp_per_row(const floa
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op0_row_per_thread(const float* __restrict__ X, const float* __restrict__ W1, float* __restrict__ T1, int f, int h, int n) {
-  const int dy_lo = 0, dy_hi = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op0_row_per_thread(const float* __restrict__ X, const float* __restrict__ W1, float* __restrict__ T1, int f, int h, int n, int dy_lo, int dy_hi) {
   for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0 = 0.0f;
@@ -132,12 +131,11 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_row_per_thread(const fl
 }
 
 // ---- gcn_op1 (op op1: H1 -> H1); variants: warp-per-row, merge-path, row-per-thread
-static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n) {
+static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi) {
   __shared__ int dy_sh_A_colIdx[8][32];
   __shared__ float dy_sh_A_vals[8][32];
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
-  const int dy_lo = 0, dy_hi = n;
   (void)dy_w;
   for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
     for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += 32) {
@@ -163,26 +161,26 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int*
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b, int dy_nnz) {
-  const int dy_rows = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = h;
   const long long dy_unit = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
   const int dy_lane = (int)(threadIdx.x & 31u);
-  const long long dy_total = (long long)dy_rows + dy_nnz;
+  const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
+  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
   const long long dy_d0 = min(dy_unit * 32, dy_total), dy_d1 = min(dy_d0 + 32, dy_total);
   if (dy_d0 >= dy_total) return;
   int dy_r0, dy_k0;
-  dy_merge_search(A_rowPtr, dy_rows, dy_nnz, dy_d0, &dy_r0, &dy_k0);
+  dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);
   for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {
     const bool dy_act = dy_kb + dy_lane < dy_K;
     const int k = dy_act ? dy_kb + dy_lane : dy_K - 1;
     int i = dy_r0, p0 = dy_k0;
     float acc0 = 0.0f;
     for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {
-      if (i < dy_rows && A_rowPtr[i + 1] <= p0) {
+      if (i < dy_hi && A_rowPtr[i + 1] <= p0) {
         if (dy_act) {
           if (i == dy_r0 && dy_k0 > A_rowPtr[dy_r0]) dy_carry_a[dy_unit * dy_K + k] = acc0;
-          else dy_part[(long long)i * dy_K + k] = acc0;
+          else dy_part[(long long)(i - dy_lo) * dy_K + k] = acc0;
         }
         acc0 = 0.0f;
         ++i;
@@ -192,20 +190,20 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_segments(con
         ++p0;
       }
     }
-    if (i < dy_rows && dy_act) dy_carry_b[dy_unit * dy_K + k] = acc0;
+    if (i < dy_hi && dy_act) dy_carry_b[dy_unit * dy_K + k] = acc0;
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b, int dy_nnz) {
-  const int dy_rows = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = h;
-  (void)dy_K; (void)dy_nnz;
-  for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_rows; i += (int)(gridDim.x * blockDim.x)) {
+  const int dy_e0 = A_rowPtr[dy_lo];
+  (void)dy_K;
+  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0;
       {
-        const long long dy_tf = ((long long)i + A_rowPtr[i]) / 32, dy_tl = ((long long)i + A_rowPtr[i + 1]) / 32;
-        if (dy_tf == dy_tl) acc0 = dy_part[(long long)i * dy_K + k];
+        const long long dy_tf = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 32, dy_tl = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 32;
+        if (dy_tf == dy_tl) acc0 = dy_part[(long long)(i - dy_lo) * dy_K + k];
         else {
           acc0 = dy_carry_b[dy_tf * dy_K + k];
           for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) acc0 = dy_op_sum::f(acc0, dy_carry_b[dy_t * dy_K + k]);
@@ -217,8 +215,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const i
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op1_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n) {
-  const int dy_lo = 0, dy_hi = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op1_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi) {
   for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0 = 0.0f;
@@ -232,12 +229,12 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_row_per_thread(const in
 }
 
 // ---- gcn_op2 (op op2: T2 -> T2); variants: tiled, warp-per-row, row-per-thread
-static __global__ void __launch_bounds__(256) dy_gcn_op2_tiled(const float* __restrict__ H1, const float* __restrict__ W2, float* __restrict__ T2, int c, int h, int n) {
+static __global__ void __launch_bounds__(256) dy_gcn_op2_tiled(const float* __restrict__ H1, const float* __restrict__ W2, float* __restrict__ T2, int c, int h, int n, int dy_lo, int dy_hi) {
   __shared__ float dy_ta0[16][17];
   __shared__ float dy_tb0[16][17];
   const int dy_tx = (int)threadIdx.x, dy_ty = (int)threadIdx.y;
-  const int dy_lo = 0, dy_hi = n, dy_K = c, dy_J = h;
-  const int dy_i0 = dy_lo + (int)blockIdx.y * 16, dy_k0 = (int)blockIdx.x * 16;
+  const int dy_K = c, dy_J = h;
+  const int dy_i0 = dy_lo + (int)blockIdx.x * 16, dy_k0 = (int)blockIdx.y * 16;
   const bool dy_act = dy_i0 + dy_ty < dy_hi && dy_k0 + dy_tx < dy_K;
   const int i = min(dy_i0 + dy_ty, dy_hi - 1);
   const int k = min(dy_k0 + dy_tx, dy_K - 1);
@@ -258,10 +255,9 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_tiled(const float* __re
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op2_warp_per_row(const float* __restrict__ H1, const float* __restrict__ W2, float* __restrict__ T2, int c, int h, int n) {
+static __global__ void __launch_bounds__(256) dy_gcn_op2_warp_per_row(const float* __restrict__ H1, const float* __restrict__ W2, float* __restrict__ T2, int c, int h, int n, int dy_lo, int dy_hi) {
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
-  const int dy_lo = 0, dy_hi = n;
   (void)dy_w;
   for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
@@ -275,8 +271,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_warp_per_row(const floa
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op2_row_per_thread(const float* __restrict__ H1, const float* __restrict__ W2, float* __restrict__ T2, int c, int h, int n) {
-  const int dy_lo = 0, dy_hi = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op2_row_per_thread(const float* __restrict__ H1, const float* __restrict__ W2, float* __restrict__ T2, int c, int h, int n, int dy_lo, int dy_hi) {
   for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0 = 0.0f;
@@ -289,12 +284,11 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_row_per_thread(const fl
 }
 
 // ---- gcn_op3 (op op3: Y -> Y); variants: warp-per-row, merge-path, row-per-thread
-static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n) {
+static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi) {
   __shared__ int dy_sh_A_colIdx[8][32];
   __shared__ float dy_sh_A_vals[8][32];
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
-  const int dy_lo = 0, dy_hi = n;
   (void)dy_w;
   for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
     for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += 32) {
@@ -320,26 +314,26 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int*
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b, int dy_nnz) {
-  const int dy_rows = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = c;
   const long long dy_unit = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
   const int dy_lane = (int)(threadIdx.x & 31u);
-  const long long dy_total = (long long)dy_rows + dy_nnz;
+  const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
+  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
   const long long dy_d0 = min(dy_unit * 32, dy_total), dy_d1 = min(dy_d0 + 32, dy_total);
   if (dy_d0 >= dy_total) return;
   int dy_r0, dy_k0;
-  dy_merge_search(A_rowPtr, dy_rows, dy_nnz, dy_d0, &dy_r0, &dy_k0);
+  dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);
   for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {
     const bool dy_act = dy_kb + dy_lane < dy_K;
     const int k = dy_act ? dy_kb + dy_lane : dy_K - 1;
     int i = dy_r0, p0 = dy_k0;
     float acc0 = 0.0f;
     for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {
-      if (i < dy_rows && A_rowPtr[i + 1] <= p0) {
+      if (i < dy_hi && A_rowPtr[i + 1] <= p0) {
         if (dy_act) {
           if (i == dy_r0 && dy_k0 > A_rowPtr[dy_r0]) dy_carry_a[dy_unit * dy_K + k] = acc0;
-          else dy_part[(long long)i * dy_K + k] = acc0;
+          else dy_part[(long long)(i - dy_lo) * dy_K + k] = acc0;
         }
         acc0 = 0.0f;
         ++i;
@@ -349,20 +343,20 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_segments(con
         ++p0;
       }
     }
-    if (i < dy_rows && dy_act) dy_carry_b[dy_unit * dy_K + k] = acc0;
+    if (i < dy_hi && dy_act) dy_carry_b[dy_unit * dy_K + k] = acc0;
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b, int dy_nnz) {
-  const int dy_rows = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = c;
-  (void)dy_K; (void)dy_nnz;
-  for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_rows; i += (int)(gridDim.x * blockDim.x)) {
+  const int dy_e0 = A_rowPtr[dy_lo];
+  (void)dy_K;
+  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0;
       {
-        const long long dy_tf = ((long long)i + A_rowPtr[i]) / 32, dy_tl = ((long long)i + A_rowPtr[i + 1]) / 32;
-        if (dy_tf == dy_tl) acc0 = dy_part[(long long)i * dy_K + k];
+        const long long dy_tf = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 32, dy_tl = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 32;
+        if (dy_tf == dy_tl) acc0 = dy_part[(long long)(i - dy_lo) * dy_K + k];
         else {
           acc0 = dy_carry_b[dy_tf * dy_K + k];
           for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) acc0 = dy_op_sum::f(acc0, dy_carry_b[dy_t * dy_K + k]);
@@ -374,8 +368,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const i
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op3_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n) {
-  const int dy_lo = 0, dy_hi = n;
+static __global__ void __launch_bounds__(256) dy_gcn_op3_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi) {
   for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0 = 0.0f;
@@ -390,62 +383,74 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_row_per_thread(const in
 
 // ---------------------------------------------------------------- launch stubs
 // tiled: 16 x 16 output tiles; 2 operand(s) of the dense reduction staged in shared-memory tiles
-extern "C" int dype_gcn_gcn_op0_tiled(const float* X, const float* W1, float* T1, int f, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op0_tiled(const float* X, const float* W1, float* T1, int f, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (f < 0) return DYPE_ERR_BAD_SIZE;
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_rows = (long long)(n) - (0), dy_cols = h;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_rows = (long long)dy_hi - dy_lo, dy_cols = h;
   if (dy_rows <= 0 || dy_cols <= 0) return 0;
+  // Row tiles on x, whose limit is 2^31 - 1 blocks (y allows 65535).
   if ((dy_rows + 15) / 16 > 2147483647LL || (dy_cols + 15) / 16 > 65535LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op0_tiled, dim3((unsigned)((dy_cols + 15) / 16), (unsigned)((dy_rows + 15) / 16)), dim3(16, 16), stream, X, W1, T1, f, h, n);
+  DY_LAUNCH(dy_gcn_op0_tiled, dim3((unsigned)((dy_rows + 15) / 16), (unsigned)((dy_cols + 15) / 16)), dim3(16, 16), stream, X, W1, T1, f, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
-extern "C" int dype_gcn_gcn_op0_warp_per_row(const float* X, const float* W1, float* T1, int f, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op0_warp_per_row(const float* X, const float* W1, float* T1, int f, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (f < 0) return DYPE_ERR_BAD_SIZE;
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 7) / 8;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op0_warp_per_row, (unsigned)dy_blocks, 256, stream, X, W1, T1, f, h, n);
+  DY_LAUNCH(dy_gcn_op0_warp_per_row, (unsigned)dy_blocks, 256, stream, X, W1, T1, f, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // row-per-thread: one thread per iteration of the parallel loop
-extern "C" int dype_gcn_gcn_op0_row_per_thread(const float* X, const float* W1, float* T1, int f, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op0_row_per_thread(const float* X, const float* W1, float* T1, int f, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (f < 0) return DYPE_ERR_BAD_SIZE;
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op0_row_per_thread, (unsigned)dy_blocks, 256, stream, X, W1, T1, f, h, n);
+  DY_LAUNCH(dy_gcn_op0_row_per_thread, (unsigned)dy_blocks, 256, stream, X, W1, T1, f, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
-extern "C" int dype_gcn_gcn_op1_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op1_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 7) / 8;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op1_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n);
+  DY_LAUNCH(dy_gcn_op1_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // merge-path: nnz-balanced: each warp takes 32 rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue
-extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_nnz, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_rows = n, dy_K = h;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = h;
   if (dy_rows <= 0) return 0;
   if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;
+  // The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.
   const long long dy_units = (dy_rows + dy_nnz + 31) / 32;
   const long long dy_seg_blocks = (dy_units + 7) / 8;
   if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
@@ -456,8 +461,8 @@ extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_col
   float* dy_part = dy_scratch;
   float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
   float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_gcn_op1_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_part, dy_carry_a, dy_carry_b, dy_nnz);
-  DY_LAUNCH(dy_gcn_op1_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_part, dy_carry_a, dy_carry_b, dy_nnz);
+  if (dy_K > 0) DY_LAUNCH(dy_gcn_op1_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
+  DY_LAUNCH(dy_gcn_op1_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   dy_err = cudaGetLastError();
   cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);
   if (dy_err != cudaSuccess) return (int)dy_err;
@@ -466,74 +471,88 @@ extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_col
 }
 
 // row-per-thread: one thread per iteration of the parallel loop
-extern "C" int dype_gcn_gcn_op1_row_per_thread(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op1_row_per_thread(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op1_row_per_thread, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n);
+  DY_LAUNCH(dy_gcn_op1_row_per_thread, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // tiled: 16 x 16 output tiles; 2 operand(s) of the dense reduction staged in shared-memory tiles
-extern "C" int dype_gcn_gcn_op2_tiled(const float* H1, const float* W2, float* T2, int c, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op2_tiled(const float* H1, const float* W2, float* T2, int c, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_rows = (long long)(n) - (0), dy_cols = c;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_rows = (long long)dy_hi - dy_lo, dy_cols = c;
   if (dy_rows <= 0 || dy_cols <= 0) return 0;
+  // Row tiles on x, whose limit is 2^31 - 1 blocks (y allows 65535).
   if ((dy_rows + 15) / 16 > 2147483647LL || (dy_cols + 15) / 16 > 65535LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op2_tiled, dim3((unsigned)((dy_cols + 15) / 16), (unsigned)((dy_rows + 15) / 16)), dim3(16, 16), stream, H1, W2, T2, c, h, n);
+  DY_LAUNCH(dy_gcn_op2_tiled, dim3((unsigned)((dy_rows + 15) / 16), (unsigned)((dy_cols + 15) / 16)), dim3(16, 16), stream, H1, W2, T2, c, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
-extern "C" int dype_gcn_gcn_op2_warp_per_row(const float* H1, const float* W2, float* T2, int c, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op2_warp_per_row(const float* H1, const float* W2, float* T2, int c, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 7) / 8;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op2_warp_per_row, (unsigned)dy_blocks, 256, stream, H1, W2, T2, c, h, n);
+  DY_LAUNCH(dy_gcn_op2_warp_per_row, (unsigned)dy_blocks, 256, stream, H1, W2, T2, c, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // row-per-thread: one thread per iteration of the parallel loop
-extern "C" int dype_gcn_gcn_op2_row_per_thread(const float* H1, const float* W2, float* T2, int c, int h, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op2_row_per_thread(const float* H1, const float* W2, float* T2, int c, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op2_row_per_thread, (unsigned)dy_blocks, 256, stream, H1, W2, T2, c, h, n);
+  DY_LAUNCH(dy_gcn_op2_row_per_thread, (unsigned)dy_blocks, 256, stream, H1, W2, T2, c, h, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
-extern "C" int dype_gcn_gcn_op3_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op3_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 7) / 8;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op3_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n);
+  DY_LAUNCH(dy_gcn_op3_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // merge-path: nnz-balanced: each warp takes 32 rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue
-extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_nnz, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_rows = n, dy_K = c;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = c;
   if (dy_rows <= 0) return 0;
   if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;
+  // The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.
   const long long dy_units = (dy_rows + dy_nnz + 31) / 32;
   const long long dy_seg_blocks = (dy_units + 7) / 8;
   if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
@@ -544,8 +563,8 @@ extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_col
   float* dy_part = dy_scratch;
   float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
   float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_gcn_op3_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_part, dy_carry_a, dy_carry_b, dy_nnz);
-  DY_LAUNCH(dy_gcn_op3_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_part, dy_carry_a, dy_carry_b, dy_nnz);
+  if (dy_K > 0) DY_LAUNCH(dy_gcn_op3_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
+  DY_LAUNCH(dy_gcn_op3_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   dy_err = cudaGetLastError();
   cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);
   if (dy_err != cudaSuccess) return (int)dy_err;
@@ -554,50 +573,52 @@ extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_col
 }
 
 // row-per-thread: one thread per iteration of the parallel loop
-extern "C" int dype_gcn_gcn_op3_row_per_thread(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op3_row_per_thread(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(n) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op3_row_per_thread, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n);
+  DY_LAUNCH(dy_gcn_op3_row_per_thread, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // ---------------------------------------------------------------- program stubs
 static int dy_gcn_gcn_op0(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op0_tiled(b->X, b->W1, b->T1, b->f, b->h, b->n, stream);
-    case 1: return dype_gcn_gcn_op0_warp_per_row(b->X, b->W1, b->T1, b->f, b->h, b->n, stream);
-    case 2: return dype_gcn_gcn_op0_row_per_thread(b->X, b->W1, b->T1, b->f, b->h, b->n, stream);
+    case 0: return dype_gcn_gcn_op0_tiled(b->X, b->W1, b->T1, b->f, b->h, b->n, 0, -1, stream);
+    case 1: return dype_gcn_gcn_op0_warp_per_row(b->X, b->W1, b->T1, b->f, b->h, b->n, 0, -1, stream);
+    case 2: return dype_gcn_gcn_op0_row_per_thread(b->X, b->W1, b->T1, b->f, b->h, b->n, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
 
 static int dy_gcn_gcn_op1(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op1_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, stream);
-    case 1: return dype_gcn_gcn_op1_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, b->nnz_A, stream);
-    case 2: return dype_gcn_gcn_op1_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, stream);
+    case 0: return dype_gcn_gcn_op1_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
+    case 1: return dype_gcn_gcn_op1_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, b->nnz_A, 0, -1, stream);
+    case 2: return dype_gcn_gcn_op1_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
 
 static int dy_gcn_gcn_op2(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op2_tiled(b->H1, b->W2, b->T2, b->c, b->h, b->n, stream);
-    case 1: return dype_gcn_gcn_op2_warp_per_row(b->H1, b->W2, b->T2, b->c, b->h, b->n, stream);
-    case 2: return dype_gcn_gcn_op2_row_per_thread(b->H1, b->W2, b->T2, b->c, b->h, b->n, stream);
+    case 0: return dype_gcn_gcn_op2_tiled(b->H1, b->W2, b->T2, b->c, b->h, b->n, 0, -1, stream);
+    case 1: return dype_gcn_gcn_op2_warp_per_row(b->H1, b->W2, b->T2, b->c, b->h, b->n, 0, -1, stream);
+    case 2: return dype_gcn_gcn_op2_row_per_thread(b->H1, b->W2, b->T2, b->c, b->h, b->n, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
 
 static int dy_gcn_gcn_op3(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op3_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, stream);
-    case 1: return dype_gcn_gcn_op3_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, b->nnz_A, stream);
-    case 2: return dype_gcn_gcn_op3_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, stream);
+    case 0: return dype_gcn_gcn_op3_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
+    case 1: return dype_gcn_gcn_op3_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, b->nnz_A, 0, -1, stream);
+    case 2: return dype_gcn_gcn_op3_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }

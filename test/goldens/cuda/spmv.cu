@@ -44,18 +44,19 @@ template <typename Op, typename T> static __device__ __forceinline__ T dy_warp_r
   return v;
 }
 
-// Merge-path search: the (row, entry) coordinate of diagonal `diag` in the merge of the row
-// ends ptr[1..rows] with the entry positions 0..nnz-1 (a row end goes before entry k when ptr[r+1] <= k).
-__device__ __forceinline__ void dy_merge_search(const int* __restrict__ ptr, int rows, int nnz, long long diag, int* r, int* k) {
+// Merge-path search over rows [row0, row0 + rows) and their entries [entry0, entry0 + nnz): the
+// (row, entry) coordinate of diagonal `diag` of that path, which merges the row ends ptr[row0 + 1 ..]
+// with the entry positions (a row end goes before entry k when ptr[r + 1] <= k).
+__device__ __forceinline__ void dy_merge_search(const int* __restrict__ ptr, int row0, int rows, int entry0, int nnz, long long diag, int* r, int* k) {
   long long lo = diag - nnz > 0 ? diag - nnz : 0;
   long long hi = diag < rows ? diag : rows;
   while (lo < hi) {
     const long long mid = (lo + hi) >> 1;
-    if ((long long)ptr[mid + 1] <= diag - 1 - mid) lo = mid + 1;
+    if ((long long)ptr[row0 + mid + 1] - entry0 <= diag - 1 - mid) lo = mid + 1;
     else hi = mid;
   }
-  *r = (int)lo;
-  *k = (int)(diag - lo);
+  *r = row0 + (int)lo;
+  *k = entry0 + (int)(diag - lo);
 }
 
 static int dy_launch_status(void) { return (int)cudaGetLastError(); }
@@ -75,10 +76,9 @@ static int dy_launch_status(void) { return (int)cudaGetLastError(); }
 // kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m])
 // ---------------------------------------------------------------- device code
 // ---- spmv_op0 (op op0: y -> y); variants: warp-per-row, merge-path, row-per-thread
-static __global__ void __launch_bounds__(256) dy_spmv_op0_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m) {
+static __global__ void __launch_bounds__(256) dy_spmv_op0_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi) {
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
-  const int dy_lo = 0, dy_hi = m;
   (void)dy_w;
   for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
     float acc0 = 0.0f;
@@ -91,25 +91,25 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_warp_per_row(const int
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b, int dy_nnz) {
-  const int dy_rows = m;
+static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = 1;
   const long long dy_unit = (long long)(blockIdx.x * blockDim.x + threadIdx.x);
-  const long long dy_total = (long long)dy_rows + dy_nnz;
+  const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
+  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
   const long long dy_d0 = min(dy_unit * 8, dy_total), dy_d1 = min(dy_d0 + 8, dy_total);
   if (dy_d0 >= dy_total) return;
   int dy_r0, dy_k0;
-  dy_merge_search(A_rowPtr, dy_rows, dy_nnz, dy_d0, &dy_r0, &dy_k0);
+  dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);
   {
     const bool dy_act = true;
     const int dy_kk = 0;
     int i = dy_r0, p0 = dy_k0;
     float acc0 = 0.0f;
     for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {
-      if (i < dy_rows && A_rowPtr[i + 1] <= p0) {
+      if (i < dy_hi && A_rowPtr[i + 1] <= p0) {
         if (dy_act) {
           if (i == dy_r0 && dy_k0 > A_rowPtr[dy_r0]) dy_carry_a[dy_unit * dy_K + dy_kk] = acc0;
-          else dy_part[(long long)i * dy_K + dy_kk] = acc0;
+          else dy_part[(long long)(i - dy_lo) * dy_K + dy_kk] = acc0;
         }
         acc0 = 0.0f;
         ++i;
@@ -119,19 +119,19 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_segments(co
         ++p0;
       }
     }
-    if (i < dy_rows && dy_act) dy_carry_b[dy_unit * dy_K + dy_kk] = acc0;
+    if (i < dy_hi && dy_act) dy_carry_b[dy_unit * dy_K + dy_kk] = acc0;
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b, int dy_nnz) {
-  const int dy_rows = m;
+static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = 1;
-  (void)dy_K; (void)dy_nnz;
-  for (int i = (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_rows; i += (int)(gridDim.x * blockDim.x)) {
+  const int dy_e0 = A_rowPtr[dy_lo];
+  (void)dy_K;
+  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     float acc0;
     {
-      const long long dy_tf = ((long long)i + A_rowPtr[i]) / 8, dy_tl = ((long long)i + A_rowPtr[i + 1]) / 8;
-      if (dy_tf == dy_tl) acc0 = dy_part[(long long)i * dy_K + 0];
+      const long long dy_tf = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 8, dy_tl = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 8;
+      if (dy_tf == dy_tl) acc0 = dy_part[(long long)(i - dy_lo) * dy_K + 0];
       else {
         acc0 = dy_carry_b[dy_tf * dy_K + 0];
         for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) acc0 = dy_op_sum::f(acc0, dy_carry_b[dy_t * dy_K + 0]);
@@ -142,8 +142,7 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_rows(const 
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_spmv_op0_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m) {
-  const int dy_lo = 0, dy_hi = m;
+static __global__ void __launch_bounds__(256) dy_spmv_op0_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi) {
   for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
     float acc0 = 0.0f;
     for (int p0 = A_rowPtr[i], dy_end0 = A_rowPtr[(i + 1)]; p0 < dy_end0; ++p0) {
@@ -156,22 +155,27 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_row_per_thread(const i
 
 // ---------------------------------------------------------------- launch stubs
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
-extern "C" int dype_spmv_spmv_op0_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, cudaStream_t stream) {
+extern "C" int dype_spmv_spmv_op0_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (m < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(m) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < m ? dy_row_end : m;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 7) / 8;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_spmv_op0_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m);
+  DY_LAUNCH(dy_spmv_op0_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // merge-path: nnz-balanced merge path: each thread takes 8 rows+entries; a second kernel combines split rows and runs the epilogue
-extern "C" int dype_spmv_spmv_op0_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_nnz, cudaStream_t stream) {
+extern "C" int dype_spmv_spmv_op0_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (m < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_rows = m, dy_K = 1;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < m ? dy_row_end : m;
+  const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = 1;
   if (dy_rows <= 0) return 0;
   if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;
+  // The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.
   const long long dy_units = (dy_rows + dy_nnz + 7) / 8;
   const long long dy_seg_blocks = (dy_units + 255) / 256;
   if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
@@ -182,8 +186,8 @@ extern "C" int dype_spmv_spmv_op0_merge_path(const int* A_rowPtr, const int* A_c
   float* dy_part = dy_scratch;
   float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
   float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_spmv_op0_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_part, dy_carry_a, dy_carry_b, dy_nnz);
-  DY_LAUNCH(dy_spmv_op0_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_part, dy_carry_a, dy_carry_b, dy_nnz);
+  if (dy_K > 0) DY_LAUNCH(dy_spmv_op0_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
+  DY_LAUNCH(dy_spmv_op0_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   dy_err = cudaGetLastError();
   cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);
   if (dy_err != cudaSuccess) return (int)dy_err;
@@ -192,22 +196,24 @@ extern "C" int dype_spmv_spmv_op0_merge_path(const int* A_rowPtr, const int* A_c
 }
 
 // row-per-thread: one thread per iteration of the parallel loop
-extern "C" int dype_spmv_spmv_op0_row_per_thread(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, cudaStream_t stream) {
+extern "C" int dype_spmv_spmv_op0_row_per_thread(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (m < 0) return DYPE_ERR_BAD_SIZE;
-  const long long dy_n = (long long)(m) - (0);
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < m ? dy_row_end : m;
+  const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_spmv_op0_row_per_thread, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m);
+  DY_LAUNCH(dy_spmv_op0_row_per_thread, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi);
   return dy_launch_status();
 }
 
 // ---------------------------------------------------------------- program stubs
 static int dy_spmv_spmv_op0(const dype_spmv_spmv_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_spmv_spmv_op0_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, stream);
-    case 1: return dype_spmv_spmv_op0_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, stream);
-    case 2: return dype_spmv_spmv_op0_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, stream);
+    case 0: return dype_spmv_spmv_op0_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
+    case 1: return dype_spmv_spmv_op0_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, 0, -1, stream);
+    case 2: return dype_spmv_spmv_op0_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
