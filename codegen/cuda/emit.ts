@@ -1,8 +1,10 @@
 /**
  * The CUDA project of a compiled program: `<prog>.cu`, `<prog>_cuda.h`,
- * `dype_check.cpp`, `Makefile`, `CMakeLists.txt` and `README.md`, rendered
- * from view models through templates/*.hbs, and the CPU emulation of the
- * CUDA runtime (`emu/cuda_runtime_api.h`) shipped as it is. Each kernel's
+ * `<prog>_abi.cu` (the native ABI over the stubs), `dype_check.cpp`,
+ * `Makefile`, `CMakeLists.txt` and `README.md`, rendered from view models
+ * through templates/*.hbs, and, shipped as they are, the ABI's header
+ * (`dype_abi.h`) and the CPU emulation of the CUDA runtime
+ * (`emu/cuda_runtime_api.h`). Each kernel's
  * host side comes from the wasm manifest (params, results, value types,
  * pattern roots, ops, program order with repeats); each op's device code
  * from its loop IR.
@@ -13,13 +15,16 @@ import { checkBody } from './driver.js';
 import { kernelView, planKernel, type KernelPlan } from './host.js';
 import { cString, commentText, cudaDiagnostic, symbolPart } from './names.js';
 import { render, shipped } from './templates.js';
+import { abiSymbols, abiView } from './abi.js';
+import { programHash } from '../native/hash.js';
 
 const lines = (ls: readonly string[], ind = ''): string => ls.map((l) => (l === '' ? '' : ind + l)).join('\n');
 
 export function cudaPlans(program: CompiledProgram): { prog: string; plans: KernelPlan[] } {
   const file = program.file;
   const prog = symbolPart({ kernel: program.module.kernels[0]?.name ?? '?', file }, 'program (file)', program.name);
-  const symbols = new Set<string>();
+  // The ABI's functions share the library's symbol space with the stubs.
+  const symbols = new Set<string>(abiSymbols(prog));
   const plans = program.module.kernels.map((k) => {
     if (!k.loops) throw new Error(`cuda emitter: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
     const ctx = { kernel: k.name, file, ...(k.span ? { span: k.span } : {}) };
@@ -76,6 +81,8 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     ['Makefile', render('Makefile', view)],
     ['CMakeLists.txt', render('CMakeLists.txt', view)],
     ['README.md', render('README.md', readmeView)],
+    [`${prog}_abi.cu`, render('abi.cu', { file, prog, ...abiView(prog, programHash(program.module), plans) })],
+    ['dype_abi.h', shipped('../native/dype_abi.h')],
     ['emu/cuda_runtime_api.h', shipped('emu/cuda_runtime_api.h')],
   ]);
 }

@@ -1,7 +1,7 @@
 /**
- * Every example's generated CUDA (and the shapes fixture's) compiles with
- * nvcc for sm_90 with all warnings as errors, and each dype_check driver
- * links against it. To keep the time down on two cores, the programs are
+ * Every example's generated CUDA (and the shapes fixture's), kernels and ABI
+ * file, compiles with nvcc for sm_90 with all warnings as errors, and each
+ * dype_check driver links against it. To keep the time down on two cores, the programs are
  * compiled as one translation unit (the generated files allow it) while the
  * drivers compile beside it. Skipped, saying so, where nvcc is not installed.
  * Nothing here runs on a GPU.
@@ -31,7 +31,8 @@ describe.skipIf(!NVCC)('generated CUDA compiles (nvcc -arch=sm_90) and the drive
       mkdirSync(d, { recursive: true });
       writeProject(d, emitCuda(p));
     }
-    writeFileSync(join(dir, 'all.cu'), programs.map(({ name, p }) => `#include "${name}/${p.name}.cu"\n`).join(''));
+    // The kernels and the ABI files (host code over the stubs, each in its own namespace) of every program.
+    writeFileSync(join(dir, 'all.cu'), programs.map(({ name, p }) => `#include "${name}/${p.name}.cu"\n#include "${name}/${p.name}_abi.cu"\n`).join(''));
     const jobs: (() => Promise<Run>)[] = [
       () => run('nvcc', ['-c', '-arch=sm_90', '-O1', ...FLAGS, 'all.cu', '-o', 'all.o'], dir),
       ...programs.map(({ name }) => () => run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_check.cpp', '-o', 'check.o'], join(dir, name))),

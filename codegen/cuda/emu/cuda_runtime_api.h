@@ -236,6 +236,7 @@ template <typename F> void launch(dim3 g, dim3 b, cudaStream_t stream, F body) {
           }
         }
       }
+  Body<F>::f = nullptr;
 }
 }  // namespace dy_emu
 
@@ -342,6 +343,13 @@ inline cudaError_t cudaStreamCreate(cudaStream_t* s) {
   if (!dy_emu::valid_device(dy_emu::st().device)) return dy_emu::fail(cudaErrorInvalidDevice);
   *s = new (std::nothrow) dy_emu_stream{dy_emu::st().device};
   return *s ? cudaSuccess : dy_emu::fail(cudaErrorMemoryAllocation);
+}
+// Work runs at the call, so a non-blocking stream is an ordinary one here.
+#define cudaStreamDefault 0x0
+#define cudaStreamNonBlocking 0x1
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags) {
+  if (flags > cudaStreamNonBlocking) return dy_emu::fail(cudaErrorInvalidValue);
+  return cudaStreamCreate(s);
 }
 inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
   if (!s) return dy_emu::fail(cudaErrorInvalidResourceHandle);
