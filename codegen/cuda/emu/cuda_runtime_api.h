@@ -3,11 +3,14 @@
 // against it (`make emu`: g++ -DDYPE_CUDA_EMU -Iemu) gives lib<prog>_cuda_emu.so, which runs the
 // same kernels without a GPU, in process, with the same C interface and ABI.
 //
-// Kernels run block by block, each thread of a block a ucontext fiber; __syncthreads, __syncwarp
+// Kernels run block by block, each thread of a block a fiber; __syncthreads, __syncwarp
 // and every shuffle are points at which all fibers of the block take turns, so lanes of a warp
 // (and threads of a block) meet there as on a GPU, provided, as CUDA itself requires, that they
 // all reach the same sequence of them. The fiber scheduler, __shared__ arrays and the current
-// device are per host thread, so different threads may run kernels at the same time.
+// device are per host thread, so different threads may run kernels at the same time. On x86-64
+// a fiber switch saves the callee-saved registers and swaps stacks; elsewhere (and where shadow
+// stacks are compiled in) it is swapcontext, which also saves the signal mask, a system call
+// per switch that makes the emulation several times slower.
 //
 // Devices: cudaGetDeviceCount reports DYPE_EMU_DEVICES from the environment (default 8, read at
 // the first call), since the emulation stands for whatever machine a system file describes.
@@ -33,7 +36,9 @@
 #include <new>
 #include <stddef.h>
 #include <stdint.h>
+#if !(defined(__x86_64__) && !(defined(__CET__) && (__CET__ & 2)))
 #include <ucontext.h>
+#endif
 #include <vector>
 
 #define __global__
@@ -73,16 +78,41 @@ struct dy_emu_event { std::chrono::steady_clock::time_point t; bool recorded; };
 typedef struct dy_emu_event* cudaEvent_t;
 struct cudaDeviceProp { char name[256]; int major, minor, multiProcessorCount; size_t totalGlobalMem; };
 
+#if defined(__x86_64__) && !(defined(__CET__) && (__CET__ & 2))
+#define DY_EMU_FAST_SWITCH 1
+#endif
+
 namespace dy_emu {
+
+#ifdef DY_EMU_FAST_SWITCH
+// Pushes the callee-saved registers, MXCSR and the x87 control word, stores the stack pointer
+// in *from, and resumes the context whose stack pointer is `to` (the reverse of the same).
+__attribute__((naked, noinline)) static void switch_to(void** /*from*/, void* /*to*/) {
+  __asm__ volatile(
+      "pushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n\t"
+      "subq $8, %rsp\n\tstmxcsr (%rsp)\n\tfnstcw 4(%rsp)\n\t"
+      "movq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n\t"
+      "ldmxcsr (%rsp)\n\tfldcw 4(%rsp)\n\taddq $8, %rsp\n\t"
+      "popq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret\n\t");
+}
+#endif
 
 // ---------------------------------------------------------------- per-thread state
 struct Fiber {
+#ifdef DY_EMU_FAST_SWITCH
+  void* sp;
+#else
   ucontext_t ctx;
+#endif
   uint3 tid;
   bool done;
 };
 struct State {
+#ifdef DY_EMU_FAST_SWITCH
+  void* sched = nullptr;
+#else
   ucontext_t sched;
+#endif
   std::vector<Fiber> fibers;
   std::vector<char> stacks;
   size_t cur = 0;
@@ -184,14 +214,31 @@ inline cudaError_t copy(void* d, const void* s, size_t n, cudaMemcpyKind k) {
 }
 
 // ---------------------------------------------------------------- kernel launches
-inline void yield() { State& s = st(); swapcontext(&s.fibers[s.cur].ctx, &s.sched); }
+// From the running fiber to the scheduler, and back.
+inline void yield() {
+  State& s = st();
+#ifdef DY_EMU_FAST_SWITCH
+  switch_to(&s.fibers[s.cur].sp, s.sched);
+#else
+  swapcontext(&s.fibers[s.cur].ctx, &s.sched);
+#endif
+}
+inline void resume(size_t t) {
+  State& s = st();
+  s.cur = t;
+#ifdef DY_EMU_FAST_SWITCH
+  switch_to(&s.sched, s.fibers[t].sp);
+#else
+  swapcontext(&s.sched, &s.fibers[t].ctx);
+#endif
+}
+// A fiber's first code; it ends by switching away for good.
 template <typename F> struct Body {
   static thread_local F* f;
   static void entry() {
     (*f)();
-    State& s = st();
-    s.fibers[s.cur].done = true;
-    swapcontext(&s.fibers[s.cur].ctx, &s.sched);
+    st().fibers[st().cur].done = true;
+    yield();
   }
 };
 template <typename F> thread_local F* Body<F>::f = nullptr;
@@ -212,6 +259,12 @@ template <typename F> void launch(dim3 g, dim3 b, cudaStream_t stream, F body) {
   s.gdim = g;
   s.bdim = b;
   Body<F>::f = &body;
+#ifdef DY_EMU_FAST_SWITCH
+  uint32_t mxcsr = 0;
+  uint16_t fpucw = 0;
+  __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fpucw));
+  const uint64_t control = (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
+#endif
   for (unsigned bz = 0; bz < g.z; ++bz)
     for (unsigned by = 0; by < g.y; ++by)
       for (unsigned bx = 0; bx < g.x; ++bx) {
@@ -220,18 +273,28 @@ template <typename F> void launch(dim3 g, dim3 b, cudaStream_t stream, F body) {
           Fiber& f = s.fibers[t];
           f.done = false;
           f.tid = uint3{(unsigned)(t % b.x), (unsigned)((t / b.x) % b.y), (unsigned)(t / ((size_t)b.x * b.y))};
+#ifdef DY_EMU_FAST_SWITCH
+          // What switch_to pops: the FP control words (this thread's), six registers, then the
+          // "return" into entry, entered as if called (its stack 8 past a 16-byte boundary).
+          uint64_t* sp = (uint64_t*)((uintptr_t)(s.stacks.data() + (t + 1) * STACK) & ~(uintptr_t)15);
+          *--sp = 0;
+          *--sp = (uint64_t)(uintptr_t)&Body<F>::entry;
+          for (int r = 0; r < 6; ++r) *--sp = 0;
+          *--sp = control;
+          f.sp = sp;
+#else
           getcontext(&f.ctx);
           f.ctx.uc_stack.ss_sp = s.stacks.data() + t * STACK;
           f.ctx.uc_stack.ss_size = STACK;
           f.ctx.uc_link = nullptr;
           makecontext(&f.ctx, (void (*)())Body<F>::entry, 0);
+#endif
         }
         for (size_t live = n; live > 0;) {
           live = 0;
           for (size_t t = 0; t < n; ++t) {
             if (s.fibers[t].done) continue;
-            s.cur = t;
-            swapcontext(&s.sched, &s.fibers[t].ctx);
+            resume(t);
             if (!s.fibers[t].done) ++live;
           }
         }
