@@ -1,17 +1,20 @@
 /**
  * The CUDA project of a compiled program: `<prog>.cu`, `<prog>_cuda.h`,
- * `<prog>_abi.cu` (the native ABI over the stubs), `dype_check.cpp`,
- * `Makefile`, `CMakeLists.txt` and `README.md`, rendered from view models
- * through templates/*.hbs, and, shipped as they are, the ABI's header
- * (`dype_abi.h`) and the CPU emulation of the CUDA runtime
- * (`emu/cuda_runtime_api.h`). Each kernel's
- * host side comes from the wasm manifest (params, results, value types,
- * pattern roots, ops, program order with repeats); each op's device code
- * from its loop IR.
+ * `<prog>_abi.cu` (the native ABI over the stubs), the checking drivers
+ * `dype_check.cpp` (over the stubs) and `dype_abi_check.cpp` (over the ABI)
+ * with what they share (`dype_check_common.h`), `Makefile`,
+ * `CMakeLists.txt` and `README.md`, rendered from view models through
+ * templates/*.hbs, and, shipped as they are, the ABI's header (`dype_abi.h`)
+ * and the CPU emulation of the CUDA runtime (`emu/cuda_runtime_api.h`).
+ * Each kernel's host side comes from the wasm manifest (params, results,
+ * value types, pattern roots, ops, program order with repeats); each op's
+ * device code from its loop IR.
  */
 import { wasmManifest } from '../wasm/emit.js';
 import type { CompiledProgram } from '../project.js';
 import { checkBody } from './driver.js';
+import { abiCheckBody } from './abi-check.js';
+import { abiPrefix } from '../../runtime/native/abi.js';
 import { kernelView, planKernel, type KernelPlan } from './host.js';
 import { cString, commentText, cudaDiagnostic, symbolPart } from './names.js';
 import { render, shipped } from './templates.js';
@@ -62,6 +65,7 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     argsStruct: lines(v.argsStruct, '  '),
     opTable: lines(v.opTable.map(commentText), ' *   '),
     body: lines(checkBody(plans[n]!)),
+    abiBody: lines(abiCheckBody(plans[n]!)),
   }));
   for (const p of plans) for (const op of p.ops) if (op.variants.length > 64) throw cudaDiagnostic('DY6103', `kernel '${p.kernel.name}': op ${op.f.op} has more than 64 variants`, p.kernel.span, program.file);
   const view = {
@@ -72,12 +76,16 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     kernelNames: plans.map((p) => cString(p.kernel.name)).join(', '),
     kernelList: commentText(plans.map((p) => p.kernel.name).join(', ')),
     dispatch: lines(plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = check_${p.kernel.name}(cli, csv, stream);`), '    '),
+    abiDispatch: lines(plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = abi_check_${p.kernel.name}(cli);`), '    '),
+    prefix: abiPrefix(prog, 'cuda'),
   };
   const readmeView = { file, prog, kernels: views.map((v) => ({ signature: v.signature, opTable: v.opTable })) };
   return new Map([
     [`${prog}.cu`, render('program.cu', view)],
     [`${prog}_cuda.h`, render('header.h', view)],
     ['dype_check.cpp', render('check.cpp', view)],
+    ['dype_abi_check.cpp', render('abi_check.cpp', view)],
+    ['dype_check_common.h', render('check_common.h', { file })],
     ['Makefile', render('Makefile', view)],
     ['CMakeLists.txt', render('CMakeLists.txt', view)],
     ['README.md', render('README.md', readmeView)],

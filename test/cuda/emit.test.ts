@@ -87,7 +87,7 @@ describe('variants derived from the loop nests', () => {
 
   it('writes every project file, and notes the variants of each op in the header', () => {
     const files = emitCuda(exampleProgram('gcn'));
-    expect([...files.keys()].sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_abi.h', 'dype_check.cpp', 'emu/cuda_runtime_api.h', 'gcn.cu', 'gcn_abi.cu', 'gcn_cuda.h']);
+    expect([...files.keys()].sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_abi.h', 'dype_abi_check.cpp', 'dype_check.cpp', 'dype_check_common.h', 'emu/cuda_runtime_api.h', 'gcn.cu', 'gcn_abi.cu', 'gcn_cuda.h']);
     expect(files.get('gcn_cuda.h')).toContain('op 1: op1 (H1 -> H1): 0 = warp-per-row, 1 = merge-path, 2 = row-per-thread');
     expect(files.get('Makefile')).toContain('arch=compute_80,code=sm_80');
     expect(files.get('CMakeLists.txt')).toContain('80-real 90-real 90-virtual');

@@ -15,9 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitCuda } from '../../codegen/cuda/emit.js';
-import { formatMatrixMarketArray } from '../../runtime/io/mtx-write.js';
 import { runCli } from '../helpers/cli.js';
-import { exampleProgram, fixtureProgram, ROOT, writeProject } from './helpers.js';
+import { denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
 import { have, pool, run } from './nvcc.js';
 
 const GXX = have('g++');
@@ -27,16 +26,8 @@ const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-emu-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
 
-let seed = 7;
-function dense(rows: number, cols: number, nonneg = false): string {
-  const data = new Float64Array(rows * cols);
-  for (let k = 0; k < data.length; k++) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    const u = Math.round((seed / 2147483648) * 1e4) / 1e4;
-    data[k] = nonneg ? u : 2 * u - 1;
-  }
-  return formatMatrixMarketArray({ format: 'dense', shape: [rows, cols], data }, 'real');
-}
+const rnd = lcg(7);
+const dense = (rows: number, cols: number, nonneg = false): string => denseMtx(rows, cols, rnd, nonneg);
 
 interface Job {
   prog: string;

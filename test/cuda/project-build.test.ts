@@ -40,17 +40,19 @@ describe('dype compile --targets cuda', () => {
     const r = runCli(['compile', join(ROOT, 'examples', 'gcn.dy'), '--targets', 'cuda', '-o', out]);
     expect(r.status, r.stderr).toBe(0);
     const cuda = join(out, 'cuda');
-    expect(readdirSync(cuda).sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_abi.h', 'dype_check.cpp', 'emu', 'gcn.cu', 'gcn_abi.cu', 'gcn_cuda.h']);
+    expect(readdirSync(cuda).sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_abi.h', 'dype_abi_check.cpp', 'dype_check.cpp', 'dype_check_common.h', 'emu', 'gcn.cu', 'gcn_abi.cu', 'gcn_cuda.h']);
     const make = await run('make', ['-C', cuda], ROOT);
     expect(make.status, make.output).toBe(0);
     expect(existsSync(join(cuda, 'libgcn_cuda.so'))).toBe(true);
     expect(existsSync(join(cuda, 'dype_check'))).toBe(true);
+    expect(existsSync(join(cuda, 'dype_abi_check'))).toBe(true);
     const build = join(out, 'build');
     const conf = await run('cmake', ['-S', cuda, '-B', build, '-DCMAKE_CUDA_ARCHITECTURES=90'], ROOT);
     expect(conf.status, conf.output).toBe(0);
     const b = await run('cmake', ['--build', build, '-j', '2'], ROOT);
     expect(b.status, b.output).toBe(0);
     expect(existsSync(join(build, 'dype_check'))).toBe(true);
+    expect(existsSync(join(build, 'dype_abi_check'))).toBe(true);
   }, 300_000);
 
   it.skipIf(!GXX || !CMAKE)('writes a gcn project whose CPU emulation builds with g++ alone (make emu, cmake -DDYPE_EMU=ON)', async () => {
@@ -66,6 +68,8 @@ describe('dype compile --targets cuda', () => {
     expect(conf.status, conf.output).toBe(0);
     const b = await run('cmake', ['--build', build, '-j', '2'], ROOT);
     expect(b.status, b.output).toBe(0);
+    expect(existsSync(join(cuda, 'dype_abi_check_emu'))).toBe(true);
+    expect(existsSync(join(build, 'dype_abi_check_emu'))).toBe(true);
     for (const lib of [join(cuda, 'libgcn_cuda_emu.so'), join(build, 'libgcn_cuda_emu.so')]) {
       const backend = koffi.load(lib).func(`const char* ${abiPrefix('gcn', 'cuda')}backend(void)`);
       expect(backend()).toBe('cuda-emu');
