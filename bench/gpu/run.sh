@@ -6,7 +6,8 @@
 # OUT (default $OUT, else bench/results/gpu) receives build logs, dype_check logs and CSVs,
 # cusparse.json and summary.txt. Builds each example's generated CUDA for the GPU it finds,
 # runs dype_check on every example and matrix (every variant checked against the float64
-# reference, then timed: median of 20 after 3 warm-ups), then times SpMV and SpMM through
+# reference, then timed: median of 20 after 3 warm-ups) and dype_abi_check (the same checks
+# through the native ABI, whole and split over 2 and 3 instances), then times SpMV and SpMM through
 # CuPy (cuSPARSE) on the same matrices and inputs.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -37,6 +38,14 @@ while read -r ex matrix args; do
   (cd "$work" && "$bin" $args --reps 20 --warmup 3 --csv "$out/csv/$ex-$matrix.csv") > "$log" 2>&1
   rc=$?
   echo "$ex $matrix: dype_check exit $rc ($(tail -1 "$log"))" | tee -a "$out/summary.txt"
+  [ $rc -eq 0 ] || status=1
+  # The same program through the native ABI, whole and split in 2 and 3 (on as many GPUs as there are).
+  abi="$work/$ex/cuda/dype_abi_check"
+  log="$out/logs/abi-$ex-$matrix.log"
+  # shellcheck disable=SC2086
+  (cd "$work" && "$abi" $args) > "$log" 2>&1
+  rc=$?
+  echo "$ex $matrix: dype_abi_check exit $rc ($(tail -1 "$log"))" | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || status=1
 done < "$work/jobs.txt"
 

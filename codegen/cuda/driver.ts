@@ -1,23 +1,31 @@
 /**
- * The per-kernel part of dype_check (templates/check.cu.hbs holds the rest):
- * load each parameter from its Matrix Market file (sparse ones in CSR and
- * CSC), bind dims, fill the buffers struct, and compare every result with
- * its reference.
+ * The per-kernel part of dype_check (templates/check.cpp.hbs holds the
+ * rest): load each parameter from its Matrix Market file (sparse ones in CSR
+ * and CSC), bind dims, fill the buffers struct, and compare every result
+ * with its reference. The loading is shared with dype_abi_check (abi-check.ts).
  */
 import { cString } from './names.js';
 import { storageType } from './cprint.js';
-import type { KernelPlan } from './host.js';
+import type { KernelPlan, Storage } from './host.js';
 
 function dimBind(dim: string | number, value: string, what: string): string {
-  return typeof dim === 'number' ? `expect(${dim}, ${value}, ${cString(what)});` : `bind(dims, ${cString(dim)}, ${value}, ${cString(what)});`;
+  return typeof dim === 'number' ? `expect(${dim}, ${value}, ${cString(what)});` : `bind_dim(dims, ${cString(dim)}, ${value}, ${cString(what)});`;
 }
 
-export function checkBody(plan: KernelPlan): string[] {
-  const { kernel, manifest, storages, sizes, prefix } = plan;
+/** The host variable holding each kernel parameter (`in<n>`: a Sparse, a Dense's values, or a scalar's one value). */
+export type HostInputs = Map<string, string>;
+
+/**
+ * Lines that load every parameter from its --input file (or --param) and
+ * bind the dims (`loads`), and lines that set the sizes through `b->` (the
+ * buffers struct, or any struct with the same size fields).
+ */
+export function inputLines(plan: KernelPlan): { loads: string[]; sizes: string[]; host: HostInputs } {
+  const { kernel, manifest, sizes } = plan;
   const out: string[] = [];
   const dimNames = [...sizes.keys()].filter((s) => !s.startsWith('nnz('));
   out.push(`Dims dims = dims_of(cli, {${dimNames.map(cString).join(', ')}});`);
-  const host = new Map<string, string>();
+  const host: HostInputs = new Map();
   kernel.params.forEach((p, n) => {
     const t = manifest.params[n]!.type;
     const v = `in${n}`;
@@ -34,27 +42,34 @@ export function checkBody(plan: KernelPlan): string[] {
       else out.push(`(void)${v}d;`);
     }
   });
-  out.push(`${prefix}_buffers bs;`, 'std::memset(&bs, 0, sizeof bs);', `${prefix}_buffers* b = &bs;`);
-  for (const [s, c] of sizes) {
+  const set = [...sizes].map(([s, c]) => {
     const nnz = /^nnz\((.*)\)$/.exec(s);
-    if (nnz) out.push(`b->${c} = (int)${host.get(nnz[1]!)!}.nnz();`);
-    else out.push(`b->${c} = dim(dims, ${cString(s)});`);
-  }
-  out.push('Arena arena;');
-  const part: Record<string, string> = { rowPtr: 'rowPtr', colIdx: 'colIdx', colPtr: 'colPtr', rowIdx: 'rowIdx' };
+    return nnz ? `b->${c} = (int)${host.get(nnz[1]!)!}.nnz();` : `b->${c} = dim(dims, ${cString(s)});`;
+  });
+  return { loads: out, sizes: set, host };
+}
+
+const PART: Record<string, string> = { rowPtr: 'rowPtr', colIdx: 'colIdx', colPtr: 'colPtr', rowIdx: 'rowIdx' };
+
+/** The host vector a parameter's storage is filled from (a Sparse's array, or the Dense values). */
+export function hostSource(plan: KernelPlan, host: HostInputs, s: Storage): string {
+  const v = host.get(s.of)!;
+  const t = plan.manifest.values[s.of]!;
+  const suffix = s.key.slice(s.of.length + 1);
+  if (t.format === 'dense') return v;
+  if (PART[suffix] !== undefined) return `${v}.${PART[suffix]!}`;
+  return suffix === 'cscVals' ? `${v}.cscVals` : `${v}.vals`;
+}
+
+export function checkBody(plan: KernelPlan): string[] {
+  const { kernel, manifest, storages, prefix } = plan;
+  const { loads, sizes, host } = inputLines(plan);
+  const out = [...loads, `${prefix}_buffers bs;`, 'std::memset(&bs, 0, sizeof bs);', `${prefix}_buffers* b = &bs;`, ...sizes, 'Arena arena;'];
   for (const s of storages.values()) {
     const T = storageType(s.elem);
     const what = cString(`${s.of} ${s.what}`);
-    if (s.kind === 'param') {
-      const v = host.get(s.of)!;
-      const t = manifest.values[s.of]!;
-      const suffix = s.key.slice(s.of.length + 1);
-      let src: string;
-      if (t.format === 'dense') src = v;
-      else if (part[suffix] !== undefined) src = `${v}.${part[suffix]!}`;
-      else src = suffix === 'cscVals' ? `${v}.cscVals` : `${v}.vals`;
-      out.push(`b->${s.c} = arena.upload<${T}>(${src}, ${s.count}, ${what});`);
-    } else out.push(`b->${s.c} = arena.alloc<${T}>(${s.count});`);
+    if (s.kind === 'param') out.push(`b->${s.c} = arena.upload<${T}>(${hostSource(plan, host, s)}, ${s.count}, ${what});`);
+    else out.push(`b->${s.c} = arena.alloc<${T}>(${s.count});`);
   }
   out.push('Checker chk(cli);', 'auto compare = [&](const std::string& label) {', '  std::string s = "ok";');
   for (const r of manifest.results) {

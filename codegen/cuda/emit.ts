@@ -1,23 +1,33 @@
 /**
  * The CUDA project of a compiled program: `<prog>.cu`, `<prog>_cuda.h`,
- * `dype_check.cpp`, `Makefile`, `CMakeLists.txt` and `README.md`, rendered
- * from view models through templates/*.hbs. Each kernel's host side comes
- * from the wasm manifest (params, results, value types, pattern roots, ops,
- * program order with repeats); each op's device code from its loop IR.
+ * `<prog>_abi.cu` (the native ABI over the stubs), the checking drivers
+ * `dype_check.cpp` (over the stubs) and `dype_abi_check.cpp` (over the ABI)
+ * with what they share (`dype_check_common.h`), `Makefile`,
+ * `CMakeLists.txt` and `README.md`, rendered from view models through
+ * templates/*.hbs, and, shipped as they are, the ABI's header (`dype_abi.h`)
+ * and the CPU emulation of the CUDA runtime (`emu/cuda_runtime_api.h`).
+ * Each kernel's host side comes from the wasm manifest (params, results,
+ * value types, pattern roots, ops, program order with repeats); each op's
+ * device code from its loop IR.
  */
 import { wasmManifest } from '../wasm/emit.js';
 import type { CompiledProgram } from '../project.js';
 import { checkBody } from './driver.js';
+import { abiCheckBody } from './abi-check.js';
+import { abiPrefix } from '../../runtime/native/abi.js';
 import { kernelView, planKernel, type KernelPlan } from './host.js';
 import { cString, commentText, cudaDiagnostic, symbolPart } from './names.js';
-import { render } from './templates.js';
+import { render, shipped } from './templates.js';
+import { abiSymbols, abiView } from './abi.js';
+import { programHash } from '../native/hash.js';
 
 const lines = (ls: readonly string[], ind = ''): string => ls.map((l) => (l === '' ? '' : ind + l)).join('\n');
 
 export function cudaPlans(program: CompiledProgram): { prog: string; plans: KernelPlan[] } {
   const file = program.file;
   const prog = symbolPart({ kernel: program.module.kernels[0]?.name ?? '?', file }, 'program (file)', program.name);
-  const symbols = new Set<string>();
+  // The ABI's functions share the library's symbol space with the stubs.
+  const symbols = new Set<string>(abiSymbols(prog));
   const plans = program.module.kernels.map((k) => {
     if (!k.loops) throw new Error(`cuda emitter: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
     const ctx = { kernel: k.name, file, ...(k.span ? { span: k.span } : {}) };
@@ -55,6 +65,7 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     argsStruct: lines(v.argsStruct, '  '),
     opTable: lines(v.opTable.map(commentText), ' *   '),
     body: lines(checkBody(plans[n]!)),
+    abiBody: lines(abiCheckBody(plans[n]!)),
   }));
   for (const p of plans) for (const op of p.ops) if (op.variants.length > 64) throw cudaDiagnostic('DY6103', `kernel '${p.kernel.name}': op ${op.f.op} has more than 64 variants`, p.kernel.span, program.file);
   const view = {
@@ -65,14 +76,21 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     kernelNames: plans.map((p) => cString(p.kernel.name)).join(', '),
     kernelList: commentText(plans.map((p) => p.kernel.name).join(', ')),
     dispatch: lines(plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = check_${p.kernel.name}(cli, csv, stream);`), '    '),
+    abiDispatch: lines(plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = abi_check_${p.kernel.name}(cli);`), '    '),
+    prefix: abiPrefix(prog, 'cuda'),
   };
   const readmeView = { file, prog, kernels: views.map((v) => ({ signature: v.signature, opTable: v.opTable })) };
   return new Map([
     [`${prog}.cu`, render('program.cu', view)],
     [`${prog}_cuda.h`, render('header.h', view)],
     ['dype_check.cpp', render('check.cpp', view)],
+    ['dype_abi_check.cpp', render('abi_check.cpp', view)],
+    ['dype_check_common.h', render('check_common.h', { file })],
     ['Makefile', render('Makefile', view)],
     ['CMakeLists.txt', render('CMakeLists.txt', view)],
     ['README.md', render('README.md', readmeView)],
+    [`${prog}_abi.cu`, render('abi.cu', { file, prog, ...abiView(prog, programHash(program.module), plans) })],
+    ['dype_abi.h', shipped('../native/dype_abi.h')],
+    ['emu/cuda_runtime_api.h', shipped('emu/cuda_runtime_api.h')],
   ]);
 }

@@ -8,9 +8,10 @@
  */
 import type { LElem, LoopFunc } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
-import type { WasmManifest, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
+import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
 import { cType, FuncNames, storageType } from './cprint.js';
 import { cudaDiagnostic, Scope, symbolPart, type NameContext } from './names.js';
+import { topLoop } from './nest.js';
 import { OpCode, variantsOf, type Variant } from './variants.js';
 
 export interface Storage {
@@ -36,6 +37,8 @@ export interface OpPlan {
   storage: string[];
   /** Size struct field of each size in LoopFunc order. */
   sizes: string[];
+  /** The manifest's `splittable`: its stubs take a row range [dy_row_begin, dy_row_end). */
+  splittable: boolean;
 }
 
 export interface KernelPlan {
@@ -123,7 +126,10 @@ export function planKernel(prog: string, k: Kernel, manifest: WasmManifest, ctx:
       if (symbols.has(s)) throw cudaDiagnostic('DY6102', `kernel '${k.name}': the exported symbol '${s}' would be defined twice; rename the kernel`, ctx.span, ctx.file);
       symbols.add(s);
     }
-    return { f, code, variants, symbols: syms, storage: f.buffers.map(storageOf), sizes: f.sizes.map(addSize) };
+    const splittable = manifest.ops.find((m) => m.op === f.op)?.splittable ?? false;
+    // The variants clamp the nest's top loop; the manifest's flag and that loop must be the same thing.
+    if (splittable !== (topLoop(f) !== undefined)) throw new Error(`cuda emitter: kernel ${k.name}: op ${f.op} is ${splittable ? '' : 'not '}splittable in the manifest but its nest says otherwise`);
+    return { f, code, variants, symbols: syms, storage: f.buffers.map(storageOf), sizes: f.sizes.map(addSize), splittable };
   });
   for (const s of [`${prefix}_run`, `${prefix}_run_buffers`]) {
     if (symbols.has(s)) throw cudaDiagnostic('DY6102', `kernel '${k.name}': the exported symbol '${s}' would be defined twice; rename the kernel`, ctx.span, ctx.file);
@@ -175,9 +181,24 @@ export interface KernelView {
   opTable: string[];
 }
 
+/** What an op writes of its out buffer when its rows are clamped (the manifest's splitWrites), for the stub's comment. */
+function writesDoc(plan: KernelPlan, op: OpPlan): string {
+  const m = manifestOp(plan, op);
+  const out = op.code.names.buf(op.f.out).c;
+  if (m.splitWrites === 'rows') return `it writes rows [dy_row_begin, dy_row_end) of ${out} and nothing else`;
+  if (m.splitWrites === 'entries') return `it writes entries [ptr[dy_row_begin], ptr[dy_row_end]) of ${out} (ptr: the row pointers of ${m.balanceBy!.root}) and nothing else`;
+  return `which elements of ${out} a range writes is not known, so it is not split across devices`;
+}
+
+export function manifestOp(plan: KernelPlan, op: OpPlan): WasmOp {
+  const m = plan.manifest.ops.find((o) => o.op === op.f.op);
+  if (!m) throw new Error(`cuda emitter: kernel ${plan.kernel.name}: op ${op.f.op} is not in the manifest`);
+  return m;
+}
+
 function stubView(plan: KernelPlan, op: OpPlan, vi: number): StubView {
   const v = op.variants[vi]!;
-  const params = [...op.code.params(false), ...v.extra.map((e) => `${e.type} ${e.name}`), 'cudaStream_t stream'];
+  const params = [...op.code.params(false), ...v.extra.map((e) => `${e.type} ${e.name}`), ...(op.splittable ? ['int dy_row_begin', 'int dy_row_end'] : []), 'cudaStream_t stream'];
   const signature = `int ${op.symbols[vi]!}(${params.join(', ')})`;
   const checks = op.f.sizes.map((s) => `if (${op.code.names.sizes.get(s)!} < 0) return DYPE_ERR_BAD_SIZE;`);
   const body = [...checks, ...v.launch, 'return dy_launch_status();'];
@@ -185,8 +206,8 @@ function stubView(plan: KernelPlan, op: OpPlan, vi: number): StubView {
     `${op.f.name}, ${v.name}: ${v.note}.`,
     `Buffers: ${op.f.buffers.map((b) => `${op.code.names.buf(b.name).c} (${b.role}${b.layout ? ` ${b.layout}` : ''} of ${b.of}, ${b.elem}${op.code.written.has(b.name) ? ', written' : ''})`).join(', ')}.`,
     `Sizes: ${op.f.sizes.map((s) => `${op.code.names.sizes.get(s)!} = ${s}`).join(', ') || 'none'}.${v.extra.map((e) => ` ${e.name}: ${e.doc}.`).join('')}`,
+    ...(op.splittable ? [`Rows: only [dy_row_begin, dy_row_end) of the parallel loop over ${topLoop(op.f)!.var} run (dy_row_end < 0: to its end; 0, -1: all); ${writesDoc(plan, op)}.`] : []),
   ];
-  void plan;
   return { symbol: op.symbols[vi]!, variant: v.name, note: v.note, signature, body, doc };
 }
 
@@ -213,6 +234,8 @@ export function kernelView(plan: KernelPlan): KernelView {
         const ptr = op.f.buffers.find((x) => x.role === 'rowPtr' || x.role === 'colPtr')!;
         args.push(`b->${sizes.get(`nnz(${manifest.roots[ptr.of]!})`)!}`);
       }
+      // The program runs every row.
+      if (op.splittable) args.push('0', '-1');
       dispatch.push(`    case ${vi}: return ${op.symbols[vi]!}(${[...args, 'stream'].join(', ')});`);
     });
     dispatch.push('    default: return DYPE_ERR_BAD_VARIANT;', '  }', '}', '');

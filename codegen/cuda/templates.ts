@@ -1,21 +1,27 @@
 /**
- * The handlebars templates of the CUDA project, read from
- * codegen/cuda/templates/ beside this module's source. When running from
- * dist/ (tsc does not copy .hbs files), they are found through the package
- * root instead: dist/codegen/cuda/ -> ../../../codegen/cuda/templates/.
+ * The files the CUDA project is made from: handlebars templates
+ * (codegen/cuda/templates/) and files shipped verbatim (the CPU emulation
+ * codegen/cuda/emu/, the native ABI header codegen/native/dype_abi.h), read
+ * beside this module's source. When running from dist/ (tsc copies neither),
+ * they are found through the package root instead: dist/codegen/cuda/ ->
+ * ../../../codegen/cuda/.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 
-const CANDIDATES = ['./templates/', '../../../codegen/cuda/templates/'];
+const CANDIDATES = ['./', '../../../codegen/cuda/'];
 
-function templateDir(): string {
+let found: string | undefined;
+
+/** codegen/cuda/ of the source tree, with a trailing slash. */
+function sourceDir(): string {
+  if (found) return found;
   for (const rel of CANDIDATES) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(`${dir}program.cu.hbs`)) return dir;
+    if (existsSync(`${dir}templates/program.cu.hbs`)) return (found = dir);
   }
-  throw new Error(`cuda emitter: templates not found (looked in ${CANDIDATES.map((c) => fileURLToPath(new URL(c, import.meta.url))).join(', ')})`);
+  throw new Error(`cuda emitter: templates not found (looked in ${CANDIDATES.map((c) => fileURLToPath(new URL(`${c}templates/`, import.meta.url))).join(', ')})`);
 }
 
 const cache = new Map<string, HandlebarsTemplateDelegate>();
@@ -24,9 +30,14 @@ const cache = new Map<string, HandlebarsTemplateDelegate>();
 export function render(name: string, view: object): string {
   let t = cache.get(name);
   if (!t) {
-    const src = readFileSync(`${templateDir()}${name}.hbs`, 'utf8');
+    const src = readFileSync(`${sourceDir()}templates/${name}.hbs`, 'utf8');
     t = Handlebars.compile(src, { noEscape: true, strict: true });
     cache.set(name, t);
   }
   return t(view);
+}
+
+/** A file shipped into the project as it is, by its path relative to codegen/cuda/ (`emu/cuda_runtime_api.h`, `../native/dype_abi.h`). */
+export function shipped(rel: string): string {
+  return readFileSync(`${sourceDir()}${rel}`, 'utf8');
 }

@@ -20,6 +20,11 @@
  *   shared memory tiles (dense contraction nests);
  * - elementwise: one thread per element of a perfect dense nest;
  * - block-reduce / serial: ops without a parallel loop (scalar results).
+ *
+ * Every variant of an op with a parallel top loop runs only the rows
+ * [dy_row_begin, dy_row_end) of it that its stub is given (clampLines), so
+ * that a stage can be split across devices by rows: merge-path walks the
+ * merge path of those rows and their entries alone.
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { cConst, cType, ExprPrinter, FuncNames, StmtPrinter, type LLoad } from './cprint.js';
@@ -42,7 +47,7 @@ export interface Variant {
   device: string[];
   /** Host lines of the launch stub; may `return` an error code; end by launching. */
   launch: string[];
-  /** Parameters beyond buffers, sizes and stream (merge-path needs the entry count). */
+  /** Parameters beyond buffers, sizes, the row range and stream (merge-path needs the entry count). */
   extra: ExtraParam[];
 }
 
@@ -93,6 +98,26 @@ function kernelHead(o: OpCode, name: string, threads: number, extra: string[] = 
   return `static __global__ void __launch_bounds__(${threads}) ${name}(${[...o.params(true), ...extra].join(', ')})`;
 }
 
+/** A launch on the stub's stream: DY_LAUNCH (program.cu's helpers) is `<<< >>>` for nvcc and a call in the CPU emulation, which C++ needs. */
+function launchLine(kernel: string, grid: string, block: string, args: readonly string[]): string {
+  return `DY_LAUNCH(${kernel}, ${grid}, ${block}, stream, ${args.join(', ')});`;
+}
+
+/** Kernel parameters of the clamped range of the parallel loop (after the op's own). */
+const RANGE_PARAMS = ['int dy_lo', 'int dy_hi'];
+const RANGE_ARGS = ['dy_lo', 'dy_hi'];
+
+const paren = (c: string): string => (/^[A-Za-z0-9_]+$/.test(c) ? c : `(${c})`);
+
+/**
+ * Host lines clamping the parallel loop to the stub's rows [dy_row_begin,
+ * dy_row_end) as the wasm functions clamp to [lo, hi): dy_lo, dy_hi (int).
+ */
+function clampLines(o: OpCode, top: For): string[] {
+  const [lo, hi] = [paren(o.host(top.lo)), paren(o.host(top.hi))];
+  return [`const int dy_lo = dy_row_begin > ${lo} ? dy_row_begin : ${lo};`, `const int dy_hi = dy_row_end >= 0 && dy_row_end < ${hi} ? dy_row_end : ${hi};`];
+}
+
 /** Lines that compute a 1-D grid of `blocks` (a long long expression) and reject one too large. */
 function grid(blocks: string): string[] {
   return [`const long long dy_blocks = ${blocks};`, 'if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;'];
@@ -107,18 +132,18 @@ export function rowPerThread(o: OpCode): Variant | undefined {
   const sp = new StmtPrinter(o.p);
   const i = o.p.var(top.var);
   const device = [
-    `${kernelHead(o, name, 256)} {`,
-    `  const int dy_lo = ${o.host(top.lo)}, dy_hi = ${o.host(top.hi)};`,
+    `${kernelHead(o, name, 256, RANGE_PARAMS)} {`,
     `  for (int ${i} = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); ${i} < dy_hi; ${i} += (int)(gridDim.x * blockDim.x)) {`,
     ...sp.block(top.body, '    '),
     '  }',
     '}',
   ];
   const launch = [
-    `const long long dy_n = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)});`,
+    ...clampLines(o, top),
+    'const long long dy_n = (long long)dy_hi - dy_lo;',
     'if (dy_n <= 0) return 0;',
     ...grid('(dy_n + 255) / 256'),
-    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
   return { name: 'row-per-thread', cname: 'row_per_thread', note: 'one thread per iteration of the parallel loop', device, launch, extra: [] };
 }
@@ -324,11 +349,10 @@ export function warpPerRow(o: OpCode): Variant | undefined {
   if (wp.splits === 0) return undefined;
   const i = o.p.var(top.var);
   const device = [
-    `${kernelHead(o, name, 256)} {`,
+    `${kernelHead(o, name, 256, RANGE_PARAMS)} {`,
     ...indent(wp.shared, '  '),
     '  const int dy_lane = (int)(threadIdx.x & 31u);',
     '  const int dy_w = (int)(threadIdx.x >> 5);',
-    `  const int dy_lo = ${o.host(top.lo)}, dy_hi = ${o.host(top.hi)};`,
     '  (void)dy_w;',
     `  for (int ${i} = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); ${i} < dy_hi; ${i} += (int)((gridDim.x * blockDim.x) >> 5)) {`,
     ...body,
@@ -336,10 +360,11 @@ export function warpPerRow(o: OpCode): Variant | undefined {
     '}',
   ];
   const launch = [
-    `const long long dy_n = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)});`,
+    ...clampLines(o, top),
+    'const long long dy_n = (long long)dy_hi - dy_lo;',
     'if (dy_n <= 0) return 0;',
     ...grid('(dy_n + 7) / 8'),
-    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
   return { name: 'warp-per-row', cname: 'warp_per_row', note: 'a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)', device, launch, extra: [] };
 }
@@ -409,10 +434,10 @@ export function mergePath(o: OpCode): Variant | undefined {
   const acc = p.var(red.init.var);
   const ident = cConst((red.init.value as { value: number }).value, red.init.type);
   const fold = FOLD_FN[red.op];
-  const rows = o.host(top.hi);
   const K = dense ? o.host(dense.hi) : '1';
   const ipt = dense ? 32 : 8;
-  const scratch = [`${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry_a`, `${T}* __restrict__ dy_carry_b`, 'int dy_nnz'];
+  const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry_a`, `${T}* __restrict__ dy_carry_b`];
+  const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry_a', 'dy_carry_b'];
   const seg = `${o.base}_merge_path_segments`;
   const fix = `${o.base}_merge_path_rows`;
   const i = p.var(top.var);
@@ -424,25 +449,25 @@ export function mergePath(o: OpCode): Variant | undefined {
   const unit = dense ? 'dy_unit' : 'dy_unit';
   const segLines = [
     `${kernelHead(o, seg, 256, scratch)} {`,
-    `  const int dy_rows = ${rows};`,
     `  const int dy_K = ${K};`,
     dense ? `  const long long ${unit} = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);` : `  const long long ${unit} = (long long)(blockIdx.x * blockDim.x + threadIdx.x);`,
     dense ? '  const int dy_lane = (int)(threadIdx.x & 31u);' : '',
-    `  const long long dy_total = (long long)dy_rows + dy_nnz;`,
+    `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
+    `  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;`,
     `  const long long dy_d0 = min(${unit} * ${ipt}, dy_total), dy_d1 = min(dy_d0 + ${ipt}, dy_total);`,
     '  if (dy_d0 >= dy_total) return;',
     `  int dy_r0, dy_k0;`,
-    `  dy_merge_search(${ptrC}, dy_rows, dy_nnz, dy_d0, &dy_r0, &dy_k0);`,
+    `  dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);`,
     dense ? '  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {' : '  {',
     dense ? '    const bool dy_act = dy_kb + dy_lane < dy_K;' : '    const bool dy_act = true;',
     dense ? `    const int ${k} = dy_act ? dy_kb + dy_lane : dy_K - 1;` : `    const int dy_kk = 0;`,
     `    int ${i} = dy_r0, ${pv} = dy_k0;`,
     `    ${T} ${acc} = ${ident};`,
     '    for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {',
-    `      if (${i} < dy_rows && ${ptrC}[${i} + 1] <= ${pv}) {`,
+    `      if (${i} < dy_hi && ${ptrC}[${i} + 1] <= ${pv}) {`,
     `        if (dy_act) {`,
     `          if (${i} == dy_r0 && dy_k0 > ${ptrC}[dy_r0]) dy_carry_a[${unit} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
-    `          else dy_part[(long long)${i} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
+    `          else dy_part[(long long)(${i} - dy_lo) * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
     '        }',
     `        ${acc} = ${ident};`,
     `        ++${i};`,
@@ -451,7 +476,7 @@ export function mergePath(o: OpCode): Variant | undefined {
     `        ++${pv};`,
     '      }',
     '    }',
-    `    if (${i} < dy_rows && dy_act) dy_carry_b[${unit} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
+    `    if (${i} < dy_hi && dy_act) dy_carry_b[${unit} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
     '  }',
     '}',
   ].filter((l) => l !== '');
@@ -460,8 +485,8 @@ export function mergePath(o: OpCode): Variant | undefined {
   const combine = [
     `${T} ${acc};`,
     '{',
-    `  const long long dy_tf = ((long long)${i} + ${ptrC}[${i}]) / ${ipt}, dy_tl = ((long long)${i} + ${ptrC}[${i} + 1]) / ${ipt};`,
-    `  if (dy_tf == dy_tl) ${acc} = dy_part[(long long)${i} * dy_K + ${col}];`,
+    `  const long long dy_tf = ((long long)(${i} - dy_lo) + (${ptrC}[${i}] - dy_e0)) / ${ipt}, dy_tl = ((long long)(${i} - dy_lo) + (${ptrC}[${i} + 1] - dy_e0)) / ${ipt};`,
+    `  if (dy_tf == dy_tl) ${acc} = dy_part[(long long)(${i} - dy_lo) * dy_K + ${col}];`,
     '  else {',
     `    ${acc} = dy_carry_b[dy_tf * dy_K + ${col}];`,
     `    for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) ${acc} = ${fold}::f(${acc}, dy_carry_b[dy_t * dy_K + ${col}]);`,
@@ -471,20 +496,22 @@ export function mergePath(o: OpCode): Variant | undefined {
   ];
   const ep = new EpiloguePrinter(p, red, combine);
   const rowLines = [
-    `${kernelHead(o, fix, 256, scratch.map((s) => s.replace('* __restrict__', '* __restrict__')))} {`,
-    `  const int dy_rows = ${rows};`,
+    `${kernelHead(o, fix, 256, scratch)} {`,
     `  const int dy_K = ${K};`,
-    '  (void)dy_K; (void)dy_nnz;',
-    `  for (int ${i} = (int)(blockIdx.x * blockDim.x + threadIdx.x); ${i} < dy_rows; ${i} += (int)(gridDim.x * blockDim.x)) {`,
+    `  const int dy_e0 = ${ptrC}[dy_lo];`,
+    '  (void)dy_K;',
+    `  for (int ${i} = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); ${i} < dy_hi; ${i} += (int)(gridDim.x * blockDim.x)) {`,
     ...ep.block(top.body, '    '),
     '  }',
     '}',
   ];
   const units = dense ? 8 : 256;
   const launch = [
-    `const long long dy_rows = ${rows}, dy_K = ${K};`,
+    ...clampLines(o, top),
+    `const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = ${K};`,
     'if (dy_rows <= 0) return 0;',
     'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
+    '// The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.',
     `const long long dy_units = (dy_rows + dy_nnz + ${ipt - 1}) / ${ipt};`,
     `const long long dy_seg_blocks = (dy_units + ${units - 1}) / ${units};`,
     'if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
@@ -495,8 +522,8 @@ export function mergePath(o: OpCode): Variant | undefined {
     `${T}* dy_part = dy_scratch;`,
     `${T}* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);`,
     `${T}* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);`,
-    `if (dy_K > 0) ${seg}<<<(unsigned)dy_seg_blocks, 256, 0, stream>>>(${[...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz'].join(', ')});`,
-    `${fix}<<<(unsigned)((dy_rows + 255) / 256), 256, 0, stream>>>(${[...o.args(), 'dy_part', 'dy_carry_a', 'dy_carry_b', 'dy_nnz'].join(', ')});`,
+    `if (dy_K > 0) ${launchLine(seg, '(unsigned)dy_seg_blocks', '256', scratchArgs)}`,
+    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
     'dy_err = cudaGetLastError();',
     'cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);',
     'if (dy_err != cudaSuccess) return (int)dy_err;',
@@ -508,7 +535,7 @@ export function mergePath(o: OpCode): Variant | undefined {
     note: dense ? `nnz-balanced: each warp takes ${ipt} rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue` : `nnz-balanced merge path: each thread takes ${ipt} rows+entries; a second kernel combines split rows and runs the epilogue`,
     device: [...segLines, '', ...rowLines],
     launch,
-    extra: [{ type: 'int', name: 'dy_nnz', doc: `stored entries of the matrix whose row pointers are ${ptr} (its rowPtr[rows])` }],
+    extra: [{ type: 'int', name: 'dy_nnz', doc: `stored entries of the matrix whose row pointers are ${ptr} (its ${ptr}[rows]; the grid is sized for them, the range's own entries are read on the device)` }],
   };
 }
 
@@ -566,11 +593,11 @@ export function tiled(o: OpCode): Variant | undefined {
   const tp = p.with(new Map(), (e) => hook.get(e));
   const rest = new StmtPrinter(p).block(kl.body.slice(2), '    ');
   const device = [
-    `${kernelHead(o, name, 256)} {`,
+    `${kernelHead(o, name, 256, RANGE_PARAMS)} {`,
     ...indent(shared, '  '),
     '  const int dy_tx = (int)threadIdx.x, dy_ty = (int)threadIdx.y;',
-    `  const int dy_lo = ${o.host(top.lo)}, dy_hi = ${o.host(top.hi)}, dy_K = ${o.host(kl.hi)}, dy_J = ${o.host(jl.hi)};`,
-    '  const int dy_i0 = dy_lo + (int)blockIdx.y * 16, dy_k0 = (int)blockIdx.x * 16;',
+    `  const int dy_K = ${o.host(kl.hi)}, dy_J = ${o.host(jl.hi)};`,
+    '  const int dy_i0 = dy_lo + (int)blockIdx.x * 16, dy_k0 = (int)blockIdx.y * 16;',
     '  const bool dy_act = dy_i0 + dy_ty < dy_hi && dy_k0 + dy_tx < dy_K;',
     `  const int ${I} = min(dy_i0 + dy_ty, dy_hi - 1);`,
     `  const int ${Kc} = min(dy_k0 + dy_tx, dy_K - 1);`,
@@ -591,10 +618,12 @@ export function tiled(o: OpCode): Variant | undefined {
     '}',
   ];
   const launch = [
-    `const long long dy_rows = (long long)(${o.host(top.hi)}) - (${o.host(top.lo)}), dy_cols = ${o.host(kl.hi)};`,
+    ...clampLines(o, top),
+    `const long long dy_rows = (long long)dy_hi - dy_lo, dy_cols = ${o.host(kl.hi)};`,
     'if (dy_rows <= 0 || dy_cols <= 0) return 0;',
+    '// Row tiles on x, whose limit is 2^31 - 1 blocks (y allows 65535).',
     'if ((dy_rows + 15) / 16 > 2147483647LL || (dy_cols + 15) / 16 > 65535LL) return DYPE_ERR_TOO_LARGE;',
-    `${name}<<<dim3((unsigned)((dy_cols + 15) / 16), (unsigned)((dy_rows + 15) / 16)), dim3(16, 16), 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, 'dim3((unsigned)((dy_rows + 15) / 16), (unsigned)((dy_cols + 15) / 16))', 'dim3(16, 16)', [...o.args(), ...RANGE_ARGS]),
   ];
   return { name: 'tiled', cname: 'tiled', note: `16 x 16 output tiles; ${tileA.length + tileB.length} operand(s) of the dense reduction staged in shared-memory tiles`, device, launch, extra: [] };
 }
@@ -618,16 +647,17 @@ export function elementwise(o: OpCode): Variant | undefined {
   if (!nest.every((l) => onlySizes(l.lo, f) && onlySizes(l.hi, f))) return undefined;
   const name = `${o.base}_elementwise`;
   const p = o.p;
-  const ext = nest.map((l, n) => `const long long dy_n${n} = (long long)(${o.host(l.hi)}) - (${o.host(l.lo)});`);
+  // The top loop runs over the clamped range [dy_lo, dy_hi); the inner ones over their whole ranges.
+  const ext = nest.map((l, n) => (n === 0 ? 'const long long dy_n0 = (long long)dy_hi - dy_lo;' : `const long long dy_n${n} = (long long)(${o.host(l.hi)}) - (${o.host(l.lo)});`));
   const decode: string[] = ['    long long dy_r = dy_e;'];
   for (let n = nest.length - 1; n >= 0; n--) {
     const l = nest[n]!;
-    if (n === 0) decode.push(`    const int ${p.var(l.var)} = (${o.host(l.lo)}) + (int)dy_r;`);
+    if (n === 0) decode.push(`    const int ${p.var(l.var)} = dy_lo + (int)dy_r;`);
     else decode.push(`    const int ${p.var(l.var)} = (${o.host(l.lo)}) + (int)(dy_r % dy_n${n});`, `    dy_r /= dy_n${n};`);
   }
   const total = nest.map((_, n) => `dy_n${n}`).join(' * ');
   const device = [
-    `${kernelHead(o, name, 256)} {`,
+    `${kernelHead(o, name, 256, RANGE_PARAMS)} {`,
     ...ext.map((l) => `  ${l}`),
     `  const long long dy_total = ${total};`,
     '  for (long long dy_e = (long long)blockIdx.x * blockDim.x + threadIdx.x; dy_e < dy_total; dy_e += (long long)gridDim.x * blockDim.x) {',
@@ -637,11 +667,12 @@ export function elementwise(o: OpCode): Variant | undefined {
     '}',
   ];
   const launch = [
+    ...clampLines(o, top),
     ...ext,
     `if (${nest.map((_, n) => `dy_n${n} <= 0`).join(' || ')}) return 0;`,
     `const long long dy_total = ${total};`,
     'const long long dy_blocks = (dy_total + 255) / 256 < 1048576LL ? (dy_total + 255) / 256 : 1048576LL;',
-    `${name}<<<(unsigned)dy_blocks, 256, 0, stream>>>(${o.args().join(', ')});`,
+    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
   return { name: 'elementwise', cname: 'elementwise', note: `one thread per element of the ${nest.length}-deep dense nest (grid-stride, innermost index fastest)`, device, launch, extra: [] };
 }
@@ -652,7 +683,7 @@ export function serial(o: OpCode): Variant | undefined {
   if (topLoop(o.f)) return undefined;
   const name = `${o.base}_serial`;
   const device = [`${kernelHead(o, name, 1)} {`, ...new StmtPrinter(o.p).block(o.f.body, '  '), '}'];
-  return { name: 'serial', cname: 'serial', note: 'one thread runs the whole nest (an op without a parallel loop)', device, launch: [`${name}<<<1, 1, 0, stream>>>(${o.args().join(', ')});`], extra: [] };
+  return { name: 'serial', cname: 'serial', note: 'one thread runs the whole nest (an op without a parallel loop)', device, launch: [launchLine(name, '1', '1', o.args())], extra: [] };
 }
 
 export function blockReduce(o: OpCode): Variant | undefined {
@@ -686,7 +717,7 @@ export function blockReduce(o: OpCode): Variant | undefined {
     '  }',
     '}',
   ];
-  return { name: 'block-reduce', cname: 'block_reduce', note: 'one block of 1024 threads folds the reduction loop (warp shuffles, then shared memory); thread 0 runs the rest', device, launch: [`${name}<<<1, 1024, 0, stream>>>(${o.args().join(', ')});`], extra: [] };
+  return { name: 'block-reduce', cname: 'block_reduce', note: 'one block of 1024 threads folds the reduction loop (warp shuffles, then shared memory); thread 0 runs the rest', device, launch: [launchLine(name, '1', '1024', o.args())], extra: [] };
 }
 
 /** The variants of an op, in order of preference (the first is the program's default). */

@@ -1,7 +1,7 @@
 /**
- * Every example's generated CUDA (and the shapes fixture's) compiles with
- * nvcc for sm_90 with all warnings as errors, and each dype_check driver
- * links against it. To keep the time down on two cores, the programs are
+ * Every example's generated CUDA (and the shapes fixture's), kernels and ABI
+ * file, compiles with nvcc for sm_90 with all warnings as errors, and each
+ * program's dype_check and dype_abi_check drivers link against it. To keep the time down on two cores, the programs are
  * compiled as one translation unit (the generated files allow it) while the
  * drivers compile beside it. Skipped, saying so, where nvcc is not installed.
  * Nothing here runs on a GPU.
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitCuda } from '../../codegen/cuda/emit.js';
-import { exampleProgram, fixtureProgram, ROOT } from './helpers.js';
+import { exampleProgram, fixtureProgram, ROOT, writeProject } from './helpers.js';
 import { have, pool, run, type Run } from './nvcc.js';
 
 const NVCC = have('nvcc');
@@ -23,23 +23,28 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const FLAGS = ['-std=c++17', '-Werror', 'all-warnings'];
 
-describe.skipIf(!NVCC)('generated CUDA compiles (nvcc -arch=sm_90) and the driver links', () => {
+describe.skipIf(!NVCC)('generated CUDA compiles (nvcc -arch=sm_90) and the drivers link', () => {
   it('for every example and the shapes fixture', async () => {
     const programs = [...examples.map((e) => ({ name: e, p: exampleProgram(e) })), { name: 'shapes', p: fixtureProgram('shapes') }];
     for (const { name, p } of programs) {
       const d = join(dir, name);
       mkdirSync(d, { recursive: true });
-      for (const [f, text] of emitCuda(p)) writeFileSync(join(d, f), text);
+      writeProject(d, emitCuda(p));
     }
-    writeFileSync(join(dir, 'all.cu'), programs.map(({ name, p }) => `#include "${name}/${p.name}.cu"\n`).join(''));
+    // The kernels and the ABI files (host code over the stubs, each in its own namespace) of every program.
+    writeFileSync(join(dir, 'all.cu'), programs.map(({ name, p }) => `#include "${name}/${p.name}.cu"\n#include "${name}/${p.name}_abi.cu"\n`).join(''));
     const jobs: (() => Promise<Run>)[] = [
       () => run('nvcc', ['-c', '-arch=sm_90', '-O1', ...FLAGS, 'all.cu', '-o', 'all.o'], dir),
       ...programs.map(({ name }) => () => run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_check.cpp', '-o', 'check.o'], join(dir, name))),
+      ...programs.map(({ name }) => () => run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_abi_check.cpp', '-o', 'abi_check.o'], join(dir, name))),
     ];
     const compiled = await pool(jobs, 2);
     for (const r of compiled) expect(r.status, `${r.cmd}\n${r.output}`).toBe(0);
     const linked = await pool(
-      programs.map(({ name }) => () => run('nvcc', ['-arch=sm_90', 'check.o', join(dir, 'all.o'), '-o', 'dype_check'], join(dir, name))),
+      programs.flatMap(({ name }) => [
+        () => run('nvcc', ['-arch=sm_90', 'check.o', join(dir, 'all.o'), '-o', 'dype_check'], join(dir, name)),
+        () => run('nvcc', ['-arch=sm_90', 'abi_check.o', join(dir, 'all.o'), '-o', 'dype_abi_check'], join(dir, name)),
+      ]),
       2,
     );
     for (const r of linked) expect(r.status, `${r.cmd}\n${r.output}`).toBe(0);

@@ -1,9 +1,10 @@
 /**
  * No GPU here, so the generated device code is also run on the CPU: each
- * program's .cu is compiled as C++ against emu/cuda_runtime_api.h (threads
- * as fibers that meet at every barrier and shuffle; launches rewritten into
- * calls), linked with its unchanged dype_check driver, and run on real
- * matrices against reference outputs of `dype run --backend reference`.
+ * program's .cu is compiled as C++ against the emulation every project ships
+ * (emu/cuda_runtime_api.h: threads as fibers that meet at every barrier and
+ * shuffle; -DDYPE_CUDA_EMU makes launches calls), linked with its unchanged
+ * dype_check driver, and run on real matrices against reference outputs of
+ * `dype run --backend reference`.
  * Every variant of every op must match. This checks what the kernels
  * compute, not how fast they are or CUDA-specific behaviour (memory model,
  * occupancy); the nvcc tests check that the same text compiles for sm_90.
@@ -14,9 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitCuda } from '../../codegen/cuda/emit.js';
-import { formatMatrixMarketArray } from '../../runtime/io/mtx-write.js';
 import { runCli } from '../helpers/cli.js';
-import { exampleProgram, fixtureProgram, ROOT } from './helpers.js';
+import { denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
 import { have, pool, run } from './nvcc.js';
 
 const GXX = have('g++');
@@ -25,33 +25,9 @@ if (!GXX) console.warn('test/cuda: g++ not found; skipping the CPU emulation of 
 const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-emu-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
-const EMU = join(ROOT, 'test', 'cuda', 'emu');
 
-/** `k<<<G, B, 0, stream>>>(args);` -> `dy_emu::launch(G, B, [&] { k(args); });` */
-export function rewriteLaunches(src: string): string {
-  return src.replace(/(\w+)<<<(.*), 0, stream>>>\((.*)\);/g, (_, name: string, gb: string, args: string) => {
-    let depth = 0;
-    let cut = -1;
-    for (let i = 0; i < gb.length; i++) {
-      const c = gb[i]!;
-      if (c === '(') depth++;
-      else if (c === ')') depth--;
-      else if (c === ',' && depth === 0) cut = i;
-    }
-    return `dy_emu::launch(dim3(${gb.slice(0, cut)}), dim3(${gb.slice(cut + 1).trim()}), [&] { ${name}(${args}); });`;
-  });
-}
-
-let seed = 7;
-function dense(rows: number, cols: number, nonneg = false): string {
-  const data = new Float64Array(rows * cols);
-  for (let k = 0; k < data.length; k++) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    const u = Math.round((seed / 2147483648) * 1e4) / 1e4;
-    data[k] = nonneg ? u : 2 * u - 1;
-  }
-  return formatMatrixMarketArray({ format: 'dense', shape: [rows, cols], data }, 'real');
-}
+const rnd = lcg(7);
+const dense = (rows: number, cols: number, nonneg = false): string => denseMtx(rows, cols, rnd, nonneg);
 
 interface Job {
   prog: string;
@@ -99,10 +75,10 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
       const d = join(dir, p);
       mkdirSync(d, { recursive: true });
       const program = p === 'shapes' ? fixtureProgram('shapes') : exampleProgram(p);
-      for (const [f, text] of emitCuda(program)) writeFileSync(join(d, f), f.endsWith('.cu') ? rewriteLaunches(text) : text);
+      writeProject(d, emitCuda(program));
     }
     writeFileSync(join(dir, 'all.cpp'), progs.map((p) => `#include "${p}/${p}.cu"\n`).join(''));
-    const flags = ['-std=c++17', `-I${EMU}`, '-w'];
+    const flags = ['-std=c++17', '-DDYPE_CUDA_EMU', `-I${join(dir, progs[0]!, 'emu')}`, '-w'];
     const built = await pool(
       [() => run('g++', ['-x', 'c++', '-O1', ...flags, '-c', 'all.cpp', '-o', 'all.o'], dir), ...progs.map((p) => () => run('g++', ['-O0', ...flags, '-c', 'dype_check.cpp', '-o', 'check.o'], join(dir, p)))],
       2,
