@@ -57,7 +57,7 @@ export function buildCommand(dir: string, o: BuildOptions, stdout: (s: string) =
   if (existsSync(join(cudaDir, 'Makefile'))) {
     const real = o.real || (!o.emulate && has('nvcc') && gpuPresent());
     const why = o.real ? '--real' : o.emulate ? '--emulate' : real ? 'nvcc and an NVIDIA GPU are present' : `${has('nvcc') ? 'no NVIDIA GPU' : 'no nvcc'} on this host`;
-    builds.push(real ? { family: 'cuda', backend: 'cuda', dir: cudaDir, target: `lib${info.program}_cuda.so`, library: nativeLibraryPath(dir, info.program, 'cuda', false), why } : { family: 'cuda', backend: 'cuda-emu', dir: cudaDir, target: 'emu', library: nativeLibraryPath(dir, info.program, 'cuda', true), why });
+    builds.push(real ? { family: 'cuda', backend: 'cuda', dir: cudaDir, target: `lib${info.program}_cuda.so`, library: nativeLibraryPath(dir, info.program, 'cuda', false), why } : { family: 'cuda', backend: 'cuda-emu', dir: cudaDir, target: `lib${info.program}_cuda_emu.so`, library: nativeLibraryPath(dir, info.program, 'cuda', true), why });
   }
   const hlsDir = join(dir, 'hls');
   if (existsSync(join(hlsDir, 'Makefile'))) {

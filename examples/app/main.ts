@@ -1,21 +1,28 @@
 /**
  * An application linking the runtime generated for examples/gcn.dy. It
  * feeds a sequence of real graphs (and the same graph again) to the
- * runtime and prints, per input, the partition, the guard path and whether
- * the runtime switched and why; then streams the same sequence pipelined.
- * CPU stages run on wasm; GPU and FPGA stages on the sim backend (numbers
- * from the CPU kernels, clock from the cost model), drawn in a trace.
+ * runtime and prints, per input, the partition, the guard path, whether
+ * the runtime switched and why, and which backend ran each stage for how
+ * long; then streams the same sequence pipelined (stages of successive
+ * inputs at the same time on different devices) and writes a timeline of
+ * the predicted and the measured stages.
+ *
+ * Every stage runs for real: CPU stages on the wasm kernels, GPU stages in
+ * the project's CUDA library, FPGA stages in its FPGA host library. With
+ * --emulate (a host without the devices) those are the emulated builds:
+ * CUDA on a CPU emulation (cuda-emu) and the HLS kernels in C simulation
+ * (fpga-csim); without it the real libraries (cuda, xrt), unchanged.
  *
  *   npm run build
- *   node dist/cli/main.js compile examples/gcn.dy -o examples/app/out \
- *     --profile A=../shared/data/matrices/cora.cites --profile A=../shared/data/matrices/ca-GrQc.mtx ...
- *   npx tsc -p examples/app && node examples/app/out/js/main.js [--json] [--matrices DIR] [GRAPH ...]
+ *   node dist/cli/main.js compile examples/gcn.dy -o examples/app/out --profile A=... (see README.md)
+ *   node dist/cli/main.js build examples/app/out --emulate
+ *   npx tsc -p examples/app && node examples/app/out/js/main.js --emulate [--json] [--matrices DIR] [GRAPH ...]
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Rng, seedFor, simBackend, toCsr, loadMatrix, TraceRecorder, wasmBackendFromDir, type CsrMatrix, type DenseTensor, type SystemSpec } from 'dype/runtime';
-import { createRuntime, type GcnInputs } from './out/runtime/gcn.runtime.js';
+import { closeBackends, openProject, Rng, seedFor, toCsr, loadMatrix, TraceRecorder, type CsrMatrix, type DenseTensor, type RunResult, type SystemSpec } from 'dype/runtime';
+import { createRuntime, type GcnInputs, type GcnOutputs } from './out/runtime/gcn.runtime.js';
 
 /** Feature widths of the two layers (within the range the guards were sampled across). */
 const F = 16;
@@ -29,6 +36,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const outDir = resolve(here, '..');
 const args = process.argv.slice(2);
 const json = args.includes('--json');
+const emulate = args.includes('--emulate');
 const mi = args.indexOf('--matrices');
 const matrices = mi >= 0 ? args[mi + 1]! : resolve(here, '..', '..', '..', '..', '..', 'shared', 'data', 'matrices');
 const sequence = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--matrices');
@@ -43,7 +51,7 @@ function random(shape: number[], name: string): DenseTensor {
 const graphs = new Map<string, GcnInputs>();
 const W1 = random([F, H], 'W1');
 const W2 = random([H, C], 'W2');
-/** One tensor object per graph: the same graph again is the very same input. */
+/** One tensor object per graph: the same graph again is the very same input (its data stays on the devices). */
 function inputsFor(file: string): GcnInputs {
   let g = graphs.get(file);
   if (!g) {
@@ -53,16 +61,17 @@ function inputsFor(file: string): GcnInputs {
   return g;
 }
 
+const stagesText = (r: RunResult<GcnOutputs>): string => r.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}: ${s.backend} ${s.ms.toFixed(2)} ms`).join(', ');
+
 const plan = JSON.parse(readFileSync(join(outDir, 'plan.json'), 'utf8')) as { system: SystemSpec };
-const wasm = await wasmBackendFromDir(join(outDir, 'wasm'), 'gcn');
-const sim = simBackend(wasm);
+const backends = await openProject(outDir, plan.system, { emulate });
 const trace = new TraceRecorder();
-const rt = createRuntime({ system: plan.system, backends: { cpu: wasm, gpu: sim, fpga: sim }, trace });
+const rt = createRuntime({ system: plan.system, backends, trace });
 
 const names = sequence.length > 0 ? sequence : DEFAULT_SEQUENCE;
 for (const file of names) {
   const inputs = inputsFor(file);
-  const r = rt.run(inputs, file);
+  const r = await rt.run(inputs, file);
   let sum = 0;
   let abs = 0;
   for (const v of r.outputs.Y.data) {
@@ -70,20 +79,39 @@ for (const file of names) {
     abs += Math.abs(v);
   }
   if (json) {
-    process.stdout.write(`${JSON.stringify({ input: file, rows: inputs.A.rows, nnz: inputs.A.values.length, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, predicted: r.predicted, ySum: sum, yAbsSum: abs })}\n`);
+    const stages = r.stages.map((s) => ({ ops: s.ops, devices: s.devices, backend: s.backend, ms: s.ms, bytesIn: s.bytesIn, bytesOut: s.bytesOut }));
+    process.stdout.write(`${JSON.stringify({ input: file, rows: inputs.A.rows, nnz: inputs.A.values.length, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, predicted: r.predicted, stages, wallMs: r.wallMs, ySum: sum, yAbsSum: abs })}\n`);
   } else {
     console.log(`${file} (${inputs.A.rows} x ${inputs.A.cols}, nnz ${inputs.A.values.length})`);
     console.log(`  partition ${r.partition.id}${r.partition.replanned ? ' (re-planned)' : ''}: ${r.partition.label}`);
     console.log(`  guard path: ${r.path.join(' -> ') || '(one partition)'}`);
     if (r.log.replan) console.log(`  re-plan: ${r.log.replan.reason}`);
     console.log(`  ${r.switched ? 'switched' : r.log.event === 'initial' ? 'first input' : 'stayed'}: ${r.reason}`);
-    console.log(`  predicted period ${r.predicted.periodMs.toFixed(4)} ms; Y sum ${sum.toPrecision(8)}`);
+    console.log(`  ran: ${stagesText(r)} (measured); predicted period ${r.predicted.periodMs.toFixed(4)} ms on ${plan.system.name}; Y sum ${sum.toPrecision(8)}`);
   }
 }
 const s = rt.stats();
-const streamed = rt.stream(names.map((file) => ({ inputs: inputsFor(file), name: `stream ${file}` })));
-const summary = { runs: s.runs, switches: s.switches, replans: s.replans, byPartition: s.byPartition, sequentialClockMs: s.clockMs, streamMakespanMs: streamed.makespanMs, traceEvents: trace.size };
+const streamed = await rt.stream(names.map((file) => ({ inputs: inputsFor(file), name: `stream ${file}` })));
+const summary = {
+  runs: s.runs,
+  switches: s.switches,
+  replans: s.replans,
+  byPartition: s.byPartition,
+  byBackend: s.byBackend,
+  sequentialClockMs: s.clockMs,
+  streamMakespanMs: streamed.makespanMs,
+  streamWallMs: streamed.wallMs,
+  streamStageSumMs: streamed.stageSumMs,
+  streamYSums: streamed.results.map((r) => r.outputs.Y.data.reduce((a, v) => a + v, 0)),
+  traceEvents: trace.size,
+};
 trace.write(join(outDir, 'trace.json'));
 if (json) process.stdout.write(`${JSON.stringify({ summary })}\n`);
-else console.log(`\n${s.runs} inputs, ${s.switches} switches, ${s.replans} re-plans; clock ${s.clockMs.toFixed(3)} ms one at a time, ${streamed.makespanMs.toFixed(3)} ms streamed; timeline in ${join(outDir, 'trace.json')}`);
+else
+  console.log(
+    `\n${s.runs} inputs, ${s.switches} switches, ${s.replans} re-plans; by backend: ${Object.entries(s.byBackend)
+      .map(([b, x]) => `${b} ${x.stages} stages ${x.ms.toFixed(1)} ms`)
+      .join(', ')}\nstreamed: ${streamed.wallMs.toFixed(1)} ms measured against ${streamed.stageSumMs.toFixed(1)} ms of stages one after another (model clock: ${streamed.makespanMs.toFixed(3)} ms); timeline in ${join(outDir, 'trace.json')}`,
+  );
 rt.close();
+closeBackends(backends);

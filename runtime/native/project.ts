@@ -41,9 +41,9 @@ export function readProject(dir: string): ProjectInfo {
   return p;
 }
 
-/** Where `dype build` puts each library of a project. */
+/** Where `dype build` (the projects' Makefiles) puts each library of a project. */
 export function nativeLibraryPath(dir: string, program: string, family: NativeFamily, emulated: boolean): string {
-  return family === 'cuda' ? join(dir, 'cuda', `lib${program}_cuda${emulated ? '_emu' : ''}.so`) : join(dir, 'hls', `lib${program}_fpga${emulated ? '_csim' : ''}.so`);
+  return family === 'cuda' ? join(dir, 'cuda', `lib${program}_cuda${emulated ? '_emu' : ''}.so`) : join(dir, 'hls', 'build', 'lib', `lib${program}_fpga${emulated ? '_csim' : ''}.so`);
 }
 
 /** The device kind each native family serves. */

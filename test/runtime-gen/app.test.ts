@@ -1,12 +1,16 @@
 /**
- * `dype compile examples/gcn.dy --profile ...` emits the runtime; the
- * generated gcn.runtime.ts type-checks with the project's compiler settings
- * (tsc on examples/app, which links it through the package's `dype/runtime`
- * export); examples/app runs on a sequence of real graphs, switches
- * partitions with logged reasons, re-plans out of range, and its outputs
- * equal the reference interpreter's. Needs dist/ (npm test builds it first).
+ * `dype compile examples/gcn.dy --profile ...` emits the runtime and the
+ * native projects, `dype build --emulate` builds the CUDA emulation and the
+ * FPGA C-simulation libraries; the generated gcn.runtime.ts type-checks
+ * with the project's compiler settings (tsc on examples/app, which links it
+ * through the package's `dype/runtime` export); examples/app runs a
+ * sequence of real graphs for real on wasm + cuda-emu + fpga-csim, switches
+ * partitions with logged reasons, re-plans out of range, reports per input
+ * the backend of every stage, streams the sequence pipelined, and its
+ * outputs equal the reference interpreter's. Needs dist/ (npm test builds it
+ * first) and g++.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +32,7 @@ const SEQUENCE = ['karate.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cite
 
 interface Line {
   input: string;
+  stages: { ops: string[]; devices: string[]; backend: string; ms: number }[];
   partition: { id: number; label: string; replanned: boolean };
   switched: boolean;
   reason: string;
@@ -38,12 +43,14 @@ interface Line {
 }
 
 let compiled: { status: number | null; stderr: string };
+let built: { status: number | null; stderr: string; stdout: string };
 beforeAll(async () => {
   if (!HAVE_DATA) return;
   rmSync(OUT, { recursive: true, force: true });
-  const args = ['compile', example('gcn.dy'), '--targets', 'wasm,runtime', '-o', OUT, ...PROFILES.flatMap((p) => ['--profile', `A=${join(M, p)}`]), '--profile', 'f=16', '--profile', 'h=16', '--profile', 'c=16'];
+  const args = ['compile', example('gcn.dy'), '--targets', 'wasm,cuda,hls,runtime', '-o', OUT, ...PROFILES.flatMap((p) => ['--profile', `A=${join(M, p)}`]), '--profile', 'f=16', '--profile', 'h=16', '--profile', 'c=16'];
   compiled = await runCliAsync(args, { timeoutMs: 120_000 });
-}, 130_000);
+  built = await runCliAsync(['build', OUT, '--emulate'], { timeoutMs: 300_000 });
+}, 430_000);
 
 describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and examples/app', () => {
   it('writes the runtime, the C++ dispatch header, plan.json and the build-guards IR', () => {
@@ -68,13 +75,31 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     expect(readFileSync(join(OUT, 'ir/build-guards.ir'), 'utf8')).toMatch(/guards = \["p0:/);
   });
 
-  it('type-checks the generated runtime and the app with the project settings, runs it, and its outputs are the reference', () => {
+  it('dype build --emulate builds the CUDA emulation and the FPGA C simulation, saying so', () => {
+    expect(built.stderr).toBe('');
+    expect(built.status).toBe(0);
+    expect(built.stdout).toMatch(/built .*libgcn_cuda_emu\.so: backend cuda-emu \(--emulate\)/);
+    expect(built.stdout).toMatch(/built .*libgcn_fpga_csim\.so: backend fpga-csim \(--emulate\)/);
+  });
+
+  it('type-checks the generated runtime and the app with the project settings, runs it on wasm + cuda-emu + fpga-csim, and its outputs are the reference', () => {
     execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', APP], { cwd: REPO_ROOT, encoding: 'utf8' });
-    const stdout = execFileSync(process.execPath, [join(OUT, 'js', 'main.js'), '--json', '--matrices', M], { cwd: REPO_ROOT, encoding: 'utf8' });
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { summary?: { switches: number; replans: number; traceEvents: number } });
+    // Without --emulate the app asks for the real libraries, which this host has not built.
+    const real = spawnSync(process.execPath, [join(OUT, 'js', 'main.js'), '--json', '--matrices', M], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(real.status).not.toBe(0);
+    expect(real.stderr).toMatch(/DY3043.*libgcn_(cuda|fpga)\.so.*not built: run dype build/);
+    const stdout = execFileSync(process.execPath, [join(OUT, 'js', 'main.js'), '--emulate', '--json', '--matrices', M], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { summary?: { switches: number; replans: number; traceEvents: number; byBackend: Record<string, { stages: number }>; streamYSums: number[] } });
     const runs = lines.filter((l) => l.summary === undefined);
     const summary = lines.find((l) => l.summary)!.summary!;
     expect(runs.map((r) => r.input)).toEqual(SEQUENCE);
+    // Every stage ran on the backend of its device, and the sequence used the CPU and an emulated device.
+    for (const r of runs)
+      for (const st of r.stages) expect(st.backend, `${r.input}: ${st.devices.join('+')}`).toBe(st.devices[0]!.startsWith('cpu') ? 'wasm' : st.devices[0]!.startsWith('gpu') ? 'cuda-emu' : 'fpga-csim');
+    expect(Object.keys(summary.byBackend)).toContain('wasm');
+    expect(Object.keys(summary.byBackend).some((b) => b === 'cuda-emu' || b === 'fpga-csim')).toBe(true);
+    // Streamed, the same outputs as one at a time.
+    summary.streamYSums.forEach((y, i) => expect(Math.abs(y - runs[i]!.ySum), `stream ${runs[i]!.input}`).toBeLessThanOrEqual(1e-4 * Math.max(1, runs[i]!.yAbsSum)));
     for (const r of runs) {
       expect(r.partition.label).toMatch(/^(cpu|gpu|fpga) x\d/);
       expect(r.reason.length).toBeGreaterThan(5);
@@ -113,7 +138,7 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     }
     const trace = JSON.parse(readFileSync(join(OUT, 'trace.json'), 'utf8')) as { traceEvents: { ph: string; pid: number }[] };
     expect(trace.traceEvents.filter((e) => e.ph === 'X').length).toBe(summary.traceEvents - trace.traceEvents.filter((e) => e.ph === 'i').length);
-  }, 90_000);
+  }, 400_000);
 });
 
 describe('dype compile: runtime target errors', () => {
