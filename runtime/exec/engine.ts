@@ -60,12 +60,26 @@ export interface StageRun {
   unsplit: string[];
 }
 
-/** One input's bound facts: dims, patterns, regions. */
+/** One input's bound facts: dims, patterns, regions, and per op its size arguments. */
 export interface Prepared {
   inputs: LayoutInputs;
   dims: Map<string, number>;
   patterns: Map<string, Pattern>;
   regions: Map<string, RegionSpec>;
+  /** Input regions with the parameter (tensor or scalar) each holds part of. */
+  inputKeys: { key: string; owner: unknown }[];
+  /** Per op: sizes in manifest order and the pattern's rows, cols, entries (the launch's size arguments). */
+  sizes: Map<string, number[]>;
+  /** The tensor objects and scalars it was prepared for, in parameter order (what a new input is compared with). */
+  entries: unknown[];
+}
+
+/** What the engine needs of an op on every run, worked out once. */
+interface OpFacts {
+  keys: string[];
+  outIdx: number;
+  local: Set<string>;
+  reads: string[];
 }
 
 interface ParamEntry {
@@ -124,11 +138,38 @@ export class KernelEngine {
     return p;
   }
 
+  /** Binds an input; the very same tensor objects and scalars as the last input reuse its preparation. */
   prepare(inputs: LayoutInputs): Prepared {
+    const entries = this.manifest.params.map((p) => (p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name)));
+    const last = this.lastPrepared;
+    if (last && inputs.dims === last.inputs.dims && entries.every((e, i) => Object.is(e, last.entries[i]))) return { ...last, inputs };
     const dims = this.L.bindDims(inputs);
     const patterns = this.L.patternsOf(inputs, (n, t) => (this.lastPatterns.get(n)?.t === t ? this.lastPatterns.get(n)!.p : undefined));
     this.lastPatterns = new Map([...patterns].map(([n, p]) => [n, { t: inputs.tensors.get(n)!, p }]));
-    return { inputs, dims, patterns, regions: this.L.regions(dims, patterns) };
+    const regions = this.L.regions(dims, patterns);
+    const owner = (key: string): unknown => {
+      const name = key.split(':')[1]!;
+      return inputs.tensors.get(name) ?? inputs.scalars.get(name);
+    };
+    const sizes = new Map(
+      this.manifest.ops.map((o) => {
+        const root = this.L.sparseRootOf(o);
+        const pat = root !== undefined ? patterns.get(root) : undefined;
+        return [o.op, [...this.L.sizesOf(o, dims, patterns), pat?.rows ?? 0, pat?.cols ?? 0, pat?.ri.length ?? 0]];
+      }),
+    );
+    const prep: Prepared = { inputs, dims, patterns, regions, inputKeys: this.L.inputKeys(regions).map((key) => ({ key, owner: owner(key) })), sizes, entries };
+    this.lastPrepared = prep;
+    return prep;
+  }
+
+  private lastPrepared: Prepared | undefined;
+  private readonly facts = new Map<string, OpFacts>();
+
+  private factsOf(o: WasmOp): OpFacts {
+    let f = this.facts.get(o.op);
+    if (!f) this.facts.set(o.op, (f = { keys: this.L.keys.get(o.op)!, outIdx: o.buffers.findIndex((b) => b.name === o.out), local: new Set(o.rowLocal ?? []), reads: this.L.reads.get(o.op)! }));
+    return f;
   }
 
   /** Binds a slot to an input: its parameter copies (resident ones reused) and a fresh set of defined values. */
@@ -137,19 +178,14 @@ export class KernelEngine {
     slot.prep = prep;
     slot.defined = new Set(this.manifest.params.map((p) => p.name));
     const fresh = new Map<string, View>();
-    const keys = this.L.inputKeys(prep.regions);
-    const ownerOf = (key: string): unknown => {
-      const name = key.split(':')[1]!;
-      return prep.inputs.tensors.get(name) ?? prep.inputs.scalars.get(name);
-    };
-    const need = keys.filter((k) => this.L.writesParams || !this.paramEntry(k, ownerOf(k), prep.regions.get(k)!));
-    this.L.writeInputs(prep.inputs, prep.patterns, (k) => need.includes(k), (k) => {
+    const need = new Set(prep.inputKeys.filter((x) => this.L.writesParams || !this.paramEntry(x.key, x.owner, prep.regions.get(x.key)!)).map((x) => x.key));
+    if (need.size > 0) this.L.writeInputs(prep.inputs, prep.patterns, (k) => need.has(k), (k) => {
       const v = new Value(k, prep.regions.get(k)!);
       const data = this.mover.copyAt(v, HOST).data!;
       fresh.set(k, data);
       return data;
     });
-    for (const k of keys) {
+    for (const { key: k, owner } of prep.inputKeys) {
       const spec = prep.regions.get(k)!;
       if (this.L.writesParams) {
         // A kernel that assigns a parameter changes its copy: every input gets its own.
@@ -159,13 +195,13 @@ export class KernelEngine {
         v.written(HOST, [[0, v.bytes]]);
         continue;
       }
-      let e = this.paramEntry(k, ownerOf(k), spec);
+      let e = this.paramEntry(k, owner, spec);
       if (!e) {
         const v = new Value(k, spec);
         const host = this.mover.copyAt(v, HOST);
         host.data = fresh.get(k)!;
         host.valid = [[0, v.bytes]];
-        e = { owner: ownerOf(k), value: v, pins: 0 };
+        e = { owner, value: v, pins: 0 };
         const list = this.params.get(k) ?? [];
         list.push(e);
         this.params.set(k, list);
@@ -276,11 +312,10 @@ export class KernelEngine {
 
   private async runOp(slot: Slot, stage: StagePlan, o: WasmOp, t: Traffic, clock: { transferMs: number }, unsplit: string[]): Promise<void> {
     const prep = slot.prep!;
-    for (const v of this.L.reads.get(o.op)!) if (!slot.defined.has(v)) this.L.fail(`kernel ${this.manifest.kernel}`, `'${v}' was never computed: the repeat that assigns it ran zero times`);
+    const { keys, outIdx, local, reads } = this.factsOf(o);
+    for (const v of reads) if (!slot.defined.has(v)) this.L.fail(`kernel ${this.manifest.kernel}`, `'${v}' was never computed: the repeat that assigns it ran zero times`);
     const impl = stage.impls[o.op];
     if (impl === undefined) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `names no implementation for ${o.op}`);
-    const keys = this.L.keys.get(o.op)!;
-    const outIdx = o.buffers.findIndex((b) => b.name === o.out);
     const rows = this.L.splitRows(o, prep.dims);
     const k = stage.devices.length;
     const split = k > 1 && o.splitWrites !== undefined && rows !== undefined && rows >= k;
@@ -288,10 +323,7 @@ export class KernelEngine {
     const ptr = this.balancePtr(o, prep);
     const cuts = split ? balancedCuts(rows!, k, ptr) : [0, -1];
     const runners = split ? stage.devices : stage.devices.slice(0, 1);
-    const root = this.L.sparseRootOf(o);
-    const pat = root !== undefined ? prep.patterns.get(root) : undefined;
-    const sizes = [...this.L.sizesOf(o, prep.dims, prep.patterns), pat?.rows ?? 0, pat?.cols ?? 0, pat?.ri.length ?? 0];
-    const local = new Set(o.rowLocal ?? []);
+    const sizes = prep.sizes.get(o.op)!;
     const out = this.valueOf(slot, keys[outIdx]!);
     const writes: [string, number, number][] = [];
     const launches: Promise<void>[] = [];

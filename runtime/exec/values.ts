@@ -120,6 +120,8 @@ export class Mover {
    */
   async ensure(v: Value, at: string, a: number, b: number, t: Traffic): Promise<void> {
     const dst = this.copyAt(v, at);
+    // The common case, a resident value: one range covering it all.
+    if (dst.valid.some(([x, y]) => x <= a && y >= b)) return;
     let gaps = missing(dst.valid, a, b);
     if (gaps.length === 0) return;
     const here = at === HOST ? undefined : this.places.get(at)!;

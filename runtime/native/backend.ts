@@ -103,9 +103,23 @@ export class NativeStageBackend implements StageBackend {
   }
 
   launch(dev: number, handle: number, buffers: readonly DeviceBuffer[], sizes: readonly number[], lo: number, hi: number, o?: CallOptions): Promise<void> {
-    const ptrs = buffers.map((b) => this.live(b, 'launch').ptr);
-    return this.run('launch', o, dev, handle, ptrs, BigInt64Array.from(sizes.map((s) => BigInt(s))), lo, hi, null);
+    // Typed arrays pass as pointers to their memory (no conversion): a direct call reuses two scratch
+    // arrays (0.4 us a launch against 2-3 us for arrays built per call); a call on another thread
+    // gets its own, which must stay untouched until it returns.
+    const fresh = o?.offThread === true;
+    const ptrs = fresh || this.ptrScratch.length < buffers.length ? new BigUint64Array(Math.max(buffers.length, 1)) : this.ptrScratch;
+    const dims = fresh || this.sizeScratch.length < sizes.length ? new BigInt64Array(Math.max(sizes.length, 1)) : this.sizeScratch;
+    if (!fresh) {
+      this.ptrScratch = ptrs;
+      this.sizeScratch = dims;
+    }
+    for (let i = 0; i < buffers.length; i++) ptrs[i] = BigInt(this.live(buffers[i]!, 'launch').ptr ?? 0);
+    for (let i = 0; i < sizes.length; i++) dims[i] = BigInt(sizes[i]!);
+    return this.run('launch', o, dev, handle, ptrs, dims, lo, hi, null);
   }
+
+  private ptrScratch = new BigUint64Array(16);
+  private sizeScratch = new BigInt64Array(16);
 
   sync(dev: number, o?: CallOptions): Promise<void> {
     return this.run('sync', o, dev, null);
