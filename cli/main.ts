@@ -107,7 +107,7 @@ export function buildProgram(): Command {
     .option('--emulate', 'with --project: let the emulated builds (cuda-emu, fpga-csim) serve GPU and FPGA stages on a host without the devices')
     .option('--threads <T>', 'worker threads for the wasm backend (default: all cores; the reference backend runs on one)')
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
-    .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine)')
+    .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine; with --project the project\'s plan.json system, else paper-2g2f)')
     .option('--objective <name>', 'throughput, energy or latency (default throughput)')
     .option('--power-cap <W>', 'peak power the devices may draw together, W')
     .option('--no-p2p', 'no peer-to-peer links between devices')

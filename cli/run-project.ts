@@ -11,6 +11,7 @@
  *   - "<stages>": written out (cli/partition-arg.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { plannedSpec } from '../codegen/implementations.js';
 import { programHash } from '../codegen/native/hash.js';
@@ -65,7 +66,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (o.backend !== undefined) throw usage('--backend and --project exclude each other: with --project the partition decides which backend runs each stage');
   const repeat = o.repeat === undefined ? 1 : Number(o.repeat);
   if (!Number.isSafeInteger(repeat) || repeat < 1) throw usage(`--repeat expects an integer >= 1, got '${o.repeat}'`);
-  const threads = o.threads === undefined ? 1 : Number(o.threads);
+  const threads = o.threads === undefined ? availableParallelism() : Number(o.threads);
   if (!Number.isSafeInteger(threads) || threads < 1) throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
   const partitionArg = o.partition ?? 'auto';
   const dir = o.project;

@@ -5,7 +5,7 @@
  * Everything here reads the loop IR; nothing goes back to index notation.
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
-import { walkLExpr } from '../c/walk.js';
+import { walkLExpr } from '../../ir/loops-walk.js';
 
 export type For = Extract<LStmt, { k: 'for' }>;
 export type Let = Extract<LStmt, { k: 'let' }>;

@@ -13,7 +13,7 @@
  * - generic: anything else, printed as the loop nest itself.
  */
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
-import { walkLExpr } from '../c/walk.js';
+import { walkLExpr } from '../../ir/loops-walk.js';
 
 type For = Extract<LStmt, { k: 'for' }>;
 

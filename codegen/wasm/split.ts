@@ -15,30 +15,16 @@
  * op is not split across instances.
  */
 import type { LBuffer, LExpr, LoopFunc, LStmt } from '../../ir/loops.js';
+import { walkLExpr } from '../../ir/loops-walk.js';
 
 export type SplitWrites = 'rows' | 'entries';
 
 type For = Extract<LStmt, { k: 'for' }>;
 
 function mentions(e: LExpr, v: string): boolean {
-  switch (e.k) {
-    case 'var':
-      return e.name === v;
-    case 'const':
-      return false;
-    case 'load':
-      return mentions(e.index, v);
-    case 'bin':
-      return mentions(e.lhs, v) || mentions(e.rhs, v);
-    case 'un':
-      return mentions(e.arg, v);
-    case 'call':
-      return e.args.some((a) => mentions(a, v));
-    case 'select':
-      return mentions(e.cond, v) || mentions(e.then, v) || mentions(e.else, v);
-    case 'cast':
-      return mentions(e.arg, v);
-  }
+  let hit = false;
+  walkLExpr(e, (x) => void (hit ||= x.k === 'var' && x.name === v));
+  return hit;
 }
 
 /** Stores to `buf` with the entry loops enclosing each (innermost last). */
@@ -121,37 +107,14 @@ export function rowLocalBuffers(f: LoopFunc, top: For, balance: LBuffer, rootOf:
   const local = new Map<string, boolean>();
   const candidates = f.buffers.filter((b) => b.role !== 'dense' && b.role !== 'scalar' && (b.layout ?? (b.role === 'rowPtr' || b.role === 'colIdx' ? 'csr' : 'csc')) === layout && rootOf(b) === root);
   for (const b of candidates) local.set(b.name, true);
-  const visitExpr = (e: LExpr): void => {
-    switch (e.k) {
-      case 'load': {
-        if (local.has(e.buf)) {
-          const b = f.buffers.find((x) => x.name === e.buf)!;
-          const ok = b.role === 'rowPtr' || b.role === 'colPtr' ? isI(e.index) || isI1(e.index) : e.index.k === 'var' && entryVars.has(e.index.name);
-          if (!ok) local.set(e.buf, false);
-        }
-        visitExpr(e.index);
-        return;
-      }
-      case 'bin':
-        visitExpr(e.lhs);
-        visitExpr(e.rhs);
-        return;
-      case 'un':
-      case 'cast':
-        visitExpr(e.arg);
-        return;
-      case 'call':
-        e.args.forEach(visitExpr);
-        return;
-      case 'select':
-        visitExpr(e.cond);
-        visitExpr(e.then);
-        visitExpr(e.else);
-        return;
-      default:
-        return;
-    }
-  };
+  // Loads are checked where they stand: walkLExpr visits every load, those inside other indices too.
+  const visitExpr = (e: LExpr): void =>
+    walkLExpr(e, (x) => {
+      if (x.k !== 'load' || !local.has(x.buf)) return;
+      const b = f.buffers.find((y) => y.name === x.buf)!;
+      const ok = b.role === 'rowPtr' || b.role === 'colPtr' ? isI(x.index) || isI1(x.index) : x.index.k === 'var' && entryVars.has(x.index.name);
+      if (!ok) local.set(x.buf, false);
+    });
   const visit = (ss: readonly LStmt[]): void => {
     for (const s of ss) {
       switch (s.k) {

@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closeBackends, openProject, Rng, seedFor, toCsr, loadMatrix, TraceRecorder, type CsrMatrix, type DenseTensor, type RunResult, type SystemSpec } from 'dype/runtime';
+import { closeBackends, InputError, openProject, Rng, seedFor, toCsr, loadMatrix, TraceRecorder, type CsrMatrix, type DenseTensor, type RunResult, type SystemSpec } from 'dype/runtime';
 import { createRuntime, type GcnInputs, type GcnOutputs } from './out/runtime/gcn.runtime.js';
 
 /** Feature widths of the two layers (within the range the guards were sampled across). */
@@ -64,7 +64,14 @@ function inputsFor(file: string): GcnInputs {
 const stagesText = (r: RunResult<GcnOutputs>): string => r.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}: ${s.backend} ${s.ms.toFixed(2)} ms`).join(', ');
 
 const plan = JSON.parse(readFileSync(join(outDir, 'plan.json'), 'utf8')) as { system: SystemSpec };
-const backends = await openProject(outDir, plan.system, { emulate });
+const backends = await openProject(outDir, plan.system, { emulate }).catch((e: unknown) => {
+  // A library not built (or of another program): one line, as the dype command prints it.
+  if (e instanceof InputError) {
+    console.error(e.message);
+    process.exit(1);
+  }
+  throw e;
+});
 const trace = new TraceRecorder();
 const rt = createRuntime({ system: plan.system, backends, trace });
 

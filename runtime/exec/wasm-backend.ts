@@ -13,14 +13,14 @@ import { InputError } from '../errors.js';
 import { fsReason } from '../io/files.js';
 import { bytesOf, view } from '../wasm/layout.js';
 import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
-import { balancedCuts, WasmThreadPool } from '../wasm/threads.js';
+import { instantiateKernel } from '../wasm/instantiate.js';
+import { balancedCuts, type WasmThreadPool } from '../wasm/threads.js';
 import { DeviceCallError, type DeviceBuffer, type StageBackend } from './backend.js';
 import { Heap } from './heap.js';
 
 const PAGE = 65536;
 /** Fewer rows than this run on the calling thread alone (dispatch costs more than it saves). */
 const MIN_SPLIT_ROWS = 256;
-const HOST_MATH: Record<string, (...a: number[]) => number> = { exp: Math.exp, log: Math.log, tanh: Math.tanh, pow: Math.pow };
 
 interface WasmBuf extends DeviceBuffer {
   readonly offset: number;
@@ -49,19 +49,7 @@ export class WasmStageBackend implements StageBackend {
   }
 
   static async create(binary: Uint8Array, manifest: WasmManifest, opts: { threads?: number } = {}): Promise<WasmStageBackend> {
-    const threads = opts.threads ?? 1;
-    if (!Number.isSafeInteger(threads) || threads < 1) throw new Error(`wasm backend: threads must be an integer >= 1, got ${threads}`);
-    if (threads > 1 && !manifest.sharedMemory) throw new Error('wasm backend: threads need a module compiled with shared memory');
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: manifest.maxPages, shared: manifest.sharedMemory } as WebAssembly.MemoryDescriptor);
-    const math: Record<string, (...a: number[]) => number> = {};
-    for (const n of manifest.imports) {
-      const f = HOST_MATH[n];
-      if (!f) throw new Error(`wasm backend: the module imports an unknown host function math.${n}`);
-      math[n] = f;
-    }
-    const module = await WebAssembly.compile(binary as Uint8Array<ArrayBuffer>);
-    const instance = await WebAssembly.instantiate(module, { env: { memory }, math });
-    const pool = threads > 1 ? await WasmThreadPool.create(module, memory, manifest.ops.map((o) => o.export), threads) : undefined;
+    const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm backend');
     return new WasmStageBackend(manifest, memory, instance, pool);
   }
 

@@ -28,7 +28,8 @@
  */
 import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
-import { balancedCuts, WasmThreadPool } from './threads.js';
+import { instantiateKernel } from './instantiate.js';
+import { balancedCuts, type WasmThreadPool } from './threads.js';
 import type { WasmElem, WasmManifest, WasmOp, WasmStep } from './manifest.js';
 import { bytesOf, grouping, permuteValues, ProgramLayout, view, writeValues, type Pattern, type View } from './layout.js';
 
@@ -84,7 +85,6 @@ export interface WasmExecutorOptions {
 const MIN_SPLIT_ROWS = 256;
 
 type OpFn = (...args: number[]) => void;
-const HOST: Record<string, (...a: number[]) => number> = { exp: Math.exp, log: Math.log, tanh: Math.tanh, pow: Math.pow };
 const ALIGN = 16;
 const PAGE = 65536;
 const FULL_HI = 0x7fffffff;
@@ -374,19 +374,6 @@ class Executor implements WasmExecutor {
 
 /** Instantiates a compiled kernel (WebAssembly only) and returns its executor. */
 export async function createWasmExecutor(binary: Uint8Array, manifest: WasmManifest, opts: WasmExecutorOptions = {}): Promise<WasmExecutor> {
-  const threads = opts.threads ?? 1;
-  if (!Number.isSafeInteger(threads) || threads < 1) throw new Error(`wasm executor: threads must be an integer >= 1, got ${threads}`);
-  if (threads > 1 && !manifest.sharedMemory) throw new Error('wasm executor: threads need a module compiled with shared memory');
-  if (manifest.format !== 'dype-wasm-manifest' || manifest.version !== 1) throw new Error('wasm executor: not a dype wasm manifest (version 1)');
-  const memory = new WebAssembly.Memory({ initial: 1, maximum: manifest.maxPages, shared: manifest.sharedMemory } as WebAssembly.MemoryDescriptor);
-  const math: Record<string, (...a: number[]) => number> = {};
-  for (const n of manifest.imports) {
-    const f = HOST[n];
-    if (!f) throw new Error(`wasm executor: the module imports an unknown host function math.${n}`);
-    math[n] = f;
-  }
-  const module = await WebAssembly.compile(binary as Uint8Array<ArrayBuffer>);
-  const instance = await WebAssembly.instantiate(module, { env: { memory }, math });
-  const pool = threads > 1 ? await WasmThreadPool.create(module, memory, manifest.ops.map((o) => o.export), threads) : undefined;
+  const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm executor');
   return new Executor(manifest, instance, memory, pool);
 }

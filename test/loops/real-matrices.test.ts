@@ -17,8 +17,7 @@ import type { Kernel } from '../../ir/module.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../../passes/index.js';
 import { toCoo, toCsc, toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
-import { Rng, seedFor } from '../../runtime/random.js';
-import type { DenseTensor, SparseMatrix, Tensor } from '../../runtime/tensor.js';
+import { exampleInputs as inputs } from '../helpers/example-inputs.js';
 import { expectLoopsMatchInterpreter } from './compare.js';
 
 const MATRIX_DIR = fileURLToPath(new URL('../../../shared/data/matrices/', import.meta.url));
@@ -28,7 +27,6 @@ const SQUARE = ['cora.cites', 'Erdos971.mtx', 'adder_dcop_05.mtx', 'karate.mtx',
 const RECT = ['lp_ship04l.mtx'];
 const EXAMPLES = ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'];
 const ANY_SHAPE = new Set(['spmv', 'spmm']);
-const SEED = 20240612;
 
 function kernel(name: string, format: 'csr' | 'csc' | 'coo'): Kernel {
   const src = readFileSync(join(EXAMPLES_DIR, `${name}.dy`), 'utf8').replaceAll('csr<', `${format}<`);
@@ -37,35 +35,6 @@ function kernel(name: string, format: 'csr' | 'csc' | 'coo'): Kernel {
   return runPipeline(r.module, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] }).kernels[0]!;
 }
 
-function rand(shape: number[], name: string): DenseTensor {
-  const rng = new Rng(seedFor(SEED, name));
-  const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
-  for (let k = 0; k < data.length; k++) data[k] = rng.uniform(-1, 1);
-  return { format: 'dense', shape, data };
-}
-
-/** Inputs of each example for an m x n matrix A. */
-function inputs(ex: string, A: SparseMatrix): { tensors: Record<string, Tensor>; scalars?: Record<string, number> } {
-  const [m, n] = [A.rows, A.cols];
-  switch (ex) {
-    case 'spmv':
-      return { tensors: { A, x: rand([n], 'x') } };
-    case 'spmm':
-      return { tensors: { A, B: rand([n, 4], 'B') } };
-    case 'gcn':
-      return { tensors: { A, X: rand([n, 8], 'X'), W1: rand([8, 8], 'W1'), W2: rand([8, 4], 'W2') } };
-    case 'attention':
-      return { tensors: { A, Q: rand([n, 4], 'Q'), K: rand([n, 4], 'K'), V: rand([n, 4], 'V') } };
-    case 'pagerank':
-      return { tensors: { A, r0: { format: 'dense', shape: [n], data: new Float64Array(n).fill(1 / n) } }, scalars: { d: 0.85 } };
-    case 'sssp': {
-      const d0 = new Float64Array(m).fill(Infinity);
-      d0[0] = 0;
-      return { tensors: { A, d0: { format: 'dense', shape: [m], data: d0 } } };
-    }
-  }
-  throw new Error(ex);
-}
 
 describe.skipIf(!HAVE_DATA)('examples on real matrices: loop IR equals the interpreter bit for bit', () => {
   const kernels = new Map(EXAMPLES.flatMap((ex) => (['csr', 'csc', 'coo'] as const).map((f) => [`${ex}.${f}`, kernel(ex, f)] as const)));

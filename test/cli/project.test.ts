@@ -1,0 +1,135 @@
+/**
+ * `dype build` and `dype run --project`: the issue's done-when command on
+ * gcn (a stage on wasm and one on cuda-emu or fpga-csim, outputs equal the
+ * reference run), partitions written out (a split stage among them), and
+ * every bad input as one clear error with exit code 1 (2 for usage), no
+ * output file written: an unbuilt library names the file and the build
+ * command, a project of another program or another version of it is
+ * refused, a bad partition says what is wrong.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
+
+const M = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'matrices');
+const HAVE = existsSync(M) && spawnSync('g++', ['--version']).status === 0;
+const dir = freshDir('dype-project-');
+const out = join(dir, 'out');
+const GCN_INPUTS = ['--input', `A=${join(M, 'cora.cites')}`, '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=16', '--param', 'h=16', '--param', 'c=16'];
+afterAll(() => cleanup(dir));
+
+interface RunJson {
+  backend: string;
+  emulated: boolean;
+  partition: { source: string; label: string };
+  stages: { ops: string[]; devices: string[]; backend: string; ms: number; bytes_in: number; bytes_out: number; predicted_ms: number }[];
+  timing: { runs: number; median_ms: number; clock: string };
+  predicted: { clock: string };
+}
+
+/** The values of a Matrix Market array file. */
+const values = (path: string): number[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('%'))
+    .slice(1)
+    .map(Number);
+
+let built: { status: number | null; stdout: string; stderr: string };
+beforeAll(async () => {
+  if (!HAVE) return;
+  const c = await runCliAsync(['compile', example('gcn.dy'), '-o', out, '--targets', 'wasm,cuda,hls,runtime', ...['cora.cites', 'ca-GrQc.mtx', 'jazz.mtx'].flatMap((m) => ['--profile', `A=${join(M, m)}`]), '--profile', 'f=16', '--profile', 'h=16', '--profile', 'c=16'], { timeoutMs: 120_000 });
+  expect(c.status, c.stderr).toBe(0);
+  // The libraries are built after the test of what is missing without them (below, first).
+}, 130_000);
+
+describe.skipIf(!HAVE)('dype build and dype run --project', () => {
+  it('without built libraries: DY3043 naming the library and the command that builds it; no output file', async () => {
+    const y = join(dir, 'unbuilt.mtx');
+    const r = await runCliAsync(['run', example('gcn.dy'), '--project', out, '--partition', 'cpu:op0|gpu:op1-op3', '--emulate', ...GCN_INPUTS, '--out', `Y=${y}`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(`${join(out, 'cuda', 'libgcn_cuda_emu.so')}: error DY3043: the emulated cuda library is not built: run dype build ${out} --emulate`);
+    expect(existsSync(y)).toBe(false);
+    built = await runCliAsync(['build', out, '--emulate', '--json'], { timeoutMs: 300_000 });
+  }, 330_000);
+
+  it('dype build --emulate says what it built, as which backend, and why', () => {
+    expect(built.status, built.stderr).toBe(0);
+    const j = JSON.parse(built.stdout) as { built: { family: string; backend: string; library: string; why: string }[] };
+    expect(j.built.map((b) => [b.family, b.backend, b.why])).toEqual([
+      ['cuda', 'cuda-emu', '--emulate'],
+      ['fpga', 'fpga-csim', '--emulate'],
+    ]);
+    for (const b of j.built) expect(existsSync(b.library)).toBe(true);
+  });
+
+  it('--partition auto --emulate --json: the guards\u2019 partition runs on wasm and an emulated device; outputs equal the reference run', async () => {
+    const y = join(dir, 'auto.mtx');
+    const ref = join(dir, 'ref.mtx');
+    const [r, f] = await Promise.all([
+      runCliAsync(['run', example('gcn.dy'), '--project', out, '--partition', 'auto', '--emulate', ...GCN_INPUTS, '--out', `Y=${y}`, '--json'], { timeoutMs: 120_000 }),
+      runCliAsync(['run', example('gcn.dy'), '--backend', 'reference', ...GCN_INPUTS, '--out', `Y=${ref}`]),
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(f.status, f.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as RunJson;
+    expect(j.emulated).toBe(true);
+    expect(j.partition.source).toMatch(/^auto: the project's guards \(path /);
+    const backends = j.stages.map((s) => s.backend);
+    expect(backends).toContain('wasm');
+    expect(backends.some((b) => b === 'cuda-emu' || b === 'fpga-csim')).toBe(true);
+    expect(j.backend).toBe([...new Set(backends)].join('+'));
+    for (const s of j.stages) {
+      expect(s.ms).toBeGreaterThan(0);
+      expect(s.predicted_ms).toBeGreaterThan(0);
+    }
+    expect(j.stages.reduce((a, s) => a + s.bytes_in, 0)).toBeGreaterThan(0);
+    expect(j.timing.clock).toBe('measured');
+    expect(j.predicted.clock).toBe('modelled');
+    const [got, want] = [values(y), values(ref)];
+    expect(got.length).toBe(want.length);
+    for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!), `Y[${i}]`).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(want[i]!)));
+  }, 120_000);
+
+  it('a partition written out, with a stage split over both FPGAs of paper-2g2f, prints each stage\u2019s backend', async () => {
+    const r = await runCliAsync(['run', example('gcn.dy'), '--project', out, '--system', 'paper-2g2f', '--partition', 'gpu:T1|fpga*2:H1-Y', '--emulate', ...GCN_INPUTS], { timeoutMs: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/stage 0 \[op0\] on gpu0: cuda-emu, [\d.]+ ms measured/);
+    expect(r.stdout).toMatch(/stage 1 \[op1 op2 op3\] on fpga0\+fpga1: fpga-csim, [\d.]+ ms measured/);
+  }, 120_000);
+
+  it('bad partitions, mismatched projects and misused options are one clear error each; nothing is written', async () => {
+    const y = join(dir, 'never.mtx');
+    const run = (extra: string[], project = out) => runCliAsync(['run', example('gcn.dy'), '--project', project, '--emulate', ...GCN_INPUTS, '--out', `Y=${y}`, ...extra]);
+    const other = join(dir, 'other');
+    cpSync(out, other, { recursive: true });
+    const info = JSON.parse(readFileSync(join(other, 'project.json'), 'utf8'));
+    writeFileSync(join(other, 'project.json'), JSON.stringify({ ...info, programHash: '0'.repeat(64) }));
+    const cases: [string[], number, RegExp, string?][] = [
+      [['--partition', 'gpu:op0-op2'], 1, /error DY3047: ops op3 are in no stage/],
+      [['--partition', 'gpu:op1-op3|cpu:op0'], 1, /error DY3047: stage 'gpu:op1-op3' must continue the kernel's ops in order from op0/],
+      [['--partition', 'tpu:op0-op3'], 1, /error DY3047: stage 'tpu:op0-op3': system paper-1g1f has no device 'tpu' \(it has cpu, gpu, fpga\)/],
+      [['--partition', 'gpu*3:op0-op3'], 1, /error DY3047: stage 'gpu\*3:op0-op3': gpu has 1 instance\(s\); asked for 3/],
+      [['--partition', 'gpu:op0,Z'], 1, /error DY3047: no op or result 'Z' in kernel gcn/],
+      [['--partition', '7'], 1, /error DY3047: the guards of kernel gcn have partitions [\d, ]+; there is no 7/],
+      [['--backend', 'wasm'], 2, /--backend and --project exclude each other/],
+      [[], 1, /project\.json: error DY3044: was compiled from another version of .*gcn\.dy/, other],
+    ];
+    const results = await Promise.all(cases.map(([extra, , , project]) => run(extra, project)));
+    results.forEach((r, i) => {
+      const [extra, status, message] = cases[i]!;
+      expect(r.status, `${extra.join(' ')}: ${r.stderr}`).toBe(status);
+      expect(r.stderr, extra.join(' ')).toMatch(message);
+      expect(r.stderr.trim().split('\n').length, `${extra.join(' ')}: one line`).toBe(1);
+    });
+    expect(existsSync(y)).toBe(false);
+    const noProject = await runCliAsync(['run', example('gcn.dy'), '--partition', 'auto', ...GCN_INPUTS]);
+    expect(noProject.status).toBe(2);
+    expect(noProject.stderr).toMatch(/--partition needs --project DIR/);
+    const notBuilt = await runCliAsync(['build', dir]);
+    expect(notBuilt.status).toBe(1);
+    expect(notBuilt.stderr).toMatch(/project\.json: error DY3043: not a compiled dype project/);
+  }, 120_000);
+});
