@@ -20,6 +20,7 @@ import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { createGuardedRuntime } from '../runtime/engine/runtime.js';
 import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
 import { stagePlans } from '../runtime/engine/execute.js';
+import { ModelClock } from '../runtime/engine/clock.js';
 import { TraceRecorder } from '../runtime/engine/trace.js';
 import { InputError } from '../runtime/errors.js';
 import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
@@ -181,7 +182,12 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
     close();
   }
   const ex = last!;
-  if (trace && fixed) for (const r of ex.runs) for (const d of r.devices) trace.slice(d, 'measured', `${r.ops.join('+')} [${r.backend}]`, r.startMs, r.ms, { backend: r.backend, clock: 'measured' });
+  if (trace && fixed) {
+    // The guarded runtime draws both clocks itself; a fixed partition gets them here.
+    const clk = new ModelClock(trace);
+    clk.place({ id: fixed.id ?? -1, key: '', label: fixed.label, choices: fixed.choices, fallbacks: [], replanned: false }, ex.mapping, false, 0, false, kernel.name);
+    clk.measured(kernel.name, ex.runs);
+  }
   const files = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
     return { path: a.value, data: formatOutput(ex.outputs.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})` ) };

@@ -18,6 +18,7 @@ interface NativeBuf extends DeviceBuffer {
 /** cudaErrorMemoryAllocation: the device runtime's own out-of-memory code. */
 const CUDA_OUT_OF_MEMORY = 2;
 
+/** The device kind each family's libraries run on. */
 const KIND: Record<NativeFamily, DeviceKind> = { cuda: 'gpu', fpga: 'fpga' };
 
 export class NativeStageBackend implements StageBackend {

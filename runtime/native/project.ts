@@ -46,8 +46,8 @@ export function nativeLibraryPath(dir: string, program: string, family: NativeFa
   return family === 'cuda' ? join(dir, 'cuda', `lib${program}_cuda${emulated ? '_emu' : ''}.so`) : join(dir, 'hls', 'build', 'lib', `lib${program}_fpga${emulated ? '_csim' : ''}.so`);
 }
 
-/** The device kind each native family serves. */
-export const FAMILY_OF: Partial<Record<DeviceKind, NativeFamily>> = { gpu: 'cuda', fpga: 'fpga' };
+/** What serves each device kind: the wasm kernels, or a family of native libraries (every kind must say). */
+export const SERVED_BY: Record<DeviceKind, 'wasm' | NativeFamily> = { cpu: 'wasm', gpu: 'cuda', fpga: 'fpga' };
 
 export interface OpenOptions {
   /** Use the emulated builds (cuda-emu, fpga-csim): required on a host without the devices. */
@@ -72,8 +72,8 @@ export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions):
   const kinds = o.kinds ?? [...new Set(sys.devices.map((d) => d.kind))];
   const out: StageBackends = {};
   for (const kind of kinds) {
-    const family = FAMILY_OF[kind];
-    if (family === undefined) {
+    const family = SERVED_BY[kind];
+    if (family === 'wasm') {
       const kernel = o.kernel ?? info.kernels[0]!;
       out[kind] = await wasmStageBackendFromDir(join(dir, 'wasm'), kernel, o.threads !== undefined ? { threads: o.threads } : {});
       continue;
