@@ -25,7 +25,7 @@ import { emitCuda } from '../../codegen/cuda/emit.js';
 import { programHash } from '../../codegen/native/hash.js';
 import { ABI_ERRORS, ABI_FUNCTIONS, ABI_VERSION, abiPrefix, type AbiFunction } from '../../runtime/native/abi.js';
 import { CLI } from '../helpers/cli.js';
-import { denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
+import { type Job, denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
 import { have, pool, run } from './nvcc.js';
 
 const TOOLS = have('g++') && have('make');
@@ -37,13 +37,6 @@ const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
 const PROGRAMS = ['spmv', 'spmm', 'gcn', 'pagerank', 'sssp', 'attention', 'shapes'];
 const source = (p: string): string => (p === 'shapes' ? join(ROOT, 'test', 'cuda', 'fixtures', 'shapes.dy') : join(ROOT, 'examples', `${p}.dy`));
 
-interface Job {
-  prog: string;
-  matrix: string;
-  inputs: Record<string, string>;
-  params: string[];
-  outs: string[];
-}
 
 /** Every program on a matrix with n rows: inputs written under dir/data. */
 function jobsFor(matrix: string, path: string, n: number): Job[] {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitCuda } from '../../codegen/cuda/emit.js';
 import { runCli } from '../helpers/cli.js';
-import { denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
+import { type Job, denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
 import { have, pool, run } from './nvcc.js';
 
 const GXX = have('g++');
@@ -29,13 +29,6 @@ const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
 const rnd = lcg(7);
 const dense = (rows: number, cols: number, nonneg = false): string => denseMtx(rows, cols, rnd, nonneg);
 
-interface Job {
-  prog: string;
-  matrix: string;
-  inputs: Record<string, string>;
-  params: string[];
-  outs: string[];
-}
 
 describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => {
   it('match the reference in every variant of every example', async () => {

@@ -43,3 +43,12 @@ export function denseMtx(rows: number, cols: number, rnd: () => number, nonneg =
   }
   return formatMatrixMarketArray({ format: 'dense', shape: [rows, cols], data }, 'real');
 }
+
+/** One program run on one matrix by a checking driver: its input files, params and outputs. */
+export interface Job {
+  prog: string;
+  matrix: string;
+  inputs: Record<string, string>;
+  params: string[];
+  outs: string[];
+}
