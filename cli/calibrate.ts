@@ -33,6 +33,10 @@ import { generatedMatrix, skewedMatrix } from '../runtime/generate.js';
 
 export interface CalibrateOptions {
   output?: string;
+  /** --history FILE: refit from measured op runs instead of timing kernels (cli/calibrate-history.ts). */
+  history?: string;
+  /** With --history: the system file whose devices the runs are for (default this-machine). */
+  system?: string;
   threads?: string;
   quick?: boolean;
   json?: boolean;
@@ -187,6 +191,11 @@ type Timed = Omit<CalibrationRow, 'predictedMs'> & { ops: PlanOp[] };
 const round = (x: number): number => Number(x.toPrecision(4));
 
 export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => void): Promise<void> {
+  if (o.history !== undefined) {
+    if (o.quick || o.threads !== undefined) throw usage('--history refits from recorded runs: --quick and --threads do not apply');
+    return (await import('./calibrate-history.js')).calibrateFromHistory({ history: o.history, ...(o.system !== undefined ? { system: o.system } : {}), ...(o.output !== undefined ? { output: o.output } : {}), ...(o.json ? { json: true } : {}) }, out);
+  }
+  if (o.system !== undefined) throw usage('--system goes with --history (dype calibrate times this machine\'s CPU)');
   const threads = o.threads === undefined ? Math.max(1, availableParallelism()) : Number(o.threads);
   if (!Number.isSafeInteger(threads) || threads < 1) throw usage(`--threads expects a positive integer, got '${o.threads}'`);
   const quick = o.quick === true;

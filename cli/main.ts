@@ -105,6 +105,7 @@ export function buildProgram(): Command {
     .option('--project <DIR>', 'run a project compiled by dype compile (libraries built by dype build) stage by stage on the backends of its partition')
     .option('--partition <auto|ID|STAGES>', 'with --project: auto (the project\'s guards, else the planner), a partition id of plan.json, or stages written out, e.g. "cpu:op0|gpu:op1-op3" (default auto)')
     .option('--emulate', 'with --project: let the emulated builds (cuda-emu, fpga-csim) serve GPU and FPGA stages on a host without the devices')
+    .option('--history <FILE>', 'with --project: append every op run (implementation, device, work, measured ms) to this history file (dype calibrate --history fits it)')
     .option('--threads <T>', 'worker threads for the wasm backend (default: all cores; the reference backend runs on one)')
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
     .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine; with --project the project\'s plan.json system, else paper-2g2f)')
@@ -136,6 +137,8 @@ export function buildProgram(): Command {
     .option('-o, --output <FILE>', 'write the system file here (default: print it on stdout)')
     .option('--threads <T>', 'worker threads to time with (default: the CPUs available)')
     .option('--quick', 'a smaller ladder of generated matrices')
+    .option('--history <FILE>', 'instead of timing kernels, refit the system\'s devices from a history of measured op runs (dype run --project --history, or a runtime given a history)')
+    .option('--system <FILE|PRESET>', 'with --history: the system the runs are for (default this-machine)')
     .option('--json', 'print one JSON object on stdout')
     .action(async (o: CalibrateOptions) => (await import('./calibrate.js')).calibrateCommand(o, out));
 

@@ -22,6 +22,8 @@ import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
 import { stagePlans } from '../runtime/engine/execute.js';
 import { ModelClock } from '../runtime/engine/clock.js';
 import { TraceRecorder } from '../runtime/engine/trace.js';
+import { HistoryLog } from '../runtime/history/log.js';
+import { historyRecords } from '../runtime/history/record.js';
 import { InputError } from '../runtime/errors.js';
 import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
 import { tier0 } from '../runtime/features/index.js';
@@ -121,6 +123,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   const backends = await openProject(dir, sys, { emulate: o.emulate === true, kernel: kernel.name, threads, kinds });
   const inputs = { tensors, scalars, dims };
   const trace = o.trace !== undefined ? new TraceRecorder() : undefined;
+  const history = o.history !== undefined ? new HistoryLog(o.history) : undefined;
 
   let runOnce: () => Promise<Execution>;
   let close: () => void;
@@ -128,6 +131,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
     const mapping = evaluateChoices(sys, problem, fixed.choices);
     if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${fixed.label} cannot run this input on ${sys.name} (memory, FPGA resources or an op without an implementation there)`);
     const engine = new KernelEngine(manifest, backends, sys);
+    engine.timeOps = history !== undefined;
     const plans = stagePlans(sys, spec, fixed, mapping);
     const slot = new Slot();
     const f = fixed;
@@ -138,6 +142,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
       try {
         for (let i = 0; i < plans.length; i++) runs.push(await runStageNamed(engine, slot, plans, i, f.label));
         const outputs = await engine.collect(slot);
+        history?.append(historyRecords(sys, kernel.name, problem, runs, (i) => engine.place(i).backend));
         return { outputs, runs, wallMs: engine.now() - t0, mapping, partition: f };
       } finally {
         engine.end(slot);
@@ -158,7 +163,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
       params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : p.type.shape.length === 0 ? 'scalar' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
       guard: (f) => walkTree(guards!.tree, (k) => f[k]).leaf,
     };
-    const rt = createGuardedRuntime(cfg, { system: sys, backends, ...(trace ? { trace } : {}) });
+    const rt = createGuardedRuntime(cfg, { system: sys, backends, ...(trace ? { trace } : {}), ...(history ? { history } : {}) });
     const raw: RuntimeInputs = Object.fromEntries([...kernel.params].map((p) => [p.name, tensors.get(p.name) ?? scalars.get(p.name)!]));
     runOnce = async () => {
       const r = await rt.run(raw);

@@ -33,6 +33,8 @@ export interface RunOptions {
   partition?: string;
   /** --emulate: the emulated GPU/FPGA builds may serve their stages. */
   emulate?: boolean;
+  /** --history FILE (with --project): append every op run to this per-machine history. */
+  history?: string;
   threads?: string;
   repeat?: string;
   json?: boolean;
@@ -65,7 +67,8 @@ function median(xs: number[]): number {
 
 export async function runCommand(file: string, opts: RunOptions, stdout: (s: string) => void): Promise<void> {
   if (opts.project !== undefined) return (await import('./run-project.js')).runProjectCommand(file, { ...opts, project: opts.project }, stdout);
-  if (opts.partition !== undefined || opts.emulate) throw usage(`${opts.partition !== undefined ? '--partition' : '--emulate'} needs --project DIR (a project compiled by dype compile, its libraries built by dype build)`);
+  const projectOnly = opts.partition !== undefined ? '--partition' : opts.emulate ? '--emulate' : opts.history !== undefined ? '--history' : undefined;
+  if (projectOnly) throw usage(`${projectOnly} needs --project DIR (a project compiled by dype compile, its libraries built by dype build)`);
   const o = { ...opts, backend: opts.backend ?? 'wasm' };
   if (!(BACKENDS as readonly string[]).includes(o.backend))
     throw usage(`backend '${o.backend}' is not available in this build; available: ${BACKENDS.join(', ')}`);

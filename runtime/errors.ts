@@ -42,6 +42,7 @@ export const DATA_ERROR_CODES = {
   DY3045: 'a device call failed',
   DY3046: 'device memory exhausted and no fallback partition can run',
   DY3047: 'bad partition',
+  DY3048: 'bad history file',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

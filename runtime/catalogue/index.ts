@@ -7,6 +7,7 @@
  */
 import type { PlanOp } from '../plan/types.js';
 import type { DeviceKind, DeviceSpec } from '../system/types.js';
+import { historyMs } from '../history/fit.js';
 import { CPU_CATALOGUE } from './cpu.js';
 import { FPGA_CATALOGUE } from './fpga.js';
 import { GPU_CATALOGUE } from './gpu.js';
@@ -34,7 +35,8 @@ export interface ImplTime {
 /** The time of each implementation of `op` that its program has for the kind of `d` (launch excluded). */
 export function implTimes(op: PlanOp, d: DeviceSpec): ImplTime[] {
   const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry>>;
-  return (op.impls[d.kind] as readonly string[]).map((impl) => ({ impl, ms: table[impl]!.ms(op, d) }));
+  // Measured runs of this kind, size and imbalance, where there are enough of them (runtime/history); the formula otherwise.
+  return (op.impls[d.kind] as readonly string[]).map((impl) => ({ impl, ms: historyMs(op, impl, d) ?? table[impl]!.ms(op, d) }));
 }
 
 export function fpgaEntry(impl: FpgaImpl): FpgaImplEntry {

@@ -17,6 +17,7 @@ import type { Mapping } from '../plan/types.js';
 import { stageInstances } from '../policy/cost.js';
 import { SwitchPolicy } from '../policy/policy.js';
 import type { Tensor } from '../tensor.js';
+import { historyRecords } from '../history/record.js';
 import { Chooser, type Choice, type Part } from './choose.js';
 import { ModelClock } from './clock.js';
 import { Decider, type Decision } from './decide.js';
@@ -64,6 +65,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   const sys = o.system;
   const popts = planOptions(sys, cfg.guards.objective);
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
+  engine.timeOps = o.history !== undefined;
   const chooser = new Chooser(cfg, sys, popts, (p) => served(engine, p));
   const decider = new Decider(sys, popts);
   const policy = new SwitchPolicy(o.policy);
@@ -138,6 +140,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       b.ms += r.ms;
     }
     counts.wallMs += wallMs;
+    o.history?.append(historyRecords(sys, cfg.kernel, p.c.problem, runs, (i) => engine.place(i).backend));
     const fallback = [p.c.fallback, p.fallback].filter((x) => x !== undefined).join('; ');
     const entry: DecisionLogEntry = {
       seq: p.seq,

@@ -9,6 +9,7 @@ import type { SwitchCost } from '../policy/cost.js';
 import type { SystemSpec } from '../system/types.js';
 import type { Tensor } from '../tensor.js';
 import type { WasmManifest } from '../wasm/manifest.js';
+import type { HistoryLog } from '../history/log.js';
 
 /** A kernel parameter as the runtime checks inputs against it. */
 export interface RuntimeParam {
@@ -44,6 +45,8 @@ export interface RuntimeOptions {
   trace?: TraceRecorder;
   /** Called with every decision (also kept in stats().log). */
   log?: (e: DecisionLogEntry) => void;
+  /** Appends every op run (implementation, device, work, features, measured ms) to a per-machine history (`dype calibrate --history` fits it). */
+  history?: HistoryLog;
 }
 
 export type RuntimeInputs = Readonly<Record<string, Tensor | number>>;

@@ -48,6 +48,10 @@ export interface StageBackend {
   readonly kind: DeviceKind;
   /** Devices it can run on (device instances of its kind map to 0, 1, ... in system order). */
   readonly deviceCount: number;
+  /** A launch returns before the work is done (CUDA streams): timing one op needs a sync after it. */
+  readonly queues: boolean;
+  /** CPU backends: the worker threads an op's rows are split across. */
+  readonly threads?: number;
   deviceName(dev: number): string;
   alloc(dev: number, bytes: number): DeviceBuffer;
   free(buf: DeviceBuffer): void;

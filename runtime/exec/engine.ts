@@ -58,6 +58,18 @@ export interface StageRun {
   endMs: number;
   /** Ops of a split stage that ran whole on its first instance (no parallel row loop to split). */
   unsplit: string[];
+  /** Each op run of the stage (a repeat's ops once per trip), measured from its launch to its end. */
+  opRuns: OpRun[];
+  /** It ran while stages of other inputs ran (calls off the main thread): its times include waiting for the cores. */
+  concurrent: boolean;
+}
+
+export interface OpRun {
+  op: string;
+  impl: string;
+  /** The instances it ran on (several: a split op, each its rows). */
+  devices: string[];
+  ms: number;
 }
 
 /** One input's bound facts: dims, patterns, regions, and per op its size arguments. */
@@ -127,6 +139,9 @@ export class KernelEngine {
   set concurrent(on: boolean) {
     this.opts = on ? { offThread: true } : {};
   }
+
+  /** Time each op to its end (a sync after it where launches queue), for a history of op times. */
+  timeOps = false;
 
   now(): number {
     return performance.now() - this.epoch;
@@ -256,9 +271,10 @@ export class KernelEngine {
     const t: Traffic = { inBytes: 0, outBytes: 0 };
     const clock = { transferMs: 0 };
     const unsplit: string[] = [];
+    const opRuns: OpRun[] = [];
     const start = this.now();
     const inStage = new Set(stage.ops);
-    await this.walk(this.manifest.program, slot, stage, inStage, t, clock, unsplit);
+    await this.walk(this.manifest.program, slot, stage, inStage, t, clock, unsplit, opRuns);
     for (const p of places) await p.backend.sync(p.dev, this.opts).catch((e: unknown) => {
       throw e instanceof DeviceCallError ? new StageFault(stage.ops.join('+'), p.name, e) : e;
     });
@@ -272,7 +288,7 @@ export class KernelEngine {
     }
     clock.transferMs += performance.now() - t0;
     const end = this.now();
-    return { ops: [...stage.ops], devices: [...stage.devices], backend: backend.name, ms: end - start, transferMs: clock.transferMs, computeMs: end - start - clock.transferMs, bytesIn: t.inBytes, bytesOut: out.outBytes + t.outBytes, startMs: start, endMs: end, unsplit };
+    return { ops: [...stage.ops], devices: [...stage.devices], backend: backend.name, ms: end - start, transferMs: clock.transferMs, computeMs: end - start - clock.transferMs, bytesIn: t.inBytes, bytesOut: out.outBytes + t.outBytes, startMs: start, endMs: end, unsplit, opRuns, concurrent: this.opts.offThread === true };
   }
 
   private resultKey(name: string): string {
@@ -280,18 +296,18 @@ export class KernelEngine {
     return t.format === 'dense' || t.shape.length < 2 ? `D:${name}` : `V:${name}:${this.L.resultLayout(name)}`;
   }
 
-  private async walk(steps: readonly WasmStep[], slot: Slot, stage: StagePlan, inStage: ReadonlySet<string>, t: Traffic, clock: { transferMs: number }, unsplit: string[]): Promise<void> {
+  private async walk(steps: readonly WasmStep[], slot: Slot, stage: StagePlan, inStage: ReadonlySet<string>, t: Traffic, clock: { transferMs: number }, unsplit: string[], runs: OpRun[]): Promise<void> {
     for (const s of steps) {
       if (s.kind === 'op') {
-        if (inStage.has(s.op)) await this.runOp(slot, stage, this.L.opById.get(s.op)!, t, clock, unsplit);
+        if (inStage.has(s.op)) runs.push(await this.runOp(slot, stage, this.L.opById.get(s.op)!, t, clock, unsplit));
         continue;
       }
-      const ops = opsOf(s.body);
-      const here = ops.filter((o) => inStage.has(o)).length;
+      const body = opsOf(s.body);
+      const here = body.filter((o) => inStage.has(o)).length;
       if (here === 0) continue;
-      if (here !== ops.length) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `cuts the repeat region ${s.id}: a repeat region runs within one stage`);
+      if (here !== body.length) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `cuts the repeat region ${s.id}: a repeat region runs within one stage`);
       const n = this.repeatCount(s, slot);
-      for (let i = 0; i < n; i++) await this.walk(s.body, slot, stage, inStage, t, clock, unsplit);
+      for (let i = 0; i < n; i++) await this.walk(s.body, slot, stage, inStage, t, clock, unsplit, runs);
     }
   }
 
@@ -310,7 +326,7 @@ export class KernelEngine {
     return pat ? grouping(pat, o.balanceBy.layout).ptr : undefined;
   }
 
-  private async runOp(slot: Slot, stage: StagePlan, o: WasmOp, t: Traffic, clock: { transferMs: number }, unsplit: string[]): Promise<void> {
+  private async runOp(slot: Slot, stage: StagePlan, o: WasmOp, t: Traffic, clock: { transferMs: number }, unsplit: string[]): Promise<OpRun> {
     const prep = slot.prep!;
     const { keys, outIdx, local, reads } = this.factsOf(o);
     for (const v of reads) if (!slot.defined.has(v)) this.L.fail(`kernel ${this.manifest.kernel}`, `'${v}' was never computed: the repeat that assigns it ran zero times`);
@@ -327,6 +343,7 @@ export class KernelEngine {
     const out = this.valueOf(slot, keys[outIdx]!);
     const writes: [string, number, number][] = [];
     const launches: Promise<void>[] = [];
+    let opMs = 0;
     const fault = (at: string) => (e: unknown): never => {
       throw e instanceof DeviceCallError ? new StageFault(o.op, at, e) : e;
     };
@@ -361,7 +378,12 @@ export class KernelEngine {
       } catch (e) {
         return fault(at)(e);
       }
-      const run = place.backend.launch(place.dev, handle, bufs, sizes, lo, hi, this.opts).catch((e: unknown) => fault(at)(e instanceof DeviceCallError ? e : new DeviceCallError(place.backend.name, 'launch', -8, (e as Error).message)));
+      const t1 = performance.now();
+      const run = place.backend
+        .launch(place.dev, handle, bufs, sizes, lo, hi, this.opts)
+        .then(() => (this.timeOps && place.backend.queues ? place.backend.sync(place.dev, this.opts) : undefined))
+        .then(() => void (opMs = Math.max(opMs, performance.now() - t1)))
+        .catch((e: unknown) => fault(at)(e instanceof DeviceCallError ? e : new DeviceCallError(place.backend.name, 'launch', -8, (e as Error).message)));
       if (this.opts.offThread) launches.push(run);
       else await run;
       writes.push([at, ...this.writtenBytes(o, out, split, lo, hi, rows, ptr)]);
@@ -369,6 +391,7 @@ export class KernelEngine {
     await Promise.all(launches);
     writes.forEach(([at, a, z], i) => (i === 0 ? out.written(at, [[a, z]]) : out.alsoWritten(at, a, z)));
     await this.afterOp(slot, o, keys[outIdx]!, t);
+    return { op: o.op, impl, devices: writes.map((w) => w[0]), ms: opMs };
   }
 
   /** The bytes of the out region an instance running rows [lo, hi) writes (all of it when not split). */

@@ -33,6 +33,7 @@ export class WasmStageBackend implements StageBackend {
   readonly name = 'wasm' as const;
   readonly kind = 'cpu' as const;
   readonly deviceCount = 1;
+  readonly queues = false;
   private readonly heap = new Heap();
   private readonly fns: OpFn[];
 

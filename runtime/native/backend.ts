@@ -38,6 +38,11 @@ export class NativeStageBackend implements StageBackend {
     return this.lib.backend;
   }
 
+  /** Real CUDA queues launches on streams; the emulation and the FPGA host library run them at the call. */
+  get queues(): boolean {
+    return this.lib.backend === 'cuda';
+  }
+
   deviceName(dev: number): string {
     return (this.lib.call('device_name', dev) as string | null) ?? `${this.name} device ${dev}`;
   }

@@ -51,6 +51,16 @@ const cpuModelSchema = z.strictObject({
   dispatchUsPerThread: nonNegative.optional(),
 });
 
+const historySchema = z.array(
+  z.strictObject({
+    opKind: z.string().min(1),
+    impl: z.string().min(1),
+    dtype: z.enum(['f32', 'f64', 'i32', 'i64', 'bool']),
+    backend: z.string().min(1),
+    buckets: z.array(z.strictObject({ log2Bytes: z.number().int(), imbalance: z.number().int().min(-1).max(2), runs: positiveInt, msPerByte: nonNegative })),
+  }),
+);
+
 const deviceSchema = z.strictObject({
   id: z.string().regex(DEVICE_ID_PATTERN),
   kind: z.enum(DEVICE_KINDS),
@@ -66,6 +76,7 @@ const deviceSchema = z.strictObject({
   hostLink: hostLinkSchema.optional(),
   threads: positiveInt.optional(),
   cpuModel: cpuModelSchema.optional(),
+  history: historySchema.optional(),
   fpga: fpgaSchema.optional(),
 });
 

@@ -5,6 +5,8 @@
  * Units are in the field names: GB/s, GFLOP/s, us, ms, W, GB, MHz.
  */
 
+import type { HistoryEntry } from '../history/types.js';
+
 export type DeviceKind = 'cpu' | 'gpu' | 'fpga';
 
 export interface FpgaSpec {
@@ -63,6 +65,8 @@ export interface DeviceSpec {
   threads?: number;
   /** CPUs: the fitted sparse-kernel model (absent: the roofline). */
   cpuModel?: CpuModelSpec;
+  /** Measured op times on this device (`dype calibrate --history`), preferred to the formulas where they rest on enough runs. */
+  history?: HistoryEntry[];
   fpga?: FpgaSpec;
 }
 

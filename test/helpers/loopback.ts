@@ -25,6 +25,7 @@ export async function loopback(kind: DeviceKind, binary: Uint8Array, manifest: W
     name: 'wasm',
     kind,
     deviceCount: devices,
+    queues: false,
     deviceName: (dev) => `loopback ${kind} ${dev} (wasm)`,
     alloc: (dev, bytes) => Object.assign(of(dev).alloc(0, bytes), { dev }),
     free: (buf) => of(buf.dev).free(buf),

@@ -1,0 +1,65 @@
+/**
+ * From measured runs to the planner's history entries, and the planner's
+ * use of them. A run counts only when it ran alone (not in an overlapping
+ * stream, whose wall times include waiting for the other stages), whole (not
+ * one slice of a split op), on the device and backend the entry is for. Runs
+ * are grouped by (op kind, implementation, dtype, backend) and bucketed by
+ * work (bytes, powers of two) and row-length imbalance; a bucket's figure is
+ * the median time per byte of its runs. The planner takes a bucket's figure
+ * only when it rests on at least `minRuns` runs, and the formula otherwise.
+ */
+import type { PlanOp } from '../plan/types.js';
+import type { DeviceSpec } from '../system/types.js';
+import type { HistoryBucket, HistoryEntry, HistoryRecord } from './types.js';
+
+/** Runs a bucket needs before the planner prefers it to the formula. */
+export const MIN_RUNS = 3;
+
+export function imbalanceClass(f: { rowLenMax: number; rowLenMean: number } | undefined): number {
+  if (!f) return -1;
+  const r = f.rowLenMean > 0 ? f.rowLenMax / f.rowLenMean : 1;
+  return r < 4 ? 0 : r < 32 ? 1 : 2;
+}
+
+const log2Bytes = (bytes: number): number => Math.floor(Math.log2(Math.max(1, bytes)));
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The history entries of one device (id) and backend from a set of runs. */
+export function fitHistory(records: readonly HistoryRecord[], device: DeviceSpec, backend: string): HistoryEntry[] {
+  const groups = new Map<string, { e: Omit<HistoryEntry, 'buckets'>; runs: Map<string, { b: Omit<HistoryBucket, 'runs' | 'msPerByte'>; x: number[] }> }>();
+  for (const r of records) {
+    if (r.device !== device.id || r.backend !== backend || r.concurrent || r.split !== 1 || r.bytes <= 0 || r.trips <= 0) continue;
+    const key = `${r.opKind}\0${r.impl}\0${r.dtype}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { e: { opKind: r.opKind, impl: r.impl, dtype: r.dtype, backend }, runs: new Map() }));
+    const b = { log2Bytes: log2Bytes(r.bytes), imbalance: imbalanceClass(r.sparse) };
+    const bk = `${b.log2Bytes}:${b.imbalance}`;
+    let bucket = g.runs.get(bk);
+    if (!bucket) g.runs.set(bk, (bucket = { b, x: [] }));
+    const perTrip = Math.max(0, r.ms / r.trips - device.launchOverheadUs / 1e3);
+    bucket.x.push(perTrip / r.bytes);
+  }
+  return [...groups.values()]
+    .map(({ e, runs }) => ({
+      ...e,
+      buckets: [...runs.values()].map(({ b, x }) => ({ ...b, runs: x.length, msPerByte: median(x) })).sort((p, q) => p.log2Bytes - q.log2Bytes || p.imbalance - q.imbalance),
+    }))
+    .sort((a, b) => `${a.opKind}${a.impl}${a.dtype}`.localeCompare(`${b.opKind}${b.impl}${b.dtype}`));
+}
+
+/**
+ * One run of `op` in `impl` on one instance of `d` from its history (launch
+ * overhead excluded, as the catalogue's formulas), or undefined where the
+ * history has fewer than MIN_RUNS runs of that kind, size and imbalance.
+ */
+export function historyMs(op: PlanOp, impl: string, d: DeviceSpec): number | undefined {
+  const entry = d.history?.find((h) => h.opKind === op.kind && h.impl === impl && h.dtype === op.dtype);
+  if (!entry) return undefined;
+  const b = entry.buckets.find((x) => x.log2Bytes === log2Bytes(op.bytes) && x.imbalance === imbalanceClass(op.sparse));
+  return b && b.runs >= MIN_RUNS ? b.msPerByte * op.bytes : undefined;
+}

@@ -1,0 +1,46 @@
+/** The history records of one input's stage runs (what the runtime appends when given a history). */
+import type { StageRun } from '../exec/engine.js';
+import type { StageBackend } from '../exec/backend.js';
+import type { PlanProblem } from '../plan/types.js';
+import { instanceSpecs, type SystemSpec } from '../system/types.js';
+import { HISTORY_VERSION, type HistoryRecord } from './types.js';
+
+export function historyRecords(sys: SystemSpec, kernel: string, problem: PlanProblem, runs: readonly StageRun[], backendOf: (instance: string) => StageBackend): HistoryRecord[] {
+  const specs = instanceSpecs(sys);
+  const opById = new Map(problem.ops.map((o) => [o.id, o]));
+  const at = new Date().toISOString();
+  const out: HistoryRecord[] = [];
+  for (const st of runs)
+    for (const r of st.opRuns) {
+      const op = opById.get(r.op);
+      const instance = r.devices[0];
+      if (!op || instance === undefined) continue;
+      const spec = specs.get(instance)!;
+      const be = backendOf(instance);
+      out.push({
+        v: HISTORY_VERSION,
+        at,
+        system: sys.name,
+        device: spec.id,
+        instance,
+        kind: spec.kind,
+        backend: st.backend,
+        kernel,
+        op: op.id,
+        opKind: op.kind,
+        impl: r.impl,
+        dtype: op.dtype,
+        split: r.devices.length,
+        ...(be.threads !== undefined ? { threads: be.threads } : {}),
+        trips: 1,
+        items: op.items,
+        flops: op.flops,
+        bytes: op.bytes,
+        gathers: op.gathers,
+        ...(op.sparse ? { sparse: op.sparse } : {}),
+        ms: r.ms,
+        concurrent: st.concurrent,
+      });
+    }
+  return out;
+}

@@ -1,0 +1,104 @@
+/**
+ * Models that learn from runs: the runtime appends each op run to a history
+ * (here on the wasm backend, the one that measures a real device on this
+ * machine), `dype calibrate --history` turns it into per-device entries, and
+ * the planner prefers them to its formulas where a bucket has enough runs;
+ * overlapping, split and emulated runs are not fitted; a damaged history is
+ * one error naming its line.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { implTimes } from '../../runtime/catalogue/index.js';
+import { createGuardedRuntime } from '../../runtime/engine/runtime.js';
+import { closeBackends, WasmStageBackend } from '../../runtime/exec/index.js';
+import { fitHistory, historyMs, MIN_RUNS } from '../../runtime/history/fit.js';
+import { HistoryLog, readHistory } from '../../runtime/history/log.js';
+import type { HistoryRecord } from '../../runtime/history/types.js';
+import { toCsr } from '../../runtime/io/convert.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+import { bindProblem } from '../../runtime/plan/bind.js';
+import { features } from '../../runtime/features/index.js';
+import { loadSystemFile } from '../../runtime/system/load.js';
+import type { DeviceSpec } from '../../runtime/system/types.js';
+import { cleanup, example, freshDir, runCli } from '../helpers/cli.js';
+import { specOf } from '../helpers/compile.js';
+import { exampleInputs } from '../helpers/example-inputs.js';
+import { compileWasm, loopKernel } from '../wasm/compare.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const M = join(root, '..', 'shared', 'data', 'matrices');
+const dir = freshDir('dype-history-');
+afterAll(() => cleanup(dir));
+const sys = loadSystemFile(join(root, 'systems', 'this-machine.json'));
+
+function record(over: Partial<HistoryRecord>): HistoryRecord {
+  return { v: 1, at: '2026-12-03T00:00:00Z', system: 'this-machine', device: 'cpu', instance: 'cpu0', kind: 'cpu', backend: 'wasm', kernel: 'spmv', op: 'op0', opKind: 'spmv', impl: 'nnz-split', dtype: 'f32', split: 1, trips: 1, items: 100, flops: 2000, bytes: 10_000, gathers: 1000, sparse: { rows: 100, cols: 100, nnz: 1000, rowLenMean: 10, rowLenMax: 12, rowLenCv: 0.1, emptyRowFraction: 0, top1PctNnzShare: 0.01 }, ms: 0.05, concurrent: false, ...over };
+}
+
+describe('fitting a history', () => {
+  it('buckets runs by work and imbalance; the planner takes a bucket only with enough runs, and only real, whole, lone runs count', () => {
+    const cpu = sys.devices[0]!;
+    const runs = [0.05, 0.06, 0.04].map((ms) => record({ ms }));
+    const noise = [record({ ms: 9, concurrent: true }), record({ ms: 9, split: 2 }), record({ ms: 9, backend: 'cuda-emu' }), record({ ms: 9, device: 'gpu' })];
+    const entries = fitHistory([...runs, ...noise], cpu, 'wasm');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.buckets).toEqual([{ log2Bytes: 13, imbalance: 0, runs: 3, msPerByte: (0.05 - cpu.launchOverheadUs / 1e3) / 10_000 }]);
+    const d: DeviceSpec = { ...cpu, history: entries };
+    const spec = specOf(readFileSync(example('spmv.dy'), 'utf8'), 'spmv.dy');
+    const op = { ...bindProblem(spec, { sparse: new Map([['A', record({}).sparse!]]), dims: new Map([['m', 100], ['n', 100]]), scalars: new Map() }).ops[0]!, bytes: 12_000 };
+    expect(historyMs(op, 'nnz-split', d)).toBeCloseTo(((0.05 - cpu.launchOverheadUs / 1e3) / 10_000) * 12_000, 12);
+    expect(implTimes(op, d)[0]!.ms).toBe(historyMs(op, 'nnz-split', d));
+    // Another size, another imbalance, too few runs: the formula.
+    const formula = implTimes(op, cpu)[0]!.ms;
+    expect(implTimes({ ...op, bytes: 100_000 }, d)[0]!.ms).toBe(implTimes({ ...op, bytes: 100_000 }, cpu)[0]!.ms);
+    expect(implTimes({ ...op, sparse: { ...op.sparse!, rowLenMax: 1000 } }, d)[0]!.ms).toBe(implTimes({ ...op, sparse: { ...op.sparse!, rowLenMax: 1000 } }, cpu)[0]!.ms);
+    const thin: DeviceSpec = { ...cpu, history: fitHistory(runs.slice(0, MIN_RUNS - 1), cpu, 'wasm') };
+    expect(implTimes(op, thin)[0]!.ms).toBe(formula);
+  });
+
+  it('a damaged history is one error naming the file and line', () => {
+    const path = join(dir, 'bad.jsonl');
+    writeFileSync(path, `${JSON.stringify(record({}))}\n{"v":1,"system":\n`);
+    expect(() => readHistory(path)).toThrow(/bad\.jsonl:2: error DY3048: expected one JSON history record/);
+    writeFileSync(path, `${JSON.stringify({ ...record({}), ms: undefined })}\n`);
+    expect(() => readHistory(path)).toThrow(/bad\.jsonl:1: error DY3048: history record without ms/);
+  });
+});
+
+describe('learning from runs', () => {
+  it('the runtime appends each op run; dype calibrate --history writes a system file the planner then uses', async () => {
+    const c = await compileWasm(loopKernel(readFileSync(example('spmv.dy'), 'utf8'), 'spmv.dy'));
+    const spec = specOf(readFileSync(example('spmv.dy'), 'utf8'), 'spmv.dy');
+    const wasm = await WasmStageBackend.create(c.binary, c.manifest);
+    const path = join(dir, 'runs.jsonl');
+    const n = spec.ops.length;
+    const guards = { objective: 'throughput' as const, partitions: [{ id: 0, choices: [{ start: 0, end: n, device: 'cpu', count: 1 }], label: 'cpu', fallbacks: [] }], tree: { leaf: 0 }, trainingAccuracy: 1, meanLossPct: 0, ranges: {}, samples: 0, lossTolerance: 0, coverage: 1, infeasibleSamples: 0 };
+    const rt = createGuardedRuntime(
+      { program: 'spmv', programHash: 'test', kernel: 'spmv', manifest: c.manifest, spec, guards, params: [{ name: 'A', kind: 'sparse', shape: ['m', 'n'] }, { name: 'x', kind: 'dense', shape: ['n'] }], guard: () => 0 },
+      { system: sys, backends: { cpu: wasm }, history: new HistoryLog(path) },
+    );
+    const A = toCsr(loadMatrix(join(M, 'cage8.mtx')));
+    const x = exampleInputs('spmv', A).tensors;
+    for (let i = 0; i < 6; i++) await rt.run(x);
+    rt.close();
+    closeBackends({ cpu: wasm });
+    c.exec.close();
+    const runs = readHistory(path);
+    expect(runs).toHaveLength(6);
+    expect(runs.every((r) => r.backend === 'wasm' && r.opKind === 'spmv' && r.impl === 'nnz-split' && r.ms > 0 && !r.concurrent && r.sparse?.nnz === A.values.length)).toBe(true);
+    const out = join(dir, 'fitted.json');
+    const r = runCli(['calibrate', '--history', path, '--system', 'this-machine', '-o', out, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { devices: { device: string; runs: number; bucketsUsed: number }[] };
+    expect(report.devices).toEqual([expect.objectContaining({ device: 'cpu', runs: 6, bucketsUsed: 1 })]);
+    const fitted = loadSystemFile(out);
+    const op = bindProblem(spec, { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() }).ops[0]!;
+    const measured = runs.map((x) => x.ms).sort((a, b) => a - b)[3]!;
+    const planned = implTimes(op, fitted.devices[0]!)[0]!.ms + fitted.devices[0]!.launchOverheadUs / 1e3;
+    // The planner now predicts the median of what it measured (the two middle runs bound it).
+    const sorted = runs.map((x) => x.ms).sort((a, b) => a - b);
+    expect(planned).toBeGreaterThanOrEqual(sorted[2]! - 1e-12);
+    expect(planned).toBeLessThanOrEqual(measured + 1e-12);
+  }, 60_000);
+});
