@@ -5,15 +5,15 @@
  * it cannot run this input.
  */
 import { InputError } from '../errors.js';
-import { choiceKey, partitionLabel, scoreChoices } from '../guards/build.js';
-import { featureRecord } from '../guards/features.js';
-import { outOfRange } from '../guards/select.js';
+import { choiceKey, partitionLabel } from '../guards/build.js';
+import { inRanges, outOfRange } from '../guards/select.js';
 import { walkTree } from '../guards/tree.js';
-import { bindProblem } from '../plan/bind.js';
+import { featureView, type FeatureView } from '../guards/view.js';
 import { choicesOf, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { PlanProblem } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 import { bindInputs, type BoundInputs } from './inputs.js';
+import { ModelMemo } from './memo.js';
 import type { RuntimeConfig, RuntimeInputs } from './types.js';
 
 export interface Part {
@@ -28,7 +28,8 @@ export interface Part {
 export interface Choice {
   b: BoundInputs;
   problem: PlanProblem;
-  features: Record<string, number>;
+  /** The features as the guards read them (a view: each is computed when first read). */
+  features: FeatureView;
   path: string[];
   oor: string[];
   selected: Part;
@@ -38,6 +39,9 @@ export interface Choice {
 
 export class Chooser {
   readonly parts: Part[];
+  /** Bound problems and partition mappings per pattern (shared with the decider and the runtime). */
+  readonly memo: ModelMemo;
+  private readonly view: (b: BoundInputs['binding']) => FeatureView;
 
   constructor(
     private readonly cfg: RuntimeConfig,
@@ -46,6 +50,12 @@ export class Chooser {
     /** Can some backend run every stage of this partition? */
     private readonly served: (p: Part) => boolean,
   ) {
+    this.memo = new ModelMemo(sys, cfg.spec, popts);
+    this.view = featureView({
+      sparse: cfg.params.filter((p) => p.kind === 'sparse').map((p) => p.name),
+      dims: cfg.params.flatMap((p) => p.shape.filter((d): d is string => typeof d === 'string')),
+      scalars: cfg.params.filter((p) => p.kind === 'scalar').map((p) => p.name),
+    });
     this.parts = cfg.guards.partitions.map((p) => ({ id: p.id, key: choiceKey(p.choices), label: p.label, choices: p.choices, fallbacks: p.fallbacks, replanned: false }));
   }
 
@@ -65,18 +75,18 @@ export class Chooser {
 
   /** Runnable here and feasible for this input. */
   ok(p: Part, problem: PlanProblem): boolean {
-    return this.served(p) && Number.isFinite(scoreChoices(this.sys, problem, p.choices, this.popts));
+    return this.served(p) && Number.isFinite(this.memo.score(problem, p));
   }
 
   choose(inputs: RuntimeInputs): Choice {
     const cfg = this.cfg;
     const b = bindInputs(cfg.kernel, cfg.params, inputs);
-    const features = featureRecord(b.binding);
+    const features = this.view(b.binding);
     const leaf = cfg.guard(features);
     const walked = walkTree(cfg.guards.tree, (k) => features[k]);
     if (walked.leaf !== leaf) throw new Error(`generated guards of ${cfg.kernel} disagree with the guard tree (${leaf} vs ${walked.leaf}): regenerate the runtime`);
-    const oor = outOfRange(cfg.guards.ranges, (k) => features[k]);
-    const problem = bindProblem(cfg.spec, b.binding);
+    const oor = inRanges(cfg.guards.ranges, (k) => features[k]) ? [] : outOfRange(cfg.guards.ranges, (k) => features[k]);
+    const problem = this.memo.problem(b.binding);
     let selected = this.parts[leaf]!;
     let replanInfo: Choice['replanInfo'];
     if (oor.length > 0) {

@@ -4,13 +4,13 @@
  * times the runs expected to stay against the cost of switching (drain,
  * migration of resident data, FPGA bitstreams).
  */
-import { scoreChoices } from '../guards/build.js';
-import { evaluateChoices, idlePowerW, type PlanOptions } from '../plan/dp.js';
+import { idlePowerW, type PlanOptions } from '../plan/dp.js';
 import { fpgaNeeds, switchCost, type SwitchCost } from '../policy/cost.js';
 import type { SwitchPolicy } from '../policy/policy.js';
 import type { SystemSpec } from '../system/types.js';
 import type { Tensor } from '../tensor.js';
 import type { Choice, Part } from './choose.js';
+import type { ModelMemo } from './memo.js';
 
 export interface Decision {
   switch: boolean;
@@ -19,6 +19,9 @@ export interface Decision {
   gainPerRun: number | undefined;
   expectedRuns: number | undefined;
 }
+
+/** The switch cost of staying. */
+const NO_SWITCH: SwitchCost = { drainMs: 0, migrationMs: 0, bitstreamMs: 0, bitstreams: [], totalMs: 0 };
 
 export class Decider {
   current: Part | undefined;
@@ -29,6 +32,7 @@ export class Decider {
   constructor(
     private readonly sys: SystemSpec,
     private readonly popts: PlanOptions,
+    private readonly memo: ModelMemo,
   ) {}
 
   get units(): 'ms' | 'J' {
@@ -40,16 +44,18 @@ export class Decider {
   }
 
   decide(c: Choice, pol: SwitchPolicy): Decision {
-    const resident = new Set([...c.b.tensors].filter(([n, t]) => this.lastTensors.get(n) === t).map(([n]) => n));
     const cur = this.current;
-    const curMapping = cur ? evaluateChoices(this.sys, c.problem, cur.choices) : undefined;
-    const cost = switchCost(this.sys, c.problem, cur ? { choices: cur.choices, mapping: curMapping } : undefined, c.selected.choices, resident, this.loaded);
     pol.observe(c.selected.key);
+    if (cur && cur.key === c.selected.key) {
+      // The guards pick the running partition: nothing moves, nothing to weigh.
+      const d = pol.decide({ current: 0, candidate: 0, cost: 0, differs: false }, this.units);
+      return { ...d, cost: NO_SWITCH, gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns };
+    }
+    const resident = new Set([...c.b.tensors].filter(([n, t]) => this.lastTensors.get(n) === t).map(([n]) => n));
+    const curMapping = cur ? this.memo.mapping(c.problem, cur) : undefined;
+    const cost = switchCost(this.sys, c.problem, cur ? { choices: cur.choices, mapping: curMapping } : undefined, c.selected.choices, resident, this.loaded);
     if (!cur) return { switch: true, reason: 'initial partition', cost, gainPerRun: undefined, expectedRuns: undefined };
-    const d = pol.decide(
-      { current: scoreChoices(this.sys, c.problem, cur.choices, this.popts), candidate: scoreChoices(this.sys, c.problem, c.selected.choices, this.popts), cost: this.costInUnits(cost.totalMs), differs: c.selected.key !== cur.key },
-      this.units,
-    );
+    const d = pol.decide({ current: this.memo.score(c.problem, cur), candidate: this.memo.score(c.problem, c.selected), cost: this.costInUnits(cost.totalMs), differs: true }, this.units);
     // Out of range the pick is the DP's, not the guards'.
     const reason = c.replanInfo ? d.reason.replace(/^the guards pick/, 'the re-plan picks').replace(/^the guards\u2019 pick/, 'the re-plan\u2019s pick') : d.reason;
     return { ...d, reason, cost, gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns };

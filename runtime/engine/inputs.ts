@@ -1,9 +1,10 @@
 /** Checking a runtime call's inputs against the kernel and binding them for the planner. */
 import { InputError } from '../errors.js';
+import { SampledFeatures } from '../features/quick.js';
 import { sparseFeaturesOf } from '../guards/features.js';
 import type { Binding } from '../plan/bind.js';
 import type { SparseFeatures } from '../plan/types.js';
-import type { Tensor } from '../tensor.js';
+import type { SparseMatrix, Tensor } from '../tensor.js';
 import type { RuntimeInputs, RuntimeParam } from './types.js';
 
 export interface BoundInputs {
@@ -17,8 +18,29 @@ function shapeOf(t: Tensor, rank: number): number[] {
   return rank === 1 ? [t.data.length] : t.shape;
 }
 
-/** Features are cached per tensor object: inputs are treated as immutable, as the wasm executor does. */
-const featureCache = new WeakMap<Tensor, SparseFeatures>();
+/**
+ * Features are cached per pattern: a CSR input's column-index and
+ * row-pointer arrays (a new tensor with the same pattern, say new values,
+ * costs nothing), another format's tensor object. Inputs are treated as
+ * immutable: a pattern changed in place is caught only where its shape or
+ * entry count moved (an O(1) check); pass new arrays for a new pattern. A
+ * pattern seen for the first time gets bounded-cost sampled features
+ * (runtime/features/quick.ts: row statistics from at most 256 rows'
+ * pointers, the locality score only when something reads it) when it is
+ * CSR, exact ones otherwise (CSC and COO have no row pointers to sample).
+ */
+const featureCache = new WeakMap<object, { rowPtr?: Int32Array; f: SparseFeatures }>();
+
+export function inputFeatures(v: SparseMatrix): SparseFeatures {
+  if (v.format !== 'csr') {
+    let c = featureCache.get(v);
+    if (!c || c.f.nnz !== v.values.length) featureCache.set(v, (c = { f: sparseFeaturesOf(v, 2) }));
+    return c.f;
+  }
+  let c = featureCache.get(v.colIdx);
+  if (!c || c.rowPtr !== v.rowPtr || c.f.rows !== v.rows || c.f.cols !== v.cols || c.f.nnz !== v.rowPtr[v.rows]! - v.rowPtr[0]!) featureCache.set(v.colIdx, (c = { rowPtr: v.rowPtr, f: new SampledFeatures(v) }));
+  return c.f;
+}
 
 export function bindInputs(kernel: string, params: readonly RuntimeParam[], inputs: RuntimeInputs): BoundInputs {
   const tensors = new Map<string, Tensor>();
@@ -49,11 +71,7 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
       else dims.set(d, n);
     });
     tensors.set(p.name, v);
-    if (v.format !== 'dense') {
-      let f = featureCache.get(v);
-      if (!f) featureCache.set(v, (f = sparseFeaturesOf(v, 2)));
-      sparse.set(p.name, f);
-    }
+    if (v.format !== 'dense') sparse.set(p.name, inputFeatures(v));
   }
   return { tensors, scalars, binding: { sparse, dims, scalars } };
 }

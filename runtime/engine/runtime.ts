@@ -12,7 +12,7 @@
 import { InputError } from '../errors.js';
 import { KernelEngine, Slot, type StagePlan, type StageRun } from '../exec/index.js';
 import { planOptions } from '../guards/build.js';
-import { evaluateChoices } from '../plan/dp.js';
+import { featureRecord } from '../guards/features.js';
 import type { Mapping } from '../plan/types.js';
 import { stageInstances } from '../policy/cost.js';
 import { SwitchPolicy } from '../policy/policy.js';
@@ -67,7 +67,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
   engine.timeOps = o.history !== undefined;
   const chooser = new Chooser(cfg, sys, popts, (p) => served(engine, p));
-  const decider = new Decider(sys, popts);
+  const decider = new Decider(sys, popts, chooser.memo);
   const policy = new SwitchPolicy(o.policy);
   const clock = new ModelClock(o.trace);
   const slots: Slot[] = [];
@@ -94,7 +94,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     }
     if (c.replanInfo) counts.replans++;
     if (c.fallback) counts.fallbacks++;
-    const mapping = evaluateChoices(sys, c.problem, running.choices);
+    const mapping = chooser.memo.mapping(c.problem, running);
     if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${running.id} (${running.label}) cannot run this input and no fallback can`);
     const s = ++seq;
     return { seq: s, label: name ?? `input ${s}`, name, c, d, running, previous, switched: d.switch && previous !== undefined, mapping, plans: stagePlans(sys, cfg.spec, running, mapping), tried: new Set([running.id]) };
@@ -103,7 +103,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   /** Moves the input to a fallback partition after a device ran out of memory on its own. */
   const fallBack = (p: Planned, why: string): void => {
     const alt = chooser.fallbackOf(p.running, p.c.problem, p.tried);
-    const m = alt ? evaluateChoices(sys, p.c.problem, alt.choices) : undefined;
+    const m = alt ? chooser.memo.mapping(p.c.problem, alt) : undefined;
     if (!alt || !m) throw new InputError('DY3046', p.label, undefined, `${why}; no fallback of partition ${p.running.id} (${p.running.label}) can run it`);
     p.tried.add(alt.id);
     p.fallback = `partition ${p.running.id}: ${why}; fallback ${alt.id}`;
@@ -265,11 +265,11 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     explain(inputs) {
       const c = chooser.choose(inputs);
       const d = decider.decide(c, policy.clone());
-      const sel = evaluateChoices(sys, c.problem, c.selected.choices);
+      const sel = chooser.memo.mapping(c.problem, c.selected);
       const cur = decider.current;
-      const run = cur ? evaluateChoices(sys, c.problem, cur.choices) : undefined;
+      const run = cur ? chooser.memo.mapping(c.problem, cur) : undefined;
       return {
-        features: c.features,
+        features: featureRecord(c.b.binding),
         path: c.path,
         inRange: c.oor.length === 0,
         outOfRange: c.oor,

@@ -7,7 +7,7 @@
 import type { Binding } from '../plan/bind.js';
 import { bindProblem } from '../plan/bind.js';
 import { choicesOf, evaluateChoices, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
-import type { Objective, PlanProblem, PlanSpec } from '../plan/types.js';
+import type { Mapping, Objective, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 import { featureKeys, featureValue, RANGE_KEYS_TIER1, tierOf } from './features.js';
 import { fitTree, walkTree, type TreeOptions } from './tree.js';
@@ -44,7 +44,11 @@ export function planOptions(sys: SystemSpec, objective: Objective, powerCapW?: n
 
 /** The objective value of fixed choices on a problem, Infinity when they cannot run there (or break the power cap). */
 export function scoreChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageChoice[], opts: PlanOptions): number {
-  const m = evaluateChoices(sys, p, c);
+  return scoreMapping(evaluateChoices(sys, p, c), opts);
+}
+
+/** The objective value of a mapping, Infinity when there is none or it breaks the power cap or latency bound. */
+export function scoreMapping(m: Mapping | undefined, opts: PlanOptions): number {
   if (!m) return Infinity;
   if (opts.powerCapW !== undefined && m.powerW > opts.powerCapW) return Infinity;
   if (opts.latencyBoundMs !== undefined && m.latencyMs > opts.latencyBoundMs) return Infinity;

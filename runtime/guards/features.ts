@@ -27,6 +27,9 @@ const SPARSE_KEYS: readonly [string, Tier][] = [
 /** Tier-1 keys whose range is checked (besides every tier-0 key): they move the cost models most. */
 export const RANGE_KEYS_TIER1: ReadonlySet<string> = new Set(['rowLenCv', 'rowLenMax']);
 
+/** The fields of each sparse parameter a record holds, in record order. */
+export const SPARSE_FIELDS: readonly string[] = SPARSE_KEYS.map(([k]) => k);
+
 export function sparseValue(f: SparseFeatures, key: string): number | undefined {
   switch (key) {
     case 'density':
@@ -62,13 +65,39 @@ export function featureValue(b: Binding, key: string): number | undefined {
   return f === undefined ? undefined : sparseValue(f, key.slice(dot + 1));
 }
 
-/** A flat record of every feature of a binding (what generated guards read). */
+/** Each sparse parameter's record keys, in SPARSE_KEYS order (made once per name: records are built per input). */
+const keyNames = new Map<string, string[]>();
+const keysOf = (name: string): string[] => {
+  let k = keyNames.get(name);
+  if (!k) keyNames.set(name, (k = SPARSE_KEYS.map(([n]) => `${name}.${n}`)));
+  return k;
+};
+const sorted = <V>(m: ReadonlyMap<string, V>): Iterable<[string, V]> => (m.size > 1 ? [...m].sort(([a], [b]) => (a < b ? -1 : 1)) : m);
+
+/**
+ * A flat record of every feature of a binding (what generated guards read).
+ * Every feature is read, a sampled locality score included (runtime/
+ * features/quick.ts computes it on first read): for logs and explanations;
+ * the per-input guards read through `featureView` instead.
+ */
 export function featureRecord(b: Binding): Record<string, number> {
   const r: Record<string, number> = {};
-  for (const { key } of featureKeys(b)) {
-    const v = featureValue(b, key);
-    if (v !== undefined) r[key] = v;
+  for (const [name, f] of sorted(b.sparse)) {
+    const k = keysOf(name);
+    r[k[0]!] = f.rows;
+    r[k[1]!] = f.cols;
+    r[k[2]!] = f.nnz;
+    r[k[3]!] = f.rows * f.cols > 0 ? f.nnz / (f.rows * f.cols) : 0;
+    r[k[4]!] = f.rowLenMean;
+    r[k[5]!] = f.rowLenMax;
+    r[k[6]!] = f.rowLenCv;
+    r[k[7]!] = f.emptyRowFraction;
+    r[k[8]!] = f.top1PctNnzShare;
+    const loc = f.localityScore;
+    if (loc !== undefined) r[k[9]!] = loc;
   }
+  for (const [d, v] of sorted(b.dims)) r[`dim.${d}`] = v;
+  for (const [s, v] of sorted(b.scalars)) r[`scalar.${s}`] = v;
   return r;
 }
 
@@ -97,4 +126,10 @@ export function planFeatures(f: Tier0Features & Tier1Features & { localityScore?
     top1PctNnzShare: f.top1PctNnzShare,
     ...(f.localityScore !== undefined ? { localityScore: f.localityScore } : {}),
   };
+}
+
+/** A plain copy of a features record, read field by field (a spread would miss a sampled record's locality getter). */
+export function copyFeatures(f: SparseFeatures): SparseFeatures {
+  const loc = f.localityScore;
+  return { rows: f.rows, cols: f.cols, nnz: f.nnz, rowLenMean: f.rowLenMean, rowLenMax: f.rowLenMax, rowLenCv: f.rowLenCv, emptyRowFraction: f.emptyRowFraction, top1PctNnzShare: f.top1PctNnzShare, ...(loc !== undefined ? { localityScore: loc } : {}) };
 }

@@ -7,6 +7,7 @@
 import type { Binding } from '../plan/bind.js';
 import type { SparseFeatures } from '../plan/types.js';
 import { Rng } from '../random.js';
+import { copyFeatures } from './features.js';
 
 export interface SampleOptions {
   /** Perturbed samples per profile (default 24). */
@@ -34,7 +35,7 @@ function consistent(f: SparseFeatures): SparseFeatures {
   const mean = clamp(f.rowLenMean, 0, cols);
   const nnz = Math.round(mean * rows);
   const max = clamp(Math.round(f.rowLenMax), Math.ceil(mean), cols);
-  return { ...f, rows, cols, nnz, rowLenMean: rows > 0 ? nnz / rows : 0, rowLenMax: max, rowLenCv: Math.max(0, f.rowLenCv), emptyRowFraction: clamp(f.emptyRowFraction, 0, 1), top1PctNnzShare: clamp(f.top1PctNnzShare, 0, 1) };
+  return { ...copyFeatures(f), rows, cols, nnz, rowLenMean: rows > 0 ? nnz / rows : 0, rowLenMax: max, rowLenCv: Math.max(0, f.rowLenCv), emptyRowFraction: clamp(f.emptyRowFraction, 0, 1), top1PctNnzShare: clamp(f.top1PctNnzShare, 0, 1) };
 }
 
 function withDims(b: Binding, sparse: Map<string, SparseFeatures>, o: SampleOptions, dimOverride: Map<string, number>): Binding {
@@ -57,7 +58,7 @@ function perturb(f: SparseFeatures, rng: Rng, spread: number, square: boolean): 
   const mean = f.rowLenMean * degree;
   const maxRatio = f.rowLenMean > 0 ? f.rowLenMax / f.rowLenMean : 1;
   return consistent({
-    ...f,
+    ...copyFeatures(f),
     rows,
     cols,
     rowLenMean: mean,
@@ -76,7 +77,7 @@ function applyRange(sparse: Map<string, SparseFeatures>, dims: Map<string, numbe
   const field = key.slice(dot + 1);
   const f = sparse.get(name);
   if (!f) throw new Error(`sample range '${key}': no sparse input '${name}'`);
-  const g = { ...f } as unknown as Record<string, number>;
+  const g = { ...copyFeatures(f) } as unknown as Record<string, number>;
   if (field === 'nnz') g['rowLenMean'] = v / Math.max(1, f.rows);
   else if (field === 'density') g['rowLenMean'] = v * f.cols;
   else if (field === 'rows' && f.rows === f.cols) {

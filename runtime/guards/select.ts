@@ -11,6 +11,18 @@ import type { GuardDecision, GuardPlan } from './types.js';
 /** Ranges are widened by this relative slack, so rounding in a profile's own features never trips them. */
 export const RANGE_SLACK = 1e-9;
 
+/** Whether every feature lies in the guards' ranges: the per-input check, without building messages. */
+export function inRanges(ranges: GuardPlan['ranges'], get: (key: string) => number | undefined): boolean {
+  for (const key in ranges) {
+    const v = get(key);
+    if (v === undefined) continue;
+    const [lo, hi] = ranges[key]!;
+    if (v < lo - Math.abs(lo) * RANGE_SLACK || v > hi + Math.abs(hi) * RANGE_SLACK) return false;
+  }
+  return true;
+}
+
+/** The features outside the guards' ranges, each as a message (for the log of an input that is re-planned). */
 export function outOfRange(ranges: GuardPlan['ranges'], get: (key: string) => number | undefined): string[] {
   const out: string[] = [];
   for (const [key, [lo, hi]] of Object.entries(ranges)) {

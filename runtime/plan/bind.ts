@@ -3,7 +3,7 @@
  * rows(A), cols(A)) from the sparse inputs' features, dims from the bound
  * shapes, repeat trip counts from literals or scalar parameters.
  */
-import { parsePoly } from './sym.js';
+import { compilePoly, evaluateCompiled } from './sym.js';
 import type { PlanProblem, PlanSpec, SparseFeatures } from './types.js';
 
 export interface Binding {
@@ -13,18 +13,27 @@ export interface Binding {
   scalars: ReadonlyMap<string, number>;
 }
 
+/** A factor of a cost expression: a feature of a sparse input, or a dim. */
+type Factor = { sparse: string; field: 'nnz' | 'rows' | 'cols' } | { dim: string };
+const factors = new Map<string, Factor>();
+const factorOf = (f: string): Factor => {
+  let x = factors.get(f);
+  if (!x) {
+    const m = /^(nnz|rows|cols)\(([A-Za-z_][A-Za-z0-9_]*)\)$/.exec(f);
+    factors.set(f, (x = m ? { sparse: m[2]!, field: m[1] as 'nnz' | 'rows' | 'cols' } : { dim: f }));
+  }
+  return x;
+};
+
 export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
   const lookup = (f: string): number | undefined => {
-    const m = /^(nnz|rows|cols)\(([A-Za-z_][A-Za-z0-9_]*)\)$/.exec(f);
-    if (m) {
-      const feat = b.sparse.get(m[2]!);
-      return feat === undefined ? undefined : m[1] === 'nnz' ? feat.nnz : m[1] === 'rows' ? feat.rows : feat.cols;
-    }
-    return b.dims.get(f);
+    const x = factorOf(f);
+    if ('dim' in x) return b.dims.get(x.dim);
+    return b.sparse.get(x.sparse)?.[x.field];
   };
   const ev = (text: string, what: string): number => {
     try {
-      return parsePoly(text).evaluate(lookup);
+      return evaluateCompiled(compilePoly(text), lookup);
     } catch (e) {
       throw new Error(`${what}: ${(e as Error).message}`);
     }

@@ -153,3 +153,37 @@ export function parsePoly(text: string): Poly {
   }
   return p;
 }
+
+/** An expression as flat terms (coefficient, factors with exponents), for evaluating many times. */
+export type CompiledPoly = readonly { coef: number; factors: readonly (readonly [string, number])[] }[];
+
+const compiled = new Map<string, CompiledPoly>();
+
+/**
+ * The text form compiled once and kept: a runtime binds the same few
+ * expressions for every input, and parsing them each time cost more than
+ * the rest of its decision.
+ */
+export function compilePoly(text: string): CompiledPoly {
+  let c = compiled.get(text);
+  if (!c) {
+    const p = parsePoly(text);
+    c = [...p.terms].map(([k, coef]) => ({ coef, factors: [...parseKey(k)] }));
+    compiled.set(text, c);
+  }
+  return c;
+}
+
+export function evaluateCompiled(c: CompiledPoly, bind: (factor: string) => number | undefined): number {
+  let total = 0;
+  for (const { coef, factors } of c) {
+    let v = coef;
+    for (const [f, e] of factors) {
+      const x = bind(f);
+      if (x === undefined) throw new Error(`cost expression needs '${f}', which is not bound`);
+      v *= e === 1 ? x : Math.pow(x, e);
+    }
+    total += v;
+  }
+  return total;
+}

@@ -1,0 +1,63 @@
+/**
+ * Bounded-cost features (runtime/features/quick.ts) against the exact ones
+ * on every real matrix and ten seeds: exact where every row is read, within
+ * the errors docs/FEATURES.md states elsewhere (medians over the trials),
+ * never more rows read than the bound, the same figures for the same seed.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { QUICK_BLOCK_ROWS, QUICK_MAX_BLOCKS, quickFeatures } from '../../runtime/features/quick.js';
+import { sparseFeaturesOf } from '../../runtime/guards/features.js';
+import { toCsr } from '../../runtime/io/convert.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+import type { CsrMatrix } from '../../runtime/tensor.js';
+
+const M = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'matrices');
+const files = readdirSync(M).filter((f) => /\.(mtx|cites|txt)$/.test(f));
+const mats = new Map<string, CsrMatrix>(files.map((f) => [f, toCsr(loadMatrix(join(M, f)))]));
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+describe('bounded-cost features', () => {
+  it('read at most the bound of rows, are deterministic per seed, and are exact in tier 1 where every row is read', () => {
+    for (const [f, m] of mats) {
+      const q = quickFeatures(m);
+      expect(q.sampledRows, f).toBeLessThanOrEqual(Math.max(m.rows > QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS ? 0 : m.rows, QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS));
+      expect(quickFeatures(m, 3), f).toEqual(quickFeatures(m, 3));
+      const e = sparseFeaturesOf(m, 2);
+      expect(q.rowLenMean, f).toBe(e.rowLenMean);
+      expect([q.rows, q.cols, q.nnz]).toEqual([e.rows, e.cols, e.nnz]);
+      expect(q.rowLenMax, `${f}: a lower bound`).toBeLessThanOrEqual(e.rowLenMax);
+      if (q.sampledRows === m.rows) {
+        expect(q.rowLenMax, f).toBe(e.rowLenMax);
+        expect(q.rowLenCv, f).toBeCloseTo(e.rowLenCv, 10);
+        expect(q.emptyRowFraction, f).toBe(e.emptyRowFraction);
+        expect(q.top1PctNnzShare, f).toBeCloseTo(e.top1PctNnzShare, 10);
+      }
+    }
+  });
+
+  it('are within the stated errors over the real matrices that are sampled (ten seeds each)', () => {
+    const cv: number[] = [];
+    const empty: number[] = [];
+    const top: number[] = [];
+    const loc: number[] = [];
+    for (const [, m] of mats) {
+      const e = sparseFeaturesOf(m, 2);
+      for (let seed = 0; seed < 10; seed++) {
+        const q = quickFeatures(m, seed);
+        if (q.sampledRows === m.rows) continue;
+        cv.push(Math.abs(q.rowLenCv - e.rowLenCv) / Math.max(e.rowLenCv, 1e-9));
+        empty.push(Math.abs(q.emptyRowFraction - e.emptyRowFraction));
+        top.push(Math.abs(q.top1PctNnzShare - e.top1PctNnzShare));
+        loc.push(Math.abs(q.localityScore! - e.localityScore!));
+      }
+    }
+    expect(cv.length).toBeGreaterThan(100);
+    // docs/FEATURES.md: medians 15% (cv, relative), 0 (empty rows), 0.002 (top-1% share), 0.036 (locality).
+    expect(median(cv)).toBeLessThanOrEqual(0.2);
+    expect(median(empty)).toBeLessThanOrEqual(0.005);
+    expect(median(top)).toBeLessThanOrEqual(0.005);
+    expect(median(loc)).toBeLessThanOrEqual(0.05);
+  });
+});
