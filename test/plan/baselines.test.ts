@@ -147,7 +147,7 @@ describe('HEFT', () => {
   // HEFT runs the same stage checks as the DP (memory, FPGA resources), so it
   // never reports a schedule the machine cannot run.
   const tiny = { lut: 1000, ff: 1000, bram: 1, uram: 0, dsp: 1 };
-  const slowCpu: SystemSpec['devices'][number] = { id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: { f32: 10, f64: 10, i32: 10, i64: 10 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 10, activePowerW: 20, memoryGB: 100, threads: 1 };
+  const slowCpu: SystemSpec['devices'][number] = { id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: { f32: 10, f64: 10, i32: 10, i64: 10 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 10, waitingPowerW: 10, activePowerW: 20, memoryGB: 100, threads: 1 };
   const gemm: PlanProblem = {
     kernel: 'k',
     paramBytes: new Map([['B', 1e3]]),
@@ -164,7 +164,7 @@ describe('HEFT', () => {
       constraints: {},
       devices: [
         slowCpu,
-        { id: 'fpga', kind: 'fpga', name: 'f', count: 1, peakGflops: { f32: 800, f64: 300, i32: 1000, i64: 400 }, memBandwidthGBs: 460, launchOverheadUs: 30, idlePowerW: 30, activePowerW: 75, memoryGB: 8, hostLink: { bandwidthGBs: 12, latencyUs: 10 }, fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources: tiny, bitstreamLoadMs: 1000 } },
+        { id: 'fpga', kind: 'fpga', name: 'f', count: 1, peakGflops: { f32: 800, f64: 300, i32: 1000, i64: 400 }, memBandwidthGBs: 460, launchOverheadUs: 30, idlePowerW: 30, waitingPowerW: 30, activePowerW: 75, memoryGB: 8, hostLink: { bandwidthGBs: 12, latencyUs: 10 }, fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources: tiny, bitstreamLoadMs: 1000 } },
       ],
     };
     // The DP knows the FPGA cannot run it.
@@ -180,7 +180,7 @@ describe('HEFT', () => {
       constraints: {},
       devices: [
         slowCpu,
-        { id: 'gpu', kind: 'gpu', name: 'g', count: 1, peakGflops: { f32: 19500, f64: 9700, i32: 19500, i64: 4875 }, memBandwidthGBs: 1555, launchOverheadUs: 5, idlePowerW: 50, activePowerW: 250, memoryGB: 1e-6, hostLink: { bandwidthGBs: 25, latencyUs: 10 } },
+        { id: 'gpu', kind: 'gpu', name: 'g', count: 1, peakGflops: { f32: 19500, f64: 9700, i32: 19500, i64: 4875 }, memBandwidthGBs: 1555, launchOverheadUs: 5, idlePowerW: 50, waitingPowerW: 50, activePowerW: 250, memoryGB: 1e-6, hostLink: { bandwidthGBs: 25, latencyUs: 10 } },
       ],
     };
     expect(planPareto(sys, gemm, { objective: 'throughput' }).pareto.map((m) => m.stages[0]!.device)).toEqual(['cpu']);

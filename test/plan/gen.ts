@@ -203,7 +203,10 @@ export const problemFamilyArb = (size: { min: number; max: number }, maxOps = 5,
 // ---------------------------------------------------------------- systems
 
 const peaks = (sp: Spread) => fc.record({ f32: rng(R[sp].peak), f64: rng(R[sp].peak), i32: rng(R[sp].peak), i64: rng(R[sp].peak) });
-const power = fc.tuple(mag(0, 2), mag(0, 2)).map(([idle, extra]) => ({ idlePowerW: idle, activePowerW: idle + extra }));
+/** idle <= waiting <= active: a waiting (powered-up) instance sits anywhere from its idle to its active draw. */
+const power = fc
+  .tuple(mag(0, 2), mag(0, 2), fc.constantFrom(0, 0.25, 0.5, 1))
+  .map(([idle, extra, wait]) => ({ idlePowerW: idle, waitingPowerW: idle + wait * extra, activePowerW: idle + extra }));
 /** Device memory, GB: usually ample, sometimes (wide) tiny, 1 KB .. 1 MB, so stages fail the memory check. */
 const memoryGB = (sp: Spread) =>
   R[sp].tinyMemWeight > 0 ? fc.oneof({ weight: 6, arbitrary: rng(R[sp].mem) }, { weight: R[sp].tinyMemWeight, arbitrary: mag(-6, -3) }) : rng(R[sp].mem);

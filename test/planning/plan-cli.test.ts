@@ -49,7 +49,7 @@ describe('dype plan', () => {
   it('a bad system file is one clear error naming file, line and field, exit 1', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dype-sys-'));
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, '{\n  "name": "x",\n  "description": "y",\n  "devices": [\n    { "id": "cpu", "kind": "cpu", "name": "c", "count": 1, "peakGflops": { "f32": 1, "f64": 1, "i32": 1, "i64": 1 }, "memBandwidthGBs": -3, "launchOverheadUs": 1, "idlePowerW": 1, "activePowerW": 2, "memoryGB": 1 }\n  ]\n}\n');
+    writeFileSync(bad, '{\n  "name": "x",\n  "description": "y",\n  "devices": [\n    { "id": "cpu", "kind": "cpu", "name": "c", "count": 1, "peakGflops": { "f32": 1, "f64": 1, "i32": 1, "i64": 1 }, "memBandwidthGBs": -3, "launchOverheadUs": 1, "idlePowerW": 1, "waitingPowerW": 1, "activePowerW": 2, "memoryGB": 1 }\n  ]\n}\n');
     const r = dype('plan', ...gcn, '--system', bad);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${bad}:5:`);
