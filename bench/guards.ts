@@ -26,6 +26,7 @@ import type { Binding } from '../runtime/plan/bind.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/figures.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '..', 'shared', 'data', 'matrices');
@@ -43,7 +44,7 @@ const gcn = compile('gcn.dy');
 const spec = plannedSpec(compileModule('gcn.dy'), 'gcn.dy', gcn.name);
 const bind = (m: CsrMatrix): Binding => ({ sparse: new Map([['A', sparseFeaturesOf(m, 2)]]), dims: new Map([['n', m.rows], ['f', 64], ['h', 64], ['c', 16]]), scalars: new Map() });
 const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) => bind(mats.get(f)!));
-const plan = buildGuards(spec, loadSystemFile(join(root, 'systems', 'paper-1g1f.json')), sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput' });
+const plan = buildGuards(spec, loadSystemFile(join(root, 'systems', 'paper-1g1f.json')), sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH });
 const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', programHash(compileModule('gcn.dy')), [{ kernel: gcn, spec, plan, manifest: wasmManifest(gcn, [], true) }], 'dype/runtime');
 const body = /export function gcnGuard\(f: GuardFeatures\): number \{\n([\s\S]*?)\n\}\n/.exec(ts)![1]!;
 const guard = new Function('f', body) as (f: Record<string, number>) => number;

@@ -62,7 +62,7 @@ interface Planned {
 
 export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): GuardedRuntime {
   const sys = o.system;
-  const popts = planOptions(sys, cfg.guards.objective);
+  const popts = planOptions(sys, cfg.guards);
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
   const chooser = new Chooser(cfg, sys, popts, (p) => served(engine, p));
   const decider = new Decider(sys, popts);
@@ -92,7 +92,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     }
     if (c.replanInfo) counts.replans++;
     if (c.fallback) counts.fallbacks++;
-    const mapping = evaluateChoices(sys, c.problem, running.choices);
+    const mapping = evaluateChoices(sys, c.problem, running.choices, popts);
     if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${running.id} (${running.label}) cannot run this input and no fallback can`);
     const s = ++seq;
     return { seq: s, label: name ?? `input ${s}`, name, c, d, running, previous, switched: d.switch && previous !== undefined, mapping, plans: stagePlans(sys, cfg.spec, running, mapping), tried: new Set([running.id]) };
@@ -101,7 +101,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   /** Moves the input to a fallback partition after a device ran out of memory on its own. */
   const fallBack = (p: Planned, why: string): void => {
     const alt = chooser.fallbackOf(p.running, p.c.problem, p.tried);
-    const m = alt ? evaluateChoices(sys, p.c.problem, alt.choices) : undefined;
+    const m = alt ? evaluateChoices(sys, p.c.problem, alt.choices, popts) : undefined;
     if (!alt || !m) throw new InputError('DY3046', p.label, undefined, `${why}; no fallback of partition ${p.running.id} (${p.running.label}) can run it`);
     p.tried.add(alt.id);
     p.fallback = `partition ${p.running.id}: ${why}; fallback ${alt.id}`;
@@ -262,9 +262,9 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     explain(inputs) {
       const c = chooser.choose(inputs);
       const d = decider.decide(c, policy.clone());
-      const sel = evaluateChoices(sys, c.problem, c.selected.choices);
+      const sel = evaluateChoices(sys, c.problem, c.selected.choices, popts);
       const cur = decider.current;
-      const run = cur ? evaluateChoices(sys, c.problem, cur.choices) : undefined;
+      const run = cur ? evaluateChoices(sys, c.problem, cur.choices, popts) : undefined;
       return {
         features: c.features,
         path: c.path,
