@@ -41,6 +41,10 @@ import { loadSystemFile } from '../runtime/system/load.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
+import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH, type PlanGoal } from '../runtime/plan/figures.js';
+
+/** The planner's documented defaults (the goal `dype compile` gives the guards when told nothing). */
+const GOAL: PlanGoal = { objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const M = join(root, '..', 'shared', 'data', 'matrices');
@@ -143,7 +147,7 @@ for (const g of GRAPHS) {
   const problem = bindProblem(spec, { sparse: new Map([['A', features(A, 2)]]), dims: engine.L.bindDims(args), scalars: new Map() });
   for (const text of PARTITIONS) {
     const choices = parsePartition(text, spec, sys);
-    const m = evaluateChoices(sys, problem, choices)!;
+    const m = evaluateChoices(sys, problem, choices, GOAL)!;
     const plans = stagePlans(sys, spec, { choices }, m);
     const per: number[][] = plans.map(() => []);
     let bytes: number[] = [];
@@ -166,7 +170,7 @@ engine.close([slot]);
 const streams: { graph: string; partition: string; inputs: number; oneAtATimeMs: number; streamWallMs: number; stageSumMs: number; overlap: number }[] = [];
 for (const [g, text] of [['cora.cites', 'gpu:op0-op1|fpga:op2-op3'], ['cora.cites', 'fpga:op0|gpu:op1|cpu:op2-op3'], ['ca-GrQc.mtx', 'gpu:op0-op1|fpga:op2-op3']] as const) {
   const choices = parsePartition(text, spec, sys);
-  const guards = { objective: 'throughput' as const, partitions: [{ id: 0, choices, label: text, fallbacks: [] }], tree: { leaf: 0 }, trainingAccuracy: 1, meanLossPct: 0, ranges: {}, samples: 0, lossTolerance: 0, coverage: 1, infeasibleSamples: 0 };
+  const guards = { ...GOAL, partitions: [{ id: 0, choices, label: text, fallbacks: [] }], tree: { leaf: 0 }, trainingAccuracy: 1, meanLossPct: 0, ranges: {}, samples: 0, lossTolerance: 0, coverage: 1, infeasibleSamples: 0 };
   const cfg: RuntimeConfig = { program: 'gcn', programHash: info.programHash, kernel: 'gcn', manifest, spec, guards, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: () => 0 };
   const rt = createGuardedRuntime(cfg, { system: sys, backends });
   const A = toCsr(loadMatrix(join(M, g)));

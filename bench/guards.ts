@@ -42,6 +42,7 @@ import { SwitchPolicy } from '../runtime/policy/policy.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/figures.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '..', 'shared', 'data', 'matrices');
@@ -62,7 +63,7 @@ const system = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
 const gcnDims = (n: number): Map<string, number> => new Map([['n', n], ['f', 64], ['h', 64], ['c', 16]]);
 const bindWith = (f: SparseFeatures, n: number): Binding => ({ sparse: new Map([['A', f]]), dims: gcnDims(n), scalars: new Map() });
 const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) => bindWith(sparseFeaturesOf(mats.get(f)!, 2), mats.get(f)!.rows));
-const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput' });
+const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH });
 const manifest = wasmManifest(gcn, [], true);
 const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', programHash(gcnModule), [{ kernel: gcn, spec, plan, manifest }], 'dype/runtime');
 const body = /export function gcnGuard\(f: GuardFeatures\): number \{\n([\s\S]*?)\n\}\n/.exec(ts)![1]!;
@@ -75,7 +76,7 @@ const tested = [...new Set([...body.matchAll(/f\["([^"]+)"\]/g)].map((x) => x[1]
 const cfg: RuntimeConfig = { program: 'gcn', programHash: programHash(gcnModule), kernel: gcn.name, manifest, spec, guards: plan, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: guard as RuntimeConfig['guard'] };
 const missing = gcn.params.map((p) => p.name).filter((n) => !cfg.params.some((p) => p.name === n));
 if (missing.length > 0) throw new Error(`bench/guards.ts: gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
-const popts = planOptions(system, plan.objective);
+const popts = planOptions(system, plan);
 const decideOnce = (chooser: Chooser, decider: Decider, policy: SwitchPolicy, inputs: Record<string, Tensor>): number => {
   const c = chooser.choose(inputs);
   const d = decider.decide(c, policy);

@@ -20,6 +20,7 @@ import { planPareto } from '../runtime/plan/dp.js';
 import { enumerateMappings } from '../runtime/plan/exhaustive.js';
 import type { PlanProblem } from '../runtime/plan/types.js';
 import { loadSystemFile } from '../runtime/system/load.js';
+import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/figures.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sys = loadSystemFile(join(root, 'systems', 'paper-2g2f.json'));
@@ -72,7 +73,7 @@ const cases: { name: string; src: string; exhaustive: boolean }[] = [
 ];
 const results = cases.map((c) => {
   const p = problem(c.src);
-  const opts = { objective: 'throughput' as const };
+  const opts = { objective: 'throughput' as const, energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH };
   const out = planPareto(sys, p, opts);
   const dpMs = time(() => planPareto(sys, p, opts), 7);
   let exMs: number | null = null;

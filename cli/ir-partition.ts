@@ -4,11 +4,11 @@ import { partitionPass } from '../passes/partition.js';
 import type { Pass } from '../passes/index.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { boundDims, loadSystem, parseObjective, sparseFeatures } from './planning.js';
+import { boundDims, loadSystem, parseGoal, sparseFeatures, type GoalOptions } from './planning.js';
 import { DEFAULT_PLAN_SYSTEM } from './plan.js';
 import { optimise, selectKernel, type LoadedProgram } from './program.js';
 
-export function partitionFor(p: LoadedProgram, file: string, o: { kernel?: string; input: string[]; param: string[]; system?: string; objective?: string }): Pass {
+export function partitionFor(p: LoadedProgram, file: string, o: GoalOptions & { kernel?: string; input: string[]; param: string[]; system?: string }): Pass {
   const module = optimise(p);
   const kernel = selectKernel(module, file, o.kernel);
   const scalars = new Map(parseAssignments(o.param, '--param').map((a) => [a.name, parseScalar(a.name, a.value)]));
@@ -18,7 +18,7 @@ export function partitionFor(p: LoadedProgram, file: string, o: { kernel?: strin
   return partitionPass({
     system,
     binding: { sparse: sparseFeatures(kernel, tensors), dims: boundDims(kernel, tensors, scalars), scalars },
-    objective: parseObjective(o.objective),
+    ...parseGoal(o),
     kernel: kernel.name,
     impls: new Map(plannedSpec(module, file, kernel.name).ops.map((op) => [op.id, op.impls])),
   });

@@ -33,6 +33,8 @@ interface IrOptions {
   param: string[];
   system?: string;
   objective?: string;
+  energyScope?: string;
+  stream?: string;
 }
 const out = (s: string): void => void process.stdout.write(s);
 const err = (s: string): void => void process.stderr.write(s);
@@ -68,6 +70,8 @@ export function buildProgram(): Command {
     .option('--param <NAME=VALUE>', 'a scalar parameter or dim for the partition pass (repeatable)', collect, [])
     .option('--system <FILE|PRESET>', `system for the partition pass (default ${DEFAULT_PLAN_SYSTEM})`)
     .option('--objective <name>', 'objective of the partition pass (default throughput)')
+    .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
+    .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
     .action(async (file: string, o: IrOptions) => {
       const p = loadProgram(file);
       const extra = o.input.length > 0 ? [await (await import('./ir-partition.js')).partitionFor(p, file, o)] : [];
@@ -110,6 +114,8 @@ export function buildProgram(): Command {
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
     .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine; with --project the project\'s plan.json system, else paper-2g2f)')
     .option('--objective <name>', 'throughput, energy or latency (default throughput)')
+    .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
+    .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
     .option('--power-cap <W>', 'peak power the devices may draw together, W')
     .option('--no-p2p', 'no peer-to-peer links between devices')
     .option('--trace <FILE>', 'write a Chrome trace-event timeline (opens in Perfetto): the predicted stages and transfers per device on the cost model\'s clock, and the measured runs')
@@ -126,6 +132,8 @@ export function buildProgram(): Command {
     .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds', collect, [])
     .option('--system <FILE|PRESET>', `system description (default ${DEFAULT_PLAN_SYSTEM}; presets: paper-1g1f, paper-2g2f, h200-cpu, this-machine)`)
     .option('--objective <name>', 'throughput, energy or latency (default throughput)')
+    .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
+    .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
     .option('--power-cap <W>', 'peak power the devices may draw together, W')
     .option('--no-p2p', 'no peer-to-peer links: transfers between devices stage through host memory')
     .option('--json', 'print one JSON object on stdout')
@@ -150,6 +158,9 @@ export function buildProgram(): Command {
     .option('--targets <list>', 'comma-separated targets: wasm, cuda, hls, runtime, report (default: all; runtime and report need --profile)')
     .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_PLAN_SYSTEM})`)
     .option('--profile <NAME=PATH>', 'a sample input the guards are built from; a name may repeat (repeatable)', collect, [])
+    .option('--objective <name>', 'what the guards and the report plan for: throughput, energy or latency (default throughput)')
+    .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
+    .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
     .action(async (file: string, o: CompileOptions) => (await import('./compile.js')).compileCommand(file, o, out));
 
   program

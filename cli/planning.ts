@@ -13,11 +13,14 @@ import type { AllFeatures } from '../runtime/features/types.js';
 import { heft, singleKind, staticChoice } from '../runtime/plan/baselines.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { evaluateChoices, planPareto, type PlanOptions } from '../runtime/plan/dp.js';
-import type { Mapping, Objective, PlanProblem, PlanSpec, SparseFeatures } from '../runtime/plan/types.js';
+import type { PlanGoal } from '../runtime/plan/figures.js';
+import type { Mapping, PlanProblem, PlanSpec, SparseFeatures } from '../runtime/plan/types.js';
 import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { usage } from './errors.js';
+
+export { parseGoal, parseObjective, type GoalOptions } from './goal.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -42,12 +45,6 @@ export function loadSystem(o: SystemOptions, fallback: string): SystemSpec {
   const cap = o.powerCap === undefined ? undefined : Number(o.powerCap);
   if (cap !== undefined && !(cap > 0)) throw usage(`--power-cap expects a positive number of watts, got '${o.powerCap}'`);
   return applyOverrides(loadSystemFile(file), { ...(cap !== undefined ? { powerCapW: cap } : {}), noP2p: o.p2p === false });
-}
-
-export function parseObjective(s: string | undefined): Objective {
-  const o = s ?? 'throughput';
-  if (o !== 'throughput' && o !== 'energy' && o !== 'latency') throw usage(`--objective expects throughput, energy or latency, got '${o}'`);
-  return o;
 }
 
 /** Sparse inputs' features (tiers 0-2), by parameter name. */
@@ -110,7 +107,7 @@ export interface PlanReport {
 }
 
 /** `spec`: the kernel's PlanSpec with its program's implementations (codegen/implementations.ts plannedSpec). */
-export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<string, SparseFeatures>, dims: ReadonlyMap<string, number>, scalars: ReadonlyMap<string, number>, objective: Objective): PlanReport {
+export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<string, SparseFeatures>, dims: ReadonlyMap<string, number>, scalars: ReadonlyMap<string, number>, goal: PlanGoal): PlanReport {
   let problem: PlanProblem;
   try {
     problem = bindProblem(spec, { sparse: feats, dims, scalars });
@@ -118,7 +115,9 @@ export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<stri
     throw new InputError('DY3013', `kernel ${spec.kernel}`, undefined, (e as Error).message);
   }
   const opts: PlanOptions = {
-    objective,
+    objective: goal.objective,
+    energyScope: goal.energyScope,
+    streamLength: goal.streamLength,
     ...(sys.constraints.powerCapW !== undefined ? { powerCapW: sys.constraints.powerCapW } : {}),
     ...(sys.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: sys.constraints.latencyBoundMs } : {}),
   };
@@ -137,8 +136,8 @@ export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<stri
       'gpu-only': singleKind(sys, problem, 'gpu', opts),
       'fpga-only': singleKind(sys, problem, 'fpga', opts),
       'cpu-only': singleKind(sys, problem, 'cpu', opts),
-      static: stat ? evaluateChoices(sys, problem, stat) : undefined,
-      heft: heft(sys, problem, objective),
+      static: stat ? evaluateChoices(sys, problem, stat, opts) : undefined,
+      heft: heft(sys, problem, opts),
     },
     planMs,
     states: out.states,
@@ -148,7 +147,7 @@ export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<stri
 function infeasible(sys: SystemSpec, p: PlanProblem, opts: PlanOptions, reasons: string[]): InputError {
   if (opts.powerCapW !== undefined) {
     const free = planPareto(sys, p, { ...opts, powerCapW: undefined }).pareto;
-    const single = sys.devices.map((d) => evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: d.id, count: 1 }])?.powerW ?? Infinity);
+    const single = sys.devices.map((d) => evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: d.id, count: 1 }], opts)?.powerW ?? Infinity);
     const need = Math.min(...free.map((m) => m.powerW), ...single);
     if (Number.isFinite(need)) return new InputError('DY3030', sys.name, undefined, `no mapping meets power cap ${opts.powerCapW} W: the cheapest needs ${need.toFixed(0)} W`);
   }

@@ -25,7 +25,7 @@ export const reportTarget: CompileTarget = {
     kernels.forEach((kg, i) => {
       const first = kg.profiles.bindings[0]!;
       const problem = bindProblem(kg.spec, first);
-      const pareto = planPareto(sys, problem, planOptions(sys, kg.plan.objective)).pareto;
+      const pareto = planPareto(sys, problem, planOptions(sys, kg.plan)).pareto;
       if (pareto.length === 0) throw new InputError('DY3030', sys.name, undefined, `no mapping of kernel ${kg.kernel.name} is feasible for profile ${kg.profiles.sources[0]}`);
       const sparseName = [...first.sparse.keys()][0];
       // The decision map varies the first sparse input's features; everything else stays as in the first profile.

@@ -15,6 +15,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { plannedSpec } from '../codegen/implementations.js';
 import { programHash } from '../codegen/native/hash.js';
+import { PLAN_JSON_VERSION } from '../codegen/runtime/plan-json.js';
 import type { Module } from '../ir/module.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { createGuardedRuntime } from '../runtime/engine/runtime.js';
@@ -27,6 +28,7 @@ import { historyRecords } from '../runtime/history/record.js';
 import { InputError } from '../runtime/errors.js';
 import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
 import { tier0 } from '../runtime/features/index.js';
+import { planOptions } from '../runtime/guards/build.js';
 import { walkTree } from '../runtime/guards/tree.js';
 import type { GuardPlan } from '../runtime/guards/types.js';
 import { bindProblem } from '../runtime/plan/bind.js';
@@ -40,12 +42,14 @@ import { usage } from './errors.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
-import { boundDims, loadSystem, parseObjective, sparseFeatures } from './planning.js';
+import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PLAN_SYSTEM } from './plan.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { RunOptions } from './run.js';
 
 interface PlanJson {
+  format: string;
+  version: number;
   system: SystemSpec;
   kernels: Record<string, { guards: GuardPlan; objective: string }>;
 }
@@ -86,8 +90,12 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (clash >= 0) throw usage(`--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`);
   const planPath = join(dir, 'plan.json');
   const planJson = existsSync(planPath) ? (JSON.parse(readFileSync(planPath, 'utf8')) as PlanJson) : undefined;
+  // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for).
+  if (planJson && (planJson.format !== 'dype-plan' || planJson.version !== PLAN_JSON_VERSION))
+    throw new InputError('DY3044', planPath, undefined, `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`);
   const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PLAN_SYSTEM) : planJson.system;
-  const objective = parseObjective(o.objective);
+  const goal = parseGoal(o);
+  const { objective } = goal;
   const scalars = new Map(parseAssignments(o.param, '--param').map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
@@ -104,7 +112,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   let fixed: { source: string; id?: number; label: string; choices: StageChoice[] } | undefined;
   if (partitionArg === 'auto') {
     if (!guards) {
-      const best = planPareto(sys, problem, { objective }).pareto[0];
+      const best = planPareto(sys, problem, planOptions(sys, goal)).pareto[0];
       if (!best) throw new InputError('DY3030', sys.name, undefined, `no mapping of kernel ${kernel.name} is feasible on ${sys.name} for this input`);
       const choices = choicesOf(problem, best);
       fixed = { source: 'auto: the planner\u2019s best mapping for this input (the project has no guards: compile with --profile for them)', label: labelOf(spec, sys, choices), choices };
@@ -128,7 +136,8 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   let runOnce: () => Promise<Execution>;
   let close: () => void;
   if (fixed) {
-    const mapping = evaluateChoices(sys, problem, fixed.choices);
+    // A fixed partition's figures are counted the way the project's guards were planned, else as the options say.
+    const mapping = evaluateChoices(sys, problem, fixed.choices, guards ?? goal);
     if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${fixed.label} cannot run this input on ${sys.name} (memory, FPGA resources or an op without an implementation there)`);
     const engine = new KernelEngine(manifest, backends, sys);
     engine.timeOps = history !== undefined;
@@ -204,7 +213,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));
   const summaries = Object.fromEntries([...ex.outputs].map(([n, t]) => [n, summarize(t)]));
   const stages = ex.runs.map((r, i) => ({ ops: r.ops, devices: r.devices, backend: r.backend, ms: r.ms, bytes_in: r.bytesIn, bytes_out: r.bytesOut, transfer_ms: r.transferMs, compute_ms: r.computeMs, ...(r.unsplit.length ? { unsplit: r.unsplit } : {}), predicted_ms: ex.mapping.stages[i]?.timeMs }));
-  const predicted = { period_ms: ex.mapping.periodMs, latency_ms: ex.mapping.latencyMs, energy_j: ex.mapping.energyJ, power_w: ex.mapping.powerW, clock: 'modelled' };
+  const predicted = { period_ms: ex.mapping.periodMs, per_input_ms: ex.mapping.perInputMs, latency_ms: ex.mapping.latencyMs, energy_j: ex.mapping.energyJ, device_energy_j: ex.mapping.deviceEnergyJ, system_energy_j: ex.mapping.systemEnergyJ, power_w: ex.mapping.powerW, clock: 'modelled' };
   const partition = { system: sys.name, objective, source: ex.partition.source, ...(ex.partition.id !== undefined ? { id: ex.partition.id } : {}), label: ex.partition.label, stages: ex.mapping.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })) };
   if (o.json) {
     stdout(`${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features, dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`);

@@ -15,12 +15,12 @@ import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
-import { boundDims, loadSystem, parseObjective, planFor, sparseFeatures } from './planning.js';
+import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
 import { runTrace } from './run-trace.js';
 
-export interface RunOptions {
+export interface RunOptions extends GoalOptions {
   kernel?: string;
   input: string[];
   out: string[];
@@ -39,7 +39,6 @@ export interface RunOptions {
   repeat?: string;
   json?: boolean;
   system?: string;
-  objective?: string;
   powerCap?: string;
   p2p?: boolean;
   /** false with --no-cache: compile the wasm kernel afresh, neither reading nor writing the compile cache. */
@@ -122,10 +121,11 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   });
   writeAllAtomic(files);
   // The mapping the planner would pick on the described system for this data.
-  const objective = parseObjective(o.objective);
+  const goal = parseGoal(o);
+  const { objective } = goal;
   const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
   const feats = sparseFeatures(kernel, tensors);
-  const plan = planFor(plannedSpec(module, file, kernel.name), sys, feats, boundDims(kernel, tensors, scalars), scalars, objective);
+  const plan = planFor(plannedSpec(module, file, kernel.name), sys, feats, boundDims(kernel, tensors, scalars), scalars, goal);
   const best = plan.pareto[0]!;
   if (o.trace !== undefined) writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);
   const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));
@@ -134,9 +134,11 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const partition = {
     system: sys.name,
     objective,
+    energy_scope: goal.energyScope,
+    stream_length: goal.streamLength,
     stages: best.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })),
   };
-  const predicted = { period_ms: best.periodMs, latency_ms: best.latencyMs, energy_j: best.energyJ, power_w: best.powerW };
+  const predicted = { period_ms: best.periodMs, per_input_ms: best.perInputMs, latency_ms: best.latencyMs, energy_j: best.energyJ, device_energy_j: best.deviceEnergyJ, system_energy_j: best.systemEnergyJ, power_w: best.powerW };
   if (o.json) {
     stdout(
       JSON.stringify(
@@ -169,7 +171,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     const where = outs.find((a) => a.name === n)?.value;
     lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: sum ${fmt(s.sum)}, min ${fmt(s.min)}, max ${fmt(s.max)}${s.nonfinite ? `, ${s.nonfinite} non-finite` : ''}${where ? ` -> ${where}` : ''}`);
   }
-  lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.energy_j * 1e3).toPrecision(3)} mJ`);
+  lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`);
   lines.push(`  executed on this machine by the ${o.backend} backend`);
   if (wasm) lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);
   lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ' (one cold run: input copies and first-call compilation included; --repeat N times warm runs)' : ''}`);

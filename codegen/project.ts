@@ -4,6 +4,7 @@
  * them only when every target has succeeded, so a failure leaves no partial
  * project behind.
  */
+import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Module } from '../ir/module.js';
 
 /** A program after the default pipeline and lower-kernels: every kernel carries `loops`. */
@@ -26,6 +27,8 @@ export interface TargetContext {
   program: CompiledProgram;
   /** The system file or preset given with --system (undefined: the target's default). */
   system?: string;
+  /** What the guards and the report plan for: objective, energy scope, stream length (--objective, --energy-scope, --stream). */
+  goal: PlanGoal;
   profiles: ProfileArg[];
   /** Where the project will be written (for messages and README text only; never write there yourself). */
   outDir: string;

@@ -16,6 +16,7 @@ import { buildGuards, selectPartition, type GuardPlan } from '../runtime/guards/
 import { heft, singleKind, staticChoice } from '../runtime/plan/baselines.js';
 import type { Binding } from '../runtime/plan/bind.js';
 import { evaluateChoices, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../runtime/plan/dp.js';
+import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Mapping, Objective, PlanProblem } from '../runtime/plan/types.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import { peakDrawW } from './feasible.js';
@@ -36,9 +37,9 @@ export interface StrategyPick {
   partition?: number;
 }
 
-export function planOpts(sys: SystemSpec, objective: Objective): PlanOptions {
+export function planOpts(sys: SystemSpec, goal: PlanGoal): PlanOptions {
   const cap = sys.constraints.powerCapW;
-  return { objective, ...(cap !== undefined ? { powerCapW: cap } : {}) };
+  return { objective: goal.objective, energyScope: goal.energyScope, streamLength: goal.streamLength, ...(cap !== undefined ? { powerCapW: cap } : {}) };
 }
 
 function withinCap(sys: SystemSpec, m: Mapping | undefined): Mapping | undefined {
@@ -46,12 +47,12 @@ function withinCap(sys: SystemSpec, m: Mapping | undefined): Mapping | undefined
   return m && (cap === undefined || peakDrawW(sys, m) <= cap + 1e-9) ? m : undefined;
 }
 
-export function applyChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageChoice[]): Mapping | undefined {
-  return withinCap(sys, evaluateChoices(sys, p, c));
+export function applyChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageChoice[], goal: PlanGoal): Mapping | undefined {
+  return withinCap(sys, evaluateChoices(sys, p, c, goal));
 }
 
-export function online(sys: SystemSpec, p: PlanProblem, objective: Objective): Mapping | undefined {
-  return planPareto(sys, p, planOpts(sys, objective)).pareto[0];
+export function online(sys: SystemSpec, p: PlanProblem, goal: PlanGoal): Mapping | undefined {
+  return planPareto(sys, p, planOpts(sys, goal)).pareto[0];
 }
 
 /** The planner's best (by its own figures) among mappings whose stages each use one instance. */
@@ -61,39 +62,39 @@ export function onlineNoSplit(candidates: readonly Mapping[], objective: Objecti
   return best ? { mapping: best, note: 'planner, no split stage' } : { mapping: undefined, note: 'no unsplit mapping is feasible' };
 }
 
-export function trainGuards(sys: SystemSpec, spec: Parameters<typeof buildGuards>[0], training: readonly Binding[], objective: Objective): GuardPlan {
+export function trainGuards(sys: SystemSpec, spec: Parameters<typeof buildGuards>[0], training: readonly Binding[], goal: PlanGoal): GuardPlan {
   const cap = sys.constraints.powerCapW;
-  return buildGuards(spec, sys, training, { objective, ...(cap !== undefined ? { powerCapW: cap } : {}) });
+  return buildGuards(spec, sys, training, { objective: goal.objective, energyScope: goal.energyScope, streamLength: goal.streamLength, ...(cap !== undefined ? { powerCapW: cap } : {}) });
 }
 
-export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: GuardPlan, objective: Objective): StrategyPick {
+export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: GuardPlan, goal: PlanGoal): StrategyPick {
   const d = selectPartition(guards, b);
   if (!d.inRange) {
-    const m = online(sys, p, objective);
+    const m = online(sys, p, goal);
     return { mapping: m, note: `re-planned: outside the guards' ranges (${d.outOfRange.join('; ')})`, partition: d.partition.id };
   }
   const order = [d.partition.id, ...d.partition.fallbacks];
   for (const id of order) {
     const part = guards.partitions.find((x) => x.id === id);
     if (!part) continue;
-    const m = applyChoices(sys, p, part.choices);
+    const m = applyChoices(sys, p, part.choices, goal);
     if (m) return { mapping: m, note: id === d.partition.id ? `guards: ${d.path.join(', ') || 'single partition'}` : `fallback ${id} (partition ${d.partition.id} cannot run)`, partition: d.partition.id };
   }
-  return { mapping: online(sys, p, objective), note: 're-planned: no partition can run this input', partition: d.partition.id };
+  return { mapping: online(sys, p, goal), note: 're-planned: no partition can run this input', partition: d.partition.id };
 }
 
-export function staticPick(sys: SystemSpec, p: PlanProblem, choice: StageChoice[] | undefined): StrategyPick {
+export function staticPick(sys: SystemSpec, p: PlanProblem, choice: StageChoice[] | undefined, goal: PlanGoal): StrategyPick {
   if (!choice) return { mapping: undefined, note: 'no mapping is feasible on the training inputs' };
-  const m = applyChoices(sys, p, choice);
+  const m = applyChoices(sys, p, choice, goal);
   return m ? { mapping: m, note: 'static' } : { mapping: undefined, note: 'the static mapping cannot run this input' };
 }
 
-export function trainStatic(sys: SystemSpec, training: readonly PlanProblem[], objective: Objective): StageChoice[] | undefined {
-  return staticChoice(sys, training, planOpts(sys, objective));
+export function trainStatic(sys: SystemSpec, training: readonly PlanProblem[], goal: PlanGoal): StageChoice[] | undefined {
+  return staticChoice(sys, training, planOpts(sys, goal));
 }
 
-export function gpuOnlyPick(sys: SystemSpec, p: PlanProblem, objective: Objective): StrategyPick {
-  const m = withinCap(sys, singleKind(sys, p, 'gpu', planOpts(sys, objective)));
+export function gpuOnlyPick(sys: SystemSpec, p: PlanProblem, goal: PlanGoal): StrategyPick {
+  const m = withinCap(sys, singleKind(sys, p, 'gpu', planOpts(sys, goal)));
   return m ? { mapping: m, note: 'gpu-only' } : { mapping: undefined, note: 'no GPU mapping is feasible' };
 }
 
@@ -111,13 +112,13 @@ function subsets(sys: SystemSpec): SystemSpec[] {
   return out;
 }
 
-export function heftPick(sys: SystemSpec, p: PlanProblem, objective: Objective): StrategyPick {
-  const whole = heft(sys, p, objective);
+export function heftPick(sys: SystemSpec, p: PlanProblem, goal: PlanGoal): StrategyPick {
+  const whole = heft(sys, p, goal);
   if (withinCap(sys, whole)) return { mapping: whole, note: 'heft' };
   let best: Mapping | undefined;
   for (const sub of subsets(sys)) {
-    const m = withinCap(sys, heft(sub, p, objective));
-    if (m && (!best || objectiveValue(m, objective) < objectiveValue(best, objective))) best = m;
+    const m = withinCap(sys, heft(sub, p, goal));
+    if (m && (!best || objectiveValue(m, goal.objective) < objectiveValue(best, goal.objective))) best = m;
   }
   return best ? { mapping: best, note: 'heft on the devices the power cap allows' } : { mapping: undefined, note: 'no HEFT schedule meets the power cap' };
 }

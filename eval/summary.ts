@@ -2,13 +2,18 @@
  * The paper's table from case results: per strategy, cases where it is
  * optimal (within OPTIMAL_TOLERANCE of the oracle) and its mean loss where
  * it is not; DyPe's throughput and energy-efficiency ratios over static and
- * GPU-only (geometric means; throughput over the throughput-objective
- * cases, energy efficiency over the energy-objective cases, each over the
- * cases where both strategies have a feasible mapping). Also the CSV rows
- * and the `dype eval --json` object (DESIGN.md section 4).
+ * GPU-only (geometric means; throughput over the throughput cases, energy
+ * efficiency in each scope over the energy cases of that scope, each over
+ * the cases where both strategies have a feasible mapping). Also the CSV
+ * rows (every strategy's device and system energy) and the `dype eval
+ * --json` object (DESIGN.md section 4).
  */
-import type { CaseResult } from './evaluate.js';
+import { ENERGY_SCOPES, type EnergyScope } from '../runtime/plan/figures.js';
+import { simEnergyJ, type CaseResult } from './evaluate.js';
 import { STRATEGIES, type Strategy } from './strategies.js';
+
+/** A ratio per energy scope: device (the devices used) and system (the whole box). */
+export type PerScope = Record<EnergyScope, number | null>;
 
 export interface StrategySummary {
   optimal: number;
@@ -20,17 +25,22 @@ export interface StrategySummary {
   max_loss_pct: number | null;
 }
 
-export interface Summary {
-  cases: number;
-  summary: Record<Strategy, StrategySummary>;
+export interface Ratios {
   throughput_vs_static: number | null;
   throughput_vs_gpu_only: number | null;
-  energy_eff_vs_static: number | null;
-  energy_eff_vs_gpu_only: number | null;
+  /** Energy efficiency (inputs per joule) over static, per scope, over the energy cases of that scope. */
+  energy_eff_vs_static: PerScope;
+  energy_eff_vs_gpu_only: PerScope;
+}
+
+export interface Summary extends Ratios {
+  cases: number;
+  summary: Record<Strategy, StrategySummary>;
   /** The same ratios for dype-online (a plan per input). */
-  online: { throughput_vs_static: number | null; throughput_vs_gpu_only: number | null; energy_eff_vs_static: number | null; energy_eff_vs_gpu_only: number | null };
+  online: Ratios;
   /** Cases where the input fell outside the guards' ranges and dype re-planned. */
   dype_replanned: number;
+  /** Cases per goal (throughput, energy-device, energy-system). */
   per_objective: Record<string, number>;
   /** DyPe and dype-online per group of cases: where the losses come from. */
   breakdown: Record<'setting' | 'workload' | 'family' | 'objective' | 'online_split', Record<string, GroupSummary>>;
@@ -69,17 +79,29 @@ const splits = (r: CaseResult): string => (r.strategies['dype-online'].scored?.m
 
 const geomean = (xs: number[]): number | null => (xs.length === 0 ? null : Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length));
 
-function ratio(rs: readonly CaseResult[], who: Strategy, base: Strategy, objective: 'throughput' | 'energy'): number | null {
+/** Throughput over the throughput cases, or energy efficiency in a scope over the energy cases of that scope. */
+function ratio(rs: readonly CaseResult[], who: Strategy, base: Strategy, what: 'throughput' | EnergyScope): number | null {
   const xs: number[] = [];
   for (const r of rs) {
-    if (r.case.objective !== objective) continue;
+    const g = r.case.goal;
+    if (what === 'throughput' ? g.objective !== 'throughput' : g.objective !== 'energy' || g.energyScope !== what) continue;
     const a = r.strategies[who].scored?.sim;
     const b = r.strategies[base].scored?.sim;
     if (!a || !b) continue;
     // Throughput ratio = base period / our period; energy efficiency (inputs per joule) ratio = base energy / ours.
-    xs.push(objective === 'throughput' ? b.periodMs / a.periodMs : b.energyJ / a.energyJ);
+    xs.push(what === 'throughput' ? b.periodMs / a.periodMs : simEnergyJ(b, what) / simEnergyJ(a, what));
   }
   return geomean(xs);
+}
+
+function ratios(rs: readonly CaseResult[], who: Strategy): Ratios {
+  const perScope = (base: Strategy): PerScope => Object.fromEntries(ENERGY_SCOPES.map((sc) => [sc, ratio(rs, who, base, sc)])) as PerScope;
+  return {
+    throughput_vs_static: ratio(rs, who, 'static', 'throughput'),
+    throughput_vs_gpu_only: ratio(rs, who, 'gpu-only', 'throughput'),
+    energy_eff_vs_static: perScope('static'),
+    energy_eff_vs_gpu_only: perScope('gpu-only'),
+  };
 }
 
 export function summarise(rs: readonly CaseResult[]): Summary {
@@ -96,27 +118,19 @@ export function summarise(rs: readonly CaseResult[]): Summary {
     };
   }
   const per: Record<string, number> = {};
-  for (const r of rs) per[r.case.objective] = (per[r.case.objective] ?? 0) + 1;
+  for (const r of rs) per[r.case.goal.name] = (per[r.case.goal.name] ?? 0) + 1;
   return {
     cases: rs.length,
     summary,
-    throughput_vs_static: ratio(rs, 'dype', 'static', 'throughput'),
-    throughput_vs_gpu_only: ratio(rs, 'dype', 'gpu-only', 'throughput'),
-    energy_eff_vs_static: ratio(rs, 'dype', 'static', 'energy'),
-    energy_eff_vs_gpu_only: ratio(rs, 'dype', 'gpu-only', 'energy'),
-    online: {
-      throughput_vs_static: ratio(rs, 'dype-online', 'static', 'throughput'),
-      throughput_vs_gpu_only: ratio(rs, 'dype-online', 'gpu-only', 'throughput'),
-      energy_eff_vs_static: ratio(rs, 'dype-online', 'static', 'energy'),
-      energy_eff_vs_gpu_only: ratio(rs, 'dype-online', 'gpu-only', 'energy'),
-    },
+    ...ratios(rs, 'dype'),
+    online: ratios(rs, 'dype-online'),
     dype_replanned: rs.filter((r) => r.strategies.dype.note.startsWith('re-planned')).length,
     per_objective: per,
     breakdown: {
       setting: groups(rs, (r) => r.case.setting.name),
       workload: groups(rs, (r) => r.case.workload.name),
       family: groups(rs, (r) => r.case.input.family),
-      objective: groups(rs, (r) => r.case.objective),
+      objective: groups(rs, (r) => r.case.goal.name),
       online_split: groups(rs, splits),
     },
   };
@@ -137,13 +151,16 @@ export function summaryTable(s: Summary): string {
     lines.push(`${k.padEnd(15)}  ${`${r.optimal}/${s.cases} (${share}%)`.padEnd(15)}  ${pct(r.mean_loss_pct).padStart(23)}  ${pct(r.max_loss_pct).padStart(9)}  ${String(r.infeasible).padStart(10)}  ${String(r.beats_oracle).padStart(12)}`);
   }
   lines.push('');
-  lines.push('                       throughput   energy efficiency   (geometric means)');
-  lines.push(`dype vs static         ${x(s.throughput_vs_static).padStart(10)}   ${x(s.energy_eff_vs_static).padStart(17)}`);
-  lines.push(`dype vs gpu-only       ${x(s.throughput_vs_gpu_only).padStart(10)}   ${x(s.energy_eff_vs_gpu_only).padStart(17)}`);
-  lines.push(`dype-online vs static  ${x(s.online.throughput_vs_static).padStart(10)}   ${x(s.online.energy_eff_vs_static).padStart(17)}`);
-  lines.push(`dype-online vs gpu-only${x(s.online.throughput_vs_gpu_only).padStart(10)}   ${x(s.online.energy_eff_vs_gpu_only).padStart(17)}`);
+  lines.push('                                   energy efficiency');
+  lines.push('                       throughput   device    system   (geometric means)');
+  const line = (name: string, t: number | null, e: PerScope): string => `${name.padEnd(23)}${x(t).padStart(10)}  ${x(e.device).padStart(7)}   ${x(e.system).padStart(7)}`;
+  lines.push(line('dype vs static', s.throughput_vs_static, s.energy_eff_vs_static));
+  lines.push(line('dype vs gpu-only', s.throughput_vs_gpu_only, s.energy_eff_vs_gpu_only));
+  lines.push(line('dype-online vs static', s.online.throughput_vs_static, s.online.energy_eff_vs_static));
+  lines.push(line('dype-online vs gpu-only', s.online.throughput_vs_gpu_only, s.online.energy_eff_vs_gpu_only));
+  lines.push('Energy: device = the devices a mapping uses (active while computing, powered-up waiting otherwise), as NVML / xbutil measure; system = device + every other device idle, host included.');
   lines.push(`dype re-planned ${s.dype_replanned} inputs outside its guards' ranges.`);
-  lines.push('Paper (DyPe, Bai et al. 2025): static optimal in 13 of 86, DyPe in 77 with 3.95% mean loss otherwise; 1.53x / 1.09x over static, 1.44x / 1.66x over GPU-only.');
+  lines.push('Paper (DyPe, Bai et al. 2025): static optimal in 13 of 86, DyPe in 77 with 3.95% mean loss otherwise; 1.53x / 1.09x over static, 1.44x / 1.66x over GPU-only (energy scope not stated; most likely device).');
   return lines.join('\n') + '\n';
 }
 
@@ -153,15 +170,15 @@ const csvCell = (v: unknown): string => {
 };
 
 export function casesCsv(rs: readonly CaseResult[]): string {
-  const head = ['case', 'workload', 'input', 'family', 'rows', 'nnz', 'row_len_cv', 'setting', 'objective', 'oracle_period_ms', 'oracle_energy_mj', 'oracle_mapping'];
-  for (const s of STRATEGIES) head.push(`${s}_period_ms`, `${s}_energy_mj`, `${s}_loss_pct`, `${s}_optimal`, `${s}_mapping`, `${s}_note`);
+  const head = ['case', 'workload', 'input', 'family', 'rows', 'nnz', 'row_len_cv', 'setting', 'objective', 'oracle_period_ms', 'oracle_device_energy_mj', 'oracle_system_energy_mj', 'oracle_mapping'];
+  for (const s of STRATEGIES) head.push(`${s}_period_ms`, `${s}_device_energy_mj`, `${s}_system_energy_mj`, `${s}_loss_pct`, `${s}_optimal`, `${s}_mapping`, `${s}_note`);
   const lines = [head.join(',')];
   for (const r of rs) {
     const f = r.case.input.features;
-    const row: unknown[] = [r.case.id, r.case.workload.name, r.case.input.name, r.case.input.family, f.rows, f.nnz, f.rowLenCv, r.case.setting.name, r.case.objective, r.oracle.sim.periodMs, r.oracle.sim.energyJ * 1e3, r.oracle.label];
+    const row: unknown[] = [r.case.id, r.case.workload.name, r.case.input.name, r.case.input.family, f.rows, f.nnz, f.rowLenCv, r.case.setting.name, r.case.goal.name, r.oracle.sim.periodMs, r.oracle.sim.deviceEnergyJ * 1e3, r.oracle.sim.systemEnergyJ * 1e3, r.oracle.label];
     for (const s of STRATEGIES) {
       const x = r.strategies[s];
-      row.push(x.scored?.sim.periodMs, x.scored ? x.scored.sim.energyJ * 1e3 : undefined, x.lossPct, x.optimal ? 1 : 0, x.scored?.label ?? '', x.infeasible ?? x.note);
+      row.push(x.scored?.sim.periodMs, x.scored ? x.scored.sim.deviceEnergyJ * 1e3 : undefined, x.scored ? x.scored.sim.systemEnergyJ * 1e3 : undefined, x.lossPct, x.optimal ? 1 : 0, x.scored?.label ?? '', x.infeasible ?? x.note);
     }
     lines.push(row.map(csvCell).join(','));
   }
@@ -176,12 +193,14 @@ export function caseJson(r: CaseResult): unknown {
     input: r.case.input.name,
     family: r.case.input.family,
     setting: r.case.setting.name,
-    objective: r.case.objective,
-    oracle: { mapping: r.oracle.label, period_ms: r.oracle.sim.periodMs, energy_j: r.oracle.sim.energyJ },
+    objective: r.case.goal.objective,
+    energy_scope: r.case.goal.energyScope,
+    stream_length: r.case.goal.streamLength,
+    oracle: { mapping: r.oracle.label, period_ms: r.oracle.sim.periodMs, device_energy_j: r.oracle.sim.deviceEnergyJ, system_energy_j: r.oracle.sim.systemEnergyJ },
     strategies: Object.fromEntries(
       STRATEGIES.map((s) => {
         const x = r.strategies[s];
-        return [s, { mapping: x.scored?.label ?? null, period_ms: x.scored?.sim.periodMs ?? null, energy_j: x.scored?.sim.energyJ ?? null, loss_pct: x.lossPct ?? null, optimal: x.optimal, note: x.infeasible ?? x.note }];
+        return [s, { mapping: x.scored?.label ?? null, period_ms: x.scored?.sim.periodMs ?? null, device_energy_j: x.scored?.sim.deviceEnergyJ ?? null, system_energy_j: x.scored?.sim.systemEnergyJ ?? null, loss_pct: x.lossPct ?? null, optimal: x.optimal, note: x.infeasible ?? x.note }];
       }),
     ),
   };

@@ -20,9 +20,9 @@ export const SETTINGS: readonly Setting[] = [
   { name: '2g2f', preset: 'paper-2g2f', p2p: true },
   { name: '1g1f-no-p2p', preset: 'paper-1g1f', p2p: false },
   { name: '2g2f-no-p2p', preset: 'paper-2g2f', p2p: false },
-  // 1g1f idles at 180 W: 400 W allows one accelerator busy, not both, and not the host CPU.
-  { name: '1g1f-cap400', preset: 'paper-1g1f', p2p: true, powerCapW: 400 },
-  // 2g2f idles at 260 W: 650 W allows both GPUs or the host CPU, not every device.
+  // 1g1f idles at 147 W: 370 W allows one accelerator busy (GPU 352 W, FPGA 175 W), not both (380 W), and not the host CPU (452 W).
+  { name: '1g1f-cap370', preset: 'paper-1g1f', p2p: true, powerCapW: 370 },
+  // 2g2f idles at 194 W: 650 W allows both GPUs (604 W) or the host CPU (499 W), not every device (965 W).
   { name: '2g2f-cap650', preset: 'paper-2g2f', p2p: true, powerCapW: 650 },
 ];
 

@@ -12,17 +12,18 @@ import { buildGuards, sampleBindings, type SampleOptions } from '../runtime/guar
 import type { GuardPlan } from '../runtime/guards/types.js';
 import type { Binding } from '../runtime/plan/bind.js';
 import type { OpImpls } from '../runtime/catalogue/index.js';
-import type { Objective, PlanSpec } from '../runtime/plan/types.js';
+import type { PlanGoal } from '../runtime/plan/figures.js';
+import type { PlanSpec } from '../runtime/plan/types.js';
 import { stageInstances } from '../runtime/policy/cost.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Pass } from './manager.js';
 import { planSpec } from './plan-spec.js';
 
-export interface BuildGuardsOptions {
+/** The goal (objective, energy scope, stream length) the guards are built for, and their inputs. */
+export interface BuildGuardsOptions extends PlanGoal {
   system: SystemSpec;
   /** Profile bindings per kernel name; kernels without profiles get no guards. */
   profiles: ReadonlyMap<string, readonly Binding[]>;
-  objective: Objective;
   maxPartitions?: number;
   lossTolerance?: number;
   sampling?: SampleOptions;
@@ -73,7 +74,7 @@ export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
           const samples = sampleBindings(profiles, { ...o.sampling, ...(shapeDims ? { shapeDims } : {}) });
           let plan: GuardPlan;
           try {
-            plan = buildGuards(spec, o.system, samples, { objective: o.objective, ...(o.sampling?.ranges ? { declaredRanges: o.sampling.ranges } : {}), ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}), ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}) });
+            plan = buildGuards(spec, o.system, samples, { objective: o.objective, energyScope: o.energyScope, streamLength: o.streamLength, ...(o.sampling?.ranges ? { declaredRanges: o.sampling.ranges } : {}), ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}), ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}) });
           } catch (e) {
             throw new DiagnosticError([makeDiagnostic('DY6303', `kernel ${k.name}: ${(e as Error).message}`, fileSpan('<command line>'))]);
           }

@@ -9,15 +9,15 @@ import type { Kernel, Module, Op } from '../ir/module.js';
 import { bindProblem, type Binding } from '../runtime/plan/bind.js';
 import { planPareto } from '../runtime/plan/dp.js';
 import type { OpImpls } from '../runtime/catalogue/index.js';
-import type { Objective } from '../runtime/plan/types.js';
+import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Pass } from './manager.js';
 import { planSpec } from './plan-spec.js';
 
-export interface PartitionOptions {
+/** The goal (objective, energy scope, stream length) and the data. */
+export interface PartitionOptions extends PlanGoal {
   system: SystemSpec;
   binding: Binding;
-  objective: Objective;
   /** Only this kernel (the others keep no mapping): the data belongs to one kernel. */
   kernel: string;
   /** The implementations its program has per op (codegen/implementations.ts). */
@@ -28,7 +28,7 @@ export class PartitionError extends Error {}
 
 function partitionKernel(k: Kernel, o: PartitionOptions): Kernel {
   const problem = bindProblem(planSpec(k, o.impls), o.binding);
-  const out = planPareto(o.system, problem, { objective: o.objective, ...(o.system.constraints.powerCapW !== undefined ? { powerCapW: o.system.constraints.powerCapW } : {}), ...(o.system.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: o.system.constraints.latencyBoundMs } : {}) });
+  const out = planPareto(o.system, problem, { objective: o.objective, energyScope: o.energyScope, streamLength: o.streamLength, ...(o.system.constraints.powerCapW !== undefined ? { powerCapW: o.system.constraints.powerCapW } : {}), ...(o.system.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: o.system.constraints.latencyBoundMs } : {}) });
   const best = out.pareto[0];
   if (!best) throw new PartitionError(`no mapping of kernel ${k.name} is feasible on ${o.system.name}: ${out.infeasible.slice(0, 2).join('; ')}`);
   const where = new Map<string, { stage: number; devices: string[]; variant: string }>();

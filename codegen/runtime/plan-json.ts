@@ -34,17 +34,21 @@ function partitionStages(spec: PlanSpec, sys: SystemSpec, plan: GuardPlan): unkn
   });
 }
 
+/** The plan.json format this dype writes and reads (cli/run-project.ts refuses others). */
+export const PLAN_JSON_VERSION = 3;
+
 export function planJson(program: string, source: string, programHash: string, sys: SystemSpec, kernels: readonly (KernelRuntime & { profiles: KernelProfiles })[]): string {
   const out = {
     format: 'dype-plan',
-    version: 2,
+    // 3: guard plans record their energy scope and stream length.
+    version: PLAN_JSON_VERSION,
     program,
     source,
     programHash,
     system: sys,
     kernels: Object.fromEntries(
       kernels.map(({ kernel, spec, plan, profiles }) => {
-        const popts = planOptions(sys, plan.objective);
+        const popts = planOptions(sys, plan);
         return [
           kernel.name,
           {
@@ -58,8 +62,11 @@ export function planJson(program: string, source: string, programHash: string, s
               pareto: planPareto(sys, bindProblem(spec, b), popts).pareto.map((m) => ({
                 stages: m.stages.map((s) => ({ ops: s.ops, devices: s.devices, variants: s.variants })),
                 period_ms: m.periodMs,
+                per_input_ms: m.perInputMs,
                 latency_ms: m.latencyMs,
                 energy_j: m.energyJ,
+                device_energy_j: m.deviceEnergyJ,
+                system_energy_j: m.systemEnergyJ,
                 power_w: m.powerW,
               })),
             })),

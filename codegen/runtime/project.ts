@@ -79,7 +79,7 @@ export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}
     const one = buildGuardsPass({
       system: sys,
       profiles: new Map([[k.name, kp.bindings]]),
-      objective: 'throughput',
+      ...ctx.goal,
       impls,
       ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}),
       ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}),

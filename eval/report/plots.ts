@@ -5,6 +5,7 @@
  */
 import { selectPartition, type GuardPlan } from '../../runtime/guards/index.js';
 import type { Binding } from '../../runtime/plan/bind.js';
+import type { EnergyScope } from '../../runtime/plan/figures.js';
 import type { PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import { simulate, type SimStage } from '../sim/index.js';
@@ -12,14 +13,16 @@ import { colour, ganttSvg, gridSvg, scatterSvg, type Marker, type ScatterPoint }
 
 export interface FrontInput {
   title: string;
+  /** The energy scope plotted (energyJ below is that scope's). */
+  scope: EnergyScope;
   space: readonly { periodMs: number; energyJ: number; label: string }[];
   picks: readonly { name: string; periodMs: number; energyJ: number; label: string }[];
 }
 
 export function frontSvg(f: FrontInput): string {
-  const pts: ScatterPoint[] = f.space.map((s) => ({ x: s.periodMs, y: s.energyJ * 1e3, title: `${s.label}: ${s.periodMs.toPrecision(3)} ms, ${(s.energyJ * 1e3).toPrecision(3)} mJ` }));
+  const pts: ScatterPoint[] = f.space.map((s) => ({ x: s.periodMs, y: s.energyJ * 1e3, title: `${s.label}: ${s.periodMs.toPrecision(3)} ms, ${(s.energyJ * 1e3).toPrecision(3)} mJ (${f.scope})` }));
   const markers: Marker[] = f.picks.map((p, i) => ({ name: p.name, colour: colour(i + 1), x: p.periodMs, y: p.energyJ * 1e3, title: p.label }));
-  return scatterSvg(f.title, 'period per input (ms)', 'energy per input (mJ)', pts, markers);
+  return scatterSvg(f.title, 'period per input (ms)', `${f.scope} energy per input (mJ)`, pts, markers);
 }
 
 /** Features of a square matrix with `rows` rows at a density and row-length CV (shape of the rest from typical power-law data). */
@@ -70,5 +73,5 @@ export function decisionMapSvg(d: DecisionMapInput): string {
 export function timelineSvg(title: string, sys: SystemSpec, p: PlanProblem, stages: readonly SimStage[], stream = 6): string {
   const r = simulate(sys, p, stages, { stream, trace: true });
   const bars = (r.trace ?? []).map((e) => ({ row: e.row, start: e.startMs, end: e.endMs, colour: colour(e.input), title: `input ${e.input}: ${e.label} (${e.kind}) ${e.startMs.toFixed(3)}-${e.endMs.toFixed(3)} ms` }));
-  return ganttSvg(`${title}: ${stream} inputs, period ${r.periodMs.toPrecision(3)} ms, ${(r.energyJ * 1e3).toPrecision(3)} mJ per input`, bars);
+  return ganttSvg(`${title}: ${stream} inputs, period ${r.periodMs.toPrecision(3)} ms, ${(r.deviceEnergyJ * 1e3).toPrecision(3)} mJ device / ${(r.systemEnergyJ * 1e3).toPrecision(3)} mJ system per input`, bars);
 }

@@ -9,6 +9,7 @@ import type { GuardPlan } from '../../runtime/guards/index.js';
 import type { Binding } from '../../runtime/plan/bind.js';
 import type { Mapping, Objective, PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
+import { energyIn } from '../../runtime/plan/figures.js';
 import { simStages, simulate } from '../sim/index.js';
 import { page, table } from './page.js';
 import { decisionMapSvg, frontSvg, timelineSvg } from './plots.js';
@@ -30,12 +31,16 @@ export function renderProgramReport(r: ProgramReportInput): string {
   if (r.mappings.length === 0) throw new Error('renderProgramReport: no mapping to show');
   const scored = r.mappings.map((m) => ({ m, sim: simulate(r.sys, r.problem, simStages(r.sys, r.problem, m)) }));
   const label = (m: Mapping): string => m.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> ');
-  const rows = scored.map(({ m, sim }, i) => [String(i + 1), label(m), m.periodMs.toPrecision(4), sim.periodMs.toPrecision(4), (m.energyJ * 1e3).toPrecision(4), (sim.energyJ * 1e3).toPrecision(4)]);
+  const mJ = (j: number): string => (j * 1e3).toPrecision(4);
+  const rows = scored.map(({ m, sim }, i) => [String(i + 1), label(m), m.perInputMs.toPrecision(4), sim.periodMs.toPrecision(4), `${mJ(m.deviceEnergyJ)} / ${mJ(m.systemEnergyJ)}`, `${mJ(sim.deviceEnergyJ)} / ${mJ(sim.systemEnergyJ)}`]);
+  // The front plots energy in the scope the mappings were planned for.
+  const scope = r.mappings[0]!.energyScope;
+  const simJ = (sim: (typeof scored)[number]['sim']): number => energyIn(scope, sim.deviceEnergyJ, sim.systemEnergyJ);
   const sections = [
-    { heading: 'Pareto set', body: table(['rank', 'mapping', 'planner period ms', 'simulated period ms', 'planner energy mJ', 'simulated energy mJ'], rows, 2) },
+    { heading: 'Pareto set', body: table(['rank', 'mapping', 'planner ms per input', 'simulated period ms', 'planner energy mJ, device / system', 'simulated energy mJ, device / system'], rows, 2) },
     {
       heading: 'Pareto front (simulated)',
-      body: `<div class="plots">${frontSvg({ title: `${r.title} on ${r.sys.name}`, space: scored.map(({ m, sim }) => ({ periodMs: sim.periodMs, energyJ: sim.energyJ, label: label(m) })), picks: [{ name: 'best', periodMs: scored[0]!.sim.periodMs, energyJ: scored[0]!.sim.energyJ, label: label(scored[0]!.m) }] })}</div>`,
+      body: `<div class="plots">${frontSvg({ title: `${r.title} on ${r.sys.name}`, scope, space: scored.map(({ m, sim }) => ({ periodMs: sim.periodMs, energyJ: simJ(sim), label: label(m) })), picks: [{ name: 'best', periodMs: scored[0]!.sim.periodMs, energyJ: simJ(scored[0]!.sim), label: label(scored[0]!.m) }] })}</div>`,
     },
   ];
   if (r.guards && r.bind) sections.push({ heading: 'Decision map', body: `<div class="plots">${decisionMapSvg({ title: `${r.title}: partition picked (${r.objective})`, guards: r.guards, bind: r.bind, rows: r.problem.ops.find((o) => o.sparse)?.sparse?.rows ?? 1 << 17 })}</div>` });

@@ -8,7 +8,7 @@
  * estimates without its launch term; everything around them is the
  * simulation's own.
  */
-import { bestOpTime } from '../../runtime/plan/cost.js';
+import { bestOpTime, MODEL } from '../../runtime/plan/cost.js';
 import { lastWriters } from '../../runtime/plan/dp.js';
 import type { PlanProblem } from '../../runtime/plan/types.js';
 import { instances, type DeviceSpec, type SystemSpec } from '../../runtime/system/types.js';
@@ -22,7 +22,8 @@ export interface Topology {
   links: Link[];
   up: Map<number, number>;
   down: Map<number, number>;
-  root: number;
+  /** The host's root complex (a link every PCIe transfer also crosses); absent when the system does not model one. */
+  root: number | undefined;
   /** Peer path between two instances (unordered key), when the system has a peer link for their kinds. */
   peer: Map<string, number>;
   peerLatencyMs: Map<string, number>;
@@ -39,7 +40,8 @@ export function topology(sys: SystemSpec): Topology {
     up.set(i, add(`${x.name} up`, x.spec.hostLink.bandwidthGBs));
     down.set(i, add(`${x.name} down`, x.spec.hostLink.bandwidthGBs));
   });
-  const root = add('root', SIM.rootComplexGBs);
+  const gbs = sys.devices.find((d) => d.kind === 'cpu')?.rootComplexGBs;
+  const root = gbs === undefined ? undefined : add('root', gbs);
   const peer = new Map<string, number>();
   const peerLatencyMs = new Map<string, number>();
   inst.forEach((a, i) =>
@@ -56,6 +58,9 @@ export function topology(sys: SystemSpec): Topology {
 
 const onHost = (t: Topology, i: number | undefined): boolean => i === undefined || t.specs[i]!.kind === 'cpu';
 
+/** A PCIe transfer's links plus the root complex, when the system has one. */
+const withRoot = (t: Topology, links: number[]): number[] => (t.root === undefined ? links : [...links, t.root]);
+
 /**
  * Adds the transfers that move `bytes` from instance `from` to `to`
  * (undefined = host memory) after `deps`; returns the task that ends it.
@@ -66,7 +71,7 @@ function move(tasks: Task[], t: Topology, from: number | undefined, to: number |
   const hop = (dev: number, dir: 'up' | 'down', d: number[]): number[] => {
     const spec = t.specs[dev]!;
     const link = (dir === 'up' ? t.up : t.down).get(dev)!;
-    tasks.push({ kind: 'transfer', deps: d, input, label, links: [link, t.root], bytes, latencyMs: (spec.hostLink?.latencyUs ?? 0) / 1e3, endpoints: [dev] });
+    tasks.push({ kind: 'transfer', deps: d, input, label, links: withRoot(t, [link]), bytes, latencyMs: (spec.hostLink?.latencyUs ?? 0) / 1e3, endpoints: [dev] });
     return [tasks.length - 1];
   };
   if (onHost(t, from)) return hop(to!, 'down', deps);
@@ -75,7 +80,7 @@ function move(tasks: Task[], t: Topology, from: number | undefined, to: number |
   const p = t.peer.get(key);
   if (p !== undefined) {
     // Peer-to-peer DMA still crosses both devices' PCIe links and the root complex.
-    tasks.push({ kind: 'transfer', deps, input, label, links: [t.up.get(from!)!, t.down.get(to!)!, p, t.root], bytes, latencyMs: t.peerLatencyMs.get(key)!, endpoints: [from!, to!] });
+    tasks.push({ kind: 'transfer', deps, input, label, links: withRoot(t, [t.up.get(from!)!, t.down.get(to!)!, p]), bytes, latencyMs: t.peerLatencyMs.get(key)!, endpoints: [from!, to!] });
     return [tasks.length - 1];
   }
   return hop(to!, 'down', hop(from!, 'up', deps));
@@ -161,7 +166,7 @@ export function buildTasks(sys: SystemSpec, p: PlanProblem, stages: readonly Sim
         if (k > 1 && readsPrev && op.gathers > 0) prev = exchange(tasks, top, insts, p.ops[lastProduced!]!.resultBytes, prev, input, p.ops[lastProduced!]!.result);
         for (let trip = 0; trip < op.trips; trip++) {
           const parts = insts.map((inst, j) => {
-            tasks.push({ kind: 'compute', deps: prev, input, label: op.trips > 1 ? `${op.id} #${trip + 1}` : op.id, instance: inst, ms: perTrip * sh[j]! + launch + (k > 1 ? SIM.splitSyncUs / 1e3 : 0) });
+            tasks.push({ kind: 'compute', deps: prev, input, label: op.trips > 1 ? `${op.id} #${trip + 1}` : op.id, instance: inst, ms: perTrip * sh[j]! + launch + (k > 1 ? MODEL.splitSyncUs / 1e3 : 0) });
             return tasks.length - 1;
           });
           prev = parts;

@@ -2,8 +2,9 @@
  * simulate(): the ground truth the evaluation scores every mapping with.
  * A stream of inputs runs through the mapping as a task graph (build.ts) on
  * the discrete-event engine (engine.ts); throughput is measured over the
- * whole stream, fill and drain included, and energy integrates every
- * device's busy, DMA and idle power over the makespan.
+ * whole stream, fill and drain included, and energy integrates the busy,
+ * DMA and waiting power of the instances the placement uses (device energy)
+ * and the idle power of the others (added in system energy) over the makespan.
  */
 
 import type { Mapping, PlanProblem } from '../../runtime/plan/types.js';
@@ -36,6 +37,9 @@ export function simulate(sys: SystemSpec, p: PlanProblem, stages: readonly SimSt
   const { tasks, ends, top } = buildTasks(sys, p, stages, stream);
   const timing = runTasks(tasks, top.names.length, top.links);
   const makespan = Math.max(0, ...timing.map((t) => t.end));
+  // Instances a stage uses are powered up for the whole stream (their waiting draw when not busy); the others stay idle.
+  const used = new Set(stages.flatMap((st) => st.instances));
+  const base = (i: number): number => (used.has(top.names[i]!) ? top.specs[i]!.waitingPowerW : top.specs[i]!.idlePowerW);
   const busy = new Array<number>(top.names.length).fill(0);
   const dma = new Array<number>(top.names.length).fill(0);
   // Power steps for the peak: +delta at start, -delta at end.
@@ -46,17 +50,23 @@ export function simulate(sys: SystemSpec, p: PlanProblem, stages: readonly SimSt
       const d = tm.end - tm.start;
       busy[t.instance]! += d;
       const s = top.specs[t.instance]!;
-      steps.push([tm.start, s.activePowerW - s.idlePowerW], [tm.end, -(s.activePowerW - s.idlePowerW)]);
+      steps.push([tm.start, s.activePowerW - base(t.instance)], [tm.end, -(s.activePowerW - base(t.instance))]);
     } else if (t.kind === 'transfer') {
       for (const e of t.endpoints) dma[e]! += tm.end - tm.dataStart;
     }
   });
-  let energy = 0;
+  let device = 0;
+  let unused = 0;
   top.specs.forEach((s, i) => {
-    energy += (makespan / 1e3) * s.idlePowerW + (busy[i]! / 1e3) * (s.activePowerW - s.idlePowerW) + (dma[i]! / 1e3) * SIM.dmaPowerFraction * (s.activePowerW - s.idlePowerW);
+    if (!used.has(top.names[i]!)) {
+      unused += (makespan / 1e3) * s.idlePowerW;
+      return;
+    }
+    const above = s.activePowerW - s.waitingPowerW;
+    device += (makespan / 1e3) * s.waitingPowerW + (busy[i]! / 1e3) * above + (dma[i]! / 1e3) * SIM.dmaPowerFraction * above;
   });
   steps.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let draw = top.specs.reduce((a, s) => a + s.idlePowerW, 0);
+  let draw = top.specs.reduce((a, _, i) => a + base(i), 0);
   let peak = draw;
   for (const [, d] of steps) {
     draw += d;
@@ -66,7 +76,7 @@ export function simulate(sys: SystemSpec, p: PlanProblem, stages: readonly SimSt
   tasks.forEach((t, i) => void (starts[t.input] = Math.min(starts[t.input]!, timing[i]!.start)));
   const latency = ends.reduce((a, e, input) => a + (Math.max(...e.map((id) => timing[id]!.end)) - starts[input]!), 0) / stream;
   const periodMs = makespan / stream;
-  const out: SimResult = { periodMs, throughput: periodMs > 0 ? 1000 / periodMs : Infinity, latencyMs: latency, energyJ: energy / stream, makespanMs: makespan, peakPowerW: peak };
+  const out: SimResult = { periodMs, throughput: periodMs > 0 ? 1000 / periodMs : Infinity, latencyMs: latency, deviceEnergyJ: device / stream, systemEnergyJ: (device + unused) / stream, makespanMs: makespan, peakPowerW: peak };
   if (opts.trace) {
     const trace: TraceEvent[] = [];
     tasks.forEach((t, i) => {

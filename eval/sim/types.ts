@@ -27,8 +27,14 @@ export interface SimResult {
   throughput: number;
   /** Mean time from an input's first transfer to its last result's arrival. */
   latencyMs: number;
-  /** Energy per input, J: busy, DMA and idle power of every device over the makespan. */
-  energyJ: number;
+  /**
+   * Energy per input, J, of the instances the placement uses: active power
+   * while their kernels run, the DMA share while they move data, their
+   * waiting (powered-up) power the rest of the makespan.
+   */
+  deviceEnergyJ: number;
+  /** deviceEnergyJ plus every unused instance's idle power (the host's too) over the makespan. */
+  systemEnergyJ: number;
   makespanMs: number;
   /** Highest instantaneous draw observed, W. */
   peakPowerW: number;

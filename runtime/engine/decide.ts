@@ -4,7 +4,8 @@
  * times the runs expected to stay against the cost of switching (drain,
  * migration of resident data, FPGA bitstreams).
  */
-import { idlePowerW, type PlanOptions } from '../plan/dp.js';
+import { type PlanOptions, type StageChoice } from '../plan/dp.js';
+import { energyIn, unusedIdleW, waitingDrawW } from '../plan/figures.js';
 import { fpgaNeeds, switchCost, type SwitchCost } from '../policy/cost.js';
 import type { SwitchPolicy } from '../policy/policy.js';
 import type { SystemSpec } from '../system/types.js';
@@ -39,8 +40,17 @@ export class Decider {
     return this.popts.objective === 'energy' ? 'J' : 'ms';
   }
 
-  private costInUnits(ms: number): number {
-    return this.popts.objective === 'energy' ? (ms / 1e3) * idlePowerW(this.sys) : ms;
+  /**
+   * A switch's time in the objective's units. For energy: while the
+   * pipeline drains, data moves and bitstreams load, the instances the new
+   * partition uses are powered up and wait (device scope); the system scope
+   * adds every other instance's idle draw.
+   */
+  private costInUnits(ms: number, next: readonly StageChoice[]): number {
+    if (this.popts.objective !== 'energy') return ms;
+    const used = this.sys.devices.map((d) => next.filter((c) => c.device === d.id).reduce((a, c) => a + c.count, 0));
+    const waiting = waitingDrawW(this.sys, used);
+    return (ms / 1e3) * energyIn(this.popts.energyScope, waiting, waiting + unusedIdleW(this.sys, used));
   }
 
   decide(c: Choice, pol: SwitchPolicy): Decision {
@@ -55,7 +65,7 @@ export class Decider {
     const curMapping = cur ? this.memo.mapping(c.problem, cur) : undefined;
     const cost = switchCost(this.sys, c.problem, cur ? { choices: cur.choices, mapping: curMapping } : undefined, c.selected.choices, resident, this.loaded);
     if (!cur) return { switch: true, reason: 'initial partition', cost, gainPerRun: undefined, expectedRuns: undefined };
-    const d = pol.decide({ current: this.memo.score(c.problem, cur), candidate: this.memo.score(c.problem, c.selected), cost: this.costInUnits(cost.totalMs), differs: true }, this.units);
+    const d = pol.decide({ current: this.memo.score(c.problem, cur), candidate: this.memo.score(c.problem, c.selected), cost: this.costInUnits(cost.totalMs, c.selected.choices), differs: true }, this.units);
     // Out of range the pick is the DP's, not the guards'.
     const reason = c.replanInfo ? d.reason.replace(/^the guards pick/, 'the re-plan picks').replace(/^the guards\u2019 pick/, 'the re-plan\u2019s pick') : d.reason;
     return { ...d, reason, cost, gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns };

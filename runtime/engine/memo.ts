@@ -54,7 +54,7 @@ export class ModelMemo {
   mapping(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): Mapping | undefined {
     let m = this.mappings.get(p);
     if (!m) this.mappings.set(p, (m = new Map()));
-    if (!m.has(part.key)) m.set(part.key, evaluateChoices(this.sys, p, part.choices));
+    if (!m.has(part.key)) m.set(part.key, evaluateChoices(this.sys, p, part.choices, this.popts));
     return m.get(part.key);
   }
 

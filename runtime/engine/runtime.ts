@@ -63,7 +63,7 @@ interface Planned {
 
 export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): GuardedRuntime {
   const sys = o.system;
-  const popts = planOptions(sys, cfg.guards.objective);
+  const popts = planOptions(sys, cfg.guards);
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
   engine.timeOps = o.history !== undefined;
   const chooser = new Chooser(cfg, sys, popts, (p) => served(engine, p));

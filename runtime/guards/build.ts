@@ -7,14 +7,15 @@
 import type { Binding } from '../plan/bind.js';
 import { bindProblem } from '../plan/bind.js';
 import { choicesOf, evaluateChoices, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
-import type { Mapping, Objective, PlanProblem, PlanSpec } from '../plan/types.js';
+import type { PlanGoal } from '../plan/figures.js';
+import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 import { featureKeys, featureValue, RANGE_KEYS_TIER1, tierOf } from './features.js';
 import { fitTree, walkTree, type TreeOptions } from './tree.js';
 import type { GuardPartition, GuardPlan } from './types.js';
 
-export interface BuildOptions extends TreeOptions {
-  objective: Objective;
+/** The goal (objective, energy scope, stream length) the partitions are chosen for, recorded in the plan. */
+export interface BuildOptions extends TreeOptions, PlanGoal {
   /** At most this many partitions (default 4). */
   maxPartitions?: number;
   /** A partition covers a sample when within this fraction of its optimum (default 0.05). */
@@ -37,14 +38,21 @@ export function partitionLabel(spec: PlanSpec, c: readonly StageChoice[]): strin
   return c.map((s) => `${s.device} x${s.count} [${spec.ops.slice(s.start, s.end).map((o) => o.result).join(', ')}]`).join(' | ');
 }
 
-export function planOptions(sys: SystemSpec, objective: Objective, powerCapW?: number): PlanOptions {
+/** The planner's options for a goal (a guard plan records its own) on a system, under its constraints. */
+export function planOptions(sys: SystemSpec, goal: PlanGoal, powerCapW?: number): PlanOptions {
   const cap = powerCapW ?? sys.constraints.powerCapW;
-  return { objective, ...(cap !== undefined ? { powerCapW: cap } : {}), ...(sys.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: sys.constraints.latencyBoundMs } : {}) };
+  return {
+    objective: goal.objective,
+    energyScope: goal.energyScope,
+    streamLength: goal.streamLength,
+    ...(cap !== undefined ? { powerCapW: cap } : {}),
+    ...(sys.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: sys.constraints.latencyBoundMs } : {}),
+  };
 }
 
 /** The objective value of fixed choices on a problem, Infinity when they cannot run there (or break the power cap). */
 export function scoreChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageChoice[], opts: PlanOptions): number {
-  return scoreMapping(evaluateChoices(sys, p, c), opts);
+  return scoreMapping(evaluateChoices(sys, p, c, opts), opts);
 }
 
 /** The objective value of a mapping, Infinity when there is none or it breaks the power cap or latency bound. */
@@ -58,7 +66,7 @@ export function scoreMapping(m: Mapping | undefined, opts: PlanOptions): number 
 export function buildGuards(spec: PlanSpec, sys: SystemSpec, samples: readonly Binding[], opts: BuildOptions): GuardPlan {
   const K = Math.max(1, opts.maxPartitions ?? 4);
   const tol = opts.lossTolerance ?? 0.05;
-  const popts = planOptions(sys, opts.objective, opts.powerCapW);
+  const popts = planOptions(sys, opts, opts.powerCapW);
   const kept: { b: Binding; p: PlanProblem; opt: number }[] = [];
   const cands = new Map<string, StageChoice[]>();
   let infeasible = 0;
@@ -139,6 +147,8 @@ export function buildGuards(spec: PlanSpec, sys: SystemSpec, samples: readonly B
   }
   return {
     objective: opts.objective,
+    energyScope: opts.energyScope,
+    streamLength: opts.streamLength,
     partitions,
     tree,
     trainingAccuracy: good / kept.length,

@@ -5,6 +5,7 @@
  */
 import type { Binding } from '../plan/bind.js';
 import type { StageChoice } from '../plan/dp.js';
+import type { EnergyScope, StreamLength } from '../plan/figures.js';
 import type { Objective } from '../plan/types.js';
 
 export type { Binding, StageChoice, Objective };
@@ -24,6 +25,9 @@ export type GuardNode =
 
 export interface GuardPlan {
   objective: Objective;
+  /** How the partitions' figures were counted; a re-plan at run time counts the same way. */
+  energyScope: EnergyScope;
+  streamLength: StreamLength;
   partitions: GuardPartition[];
   tree: GuardNode;
   /** Share of training samples where the tree picks a partition as good as the best of the chosen ones. */

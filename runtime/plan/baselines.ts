@@ -7,9 +7,10 @@
  */
 import { instances, type DeviceKind, type SystemSpec } from '../system/types.js';
 import { bestOpTime } from './cost.js';
-import { choicesOf, evaluateChoices, idlePowerW, lastWriters, objectiveValue, planPareto, type PlanOptions, type StageChoice } from './dp.js';
+import { choicesOf, evaluateChoices, lastWriters, objectiveValue, planPareto, type PlanOptions, type StageChoice } from './dp.js';
+import { figures, type Accounting } from './figures.js';
 import { evalStage, transferMs } from './stage.js';
-import type { Mapping, Objective, PlanProblem, Stage } from './types.js';
+import type { Mapping, PlanProblem, Stage } from './types.js';
 
 export function singleKind(sys: SystemSpec, p: PlanProblem, kind: DeviceKind, opts: PlanOptions): Mapping | undefined {
   if (!sys.devices.some((d) => d.kind === kind)) return undefined;
@@ -29,7 +30,7 @@ export function staticChoice(sys: SystemSpec, training: readonly PlanProblem[], 
   for (const c of candidates) {
     let total = 0;
     for (let i = 0; i < training.length; i++) {
-      const m = evaluateChoices(sys, training[i]!, c);
+      const m = evaluateChoices(sys, training[i]!, c, opts);
       const ref = best[i];
       total += m && ref ? objectiveValue(m, opts.objective) / objectiveValue(ref, opts.objective) : Infinity;
     }
@@ -41,9 +42,12 @@ export function staticChoice(sys: SystemSpec, training: readonly PlanProblem[], 
   return pick;
 }
 
-/** HEFT: ops ranked by upward rank (mean cost plus the costliest path to the exit), each placed on the instance with the earliest finish. */
-export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Mapping | undefined {
-  void objective;
+/**
+ * HEFT: ops ranked by upward rank (mean cost plus the costliest path to the
+ * exit), each placed on the instance with the earliest finish. It ignores
+ * the objective by design; `acct` says how its figures are counted.
+ */
+export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping | undefined {
   const inst = instances(sys).map((x) => ({ name: x.name, dev: x.spec }));
   // A repeat region is one task: its ops never leave one device.
   const tasks: { ops: typeof p.ops; id: string }[] = [];
@@ -112,6 +116,9 @@ export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Map
       devices: [best!.name],
       variants: Object.fromEntries(tasks[t]!.ops.map((o) => [o.id, bestOpTime(o, best!.dev, 1).variant])),
       computeMs: best!.ms - (best!.xfer - best!.predXfer),
+      // HEFT places unsplit tasks and does not model the root complex.
+      syncMs: 0,
+      rootBytes: 0,
       transferMs: best!.xfer,
       timeMs: best!.ms + best!.predXfer,
       periodMs: best!.ms + best!.predXfer,
@@ -119,10 +126,12 @@ export function heft(sys: SystemSpec, p: PlanProblem, objective: Objective): Map
   }
   const latency = Math.max(...[...place.values()].map((x) => x.finish));
   const period = Math.max(...busy.values());
-  const edyn = inst.reduce((a, x) => a + (busy.get(x.name)! / 1e3) * (x.dev.activePowerW - x.dev.idlePowerW), 0);
+  // Busy instances draw active power while busy and their waiting power otherwise, as a pipeline's do (figures.ts).
+  const activeJ = inst.reduce((a, x) => a + (busy.get(x.name)! / 1e3) * (x.dev.activePowerW - x.dev.waitingPowerW), 0);
   const usedPower = inst.reduce((a, x) => a + (busy.get(x.name)! > 0 ? x.dev.activePowerW : x.dev.idlePowerW), 0);
+  const used = sys.devices.map((d) => inst.filter((x) => x.dev === d && busy.get(x.name)! > 0).length);
   stages.sort((a, b) => p.ops.findIndex((o) => o.id === a.ops[0]) - p.ops.findIndex((o) => o.id === b.ops[0]));
-  return { stages, periodMs: period, latencyMs: latency, energyJ: edyn + (period / 1e3) * idlePowerW(sys), powerW: usedPower };
+  return { stages, ...figures(sys, used, { stagePeriodMs: period, rootMs: 0, latencyMs: latency, activeJ }, acct), powerW: usedPower };
 }
 
 export { evaluateChoices };

@@ -52,7 +52,7 @@ export const CACHE_GRID_MB: readonly number[] = Array.from({ length: 23 }, (_, k
 const HUBER_K = 1.345;
 const ROBUST_ROUNDS = 8;
 
-const BASE: DeviceSpec = { id: 'cpu', kind: 'cpu', name: 'cpu', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 0, activePowerW: 1, memoryGB: 1 };
+const BASE: DeviceSpec = { id: 'cpu', kind: 'cpu', name: 'cpu', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 0, waitingPowerW: 0, activePowerW: 1, memoryGB: 1 };
 
 /** A CPU device (the base's other figures, or neutral ones) with exactly these fitted figures. */
 export function cpuDeviceFor(p: CpuParams, threads: number, base: DeviceSpec = BASE): DeviceSpec {

@@ -2,19 +2,28 @@
  * The partitioner: a dynamic program over the ops in program order (a
  * topological order). A state is (ops placed, device instances used per
  * device, which device holds each value still to be read); its labels are
- * the Pareto set of (period, latency, dynamic energy) of the partial
- * mappings reaching it. Future costs depend only on the state, and the three
- * figures combine monotonically (max, +, +), so pruning dominated labels
- * within a state keeps every Pareto-optimal mapping. Power (peak draw of
- * the devices as used), memory, FPGA resources and the latency bound are all
- * monotone or stage-local, so they prune exactly too.
+ * the Pareto set of four partial figures of the mappings reaching it: the
+ * longest stage period, the root-complex time of the stages' host traffic,
+ * the latency and the energy above the waiting draw (figures.ts). Future
+ * costs depend only on the state, and the four combine monotonically (max,
+ * +, +, +), so pruning dominated labels within a state keeps every
+ * Pareto-optimal mapping. The whole mapping's figures are monotone
+ * functions of the four and of the instances used, which the state fixes:
+ * the period is max(stage period, root-complex time); the time per input
+ * over a stream of N is (latency + (N - 1) period) / N; device energy adds
+ * the used instances' waiting draw x that time, system energy the unused
+ * ones' idle draw too. So one DP is exact for every stream length, both
+ * energy scopes and every objective. Power (peak draw of the devices as
+ * used), memory, FPGA resources and the latency bound are all monotone or
+ * stage-local, so they prune exactly too.
  */
 import { instanceName, type DeviceKind, type DeviceSpec, type SystemSpec } from '../system/types.js';
+import { checkStreamLength, figures, rootComplexMs, type Accounting, type PartialFigures, type PlanGoal } from './figures.js';
 import { evalStage, type StageContext, type StageEval } from './stage.js';
 import type { Mapping, Objective, PlanOp, PlanProblem, Stage } from './types.js';
 
-export interface PlanOptions {
-  objective: Objective;
+/** The goal (objective, energy scope, stream length) and the constraints. */
+export interface PlanOptions extends PlanGoal {
   powerCapW?: number;
   latencyBoundMs?: number;
   /** Restrict to these device kinds (the single-device-kind baselines). */
@@ -36,17 +45,25 @@ interface StagePick {
   ev: StageEval;
   timeMs: number;
   periodMs: number;
-  edyn: number;
+  /** The stage's host traffic over the root complex's bandwidth. */
+  rootMs: number;
+  /** Instances x kernel time x (active - waiting power), J. */
+  activeJ: number;
 }
 
-interface Label {
-  period: number;
-  latency: number;
-  edyn: number;
+interface Label extends PartialFigures {
   parent: Label | undefined;
   pick: StagePick | undefined;
 }
 
+const START: PartialFigures = { stagePeriodMs: 0, rootMs: 0, latencyMs: 0, activeJ: 0 };
+
+/** A partial mapping followed by one more stage. */
+function extend(l: Label, r: StagePick): Label {
+  return { stagePeriodMs: Math.max(l.stagePeriodMs, r.periodMs), rootMs: l.rootMs + r.rootMs, latencyMs: l.latencyMs + r.timeMs, activeJ: l.activeJ + r.activeJ, parent: l, pick: r };
+}
+
+/** Draw of the whole system with every instance idle, W (the least any mapping draws). */
 export function idlePowerW(sys: SystemSpec): number {
   return sys.devices.reduce((a, d) => a + d.count * d.idlePowerW, 0);
 }
@@ -86,7 +103,6 @@ class Planner {
   readonly cuts: boolean[];
   readonly live: Set<string>[];
   readonly writers: Map<string, string>;
-  readonly idle: number;
   private readonly cache = new Map<string, StageEval>();
   private readonly externalReads = new Map<number, string[]>();
   readonly opById: Map<string, PlanOp>;
@@ -95,12 +111,12 @@ class Planner {
   constructor(
     readonly sys: SystemSpec,
     readonly p: PlanProblem,
-    readonly opts: PlanOptions,
+    readonly opts: Accounting & Pick<PlanOptions, 'kinds'>,
   ) {
+    checkStreamLength(opts.streamLength);
     this.cuts = cutPoints(p);
     this.live = liveAfter(p);
     this.writers = lastWriters(p);
-    this.idle = idlePowerW(sys);
     this.opById = new Map(p.ops.map((o) => [o.id, o]));
     this.index = new Map(p.ops.map((o, i) => [o.id, i]));
   }
@@ -145,8 +161,9 @@ class Planner {
       ev,
       timeMs: ev.computeMs + ev.inMs + ev.outMs,
       periodMs: Math.max(ev.computeMs, ev.inMs, ev.outMs),
-      // Devices draw active power while their kernels run; DMA traffic is not charged beyond idle.
-      edyn: (ev.computeMs / 1e3) * choice.count * (dev.activePowerW - dev.idlePowerW),
+      rootMs: rootComplexMs(this.sys, ev.rootBytes),
+      // Instances draw active power while their kernels run and their waiting power the rest of the time (figures.ts adds that part); DMA is not charged above waiting.
+      activeJ: (ev.computeMs / 1e3) * choice.count * (dev.activePowerW - dev.waitingPowerW),
     };
   }
 
@@ -161,6 +178,8 @@ class Planner {
       devices: Array.from({ length: choice.count }, (_, j) => instanceName(dev.id, first + j)),
       variants: ev.variants,
       computeMs: ev.computeMs,
+      syncMs: ev.syncMs,
+      rootBytes: ev.rootBytes,
       transferMs: ev.inMs + ev.outMs,
       timeMs: pick.timeMs,
       periodMs: pick.periodMs,
@@ -183,12 +202,12 @@ class Planner {
       taken[c.pick!.s]! += c.pick!.choice.count;
       return st;
     });
-    return { stages, periodMs: l.period, latencyMs: l.latency, energyJ: l.edyn + (l.period / 1e3) * this.idle, powerW: peakPowerW(this.sys, used) };
+    return { stages, ...figures(this.sys, used, l, this.opts), powerW: peakPowerW(this.sys, used) };
   }
 }
 
 function dominates(a: Label, b: Label): boolean {
-  return a.period <= b.period && a.latency <= b.latency && a.edyn <= b.edyn;
+  return a.stagePeriodMs <= b.stagePeriodMs && a.rootMs <= b.rootMs && a.latencyMs <= b.latencyMs && a.activeJ <= b.activeJ;
 }
 
 function insert(front: Label[], l: Label): void {
@@ -216,7 +235,7 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
   type State = { used: number[]; where: Map<string, number>; labels: Label[] };
   const states: Map<string, State>[] = Array.from({ length: n + 1 }, () => new Map());
   const keyOf = (used: number[], where: Map<string, number>): string => `${used.join(',')}|${[...where].sort().map(([k, v]) => `${k}@${v}`).join(',')}`;
-  const start: State = { used: sys.devices.map(() => 0), where: new Map(), labels: [{ period: 0, latency: 0, edyn: 0, parent: undefined, pick: undefined }] };
+  const start: State = { used: sys.devices.map(() => 0), where: new Map(), labels: [{ ...START, parent: undefined, pick: undefined }] };
   states[0]!.set(keyOf(start.used, start.where), start);
   let count = 0;
   for (let i = 0; i < n; i++) {
@@ -243,9 +262,9 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
             const key = keyOf(used, where);
             let next = states[j]!.get(key);
             for (const l of st.labels) {
-              const lab: Label = { period: Math.max(l.period, r.periodMs), latency: l.latency + r.timeMs, edyn: l.edyn + r.edyn, parent: l, pick: r };
-              if (opts.latencyBoundMs !== undefined && lab.latency > opts.latencyBoundMs) {
-                note(`latency ${lab.latency.toFixed(3)} ms exceeds the bound ${opts.latencyBoundMs} ms`);
+              const lab = extend(l, r);
+              if (opts.latencyBoundMs !== undefined && lab.latencyMs > opts.latencyBoundMs) {
+                note(`latency ${lab.latencyMs.toFixed(3)} ms exceeds the bound ${opts.latencyBoundMs} ms`);
                 continue;
               }
               if (opts.powerCapW !== undefined && power > opts.powerCapW) {
@@ -269,17 +288,22 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
   return minPowerW === undefined ? { pareto, infeasible, states: count } : { pareto, infeasible, minPowerW, states: count };
 }
 
+/**
+ * Dominance over the three objectives' figures: time per input over the
+ * stream, latency, energy in the planned scope. Each objective's optimum is
+ * on this front.
+ */
 export function mappingDominates(a: Mapping, b: Mapping): boolean {
-  return a.periodMs <= b.periodMs && a.latencyMs <= b.latencyMs && a.energyJ <= b.energyJ && (a.periodMs < b.periodMs || a.latencyMs < b.latencyMs || a.energyJ < b.energyJ);
+  return a.perInputMs <= b.perInputMs && a.latencyMs <= b.latencyMs && a.energyJ <= b.energyJ && (a.perInputMs < b.perInputMs || a.latencyMs < b.latencyMs || a.energyJ < b.energyJ);
 }
 
-/** Non-dominated mappings over (period, latency, energy), one per distinct figure triple. */
+/** Non-dominated mappings over (time per input, latency, energy), one per distinct figure triple. */
 export function paretoFilter(ms: readonly Mapping[]): Mapping[] {
   const out: Mapping[] = [];
   const seen = new Set<string>();
   for (const m of ms) {
     if (ms.some((o) => mappingDominates(o, m))) continue;
-    const key = `${m.periodMs}|${m.latencyMs}|${m.energyJ}`;
+    const key = `${m.perInputMs}|${m.latencyMs}|${m.energyJ}`;
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(m);
@@ -287,8 +311,20 @@ export function paretoFilter(ms: readonly Mapping[]): Mapping[] {
   return out;
 }
 
+/** The figure an objective minimises: time per input over the stream, energy in the planned scope, or latency. */
 export function objectiveValue(m: Mapping, o: Objective): number {
-  return o === 'throughput' ? m.periodMs : o === 'energy' ? m.energyJ : m.latencyMs;
+  switch (o) {
+    case 'throughput':
+      return m.perInputMs;
+    case 'energy':
+      return m.energyJ;
+    case 'latency':
+      return m.latencyMs;
+    default: {
+      const never: never = o;
+      throw new Error(`unknown objective ${String(never)}`);
+    }
+  }
 }
 
 export function sortByObjective(ms: Mapping[], o: Objective): void {
@@ -302,12 +338,12 @@ export function sortByObjective(ms: Mapping[], o: Objective): void {
   });
 }
 
-/** Scores a fixed list of stage choices on a problem (the static baseline keeps one across inputs). */
-export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readonly StageChoice[]): Mapping | undefined {
-  const pl = new Planner(sys, p, { objective: 'throughput' });
+/** Scores a fixed list of stage choices on a problem, its figures counted as `acct` says (the static baseline keeps one list across inputs). */
+export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readonly StageChoice[], acct: Accounting): Mapping | undefined {
+  const pl = new Planner(sys, p, { energyScope: acct.energyScope, streamLength: acct.streamLength });
   const used = sys.devices.map(() => 0);
   const where = new Map<string, number>();
-  let l: Label = { period: 0, latency: 0, edyn: 0, parent: undefined, pick: undefined };
+  let l: Label = { ...START, parent: undefined, pick: undefined };
   for (const c of choices) {
     const s = sys.devices.findIndex((d) => d.id === c.device);
     if (s < 0 || used[s]! + c.count > sys.devices[s]!.count) return undefined;
@@ -315,7 +351,7 @@ export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readon
     if ('why' in r) return undefined;
     used[s]! += c.count;
     for (let i = c.start; i < c.end; i++) where.set(p.ops[i]!.id, s);
-    l = { period: Math.max(l.period, r.periodMs), latency: l.latency + r.timeMs, edyn: l.edyn + r.edyn, parent: l, pick: r };
+    l = extend(l, r);
   }
   return pl.finish(l, used);
 }

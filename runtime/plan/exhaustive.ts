@@ -14,7 +14,7 @@ export function enumerateMappings(sys: SystemSpec, p: PlanProblem, opts: PlanOpt
   const rec = (i: number, used: number[], choices: StageChoice[]): void => {
     if (i === n) {
       if (opts.powerCapW !== undefined && peakPowerW(sys, used) > opts.powerCapW) return;
-      const m = evaluateChoices(sys, p, choices);
+      const m = evaluateChoices(sys, p, choices, opts);
       if (!m) return;
       if (opts.latencyBoundMs !== undefined && m.latencyMs > opts.latencyBoundMs) return;
       out.push(m);

@@ -30,6 +30,13 @@ export const MODEL = {
   rowPerThreadSkew: Math.sqrt(2 * Math.log(32)),
   /** Data-parallel split across k instances: added cost per extra instance. */
   splitOverhead: 0.05,
+  /**
+   * Data-parallel split across k > 1 instances: the fixed cost of
+   * synchronising them after every op and trip (a cross-device event wait
+   * before the next op may read the slices), us. An estimate, no
+   * measurement; the event simulation (eval/sim) charges the same figure.
+   */
+  splitSyncUs: 10,
   /** Throughputs are those of the HLS designs (runtime/plan/fpga-designs.ts, the templates' default parameters). */
   fpga: {
     /** Serpens-style SpMV: nonzeros consumed per cycle per HBM channel given to the matrix. */

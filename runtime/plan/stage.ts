@@ -7,21 +7,39 @@
  */
 import type { DeviceSpec, SystemSpec } from '../system/types.js';
 import { fpgaEntry, type FpgaImpl } from '../catalogue/index.js';
-import { bestOpTime } from './cost.js';
+import { bestOpTime, MODEL } from './cost.js';
 import type { PlanOp, PlanProblem } from './types.js';
+
+/** A transfer's time and how many times its bytes cross the host's root complex. */
+export interface Route {
+  ms: number;
+  /** 0 between host memory and the host CPU, 1 for one PCIe hop or a peer-to-peer copy, 2 when staged through host memory. */
+  crossings: number;
+}
+
+/** How `bytes` move from device `from` to device `to` (undefined = host memory). */
+export function route(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): Route {
+  if (bytes <= 0) return { ms: 0, crossings: 0 };
+  const onHost = (d: DeviceSpec | undefined): boolean => d === undefined || d.kind === 'cpu';
+  const hop = (d: DeviceSpec): number => (d.hostLink ? d.hostLink.latencyUs / 1e3 + (bytes / (d.hostLink.bandwidthGBs * 1e9)) * 1e3 : 0);
+  if (onHost(from) && onHost(to)) return { ms: 0, crossings: 0 };
+  if (onHost(from)) return { ms: hop(to!), crossings: 1 };
+  if (onHost(to)) return { ms: hop(from!), crossings: 1 };
+  const staged = hop(from!) + hop(to!);
+  const peer = sys.peerLinks.find((l) => (l.a === from!.id && l.b === to!.id) || (l.a === to!.id && l.b === from!.id));
+  // A runtime routes a transfer the faster way: over the peer link (which still crosses the root complex once), or staged through host memory (twice).
+  const direct = peer ? peer.latencyUs / 1e3 + (bytes / (peer.bandwidthGBs * 1e9)) * 1e3 : Infinity;
+  return direct < staged ? { ms: direct, crossings: 1 } : { ms: staged, crossings: 2 };
+}
 
 /** Time to move `bytes` from device `from` to device `to` (undefined = host memory). */
 export function transferMs(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): number {
-  if (bytes <= 0) return 0;
-  const onHost = (d: DeviceSpec | undefined): boolean => d === undefined || d.kind === 'cpu';
-  const hop = (d: DeviceSpec): number => (d.hostLink ? d.hostLink.latencyUs / 1e3 + (bytes / (d.hostLink.bandwidthGBs * 1e9)) * 1e3 : 0);
-  if (onHost(from) && onHost(to)) return 0;
-  if (onHost(from)) return hop(to!);
-  if (onHost(to)) return hop(from!);
-  const staged = hop(from!) + hop(to!);
-  const peer = sys.peerLinks.find((l) => (l.a === from!.id && l.b === to!.id) || (l.a === to!.id && l.b === from!.id));
-  // A runtime routes a transfer the faster way: over the peer link, or staged through host memory.
-  return peer ? Math.min(staged, peer.latencyUs / 1e3 + (bytes / (peer.bandwidthGBs * 1e9)) * 1e3) : staged;
+  return route(sys, from, to, bytes).ms;
+}
+
+/** Bytes crossing the root complex when `bytes` move from `from` to `to`. */
+function rootBytesOf(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): number {
+  return route(sys, from, to, bytes).crossings * Math.max(0, bytes);
 }
 
 export interface StageEval {
@@ -36,6 +54,10 @@ export interface StageEval {
    * the instances wait for them). Zero when count = 1.
    */
   exchangeMs: number;
+  /** A split stage's synchronisation after every op and trip (included in computeMs). Zero when count = 1. */
+  syncMs: number;
+  /** Bytes one input's copies in, out and among the instances move across the host's root complex. */
+  rootBytes: number;
   variants: Record<string, string>;
 }
 
@@ -60,15 +82,18 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   if (!Number.isFinite(compute)) {
     const op = ops.find((o) => !Number.isFinite(bestOpTime(o, dev, count).ms))!;
     const why = op.impls[dev.kind].length === 0 ? `${op.id} (${op.kind}) has no ${dev.kind} implementation in its program` : `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`;
-    return { ok: false, why, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, variants };
+    return { ok: false, why, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, syncMs: 0, rootBytes: 0, variants };
   }
-  const exchange = splitExchangeMs(ctx.sys, ops, dev, count);
-  compute += exchange;
+  const exchange = splitExchange(ctx.sys, ops, dev, count);
+  const sync = splitSyncMs(ops, count);
+  compute += exchange.ms + sync;
   const inStage = new Set(ops.map((o) => o.id));
   const seen = new Set<string>();
   let transfer = 0;
   let outbound = 0;
   let memory = 0;
+  // Every instance of a split stage receives its own copy (its share of a sparse operand, the whole of anything else).
+  let rootBytes = exchange.rootBytes;
   for (const op of ops) {
     for (const r of op.reads) {
       const key = r.from.kind === 'param' ? `param:${r.value}` : `op:${r.from.id}`;
@@ -79,10 +104,13 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
         // Sparse operands are split by rows across instances; dense ones are broadcast.
         const share = ctx.problem.sparseParams.has(r.value) ? bytes / count : bytes;
         transfer += transferMs(ctx.sys, undefined, dev, share);
+        rootBytes += count * rootBytesOf(ctx.sys, undefined, dev, share);
         memory += share;
       } else if (!inStage.has(r.from.id)) {
         const producer = ctx.opById.get(r.from.id)!;
-        transfer += transferMs(ctx.sys, ctx.producerDevice(producer.id), dev, producer.resultBytes);
+        const from = ctx.producerDevice(producer.id);
+        transfer += transferMs(ctx.sys, from, dev, producer.resultBytes);
+        rootBytes += count * rootBytesOf(ctx.sys, from, dev, producer.resultBytes);
         memory += producer.resultBytes;
       }
     }
@@ -92,9 +120,10 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
     if (!inStage.has(writer)) continue;
     const op = ops.find((o) => o.id === writer)!;
     outbound += transferMs(ctx.sys, dev, undefined, op.resultBytes / count);
+    rootBytes += count * rootBytesOf(ctx.sys, dev, undefined, op.resultBytes / count);
   }
   if (memory > dev.memoryGB * 1e9)
-    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
+    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange.ms, syncMs: sync, rootBytes, variants };
   if (dev.kind === 'fpga' && dev.fpga) {
     // One bitstream holds every design of the stage, once each.
     const designs = stageFpgaImpls(ops);
@@ -105,10 +134,21 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
     }
     for (const k of Object.keys(use) as (keyof typeof use)[]) {
       if (use[k] > dev.fpga.resources[k])
-        return { ok: false, why: `kernels ${designs.join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
+        return { ok: false, why: `kernels ${designs.join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange.ms, syncMs: sync, rootBytes, variants };
     }
   }
-  return { ok: true, computeMs: compute, inMs: transfer, outMs: outbound, exchangeMs: exchange, variants };
+  return { ok: true, computeMs: compute, inMs: transfer, outMs: outbound, exchangeMs: exchange.ms, syncMs: sync, rootBytes, variants };
+}
+
+/**
+ * The fixed cost of a split: after every op and trip the k > 1 instances
+ * wait on each other (a cross-device event) before the next op may read
+ * the slices. Without it the planner split small graphs whose halved
+ * kernels saved less than the synchronisation costs (docs/EVALUATION.md).
+ */
+export function splitSyncMs(ops: readonly PlanOp[], count: number): number {
+  if (count <= 1) return 0;
+  return ops.reduce((a, op) => a + op.trips, 0) * (MODEL.splitSyncUs / 1e3);
 }
 
 /**
@@ -122,17 +162,26 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
  * another, different instances' in parallel.
  */
 export function splitExchangeMs(sys: SystemSpec, ops: readonly PlanOp[], dev: DeviceSpec, count: number): number {
-  if (count <= 1) return 0;
-  const allGather = (bytes: number): number => (count - 1) * transferMs(sys, dev, dev, bytes / count);
+  return splitExchange(sys, ops, dev, count).ms;
+}
+
+/** The exchanges' time and the bytes they move across the root complex (k x (k - 1) slices per all-gather). */
+function splitExchange(sys: SystemSpec, ops: readonly PlanOp[], dev: DeviceSpec, count: number): { ms: number; rootBytes: number } {
+  if (count <= 1) return { ms: 0, rootBytes: 0 };
   let ms = 0;
+  let rootBytes = 0;
+  const allGather = (bytes: number, times: number): void => {
+    ms += times * ((count - 1) * transferMs(sys, dev, dev, bytes / count));
+    rootBytes += times * count * (count - 1) * rootBytesOf(sys, dev, dev, bytes / count);
+  };
   let prev: PlanOp | undefined;
   for (const op of ops) {
-    if (op.gathers > 0 && prev && op.reads.some((r) => r.from.kind === 'op' && r.from.id === prev!.id)) ms += allGather(prev.resultBytes);
+    if (op.gathers > 0 && prev && op.reads.some((r) => r.from.kind === 'op' && r.from.id === prev!.id)) allGather(prev.resultBytes, 1);
     // Inside a repeat region the value gathered is the loop-carried one: exchanged between trips.
-    if (op.gathers > 0 && op.trips > 1) ms += (op.trips - 1) * allGather(op.resultBytes);
+    if (op.gathers > 0 && op.trips > 1) allGather(op.resultBytes, op.trips - 1);
     prev = op;
   }
-  return ms;
+  return { ms, rootBytes };
 }
 
 /** The FPGA designs a stage of these ops loads (each op has one), distinct, in op order. */

@@ -6,6 +6,7 @@
  */
 import type { OpImpls } from '../catalogue/index.js';
 import type { DeviceKind } from '../system/types.js';
+import type { EnergyScope, StreamLength } from './figures.js';
 
 export type Dtype = 'f32' | 'f64' | 'i32' | 'i64' | 'bool';
 
@@ -96,8 +97,12 @@ export interface Stage {
   devices: string[];
   /** Implementation (runtime/catalogue) chosen per op. */
   variants: Record<string, string>;
-  /** Kernel time of the stage's ops, all trips, on its instances. */
+  /** Kernel time of the stage's ops, all trips, on its instances (a split stage's exchanges and synchronisation included). */
   computeMs: number;
+  /** A split stage's fixed cost of synchronising its instances after every op and trip (part of computeMs; 0 unsplit). */
+  syncMs: number;
+  /** Bytes one input's transfers into, out of and within the stage move across the host's root complex. */
+  rootBytes: number;
   /** Inbound plus outbound transfers. */
   transferMs: number;
   /** What one input spends in the stage: compute plus transfers (adds up to the latency). */
@@ -110,12 +115,27 @@ export interface Stage {
   periodMs: number;
 }
 
+/** A mapping and its figures (runtime/plan/figures.ts says how each is put together). */
 export interface Mapping {
   stages: Stage[];
+  /** Steady-state time between inputs: the longest stage period, or rootComplexMs when longer. */
   periodMs: number;
+  /** One period's host traffic (every stage's) over the root complex's bandwidth; 0 when the system does not model it. */
+  rootComplexMs: number;
   latencyMs: number;
+  /** The stream the per-input figures are for. */
+  streamLength: StreamLength;
+  /** Time per input over the stream: (latency + (N - 1) x period) / N; the period when unbounded. The throughput objective. */
+  perInputMs: number;
+  /** The scope energyJ is counted in (the energy objective's). */
+  energyScope: EnergyScope;
+  /** Energy per input over the stream in energyScope: deviceEnergyJ or systemEnergyJ. */
   energyJ: number;
-  /** Peak power of the devices as used, W. */
+  /** The instances the mapping uses: active power while their kernels run, waiting power otherwise. */
+  deviceEnergyJ: number;
+  /** deviceEnergyJ plus the idle power of every other instance, the host included. */
+  systemEnergyJ: number;
+  /** Peak power of the devices as used (active), the rest idle, W. */
   powerW: number;
 }
 

@@ -71,10 +71,12 @@ const deviceSchema = z.strictObject({
   memBandwidthGBs: positive,
   launchOverheadUs: nonNegative,
   idlePowerW: nonNegative,
+  waitingPowerW: nonNegative,
   activePowerW: positive,
   memoryGB: positive,
   hostLink: hostLinkSchema.optional(),
   threads: positiveInt.optional(),
+  rootComplexGBs: positive.optional(),
   cpuModel: cpuModelSchema.optional(),
   history: historySchema.optional(),
   fpga: fpgaSchema.optional(),
@@ -133,12 +135,16 @@ function checkSystem(s: Shape, ctx: Ctx): void {
       if (d.hostLink === undefined) report(ctx, 'DY3025', at(), `a device of kind "${d.kind}" needs a hostLink ({ "bandwidthGBs", "latencyUs" }: its link to host memory)`);
       if (d.threads !== undefined) report(ctx, 'DY3025', at('threads'), `"threads" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`);
       if (d.cpuModel !== undefined) report(ctx, 'DY3025', at('cpuModel'), `"cpuModel" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`);
+      if (d.rootComplexGBs !== undefined) report(ctx, 'DY3025', at('rootComplexGBs'), `"rootComplexGBs" is for the host CPU only (the root complex is the host's), not a device of kind "${d.kind}"; remove the field`);
     }
     if (d.kind === 'fpga' && d.fpga === undefined)
       report(ctx, 'DY3025', at(), 'a device of kind "fpga" needs an "fpga" block (clockMHz, hbmChannels, channelBandwidthGBs, resources, bitstreamLoadMs)');
     if (d.kind !== 'fpga' && d.fpga !== undefined) report(ctx, 'DY3025', at('fpga'), `only a device of kind "fpga" has an "fpga" block, not one of kind "${d.kind}"; remove the field`);
-    if (d.activePowerW < d.idlePowerW)
-      report(ctx, 'DY3021', at('activePowerW'), `expected activePowerW >= idlePowerW (${d.idlePowerW}), got ${d.activePowerW}`);
+    // A waiting instance is powered up, so it draws at least its idle and at most its active power.
+    if (d.waitingPowerW < d.idlePowerW)
+      report(ctx, 'DY3021', at('waitingPowerW'), `expected waitingPowerW >= idlePowerW (${d.idlePowerW}), got ${d.waitingPowerW}`);
+    else if (d.activePowerW < d.waitingPowerW)
+      report(ctx, 'DY3021', at('activePowerW'), `expected activePowerW >= waitingPowerW (${d.waitingPowerW}), got ${d.activePowerW}`);
   });
 
   const known = [...firstIndex.keys()];

@@ -56,13 +56,29 @@ export interface DeviceSpec {
   memBandwidthGBs: number;
   /** Fixed cost of starting one kernel (launch, or FPGA kernel start), us. */
   launchOverheadUs: number;
+  /**
+   * Power of one instance, W (docs/COST-MODEL.md, "Energy"): `idlePowerW` is
+   * the draw of an instance no stage uses (deep idle: a GPU without a
+   * context drops to P8); `waitingPowerW` the draw of an instance a mapping
+   * uses while it waits inside the pipeline for its next input (powered up:
+   * a GPU holding a context stays in P0, an FPGA keeps its bitstream
+   * clocked); `activePowerW` the draw while its kernels run.
+   * idle <= waiting <= active.
+   */
   idlePowerW: number;
+  waitingPowerW: number;
   activePowerW: number;
   memoryGB: number;
   /** Link between this device and host memory (absent for the host CPU itself). */
   hostLink?: { bandwidthGBs: number; latencyUs: number };
   /** CPUs: worker threads the executor uses. */
   threads?: number;
+  /**
+   * The host CPU only: aggregate bandwidth of its PCIe root complex, GB/s,
+   * which every host<->device and peer-to-peer transfer crosses. Absent: the
+   * root complex is not a shared limit (only each device's hostLink is).
+   */
+  rootComplexGBs?: number;
   /** CPUs: the fitted sparse-kernel model (absent: the roofline). */
   cpuModel?: CpuModelSpec;
   /** Measured op times on this device (`dype calibrate --history`), preferred to the formulas where they rest on enough runs. */

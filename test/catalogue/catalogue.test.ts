@@ -24,6 +24,7 @@ import { DEVICE_KINDS } from '../../runtime/system/schema.js';
 import { instances, type SystemSpec } from '../../runtime/system/types.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { optimised } from '../helpers/compile.js';
+import { goal } from '../helpers/goal.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const M = join(root, '..', 'shared', 'data', 'matrices');
@@ -78,7 +79,7 @@ describe('the catalogue of implementations', () => {
         const binding = { sparse: new Map([['A', features(A, 2)]]), dims, scalars: new Map(Object.entries(e.scalars ?? {})) };
         for (const preset of ['paper-1g1f', 'paper-2g2f']) {
           const sys = loadSystemFile(join(root, 'systems', `${preset}.json`));
-          for (const m of planPareto(sys, bindProblem(spec, binding), { objective: 'throughput' }).pareto)
+          for (const m of planPareto(sys, bindProblem(spec, binding), goal('throughput')).pareto)
             for (const st of m.stages)
               for (const [op, v] of Object.entries(st.variants)) expect(impls.get(k.name)!.get(op)![st.kind] as readonly string[]).toContain(v);
         }
@@ -92,10 +93,10 @@ describe('the catalogue of implementations', () => {
     const stripped = { ...spec, ops: spec.ops.map((o) => ({ ...o, impls: { ...o.impls, gpu: [] } })) };
     const A = toCsr(loadMatrix(join(M, 'cage8.mtx')));
     const sys = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
-    const out = planPareto(sys, bindProblem(stripped, { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() }), { objective: 'throughput' });
+    const out = planPareto(sys, bindProblem(stripped, { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() }), goal('throughput'));
     expect(out.pareto.length).toBeGreaterThan(0);
     for (const m of out.pareto) expect(m.stages.every((s) => s.kind !== 'gpu')).toBe(true);
-    const gpuOnly = planPareto(sys, bindProblem(stripped, { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() }), { objective: 'throughput', kinds: ['gpu'] });
+    const gpuOnly = planPareto(sys, bindProblem(stripped, { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() }), { ...goal('throughput'), kinds: ['gpu'] });
     expect(gpuOnly.infeasible.join('\n')).toContain('op0 (spmv) has no gpu implementation in its program');
   });
 });

@@ -7,6 +7,7 @@ import { runTasks, type Task } from '../../eval/sim/engine.js';
 import { simulate, type SimStage } from '../../eval/sim/index.js';
 import { workloads } from '../../eval/workloads.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
+import { instances } from '../../runtime/system/types.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 const link = { name: 'l', bytesPerMs: 1e6 };
@@ -70,13 +71,19 @@ describe('simulate', () => {
     expect(r32.periodMs).toBeGreaterThanOrEqual(steady - 1e-9);
   });
 
-  it('energy counts every device idle over the makespan plus busy power', () => {
+  it('device energy: the used instances waiting over the makespan plus busy power; system energy adds the others idle', () => {
     const r = simulate(sys, p, stages, { stream: 8 });
-    const idleW = sys.devices.reduce((a, d) => a + d.count * d.idlePowerW, 0);
-    expect(r.energyJ).toBeGreaterThan((idleW * r.periodMs) / 1e3);
-    const maxW = sys.devices.reduce((a, d) => a + d.count * d.activePowerW, 0);
-    expect(r.energyJ).toBeLessThan((maxW * r.periodMs) / 1e3);
-    expect(r.peakPowerW).toBeLessThanOrEqual(maxW);
+    const used = new Set(stages.flatMap((s) => s.instances));
+    const all = instances(sys);
+    const waitW = all.filter((x) => used.has(x.name)).reduce((a, x) => a + x.spec.waitingPowerW, 0);
+    const activeW = all.filter((x) => used.has(x.name)).reduce((a, x) => a + x.spec.activePowerW, 0);
+    const restW = all.filter((x) => !used.has(x.name)).reduce((a, x) => a + x.spec.idlePowerW, 0);
+    expect(restW).toBeGreaterThan(0);
+    expect(r.deviceEnergyJ).toBeGreaterThan((waitW * r.periodMs) / 1e3);
+    expect(r.deviceEnergyJ).toBeLessThan((activeW * r.periodMs) / 1e3);
+    // The unused instances idle for the whole makespan: exactly their idle draw x the period per input.
+    expect(r.systemEnergyJ - r.deviceEnergyJ).toBeCloseTo((restW * r.periodMs) / 1e3, 12);
+    expect(r.peakPowerW).toBeLessThanOrEqual(activeW + restW);
   });
 
   it('splitting a repeat region over two instances pays an exchange per trip', () => {

@@ -17,7 +17,7 @@ describe('suite', () => {
     expect(all.length).toBeGreaterThanOrEqual(86);
     expect(new Set(all.map((c) => c.workload.name)).size).toBe(6);
     expect(new Set(all.map((c) => c.setting.name)).size).toBe(6);
-    expect(new Set(all.map((c) => c.objective))).toEqual(new Set(['throughput', 'energy']));
+    expect(new Set(all.map((c) => c.goal.name))).toEqual(new Set(['throughput', 'energy-device', 'energy-system']));
     expect(new Set(all.map((c) => c.input.family))).toEqual(new Set(['real', 'erdos-renyi', 'rmat', 'banded', 'empty-rows']));
     const quick = buildCases({ quick: true });
     expect(quick.length).toBeLessThan(all.length);
@@ -53,7 +53,7 @@ describe('suite', () => {
         const placed = m.stages.flatMap((st) => st.ops).sort();
         expect(placed).toEqual(p.ops.map((o) => o.id).sort());
         if (s !== 'heft') {
-          expect(evaluateChoices(sys, p, choicesOf(p, m)), `${r.case.id} ${s}`).toBeDefined();
+          expect(evaluateChoices(sys, p, choicesOf(p, m), r.case.goal), `${r.case.id} ${s}`).toBeDefined();
           expect(used.size).toBe(m.stages.reduce((a, st) => a + st.devices.length, 0));
           expect(x.lossPct!, `${r.case.id} ${s}`).toBeGreaterThanOrEqual(-1e-9);
         }

@@ -12,6 +12,7 @@ import { evaluateChoices, objectiveValue, planPareto } from '../../runtime/plan/
 import type { Binding } from '../../runtime/plan/bind.js';
 import { sparseFeaturesOf } from '../../runtime/guards/features.js';
 import { gcnBinding, gcnSpec, graph, system } from './fixtures.js';
+import { goal, STEADY } from '../helpers/goal.js';
 
 const spec = gcnSpec();
 const sys = system('paper-1g1f');
@@ -21,7 +22,7 @@ let plan: GuardPlan;
 
 beforeAll(() => {
   samples = sampleBindings(GRAPHS.map((g) => gcnBinding(graph(g), 16, 16, 16)), { perProfile: 20, shapeDims: { A: ['n', 'n'] } });
-  plan = buildGuards(spec, sys, samples, { objective: 'throughput', maxPartitions: 4, lossTolerance: 0.05 });
+  plan = buildGuards(spec, sys, samples, { ...goal('throughput'), maxPartitions: 4, lossTolerance: 0.05 });
 });
 
 describe('buildGuards on gcn, paper-1g1f', () => {
@@ -39,8 +40,8 @@ describe('buildGuards on gcn, paper-1g1f', () => {
     let loss = 0;
     for (const b of samples) {
       const p = bindProblem(spec, b);
-      const opt = objectiveValue(planPareto(sys, p, { objective: 'throughput' }).pareto[0]!, 'throughput');
-      const score = (c: GuardPlan['partitions'][number]): number => objectiveValue(evaluateChoices(sys, p, c.choices)!, 'throughput');
+      const opt = objectiveValue(planPareto(sys, p, goal('throughput')).pareto[0]!, 'throughput');
+      const score = (c: GuardPlan['partitions'][number]): number => objectiveValue(evaluateChoices(sys, p, c.choices, STEADY)!, 'throughput');
       const pick = selectPartition(plan, b).partition;
       const best = Math.min(...plan.partitions.map(score));
       if (score(pick) <= best * (1 + 1e-9)) good++;

@@ -14,6 +14,7 @@ import { buildGuardsPass } from '../../passes/build-guards.js';
 import { getPass, runPipeline } from '../../passes/index.js';
 import { implsOf, optimised } from '../helpers/compile.js';
 import { gcnBinding, graph, root, system } from './fixtures.js';
+import { goal } from '../helpers/goal.js';
 
 const module = optimised(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'));
 
@@ -22,7 +23,7 @@ describe('build-guards pass', () => {
     const pass = buildGuardsPass({
       system: system('paper-1g1f'),
       profiles: new Map([['gcn', ['cora.cites', 'jazz.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16))]]),
-      objective: 'throughput',
+      ...goal('throughput'),
       shapeDims: new Map([['gcn', { A: ['n', 'n'] as [string, string] }]]),
       sampling: { perProfile: 10 },
       impls: new Map([['gcn', implsOf(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy')]]),

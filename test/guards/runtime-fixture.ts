@@ -15,6 +15,7 @@ import { Rng, seedFor } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
 import { gcnBinding, graph, root, system } from './fixtures.js';
+import { goal } from '../helpers/goal.js';
 
 export const F = 32;
 export const H = 32;
@@ -53,7 +54,7 @@ export async function gcnFixture(): Promise<Fixture> {
   for (const g of REAL) graphs.set(g, graph(g));
   for (const [n, mk] of Object.entries(GENERATED)) graphs.set(n, mk());
   const profiles = [...graphs.values()].map((g) => gcnBinding(g, F, H, C));
-  const plan = buildGuards(spec, system('paper-1g1f'), sampleBindings(profiles, { perProfile: 12, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput' });
+  const plan = buildGuards(spec, system('paper-1g1f'), sampleBindings(profiles, { perProfile: 12, shapeDims: { A: ['n', 'n'] } }), goal('throughput'));
   const { binary, manifest } = await compileWasm(kernel);
   const config: RuntimeConfig = {
     program: 'gcn',

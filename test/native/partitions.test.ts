@@ -36,6 +36,7 @@ import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
 import { exampleInputs } from '../helpers/example-inputs.js';
 import { expectClose, loopKernel, TOL_F32, TOL_F64, toMaps } from '../wasm/compare.js';
+import { goal, STEADY } from '../helpers/goal.js';
 
 const M = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'matrices');
 const HAVE = existsSync(M) && spawnSync('g++', ['--version']).status === 0;
@@ -117,7 +118,7 @@ describe.skipIf(!HAVE)('partitions of every example on wasm + cuda-emu + fpga-cs
         const want = reference(ex, args);
         const problem = bindProblem(p.spec, { sparse: new Map([['A', features(A, 2)]]), dims: engine.L.bindDims(args), scalars: args.scalars });
         for (const part of parts) {
-          const mapping = evaluateChoices(p.sys, problem, part.choices);
+          const mapping = evaluateChoices(p.sys, problem, part.choices, STEADY);
           expect(mapping, `${ex} on ${file}: ${part.name} is feasible`).toBeDefined();
           const plans = stagePlans(p.sys, p.spec, part, mapping!);
           engine.begin(slot, engine.prepare(args));
@@ -150,9 +151,9 @@ describe.skipIf(!HAVE)('streams and switches', () => {
     const sys: SystemSpec = { ...p.sys, devices: p.sys.devices.map((d) => (d.kind === 'gpu' ? { ...d, memoryGB: 2e-5 } : d)) };
     const engine = new KernelEngine(p.manifest, p.backends, sys);
     const problemOf = (i: number) => bindProblem(p.spec, { sparse: new Map([['A', features(toCsr(loadMatrix(join(M, MATRICES[i]!))), 2)]]), dims: engine.L.bindDims(toMaps(inputs[i]!)), scalars: new Map() });
-    expect(evaluateChoices(sys, problemOf(0), pipeline.choices), 'the pipeline holds the small graph').toBeDefined();
-    expect(evaluateChoices(sys, problemOf(1), pipeline.choices), 'but not the larger').toBeUndefined();
-    const best = choicesOf(problemOf(1), planPareto(sys, problemOf(1), { objective: 'throughput' }).pareto[0]!);
+    expect(evaluateChoices(sys, problemOf(0), pipeline.choices, STEADY), 'the pipeline holds the small graph').toBeDefined();
+    expect(evaluateChoices(sys, problemOf(1), pipeline.choices, STEADY), 'but not the larger').toBeUndefined();
+    const best = choicesOf(problemOf(1), planPareto(sys, problemOf(1), goal('throughput')).pareto[0]!);
     const guards: GuardPlan = {
       ...p.guards,
       partitions: [
@@ -222,7 +223,7 @@ describe.skipIf(!HAVE)('the GPU stage really runs in the library', () => {
     const run = async (impl: string): Promise<Tensor> => {
       const slot = new Slot();
       const part = { choices: [{ start: 0, end: 1, device: 'gpu', count: 1 }] };
-      const plans = stagePlans(p.sys, p.spec, part, evaluateChoices(p.sys, problem, part.choices)!).map((s) => ({ ...s, impls: { op0: impl } }));
+      const plans = stagePlans(p.sys, p.spec, part, evaluateChoices(p.sys, problem, part.choices, STEADY)!).map((s) => ({ ...s, impls: { op0: impl } }));
       engine.begin(slot, engine.prepare(args));
       await engine.runStage(slot, plans[0]!);
       const y = (await engine.collect(slot)).get('y')!;

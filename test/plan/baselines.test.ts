@@ -10,6 +10,7 @@ import { choicesOf, evaluateChoices, objectiveValue, planPareto, type PlanOption
 import type { Mapping, PlanProblem } from '../../runtime/plan/types.js';
 import type { DeviceKind, SystemSpec } from '../../runtime/system/types.js';
 import { checkMapping, OBJECTIVES, optsDraftArb, problemArb, problemFamilyArb, resolveOpts, systemArb } from './gen.js';
+import { goal, STEADY } from '../helpers/goal.js';
 
 const KINDS: readonly DeviceKind[] = ['gpu', 'fpga', 'cpu'];
 const figures = (m: Mapping | undefined): number[] | undefined => (m ? [m.periodMs, m.latencyMs, m.energyJ, m.powerW] : undefined);
@@ -56,7 +57,7 @@ describe('single device kind', () => {
         expect(figures(out.pareto[0])).toEqual(figures(cpu));
         // One device instance: the only mapping is every op in one CPU stage.
         expect(out.pareto.length).toBeLessThanOrEqual(1);
-        const whole = evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: 'cpu', count: 1 }]);
+        const whole = evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: 'cpu', count: 1 }], opts);
         const meets = whole && (opts.powerCapW === undefined || whole.powerW <= opts.powerCapW) && (opts.latencyBoundMs === undefined || whole.latencyMs <= opts.latencyBoundMs);
         expect(figures(out.pareto[0])).toEqual(meets ? figures(whole) : undefined);
         if (cpu) {
@@ -84,7 +85,7 @@ describe('static', () => {
           const sys = ample(sys0);
           const training = family.slice(0, -1);
           const fresh = family[family.length - 1]!;
-          const opts: PlanOptions = { objective };
+          const opts: PlanOptions = goal(objective);
           const pick = staticChoice(sys, training, opts);
           const bests = training.map((t) => planPareto(sys, t, opts).pareto[0]);
           expect(pick === undefined).toBe(bests.every((b) => b === undefined));
@@ -97,15 +98,15 @@ describe('static', () => {
           // It is one of the training optima's choices.
           expect(bests.some((b, i) => b && JSON.stringify(choicesOf(training[i]!, b)) === JSON.stringify(pick))).toBe(true);
           training.forEach((t, i) => {
-            const m = evaluateChoices(sys, t, pick);
+            const m = evaluateChoices(sys, t, pick, opts);
             expect(m).toBeDefined();
-            checkMapping(sys, t, { objective }, m!);
+            checkMapping(sys, t, opts, m!);
             expect(objectiveValue(m!, objective)).toBeGreaterThanOrEqual(objectiveValue(bests[i]!, objective));
             if (objectiveValue(m!, objective) > objectiveValue(bests[i]!, objective)) suboptimal++;
           });
-          const m = evaluateChoices(sys, fresh, pick);
+          const m = evaluateChoices(sys, fresh, pick, opts);
           expect(m).toBeDefined();
-          checkMapping(sys, fresh, { objective }, m!);
+          checkMapping(sys, fresh, opts, m!);
         },
       ),
       { seed: 5150, numRuns: 100 },
@@ -137,7 +138,7 @@ describe('HEFT', () => {
     fc.assert(
       fc.property(problemArb(6), fc.oneof(systemArb({ maxAccel: 3 }), systemArb({ maxAccel: 3, spread: 'narrow' })), fc.constantFrom(...OBJECTIVES), (p, sys, objective) => {
         // Undefined when some task fits no instance (memory, FPGA resources).
-        const m = heft(sys, p, objective);
+        const m = heft(sys, p, goal(objective));
         if (m) checkHeft(sys, p, m);
       }),
       { seed: 2718, numRuns: 200 },
@@ -147,7 +148,7 @@ describe('HEFT', () => {
   // HEFT runs the same stage checks as the DP (memory, FPGA resources), so it
   // never reports a schedule the machine cannot run.
   const tiny = { lut: 1000, ff: 1000, bram: 1, uram: 0, dsp: 1 };
-  const slowCpu: SystemSpec['devices'][number] = { id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: { f32: 10, f64: 10, i32: 10, i64: 10 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 10, activePowerW: 20, memoryGB: 100, threads: 1 };
+  const slowCpu: SystemSpec['devices'][number] = { id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: { f32: 10, f64: 10, i32: 10, i64: 10 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 10, waitingPowerW: 10, activePowerW: 20, memoryGB: 100, threads: 1 };
   const gemm: PlanProblem = {
     kernel: 'k',
     paramBytes: new Map([['B', 1e3]]),
@@ -164,12 +165,12 @@ describe('HEFT', () => {
       constraints: {},
       devices: [
         slowCpu,
-        { id: 'fpga', kind: 'fpga', name: 'f', count: 1, peakGflops: { f32: 800, f64: 300, i32: 1000, i64: 400 }, memBandwidthGBs: 460, launchOverheadUs: 30, idlePowerW: 30, activePowerW: 75, memoryGB: 8, hostLink: { bandwidthGBs: 12, latencyUs: 10 }, fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources: tiny, bitstreamLoadMs: 1000 } },
+        { id: 'fpga', kind: 'fpga', name: 'f', count: 1, peakGflops: { f32: 800, f64: 300, i32: 1000, i64: 400 }, memBandwidthGBs: 460, launchOverheadUs: 30, idlePowerW: 30, waitingPowerW: 30, activePowerW: 75, memoryGB: 8, hostLink: { bandwidthGBs: 12, latencyUs: 10 }, fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources: tiny, bitstreamLoadMs: 1000 } },
       ],
     };
     // The DP knows the FPGA cannot run it.
-    expect(planPareto(sys, gemm, { objective: 'throughput' }).pareto.map((m) => m.stages[0]!.device)).toEqual(['cpu']);
-    expect(heft(sys, gemm, 'throughput')!.stages[0]!.device).toBe('cpu');
+    expect(planPareto(sys, gemm, goal('throughput')).pareto.map((m) => m.stages[0]!.device)).toEqual(['cpu']);
+    expect(heft(sys, gemm, STEADY)!.stages[0]!.device).toBe('cpu');
   });
 
   it('never places a task on a device without the memory for its operands', () => {
@@ -180,10 +181,10 @@ describe('HEFT', () => {
       constraints: {},
       devices: [
         slowCpu,
-        { id: 'gpu', kind: 'gpu', name: 'g', count: 1, peakGflops: { f32: 19500, f64: 9700, i32: 19500, i64: 4875 }, memBandwidthGBs: 1555, launchOverheadUs: 5, idlePowerW: 50, activePowerW: 250, memoryGB: 1e-6, hostLink: { bandwidthGBs: 25, latencyUs: 10 } },
+        { id: 'gpu', kind: 'gpu', name: 'g', count: 1, peakGflops: { f32: 19500, f64: 9700, i32: 19500, i64: 4875 }, memBandwidthGBs: 1555, launchOverheadUs: 5, idlePowerW: 50, waitingPowerW: 50, activePowerW: 250, memoryGB: 1e-6, hostLink: { bandwidthGBs: 25, latencyUs: 10 } },
       ],
     };
-    expect(planPareto(sys, gemm, { objective: 'throughput' }).pareto.map((m) => m.stages[0]!.device)).toEqual(['cpu']);
-    expect(heft(sys, gemm, 'throughput')!.stages[0]!.device).toBe('cpu');
+    expect(planPareto(sys, gemm, goal('throughput')).pareto.map((m) => m.stages[0]!.device)).toEqual(['cpu']);
+    expect(heft(sys, gemm, STEADY)!.stages[0]!.device).toBe('cpu');
   });
 });

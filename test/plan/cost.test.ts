@@ -12,84 +12,12 @@ import { variantTimes } from '../../runtime/plan/cost.js';
 import { fpgaDesignResources } from '../../runtime/plan/fpga-designs.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
 import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
-import type { Dtype, PlanOp, PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
-import type { DeviceSpec, FpgaSpec, SystemSpec } from '../../runtime/system/types.js';
+import type { PlanOp, PlanProblem } from '../../runtime/plan/types.js';
+import type { DeviceSpec } from '../../runtime/system/types.js';
+import { CPU, features, fpga, GPU, spmv, system, U280 } from './devices.js';
 import { featuresArb } from './gen.js';
+import { goal, STEADY } from '../helpers/goal.js';
 
-const CPU: DeviceSpec = {
-  id: 'cpu',
-  kind: 'cpu',
-  name: 'host',
-  count: 1,
-  peakGflops: { f32: 5734, f64: 2867, i32: 2867, i64: 1434 },
-  memBandwidthGBs: 300,
-  launchOverheadUs: 5,
-  idlePowerW: 100,
-  activePowerW: 450,
-  memoryGB: 512,
-  threads: 64,
-};
-const GPU: DeviceSpec = {
-  id: 'gpu',
-  kind: 'gpu',
-  name: 'A100-like',
-  count: 1,
-  peakGflops: { f32: 19500, f64: 9700, i32: 19500, i64: 4875 },
-  memBandwidthGBs: 1555,
-  launchOverheadUs: 5,
-  idlePowerW: 50,
-  activePowerW: 250,
-  memoryGB: 40,
-  hostLink: { bandwidthGBs: 25, latencyUs: 10 },
-};
-const U280 = { lut: 1_304_000, ff: 2_607_000, bram: 2016, uram: 960, dsp: 9024 };
-const fpga = (resources: FpgaSpec['resources'], count = 1): DeviceSpec => ({
-  id: 'fpga',
-  kind: 'fpga',
-  name: 'U280-like',
-  count,
-  peakGflops: { f32: 812, f64: 290, i32: 1354, i64: 406 },
-  memBandwidthGBs: 460,
-  launchOverheadUs: 30,
-  idlePowerW: 30,
-  activePowerW: 75,
-  memoryGB: 8,
-  hostLink: { bandwidthGBs: 12, latencyUs: 10 },
-  fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources, bitstreamLoadMs: 1000 },
-});
-const system = (devices: DeviceSpec[], peerLinks: SystemSpec['peerLinks'] = []): SystemSpec => ({ name: 't', description: '', devices, peerLinks, constraints: {} });
-
-/** An SpMV y = A x over features `f`, in the work counts annotate-cost gives it. */
-function spmv(f: SparseFeatures, id = 'op0', dtype: Dtype = 'f32'): PlanOp {
-  return {
-    id,
-    kind: 'spmv',
-    result: `${id}_y`,
-    dtype,
-    impls: typicalImpls('spmv'),
-    reads: [
-      { value: 'A', from: { kind: 'param' } },
-      { value: 'x', from: { kind: 'param' } },
-    ],
-    items: f.rows,
-    flops: 2 * f.nnz,
-    bytes: f.nnz * 8 + (f.rows + 1) * 4 + f.cols * 4 + f.rows * 4,
-    gathers: f.nnz,
-    resultBytes: f.rows * 4,
-    sparse: f,
-    trips: 1,
-  };
-}
-const features = (rows: number, mean: number, cv: number, max: number, top1: number): SparseFeatures => ({
-  rows,
-  cols: rows,
-  nnz: rows * mean,
-  rowLenMean: mean,
-  rowLenMax: max,
-  rowLenCv: cv,
-  emptyRowFraction: 0,
-  top1PctNnzShare: top1,
-});
 const ms = (op: PlanOp, d: DeviceSpec, variant: string): number => {
   const v = variantTimes(op, d).find((x) => x.variant === variant);
   expect(v, `${variant} on ${d.kind}`).toBeDefined();
@@ -145,16 +73,16 @@ describe('FPGA resources', () => {
   it('a stage is infeasible when its designs together exceed the device; exactly enough fits', () => {
     const justSpmv = system([CPU, fpga(fpgaDesignResources('spmv'))]);
     const one = problem([spmv(f)]);
-    expect(evaluateChoices(justSpmv, one, whole(one))).toBeDefined();
+    expect(evaluateChoices(justSpmv, one, whole(one), STEADY)).toBeDefined();
     // spmv + the stream design of the map: one bitstream needs both.
     const two = problem([spmv(f), scale]);
-    expect(evaluateChoices(justSpmv, two, whole(two))).toBeUndefined();
-    const out = planPareto(justSpmv, two, { objective: 'throughput', kinds: ['fpga'] });
+    expect(evaluateChoices(justSpmv, two, whole(two), STEADY)).toBeUndefined();
+    const out = planPareto(justSpmv, two, { ...goal('throughput'), kinds: ['fpga'] });
     expect(out.pareto).toEqual([]);
     expect(out.infeasible.join('\n')).toContain(`kernels serpens-spmv+stream need ${fpgaDesignResources('spmv').lut + fpgaDesignResources('stream').lut} LUT on fpga, which has ${fpgaDesignResources('spmv').lut}`);
     // The spmm design alone does not fit either.
     const mm = problem([spmm]);
-    expect(evaluateChoices(justSpmv, mm, whole(mm))).toBeUndefined();
+    expect(evaluateChoices(justSpmv, mm, whole(mm), STEADY)).toBeUndefined();
   });
 
   it('designs that fit one at a time but not together force separate FPGA stages', () => {
@@ -162,14 +90,14 @@ describe('FPGA resources', () => {
     const r = { lut: U280.lut * 0.6, ff: U280.ff * 0.6, bram: U280.bram * 0.6, uram: U280.uram * 0.6, dsp: U280.dsp * 0.6 };
     const sys = system([CPU, fpga(r, 2)]);
     const p = problem([spmv(f), { ...spmm, reads: [{ value: 'A', from: { kind: 'param' } }, { value: 'op0_y', from: { kind: 'op', id: 'op0' } }] }]);
-    expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 1 }])).toBeUndefined();
-    expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 2 }])).toBeUndefined();
+    expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 1 }], STEADY)).toBeUndefined();
+    expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 2 }], STEADY)).toBeUndefined();
     const split = evaluateChoices(sys, p, [
       { start: 0, end: 1, device: 'fpga', count: 1 },
       { start: 1, end: 2, device: 'fpga', count: 1 },
-    ]);
+    ], STEADY);
     expect(split).toBeDefined();
-    const only = singleKind(sys, p, 'fpga', { objective: 'throughput' });
+    const only = singleKind(sys, p, 'fpga', goal('throughput'));
     expect(only?.stages.map((s) => s.ops)).toEqual([['op0'], ['op1']]);
     expect(only?.stages.map((s) => s.devices)).toEqual([['fpga0'], ['fpga1']]);
   });
@@ -205,8 +133,8 @@ describe('transfers', () => {
       { start: 0, end: 1, device: 'gpu', count: 1 },
       { start: 1, end: 2, device: 'fpga', count: 1 },
     ];
-    const linked = evaluateChoices(system([CPU, GPU, F], [link]), p, choices)!;
-    const bare = evaluateChoices(system([CPU, GPU, F]), p, choices)!;
+    const linked = evaluateChoices(system([CPU, GPU, F], [link]), p, choices, STEADY)!;
+    const bare = evaluateChoices(system([CPU, GPU, F]), p, choices, STEADY)!;
     expect(linked.stages[1]!.transferMs).toBe(link.latencyUs / 1e3 + (op0.resultBytes / (link.bandwidthGBs * 1e9)) * 1e3);
     expect(bare.stages[1]!.transferMs).toBe(hop(GPU, op0.resultBytes) + hop(F, op0.resultBytes));
     expect(bare.latencyMs).toBeGreaterThan(linked.latencyMs);
@@ -231,13 +159,13 @@ describe('dtypes a device cannot run', () => {
         ops: [{ id: 'op0', kind: 'copy', result: 'y', dtype: 'f64', reads: [{ value: 'x', from: { kind: 'param' } }], items: 1e6, flops, bytes: 1e9, gathers: 0, resultBytes: 1e3, trips: 1, impls: typicalImpls('copy') }],
       };
       const finite = (m: { periodMs: number; latencyMs: number; energyJ: number }): boolean => [m.periodMs, m.latencyMs, m.energyJ].every(Number.isFinite);
-      const out = planPareto(sys, p, { objective: 'throughput' });
+      const out = planPareto(sys, p, goal('throughput'));
       expect(out.pareto.length).toBeGreaterThan(0);
       for (const m of out.pareto) expect(finite(m), `${flops} flops: ${m.periodMs} ms on ${m.stages[0]!.device}`).toBe(true);
       if (flops > 0) for (const m of out.pareto) expect(m.stages[0]!.device).toBe('cpu');
-      const g = singleKind(sys, p, 'gpu', { objective: 'throughput' });
+      const g = singleKind(sys, p, 'gpu', goal('throughput'));
       if (g) expect(finite(g)).toBe(true);
-      expect(finite(heft(sys, p, 'throughput')!)).toBe(true);
+      expect(finite(heft(sys, p, STEADY)!)).toBe(true);
     }
   });
 });
@@ -265,9 +193,9 @@ describe('stages split over several instances', () => {
     const it20 = { ...spmv(small), trips: 20 };
     const p = problem([it20], small);
     expect(splitExchangeMs(sys, p.ops, G2, 2)).toBeCloseTo(19 * transferMs(sys, G2, G2, small.rows * 4 / 2), 12);
-    const one = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 1 }])!;
-    const two = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 2 }])!;
+    const one = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 1 }], STEADY)!;
+    const two = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 2 }], STEADY)!;
     expect(two.periodMs).toBeGreaterThan(one.periodMs);
-    expect(planPareto(sys, p, { objective: 'throughput' }).pareto[0]!.stages[0]!.count).toBe(1);
+    expect(planPareto(sys, p, goal('throughput')).pareto[0]!.stages[0]!.count).toBe(1);
   });
 });

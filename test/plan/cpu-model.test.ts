@@ -13,7 +13,7 @@ import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
 
 const MODEL: CpuModelSpec = { nsPerNnz: 0.5, nsPerGather: 0.1, nsPerRow: 2, nsPerItem: 0.25, nsPerMiss: 40, nsPerByte: 0.05, cacheMB: 4 };
-const cpu = (cpuModel: CpuModelSpec | undefined, threads = 1): DeviceSpec => ({ id: 'cpu', kind: 'cpu', name: 'h', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 20, launchOverheadUs: 3, idlePowerW: 1, activePowerW: 2, memoryGB: 8, threads, ...(cpuModel ? { cpuModel } : {}) });
+const cpu = (cpuModel: CpuModelSpec | undefined, threads = 1): DeviceSpec => ({ id: 'cpu', kind: 'cpu', name: 'h', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 20, launchOverheadUs: 3, idlePowerW: 1, waitingPowerW: 1, activePowerW: 2, memoryGB: 8, threads, ...(cpuModel ? { cpuModel } : {}) });
 
 const feats = (rows: number, perRow: number, localityScore: number, rowLenMax = perRow): SparseFeatures => ({ rows, cols: rows, nnz: rows * perRow, rowLenMean: perRow, rowLenMax, rowLenCv: 0, emptyRowFraction: 0, top1PctNnzShare: 0.01, localityScore });
 

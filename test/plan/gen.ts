@@ -7,8 +7,9 @@
 import { typicalImpls } from '../helpers/impls.js';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { idlePowerW, peakPowerW, type PlanOptions } from '../../runtime/plan/dp.js';
-import { enumerateMappings } from '../../runtime/plan/exhaustive.js';
+import { choicesOf, evaluateChoices, idlePowerW, peakPowerW, planPareto, type PlanOptions } from '../../runtime/plan/dp.js';
+import { ENERGY_SCOPES, perInputMs, type EnergyScope, type StreamLength } from '../../runtime/plan/figures.js';
+import { enumerateMappings, exhaustivePareto } from '../../runtime/plan/exhaustive.js';
 import type { Dtype, Mapping, Objective, PlanOp, PlanProblem, SparseFeatures, ValueRead } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec, FpgaSpec, PeerLink, SystemSpec } from '../../runtime/system/types.js';
 
@@ -203,7 +204,10 @@ export const problemFamilyArb = (size: { min: number; max: number }, maxOps = 5,
 // ---------------------------------------------------------------- systems
 
 const peaks = (sp: Spread) => fc.record({ f32: rng(R[sp].peak), f64: rng(R[sp].peak), i32: rng(R[sp].peak), i64: rng(R[sp].peak) });
-const power = fc.tuple(mag(0, 2), mag(0, 2)).map(([idle, extra]) => ({ idlePowerW: idle, activePowerW: idle + extra }));
+/** idle <= waiting <= active: a waiting (powered-up) instance sits anywhere from its idle to its active draw. */
+const power = fc
+  .tuple(mag(0, 2), mag(0, 2), fc.constantFrom(0, 0.25, 0.5, 1))
+  .map(([idle, extra, wait]) => ({ idlePowerW: idle, waitingPowerW: idle + wait * extra, activePowerW: idle + extra }));
 /** Device memory, GB: usually ample, sometimes (wide) tiny, 1 KB .. 1 MB, so stages fail the memory check. */
 const memoryGB = (sp: Spread) =>
   R[sp].tinyMemWeight > 0 ? fc.oneof({ weight: 6, arbitrary: rng(R[sp].mem) }, { weight: R[sp].tinyMemWeight, arbitrary: mag(-6, -3) }) : rng(R[sp].mem);
@@ -222,9 +226,12 @@ const cpuModelArb: fc.Arbitrary<CpuModelSpec> = fc.record({
   dispatchUsPerThread: mag(-1, 2),
 });
 
+/** The host's root complex: absent (not a shared limit) or a bandwidth in the range of the links', so it sometimes binds. */
+const rootComplex = (sp: Spread) => fc.option(rng(R[sp].linkBw), { nil: undefined });
+
 const cpuArb = (sp: Spread): fc.Arbitrary<DeviceSpec> => fc
-  .record({ peakGflops: peaks(sp), mem: rng(R[sp].bw), launch: fc.integer({ min: 0, max: 50 }), power, memoryGB: memoryGB(sp), threads: fc.integer({ min: 1, max: 64 }), cpuModel: fc.option(cpuModelArb, { nil: undefined }) })
-  .map((r) => ({ id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: r.peakGflops, memBandwidthGBs: r.mem, launchOverheadUs: r.launch, ...r.power, memoryGB: r.memoryGB, threads: r.threads, ...(r.cpuModel ? { cpuModel: r.cpuModel } : {}) }));
+  .record({ peakGflops: peaks(sp), mem: rng(R[sp].bw), launch: fc.integer({ min: 0, max: 50 }), power, memoryGB: memoryGB(sp), threads: fc.integer({ min: 1, max: 64 }), cpuModel: fc.option(cpuModelArb, { nil: undefined }), root: rootComplex(sp) })
+  .map((r) => ({ id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: r.peakGflops, memBandwidthGBs: r.mem, launchOverheadUs: r.launch, ...r.power, memoryGB: r.memoryGB, threads: r.threads, ...(r.cpuModel ? { cpuModel: r.cpuModel } : {}), ...(r.root !== undefined ? { rootComplexGBs: r.root } : {}) }));
 
 /**
  * FPGA resources as fractions of an Alveo U280's: often one scale for all
@@ -317,15 +324,22 @@ export const systemArb = (g: SystemGen = {}): fc.Arbitrary<SystemSpec> => {
     });
 };
 
-/** Fractions that become a power cap and a latency bound once the problem's mappings are known. */
+/** Stream lengths worth telling apart: one input (latency is all), two, the evaluation's twelve, the steady state. */
+export const STREAMS: readonly StreamLength[] = [1, 2, 12, 'unbounded'];
+
+/** The goal, and fractions that become a power cap and a latency bound once the problem's mappings are known. */
 export interface OptsDraft {
   objective: Objective;
+  energyScope: EnergyScope;
+  streamLength: StreamLength;
   cap: number | undefined;
   bound: number | undefined;
 }
 
 export const optsDraftArb: fc.Arbitrary<OptsDraft> = fc.record({
   objective: fc.constantFrom(...OBJECTIVES),
+  energyScope: fc.constantFrom(...ENERGY_SCOPES),
+  streamLength: fc.constantFrom(...STREAMS),
   cap: fc.option(fc.integer({ min: 0, max: 110 }).map((x) => x / 100), { nil: undefined }),
   bound: fc.option(fc.integer({ min: 0, max: 120 }).map((x) => x / 100), { nil: undefined }),
 });
@@ -337,9 +351,9 @@ export const optsDraftArb: fc.Arbitrary<OptsDraft> = fc.record({
  * `latency == bound` are exercised; above 1, a little slack).
  */
 export function resolveOpts(sys: SystemSpec, p: PlanProblem, d: OptsDraft): PlanOptions {
-  const o: PlanOptions = { objective: d.objective };
+  const o: PlanOptions = { objective: d.objective, energyScope: d.energyScope, streamLength: d.streamLength };
   if (d.cap === undefined && d.bound === undefined) return o;
-  const all = enumerateMappings(sys, p, { objective: d.objective });
+  const all = enumerateMappings(sys, p, { ...o });
   const quantile = (xs: number[], q: number): number | undefined => {
     xs.sort((a, b) => a - b);
     return xs.length === 0 ? undefined : q <= 1 ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]! : xs[xs.length - 1]! * q;
@@ -357,8 +371,27 @@ export function resolveOpts(sys: SystemSpec, p: PlanProblem, d: OptsDraft): Plan
 
 export type Triple = [number, number, number];
 
+/** A front's figures as the Pareto filter keys them: time per input over the stream, latency, energy in the planned scope. */
 export function triples(ms: readonly Mapping[]): Triple[] {
-  return ms.map((m) => [m.periodMs, m.latencyMs, m.energyJ] as Triple).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  return ms.map((m) => [m.perInputMs, m.latencyMs, m.energyJ] as Triple).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+}
+
+/**
+ * The DP's front is exactly the exhaustive enumeration's, every mapping on
+ * either is well formed and within the constraints, and each DP mapping's
+ * figures are what its stage choices score. Returns the DP's front.
+ */
+export function expectExact(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): Mapping[] {
+  const dp = planPareto(sys, p, opts);
+  const ex = exhaustivePareto(sys, p, opts);
+  expect(triples(dp.pareto)).toEqual(triples(ex));
+  for (const m of dp.pareto) {
+    checkMapping(sys, p, opts, m);
+    const again = evaluateChoices(sys, p, choicesOf(p, m), opts)!;
+    expect([again.periodMs, again.latencyMs, again.perInputMs, again.deviceEnergyJ, again.systemEnergyJ, again.powerW]).toEqual([m.periodMs, m.latencyMs, m.perInputMs, m.deviceEnergyJ, m.systemEnergyJ, m.powerW]);
+  }
+  for (const m of ex) checkMapping(sys, p, opts, m);
+  return dp.pareto;
 }
 
 /** The structural checks every mapping the planner returns must pass. */
@@ -409,7 +442,17 @@ export function checkMapping(sys: SystemSpec, p: PlanProblem, opts: PlanOptions,
     expect(s.timeMs).toBeCloseTo(s.computeMs + s.transferMs, 9);
     expect(s.transferMs).toBeGreaterThanOrEqual(0);
   }
-  expect(m.periodMs).toBe(Math.max(...m.stages.map((s) => s.periodMs)));
+  // The root complex bounds the period when a period's host traffic takes it longer than the slowest stage.
+  expect(m.periodMs).toBe(Math.max(...m.stages.map((s) => s.periodMs), m.rootComplexMs));
   expect(m.latencyMs).toBe(m.stages.reduce((a, s) => a + s.timeMs, 0));
-  for (const x of [m.periodMs, m.latencyMs, m.energyJ]) expect(Number.isFinite(x) && x > 0).toBe(true);
+  for (const x of [m.periodMs, m.latencyMs, m.energyJ, m.perInputMs, m.deviceEnergyJ]) expect(Number.isFinite(x) && x > 0).toBe(true);
+  // Figures counted as the options say: the stream, the scope.
+  expect(m.streamLength).toBe(opts.streamLength);
+  expect(m.perInputMs).toBe(perInputMs(m.periodMs, m.latencyMs, opts.streamLength));
+  // Between the period and the latency (up to rounding: (L + (N - 1) P) / N with L = P need not give P exactly).
+  expect(m.perInputMs).toBeGreaterThanOrEqual(Math.min(m.periodMs, m.latencyMs) * (1 - 1e-12));
+  expect(m.perInputMs).toBeLessThanOrEqual(Math.max(m.periodMs, m.latencyMs) * (1 + 1e-12));
+  expect(m.energyScope).toBe(opts.energyScope);
+  expect(m.energyJ).toBe(opts.energyScope === 'device' ? m.deviceEnergyJ : m.systemEnergyJ);
+  expect(m.systemEnergyJ).toBeGreaterThanOrEqual(m.deviceEnergyJ);
 }

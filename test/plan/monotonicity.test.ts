@@ -10,6 +10,7 @@ import { enumerateMappings } from '../../runtime/plan/exhaustive.js';
 import type { Mapping, PlanProblem } from '../../runtime/plan/types.js';
 import type { DeviceSpec, SystemSpec } from '../../runtime/system/types.js';
 import { OBJECTIVES, problemArb, systemArb } from './gen.js';
+import { goal, STEADY } from '../helpers/goal.js';
 
 const weaklyDominates = (a: Mapping, b: { periodMs: number; latencyMs: number; energyJ: number }): boolean =>
   a.periodMs <= b.periodMs && a.latencyMs <= b.latencyMs && a.energyJ <= b.energyJ;
@@ -39,13 +40,13 @@ describe('power cap', () => {
         fc.integer({ min: 0, max: 100 }),
         fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
         (p, sys, a, b, boundQ) => {
-          const all = enumerateMappings(sys, p, { objective: 'throughput' });
+          const all = enumerateMappings(sys, p, goal('throughput'));
           const powers = [...new Set(all.map((m) => m.powerW))].sort((x, y) => x - y);
           const lats = all.map((m) => m.latencyMs).sort((x, y) => x - y);
           // Caps at (or between) actual mapping powers, so they bind.
           const capAt = (q: number): number => (powers.length === 0 ? 100 : powers[Math.min(powers.length - 1, Math.floor((q / 100) * powers.length))]! + (q % 3 === 0 ? 0 : 0.5));
           const [lo, hi] = [capAt(Math.min(a, b)), capAt(Math.max(a, b))];
-          const base: PlanOptions = { objective: 'throughput' };
+          const base: PlanOptions = goal('throughput');
           if (boundQ !== undefined && lats.length > 0) base.latencyBoundMs = lats[Math.min(lats.length - 1, Math.floor((boundQ / 100) * lats.length))]!;
           const low = planPareto(sys, p, { ...base, powerCapW: lo }).pareto[0];
           const high = planPareto(sys, p, { ...base, powerCapW: hi }).pareto[0];
@@ -67,9 +68,9 @@ describe('one more device instance', () => {
   const optsArb = fc.record({ objective: fc.constantFrom(...OBJECTIVES), cap: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }), bound: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }) });
 
   function resolve(sys: SystemSpec, p: PlanProblem, o: { objective: PlanOptions['objective']; cap: number | undefined; bound: number | undefined }, withCap: boolean): PlanOptions {
-    const all = enumerateMappings(sys, p, { objective: o.objective });
+    const all = enumerateMappings(sys, p, goal(o.objective));
     const q = (xs: number[], f: number): number | undefined => (xs.sort((x, y) => x - y), xs[Math.min(xs.length - 1, Math.floor((f / 100) * xs.length))]);
-    const opts: PlanOptions = { objective: o.objective };
+    const opts: PlanOptions = goal(o.objective);
     const cap = withCap && o.cap !== undefined ? q(all.map((m) => m.powerW), o.cap) : undefined;
     const bound = o.bound !== undefined ? q(all.map((m) => m.latencyMs), o.bound) : undefined;
     if (cap !== undefined) opts.powerCapW = cap;
@@ -115,7 +116,7 @@ describe('one more device instance', () => {
           const shifted = { periodMs: m.periodMs, latencyMs: m.latencyMs, energyJ: (m.energyJ + (m.periodMs / 1e3) * dev.idlePowerW) * (1 + 1e-12) };
           expect(now.some((n) => weaklyDominates(n, shifted))).toBe(true);
           // The same stage choices score exactly so on the bigger system.
-          const same = evaluateChoices(after, p, choicesOf(p, m))!;
+          const same = evaluateChoices(after, p, choicesOf(p, m), STEADY)!;
           expect([same.periodMs, same.latencyMs]).toEqual([m.periodMs, m.latencyMs]);
           expect(same.energyJ).toBeLessThanOrEqual(shifted.energyJ);
           points++;
@@ -170,10 +171,10 @@ describe('peer links', () => {
     fc.assert(
       fc.property(problemArb(6), linkedSystem, (p, sys) => {
         const bare: SystemSpec = { ...sys, peerLinks: [] };
-        for (const m of enumerateMappings(sys, p, { objective: 'throughput' })) {
+        for (const m of enumerateMappings(sys, p, goal('throughput'))) {
           const c = choicesOf(p, m);
-          const linked = evaluateChoices(sys, p, c)!;
-          const unlinked = evaluateChoices(bare, p, c);
+          const linked = evaluateChoices(sys, p, c, STEADY)!;
+          const unlinked = evaluateChoices(bare, p, c, STEADY);
           // Links change no feasibility check.
           expect(unlinked).toBeDefined();
           expect(unlinked!.periodMs).toBeGreaterThanOrEqual(linked.periodMs);

@@ -12,6 +12,7 @@ import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { implsOf, lower } from '../helpers/compile.js';
+import { goal } from '../helpers/goal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -25,7 +26,7 @@ describe('partition pass', () => {
     const pass = partitionPass({
       system: loadSystemFile(join(root, 'systems', 'paper-1g1f.json')),
       binding: { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['n', A.rows]]), scalars: new Map([['d', 0.85]]) },
-      objective: 'latency',
+      ...goal('latency'),
       kernel: 'pagerank',
       impls: implsOf(src, 'pagerank.dy'),
     });

@@ -35,6 +35,41 @@ describe('dype plan', () => {
     expect(energies[0]).toBe(Math.min(...energies));
     for (const b of ['gpu-only', 'static', 'heft']) for (const k of ['period_ms', 'latency_ms', 'energy_j']) expect(j.baselines[b][k]).toBeGreaterThan(0);
   });
+  it('reports both energies and the figures over the stream; --energy-scope and --stream set the goal', () => {
+    const plan = (...extra: string[]) => {
+      const r = dype('plan', ...gcn, '--system', 'paper-1g1f', '--objective', 'energy', '--json', ...extra);
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const dflt = plan();
+    // The documented defaults: system energy, the steady state of an unbounded stream.
+    expect(dflt).toMatchObject({ energy_scope: 'system', stream_length: 'unbounded' });
+    for (const m of dflt.pareto) {
+      expect(m.energy_j).toBe(m.system_energy_j);
+      expect(m.system_energy_j).toBeGreaterThanOrEqual(m.device_energy_j);
+      expect(m.per_input_ms).toBe(m.period_ms);
+      expect(m.period_ms).toBeGreaterThanOrEqual(m.root_complex_ms);
+    }
+    const one = plan('--energy-scope', 'device', '--stream', '1');
+    expect(one).toMatchObject({ energy_scope: 'device', stream_length: 1 });
+    for (const m of one.pareto) {
+      expect(m.energy_j).toBe(m.device_energy_j);
+      // One input at a time: fill and drain are all there is.
+      expect(m.per_input_ms).toBe(m.latency_ms);
+    }
+    const devices = one.pareto.map((m: { device_energy_j: number }) => m.device_energy_j);
+    expect(devices[0]).toBe(Math.min(...devices));
+  });
+  it('a bad --energy-scope or --stream is a usage error, exit 2', () => {
+    const scope = dype('plan', ...gcn, '--energy-scope', 'wall');
+    expect(scope.status).toBe(2);
+    expect(scope.stderr).toMatch(/--energy-scope expects device or system, got 'wall'/);
+    for (const bad of ['0', '2.5', 'many']) {
+      const r = dype('plan', ...gcn, '--stream', bad);
+      expect(r.status, bad).toBe(2);
+      expect(r.stderr).toMatch(/--stream expects a positive whole number of inputs or 'unbounded'/);
+    }
+  });
   it('--no-p2p never makes the best period shorter', () => {
     const a = JSON.parse(dype('plan', ...gcn, '--json').stdout);
     const b = JSON.parse(dype('plan', ...gcn, '--json', '--no-p2p').stdout);
@@ -49,7 +84,7 @@ describe('dype plan', () => {
   it('a bad system file is one clear error naming file, line and field, exit 1', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dype-sys-'));
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, '{\n  "name": "x",\n  "description": "y",\n  "devices": [\n    { "id": "cpu", "kind": "cpu", "name": "c", "count": 1, "peakGflops": { "f32": 1, "f64": 1, "i32": 1, "i64": 1 }, "memBandwidthGBs": -3, "launchOverheadUs": 1, "idlePowerW": 1, "activePowerW": 2, "memoryGB": 1 }\n  ]\n}\n');
+    writeFileSync(bad, '{\n  "name": "x",\n  "description": "y",\n  "devices": [\n    { "id": "cpu", "kind": "cpu", "name": "c", "count": 1, "peakGflops": { "f32": 1, "f64": 1, "i32": 1, "i64": 1 }, "memBandwidthGBs": -3, "launchOverheadUs": 1, "idlePowerW": 1, "waitingPowerW": 1, "activePowerW": 2, "memoryGB": 1 }\n  ]\n}\n');
     const r = dype('plan', ...gcn, '--system', bad);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${bad}:5:`);
@@ -74,5 +109,7 @@ describe('dype run --json', () => {
     expect(j.features.A.rowLenCv).toBeGreaterThan(0);
     expect(j.partition.stages[0].ops).toEqual(['op0']);
     expect(j.predicted.latency_ms).toBeGreaterThan(0);
+    expect(j.partition).toMatchObject({ energy_scope: 'system', stream_length: 'unbounded' });
+    expect(j.predicted.system_energy_j).toBeGreaterThanOrEqual(j.predicted.device_energy_j);
   });
 });

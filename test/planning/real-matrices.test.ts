@@ -14,6 +14,7 @@ import { loadMatrix } from '../../runtime/io/load.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import type { Tensor } from '../../runtime/tensor.js';
 import { optimised, specOf } from '../helpers/compile.js';
+import { goal } from '../helpers/goal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = join(root, '..', 'shared', 'data', 'matrices');
@@ -41,7 +42,7 @@ describe('gcn on paper-2g2f over the real matrices', () => {
   const rows = square.map(({ f, m }) => {
     const tensors = new Map<string, Tensor>([['A', toCsr(m, f)]]);
     const feats = sparseFeatures(kernel, tensors);
-    const r = planFor(spec, sys, feats, boundDims(kernel, tensors, scalars), scalars, 'throughput');
+    const r = planFor(spec, sys, feats, boundDims(kernel, tensors, scalars), scalars, goal('throughput'));
     const best = r.pareto[0]!;
     const where = (id: string): string => best.stages.find((s) => s.ops.includes(id))!.kind;
     const fa = feats.get('A')!;

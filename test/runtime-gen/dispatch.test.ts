@@ -16,6 +16,7 @@ import { buildGuards, featureRecord, outOfRange, sampleBindings, walkTree } from
 import { gcnBinding, gcnSpec, graph, system } from '../guards/fixtures.js';
 import { optimised } from '../helpers/compile.js';
 import { example } from '../helpers/cli.js';
+import { goal } from '../helpers/goal.js';
 
 const HAVE_GXX = spawnSync('g++', ['--version']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'dype-dispatch-'));
@@ -23,7 +24,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const spec = gcnSpec();
 const samples = sampleBindings(['cora.cites', 'jazz.mtx', 'ca-GrQc.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16)), { perProfile: 15, shapeDims: { A: ['n', 'n'] }, ranges: { 'dim.f': [16, 128] } });
-const plan = buildGuards(spec, system('paper-1g1f'), samples, { objective: 'throughput' });
+const plan = buildGuards(spec, system('paper-1g1f'), samples, goal('throughput'));
 const kernel = optimised(readFileSync(example('gcn.dy'), 'utf8')).kernels[0]!;
 const manifest = wasmManifest(lowerKernelsPass.run({ kernels: [kernel] }).kernels[0]!, [], true);
 // Outside the ranges: a much larger graph and a wider layer.

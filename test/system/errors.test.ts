@@ -24,6 +24,7 @@ function base(): any {
         memBandwidthGBs: 20,
         launchOverheadUs: 5,
         idlePowerW: 10,
+        waitingPowerW: 12,
         activePowerW: 50,
         memoryGB: 16,
         threads: 4,
@@ -37,6 +38,7 @@ function base(): any {
         memBandwidthGBs: 900,
         launchOverheadUs: 5,
         idlePowerW: 30,
+        waitingPowerW: 90,
         activePowerW: 200,
         memoryGB: 24,
         hostLink: { bandwidthGBs: 12, latencyUs: 10 },
@@ -50,6 +52,7 @@ function base(): any {
         memBandwidthGBs: 460,
         launchOverheadUs: 30,
         idlePowerW: 25,
+        waitingPowerW: 35,
         activePowerW: 75,
         memoryGB: 8,
         hostLink: { bandwidthGBs: 12, latencyUs: 10 },
@@ -238,11 +241,29 @@ describe('schema violations name the field path and its line', () => {
     const src = text(o);
     expectError(fails(src), 'DY3021', lineOf(src, '"devices"'), '`devices`: expected at least 1 entry, got an empty array');
   });
-  it('active power below idle power', () => {
+  it('active power below waiting power', () => {
     const o = base();
-    o.devices[1].activePowerW = 20;
+    o.devices[1].activePowerW = 80;
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"activePowerW": 20'), 'expected activePowerW >= idlePowerW (30), got 20');
+    expectError(fails(src), 'DY3021', lineOf(src, '"activePowerW": 80'), 'expected activePowerW >= waitingPowerW (90), got 80');
+  });
+  it('waiting power below idle power', () => {
+    const o = base();
+    o.devices[1].waitingPowerW = 20;
+    const src = text(o);
+    expectError(fails(src), 'DY3021', lineOf(src, '"waitingPowerW": 20'), 'expected waitingPowerW >= idlePowerW (30), got 20');
+  });
+  it('a missing waiting power', () => {
+    const o = base();
+    delete o.devices[2].waitingPowerW;
+    const src = text(o);
+    expectError(fails(src), 'DY3020', lineOf(src, '"id": "fpga"') - 1, 'missing field `devices[2].waitingPowerW`: expected a number >= 0');
+  });
+  it('a root complex on a device other than the host CPU', () => {
+    const o = base();
+    o.devices[1].rootComplexGBs = 48;
+    const src = text(o);
+    expectError(fails(src), 'DY3025', lineOf(src, '"rootComplexGBs"'), '"rootComplexGBs" is for the host CPU only');
   });
   it('top level is not an object', () => {
     expectError(fails('[1, 2]\n'), 'DY3021', 1, 'expected a JSON object at the top level, got an array of 2 entries');
