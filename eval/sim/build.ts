@@ -8,6 +8,7 @@
  * estimates without its launch term; everything around them is the
  * simulation's own.
  */
+import { callOverheadUs } from '../../runtime/catalogue/index.js';
 import { bestOpTime, MODEL } from '../../runtime/plan/cost.js';
 import { lastWriters } from '../../runtime/plan/dp.js';
 import type { PlanProblem } from '../../runtime/plan/types.js';
@@ -158,7 +159,7 @@ export function buildTasks(sys: SystemSpec, p: PlanProblem, stages: readonly Sim
       for (const o of st.ops) {
         const op = p.ops[o]!;
         const dev = st.device;
-        const launch = dev.launchOverheadUs / 1e3;
+        const launch = callOverheadUs(op, dev) / 1e3;
         const perTrip = bestOpTime(op, dev, 1).ms / op.trips - launch;
         const sh = shares(p, o, k);
         const readsPrev = lastProduced !== undefined && op.reads.some((r) => r.from.kind === 'op' && index.get(r.from.id) === lastProduced);

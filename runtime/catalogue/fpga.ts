@@ -2,26 +2,37 @@
  * FPGA implementations: the HLS designs of codegen/hls (one per op, chosen
  * by its loop nest), with the throughputs of their default parameters
  * (runtime/plan/fpga-designs.ts) and their resource estimates, the only
- * resource figures the planner and the HLS projects use.
+ * resource figures the planner and the HLS projects use. The sparse-row
+ * designs (SpMV, SpMM) are timed pass by pass with their PE imbalance
+ * (fpga-rows.ts); the launch (XRT) is the device's launchOverheadUs.
  */
-import { fpgaDesignResources } from '../plan/fpga-designs.js';
-import { MODEL } from '../plan/model.js';
+import { FPGA_DESIGN_DEFAULTS, fpgaDesignResources } from '../plan/fpga-designs.js';
+import { MODEL, width } from '../plan/model.js';
 import type { PlanOp } from '../plan/types.js';
 import type { DeviceSpec } from '../system/types.js';
+import { channelGBs, sparseRowsTime } from './fpga-rows.js';
 import { FPGA_IMPL_DESIGN, type FpgaImpl } from './names.js';
 import type { FpgaImplEntry } from './types.js';
 
 const clock = (d: DeviceSpec): number => d.fpga!.clockMHz * 1e6;
-/** Seconds to stream the op's bytes over the HBM channels. */
-const stream = (op: PlanOp, d: DeviceSpec): number => op.bytes / (d.fpga!.hbmChannels * d.fpga!.channelBandwidthGBs * 1e9);
+/** Seconds to stream the op's bytes over all HBM channels, at the bandwidth the card sustains. */
+const stream = (op: PlanOp, d: DeviceSpec): number => op.bytes / (d.fpga!.hbmChannels * channelGBs(d) * 1e9);
 /** Host-side packing of the nonzeros into channel streams, seconds. */
 const pack = (op: PlanOp): number => ((op.sparse?.nnz ?? 0) * MODEL.fpga.packNsPerNnz) / 1e9;
 const macs = (op: PlanOp): number => (op.gathers > 0 ? op.gathers : op.flops / 2);
 
-function serpens(op: PlanOp, d: DeviceSpec): number {
-  const cycles = (op.sparse?.nnz ?? 0) / (MODEL.fpga.spmvNnzPerChannelCycle * Math.min(MODEL.fpga.matrixChannels, d.fpga!.hbmChannels));
-  // The dense vector is read once per column window and the result written once: the streamed bytes.
-  return (Math.max(cycles / clock(d), stream(op, d)) + pack(op)) * 1e3;
+/**
+ * A sparse-row design (Serpens-like SpMV, Sextans-like SpMM) over the op's
+ * matrix; an op without one (a dense nest given this design) streams its
+ * bytes. Its matrix goes over at most the card's channels.
+ */
+function sparseRows(design: 'spmv' | 'spmm') {
+  return (op: PlanOp, d: DeviceSpec): number => {
+    if (!op.sparse) return Math.max(macs(op) / MODEL.fpga.spmmMacsPerCycle / clock(d), stream(op, d)) * 1e3;
+    const base = FPGA_DESIGN_DEFAULTS[design];
+    const c = { ...base, channels: Math.min(base.channels, d.fpga!.hbmChannels) };
+    return (sparseRowsTime(c, op.sparse, design === 'spmm' ? width(op) : 1, clock(d), channelGBs(d)).total + pack(op)) * 1e3;
+  };
 }
 
 const entry = (impl: FpgaImpl, summary: string, ms: FpgaImplEntry['ms']): FpgaImplEntry => {
@@ -30,8 +41,8 @@ const entry = (impl: FpgaImpl, summary: string, ms: FpgaImplEntry['ms']): FpgaIm
 };
 
 export const FPGA_CATALOGUE: Record<FpgaImpl, FpgaImplEntry> = {
-  'serpens-spmv': entry('serpens-spmv', 'Serpens-style SpMV: nonzeros streamed over HBM channels into PEs at II=1', serpens),
-  'sextans-spmm': entry('sextans-spmm', 'Sextans-style SpMM: nonzeros x dense lanes', (op, d) => (Math.max(macs(op) / MODEL.fpga.spmmMacsPerCycle / clock(d), stream(op, d)) + pack(op)) * 1e3),
+  'serpens-spmv': entry('serpens-spmv', 'Serpens-style SpMV: nonzeros streamed over HBM channels into PEs at II=1', sparseRows('spmv')),
+  'sextans-spmm': entry('sextans-spmm', 'Sextans-style SpMM: nonzeros x dense lanes', sparseRows('spmm')),
   'sddmm-dot': entry('sddmm-dot', 'SDDMM: a dense dot product per stored entry', (op, d) => (Math.max(macs(op) / MODEL.fpga.spmmMacsPerCycle / clock(d), stream(op, d)) + pack(op)) * 1e3),
   'systolic-gemm': entry('systolic-gemm', 'output-stationary 16 x 16 GEMM array', (op, d) => Math.max(op.flops / 2 / MODEL.fpga.gemmMacsPerCycle / clock(d), stream(op, d)) * 1e3),
   stream: entry('stream', '8-lane elementwise stream', (op, d) => Math.max(op.items / (8 * clock(d)), stream(op, d)) * 1e3),

@@ -1,65 +1,99 @@
 /**
- * GPU implementations: the CUDA schedules of codegen/cuda/variants.ts. Each
- * is costed as a roofline of the op's flops and bytes (gathers that cannot
- * coalesce move a 32-byte sector each) with the efficiency its class
- * sustains, times what its schedule loses to the data: a warp of
- * row-per-thread waits for its longest row, warp-per-row idles lanes on short
- * rows, merge-path pays its partitioning. Constants and sources:
- * docs/COST-MODEL.md.
+ * GPU implementations: the CUDA schedules of codegen/cuda/variants.ts.
+ *
+ * Sparse-driven ops (SpMV, SpMM, SDDMM, sparse reductions) on a GPU with a
+ * `gpuModel` (every shipped GPU preset): DRAM bytes over the bandwidth the
+ * card sustains, where gathers from a dense operand that fits the L2 cost no
+ * DRAM traffic, times what the schedule loses to row-length imbalance:
+ * a warp of row-per-thread waits for its longest row, warp-per-row idles
+ * lanes on short rows and keeps warps on a few long ones, merge-path pays
+ * only its partitioning. The per-call floor is the device's
+ * (`callOverheadUs`, index.ts). Everything else, and every op on a GPU
+ * without a gpuModel, is the roofline of the op's flops and bytes at fixed
+ * efficiencies. Constants and sources: docs/COST-MODEL.md.
  */
 import { DTYPE_SIZE, isSparseKind, MODEL, peak, roofline, width } from '../plan/model.js';
 import type { PlanOp } from '../plan/types.js';
-import type { DeviceSpec } from '../system/types.js';
+import type { DeviceSpec, GpuModelSpec } from '../system/types.js';
+import { lockstepImbalance } from './imbalance.js';
 import type { GpuImpl } from './names.js';
 import type { ImplEntry } from './types.js';
 
 const bandwidth = (d: DeviceSpec): number => d.memBandwidthGBs * 1e9 * MODEL.gpu.memory;
 
-/** The op's bytes with uncoalesced gathers charged a sector each (part of them, by column locality). */
-function gpuBytes(op: PlanOp): number {
+/** Bytes one gather moves when it misses: the element, plus the rest of a 32-byte sector for the share of scattered columns. */
+function gatherBytes(op: PlanOp): number {
   const size = DTYPE_SIZE[op.dtype];
   const locality = op.sparse?.localityScore ?? 0.5;
-  return op.bytes + op.gathers * (size + (1 - locality) * (MODEL.gpuSectorBytes - size));
+  return size + (1 - locality) * (MODEL.gpuSectorBytes - size);
 }
 
-/** The data-independent part: seconds at the sparse/dense class efficiency. */
-function base(op: PlanOp, d: DeviceSpec, efficiency: number): number {
-  return roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * efficiency, bandwidth(d));
+/** The op's bytes with every gather charged as a miss (the roofline without a gpuModel). */
+const gpuBytes = (op: PlanOp): number => op.bytes + op.gathers * gatherBytes(op);
+
+/**
+ * DRAM bytes with an L2 of `l2CacheMB`: the op's compulsory bytes (its
+ * operands once, the result once), plus the gathers that miss, in the share
+ * max(0, 1 - L2 / D) that uniform reuse of a dense operand of D bytes gives.
+ */
+function dramBytes(op: PlanOp, m: GpuModelSpec): number {
+  const f = op.sparse!;
+  const dense = f.cols * width(op) * DTYPE_SIZE[op.dtype];
+  const l2 = m.l2CacheMB * 1e6;
+  const miss = dense > l2 ? 1 - l2 / dense : 0;
+  return op.bytes + op.gathers * miss * gatherBytes(op);
 }
 
 const sparse = (op: PlanOp): boolean => isSparseKind(op.kind) && op.sparse !== undefined;
 
+/** Whether the gpuModel times this op (else the roofline): a sparse-driven op on a GPU that has one. */
+export function gpuModelled(op: PlanOp, d: DeviceSpec): boolean {
+  return d.gpuModel !== undefined && sparse(op);
+}
+
+/** Seconds of a sparse-driven op before its schedule's imbalance: compute at the sparse efficiency, or DRAM bytes at the sustained bandwidth. */
+function work(op: PlanOp, d: DeviceSpec): number {
+  if (gpuModelled(op, d)) {
+    const m = d.gpuModel!;
+    return roofline(op.flops, dramBytes(op, m), peak(d, op.dtype) * MODEL.gpu.sparseCompute, m.effectiveBandwidthGBs * 1e9);
+  }
+  return roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * MODEL.gpu.sparseCompute, bandwidth(d));
+}
+
 function rowPerThread(op: PlanOp, d: DeviceSpec): number {
-  const b = base(op, d, MODEL.gpu.sparseCompute);
+  const b = work(op, d);
   if (!sparse(op)) return b * 1e3;
-  const f = op.sparse!;
-  // A warp waits for its longest row.
-  const skew = Math.min(1 + f.rowLenCv * MODEL.rowPerThreadSkew, f.rowLenMean > 0 ? Math.max(1, f.rowLenMax / f.rowLenMean) : 1);
-  return b * skew * 1e3;
+  // A warp waits for the longest of its 32 rows.
+  return b * lockstepImbalance(op.sparse!, MODEL.warp) * 1e3;
 }
 
 function warpPerRow(op: PlanOp, d: DeviceSpec): number {
-  const b = base(op, d, MODEL.gpu.sparseCompute);
+  const b = work(op, d);
   if (!sparse(op)) return b * 1e3;
   const f = op.sparse!;
   // Lanes cover the row's entries (SpMV) or the dense width (SpMM); short rows idle lanes.
   const lanesBusy = op.kind === 'spmv' || op.kind === 'reduce' ? Math.min(1, Math.max(f.rowLenMean, 1e-9) / MODEL.warp) : Math.min(1, width(op) / MODEL.warp);
-  const warpSkew = 1 + 0.25 * f.top1PctNnzShare * Math.min(f.rowLenCv, 4);
-  return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * warpSkew * 1e3;
+  const tail = 1 + MODEL.gpu.warpPerRowTail * f.top1PctNnzShare * Math.min(f.rowLenCv, 4);
+  return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * tail * 1e3;
 }
 
 function mergePath(op: PlanOp, d: DeviceSpec): number {
-  const b = base(op, d, MODEL.gpu.sparseCompute);
+  const b = work(op, d);
   const rows = op.sparse?.rows ?? 0;
-  return (b * MODEL.mergePathOverhead + (rows * 8) / bandwidth(d)) * 1e3;
+  // The path search reads the row pointers again: 8 bytes a row.
+  const bw = gpuModelled(op, d) ? d.gpuModel!.effectiveBandwidthGBs * 1e9 : bandwidth(d);
+  return (b * MODEL.mergePathOverhead + (rows * 8) / bw) * 1e3;
 }
+
+/** The data-independent roofline at a class efficiency (dense ops). */
+const dense = (op: PlanOp, d: DeviceSpec, efficiency: number): number => roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * efficiency, bandwidth(d));
 
 export const GPU_CATALOGUE: Record<GpuImpl, ImplEntry> = {
   'row-per-thread': { summary: 'one thread per row of the parallel loop', ms: rowPerThread },
   'warp-per-row': { summary: 'a warp per row; lanes split the row reduction or the dense width', ms: warpPerRow },
   'merge-path': { summary: 'nnz-balanced merge-path segments with a carry fix-up', ms: mergePath },
-  tiled: { summary: '16 x 16 output tiles staged in shared memory (dense contractions)', ms: (op, d) => base(op, d, MODEL.gpu.gemmCompute) * 1e3 },
-  elementwise: { summary: 'one thread per element of a dense nest', ms: (op, d) => base(op, d, MODEL.gpu.sparseCompute) * 1e3 },
+  tiled: { summary: '16 x 16 output tiles staged in shared memory (dense contractions)', ms: (op, d) => dense(op, d, MODEL.gpu.gemmCompute) * 1e3 },
+  elementwise: { summary: 'one thread per element of a dense nest', ms: (op, d) => dense(op, d, MODEL.gpu.sparseCompute) * 1e3 },
   'block-reduce': {
     summary: 'one block folds a reduction to a scalar',
     ms: (op, d) => roofline(op.flops, op.bytes, peak(d, op.dtype) * MODEL.gpu.sparseCompute * MODEL.gpu.oneBlockShare, bandwidth(d) * MODEL.gpu.oneBlockShare) * 1e3,

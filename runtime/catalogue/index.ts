@@ -10,7 +10,7 @@ import type { DeviceKind, DeviceSpec } from '../system/types.js';
 import { historyMs } from '../history/fit.js';
 import { CPU_CATALOGUE } from './cpu.js';
 import { FPGA_CATALOGUE } from './fpga.js';
-import { GPU_CATALOGUE } from './gpu.js';
+import { GPU_CATALOGUE, gpuModelled } from './gpu.js';
 import { IMPLEMENTATIONS, type FpgaImpl, type ImplByKind } from './names.js';
 import type { FpgaImplEntry, ImplEntry } from './types.js';
 
@@ -32,7 +32,17 @@ export interface ImplTime {
   ms: number;
 }
 
-/** The time of each implementation of `op` that its program has for the kind of `d` (launch excluded). */
+/**
+ * What one call of `op` on one instance of `d` costs whatever its work,
+ * us: the launch, or for a sparse-driven op on a GPU with a gpuModel the
+ * floor of a sparse kernel call (launch included). Paid per instance and
+ * per trip, never divided by a split.
+ */
+export function callOverheadUs(op: PlanOp, d: DeviceSpec): number {
+  return gpuModelled(op, d) ? d.gpuModel!.sparseFloorUs : d.launchOverheadUs;
+}
+
+/** The time of each implementation of `op` that its program has for the kind of `d` (per-call overhead excluded). */
 export function implTimes(op: PlanOp, d: DeviceSpec): ImplTime[] {
   const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry>>;
   // Measured runs of this kind, size and imbalance, where there are enough of them (runtime/history); the formula otherwise.

@@ -1,11 +1,11 @@
 /**
  * Predicted time of one op on `count` instances of a device: the fastest of
  * the implementations its program emitted for the device's kind (costed by
- * runtime/catalogue), plus the launch overhead, split by rows across
- * instances, times the op's trips. Constants and formulas:
+ * runtime/catalogue), plus the per-call overhead (launch, or a GPU's sparse
+ * call floor), split by rows across instances, times the op's trips. Constants and formulas:
  * docs/COST-MODEL.md (runtime/plan/model.ts).
  */
-import { implTimes } from '../catalogue/index.js';
+import { callOverheadUs, implTimes } from '../catalogue/index.js';
 import type { DeviceSpec } from '../system/types.js';
 import { MODEL } from './model.js';
 import type { PlanOp } from './types.js';
@@ -17,9 +17,10 @@ export interface VariantTime {
   ms: number;
 }
 
-/** Every emitted implementation's time for one run of `op` on one instance (launch overhead included). */
+/** Every emitted implementation's time for one run of `op` on one instance (per-call overhead included). */
 export function variantTimes(op: PlanOp, d: DeviceSpec): VariantTime[] {
-  return implTimes(op, d).map((v) => ({ variant: v.impl, ms: v.ms + d.launchOverheadUs / 1e3 }));
+  const call = callOverheadUs(op, d) / 1e3;
+  return implTimes(op, d).map((v) => ({ variant: v.impl, ms: v.ms + call }));
 }
 
 /**
@@ -31,7 +32,8 @@ export function bestOpTime(op: PlanOp, d: DeviceSpec, count: number): VariantTim
   let best: VariantTime | undefined;
   for (const v of variantTimes(op, d)) if (!best || v.ms < best.ms) best = v;
   if (!best) return { variant: '', ms: Infinity };
-  const launch = d.launchOverheadUs / 1e3;
+  // Each instance pays the per-call overhead in full; only the work is split.
+  const launch = callOverheadUs(op, d) / 1e3;
   const work = best.ms - launch;
   const split = count === 1 ? work : (work / count) * (1 + MODEL.splitOverhead * (count - 1));
   return { variant: best.variant, ms: op.trips * (split + launch) };

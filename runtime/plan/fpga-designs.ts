@@ -1,8 +1,10 @@
 /**
  * The FPGA kernel designs of codegen/hls (templates in hls-templates/) as
  * plain numbers the planner can use: their default parameters (channels,
- * PEs, lanes, on-chip windows), throughput (II=1 pipelines), clock, cycle
- * counts as a function of data features, and LUT/FF/BRAM/URAM/DSP estimates.
+ * PEs, lanes, on-chip windows, how rows are dealt and vectors moved),
+ * throughput (II=1 pipelines), clock, and LUT/FF/BRAM/URAM/DSP estimates.
+ * The sparse-row designs' time as a function of data features is
+ * runtime/catalogue/fpga-rows.ts.
  * It lives in runtime/ because the planner (runtime/plan/cost.ts) and a
  * generated runtime must read it without importing the compiler; the HLS
  * backend writes the same figures into each project's estimates.json.
@@ -31,6 +33,28 @@ export interface FpgaDesignConfig {
   clockMHz: number;
   /** Initiation interval of the main pipeline. */
   ii: number;
+  // Sparse-row designs (spmv, spmm): how the kernel deals rows out and moves its vectors.
+  // Their cost is runtime/catalogue/fpga-rows.ts; the other designs leave these neutral.
+  /** Dense-operand columns loaded into a PE's window per cycle (512-bit words: 16 floats). */
+  xPerCycle: number;
+  /** Whether the next window loads while the PEs stream the current one (ping-pong buffers). */
+  pingPong: boolean;
+  /** Result rows written per cycle. */
+  yPerCycle: number;
+  /** Whether a row tile clears every accumulator slot (the loop as written) or only the rows it holds. */
+  clearsAllSlots: boolean;
+  /** Whether long rows are split over all PEs (intra-row distribution): then no lane waits on its longest row. */
+  sharesLongRows: boolean;
+  /**
+   * Share of the cyclic PE imbalance's excess (delta - 1) the design keeps:
+   * 1 when rows are only dealt cyclically (Serpens, dype's template); below 1
+   * when the design rebalances (HiSpMV's hybrid row distribution).
+   */
+  imbalanceExposure: number;
+  /** Pipeline fill and drain per pass (row tile x column window x dense tile), cycles. */
+  passOverheadCycles: number;
+  /** Bytes streamed per nonzero: a 64-bit word of value, row slot and window column. */
+  entryBytes: number;
 }
 
 export interface FpgaResources {
@@ -41,25 +65,18 @@ export interface FpgaResources {
   dsp: number;
 }
 
-/** Features a design's cycle count depends on (absent: 0 / 1). */
-export interface FpgaWork {
-  rows: number;
-  cols: number;
-  nnz: number;
-  rowLenMax: number;
-  /** Dense width: columns of the dense operand (SpMM), inner dimension (SDDMM, GEMM). */
-  k: number;
-  /** GEMM: inner dimension; elementwise: items. */
-  inner?: number;
-  items?: number;
-}
-
-const base = { addLatency: 8, ii: 1 };
+/** Neutral sparse-row fields for the designs that do not stream rows. */
+const base = { addLatency: 8, ii: 1, xPerCycle: 1, pingPong: false, yPerCycle: 1, clearsAllSlots: true, sharesLongRows: false, imbalanceExposure: 1, passOverheadCycles: 100, entryBytes: 8 };
 
 /**
  * Default parameters: Serpens-like SpMV with 16 channels x 8 PEs, Sextans-like
  * SpMM with 8 channels x 8 PEs x 8 dense lanes (512 MACs per cycle), a 16 x 16
- * output-stationary GEMM array (256 MACs), 8-lane streams.
+ * output-stationary GEMM array (256 MACs), 8-lane streams. The sparse-row
+ * fields are the template as written (hls-templates/kernel/sparse_rows.cpp.hbs):
+ * rows dealt cyclically to the lanes with nothing rebalanced, a row's entries
+ * addLatency slots apart, one window column loaded per cycle before the
+ * stream (no ping-pong), every accumulator slot cleared per tile, one result
+ * row written per cycle.
  */
 export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
   spmv: { ...base, channels: 16, pesPerChannel: 8, lanes: 1, rowSlots: 4096, colWindow: 4096, maxInner: 0, clockMHz: 225 },
@@ -87,11 +104,6 @@ export function macsPerCycle(d: FpgaDesignName, c: FpgaDesignConfig = FPGA_DESIG
   return c.channels * c.pesPerChannel * c.lanes;
 }
 
-/** Nonzeros a Serpens-style design consumes per channel per cycle. */
-export function nnzPerChannelCycle(c: FpgaDesignConfig = FPGA_DESIGN_DEFAULTS.spmv): number {
-  return c.pesPerChannel / c.ii;
-}
-
 /** LUT/FF/BRAM/URAM/DSP of one design instance with the given parameters. */
 export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPGA_DESIGN_DEFAULTS[d]): FpgaResources {
   const macs = macsPerCycle(d, c);
@@ -116,39 +128,4 @@ export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPG
     uram,
     dsp: arith * (UNIT.fmul.dsp + UNIT.fadd.dsp),
   };
-}
-
-const cdiv = (a: number, b: number): number => (b <= 0 ? 0 : Math.ceil(a / b));
-
-/**
- * Cycles of one run. Sparse designs: the nonzero stream at `pes` per cycle,
- * but never faster than the longest row allows (its entries share one lane
- * and are issued at most once per adder latency),
- * plus loading each dense window into every PE, initialising and draining
- * the accumulators; repeated per column tile of width `lanes` for SpMM.
- */
-export function fpgaDesignCycles(d: FpgaDesignName, w: FpgaWork, c: FpgaDesignConfig = FPGA_DESIGN_DEFAULTS[d]): number {
-  const pes = c.channels * c.pesPerChannel;
-  const depth = 100; // pipeline fill and drain per loop nest
-  switch (d) {
-    case 'spmv':
-    case 'spmm': {
-      const kTiles = d === 'spmm' ? Math.max(1, cdiv(w.k, c.lanes)) : 1;
-      const rowTiles = Math.max(1, cdiv(w.rows, pes * c.rowSlots));
-      const windows = Math.max(1, cdiv(w.cols, c.colWindow));
-      // A row's entries share one lane and must be addLatency slots apart: unless other rows of
-      // that lane fill the gaps, the longest row bounds the stream (measured by the csim host).
-      const stream = Math.max(w.nnz / pes, w.rowLenMax * c.addLatency) * c.ii;
-      const perTile = c.rowSlots + windows * (c.colWindow + depth);
-      return kTiles * (stream + rowTiles * perTile) + w.rows * Math.max(1, w.k) / Math.max(1, pes) + depth;
-    }
-    case 'sddmm':
-      return w.nnz * Math.max(1, cdiv(w.k, c.lanes)) * c.ii + w.rows * cdiv(w.k, c.lanes) + depth;
-    case 'gemm': {
-      const inner = w.inner ?? w.k;
-      return cdiv(w.rows, c.pesPerChannel) * cdiv(w.k, c.lanes) * (inner + depth);
-    }
-    default:
-      return cdiv(w.items ?? w.rows, c.lanes) + depth;
-  }
 }

@@ -7,7 +7,7 @@
  */
 import type { CpuModelSpec, DeviceSpec } from '../system/types.js';
 import type { Dtype, PlanOp, SparseFeatures } from './types.js';
-import { FPGA_DESIGN_DEFAULTS, macsPerCycle, nnzPerChannelCycle } from './fpga-designs.js';
+import { macsPerCycle } from './fpga-designs.js';
 
 export const MODEL = {
   /** Bytes a GPU moves per irregular 4- or 8-byte read it cannot coalesce (one 32-byte sector). */
@@ -21,13 +21,17 @@ export const MODEL = {
     oneBlockShare: 0.01,
     /** Estimate: operations per second of the single thread of a serial kernel. */
     serialOpsPerS: 1e9,
+    /**
+     * Estimate: warp-per-row's slowdown per unit of (top-1% share x cv, cv
+     * capped at 4): a few very long rows keep their warps busy after the rest
+     * are done.
+     */
+    warpPerRowTail: 0.25,
   },
   cpu: { compute: 0.5, memory: 0.7, lineBytes: 64 },
   /** Warp width, and the extra work of merge-path partitioning (search plus carry-out fix-up). */
   warp: 32,
   mergePathOverhead: 1.12,
-  /** Expected max/mean of 32 rows' lengths grows like 1 + cv * sqrt(2 ln 32). */
-  rowPerThreadSkew: Math.sqrt(2 * Math.log(32)),
   /** Data-parallel split across k instances: added cost per extra instance. */
   splitOverhead: 0.05,
   /**
@@ -39,10 +43,6 @@ export const MODEL = {
   splitSyncUs: 10,
   /** Throughputs are those of the HLS designs (runtime/plan/fpga-designs.ts, the templates' default parameters). */
   fpga: {
-    /** Serpens-style SpMV: nonzeros consumed per cycle per HBM channel given to the matrix. */
-    spmvNnzPerChannelCycle: nnzPerChannelCycle(FPGA_DESIGN_DEFAULTS.spmv),
-    /** HBM channels the SpMV / SpMM engines stream the matrix from. */
-    matrixChannels: FPGA_DESIGN_DEFAULTS.spmv.channels,
     /** Sextans-style SpMM / SDDMM: multiply-accumulates per cycle. */
     spmmMacsPerCycle: macsPerCycle('spmm'),
     /** Output-stationary GEMM array: 16 x 16 PEs. */

@@ -61,6 +61,16 @@ const historySchema = z.array(
   }),
 );
 
+const gpuModelSchema = z.strictObject({
+  effectiveBandwidthGBs: positive,
+  sparseFloorUs: nonNegative,
+  l2CacheMB: nonNegative,
+});
+
+const fpgaModelSchema = z.strictObject({
+  effectiveBandwidthGBs: positive,
+});
+
 const deviceSchema = z.strictObject({
   id: z.string().regex(DEVICE_ID_PATTERN),
   kind: z.enum(DEVICE_KINDS),
@@ -79,7 +89,9 @@ const deviceSchema = z.strictObject({
   rootComplexGBs: positive.optional(),
   cpuModel: cpuModelSchema.optional(),
   history: historySchema.optional(),
+  gpuModel: gpuModelSchema.optional(),
   fpga: fpgaSchema.optional(),
+  fpgaModel: fpgaModelSchema.optional(),
 });
 
 const peerLinkSchema = z.strictObject({
@@ -140,6 +152,7 @@ function checkSystem(s: Shape, ctx: Ctx): void {
     if (d.kind === 'fpga' && d.fpga === undefined)
       report(ctx, 'DY3025', at(), 'a device of kind "fpga" needs an "fpga" block (clockMHz, hbmChannels, channelBandwidthGBs, resources, bitstreamLoadMs)');
     if (d.kind !== 'fpga' && d.fpga !== undefined) report(ctx, 'DY3025', at('fpga'), `only a device of kind "fpga" has an "fpga" block, not one of kind "${d.kind}"; remove the field`);
+    checkDeviceModels(d, i, ctx);
     // A waiting instance is powered up, so it draws at least its idle and at most its active power.
     if (d.waitingPowerW < d.idlePowerW)
       report(ctx, 'DY3021', at('waitingPowerW'), `expected waitingPowerW >= idlePowerW (${d.idlePowerW}), got ${d.waitingPowerW}`);
@@ -174,6 +187,28 @@ function checkSystem(s: Shape, ctx: Ctx): void {
     if (prev !== undefined) report(ctx, 'DY3026', ['peerLinks', j], `peerLinks[${j}] joins "${l.a}" and "${l.b}", as peerLinks[${prev}] already does; keep one link per pair`);
     else pairs.set(pair, j);
   });
+}
+
+/** The GPU and FPGA model blocks: on their own kind only, and consistent with the device's datasheet figures. */
+function checkDeviceModels(d: Shape['devices'][number], i: number, ctx: Ctx): void {
+  const at = (...rest: (string | number)[]): (string | number)[] => ['devices', i, ...rest];
+  const blocks = [
+    ['gpuModel', 'gpu', d.gpuModel],
+    ['fpgaModel', 'fpga', d.fpgaModel],
+  ] as const;
+  for (const [field, kind, block] of blocks) {
+    if (block === undefined) continue;
+    if (d.kind !== kind) {
+      report(ctx, 'DY3025', at(field), `"${field}" is for a device of kind "${kind}" only, not one of kind "${d.kind}"; remove the field`);
+      continue;
+    }
+    // A sustained bandwidth above the datasheet peak is a typo or the wrong unit.
+    if (block.effectiveBandwidthGBs > d.memBandwidthGBs)
+      report(ctx, 'DY3021', at(field, 'effectiveBandwidthGBs'), `expected at most memBandwidthGBs (${d.memBandwidthGBs}, the datasheet peak), got ${block.effectiveBandwidthGBs}`);
+  }
+  // The floor is what a whole call costs, launch included: below the launch it would mean nothing.
+  if (d.kind === 'gpu' && d.gpuModel !== undefined && d.gpuModel.sparseFloorUs < d.launchOverheadUs)
+    report(ctx, 'DY3021', at('gpuModel', 'sparseFloorUs'), `expected at least launchOverheadUs (${d.launchOverheadUs}): the floor of a sparse kernel call includes its launch; got ${d.gpuModel.sparseFloorUs}`);
 }
 
 /** The full schema: shape, then the checks across fields. */

@@ -44,6 +44,32 @@ export interface CpuModelSpec {
   dispatchUsPerThread?: number;
 }
 
+/**
+ * A GPU's sparse-kernel model (docs/COST-MODEL.md, "GPU sparse kernels"):
+ * a sparse-driven op costs `sparseFloorUs` per call plus its DRAM bytes over
+ * `effectiveBandwidthGBs`, scaled by what its schedule loses to row-length
+ * imbalance. Without it a GPU uses the roofline of peakGflops and
+ * memBandwidthGBs with fixed efficiencies (the model before issue 13).
+ */
+export interface GpuModelSpec {
+  /** DRAM bandwidth a streaming kernel sustains (copy / triad), GB/s; at most memBandwidthGBs. */
+  effectiveBandwidthGBs: number;
+  /** What one call of a sparse-driven kernel costs at the least, us, launch included (so >= launchOverheadUs). */
+  sparseFloorUs: number;
+  /** Last-level (L2) cache: gathers from a dense operand that fits it cost no DRAM traffic, MB. */
+  l2CacheMB: number;
+}
+
+/**
+ * An FPGA card's measured memory figure for the design models
+ * (runtime/plan/fpga-designs.ts). Without it the designs' HBM streams run at
+ * the datasheet channel bandwidth (fpga.channelBandwidthGBs).
+ */
+export interface FpgaModelSpec {
+  /** HBM bandwidth the card sustains over all its channels, GB/s; at most memBandwidthGBs. */
+  effectiveBandwidthGBs: number;
+}
+
 /** One kind of device; `count` identical instances, named by instanceName (gpu0, gpu1). */
 export interface DeviceSpec {
   id: string;
@@ -83,7 +109,11 @@ export interface DeviceSpec {
   cpuModel?: CpuModelSpec;
   /** Measured op times on this device (`dype calibrate --history`), preferred to the formulas where they rest on enough runs. */
   history?: HistoryEntry[];
+  /** GPUs: the sparse-kernel model (absent: the roofline). */
+  gpuModel?: GpuModelSpec;
   fpga?: FpgaSpec;
+  /** FPGAs: measured card figures for the design models (absent: datasheet channel bandwidth). */
+  fpgaModel?: FpgaModelSpec;
 }
 
 /** A peer-to-peer path between two device kinds (all their instances), e.g. GPU <-> FPGA over PCIe. */

@@ -255,10 +255,23 @@ const fpgaBlock = (sp: Spread): fc.Arbitrary<FpgaSpec> =>
 
 const accelArb = (kind: 'gpu' | 'fpga', sp: Spread): fc.Arbitrary<Omit<DeviceSpec, 'id'>> =>
   fc
-    .record({ count: fc.integer({ min: 1, max: R[sp].maxCount }), peakGflops: peaks(sp), mem: rng(R[sp].bw), launch: fc.integer({ min: 0, max: 50 }), power, memoryGB: memoryGB(sp), hostLink: hostLink(sp), fpga: fpgaBlock(sp) })
+    .record({
+      count: fc.integer({ min: 1, max: R[sp].maxCount }),
+      peakGflops: peaks(sp),
+      mem: rng(R[sp].bw),
+      launch: fc.integer({ min: 0, max: 50 }),
+      power,
+      memoryGB: memoryGB(sp),
+      hostLink: hostLink(sp),
+      fpga: fpgaBlock(sp),
+      // The optional model blocks (gpuModel, fpgaModel), as fractions of the datasheet figures.
+      model: fc.option(fc.record({ sustained: fc.double({ min: 0.3, max: 1, noNaN: true }), floorExtraUs: mag(-1, 2), l2CacheMB: mag(-1, 2) }), { nil: undefined }),
+    })
     .map((r) => {
       const d: Omit<DeviceSpec, 'id'> = { kind, name: kind, count: r.count, peakGflops: r.peakGflops, memBandwidthGBs: r.mem, launchOverheadUs: r.launch, ...r.power, memoryGB: r.memoryGB, hostLink: r.hostLink };
       if (kind === 'fpga') d.fpga = r.fpga;
+      if (r.model && kind === 'gpu') d.gpuModel = { effectiveBandwidthGBs: r.mem * r.model.sustained, sparseFloorUs: r.launch + r.model.floorExtraUs, l2CacheMB: r.model.l2CacheMB };
+      if (r.model && kind === 'fpga') d.fpgaModel = { effectiveBandwidthGBs: r.fpga.hbmChannels * r.fpga.channelBandwidthGBs * r.model.sustained };
       return d;
     });
 

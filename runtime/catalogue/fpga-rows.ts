@@ -1,0 +1,61 @@
+/**
+ * Time of a sparse-row FPGA design (Serpens-like SpMV, Sextans-like SpMM,
+ * HiSpMV) on one card: Algorithm 1 of HiSpMV (Rajashekar et al., FPGA 2024),
+ * which these designs share. Per row tile and dense tile, the PEs stream the
+ * nonzeros window by window after the window's dense columns are loaded;
+ * then the tile's result rows are written. The design's parameters say how
+ * fast each part runs (runtime/plan/fpga-designs.ts); the card says how fast
+ * its HBM channels are. Launch and host-side packing are not included (the
+ * catalogue adds them). Formula and sources: docs/COST-MODEL.md.
+ */
+import type { FpgaDesignConfig } from '../plan/fpga-designs.js';
+import type { SparseFeatures } from '../plan/types.js';
+import type { DeviceSpec } from '../system/types.js';
+import { cyclicImbalance } from './imbalance.js';
+
+/** The parts of one run, seconds (total = their sum, the window loads already overlapped where the design can). */
+export interface RowsTime {
+  /** The nonzero stream: PE-bound (imbalance included) or HBM-bound, whichever is slower. */
+  stream: number;
+  /** Loading the dense operand's windows into the PEs (what of it the stream does not hide). */
+  load: number;
+  /** Clearing accumulators, writing result rows, pipeline fill per pass. */
+  other: number;
+  total: number;
+  /** The PE imbalance delta used (estimated from the features unless given). */
+  imbalance: number;
+}
+
+/** Bandwidth of one HBM channel as the card sustains it: the measured total over the channels, else the datasheet figure. */
+export function channelGBs(d: DeviceSpec): number {
+  const f = d.fpga!;
+  return d.fpgaModel ? d.fpgaModel.effectiveBandwidthGBs / f.hbmChannels : f.channelBandwidthGBs;
+}
+
+/**
+ * One run over a matrix with features `f` and dense width `k` (1 for SpMV)
+ * of design `c` at `clockHz`, its nonzeros streamed over `c.channels`
+ * channels of `channelGBs` each. `imbalance` overrides the estimate of the
+ * PE imbalance delta (a published figure, in the anchor tests).
+ */
+export function sparseRowsTime(c: FpgaDesignConfig, f: SparseFeatures, k: number, clockHz: number, chGBs: number, imbalance?: number): RowsTime {
+  const pes = c.channels * c.pesPerChannel;
+  const tileRows = pes * c.rowSlots;
+  const rowTiles = Math.max(1, Math.ceil(f.rows / tileRows));
+  const windows = Math.max(1, Math.ceil(f.cols / c.colWindow));
+  const kTiles = Math.max(1, Math.ceil(k / c.lanes));
+  const delta = imbalance ?? cyclicImbalance(f, { pes, tileRows, colWindow: c.colWindow });
+  // The busiest PE sets the pace; a rebalancing design keeps only part of the excess.
+  let peCycles = (f.nnz / pes) * (1 + c.imbalanceExposure * (delta - 1)) * c.ii;
+  // Without row sharing a row's entries stay on one lane, addLatency slots apart.
+  if (!c.sharesLongRows) peCycles = Math.max(peCycles, f.rowLenMax * c.addLatency);
+  const hbm = (f.nnz * c.entryBytes) / (c.channels * chGBs * 1e9);
+  const stream = kTiles * Math.max(peCycles / clockHz, hbm);
+  const loadAll = (rowTiles * kTiles * windows * c.colWindow) / c.xPerCycle / clockHz;
+  // Ping-pong buffers hide a load behind the stream; HiSpMV's estimator charges min(load, stream).
+  const load = c.pingPong ? Math.min(loadAll, stream) : loadAll;
+  const clear = c.clearsAllSlots ? c.rowSlots : Math.ceil(Math.min(f.rows, tileRows) / pes);
+  const otherCycles = rowTiles * kTiles * (clear + windows * c.passOverheadCycles) + (kTiles * f.rows) / c.yPerCycle;
+  const other = otherCycles / clockHz;
+  return { stream, load, other, total: stream + load + other, imbalance: delta };
+}
