@@ -30,7 +30,7 @@ export const reportTarget: CompileTarget = {
       const sparseName = [...first.sparse.keys()][0];
       // The decision map varies the first sparse input's features; everything else stays as in the first profile.
       const bind = (f: SparseFeatures): Binding => ({ ...first, sparse: new Map([...first.sparse].map(([n, v]) => [n, n === sparseName ? f : v])) });
-      const html = renderProgramReport({ title: `${ctx.program.name}: ${kg.kernel.name}`, sys, problem, objective: kg.plan.objective, mappings: pareto, guards: kg.plan, bind });
+      const html = renderProgramReport({ title: `${ctx.program.name}: ${kg.kernel.name}`, sys, problem, objective: kg.plan.objective, mappings: pareto, guards: kg.plan, bind, profileNames: kg.profiles.sources });
       files.set(i === 0 ? 'report.html' : `report-${kg.kernel.name}.html`, html);
     });
     return files;

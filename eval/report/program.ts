@@ -25,6 +25,34 @@ export interface ProgramReportInput {
   guards?: GuardPlan;
   /** Binding for synthetic features, needed with `guards` for the decision map. */
   bind?: (f: SparseFeatures) => Binding;
+  /** What each profile the guards were built from is (for the left-out-profile rows). */
+  profileNames?: readonly string[];
+}
+
+const pc = (x: number): string => `${x.toFixed(2)}%`;
+const share = (x: number): string => `${(x * 100).toFixed(0)}%`;
+
+/**
+ * The guards' own figures: on the samples they were built from, and on
+ * samples they never saw (runtime/guards/validate.ts): nested
+ * cross-validation, each profile left out, the tree alone; then the
+ * cross-validated grid the partitions and depth were chosen from.
+ */
+function guardFigures(g: GuardPlan, names: readonly string[]): string {
+  const h = g.heldOut;
+  const rows: string[][] = [
+    ['training (the samples the guards were built from)', String(g.samples), pc(g.meanLossPct), share(g.trainingWithinTolerance), '-'],
+    ...(h
+      ? [
+          [`held out: ${h.folds}-fold nested cross-validation`, String(g.samples), pc(h.meanLossPct), share(h.withinTolerance), String(h.replanned)],
+          ['held out, the tree alone (no cost-model weighing, no re-plan: the C++ dispatch header)', String(g.samples), pc(h.treeOnly.meanLossPct), share(h.treeOnly.withinTolerance), '-'],
+          ...(h.byProfile ?? []).map((p) => [`held out: profile ${names[p.profile] ?? p.profile} left out`, String(p.samples), pc(p.meanLossPct), share(p.withinTolerance), String(p.replanned)]),
+        ]
+      : [['held out: not judged (the guards were built with judge: false)', '-', '-', '-', '-']]),
+  ];
+  const intro = `<p>${g.partitions.length} partitions, tree depth ${g.model.depth}, chosen by ${g.model.folds}-fold cross-validated loss; loss is each sample's pick against its own DP optimum (${g.objective}); tolerance ${share(g.lossTolerance)}. Held-out samples outside their fold's ranges are re-planned by the runtime (no loss).</p>`;
+  const gridRows = g.model.grid.map((x) => [String(x.partitions), String(x.depth), pc(x.meanLossPct), share(x.withinTolerance), x.partitions === g.model.partitions && x.depth === g.model.depth ? 'chosen' : '']);
+  return `${intro}${table(['judged on', 'samples', 'mean loss', 'within tolerance', 're-planned'], rows, 1)}<details><summary>cross-validated grid</summary>${table(['partitions', 'depth', 'mean loss', 'within tolerance', ''], gridRows, 0)}</details>`;
 }
 
 export function renderProgramReport(r: ProgramReportInput): string {
@@ -43,6 +71,7 @@ export function renderProgramReport(r: ProgramReportInput): string {
       body: `<div class="plots">${frontSvg({ title: `${r.title} on ${r.sys.name}`, scope, space: scored.map(({ m, sim }) => ({ periodMs: sim.periodMs, energyJ: simJ(sim), label: label(m) })), picks: [{ name: 'best', periodMs: scored[0]!.sim.periodMs, energyJ: simJ(scored[0]!.sim), label: label(scored[0]!.m) }] })}</div>`,
     },
   ];
+  if (r.guards) sections.push({ heading: 'Guards: training and held-out', body: guardFigures(r.guards, r.profileNames ?? []) });
   if (r.guards && r.bind) sections.push({ heading: 'Decision map', body: `<div class="plots">${decisionMapSvg({ title: `${r.title}: partition picked (${r.objective})`, guards: r.guards, bind: r.bind, rows: r.problem.ops.find((o) => o.sparse)?.sparse?.rows ?? 1 << 17 })}</div>` });
   sections.push({ heading: 'Pipeline timeline (simulation)', body: `<div class="plots">${timelineSvg(`${r.title}, best mapping`, r.sys, r.problem, simStages(r.sys, r.problem, r.mappings[0]!))}</div>` });
   return page(`dype report: ${r.title}`, sections);

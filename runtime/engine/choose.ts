@@ -88,6 +88,16 @@ export class Chooser {
     const oor = inRanges(cfg.guards.ranges, (k) => features[k]) ? [] : outOfRange(cfg.guards.ranges, (k) => features[k]);
     const problem = this.memo.problem(b.binding);
     let selected = this.parts[leaf]!;
+    const path = walked.path;
+    if (walked.also && oor.length === 0) {
+      // The leaf leaves a few partitions open: the cost model weighs them on this input (kept per pattern in the memo).
+      const cands = [leaf, ...walked.also].map((i) => this.parts[i]!).filter((p) => this.served(p));
+      const scored = cands.map((p) => ({ p, v: this.memo.score(problem, p) })).filter((x) => Number.isFinite(x.v));
+      if (scored.length > 0) {
+        selected = scored.reduce((a, x) => (x.v < a.v ? x : a)).p;
+        path.push(`cost model: partition ${selected.id} of ${cands.map((p) => p.id).join(', ')}`);
+      }
+    }
     let replanInfo: Choice['replanInfo'];
     if (oor.length > 0) {
       const r = this.replan(problem);
@@ -106,7 +116,7 @@ export class Chooser {
         throw new InputError('DY3041', this.sys.name, undefined, `partition ${selected.id} (${selected.label}) runs stages on ${kinds.join(', ')}, and no backend serves some of its devices; no fallback can run either: pass a backend for each of ${kinds.join(', ')} (openProject builds them for a compiled project)`);
       }
     }
-    return { b, problem, features, path: walked.path, oor, selected, ...(replanInfo ? { replanInfo } : {}), ...(fallback ? { fallback } : {}) };
+    return { b, problem, features, path, oor, selected, ...(replanInfo ? { replanInfo } : {}), ...(fallback ? { fallback } : {}) };
   }
 
   /** The first of a partition's fallbacks that can run the input, if any. */

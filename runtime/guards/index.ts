@@ -2,6 +2,6 @@
 export type { GuardDecision, GuardNode, GuardPartition, GuardPlan } from './types.js';
 export { buildGuards, choiceKey, partitionLabel, planOptions, scoreChoices, type BuildOptions } from './build.js';
 export { outOfRange, selectPartition } from './select.js';
-export { sampleBindings, type SampleOptions } from './sample.js';
+export { sampleBindings, type SampledBinding, type SampleOptions } from './sample.js';
 export { featureKeys, featureRecord, featureValue, planFeatures, sparseFeaturesOf, tierOf, type Tier } from './features.js';
 export { fitTree, treeDepth, treeFeatures, walkTree, fmt } from './tree.js';

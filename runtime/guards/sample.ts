@@ -88,14 +88,19 @@ function applyRange(sparse: Map<string, SparseFeatures>, dims: Map<string, numbe
   sparse.set(name, consistent(g as unknown as SparseFeatures));
 }
 
-export function sampleBindings(profiles: readonly Binding[], o: SampleOptions = {}): Binding[] {
+/** A sample, with the profile it was drawn around (its index in the profiles given). */
+export interface SampledBinding extends Binding {
+  profile: number;
+}
+
+export function sampleBindings(profiles: readonly Binding[], o: SampleOptions = {}): SampledBinding[] {
   const rng = new Rng(o.seed ?? 7);
   const per = o.perProfile ?? 24;
   const spread = o.spread ?? 2;
-  const out: Binding[] = [];
+  const out: SampledBinding[] = [];
   const ranges = Object.entries(o.ranges ?? {});
-  for (const b of profiles) {
-    out.push(b);
+  for (const [profile, b] of profiles.entries()) {
+    out.push({ ...b, profile });
     for (let i = 0; i < per; i++) {
       const sparse = new Map<string, SparseFeatures>();
       for (const [name, f] of b.sparse) sparse.set(name, perturb(f, rng, spread, f.rows === f.cols));
@@ -103,7 +108,7 @@ export function sampleBindings(profiles: readonly Binding[], o: SampleOptions = 
       const scalars = new Map(b.scalars);
       for (const [key, [lo, hi]] of ranges) applyRange(sparse, dims, scalars, key, logUniform(rng, lo, hi));
       const s = withDims(b, sparse, o, dims);
-      out.push({ ...s, scalars });
+      out.push({ ...s, scalars, profile });
     }
   }
   return out;

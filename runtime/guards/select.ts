@@ -36,7 +36,7 @@ export function outOfRange(ranges: GuardPlan['ranges'], get: (key: string) => nu
 
 export function selectPartition(plan: GuardPlan, b: Binding): GuardDecision {
   const get = (k: string): number | undefined => featureValue(b, k);
-  const { leaf, path } = walkTree(plan.tree, get);
+  const { leaf, also, path } = walkTree(plan.tree, get);
   const oor = outOfRange(plan.ranges, get);
-  return { partition: plan.partitions[leaf]!, path, inRange: oor.length === 0, outOfRange: oor };
+  return { partition: plan.partitions[leaf]!, candidates: [leaf, ...(also ?? [])].map((i) => plan.partitions[i]!), path, inRange: oor.length === 0, outOfRange: oor };
 }

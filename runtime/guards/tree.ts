@@ -41,8 +41,8 @@ function bestLeaf(idx: readonly number[], loss: number[][], parts: number): { p:
   return best;
 }
 
-function bestSplitOn(k: number, idx: readonly number[], d: TreeData, parts: number, minLeaf: number): Split | undefined {
-  const xs = idx.filter((s) => Number.isFinite(d.x[s]![k]!)).sort((a, b) => d.x[a]![k]! - d.x[b]![k]!);
+/** xs: the node's samples with a finite feature k, in ascending order of it. */
+function bestSplitOn(k: number, xs: readonly number[], idx: readonly number[], d: TreeData, parts: number, minLeaf: number): Split | undefined {
   if (xs.length < 2 * minLeaf) return undefined;
   const total = new Array<number>(parts).fill(0);
   for (const s of xs) for (let p = 0; p < parts; p++) total[p]! += d.loss[s]![p]!;
@@ -71,13 +71,63 @@ function bestSplitOn(k: number, idx: readonly number[], d: TreeData, parts: numb
   return { k, threshold, cost: best.cost, le, gt };
 }
 
+/**
+ * The split on feature k that best separates the samples' own best
+ * partitions (weighted Gini impurity of their argmin labels), when it
+ * lowers the impurity: the split a loss-sum criterion cannot see, where
+ * neither side's best partition changes yet but a split below will (the
+ * XOR case). Ties and minLeaf as bestSplitOn.
+ */
+function purestSplitOn(k: number, xs: readonly number[], idx: readonly number[], d: TreeData, label: readonly number[], parts: number, minLeaf: number): (Split & { impurity: number }) | undefined {
+  if (xs.length < 2 * minLeaf) return undefined;
+  const total = new Array<number>(parts).fill(0);
+  for (const s of xs) total[label[s]!]!++;
+  const gini = (c: readonly number[], n: number): number => (n === 0 ? 0 : n - c.reduce((a, x) => a + (x * x) / n, 0));
+  const base = gini(total, xs.length);
+  const left = new Array<number>(parts).fill(0);
+  let best: { at: number; imp: number } | undefined;
+  for (let i = 0; i < xs.length - 1; i++) {
+    left[label[xs[i]!]!]!++;
+    if (i + 1 < minLeaf || xs.length - i - 1 < minLeaf) continue;
+    if (d.x[xs[i + 1]!]![k]! === d.x[xs[i]!]![k]!) continue;
+    const imp = gini(left, i + 1) + gini(total.map((t, p) => t - left[p]!), xs.length - i - 1);
+    if (!best || imp < best.imp - 1e-12) best = { at: i, imp };
+  }
+  if (!best || best.imp >= base - 1e-12) return undefined;
+  const threshold = (d.x[xs[best.at]!]![k]! + d.x[xs[best.at + 1]!]![k]!) / 2;
+  const le = idx.filter((s) => d.x[s]![k]! <= threshold);
+  const gt = idx.filter((s) => !(d.x[s]![k]! <= threshold));
+  return { k, threshold, cost: NaN, le, gt, impurity: best.imp };
+}
+
+/**
+ * Grows the tree: at each node the split that lowers the summed loss most
+ * (cheap tiers first, as above); where none does, the split that best
+ * separates the samples' own best partitions, cheapest tier first. Then
+ * pruned bottom-up: a subtree that does not beat its node as one leaf by the
+ * margin becomes that leaf, so the impurity splits stay only where the
+ * splits below them pay.
+ */
 export function fitTree(d: TreeData, parts: number, o: TreeOptions = {}): GuardNode {
   const maxDepth = o.maxDepth ?? 4;
   const minLeaf = o.minLeaf ?? 2;
   const marginPer = o.tierMargin ?? 0.005;
-  const grow = (idx: number[], depth: number): GuardNode => {
+  const label = d.loss.map((row) => row.reduce((b, x, p) => (x < row[b]! - 1e-12 ? p : b), 0));
+  // Every feature's samples sorted once; a node takes its own from them in order (no sort per node).
+  const order = d.keys.map((_, k) =>
+    d.x
+      .map((_, s) => s)
+      .filter((s) => Number.isFinite(d.x[s]![k]!))
+      .sort((a, b) => d.x[a]![k]! - d.x[b]![k]!),
+  );
+  const mask = new Uint8Array(d.x.length);
+  const grow = (idx: number[], depth: number): { node: GuardNode; cost: number } => {
     const leaf = bestLeaf(idx, d.loss, parts);
-    if (depth >= maxDepth || idx.length < 2 * minLeaf || leaf.cost <= 1e-12) return { leaf: leaf.p };
+    const asLeaf = { node: { leaf: leaf.p }, cost: leaf.cost };
+    if (depth >= maxDepth || idx.length < 2 * minLeaf || leaf.cost <= 1e-12) return asLeaf;
+    for (const s of idx) mask[s] = 1;
+    const sorted = order.map((o) => o.filter((s) => mask[s] === 1));
+    for (const s of idx) mask[s] = 0;
     const margin = marginPer * idx.length;
     let pick: Split | undefined;
     let bar = leaf.cost - margin;
@@ -85,7 +135,7 @@ export function fitTree(d: TreeData, parts: number, o: TreeOptions = {}): GuardN
       let tierBest: Split | undefined;
       d.keys.forEach(({ tier: t }, k) => {
         if (t !== tier) return;
-        const sp = bestSplitOn(k, idx, d, parts, minLeaf);
+        const sp = bestSplitOn(k, sorted[k]!, idx, d, parts, minLeaf);
         if (sp && (!tierBest || sp.cost < tierBest.cost - 1e-12)) tierBest = sp;
       });
       if (!tierBest || tierBest.cost >= bar) continue;
@@ -94,18 +144,35 @@ export function fitTree(d: TreeData, parts: number, o: TreeOptions = {}): GuardN
       // A costlier tier must beat this split by the margin too.
       bar = tierBest.cost - margin;
     }
-    if (!pick) return { leaf: leaf.p };
+    if (!pick)
+      for (const tier of [0, 1, 2] as const) {
+        let tierBest: (Split & { impurity: number }) | undefined;
+        d.keys.forEach(({ tier: t }, k) => {
+          if (t !== tier) return;
+          const sp = purestSplitOn(k, sorted[k]!, idx, d, label, parts, minLeaf);
+          if (sp && (!tierBest || sp.impurity < tierBest.impurity - 1e-12)) tierBest = sp;
+        });
+        if (tierBest) {
+          pick = tierBest;
+          break;
+        }
+      }
+    if (!pick) return asLeaf;
     const le = grow(pick.le, depth + 1);
     const gt = grow(pick.gt, depth + 1);
-    if ('leaf' in le && 'leaf' in gt && le.leaf === gt.leaf) return le;
+    if (le.cost + gt.cost > leaf.cost - margin) return asLeaf;
+    if ('leaf' in le.node && 'leaf' in gt.node && le.node.leaf === gt.node.leaf) return { node: le.node, cost: le.cost + gt.cost };
     const key = d.keys[pick.k]!;
-    return { feature: key.key, tier: key.tier, threshold: pick.threshold, le, gt };
+    return { node: { feature: key.key, tier: key.tier, threshold: pick.threshold, le: le.node, gt: gt.node }, cost: le.cost + gt.cost };
   };
-  return grow(d.x.map((_, s) => s), 0);
+  return grow(
+    d.x.map((_, s) => s),
+    0,
+  ).node;
 }
 
 /** Walks the tree for one feature getter; the path lists each test with the value seen. */
-export function walkTree(tree: GuardNode, get: (key: string) => number | undefined): { leaf: number; path: string[] } {
+export function walkTree(tree: GuardNode, get: (key: string) => number | undefined): { leaf: number; also?: number[]; path: string[] } {
   const path: string[] = [];
   let n = tree;
   while (!('leaf' in n)) {
@@ -115,7 +182,7 @@ export function walkTree(tree: GuardNode, get: (key: string) => number | undefin
     path.push(`${n.feature} ${le ? '<=' : '>'} ${fmt(n.threshold)} (${v === undefined ? 'n/a' : fmt(v)})`);
     n = le ? n.le : n.gt;
   }
-  return { leaf: n.leaf, path };
+  return { leaf: n.leaf, ...(n.also ? { also: n.also } : {}), path };
 }
 
 export function fmt(x: number): string {

@@ -20,7 +20,8 @@ export interface GuardPartition {
 }
 
 export type GuardNode =
-  | { leaf: number }
+  /** A partition; `also`: other partitions the runtime weighs with the cost model for inputs reaching this leaf, the leaf's own first. */
+  | { leaf: number; also?: number[] }
   | { feature: string /* e.g. "A.rowLenCv" */; tier: 0 | 1 | 2; threshold: number; le: GuardNode; gt: GuardNode };
 
 export interface GuardPlan {
@@ -30,7 +31,7 @@ export interface GuardPlan {
   streamLength: StreamLength;
   partitions: GuardPartition[];
   tree: GuardNode;
-  /** Share of training samples where the tree picks a partition as good as the best of the chosen ones. */
+  /** Share of training samples where the runtime's pick (the tree's leaf, weighed with its candidates by the cost model) is as good as the best of the chosen partitions. */
   trainingAccuracy: number;
   /** Mean loss of the tree's pick against each sample's own DP optimum, percent. */
   meanLossPct: number;
@@ -43,10 +44,43 @@ export interface GuardPlan {
   coverage: number;
   /** Samples dropped because no mapping was feasible for them. */
   infeasibleSamples: number;
+  /** Share of training samples whose pick (after fallbacks) is within the tolerance of their own DP optimum. */
+  trainingWithinTolerance: number;
+  /** How the number of partitions and the tree depth were chosen (cross-validated loss over the samples). */
+  model: ModelChoice;
+  /** The guards judged on samples they never saw (runtime/guards/validate.ts); absent only when the builder was told not to judge (`judge: false`: dype eval, which judges the guards on its own held-out cases). */
+  heldOut?: HeldOutFigures;
+}
+
+export interface ModelChoice {
+  partitions: number;
+  depth: number;
+  folds: number;
+  /** Every (partitions, depth) tried, with its cross-validated figures. */
+  grid: { partitions: number; depth: number; meanLossPct: number; withinTolerance: number }[];
+}
+
+export interface HeldOutFigures {
+  /** Outer folds of the nested cross-validation over the samples. */
+  folds: number;
+  /** Mean loss of the pick against each held-out sample's DP optimum, percent (over the samples some partition serves). */
+  meanLossPct: number;
+  /** Share of held-out samples whose pick is within the tolerance. */
+  withinTolerance: number;
+  /** Held-out samples no partition of their fold's guards can run. */
+  unserved: number;
+  /** Held-out samples outside their fold's ranges: the runtime re-plans those with the DP (no loss, a planning run's time). */
+  replanned: number;
+  /** The tree's pick alone (no cost-model weighing at the leaves, no re-plan): what a host without dype's cost model, such as the C++ dispatch header, gets. */
+  treeOnly: { meanLossPct: number; withinTolerance: number };
+  /** Each profile's samples judged by guards built from the other profiles' only (two or more profiles). */
+  byProfile?: { profile: number; samples: number; meanLossPct: number; withinTolerance: number; unserved: number; replanned: number; treeOnly: { meanLossPct: number; withinTolerance: number } }[];
 }
 
 export interface GuardDecision {
   partition: GuardPartition;
+  /** The partitions the leaf leaves open for the cost model to weigh, the tree's pick first (just it when the leaf has no others). */
+  candidates: GuardPartition[];
   /** Tests taken, e.g. `A.nnz <= 12000 (7412)`. */
   path: string[];
   inRange: boolean;

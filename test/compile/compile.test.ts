@@ -110,6 +110,15 @@ describe('dype compile --profile (all targets)', () => {
     expect(svgs.length).toBeGreaterThanOrEqual(3);
     for (const svg of svgs) expect(svg).toMatch(/<(rect|circle|polyline|line)\b/);
     expect(html).toMatch(/Decision map/);
+    // The guards' held-out figures beside the training ones, in the report and in plan.json.
+    expect(html).toMatch(/Guards: training and held-out/);
+    expect(html).toMatch(/held out: 5-fold nested cross-validation/);
+    expect(html).toMatch(/profile A=\S*cora\.cites left out/);
+    const guards = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')).kernels.spmv.guards;
+    expect(guards.heldOut).toMatchObject({ folds: 5, meanLossPct: expect.any(Number), withinTolerance: expect.any(Number), treeOnly: expect.any(Object) });
+    expect(guards.heldOut.byProfile).toHaveLength(2);
+    expect(guards.model.grid.length).toBeGreaterThan(1);
+    expect(guards.partitions).toHaveLength(guards.model.partitions);
   });
 });
 

@@ -17,7 +17,11 @@ import type { DecisionLogEntry } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
 import { Rng } from '../../runtime/random.js';
 import type { DenseTensor } from '../../runtime/tensor.js';
+import { bindProblem } from '../../runtime/plan/bind.js';
+import { evaluateChoices, objectiveValue } from '../../runtime/plan/dp.js';
+import { bindInputs } from '../../runtime/engine/inputs.js';
 import { system } from './fixtures.js';
+import { STEADY } from '../helpers/goal.js';
 import { gcnFixture, maxRelErr, runtimeFor, type Fixture } from './runtime-fixture.js';
 
 let fx: Fixture;
@@ -122,6 +126,27 @@ describe('out of range', () => {
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
     expect(rt.stats().replans).toBe(1);
     rt.close();
+  });
+});
+
+describe('a leaf that leaves partitions open', () => {
+  it('the cost model weighs them on each input: the lowest predicted period runs, and the path says so', () => {
+    // Every partition open at one leaf: the pick must be the model's best of them all, whatever the tree would say.
+    const open = { ...fx.plan, tree: { leaf: 0, also: fx.plan.partitions.slice(1).map((p) => p.id) } };
+    const rt = runtimeFor({ ...fx, config: { ...fx.config, guards: open, guard: () => 0 } });
+    const sys = system('paper-1g1f');
+    const picks = new Set<number>();
+    for (const g of ['karate.mtx', 'cora.cites', 'gen-uniform-2000x40', 'facebook_combined.txt']) {
+      const e = rt.explain(fx.inputs(g));
+      if (!e.inRange) continue;
+      const p = bindProblem(fx.config.spec, bindInputs('gcn', fx.config.params, fx.inputs(g)).binding);
+      const score = (id: number): number => objectiveValue(evaluateChoices(sys, p, fx.plan.partitions[id]!.choices, STEADY)!, 'throughput');
+      const best = Math.min(...fx.plan.partitions.map((q) => score(q.id)));
+      expect(score(e.selected.id)).toBeCloseTo(best, 9);
+      expect(e.path.at(-1)).toMatch(new RegExp(`^cost model: partition ${e.selected.id} of 0, `));
+      picks.add(e.selected.id);
+    }
+    expect(picks.size).toBeGreaterThan(0);
   });
 });
 

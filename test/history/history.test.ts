@@ -6,6 +6,7 @@
  * overlapping, split and emulated runs are not fitted; a damaged history is
  * one error naming its line.
  */
+import { fixedGuards } from '../../runtime/guards/build.js';
 import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../../runtime/plan/figures.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,7 +75,7 @@ describe('learning from runs', () => {
     const wasm = await WasmStageBackend.create(c.binary, c.manifest);
     const path = join(dir, 'runs.jsonl');
     const n = spec.ops.length;
-    const guards = { objective: 'throughput' as const, energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH, partitions: [{ id: 0, choices: [{ start: 0, end: n, device: 'cpu', count: 1 }], label: 'cpu', fallbacks: [] }], tree: { leaf: 0 }, trainingAccuracy: 1, meanLossPct: 0, ranges: {}, samples: 0, lossTolerance: 0, coverage: 1, infeasibleSamples: 0 };
+    const guards = fixedGuards({ objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH }, [{ start: 0, end: n, device: 'cpu', count: 1 }], 'cpu');
     const rt = createGuardedRuntime(
       { program: 'spmv', programHash: 'test', kernel: 'spmv', manifest: c.manifest, spec, guards, params: [{ name: 'A', kind: 'sparse', shape: ['m', 'n'] }, { name: 'x', kind: 'dense', shape: ['n'] }], guard: () => 0 },
       { system: sys, backends: { cpu: wasm }, history: new HistoryLog(path) },

@@ -1,0 +1,50 @@
+/**
+ * The guards' held-out figures on the case the guards are judged by: gcn
+ * for the paper-like two-GPU, two-FPGA box, four real graphs as profiles
+ * (ca-GrQc, bcsstk33, luxembourg_osm, dnn_n1024-l1) and the layer widths
+ * sampled over [16, 256], built as `dype compile --profile` builds them.
+ * Aim: held-out mean loss at most 3% against each sample's DP optimum and
+ * at least 95% of held-out samples within the 5% tolerance.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileProgram } from '../../cli/compile.js';
+import { buildKernelGuards } from '../../codegen/runtime/project.js';
+import type { GuardPlan } from '../../runtime/guards/types.js';
+import { matrices, root } from './fixtures.js';
+import { goal } from '../helpers/goal.js';
+
+const PROFILES = ['ca-GrQc.mtx', 'bcsstk33.mtx', 'luxembourg_osm.mtx', 'dnn_n1024-l1.mtx'];
+let plan: GuardPlan;
+
+beforeAll(() => {
+  const { program } = compileProgram(join(root, 'examples', 'gcn.dy'));
+  const { kernels } = buildKernelGuards({ program, system: 'paper-2g2f', goal: goal('throughput'), profiles: PROFILES.map((f) => ({ name: 'A', path: join(matrices, f) })), outDir: '' }, { perProfile: 24 });
+  plan = kernels[0]!.plan;
+}, 120_000);
+
+describe('gcn on paper-2g2f, four real graphs, widths over [16, 256]', () => {
+  it('meets the held-out aim: mean loss <= 3%, >= 95% within the 5% tolerance', () => {
+    const h = plan.heldOut!;
+    expect(h.folds).toBe(5);
+    expect(h.meanLossPct).toBeLessThanOrEqual(3);
+    expect(h.withinTolerance).toBeGreaterThanOrEqual(0.95);
+    expect(h.unserved).toBe(0);
+  });
+
+  it('chose the partitions and the depth from the cross-validated grid, the smallest within 0.05 points of the best', () => {
+    const g = plan.model.grid;
+    const best = Math.min(...g.map((x) => x.meanLossPct));
+    const chosen = g.find((x) => x.partitions === plan.model.partitions && x.depth === plan.model.depth)!;
+    expect(chosen.meanLossPct).toBeLessThanOrEqual(best + 0.05);
+    for (const x of g) if (x.meanLossPct <= best + 0.05) expect(x.partitions * 100 + x.depth).toBeGreaterThanOrEqual(chosen.partitions * 100 + chosen.depth);
+    expect(plan.partitions).toHaveLength(plan.model.partitions);
+  });
+
+  it('judges each profile left out by guards built from the other three', () => {
+    const by = plan.heldOut!.byProfile!;
+    expect(by.map((p) => p.profile)).toEqual([0, 1, 2, 3]);
+    expect(by.reduce((a, p) => a + p.samples, 0)).toBe(plan.samples);
+    for (const p of by) expect(p.replanned).toBeLessThanOrEqual(p.samples);
+  });
+});
