@@ -174,7 +174,7 @@ describe('fallbacks and faults', () => {
       { id: 1, choices: [{ start: 0, end: n, device: 'cpu', count: 1 }], label: 'cpu x1 [all]', fallbacks: fallbacks ? [0] : [] },
     ];
     const guards = { ...fx.plan, partitions: parts, tree: { leaf: 0 }, ranges: {} };
-    return { ...fx.config, guards, guard: () => 0 };
+    return { ...fx.config, guards: { throughput: guards }, guard: { throughput: () => 0 } };
   };
   /** The loopback GPU with one call made to fail: alloc for want of memory, or the n-th launch. */
   const failing = (how: 'alloc' | number): StageBackend => {

@@ -76,7 +76,7 @@ describe('learning from runs', () => {
     const n = spec.ops.length;
     const guards = { objective: 'throughput' as const, energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH, partitions: [{ id: 0, choices: [{ start: 0, end: n, device: 'cpu', count: 1 }], label: 'cpu', fallbacks: [] }], tree: { leaf: 0 }, trainingAccuracy: 1, meanLossPct: 0, ranges: {}, samples: 0, lossTolerance: 0, coverage: 1, infeasibleSamples: 0 };
     const rt = createGuardedRuntime(
-      { program: 'spmv', programHash: 'test', kernel: 'spmv', manifest: c.manifest, spec, guards, params: [{ name: 'A', kind: 'sparse', shape: ['m', 'n'] }, { name: 'x', kind: 'dense', shape: ['n'] }], guard: () => 0 },
+      { program: 'spmv', programHash: 'test', kernel: 'spmv', manifest: c.manifest, spec, objective: 'throughput', guards: { throughput: guards }, params: [{ name: 'A', kind: 'sparse', shape: ['m', 'n'] }, { name: 'x', kind: 'dense', shape: ['n'] }], guard: { throughput: () => 0 } },
       { system: sys, backends: { cpu: wasm }, history: new HistoryLog(path) },
     );
     const A = toCsr(loadMatrix(join(M, 'cage8.mtx')));
