@@ -172,7 +172,7 @@ const streams: { graph: string; partition: string; inputs: number; oneAtATimeMs:
 for (const [g, text] of [['cora.cites', 'gpu:op0-op1|fpga:op2-op3'], ['cora.cites', 'fpga:op0|gpu:op1|cpu:op2-op3'], ['ca-GrQc.mtx', 'gpu:op0-op1|fpga:op2-op3']] as const) {
   const choices = parsePartition(text, spec, sys);
   const guards = fixedGuards(GOAL, choices, text);
-  const cfg: RuntimeConfig = { program: 'gcn', programHash: info.programHash, kernel: 'gcn', manifest, spec, guards, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: () => 0 };
+  const cfg: RuntimeConfig = { program: 'gcn', programHash: info.programHash, kernel: 'gcn', manifest, spec, objective: guards.objective, guards: { [guards.objective]: guards }, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: { [guards.objective]: () => 0 } };
   const rt = createGuardedRuntime(cfg, { system: sys, backends });
   const A = toCsr(loadMatrix(join(M, g)));
   const x = Object.fromEntries(inputsOf(A).tensors);

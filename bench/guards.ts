@@ -65,15 +65,15 @@ const bindWith = (f: SparseFeatures, n: number): Binding => ({ sparse: new Map([
 const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) => bindWith(sparseFeaturesOf(mats.get(f)!, 2), mats.get(f)!.rows));
 const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH });
 const manifest = wasmManifest(gcn, [], true);
-const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', programHash(gcnModule), [{ kernel: gcn, spec, plan, manifest }], 'dype/runtime');
-const body = /export function gcnGuard\(f: GuardFeatures\): number \{\n([\s\S]*?)\n\}\n/.exec(ts)![1]!;
+const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', programHash(gcnModule), [{ kernel: gcn, spec, objective: 'throughput', plans: { throughput: plan }, manifest }], 'dype/runtime');
+const body = /export function gcnGuard_throughput\(f: GuardFeatures\): number \{\n([\s\S]*?)\n\}\n/.exec(ts)![1]!;
 const guard = new Function('f', body) as (f: Record<string, number>) => number;
 const square = [...mats].filter(([, m]) => m.rows === m.cols);
 const records = square.map(([, m]) => featureRecord(bindWith(sparseFeaturesOf(m, 2), m.rows)));
 const tested = [...new Set([...body.matchAll(/f\["([^"]+)"\]/g)].map((x) => x[1]!))];
 
 // The runtime's chooser and switching policy over the same guards (every partition taken as runnable: this times decisions, not devices).
-const cfg: RuntimeConfig = { program: 'gcn', programHash: programHash(gcnModule), kernel: gcn.name, manifest, spec, guards: plan, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: guard as RuntimeConfig['guard'] };
+const cfg: RuntimeConfig = { program: 'gcn', programHash: programHash(gcnModule), kernel: gcn.name, manifest, spec, objective: 'throughput', guards: { throughput: plan }, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: { throughput: guard } };
 const missing = gcn.params.map((p) => p.name).filter((n) => !cfg.params.some((p) => p.name === n));
 if (missing.length > 0) throw new Error(`bench/guards.ts: gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
 const popts = planOptions(system, plan);
@@ -144,8 +144,8 @@ for (const [name, m] of mats) {
   const inputs = { tensors: new Map<string, Tensor>([['A', m], ['x', x]]), scalars: new Map<string, number>() };
   const denseOf = (shape: number[]): DenseTensor => ({ format: 'dense', shape, data: new Float64Array(shape[0]! * shape[1]!) });
   const dense: Record<string, Tensor> = { A: m, X: denseOf([m.rows, 64]), W1: denseOf([64, 64]), W2: denseOf([64, 16]) };
-  const chooser = new Chooser(cfg, system, popts, () => true);
-  const decider = new Decider(system, popts, chooser.memo);
+  const chooser = new Chooser(cfg, system, () => true);
+  const decider = new Decider(system, () => popts, chooser.memo);
   const policy = new SwitchPolicy();
   // A new pattern each time: fresh views of the same arrays (no copy), which the runtime's feature cache has not seen.
   const fresh = (): CsrMatrix => ({ ...m, rowPtr: m.rowPtr.subarray(0), colIdx: m.colIdx.subarray(0) });

@@ -113,7 +113,7 @@ export function buildProgram(): Command {
     .option('--threads <T>', 'worker threads for the wasm backend (default: all cores; the reference backend runs on one)')
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
     .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine; with --project the project\'s plan.json system, else paper-2g2f)')
-    .option('--objective <name>', 'throughput, energy or latency (default throughput)')
+    .option('--objective <name>', 'throughput, energy or latency (default throughput; with --project and its guards, the objective whose guards pick the partition, default the one the project was compiled for)')
     .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
     .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
     .option('--power-cap <W>', 'peak power the devices may draw together, W')
@@ -158,7 +158,7 @@ export function buildProgram(): Command {
     .option('--targets <list>', 'comma-separated targets: wasm, cuda, hls, runtime, report (default: all; runtime and report need --profile)')
     .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_PLAN_SYSTEM})`)
     .option('--profile <NAME=PATH>', 'a sample input the guards are built from; a name may repeat (repeatable)', collect, [])
-    .option('--objective <name>', 'what the guards and the report plan for: throughput, energy or latency (default throughput)')
+    .option('--objective <name>', 'the objective the generated runtime starts with (guards are built for all three) and the report plans for: throughput, energy or latency (default throughput)')
     .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
     .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
     .action(async (file: string, o: CompileOptions) => (await import('./compile.js')).compileCommand(file, o, out));

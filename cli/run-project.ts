@@ -4,10 +4,11 @@
  * own its devices (wasm for the CPU; the project's CUDA and FPGA libraries,
  * or with --emulate their CPU emulation and C simulation) and reports per
  * stage what ran where, for how long, and the bytes it moved.
- *   - auto: the project's guards (plan.json) pick the partition as the
- *     generated runtime would; without guards, the planner's best mapping
- *     for this input;
- *   - ID: partition ID of plan.json's guards;
+ *   - auto: the project's guards (plan.json) of the objective (--objective,
+ *     default the one the project was compiled for) pick the partition as
+ *     the generated runtime would; without guards, the planner's best
+ *     mapping for this input;
+ *   - ID: partition ID of plan.json's partition table (every objective's);
  *   - "<stages>": written out (cli/partition-arg.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,11 +30,10 @@ import { InputError } from '../runtime/errors.js';
 import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
 import { tier0 } from '../runtime/features/index.js';
 import { planOptions } from '../runtime/guards/build.js';
-import { walkTree } from '../runtime/guards/tree.js';
-import type { GuardPlan } from '../runtime/guards/types.js';
+import { partitionTable, treeGuards, type GuardPlans } from '../runtime/guards/objectives.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../runtime/plan/dp.js';
-import type { Mapping, PlanSpec } from '../runtime/plan/types.js';
+import type { Mapping, Objective, PlanSpec } from '../runtime/plan/types.js';
 import { openProject, readProject } from '../runtime/native/project.js';
 import type { DeviceKind, SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
@@ -51,7 +51,8 @@ interface PlanJson {
   format: string;
   version: number;
   system: SystemSpec;
-  kernels: Record<string, { guards: GuardPlan; objective: string }>;
+  /** Per kernel: the guards of every objective and the one the project was compiled for (the runtime's initial one). */
+  kernels: Record<string, { guards: GuardPlans; objective: Objective }>;
 }
 
 function median(xs: number[]): number {
@@ -90,12 +91,18 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (clash >= 0) throw usage(`--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`);
   const planPath = join(dir, 'plan.json');
   const planJson = existsSync(planPath) ? (JSON.parse(readFileSync(planPath, 'utf8')) as PlanJson) : undefined;
-  // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for).
+  // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
   if (planJson && (planJson.format !== 'dype-plan' || planJson.version !== PLAN_JSON_VERSION))
-    throw new InputError('DY3044', planPath, undefined, `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`);
+    throw new InputError('DY3044', planPath, undefined, `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`);
   const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PLAN_SYSTEM) : planJson.system;
   const goal = parseGoal(o);
-  const { objective } = goal;
+  const kplan = planJson?.kernels[kernel.name];
+  const guards = kplan?.guards;
+  // The project's guards start with the objective it was compiled for; --objective picks another.
+  const objective: Objective = kplan && o.objective === undefined ? kplan.objective : goal.objective;
+  if (guards && !guards[objective])
+    throw new InputError('DY3044', planPath, undefined, `the project has guards of kernel ${kernel.name} for ${Object.keys(guards).join(', ')}, not for --objective ${objective}: recompile the project with dype compile`);
+  const table = kplan && guards ? partitionTable(guards, kplan.objective) : undefined;
   const scalars = new Map(parseAssignments(o.param, '--param').map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
@@ -106,28 +113,28 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   const manifestPath = join(dir, 'wasm', `${kernel.name}.manifest.json`);
   if (!existsSync(manifestPath)) throw new InputError('DY3043', manifestPath, undefined, `the project has no wasm kernel: compile it with dype compile ${file} -o ${dir} (targets wasm, cuda, hls)`);
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as WasmManifest;
-  const guards = planJson?.kernels[kernel.name]?.guards;
 
   // Which partition(s), and so which device kinds need a backend.
   let fixed: { source: string; id?: number; label: string; choices: StageChoice[] } | undefined;
   if (partitionArg === 'auto') {
-    if (!guards) {
+    if (!table) {
       const best = planPareto(sys, problem, planOptions(sys, goal)).pareto[0];
       if (!best) throw new InputError('DY3030', sys.name, undefined, `no mapping of kernel ${kernel.name} is feasible on ${sys.name} for this input`);
       const choices = choicesOf(problem, best);
       fixed = { source: 'auto: the planner\u2019s best mapping for this input (the project has no guards: compile with --profile for them)', label: labelOf(spec, sys, choices), choices };
     }
   } else if (/^\d+$/.test(partitionArg)) {
-    if (!guards) throw new InputError('DY3047', planPath, undefined, `--partition ${partitionArg} names a partition of the project's guards, but the project has none for kernel ${kernel.name}: compile with --profile, or write the stages out`);
-    const p = guards.partitions.find((x) => x.id === Number(partitionArg));
-    if (!p) throw new InputError('DY3047', planPath, undefined, `the guards of kernel ${kernel.name} have partitions ${guards.partitions.map((x) => x.id).join(', ')}; there is no ${partitionArg}`);
+    if (!table) throw new InputError('DY3047', planPath, undefined, `--partition ${partitionArg} names a partition of the project's guards, but the project has none for kernel ${kernel.name}: compile with --profile, or write the stages out`);
+    const p = table.partitions.find((x) => x.id === Number(partitionArg));
+    if (!p) throw new InputError('DY3047', planPath, undefined, `the guards of kernel ${kernel.name} have partitions ${table.partitions.map((x) => x.id).join(', ')}; there is no ${partitionArg}`);
     fixed = { source: `partition ${p.id} of plan.json`, id: p.id, label: p.label, choices: p.choices };
   } else {
     const choices = parsePartition(partitionArg, spec, sys);
     fixed = { source: '--partition as written', label: labelOf(spec, sys, choices), choices };
   }
   const kindsOf = (cs: readonly StageChoice[]): DeviceKind[] => cs.map((c) => sys.devices.find((d) => d.id === c.device)!.kind);
-  const kinds = [...new Set(fixed ? kindsOf(fixed.choices) : guards!.partitions.flatMap((p) => kindsOf(p.choices)))];
+  // Guarded: the device kinds of the partitions the objective's guards pick (their fallbacks among them).
+  const kinds = [...new Set(fixed ? kindsOf(fixed.choices) : table!.ids[objective]!.flatMap((i) => kindsOf(table!.partitions[i]!.choices)))];
   const backends = await openProject(dir, sys, { emulate: o.emulate === true, kernel: kernel.name, threads, kinds });
   const inputs = { tensors, scalars, dims };
   const trace = o.trace !== undefined ? new TraceRecorder() : undefined;
@@ -137,7 +144,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   let close: () => void;
   if (fixed) {
     // A fixed partition's figures are counted the way the project's guards were planned, else as the options say.
-    const mapping = evaluateChoices(sys, problem, fixed.choices, guards ?? goal);
+    const mapping = evaluateChoices(sys, problem, fixed.choices, guards && kplan ? guards[kplan.objective]! : goal);
     if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${fixed.label} cannot run this input on ${sys.name} (memory, FPGA resources or an op without an implementation there)`);
     const engine = new KernelEngine(manifest, backends, sys);
     engine.timeOps = history !== undefined;
@@ -168,15 +175,17 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
       kernel: kernel.name,
       manifest,
       spec,
+      // The project's initial objective keeps plan.json's partition ids; the runtime then starts with --objective.
+      objective: kplan!.objective,
       guards: guards!,
       params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : p.type.shape.length === 0 ? 'scalar' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
-      guard: (f) => walkTree(guards!.tree, (k) => f[k]).leaf,
+      guard: treeGuards(guards!, kplan!.objective),
     };
-    const rt = createGuardedRuntime(cfg, { system: sys, backends, ...(trace ? { trace } : {}), ...(history ? { history } : {}) });
+    const rt = createGuardedRuntime(cfg, { system: sys, backends, objective, ...(trace ? { trace } : {}), ...(history ? { history } : {}) });
     const raw: RuntimeInputs = Object.fromEntries([...kernel.params].map((p) => [p.name, tensors.get(p.name) ?? scalars.get(p.name)!]));
     runOnce = async () => {
       const r = await rt.run(raw);
-      return { outputs: r.outputs, runs: r.stages, wallMs: r.wallMs, mapping: r.mapping, partition: { source: `auto: the project's guards (path ${r.path.join(' -> ') || 'one partition'})${r.log.replan ? `; ${r.log.replan.reason}, re-planned` : ''}`, id: r.partition.id, label: r.partition.label, choices: [] } };
+      return { outputs: r.outputs, runs: r.stages, wallMs: r.wallMs, mapping: r.mapping, partition: { source: `auto: the project's ${r.log.objective} guards (path ${r.path.join(' -> ') || 'one partition'})${r.log.replan ? `; ${r.log.replan.reason}, re-planned` : ''}`, id: r.partition.id, label: r.partition.label, choices: [] } };
     };
     close = () => {
       rt.close();

@@ -1,20 +1,29 @@
 /**
  * The generated `<prog>.runtime.ts` (ts-morph): per kernel its PlanSpec,
- * guard plan and partition table as data, the guards as straight-line
- * if/else code over the feature record, typed inputs and outputs, and
- * `create<Kernel>Runtime(options)` over the runtime library's engine. It
- * imports only the runtime library (`importFrom`), never the compiler.
+ * the guard plan of every objective (with its training and held-out
+ * figures, and the partitions each leaf leaves open for the engine's cost
+ * model to weigh) and the partition table (every
+ * objective's partitions, runtime/guards/objectives.ts) as data, each
+ * objective's guards as straight-line if/else code over the feature record
+ * returning table ids, typed inputs and outputs, and
+ * `create<Kernel>Runtime(options)` over the runtime library's engine (with
+ * `setObjective`). It imports only the runtime library (`importFrom`),
+ * never the compiler.
  */
 import { IndentationText, Project, QuoteKind, VariableDeclarationKind, type CodeBlockWriter } from 'ts-morph';
 import type { Kernel } from '../../ir/module.js';
-import type { GuardNode, GuardPlan } from '../../runtime/guards/types.js';
-import type { PlanSpec } from '../../runtime/plan/types.js';
+import { partitionTable, type GuardPlans } from '../../runtime/guards/objectives.js';
+import type { GuardNode } from '../../runtime/guards/types.js';
+import type { Objective, PlanSpec } from '../../runtime/plan/types.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 
 export interface KernelRuntime {
   kernel: Kernel;
   spec: PlanSpec;
-  plan: GuardPlan;
+  /** The runtime's initial objective (the compile's --objective). */
+  objective: Objective;
+  /** The guard plan of each objective (the initial one's at least). */
+  plans: GuardPlans;
   /** The kernel's wasm manifest: the buffers, sizes and program order every backend runs. */
   manifest: WasmManifest;
 }
@@ -28,15 +37,19 @@ function paramKind(p: Kernel['params'][number]): 'sparse' | 'dense' | 'scalar' {
   return p.type.format !== 'dense' ? 'sparse' : p.type.shape.length === 0 ? 'scalar' : 'dense';
 }
 
-function writeGuard(w: CodeBlockWriter, n: GuardNode): void {
+/** The tree as if/else code; a leaf returns the table id of its partition (`ids[leaf]`). */
+function writeGuard(w: CodeBlockWriter, n: GuardNode, ids: readonly number[]): void {
   if ('leaf' in n) {
-    w.writeLine(`return ${n.leaf};`);
+    w.writeLine(`return ${ids[n.leaf]};`);
     return;
   }
   // A missing feature reads undefined, and `undefined <= t` is false: the > side, as the tree walk goes.
-  w.write(`if (f[${JSON.stringify(n.feature)}] <= ${n.threshold}) `).block(() => writeGuard(w, n.le));
-  writeGuard(w, n.gt);
+  w.write(`if (f[${JSON.stringify(n.feature)}] <= ${n.threshold}) `).block(() => writeGuard(w, n.le, ids));
+  writeGuard(w, n.gt, ids);
 }
+
+/** The name of a kernel's guard function for an objective: `gcnGuard_energy`. */
+export const guardName = (kernel: string, o: Objective): string => `${kernel}Guard_${o}`;
 
 export function emitRuntimeTs(program: string, source: string, programHash: string, kernels: readonly KernelRuntime[], importFrom: string): string {
   const project = new Project({ useInMemoryFileSystem: true, manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Single } });
@@ -46,59 +59,66 @@ export function emitRuntimeTs(program: string, source: string, programHash: stri
   ]);
   sf.addImportDeclaration({
     moduleSpecifier: importFrom,
-    namedImports: ['createGuardedRuntime', 'type DenseTensor', 'type Explanation', 'type GuardFeatures', 'type GuardPlan', 'type PlanSpec', 'type RunResult', 'type RuntimeConfig', 'type RuntimeOptions', 'type RuntimeStats', 'type SparseMatrix', 'type StreamResult', 'type WasmManifest'],
+    namedImports: ['createGuardedRuntime', 'type DenseTensor', 'type Explanation', 'type GuardFeatures', 'type GuardPlans', 'type Objective', 'type PlanSpec', 'type RunResult', 'type RuntimeConfig', 'type RuntimeOptions', 'type RuntimeStats', 'type SparseMatrix', 'type StreamResult', 'type WasmManifest'],
   });
   sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs: ['Hash of the program: its native libraries must carry the same.'], declarations: [{ name: 'PROGRAM_HASH', initializer: JSON.stringify(programHash) }] });
-  for (const { kernel: k, spec, plan, manifest } of kernels) {
+  for (const { kernel: k, spec, objective, plans, manifest } of kernels) {
     const P = pascal(k.name);
+    const table = partitionTable(plans, objective);
     const C = k.name.toUpperCase();
     sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs: [`Kernel ${k.name}'s buffers, sizes and program order: what every backend runs.`], declarations: [{ name: `${C}_MANIFEST`, type: 'WasmManifest', initializer: JSON.stringify(manifest, null, 2) }] });
     sf.addVariableStatement({ isExported: true, declarationKind: VariableDeclarationKind.Const, docs: [`Kernel ${k.name}'s ops with symbolic work: what the runtime re-plans with.`], declarations: [{ name: `${C}_SPEC`, type: 'PlanSpec', initializer: JSON.stringify(spec, null, 2) }] });
+    const accuracy = table.objectives.map((o) => `${o}: ${plans[o]!.partitions.length} partitions, training accuracy ${(plans[o]!.trainingAccuracy * 100).toFixed(1)}%, mean loss ${plans[o]!.meanLossPct.toFixed(2)}% over ${plans[o]!.samples} samples`);
     sf.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
-      docs: [`Guards of kernel ${k.name}: ${plan.partitions.length} partitions, training accuracy ${(plan.trainingAccuracy * 100).toFixed(1)}%, mean loss ${plan.meanLossPct.toFixed(2)}% over ${plan.samples} samples.`],
-      declarations: [{ name: `${C}_GUARDS`, type: 'GuardPlan', initializer: JSON.stringify(plan, null, 2) }],
+      docs: [`Guards of kernel ${k.name} per objective, each numbering its own partitions (${C}_PARTITIONS has the table ids): ${accuracy.join('; ')}.`],
+      declarations: [{ name: `${C}_GUARDS`, type: 'GuardPlans', initializer: `{\n${table.objectives.map((o) => `${o}: ${JSON.stringify(plans[o], null, 2)}`).join(',\n')}\n}` }],
     });
     sf.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
-      docs: ['Partition table: id and stages (device x count [results]).'],
-      declarations: [{ name: `${C}_PARTITIONS`, initializer: `[\n${plan.partitions.map((p) => `  { id: ${p.id}, label: ${JSON.stringify(p.label)} },`).join('\n')}\n] as const` }],
+      docs: [`Partition table: every objective's partitions, the same stage choices once: id, stages (device x count [results]) and the objectives whose guards pick it. The runtime starts with ${objective}.`],
+      declarations: [{ name: `${C}_PARTITIONS`, initializer: `[\n${table.partitions.map((p) => `  { id: ${p.id}, label: ${JSON.stringify(p.label)}, objectives: ${JSON.stringify(p.objectives)} },`).join('\n')}\n] as const` }],
     });
-    sf.addFunction({
-      isExported: true,
-      name: `${k.name}Guard`,
-      docs: [`The guards as straight-line code: the partition id for a feature record (tests ${[...new Set(collect(plan.tree))].join(', ') || 'nothing'}).`],
-      parameters: [{ name: 'f', type: 'GuardFeatures' }],
-      returnType: 'number',
-      statements: (w) => {
-        // One partition: the guards test nothing (the parameter stays for a uniform signature).
-        if ('leaf' in plan.tree) w.writeLine('void f;');
-        writeGuard(w, plan.tree);
-      },
-    });
+    for (const o of table.objectives) {
+      const plan = plans[o]!;
+      sf.addFunction({
+        isExported: true,
+        name: guardName(k.name, o),
+        docs: [`The ${o} guards as straight-line code: the partition (${C}_PARTITIONS id) for a feature record (tests ${[...new Set(collect(plan.tree))].join(', ') || 'nothing'}).`],
+        parameters: [{ name: 'f', type: 'GuardFeatures' }],
+        returnType: 'number',
+        statements: (w) => {
+          // One partition: the guards test nothing (the parameter stays for a uniform signature).
+          if ('leaf' in plan.tree) w.writeLine('void f;');
+          writeGuard(w, plan.tree, table.ids[o]!);
+        },
+      });
+    }
     const inputs = k.params.map((p) => ({ name: p.name, type: paramKind(p) === 'sparse' ? 'SparseMatrix' : paramKind(p) === 'dense' ? 'DenseTensor' : 'number' }));
     sf.addInterface({ isExported: true, name: `${P}Inputs`, properties: inputs });
     sf.addInterface({ isExported: true, name: `${P}Outputs`, properties: k.results.map((r) => ({ name: r.name, type: r.type?.format !== 'dense' ? 'SparseMatrix' : 'DenseTensor' })) });
     sf.addInterface({
       isExported: true,
       name: `${P}Runtime`,
+      properties: [{ name: 'objective', isReadonly: true, type: 'Objective', docs: ['The objective whose guards choose the next input.'] }],
       methods: [
         { name: 'run', parameters: [{ name: 'inputs', type: `${P}Inputs` }, { name: 'name', type: 'string', hasQuestionToken: true }], returnType: `Promise<RunResult<${P}Outputs>>` },
         { name: 'stream', parameters: [{ name: 'inputs', type: `Iterable<{ inputs: ${P}Inputs; name: string }>` }], returnType: `Promise<StreamResult<${P}Outputs>>` },
         { name: 'each', parameters: [{ name: 'inputs', type: `Iterable<{ inputs: ${P}Inputs; name: string }>` }], returnType: `AsyncGenerator<RunResult<${P}Outputs>>` },
         { name: 'explain', parameters: [{ name: 'inputs', type: `${P}Inputs` }], returnType: 'Explanation' },
+        { name: 'setObjective', docs: ['From the next input on, this objective\'s guards choose and the policy weighs switches in its units.'], parameters: [{ name: 'o', type: 'Objective' }], returnType: 'void' },
         { name: 'stats', returnType: 'RuntimeStats' },
         { name: 'close', returnType: 'void' },
       ],
     });
-    const config = `{\n  program: ${JSON.stringify(program)},\n  programHash: PROGRAM_HASH,\n  kernel: ${JSON.stringify(k.name)},\n  manifest: ${C}_MANIFEST,\n  spec: ${C}_SPEC,\n  guards: ${C}_GUARDS,\n  params: ${JSON.stringify(k.params.map((p) => ({ name: p.name, kind: paramKind(p), shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })))},\n  guard: ${k.name}Guard,\n}`;
+    const config = `{\n  program: ${JSON.stringify(program)},\n  programHash: PROGRAM_HASH,\n  kernel: ${JSON.stringify(k.name)},\n  manifest: ${C}_MANIFEST,\n  spec: ${C}_SPEC,\n  objective: ${JSON.stringify(objective)},\n  guards: ${C}_GUARDS,\n  params: ${JSON.stringify(k.params.map((p) => ({ name: p.name, kind: paramKind(p), shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })))},\n  guard: { ${table.objectives.map((o) => `${o}: ${guardName(k.name, o)}`).join(', ')} },\n}`;
     sf.addVariableStatement({ declarationKind: VariableDeclarationKind.Const, declarations: [{ name: `${C}_CONFIG`, type: 'RuntimeConfig', initializer: config }] });
     sf.addFunction({
       isExported: true,
       name: `create${P}Runtime`,
-      docs: [`A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`stats\`. Backends: openProject(dir, { emulate }) of the runtime library.`],
+      docs: [`A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`setObjective\` (${table.objectives.join(', ')}; initially ${objective}), \`stats\`. Backends: openProject(dir, { emulate }) of the runtime library.`],
       parameters: [{ name: 'options', type: 'RuntimeOptions' }],
       returnType: `${P}Runtime`,
       statements: [
@@ -115,6 +135,10 @@ export function emitRuntimeTs(program: string, source: string, programHash: stri
     for await (const r of rt.each([...inputs].map((x) => ({ inputs: raw(x.inputs), name: x.name })))) yield typed(r);
   },
   explain: (inputs) => rt.explain(raw(inputs)),
+  get objective() {
+    return rt.objective;
+  },
+  setObjective: (o) => rt.setObjective(o),
   stats: () => rt.stats(),
   close: () => rt.close(),
 };`,

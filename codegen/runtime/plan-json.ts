@@ -2,10 +2,13 @@
  * plan.json (top level of the output directory): the program's hash (native
  * libraries must carry the same), per kernel the PlanSpec (each op with the
  * implementations its program has, runtime/catalogue names), each profile's
- * features and Pareto set (with the implementation chosen per op), the
- * guards (partitions with fallbacks, tree, training accuracy and mean loss,
- * ranges), each partition's stages with the implementations each op may run
- * as there, plus the system and the cost model's constants.
+ * features and Pareto set over the three objectives (with the
+ * implementation chosen per op), the guards of every objective (partitions
+ * with fallbacks, tree, training accuracy and mean loss, ranges, each
+ * numbering its own partitions) with each one's partition ids in the table,
+ * the table's partitions (every objective's, the same stage choices once)
+ * with their stages and the implementations each op may run as there, plus
+ * the system and the cost model's constants.
  */
 import type { KernelProfiles } from './profiles.js';
 import type { KernelRuntime } from './emit-ts.js';
@@ -15,16 +18,18 @@ import { MODEL } from '../../runtime/plan/cost.js';
 import { planPareto } from '../../runtime/plan/dp.js';
 import type { PlanSpec } from '../../runtime/plan/types.js';
 import { stageInstances } from '../../runtime/policy/cost.js';
-import type { GuardPlan } from '../../runtime/guards/types.js';
+import type { PartitionTable } from '../../runtime/guards/objectives.js';
+import { partitionTable } from '../../runtime/guards/objectives.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 
-/** Each guarded partition's stages: ops, device, instances, and per op the implementations the runtime picks among for each input. */
-function partitionStages(spec: PlanSpec, sys: SystemSpec, plan: GuardPlan): unknown[] {
-  return plan.partitions.map((p) => {
+/** Each partition of the table: the objectives whose guards hold it, its stages: ops, device, instances, and per op the implementations the runtime picks among for each input. */
+function partitionStages(spec: PlanSpec, sys: SystemSpec, table: PartitionTable): unknown[] {
+  return table.partitions.map((p) => {
     const inst = stageInstances(p.choices);
     return {
       id: p.id,
       label: p.label,
+      objectives: p.objectives,
       stages: p.choices.map((c, i) => {
         const kind = sys.devices.find((d) => d.id === c.device)!.kind;
         const ops = spec.ops.slice(c.start, c.end);
@@ -35,24 +40,28 @@ function partitionStages(spec: PlanSpec, sys: SystemSpec, plan: GuardPlan): unkn
 }
 
 /** The plan.json format this dype writes and reads (cli/run-project.ts refuses others). */
-export const PLAN_JSON_VERSION = 3;
+export const PLAN_JSON_VERSION = 4;
 
 export function planJson(program: string, source: string, programHash: string, sys: SystemSpec, kernels: readonly (KernelRuntime & { profiles: KernelProfiles })[]): string {
   const out = {
     format: 'dype-plan',
     // 3: guard plans record their energy scope and stream length.
+    // 4: guards per objective (throughput, energy, latency) over one partition table; `objective` is the runtime's initial one.
     version: PLAN_JSON_VERSION,
     program,
     source,
     programHash,
     system: sys,
     kernels: Object.fromEntries(
-      kernels.map(({ kernel, spec, plan, profiles }) => {
-        const popts = planOptions(sys, plan);
+      kernels.map(({ kernel, spec, objective, plans, profiles }) => {
+        // The Pareto set is over all three objectives; it is listed best first for the initial one.
+        const popts = planOptions(sys, plans[objective]!);
+        const table = partitionTable(plans, objective);
         return [
           kernel.name,
           {
-            objective: plan.objective,
+            objective,
+            objectives: table.objectives,
             spec,
             profiles: profiles.bindings.map((b, i) => ({
               source: profiles.sources[i],
@@ -71,8 +80,9 @@ export function planJson(program: string, source: string, programHash: string, s
               })),
             })),
             sampleRanges: profiles.ranges,
-            guards: plan,
-            partitions: partitionStages(spec, sys, plan),
+            guards: Object.fromEntries(table.objectives.map((o) => [o, plans[o]])),
+            partitionIds: table.ids,
+            partitions: partitionStages(spec, sys, table),
           },
         ];
       }),

@@ -53,7 +53,7 @@ export interface KernelGuards extends KernelRuntime {
   profiles: KernelProfiles;
 }
 
-/** Guards for every kernel the profiles bind, on the system given (default DEFAULT_GUARD_SYSTEM); the IR with the build-guards annotations. */
+/** Guards for every kernel the profiles bind and every objective, on the system given (default DEFAULT_GUARD_SYSTEM); the IR with the build-guards annotations. */
 export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}): { sys: SystemSpec; kernels: KernelGuards[]; module: Module } {
   const { program } = ctx;
   if (ctx.profiles.length === 0)
@@ -87,7 +87,7 @@ export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}
       sampling: { perProfile: o.perProfile ?? 24, seed: 7, ranges: kp.ranges },
     });
     module = runPipeline(module, { passes: [one], verify: true });
-    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k, impls.get(k.name)!), plan: one.plans.get(k.name)!, profiles: kp, manifest: wasmManifest(k, [], true) });
+    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k, impls.get(k.name)!), objective: one.objective, plans: one.plans.get(k.name)!, profiles: kp, manifest: wasmManifest(k, [], true) });
   }
   return { sys, kernels, module };
 }

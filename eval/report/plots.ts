@@ -48,6 +48,8 @@ export interface DecisionMapInput {
   /** A binding for given sparse features (the workload's dims and scalars). */
   bind: (f: SparseFeatures) => Binding;
   rows: number;
+  /** The id to show for each of the plan's partitions (a partition table's, when several objectives share one); default their own. */
+  ids?: readonly number[];
 }
 
 /** Which partition the guards pick over log density x CV; grey where the input is outside the guards' ranges (the runtime re-plans). */
@@ -56,16 +58,17 @@ export function decisionMapSvg(d: DecisionMapInput): string {
   const cvs = Array.from({ length: 12 }, (_, j) => (j * 4) / 11);
   const cells = [];
   const used = new Set<number>();
+  const idOf = (id: number): number => d.ids?.[id] ?? id;
   let outside = false;
   for (let i = 0; i < dens.length; i++)
     for (let j = 0; j < cvs.length; j++) {
       const dec = selectPartition(d.guards, d.bind(syntheticFeatures(d.rows, dens[i]!, cvs[j]!)));
-      const v = dec.inRange ? dec.partition.id : -1;
+      const v = dec.inRange ? idOf(dec.partition.id) : -1;
       if (v >= 0) used.add(v);
       else outside = true;
-      cells.push({ i, j, value: v, title: `density ${dens[i]!.toExponential(1)}, cv ${cvs[j]!.toFixed(2)}: ${dec.inRange ? `partition ${dec.partition.id} (${dec.partition.label})` : `re-plan (${dec.outOfRange.join('; ')})`}` });
+      cells.push({ i, j, value: v, title: `density ${dens[i]!.toExponential(1)}, cv ${cvs[j]!.toFixed(2)}: ${dec.inRange ? `partition ${v} (${dec.partition.label})` : `re-plan (${dec.outOfRange.join('; ')})`}` });
     }
-  const legend = d.guards.partitions.filter((p) => used.has(p.id)).map((p) => ({ value: p.id, label: `${p.id}: ${p.label}` }));
+  const legend = d.guards.partitions.filter((p) => used.has(idOf(p.id))).map((p) => ({ value: idOf(p.id), label: `${idOf(p.id)}: ${p.label}` }));
   if (outside) legend.push({ value: -1, label: "outside the guards' ranges: re-plan" });
   return gridSvg(d.title, 'density (nnz / n^2)', 'row-length CV', dens.map((x) => x.toExponential(0)), cvs.map((x) => x.toFixed(1)), cells, legend);
 }

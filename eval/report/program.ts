@@ -2,8 +2,9 @@
  * renderProgramReport(): report.html for one program, for `dype compile`.
  * The caller has bound the program to a profile (problem) and planned it;
  * this page shows the planner's Pareto set re-scored by the event
- * simulation, the guards' decision map when guards were built, and the
- * simulated pipeline of the first (best) mapping.
+ * simulation, the guards' decision map per objective when guards were
+ * built (with the partition table they share), and the simulated pipeline
+ * of the first (best) mapping.
  */
 import type { GuardPlan } from '../../runtime/guards/index.js';
 import type { Binding } from '../../runtime/plan/bind.js';
@@ -22,7 +23,10 @@ export interface ProgramReportInput {
   objective: Objective;
   /** Mappings to show, best first (the planner's Pareto set). */
   mappings: readonly Mapping[];
-  guards?: GuardPlan;
+  /** The guards of each objective (the initial one first), with the table id of each of their partitions. */
+  guards?: readonly { objective: Objective; plan: GuardPlan; ids?: readonly number[] }[];
+  /** The partition table the objectives' guards share (id, label, the objectives picking it). */
+  partitions?: readonly { id: number; label: string; objectives: readonly Objective[] }[];
   /** Binding for synthetic features, needed with `guards` for the decision map. */
   bind?: (f: SparseFeatures) => Binding;
   /** What each profile the guards were built from is (for the left-out-profile rows). */
@@ -71,8 +75,19 @@ export function renderProgramReport(r: ProgramReportInput): string {
       body: `<div class="plots">${frontSvg({ title: `${r.title} on ${r.sys.name}`, scope, space: scored.map(({ m, sim }) => ({ periodMs: sim.periodMs, energyJ: simJ(sim), label: label(m) })), picks: [{ name: 'best', periodMs: scored[0]!.sim.periodMs, energyJ: simJ(scored[0]!.sim), label: label(scored[0]!.m) }] })}</div>`,
     },
   ];
-  if (r.guards) sections.push({ heading: 'Guards: training and held-out', body: guardFigures(r.guards, r.profileNames ?? []) });
-  if (r.guards && r.bind) sections.push({ heading: 'Decision map', body: `<div class="plots">${decisionMapSvg({ title: `${r.title}: partition picked (${r.objective})`, guards: r.guards, bind: r.bind, rows: r.problem.ops.find((o) => o.sparse)?.sparse?.rows ?? 1 << 17 })}</div>` });
+  if (r.guards && r.guards.length > 0) sections.push({ heading: 'Guards: training and held-out', body: r.guards.map((g) => `<h3>${g.objective}${g.objective === r.objective ? ' (initial)' : ''}</h3>${guardFigures(g.plan, r.profileNames ?? [])}`).join('') });
+  if (r.guards && r.guards.length > 0 && r.bind) {
+    const bind = r.bind;
+    const rows = r.problem.ops.find((o) => o.sparse)?.sparse?.rows ?? 1 << 17;
+    const maps = r.guards.map((g) => decisionMapSvg({ title: `${r.title}: partition picked (${g.objective}${g.objective === r.objective ? ', initial' : ''})`, guards: g.plan, bind, rows, ...(g.ids ? { ids: g.ids } : {}) }));
+    const acc = table(
+      ['objective', 'partitions', 'training accuracy', 'mean loss %', 'samples'],
+      r.guards.map((g) => [`${g.objective}${g.objective === r.objective ? ' (initial)' : ''}`, g.plan.partitions.map((p) => String(g.ids?.[p.id] ?? p.id)).join(', '), `${(g.plan.trainingAccuracy * 100).toFixed(1)}%`, g.plan.meanLossPct.toFixed(2), String(g.plan.samples)]),
+      2,
+    );
+    const parts = r.partitions ? table(['id', 'partition', 'guards of'], r.partitions.map((p) => [String(p.id), p.label, p.objectives.join(', ')]), 3) : '';
+    sections.push({ heading: r.guards.length > 1 ? 'Decision maps: the guards of each objective' : 'Decision map', body: `${parts}${acc}<div class="plots">${maps.join('')}</div>` });
+  }
   sections.push({ heading: 'Pipeline timeline (simulation)', body: `<div class="plots">${timelineSvg(`${r.title}, best mapping`, r.sys, r.problem, simStages(r.sys, r.problem, r.mappings[0]!))}</div>` });
   return page(`dype report: ${r.title}`, sections);
 }

@@ -5,7 +5,9 @@
  * the runtime switched and why, and which backend ran each stage for how
  * long; then streams the same sequence pipelined (stages of successive
  * inputs at the same time on different devices) and writes a timeline of
- * the predicted and the measured stages.
+ * the predicted and the measured stages; then changes the objective to
+ * energy (setObjective: the energy guards choose from there on, the policy
+ * weighs switches in joules) and runs a few more graphs.
  *
  * Every stage runs for real: CPU stages on the wasm kernels, GPU stages in
  * the project's CUDA library, FPGA stages in its FPGA host library. With
@@ -28,6 +30,9 @@ import { createRuntime, type GcnInputs, type GcnOutputs } from './out/runtime/gc
 const F = 16;
 const H = 16;
 const C = 16;
+
+/** Run after setObjective('energy'): graphs whose energy guards' pick may differ from the throughput one. */
+const ENERGY_SEQUENCE = ['jazz.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites'];
 
 const DEFAULT_SEQUENCE = ['karate.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'facebook_combined.txt', 'facebook_combined.txt', 'facebook_combined.txt', 'cora.cites', 'cora.cites', 'cora.cites', 'karate.mtx'];
 
@@ -76,7 +81,8 @@ const trace = new TraceRecorder();
 const rt = createRuntime({ system: plan.system, backends, trace });
 
 const names = sequence.length > 0 ? sequence : DEFAULT_SEQUENCE;
-for (const file of names) {
+/** Runs one input and prints what happened. */
+async function runOne(file: string): Promise<void> {
   const inputs = inputsFor(file);
   const r = await rt.run(inputs, file);
   let sum = 0;
@@ -87,9 +93,9 @@ for (const file of names) {
   }
   if (json) {
     const stages = r.stages.map((s) => ({ ops: s.ops, devices: s.devices, backend: s.backend, ms: s.ms, bytesIn: s.bytesIn, bytesOut: s.bytesOut }));
-    process.stdout.write(`${JSON.stringify({ input: file, rows: inputs.A.rows, nnz: inputs.A.values.length, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, predicted: r.predicted, stages, wallMs: r.wallMs, ySum: sum, yAbsSum: abs })}\n`);
+    process.stdout.write(`${JSON.stringify({ input: file, objective: r.log.objective, units: r.log.units, rows: inputs.A.rows, nnz: inputs.A.values.length, selected: r.log.selected, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, predicted: r.predicted, stages, wallMs: r.wallMs, ySum: sum, yAbsSum: abs })}\n`);
   } else {
-    console.log(`${file} (${inputs.A.rows} x ${inputs.A.cols}, nnz ${inputs.A.values.length})`);
+    console.log(`${file} (${inputs.A.rows} x ${inputs.A.cols}, nnz ${inputs.A.values.length}; objective ${r.log.objective})`);
     console.log(`  partition ${r.partition.id}${r.partition.replanned ? ' (re-planned)' : ''}: ${r.partition.label}`);
     console.log(`  guard path: ${r.path.join(' -> ') || '(one partition)'}`);
     if (r.log.replan) console.log(`  re-plan: ${r.log.replan.reason}`);
@@ -97,8 +103,13 @@ for (const file of names) {
     console.log(`  ran: ${stagesText(r)} (measured); predicted period ${r.predicted.periodMs.toFixed(4)} ms on ${plan.system.name}; Y sum ${sum.toPrecision(8)}`);
   }
 }
+for (const file of names) await runOne(file);
 const s = rt.stats();
 const streamed = await rt.stream(names.map((file) => ({ inputs: inputsFor(file), name: `stream ${file}` })));
+// The same runtime, now for energy: the energy guards choose from the next input on; the policy's state carries over.
+if (!json) console.log(`\nobjective ${rt.objective} -> energy`);
+rt.setObjective('energy');
+for (const file of ENERGY_SEQUENCE) await runOne(file);
 const summary = {
   runs: s.runs,
   switches: s.switches,
@@ -111,6 +122,7 @@ const summary = {
   streamStageSumMs: streamed.stageSumMs,
   streamYSums: streamed.results.map((r) => r.outputs.Y.data.reduce((a, v) => a + v, 0)),
   traceEvents: trace.size,
+  byObjective: rt.stats().byObjective,
 };
 trace.write(join(outDir, 'trace.json'));
 if (json) process.stdout.write(`${JSON.stringify({ summary })}\n`);
@@ -118,7 +130,7 @@ else
   console.log(
     `\n${s.runs} inputs, ${s.switches} switches, ${s.replans} re-plans; by backend: ${Object.entries(s.byBackend)
       .map(([b, x]) => `${b} ${x.stages} stages ${x.ms.toFixed(1)} ms`)
-      .join(', ')}\nstreamed: ${streamed.wallMs.toFixed(1)} ms measured against ${streamed.stageSumMs.toFixed(1)} ms of stages one after another (model clock: ${streamed.makespanMs.toFixed(3)} ms); timeline in ${join(outDir, 'trace.json')}`,
+      .join(', ')}; runs by objective: ${Object.entries(summary.byObjective).map(([o, n]) => `${o} ${n}`).join(', ')}\nstreamed: ${streamed.wallMs.toFixed(1)} ms measured against ${streamed.stageSumMs.toFixed(1)} ms of stages one after another (model clock: ${streamed.makespanMs.toFixed(3)} ms); timeline in ${join(outDir, 'trace.json')}`,
   );
 rt.close();
 closeBackends(backends);

@@ -1,31 +1,52 @@
 /**
- * Which partition an input runs on: the generated guards (checked against
- * the guard tree), a re-plan with the DP when the input falls outside the
- * guards' ranges, and the partition's fallbacks when no backend serves it or
- * it cannot run this input.
+ * Which partition an input runs on: the current objective's generated
+ * guards (checked against its guard tree), a re-plan with the DP for that
+ * objective when the input falls outside the guards' ranges, and the
+ * partition's fallbacks (as that objective ranks them) when no backend
+ * serves it or it cannot run this input. The partitions are one table for
+ * every objective (runtime/guards/objectives.ts), so changing objective
+ * changes which guards read the features, not the partitions.
  */
 import { InputError } from '../errors.js';
-import { choiceKey, partitionLabel } from '../guards/build.js';
+import { choiceKey, partitionLabel, planOptions } from '../guards/build.js';
+import { checkGuardPlans, partitionTable } from '../guards/objectives.js';
+import type { GuardPlan } from '../guards/types.js';
 import { inRanges, outOfRange } from '../guards/select.js';
 import { walkTree } from '../guards/tree.js';
 import { featureView, type FeatureView } from '../guards/view.js';
 import { choicesOf, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
-import type { PlanProblem } from '../plan/types.js';
+import type { Objective, PlanProblem } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 import { bindInputs, type BoundInputs } from './inputs.js';
 import { ModelMemo } from './memo.js';
-import type { RuntimeConfig, RuntimeInputs } from './types.js';
+import type { GuardFeatures, RuntimeConfig, RuntimeInputs } from './types.js';
 
 export interface Part {
   id: number;
   key: string;
   label: string;
   choices: StageChoice[];
+  /** Fallbacks (part ids, best first) for an objective that does not rank this partition itself. */
   fallbacks: number[];
+  /** Fallbacks as each objective whose guards hold this partition ranks them. */
+  fallbacksBy?: Partial<Record<Objective, number[]>>;
   replanned: boolean;
 }
 
+/** What the chooser keeps per objective with guards. */
+export interface ObjectiveGuards {
+  objective: Objective;
+  plan: GuardPlan;
+  guard: (f: GuardFeatures) => number;
+  /** Part id of each of the plan's partitions (its tree's leaves). */
+  ids: number[];
+  /** The planner's options for this objective (re-plans and scores). */
+  popts: PlanOptions;
+}
+
 export interface Choice {
+  /** The objective whose guards (or re-plan) chose. */
+  objective: Objective;
   b: BoundInputs;
   problem: PlanProblem;
   /** The features as the guards read them (a view: each is computed when first read). */
@@ -43,25 +64,60 @@ export class Chooser {
   readonly memo: ModelMemo;
   private readonly view: (b: BoundInputs['binding']) => FeatureView;
 
+  /** Guards, table ids and planner options of each objective with guards. */
+  private readonly by: Partial<Record<Objective, ObjectiveGuards>> = {};
+  private cur: ObjectiveGuards;
+
   constructor(
     private readonly cfg: RuntimeConfig,
     private readonly sys: SystemSpec,
-    private readonly popts: PlanOptions,
     /** Can some backend run every stage of this partition? */
     private readonly served: (p: Part) => boolean,
   ) {
-    this.memo = new ModelMemo(sys, cfg.spec, popts);
+    checkGuardPlans(cfg.guards, cfg.objective);
+    const table = partitionTable(cfg.guards, cfg.objective);
+    for (const o of table.objectives) {
+      const guard = cfg.guard[o];
+      if (!guard) throw new Error(`the runtime of ${cfg.kernel} has guards for objective ${o} but no guard function for it: regenerate the runtime`);
+      const plan = cfg.guards[o]!;
+      this.by[o] = { objective: o, plan, guard, ids: table.ids[o]!, popts: planOptions(sys, plan) };
+    }
+    this.cur = this.by[cfg.objective]!;
+    // Every objective's figures are counted alike (checkGuardPlans): one memo prices partitions for all.
+    this.memo = new ModelMemo(sys, cfg.spec, this.cur.popts);
     this.view = featureView({
       sparse: cfg.params.filter((p) => p.kind === 'sparse').map((p) => p.name),
       dims: cfg.params.flatMap((p) => p.shape.filter((d): d is string => typeof d === 'string')),
       scalars: cfg.params.filter((p) => p.kind === 'scalar').map((p) => p.name),
     });
-    this.parts = cfg.guards.partitions.map((p) => ({ id: p.id, key: choiceKey(p.choices), label: p.label, choices: p.choices, fallbacks: p.fallbacks, replanned: false }));
+    this.parts = table.partitions.map((p) => ({ id: p.id, key: p.key, label: p.label, choices: p.choices, fallbacks: p.fallbacks, fallbacksBy: p.fallbacksBy, replanned: false }));
+  }
+
+  /** The objective whose guards choose the next input. */
+  get objective(): Objective {
+    return this.cur.objective;
+  }
+
+  /** The objectives with guards, the initial one first. */
+  get objectives(): Objective[] {
+    return Object.keys(this.by) as Objective[];
+  }
+
+  /** The planner's options (goal and constraints) of an objective with guards; the current one's by default. */
+  popts(o: Objective = this.cur.objective): PlanOptions {
+    return (this.by[o] ?? this.cur).popts;
+  }
+
+  /** From the next input on, this objective's guards choose (it must have guards). */
+  setObjective(o: Objective): void {
+    const next = this.by[o];
+    if (!next) throw new RangeError(`the runtime of ${this.cfg.kernel} has no guards for objective ${String(o)}: it has guards for ${this.objectives.join(', ')}`);
+    this.cur = next;
   }
 
   private replan(problem: PlanProblem): { part: Part; ms: number } {
     const t0 = performance.now();
-    const best = planPareto(this.sys, problem, this.popts).pareto[0];
+    const best = planPareto(this.sys, problem, this.cur.popts).pareto[0];
     const ms = performance.now() - t0;
     if (!best) throw new InputError('DY3030', this.sys.name, undefined, `no mapping of kernel ${this.cfg.kernel} is feasible on ${this.sys.name} for this input`);
     const choices = choicesOf(problem, best);
@@ -75,24 +131,25 @@ export class Chooser {
 
   /** Runnable here and feasible for this input. */
   ok(p: Part, problem: PlanProblem): boolean {
-    return this.served(p) && Number.isFinite(this.memo.score(problem, p));
+    return this.served(p) && Number.isFinite(this.memo.score(problem, p, this.cur.popts));
   }
 
   choose(inputs: RuntimeInputs): Choice {
     const cfg = this.cfg;
+    const st = this.cur;
     const b = bindInputs(cfg.kernel, cfg.params, inputs);
     const features = this.view(b.binding);
-    const leaf = cfg.guard(features);
-    const walked = walkTree(cfg.guards.tree, (k) => features[k]);
-    if (walked.leaf !== leaf) throw new Error(`generated guards of ${cfg.kernel} disagree with the guard tree (${leaf} vs ${walked.leaf}): regenerate the runtime`);
-    const oor = inRanges(cfg.guards.ranges, (k) => features[k]) ? [] : outOfRange(cfg.guards.ranges, (k) => features[k]);
+    const id = st.guard(features);
+    const walked = walkTree(st.plan.tree, (k) => features[k]);
+    if (st.ids[walked.leaf] !== id) throw new Error(`generated ${st.objective} guards of ${cfg.kernel} disagree with the guard tree (partition ${id} vs ${st.ids[walked.leaf]}): regenerate the runtime`);
+    const oor = inRanges(st.plan.ranges, (k) => features[k]) ? [] : outOfRange(st.plan.ranges, (k) => features[k]);
     const problem = this.memo.problem(b.binding);
-    let selected = this.parts[leaf]!;
+    let selected = this.parts[id]!;
     const path = walked.path;
     if (walked.also && oor.length === 0) {
-      // The leaf leaves a few partitions open: the cost model weighs them on this input (kept per pattern in the memo).
-      const cands = [leaf, ...walked.also].map((i) => this.parts[i]!).filter((p) => this.served(p));
-      const scored = cands.map((p) => ({ p, v: this.memo.score(problem, p) })).filter((x) => Number.isFinite(x.v));
+      // The leaf leaves a few partitions open: the cost model weighs them on this input for the current objective (kept per pattern in the memo).
+      const cands = [walked.leaf, ...walked.also].map((i) => this.parts[st.ids[i]!]!).filter((p) => this.served(p));
+      const scored = cands.map((p) => ({ p, v: this.memo.score(problem, p, st.popts) })).filter((x) => Number.isFinite(x.v));
       if (scored.length > 0) {
         selected = scored.reduce((a, x) => (x.v < a.v ? x : a)).p;
         path.push(`cost model: partition ${selected.id} of ${cands.map((p) => p.id).join(', ')}`);
@@ -116,11 +173,11 @@ export class Chooser {
         throw new InputError('DY3041', this.sys.name, undefined, `partition ${selected.id} (${selected.label}) runs stages on ${kinds.join(', ')}, and no backend serves some of its devices; no fallback can run either: pass a backend for each of ${kinds.join(', ')} (openProject builds them for a compiled project)`);
       }
     }
-    return { b, problem, features, path, oor, selected, ...(replanInfo ? { replanInfo } : {}), ...(fallback ? { fallback } : {}) };
+    return { objective: st.objective, b, problem, features, path, oor, selected, ...(replanInfo ? { replanInfo } : {}), ...(fallback ? { fallback } : {}) };
   }
 
-  /** The first of a partition's fallbacks that can run the input, if any. */
+  /** The first of a partition's fallbacks (as the current objective ranks them) that can run the input, if any. */
   fallbackOf(p: Part, problem: PlanProblem, exclude: ReadonlySet<number> = new Set()): Part | undefined {
-    return p.fallbacks.map((i) => this.parts[i]!).find((q) => !exclude.has(q.id) && this.ok(q, problem));
+    return (p.fallbacksBy?.[this.cur.objective] ?? p.fallbacks).map((i) => this.parts[i]!).find((q) => !exclude.has(q.id) && this.ok(q, problem));
   }
 }

@@ -4,6 +4,9 @@
  * mapping on it. A stream that repeats a pattern (new values on the same
  * graph, the common case) prices its partitions once; features records are
  * cached per pattern (./inputs.ts), so their identity names the pattern.
+ * A mapping's figures do not depend on the objective (only on the energy
+ * scope and stream length, which every objective's guards share), so one
+ * memoized mapping gives every objective's score.
  */
 import { scoreMapping } from '../guards/build.js';
 import type { Binding } from '../plan/bind.js';
@@ -24,6 +27,7 @@ export class ModelMemo {
   constructor(
     private readonly sys: SystemSpec,
     private readonly spec: PlanSpec,
+    /** How figures are counted (energy scope, stream length), and the default goal and constraints of `score`. */
     private readonly popts: PlanOptions,
   ) {}
 
@@ -58,8 +62,8 @@ export class ModelMemo {
     return m.get(part.key);
   }
 
-  /** The objective's value of a partition on a problem, Infinity when it cannot run there or breaks a constraint. */
-  score(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): number {
-    return scoreMapping(this.mapping(p, part), this.popts);
+  /** The objective's value of a partition on a problem (the objective and constraints of `opts`), Infinity when it cannot run there or breaks a constraint. */
+  score(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }, opts: PlanOptions = this.popts): number {
+    return scoreMapping(this.mapping(p, part), opts);
   }
 }

@@ -7,13 +7,14 @@
  * one; ./clock.ts), logging every decision as JSON. `stream` pipelines:
  * successive inputs run in different stages at the same time, a bounded
  * number in flight (one per stage), outputs in input order; a switch drains
- * the pipeline first.
+ * the pipeline first. The runtime has guards for every objective over one
+ * partition table; `setObjective` changes which guards choose (and in which
+ * units the policy weighs a switch) from the next input on.
  */
 import { InputError } from '../errors.js';
 import { KernelEngine, Slot, type StagePlan, type StageRun } from '../exec/index.js';
-import { planOptions } from '../guards/build.js';
 import { featureRecord } from '../guards/features.js';
-import type { Mapping } from '../plan/types.js';
+import type { Mapping, Objective } from '../plan/types.js';
 import { stageInstances } from '../policy/cost.js';
 import { SwitchPolicy } from '../policy/policy.js';
 import type { Tensor } from '../tensor.js';
@@ -32,6 +33,16 @@ export interface GuardedRuntime {
   /** The same, yielding each result as soon as it and all before it are done (a failure leaves earlier ones delivered). */
   each(inputs: Iterable<StreamItem>): AsyncGenerator<RunResult>;
   explain(inputs: RuntimeInputs): Explanation;
+  /** The objective whose guards choose the next input (initially the config's). */
+  readonly objective: Objective;
+  /**
+   * From the next input on (the next one admitted, in a stream), the guards
+   * of `o` choose the partition, re-plans out of range plan for `o`, and the
+   * policy weighs a switch in `o`'s units; its state (streaks, dwell) carries
+   * over. A pick that is the running partition costs nothing. Throws a
+   * RangeError for an objective without guards.
+   */
+  setObjective(o: Objective): void;
   stats(): RuntimeStats;
   /** Frees the runtime's device memory (the backends stay open: close them with closeBackends). */
   close(): void;
@@ -63,11 +74,10 @@ interface Planned {
 
 export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): GuardedRuntime {
   const sys = o.system;
-  const popts = planOptions(sys, cfg.guards);
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
   engine.timeOps = o.history !== undefined;
-  const chooser = new Chooser(cfg, sys, popts, (p) => served(engine, p));
-  const decider = new Decider(sys, popts, chooser.memo);
+  const chooser = new Chooser(cfg, sys, (p) => served(engine, p));
+  const decider = new Decider(sys, (x) => chooser.popts(x), chooser.memo);
   const policy = new SwitchPolicy(o.policy);
   const clock = new ModelClock(o.trace);
   const slots: Slot[] = [];
@@ -76,7 +86,10 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   const counts = { switches: 0, replans: 0, fallbacks: 0, wallMs: 0, switchCostMs: 0 };
   const byPartition: Record<string, number> = {};
   const byBackend: Record<string, { stages: number; ms: number }> = {};
+  const byObjective: Partial<Record<Objective, number>> = {};
   let seq = 0;
+
+  if (o.objective !== undefined) chooser.setObjective(o.objective);
 
   const slot = (): Slot => idle.pop() ?? (slots.push(new Slot()), slots[slots.length - 1]!);
 
@@ -134,6 +147,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     clock.measured(p.label, runs);
     decider.lastTensors = p.c.b.tensors;
     byPartition[p.running.label] = (byPartition[p.running.label] ?? 0) + 1;
+    byObjective[p.c.objective] = (byObjective[p.c.objective] ?? 0) + 1;
     for (const r of runs) {
       const b = (byBackend[r.backend] ??= { stages: 0, ms: 0 });
       b.stages++;
@@ -144,6 +158,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     const fallback = [p.c.fallback, p.fallback].filter((x) => x !== undefined).join('; ');
     const entry: DecisionLogEntry = {
       seq: p.seq,
+      objective: p.c.objective,
       ...(p.name !== undefined ? { input: p.name } : {}),
       event: p.previous === undefined ? 'initial' : p.switched ? 'switch' : 'stay',
       selected: ref(p.c.selected),
@@ -157,7 +172,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       ...(p.c.replanInfo ? { replan: p.c.replanInfo } : {}),
       ...(fallback ? { fallback } : {}),
       ...(p.d.gainPerRun !== undefined ? { gainPerRun: p.d.gainPerRun, expectedRuns: p.d.expectedRuns! } : {}),
-      units: decider.units,
+      units: Decider.unitsOf(p.c.objective),
       ...(p.previous ? { switchCost: p.d.cost } : {}),
       predicted: predicted(p.mapping)!,
       stages: runs.map((r) => ({ ops: r.ops, devices: r.devices, backend: r.backend, ms: r.ms, bytesIn: r.bytesIn, bytesOut: r.bytesOut })),
@@ -269,6 +284,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       const cur = decider.current;
       const run = cur ? chooser.memo.mapping(c.problem, cur) : undefined;
       return {
+        objective: c.objective,
         features: featureRecord(c.b.binding),
         path: c.path,
         inRange: c.oor.length === 0,
@@ -280,7 +296,15 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         reason: [c.replanInfo?.reason, c.fallback, d.reason].filter((x) => x !== undefined).join('; '),
       };
     },
-    stats: () => ({ runs: seq, switches: counts.switches, replans: counts.replans, fallbacks: counts.fallbacks, byPartition: { ...byPartition }, byBackend: structuredClone(byBackend), clockMs: clock.lastEnd, wallMs: counts.wallMs, switchCostMs: counts.switchCostMs, log: [...log] }),
+    get objective() {
+      return chooser.objective;
+    },
+    setObjective(x) {
+      if (x === chooser.objective) return;
+      chooser.setObjective(x);
+      o.trace?.instant('runtime', `objective ${x}`, clock.lastEnd);
+    },
+    stats: () => ({ runs: seq, objective: chooser.objective, byObjective: { ...byObjective }, switches: counts.switches, replans: counts.replans, fallbacks: counts.fallbacks, byPartition: { ...byPartition }, byBackend: structuredClone(byBackend), clockMs: clock.lastEnd, wallMs: counts.wallMs, switchCostMs: counts.switchCostMs, log: [...log] }),
     close() {
       // The runtime's device memory; the backends belong to whoever opened them (closeBackends).
       engine.close(slots);

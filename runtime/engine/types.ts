@@ -1,9 +1,9 @@
 /** What a generated runtime embeds and what its API returns. */
 import type { StageBackends, StageRun } from '../exec/index.js';
 import type { TraceRecorder } from './trace.js';
-import type { GuardPlan } from '../guards/types.js';
+import type { GuardPlans } from '../guards/objectives.js';
 import type { StageChoice } from '../plan/dp.js';
-import type { Mapping, PlanSpec } from '../plan/types.js';
+import type { Mapping, Objective, PlanSpec } from '../plan/types.js';
 import type { PolicyOptions } from '../policy/policy.js';
 import type { SwitchCost } from '../policy/cost.js';
 import type { SystemSpec } from '../system/types.js';
@@ -30,14 +30,28 @@ export interface RuntimeConfig {
   /** The kernel's buffers, sizes and program order (the wasm manifest): what every backend runs. */
   manifest: WasmManifest;
   spec: PlanSpec;
-  guards: GuardPlan;
+  /** The objective the runtime starts with (the compile's --objective); `setObjective` changes it. */
+  objective: Objective;
+  /**
+   * The guard plan of each objective, as buildGuards made it (its own
+   * partition ids); at least the initial objective's. All count figures the
+   * same way (energy scope, stream length).
+   */
+  guards: GuardPlans;
   params: RuntimeParam[];
-  /** The generated straight-line guards: the partition id for a feature record. */
-  guard: (f: GuardFeatures) => number;
+  /**
+   * The generated straight-line guards of each objective with guards: the
+   * partition for a feature record, as its id in the table of every
+   * objective's partitions (runtime/guards/objectives.ts partitionTable;
+   * treeGuards computes the same from the trees).
+   */
+  guard: Partial<Record<Objective, (f: GuardFeatures) => number>>;
 }
 
 export interface RuntimeOptions {
   system: SystemSpec;
+  /** The objective to start with (default the config's, the compile's --objective); as setObjective before the first input. */
+  objective?: Objective;
   /** The backend of each device kind partitions may use (openProject builds them for a compiled project). */
   backends: StageBackends;
   policy?: PolicyOptions;
@@ -76,6 +90,8 @@ export interface StreamResult<O = Map<string, Tensor>> {
 
 export interface DecisionLogEntry {
   seq: number;
+  /** The objective whose guards (or re-plan) picked for this input, and in whose units the switch was weighed. */
+  objective: Objective;
   /** The caller's name for the input, if given. */
   input?: string;
   event: 'initial' | 'switch' | 'stay';
@@ -119,6 +135,8 @@ export interface RunResult<O = Map<string, Tensor>> {
 }
 
 export interface Explanation {
+  /** The objective that decides (the runtime's current one). */
+  objective: Objective;
   features: Record<string, number>;
   path: string[];
   inRange: boolean;
@@ -132,6 +150,9 @@ export interface Explanation {
 
 export interface RuntimeStats {
   runs: number;
+  /** The current objective, and the runs each objective decided. */
+  objective: Objective;
+  byObjective: Partial<Record<Objective, number>>;
   /** Measured milliseconds and stage runs per backend. */
   byBackend: Record<string, { stages: number; ms: number }>;
   switches: number;

@@ -1,11 +1,13 @@
 /**
  * `dype build` and `dype run --project`: the issue's done-when command on
  * gcn (a stage on wasm and one on cuda-emu or fpga-csim, outputs equal the
- * reference run), partitions written out (a split stage among them), and
+ * reference run), `--objective` choosing whose guards pick (plan.json has
+ * every objective's), partitions written out (a split stage among them), and
  * every bad input as one clear error with exit code 1 (2 for usage), no
  * output file written: an unbuilt library names the file and the build
  * command, a project of another program or another version of it is
- * refused, a bad partition says what is wrong.
+ * refused, as is a plan.json of an older version, a bad partition says what
+ * is wrong.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,7 @@ afterAll(() => cleanup(dir));
 interface RunJson {
   backend: string;
   emulated: boolean;
-  partition: { source: string; label: string };
+  partition: { source: string; label: string; id?: number; objective: string };
   stages: { ops: string[]; devices: string[]; backend: string; ms: number; bytes_in: number; bytes_out: number; predicted_ms: number }[];
   timing: { runs: number; median_ms: number; clock: string };
   predicted: { clock: string };
@@ -76,7 +78,8 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     expect(f.status, f.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as RunJson;
     expect(j.emulated).toBe(true);
-    expect(j.partition.source).toMatch(/^auto: the project's guards \(path /);
+    expect(j.partition.source).toMatch(/^auto: the project's throughput guards \(path /);
+    expect(j.partition.objective).toBe('throughput');
     const backends = j.stages.map((s) => s.backend);
     expect(backends).toContain('wasm');
     expect(backends.some((b) => b === 'cuda-emu' || b === 'fpga-csim')).toBe(true);
@@ -93,6 +96,22 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!), `Y[${i}]`).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(want[i]!)));
   }, 120_000);
 
+  it('--objective energy: the project\u2019s energy guards pick the partition; the JSON names the objective', async () => {
+    const plan = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as { version: number; kernels: { gcn: { objective: string; objectives: string[]; guards: Record<string, unknown>; partitionIds: Record<string, number[]>; partitions: { id: number; objectives: string[] }[] } } };
+    expect(plan.version).toBe(4);
+    const k = plan.kernels.gcn;
+    expect(k.objective).toBe('throughput');
+    expect(k.objectives).toEqual(['throughput', 'energy', 'latency']);
+    expect(Object.keys(k.guards)).toEqual(['throughput', 'energy', 'latency']);
+    const r = await runCliAsync(['run', example('gcn.dy'), '--project', out, '--objective', 'energy', '--emulate', ...GCN_INPUTS, '--json'], { timeoutMs: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as RunJson;
+    expect(j.partition.objective).toBe('energy');
+    expect(j.partition.source).toMatch(/^auto: the project's energy guards \(path /);
+    expect(k.partitionIds['energy']).toContain(j.partition.id);
+    expect(k.partitions[j.partition.id!]!.objectives).toContain('energy');
+  }, 120_000);
+
   it('a partition written out, with a stage split over both FPGAs of paper-2g2f, prints each stage\u2019s backend', async () => {
     const r = await runCliAsync(['run', example('gcn.dy'), '--project', out, '--system', 'paper-2g2f', '--partition', 'gpu:T1|fpga*2:H1-Y', '--emulate', ...GCN_INPUTS], { timeoutMs: 120_000 });
     expect(r.status, r.stderr).toBe(0);
@@ -107,14 +126,22 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     cpSync(out, other, { recursive: true });
     const info = JSON.parse(readFileSync(join(other, 'project.json'), 'utf8'));
     writeFileSync(join(other, 'project.json'), JSON.stringify({ ...info, programHash: '0'.repeat(64) }));
+    // A plan.json of version 3 (one objective's guards) from before guards for every objective.
+    const old = join(dir, 'old');
+    cpSync(out, old, { recursive: true });
+    const plan = JSON.parse(readFileSync(join(old, 'plan.json'), 'utf8'));
+    writeFileSync(join(old, 'plan.json'), JSON.stringify({ ...plan, version: 3, kernels: { gcn: { ...plan.kernels.gcn, guards: plan.kernels.gcn.guards.throughput } } }));
     const cases: [string[], number, RegExp, string?][] = [
       [['--partition', 'gpu:op0-op2'], 1, /error DY3047: ops op3 are in no stage/],
       [['--partition', 'gpu:op1-op3|cpu:op0'], 1, /error DY3047: stage 'gpu:op1-op3' must continue the kernel's ops in order from op0/],
       [['--partition', 'tpu:op0-op3'], 1, /error DY3047: stage 'tpu:op0-op3': system paper-1g1f has no device 'tpu' \(it has cpu, gpu, fpga\)/],
       [['--partition', 'gpu*3:op0-op3'], 1, /error DY3047: stage 'gpu\*3:op0-op3': gpu has 1 instance\(s\); asked for 3/],
       [['--partition', 'gpu:op0,Z'], 1, /error DY3047: no op or result 'Z' in kernel gcn/],
-      [['--partition', '7'], 1, /error DY3047: the guards of kernel gcn have partitions [\d, ]+; there is no 7/],
+      // Ids of the partition table (every objective's partitions: up to 12 here).
+      [['--partition', '99'], 1, /error DY3047: the guards of kernel gcn have partitions [\d, ]+; there is no 99/],
       [['--backend', 'wasm'], 2, /--backend and --project exclude each other/],
+      [['--objective', 'speed'], 2, /--objective expects throughput, energy or latency, got 'speed'/],
+      [[], 1, /plan\.json: error DY3044: expected a dype plan \(format dype-plan, version 4: guards for every objective\), got dype-plan version 3: recompile the project with dype compile/, old],
       [[], 1, /project\.json: error DY3044: was compiled from another version of .*gcn\.dy/, other],
     ];
     const results = await Promise.all(cases.map(([extra, , , project]) => run(extra, project)));

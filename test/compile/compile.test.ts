@@ -105,16 +105,18 @@ describe('dype compile --profile (all targets)', () => {
     expect(files.some((f) => f.startsWith('hls/'))).toBe(true);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script|(src|href)="?https?:/i);
-    // Pareto front, decision map and timeline, each a non-empty SVG.
+    // Pareto front, a decision map per objective and timeline, each a non-empty SVG.
     const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
-    expect(svgs.length).toBeGreaterThanOrEqual(3);
+    expect(svgs.length).toBeGreaterThanOrEqual(5);
     for (const svg of svgs) expect(svg).toMatch(/<(rect|circle|polyline|line)\b/);
-    expect(html).toMatch(/Decision map/);
+    expect(html).toMatch(/Decision maps: the guards of each objective/);
+    for (const o of ['throughput, initial', 'energy', 'latency']) expect(html).toContain(`partition picked (${o})`);
+    expect(html).toMatch(/<th class="l">guards of<\/th>/);
     // The guards' held-out figures beside the training ones, in the report and in plan.json.
     expect(html).toMatch(/Guards: training and held-out/);
     expect(html).toMatch(/held out: 5-fold nested cross-validation/);
     expect(html).toMatch(/profile A=\S*cora\.cites left out/);
-    const guards = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')).kernels.spmv.guards;
+    const guards = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')).kernels.spmv.guards.throughput;
     expect(guards.heldOut).toMatchObject({ folds: 5, meanLossPct: expect.any(Number), withinTolerance: expect.any(Number), treeOnly: expect.any(Object) });
     expect(guards.heldOut.byProfile).toHaveLength(2);
     expect(guards.model.grid.length).toBeGreaterThan(1);

@@ -1,8 +1,9 @@
 /**
- * The build-guards pass: records on each op the instances it runs on in each
- * guarded partition, the annotated IR verifies and round-trips through the
- * text form; the registered instance (no data) explains that it needs
- * profiles (DY6300).
+ * The build-guards pass: builds guards for every objective (the goal's is
+ * the initial one), records on each op the instances it runs on in each
+ * partition of the objectives' table, the annotated IR verifies and
+ * round-trips through the text form; the registered instance (no data)
+ * explains that it needs profiles (DY6300).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { DiagnosticError } from '../../ir/diagnostics.js';
 import { printModule } from '../../ir/printer.js';
 import { parseModule } from '../../ir/text-parser.js';
 import { buildGuardsPass } from '../../passes/build-guards.js';
+import { OBJECTIVES, partitionTable } from '../../runtime/guards/objectives.js';
 import { getPass, runPipeline } from '../../passes/index.js';
 import { implsOf, optimised } from '../helpers/compile.js';
 import { gcnBinding, graph, root, system } from './fixtures.js';
@@ -19,22 +21,32 @@ import { goal } from '../helpers/goal.js';
 const module = optimised(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'));
 
 describe('build-guards pass', () => {
-  it('annotates every op with its instances per partition; the IR verifies and round-trips', () => {
+  it('builds guards for every objective and annotates every op with its instances per partition of their table; the IR verifies and round-trips', () => {
     const pass = buildGuardsPass({
       system: system('paper-1g1f'),
       profiles: new Map([['gcn', ['cora.cites', 'jazz.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16))]]),
-      ...goal('throughput'),
+      ...goal('energy'),
       shapeDims: new Map([['gcn', { A: ['n', 'n'] as [string, string] }]]),
       sampling: { perProfile: 10 },
       impls: new Map([['gcn', implsOf(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy')]]),
     });
     const out = runPipeline(module, { passes: [pass] });
-    const plan = pass.plans.get('gcn')!;
-    expect(plan.partitions.length).toBeGreaterThan(0);
+    const plans = pass.plans.get('gcn')!;
+    expect(pass.objective).toBe('energy');
+    expect(pass.description).toMatch(/objectives energy, throughput, latency; initial energy/);
+    for (const o of OBJECTIVES) {
+      expect(plans[o]!.objective).toBe(o);
+      expect(plans[o]!.partitions.length).toBeGreaterThan(0);
+      expect(plans[o]!.energyScope).toBe(plans.energy!.energyScope);
+    }
+    const table = partitionTable(plans, 'energy');
+    // The initial objective's partitions keep their ids; no two partitions of the table are the same stages.
+    expect(table.ids.energy).toEqual(plans.energy!.partitions.map((p) => p.id));
+    expect(new Set(table.partitions.map((p) => p.key)).size).toBe(table.partitions.length);
     const k = out.kernels[0]!;
     for (const op of k.body) {
       const g = op.attrs['guards'] as string[];
-      expect(g).toHaveLength(plan.partitions.length);
+      expect(g).toHaveLength(table.partitions.length);
       g.forEach((s, i) => expect(s).toMatch(new RegExp(`^p${i}:(cpu|gpu|fpga)\\d+(\\+(cpu|gpu|fpga)\\d+)*$`)));
     }
     const text = printModule(out);

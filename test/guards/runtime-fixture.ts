@@ -11,6 +11,7 @@ import type { RuntimeConfig, RuntimeOptions } from '../../runtime/engine/types.j
 import { generatedMatrix } from '../../runtime/generate.js';
 import { buildGuards, sampleBindings, walkTree } from '../../runtime/guards/index.js';
 import type { GuardPlan } from '../../runtime/guards/types.js';
+import type { Binding } from '../../runtime/plan/bind.js';
 import { Rng, seedFor } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
@@ -38,8 +39,11 @@ export function random(shape: number[], name: string): DenseTensor {
 
 export interface Fixture {
   kernel: Kernel;
+  /** A config with the throughput guards only. */
   config: RuntimeConfig;
   plan: GuardPlan;
+  /** The samples the guards were built from (other objectives' guards: the same ones). */
+  samples: Binding[];
   wasm: WasmStageBackend;
   backends: StageBackends;
   graphs: Map<string, CsrMatrix>;
@@ -54,7 +58,8 @@ export async function gcnFixture(): Promise<Fixture> {
   for (const g of REAL) graphs.set(g, graph(g));
   for (const [n, mk] of Object.entries(GENERATED)) graphs.set(n, mk());
   const profiles = [...graphs.values()].map((g) => gcnBinding(g, F, H, C));
-  const plan = buildGuards(spec, system('paper-1g1f'), sampleBindings(profiles, { perProfile: 12, shapeDims: { A: ['n', 'n'] } }), goal('throughput'));
+  const samples = sampleBindings(profiles, { perProfile: 12, shapeDims: { A: ['n', 'n'] } });
+  const plan = buildGuards(spec, system('paper-1g1f'), samples, goal('throughput'));
   const { binary, manifest } = await compileWasm(kernel);
   const config: RuntimeConfig = {
     program: 'gcn',
@@ -62,9 +67,10 @@ export async function gcnFixture(): Promise<Fixture> {
     kernel: 'gcn',
     manifest,
     spec,
-    guards: plan,
+    objective: 'throughput',
+    guards: { throughput: plan },
     params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
-    guard: (f) => walkTree(plan.tree, (k) => f[k]).leaf,
+    guard: { throughput: (f) => walkTree(plan.tree, (k) => f[k]).leaf },
   };
   const wasm = await WasmStageBackend.create(binary, manifest);
   // GPU and FPGA stages run the CPU kernels in memories of their own (test/helpers/loopback.ts): these tests are about decisions.
@@ -92,7 +98,7 @@ export async function gcnFixture(): Promise<Fixture> {
     }
     return y;
   };
-  return { kernel, config, plan, wasm, backends, graphs, inputs, reference };
+  return { kernel, config, plan, samples, wasm, backends, graphs, inputs, reference };
 }
 
 export function runtimeFor(fx: Fixture, o: Partial<RuntimeOptions> = {}): GuardedRuntime {

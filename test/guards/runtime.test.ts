@@ -133,7 +133,7 @@ describe('a leaf that leaves partitions open', () => {
   it('the cost model weighs them on each input: the lowest predicted period runs, and the path says so', () => {
     // Every partition open at one leaf: the pick must be the model's best of them all, whatever the tree would say.
     const open = { ...fx.plan, tree: { leaf: 0, also: fx.plan.partitions.slice(1).map((p) => p.id) } };
-    const rt = runtimeFor({ ...fx, config: { ...fx.config, guards: open, guard: () => 0 } });
+    const rt = runtimeFor({ ...fx, config: { ...fx.config, guards: { throughput: open }, guard: { throughput: () => 0 } } });
     const sys = system('paper-1g1f');
     const picks = new Set<number>();
     for (const g of ['karate.mtx', 'cora.cites', 'gen-uniform-2000x40', 'facebook_combined.txt']) {
@@ -199,7 +199,7 @@ describe('fallbacks and faults', () => {
       { id: 1, choices: [{ start: 0, end: n, device: 'cpu', count: 1 }], label: 'cpu x1 [all]', fallbacks: fallbacks ? [0] : [] },
     ];
     const guards = { ...fx.plan, partitions: parts, tree: { leaf: 0 }, ranges: {} };
-    return { ...fx.config, guards, guard: () => 0 };
+    return { ...fx.config, guards: { throughput: guards }, guard: { throughput: () => 0 } };
   };
   /** The loopback GPU with one call made to fail: alloc for want of memory, or the n-th launch. */
   const failing = (how: 'alloc' | number): StageBackend => {

@@ -77,7 +77,7 @@ describe('learning from runs', () => {
     const n = spec.ops.length;
     const guards = fixedGuards({ objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH }, [{ start: 0, end: n, device: 'cpu', count: 1 }], 'cpu');
     const rt = createGuardedRuntime(
-      { program: 'spmv', programHash: 'test', kernel: 'spmv', manifest: c.manifest, spec, guards, params: [{ name: 'A', kind: 'sparse', shape: ['m', 'n'] }, { name: 'x', kind: 'dense', shape: ['n'] }], guard: () => 0 },
+      { program: 'spmv', programHash: 'test', kernel: 'spmv', manifest: c.manifest, spec, objective: 'throughput', guards: { throughput: guards }, params: [{ name: 'A', kind: 'sparse', shape: ['m', 'n'] }, { name: 'x', kind: 'dense', shape: ['n'] }], guard: { throughput: () => 0 } },
       { system: sys, backends: { cpu: wasm }, history: new HistoryLog(path) },
     );
     const A = toCsr(loadMatrix(join(M, 'cage8.mtx')));

@@ -3,7 +3,8 @@
  * compiled for paper-2g2f (1 CPU, 2 GPUs, 2 FPGAs) with guards built from
  * real-matrix profiles, its libraries built with `dype build --emulate`
  * (CUDA on the CPU emulation, the HLS kernels in C simulation), runs on
- * wasm + cuda-emu + fpga-csim: every partition in plan.json, a stage split
+ * wasm + cuda-emu + fpga-csim: every partition in plan.json (the table of
+ * every objective's guards), a stage split
  * over both GPUs and over both FPGAs, and a pipeline across the three kinds;
  * each equals the reference interpreter within the dtype's tolerance
  * (test/wasm/compare.ts: f32 1e-4 relative), and each stage reports the
@@ -22,6 +23,7 @@ import { createGuardedRuntime } from '../../runtime/engine/runtime.js';
 import type { RunResult, RuntimeConfig } from '../../runtime/engine/types.js';
 import { closeBackends, KernelEngine, Slot, type StageBackends } from '../../runtime/exec/index.js';
 import { walkTree } from '../../runtime/guards/tree.js';
+import { partitionTable, type GuardPlans, type TablePartition } from '../../runtime/guards/objectives.js';
 import type { GuardPlan } from '../../runtime/guards/types.js';
 import { features } from '../../runtime/features/index.js';
 import { toCsr } from '../../runtime/io/convert.js';
@@ -29,7 +31,7 @@ import { loadMatrix } from '../../runtime/io/load.js';
 import { openProject } from '../../runtime/native/project.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../../runtime/plan/dp.js';
-import type { PlanSpec } from '../../runtime/plan/types.js';
+import type { Objective, PlanSpec } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { Tensor } from '../../runtime/tensor.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
@@ -49,7 +51,10 @@ interface Project {
   dir: string;
   spec: PlanSpec;
   manifest: WasmManifest;
+  /** The initial objective's guards. */
   guards: GuardPlan;
+  /** Every objective's partitions. */
+  partitions: TablePartition[];
   sys: SystemSpec;
   backends: StageBackends;
 }
@@ -70,10 +75,12 @@ beforeAll(async () => {
     if (c.status !== 0) throw new Error(`compile ${ex}: ${c.stderr}`);
     const b = await runCliAsync(['build', dir, '--emulate'], { timeoutMs: 300_000 });
     if (b.status !== 0) throw new Error(`build ${ex}: ${b.stderr}`);
-    const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { system: SystemSpec; kernels: Record<string, { spec: PlanSpec; guards: GuardPlan }> };
+    const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { system: SystemSpec; kernels: Record<string, { spec: PlanSpec; guards: GuardPlans; objective: Objective; partitions: { id: number; label: string }[] }> };
     const k = plan.kernels[ex]!;
+    const table = partitionTable(k.guards, k.objective);
+    expect(table.partitions.map((p) => ({ id: p.id, label: p.label }))).toEqual(k.partitions.map((p) => ({ id: p.id, label: p.label })));
     const manifest = JSON.parse(readFileSync(join(dir, 'wasm', `${ex}.manifest.json`), 'utf8')) as WasmManifest;
-    projects.set(ex, { dir, spec: k.spec, manifest, guards: k.guards, sys: plan.system, backends: await openProject(dir, plan.system, { emulate: true, kernel: ex }) });
+    projects.set(ex, { dir, spec: k.spec, manifest, guards: k.guards[k.objective]!, partitions: table.partitions, sys: plan.system, backends: await openProject(dir, plan.system, { emulate: true, kernel: ex }) });
   }
 }, 1_500_000);
 
@@ -111,7 +118,7 @@ describe.skipIf(!HAVE)('partitions of every example on wasm + cuda-emu + fpga-cs
       const engine = new KernelEngine(p.manifest, p.backends, p.sys);
       const slot = new Slot();
       const seen = new Set<string>();
-      const parts = [...p.guards.partitions.map((g) => ({ name: `plan.json partition ${g.id} (${g.label})`, choices: g.choices })), ...extraPartitions(p)];
+      const parts = [...p.partitions.map((g) => ({ name: `plan.json partition ${g.id} (${g.label}; ${g.objectives.join(', ')})`, choices: g.choices })), ...extraPartitions(p)];
       for (const file of MATRICES) {
         const A = toCsr(loadMatrix(join(M, file)));
         const args = toMaps(exampleInputs(ex, A));
@@ -169,14 +176,15 @@ describe.skipIf(!HAVE)('streams and switches', () => {
       kernel: 'gcn',
       manifest: p.manifest,
       spec: p.spec,
-      guards,
+      objective: 'throughput',
+      guards: { throughput: guards },
       params: [
         { name: 'A', kind: 'sparse', shape: ['n', 'n'] },
         { name: 'X', kind: 'dense', shape: ['n', 'f'] },
         { name: 'W1', kind: 'dense', shape: ['f', 'h'] },
         { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
       ],
-      guard: (f) => walkTree(guards.tree, (k) => f[k]).leaf,
+      guard: { throughput: (f) => walkTree(guards.tree, (k) => f[k]).leaf },
     };
     const seq = [0, 0, 0, 0, 1, 1, 1, 1].map((g, i) => ({ inputs: inputs[g]!.tensors as Record<string, Tensor>, name: `${MATRICES[g]} #${i}` }));
     const one = createGuardedRuntime(cfg, { system: sys, backends: p.backends });

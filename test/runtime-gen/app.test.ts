@@ -6,9 +6,10 @@
  * through the package's `dype/runtime` export); examples/app runs a
  * sequence of real graphs for real on wasm + cuda-emu + fpga-csim, switches
  * partitions with logged reasons, re-plans out of range, reports per input
- * the backend of every stage, streams the sequence pipelined, and its
- * outputs equal the reference interpreter's. Needs dist/ (npm test builds it
- * first) and g++.
+ * the backend of every stage, streams the sequence pipelined, changes the
+ * objective to energy (the energy guards choose, the log says so, switches
+ * are weighed in joules), and its outputs equal the reference
+ * interpreter's. Needs dist/ (npm test builds it first) and g++.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -28,10 +29,15 @@ const OUT = join(APP, 'out');
 const HAVE_DATA = existsSync(M);
 const PROFILES = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'];
 /** The app's default sequence: graphs changing in runs of 1-4, and the same graph again. */
+/** What the app runs after setObjective('energy'). */
+const ENERGY_SEQUENCE = ['jazz.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites'];
 const SEQUENCE = ['karate.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'facebook_combined.txt', 'facebook_combined.txt', 'facebook_combined.txt', 'cora.cites', 'cora.cites', 'cora.cites', 'karate.mtx'];
 
 interface Line {
   input: string;
+  objective: string;
+  units: string;
+  selected: { id: number; replanned: boolean };
   stages: { ops: string[]; devices: string[]; backend: string; ms: number }[];
   partition: { id: number; label: string; replanned: boolean };
   switched: boolean;
@@ -60,16 +66,32 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     const ts = readFileSync(join(OUT, 'runtime/gcn.runtime.ts'), 'utf8');
     expect(ts).toMatch(/from 'dype\/runtime';/);
     expect(ts).not.toMatch(/from '\.\.?\/.*(ir|passes|frontend|codegen|interp)\//);
-    expect(ts).toMatch(/export function gcnGuard\(f: GuardFeatures\): number \{\n\s+if \(f\["A\./);
+    for (const o of ['throughput', 'energy', 'latency']) expect(ts).toMatch(new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n\\s+(if \\(f\\["A\\.|void f;)`));
+    const header = readFileSync(join(OUT, 'runtime/gcn_dispatch.h'), 'utf8');
+    for (const o of ['throughput', 'energy', 'latency']) expect(header).toMatch(new RegExp(`inline int gcn_gcn_dispatch_${o}\\(const gcn_gcn_features& f\\)`));
     const plan = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8'));
+    expect(plan.version).toBe(4);
     const k = plan.kernels.gcn;
+    expect(k.objective).toBe('throughput');
     expect(k.profiles).toHaveLength(PROFILES.length);
     for (const p of k.profiles) expect(p.pareto.length).toBeGreaterThan(0);
-    expect(k.guards.partitions.length).toBeGreaterThan(1);
-    for (const p of k.guards.partitions) expect(p.fallbacks).toHaveLength(k.guards.partitions.length - 1);
-    expect(k.guards.trainingAccuracy).toBeGreaterThan(0.5);
-    expect(typeof k.guards.meanLossPct).toBe('number');
-    expect(k.guards.ranges['dim.f']).toEqual([16, 16]);
+    for (const o of ['throughput', 'energy', 'latency']) {
+      const g = k.guards[o];
+      expect(g.objective).toBe(o);
+      expect(g.partitions.length).toBeGreaterThanOrEqual(1);
+      for (const p of g.partitions) expect(p.fallbacks).toHaveLength(g.partitions.length - 1);
+      expect(g.trainingAccuracy).toBeGreaterThan(0.5);
+      expect(typeof g.meanLossPct).toBe('number');
+      expect(g.ranges['dim.f']).toEqual([16, 16]);
+      // Each objective's partitions in the table, as its guards number them.
+      expect(k.partitionIds[o]).toHaveLength(g.partitions.length);
+      k.partitionIds[o].forEach((id: number, i: number) => {
+        expect(k.partitions[id].label).toBe(g.partitions[i].label);
+        expect(k.partitions[id].objectives).toContain(o);
+      });
+    }
+    expect(k.guards.throughput.partitions.length).toBeGreaterThan(1);
+    expect(k.partitionIds.throughput).toEqual(k.guards.throughput.partitions.map((_: unknown, i: number) => i));
     expect(plan.model.costModel).toBeDefined();
     expect(plan.system.name).toBe('paper-1g1f');
     expect(readFileSync(join(OUT, 'ir/build-guards.ir'), 'utf8')).toMatch(/guards = \["p0:/);
@@ -89,12 +111,25 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     expect(real.status).not.toBe(0);
     expect(real.stderr.trim()).toMatch(/^\S*libgcn_(cuda|fpga)\.so: error DY3043: the (cuda|fpga) library is not built: run dype build \S+$/);
     const stdout = execFileSync(process.execPath, [join(OUT, 'js', 'main.js'), '--emulate', '--json', '--matrices', M], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { summary?: { switches: number; replans: number; traceEvents: number; byBackend: Record<string, { stages: number }>; streamYSums: number[] } });
-    const runs = lines.filter((l) => l.summary === undefined);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { summary?: { switches: number; replans: number; traceEvents: number; byBackend: Record<string, { stages: number }>; streamYSums: number[]; byObjective: Record<string, number> } });
+    const runs = lines.filter((l) => l.summary === undefined && l.objective === 'throughput');
+    const energy = lines.filter((l) => l.summary === undefined && l.objective !== 'throughput');
     const summary = lines.find((l) => l.summary)!.summary!;
     expect(runs.map((r) => r.input)).toEqual(SEQUENCE);
+    // After setObjective('energy'): the energy guards (or a re-plan for energy) pick, switches are weighed in joules.
+    expect(energy.map((r) => r.input)).toEqual(ENERGY_SEQUENCE);
+    // The sequence one at a time and streamed, then the energy runs.
+    expect(summary.byObjective).toEqual({ throughput: 2 * SEQUENCE.length, energy: ENERGY_SEQUENCE.length });
+    const table = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8')).kernels.gcn.partitions as { id: number; objectives: string[] }[];
+    for (const r of energy) {
+      expect(r.objective).toBe('energy');
+      expect(r.units).toBe('J');
+      if (!r.replan) expect(table[r.selected.id]!.objectives).toContain('energy');
+      if (r.selected.id !== r.partition.id) expect(r.reason).toMatch(/ J <= switch cost .* J$|minimum dwell|cannot run/);
+      if (r.switched) expect(r.reason).toMatch(/ J > switch cost .* J$|cannot run/);
+    }
     // Every stage ran on the backend of its device, and the sequence used the CPU and an emulated device.
-    for (const r of runs)
+    for (const r of [...runs, ...energy])
       for (const st of r.stages) expect(st.backend, `${r.input}: ${st.devices.join('+')}`).toBe(st.devices[0]!.startsWith('cpu') ? 'wasm' : st.devices[0]!.startsWith('gpu') ? 'cuda-emu' : 'fpga-csim');
     expect(Object.keys(summary.byBackend)).toContain('wasm');
     expect(Object.keys(summary.byBackend).some((b) => b === 'cuda-emu' || b === 'fpga-csim')).toBe(true);
@@ -131,7 +166,7 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
         sum += v;
         abs += Math.abs(v);
       }
-      for (const r of runs.filter((x) => x.input === g)) {
+      for (const r of [...runs, ...energy].filter((x) => x.input === g)) {
         expect(Math.abs(r.ySum - sum), `${g} sum`).toBeLessThanOrEqual(1e-4 * Math.max(1, abs));
         expect(Math.abs(r.yAbsSum - abs), `${g} abs sum`).toBeLessThanOrEqual(1e-4 * Math.max(1, abs));
       }

@@ -1,7 +1,11 @@
 /**
- * The generated C++ guards (<prog>_dispatch.h) compiled with g++ pick the
- * same partition as the guard tree, and agree on the range check, for every
- * training sample and for inputs outside the ranges. Skipped without g++.
+ * The generated C++ guards (<prog>_dispatch.h) compiled with g++ pick, for
+ * every objective, the same partition (as a table id) as that objective's
+ * guard tree, through the per-objective functions and the one taking the
+ * objective enum (whose default is the compile's objective), and agree on
+ * the range check, for every training sample and for inputs outside the
+ * ranges. The generated TypeScript guards of every objective do the same.
+ * Skipped without g++.
  */
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import { lowerKernelsPass } from '../../passes/lower-kernels.js';
@@ -12,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitDispatchHeader } from '../../codegen/runtime/emit-cpp.js';
 import { emitRuntimeTs } from '../../codegen/runtime/emit-ts.js';
-import { buildGuards, featureRecord, outOfRange, sampleBindings, walkTree } from '../../runtime/guards/index.js';
+import { buildGuards, featureRecord, OBJECTIVES, outOfRange, partitionTable, sampleBindings, walkTree, type GuardPlans } from '../../runtime/guards/index.js';
 import { gcnBinding, gcnSpec, graph, system } from '../guards/fixtures.js';
 import { optimised } from '../helpers/compile.js';
 import { example } from '../helpers/cli.js';
@@ -23,59 +27,101 @@ const dir = mkdtempSync(join(tmpdir(), 'dype-dispatch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const spec = gcnSpec();
+const sys = system('paper-1g1f');
 const samples = sampleBindings(['cora.cites', 'jazz.mtx', 'ca-GrQc.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16)), { perProfile: 15, shapeDims: { A: ['n', 'n'] }, ranges: { 'dim.f': [16, 128] } });
-const plan = buildGuards(spec, system('paper-1g1f'), samples, goal('throughput'));
+const plans: GuardPlans = Object.fromEntries(OBJECTIVES.map((o) => [o, buildGuards(spec, sys, samples, goal(o))]));
+const plan = plans.throughput!;
+// The runtime starts with energy: its partitions come first in the table.
+const INITIAL = 'energy';
+const table = partitionTable(plans, INITIAL);
 const kernel = optimised(readFileSync(example('gcn.dy'), 'utf8')).kernels[0]!;
 const manifest = wasmManifest(lowerKernelsPass.run({ kernels: [kernel] }).kernels[0]!, [], true);
 // Outside the ranges: a much larger graph and a wider layer.
 const probes = [...samples, gcnBinding(graph('karate.mtx'), 32, 32, 16), gcnBinding(graph('cora.cites'), 512, 32, 16)];
+/** What each objective's guard tree picks, as a table id, and whether the probe is in its ranges. */
+const expected = (o: (typeof OBJECTIVES)[number]): string[] =>
+  probes.map((b) => {
+    const f = featureRecord(b);
+    return `${table.ids[o]![walkTree(plans[o]!.tree, (k) => f[k]).leaf]} ${outOfRange(plans[o]!.ranges, (k) => f[k]).length === 0 ? 1 : 0}`;
+  });
+
+describe('the partition table of every objective', () => {
+  it('has each objective\u2019s partitions once by stage choices, the initial objective\u2019s first with their own ids', () => {
+    expect(table.objectives).toEqual(['energy', 'throughput', 'latency']);
+    expect(table.ids.energy).toEqual(plans.energy!.partitions.map((_, i) => i));
+    expect(new Set(table.partitions.map((p) => p.key)).size).toBe(table.partitions.length);
+    for (const o of OBJECTIVES)
+      plans[o]!.partitions.forEach((p, i) => {
+        const t = table.partitions[table.ids[o]![i]!]!;
+        expect(t.choices).toEqual(p.choices);
+        expect(t.objectives).toContain(o);
+        // Fallbacks as this objective ranks them, in table ids.
+        expect(t.fallbacksBy[o]).toEqual(p.fallbacks.map((j) => table.ids[o]![j]!));
+      });
+    // Guards this small share partitions across objectives (at least one is picked by two).
+    expect(table.partitions.length).toBeLessThan(OBJECTIVES.reduce((a, o) => a + plans[o]!.partitions.length, 0));
+  });
+});
 
 describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
-  it('compiles with g++ -std=c++11 -Wall -Werror and agrees with the guard tree and the ranges', () => {
-    const header = emitDispatchHeader('gcn', 'examples/gcn.dy', [{ kernel, spec, plan }]);
+  it('compiles with g++ -std=c++11 -Wall -Werror and agrees with each objective\u2019s guard tree and ranges', () => {
+    const header = emitDispatchHeader('gcn', 'examples/gcn.dy', [{ kernel, spec, objective: INITIAL, plans }]);
     writeFileSync(join(dir, 'gcn_dispatch.h'), header);
+    expect(header).toMatch(/enum gcn_objective \{\n {2}gcn_objective_throughput = 0,\n {2}gcn_objective_energy = 1,\n {2}gcn_objective_latency = 2\n\};/);
+    expect(header).toMatch(/static const gcn_objective gcn_gcn_initial_objective = gcn_objective_energy;/);
+    expect(header).toMatch(/inline int gcn_gcn_dispatch\(const gcn_gcn_features& f, gcn_objective o = gcn_gcn_initial_objective\)/);
     const fields = [...header.matchAll(/^ {2}double (\w+); \/\* (\S+) \*\/$/gm)].map((m) => ({ c: m[1]!, key: m[2]! }));
     expect(fields.length).toBeGreaterThan(3);
     const rows = probes.map((b) => {
       const f = featureRecord(b);
       return `{${fields.map(({ key }) => (f[key] ?? 0).toPrecision(17)).join(', ')}}`;
     });
-    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[0]);\n  return 0;\n}\n`;
+    // Per probe: each objective's own functions, then the enum-taking ones, then the default (the initial objective).
+    const perObjective = OBJECTIVES.map((o) => `    std::printf("%d %d|%d %d;", gcn_gcn_dispatch_${o}(f), gcn_gcn_in_range_${o}(f) ? 1 : 0, gcn_gcn_dispatch(f, gcn_objective_${o}), gcn_gcn_in_range(f, gcn_objective_${o}) ? 1 : 0);\n`).join('');
+    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
     writeFileSync(join(dir, 'main.cpp'), main);
     execFileSync('g++', ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-O1', '-o', join(dir, 'main'), join(dir, 'main.cpp')], { cwd: dir });
     const out = execFileSync(join(dir, 'main'), { encoding: 'utf8' }).trim().split('\n');
     const last = out.pop()!;
-    expect(last).toBe(`${plan.partitions.length} ${plan.partitions[0]!.label}`);
-    const expected = probes.map((b) => {
-      const f = featureRecord(b);
-      return `${walkTree(plan.tree, (k) => f[k]).leaf} ${outOfRange(plan.ranges, (k) => f[k]).length === 0 ? 1 : 0}`;
-    });
-    expect(out).toEqual(expected);
-    expect(out.slice(-2).every((l) => l.endsWith(' 0'))).toBe(true);
+    expect(last).toBe(`${table.partitions.length} ${table.partitions[table.partitions.length - 1]!.label}`);
+    const want = OBJECTIVES.map(expected);
+    expect(out).toEqual(probes.map((_, i) => `${OBJECTIVES.map((_, j) => `${want[j]![i]}|${want[j]![i]};`).join('')}${want[OBJECTIVES.indexOf(INITIAL)]![i]}`));
+    expect(want.every((w) => w.slice(-2).every((l) => l.endsWith(' 0')))).toBe(true);
+    // The objectives' guards do not all agree: the header really has three different sets.
+    expect(new Set(want.map((w) => w.join())).size).toBeGreaterThan(1);
   });
 });
 
 describe('guards of one partition', () => {
   it('compile cleanly in C++ (g++ -Wextra -Werror) and mark the unused argument used in TypeScript (noUnusedParameters)', () => {
-    const one = { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0 } };
-    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, plan: one, manifest }], 'dype/runtime');
-    expect(ts).toMatch(/export function gcnGuard\(f: GuardFeatures\): number \{\n\s+void f;\n\s+return 0;\n\}/);
+    const one = { throughput: { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0 } } };
+    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, objective: 'throughput', plans: one, manifest }], 'dype/runtime');
+    expect(ts).toMatch(/export function gcnGuard_throughput\(f: GuardFeatures\): number \{\n\s+void f;\n\s+return 0;\n\}/);
+    expect(ts).not.toMatch(/gcnGuard_energy/);
     if (!HAVE_GXX) return;
-    writeFileSync(join(dir, 'one_dispatch.h'), emitDispatchHeader('one', 'one.dy', [{ kernel, spec, plan: one }]));
-    writeFileSync(join(dir, 'one.cpp'), '#include "one_dispatch.h"\nint main() { one_gcn_features f = {}; return one_gcn_dispatch(f); }\n');
+    const header = emitDispatchHeader('one', 'one.dy', [{ kernel, spec, objective: 'throughput', plans: one }]);
+    expect(header).toMatch(/no guards were built for energy or latency: there the throughput guards pick/);
+    writeFileSync(join(dir, 'one_dispatch.h'), header);
+    writeFileSync(join(dir, 'one.cpp'), '#include "one_dispatch.h"\nint main() { one_gcn_features f = {}; return one_gcn_dispatch(f) + one_gcn_dispatch(f, one_objective_latency) + (one_gcn_in_range(f, one_objective_energy) == one_gcn_in_range_throughput(f) ? 0 : 1); }\n');
     execFileSync('g++', ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-o', join(dir, 'one'), join(dir, 'one.cpp')], { cwd: dir });
+    expect(spawnSync(join(dir, 'one')).status).toBe(0);
   });
 });
 
 describe('<prog>.runtime.ts guards', () => {
-  it('are straight-line code that picks what the tree picks', () => {
-    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, plan, manifest }], '../runtime/engine/index.js');
-    const body = /export function gcnGuard\(f: GuardFeatures\): number \{\n([\s\S]*?)\n\}\n/.exec(ts)![1]!;
-    expect(body).not.toMatch(/for|while|=>/);
-    const guard = new Function('f', body) as (f: Record<string, number>) => number;
-    for (const b of probes) {
-      const f = featureRecord(b);
-      expect(guard(f)).toBe(walkTree(plan.tree, (k) => f[k]).leaf);
+  it('are straight-line code per objective that picks what that objective\u2019s tree picks, as a table id', () => {
+    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, objective: INITIAL, plans, manifest }], '../runtime/engine/index.js');
+    expect(ts).toMatch(/objective: "energy",\n\s+guards: GCN_GUARDS,/);
+    expect(ts).toMatch(/guard: \{ energy: gcnGuard_energy, throughput: gcnGuard_throughput, latency: gcnGuard_latency \}/);
+    expect(ts).toMatch(/setObjective\(o: Objective\): void;/);
+    for (const o of OBJECTIVES) {
+      const body = new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n([\\s\\S]*?)\\n\\}\\n`).exec(ts)![1]!;
+      expect(body).not.toMatch(/for|while|=>/);
+      const guard = new Function('f', body) as (f: Record<string, number>) => number;
+      for (const b of probes) {
+        const f = featureRecord(b);
+        expect(guard(f), o).toBe(table.ids[o]![walkTree(plans[o]!.tree, (k) => f[k]).leaf]);
+      }
     }
   });
 });
