@@ -115,7 +115,21 @@ export class Chooser {
     this.cur = next;
   }
 
-  private replan(problem: PlanProblem): { part: Part; ms: number } {
+  /** Re-plans per bound problem (one per pattern and dims, runtime/engine/memo.ts) and objective: the same input again is not planned again. */
+  private readonly replans = new WeakMap<PlanProblem, Map<Objective, Part>>();
+
+  private replan(problem: PlanProblem): { part: Part; ms: number; cached: boolean } {
+    const o = this.cur.objective;
+    const known = this.replans.get(problem)?.get(o);
+    if (known) return { part: known, ms: 0, cached: true };
+    const r = this.planFresh(problem);
+    let m = this.replans.get(problem);
+    if (!m) this.replans.set(problem, (m = new Map()));
+    m.set(o, r.part);
+    return { ...r, cached: false };
+  }
+
+  private planFresh(problem: PlanProblem): { part: Part; ms: number } {
     const t0 = performance.now();
     const best = planPareto(this.sys, problem, this.cur.popts).pareto[0];
     const ms = performance.now() - t0;
@@ -159,7 +173,7 @@ export class Chooser {
     if (oor.length > 0) {
       const r = this.replan(problem);
       selected = r.part;
-      replanInfo = { reason: `outside the guards' ranges: ${oor.join('; ')}`, planMs: r.ms };
+      replanInfo = { reason: `outside the guards' ranges: ${oor.join('; ')}${r.cached ? ' (planned for this input before: the plan is reused)' : ''}`, planMs: r.ms };
     }
     let fallback: string | undefined;
     if (!this.ok(selected, problem)) {

@@ -125,6 +125,11 @@ describe('out of range', () => {
     expect(r.log.replan!.planMs).toBeGreaterThanOrEqual(0);
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
     expect(rt.stats().replans).toBe(1);
+    expect(r.log.replan!.reason).not.toMatch(/reused/);
+    // The same input again: its plan is reused, not planned again.
+    const again = await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48, again');
+    expect(again.log.replan).toMatchObject({ planMs: 0, reason: expect.stringMatching(/planned for this input before: the plan is reused/) });
+    expect(again.log.selected.id).toBe(r.log.selected.id);
     rt.close();
   });
 });
