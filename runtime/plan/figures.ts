@@ -84,15 +84,24 @@ export interface PartialFigures {
   activeJ: number;
 }
 
+/** A whole mapping's figures (types.ts's Mapping adds its stages and peak power). */
 export interface Figures {
+  /** Steady-state time between inputs: the longest stage period, or rootComplexMs when longer. */
   periodMs: number;
+  /** One period's host traffic (every stage's) over the root complex's bandwidth; 0 when the system does not model it. */
   rootComplexMs: number;
   latencyMs: number;
+  /** The stream the per-input figures are for. */
   streamLength: StreamLength;
+  /** Time per input over the stream: (latency + (N - 1) x period) / N; the period when unbounded. The throughput objective. */
   perInputMs: number;
+  /** The scope energyJ is counted in (the energy objective's). */
   energyScope: EnergyScope;
+  /** Energy per input over the stream in energyScope: deviceEnergyJ or systemEnergyJ. */
   energyJ: number;
+  /** The instances the mapping uses: active power while their kernels run, waiting power otherwise. */
   deviceEnergyJ: number;
+  /** deviceEnergyJ plus the idle power of every other instance, the host included. */
   systemEnergyJ: number;
 }
 

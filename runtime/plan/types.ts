@@ -6,7 +6,7 @@
  */
 import type { OpImpls } from '../catalogue/index.js';
 import type { DeviceKind } from '../system/types.js';
-import type { EnergyScope, StreamLength } from './figures.js';
+import type { Figures } from './figures.js';
 
 export type Dtype = 'f32' | 'f64' | 'i32' | 'i64' | 'bool';
 
@@ -116,25 +116,8 @@ export interface Stage {
 }
 
 /** A mapping and its figures (runtime/plan/figures.ts says how each is put together). */
-export interface Mapping {
+export interface Mapping extends Figures {
   stages: Stage[];
-  /** Steady-state time between inputs: the longest stage period, or rootComplexMs when longer. */
-  periodMs: number;
-  /** One period's host traffic (every stage's) over the root complex's bandwidth; 0 when the system does not model it. */
-  rootComplexMs: number;
-  latencyMs: number;
-  /** The stream the per-input figures are for. */
-  streamLength: StreamLength;
-  /** Time per input over the stream: (latency + (N - 1) x period) / N; the period when unbounded. The throughput objective. */
-  perInputMs: number;
-  /** The scope energyJ is counted in (the energy objective's). */
-  energyScope: EnergyScope;
-  /** Energy per input over the stream in energyScope: deviceEnergyJ or systemEnergyJ. */
-  energyJ: number;
-  /** The instances the mapping uses: active power while their kernels run, waiting power otherwise. */
-  deviceEnergyJ: number;
-  /** deviceEnergyJ plus the idle power of every other instance, the host included. */
-  systemEnergyJ: number;
   /** Peak power of the devices as used (active), the rest idle, W. */
   powerW: number;
 }

@@ -56,6 +56,18 @@ async function afterChange(g: string): Promise<{ rt: GuardedRuntime; wouldSwitch
   return { rt, wouldSwitch: e.wouldSwitch, reason: e.reason };
 }
 
+/** The first graph whose throughput and energy picks differ and where the change to energy would switch. */
+async function switchingGraph(): Promise<string | undefined> {
+  for (const x of fx.graphs.keys()) {
+    const p = picks(x);
+    if (p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
+    const a = await afterChange(x);
+    a.rt.close();
+    if (a.wouldSwitch) return x;
+  }
+  return undefined;
+}
+
 describe('one partition table for every objective', () => {
   it('the runtime\u2019s partitions are the table: the throughput guards\u2019 ids kept, the others\u2019 partitions added once', async () => {
     const t = partitionTable(plans, 'throughput');
@@ -138,14 +150,7 @@ describe('setObjective', () => {
   });
 
   it('the policy\u2019s state carries over: right after a switch, changing objective back waits out the minimum dwell', async () => {
-    let g: string | undefined;
-    for (const x of fx.graphs.keys()) {
-      const p = picks(x);
-      if (g || p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
-      const a = await afterChange(x);
-      if (a.wouldSwitch) g = x;
-      a.rt.close();
-    }
+    const g = await switchingGraph();
     const rt = runtime();
     for (let i = 0; i < 5; i++) await rt.run(fx.inputs(g!), g);
     rt.setObjective('energy');
@@ -158,14 +163,7 @@ describe('setObjective', () => {
   }, 60_000);
 
   it('in a stream, the inputs admitted after the change are chosen by the new objective', async () => {
-    let g: string | undefined;
-    for (const x of fx.graphs.keys()) {
-      const p = picks(x);
-      if (g || p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
-      const a = await afterChange(x);
-      if (a.wouldSwitch) g = x;
-      a.rt.close();
-    }
+    const g = await switchingGraph();
     const rt = runtime();
     const seen: Objective[] = [];
     for await (const r of rt.each(Array.from({ length: 12 }, (_, i) => ({ inputs: fx.inputs(g!), name: `${g} #${i}` })))) {
