@@ -1,7 +1,8 @@
 /**
  * The system settings of the suite: the paper-style presets with one or two
  * GPUs and FPGAs, with and without peer-to-peer links, and under a power
- * cap that forbids running every accelerator at once.
+ * cap that forbids running every accelerator at once; and an H200 beside
+ * one socket of its host (no FPGA).
  */
 import { join } from 'node:path';
 import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
@@ -24,6 +25,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: '1g1f-cap370', preset: 'paper-1g1f', p2p: true, powerCapW: 370 },
   // 2g2f idles at 194 W: 650 W allows both GPUs (604 W) or the host CPU (499 W), not every device (965 W).
   { name: '2g2f-cap650', preset: 'paper-2g2f', p2p: true, powerCapW: 650 },
+  // An H200 SXM beside one Sapphire Rapids socket of its host, no FPGA: dype chooses between the host and the GPU.
+  { name: 'h200', preset: 'h200-cpu', p2p: true },
 ];
 
 const cache = new Map<string, SystemSpec>();

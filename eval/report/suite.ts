@@ -24,6 +24,15 @@ function representatives(rs: readonly CaseResult[]): CaseResult[] {
   return [...by.values()];
 }
 
+/** The per-preset headline figures. */
+function presetTable(s: Summary): string {
+  const pct = (v: number | null): string => (v === null ? '-' : `${v.toFixed(2)}%`);
+  return table(
+    ['preset', 'cases', 'static optimal', 'dype optimal', 'dype mean loss (not optimal)', 'dype max loss', 'throughput vs static', 'throughput vs gpu-only', 'energy eff. vs gpu-only, device', 'energy eff. vs gpu-only, system'],
+    Object.entries(s.per_preset).map(([name, p]) => [name, String(p.cases), `${p.summary.static.optimal} / ${p.cases}`, `${p.summary.dype.optimal} / ${p.cases}`, pct(p.summary.dype.mean_loss_pct), pct(p.summary.dype.max_loss_pct), f2(p.throughput_vs_static), f2(p.throughput_vs_gpu_only), f2(p.energy_eff_vs_gpu_only.device), f2(p.energy_eff_vs_gpu_only.system)]),
+  );
+}
+
 export function renderSuiteReport(rs: readonly CaseResult[], s: Summary, command: string): string {
   const rows = STRATEGIES.map((k) => {
     const x = s.summary[k];
@@ -80,6 +89,7 @@ export function renderSuiteReport(rs: readonly CaseResult[], s: Summary, command
     .join('\n');
   return page('dype eval', [
     { heading: 'Summary', body: summary },
+    { heading: 'Per system preset', body: presetTable(s) },
     { heading: 'Where the losses are (mean loss over all cases of a group)', body: breakdown },
     { heading: 'Pareto fronts per workload (every mapping, simulated)', body: `<div class="plots">${fronts}</div>` },
     { heading: 'Decision maps: the partition the guards pick (rows = 131072)', body: `<div class="plots">${maps}</div>` },
