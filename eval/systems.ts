@@ -31,10 +31,28 @@ export const SETTINGS: readonly Setting[] = [
 
 const cache = new Map<string, SystemSpec>();
 
+/** A change to the presets as loaded (`dype eval --sensitivity`); none otherwise. */
+export type SystemVariant = (preset: string, s: SystemSpec) => SystemSpec;
+let variant: SystemVariant | undefined;
+
+/** Runs `body` with every setting's system changed by `v`, then restores the presets as written. */
+export function withSystemVariant<T>(v: SystemVariant, body: () => T): T {
+  const prev = variant;
+  variant = v;
+  cache.clear();
+  try {
+    return body();
+  } finally {
+    variant = prev;
+    cache.clear();
+  }
+}
+
 export function systemFor(s: Setting): SystemSpec {
   let sys = cache.get(s.name);
   if (!sys) {
-    const base = loadSystemFile(join(repoRoot(), 'systems', `${s.preset}.json`));
+    const loaded = loadSystemFile(join(repoRoot(), 'systems', `${s.preset}.json`));
+    const base = variant ? variant(s.preset, loaded) : loaded;
     sys = applyOverrides(base, { ...(s.powerCapW !== undefined ? { powerCapW: s.powerCapW } : {}), noP2p: !s.p2p });
     cache.set(s.name, sys);
   }
