@@ -184,6 +184,7 @@ export function buildProgram(): Command {
     .command('eval')
     .description('the evaluation suite: every strategy against the simulated oracle on workloads x inputs x systems x objectives; prints the table')
     .option('--quick', 'a representative subset (under a minute)')
+    .option('--sensitivity [suite]', 'also move every estimated parameter (x0.5, x2) and every measured one with a published range to each end and rank them by their effect on the figures; on the quick suite (default, 15-30 minutes) or the full one (over an hour)')
     .option('-o, --output <DIR>', 'write cases.csv, eval.json and report.html here')
     .option('--json', 'print one JSON object on stdout')
     .action(async (o: EvalOptions) => (await import('./eval.js')).evalCommand(o, out));

@@ -33,9 +33,17 @@ export interface Ratios {
   energy_eff_vs_gpu_only: PerScope;
 }
 
+/** The headline figures of one system preset's cases (every setting of that preset). */
+export interface PresetSummary extends Ratios {
+  cases: number;
+  summary: Record<Strategy, StrategySummary>;
+}
+
 export interface Summary extends Ratios {
   cases: number;
   summary: Record<Strategy, StrategySummary>;
+  /** The same figures per system preset (paper-1g1f, paper-2g2f, h200-cpu). */
+  per_preset: Record<string, PresetSummary>;
   /** The same ratios for dype-online (a plan per input). */
   online: Ratios;
   /** Cases where the input fell outside the guards' ranges and dype re-planned. */
@@ -104,7 +112,7 @@ function ratios(rs: readonly CaseResult[], who: Strategy): Ratios {
   };
 }
 
-export function summarise(rs: readonly CaseResult[]): Summary {
+function strategySummaries(rs: readonly CaseResult[]): Record<Strategy, StrategySummary> {
   const summary = {} as Record<Strategy, StrategySummary>;
   for (const s of STRATEGIES) {
     const rows = rs.map((r) => r.strategies[s]);
@@ -117,11 +125,26 @@ export function summarise(rs: readonly CaseResult[]): Summary {
       max_loss_pct: losses.length ? Math.max(...losses) : null,
     };
   }
+  return summary;
+}
+
+function perPreset(rs: readonly CaseResult[]): Record<string, PresetSummary> {
+  const out: Record<string, PresetSummary> = {};
+  for (const preset of [...new Set(rs.map((r) => r.case.setting.preset))].sort()) {
+    const sub = rs.filter((r) => r.case.setting.preset === preset);
+    out[preset] = { cases: sub.length, summary: strategySummaries(sub), ...ratios(sub, 'dype') };
+  }
+  return out;
+}
+
+export function summarise(rs: readonly CaseResult[]): Summary {
+  const summary = strategySummaries(rs);
   const per: Record<string, number> = {};
   for (const r of rs) per[r.case.goal.name] = (per[r.case.goal.name] ?? 0) + 1;
   return {
     cases: rs.length,
     summary,
+    per_preset: perPreset(rs),
     ...ratios(rs, 'dype'),
     online: ratios(rs, 'dype-online'),
     dype_replanned: rs.filter((r) => r.strategies.dype.note.startsWith('re-planned')).length,
@@ -158,6 +181,11 @@ export function summaryTable(s: Summary): string {
   lines.push(line('dype vs gpu-only', s.throughput_vs_gpu_only, s.energy_eff_vs_gpu_only));
   lines.push(line('dype-online vs static', s.online.throughput_vs_static, s.online.energy_eff_vs_static));
   lines.push(line('dype-online vs gpu-only', s.online.throughput_vs_gpu_only, s.online.energy_eff_vs_gpu_only));
+  const head = ['per preset', 'cases', 'static optimal', 'dype optimal', 'dype mean / max loss', 'throughput vs static / gpu-only', 'energy eff. vs gpu-only device / system'];
+  const rows = Object.entries(s.per_preset).map(([name, p]) => [name, String(p.cases), `${p.summary.static.optimal}/${p.cases}`, `${p.summary.dype.optimal}/${p.cases}`, `${pct(p.summary.dype.mean_loss_pct)} / ${pct(p.summary.dype.max_loss_pct)}`, `${x(p.throughput_vs_static)} / ${x(p.throughput_vs_gpu_only)}`, `${x(p.energy_eff_vs_gpu_only.device)} / ${x(p.energy_eff_vs_gpu_only.system)}`]);
+  const w = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j]!.length)));
+  lines.push('');
+  for (const r of [head, ...rows]) lines.push(r.map((c, j) => (j === 0 ? c.padEnd(w[j]!) : c.padStart(w[j]!))).join('  '));
   lines.push('Energy: device = the devices a mapping uses (active while computing, powered-up waiting otherwise), as NVML / xbutil measure; system = device + every other device idle, host included.');
   lines.push(`dype re-planned ${s.dype_replanned} inputs outside its guards' ranges.`);
   lines.push('Paper (DyPe, Bai et al. 2025): static optimal in 13 of 86, DyPe in 77 with 3.95% mean loss otherwise; 1.53x / 1.09x over static, 1.44x / 1.66x over GPU-only (energy scope not stated; most likely device).');

@@ -144,3 +144,55 @@ export function gridSvg(title: string, xLabel: string, yLabel: string, xTicks: r
   out.push('</g></svg>');
   return out.join('');
 }
+
+export interface TornadoRow {
+  label: string;
+  low: number;
+  high: number;
+  /** Hover text. */
+  title: string;
+}
+
+/**
+ * A tornado chart: per row (largest effect first, as given) a bar from the
+ * baseline to the figure at the parameter's low end (upper half of the row)
+ * and one to the figure at its high end (lower half); the baseline as a line.
+ */
+export function tornadoSvg(title: string, xLabel: string, baseline: number, rows: readonly TornadoRow[], fmt: (v: number) => string): string {
+  const W = 720;
+  const rowH = 18;
+  const m = { l: 280, r: 30, t: 44, b: 40 };
+  const H = m.t + m.b + Math.max(1, rows.length) * rowH;
+  const vals = [baseline, ...rows.flatMap((r) => [r.low, r.high])].filter((v) => Number.isFinite(v));
+  let lo = Math.min(...vals);
+  let hi = Math.max(...vals);
+  const pad = hi > lo ? (hi - lo) * 0.05 : Math.max(Math.abs(baseline) * 0.01, 1e-3);
+  lo -= pad;
+  hi += pad;
+  const pw = W - m.l - m.r;
+  const sx = (v: number): number => ((v - lo) / (hi - lo)) * pw;
+  const out: string[] = [];
+  out.push(`<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`);
+  out.push(`<text x="${W / 2}" y="16" text-anchor="middle" font-size="13" font-weight="bold">${esc(title)}</text>`);
+  out.push(`<rect x="${m.l}" y="24" width="10" height="8" fill="${colour(0)}"/><text x="${m.l + 14}" y="32" font-size="10">low end</text><rect x="${m.l + 70}" y="24" width="10" height="8" fill="${colour(1)}"/><text x="${m.l + 84}" y="32" font-size="10">high end</text>`);
+  out.push(`<g transform="translate(${m.l},${m.t})">`);
+  const b = sx(baseline);
+  rows.forEach((r, i) => {
+    const y = i * rowH;
+    out.push(`<text x="-6" y="${y + 12}" text-anchor="end" font-size="10">${esc(r.label)}</text><line x1="0" x2="${pw}" y1="${y + rowH}" y2="${y + rowH}" stroke="#eee"/>`);
+    const bar = (v: number, dy: number, c: string, end: string): void => {
+      if (!Number.isFinite(v)) return;
+      const x0 = Math.min(b, sx(v));
+      const w = Math.max(1, Math.abs(sx(v) - b));
+      out.push(`<rect class="bar" x="${x0.toFixed(1)}" y="${y + dy}" width="${w.toFixed(1)}" height="${rowH / 2 - 2}" fill="${c}"><title>${esc(`${r.title}: ${end} end ${fmt(v)} (as written ${fmt(baseline)})`)}</title></rect>`);
+    };
+    bar(r.low, 2, colour(0), 'low');
+    bar(r.high, rowH / 2, colour(1), 'high');
+  });
+  const ph = Math.max(1, rows.length) * rowH;
+  out.push(`<line x1="${b.toFixed(1)}" x2="${b.toFixed(1)}" y1="0" y2="${ph}" stroke="#333" stroke-width="1"/>`);
+  for (const v of [lo + pad, baseline, hi - pad]) out.push(`<text x="${sx(v).toFixed(1)}" y="${ph + 14}" text-anchor="middle" font-size="10">${esc(fmt(v))}</text>`);
+  out.push(`<text x="${pw / 2}" y="${ph + 30}" text-anchor="middle" font-size="11">${esc(xLabel)}</text>`);
+  out.push('</g></svg>');
+  return out.join('');
+}

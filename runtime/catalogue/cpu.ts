@@ -22,8 +22,8 @@ function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
   }
   const bw = d.memBandwidthGBs * 1e9 * MODEL.cpu.memory;
   const size = DTYPE_SIZE[op.dtype];
-  const locality = op.sparse?.localityScore ?? 0.5;
-  const bytes = op.bytes + op.gathers * (size + (1 - locality) * (MODEL.cpu.lineBytes - size) * 0.25);
+  const locality = op.sparse?.localityScore ?? MODEL.defaultLocality;
+  const bytes = op.bytes + op.gathers * (size + (1 - locality) * (MODEL.cpu.lineBytes - size) * MODEL.cpu.gatherLineShare);
   // The roofline is the whole device's; one thread of `all` gets its share.
   const all = d.threads ?? 1;
   const t = roofline(op.flops, bytes, (peak(d, op.dtype) * MODEL.cpu.compute * threads) / all, (bw * threads) / all);

@@ -45,7 +45,7 @@ export const FPGA_CATALOGUE: Record<FpgaImpl, FpgaImplEntry> = {
   'sextans-spmm': entry('sextans-spmm', 'Sextans-style SpMM: nonzeros x dense lanes', sparseRows('spmm')),
   'sddmm-dot': entry('sddmm-dot', 'SDDMM: a dense dot product per stored entry', (op, d) => (Math.max(macs(op) / MODEL.fpga.spmmMacsPerCycle / clock(d), stream(op, d)) + pack(op)) * 1e3),
   'systolic-gemm': entry('systolic-gemm', 'output-stationary 16 x 16 GEMM array', (op, d) => Math.max(op.flops / 2 / MODEL.fpga.gemmMacsPerCycle / clock(d), stream(op, d)) * 1e3),
-  stream: entry('stream', '8-lane elementwise stream', (op, d) => Math.max(op.items / (8 * clock(d)), stream(op, d)) * 1e3),
+  stream: entry('stream', '8-lane elementwise stream', (op, d) => Math.max(op.items / (FPGA_DESIGN_DEFAULTS.stream.lanes * clock(d)), stream(op, d)) * 1e3),
   // Estimate: the loop nest as written, one operation per cycle.
   'loop-nest': entry('loop-nest', 'the loop nest itself, pipelined at II=1 in its innermost loop', (op, d) => Math.max(Math.max(op.items, op.flops) / clock(d), stream(op, d)) * 1e3),
 };

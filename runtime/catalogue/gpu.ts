@@ -24,7 +24,7 @@ const bandwidth = (d: DeviceSpec): number => d.memBandwidthGBs * 1e9 * MODEL.gpu
 /** Bytes one gather moves when it misses: the element, plus the rest of a 32-byte sector for the share of scattered columns. */
 function gatherBytes(op: PlanOp): number {
   const size = DTYPE_SIZE[op.dtype];
-  const locality = op.sparse?.localityScore ?? 0.5;
+  const locality = op.sparse?.localityScore ?? MODEL.defaultLocality;
   return size + (1 - locality) * (MODEL.gpuSectorBytes - size);
 }
 
@@ -73,7 +73,7 @@ function warpPerRow(op: PlanOp, d: DeviceSpec): number {
   const f = op.sparse!;
   // Lanes cover the row's entries (SpMV) or the dense width (SpMM); short rows idle lanes.
   const lanesBusy = op.kind === 'spmv' || op.kind === 'reduce' ? Math.min(1, Math.max(f.rowLenMean, 1e-9) / MODEL.warp) : Math.min(1, width(op) / MODEL.warp);
-  const tail = 1 + MODEL.gpu.warpPerRowTail * f.top1PctNnzShare * Math.min(f.rowLenCv, 4);
+  const tail = 1 + MODEL.gpu.warpPerRowTail * f.top1PctNnzShare * Math.min(f.rowLenCv, MODEL.gpu.warpPerRowCvCap);
   return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * tail * 1e3;
 }
 
@@ -82,7 +82,7 @@ function mergePath(op: PlanOp, d: DeviceSpec): number {
   const rows = op.sparse?.rows ?? 0;
   // The path search reads the row pointers again: 8 bytes a row.
   const bw = gpuModelled(op, d) ? d.gpuModel!.effectiveBandwidthGBs * 1e9 : bandwidth(d);
-  return (b * MODEL.mergePathOverhead + (rows * 8) / bw) * 1e3;
+  return (b * MODEL.mergePathOverhead + (rows * MODEL.mergePathRowBytes) / bw) * 1e3;
 }
 
 /** The data-independent roofline at a class efficiency (dense ops). */

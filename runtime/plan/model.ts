@@ -1,13 +1,15 @@
 /**
  * The cost models' shared constants and arithmetic: the fractions of peak a
  * kernel class sustains, roofline, row width, and the terms of the fitted
- * CPU model (which `dype calibrate` solves for). Formulas and the sources of
- * the constants are in docs/COST-MODEL.md; the per-implementation times that
- * use them are in runtime/catalogue/.
+ * CPU model (which `dype calibrate` solves for). Each constant's source is
+ * its entry in MODEL_SOURCES (docs/COST-MODEL.md "Every model parameter" is
+ * generated from it); the formulas are in docs/COST-MODEL.md, the
+ * per-implementation times that use them in runtime/catalogue/.
  */
 import type { CpuModelSpec, DeviceSpec } from '../system/types.js';
 import type { Dtype, PlanOp, SparseFeatures } from './types.js';
 import { macsPerCycle } from './fpga-designs.js';
+import type { ParameterTable } from './parameters.js';
 
 export const MODEL = {
   /** Bytes a GPU moves per irregular 4- or 8-byte read it cannot coalesce (one 32-byte sector). */
@@ -27,11 +29,22 @@ export const MODEL = {
      * are done.
      */
     warpPerRowTail: 0.25,
+    /** The row-length CV at which warp-per-row's tail stops growing. */
+    warpPerRowCvCap: 4,
   },
-  cpu: { compute: 0.5, memory: 0.7, lineBytes: 64 },
+  /**
+   * CPU roofline (a CPU without a fitted cpuModel): fractions of peak, the
+   * cache line, and the share of a line an irregular read costs (caches
+   * catch much of it).
+   */
+  cpu: { compute: 0.5, memory: 0.7, lineBytes: 64, gatherLineShare: 0.25 },
+  /** Locality (the tier-2 feature) assumed for a matrix that has none. */
+  defaultLocality: 0.5,
   /** Warp width, and the extra work of merge-path partitioning (search plus carry-out fix-up). */
   warp: 32,
   mergePathOverhead: 1.12,
+  /** Bytes merge-path's path search reads per row (the row pointers again). */
+  mergePathRowBytes: 8,
   /** Data-parallel split across k instances: added cost per extra instance. */
   splitOverhead: 0.05,
   /**
@@ -51,6 +64,47 @@ export const MODEL = {
     packNsPerNnz: 2,
   },
 } as const;
+
+/**
+ * Where each MODEL constant comes from (docs/COST-MODEL.md "Every model
+ * parameter" is generated from this; test/eval/parameters.test.ts fails
+ * when a constant has no entry). Keys are paths below MODEL.
+ */
+export const MODEL_SOURCES: ParameterTable = {
+  'MODEL.gpuSectorBytes': { unit: 'bytes', kind: 'architecture', source: "CUDA's 32-byte memory sectors: an uncoalesced 4- or 8-byte read moves one sector (NVIDIA CUDA C++ Best Practices Guide)", measuredOn: 'NVIDIA GPU memory architecture' },
+  'MODEL.gpu.gemmCompute': { unit: 'of peak', kind: 'estimate', source: 'estimate: a shared-memory tiled GEMM (not tensor cores) sustains most of the FP32 peak; 0.7 taken. GPU dense GEMM only', measuredOn: 'none', max: 1 },
+  'MODEL.gpu.sparseCompute': { unit: 'of peak', kind: 'estimate', source: 'estimate: the compute bound of sparse and elementwise GPU kernels, never the binding one for an SpMV (2 flops per 12 or more bytes)', measuredOn: 'none', max: 1 },
+  'MODEL.gpu.memory': {
+    unit: 'of datasheet bandwidth',
+    kind: 'estimate',
+    source: "estimate: the share of the datasheet bandwidth a dense kernel sustains on a GPU (and any op on a GPU without a gpuModel); for comparison, the A100's measured copy and triad reach 0.86-0.89 of its 1555 GB/s (device-anchors.md section 2.1), not used here",
+    measuredOn: 'none',
+    max: 1,
+  },
+  'MODEL.gpu.oneBlockShare': { unit: 'of the device', kind: 'estimate', source: 'estimate: one block of a block-reduce kernel uses one SM of about a hundred', measuredOn: 'none', notInEval: 'read only by the GPU block-reduce implementation, which no workload of the suite has' },
+  'MODEL.gpu.serialOpsPerS': { unit: 'op/s', kind: 'estimate', source: "estimate: one GPU thread's rate, about 1 GHz x one operation a cycle", measuredOn: 'none', notInEval: 'read only by the GPU serial implementation, which no workload of the suite has' },
+  'MODEL.gpu.warpPerRowTail': { unit: 'x per unit of share x cv', kind: 'estimate', source: "estimate: warp-per-row's slowdown per unit of (top-1% share x row-length CV): a few very long rows keep their warps busy after the rest are done", measuredOn: 'none' },
+  'MODEL.gpu.warpPerRowCvCap': { unit: 'CV', kind: 'estimate', source: "estimate: the row-length CV above which warp-per-row's tail stops growing", measuredOn: 'none' },
+  'MODEL.cpu.compute': { unit: 'of peak', kind: 'estimate', source: 'estimate: the compute share of a CPU roofline (CPUs without a fitted cpuModel: every preset but this-machine)', measuredOn: 'none', max: 1 },
+  'MODEL.cpu.memory': { unit: 'of memBandwidthGBs', kind: 'estimate', source: 'estimate: the share of the bandwidth figure a CPU sparse kernel streams at (CPUs without a fitted cpuModel)', measuredOn: 'none', max: 1 },
+  'MODEL.cpu.lineBytes': { unit: 'bytes', kind: 'architecture', source: 'the 64-byte cache line of x86 CPUs (Intel and AMD optimisation manuals)', measuredOn: 'x86-64 architecture' },
+  'MODEL.cpu.gatherLineShare': { unit: 'of a line', kind: 'estimate', source: "estimate: an irregular read on a CPU costs a quarter of a 64-byte line beyond its element, since caches catch much of it (CPU roofline only; the fitted cpuModel has its own miss term)", measuredOn: 'none', max: 1 },
+  'MODEL.defaultLocality': { unit: 'fraction', kind: 'estimate', source: 'estimate: the localityScore of a matrix without tier-2 features, half the columns scattered', measuredOn: 'none', max: 1 },
+  'MODEL.warp': { unit: 'threads', kind: 'architecture', source: 'CUDA warp width (NVIDIA CUDA C++ Programming Guide)', measuredOn: 'NVIDIA GPU architecture' },
+  'MODEL.mergePathOverhead': {
+    unit: 'x',
+    kind: 'estimate',
+    source: 'estimate: merge-path SpMV does its work x1.12 (the path search and the carry-out fix-up)',
+    measuredOn: 'none',
+    range: { low: 1.06, high: 1.24, basis: 'estimate: the overhead above 1 (0.12) x0.5 / x2' },
+  },
+  'MODEL.mergePathRowBytes': { unit: 'bytes per row', kind: 'estimate', source: "estimate: merge-path's path search reads the row pointers again, 8 bytes a row", measuredOn: 'none' },
+  'MODEL.splitOverhead': { unit: 'per extra instance', kind: 'estimate', source: 'estimate: a data-parallel split over k instances does its work / k x (1 + 0.05 (k - 1)): uneven shares and duplicated boundary work', measuredOn: 'none' },
+  'MODEL.splitSyncUs': { unit: 'us', kind: 'estimate', source: "estimate: a split stage's instances synchronise after every op and trip (a cross-device event wait before the next op reads the slices); no measurement. The event simulation charges the same figure", measuredOn: 'none' },
+  'MODEL.fpga.spmmMacsPerCycle': { unit: 'MAC/cycle', kind: 'design', source: "computed from the Sextans-style SpMM design's default parameters: 8 channels x 8 PEs x 8 lanes (runtime/plan/fpga-designs.ts); the FPGA SDDMM, and a sparse-row design given a dense op, run at it", measuredOn: 'design' },
+  'MODEL.fpga.gemmMacsPerCycle': { unit: 'MAC/cycle', kind: 'design', source: 'computed from the GEMM design: a 16 x 16 output-stationary array (runtime/plan/fpga-designs.ts)', measuredOn: 'design' },
+  'MODEL.fpga.packNsPerNnz': { unit: 'ns per nonzero', kind: 'estimate', source: "estimate: the launch functions pack the nonzeros into channel streams on the host at every launch (docs/HLS.md), a few ns a nonzero", measuredOn: 'none' },
+};
 
 export const DTYPE_SIZE: Record<Dtype, number> = { f32: 4, f64: 8, i32: 4, i64: 8, bool: 1 };
 
@@ -107,7 +161,7 @@ export function cpuTerms(op: PlanOp, cacheMB: number): CpuTerms {
   const f = op.sparse!;
   const cache = cacheMB * 1e6;
   const dense = f.cols * width(op) * DTYPE_SIZE[op.dtype];
-  const locality = f.localityScore ?? 0.5;
+  const locality = f.localityScore ?? MODEL.defaultLocality;
   const beyond = (bytes: number): number => (bytes > cache ? 1 - cache / bytes : 0);
   return {
     nnz: f.nnz,

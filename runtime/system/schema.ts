@@ -114,6 +114,8 @@ export const systemShapeSchema = z.strictObject({
   peerLinks: z.array(peerLinkSchema).default([]),
   constraints: constraintsSchema.default({}),
   sources: z.record(z.string(), z.string()).optional(),
+  measuredOn: z.record(z.string(), z.string()).optional(),
+  ranges: z.record(z.string(), z.strictObject({ low: z.number(), high: z.number(), basis: z.string().min(1) })).optional(),
 });
 
 type Shape = z.output<typeof systemShapeSchema>;

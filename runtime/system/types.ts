@@ -138,6 +138,10 @@ export interface SystemSpec {
   constraints: Constraints;
   /** Where each number came from (free text per field path), carried into reports. */
   sources?: Record<string, string>;
+  /** What a measured figure was measured on (field path -> hardware), for docs/COST-MODEL.md's parameter table. */
+  measuredOn?: Record<string, string>;
+  /** The measured spread of a figure where its sources give one; `dype eval --sensitivity` moves it over this range. */
+  ranges?: Record<string, { low: number; high: number; basis: string }>;
 }
 
 /** One concrete device instance of a system. */

@@ -70,6 +70,9 @@ describe('dype eval --quick', () => {
     // Energy efficiency both ways: the devices used, and the whole system.
     for (const k of ['energy_eff_vs_static', 'energy_eff_vs_gpu_only']) for (const scope of ['device', 'system']) expect(j[k][scope]).toBeGreaterThan(0);
     expect(Object.keys(j.per_objective).sort()).toEqual(['energy-device', 'energy-system', 'throughput']);
+    // The headline figures per preset: the paper boxes and the H200 with its host.
+    expect(Object.keys(j.per_preset)).toEqual(['h200-cpu', 'paper-1g1f', 'paper-2g2f']);
+    for (const p of Object.values(j.per_preset) as { cases: number; summary: { dype: { optimal: number } } }[]) expect(p.summary.dype.optimal).toBeLessThanOrEqual(p.cases);
     const csv = readFileSync(join(dir, 'cases.csv'), 'utf8').trim().split('\n');
     expect(csv.length).toBe(j.cases + 1);
     expect(JSON.parse(readFileSync(join(dir, 'eval.json'), 'utf8')).case_results.length).toBe(j.cases);

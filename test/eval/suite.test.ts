@@ -16,12 +16,12 @@ describe('suite', () => {
     const all = buildCases();
     expect(all.length).toBeGreaterThanOrEqual(86);
     expect(new Set(all.map((c) => c.workload.name)).size).toBe(6);
-    expect(new Set(all.map((c) => c.setting.name)).size).toBe(6);
+    expect(new Set(all.map((c) => c.setting.name)).size).toBe(7);
     expect(new Set(all.map((c) => c.goal.name))).toEqual(new Set(['throughput', 'energy-device', 'energy-system']));
     expect(new Set(all.map((c) => c.input.family))).toEqual(new Set(['real', 'erdos-renyi', 'rmat', 'banded', 'empty-rows']));
     const quick = buildCases({ quick: true });
     expect(quick.length).toBeLessThan(all.length);
-    expect(new Set(quick.map((c) => c.setting.name)).size).toBe(6);
+    expect(new Set(quick.map((c) => c.setting.name)).size).toBe(7);
     for (const c of all) expect(trainingInputs(c).map((i) => i.name)).not.toContain(c.input.name);
   });
 
@@ -31,6 +31,9 @@ describe('suite', () => {
     const second = runSuite(selection);
     expect(casesCsv(second)).toBe(casesCsv(first));
     expect(summarise(second)).toEqual(summarise(first));
+    // Per preset: every case counted once.
+    const per = summarise(first).per_preset;
+    expect(Object.values(per).reduce((a, p) => a + p.cases, 0)).toBe(first.length);
   });
 
   it("every strategy's mapping is feasible under the case's constraints and no better than the oracle unless it is HEFT", () => {
