@@ -236,7 +236,19 @@ describe('data that does not fit the program (exit 1)', () => {
   test('unknown input name (generator and file)', async (s) => {
     s.goodA();
     await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=@ones'], 'y', 1, /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'/);
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=A.mtx'], 'y', 1, /^A\.mtx: error DY3014: kernel 'spmv' has no parameter 'zz'; it takes A, x$/);
+    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=A.mtx'], 'y', 1, /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'; it takes A, x$/);
+  });
+
+  test('a misspelled input name is reported as such, before any dim it leaves unbound', async (s) => {
+    s.goodA();
+    // 'a' for 'A': the generators cannot be sized without A, but the name is the mistake.
+    const args = ['run', GCN, '--input', 'a=A.mtx', '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=4', '--param', 'h=4', '--param', 'c=2'];
+    const r = await s.fails(args, 'Y', 1, /^--input a: error DY3014: kernel 'gcn' has no parameter 'a'; it takes A, X, W1, W2 \(did you mean 'A'\?\)$/);
+    expect(r.stderr).not.toMatch(/cannot size/);
+    // Likewise a misspelled --param, before the generators need its dim.
+    await s.fails(['run', GCN, '--input', 'A=A.mtx', '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'F=4', '--param', 'h=4', '--param', 'c=2'], 'Y', 1, /^--param F: error DY3014: kernel 'gcn' has no scalar parameter or dim 'F'; its scalars and dims are n, f, h, c \(did you mean 'f'\?\)$/);
+    // A scalar parameter given as an input is named as such.
+    await s.fails(['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--input', 'd=@ones'], 'r', 1, /^--input d: error DY3014: 'd' is a scalar parameter of kernel 'pagerank': pass --param d=VALUE$/);
   });
 
   test('unknown --out name', async (s) => {
@@ -257,7 +269,7 @@ describe('data that does not fit the program (exit 1)', () => {
     s.dense('a3.mtx', 3, 1);
     await s.fails(['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=4.5'], 'B', 1, /^--param n: error DY3015: dim 'n' must be a non-negative integer, got 4\.5$/);
     // An unknown --param name.
-    await s.fails(['run', 'id.dy', '--input', 'A=a3.mtx', '--param', 'zz=1'], 'B', 1, /^--param zz: error DY3014: kernel 'k' has no scalar parameter or dim 'zz'$/);
+    await s.fails(['run', 'id.dy', '--input', 'A=a3.mtx', '--param', 'zz=1'], 'B', 1, /^--param zz: error DY3014: kernel 'k' has no scalar parameter or dim 'zz'; its scalars and dims are n$/);
   });
 
   test('bad generator argument', async (s) => {
