@@ -40,7 +40,7 @@ import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
+import { outputWriter, summarize, writeAllAtomic, type OutputData } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PLAN_SYSTEM } from './plan.js';
@@ -211,9 +211,9 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
     clk.place({ id: fixed.id ?? -1, key: '', label: fixed.label, choices: fixed.choices, fallbacks: [], replanned: false }, ex.mapping, false, 0, false, kernel.name);
     clk.measured(kernel.name, ex.runs);
   }
-  const files = outs.map((a) => {
+  const files: { path: string; data: OutputData }[] = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
-    return { path: a.value, data: formatOutput(ex.outputs.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})` ) };
+    return { path: a.value, data: outputWriter(ex.outputs.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})` ) };
   });
   if (o.trace !== undefined) files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()) });
   writeAllAtomic(files);

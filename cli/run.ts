@@ -14,7 +14,7 @@ import type { Tensor } from '../runtime/tensor.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
+import { outputWriter, summarize, writeAllAtomic } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
@@ -117,7 +117,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const files = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
     const t = result.outputs.get(a.name)!;
-    return { path: a.value, data: formatOutput(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`) };
+    return { path: a.value, data: outputWriter(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`) };
   });
   writeAllAtomic(files);
   // The mapping the planner would pick on the described system for this data.
