@@ -18,6 +18,7 @@ import { writeFileAtomic } from '../runtime/io/mtx-write.js';
 import { CATALOGUE, type ImplEntry } from '../runtime/catalogue/index.js';
 import type { PlanOp } from '../runtime/plan/types.js';
 import type { DeviceSpec, SystemSpec } from '../runtime/system/types.js';
+import { DEFAULT_HISTORY_SYSTEM } from './defaults.js';
 import { loadSystem } from './planning.js';
 
 const EMULATED = new Set<string>(Object.values(NATIVE_BACKENDS).map((b) => b.emulated));
@@ -47,7 +48,7 @@ export interface HistoryReport {
 
 export function calibrateFromHistory(o: { history: string; system?: string; output?: string; json?: boolean }, out: (s: string) => void): void {
   const records = readHistory(o.history);
-  const base = loadSystem(o.system !== undefined ? { system: o.system } : {}, 'this-machine');
+  const base = loadSystem(o.system !== undefined ? { system: o.system } : {}, DEFAULT_HISTORY_SYSTEM);
   const reports: HistoryReport[] = [];
   const devices: DeviceSpec[] = base.devices.map((d) => {
     const mine = records.filter((r) => r.device === d.id && r.system === base.name && !EMULATED.has(r.backend) && !r.concurrent && r.split === 1);

@@ -11,6 +11,7 @@ import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
 import type { ProjectInfo } from '../runtime/native/project.js';
 import { programName, type CompileTarget, type CompiledProgram, type ProfileArg, type ProjectFiles, type TargetContext } from '../codegen/project.js';
+import { DEFAULT_COMPILE_SYSTEM } from './defaults.js';
 import { usage } from './errors.js';
 import { parseAssignments } from './inputs.js';
 import { parseGoal, type GoalOptions } from './goal.js';
@@ -99,7 +100,7 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
   // Without --profile the default set leaves out the targets that need profiles (the runtime's guards).
   if (o.targets === undefined && profiles.length === 0) names = (await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [] : [n])))).flat();
   const { program, dumps } = compileProgram(file);
-  const ctx: TargetContext = { program, profiles, outDir: o.output, goal: parseGoal(o), ...(o.system !== undefined ? { system: o.system } : {}) };
+  const ctx: TargetContext = { program, profiles, outDir: o.output, goal: parseGoal(o), system: o.system ?? DEFAULT_COMPILE_SYSTEM };
   const files = await emitTargets(ctx, names);
   for (const [path, text] of dumps) files.set(`ir/${path}`, text);
   files.set('project.json', projectJson(program, names));

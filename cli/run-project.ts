@@ -43,7 +43,7 @@ import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { outputWriter, summarize, writeAllAtomic, type OutputData } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
-import { DEFAULT_PLAN_SYSTEM } from './plan.js';
+import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { RunOptions } from './run.js';
 
@@ -94,7 +94,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
   if (planJson && (planJson.format !== 'dype-plan' || planJson.version !== PLAN_JSON_VERSION))
     throw new InputError('DY3044', planPath, undefined, `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`);
-  const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PLAN_SYSTEM) : planJson.system;
+  const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PROJECT_SYSTEM) : planJson.system;
   const goal = parseGoal(o);
   const kplan = planJson?.kernels[kernel.name];
   const guards = kplan?.guards;

@@ -11,6 +11,7 @@ import { interpretKernel, type InterpretResult } from '../interp/interpret.js';
 import type { Kernel } from '../ir/module.js';
 import { InputError } from '../runtime/errors.js';
 import type { Tensor } from '../runtime/tensor.js';
+import { DEFAULT_RUN_SYSTEM } from './defaults.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
@@ -49,8 +50,7 @@ export interface RunOptions extends GoalOptions {
 
 export const BACKENDS = ['reference', 'wasm'] as const;
 
-/** The system `dype run` predicts for unless --system says otherwise: the machine it runs on. */
-export const DEFAULT_RUN_SYSTEM = 'this-machine';
+export { DEFAULT_RUN_SYSTEM };
 
 function positiveInt(flag: string, v: string, min: number): number {
   const n = Number(v);
