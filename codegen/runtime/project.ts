@@ -5,9 +5,6 @@
  * ts-morph), runtime/<prog>_dispatch.h (C++), and at the top of the output
  * directory plan.json and ir/build-guards.ir.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DiagnosticError, fileSpan, makeDiagnostic } from '../../ir/diagnostics.js';
 import { printModule } from '../../ir/printer.js';
 import { buildGuardsPass } from '../../passes/build-guards.js';
@@ -20,6 +17,7 @@ import type { SparseFeatures } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { Module } from '../../ir/module.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
+import { resolveSystemArg } from '../../runtime/system/presets.js';
 import type { CompileTarget, ProjectFiles, TargetContext } from '../project.js';
 import { emitDispatchHeader } from './emit-cpp.js';
 import type { KernelRuntime } from './emit-ts.js';
@@ -28,18 +26,6 @@ import { kernelProfiles, type KernelProfiles } from './profiles.js';
 
 /** A GPU+FPGA+CPU box: where choosing among partitions matters. */
 export const DEFAULT_GUARD_SYSTEM = 'paper-1g1f';
-
-const here = dirname(fileURLToPath(import.meta.url));
-
-function systemPath(arg: string): string {
-  if (existsSync(arg)) return arg;
-  // From codegen/runtime/ in the sources and dist/codegen/runtime/ when built.
-  for (const root of [join(here, '..', '..'), join(here, '..', '..', '..')]) {
-    const p = join(root, 'systems', arg.endsWith('.json') ? arg : `${arg}.json`);
-    if (existsSync(p)) return p;
-  }
-  return resolve(arg);
-}
 
 export interface RuntimeEmitOptions {
   /** Module specifier of the runtime library in the generated file (default: DYPE_RUNTIME_IMPORT or 'dype/runtime'). */
@@ -62,7 +48,7 @@ export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}
     const known = program.module.kernels.some((k) => k.params.some((p) => p.name === a.name) || k.params.some((p) => p.type.shape.some((d) => d.kind === 'sym' && d.name === a.name)));
     if (!known) throw new DiagnosticError([makeDiagnostic('DY6301', `--profile ${a.name}: no kernel of ${program.file} has a parameter or dim named '${a.name}'`, fileSpan('<command line>'))]);
   }
-  const sys = loadSystemFile(systemPath(ctx.system ?? DEFAULT_GUARD_SYSTEM));
+  const sys = loadSystemFile(resolveSystemArg(ctx.system ?? DEFAULT_GUARD_SYSTEM));
   const cache = new Map<string, SparseFeatures>();
   const profiles = new Map<string, KernelProfiles>();
   for (const k of program.module.kernels) {
