@@ -27,6 +27,7 @@ import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import type { DeviceSpec } from '../runtime/system/types.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
 import { usage } from './errors.js';
+import { checkOutputFile } from './output-path.js';
 import { resolveSystem } from './planning.js';
 import { progress } from './progress.js';
 import { generatedMatrix, skewedMatrix } from '../runtime/generate.js';
@@ -191,6 +192,8 @@ type Timed = Omit<CalibrationRow, 'predictedMs'> & { ops: PlanOp[] };
 const round = (x: number): number => Number(x.toPrecision(4));
 
 export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => void): Promise<void> {
+  // Before seconds of timing (or of refitting), not after.
+  if (o.output !== undefined) checkOutputFile(o.output);
   if (o.history !== undefined) {
     if (o.quick || o.threads !== undefined) throw usage('--history refits from recorded runs: --quick and --threads do not apply');
     return (await import('./calibrate-history.js')).calibrateFromHistory({ history: o.history, ...(o.system !== undefined ? { system: o.system } : {}), ...(o.output !== undefined ? { output: o.output } : {}), ...(o.json ? { json: true } : {}) }, out);

@@ -15,6 +15,7 @@ import { DEFAULT_COMPILE_SYSTEM } from './defaults.js';
 import { usage } from './errors.js';
 import { parseAssignments } from './inputs.js';
 import { parseGoal, type GoalOptions } from './goal.js';
+import { checkOutputDir } from './output-path.js';
 import { writeProject } from './project-writer.js';
 import { loadProgram, optimise } from './program.js';
 
@@ -95,6 +96,7 @@ export function parseProfiles(list: readonly string[]): ProfileArg[] {
 
 export async function compileCommand(file: string, o: CompileOptions, stdout: (s: string) => void): Promise<void> {
   if (o.output === undefined) throw usage('dype compile needs -o DIR');
+  checkOutputDir(o.output);
   const profiles = parseProfiles(o.profile);
   let names = parseTargets(o.targets);
   // Without --profile the default set leaves out the targets that need profiles (the runtime's guards).

@@ -4,13 +4,14 @@
  * section 4), and with -o writes cases.csv, eval.json and report.html
  * together (all or nothing).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { matricesDir } from '../eval/paths.js';
 import { caseJson, casesCsv, summarise, summaryTable } from '../eval/summary.js';
 import { runSuite } from '../eval/evaluate.js';
 import { renderSuiteReport } from '../eval/report/suite.js';
 import { usage } from './errors.js';
 import { progress } from './progress.js';
+import { checkOutputDir } from './output-path.js';
 import { writeProject } from './project-writer.js';
 
 export interface EvalOptions {
@@ -22,7 +23,7 @@ export interface EvalOptions {
 export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
   if (o.output !== undefined && o.output.trim() === '') throw usage('-o expects a directory');
   // Fail before minutes of work, not after.
-  if (o.output !== undefined && existsSync(o.output) && !statSync(o.output).isDirectory()) throw usage(`-o ${o.output}: expected a directory, found a file`);
+  if (o.output !== undefined) checkOutputDir(o.output);
   if (!existsSync(matricesDir())) process.stderr.write(`dype eval: warning: ${matricesDir()} is missing; the suite runs on generated inputs only\n`);
   let bar: ReturnType<typeof progress> | undefined;
   const results = runSuite({

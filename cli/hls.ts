@@ -7,6 +7,7 @@
 import { emitHlsProject } from '../codegen/hls/project.js';
 import { usage } from './errors.js';
 import { compileProgram } from './compile.js';
+import { checkOutputDir } from './output-path.js';
 import { writeProject } from './project-writer.js';
 
 export interface HlsCliOptions {
@@ -15,6 +16,7 @@ export interface HlsCliOptions {
 
 export async function hlsCommand(file: string, o: HlsCliOptions, stdout: (s: string) => void): Promise<void> {
   if (o.output === undefined) throw usage('dype hls needs -o DIR');
+  checkOutputDir(o.output);
   const { program } = compileProgram(file);
   const files = await emitHlsProject(program);
   writeProject(o.output, files);

@@ -22,7 +22,7 @@ export const DATA_ERROR_CODES = {
   DY3014: 'unknown input or parameter name',
   DY3015: 'bad parameter value',
   DY3016: 'input has the wrong storage kind for its parameter',
-  DY3017: 'output file cannot be written',
+  DY3017: 'output file or directory cannot be written',
   DY3018: 'system file is not valid JSON',
   DY3019: 'unknown or repeated field in a system file',
   DY3020: 'missing field in a system file',

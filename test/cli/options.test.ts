@@ -3,7 +3,7 @@
  * 6): each gets one clear diagnostic with a DY code (exit 1) or a warning,
  * fails before doing the work, and leaves no file behind.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { presetNames } from '../../runtime/system/presets.js';
@@ -47,4 +47,49 @@ describe.skipIf(!HAVE_DATA)('--system', () => {
   });
 });
 
-void readdirSync;
+describe('-o paths that cannot take the output fail at once, with DY3017', () => {
+  // Each command gets 20 s: Node's recursive mkdir never returns under /proc, which hung compile, hls and eval.
+  const cmds: [string, string[]][] = [
+    ['compile', ['compile', example('spmv.dy'), '--targets', 'wasm']],
+    ['hls', ['hls', example('spmv.dy')]],
+    ['eval', ['eval', '--quick']],
+    ['calibrate', ['calibrate', '--quick']],
+  ];
+
+  it.concurrent('-o /proc/x: a special file system that takes no new entries', async (ctx) => {
+    if (!existsSync('/proc/self')) ctx.skip();
+    const rs = await Promise.all(cmds.map(([, args]) => runCliAsync([...args, '-o', '/proc/x'], { timeoutMs: 20_000 })));
+    rs.forEach((r, i) => {
+      expect(r.signal, `${cmds[i]![0]} did not finish`).toBeNull();
+      expect(r.status, r.stderr).toBe(1);
+      clean(r);
+      expect(r.stdout).toBe('');
+      // Said before any work: the flag and the path, and why.
+      expect(r.stderr).toMatch(/^-o \/proc\/x: error DY3017: cannot (create the output directory|write the output file): \/proc takes no new entries/);
+    });
+  });
+
+  it.concurrent('-o naming an existing file where a directory goes', async () => {
+    const file = join(work, 'a-file');
+    writeFileSync(file, 'x');
+    const rs = await Promise.all(cmds.filter(([c]) => c !== 'calibrate').map(([, args]) => runCliAsync([...args, '-o', file], { timeoutMs: 20_000 })));
+    for (const r of rs) {
+      expect(r.status, r.stderr).toBe(1);
+      clean(r);
+      expect(r.stderr).toBe(`-o ${file}: error DY3017: expected a directory, found a file (give a new or an existing directory)\n`);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+
+  it.concurrent('calibrate -o: a directory, or a file in a missing directory, is refused before timing anything', async () => {
+    const [dir, missing] = await Promise.all([
+      runCliAsync(['calibrate', '--quick', '-o', work], { timeoutMs: 20_000 }),
+      runCliAsync(['calibrate', '--quick', '-o', join(work, 'no', 'm.json')], { timeoutMs: 20_000 }),
+    ]);
+    expect(dir.status).toBe(1);
+    expect(dir.stderr).toBe(`-o ${work}: error DY3017: expected a file, found a directory\n`);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^-o .*m\.json: error DY3017: cannot write the output file: its directory .*no does not exist$/m);
+    for (const r of [dir, missing]) expect(r.stdout).toBe('');
+  });
+});
