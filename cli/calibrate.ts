@@ -28,6 +28,7 @@ import type { DeviceSpec } from '../runtime/system/types.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
 import { usage } from './errors.js';
 import { checkOutputFile } from './output-path.js';
+import { capThreads } from './threads.js';
 import { resolveSystem } from './planning.js';
 import { progress } from './progress.js';
 import { generatedMatrix, skewedMatrix } from '../runtime/generate.js';
@@ -199,8 +200,10 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     return (await import('./calibrate-history.js')).calibrateFromHistory({ history: o.history, ...(o.system !== undefined ? { system: o.system } : {}), ...(o.output !== undefined ? { output: o.output } : {}), ...(o.json ? { json: true } : {}) }, out);
   }
   if (o.system !== undefined) throw usage('--system goes with --history (dype calibrate times this machine\'s CPU)');
-  const threads = o.threads === undefined ? Math.max(1, availableParallelism()) : Number(o.threads);
-  if (!Number.isSafeInteger(threads) || threads < 1) throw usage(`--threads expects a positive integer, got '${o.threads}'`);
+  const threadsAsked = o.threads === undefined ? Math.max(1, availableParallelism()) : Number(o.threads);
+  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1) throw usage(`--threads expects a positive integer, got '${o.threads}'`);
+  // Timing more threads than cores measures the operating system's scheduler, not the kernels.
+  const threads = capThreads(threadsAsked);
   const quick = o.quick === true;
   const presetPath = resolveSystem('this-machine');
   const preset = loadSystemFile(presetPath);

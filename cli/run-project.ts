@@ -44,6 +44,7 @@ import { outputWriter, summarize, writeAllAtomic, type OutputData } from './outp
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
+import { capThreads } from './threads.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { RunOptions } from './run.js';
 
@@ -74,8 +75,9 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (o.backend !== undefined) throw usage('--backend and --project exclude each other: with --project the partition decides which backend runs each stage');
   const repeat = o.repeat === undefined ? 1 : Number(o.repeat);
   if (!Number.isSafeInteger(repeat) || repeat < 1) throw usage(`--repeat expects an integer >= 1, got '${o.repeat}'`);
-  const threads = o.threads === undefined ? availableParallelism() : Number(o.threads);
-  if (!Number.isSafeInteger(threads) || threads < 1) throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
+  const threadsAsked = o.threads === undefined ? availableParallelism() : Number(o.threads);
+  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1) throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
+  const threads = capThreads(threadsAsked);
   const partitionArg = o.partition ?? 'auto';
   const dir = o.project;
   const info = readProject(dir);

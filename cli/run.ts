@@ -19,6 +19,7 @@ import { outputWriter, summarize, writeAllAtomic } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
+import { capThreads } from './threads.js';
 import { runTrace } from './run-trace.js';
 
 export interface RunOptions extends GoalOptions {
@@ -74,7 +75,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);
   const threadsAsked = o.threads !== undefined ? positiveInt('--threads', o.threads, 1) : undefined;
   // wasm: --threads, default all cores (results are bit-identical for any count); reference: one thread.
-  const threads = o.backend === 'wasm' ? (threadsAsked ?? availableParallelism()) : 1;
+  const threads = o.backend === 'wasm' ? (threadsAsked !== undefined ? capThreads(threadsAsked) : availableParallelism()) : 1;
   const inputs = parseAssignments(o.input, '--input');
   const outs = parseAssignments(o.out, '--out');
   const params = parseAssignments(o.param, '--param');

@@ -44,6 +44,7 @@ export const DATA_ERROR_CODES = {
   DY3047: 'bad partition',
   DY3048: 'bad history file',
   DY3049: 'unknown system preset',
+  DY3050: '--threads more than the cores, capped (a warning)',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

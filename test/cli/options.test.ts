@@ -4,6 +4,7 @@
  * fails before doing the work, and leaves no file behind.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { presetNames } from '../../runtime/system/presets.js';
@@ -91,5 +92,22 @@ describe('-o paths that cannot take the output fail at once, with DY3017', () =>
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^-o .*m\.json: error DY3017: cannot write the output file: its directory .*no does not exist$/m);
     for (const r of [dir, missing]) expect(r.stdout).toBe('');
+  });
+});
+
+describe.skipIf(!HAVE_DATA)('--threads above the cores', () => {
+  it.concurrent('run caps it at the cores with a warning naming them', async () => {
+    const cores = availableParallelism();
+    const asked = 4 * cores + 1;
+    const r = await runCliAsync(['run', example('spmv.dy'), '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', String(asked), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`--threads ${asked}: warning DY3050: this machine has ${cores} core${cores === 1 ? '' : 's'}; using ${cores} thread${cores === 1 ? '' : 's'} (threads beyond the cores add memory and switching, not speed)\n`);
+    expect((JSON.parse(r.stdout) as { threads: number }).threads).toBe(cores);
+  });
+
+  it.concurrent('at or below the cores: no warning', async () => {
+    const r = await runCliAsync(['run', example('spmv.dy'), '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', String(availableParallelism()), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
   });
 });
