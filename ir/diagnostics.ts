@@ -79,7 +79,7 @@ export const DIAGNOSTIC_CODES = {
   DY6102: 'two names would be the same C++ identifier in generated CUDA code',
   DY6103: 'op or program shape the CUDA target cannot generate',
   // 63xx: guards and the generated runtime (passes/build-guards.ts, codegen/runtime)
-  DY6300: 'the runtime target or build-guards pass needs profile inputs',
+  DY6300: 'the runtime or report target, or the build-guards pass, needs profile inputs',
   DY6301: 'profile names no parameter, dim or scalar of the kernel',
   DY6302: 'profile value does not fit its parameter',
   DY6303: 'no mapping is feasible for any guard sample',

@@ -28,11 +28,19 @@ import { kernelProfiles, type KernelProfiles } from './profiles.js';
 export const DEFAULT_GUARD_SYSTEM = 'paper-1g1f';
 
 export interface RuntimeEmitOptions {
+  /** The compile target the guards are built for, as errors name it (default 'runtime'). */
+  target?: string;
   /** Module specifier of the runtime library in the generated file (default: DYPE_RUNTIME_IMPORT or 'dype/runtime'). */
   importFrom?: string;
   maxPartitions?: number;
   lossTolerance?: number;
   perProfile?: number;
+}
+
+/** DY6300's message for the targets named: `the report target needs profile inputs: ...`. */
+export function profilesNeeded(targets: readonly string[]): string {
+  const list = targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
+  return `the ${list} target${targets.length === 1 ? ' needs' : 's need'} profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)`;
 }
 
 export interface KernelGuards extends KernelRuntime {
@@ -43,7 +51,7 @@ export interface KernelGuards extends KernelRuntime {
 export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}): { sys: SystemSpec; kernels: KernelGuards[]; module: Module } {
   const { program } = ctx;
   if (ctx.profiles.length === 0)
-    throw new DiagnosticError([makeDiagnostic('DY6300', 'the runtime target needs profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)', fileSpan('<command line>'))]);
+    throw new DiagnosticError([makeDiagnostic('DY6300', profilesNeeded([o.target ?? 'runtime']), fileSpan('<command line>'))]);
   for (const a of ctx.profiles) {
     const known = program.module.kernels.some((k) => k.params.some((p) => p.name === a.name) || k.params.some((p) => p.type.shape.some((d) => d.kind === 'sym' && d.name === a.name)));
     if (!known) throw new DiagnosticError([makeDiagnostic('DY6301', `--profile ${a.name}: no kernel of ${program.file} has a parameter or dim named '${a.name}'`, fileSpan('<command line>'))]);

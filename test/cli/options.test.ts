@@ -111,3 +111,20 @@ describe.skipIf(!HAVE_DATA)('--threads above the cores', () => {
     expect(r.stderr).toBe('');
   });
 });
+
+describe('compile --targets that need profiles, without --profile', () => {
+  it.concurrent('names the targets asked for, before compiling, and writes nothing', async () => {
+    const cases: [string, string][] = [
+      ['report', 'the report target needs'],
+      ['runtime', 'the runtime target needs'],
+      ['wasm,report,runtime', 'the report and runtime targets need'],
+    ];
+    const rs = await Promise.all(cases.map(([t], i) => runCliAsync(['compile', example('spmv.dy'), '-o', join(work, `targets-${i}`), '--targets', t])));
+    rs.forEach((r, i) => {
+      expect(r.status, r.stderr).toBe(1);
+      clean(r);
+      expect(r.stderr).toBe(`<command line>:1:1: error DY6300: ${cases[i]![1]} profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)\n`);
+      expect(existsSync(join(work, `targets-${i}`))).toBe(false);
+    });
+  });
+});
