@@ -175,7 +175,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`);
   lines.push(`  executed on this machine by the ${o.backend} backend`);
   if (wasm) lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);
-  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ' (one cold run: input copies and first-call compilation included; --repeat N times warm runs)' : ''}`);
+  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${wasm ? 'input copies into wasm memory and the engine\'s first-call compilation included' : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`);
   stdout(lines.join('\n') + '\n');
   if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
     // Nothing written: say how to, since a run without --out is usually a first try.

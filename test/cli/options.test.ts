@@ -128,3 +128,18 @@ describe('compile --targets that need profiles, without --profile', () => {
     });
   });
 });
+
+describe.skipIf(!HAVE_DATA)('the timing line says what one cold run includes', () => {
+  const args = ['run', example('spmv.dy'), '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', '1'];
+  it.concurrent('reference: no compilation (the interpreter compiles nothing)', async () => {
+    const r = await runCliAsync([...args, '--backend', 'reference']);
+    expect(r.status, r.stderr).toBe(0);
+    const time = r.stdout.split('\n').find((l) => l.includes('time:'))!;
+    expect(time).toMatch(/one cold run: binding and checking the inputs included; the interpreter compiles nothing; --repeat N times warm runs\)$/);
+  });
+  it.concurrent('wasm: input copies and the first call\'s compilation', async () => {
+    const r = await runCliAsync([...args, '--backend', 'wasm']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/time: .*\(one cold run: input copies into wasm memory and the engine's first-call compilation included; --repeat N times warm runs\)$/m);
+  });
+});
