@@ -29,6 +29,7 @@ import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.
 import { usage } from './errors.js';
 import { checkOutputFile } from './output-path.js';
 import { capThreads } from './threads.js';
+import { snakeKeys } from './json-keys.js';
 import { resolveSystem } from './planning.js';
 import { progress } from './progress.js';
 import { generatedMatrix, skewedMatrix } from '../runtime/generate.js';
@@ -290,7 +291,9 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
 
   if (o.json) {
     const fitRows = predict(fitTimed.map(({ sampleThreads: _t, ...r }) => r));
-    out(JSON.stringify({ fitted, fitRows, rows: evalRows, error: summary, ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}), ...(o.output === undefined ? { system: sys } : { output: o.output }) }, null, 2) + '\n');
+    // snake_case like every --json output; the system file keeps its own format.
+    const report = snakeKeys({ fitted, fitRows, rows: evalRows, error: summary, ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}) }) as Record<string, unknown>;
+    out(JSON.stringify({ ...report, ...(o.output === undefined ? { system: sys } : { output: o.output }) }, null, 2) + '\n');
     return;
   }
   if (o.output === undefined) out(text);

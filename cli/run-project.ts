@@ -45,6 +45,7 @@ import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
 import { capThreads } from './threads.js';
+import { snakeValues } from './json-keys.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { RunOptions } from './run.js';
 
@@ -227,7 +228,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   const predicted = { period_ms: ex.mapping.periodMs, per_input_ms: ex.mapping.perInputMs, latency_ms: ex.mapping.latencyMs, energy_j: ex.mapping.energyJ, device_energy_j: ex.mapping.deviceEnergyJ, system_energy_j: ex.mapping.systemEnergyJ, power_w: ex.mapping.powerW, clock: 'modelled' };
   const partition = { system: sys.name, objective, source: ex.partition.source, ...(ex.partition.id !== undefined ? { id: ex.partition.id } : {}), label: ex.partition.label, stages: ex.mapping.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })) };
   if (o.json) {
-    stdout(`${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features, dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`);
+    stdout(`${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features: snakeValues(features), dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`);
     return;
   }
   const lines: string[] = [];

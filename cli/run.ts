@@ -20,6 +20,7 @@ import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOpt
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
 import { capThreads } from './threads.js';
+import { snakeValues } from './json-keys.js';
 import { runTrace } from './run-trace.js';
 
 export interface RunOptions extends GoalOptions {
@@ -150,7 +151,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
           ...(wasm ? { compile: wasm.compile } : {}),
           outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
           timing,
-          features,
+          features: snakeValues(features),
           dims: Object.fromEntries(result.dims),
           summary: summaries,
           partition,

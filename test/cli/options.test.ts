@@ -143,3 +143,30 @@ describe.skipIf(!HAVE_DATA)('the timing line says what one cold run includes', (
     expect(r.stdout).toMatch(/time: .*\(one cold run: input copies into wasm memory and the engine's first-call compilation included; --repeat N times warm runs\)$/m);
   });
 });
+
+describe.skipIf(!HAVE_DATA)('--json keys are snake_case', () => {
+  /** Keys with a lower-case letter or digit followed by a capital (camelCase), anywhere in `v`. */
+  const camelKeys = (v: unknown): string[] => {
+    if (Array.isArray(v)) return v.flatMap(camelKeys);
+    if (v === null || typeof v !== 'object') return [];
+    return Object.entries(v).flatMap(([k, x]) => [...(/[a-z0-9][A-Z]/.test(k) ? [k] : []), ...camelKeys(x)]);
+  };
+  const input = ['--input', `A=${KARATE}`, '--input', 'x=@ones'];
+
+  it.concurrent('run and plan, features included (rowLenCv was camelCase beside median_ms)', async () => {
+    const [run, plan] = await Promise.all([
+      runCliAsync(['run', example('spmv.dy'), ...input, '--threads', '1', '--json']),
+      runCliAsync(['plan', example('spmv.dy'), ...input, '--json']),
+    ]);
+    for (const r of [run, plan]) {
+      expect(r.status, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as { features: { A: Record<string, unknown> } };
+      expect(camelKeys(j)).toEqual([]);
+      expect(j.features.A).toHaveProperty('row_len_cv');
+      expect(j.features.A).toHaveProperty('top1_pct_nnz_share');
+    }
+    // The contract keys of DESIGN.md section 4 stay.
+    const j = JSON.parse(run.stdout) as { timing: Record<string, number> };
+    expect(Object.keys(j.timing)).toEqual(['runs', 'median_ms', 'min_ms']);
+  });
+});
