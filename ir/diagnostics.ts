@@ -70,6 +70,8 @@ export const DIAGNOSTIC_CODES = {
   DY2031: 'tensor indexed like a scalar or scalar indexed like a tensor',
   DY2032: 'index repeated within one access',
   DY2033: 'program has no kernels',
+  // DY2034-DY2039 left for the language's next errors; DY2040 is a warning.
+  DY2040: 'implicit sum over an index that occurs in only one operand of a product (a warning)',
   // 5xxx: IR text and verifier
   DY5001: 'IR syntax error',
   DY5002: 'IR verification failed',

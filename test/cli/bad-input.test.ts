@@ -467,6 +467,24 @@ describe('help, check, ir', () => {
     });
   });
 
+  test('a warning (DY2040, x[k] typed for x[j]) is printed with its span by check and run; both exit 0', async (s) => {
+    s.goodA();
+    s.lines('typo.dy', ['kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[k];', '}']);
+    const warning = [
+      "typo.dy:2:10: warning DY2040: indices j and k are each summed over but occur in only one operand (j in A[i, j], k in x[k]), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)",
+      '    y[i] = A[i, j] * x[k];',
+      '           ^~~~~~~~~~~~~~',
+      '',
+    ].join('\n');
+    const c = await s.run(['check', 'typo.dy']);
+    expect({ status: c.status, stdout: c.stdout, stderr: c.stderr }).toEqual({ status: 0, stdout: '', stderr: warning });
+    const r = await s.run(['run', 'typo.dy', '--input', 'A=A.mtx', '--input', 'x=@ones', '--threads', '1', '--out', 'y=y.mtx']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(warning);
+    // What the program says: (row sums of A) times (the sum of x) = [1, 2, 7] * 3.
+    expect(readFileSync(join(s.dir, 'y.mtx'), 'utf8').split('\n').slice(-4)).toEqual(['3', '6', '21', '']);
+  });
+
   test('dype ir --print-ir-after-all shows one section per stage; no flag prints the last', async (s) => {
     const [all, plain, one] = await Promise.all([
       s.run(['ir', example('attention.dy'), '--print-ir-after-all']),
