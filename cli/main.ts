@@ -180,7 +180,8 @@ export function buildProgram(): Command {
     .description('write only the FPGA project: Vitis-HLS kernels, host code, Makefile with csim (g++), sw_emu, hw_emu, hw')
     .argument('<file>', 'the .dy program')
     .option('-o, --output <DIR>', 'output directory (created if missing)')
-    .action(async (file: string, o: { output?: string }) => (await import('./hls.js')).hlsCommand(file, o, out));
+    .option('--kernel <name>', 'the kernel the project\'s Makefile builds and runs by default (make csim; KERNEL=NAME picks another); every kernel is in the project (default: the first)')
+    .action(async (file: string, o: { output?: string; kernel?: string }) => (await import('./hls.js')).hlsCommand(file, o, out));
 
   program
     .command('eval')
