@@ -18,6 +18,8 @@ import { writeFileAtomic } from '../runtime/io/mtx-write.js';
 import { CATALOGUE, type ImplEntry } from '../runtime/catalogue/index.js';
 import type { PlanOp } from '../runtime/plan/types.js';
 import type { DeviceSpec, SystemSpec } from '../runtime/system/types.js';
+import { DEFAULT_HISTORY_SYSTEM } from './defaults.js';
+import { snakeKeys } from './json-keys.js';
 import { loadSystem } from './planning.js';
 
 const EMULATED = new Set<string>(Object.values(NATIVE_BACKENDS).map((b) => b.emulated));
@@ -47,7 +49,7 @@ export interface HistoryReport {
 
 export function calibrateFromHistory(o: { history: string; system?: string; output?: string; json?: boolean }, out: (s: string) => void): void {
   const records = readHistory(o.history);
-  const base = loadSystem(o.system !== undefined ? { system: o.system } : {}, 'this-machine');
+  const base = loadSystem(o.system !== undefined ? { system: o.system } : {}, DEFAULT_HISTORY_SYSTEM);
   const reports: HistoryReport[] = [];
   const devices: DeviceSpec[] = base.devices.map((d) => {
     const mine = records.filter((r) => r.device === d.id && r.system === base.name && !EMULATED.has(r.backend) && !r.concurrent && r.split === 1);
@@ -88,7 +90,7 @@ export function calibrateFromHistory(o: { history: string; system?: string; outp
   const text = `${JSON.stringify(sys, null, 2)}\n`;
   if (o.output !== undefined) writeFileAtomic(o.output, text);
   if (o.json) {
-    out(`${JSON.stringify({ history: o.history, records: records.length, system: base.name, devices: reports, ...(o.output !== undefined ? { output: o.output } : {}) }, null, 2)}\n`);
+    out(`${JSON.stringify({ history: o.history, records: records.length, system: base.name, devices: snakeKeys(reports), ...(o.output !== undefined ? { output: o.output } : {}) }, null, 2)}\n`);
     return;
   }
   if (o.output === undefined) out(text);

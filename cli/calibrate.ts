@@ -27,6 +27,9 @@ import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import type { DeviceSpec } from '../runtime/system/types.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
 import { usage } from './errors.js';
+import { checkOutputFile } from './output-path.js';
+import { capThreads } from './threads.js';
+import { snakeKeys } from './json-keys.js';
 import { resolveSystem } from './planning.js';
 import { progress } from './progress.js';
 import { generatedMatrix, skewedMatrix } from '../runtime/generate.js';
@@ -191,13 +194,17 @@ type Timed = Omit<CalibrationRow, 'predictedMs'> & { ops: PlanOp[] };
 const round = (x: number): number => Number(x.toPrecision(4));
 
 export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => void): Promise<void> {
+  // Before seconds of timing (or of refitting), not after.
+  if (o.output !== undefined) checkOutputFile(o.output);
   if (o.history !== undefined) {
     if (o.quick || o.threads !== undefined) throw usage('--history refits from recorded runs: --quick and --threads do not apply');
     return (await import('./calibrate-history.js')).calibrateFromHistory({ history: o.history, ...(o.system !== undefined ? { system: o.system } : {}), ...(o.output !== undefined ? { output: o.output } : {}), ...(o.json ? { json: true } : {}) }, out);
   }
   if (o.system !== undefined) throw usage('--system goes with --history (dype calibrate times this machine\'s CPU)');
-  const threads = o.threads === undefined ? Math.max(1, availableParallelism()) : Number(o.threads);
-  if (!Number.isSafeInteger(threads) || threads < 1) throw usage(`--threads expects a positive integer, got '${o.threads}'`);
+  const threadsAsked = o.threads === undefined ? Math.max(1, availableParallelism()) : Number(o.threads);
+  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1) throw usage(`--threads expects a positive integer, got '${o.threads}'`);
+  // Timing more threads than cores measures the operating system's scheduler, not the kernels.
+  const threads = capThreads(threadsAsked);
   const quick = o.quick === true;
   const presetPath = resolveSystem('this-machine');
   const preset = loadSystemFile(presetPath);
@@ -284,7 +291,9 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
 
   if (o.json) {
     const fitRows = predict(fitTimed.map(({ sampleThreads: _t, ...r }) => r));
-    out(JSON.stringify({ fitted, fitRows, rows: evalRows, error: summary, ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}), ...(o.output === undefined ? { system: sys } : { output: o.output }) }, null, 2) + '\n');
+    // snake_case like every --json output; the system file keeps its own format.
+    const report = snakeKeys({ fitted, fitRows, rows: evalRows, error: summary, ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}) }) as Record<string, unknown>;
+    out(JSON.stringify({ ...report, ...(o.output === undefined ? { system: sys } : { output: o.output }) }, null, 2) + '\n');
     return;
   }
   if (o.output === undefined) out(text);

@@ -5,15 +5,18 @@
  * sub-folder. Everything is generated in memory first and written only when
  * every target succeeded.
  */
+import { DiagnosticError, fileSpan, makeDiagnostic } from '../ir/diagnostics.js';
 import { printLoops } from '../ir/loops-printer.js';
 import { printModule } from '../ir/printer.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
 import type { ProjectInfo } from '../runtime/native/project.js';
 import { programName, type CompileTarget, type CompiledProgram, type ProfileArg, type ProjectFiles, type TargetContext } from '../codegen/project.js';
+import { DEFAULT_COMPILE_SYSTEM } from './defaults.js';
 import { usage } from './errors.js';
 import { parseAssignments } from './inputs.js';
 import { parseGoal, type GoalOptions } from './goal.js';
+import { checkOutputDir } from './output-path.js';
 import { writeProject } from './project-writer.js';
 import { loadProgram, optimise } from './program.js';
 
@@ -94,12 +97,18 @@ export function parseProfiles(list: readonly string[]): ProfileArg[] {
 
 export async function compileCommand(file: string, o: CompileOptions, stdout: (s: string) => void): Promise<void> {
   if (o.output === undefined) throw usage('dype compile needs -o DIR');
+  checkOutputDir(o.output);
   const profiles = parseProfiles(o.profile);
   let names = parseTargets(o.targets);
-  // Without --profile the default set leaves out the targets that need profiles (the runtime's guards).
-  if (o.targets === undefined && profiles.length === 0) names = (await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [] : [n])))).flat();
+  const needing = (await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [n] : [])))).flat();
+  if (profiles.length === 0 && needing.length > 0) {
+    // Without --profile the default set leaves out the targets that need profiles (the runtime's guards, the report).
+    if (o.targets === undefined) names = names.filter((n) => !needing.includes(n));
+    // Asked for by name: say which of them need profiles, before compiling anything.
+    else throw new DiagnosticError([makeDiagnostic('DY6300', (await import('../codegen/runtime/project.js')).profilesNeeded(needing), fileSpan('<command line>'))]);
+  }
   const { program, dumps } = compileProgram(file);
-  const ctx: TargetContext = { program, profiles, outDir: o.output, goal: parseGoal(o), ...(o.system !== undefined ? { system: o.system } : {}) };
+  const ctx: TargetContext = { program, profiles, outDir: o.output, goal: parseGoal(o), system: o.system ?? DEFAULT_COMPILE_SYSTEM };
   const files = await emitTargets(ctx, names);
   for (const [path, text] of dumps) files.set(`ir/${path}`, text);
   files.set('project.json', projectJson(program, names));

@@ -5,7 +5,7 @@
  * estimated or ranged parameter (eval/sensitivity.ts), and with -o writes
  * cases.csv, eval.json and report.html together (all or nothing).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { matricesDir } from '../eval/paths.js';
 import { caseJson, casesCsv, summarise, summaryTable } from '../eval/summary.js';
 import { runSuite } from '../eval/evaluate.js';
@@ -13,6 +13,7 @@ import { renderSuiteReport } from '../eval/report/suite.js';
 import { runSensitivity, sensitivityTable, type Sensitivity } from '../eval/sensitivity.js';
 import { usage } from './errors.js';
 import { progress } from './progress.js';
+import { checkOutputDir } from './output-path.js';
 import { writeProject } from './project-writer.js';
 
 export interface EvalOptions {
@@ -28,7 +29,7 @@ export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
   const sensSuite = o.sensitivity === undefined || o.sensitivity === false ? undefined : o.sensitivity === true ? 'quick' : o.sensitivity;
   if (sensSuite !== undefined && sensSuite !== 'quick' && sensSuite !== 'full') throw usage(`--sensitivity expects quick or full, got ${JSON.stringify(sensSuite)}`);
   // Fail before minutes of work, not after.
-  if (o.output !== undefined && existsSync(o.output) && !statSync(o.output).isDirectory()) throw usage(`-o ${o.output}: expected a directory, found a file`);
+  if (o.output !== undefined) checkOutputDir(o.output);
   if (!existsSync(matricesDir())) process.stderr.write(`dype eval: warning: ${matricesDir()} is missing; the suite runs on generated inputs only\n`);
   let bar: ReturnType<typeof progress> | undefined;
   const results = runSuite({

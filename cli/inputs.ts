@@ -111,8 +111,37 @@ function shapeOf(t: Tensor): number[] {
   return t.format === 'dense' ? t.shape : [t.rows, t.cols];
 }
 
-/** Loads every --input: files first (they bind dims), then generators. */
+/** ` (did you mean 'X'?)` when one candidate differs from `name` only in case, else ''. */
+function didYouMean(name: string, candidates: readonly string[]): string {
+  const near = candidates.filter((c) => c.toLowerCase() === name.toLowerCase());
+  return near.length === 1 ? ` (did you mean '${near[0]}'?)` : '';
+}
+
+/**
+ * Every --input names a tensor parameter and every --param a scalar parameter
+ * or a dim: checked before any file is read or generator sized, so a
+ * misspelled name is reported as itself, not as the dim it leaves unbound.
+ */
+export function checkNames(k: Kernel, inputs: readonly Assignment[], scalars: ReadonlyMap<string, number>): void {
+  const params = k.params.map((p) => p.name);
+  for (const a of inputs) {
+    const p = k.params.find((q) => q.name === a.name);
+    if (!p) throw new InputError('DY3014', `--input ${a.name}`, undefined, `kernel '${k.name}' has no parameter '${a.name}'; it takes ${params.join(', ')}${didYouMean(a.name, params)}`);
+    if (p.type.shape.length === 0) throw new InputError('DY3014', `--input ${a.name}`, undefined, `'${a.name}' is a scalar parameter of kernel '${k.name}': pass --param ${a.name}=VALUE`);
+  }
+  const named = [
+    ...k.params.filter((p) => p.type.shape.length === 0).map((p) => p.name),
+    ...new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : [])))),
+  ];
+  for (const name of scalars.keys()) {
+    if (!named.includes(name))
+      throw new InputError('DY3014', `--param ${name}`, undefined, `kernel '${k.name}' has no scalar parameter or dim '${name}'; ${named.length ? `its scalars and dims are ${named.join(', ')}${didYouMean(name, named)}` : 'it takes none'}`);
+  }
+}
+
+/** Loads every --input: files first (they bind dims), then generators. Names are checked first (checkNames). */
 export function loadInputs(k: Kernel, inputs: readonly Assignment[], scalars: ReadonlyMap<string, number>): Map<string, LoadedInput> {
+  checkNames(k, inputs, scalars);
   const out = new Map<string, LoadedInput>();
   const dims = new Map<string, number>();
   for (const [n, v] of scalars) dims.set(n, v);

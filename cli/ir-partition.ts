@@ -5,7 +5,7 @@ import type { Pass } from '../passes/index.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures, type GoalOptions } from './planning.js';
-import { DEFAULT_PLAN_SYSTEM } from './plan.js';
+import { DEFAULT_PLAN_SYSTEM } from './defaults.js';
 import { optimise, selectKernel, type LoadedProgram } from './program.js';
 
 export function partitionFor(p: LoadedProgram, file: string, o: GoalOptions & { kernel?: string; input: string[]; param: string[]; system?: string }): Pass {

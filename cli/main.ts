@@ -21,7 +21,9 @@ import type { EvalOptions } from './eval.js';
 
 // Commands load their modules when they run, so `dype check` does not pay for
 // the planner, zod or the I/O layer.
-const DEFAULT_PLAN_SYSTEM = 'paper-2g2f';
+import { COMPILE_SYSTEM_WHY, DEFAULT_COMPILE_SYSTEM, DEFAULT_HISTORY_SYSTEM, DEFAULT_PLAN_SYSTEM, DEFAULT_PROJECT_SYSTEM, DEFAULT_RUN_SYSTEM, PLAN_SYSTEM_WHY, RUN_SYSTEM_WHY } from './defaults.js';
+
+const PRESETS = 'presets: paper-1g1f, paper-2g2f, h200-cpu, this-machine';
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
@@ -68,7 +70,7 @@ export function buildProgram(): Command {
     .option('--kernel <name>', 'only this kernel')
     .option('--input <NAME=PATH>', 'data for the partition pass: with inputs, the pipeline ends with partition (repeatable)', collect, [])
     .option('--param <NAME=VALUE>', 'a scalar parameter or dim for the partition pass (repeatable)', collect, [])
-    .option('--system <FILE|PRESET>', `system for the partition pass (default ${DEFAULT_PLAN_SYSTEM})`)
+    .option('--system <FILE|PRESET>', `system for the partition pass (default ${DEFAULT_PLAN_SYSTEM}, as dype plan: ${PLAN_SYSTEM_WHY}; ${PRESETS})`)
     .option('--objective <name>', 'objective of the partition pass (default throughput)')
     .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
     .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
@@ -112,7 +114,7 @@ export function buildProgram(): Command {
     .option('--history <FILE>', 'with --project: append every op run (implementation, device, work, measured ms) to this history file (dype calibrate --history fits it)')
     .option('--threads <T>', 'worker threads for the wasm backend (default: all cores; the reference backend runs on one)')
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
-    .option('--system <FILE|PRESET>', 'system the partition and predictions are for (default this-machine; with --project the project\'s plan.json system, else paper-2g2f)')
+    .option('--system <FILE|PRESET>', `system the partition and predictions are for (default ${DEFAULT_RUN_SYSTEM}: ${RUN_SYSTEM_WHY}; with --project, the system of the project's plan.json, else ${DEFAULT_PROJECT_SYSTEM} as dype plan; ${PRESETS})`)
     .option('--objective <name>', 'throughput, energy or latency (default throughput; with --project and its guards, the objective whose guards pick the partition, default the one the project was compiled for)')
     .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
     .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
@@ -130,7 +132,7 @@ export function buildProgram(): Command {
     .option('--kernel <name>', 'the kernel to plan (needed when the file has several)')
     .option('--input <NAME=PATH>', 'an input (sparse inputs are needed for their features; dense ones only bind dims)', collect, [])
     .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds', collect, [])
-    .option('--system <FILE|PRESET>', `system description (default ${DEFAULT_PLAN_SYSTEM}; presets: paper-1g1f, paper-2g2f, h200-cpu, this-machine)`)
+    .option('--system <FILE|PRESET>', `system description (default ${DEFAULT_PLAN_SYSTEM}: ${PLAN_SYSTEM_WHY}; ${PRESETS})`)
     .option('--objective <name>', 'throughput, energy or latency (default throughput)')
     .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
     .option('--stream <N>', 'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)')
@@ -146,7 +148,7 @@ export function buildProgram(): Command {
     .option('--threads <T>', 'worker threads to time with (default: the CPUs available)')
     .option('--quick', 'a smaller ladder of generated matrices')
     .option('--history <FILE>', 'instead of timing kernels, refit the system\'s devices from a history of measured op runs (dype run --project --history, or a runtime given a history)')
-    .option('--system <FILE|PRESET>', 'with --history: the system the runs are for (default this-machine)')
+    .option('--system <FILE|PRESET>', `with --history: the system the runs are for (default ${DEFAULT_HISTORY_SYSTEM}: the runs were measured on this machine)`)
     .option('--json', 'print one JSON object on stdout')
     .action(async (o: CalibrateOptions) => (await import('./calibrate.js')).calibrateCommand(o, out));
 
@@ -156,7 +158,7 @@ export function buildProgram(): Command {
     .argument('<file>', 'the .dy program')
     .option('-o, --output <DIR>', 'output directory (created if missing)')
     .option('--targets <list>', 'comma-separated targets: wasm, cuda, hls, runtime, report (default: all; runtime and report need --profile)')
-    .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_PLAN_SYSTEM})`)
+    .option('--system <FILE|PRESET>', `system the plan and guards are for (default ${DEFAULT_COMPILE_SYSTEM}: ${COMPILE_SYSTEM_WHY}; ${PRESETS})`)
     .option('--profile <NAME=PATH>', 'a sample input the guards are built from; a name may repeat (repeatable)', collect, [])
     .option('--objective <name>', 'the objective the generated runtime starts with (guards are built for all three) and the report plans for: throughput, energy or latency (default throughput)')
     .option('--energy-scope <scope>', 'device (the devices the mapping uses: active power while computing, powered-up waiting power otherwise) or system (the devices plus every other device idle, host included) (default system)')
@@ -178,7 +180,8 @@ export function buildProgram(): Command {
     .description('write only the FPGA project: Vitis-HLS kernels, host code, Makefile with csim (g++), sw_emu, hw_emu, hw')
     .argument('<file>', 'the .dy program')
     .option('-o, --output <DIR>', 'output directory (created if missing)')
-    .action(async (file: string, o: { output?: string }) => (await import('./hls.js')).hlsCommand(file, o, out));
+    .option('--kernel <name>', 'the kernel the project\'s Makefile builds and runs by default (make csim; KERNEL=NAME picks another); every kernel is in the project (default: the first)')
+    .action(async (file: string, o: { output?: string; kernel?: string }) => (await import('./hls.js')).hlsCommand(file, o, out));
 
   program
     .command('eval')

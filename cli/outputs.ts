@@ -1,33 +1,44 @@
 /**
- * Writing results: every output is formatted first, then all are written to
- * temporary names and renamed into place together, so a failure leaves no
- * partial or half-written set of output files.
+ * Writing results: every output is streamed to a temporary name in its
+ * directory (runtime/io/mtx-write.ts writes Matrix Market in chunks, so an
+ * output of any size fits), then all are renamed into place together, so a
+ * failure leaves no partial or half-written set of output files.
  */
 import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { TensorType } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { fsReason } from '../runtime/io/files.js';
-import { formatMatrixMarketArray, formatMatrixMarketCoordinate } from '../runtime/io/mtx-write.js';
+import { isFsError, writeAllSync, writeMatrixMarket } from '../runtime/io/mtx-write.js';
 import type { Tensor } from '../runtime/tensor.js';
 
-export function formatOutput(t: Tensor, type: TensorType, comment: string): string {
+/** What writes one output file: its text, or a function that writes it to an open file descriptor. */
+export type OutputData = string | ((fd: number) => void);
+
+/** Writes a result as Matrix Market (`array` when dense, `coordinate` when sparse), streamed. */
+export function outputWriter(t: Tensor, type: TensorType, comment: string): (fd: number) => void {
   const field = type.dtype === 'f32' || type.dtype === 'f64' ? 'real' : 'integer';
-  return t.format === 'dense' ? formatMatrixMarketArray(t, field, comment) : formatMatrixMarketCoordinate(t, field, comment);
+  return (fd) => writeMatrixMarket(fd, t, field, comment);
 }
 
-export function writeAllAtomic(files: readonly { path: string; data: string }[]): void {
+export function writeAllAtomic(files: readonly { path: string; data: OutputData }[]): void {
   const staged: { tmp: string; path: string }[] = [];
   try {
     for (const f of files) {
       const tmp = join(dirname(f.path), `.${basename(f.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      let fd: number | undefined;
       try {
-        writeFileSync(tmp, f.data, { flag: 'wx' });
+        fd = openSync(tmp, 'wx');
+        staged.push({ tmp, path: f.path });
+        if (typeof f.data === 'string') writeAllSync(fd, f.data);
+        else f.data(fd);
       } catch (e) {
+        if (!isFsError(e)) throw e;
         throw new InputError('DY3017', f.path, undefined, `cannot write the output: ${fsReason(e)}`);
+      } finally {
+        if (fd !== undefined) closeSync(fd);
       }
-      staged.push({ tmp, path: f.path });
     }
     for (const s of staged) {
       try {

@@ -5,6 +5,8 @@ import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Mapping } from '../runtime/plan/types.js';
 import { systemSummary } from '../runtime/system/load.js';
 import type { Tensor } from '../runtime/tensor.js';
+import { DEFAULT_PLAN_SYSTEM } from './defaults.js';
+import { snakeValues } from './json-keys.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions, type PlanReport, type SystemOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
@@ -16,8 +18,7 @@ export interface PlanCliOptions extends SystemOptions, GoalOptions {
   json?: boolean;
 }
 
-/** Kept equal to the default named in cli/main.ts's help. */
-export const DEFAULT_PLAN_SYSTEM = 'paper-2g2f';
+export { DEFAULT_PLAN_SYSTEM };
 
 function stageText(m: Mapping): string {
   return m.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> ');
@@ -47,7 +48,7 @@ export function reportJson(kernel: string, systemName: string, goal: PlanGoal, f
     objective: goal.objective,
     energy_scope: goal.energyScope,
     stream_length: goal.streamLength,
-    features: Object.fromEntries(feats),
+    features: snakeValues(Object.fromEntries(feats)),
     plan_ms: r.planMs,
     pareto: r.pareto.map(mappingJson),
     baselines: Object.fromEntries(Object.entries(r.baselines).map(([k, m]) => [k, mappingJson(m)])),

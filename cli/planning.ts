@@ -3,9 +3,6 @@
  * the sparse inputs' features, bind the kernel's PlanSpec and run the
  * partitioner and the baselines.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Kernel } from '../ir/module.js';
 import { InputError } from '../runtime/errors.js';
 import { features } from '../runtime/features/index.js';
@@ -16,22 +13,16 @@ import { evaluateChoices, planPareto, type PlanOptions } from '../runtime/plan/d
 import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Mapping, PlanProblem, PlanSpec, SparseFeatures } from '../runtime/plan/types.js';
 import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
+import { resolveSystemArg } from '../runtime/system/presets.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { usage } from './errors.js';
 
 export { parseGoal, parseObjective, type GoalOptions } from './goal.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** A preset name (`paper-2g2f`) or a path; presets live in the package's systems/ folder. */
+/** A preset name (`paper-2g2f`) or a path; presets live in the package's systems/ folder (DY3049 for a name that is neither). */
 export function resolveSystem(arg: string): string {
-  if (existsSync(arg)) return arg;
-  for (const root of [join(here, '..', '..'), join(here, '..')]) {
-    const p = join(root, 'systems', arg.endsWith('.json') ? arg : `${arg}.json`);
-    if (existsSync(p)) return p;
-  }
-  return resolve(arg);
+  return resolveSystemArg(arg);
 }
 
 export interface SystemOptions {

@@ -1,7 +1,7 @@
 /** Loading a .dy program and taking it through the frontend and the pass pipeline. */
 import { readFileSync } from 'node:fs';
 import { compileSource } from '../frontend/compile.js';
-import { DiagnosticError, fileSpan, makeDiagnostic } from '../ir/diagnostics.js';
+import { DiagnosticError, fileSpan, formatDiagnostic, makeDiagnostic } from '../ir/diagnostics.js';
 import { findKernel, type Kernel, type Module } from '../ir/module.js';
 import { DEFAULT_PIPELINE, runPipeline, type Pass } from '../passes/index.js';
 import { fsReason } from '../runtime/io/files.js';
@@ -21,11 +21,18 @@ export function readSource(file: string): string {
   }
 }
 
-/** Parses and checks; throws DiagnosticsFailure on any error. */
-export function loadProgram(file: string): LoadedProgram {
+/**
+ * Parses and checks; throws DiagnosticsFailure on any error. Warnings of a
+ * program that checks go to `warn` (stderr), in the errors' format with the
+ * source line and a caret line: every command that loads a program shows
+ * them (`dype check` among them), and they never change the exit code.
+ */
+export function loadProgram(file: string, warn: (s: string) => void = (s) => void process.stderr.write(s)): LoadedProgram {
   const source = readSource(file);
   const r = compileSource(source, file);
   if (!r.module) throw new DiagnosticsFailure(r.diagnostics, source, file);
+  const warnings = r.diagnostics.filter((d) => d.severity === 'warning');
+  if (warnings.length > 0) warn(`${warnings.map((d) => formatDiagnostic(d, source)).join('\n')}\n`);
   return { file, source, module: r.module };
 }
 

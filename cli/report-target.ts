@@ -21,7 +21,7 @@ export const reportTarget: CompileTarget = {
   topLevelFiles: 'all',
   needsProfiles: true,
   async emit(ctx: TargetContext): Promise<ProjectFiles> {
-    const { sys, kernels } = buildKernelGuards(ctx);
+    const { sys, kernels } = buildKernelGuards(ctx, { target: 'report' });
     const files: ProjectFiles = new Map();
     kernels.forEach((kg, i) => {
       const first = kg.profiles.bindings[0]!;

@@ -40,10 +40,12 @@ import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
+import { outputWriter, summarize, writeAllAtomic, type OutputData } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
-import { DEFAULT_PLAN_SYSTEM } from './plan.js';
+import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
+import { capThreads } from './threads.js';
+import { snakeValues } from './json-keys.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { RunOptions } from './run.js';
 
@@ -74,8 +76,9 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (o.backend !== undefined) throw usage('--backend and --project exclude each other: with --project the partition decides which backend runs each stage');
   const repeat = o.repeat === undefined ? 1 : Number(o.repeat);
   if (!Number.isSafeInteger(repeat) || repeat < 1) throw usage(`--repeat expects an integer >= 1, got '${o.repeat}'`);
-  const threads = o.threads === undefined ? availableParallelism() : Number(o.threads);
-  if (!Number.isSafeInteger(threads) || threads < 1) throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
+  const threadsAsked = o.threads === undefined ? availableParallelism() : Number(o.threads);
+  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1) throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
+  const threads = capThreads(threadsAsked);
   const partitionArg = o.partition ?? 'auto';
   const dir = o.project;
   const info = readProject(dir);
@@ -94,7 +97,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
   if (planJson && (planJson.format !== 'dype-plan' || planJson.version !== PLAN_JSON_VERSION))
     throw new InputError('DY3044', planPath, undefined, `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`);
-  const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PLAN_SYSTEM) : planJson.system;
+  const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PROJECT_SYSTEM) : planJson.system;
   const goal = parseGoal(o);
   const kplan = planJson?.kernels[kernel.name];
   const guards = kplan?.guards;
@@ -211,9 +214,9 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
     clk.place({ id: fixed.id ?? -1, key: '', label: fixed.label, choices: fixed.choices, fallbacks: [], replanned: false }, ex.mapping, false, 0, false, kernel.name);
     clk.measured(kernel.name, ex.runs);
   }
-  const files = outs.map((a) => {
+  const files: { path: string; data: OutputData }[] = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
-    return { path: a.value, data: formatOutput(ex.outputs.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})` ) };
+    return { path: a.value, data: outputWriter(ex.outputs.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})` ) };
   });
   if (o.trace !== undefined) files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()) });
   writeAllAtomic(files);
@@ -225,7 +228,7 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   const predicted = { period_ms: ex.mapping.periodMs, per_input_ms: ex.mapping.perInputMs, latency_ms: ex.mapping.latencyMs, energy_j: ex.mapping.energyJ, device_energy_j: ex.mapping.deviceEnergyJ, system_energy_j: ex.mapping.systemEnergyJ, power_w: ex.mapping.powerW, clock: 'modelled' };
   const partition = { system: sys.name, objective, source: ex.partition.source, ...(ex.partition.id !== undefined ? { id: ex.partition.id } : {}), label: ex.partition.label, stages: ex.mapping.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })) };
   if (o.json) {
-    stdout(`${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features, dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`);
+    stdout(`${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features: snakeValues(features), dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`);
     return;
   }
   const lines: string[] = [];

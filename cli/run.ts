@@ -11,13 +11,16 @@ import { interpretKernel, type InterpretResult } from '../interp/interpret.js';
 import type { Kernel } from '../ir/module.js';
 import { InputError } from '../runtime/errors.js';
 import type { Tensor } from '../runtime/tensor.js';
+import { DEFAULT_RUN_SYSTEM } from './defaults.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { formatOutput, summarize, writeAllAtomic } from './outputs.js';
+import { outputWriter, summarize, writeAllAtomic } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
+import { capThreads } from './threads.js';
+import { snakeValues } from './json-keys.js';
 import { runTrace } from './run-trace.js';
 
 export interface RunOptions extends GoalOptions {
@@ -49,8 +52,7 @@ export interface RunOptions extends GoalOptions {
 
 export const BACKENDS = ['reference', 'wasm'] as const;
 
-/** The system `dype run` predicts for unless --system says otherwise: the machine it runs on. */
-export const DEFAULT_RUN_SYSTEM = 'this-machine';
+export { DEFAULT_RUN_SYSTEM };
 
 function positiveInt(flag: string, v: string, min: number): number {
   const n = Number(v);
@@ -74,7 +76,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);
   const threadsAsked = o.threads !== undefined ? positiveInt('--threads', o.threads, 1) : undefined;
   // wasm: --threads, default all cores (results are bit-identical for any count); reference: one thread.
-  const threads = o.backend === 'wasm' ? (threadsAsked ?? availableParallelism()) : 1;
+  const threads = o.backend === 'wasm' ? (threadsAsked !== undefined ? capThreads(threadsAsked) : availableParallelism()) : 1;
   const inputs = parseAssignments(o.input, '--input');
   const outs = parseAssignments(o.out, '--out');
   const params = parseAssignments(o.param, '--param');
@@ -117,7 +119,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const files = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
     const t = result.outputs.get(a.name)!;
-    return { path: a.value, data: formatOutput(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`) };
+    return { path: a.value, data: outputWriter(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`) };
   });
   writeAllAtomic(files);
   // The mapping the planner would pick on the described system for this data.
@@ -149,7 +151,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
           ...(wasm ? { compile: wasm.compile } : {}),
           outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
           timing,
-          features,
+          features: snakeValues(features),
           dims: Object.fromEntries(result.dims),
           summary: summaries,
           partition,
@@ -174,7 +176,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`);
   lines.push(`  executed on this machine by the ${o.backend} backend`);
   if (wasm) lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);
-  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ' (one cold run: input copies and first-call compilation included; --repeat N times warm runs)' : ''}`);
+  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${wasm ? 'input copies into wasm memory and the engine\'s first-call compilation included' : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`);
   stdout(lines.join('\n') + '\n');
   if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
     // Nothing written: say how to, since a run without --out is usually a first try.

@@ -11,7 +11,7 @@ import { InferError, inferStatementType, type ValueInfo } from '../ir/infer.js';
 import type { Kernel, Module, Op, RepeatCount, TensorOp, ValueDecl } from '../ir/module.js';
 import { isDtype, isFormat, isIntDtype, type Dim, type TensorType } from '../ir/types.js';
 import type { AstAssign, AstDecl, AstExpr, AstKernel, AstProgram, AstStmt } from './ast.js';
-import { insertImplicitSums } from './implicit-sum.js';
+import { confinedSums, insertImplicitSums } from './implicit-sum.js';
 
 class Abort extends Error {}
 
@@ -61,7 +61,7 @@ class KernelChecker {
     for (const r of this.k.results) {
       if (!this.assignedAnywhere.has(r.name)) this.error('DY2004', `result '${r.name}' is never assigned`, r.span);
     }
-    if (this.diags.length > before) return undefined;
+    if (this.diags.slice(before).some((d) => d.severity === 'error')) return undefined;
     return { name: this.k.name, params, results, body, span: this.k.nameSpan };
   }
 
@@ -159,7 +159,9 @@ class KernelChecker {
       seen.add(i.name);
     }
     const lowered = this.expr(s.expr, s.indices.map((i) => i.name), []);
-    const expr = insertImplicitSums(lowered, new Set(s.indices.map((i) => i.name)));
+    const lhs = new Set(s.indices.map((i) => i.name));
+    this.warnConfinedSums(lowered, lhs, s.span);
+    const expr = insertImplicitSums(lowered, lhs);
     const declared = slot?.info?.type;
     if (declared && declared.shape.length !== s.indices.length)
       this.abort('DY2003', `'${s.target}' has ${declared.shape.length} dimension(s) but is assigned with ${s.indices.length} index(es)`, s.targetSpan);
@@ -194,6 +196,28 @@ class KernelChecker {
       attrs: {},
       span: s.span,
     };
+  }
+
+  /**
+   * DY2040 (a warning): an implicit sum whose index occurs in only one
+   * operand of a product, e.g. `A[i, j] * x[k]` typed for `A[i, j] * x[j]`,
+   * which sums A over j and x over k separately. Explicit sums are taken as
+   * meant, and so is a sum alone (`y[i] = A[i, j]`, a row sum) or scaled by
+   * values without indices (`d * A[i, j]`).
+   */
+  private warnConfinedSums(e: Expr, lhs: ReadonlySet<string>, stmtSpan: Span): void {
+    const text = (l: { tensor: string; idx: string[] }): string => `${l.tensor}[${l.idx.join(', ')}]`;
+    for (const c of confinedSums(e, lhs)) {
+      if (c.confined.length === 1) {
+        const { index, load } = c.confined[0]!;
+        const rest = c.others.map(text).join(' * ');
+        this.diags.push(makeDiagnostic('DY2040', `index '${index}' is summed over but occurs only in ${text(load)}, so ${text(load)} is summed over ${index} on its own and the sum multiplies ${rest}; did you mean ${index} in another operand as well? (write sum(${index}: ...) if this is meant)`, load.span ?? stmtSpan, 'warning'));
+      } else {
+        const names = c.confined.map((x) => x.index);
+        const list = `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+        this.diags.push(makeDiagnostic('DY2040', `indices ${list} are each summed over but occur in only one operand (${c.confined.map((x) => `${x.index} in ${text(x.load)}`).join(', ')}), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)`, c.product.span ?? stmtSpan, 'warning'));
+      }
+    }
   }
 
   /** Lowers an expression; `scope` holds the left-side indices and enclosing reduction indices. */

@@ -64,3 +64,69 @@ export function insertImplicitSums(e: Expr, lhs: ReadonlySet<string>): Expr {
   };
   return go(e, new Set());
 }
+
+type Load = Extract<Expr, { k: 'load' }>;
+
+/**
+ * An implicit sum confined to one operand of a product: its index occurs
+ * only in `load`, a factor of `product` whose other factors index tensors of
+ * their own, so that operand is summed on its own before the product
+ * (`A[i, j] * x[k]` is sum(j: A[i, j]) * sum(k: x[k])). Usually a typo for
+ * an index another operand has; explicit sums are taken as meant.
+ */
+export interface ConfinedSum {
+  /** The product whose factor is summed alone. */
+  product: Expr;
+  /** Each confined index with the one access it occurs in. */
+  confined: { index: string; load: Load }[];
+  /** The other factors' accesses that have indices. */
+  others: Load[];
+}
+
+function loadsOf(e: Expr, out: Load[] = []): Load[] {
+  if (e.k === 'load') out.push(e);
+  else for (const c of children(e)) loadsOf(c, out);
+  return out;
+}
+
+/** Implicit sums of `e` (left-side indices `lhs`) confined to one operand of a product, one entry per product. */
+export function confinedSums(e: Expr, lhs: ReadonlySet<string>): ConfinedSum[] {
+  const total = new Map<string, number>();
+  countFree(e, new Set(), total);
+  const implicit = [...total.keys()].filter((i) => !lhs.has(i));
+  if (implicit.length === 0) return [];
+  // Each load with its free indices, and each node's parent.
+  const parent = new Map<Expr, Expr>();
+  const holders = new Map<string, Set<Load>>();
+  const walk = (n: Expr, bound: ReadonlySet<string>): void => {
+    if (n.k === 'load') {
+      for (const i of n.idx) if (!bound.has(i)) holders.set(i, (holders.get(i) ?? new Set()).add(n));
+      return;
+    }
+    const inner = n.k === 'reduce' ? new Set([...bound, ...n.idx]) : bound;
+    for (const c of children(n)) {
+      parent.set(c, n);
+      walk(c, inner);
+    }
+  };
+  walk(e, new Set());
+  const isProduct = (n: Expr | undefined): boolean => n !== undefined && n.k === 'bin' && n.op === '*';
+  const byProduct = new Map<Expr, ConfinedSum>();
+  for (const i of implicit) {
+    const loads = holders.get(i);
+    if (!loads || loads.size !== 1) continue;
+    const load = [...loads][0]!;
+    if (!isProduct(parent.get(load))) continue;
+    let top = parent.get(load)!;
+    while (isProduct(parent.get(top))) top = parent.get(top)!;
+    const others = factors(top)
+      .filter((f) => f !== load)
+      .flatMap((f) => loadsOf(f))
+      .filter((l) => l.idx.length > 0);
+    if (others.length === 0) continue;
+    const entry = byProduct.get(top) ?? { product: top, confined: [], others };
+    entry.confined.push({ index: i, load });
+    byProduct.set(top, entry);
+  }
+  return [...byProduct.values()];
+}

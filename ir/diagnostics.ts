@@ -70,6 +70,8 @@ export const DIAGNOSTIC_CODES = {
   DY2031: 'tensor indexed like a scalar or scalar indexed like a tensor',
   DY2032: 'index repeated within one access',
   DY2033: 'program has no kernels',
+  // DY2034-DY2039 left for the language's next errors; DY2040 is a warning.
+  DY2040: 'implicit sum over an index that occurs in only one operand of a product (a warning)',
   // 5xxx: IR text and verifier
   DY5001: 'IR syntax error',
   DY5002: 'IR verification failed',
@@ -79,7 +81,7 @@ export const DIAGNOSTIC_CODES = {
   DY6102: 'two names would be the same C++ identifier in generated CUDA code',
   DY6103: 'op or program shape the CUDA target cannot generate',
   // 63xx: guards and the generated runtime (passes/build-guards.ts, codegen/runtime)
-  DY6300: 'the runtime target or build-guards pass needs profile inputs',
+  DY6300: 'the runtime or report target, or the build-guards pass, needs profile inputs',
   DY6301: 'profile names no parameter, dim or scalar of the kernel',
   DY6302: 'profile value does not fit its parameter',
   DY6303: 'no mapping is feasible for any guard sample',

@@ -22,7 +22,7 @@ export const DATA_ERROR_CODES = {
   DY3014: 'unknown input or parameter name',
   DY3015: 'bad parameter value',
   DY3016: 'input has the wrong storage kind for its parameter',
-  DY3017: 'output file cannot be written',
+  DY3017: 'output file or directory cannot be written',
   DY3018: 'system file is not valid JSON',
   DY3019: 'unknown or repeated field in a system file',
   DY3020: 'missing field in a system file',
@@ -38,11 +38,13 @@ export const DATA_ERROR_CODES = {
   DY3041: 'no backend for a device kind the partition uses',
   DY3042: 'runtime input does not fit the kernel',
   DY3043: 'native library missing or not built',
-  DY3044: 'native library built from another program or ABI version',
+  DY3044: 'native library built from another program or ABI version; a plan.json of another format version, or without guards for the `--objective` asked',
   DY3045: 'a device call failed',
   DY3046: 'device memory exhausted and no fallback partition can run',
   DY3047: 'bad partition',
   DY3048: 'bad history file',
+  DY3049: 'unknown system preset',
+  DY3050: '--threads more than the cores, capped (a warning)',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

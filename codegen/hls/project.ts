@@ -272,6 +272,8 @@ function launchVM(vm: KernelVM): unknown {
 
 export interface HlsOptions {
   platform?: Platform;
+  /** The kernel the Makefile's targets build and run unless KERNEL= says otherwise (default: the program's first). */
+  defaultKernel?: string;
 }
 
 /** Every file of the HLS project of a compiled program (after lower-kernels). */
@@ -317,7 +319,8 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
   files.set('host/dype_ops.h', raw('kernel/dype_ops.h'));
   for (const h of ['ap_int.h', 'hls_stream.h']) files.set(`csim/${h}`, raw(`csim/${h}`));
   const connectivity = allVms.flatMap((vm) => [`nk=${vm.name}:1:${vm.name}_1`, ...vm.args.filter((a) => a.kind === 'ptr').map((a) => `sp=${vm.name}_1.${a.name}:HBM[${a.bank}]`)]);
-  const first = kernels[0]?.name ?? '';
+  const first = opts.defaultKernel ?? kernels[0]?.name ?? '';
+  if (!kernels.some((k) => k.name === first) && kernels.length > 0) throw new Error(`hls: no kernel '${first}' in ${program.file}`);
   const data = {
     banner: BANNER,
     program: program.name,

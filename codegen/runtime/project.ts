@@ -5,9 +5,6 @@
  * ts-morph), runtime/<prog>_dispatch.h (C++), and at the top of the output
  * directory plan.json and ir/build-guards.ir.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DiagnosticError, fileSpan, makeDiagnostic } from '../../ir/diagnostics.js';
 import { printModule } from '../../ir/printer.js';
 import { buildGuardsPass } from '../../passes/build-guards.js';
@@ -20,6 +17,7 @@ import type { SparseFeatures } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { Module } from '../../ir/module.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
+import { resolveSystemArg } from '../../runtime/system/presets.js';
 import type { CompileTarget, ProjectFiles, TargetContext } from '../project.js';
 import { emitDispatchHeader } from './emit-cpp.js';
 import type { KernelRuntime } from './emit-ts.js';
@@ -29,24 +27,20 @@ import { kernelProfiles, type KernelProfiles } from './profiles.js';
 /** A GPU+FPGA+CPU box: where choosing among partitions matters. */
 export const DEFAULT_GUARD_SYSTEM = 'paper-1g1f';
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-function systemPath(arg: string): string {
-  if (existsSync(arg)) return arg;
-  // From codegen/runtime/ in the sources and dist/codegen/runtime/ when built.
-  for (const root of [join(here, '..', '..'), join(here, '..', '..', '..')]) {
-    const p = join(root, 'systems', arg.endsWith('.json') ? arg : `${arg}.json`);
-    if (existsSync(p)) return p;
-  }
-  return resolve(arg);
-}
-
 export interface RuntimeEmitOptions {
+  /** The compile target the guards are built for, as errors name it (default 'runtime'). */
+  target?: string;
   /** Module specifier of the runtime library in the generated file (default: DYPE_RUNTIME_IMPORT or 'dype/runtime'). */
   importFrom?: string;
   maxPartitions?: number;
   lossTolerance?: number;
   perProfile?: number;
+}
+
+/** DY6300's message for the targets named: `the report target needs profile inputs: ...`. */
+export function profilesNeeded(targets: readonly string[]): string {
+  const list = targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
+  return `the ${list} target${targets.length === 1 ? ' needs' : 's need'} profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)`;
 }
 
 export interface KernelGuards extends KernelRuntime {
@@ -57,12 +51,12 @@ export interface KernelGuards extends KernelRuntime {
 export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}): { sys: SystemSpec; kernels: KernelGuards[]; module: Module } {
   const { program } = ctx;
   if (ctx.profiles.length === 0)
-    throw new DiagnosticError([makeDiagnostic('DY6300', 'the runtime target needs profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)', fileSpan('<command line>'))]);
+    throw new DiagnosticError([makeDiagnostic('DY6300', profilesNeeded([o.target ?? 'runtime']), fileSpan('<command line>'))]);
   for (const a of ctx.profiles) {
     const known = program.module.kernels.some((k) => k.params.some((p) => p.name === a.name) || k.params.some((p) => p.type.shape.some((d) => d.kind === 'sym' && d.name === a.name)));
     if (!known) throw new DiagnosticError([makeDiagnostic('DY6301', `--profile ${a.name}: no kernel of ${program.file} has a parameter or dim named '${a.name}'`, fileSpan('<command line>'))]);
   }
-  const sys = loadSystemFile(systemPath(ctx.system ?? DEFAULT_GUARD_SYSTEM));
+  const sys = loadSystemFile(resolveSystemArg(ctx.system ?? DEFAULT_GUARD_SYSTEM));
   const cache = new Map<string, SparseFeatures>();
   const profiles = new Map<string, KernelProfiles>();
   for (const k of program.module.kernels) {

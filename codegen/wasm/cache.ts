@@ -15,11 +15,12 @@
  *   same folder and are renamed into place, so readers never see half an entry.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Kernel } from '../../ir/module.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
+import { makeDirs } from '../../runtime/io/files.js';
 import { emitWasm, wasmManifest, WASM_EMITTER_VERSION, type EmitOptions, type EmittedWasm } from './emit.js';
 
 const FORMAT = 'dype-wasm-cache';
@@ -76,7 +77,7 @@ export function readCached(dir: string, key: string): { binary: Uint8Array; mani
 export function writeCached(dir: string, key: string, c: { binary: Uint8Array; manifest: WasmManifest }): boolean {
   const tmp = join(dir, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir); // not Node's recursive mkdir, which never returns under /proc
     const e: Entry = { format: FORMAT, key, manifest: c.manifest, binary: Buffer.from(c.binary).toString('base64'), sha256: sha(c.binary) };
     writeFileSync(tmp, JSON.stringify(e));
     renameSync(tmp, join(dir, `${key}.json`));

@@ -434,14 +434,14 @@ struct Program {
       if (o == outputs.end()) continue;
       if (!defined.count(r.first)) fail("kernel " + K.name + ": '" + r.first + "' was never computed");
       const ValueType& t = r.second;
-      const bool integer = t.dtype != "f32" && t.dtype != "f64";
+      const int digits = digits_of(t.dtype);  // what the dtype holds: 17 for f64, 9 for f32, integers exact
       if (t.format == "dense" || t.shape.size() < 2) {
         Region& g = region("D:" + r.first);
         std::vector<double> d(g.length);
         for (size_t q = 0; q < g.length; q++) d[q] = get_as_double(g, q);
         const int64_t rows = t.shape.empty() ? 1 : dim(t.shape[0]);
         const int64_t cols = t.shape.size() == 2 ? dim(t.shape[1]) : 1;
-        text[o->second] = format_array(d, rows, cols, integer);
+        text[o->second] = format_array(d, rows, cols, digits);
         continue;
       }
       const Pattern& p = pattern(r.first);
@@ -463,7 +463,7 @@ struct Program {
         ci = p.colIdx;
         v = byEntry;
       }
-      text[o->second] = format_coordinate(p.rows, p.cols, ri, ci, v, integer);
+      text[o->second] = format_coordinate(p.rows, p.cols, ri, ci, v, digits);
     }
     for (const auto& kv : text) write_text_atomic(kv.first, kv.second);
   }

@@ -198,13 +198,23 @@ static inline Matrix read_matrix(const std::string& path) {
   return m;
 }
 
-static inline std::string fmt(double x, bool integer) {
+// Significant digits that write a value of each dtype so that reading the
+// text back gives the same value: 17 for f64, 9 for f32 (the value is held
+// as a double here, but only a float's worth of it is the kernel's), 0 for
+// the integer dtypes, written without a fraction.
+static inline int digits_of(const std::string& dtype) {
+  if (dtype == "f64") return 17;
+  if (dtype == "f32") return 9;
+  return 0;
+}
+
+static inline std::string fmt(double x, int digits) {
   if (x == INFINITY) return "inf";
   if (x == -INFINITY) return "-inf";
   if (x != x) return "nan";
   char buf[64];
-  if (integer) std::snprintf(buf, sizeof buf, "%.0f", x);
-  else std::snprintf(buf, sizeof buf, "%.9g", x);
+  if (digits == 0) std::snprintf(buf, sizeof buf, "%.0f", x);
+  else std::snprintf(buf, sizeof buf, "%.*g", digits, x);
   return buf;
 }
 
@@ -225,18 +235,19 @@ static inline void write_text_atomic(const std::string& path, const std::string&
 }
 
 // Dense rank 0..2 (a vector is n x 1), column-major as Matrix Market arrays are.
-static inline std::string format_array(const std::vector<double>& data, int64_t rows, int64_t cols, bool integer) {
-  std::string s = std::string("%%MatrixMarket matrix array ") + (integer ? "integer" : "real") + " general\n";
+// `digits`: digits_of(dtype) (0: an integer field).
+static inline std::string format_array(const std::vector<double>& data, int64_t rows, int64_t cols, int digits) {
+  std::string s = std::string("%%MatrixMarket matrix array ") + (digits == 0 ? "integer" : "real") + " general\n";
   s += std::to_string(rows) + " " + std::to_string(cols) + "\n";
   for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++) s += fmt(data[size_t(i * cols + j)], integer) + "\n";
+    for (int64_t i = 0; i < rows; i++) s += fmt(data[size_t(i * cols + j)], digits) + "\n";
   return s;
 }
 
-static inline std::string format_coordinate(int64_t rows, int64_t cols, const std::vector<int32_t>& ri, const std::vector<int32_t>& ci, const std::vector<double>& v, bool integer) {
-  std::string s = std::string("%%MatrixMarket matrix coordinate ") + (integer ? "integer" : "real") + " general\n";
+static inline std::string format_coordinate(int64_t rows, int64_t cols, const std::vector<int32_t>& ri, const std::vector<int32_t>& ci, const std::vector<double>& v, int digits) {
+  std::string s = std::string("%%MatrixMarket matrix coordinate ") + (digits == 0 ? "integer" : "real") + " general\n";
   s += std::to_string(rows) + " " + std::to_string(cols) + " " + std::to_string(v.size()) + "\n";
-  for (size_t k = 0; k < v.size(); k++) s += std::to_string(ri[k] + 1) + " " + std::to_string(ci[k] + 1) + " " + fmt(v[k], integer) + "\n";
+  for (size_t k = 0; k < v.size(); k++) s += std::to_string(ri[k] + 1) + " " + std::to_string(ci[k] + 1) + " " + fmt(v[k], digits) + "\n";
   return s;
 }
 

@@ -1,6 +1,7 @@
 /** Reading input files, with the error the readers report when that fails. */
 
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 
 /** A short, plain reason for a failed file-system call. */
@@ -28,4 +29,25 @@ export function readInputFile(path: string): Buffer {
   } catch (err) {
     throw new InputError('DY3010', path, undefined, `cannot read the file: ${fsReason(err)}`);
   }
+}
+
+/**
+ * `mkdir -p` one level at a time from the nearest existing ancestor. Node's
+ * own `mkdirSync(p, { recursive: true })` never returns under /proc (mkdir
+ * there fails with ENOENT although the parent exists, and it retries the
+ * parent forever); this fails with that error instead. Returns the first
+ * directory it created (undefined when `dir` existed), like Node's.
+ */
+export function makeDirs(dir: string): string | undefined {
+  const missing: string[] = [];
+  let d = resolve(dir);
+  while (!existsSync(d)) {
+    missing.push(d);
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  missing.reverse();
+  for (const m of missing) mkdirSync(m);
+  return missing[0];
 }

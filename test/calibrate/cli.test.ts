@@ -6,11 +6,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { snakeCase } from '../../cli/json-keys.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { runCliAsync } from '../helpers/cli.js';
 import { cleanupTmp, tmp } from './tmp.js';
 
 afterAll(cleanupTmp);
+
+/** Keys with a lower-case letter or digit followed by a capital, anywhere in `v`. */
+function camelKeys(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap(camelKeys);
+  if (v === null || typeof v !== 'object') return [];
+  return Object.entries(v).flatMap(([k, x]) => [...(/[a-z0-9][A-Z]/.test(k) ? [k] : []), ...camelKeys(x)]);
+}
 
 describe('dype calibrate --quick', () => {
   it('writes a loadable system file and prints the error summary', async () => {
@@ -42,22 +50,26 @@ describe('dype calibrate --quick', () => {
     const r = await runCliAsync(['calibrate', '--quick', '--json', '--threads', '1'], { timeoutMs: 90_000 });
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout) as {
-      fitted: { threads: number; cpuModel: Record<string, number>; determined: Record<string, boolean> };
-      fitRows: { kernel: string; threads: number }[];
-      rows: { matrix: string; kernel: string; predictedMs: number; measuredMs: number }[];
-      error: { medianAbsRelError: number; worstAbsRelError: number };
-      rowsThreads?: unknown;
+      fitted: { threads: number; cpu_model: Record<string, number>; determined: Record<string, boolean> };
+      fit_rows: { kernel: string; threads: number }[];
+      rows: { matrix: string; kernel: string; predicted_ms: number; measured_ms: number }[];
+      error: { median_abs_rel_error: number; worst_abs_rel_error: number };
+      rows_threads?: unknown;
       system: { devices: { cpuModel?: Record<string, number> }[] };
     };
     expect(j.fitted.threads).toBe(1);
-    expect(j.fitted.cpuModel.parallelEfficiency).toBeUndefined();
-    expect(j.fitted.determined.parallelEfficiency).toBe(false);
-    expect(new Set(j.fitRows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm16', 'spmm32']));
-    expect(j.fitRows.every((x) => x.threads === 1)).toBe(true);
+    expect(j.fitted.cpu_model['parallel_efficiency']).toBeUndefined();
+    expect(j.fitted.determined['parallel_efficiency']).toBe(false);
+    expect(new Set(j.fit_rows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm16', 'spmm32']));
+    expect(j.fit_rows.every((x) => x.threads === 1)).toBe(true);
     expect(j.rows.map((x) => `${x.matrix}/${x.kernel}`)).toEqual(['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'].flatMap((m) => [`${m}/spmv`, `${m}/spmm16`]));
-    expect(j.rowsThreads).toBeUndefined();
-    expect(j.error.worstAbsRelError).toBeGreaterThanOrEqual(j.error.medianAbsRelError);
-    expect(j.system.devices[0]!.cpuModel).toEqual(j.fitted.cpuModel);
+    expect(j.rows_threads).toBeUndefined();
+    expect(j.error.worst_abs_rel_error).toBeGreaterThanOrEqual(j.error.median_abs_rel_error);
+    // The report is snake_case like every --json output; the system file keeps its own (camelCase) format.
+    const { system, ...report } = j;
+    expect(camelKeys(report)).toEqual([]);
+    const model = system.devices[0]!.cpuModel!;
+    expect(Object.fromEntries(Object.entries(model).map(([k, v]) => [snakeCase(k), v]))).toEqual(j.fitted.cpu_model);
   });
 
   it('rejects a bad --threads with exit 2', async () => {

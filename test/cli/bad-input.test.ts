@@ -236,7 +236,19 @@ describe('data that does not fit the program (exit 1)', () => {
   test('unknown input name (generator and file)', async (s) => {
     s.goodA();
     await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=@ones'], 'y', 1, /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'/);
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=A.mtx'], 'y', 1, /^A\.mtx: error DY3014: kernel 'spmv' has no parameter 'zz'; it takes A, x$/);
+    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=A.mtx'], 'y', 1, /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'; it takes A, x$/);
+  });
+
+  test('a misspelled input name is reported as such, before any dim it leaves unbound', async (s) => {
+    s.goodA();
+    // 'a' for 'A': the generators cannot be sized without A, but the name is the mistake.
+    const args = ['run', GCN, '--input', 'a=A.mtx', '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=4', '--param', 'h=4', '--param', 'c=2'];
+    const r = await s.fails(args, 'Y', 1, /^--input a: error DY3014: kernel 'gcn' has no parameter 'a'; it takes A, X, W1, W2 \(did you mean 'A'\?\)$/);
+    expect(r.stderr).not.toMatch(/cannot size/);
+    // Likewise a misspelled --param, before the generators need its dim.
+    await s.fails(['run', GCN, '--input', 'A=A.mtx', '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'F=4', '--param', 'h=4', '--param', 'c=2'], 'Y', 1, /^--param F: error DY3014: kernel 'gcn' has no scalar parameter or dim 'F'; its scalars and dims are n, f, h, c \(did you mean 'f'\?\)$/);
+    // A scalar parameter given as an input is named as such.
+    await s.fails(['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--input', 'd=@ones'], 'r', 1, /^--input d: error DY3014: 'd' is a scalar parameter of kernel 'pagerank': pass --param d=VALUE$/);
   });
 
   test('unknown --out name', async (s) => {
@@ -257,7 +269,7 @@ describe('data that does not fit the program (exit 1)', () => {
     s.dense('a3.mtx', 3, 1);
     await s.fails(['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=4.5'], 'B', 1, /^--param n: error DY3015: dim 'n' must be a non-negative integer, got 4\.5$/);
     // An unknown --param name.
-    await s.fails(['run', 'id.dy', '--input', 'A=a3.mtx', '--param', 'zz=1'], 'B', 1, /^--param zz: error DY3014: kernel 'k' has no scalar parameter or dim 'zz'$/);
+    await s.fails(['run', 'id.dy', '--input', 'A=a3.mtx', '--param', 'zz=1'], 'B', 1, /^--param zz: error DY3014: kernel 'k' has no scalar parameter or dim 'zz'; its scalars and dims are n$/);
   });
 
   test('bad generator argument', async (s) => {
@@ -453,6 +465,24 @@ describe('help, check, ir', () => {
       const r = results[i]!;
       expect({ file: f, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ file: f, status: 0, stdout: '', stderr: '' });
     });
+  });
+
+  test('a warning (DY2040, x[k] typed for x[j]) is printed with its span by check and run; both exit 0', async (s) => {
+    s.goodA();
+    s.lines('typo.dy', ['kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[k];', '}']);
+    const warning = [
+      "typo.dy:2:10: warning DY2040: indices j and k are each summed over but occur in only one operand (j in A[i, j], k in x[k]), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)",
+      '    y[i] = A[i, j] * x[k];',
+      '           ^~~~~~~~~~~~~~',
+      '',
+    ].join('\n');
+    const c = await s.run(['check', 'typo.dy']);
+    expect({ status: c.status, stdout: c.stdout, stderr: c.stderr }).toEqual({ status: 0, stdout: '', stderr: warning });
+    const r = await s.run(['run', 'typo.dy', '--input', 'A=A.mtx', '--input', 'x=@ones', '--threads', '1', '--out', 'y=y.mtx']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(warning);
+    // What the program says: (row sums of A) times (the sum of x) = [1, 2, 7] * 3.
+    expect(readFileSync(join(s.dir, 'y.mtx'), 'utf8').split('\n').slice(-4)).toEqual(['3', '6', '21', '']);
   });
 
   test('dype ir --print-ir-after-all shows one section per stage; no flag prints the last', async (s) => {

@@ -106,12 +106,12 @@ describe('dype eval --quick', () => {
 });
 
 describe('dype eval usage errors', () => {
-  it('-o naming a file is a usage error before any work, and writes nothing', () => {
+  it('-o naming a file is DY3017 before any work, and writes nothing', () => {
     const file = join(dir, 'not-a-dir');
     writeFileSync(file, 'x');
     const r = runCli(['eval', '--quick', '-o', file]);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/-o .*not-a-dir: expected a directory, found a file/);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^-o .*not-a-dir: error DY3017: expected a directory, found a file/);
     expect(r.stdout).toBe('');
     expect(readFileSync(file, 'utf8')).toBe('x');
   });

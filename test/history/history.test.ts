@@ -92,8 +92,8 @@ describe('learning from runs', () => {
     const out = join(dir, 'fitted.json');
     const r = runCli(['calibrate', '--history', path, '--system', 'this-machine', '-o', out, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { devices: { device: string; runs: number; bucketsUsed: number }[] };
-    expect(report.devices).toEqual([expect.objectContaining({ device: 'cpu', runs: 6, bucketsUsed: 1 })]);
+    const report = JSON.parse(r.stdout) as { devices: { device: string; runs: number; buckets_used: number }[] };
+    expect(report.devices).toEqual([expect.objectContaining({ device: 'cpu', runs: 6, buckets_used: 1, formula_median_err_pct: expect.any(Number) })]);
     const fitted = loadSystemFile(out);
     const op = bindProblem(spec, { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() }).ops[0]!;
     const measured = runs.map((x) => x.ms).sort((a, b) => a - b)[3]!;

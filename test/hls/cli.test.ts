@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { example, runCli } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'dype-hls-cli-'));
@@ -29,6 +30,30 @@ describe('dype hls', () => {
     expect(est.kernels['pagerank_op2']!.ii).toBe(1);
     expect(est.kernels['pagerank_op2']!.resources.dsp).toBeGreaterThan(0);
     expect(readFileSync(join(a, 'connectivity.cfg'), 'utf8')).toContain('sp=pagerank_op2_1.nz_0:HBM[0]');
+  });
+
+  it('--kernel names the kernel the Makefile builds and runs by default; every kernel is in the project', () => {
+    const two = join(work, 'two.dy');
+    writeFileSync(two, ['kernel first(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[j];', '}', 'kernel second(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = max(j: A[i, j] + x[j]);', '}', ''].join('\n'));
+    const plain = join(work, 'two-plain');
+    const chosen = join(work, 'two-second');
+    const r1 = runCli(['hls', two, '-o', plain]);
+    const r2 = runCli(['hls', two, '-o', chosen, '--kernel', 'second']);
+    for (const r of [r1, r2]) expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(plain, 'Makefile'), 'utf8')).toMatch(/^KERNEL \?= first$/m);
+    expect(readFileSync(join(chosen, 'Makefile'), 'utf8')).toMatch(/^KERNEL \?= second$/m);
+    expect(r2.stdout).toMatch(/\(kernel second; KERNEL=NAME for another of first, second\)/);
+    for (const f of ['host/first_host.cpp', 'host/second_host.cpp']) expect(existsSync(join(chosen, f))).toBe(true);
+    // make csim builds and runs the chosen kernel's host.
+    const dry = spawnSync('make', ['-n', '-C', chosen, 'csim', 'INPUTS=A=a.mtx x=x.mtx', 'OUTPUTS=y=y.mtx'], { encoding: 'utf8' });
+    expect(dry.stdout).toMatch(/-o build\/csim\/second_host host\/second_host\.cpp /);
+    expect(dry.stdout).toMatch(/^build\/csim\/second_host --in A=\S*a\.mtx --in x=\S*x\.mtx --out y=\S*y\.mtx/m);
+    // An unknown kernel is DY2030 naming the kernels, and nothing is written.
+    const bad = join(work, 'two-bad');
+    const r3 = runCli(['hls', two, '-o', bad, '--kernel', 'third']);
+    expect(r3.status).toBe(1);
+    expect(r3.stderr).toMatch(/two\.dy:1:1: error DY2030: no kernel 'third' in this file; it defines first, second/);
+    expect(existsSync(bad)).toBe(false);
   });
 
   it('needs -o (usage, exit 2)', () => {

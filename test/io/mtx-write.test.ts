@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import {
   formatMatrixMarketCoordinate,
   formatMtxNumber,
   writeFileAtomic,
+  writeMatrixMarket,
 } from '../../runtime/io/mtx-write.js';
 import type { CsrMatrix, DenseTensor } from '../../runtime/tensor.js';
 import { MATRIX_DIR } from './data.js';
@@ -141,5 +142,56 @@ describe('writeFileAtomic', () => {
     expect(() => writeFileAtomic(target, 'a'.repeat(100_000))).toThrow(/error DY3017: cannot write the output file/);
     expect(readdirSync(sub)).toEqual(['taken']);
     expect(readdirSync(target)).toEqual(['keep']);
+  });
+});
+
+describe('writeMatrixMarket streams outputs of any size', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dype-write-big-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('small tensors: the same text as the formatters, through writeFileAtomic', () => {
+    const path = join(dir, 'small.mtx');
+    const t: DenseTensor = { format: 'dense', shape: [2, 3], data: Float64Array.of(1, 2, 3, 4, 5, 6) };
+    writeFileAtomic(path, (fd) => writeMatrixMarket(fd, t, 'real', 'c'));
+    expect(readFileSync(path, 'utf8')).toBe(formatMatrixMarketArray(t, 'real', 'c'));
+    writeFileAtomic(path, (fd) => writeMatrixMarket(fd, CSR, 'real'));
+    expect(readFileSync(path, 'utf8')).toBe(formatMatrixMarketCoordinate(CSR, 'real'));
+  });
+
+  it('a non-integer in an integer file is the formatter\'s error, not a file-system one, and leaves no file', () => {
+    const path = join(dir, 'int.mtx');
+    expect(() => writeFileAtomic(path, (fd) => writeMatrixMarket(fd, CSR, 'integer'))).toThrow(RangeError);
+    expect(readdirSync(dir).filter((f) => f.startsWith('.int.mtx') || f === 'int.mtx')).toEqual([]);
+  });
+
+  // A dense vector of 2e8 values, about 780 MB of text: more than the largest
+  // string V8 holds (2^29 - 24 characters), so one string could not be built.
+  // Values i % 1000 (integers format fast, so this takes ~20 s on two cores;
+  // arbitrary doubles format at about 0.5 us each, ~100 s for 2e8).
+  it('a dense vector of 2e8 values', { timeout: 180_000 }, () => {
+    const n = 2e8;
+    const data = new Float64Array(n);
+    for (let i = 0; i < n; i++) data[i] = i % 1000;
+    data[1] = -0.5;
+    data[n - 1] = Infinity;
+    const path = join(dir, 'big.mtx');
+    writeFileAtomic(path, (fd) => writeMatrixMarket(fd, { format: 'dense', shape: [n], data }, 'real', 'big'));
+    // Bytes: header lines, then each value's digits and a newline.
+    let bytes = '%%MatrixMarket matrix array real general\n% big\n200000000 1\n'.length;
+    const perThousand = 10 * 2 + 90 * 3 + 900 * 4; // "0\n".."9\n", "10\n".."99\n", "100\n".."999\n"
+    bytes += (n / 1000) * perThousand - '1\n'.length + '-0.5\n'.length - '999\n'.length + 'inf\n'.length;
+    expect(statSync(path).size).toBe(bytes);
+    expect(bytes).toBeGreaterThan(2 ** 29);
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(80);
+      readSync(fd, head, 0, head.length, 0);
+      expect(head.toString('latin1').split('\n').slice(0, 7)).toEqual(['%%MatrixMarket matrix array real general', '% big', '200000000 1', '0', '-0.5', '2', '3']);
+      const tail = Buffer.alloc(16);
+      readSync(fd, tail, 0, tail.length, bytes - tail.length);
+      expect(tail.toString('latin1').split('\n').slice(-4)).toEqual(['997', '998', 'inf', '']);
+    } finally {
+      closeSync(fd);
+    }
   });
 });

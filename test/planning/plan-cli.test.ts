@@ -106,7 +106,7 @@ describe('dype run --json', () => {
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.features.A).toMatchObject({ rows: 2003, nnz: 83883 });
-    expect(j.features.A.rowLenCv).toBeGreaterThan(0);
+    expect(j.features.A.row_len_cv).toBeGreaterThan(0);
     expect(j.partition.stages[0].ops).toEqual(['op0']);
     expect(j.predicted.latency_ms).toBeGreaterThan(0);
     expect(j.partition).toMatchObject({ energy_scope: 'system', stream_length: 'unbounded' });
