@@ -43,6 +43,7 @@ export const DATA_ERROR_CODES = {
   DY3046: 'device memory exhausted and no fallback partition can run',
   DY3047: 'bad partition',
   DY3048: 'bad history file',
+  DY3049: 'runtime input is not a well-formed tensor',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;
