@@ -81,3 +81,20 @@ export function summarize(t: Tensor): OutputSummary {
   const shape = t.format === 'dense' ? [...t.shape] : [t.rows, t.cols];
   return t.format === 'dense' ? { shape, sum, min, max, nonfinite } : { shape, nnz: values.length, sum, min, max, nonfinite };
 }
+
+function fmtNumber(x: number): string {
+  return Number.isFinite(x) ? Number(x.toPrecision(6)).toString() : String(x);
+}
+
+/**
+ * "sum S, min A, max B" over the finite values, then how many are NaN or
+ * infinite (IEEE 754 carries them through: an inf or NaN input value gives
+ * some); "no values" for an empty result, "no finite value" when none is.
+ */
+export function summaryText(s: OutputSummary): string {
+  const count = s.nnz ?? s.shape.reduce((a, d) => a * d, 1);
+  if (count === 0) return 'no values';
+  const finite = count - s.nonfinite;
+  const body = finite > 0 ? `sum ${fmtNumber(s.sum)}, min ${fmtNumber(s.min)}, max ${fmtNumber(s.max)}` : 'no finite value';
+  return s.nonfinite > 0 ? `${body}, ${s.nonfinite} non-finite (NaN or infinite)` : body;
+}

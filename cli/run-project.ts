@@ -40,7 +40,7 @@ import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { outputWriter, summarize, writeAllAtomic, type OutputData } from './outputs.js';
+import { outputWriter, summarize, summaryText, writeAllAtomic, type OutputData } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
@@ -239,14 +239,10 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   });
   for (const [n, s] of Object.entries(summaries)) {
     const where = outs.find((a) => a.name === n)?.value;
-    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: sum ${fmt(s.sum)}, min ${fmt(s.min)}, max ${fmt(s.max)}${where ? ` -> ${where}` : ''}`);
+    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: ${summaryText(s)}${where ? ` -> ${where}` : ''}`);
   }
   lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s), measured on this host${o.repeat === undefined ? ' (one cold run: first-call setup and input copies included)' : ''}`);
   stdout(lines.join('\n') + '\n');
-}
-
-function fmt(x: number): string {
-  return Number.isFinite(x) ? Number(x.toPrecision(6)).toString() : String(x);
 }
 
 /** `cpu x1 [T1] | gpu x1 [H1, T2, Y]`, as plan.json labels partitions. */

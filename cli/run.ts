@@ -15,7 +15,7 @@ import { DEFAULT_RUN_SYSTEM } from './defaults.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { outputWriter, summarize, writeAllAtomic } from './outputs.js';
+import { outputWriter, summarize, summaryText, writeAllAtomic } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
@@ -171,7 +171,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   }
   for (const [n, s] of Object.entries(summaries)) {
     const where = outs.find((a) => a.name === n)?.value;
-    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: sum ${fmt(s.sum)}, min ${fmt(s.min)}, max ${fmt(s.max)}${s.nonfinite ? `, ${s.nonfinite} non-finite` : ''}${where ? ` -> ${where}` : ''}`);
+    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: ${summaryText(s)}${where ? ` -> ${where}` : ''}`);
   }
   lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`);
   lines.push(`  executed on this machine by the ${o.backend} backend`);
@@ -208,10 +208,6 @@ async function wasmRunner(
   const exec = await createWasmExecutor(binary, manifest, { threads });
   const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
   return { execute: () => exec.execute(args), results: () => exec.results(), close: () => exec.close(), compile };
-}
-
-function fmt(x: number): string {
-  return Number.isFinite(x) ? Number(x.toPrecision(6)).toString() : String(x);
 }
 
 export { CliError };

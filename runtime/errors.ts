@@ -45,6 +45,7 @@ export const DATA_ERROR_CODES = {
   DY3048: 'bad history file',
   DY3049: 'unknown system preset',
   DY3050: '--threads more than the cores, capped (a warning)',
+  DY3051: 'runtime input is not a well-formed tensor',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

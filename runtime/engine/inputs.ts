@@ -4,7 +4,7 @@ import { SampledFeatures } from '../features/quick.js';
 import { sparseFeaturesOf } from '../guards/features.js';
 import type { Binding } from '../plan/bind.js';
 import type { SparseFeatures } from '../plan/types.js';
-import type { SparseMatrix, Tensor } from '../tensor.js';
+import { MAX_ELEMENTS, tensorProblem, type SparseMatrix, type Tensor } from '../tensor.js';
 import type { RuntimeInputs, RuntimeParam } from './types.js';
 
 export interface BoundInputs {
@@ -31,14 +31,35 @@ function shapeOf(t: Tensor, rank: number): number[] {
  */
 const featureCache = new WeakMap<object, { rowPtr?: Int32Array; f: SparseFeatures }>();
 
-export function inputFeatures(v: SparseMatrix): SparseFeatures {
+/** The features the guards test, each a finite number: one that is not would go one way at every test of the tree, silently. */
+const CHECKED: readonly (keyof SparseFeatures)[] = ['rows', 'cols', 'nnz', 'rowLenMean', 'rowLenMax', 'rowLenCv', 'emptyRowFraction', 'top1PctNnzShare'];
+
+/**
+ * A new pattern's features; a RangeError from them (pointers that
+ * decrease, an index out of range) is the input's DY3051, and so is a
+ * feature that is not finite (the locality score, read later if at all, is
+ * finite by construction: a share, 0 without pairs).
+ */
+function computed(name: string, v: SparseMatrix, make: () => SparseFeatures): SparseFeatures {
+  let f: SparseFeatures;
+  try {
+    f = make();
+  } catch (e) {
+    if (e instanceof RangeError) throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${v.format} matrix`);
+    throw e;
+  }
+  for (const k of CHECKED) if (!Number.isFinite(f[k])) throw new InputError('DY3051', `input ${name}`, undefined, `its feature ${k} is ${String(f[k])}, not a finite number: not a well-formed ${v.format} matrix`);
+  return f;
+}
+
+export function inputFeatures(v: SparseMatrix, name: string): SparseFeatures {
   if (v.format !== 'csr') {
     let c = featureCache.get(v);
-    if (!c || c.f.nnz !== v.values.length) featureCache.set(v, (c = { f: sparseFeaturesOf(v, 2) }));
+    if (!c || c.f.nnz !== v.values.length) featureCache.set(v, (c = { f: computed(name, v, () => sparseFeaturesOf(v, 2)) }));
     return c.f;
   }
   let c = featureCache.get(v.colIdx);
-  if (!c || c.rowPtr !== v.rowPtr || c.f.rows !== v.rows || c.f.cols !== v.cols || c.f.nnz !== v.rowPtr[v.rows]! - v.rowPtr[0]!) featureCache.set(v.colIdx, (c = { rowPtr: v.rowPtr, f: new SampledFeatures(v) }));
+  if (!c || c.rowPtr !== v.rowPtr || c.f.rows !== v.rows || c.f.cols !== v.cols || c.f.nnz !== v.rowPtr[v.rows]! - v.rowPtr[0]!) featureCache.set(v.colIdx, (c = { rowPtr: v.rowPtr, f: computed(name, v, () => new SampledFeatures(v)) }));
   return c.f;
 }
 
@@ -60,7 +81,12 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
       continue;
     }
     if (typeof v === 'number') return bad(p.name, `expected a ${p.kind} tensor, found a number`);
+    if (typeof v !== 'object' || v === null) return bad(p.name, `expected a ${p.kind} tensor, found ${v === null ? 'null' : typeof v}`);
+    const problem = tensorProblem(v);
+    if (problem) throw new InputError('DY3051', `input ${p.name} of kernel ${kernel}`, undefined, problem);
     if ((p.kind === 'sparse') !== (v.format !== 'dense')) bad(p.name, `expected a ${p.kind} tensor, found ${v.format}`);
+    if (v.format === 'dense' && v.data.length > MAX_ELEMENTS)
+      throw new InputError('DY3031', `input ${p.name} of kernel ${kernel}`, undefined, `a dense [${v.shape.join(', ')}] tensor of ${v.data.length} elements; at most ${MAX_ELEMENTS} fit`);
     const shape = shapeOf(v, p.shape.length);
     if (shape.length !== p.shape.length) bad(p.name, `expected rank ${p.shape.length}, found shape [${shape.join(', ')}]`);
     p.shape.forEach((d, i) => {
@@ -71,7 +97,7 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
       else dims.set(d, n);
     });
     tensors.set(p.name, v);
-    if (v.format !== 'dense') sparse.set(p.name, inputFeatures(v));
+    if (v.format !== 'dense') sparse.set(p.name, inputFeatures(v, p.name));
   }
   return { tensors, scalars, binding: { sparse, dims, scalars } };
 }

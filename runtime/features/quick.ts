@@ -19,13 +19,16 @@
  * never pay for it.
  *
  * What the sample gives (docs/FEATURES.md states the errors measured over
- * the real matrices):
+ * the real matrices), long rows counted as themselves (sampledRowStats: a
+ * sampled row too long to stand for others, and rows a search of the
+ * unsampled ones finds):
  *   - rowLenMean: exact (nnz / rows);
- *   - rowLenCv: the sampled rows' deviation about the exact mean;
+ *   - rowLenCv: the long rows' deviation and the other sampled rows',
+ *     scaled, about the exact mean;
  *   - emptyRowFraction: the sampled share of empty rows;
- *   - rowLenMax: the longest sampled row, a lower bound (a lone very long
- *     row is found only when a block holds it);
- *   - top1PctNnzShare: the sampled rows' top 1% scaled to the matrix;
+ *   - rowLenMax: the longest row seen or found, a lower bound (exact when
+ *     the longest row stands out of the rows around it);
+ *   - top1PctNnzShare: the long rows, then the sampled rows' top 1% scaled;
  *   - localityScore: as tier 2, from the first entries of each sampled row.
  * CSC and COO have no row pointers to sample: the caller takes the exact
  * features (O(nnz)) for them.
@@ -73,15 +76,100 @@ function blockStart(rows: number, blocks: number, b: number, seed: number): numb
 /** Tier 0 and the sampled row statistics: what a runtime reads of every new pattern. */
 export type RowStats = Omit<QuickFeatures, 'localityScore'>;
 
+/**
+ * Gaps between sampled blocks searched for a row longer than every sampled
+ * one, at most: those holding the most entries beyond the mean row length,
+ * where that excess is more than the spread of the gap's rows explains.
+ * Each search reads log2(gap rows) row pointers.
+ */
+export const QUICK_SEARCHES = 4;
+/** A gap is searched when its excess over the mean exceeds this many standard deviations of its sum (and the longest sampled row). */
+export const QUICK_SEARCH_SIGMAS = 3;
+/** Sampled rows counted as themselves rather than as a sample of others, at most (the searches add up to QUICK_SEARCHES more). */
+const MAX_LONG_SAMPLED = 8;
+const MAX_LONG = MAX_LONG_SAMPLED + QUICK_SEARCHES;
+
+// Scratch reused between calls: each block's first row and the row pointers at its ends, each gap's score, the long rows' lengths.
+const blockFirst = new Int32Array(QUICK_MAX_BLOCKS);
+const blockP0 = new Int32Array(QUICK_MAX_BLOCKS);
+const blockP1 = new Int32Array(QUICK_MAX_BLOCKS);
+const gapScore = new Float64Array(QUICK_MAX_BLOCKS + 1);
+const longLen = new Float64Array(MAX_LONG);
+
+function badPointers(rows: number, from: number, to: number, a: number, b: number): RangeError {
+  return new RangeError(`row pointers are not non-decreasing within 0..nnz: rowPtr[${from}] = ${a} > rowPtr[${to}] = ${b} (${rows} rows)`);
+}
+
+/**
+ * The longest row in rows [a, b) if it is longer than `than`: halves the
+ * range towards the half holding more entries beyond `mean` per row (one
+ * row-pointer read per step) while the range holds more than `than`
+ * entries (a range holding at most `than` cannot hold a longer row). A
+ * lone long row among short ones draws the descent to it whenever its
+ * excess over the mean outweighs the spread of the other rows' sums.
+ * Returns its length, or 0 (a row found, if any, is at most `than`).
+ */
+function searchLong(rowPtr: Int32Array, rows: number, a: number, b: number, pa: number, pb: number, than: number, mean: number): number {
+  while (b - a > 1) {
+    if (pb - pa <= than) return 0;
+    const mid = a + ((b - a) >> 1);
+    const pm = rowPtr[mid]! | 0;
+    if (pm < pa || pm > pb) throw badPointers(rows, pm < pa ? a : mid, pm < pa ? mid : b, pm < pa ? pa : pm, pm < pa ? pm : pb);
+    // The half holding more entries beyond the mean.
+    if (pm - pa - (mid - a) * mean >= pb - pm - (b - mid) * mean) {
+      b = mid;
+      pb = pm;
+    } else {
+      a = mid;
+      pa = pm;
+    }
+  }
+  return b - a === 1 && pb - pa > than ? pb - pa : 0;
+}
+
+/**
+ * Tier 0 and the row statistics from the sampled blocks, with long rows
+ * counted as themselves: a sampled row so long that, standing for
+ * rows / sampled rows others, it alone would hold more than nnz entries;
+ * and rows longer than every sampled one that a search of the unsampled
+ * rows finds. The gaps between the blocks hold the unsampled rows, and the
+ * row pointers the blocks read give each gap's entries exactly: a gap
+ * holding more entries beyond the mean than QUICK_SEARCH_SIGMAS standard
+ * deviations of the sampled rows explain (and more than the longest sampled
+ * row) is searched (searchLong), the QUICK_SEARCHES most in excess first.
+ * The other sampled rows stand for the rest. So one dense row among short
+ * ones moves rowLenMax, rowLenCv and top1PctNnzShare as it should whether a
+ * block holds it or not, and a matrix without one costs no extra read.
+ * Throws RangeError for row pointers shorter than rows + 1 or decreasing
+ * where read. Empty shapes give 0 for every statistic, never NaN.
+ */
 export function sampledRowStats(m: CsrMatrix, seed = 0): RowStats {
   const { rows, cols, rowPtr } = m;
+  if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0)) throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
+  if (rowPtr.length < rows + 1) throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
   const nnz = rowPtr[rows]! - rowPtr[0]!;
+  if (nnz < 0) throw badPointers(rows, 0, rows, rowPtr[0]!, rowPtr[rows]!);
   const mean = rows > 0 ? nnz / rows : 0;
   const blocks = quickBlocks(rows, nnz);
   const count = blocks === 0 ? rows : blocks * QUICK_BLOCK_ROWS;
-  // The longest 1% of the sample stands for the longest 1% of the matrix (exactly so when every row is read).
-  const top = Math.min(MAX_TOP, blocks === 0 ? Math.ceil(rows / 100) : Math.max(1, Math.round(count / 100)));
-  const best = [0, 0, 0, 0, 0, 0, 0, 0];
+  // Each step its own small function: V8 optimizes a function sooner the smaller it is, and a runtime meets few new patterns.
+  scanBlocks(rowPtr, rows, blocks, mean, seed);
+  const longs = blocks === 0 ? 0 : takeLongSampled(count * mean, mean);
+  const found = blocks === 0 ? 0 : searchGaps(rowPtr, rows, blocks, mean, count - longs, longs);
+  return estimate(rows, cols, nnz, mean, blocks, count - longs, longs + found, count);
+}
+
+// What scanBlocks leaves: the sampled rows' longest few (descending), longest, empty count and squared deviations.
+let best: number[] = [];
+let sampledMax = 0;
+let sampledEmpty = 0;
+let sampledSq = 0;
+let longestSeen = 0;
+
+/** Reads the sampled blocks' row pointers (all rows when blocks is 0), keeping each block's first row and end pointers. */
+function scanBlocks(rowPtr: Int32Array, rows: number, blocks: number, mean: number, seed: number): void {
+  // A local array of small integers: the loop below reads it per row.
+  const top = [0, 0, 0, 0, 0, 0, 0, 0];
   let max = 0;
   let empty = 0;
   let sq = 0;
@@ -89,38 +177,137 @@ export function sampledRowStats(m: CsrMatrix, seed = 0): RowStats {
   const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
   for (let b = 0; b < runs; b++) {
     const first = blocks === 0 ? 0 : blockStart(rows, blocks, b, seed);
-    let end = rowPtr[first]! | 0;
+    const p0 = rowPtr[first]! | 0;
+    let end = p0;
     for (let r = first + 1, last = first + runRows; r <= last; r++) {
       const start = end;
       end = rowPtr[r]! | 0;
       const n = (end - start) | 0;
-      if (n > best[top - 1]!) {
+      if (n < 0) throw badPointers(rows, r - 1, r, start, end);
+      if (n > top[7]!) {
         // Insertion into the (descending) longest few.
-        let i = top - 1;
-        while (i > 0 && best[i - 1]! < n) {
-          best[i] = best[i - 1]!;
+        let i = 7;
+        while (i > 0 && top[i - 1]! < n) {
+          top[i] = top[i - 1]!;
           i--;
         }
-        best[i] = n;
+        top[i] = n;
       }
       if (n > max) max = n;
       if (n === 0) empty++;
       const d = n - mean;
       sq += d * d;
     }
+    if (blocks > 0) {
+      blockFirst[b] = first;
+      blockP0[b] = p0;
+      blockP1[b] = end;
+    }
   }
-  let topSum = 0;
-  for (let i = 0; i < top; i++) topSum += best[i]!;
+  best = top;
+  sampledMax = max;
+  sampledEmpty = empty;
+  sampledSq = sq;
+  longestSeen = max;
+}
+
+/**
+ * Sampled rows longer than `alone` (count x mean: standing for rows / count
+ * rows, such a row would hold more than nnz entries by itself) leave the
+ * sample and count as themselves, the longest few at most. Returns how many.
+ */
+function takeLongSampled(alone: number, mean: number): number {
+  let longs = 0;
+  while (longs < MAX_LONG_SAMPLED && best[0]! > alone) {
+    const n = best[0]!;
+    longLen[longs++] = n;
+    sampledSq = Math.max(0, sampledSq - (n - mean) * (n - mean));
+    best.shift();
+    best.push(0);
+    // With the cap reached, the rows left may be as long as the last one taken out.
+    sampledMax = longs === MAX_LONG_SAMPLED ? n : best[0]!;
+  }
+  return longs;
+}
+
+/**
+ * Searches the gaps between the blocks whose entries exceed their rows x
+ * mean by more than QUICK_SEARCH_SIGMAS standard deviations of the sampled
+ * rows' sum (and by more than the longest sampled row), the most in excess
+ * first, QUICK_SEARCHES at most; each row found longer than every sampled
+ * one goes to longLen after the `longs` already there. Returns how many.
+ */
+function searchGaps(rowPtr: Int32Array, rows: number, blocks: number, mean: number, standing: number, longs: number): number {
+  const p00 = rowPtr[0]! | 0;
+  const pEnd = rowPtr[rows]! | 0;
+  const max = sampledMax;
+  // The variance of a gap's sum of n rows is n x the rows' variance: compared squared, no square root per gap.
+  const bar = standing > 0 ? (QUICK_SEARCH_SIGMAS * QUICK_SEARCH_SIGMAS * sampledSq) / standing : 0;
+  // Gap g holds the rows between block g - 1 and block g (before the first, after the last).
+  let open = 0;
+  for (let g = 0; g <= blocks; g++) {
+    const a = g === 0 ? 0 : blockFirst[g - 1]! + QUICK_BLOCK_ROWS;
+    const b = g === blocks ? rows : blockFirst[g]!;
+    const pa = g === 0 ? p00 : blockP1[g - 1]!;
+    const pb = g === blocks ? pEnd : blockP0[g]!;
+    if (pb < pa) throw badPointers(rows, a, b, pa, pb);
+    const excess = pb - pa - (b - a) * mean;
+    gapScore[g] = b - a > 0 && excess > max && excess * excess > bar * (b - a) ? excess : -1;
+    if (gapScore[g]! > 0) open++;
+  }
+  let found = 0;
+  for (let s = 0; s < QUICK_SEARCHES && open > 0; s++, open--) {
+    let g = 0;
+    for (let h = 1; h <= blocks; h++) if (gapScore[h]! > gapScore[g]!) g = h;
+    gapScore[g] = -1;
+    const a = g === 0 ? 0 : blockFirst[g - 1]! + QUICK_BLOCK_ROWS;
+    const b = g === blocks ? rows : blockFirst[g]!;
+    const len = searchLong(rowPtr, rows, a, b, g === 0 ? p00 : blockP1[g - 1]!, g === blocks ? pEnd : blockP0[g]!, max, mean);
+    if (len > 0) longLen[longs + found++] = len;
+  }
+  return found;
+}
+
+/**
+ * The statistics: the `longs` rows in longLen as themselves, the `standing`
+ * other sampled rows standing for the rest (the variance, the empty share
+ * and the top 1% scaled by (rows - longs) / standing).
+ */
+function estimate(rows: number, cols: number, nnz: number, mean: number, blocks: number, standing: number, longs: number, count: number): RowStats {
+  let rowMax = longestSeen;
+  const w = standing > 0 ? (rows - longs) / standing : 0;
+  let sq = w * sampledSq;
+  for (let i = 0; i < longs; i++) {
+    const n = longLen[i]!;
+    if (n > rowMax) rowMax = n;
+    sq += (n - mean) * (n - mean);
+  }
+  // The longest 1% of the matrix: the long rows first (longest first), then the sampled rows' longest 1% scaled.
   const topRows = Math.ceil(rows / 100);
+  let topSum = 0;
+  let taken = 0;
+  for (; taken < longs && taken < topRows; taken++) {
+    // The longest not yet taken (a dozen rows at most: selection, no allocation).
+    let at = taken;
+    for (let i = taken + 1; i < longs; i++) if (longLen[i]! > longLen[at]!) at = i;
+    const n = longLen[at]!;
+    longLen[at] = longLen[taken]!;
+    longLen[taken] = n;
+    topSum += n;
+  }
+  const top = Math.min(MAX_TOP, blocks === 0 ? topRows : Math.max(1, Math.round(standing / 100)));
+  let sampledTop = 0;
+  for (let i = 0; i < top; i++) sampledTop += best[i]!;
+  if (top > 0 && taken < topRows) topSum += (sampledTop / top) * (topRows - taken);
   return {
     rows,
     cols,
     nnz,
     rowLenMean: mean,
-    rowLenMax: max,
-    rowLenCv: mean > 0 && count > 0 ? Math.sqrt(sq / count) / mean : 0,
-    emptyRowFraction: count > 0 ? empty / count : 0,
-    top1PctNnzShare: nnz > 0 && count > 0 ? Math.min(1, ((topSum / top) * topRows) / nnz) : 0,
+    rowLenMax: rowMax,
+    rowLenCv: mean > 0 && rows > 0 ? Math.sqrt(sq / rows) / mean : 0,
+    emptyRowFraction: rows > 0 ? (w * sampledEmpty) / rows : 0,
+    top1PctNnzShare: nnz > 0 ? Math.min(1, topSum / nnz) : 0,
     sampledRows: count,
   };
 }

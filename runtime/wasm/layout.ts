@@ -87,22 +87,65 @@ export function readValues(v: View): Float64Array {
 
 // ---- patterns (the interpreter's entry order, re-implemented: the runtime may not import interp/) ----
 
+/**
+ * The entries' row and column indices. Checks what a kernel would read out
+ * of bounds with (RangeError): compressed pointers that start anywhere but
+ * 0, decrease or pass the entries, and indices outside the shape. O(nnz),
+ * in the pass that expands the pointers anyway.
+ */
 export function patternOf(t: Tensor): Pattern {
   switch (t.format) {
     case 'csr': {
-      const ri = new Int32Array(t.colIdx.length);
-      for (let r = 0; r < t.rows; r++) ri.fill(r, t.rowPtr[r]!, t.rowPtr[r + 1]!);
+      const nnz = t.colIdx.length;
+      const ri = new Int32Array(nnz);
+      compressed(t.rowPtr, t.rows, nnz, 'rowPtr', 'row', ri);
+      indicesIn(t.colIdx, t.cols, 'colIdx', 'columns');
       return { rows: t.rows, cols: t.cols, ri, ci: t.colIdx, order: 'row', groups: {} };
     }
     case 'csc': {
-      const ci = new Int32Array(t.rowIdx.length);
-      for (let c = 0; c < t.cols; c++) ci.fill(c, t.colPtr[c]!, t.colPtr[c + 1]!);
+      const nnz = t.rowIdx.length;
+      const ci = new Int32Array(nnz);
+      compressed(t.colPtr, t.cols, nnz, 'colPtr', 'column', ci);
+      indicesIn(t.rowIdx, t.rows, 'rowIdx', 'rows');
       return { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci, order: 'col', groups: {} };
     }
     case 'coo':
+      indicesIn(t.rowIdx, t.rows, 'rowIdx', 'rows');
+      indicesIn(t.colIdx, t.cols, 'colIdx', 'columns');
       return { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci: t.colIdx, order: 'row', groups: {} };
     case 'dense':
       throw new Error('internal: a dense tensor has no pattern');
+  }
+}
+
+/** Expands compressed pointers into `out` (entry -> row or column), checking them. */
+function compressed(ptr: Int32Array, n: number, nnz: number, name: string, what: string, out: Int32Array): void {
+  if (ptr.length < n + 1) throw new RangeError(`${name} has ${ptr.length} entries for ${n} ${what}s; expected ${n + 1}`);
+  if (ptr[0] !== 0) throw new RangeError(`${name}[0] is ${ptr[0]}; expected 0`);
+  for (let i = 0; i < n; i++) {
+    const a = ptr[i]!;
+    const b = ptr[i + 1]!;
+    if (!(b >= a && b <= nnz)) throw new RangeError(`${name}[${i + 1}] = ${b} after ${name}[${i}] = ${a}: ${what} pointers must not decrease nor pass the ${nnz} entries`);
+    out.fill(i, a, b);
+  }
+  if (ptr[n] !== nnz) throw new RangeError(`${name}[${n}] is ${ptr[n]}; expected the ${nnz} entries`);
+}
+
+/** Every index in 0..n-1. */
+function indicesIn(idx: Int32Array, n: number, name: string, what: string): void {
+  for (let k = 0; k < idx.length; k++) {
+    const i = idx[k]!;
+    if (!(i >= 0 && i < n)) throw new RangeError(`${name}[${k}] is ${i}, outside the ${n} ${what} (0..${n - 1})`);
+  }
+}
+
+/** patternOf for a named input: a malformed pattern is the input's DY3051. */
+export function inputPattern(name: string, t: Tensor): Pattern {
+  try {
+    return patternOf(t);
+  } catch (e) {
+    if (e instanceof RangeError) throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${t.format} matrix`);
+    throw e;
   }
 }
 
@@ -249,7 +292,7 @@ export class ProgramLayout {
       const t = inputs.tensors.get(p.name);
       if (!t) this.fail(`--input ${p.name}`, `missing input '${p.name}'`);
       if (t.format === 'dense') this.fail(`--input ${p.name}`, `'${p.name}' is ${p.type.format}: expected a sparse matrix, found a dense array`);
-      patterns.set(p.name, reuse?.(p.name, t) ?? patternOf(t));
+      patterns.set(p.name, reuse?.(p.name, t) ?? inputPattern(p.name, t));
     }
     return patterns;
   }
@@ -333,7 +376,7 @@ export class ProgramLayout {
         if (x.format === 'dense') writeValues(v, x.data, t.dtype);
         else {
           // A sparse file for a dense parameter: densify.
-          const pat = patternOf(x);
+          const pat = inputPattern(p.name, x);
           const data = new Float64Array(pat.rows * pat.cols);
           for (let e = 0; e < pat.ri.length; e++) data[pat.ri[e]! * pat.cols + pat.ci[e]!] = x.values[e]!;
           writeValues(v, data, t.dtype);
