@@ -90,7 +90,7 @@ describe('dype run', () => {
     const r = await runs(['run', SPMV, '--input', `A=${A}`, '--input', 'x=@ones', '--out', 'y=dense-row-y.mtx', '--json']);
     const j = JSON.parse(r.stdout) as { features: { A: Record<string, number | string> } };
     for (const [k, v] of Object.entries(j.features.A)) if (k !== 'format' && k !== 'source') expect(Number.isFinite(v), k).toBe(true);
-    expect(j.features.A).toMatchObject({ rowLenMax: 5, emptyRowFraction: 0.6 });
+    expect(j.features.A).toMatchObject({ row_len_max: 5, empty_row_fraction: 0.6 });
     expect(values(join(dir, 'dense-row-y.mtx'))).toEqual([0, 0, 15, 0, 3]);
     await runs(['run', GCN, '--input', `A=${A}`, '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=4', '--param', 'h=4', '--param', 'c=4']);
   });
@@ -146,11 +146,13 @@ interface ProjectJson {
   summary: { y?: { nonfinite: number }; Y?: { nonfinite: number } };
 }
 
-/** The guard record of a run's exact features (the CLI reports them), as the tree reads it. */
+/** The guard record of a run's exact features (the CLI reports them, snake_case), as the tree reads it (camelCase). */
 function record(j: ProjectJson): Record<string, number> {
+  const camel = (k: string): string => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
   const r: Record<string, number> = {};
-  for (const [k, v] of Object.entries(j.features.A)) if (typeof v === 'number') r[`A.${k}`] = v;
+  for (const [k, v] of Object.entries(j.features.A)) if (typeof v === 'number') r[`A.${camel(k)}`] = v;
   for (const [k, v] of Object.entries(j.dims)) r[`dim.${k}`] = v;
+  for (const k of ['A.rows', 'A.nnz', 'A.rowLenMax', 'A.rowLenCv', 'A.top1PctNnzShare', 'A.emptyRowFraction']) expect(r[k], k).toBeTypeOf('number');
   return r;
 }
 
