@@ -30,7 +30,7 @@ import type { StageChoice } from '../../runtime/plan/dp.js';
 import { Rng } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { graph, root, system } from '../guards/fixtures.js';
-import { gcnFixture, runtimeFor, type Fixture } from '../guards/runtime-fixture.js';
+import { gcnFixture, runtimeFor, throughputConfig, type Fixture } from '../guards/runtime-fixture.js';
 import { specOf } from '../helpers/compile.js';
 import { goal } from '../helpers/goal.js';
 import { loopback } from '../helpers/loopback.js';
@@ -126,17 +126,7 @@ describe('spmv under guards over CPU, GPU and FPGA partitions', () => {
     const ranges: GuardPlan['ranges'] = { 'A.rows': [1, 1e6], 'A.cols': [1, 1e6], 'A.nnz': [1, 1e7], 'dim.m': [1, 1e6], 'dim.n': [1, 1e6] };
     plan = { ...built, partitions, tree, ranges };
     const { binary, manifest } = await compileWasm(kernel);
-    config = {
-      program: 'spmv',
-      programHash: 'test',
-      kernel: 'spmv',
-      manifest,
-      spec,
-      objective: 'throughput',
-      guards: { throughput: plan },
-      params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
-      guard: { throughput: (f) => walkTree(plan.tree, (k) => f[k]).leaf },
-    };
+    config = throughputConfig(kernel, spec, manifest, plan);
     backends = { cpu: await WasmStageBackend.create(binary, manifest), gpu: await loopback('gpu', binary, manifest), fpga: await loopback('fpga', binary, manifest) };
   }, 60_000);
   afterAll(() => backends && closeBackends(backends));

@@ -51,6 +51,21 @@ export interface Fixture {
   reference(name: string, f?: number): DenseTensor;
 }
 
+/** A runtime configuration with throughput guards only, its guard function the tree walked (as the generated code computes it). */
+export function throughputConfig(kernel: Kernel, spec: RuntimeConfig['spec'], manifest: RuntimeConfig['manifest'], plan: GuardPlan): RuntimeConfig {
+  return {
+    program: kernel.name,
+    programHash: 'test',
+    kernel: kernel.name,
+    manifest,
+    spec,
+    objective: 'throughput',
+    guards: { throughput: plan },
+    params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
+    guard: { throughput: (f) => walkTree(plan.tree, (k) => f[k]).leaf },
+  };
+}
+
 export async function gcnFixture(): Promise<Fixture> {
   const kernel = loopKernel(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy');
   const spec = specOf(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy');
@@ -61,17 +76,7 @@ export async function gcnFixture(): Promise<Fixture> {
   const samples = sampleBindings(profiles, { perProfile: 12, shapeDims: { A: ['n', 'n'] } });
   const plan = buildGuards(spec, system('paper-1g1f'), samples, goal('throughput'));
   const { binary, manifest } = await compileWasm(kernel);
-  const config: RuntimeConfig = {
-    program: 'gcn',
-    programHash: 'test',
-    kernel: 'gcn',
-    manifest,
-    spec,
-    objective: 'throughput',
-    guards: { throughput: plan },
-    params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
-    guard: { throughput: (f) => walkTree(plan.tree, (k) => f[k]).leaf },
-  };
+  const config = throughputConfig(kernel, spec, manifest, plan);
   const wasm = await WasmStageBackend.create(binary, manifest);
   // GPU and FPGA stages run the CPU kernels in memories of their own (test/helpers/loopback.ts): these tests are about decisions.
   const backends: StageBackends = { cpu: wasm, gpu: await loopback('gpu', binary, manifest), fpga: await loopback('fpga', binary, manifest) };
