@@ -56,14 +56,20 @@ async function afterChange(g: string): Promise<{ rt: GuardedRuntime; wouldSwitch
   return { rt, wouldSwitch: e.wouldSwitch, reason: e.reason };
 }
 
+/** Each graph whose throughput and energy picks differ, with its picks and a runtime just changed to energy (the caller closes it). */
+async function* afterChanges(): AsyncGenerator<{ g: string; p: Record<Objective, number | undefined>; a: Awaited<ReturnType<typeof afterChange>> }> {
+  for (const g of fx.graphs.keys()) {
+    const p = picks(g);
+    if (p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
+    yield { g, p, a: await afterChange(g) };
+  }
+}
+
 /** The first graph whose throughput and energy picks differ and where the change to energy would switch. */
 async function switchingGraph(): Promise<string | undefined> {
-  for (const x of fx.graphs.keys()) {
-    const p = picks(x);
-    if (p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
-    const a = await afterChange(x);
+  for await (const { g, a } of afterChanges()) {
     a.rt.close();
-    if (a.wouldSwitch) return x;
+    if (a.wouldSwitch) return g;
   }
   return undefined;
 }
@@ -87,10 +93,7 @@ describe('one partition table for every objective', () => {
 describe('setObjective', () => {
   it('moves the runtime to the energy guards\u2019 pick when the gain in joules pays for the switch; the log names the objective', async () => {
     let found: { g: string; rt: GuardedRuntime } | undefined;
-    for (const g of fx.graphs.keys()) {
-      const p = picks(g);
-      if (p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
-      const a = await afterChange(g);
+    for await (const { g, a } of afterChanges()) {
       if (a.wouldSwitch && !found) found = { g, rt: a.rt };
       else a.rt.close();
     }
@@ -115,10 +118,7 @@ describe('setObjective', () => {
 
   it('keeps the running partition when the energy pick saves less than the switch costs', async () => {
     let declined: { g: string; reason: string } | undefined;
-    for (const g of fx.graphs.keys()) {
-      const p = picks(g);
-      if (p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
-      const a = await afterChange(g);
+    for await (const { g, p, a } of afterChanges()) {
       if (!a.wouldSwitch && /<= switch cost/.test(a.reason) && !declined) {
         for (let i = 0; i < 3; i++) await a.rt.run(fx.inputs(g), g);
         const log = a.rt.stats().log.slice(5);

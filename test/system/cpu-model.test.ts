@@ -4,8 +4,8 @@
  * block is one InputError naming the field and its line.
  */
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../runtime/errors.js';
 import { loadSystemFile, parseSystem } from '../../runtime/system/load.js';
+import { fails } from './fails.js';
 
 const MODEL = { nsPerNnz: 0.5, nsPerGather: 0.07, nsPerRow: 2.3, nsPerItem: 0.2, nsPerMiss: 50, nsPerByte: 0.05, cacheMB: 8 };
 
@@ -19,16 +19,6 @@ function system(cpu: Record<string, unknown> = {}, gpu: Record<string, unknown> 
     ],
   };
   return JSON.stringify(s, null, 2) + '\n';
-}
-
-function fails(src: string): InputError {
-  try {
-    parseSystem(src, 'sys.json');
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return e as InputError;
-  }
-  throw new Error('expected an InputError');
 }
 
 describe('cpuModel in a system file', () => {

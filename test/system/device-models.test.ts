@@ -5,8 +5,8 @@
  * its line.
  */
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../runtime/errors.js';
 import { parseSystem } from '../../runtime/system/load.js';
+import { fails } from './fails.js';
 
 const GPU_MODEL = { effectiveBandwidthGBs: 800, sparseFloorUs: 15, l2CacheMB: 6 };
 const FPGA_MODEL = { effectiveBandwidthGBs: 400 };
@@ -37,16 +37,6 @@ function system(gpu: Record<string, unknown> = {}, fpga: Record<string, unknown>
     ],
   };
   return JSON.stringify(s, null, 2) + '\n';
-}
-
-function fails(src: string): InputError {
-  try {
-    parseSystem(src, 'sys.json');
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return e as InputError;
-  }
-  throw new Error('expected an InputError');
 }
 
 const lineOf = (src: string, text: string): number => src.split('\n').findIndex((l) => l.includes(text)) + 1;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError, type DataErrorCode } from '../../runtime/errors.js';
 import { loadSystemFile, parseSystem } from '../../runtime/system/load.js';
+import { fails } from './fails.js';
 
 /** A small valid system: host CPU, one GPU, one FPGA, one peer link. */
 function base(): any {
@@ -77,16 +78,6 @@ function lineOf(src: string, needle: string): number {
   const hits = src.split('\n').flatMap((l, i) => (l.includes(needle) ? [i + 1] : []));
   expect(hits, `needle ${needle}`).toHaveLength(1);
   return hits[0]!;
-}
-
-function fails(src: string, file = 'sys.json'): InputError {
-  try {
-    parseSystem(src, file);
-  } catch (e) {
-    expect(e).toBeInstanceOf(InputError);
-    return e as InputError;
-  }
-  throw new Error('expected an InputError');
 }
 
 function expectError(e: InputError, code: DataErrorCode, line: number | undefined, ...fragments: string[]): void {
