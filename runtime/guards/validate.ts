@@ -70,11 +70,6 @@ export function chooseModel(d: GuardData, samples: readonly number[], o: SelectO
   return { partitions: pick.partitions, depth: pick.depth, folds: Math.min(o.folds, samples.length), grid: g };
 }
 
-/**
- * Held-out figures: nested k-fold (the model chosen on each outer training
- * set by an inner cross-validation) and, with two or more profiles, each
- * profile left out.
- */
 /** The held-out samples outside the ranges of a training set (the runtime re-plans those with the DP). */
 function outside(d: GuardData, train: readonly number[], test: readonly number[]): Set<number> {
   const out = new Set<number>();
@@ -105,6 +100,11 @@ interface Judged {
   n: number;
 }
 
+/**
+ * Held-out figures: nested k-fold (the model chosen on each outer training
+ * set by an inner cross-validation) and, with two or more profiles, each
+ * profile left out.
+ */
 export function heldOut(d: GuardData, samples: readonly number[], profileOf: readonly (number | undefined)[], o: SelectOptions): HeldOutFigures {
   const judge = (train: readonly number[], test: readonly number[]): Judged => {
     const m = chooseModel(d, train, { ...o, folds: Math.min(o.folds, 3) });
