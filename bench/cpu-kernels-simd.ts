@@ -25,9 +25,21 @@ const RUNS = Number(process.argv[2] ?? 7);
 const MATRICES = ['bcsstk33.mtx', 'luxembourg_osm.mtx', 'cora.cites'];
 
 const CASES: { name: string; src: string; dense: (A: CsrMatrix) => Record<string, number[]> }[] = [
-  { name: 'spmm K=32', src: 'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }', dense: (A) => ({ B: [A.cols, 32] }) },
-  { name: 'sddmm d=32', src: 'kernel k(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }', dense: (A) => ({ Q: [A.rows, 32], K: [A.rows, 32] }) },
-  { name: 'sddmm d=8', src: 'kernel k(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }', dense: (A) => ({ Q: [A.rows, 8], K: [A.rows, 8] }) },
+  {
+    name: 'spmm K=32',
+    src: 'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }',
+    dense: (A) => ({ B: [A.cols, 32] }),
+  },
+  {
+    name: 'sddmm d=32',
+    src: 'kernel k(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }',
+    dense: (A) => ({ Q: [A.rows, 32], K: [A.rows, 32] }),
+  },
+  {
+    name: 'sddmm d=8',
+    src: 'kernel k(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }',
+    dense: (A) => ({ Q: [A.rows, 8], K: [A.rows, 8] }),
+  },
   { name: 'gcn 32/32/8', src: readGcn(), dense: (A) => ({ X: [A.rows, 32], W1: [32, 32], W2: [32, 8] }) },
 ];
 
@@ -52,8 +64,13 @@ function operand(shape: number[], seed: number): DenseTensor {
   return { format: 'dense', shape, data };
 }
 
-async function time(src: string, tensors: Map<string, Tensor>, simd: boolean): Promise<{ ms: number; bits: Uint8Array }> {
-  const k = runPipeline(compileSource(src, 'bench.dy').module!, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] }).kernels[0]!;
+async function time(
+  src: string,
+  tensors: Map<string, Tensor>,
+  simd: boolean,
+): Promise<{ ms: number; bits: Uint8Array }> {
+  const k = runPipeline(compileSource(src, 'bench.dy').module!, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] })
+    .kernels[0]!;
   const { binary, manifest } = await emitWasm(k, { simd });
   const ex = await createWasmExecutor(binary, manifest, { threads: 1 });
   try {
@@ -88,14 +105,27 @@ async function main(): Promise<void> {
       const v = await time(c.src, tensors, true);
       const s = await time(c.src, tensors, false);
       const same = v.bits.length === s.bits.length && v.bits.every((b, i) => b === s.bits[i]);
-      rows.push({ matrix: file, kernel: c.name, nnz: A.values.length, simd_ms: v.ms, scalar_ms: s.ms, speedup: s.ms / v.ms, same_bits: same });
-      console.log(`${file.padEnd(20)} ${c.name.padEnd(14)} ${v.ms.toFixed(2).padStart(9)} ${s.ms.toFixed(2).padStart(11)} ${(s.ms / v.ms).toFixed(2).padStart(9)}x  ${same ? 'yes' : 'NO'}`);
+      rows.push({
+        matrix: file,
+        kernel: c.name,
+        nnz: A.values.length,
+        simd_ms: v.ms,
+        scalar_ms: s.ms,
+        speedup: s.ms / v.ms,
+        same_bits: same,
+      });
+      console.log(
+        `${file.padEnd(20)} ${c.name.padEnd(14)} ${v.ms.toFixed(2).padStart(9)} ${s.ms.toFixed(2).padStart(11)} ${(s.ms / v.ms).toFixed(2).padStart(9)}x  ${same ? 'yes' : 'NO'}`,
+      );
     }
   }
   const after = loadavg();
   console.log(`load average after: ${after.map((x) => x.toFixed(2)).join(' ')}`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'results', 'cpu-kernels-simd.json'), JSON.stringify({ runs: RUNS, loadBefore: load, loadAfter: after, rows }, null, 2));
+  writeFileSync(
+    join(root, 'bench', 'results', 'cpu-kernels-simd.json'),
+    JSON.stringify({ runs: RUNS, loadBefore: load, loadAfter: after, rows }, null, 2),
+  );
   console.log('wrote bench/results/cpu-kernels-simd.json');
 }
 

@@ -30,7 +30,15 @@ const RUNS = Number(process.argv[2] ?? 7);
 
 function writeBin(path: string, m: CsrMatrix): void {
   const head = Int32Array.of(m.rows, m.cols, m.values.length);
-  writeFileSync(path, Buffer.concat([Buffer.from(head.buffer), Buffer.from(m.rowPtr.buffer, m.rowPtr.byteOffset, m.rowPtr.byteLength), Buffer.from(m.colIdx.buffer, m.colIdx.byteOffset, m.colIdx.byteLength), Buffer.from(m.values.buffer, m.values.byteOffset, m.values.byteLength)]));
+  writeFileSync(
+    path,
+    Buffer.concat([
+      Buffer.from(head.buffer),
+      Buffer.from(m.rowPtr.buffer, m.rowPtr.byteOffset, m.rowPtr.byteLength),
+      Buffer.from(m.colIdx.buffer, m.colIdx.byteOffset, m.colIdx.byteLength),
+      Buffer.from(m.values.buffer, m.values.byteOffset, m.values.byteLength),
+    ]),
+  );
 }
 
 const median = (xs: number[]): number => {
@@ -41,7 +49,8 @@ const median = (xs: number[]): number => {
 const PROGRAMS = {
   spmv_f32: 'kernel k(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }',
   spmv_f64: 'kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = A[i, j] * x[j]; }',
-  spmm32_f32: 'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }',
+  spmm32_f32:
+    'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }',
 } as const;
 type KernelName = keyof typeof PROGRAMS;
 
@@ -57,13 +66,27 @@ function operand(name: KernelName, cols: number): DenseTensor {
   return { format: 'dense', shape: [cols], data };
 }
 
-async function dypeTimes(name: KernelName, A: CsrMatrix, threads: number, simd = true): Promise<{ ms: number; check: number }> {
-  const m = runPipeline(compileSource(PROGRAMS[name], `${name}.dy`).module!, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
+async function dypeTimes(
+  name: KernelName,
+  A: CsrMatrix,
+  threads: number,
+  simd = true,
+): Promise<{ ms: number; check: number }> {
+  const m = runPipeline(compileSource(PROGRAMS[name], `${name}.dy`).module!, {
+    passes: [...DEFAULT_PIPELINE, lowerKernelsPass],
+  });
   const { binary, manifest } = await emitWasm(m.kernels[0]!, { simd });
   const ex = await createWasmExecutor(binary, manifest, { threads });
   try {
-    const tensors = new Map<string, Tensor>([['A', A], [name === 'spmm32_f32' ? 'B' : 'x', operand(name, A.cols)]]);
-    const dims = new Map([['m', A.rows], ['n', A.cols], ['c', 32]]);
+    const tensors = new Map<string, Tensor>([
+      ['A', A],
+      [name === 'spmm32_f32' ? 'B' : 'x', operand(name, A.cols)],
+    ]);
+    const dims = new Map([
+      ['m', A.rows],
+      ['n', A.cols],
+      ['c', 32],
+    ]);
     // Timed: execute (results stay in wasm memory, as C's stay in its arrays); read back once after.
     const run = () => ex.execute({ tensors, scalars: new Map(), dims });
     run();
@@ -97,13 +120,30 @@ async function main(): Promise<void> {
     const rows: Record<string, unknown>[] = [];
     const loadBefore = loadavg();
     console.log(`load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
-    console.log('matrix               kernel      C ms   scipy ms  dype-1 ms  dype-2 ms  dype1/C  dype2/dype1  dype1/scipy  scalar-1 ms');
+    console.log(
+      'matrix               kernel      C ms   scipy ms  dype-1 ms  dype-2 ms  dype1/C  dype2/dype1  dype1/scipy  scalar-1 ms',
+    );
     for (const { name, m } of matrices) {
       const bin = join(dir, `${name}.bin`);
       writeBin(bin, m);
-      const c = new Map(execFileSync(exe, [bin, String(RUNS)], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l) as { kernel: string; median_ms: number; check: number }).map((j) => [j.kernel, j]));
+      const c = new Map(
+        execFileSync(exe, [bin, String(RUNS)], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { kernel: string; median_ms: number; check: number })
+          .map((j) => [j.kernel, j]),
+      );
       const py = scipy
-        ? new Map(execFileSync('python3', [join(root, 'bench', 'cpu-kernels', 'scipy_kernels.py'), bin, String(RUNS)], { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } }).trim().split('\n').map((l) => JSON.parse(l) as { kernel: string; median_ms: number }).map((j) => [j.kernel, j.median_ms]))
+        ? new Map(
+            execFileSync('python3', [join(root, 'bench', 'cpu-kernels', 'scipy_kernels.py'), bin, String(RUNS)], {
+              encoding: 'utf8',
+              env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
+            })
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l) as { kernel: string; median_ms: number })
+              .map((j) => [j.kernel, j.median_ms]),
+          )
         : new Map<string, number>();
       for (const k of Object.keys(PROGRAMS) as KernelName[]) {
         const d1 = await dypeTimes(k, m, 1);
@@ -112,15 +152,35 @@ async function main(): Promise<void> {
         const cm = c.get(k)!;
         const relErr = Math.abs(d1.check - cm.check) / Math.max(1, Math.abs(cm.check));
         const sc = py.get(k);
-        const row = { matrix: name, rows: m.rows, nnz: m.values.length, kernel: k, c_ms: cm.median_ms, scipy_ms: sc ?? null, dype1_ms: d1.ms, dype2_ms: d2.ms, speed_vs_c: cm.median_ms / d1.ms, scaling_2t: d1.ms / d2.ms, speed_vs_scipy: sc ? sc / d1.ms : null, scalar1_ms: scalar?.ms ?? null, check_rel_err: relErr, loadavg: loadavg() };
+        const row = {
+          matrix: name,
+          rows: m.rows,
+          nnz: m.values.length,
+          kernel: k,
+          c_ms: cm.median_ms,
+          scipy_ms: sc ?? null,
+          dype1_ms: d1.ms,
+          dype2_ms: d2.ms,
+          speed_vs_c: cm.median_ms / d1.ms,
+          scaling_2t: d1.ms / d2.ms,
+          speed_vs_scipy: sc ? sc / d1.ms : null,
+          scalar1_ms: scalar?.ms ?? null,
+          check_rel_err: relErr,
+          loadavg: loadavg(),
+        };
         rows.push(row);
-        console.log(`${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'} ${scalar ? scalar.ms.toFixed(2).padStart(11) : '          -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`);
+        console.log(
+          `${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'} ${scalar ? scalar.ms.toFixed(2).padStart(11) : '          -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`,
+        );
       }
     }
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
     const loadAfter = loadavg();
     console.log(`load average after: ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
-    writeFileSync(join(root, 'bench', 'results', 'cpu-kernels.json'), JSON.stringify({ runs: RUNS, scipy, loadBefore, loadAfter, rows }, null, 2));
+    writeFileSync(
+      join(root, 'bench', 'results', 'cpu-kernels.json'),
+      JSON.stringify({ runs: RUNS, scipy, loadBefore, loadAfter, rows }, null, 2),
+    );
     console.log('wrote bench/results/cpu-kernels.json');
   } finally {
     rmSync(dir, { recursive: true, force: true });

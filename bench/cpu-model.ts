@@ -34,8 +34,8 @@ const KS = [0, 4, 16, 32];
 const USE_CPU = cpuClockUsable();
 
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
-const SPMM = 'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
-
+const SPMM =
+  'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
 
 async function executor(src: string, threads: number): Promise<WasmExecutor> {
   const m = runPipeline(compileSource(src, 'k.dy').module!, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
@@ -44,7 +44,8 @@ async function executor(src: string, threads: number): Promise<WasmExecutor> {
 }
 
 function operand(cols: number, k: number): DenseTensor {
-  if (k === 0) return { format: 'dense', shape: [cols], data: Float64Array.from({ length: cols }, (_, j) => 1 + (j % 7) * 0.25) };
+  if (k === 0)
+    return { format: 'dense', shape: [cols], data: Float64Array.from({ length: cols }, (_, j) => 1 + (j % 7) * 0.25) };
   return { format: 'dense', shape: [cols, k], data: Float64Array.from({ length: cols * k }, (_, p) => (p % 5) * 0.5) };
 }
 
@@ -54,8 +55,15 @@ function operand(cols: number, k: number): DenseTensor {
  * wall and process CPU time (as dype calibrate does).
  */
 function timeMs(ex: WasmExecutor, A: CsrMatrix, k: number, threads: number): number {
-  const tensors = new Map<string, Tensor>([['A', A], [k === 0 ? 'x' : 'B', operand(A.cols, k)]]);
-  const dims = new Map([['m', A.rows], ['n', A.cols], ['c', Math.max(k, 1)]]);
+  const tensors = new Map<string, Tensor>([
+    ['A', A],
+    [k === 0 ? 'x' : 'B', operand(A.cols, k)],
+  ]);
+  const dims = new Map([
+    ['m', A.rows],
+    ['n', A.cols],
+    ['c', Math.max(k, 1)],
+  ]);
   const run = (): number => {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -74,8 +82,15 @@ function matrices(): { name: string; family: string; A: CsrMatrix }[] {
   const out: { name: string; family: string; A: CsrMatrix }[] = [];
   for (const rows of [1_000, 4_000, 16_000, 64_000, 256_000])
     for (const perRow of [2, 8, 32])
-      for (const banded of [false, true]) out.push({ name: `${banded ? 'banded' : 'random'}-${rows}x${perRow}`, family: banded ? 'banded' : 'random', A: generatedMatrix(rows, perRow, banded) });
-  for (const rows of [4_000, 64_000]) for (const perRow of [4, 16]) out.push({ name: `skewed-${rows}x${perRow}`, family: 'skewed', A: skewedMatrix(rows, perRow) });
+      for (const banded of [false, true])
+        out.push({
+          name: `${banded ? 'banded' : 'random'}-${rows}x${perRow}`,
+          family: banded ? 'banded' : 'random',
+          A: generatedMatrix(rows, perRow, banded),
+        });
+  for (const rows of [4_000, 64_000])
+    for (const perRow of [4, 16])
+      out.push({ name: `skewed-${rows}x${perRow}`, family: 'skewed', A: skewedMatrix(rows, perRow) });
   out.push({ name: 'tiny-16x1', family: 'tiny', A: generatedMatrix(16, 1, true) });
   const dir = join(root, '..', 'shared', 'data', 'matrices');
   if (existsSync(dir))
@@ -113,8 +128,23 @@ for (const threads of THREADS) {
     const f = features(A, 2);
     for (const k of KS) {
       const t = best.get(`${name}/${threads}/${k}`)!;
-      rows.push({ matrix: name, family, threads, k, rows: A.rows, cols: A.cols, nnz: A.values.length, rowLenMax: f.rowLenMax, rowLenCv: f.rowLenCv, localityScore: f.localityScore, emptyRowFraction: f.emptyRowFraction, ms: t });
-      console.log(`${name.padEnd(22)} t=${threads} k=${String(k).padStart(2)} nnz=${String(A.values.length).padStart(8)} loc=${(f.localityScore ?? 0).toFixed(2)} ${t.toFixed(4).padStart(10)} ms  ${((t * 1e6) / Math.max(1, A.values.length * Math.max(1, k))).toFixed(3)} ns/mac`);
+      rows.push({
+        matrix: name,
+        family,
+        threads,
+        k,
+        rows: A.rows,
+        cols: A.cols,
+        nnz: A.values.length,
+        rowLenMax: f.rowLenMax,
+        rowLenCv: f.rowLenCv,
+        localityScore: f.localityScore,
+        emptyRowFraction: f.emptyRowFraction,
+        ms: t,
+      });
+      console.log(
+        `${name.padEnd(22)} t=${threads} k=${String(k).padStart(2)} nnz=${String(A.values.length).padStart(8)} loc=${(f.localityScore ?? 0).toFixed(2)} ${t.toFixed(4).padStart(10)} ms  ${((t * 1e6) / Math.max(1, A.values.length * Math.max(1, k))).toFixed(3)} ns/mac`,
+      );
     }
   }
 }

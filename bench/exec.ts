@@ -45,7 +45,11 @@ import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH, type PlanGoal } from '../runtime/plan/figures.js';
 
 /** The planner's documented defaults (the goal `dype compile` gives the guards when told nothing). */
-const GOAL: PlanGoal = { objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH };
+const GOAL: PlanGoal = {
+  objective: 'throughput',
+  energyScope: DEFAULT_ENERGY_SCOPE,
+  streamLength: DEFAULT_STREAM_LENGTH,
+};
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const M = join(root, '..', 'shared', 'data', 'matrices');
@@ -67,13 +71,23 @@ cli(['build', project, '--emulate']);
 const info = readProject(project);
 const here = loadSystemFile(join(root, 'systems', 'this-machine.json'));
 const paper = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
-const sys: SystemSpec = { ...paper, name: 'this CPU + paper-1g1f GPU and FPGA', devices: [here.devices[0]!, ...paper.devices.filter((d) => d.kind !== 'cpu')] };
+const sys: SystemSpec = {
+  ...paper,
+  name: 'this CPU + paper-1g1f GPU and FPGA',
+  devices: [here.devices[0]!, ...paper.devices.filter((d) => d.kind !== 'cpu')],
+};
 const backends = await openProject(project, sys, { emulate: true, kernel: 'gcn', threads: 2 });
 const manifest = JSON.parse(readFileSync(join(project, 'wasm', 'gcn.manifest.json'), 'utf8')) as WasmManifest;
 const { plannedSpec } = await import('../codegen/implementations.js');
 const { compileSource } = await import('../frontend/compile.js');
 const { DEFAULT_PIPELINE, runPipeline } = await import('../passes/index.js');
-const spec: PlanSpec = plannedSpec(runPipeline(compileSource(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy').module!, { passes: DEFAULT_PIPELINE }), 'gcn.dy', 'gcn');
+const spec: PlanSpec = plannedSpec(
+  runPipeline(compileSource(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy').module!, {
+    passes: DEFAULT_PIPELINE,
+  }),
+  'gcn.dy',
+  'gcn',
+);
 
 // ---- (1) call cost ----
 const timeCalls = (n: number, f: () => unknown): number => {
@@ -95,7 +109,9 @@ const calls: Record<string, number> = {
   const bufs = manifest.ops[1]!.buffers.map(() => gpu.alloc(0, 64));
   const h = gpu.lookup('gcn', 'op1', 'row-per-thread');
   const sizes = [...manifest.ops[1]!.sizes.map(() => 1), 1, 1, 1];
-  calls['launch of an empty range, through the stage backend (cuda-emu)'] = timeCalls(1e5, () => gpu.launch(0, h, bufs, sizes, 0, 0));
+  calls['launch of an empty range, through the stage backend (cuda-emu)'] = timeCalls(1e5, () =>
+    gpu.launch(0, h, bufs, sizes, 0, 0),
+  );
   let n = 0;
   const t0 = performance.now();
   for (; n < 2000; n++) await gpu.lib.callAsync('device_count');
@@ -120,7 +136,13 @@ for (const be of [gpu, fpga] as StageBackend[]) {
       }
       return bytes / (median(ts) * 1e6);
     };
-    copies.push({ backend: be.name, bytes, uploadGBs: await time(() => be.upload(buf, 0, src)), downloadGBs: await time(() => be.download(buf, 0, dst)), jsSetGBs: await time(() => dst.set(src)) });
+    copies.push({
+      backend: be.name,
+      bytes,
+      uploadGBs: await time(() => be.upload(buf, 0, src)),
+      downloadGBs: await time(() => be.download(buf, 0, dst)),
+      jsSetGBs: await time(() => dst.set(src)),
+    });
     be.free(buf);
   }
 }
@@ -134,18 +156,38 @@ function random(shape: number[], name: string): DenseTensor {
 }
 const W1 = random([F, F], 'W1');
 const W2 = random([F, F], 'W2');
-const inputsOf = (A: CsrMatrix) => ({ tensors: new Map<string, Tensor>([['A', A], ['X', random([A.rows, F], 'X')], ['W1', W1], ['W2', W2]]), scalars: new Map<string, number>() });
+const inputsOf = (A: CsrMatrix) => ({
+  tensors: new Map<string, Tensor>([
+    ['A', A],
+    ['X', random([A.rows, F], 'X')],
+    ['W1', W1],
+    ['W2', W2],
+  ]),
+  scalars: new Map<string, number>(),
+});
 
 // ---- (3) measured against predicted, per stage ----
 const PARTITIONS = ['cpu:op0-op3', 'gpu:op0-op3', 'fpga:op0-op3', 'cpu:op0|gpu:op1-op3', 'gpu:op0-op1|fpga:op2-op3'];
 const GRAPHS = ['jazz.mtx', 'cora.cites', 'ca-GrQc.mtx'];
 const engine = new KernelEngine(manifest, backends, sys);
 const slot = new Slot();
-const stages: { graph: string; partition: string; stage: number; backend: string; measuredMs: number; predictedMs: number; bytesIn: number }[] = [];
+const stages: {
+  graph: string;
+  partition: string;
+  stage: number;
+  backend: string;
+  measuredMs: number;
+  predictedMs: number;
+  bytesIn: number;
+}[] = [];
 for (const g of GRAPHS) {
   const A = toCsr(loadMatrix(join(M, g)));
   const args = inputsOf(A);
-  const problem = bindProblem(spec, { sparse: new Map([['A', features(A, 2)]]), dims: engine.L.bindDims(args), scalars: new Map() });
+  const problem = bindProblem(spec, {
+    sparse: new Map([['A', features(A, 2)]]),
+    dims: engine.L.bindDims(args),
+    scalars: new Map(),
+  });
   for (const text of PARTITIONS) {
     const choices = parsePartition(text, spec, sys);
     const m = evaluateChoices(sys, problem, choices, GOAL)!;
@@ -162,17 +204,54 @@ for (const g of GRAPHS) {
       runs.forEach((x, i) => per[i]!.push(x.ms));
       bytes = runs.map((x) => x.bytesIn);
     }
-    plans.forEach((p, i) => stages.push({ graph: g, partition: text, stage: i, backend: p.kind === 'cpu' ? 'wasm' : p.kind === 'gpu' ? 'cuda-emu' : 'fpga-csim', measuredMs: median(per[i]!), predictedMs: m.stages[i]!.timeMs, bytesIn: bytes[i]! }));
+    plans.forEach((p, i) =>
+      stages.push({
+        graph: g,
+        partition: text,
+        stage: i,
+        backend: p.kind === 'cpu' ? 'wasm' : p.kind === 'gpu' ? 'cuda-emu' : 'fpga-csim',
+        measuredMs: median(per[i]!),
+        predictedMs: m.stages[i]!.timeMs,
+        bytesIn: bytes[i]!,
+      }),
+    );
   }
 }
 engine.close([slot]);
 
 // ---- (4) streams ----
-const streams: { graph: string; partition: string; inputs: number; oneAtATimeMs: number; streamWallMs: number; stageSumMs: number; overlap: number }[] = [];
-for (const [g, text] of [['cora.cites', 'gpu:op0-op1|fpga:op2-op3'], ['cora.cites', 'fpga:op0|gpu:op1|cpu:op2-op3'], ['ca-GrQc.mtx', 'gpu:op0-op1|fpga:op2-op3']] as const) {
+const streams: {
+  graph: string;
+  partition: string;
+  inputs: number;
+  oneAtATimeMs: number;
+  streamWallMs: number;
+  stageSumMs: number;
+  overlap: number;
+}[] = [];
+for (const [g, text] of [
+  ['cora.cites', 'gpu:op0-op1|fpga:op2-op3'],
+  ['cora.cites', 'fpga:op0|gpu:op1|cpu:op2-op3'],
+  ['ca-GrQc.mtx', 'gpu:op0-op1|fpga:op2-op3'],
+] as const) {
   const choices = parsePartition(text, spec, sys);
   const guards = fixedGuards(GOAL, choices, text);
-  const cfg: RuntimeConfig = { program: 'gcn', programHash: info.programHash, kernel: 'gcn', manifest, spec, objective: guards.objective, guards: { [guards.objective]: guards }, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: { [guards.objective]: () => 0 } };
+  const cfg: RuntimeConfig = {
+    program: 'gcn',
+    programHash: info.programHash,
+    kernel: 'gcn',
+    manifest,
+    spec,
+    objective: guards.objective,
+    guards: { [guards.objective]: guards },
+    params: [
+      { name: 'A', kind: 'sparse', shape: ['n', 'n'] },
+      { name: 'X', kind: 'dense', shape: ['n', 'f'] },
+      { name: 'W1', kind: 'dense', shape: ['f', 'h'] },
+      { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
+    ],
+    guard: { [guards.objective]: () => 0 },
+  };
   const rt = createGuardedRuntime(cfg, { system: sys, backends });
   const A = toCsr(loadMatrix(join(M, g)));
   const x = Object.fromEntries(inputsOf(A).tensors);
@@ -182,7 +261,15 @@ for (const [g, text] of [['cora.cites', 'gpu:op0-op1|fpga:op2-op3'], ['cora.cite
   const single = performance.now() - t0;
   await rt.stream([x]);
   const s = await rt.stream(Array.from({ length: STREAM }, (_, i) => ({ inputs: x, name: `#${i}` })));
-  streams.push({ graph: g, partition: text, inputs: STREAM, oneAtATimeMs: single, streamWallMs: s.wallMs, stageSumMs: s.stageSumMs, overlap: 1 - s.wallMs / s.stageSumMs });
+  streams.push({
+    graph: g,
+    partition: text,
+    inputs: STREAM,
+    oneAtATimeMs: single,
+    streamWallMs: s.wallMs,
+    stageSumMs: s.stageSumMs,
+    overlap: 1 - s.wallMs / s.stageSumMs,
+  });
   rt.close();
 }
 closeBackends(backends);
@@ -194,12 +281,28 @@ console.log('one native call (us)');
 for (const [k, v] of Object.entries(calls)) console.log(`  ${k.padEnd(52)} ${v.toFixed(3)}`);
 console.log('\nhost <-> emulated device copies (GB/s; baseline: TypedArray.set in JavaScript)');
 console.log('  backend     bytes      upload  download  js set');
-for (const c of copies) console.log(`  ${c.backend.padEnd(10)} ${String(c.bytes).padStart(9)}  ${c.uploadGBs.toFixed(2).padStart(6)}  ${c.downloadGBs.toFixed(2).padStart(8)}  ${c.jsSetGBs.toFixed(2).padStart(6)}`);
+for (const c of copies)
+  console.log(
+    `  ${c.backend.padEnd(10)} ${String(c.bytes).padStart(9)}  ${c.uploadGBs.toFixed(2).padStart(6)}  ${c.downloadGBs.toFixed(2).padStart(8)}  ${c.jsSetGBs.toFixed(2).padStart(6)}`,
+  );
 console.log(`\nper stage: measured (median of ${RUNS} warm runs) against predicted`);
 console.log('  graph         partition                   stage backend     measured ms  predicted ms  ratio');
-for (const s of stages) console.log(`  ${s.graph.padEnd(13)} ${s.partition.padEnd(27)} ${String(s.stage).padStart(5)} ${s.backend.padEnd(10)} ${s.measuredMs.toFixed(3).padStart(11)}  ${s.predictedMs.toFixed(4).padStart(12)}  ${(s.measuredMs / s.predictedMs).toFixed(1).padStart(6)}`);
+for (const s of stages)
+  console.log(
+    `  ${s.graph.padEnd(13)} ${s.partition.padEnd(27)} ${String(s.stage).padStart(5)} ${s.backend.padEnd(10)} ${s.measuredMs.toFixed(3).padStart(11)}  ${s.predictedMs.toFixed(4).padStart(12)}  ${(s.measuredMs / s.predictedMs).toFixed(1).padStart(6)}`,
+  );
 console.log(`\nstreams of ${STREAM} inputs (measured)`);
 console.log('  graph         partition                      one at a time  stream wall  sum of stages  overlap');
-for (const s of streams) console.log(`  ${s.graph.padEnd(13)} ${s.partition.padEnd(30)} ${s.oneAtATimeMs.toFixed(1).padStart(13)}  ${s.streamWallMs.toFixed(1).padStart(11)}  ${s.stageSumMs.toFixed(1).padStart(13)}  ${(s.overlap * 100).toFixed(0).padStart(6)}%`);
-writeFileSync(join(out, 'exec.json'), JSON.stringify({ date: new Date().toISOString(), load, system: sys.name, runs: RUNS, calls, copies, stages, streams }, null, 2));
+for (const s of streams)
+  console.log(
+    `  ${s.graph.padEnd(13)} ${s.partition.padEnd(30)} ${s.oneAtATimeMs.toFixed(1).padStart(13)}  ${s.streamWallMs.toFixed(1).padStart(11)}  ${s.stageSumMs.toFixed(1).padStart(13)}  ${(s.overlap * 100).toFixed(0).padStart(6)}%`,
+  );
+writeFileSync(
+  join(out, 'exec.json'),
+  JSON.stringify(
+    { date: new Date().toISOString(), load, system: sys.name, runs: RUNS, calls, copies, stages, streams },
+    null,
+    2,
+  ),
+);
 console.log(`\nwrote ${join(out, 'exec.json')}`);

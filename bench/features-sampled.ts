@@ -20,10 +20,13 @@ import type { SparseFeatures } from '../runtime/plan/types.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '..', 'shared', 'data', 'matrices');
-const files = readdirSync(dir).filter((f) => f.endsWith('.mtx') || isEdgeListPath(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.mtx') || isEdgeListPath(f))
+  .sort();
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 /** Median of several timed calls, in microseconds. */
 const time = (f: () => unknown, runs = 9): number => {
   const ts: number[] = [];
@@ -44,7 +47,15 @@ const FEATURES: { key: keyof SparseFeatures; how: 'relative' | 'absolute' | 'rat
   { key: 'rowLenMax', how: 'ratio' },
 ];
 const errorOf = (how: 'relative' | 'absolute' | 'ratio', sampled: number, exact: number): number =>
-  how === 'relative' ? (exact === 0 ? Math.abs(sampled) : Math.abs(sampled - exact) / exact) : how === 'absolute' ? Math.abs(sampled - exact) : exact === 0 ? 1 : sampled / exact;
+  how === 'relative'
+    ? exact === 0
+      ? Math.abs(sampled)
+      : Math.abs(sampled - exact) / exact
+    : how === 'absolute'
+      ? Math.abs(sampled - exact)
+      : exact === 0
+        ? 1
+        : sampled / exact;
 
 const rows: Record<string, number | string>[] = [];
 for (const f of files) {
@@ -52,25 +63,47 @@ for (const f of files) {
   if (quickBlocks(m.rows, m.values.length) === 0) continue;
   const exact = sparseFeaturesOf(m, 2);
   const q = quickFeatures(m);
-  const row: Record<string, number | string> = { matrix: f, rows: m.rows, nnz: m.values.length, sampledRows: q.sampledRows };
+  const row: Record<string, number | string> = {
+    matrix: f,
+    rows: m.rows,
+    nnz: m.values.length,
+    sampledRows: q.sampledRows,
+  };
   for (const { key, how } of FEATURES) row[key] = errorOf(how, q[key] as number, exact[key] as number);
   row.exactUs = time(() => sparseFeaturesOf(m, 1));
   row.sampledUs = time(() => quickFeatures(m));
   rows.push(row);
 }
 
-const fmt = (x: number | string): string => (typeof x === 'string' ? x : Number.isInteger(x) ? String(x) : x.toPrecision(3));
+const fmt = (x: number | string): string =>
+  typeof x === 'string' ? x : Number.isInteger(x) ? String(x) : x.toPrecision(3);
 const cols = ['matrix', 'rows', 'nnz', 'sampledRows', ...FEATURES.map((x) => x.key), 'exactUs', 'sampledUs'];
 console.log(cols.join('\t'));
 for (const r of rows) console.log(cols.map((c) => fmt(r[c]!)).join('\t'));
 const summary = Object.fromEntries(
   FEATURES.map(({ key, how }) => {
     const xs = rows.map((r) => r[key] as number);
-    return [key, { error: how, median: median(xs), p90: quantile(xs, 0.9), worst: how === 'ratio' ? Math.min(...xs) : Math.max(...xs) }];
+    return [
+      key,
+      {
+        error: how,
+        median: median(xs),
+        p90: quantile(xs, 0.9),
+        worst: how === 'ratio' ? Math.min(...xs) : Math.max(...xs),
+      },
+    ];
   }),
 );
-console.log('\nper feature over the matrices (relative: |s - e| / e; absolute: |s - e|; ratio: sampled / exact, a lower bound):');
-for (const [k, v] of Object.entries(summary)) console.log(`${k}\t${v.error}\tmedian ${fmt(v.median)}\tp90 ${fmt(v.p90)}\tworst ${fmt(v.worst)}`);
-console.log(`time, median over matrices: exact tier 1 ${fmt(median(rows.map((r) => r.exactUs as number)))} us, sampled ${fmt(median(rows.map((r) => r.sampledUs as number)))} us`);
+console.log(
+  '\nper feature over the matrices (relative: |s - e| / e; absolute: |s - e|; ratio: sampled / exact, a lower bound):',
+);
+for (const [k, v] of Object.entries(summary))
+  console.log(`${k}\t${v.error}\tmedian ${fmt(v.median)}\tp90 ${fmt(v.p90)}\tworst ${fmt(v.worst)}`);
+console.log(
+  `time, median over matrices: exact tier 1 ${fmt(median(rows.map((r) => r.exactUs as number)))} us, sampled ${fmt(median(rows.map((r) => r.sampledUs as number)))} us`,
+);
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-writeFileSync(join(root, 'bench', 'results', 'features-sampled.json'), JSON.stringify({ command: 'node dist/bench/features-sampled.js', summary, matrices: rows }, null, 2));
+writeFileSync(
+  join(root, 'bench', 'results', 'features-sampled.json'),
+  JSON.stringify({ command: 'node dist/bench/features-sampled.js', summary, matrices: rows }, null, 2),
+);

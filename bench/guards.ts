@@ -46,12 +46,17 @@ import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/fig
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '..', 'shared', 'data', 'matrices');
-const compileModule = (file: string) => runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] });
+const compileModule = (file: string) =>
+  runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, {
+    passes: [...DEFAULT_PIPELINE, 'lower-kernels'],
+  });
 const compile = (file: string) => compileModule(file).kernels[0]!;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-const files = readdirSync(dir).filter((f) => f.endsWith('.mtx') || isEdgeListPath(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.mtx') || isEdgeListPath(f))
+  .sort();
 const mats = new Map<string, CsrMatrix>();
 for (const f of files) mats.set(f, toCsr(loadMatrix(join(dir, f))));
 
@@ -60,12 +65,34 @@ const gcnModule = compileModule('gcn.dy');
 const gcn = gcnModule.kernels[0]!;
 const spec = plannedSpec(gcnModule, 'gcn.dy', gcn.name);
 const system = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
-const gcnDims = (n: number): Map<string, number> => new Map([['n', n], ['f', 64], ['h', 64], ['c', 16]]);
-const bindWith = (f: SparseFeatures, n: number): Binding => ({ sparse: new Map([['A', f]]), dims: gcnDims(n), scalars: new Map() });
-const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) => bindWith(sparseFeaturesOf(mats.get(f)!, 2), mats.get(f)!.rows));
-const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), { objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH });
+const gcnDims = (n: number): Map<string, number> =>
+  new Map([
+    ['n', n],
+    ['f', 64],
+    ['h', 64],
+    ['c', 16],
+  ]);
+const bindWith = (f: SparseFeatures, n: number): Binding => ({
+  sparse: new Map([['A', f]]),
+  dims: gcnDims(n),
+  scalars: new Map(),
+});
+const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) =>
+  bindWith(sparseFeaturesOf(mats.get(f)!, 2), mats.get(f)!.rows),
+);
+const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), {
+  objective: 'throughput',
+  energyScope: DEFAULT_ENERGY_SCOPE,
+  streamLength: DEFAULT_STREAM_LENGTH,
+});
 const manifest = wasmManifest(gcn, [], true);
-const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', programHash(gcnModule), [{ kernel: gcn, spec, objective: 'throughput', plans: { throughput: plan }, manifest }], 'dype/runtime');
+const ts = emitRuntimeTs(
+  'gcn',
+  'examples/gcn.dy',
+  programHash(gcnModule),
+  [{ kernel: gcn, spec, objective: 'throughput', plans: { throughput: plan }, manifest }],
+  'dype/runtime',
+);
 const body = /export function gcnGuard_throughput\(f: GuardFeatures\): number \{\n([\s\S]*?)\n\}\n/.exec(ts)![1]!;
 const guard = new Function('f', body) as (f: Record<string, number>) => number;
 const square = [...mats].filter(([, m]) => m.rows === m.cols);
@@ -73,11 +100,32 @@ const records = square.map(([, m]) => featureRecord(bindWith(sparseFeaturesOf(m,
 const tested = [...new Set([...body.matchAll(/f\["([^"]+)"\]/g)].map((x) => x[1]!))];
 
 // The runtime's chooser and switching policy over the same guards (every partition taken as runnable: this times decisions, not devices).
-const cfg: RuntimeConfig = { program: 'gcn', programHash: programHash(gcnModule), kernel: gcn.name, manifest, spec, objective: 'throughput', guards: { throughput: plan }, params: [{ name: 'A', kind: 'sparse', shape: ['n', 'n'] }, { name: 'X', kind: 'dense', shape: ['n', 'f'] }, { name: 'W1', kind: 'dense', shape: ['f', 'h'] }, { name: 'W2', kind: 'dense', shape: ['h', 'c'] }], guard: { throughput: guard } };
+const cfg: RuntimeConfig = {
+  program: 'gcn',
+  programHash: programHash(gcnModule),
+  kernel: gcn.name,
+  manifest,
+  spec,
+  objective: 'throughput',
+  guards: { throughput: plan },
+  params: [
+    { name: 'A', kind: 'sparse', shape: ['n', 'n'] },
+    { name: 'X', kind: 'dense', shape: ['n', 'f'] },
+    { name: 'W1', kind: 'dense', shape: ['f', 'h'] },
+    { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
+  ],
+  guard: { throughput: guard },
+};
 const missing = gcn.params.map((p) => p.name).filter((n) => !cfg.params.some((p) => p.name === n));
-if (missing.length > 0) throw new Error(`bench/guards.ts: gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
+if (missing.length > 0)
+  throw new Error(`bench/guards.ts: gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
 const popts = planOptions(system, plan);
-const decideOnce = (chooser: Chooser, decider: Decider, policy: SwitchPolicy, inputs: Record<string, Tensor>): number => {
+const decideOnce = (
+  chooser: Chooser,
+  decider: Decider,
+  policy: SwitchPolicy,
+  inputs: Record<string, Tensor>,
+): number => {
   const c = chooser.choose(inputs);
   const d = decider.decide(c, policy);
   if (d.switch) decider.switchTo(c.selected, c);
@@ -122,7 +170,9 @@ const guardStep = (f: SparseFeatures, n: number): number => {
   return guard(rec) + (inRanges(plan.ranges, (k) => rec[k]) ? 1 : 0);
 };
 // A runtime decides per input, so the feature code it runs is optimised by the JIT: warm it on every matrix first.
-for (let i = 0; i < 300; i++) for (const [, m] of mats) if (m.values.length >= 10_000) sink += guardStep(new SampledFeatures(m), m.rows) + quickFeatures(m).rowLenCv;
+for (let i = 0; i < 300; i++)
+  for (const [, m] of mats)
+    if (m.values.length >= 10_000) sink += guardStep(new SampledFeatures(m), m.rows) + quickFeatures(m).rowLenCv;
 interface Row {
   matrix: string;
   rows: number;
@@ -150,9 +200,24 @@ const rows: Row[] = [];
 for (const [name, m] of mats) {
   if (m.values.length < 10_000) continue;
   const x: DenseTensor = { format: 'dense', shape: [m.cols], data: new Float64Array(m.cols).fill(1) };
-  const inputs = { tensors: new Map<string, Tensor>([['A', m], ['x', x]]), scalars: new Map<string, number>() };
-  const denseOf = (shape: number[]): DenseTensor => ({ format: 'dense', shape, data: new Float64Array(shape[0]! * shape[1]!) });
-  const dense: Record<string, Tensor> = { A: m, X: denseOf([m.rows, 64]), W1: denseOf([64, 64]), W2: denseOf([64, 16]) };
+  const inputs = {
+    tensors: new Map<string, Tensor>([
+      ['A', m],
+      ['x', x],
+    ]),
+    scalars: new Map<string, number>(),
+  };
+  const denseOf = (shape: number[]): DenseTensor => ({
+    format: 'dense',
+    shape,
+    data: new Float64Array(shape[0]! * shape[1]!),
+  });
+  const dense: Record<string, Tensor> = {
+    A: m,
+    X: denseOf([m.rows, 64]),
+    W1: denseOf([64, 64]),
+    W2: denseOf([64, 16]),
+  };
   const chooser = new Chooser(cfg, system, () => true);
   const decider = new Decider(system, () => popts, chooser.memo);
   const policy = new SwitchPolicy();
@@ -182,18 +247,51 @@ for (const [name, m] of mats) {
   );
   const mins = [...lastMins];
   // The whole decisions apart: a new pattern out of the guards' ranges runs the DP, whose garbage would land in the small steps' timings as collections.
-  const [, dNew = NaN, dSame = NaN] = sq ? timeAlong(() => exec.execute(inputs), [() => (sink += decideOnce(chooser, decider, policy, { ...dense, A: fresh() })), () => (sink += decideOnce(chooser, decider, policy, dense))], 41) : [];
+  const [, dNew = NaN, dSame = NaN] = sq
+    ? timeAlong(
+        () => exec.execute(inputs),
+        [
+          () => (sink += decideOnce(chooser, decider, policy, { ...dense, A: fresh() })),
+          () => (sink += decideOnce(chooser, decider, policy, dense)),
+        ],
+        41,
+      )
+    : [];
   const pct = (ms: number): number => (ms / spmvMs!) * 100;
   const shareMinPct = (mins[1]! / mins[0]!) * 100;
   const batchedUs = (batched! / BATCHED) * 1e3;
-  rows.push({ matrix: name, rows: m.rows, nnz: m.values.length, spmvUs: spmvMs! * 1e3, guardStepUs: step! * 1e3, sharePct: pct(step!), shareMinPct, batchedUs, batchedSharePct: pct(batched! / BATCHED), localityRead, allSampledUs: all! * 1e3, exactT01Us: t01! * 1e3, exactT01SharePct: pct(t01!), decisionNewUs: dNew! * 1e3, decisionNewSharePct: pct(dNew!), decisionSameUs: dSame! * 1e3, decisionSameSharePct: pct(dSame!) });
+  rows.push({
+    matrix: name,
+    rows: m.rows,
+    nnz: m.values.length,
+    spmvUs: spmvMs! * 1e3,
+    guardStepUs: step! * 1e3,
+    sharePct: pct(step!),
+    shareMinPct,
+    batchedUs,
+    batchedSharePct: pct(batched! / BATCHED),
+    localityRead,
+    allSampledUs: all! * 1e3,
+    exactT01Us: t01! * 1e3,
+    exactT01SharePct: pct(t01!),
+    decisionNewUs: dNew! * 1e3,
+    decisionNewSharePct: pct(dNew!),
+    decisionSameUs: dSame! * 1e3,
+    decisionSameSharePct: pct(dSame!),
+  });
 }
 exec.close();
 
-console.log(`guards alone (gcn, ${plan.partitions.length} partitions, ${depth} tests in the code, testing ${tested.join(', ')}): median ${guardNs.toFixed(1)} ns per call over ${records.length} feature records (sink ${sink % 7})`);
+console.log(
+  `guards alone (gcn, ${plan.partitions.length} partitions, ${depth} tests in the code, testing ${tested.join(', ')}): median ${guardNs.toFixed(1)} ns per call over ${records.length} feature records (sink ${sink % 7})`,
+);
 console.log('');
-console.log('                                           |  new pattern: guards\' features  | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same');
-console.log('matrix                      rows       nnz  SpMV us |      us  share %  locality |  us share % |          us |       us  share % |        us  share %        |        us  share %');
+console.log(
+  "                                           |  new pattern: guards' features  | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same",
+);
+console.log(
+  'matrix                      rows       nnz  SpMV us |      us  share %  locality |  us share % |          us |       us  share % |        us  share %        |        us  share %',
+);
 for (const r of rows)
   console.log(
     `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.localityRead ? 'read' : '-').padStart(9)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
@@ -203,10 +301,20 @@ const summary = (k: keyof Row): { median: number; max: number; of: number } => {
   const xs = col(k).filter((x) => !Number.isNaN(x));
   return { median: median(xs), max: Math.max(...xs), of: xs.length };
 };
-const s = { guardStep: summary('sharePct'), guardStepMin: summary('shareMinPct'), guardStepBatched: summary('batchedSharePct'), exactT01: summary('exactT01SharePct'), decisionNew: summary('decisionNewSharePct'), decisionSame: summary('decisionSameSharePct') };
-const line = (what: string, x: { median: number; max: number; of: number }): string => `${what}: median ${x.median.toFixed(2)}%, max ${x.max.toFixed(2)}% (${x.of} matrices)`;
+const s = {
+  guardStep: summary('sharePct'),
+  guardStepMin: summary('shareMinPct'),
+  guardStepBatched: summary('batchedSharePct'),
+  exactT01: summary('exactT01SharePct'),
+  decisionNew: summary('decisionNewSharePct'),
+  decisionSame: summary('decisionSameSharePct'),
+};
+const line = (what: string, x: { median: number; max: number; of: number }): string =>
+  `${what}: median ${x.median.toFixed(2)}%, max ${x.max.toFixed(2)}% (${x.of} matrices)`;
 console.log('\nas a share of one SpMV (1 thread):');
-console.log(`  ${line('new pattern, the guards\u2019 features + record + guards + range check', s.guardStep)} (aim: 2% median, 5% max)`);
+console.log(
+  `  ${line('new pattern, the guards\u2019 features + record + guards + range check', s.guardStep)} (aim: 2% median, 5% max)`,
+);
 console.log(`  ${line('the same from the minimum times over the repetitions', s.guardStepMin)}`);
 console.log(`  ${line(`the same per step in batches of ${BATCHED} new patterns`, s.guardStepBatched)}`);
 console.log(`  ${line('exact tier 0+1 + guards (what it replaced)', s.exactT01)}`);
@@ -214,7 +322,30 @@ console.log(`  ${line('the runtime\u2019s whole decision, new pattern', s.decisi
 console.log(`  ${line('the runtime\u2019s whole decision, the same pattern again', s.decisionSame)}`);
 // The guards' pick with sampled features against exact ones, over every square real matrix.
 let agree = 0;
-for (const [, m] of square) if (guard(view(bindWith(new SampledFeatures(m), m.rows))) === guard(featureRecord(bindWith(sparseFeaturesOf(m, 2), m.rows)))) agree++;
-console.log(`the guards pick the same partition from sampled as from exact features on ${agree} of ${square.length} square real matrices`);
+for (const [, m] of square)
+  if (
+    guard(view(bindWith(new SampledFeatures(m), m.rows))) ===
+    guard(featureRecord(bindWith(sparseFeaturesOf(m, 2), m.rows)))
+  )
+    agree++;
+console.log(
+  `the guards pick the same partition from sampled as from exact features on ${agree} of ${square.length} square real matrices`,
+);
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-writeFileSync(join(root, 'bench', 'results', 'guards.json'), JSON.stringify({ guardNsMedian: guardNs, guardTests: depth, guardFeatures: tested, partitions: plan.partitions.length, records: records.length, shares: s, guardAgreement: { same: agree, of: square.length }, matrices: rows }, null, 2));
+writeFileSync(
+  join(root, 'bench', 'results', 'guards.json'),
+  JSON.stringify(
+    {
+      guardNsMedian: guardNs,
+      guardTests: depth,
+      guardFeatures: tested,
+      partitions: plan.partitions.length,
+      records: records.length,
+      shares: s,
+      guardAgreement: { same: agree, of: square.length },
+      matrices: rows,
+    },
+    null,
+    2,
+  ),
+);

@@ -31,8 +31,7 @@ function findRepoRoot(start: string): string | undefined {
   }
 }
 
-const repoRoot =
-  findRepoRoot(dirname(fileURLToPath(import.meta.url))) ?? findRepoRoot(process.cwd()) ?? process.cwd();
+const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url))) ?? findRepoRoot(process.cwd()) ?? process.cwd();
 const matrixDir = resolve(repoRoot, '../shared/data/matrices');
 if (!existsSync(matrixDir)) {
   console.error(`mtx-read bench: no matrix directory at ${matrixDir}`);
@@ -80,7 +79,15 @@ for (const file of files) {
   const text = readFileSync(path);
   const parse = isEdgeListPath(path) ? parseEdgeList : parseMatrixMarket;
   const parseMs = medianMs(() => parse(text, path));
-  rows.push({ file, bytes, nnz, ms: round(ms), mbPerS: round(mbPerS(bytes, ms)), parseMs: round(parseMs), parseMBPerS: round(mbPerS(bytes, parseMs)) });
+  rows.push({
+    file,
+    bytes,
+    nnz,
+    ms: round(ms),
+    mbPerS: round(mbPerS(bytes, ms)),
+    parseMs: round(parseMs),
+    parseMBPerS: round(mbPerS(bytes, parseMs)),
+  });
 }
 
 const totalBytes = rows.reduce((s, r) => s + r.bytes, 0);
@@ -90,12 +97,33 @@ const aggregate = mbPerS(totalBytes, totalMs);
 const aggregateParse = mbPerS(totalBytes, totalParseMs);
 
 const pad = (s: string | number, n: number): string => String(s).padStart(n);
-const line = (cells: (string | number)[]): string => cells[0]!.toString().padEnd(26) + [10, 9, 9, 8, 10, 12].map((w, i) => pad(cells[i + 1]!, w)).join('');
+const line = (cells: (string | number)[]): string =>
+  cells[0]!.toString().padEnd(26) + [10, 9, 9, 8, 10, 12].map((w, i) => pad(cells[i + 1]!, w)).join('');
 console.log(line(['file', 'bytes', 'nnz', 'ms', 'MB/s', 'parse ms', 'parse MB/s']));
 for (const r of rows) {
-  console.log(line([r.file, r.bytes, r.nnz, r.ms.toFixed(2), r.mbPerS.toFixed(1), r.parseMs.toFixed(2), r.parseMBPerS.toFixed(1)]));
+  console.log(
+    line([
+      r.file,
+      r.bytes,
+      r.nnz,
+      r.ms.toFixed(2),
+      r.mbPerS.toFixed(1),
+      r.parseMs.toFixed(2),
+      r.parseMBPerS.toFixed(1),
+    ]),
+  );
 }
-console.log(line(['all files', totalBytes, '', totalMs.toFixed(2), aggregate.toFixed(1), totalParseMs.toFixed(2), aggregateParse.toFixed(1)]));
+console.log(
+  line([
+    'all files',
+    totalBytes,
+    '',
+    totalMs.toFixed(2),
+    aggregate.toFixed(1),
+    totalParseMs.toFixed(2),
+    aggregateParse.toFixed(1),
+  ]),
+);
 console.log(
   `aggregate: ${aggregate.toFixed(1)} MB/s read + parse, ${aggregateParse.toFixed(1)} MB/s parse only ` +
     `(1 MB = 10^6 bytes; median of ${RUNS} runs per file)`,

@@ -32,7 +32,9 @@ function chain(ops: number): string {
   let prev = 'X';
   for (let i = 0; i < ops; i++) {
     const out = i === ops - 1 ? 'Y' : `T${i}`;
-    lines.push(i % 2 === 0 ? `  ${out}[i, k] = relu(A[i, j] * ${prev}[j, k]);` : `  ${out}[i, k] = ${prev}[i, j] * W[j, k];`);
+    lines.push(
+      i % 2 === 0 ? `  ${out}[i, k] = relu(A[i, j] * ${prev}[j, k]);` : `  ${out}[i, k] = ${prev}[i, j] * W[j, k];`,
+    );
     prev = out;
   }
   return `kernel chain(A: csr<f32>[n, n], X: dense<f32>[n, h], W: dense<f32>[h, h]) -> (Y: dense<f32>[n, h]) {\n${lines.join('\n')}\n}`;
@@ -47,8 +49,17 @@ const gcn = `kernel gcn(A: csr<f32>[n, n], X: dense<f32>[n, f], W1: dense<f32>[f
 
 function problem(src: string): PlanProblem {
   const m = runPipeline(compileSource(src, 'bench.dy').module!, { passes: DEFAULT_PIPELINE });
-  const dims = new Map([['n', A.rows], ['f', 512], ['h', 128], ['c', 16]]);
-  return bindProblem(plannedSpec(m, 'bench.dy', m.kernels[0]!.name), { sparse: new Map([['A', fA]]), dims, scalars: new Map() });
+  const dims = new Map([
+    ['n', A.rows],
+    ['f', 512],
+    ['h', 128],
+    ['c', 16],
+  ]);
+  return bindProblem(plannedSpec(m, 'bench.dy', m.kernels[0]!.name), {
+    sparse: new Map([['A', fA]]),
+    dims,
+    scalars: new Map(),
+  });
 }
 
 function median(xs: number[]): number {
@@ -73,7 +84,11 @@ const cases: { name: string; src: string; exhaustive: boolean }[] = [
 ];
 const results = cases.map((c) => {
   const p = problem(c.src);
-  const opts = { objective: 'throughput' as const, energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH };
+  const opts = {
+    objective: 'throughput' as const,
+    energyScope: DEFAULT_ENERGY_SCOPE,
+    streamLength: DEFAULT_STREAM_LENGTH,
+  };
   const out = planPareto(sys, p, opts);
   const dpMs = time(() => planPareto(sys, p, opts), 7);
   let exMs: number | null = null;
@@ -82,10 +97,23 @@ const results = cases.map((c) => {
     mappings = enumerateMappings(sys, p, opts).length;
     exMs = time(() => enumerateMappings(sys, p, opts), 3);
   }
-  return { case: c.name, ops: p.ops.length, pareto: out.pareto.length, states: out.states, dp_ms: dpMs, exhaustive_ms: exMs, mappings };
+  return {
+    case: c.name,
+    ops: p.ops.length,
+    pareto: out.pareto.length,
+    states: out.states,
+    dp_ms: dpMs,
+    exhaustive_ms: exMs,
+    mappings,
+  };
 });
 console.log('case          ops  pareto  states   dp ms   exhaustive ms  mappings');
 for (const r of results)
-  console.log(`${r.case.padEnd(13)} ${String(r.ops).padStart(3)}  ${String(r.pareto).padStart(6)}  ${String(r.states).padStart(6)}  ${r.dp_ms.toFixed(2).padStart(6)}  ${r.exhaustive_ms === null ? '      (skipped)' : r.exhaustive_ms.toFixed(1).padStart(14)}  ${r.mappings ?? '-'}`);
+  console.log(
+    `${r.case.padEnd(13)} ${String(r.ops).padStart(3)}  ${String(r.pareto).padStart(6)}  ${String(r.states).padStart(6)}  ${r.dp_ms.toFixed(2).padStart(6)}  ${r.exhaustive_ms === null ? '      (skipped)' : r.exhaustive_ms.toFixed(1).padStart(14)}  ${r.mappings ?? '-'}`,
+  );
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-writeFileSync(join(root, 'bench', 'results', 'plan-time.json'), JSON.stringify({ system: sys.name, matrix: 'ca-GrQc', results }, null, 2));
+writeFileSync(
+  join(root, 'bench', 'results', 'plan-time.json'),
+  JSON.stringify({ system: sys.name, matrix: 'ca-GrQc', results }, null, 2),
+);

@@ -53,15 +53,24 @@ async function child(times: number, cache: string | undefined): Promise<void> {
   process.stdout.write(JSON.stringify(out));
 }
 
-function spawnJson(args: string[], env: NodeJS.ProcessEnv = {}): { ms: number; kernels: number; bytes: number; cached: boolean }[] {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+function spawnJson(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { ms: number; kernels: number; bytes: number; cached: boolean }[] {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as { ms: number; kernels: number; bytes: number; cached: boolean }[];
 }
 
 function wall(args: string[], env: NodeJS.ProcessEnv = {}): number {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`dype ${args.join(' ')} failed: ${r.stderr}`);
   return ms;
@@ -89,7 +98,26 @@ async function main(): Promise<void> {
       hit.push(h!.ms);
     }
     const check = Array.from({ length: RUNS }, () => wall(['check', GCN]));
-    const runArgs = ['run', GCN, '--input', `A=${CORA}`, '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=16', '--param', 'h=16', '--param', 'c=7', '--threads', '1'];
+    const runArgs = [
+      'run',
+      GCN,
+      '--input',
+      `A=${CORA}`,
+      '--input',
+      'X=@random',
+      '--input',
+      'W1=@random',
+      '--input',
+      'W2=@random',
+      '--param',
+      'f=16',
+      '--param',
+      'h=16',
+      '--param',
+      'c=7',
+      '--threads',
+      '1',
+    ];
     const runCold = Array.from({ length: RUNS }, () => wall([...runArgs, '--no-cache']));
     wall(runArgs, { DYPE_CACHE_DIR: cache });
     const runWarm = Array.from({ length: RUNS }, () => wall(runArgs, { DYPE_CACHE_DIR: cache }));
@@ -102,10 +130,19 @@ async function main(): Promise<void> {
       ['dype run gcn on cora --no-cache (whole command)', median(runCold)],
       ['dype run gcn on cora, cache hit (whole command)', median(runWarm)],
     ] as const;
-    console.log(`gcn: ${kernels} kernel(s), ${bytes} bytes of wasm; medians of ${RUNS}; load average ${load.map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(
+      `gcn: ${kernels} kernel(s), ${bytes} bytes of wasm; medians of ${RUNS}; load average ${load.map((x) => x.toFixed(2)).join(' ')}`,
+    );
     for (const [what, ms] of rows) console.log(`${what.padEnd(70)} ${ms.toFixed(0).padStart(6)} ms`);
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(root, 'bench', 'results', 'wasm-compile.json'), JSON.stringify({ runs: RUNS, loadavg: load, kernels, bytes, rows: rows.map(([what, ms]) => ({ what, ms })) }, null, 2));
+    writeFileSync(
+      join(root, 'bench', 'results', 'wasm-compile.json'),
+      JSON.stringify(
+        { runs: RUNS, loadavg: load, kernels, bytes, rows: rows.map(([what, ms]) => ({ what, ms })) },
+        null,
+        2,
+      ),
+    );
     console.log('wrote bench/results/wasm-compile.json');
   } finally {
     rmSync(cache, { recursive: true, force: true });

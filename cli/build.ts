@@ -23,7 +23,8 @@ export interface BuildOptions {
   json?: boolean;
 }
 
-const has = (cmd: string, args: string[] = ['--version']): boolean => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+const has = (cmd: string, args: string[] = ['--version']): boolean =>
+  spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 
 /** An NVIDIA GPU this process can see. */
 function gpuPresent(): boolean {
@@ -56,16 +57,70 @@ export function buildCommand(dir: string, o: BuildOptions, stdout: (s: string) =
   const cudaDir = join(dir, 'cuda');
   if (existsSync(join(cudaDir, 'Makefile'))) {
     const real = o.real || (!o.emulate && has('nvcc') && gpuPresent());
-    const why = o.real ? '--real' : o.emulate ? '--emulate' : real ? 'nvcc and an NVIDIA GPU are present' : `${has('nvcc') ? 'no NVIDIA GPU' : 'no nvcc'} on this host`;
-    builds.push(real ? { family: 'cuda', backend: 'cuda', dir: cudaDir, target: `lib${info.program}_cuda.so`, library: nativeLibraryPath(dir, info.program, 'cuda', false), why } : { family: 'cuda', backend: 'cuda-emu', dir: cudaDir, target: `lib${info.program}_cuda_emu.so`, library: nativeLibraryPath(dir, info.program, 'cuda', true), why });
+    const why = o.real
+      ? '--real'
+      : o.emulate
+        ? '--emulate'
+        : real
+          ? 'nvcc and an NVIDIA GPU are present'
+          : `${has('nvcc') ? 'no NVIDIA GPU' : 'no nvcc'} on this host`;
+    builds.push(
+      real
+        ? {
+            family: 'cuda',
+            backend: 'cuda',
+            dir: cudaDir,
+            target: `lib${info.program}_cuda.so`,
+            library: nativeLibraryPath(dir, info.program, 'cuda', false),
+            why,
+          }
+        : {
+            family: 'cuda',
+            backend: 'cuda-emu',
+            dir: cudaDir,
+            target: `lib${info.program}_cuda_emu.so`,
+            library: nativeLibraryPath(dir, info.program, 'cuda', true),
+            why,
+          },
+    );
   }
   const hlsDir = join(dir, 'hls');
   if (existsSync(join(hlsDir, 'Makefile'))) {
     const real = o.real || (!o.emulate && fpgaPresent());
-    const why = o.real ? '--real' : o.emulate ? '--emulate' : real ? 'XRT and an FPGA card are present' : 'no FPGA card (XRT) on this host';
-    builds.push(real ? { family: 'fpga', backend: 'xrt', dir: hlsDir, target: 'xrt-lib', library: nativeLibraryPath(dir, info.program, 'fpga', false), why } : { family: 'fpga', backend: 'fpga-csim', dir: hlsDir, target: 'csim-lib', library: nativeLibraryPath(dir, info.program, 'fpga', true), why });
+    const why = o.real
+      ? '--real'
+      : o.emulate
+        ? '--emulate'
+        : real
+          ? 'XRT and an FPGA card are present'
+          : 'no FPGA card (XRT) on this host';
+    builds.push(
+      real
+        ? {
+            family: 'fpga',
+            backend: 'xrt',
+            dir: hlsDir,
+            target: 'xrt-lib',
+            library: nativeLibraryPath(dir, info.program, 'fpga', false),
+            why,
+          }
+        : {
+            family: 'fpga',
+            backend: 'fpga-csim',
+            dir: hlsDir,
+            target: 'csim-lib',
+            library: nativeLibraryPath(dir, info.program, 'fpga', true),
+            why,
+          },
+    );
   }
-  if (builds.length === 0) throw new InputError('DY3043', dir, undefined, 'the project has no native targets: compile it with dype compile FILE.dy -o DIR (targets cuda, hls)');
+  if (builds.length === 0)
+    throw new InputError(
+      'DY3043',
+      dir,
+      undefined,
+      'the project has no native targets: compile it with dype compile FILE.dy -o DIR (targets cuda, hls)',
+    );
   const done: { family: string; backend: string; library: string; seconds: number; why: string }[] = [];
   for (const b of builds) {
     const t0 = performance.now();
@@ -75,8 +130,15 @@ export function buildCommand(dir: string, o: BuildOptions, stdout: (s: string) =
       const tail = `${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n');
       throw new CliError(`dype build: building ${b.library} (${b.backend}) failed:\n${tail}`);
     }
-    if (!existsSync(b.library)) throw new CliError(`dype build: make ${b.target} in ${b.dir} succeeded but did not write ${b.library}`);
-    done.push({ family: b.family, backend: b.backend, library: b.library, seconds: (performance.now() - t0) / 1e3, why: b.why });
+    if (!existsSync(b.library))
+      throw new CliError(`dype build: make ${b.target} in ${b.dir} succeeded but did not write ${b.library}`);
+    done.push({
+      family: b.family,
+      backend: b.backend,
+      library: b.library,
+      seconds: (performance.now() - t0) / 1e3,
+      why: b.why,
+    });
   }
   if (o.json) {
     stdout(`${JSON.stringify({ project: dir, program: info.program, built: done }, null, 2)}\n`);

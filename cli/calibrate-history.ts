@@ -26,7 +26,21 @@ const EMULATED = new Set<string>(Object.values(NATIVE_BACKENDS).map((b) => b.emu
 
 /** A record's op as the cost models see it (one trip). */
 function opOf(r: HistoryRecord): PlanOp {
-  return { id: r.op, kind: r.opKind, result: '', dtype: r.dtype, reads: [], items: r.items, flops: r.flops, bytes: r.bytes, gathers: r.gathers, resultBytes: 0, trips: 1, impls: { cpu: [], gpu: [], fpga: [], [r.kind]: [r.impl] } as PlanOp['impls'], ...(r.sparse ? { sparse: r.sparse } : {}) };
+  return {
+    id: r.op,
+    kind: r.opKind,
+    result: '',
+    dtype: r.dtype,
+    reads: [],
+    items: r.items,
+    flops: r.flops,
+    bytes: r.bytes,
+    gathers: r.gathers,
+    resultBytes: 0,
+    trips: 1,
+    impls: { cpu: [], gpu: [], fpga: [], [r.kind]: [r.impl] } as PlanOp['impls'],
+    ...(r.sparse ? { sparse: r.sparse } : {}),
+  };
 }
 
 const relErr = (pred: number, meas: number): number => Math.abs(pred - meas) / Math.max(meas, 1e-9);
@@ -47,16 +61,23 @@ export interface HistoryReport {
   leaveOneOutMedianErrPct: number;
 }
 
-export function calibrateFromHistory(o: { history: string; system?: string; output?: string; json?: boolean }, out: (s: string) => void): void {
+export function calibrateFromHistory(
+  o: { history: string; system?: string; output?: string; json?: boolean },
+  out: (s: string) => void,
+): void {
   const records = readHistory(o.history);
   const base = loadSystem(o.system !== undefined ? { system: o.system } : {}, DEFAULT_HISTORY_SYSTEM);
   const reports: HistoryReport[] = [];
   const devices: DeviceSpec[] = base.devices.map((d) => {
-    const mine = records.filter((r) => r.device === d.id && r.system === base.name && !EMULATED.has(r.backend) && !r.concurrent && r.split === 1);
+    const mine = records.filter(
+      (r) => r.device === d.id && r.system === base.name && !EMULATED.has(r.backend) && !r.concurrent && r.split === 1,
+    );
     const backends = [...new Set(mine.map((r) => r.backend))];
     if (backends.length === 0) return d;
     // One backend per device: the one with the most runs (a CPU measured by wasm and, later, native code keeps them apart).
-    const backend = backends.sort((a, b) => mine.filter((r) => r.backend === b).length - mine.filter((r) => r.backend === a).length)[0]!;
+    const backend = backends.sort(
+      (a, b) => mine.filter((r) => r.backend === b).length - mine.filter((r) => r.backend === a).length,
+    )[0]!;
     const runs = mine.filter((r) => r.backend === backend);
     const history = fitHistory(runs, d, backend);
     const fitted: DeviceSpec = { ...d, history };
@@ -71,11 +92,28 @@ export function calibrateFromHistory(o: { history: string; system?: string; outp
     });
     // Each run predicted from the others of its bucket (the bucket refitted without it).
     const loo = runs.flatMap((r, i) => {
-      const h = historyMs(opOf(r), r.impl, { ...d, history: fitHistory(runs.filter((_, j) => j !== i), d, backend) });
+      const h = historyMs(opOf(r), r.impl, {
+        ...d,
+        history: fitHistory(
+          runs.filter((_, j) => j !== i),
+          d,
+          backend,
+        ),
+      });
       return h === undefined ? [] : [relErr(h + d.launchOverheadUs / 1e3, r.ms)];
     });
     const buckets = history.flatMap((e) => e.buckets);
-    reports.push({ device: d.id, backend, runs: runs.length, entries: history.length, buckets: buckets.length, bucketsUsed: buckets.filter((b) => b.runs >= MIN_RUNS).length, formulaMedianErrPct: median(formula) * 100, historyMedianErrPct: median(withHistory) * 100, leaveOneOutMedianErrPct: median(loo) * 100 });
+    reports.push({
+      device: d.id,
+      backend,
+      runs: runs.length,
+      entries: history.length,
+      buckets: buckets.length,
+      bucketsUsed: buckets.filter((b) => b.runs >= MIN_RUNS).length,
+      formulaMedianErrPct: median(formula) * 100,
+      historyMedianErrPct: median(withHistory) * 100,
+      leaveOneOutMedianErrPct: median(loo) * 100,
+    });
     return fitted;
   });
   const date = new Date().toISOString().slice(0, 10);
@@ -84,19 +122,35 @@ export function calibrateFromHistory(o: { history: string; system?: string; outp
     devices,
     sources: {
       ...(base.sources ?? {}),
-      ...Object.fromEntries(devices.flatMap((d, i) => (d.history ? [[`devices[${i}].history`, `measured op runs of ${o.history} (dype calibrate --history, ${date}): median time per byte per bucket of work and imbalance; used where a bucket has at least ${MIN_RUNS} runs`]] : []))),
+      ...Object.fromEntries(
+        devices.flatMap((d, i) =>
+          d.history
+            ? [
+                [
+                  `devices[${i}].history`,
+                  `measured op runs of ${o.history} (dype calibrate --history, ${date}): median time per byte per bucket of work and imbalance; used where a bucket has at least ${MIN_RUNS} runs`,
+                ],
+              ]
+            : [],
+        ),
+      ),
     },
   };
   const text = `${JSON.stringify(sys, null, 2)}\n`;
   if (o.output !== undefined) writeFileAtomic(o.output, text);
   if (o.json) {
-    out(`${JSON.stringify({ history: o.history, records: records.length, system: base.name, devices: snakeKeys(reports), ...(o.output !== undefined ? { output: o.output } : {}) }, null, 2)}\n`);
+    out(
+      `${JSON.stringify({ history: o.history, records: records.length, system: base.name, devices: snakeKeys(reports), ...(o.output !== undefined ? { output: o.output } : {}) }, null, 2)}\n`,
+    );
     return;
   }
   if (o.output === undefined) out(text);
   const lines = [`history ${o.history}: ${records.length} runs for ${base.name}`];
   for (const r of reports)
-    lines.push(`  ${r.device} (${r.backend}): ${r.runs} runs, ${r.entries} op kinds, ${r.bucketsUsed} of ${r.buckets} buckets with >= ${MIN_RUNS} runs; median error: formulas ${r.formulaMedianErrPct.toFixed(1)}%, history ${r.historyMedianErrPct.toFixed(1)}% (each run left out of its bucket: ${r.leaveOneOutMedianErrPct.toFixed(1)}%)`);
-  if (reports.length === 0) lines.push('  no run of a real device backend of this system (emulated and overlapping runs are left out)');
+    lines.push(
+      `  ${r.device} (${r.backend}): ${r.runs} runs, ${r.entries} op kinds, ${r.bucketsUsed} of ${r.buckets} buckets with >= ${MIN_RUNS} runs; median error: formulas ${r.formulaMedianErrPct.toFixed(1)}%, history ${r.historyMedianErrPct.toFixed(1)}% (each run left out of its bucket: ${r.leaveOneOutMedianErrPct.toFixed(1)}%)`,
+    );
+  if (reports.length === 0)
+    lines.push('  no run of a real device backend of this system (emulated and overlapping runs are left out)');
   (o.output === undefined ? process.stderr.write.bind(process.stderr) : out)(`${lines.join('\n')}\n`);
 }

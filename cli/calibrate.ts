@@ -54,7 +54,23 @@ const HELD_OUT = ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_
 /** Real matrices in the fit: FEM bands, a power-law graph, heavy row skew, an unsymmetric chemical matrix. */
 // Real matrices in the fit besides the generated ladder: with few of them the fit, dominated by
 // generated matrices (which cost more per entry than real ones at equal features), over-predicted real inputs.
-const FIT_REAL = ['bcsstk13.mtx', 'whitaker3.mtx', 'facebook_combined.txt', 'Groebner_id2003_aug.mtx', 'bayer10.mtx', 'fidapex6.mtx', 'bcspwr10.mtx', 'cora.cites', 'dnn_n1024-l1.mtx', 'olm1000.mtx', 'west0479.mtx', 'Erdos971.mtx', 'jazz.mtx', '1138_bus.mtx', 'lp_ship04l.mtx'];
+const FIT_REAL = [
+  'bcsstk13.mtx',
+  'whitaker3.mtx',
+  'facebook_combined.txt',
+  'Groebner_id2003_aug.mtx',
+  'bayer10.mtx',
+  'fidapex6.mtx',
+  'bcspwr10.mtx',
+  'cora.cites',
+  'dnn_n1024-l1.mtx',
+  'olm1000.mtx',
+  'west0479.mtx',
+  'Erdos971.mtx',
+  'jazz.mtx',
+  '1138_bus.mtx',
+  'lp_ship04l.mtx',
+];
 const HELD_OUT_K = 16;
 const FITTED_NOTE = 'Sparse-kernel model fitted by `dype calibrate`.';
 
@@ -82,14 +98,29 @@ interface LadderEntry {
 function ladder(quick: boolean): LadderEntry[] {
   const rows = quick ? [2_000, 16_000, 128_000] : [1_000, 4_000, 16_000, 64_000, 256_000];
   const perRow = quick ? [2, 16] : [2, 8, 32];
-  const out: LadderEntry[] = rows.flatMap((r) => perRow.flatMap((p) => [false, true].map((banded) => ({ name: `${banded ? 'banded' : 'random'}-${r}x${p}`, A: () => generatedMatrix(r, p, banded) }))));
-  for (const [r, p] of quick ? [[16_000, 8]] : [[4_000, 4], [4_000, 16], [64_000, 4], [64_000, 16]]) out.push({ name: `skewed-${r}x${p}`, A: () => skewedMatrix(r!, p!) });
+  const out: LadderEntry[] = rows.flatMap((r) =>
+    perRow.flatMap((p) =>
+      [false, true].map((banded) => ({
+        name: `${banded ? 'banded' : 'random'}-${r}x${p}`,
+        A: () => generatedMatrix(r, p, banded),
+      })),
+    ),
+  );
+  for (const [r, p] of quick
+    ? [[16_000, 8]]
+    : [
+        [4_000, 4],
+        [4_000, 16],
+        [64_000, 4],
+        [64_000, 16],
+      ])
+    out.push({ name: `skewed-${r}x${p}`, A: () => skewedMatrix(r!, p!) });
   return out;
 }
 
-
 function operand(cols: number, k: number): DenseTensor {
-  if (k === 0) return { format: 'dense', shape: [cols], data: Float64Array.from({ length: cols }, (_, j) => 1 + (j % 7) * 0.25) };
+  if (k === 0)
+    return { format: 'dense', shape: [cols], data: Float64Array.from({ length: cols }, (_, j) => 1 + (j % 7) * 0.25) };
   return { format: 'dense', shape: [cols, k], data: Float64Array.from({ length: cols * k }, (_, p) => (p % 5) * 0.5) };
 }
 
@@ -107,17 +138,27 @@ async function compile(threadCounts: readonly number[]): Promise<Compiled> {
     const lowered = loweredModule.kernels[0]!;
     planned.set(name, plannedSpec(loweredModule, `${name}.dy`, lowered.name));
     const { binary, manifest } = await emitWasm(lowered);
-    for (const t of threadCounts) executors.set(`${name}/${t}`, await createWasmExecutor(binary, manifest, { threads: t }));
+    for (const t of threadCounts)
+      executors.set(`${name}/${t}`, await createWasmExecutor(binary, manifest, { threads: t }));
   }
   return { planned, executors };
 }
 
 const program = (r: Run): ProgramName => (r.k === 0 ? 'spmv' : 'spmm');
-const dimsOf = (A: CsrMatrix, r: Run): Map<string, number> => new Map([['m', A.rows], ['n', A.cols], ['c', Math.max(1, r.k)]]);
+const dimsOf = (A: CsrMatrix, r: Run): Map<string, number> =>
+  new Map([
+    ['m', A.rows],
+    ['n', A.cols],
+    ['c', Math.max(1, r.k)],
+  ]);
 
 /** The planner's bound ops for this kernel on this matrix (features as the planner computes them). */
 function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
-  return bindProblem(c.planned.get(program(r))!, { sparse: new Map([['A', features(A, 2)]]), dims: dimsOf(A, r), scalars: new Map() }).ops;
+  return bindProblem(c.planned.get(program(r))!, {
+    sparse: new Map([['A', features(A, 2)]]),
+    dims: dimsOf(A, r),
+    scalars: new Map(),
+  }).ops;
 }
 
 /**
@@ -132,7 +173,10 @@ function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
  */
 function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: boolean): number {
   const ex = c.executors.get(`${program(r)}/${threads}`)!;
-  const tensors = new Map<string, Tensor>([['A', A], [r.k === 0 ? 'x' : 'B', operand(A.cols, r.k)]]);
+  const tensors = new Map<string, Tensor>([
+    ['A', A],
+    [r.k === 0 ? 'x' : 'B', operand(A.cols, r.k)],
+  ]);
   const dims = dimsOf(A, r);
   const run = (): number => {
     const cpu0 = process.cpuUsage();
@@ -172,7 +216,8 @@ export function cpuClockUsable(): boolean {
 /** Runs every kernel enough for the engine to settle on its optimised code before anything is timed. */
 function warmUp(c: Compiled, threadCounts: readonly number[]): void {
   const A = generatedMatrix(8_000, 8);
-  for (const t of threadCounts) for (const r of [{ k: 0 }, { k: 16 }]) for (let i = 0; i < 4; i++) timeMs(c, A, r, t, false);
+  for (const t of threadCounts)
+    for (const r of [{ k: 0 }, { k: 16 }]) for (let i = 0; i < 4; i++) timeMs(c, A, r, t, false);
 }
 
 function packageRoot(): string {
@@ -197,12 +242,22 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   // Before seconds of timing (or of refitting), not after.
   if (o.output !== undefined) checkOutputFile(o.output);
   if (o.history !== undefined) {
-    if (o.quick || o.threads !== undefined) throw usage('--history refits from recorded runs: --quick and --threads do not apply');
-    return (await import('./calibrate-history.js')).calibrateFromHistory({ history: o.history, ...(o.system !== undefined ? { system: o.system } : {}), ...(o.output !== undefined ? { output: o.output } : {}), ...(o.json ? { json: true } : {}) }, out);
+    if (o.quick || o.threads !== undefined)
+      throw usage('--history refits from recorded runs: --quick and --threads do not apply');
+    return (await import('./calibrate-history.js')).calibrateFromHistory(
+      {
+        history: o.history,
+        ...(o.system !== undefined ? { system: o.system } : {}),
+        ...(o.output !== undefined ? { output: o.output } : {}),
+        ...(o.json ? { json: true } : {}),
+      },
+      out,
+    );
   }
-  if (o.system !== undefined) throw usage('--system goes with --history (dype calibrate times this machine\'s CPU)');
+  if (o.system !== undefined) throw usage("--system goes with --history (dype calibrate times this machine's CPU)");
   const threadsAsked = o.threads === undefined ? Math.max(1, availableParallelism()) : Number(o.threads);
-  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1) throw usage(`--threads expects a positive integer, got '${o.threads}'`);
+  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1)
+    throw usage(`--threads expects a positive integer, got '${o.threads}'`);
   // Timing more threads than cores measures the operating system's scheduler, not the kernels.
   const threads = capThreads(threadsAsked);
   const quick = o.quick === true;
@@ -212,7 +267,10 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   if (cpuIndex < 0) throw new Error(`${presetPath} has no CPU device`);
   const base = preset.devices[cpuIndex]!;
   const dataDir = join(packageRoot(), '..', 'shared', 'data', 'matrices');
-  const fitReal: LadderEntry[] = FIT_REAL.filter((f) => existsSync(join(dataDir, f))).map((f) => ({ name: f.replace(/\.[a-z]+$/, ''), A: () => toCsr(loadMatrix(join(dataDir, f))) }));
+  const fitReal: LadderEntry[] = FIT_REAL.filter((f) => existsSync(join(dataDir, f))).map((f) => ({
+    name: f.replace(/\.[a-z]+$/, ''),
+    A: () => toCsr(loadMatrix(join(dataDir, f))),
+  }));
   const heldOut = HELD_OUT.filter((n) => existsSync(join(dataDir, `${n}.mtx`)));
   const fitSet = [...ladder(quick), ...(quick ? fitReal.slice(0, 3) : fitReal)];
   const fitRuns: Run[] = quick ? [{ k: 0 }, { k: 16 }, { k: 32 }] : [{ k: 0 }, { k: 4 }, { k: 16 }, { k: 32 }];
@@ -224,7 +282,10 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const threadCounts = [...new Set([1, fitThreads, threads])];
 
   const c = await compile(threadCounts);
-  const total = fitSet.length * fitRuns.length + threadSet.length * threadRuns.length + heldOut.length * evalRuns.length * (threads > 1 ? 2 : 1);
+  const total =
+    fitSet.length * fitRuns.length +
+    threadSet.length * threadRuns.length +
+    heldOut.length * evalRuns.length * (threads > 1 ? 2 : 1);
   const bar = progress('calibrate', total);
   let done = 0;
   const fitTimed: (Timed & { sampleThreads: number })[] = [];
@@ -236,7 +297,16 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     for (const e of fitSet) {
       const A = e.A();
       const time = (r: Run, t: number): void => {
-        fitTimed.push({ matrix: e.name, kernel: label(r), threads: t, sampleThreads: t, rows: A.rows, nnz: A.values.length, measuredMs: timeMs(c, A, r, t, useCpu), ops: boundOps(c, A, r) });
+        fitTimed.push({
+          matrix: e.name,
+          kernel: label(r),
+          threads: t,
+          sampleThreads: t,
+          rows: A.rows,
+          nnz: A.values.length,
+          measuredMs: timeMs(c, A, r, t, useCpu),
+          ops: boundOps(c, A, r),
+        });
         bar.tick(++done);
       };
       for (const r of fitRuns) time(r, 1);
@@ -246,7 +316,15 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       const A = toCsr(loadMatrix(join(dataDir, `${n}.mtx`)));
       for (const t of threads > 1 ? [1, threads] : [1])
         for (const r of evalRuns) {
-          heldTimed.push({ matrix: n, kernel: label(r), threads: t, rows: A.rows, nnz: A.values.length, measuredMs: timeMs(c, A, r, t, useCpu), ops: boundOps(c, A, r) });
+          heldTimed.push({
+            matrix: n,
+            kernel: label(r),
+            threads: t,
+            rows: A.rows,
+            nnz: A.values.length,
+            measuredMs: timeMs(c, A, r, t, useCpu),
+            ops: boundOps(c, A, r),
+          });
           bar.tick(++done);
         }
     }
@@ -255,19 +333,34 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     for (const ex of c.executors.values()) ex.close();
   }
 
-  const samples: CalibrationSample[] = fitTimed.map((r) => ({ ops: r.ops, measuredMs: r.measuredMs, threads: r.sampleThreads }));
+  const samples: CalibrationSample[] = fitTimed.map((r) => ({
+    ops: r.ops,
+    measuredMs: r.measuredMs,
+    threads: r.sampleThreads,
+  }));
   const fit = fitCpuParams(samples, { base });
   const p = fit.params;
   const date = new Date().toISOString().slice(0, 10);
-  const how = `measured by dype calibrate on ${date} (wasm SpMV and SpMM K = ${fitRuns.filter((r) => r.k > 0).map((r) => r.k).join('/')}, f32, ${fitSet.length} matrices at 1 thread${fitThreads > 1 ? `, ${threadSet.length} at ${fitThreads} threads` : ''}${quick ? ', --quick' : ''})`;
+  const how = `measured by dype calibrate on ${date} (wasm SpMV and SpMM K = ${fitRuns
+    .filter((r) => r.k > 0)
+    .map((r) => r.k)
+    .join(
+      '/',
+    )}, f32, ${fitSet.length} matrices at 1 thread${fitThreads > 1 ? `, ${threadSet.length} at ${fitThreads} threads` : ''}${quick ? ', --quick' : ''})`;
   // At one thread the thread figures are not fitted (and not written), rather than undetermined.
-  const undetermined = (Object.keys(fit.determined) as (keyof typeof fit.determined)[]).filter((k) => !fit.determined[k] && (fitThreads > 1 || (k !== 'parallelEfficiency' && k !== 'dispatchUsPerThread')));
-  const model = Object.fromEntries(Object.entries(p.model).map(([k, v]) => [k, round(v)])) as unknown as NonNullable<DeviceSpec['cpuModel']>;
+  const undetermined = (Object.keys(fit.determined) as (keyof typeof fit.determined)[]).filter(
+    (k) => !fit.determined[k] && (fitThreads > 1 || (k !== 'parallelEfficiency' && k !== 'dispatchUsPerThread')),
+  );
+  const model = Object.fromEntries(Object.entries(p.model).map(([k, v]) => [k, round(v)])) as unknown as NonNullable<
+    DeviceSpec['cpuModel']
+  >;
   const device: DeviceSpec = { ...base, launchOverheadUs: round(p.overheadUs), threads, cpuModel: model };
   const at = `devices[${cpuIndex}]`;
   const sys = {
     ...preset,
-    description: preset.description.includes(FITTED_NOTE) ? preset.description : `${preset.description.replace(/;? ?[Cc]alibration will refit the figures\.$/, '.')} ${FITTED_NOTE}`,
+    description: preset.description.includes(FITTED_NOTE)
+      ? preset.description
+      : `${preset.description.replace(/;? ?[Cc]alibration will refit the figures\.$/, '.')} ${FITTED_NOTE}`,
     devices: preset.devices.map((d, i) => (i === cpuIndex ? device : d)),
     sources: {
       ...(preset.sources ?? {}),
@@ -281,19 +374,36 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const d = written.devices[cpuIndex]!;
   const at1 = { ...d, threads: 1 };
   const atT = (t: number): DeviceSpec => ({ ...d, threads: t });
-  const predict = (rows: Timed[]): CalibrationRow[] => rows.map(({ ops, ...r }) => ({ ...r, predictedMs: predictMs(ops, r.threads === 1 ? at1 : atT(r.threads)) }));
+  const predict = (rows: Timed[]): CalibrationRow[] =>
+    rows.map(({ ops, ...r }) => ({ ...r, predictedMs: predictMs(ops, r.threads === 1 ? at1 : atT(r.threads)) }));
   const evalRows = predict(heldTimed.filter((r) => r.threads === 1));
   const evalRowsThreads = predict(heldTimed.filter((r) => r.threads > 1));
   const summary = errorSummary(evalRows);
   const summaryThreads = evalRowsThreads.length ? errorSummary(evalRowsThreads) : undefined;
-  const fitted = { launchOverheadUs: d.launchOverheadUs, cpuModel: d.cpuModel, threads, fitRmsRelError: fit.rmsRelError, fitRmsRelErrorThreads: Number.isNaN(fit.rmsRelErrorThreads) ? null : fit.rmsRelErrorThreads, determined: fit.determined };
+  const fitted = {
+    launchOverheadUs: d.launchOverheadUs,
+    cpuModel: d.cpuModel,
+    threads,
+    fitRmsRelError: fit.rmsRelError,
+    fitRmsRelErrorThreads: Number.isNaN(fit.rmsRelErrorThreads) ? null : fit.rmsRelErrorThreads,
+    determined: fit.determined,
+  };
   if (o.output !== undefined) writeFileAtomic(o.output, text);
 
   if (o.json) {
     const fitRows = predict(fitTimed.map(({ sampleThreads: _t, ...r }) => r));
     // snake_case like every --json output; the system file keeps its own format.
-    const report = snakeKeys({ fitted, fitRows, rows: evalRows, error: summary, ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}) }) as Record<string, unknown>;
-    out(JSON.stringify({ ...report, ...(o.output === undefined ? { system: sys } : { output: o.output }) }, null, 2) + '\n');
+    const report = snakeKeys({
+      fitted,
+      fitRows,
+      rows: evalRows,
+      error: summary,
+      ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}),
+    }) as Record<string, unknown>;
+    out(
+      JSON.stringify({ ...report, ...(o.output === undefined ? { system: sys } : { output: o.output }) }, null, 2) +
+        '\n',
+    );
     return;
   }
   if (o.output === undefined) out(text);
@@ -301,18 +411,27 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const m = d.cpuModel!;
   const table = (rows: CalibrationRow[], s: { medianAbsRelError: number; worstAbsRelError: number }): string[] => [
     `${'matrix'.padEnd(16)} ${'kernel'.padEnd(7)} ${'nnz'.padStart(9)} ${'measured ms'.padStart(12)} ${'predicted ms'.padStart(13)} ${'error'.padStart(8)}`,
-    ...rows.map((r) => `${r.matrix.padEnd(16)} ${r.kernel.padEnd(7)} ${String(r.nnz).padStart(9)} ${r.measuredMs.toFixed(3).padStart(12)} ${r.predictedMs.toFixed(3).padStart(13)} ${pct((r.predictedMs - r.measuredMs) / r.measuredMs).padStart(8)}`),
-    rows.length === 0 ? `no real matrices found in ${dataDir}` : `median absolute relative error ${pct(s.medianAbsRelError)}, worst ${pct(s.worstAbsRelError)}`,
+    ...rows.map(
+      (r) =>
+        `${r.matrix.padEnd(16)} ${r.kernel.padEnd(7)} ${String(r.nnz).padStart(9)} ${r.measuredMs.toFixed(3).padStart(12)} ${r.predictedMs.toFixed(3).padStart(13)} ${pct((r.predictedMs - r.measuredMs) / r.measuredMs).padStart(8)}`,
+    ),
+    rows.length === 0
+      ? `no real matrices found in ${dataDir}`
+      : `median absolute relative error ${pct(s.medianAbsRelError)}, worst ${pct(s.worstAbsRelError)}`,
   ];
   const lines = [
     `fitted on ${samples.length} runs (${fitSet.length} matrices x ${fitRuns.length} kernels at 1 thread${fitThreads > 1 ? `, ${threadSet.length} x ${threadRuns.length} at ${fitThreads} threads` : ''}; fit rms relative error ${pct(fit.rmsRelError)}${Number.isNaN(fit.rmsRelErrorThreads) ? '' : `, ${pct(fit.rmsRelErrorThreads)} at ${fitThreads} threads`})`,
     `per op ${d.launchOverheadUs} us; ns per entry ${m.nsPerNnz}, per gathered element ${m.nsPerGather}, per row ${m.nsPerRow}, per output ${m.nsPerItem}, per cache miss ${m.nsPerMiss}, per byte beyond cache ${m.nsPerByte}; cache ${m.cacheMB} MB${m.parallelEfficiency !== undefined ? `; parallel efficiency ${m.parallelEfficiency}, dispatch ${m.dispatchUsPerThread} us per extra thread` : ''}`,
-    ...undetermined.map((k) => `warning: the runs do not determine ${k}; its value is arbitrary within what fits equally well`),
+    ...undetermined.map(
+      (k) => `warning: the runs do not determine ${k}; its value is arbitrary within what fits equally well`,
+    ),
     ...(o.output !== undefined ? [`system file -> ${o.output}`] : []),
     '',
     'model error on real matrices (not used in the fit), 1 thread:',
     ...table(evalRows, summary),
-    ...(summaryThreads ? ['', `model error on the same matrices, ${threads} threads:`, ...table(evalRowsThreads, summaryThreads)] : []),
+    ...(summaryThreads
+      ? ['', `model error on the same matrices, ${threads} threads:`, ...table(evalRowsThreads, summaryThreads)]
+      : []),
   ];
   // With the system file on stdout, the report goes to stderr so stdout stays valid JSON.
   (o.output === undefined ? (s: string) => void process.stderr.write(s) : out)(lines.join('\n') + '\n');

@@ -11,7 +11,14 @@ import { printModule } from '../ir/printer.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
 import type { ProjectInfo } from '../runtime/native/project.js';
-import { programName, type CompileTarget, type CompiledProgram, type ProfileArg, type ProjectFiles, type TargetContext } from '../codegen/project.js';
+import {
+  programName,
+  type CompileTarget,
+  type CompiledProgram,
+  type ProfileArg,
+  type ProjectFiles,
+  type TargetContext,
+} from '../codegen/project.js';
 import { DEFAULT_COMPILE_SYSTEM } from './defaults.js';
 import { usage } from './errors.js';
 import { parseAssignments } from './inputs.js';
@@ -43,9 +50,13 @@ export function defaultTargets(): string[] {
 
 export function parseTargets(s: string | undefined): string[] {
   if (s === undefined) return defaultTargets();
-  const names = s.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const names = s
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   if (names.length === 0) throw usage('--targets expects a comma-separated list of targets');
-  for (const n of names) if (!(n in TARGETS)) throw usage(`unknown target '${n}'; targets: ${Object.keys(TARGETS).join(', ')}`);
+  for (const n of names)
+    if (!(n in TARGETS)) throw usage(`unknown target '${n}'; targets: ${Object.keys(TARGETS).join(', ')}`);
   return [...new Set(names)];
 }
 
@@ -57,7 +68,8 @@ export function compileProgram(file: string): { program: CompiledProgram; dumps:
   const module = optimise(p, {
     extra: [lowerKernelsPass],
     printAfter: 'all',
-    dump: (stage, text) => void dumps.set(`${String(n++).padStart(2, '0')}-${stage}.${stage === 'lower-kernels' ? 'loops' : 'ir'}`, text),
+    dump: (stage, text) =>
+      void dumps.set(`${String(n++).padStart(2, '0')}-${stage}.${stage === 'lower-kernels' ? 'loops' : 'ir'}`, text),
   });
   // The final graph IR, under a stable name for tools that read it.
   dumps.set('final.ir', printModule(module));
@@ -83,7 +95,14 @@ export async function emitTargets(ctx: TargetContext, names: readonly string[]):
 /** project.json: what `dype build` and `dype run --project` read (program, hash, kernels, targets built). */
 export function projectJson(program: CompiledProgram, targets: readonly string[]): string {
   const source = program.file.replace(/\\/g, '/').split('/').pop() ?? program.file;
-  const info: ProjectInfo = { format: 'dype-project', version: 1, program: program.name, source, programHash: programHash(program.module), kernels: program.module.kernels.map((k) => k.name) };
+  const info: ProjectInfo = {
+    format: 'dype-project',
+    version: 1,
+    program: program.name,
+    source,
+    programHash: programHash(program.module),
+    kernels: program.module.kernels.map((k) => k.name),
+  };
   return `${JSON.stringify({ ...info, targets }, null, 2)}\n`;
 }
 
@@ -105,10 +124,23 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
     // Without --profile the default set leaves out the targets that need profiles (the runtime's guards, the report).
     if (o.targets === undefined) names = names.filter((n) => !needing.includes(n));
     // Asked for by name: say which of them need profiles, before compiling anything.
-    else throw new DiagnosticError([makeDiagnostic('DY6300', (await import('../codegen/runtime/project.js')).profilesNeeded(needing), fileSpan('<command line>'))]);
+    else
+      throw new DiagnosticError([
+        makeDiagnostic(
+          'DY6300',
+          (await import('../codegen/runtime/project.js')).profilesNeeded(needing),
+          fileSpan('<command line>'),
+        ),
+      ]);
   }
   const { program, dumps } = compileProgram(file);
-  const ctx: TargetContext = { program, profiles, outDir: o.output, goal: parseGoal(o), system: o.system ?? DEFAULT_COMPILE_SYSTEM };
+  const ctx: TargetContext = {
+    program,
+    profiles,
+    outDir: o.output,
+    goal: parseGoal(o),
+    system: o.system ?? DEFAULT_COMPILE_SYSTEM,
+  };
   const files = await emitTargets(ctx, names);
   for (const [path, text] of dumps) files.set(`ir/${path}`, text);
   files.set('project.json', projectJson(program, names));

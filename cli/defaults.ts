@@ -8,15 +8,18 @@
 
 /** `dype plan` and `dype ir --input ...`: a heterogeneous box, where the partition is the question. */
 export const DEFAULT_PLAN_SYSTEM = 'paper-2g2f';
-export const PLAN_SYSTEM_WHY = 'the paper\'s box of two GPUs and two FPGAs with peer-to-peer links, where splitting a kernel across devices is worth planning';
+export const PLAN_SYSTEM_WHY =
+  "the paper's box of two GPUs and two FPGAs with peer-to-peer links, where splitting a kernel across devices is worth planning";
 
 /** `dype run` (without --project): the machine it executes on. */
 export const DEFAULT_RUN_SYSTEM = 'this-machine';
-export const RUN_SYSTEM_WHY = 'run executes on this machine, so the partition and predictions it prints are the planner\'s for this machine';
+export const RUN_SYSTEM_WHY =
+  "run executes on this machine, so the partition and predictions it prints are the planner's for this machine";
 
 /** `dype compile` (guards, plan.json, the generated runtime, report.html). Equal to codegen/runtime/project.ts's DEFAULT_GUARD_SYSTEM. */
 export const DEFAULT_COMPILE_SYSTEM = 'paper-1g1f';
-export const COMPILE_SYSTEM_WHY = 'one CPU, one GPU and one FPGA: the guards choose which kind of device runs each op, without multi-device splits, on the box the generated runtime and examples/app are written for';
+export const COMPILE_SYSTEM_WHY =
+  'one CPU, one GPU and one FPGA: the guards choose which kind of device runs each op, without multi-device splits, on the box the generated runtime and examples/app are written for';
 
 /** `dype run --project` when the project has no plan.json (compiled without --profile). */
 export const DEFAULT_PROJECT_SYSTEM = DEFAULT_PLAN_SYSTEM;

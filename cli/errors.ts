@@ -34,7 +34,10 @@ export function usage(message: string): CliError {
 /** Prints the error and returns the exit code. */
 export function report(err: unknown, stderr: (s: string) => void): number {
   if (err instanceof DiagnosticsFailure) {
-    stderr(err.diagnostics.map((d) => formatDiagnostic(d, d.span.file === err.file ? err.source : undefined)).join('\n') + '\n');
+    stderr(
+      err.diagnostics.map((d) => formatDiagnostic(d, d.span.file === err.file ? err.source : undefined)).join('\n') +
+        '\n',
+    );
     const n = err.diagnostics.filter((d) => d.severity === 'error').length;
     if (n > 1) stderr(`${n} errors\n`);
     return 1;
@@ -52,6 +55,8 @@ export function report(err: unknown, stderr: (s: string) => void): number {
     return err.exitCode;
   }
   const e = err instanceof Error ? err : new Error(String(err));
-  stderr(`dype: internal error: ${e.message}\nThis is a bug in dype; please report it with the command that triggered it.\n${e.stack ?? ''}\n`);
+  stderr(
+    `dype: internal error: ${e.message}\nThis is a bug in dype; please report it with the command that triggered it.\n${e.stack ?? ''}\n`,
+  );
   return 70;
 }

@@ -26,11 +26,18 @@ export interface EvalOptions {
 
 export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
   if (o.output !== undefined && o.output.trim() === '') throw usage('-o expects a directory');
-  const sensSuite = o.sensitivity === undefined || o.sensitivity === false ? undefined : o.sensitivity === true ? 'quick' : o.sensitivity;
-  if (sensSuite !== undefined && sensSuite !== 'quick' && sensSuite !== 'full') throw usage(`--sensitivity expects quick or full, got ${JSON.stringify(sensSuite)}`);
+  const sensSuite =
+    o.sensitivity === undefined || o.sensitivity === false
+      ? undefined
+      : o.sensitivity === true
+        ? 'quick'
+        : o.sensitivity;
+  if (sensSuite !== undefined && sensSuite !== 'quick' && sensSuite !== 'full')
+    throw usage(`--sensitivity expects quick or full, got ${JSON.stringify(sensSuite)}`);
   // Fail before minutes of work, not after.
   if (o.output !== undefined) checkOutputDir(o.output);
-  if (!existsSync(matricesDir())) process.stderr.write(`dype eval: warning: ${matricesDir()} is missing; the suite runs on generated inputs only\n`);
+  if (!existsSync(matricesDir()))
+    process.stderr.write(`dype eval: warning: ${matricesDir()} is missing; the suite runs on generated inputs only\n`);
   let bar: ReturnType<typeof progress> | undefined;
   const results = runSuite({
     quick: o.quick === true,
@@ -69,5 +76,9 @@ export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
       ]),
     );
   }
-  stdout(o.json ? JSON.stringify(summary, null, 2) + '\n' : summaryTable(s) + (sensitivity ? `\n${sensitivityTable(sensitivity)}` : ''));
+  stdout(
+    o.json
+      ? JSON.stringify(summary, null, 2) + '\n'
+      : summaryTable(s) + (sensitivity ? `\n${sensitivityTable(sensitivity)}` : ''),
+  );
 }

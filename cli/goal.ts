@@ -3,13 +3,21 @@
  * `--energy-scope` and `--stream` (docs/CLI.md). Kept apart from
  * planning.ts so that commands parse them without loading the planner.
  */
-import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH, ENERGY_SCOPES, type EnergyScope, type PlanGoal, type StreamLength } from '../runtime/plan/figures.js';
+import {
+  DEFAULT_ENERGY_SCOPE,
+  DEFAULT_STREAM_LENGTH,
+  ENERGY_SCOPES,
+  type EnergyScope,
+  type PlanGoal,
+  type StreamLength,
+} from '../runtime/plan/figures.js';
 import type { Objective } from '../runtime/plan/types.js';
 import { usage } from './errors.js';
 
 export function parseObjective(s: string | undefined): Objective {
   const o = s ?? 'throughput';
-  if (o !== 'throughput' && o !== 'energy' && o !== 'latency') throw usage(`--objective expects throughput, energy or latency, got '${o}'`);
+  if (o !== 'throughput' && o !== 'energy' && o !== 'latency')
+    throw usage(`--objective expects throughput, energy or latency, got '${o}'`);
   return o;
 }
 
@@ -26,7 +34,8 @@ export function parseStreamLength(s: string | undefined): StreamLength {
   if (s === undefined) return DEFAULT_STREAM_LENGTH;
   if (s === 'unbounded') return s;
   const n = /^\d+$/.test(s) ? Number(s) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw usage(`--stream expects a positive whole number of inputs or 'unbounded', got '${s}'`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw usage(`--stream expects a positive whole number of inputs or 'unbounded', got '${s}'`);
   return n;
 }
 
@@ -37,6 +46,9 @@ export interface GoalOptions {
 }
 
 export function parseGoal(o: GoalOptions): PlanGoal {
-  return { objective: parseObjective(o.objective), energyScope: parseEnergyScope(o.energyScope), streamLength: parseStreamLength(o.stream) };
+  return {
+    objective: parseObjective(o.objective),
+    energyScope: parseEnergyScope(o.energyScope),
+    streamLength: parseStreamLength(o.stream),
+  };
 }
-

@@ -23,9 +23,15 @@ export async function hlsCommand(file: string, o: HlsCliOptions, stdout: (s: str
   checkOutputDir(o.output);
   const { program } = compileProgram(file);
   // DY2030 naming the kernels for an unknown name, as run and ir report it.
-  const kernel = o.kernel !== undefined ? selectKernel(program.module, file, o.kernel).name : program.module.kernels[0]!.name;
+  const kernel =
+    o.kernel !== undefined ? selectKernel(program.module, file, o.kernel).name : program.module.kernels[0]!.name;
   const files = await emitHlsProject(program, { defaultKernel: kernel });
   writeProject(o.output, files);
-  const others = program.module.kernels.length > 1 ? ` (kernel ${kernel}; KERNEL=NAME for another of ${program.module.kernels.map((k) => k.name).join(', ')})` : '';
-  stdout(`wrote ${files.size} files to ${o.output}; run: make -C ${o.output} csim INPUTS="..." OUTPUTS="..."${others}\n`);
+  const others =
+    program.module.kernels.length > 1
+      ? ` (kernel ${kernel}; KERNEL=NAME for another of ${program.module.kernels.map((k) => k.name).join(', ')})`
+      : '';
+  stdout(
+    `wrote ${files.size} files to ${o.output}; run: make -C ${o.output} csim INPUTS="..." OUTPUTS="..."${others}\n`,
+  );
 }

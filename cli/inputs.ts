@@ -39,7 +39,8 @@ export function parseScalar(name: string, text: string, where = `--param ${name}
   if (t === 'inf' || t === '+inf') return Infinity;
   if (t === '-inf') return -Infinity;
   const v = t === '' ? NaN : Number(t);
-  if (Number.isNaN(v)) throw new InputError('DY3015', where, undefined, `expected a number, true/false or inf, got '${text}'`);
+  if (Number.isNaN(v))
+    throw new InputError('DY3015', where, undefined, `expected a number, true/false or inf, got '${text}'`);
   return v;
 }
 
@@ -67,29 +68,59 @@ function fromFile(k: Kernel, name: string, path: string): LoadedInput {
     case 'dense':
       return { tensor: toDense(mtx, path), source: path, mtx };
   }
-  throw new InputError('DY3016', path, undefined, `'${name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`);
+  throw new InputError(
+    'DY3016',
+    path,
+    undefined,
+    `'${name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`,
+  );
 }
 
 function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<string, number>): LoadedInput {
   const p = k.params.find((q) => q.name === name);
   const where = `--input ${name}`;
   if (!p) throw new InputError('DY3014', where, undefined, `kernel '${k.name}' has no parameter '${name}'`);
-  if (p.type.format !== 'dense') throw new InputError('DY3016', where, undefined, `'${name}' is ${p.type.format}: generators make dense inputs only; give a Matrix Market file`);
+  if (p.type.format !== 'dense')
+    throw new InputError(
+      'DY3016',
+      where,
+      undefined,
+      `'${name}' is ${p.type.format}: generators make dense inputs only; give a Matrix Market file`,
+    );
   const shape = p.type.shape.map((d) => {
     if (d.kind === 'lit') return d.value;
     const v = dims.get(d.name);
-    if (v === undefined) throw new InputError('DY3013', where, undefined, `cannot size ${spec}: dim '${d.name}' is bound by no file input; pass --param ${d.name}=N`);
-    if (!Number.isSafeInteger(v) || v < 0) throw new InputError('DY3015', `--param ${d.name}`, undefined, `dim '${d.name}' must be a non-negative integer, got ${v}`);
+    if (v === undefined)
+      throw new InputError(
+        'DY3013',
+        where,
+        undefined,
+        `cannot size ${spec}: dim '${d.name}' is bound by no file input; pass --param ${d.name}=N`,
+      );
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw new InputError(
+        'DY3015',
+        `--param ${d.name}`,
+        undefined,
+        `dim '${d.name}' must be a non-negative integer, got ${v}`,
+      );
     return v;
   });
   const size = shape.reduce((a, b) => a * b, 1);
-  if (size > MAX_ELEMENTS) throw new InputError('DY3031', where, undefined, `${spec} for ${p.type.format}<${p.type.dtype}>[${shape.join(', ')}] would hold ${size} elements; at most ${MAX_ELEMENTS} fit`);
+  if (size > MAX_ELEMENTS)
+    throw new InputError(
+      'DY3031',
+      where,
+      undefined,
+      `${spec} for ${p.type.format}<${p.type.dtype}>[${shape.join(', ')}] would hold ${size} elements; at most ${MAX_ELEMENTS} fit`,
+    );
   const data = new Float64Array(size);
   const [gen, arg] = spec.slice(1).split(':', 2) as [string, string | undefined];
   const intLike = p.type.dtype !== 'f32' && p.type.dtype !== 'f64';
   if (gen === 'random') {
     const seed = arg === undefined ? 42 : Number(arg);
-    if (!Number.isSafeInteger(seed)) throw new InputError('DY3015', where, undefined, `@random:SEED needs an integer seed, got '${arg}'`);
+    if (!Number.isSafeInteger(seed))
+      throw new InputError('DY3015', where, undefined, `@random:SEED needs an integer seed, got '${arg}'`);
     const rng = new Rng(seedFor(seed, name));
     for (let i = 0; i < size; i++) data[i] = intLike ? rng.int(p.type.dtype === 'bool' ? 2 : 10) : rng.uniform(-1, 1);
   } else if (gen === 'ones') data.fill(1);
@@ -100,10 +131,21 @@ function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<strin
   } else if (gen === 'source') {
     const at = arg === undefined ? NaN : Number(arg);
     if (!Number.isSafeInteger(at) || at < 0 || at >= size)
-      throw new InputError('DY3015', where, undefined, `@source:K needs a vertex index 0 <= K < ${size}, got '${arg ?? ''}'`);
+      throw new InputError(
+        'DY3015',
+        where,
+        undefined,
+        `@source:K needs a vertex index 0 <= K < ${size}, got '${arg ?? ''}'`,
+      );
     data.fill(Infinity);
     data[at] = 0;
-  } else throw new InputError('DY3015', where, undefined, `unknown generator '${spec}': expected @random[:SEED], @ones, @zeros, @const:V or @source:K`);
+  } else
+    throw new InputError(
+      'DY3015',
+      where,
+      undefined,
+      `unknown generator '${spec}': expected @random[:SEED], @ones, @zeros, @const:V or @source:K`,
+    );
   return { tensor: { format: 'dense', shape, data }, source: spec };
 }
 
@@ -126,8 +168,20 @@ export function checkNames(k: Kernel, inputs: readonly Assignment[], scalars: Re
   const params = k.params.map((p) => p.name);
   for (const a of inputs) {
     const p = k.params.find((q) => q.name === a.name);
-    if (!p) throw new InputError('DY3014', `--input ${a.name}`, undefined, `kernel '${k.name}' has no parameter '${a.name}'; it takes ${params.join(', ')}${didYouMean(a.name, params)}`);
-    if (p.type.shape.length === 0) throw new InputError('DY3014', `--input ${a.name}`, undefined, `'${a.name}' is a scalar parameter of kernel '${k.name}': pass --param ${a.name}=VALUE`);
+    if (!p)
+      throw new InputError(
+        'DY3014',
+        `--input ${a.name}`,
+        undefined,
+        `kernel '${k.name}' has no parameter '${a.name}'; it takes ${params.join(', ')}${didYouMean(a.name, params)}`,
+      );
+    if (p.type.shape.length === 0)
+      throw new InputError(
+        'DY3014',
+        `--input ${a.name}`,
+        undefined,
+        `'${a.name}' is a scalar parameter of kernel '${k.name}': pass --param ${a.name}=VALUE`,
+      );
   }
   const named = [
     ...k.params.filter((p) => p.type.shape.length === 0).map((p) => p.name),
@@ -135,12 +189,21 @@ export function checkNames(k: Kernel, inputs: readonly Assignment[], scalars: Re
   ];
   for (const name of scalars.keys()) {
     if (!named.includes(name))
-      throw new InputError('DY3014', `--param ${name}`, undefined, `kernel '${k.name}' has no scalar parameter or dim '${name}'; ${named.length ? `its scalars and dims are ${named.join(', ')}${didYouMean(name, named)}` : 'it takes none'}`);
+      throw new InputError(
+        'DY3014',
+        `--param ${name}`,
+        undefined,
+        `kernel '${k.name}' has no scalar parameter or dim '${name}'; ${named.length ? `its scalars and dims are ${named.join(', ')}${didYouMean(name, named)}` : 'it takes none'}`,
+      );
   }
 }
 
 /** Loads every --input: files first (they bind dims), then generators. Names are checked first (checkNames). */
-export function loadInputs(k: Kernel, inputs: readonly Assignment[], scalars: ReadonlyMap<string, number>): Map<string, LoadedInput> {
+export function loadInputs(
+  k: Kernel,
+  inputs: readonly Assignment[],
+  scalars: ReadonlyMap<string, number>,
+): Map<string, LoadedInput> {
   checkNames(k, inputs, scalars);
   const out = new Map<string, LoadedInput>();
   const dims = new Map<string, number>();

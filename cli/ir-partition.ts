@@ -8,7 +8,11 @@ import { boundDims, loadSystem, parseGoal, sparseFeatures, type GoalOptions } fr
 import { DEFAULT_PLAN_SYSTEM } from './defaults.js';
 import { optimise, selectKernel, type LoadedProgram } from './program.js';
 
-export function partitionFor(p: LoadedProgram, file: string, o: GoalOptions & { kernel?: string; input: string[]; param: string[]; system?: string }): Pass {
+export function partitionFor(
+  p: LoadedProgram,
+  file: string,
+  o: GoalOptions & { kernel?: string; input: string[]; param: string[]; system?: string },
+): Pass {
   const module = optimise(p);
   const kernel = selectKernel(module, file, o.kernel);
   const scalars = new Map(parseAssignments(o.param, '--param').map((a) => [a.name, parseScalar(a.name, a.value)]));

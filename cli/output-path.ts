@@ -37,13 +37,25 @@ export function checkOutputDir(dir: string, flag = '-o'): void {
   const where = `${flag} ${dir}`;
   if (dir.trim() === '') throw new InputError('DY3017', flag, undefined, 'expected a directory, got an empty path');
   if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw new InputError('DY3017', where, undefined, 'expected a directory, found a file (give a new or an existing directory)');
+    if (!statSync(dir).isDirectory())
+      throw new InputError(
+        'DY3017',
+        where,
+        undefined,
+        'expected a directory, found a file (give a new or an existing directory)',
+      );
     const why = probe(dir);
     if (why) throw new InputError('DY3017', where, undefined, `cannot write into the output directory: ${why}`);
     return;
   }
   const base = nearestExisting(dir);
-  if (!statSync(base).isDirectory()) throw new InputError('DY3017', where, undefined, `cannot create the output directory: ${base} is a file, not a directory`);
+  if (!statSync(base).isDirectory())
+    throw new InputError(
+      'DY3017',
+      where,
+      undefined,
+      `cannot create the output directory: ${base} is a file, not a directory`,
+    );
   const why = probe(base);
   if (why) throw new InputError('DY3017', where, undefined, `cannot create the output directory: ${why}`);
 }
@@ -52,10 +64,23 @@ export function checkOutputDir(dir: string, flag = '-o'): void {
 export function checkOutputFile(file: string, flag = '-o'): void {
   const where = `${flag} ${file}`;
   if (file.trim() === '') throw new InputError('DY3017', flag, undefined, 'expected a file name, got an empty path');
-  if (existsSync(file) && statSync(file).isDirectory()) throw new InputError('DY3017', where, undefined, 'expected a file, found a directory');
+  if (existsSync(file) && statSync(file).isDirectory())
+    throw new InputError('DY3017', where, undefined, 'expected a file, found a directory');
   const dir = dirname(resolve(file));
-  if (!existsSync(dir)) throw new InputError('DY3017', where, undefined, `cannot write the output file: its directory ${dirname(file)} does not exist`);
-  if (!statSync(dir).isDirectory()) throw new InputError('DY3017', where, undefined, `cannot write the output file: ${dirname(file)} is not a directory`);
+  if (!existsSync(dir))
+    throw new InputError(
+      'DY3017',
+      where,
+      undefined,
+      `cannot write the output file: its directory ${dirname(file)} does not exist`,
+    );
+  if (!statSync(dir).isDirectory())
+    throw new InputError(
+      'DY3017',
+      where,
+      undefined,
+      `cannot write the output file: ${dirname(file)} is not a directory`,
+    );
   const why = probe(dir);
   if (why) throw new InputError('DY3017', where, undefined, `cannot write the output file: ${why}`);
 }

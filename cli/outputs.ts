@@ -79,7 +79,9 @@ export function summarize(t: Tensor): OutputSummary {
     if (v > max) max = v;
   }
   const shape = t.format === 'dense' ? [...t.shape] : [t.rows, t.cols];
-  return t.format === 'dense' ? { shape, sum, min, max, nonfinite } : { shape, nnz: values.length, sum, min, max, nonfinite };
+  return t.format === 'dense'
+    ? { shape, sum, min, max, nonfinite }
+    : { shape, nnz: values.length, sum, min, max, nonfinite };
 }
 
 function fmtNumber(x: number): string {
@@ -95,6 +97,7 @@ export function summaryText(s: OutputSummary): string {
   const count = s.nnz ?? s.shape.reduce((a, d) => a * d, 1);
   if (count === 0) return 'no values';
   const finite = count - s.nonfinite;
-  const body = finite > 0 ? `sum ${fmtNumber(s.sum)}, min ${fmtNumber(s.min)}, max ${fmtNumber(s.max)}` : 'no finite value';
+  const body =
+    finite > 0 ? `sum ${fmtNumber(s.sum)}, min ${fmtNumber(s.min)}, max ${fmtNumber(s.max)}` : 'no finite value';
   return s.nonfinite > 0 ? `${body}, ${s.nonfinite} non-finite (NaN or infinite)` : body;
 }

@@ -11,7 +11,8 @@ import type { StageChoice } from '../runtime/plan/dp.js';
 import type { PlanSpec } from '../runtime/plan/types.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 
-const bad = (text: string, why: string): InputError => new InputError('DY3047', `--partition ${JSON.stringify(text)}`, undefined, why);
+const bad = (text: string, why: string): InputError =>
+  new InputError('DY3047', `--partition ${JSON.stringify(text)}`, undefined, why);
 
 export function parsePartition(text: string, spec: PlanSpec, sys: SystemSpec): StageChoice[] {
   const ids = spec.ops.map((o) => o.id);
@@ -21,7 +22,10 @@ export function parsePartition(text: string, spec: PlanSpec, sys: SystemSpec): S
     // A result name stands for the op that computes it (the last one, for a value assigned twice).
     const byResult = spec.ops.map((o, i) => (o.result === name ? i : -1)).filter((i) => i >= 0);
     if (byResult.length > 0) return byResult[byResult.length - 1]!;
-    throw bad(text, `no op or result '${name}' in kernel ${spec.kernel}; its ops are ${spec.ops.map((o) => `${o.id} (${o.result})`).join(', ')}`);
+    throw bad(
+      text,
+      `no op or result '${name}' in kernel ${spec.kernel}; its ops are ${spec.ops.map((o) => `${o.id} (${o.result})`).join(', ')}`,
+    );
   };
   const stages = text.split('|').map((s) => s.trim());
   const out: StageChoice[] = [];
@@ -31,9 +35,14 @@ export function parsePartition(text: string, spec: PlanSpec, sys: SystemSpec): S
     if (!m) throw bad(text, `stage '${st}': expected DEVICE[*COUNT]:OPS, e.g. gpu:op1,op2 or gpu*2:op0-op3`);
     const [, device, countText, opsText] = m;
     const dev = sys.devices.find((d) => d.id === device);
-    if (!dev) throw bad(text, `stage '${st}': system ${sys.name} has no device '${device}' (it has ${sys.devices.map((d) => d.id).join(', ')})`);
+    if (!dev)
+      throw bad(
+        text,
+        `stage '${st}': system ${sys.name} has no device '${device}' (it has ${sys.devices.map((d) => d.id).join(', ')})`,
+      );
     const count = countText === undefined ? 1 : Number(countText);
-    if (!(count >= 1 && count <= dev.count)) throw bad(text, `stage '${st}': ${device} has ${dev.count} instance(s); asked for ${countText}`);
+    if (!(count >= 1 && count <= dev.count))
+      throw bad(text, `stage '${st}': ${device} has ${dev.count} instance(s); asked for ${countText}`);
     const picked: number[] = [];
     for (const part of opsText!.split(',').map((x) => x.trim())) {
       const r = /^([^-\s]+)\s*-\s*([^-\s]+)$/.exec(part);
@@ -45,7 +54,10 @@ export function parsePartition(text: string, spec: PlanSpec, sys: SystemSpec): S
     }
     const sorted = [...new Set(picked)].sort((a, b) => a - b);
     if (sorted[0] !== next || sorted.some((x, i) => x !== next + i))
-      throw bad(text, `stage '${st}' must continue the kernel's ops in order from ${ids[next] ?? 'the end'}: stages hold contiguous runs of ${ids.join(', ')}`);
+      throw bad(
+        text,
+        `stage '${st}' must continue the kernel's ops in order from ${ids[next] ?? 'the end'}: stages hold contiguous runs of ${ids.join(', ')}`,
+      );
     next += sorted.length;
     out.push({ start: sorted[0]!, end: next, device: dev.id, count });
   }

@@ -8,7 +8,16 @@ import type { Tensor } from '../runtime/tensor.js';
 import { DEFAULT_PLAN_SYSTEM } from './defaults.js';
 import { snakeValues } from './json-keys.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions, type PlanReport, type SystemOptions } from './planning.js';
+import {
+  boundDims,
+  loadSystem,
+  parseGoal,
+  planFor,
+  sparseFeatures,
+  type GoalOptions,
+  type PlanReport,
+  type SystemOptions,
+} from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 
 export interface PlanCliOptions extends SystemOptions, GoalOptions {
@@ -28,7 +37,17 @@ function stageText(m: Mapping): string {
 export function mappingJson(m: Mapping | undefined): unknown {
   if (!m) return null;
   return {
-    stages: m.stages.map((s) => ({ ops: s.ops, devices: s.devices, variants: s.variants, compute_ms: s.computeMs, sync_ms: s.syncMs, transfer_ms: s.transferMs, root_bytes: s.rootBytes, time_ms: s.timeMs, period_ms: s.periodMs })),
+    stages: m.stages.map((s) => ({
+      ops: s.ops,
+      devices: s.devices,
+      variants: s.variants,
+      compute_ms: s.computeMs,
+      sync_ms: s.syncMs,
+      transfer_ms: s.transferMs,
+      root_bytes: s.rootBytes,
+      time_ms: s.timeMs,
+      period_ms: s.periodMs,
+    })),
     period_ms: m.periodMs,
     root_complex_ms: m.rootComplexMs,
     latency_ms: m.latencyMs,
@@ -41,7 +60,13 @@ export function mappingJson(m: Mapping | undefined): unknown {
   };
 }
 
-export function reportJson(kernel: string, systemName: string, goal: PlanGoal, feats: Map<string, AllFeatures>, r: PlanReport): unknown {
+export function reportJson(
+  kernel: string,
+  systemName: string,
+  goal: PlanGoal,
+  feats: Map<string, AllFeatures>,
+  r: PlanReport,
+): unknown {
   return {
     kernel,
     system: systemName,
@@ -78,14 +103,24 @@ export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string)
   const gpu = r.baselines['gpu-only'];
   const lines: string[] = [];
   lines.push(`kernel ${kernel.name} on ${systemSummary(sys)}`);
-  for (const [n, f] of feats) lines.push(`  ${n}: ${f.rows} x ${f.cols}, nnz ${f.nnz}, density ${f.density.toExponential(2)}, row length mean ${f3(f.rowLenMean)} max ${f.rowLenMax} cv ${f3(f.rowLenCv)}`);
+  for (const [n, f] of feats)
+    lines.push(
+      `  ${n}: ${f.rows} x ${f.cols}, nnz ${f.nnz}, density ${f.density.toExponential(2)}, row length mean ${f3(f.rowLenMean)} max ${f.rowLenMax} cv ${f3(f.rowLenCv)}`,
+    );
   lines.push(`  ops: ${r.problem.ops.map((op) => `${op.id}=${op.kind}(${op.result})`).join(' ')}`);
-  const stream = goal.streamLength === 'unbounded' ? 'an unbounded stream (steady state)' : `a stream of ${goal.streamLength} input${goal.streamLength === 1 ? '' : 's'}`;
-  lines.push(`Pareto-optimal mappings (objective ${goal.objective}, energy scope ${goal.energyScope}, ${stream}; planned in ${r.planMs.toFixed(1)} ms over ${r.states} states):`);
+  const stream =
+    goal.streamLength === 'unbounded'
+      ? 'an unbounded stream (steady state)'
+      : `a stream of ${goal.streamLength} input${goal.streamLength === 1 ? '' : 's'}`;
+  lines.push(
+    `Pareto-optimal mappings (objective ${goal.objective}, energy scope ${goal.energyScope}, ${stream}; planned in ${r.planMs.toFixed(1)} ms over ${r.states} states):`,
+  );
   lines.push('  rank  ms/input   period ms   latency ms  device mJ  system mJ   power W  vs gpu-only  stages');
   r.pareto.forEach((m, i) => {
     const speed = gpu ? `${(gpu.perInputMs / m.perInputMs).toFixed(2)}x` : '-';
-    lines.push(`  ${String(i + 1).padStart(4)}  ${f3(m.perInputMs).padStart(8)}  ${f3(m.periodMs).padStart(9)}  ${f3(m.latencyMs).padStart(10)}  ${f3(m.deviceEnergyJ * 1e3).padStart(9)}  ${f3(m.systemEnergyJ * 1e3).padStart(9)}  ${m.powerW.toFixed(0).padStart(7)}  ${speed.padStart(11)}  ${stageText(m)}`);
+    lines.push(
+      `  ${String(i + 1).padStart(4)}  ${f3(m.perInputMs).padStart(8)}  ${f3(m.periodMs).padStart(9)}  ${f3(m.latencyMs).padStart(10)}  ${f3(m.deviceEnergyJ * 1e3).padStart(9)}  ${f3(m.systemEnergyJ * 1e3).padStart(9)}  ${m.powerW.toFixed(0).padStart(7)}  ${speed.padStart(11)}  ${stageText(m)}`,
+    );
   });
   lines.push('Baselines:');
   for (const [name, m] of Object.entries(r.baselines)) {
@@ -93,7 +128,9 @@ export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string)
       lines.push(`  ${name.padEnd(9)} (not applicable on this system)`);
       continue;
     }
-    lines.push(`  ${name.padEnd(9)} ${f3(m.perInputMs)} ms/input, period ${f3(m.periodMs)} ms, latency ${f3(m.latencyMs)} ms, energy ${f3(m.deviceEnergyJ * 1e3)} mJ device / ${f3(m.systemEnergyJ * 1e3)} mJ system  ${stageText(m)}`);
+    lines.push(
+      `  ${name.padEnd(9)} ${f3(m.perInputMs)} ms/input, period ${f3(m.periodMs)} ms, latency ${f3(m.latencyMs)} ms, energy ${f3(m.deviceEnergyJ * 1e3)} mJ device / ${f3(m.systemEnergyJ * 1e3)} mJ system  ${stageText(m)}`,
+    );
   }
   stdout(lines.join('\n') + '\n');
 }

@@ -34,8 +34,12 @@ export interface SystemOptions {
 export function loadSystem(o: SystemOptions, fallback: string): SystemSpec {
   const file = resolveSystem(o.system ?? fallback);
   const cap = o.powerCap === undefined ? undefined : Number(o.powerCap);
-  if (cap !== undefined && !(cap > 0)) throw usage(`--power-cap expects a positive number of watts, got '${o.powerCap}'`);
-  return applyOverrides(loadSystemFile(file), { ...(cap !== undefined ? { powerCapW: cap } : {}), noP2p: o.p2p === false });
+  if (cap !== undefined && !(cap > 0))
+    throw usage(`--power-cap expects a positive number of watts, got '${o.powerCap}'`);
+  return applyOverrides(loadSystemFile(file), {
+    ...(cap !== undefined ? { powerCapW: cap } : {}),
+    noP2p: o.p2p === false,
+  });
 }
 
 /** Sparse inputs' features (tiers 0-2), by parameter name. */
@@ -49,7 +53,11 @@ export function sparseFeatures(k: Kernel, tensors: ReadonlyMap<string, Tensor>):
 }
 
 /** Dims bound by inputs' shapes and --param. */
-export function boundDims(k: Kernel, tensors: ReadonlyMap<string, Tensor>, scalars: ReadonlyMap<string, number>): Map<string, number> {
+export function boundDims(
+  k: Kernel,
+  tensors: ReadonlyMap<string, Tensor>,
+  scalars: ReadonlyMap<string, number>,
+): Map<string, number> {
   const dims = new Map<string, number>();
   for (const p of k.params) {
     const t = tensors.get(p.name);
@@ -62,9 +70,21 @@ export function boundDims(k: Kernel, tensors: ReadonlyMap<string, Tensor>, scala
   for (const [n, v] of scalars) if (!dims.has(n)) dims.set(n, v);
   for (const p of k.params)
     for (const d of p.type.shape)
-      if (d.kind === 'sym' && !dims.has(d.name)) throw new InputError('DY3013', `--param ${d.name}`, undefined, `dim '${d.name}' is not bound: pass --input ${p.name}=FILE or --param ${d.name}=N`);
+      if (d.kind === 'sym' && !dims.has(d.name))
+        throw new InputError(
+          'DY3013',
+          `--param ${d.name}`,
+          undefined,
+          `dim '${d.name}' is not bound: pass --input ${p.name}=FILE or --param ${d.name}=N`,
+        );
   for (const p of k.params)
-    if (p.type.format !== 'dense' && !tensors.has(p.name)) throw new InputError('DY3013', `--input ${p.name}`, undefined, `the planner needs sparse input '${p.name}': pass --input ${p.name}=FILE`);
+    if (p.type.format !== 'dense' && !tensors.has(p.name))
+      throw new InputError(
+        'DY3013',
+        `--input ${p.name}`,
+        undefined,
+        `the planner needs sparse input '${p.name}': pass --input ${p.name}=FILE`,
+      );
   return dims;
 }
 
@@ -92,13 +112,26 @@ export interface PlanReport {
   spec: PlanSpec;
   problem: PlanProblem;
   pareto: Mapping[];
-  baselines: { 'gpu-only': Mapping | undefined; 'fpga-only': Mapping | undefined; 'cpu-only': Mapping | undefined; static: Mapping | undefined; heft: Mapping | undefined };
+  baselines: {
+    'gpu-only': Mapping | undefined;
+    'fpga-only': Mapping | undefined;
+    'cpu-only': Mapping | undefined;
+    static: Mapping | undefined;
+    heft: Mapping | undefined;
+  };
   planMs: number;
   states: number;
 }
 
 /** `spec`: the kernel's PlanSpec with its program's implementations (codegen/implementations.ts plannedSpec). */
-export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<string, SparseFeatures>, dims: ReadonlyMap<string, number>, scalars: ReadonlyMap<string, number>, goal: PlanGoal): PlanReport {
+export function planFor(
+  spec: PlanSpec,
+  sys: SystemSpec,
+  feats: ReadonlyMap<string, SparseFeatures>,
+  dims: ReadonlyMap<string, number>,
+  scalars: ReadonlyMap<string, number>,
+  goal: PlanGoal,
+): PlanReport {
   let problem: PlanProblem;
   try {
     problem = bindProblem(spec, { sparse: feats, dims, scalars });
@@ -117,7 +150,11 @@ export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<stri
   const planMs = performance.now() - t0;
   if (out.pareto.length === 0) throw infeasible(sys, problem, opts, out.infeasible);
   const first = [...feats.values()][0];
-  const training = first ? trainingProfiles(first).map((tf) => bindProblem(spec, { sparse: new Map([...feats.keys()].map((n) => [n, tf])), dims, scalars })) : [problem];
+  const training = first
+    ? trainingProfiles(first).map((tf) =>
+        bindProblem(spec, { sparse: new Map([...feats.keys()].map((n) => [n, tf])), dims, scalars }),
+      )
+    : [problem];
   const stat = staticChoice(sys, training, opts);
   return {
     spec,
@@ -138,9 +175,23 @@ export function planFor(spec: PlanSpec, sys: SystemSpec, feats: ReadonlyMap<stri
 function infeasible(sys: SystemSpec, p: PlanProblem, opts: PlanOptions, reasons: string[]): InputError {
   if (opts.powerCapW !== undefined) {
     const free = planPareto(sys, p, { ...opts, powerCapW: undefined }).pareto;
-    const single = sys.devices.map((d) => evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: d.id, count: 1 }], opts)?.powerW ?? Infinity);
+    const single = sys.devices.map(
+      (d) =>
+        evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: d.id, count: 1 }], opts)?.powerW ?? Infinity,
+    );
     const need = Math.min(...free.map((m) => m.powerW), ...single);
-    if (Number.isFinite(need)) return new InputError('DY3030', sys.name, undefined, `no mapping meets power cap ${opts.powerCapW} W: the cheapest needs ${need.toFixed(0)} W`);
+    if (Number.isFinite(need))
+      return new InputError(
+        'DY3030',
+        sys.name,
+        undefined,
+        `no mapping meets power cap ${opts.powerCapW} W: the cheapest needs ${need.toFixed(0)} W`,
+      );
   }
-  return new InputError('DY3030', sys.name, undefined, `no mapping is feasible on ${sys.name}: ${reasons.slice(0, 3).join('; ') || 'no device can run these ops'}`);
+  return new InputError(
+    'DY3030',
+    sys.name,
+    undefined,
+    `no mapping is feasible on ${sys.name}: ${reasons.slice(0, 3).join('; ') || 'no device can run these ops'}`,
+  );
 }

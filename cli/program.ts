@@ -27,7 +27,10 @@ export function readSource(file: string): string {
  * source line and a caret line: every command that loads a program shows
  * them (`dype check` among them), and they never change the exit code.
  */
-export function loadProgram(file: string, warn: (s: string) => void = (s) => void process.stderr.write(s)): LoadedProgram {
+export function loadProgram(
+  file: string,
+  warn: (s: string) => void = (s) => void process.stderr.write(s),
+): LoadedProgram {
   const source = readSource(file);
   const r = compileSource(source, file);
   if (!r.module) throw new DiagnosticsFailure(r.diagnostics, source, file);
@@ -59,10 +62,16 @@ export function selectKernel(m: Module, file: string, name: string | undefined):
     const k = findKernel(m, name);
     if (!k)
       throw new DiagnosticsFailure([
-        makeDiagnostic('DY2030', `no kernel '${name}' in this file; it defines ${m.kernels.map((x) => x.name).join(', ')}`, fileSpan(file)),
+        makeDiagnostic(
+          'DY2030',
+          `no kernel '${name}' in this file; it defines ${m.kernels.map((x) => x.name).join(', ')}`,
+          fileSpan(file),
+        ),
       ]);
     return k;
   }
   if (m.kernels.length === 1) return m.kernels[0]!;
-  throw new CliError(`${file} defines several kernels (${m.kernels.map((x) => x.name).join(', ')}): choose one with --kernel NAME`);
+  throw new CliError(
+    `${file} defines several kernels (${m.kernels.map((x) => x.name).join(', ')}): choose one with --kernel NAME`,
+  );
 }

@@ -17,7 +17,14 @@ import { checkOutputDir } from './output-path.js';
 /** Refuses paths that would leave the project folder. */
 function safeRelative(p: string): string {
   const n = normalize(p);
-  if (n.startsWith('..') || n.startsWith(sep) || /^[A-Za-z]:/.test(n) || n.split(sep).includes('..') || n === '.' || n === '')
+  if (
+    n.startsWith('..') ||
+    n.startsWith(sep) ||
+    /^[A-Za-z]:/.test(n) ||
+    n.split(sep).includes('..') ||
+    n === '.' ||
+    n === ''
+  )
     throw new Error(`generated file path '${p}' is not inside the project`);
   return n;
 }

@@ -27,13 +27,32 @@ export const reportTarget: CompileTarget = {
       const first = kg.profiles.bindings[0]!;
       const problem = bindProblem(kg.spec, first);
       const pareto = planPareto(sys, problem, planOptions(sys, kg.plans[kg.objective]!)).pareto;
-      if (pareto.length === 0) throw new InputError('DY3030', sys.name, undefined, `no mapping of kernel ${kg.kernel.name} is feasible for profile ${kg.profiles.sources[0]}`);
+      if (pareto.length === 0)
+        throw new InputError(
+          'DY3030',
+          sys.name,
+          undefined,
+          `no mapping of kernel ${kg.kernel.name} is feasible for profile ${kg.profiles.sources[0]}`,
+        );
       const sparseName = [...first.sparse.keys()][0];
       // The decision map varies the first sparse input's features; everything else stays as in the first profile.
-      const bind = (f: SparseFeatures): Binding => ({ ...first, sparse: new Map([...first.sparse].map(([n, v]) => [n, n === sparseName ? f : v])) });
+      const bind = (f: SparseFeatures): Binding => ({
+        ...first,
+        sparse: new Map([...first.sparse].map(([n, v]) => [n, n === sparseName ? f : v])),
+      });
       const t = partitionTable(kg.plans, kg.objective);
       const guards = t.objectives.map((o) => ({ objective: o, plan: kg.plans[o]!, ids: t.ids[o]! }));
-      const html = renderProgramReport({ title: `${ctx.program.name}: ${kg.kernel.name}`, sys, problem, objective: kg.objective, mappings: pareto, guards, partitions: t.partitions, bind, profileNames: kg.profiles.sources });
+      const html = renderProgramReport({
+        title: `${ctx.program.name}: ${kg.kernel.name}`,
+        sys,
+        problem,
+        objective: kg.objective,
+        mappings: pareto,
+        guards,
+        partitions: t.partitions,
+        bind,
+        profileNames: kg.profiles.sources,
+      });
       files.set(i === 0 ? 'report.html' : `report-${kg.kernel.name}.html`, html);
     });
     return files;

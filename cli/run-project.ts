@@ -72,12 +72,20 @@ interface Execution {
   partition: { source: string; id?: number; label: string; choices: StageChoice[] };
 }
 
-export async function runProjectCommand(file: string, o: RunOptions & { project: string }, stdout: (s: string) => void): Promise<void> {
-  if (o.backend !== undefined) throw usage('--backend and --project exclude each other: with --project the partition decides which backend runs each stage');
+export async function runProjectCommand(
+  file: string,
+  o: RunOptions & { project: string },
+  stdout: (s: string) => void,
+): Promise<void> {
+  if (o.backend !== undefined)
+    throw usage(
+      '--backend and --project exclude each other: with --project the partition decides which backend runs each stage',
+    );
   const repeat = o.repeat === undefined ? 1 : Number(o.repeat);
   if (!Number.isSafeInteger(repeat) || repeat < 1) throw usage(`--repeat expects an integer >= 1, got '${o.repeat}'`);
   const threadsAsked = o.threads === undefined ? availableParallelism() : Number(o.threads);
-  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1) throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
+  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1)
+    throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
   const threads = capThreads(threadsAsked);
   const partitionArg = o.partition ?? 'auto';
   const dir = o.project;
@@ -85,18 +93,39 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   const program = loadProgram(file);
   const module: Module = lowerKernelsPass.run(optimise(program));
   const hash = programHash(module);
-  if (hash !== info.programHash) throw new InputError('DY3044', join(dir, 'project.json'), undefined, `was compiled from another version of ${file} (program hash ${info.programHash.slice(0, 12)}, this file ${hash.slice(0, 12)}): recompile with dype compile ${file} -o ${dir}`);
+  if (hash !== info.programHash)
+    throw new InputError(
+      'DY3044',
+      join(dir, 'project.json'),
+      undefined,
+      `was compiled from another version of ${file} (program hash ${info.programHash.slice(0, 12)}, this file ${hash.slice(0, 12)}): recompile with dype compile ${file} -o ${dir}`,
+    );
   const kernel = selectKernel(module, file, o.kernel);
   const outs = parseAssignments(o.out, '--out');
-  for (const a of outs) if (!kernel.results.some((r) => r.name === a.name)) throw new InputError('DY3014', `--out ${a.name}`, undefined, `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`);
+  for (const a of outs)
+    if (!kernel.results.some((r) => r.name === a.name))
+      throw new InputError(
+        'DY3014',
+        `--out ${a.name}`,
+        undefined,
+        `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`,
+      );
   const targets = outs.map((a) => resolve(a.value));
   const clash = targets.findIndex((t, i) => targets.indexOf(t) !== i);
-  if (clash >= 0) throw usage(`--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`);
+  if (clash >= 0)
+    throw usage(
+      `--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`,
+    );
   const planPath = join(dir, 'plan.json');
   const planJson = existsSync(planPath) ? (JSON.parse(readFileSync(planPath, 'utf8')) as PlanJson) : undefined;
   // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
   if (planJson && (planJson.format !== 'dype-plan' || planJson.version !== PLAN_JSON_VERSION))
-    throw new InputError('DY3044', planPath, undefined, `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`);
+    throw new InputError(
+      'DY3044',
+      planPath,
+      undefined,
+      `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`,
+    );
   const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PROJECT_SYSTEM) : planJson.system;
   const goal = parseGoal(o);
   const kplan = planJson?.kernels[kernel.name];
@@ -104,7 +133,12 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   // The project's guards start with the objective it was compiled for; --objective picks another.
   const objective: Objective = kplan && o.objective === undefined ? kplan.objective : goal.objective;
   if (guards && !guards[objective])
-    throw new InputError('DY3044', planPath, undefined, `the project has guards of kernel ${kernel.name} for ${Object.keys(guards).join(', ')}, not for --objective ${objective}: recompile the project with dype compile`);
+    throw new InputError(
+      'DY3044',
+      planPath,
+      undefined,
+      `the project has guards of kernel ${kernel.name} for ${Object.keys(guards).join(', ')}, not for --objective ${objective}: recompile the project with dype compile`,
+    );
   const table = kplan && guards ? partitionTable(guards, kplan.objective) : undefined;
   const scalars = new Map(parseAssignments(o.param, '--param').map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
@@ -114,7 +148,13 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   const spec = plannedSpec(module, file, kernel.name);
   const problem = bindProblem(spec, { sparse: feats, dims, scalars });
   const manifestPath = join(dir, 'wasm', `${kernel.name}.manifest.json`);
-  if (!existsSync(manifestPath)) throw new InputError('DY3043', manifestPath, undefined, `the project has no wasm kernel: compile it with dype compile ${file} -o ${dir} (targets wasm, cuda, hls)`);
+  if (!existsSync(manifestPath))
+    throw new InputError(
+      'DY3043',
+      manifestPath,
+      undefined,
+      `the project has no wasm kernel: compile it with dype compile ${file} -o ${dir} (targets wasm, cuda, hls)`,
+    );
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as WasmManifest;
 
   // Which partition(s), and so which device kinds need a backend.
@@ -122,22 +162,50 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (partitionArg === 'auto') {
     if (!table) {
       const best = planPareto(sys, problem, planOptions(sys, goal)).pareto[0];
-      if (!best) throw new InputError('DY3030', sys.name, undefined, `no mapping of kernel ${kernel.name} is feasible on ${sys.name} for this input`);
+      if (!best)
+        throw new InputError(
+          'DY3030',
+          sys.name,
+          undefined,
+          `no mapping of kernel ${kernel.name} is feasible on ${sys.name} for this input`,
+        );
       const choices = choicesOf(problem, best);
-      fixed = { source: 'auto: the planner\u2019s best mapping for this input (the project has no guards: compile with --profile for them)', label: labelOf(spec, sys, choices), choices };
+      fixed = {
+        source:
+          'auto: the planner\u2019s best mapping for this input (the project has no guards: compile with --profile for them)',
+        label: labelOf(spec, sys, choices),
+        choices,
+      };
     }
   } else if (/^\d+$/.test(partitionArg)) {
-    if (!table) throw new InputError('DY3047', planPath, undefined, `--partition ${partitionArg} names a partition of the project's guards, but the project has none for kernel ${kernel.name}: compile with --profile, or write the stages out`);
+    if (!table)
+      throw new InputError(
+        'DY3047',
+        planPath,
+        undefined,
+        `--partition ${partitionArg} names a partition of the project's guards, but the project has none for kernel ${kernel.name}: compile with --profile, or write the stages out`,
+      );
     const p = table.partitions.find((x) => x.id === Number(partitionArg));
-    if (!p) throw new InputError('DY3047', planPath, undefined, `the guards of kernel ${kernel.name} have partitions ${table.partitions.map((x) => x.id).join(', ')}; there is no ${partitionArg}`);
+    if (!p)
+      throw new InputError(
+        'DY3047',
+        planPath,
+        undefined,
+        `the guards of kernel ${kernel.name} have partitions ${table.partitions.map((x) => x.id).join(', ')}; there is no ${partitionArg}`,
+      );
     fixed = { source: `partition ${p.id} of plan.json`, id: p.id, label: p.label, choices: p.choices };
   } else {
     const choices = parsePartition(partitionArg, spec, sys);
     fixed = { source: '--partition as written', label: labelOf(spec, sys, choices), choices };
   }
-  const kindsOf = (cs: readonly StageChoice[]): DeviceKind[] => cs.map((c) => sys.devices.find((d) => d.id === c.device)!.kind);
+  const kindsOf = (cs: readonly StageChoice[]): DeviceKind[] =>
+    cs.map((c) => sys.devices.find((d) => d.id === c.device)!.kind);
   // Guarded: the device kinds of the partitions the objective's guards pick (their fallbacks among them).
-  const kinds = [...new Set(fixed ? kindsOf(fixed.choices) : table!.ids[objective]!.flatMap((i) => kindsOf(table!.partitions[i]!.choices)))];
+  const kinds = [
+    ...new Set(
+      fixed ? kindsOf(fixed.choices) : table!.ids[objective]!.flatMap((i) => kindsOf(table!.partitions[i]!.choices)),
+    ),
+  ];
   const backends = await openProject(dir, sys, { emulate: o.emulate === true, kernel: kernel.name, threads, kinds });
   const inputs = { tensors, scalars, dims };
   const trace = o.trace !== undefined ? new TraceRecorder() : undefined;
@@ -148,7 +216,13 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (fixed) {
     // A fixed partition's figures are counted the way the project's guards were planned, else as the options say.
     const mapping = evaluateChoices(sys, problem, fixed.choices, guards && kplan ? guards[kplan.objective]! : goal);
-    if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${fixed.label} cannot run this input on ${sys.name} (memory, FPGA resources or an op without an implementation there)`);
+    if (!mapping)
+      throw new InputError(
+        'DY3030',
+        sys.name,
+        undefined,
+        `partition ${fixed.label} cannot run this input on ${sys.name} (memory, FPGA resources or an op without an implementation there)`,
+      );
     const engine = new KernelEngine(manifest, backends, sys);
     engine.timeOps = history !== undefined;
     const plans = stagePlans(sys, spec, fixed, mapping);
@@ -181,14 +255,37 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
       // The project's initial objective keeps plan.json's partition ids; the runtime then starts with --objective.
       objective: kplan!.objective,
       guards: guards!,
-      params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : p.type.shape.length === 0 ? 'scalar' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
+      params: kernel.params.map((p) => ({
+        name: p.name,
+        kind: p.type.format !== 'dense' ? 'sparse' : p.type.shape.length === 0 ? 'scalar' : 'dense',
+        shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)),
+      })),
       guard: treeGuards(guards!, kplan!.objective),
     };
-    const rt = createGuardedRuntime(cfg, { system: sys, backends, objective, ...(trace ? { trace } : {}), ...(history ? { history } : {}) });
-    const raw: RuntimeInputs = Object.fromEntries([...kernel.params].map((p) => [p.name, tensors.get(p.name) ?? scalars.get(p.name)!]));
+    const rt = createGuardedRuntime(cfg, {
+      system: sys,
+      backends,
+      objective,
+      ...(trace ? { trace } : {}),
+      ...(history ? { history } : {}),
+    });
+    const raw: RuntimeInputs = Object.fromEntries(
+      [...kernel.params].map((p) => [p.name, tensors.get(p.name) ?? scalars.get(p.name)!]),
+    );
     runOnce = async () => {
       const r = await rt.run(raw);
-      return { outputs: r.outputs, runs: r.stages, wallMs: r.wallMs, mapping: r.mapping, partition: { source: `auto: the project's ${r.log.objective} guards (path ${r.path.join(' -> ') || 'one partition'})${r.log.replan ? `; ${r.log.replan.reason}, re-planned` : ''}`, id: r.partition.id, label: r.partition.label, choices: [] } };
+      return {
+        outputs: r.outputs,
+        runs: r.stages,
+        wallMs: r.wallMs,
+        mapping: r.mapping,
+        partition: {
+          source: `auto: the project's ${r.log.objective} guards (path ${r.path.join(' -> ') || 'one partition'})${r.log.replan ? `; ${r.log.replan.reason}, re-planned` : ''}`,
+          id: r.partition.id,
+          label: r.partition.label,
+          choices: [],
+        },
+      };
     };
     close = () => {
       rt.close();
@@ -211,47 +308,123 @@ export async function runProjectCommand(file: string, o: RunOptions & { project:
   if (trace && fixed) {
     // The guarded runtime draws both clocks itself; a fixed partition gets them here.
     const clk = new ModelClock(trace);
-    clk.place({ id: fixed.id ?? -1, key: '', label: fixed.label, choices: fixed.choices, fallbacks: [], replanned: false }, ex.mapping, false, 0, false, kernel.name);
+    clk.place(
+      { id: fixed.id ?? -1, key: '', label: fixed.label, choices: fixed.choices, fallbacks: [], replanned: false },
+      ex.mapping,
+      false,
+      0,
+      false,
+      kernel.name,
+    );
     clk.measured(kernel.name, ex.runs);
   }
   const files: { path: string; data: OutputData }[] = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
-    return { path: a.value, data: outputWriter(ex.outputs.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})` ) };
+    return {
+      path: a.value,
+      data: outputWriter(
+        ex.outputs.get(a.name)!,
+        decl.type,
+        `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})`,
+      ),
+    };
   });
   if (o.trace !== undefined) files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()) });
   writeAllAtomic(files);
   const backendsRan = [...new Set(ex.runs.map((r) => r.backend))];
   const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times), clock: 'measured' };
-  const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));
+  const features = Object.fromEntries(
+    [...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]),
+  );
   const summaries = Object.fromEntries([...ex.outputs].map(([n, t]) => [n, summarize(t)]));
-  const stages = ex.runs.map((r, i) => ({ ops: r.ops, devices: r.devices, backend: r.backend, ms: r.ms, bytes_in: r.bytesIn, bytes_out: r.bytesOut, transfer_ms: r.transferMs, compute_ms: r.computeMs, ...(r.unsplit.length ? { unsplit: r.unsplit } : {}), predicted_ms: ex.mapping.stages[i]?.timeMs }));
-  const predicted = { period_ms: ex.mapping.periodMs, per_input_ms: ex.mapping.perInputMs, latency_ms: ex.mapping.latencyMs, energy_j: ex.mapping.energyJ, device_energy_j: ex.mapping.deviceEnergyJ, system_energy_j: ex.mapping.systemEnergyJ, power_w: ex.mapping.powerW, clock: 'modelled' };
-  const partition = { system: sys.name, objective, source: ex.partition.source, ...(ex.partition.id !== undefined ? { id: ex.partition.id } : {}), label: ex.partition.label, stages: ex.mapping.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })) };
+  const stages = ex.runs.map((r, i) => ({
+    ops: r.ops,
+    devices: r.devices,
+    backend: r.backend,
+    ms: r.ms,
+    bytes_in: r.bytesIn,
+    bytes_out: r.bytesOut,
+    transfer_ms: r.transferMs,
+    compute_ms: r.computeMs,
+    ...(r.unsplit.length ? { unsplit: r.unsplit } : {}),
+    predicted_ms: ex.mapping.stages[i]?.timeMs,
+  }));
+  const predicted = {
+    period_ms: ex.mapping.periodMs,
+    per_input_ms: ex.mapping.perInputMs,
+    latency_ms: ex.mapping.latencyMs,
+    energy_j: ex.mapping.energyJ,
+    device_energy_j: ex.mapping.deviceEnergyJ,
+    system_energy_j: ex.mapping.systemEnergyJ,
+    power_w: ex.mapping.powerW,
+    clock: 'modelled',
+  };
+  const partition = {
+    system: sys.name,
+    objective,
+    source: ex.partition.source,
+    ...(ex.partition.id !== undefined ? { id: ex.partition.id } : {}),
+    label: ex.partition.label,
+    stages: ex.mapping.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })),
+  };
   if (o.json) {
-    stdout(`${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features: snakeValues(features), dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`);
+    stdout(
+      `${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features: snakeValues(features), dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`,
+    );
     return;
   }
   const lines: string[] = [];
-  lines.push(`kernel ${kernel.name} from project ${dir} on ${sys.name}${o.emulate ? ' (emulated GPU/FPGA builds)' : ''}`);
-  lines.push(`  partition ${ex.partition.id !== undefined ? `${ex.partition.id} ` : ''}${ex.partition.label} (${ex.partition.source})`);
+  lines.push(
+    `kernel ${kernel.name} from project ${dir} on ${sys.name}${o.emulate ? ' (emulated GPU/FPGA builds)' : ''}`,
+  );
+  lines.push(
+    `  partition ${ex.partition.id !== undefined ? `${ex.partition.id} ` : ''}${ex.partition.label} (${ex.partition.source})`,
+  );
   ex.runs.forEach((r, i) => {
-    lines.push(`  stage ${i} [${r.ops.join(' ')}] on ${r.devices.join('+')}: ${r.backend}, ${r.ms.toFixed(3)} ms measured (transfers ${r.transferMs.toFixed(3)} ms; ${r.bytesIn} B in, ${r.bytesOut} B out), ${(ex.mapping.stages[i]?.timeMs ?? NaN).toPrecision(3)} ms predicted for ${sys.name}${r.unsplit.length ? `; ${r.unsplit.join(', ')} ran unsplit` : ''}`);
+    lines.push(
+      `  stage ${i} [${r.ops.join(' ')}] on ${r.devices.join('+')}: ${r.backend}, ${r.ms.toFixed(3)} ms measured (transfers ${r.transferMs.toFixed(3)} ms; ${r.bytesIn} B in, ${r.bytesOut} B out), ${(ex.mapping.stages[i]?.timeMs ?? NaN).toPrecision(3)} ms predicted for ${sys.name}${r.unsplit.length ? `; ${r.unsplit.join(', ')} ran unsplit` : ''}`,
+    );
   });
   for (const [n, s] of Object.entries(summaries)) {
     const where = outs.find((a) => a.name === n)?.value;
-    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: ${summaryText(s)}${where ? ` -> ${where}` : ''}`);
+    lines.push(
+      `  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: ${summaryText(s)}${where ? ` -> ${where}` : ''}`,
+    );
   }
-  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s), measured on this host${o.repeat === undefined ? ' (one cold run: first-call setup and input copies included)' : ''}`);
+  lines.push(
+    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s), measured on this host${o.repeat === undefined ? ' (one cold run: first-call setup and input copies included)' : ''}`,
+  );
   stdout(lines.join('\n') + '\n');
 }
 
 /** `cpu x1 [T1] | gpu x1 [H1, T2, Y]`, as plan.json labels partitions. */
 function labelOf(spec: PlanSpec, sys: SystemSpec, choices: readonly StageChoice[]): string {
   void sys;
-  return choices.map((c) => `${c.device} x${c.count} [${spec.ops.slice(c.start, c.end).map((o) => o.result).join(', ')}]`).join(' | ');
+  return choices
+    .map(
+      (c) =>
+        `${c.device} x${c.count} [${spec.ops
+          .slice(c.start, c.end)
+          .map((o) => o.result)
+          .join(', ')}]`,
+    )
+    .join(' | ');
 }
 
-async function runStageNamed(engine: KernelEngine, slot: Slot, plans: Parameters<KernelEngine['runStage']>[1][], i: number, label: string): Promise<StageRun> {
+async function runStageNamed(
+  engine: KernelEngine,
+  slot: Slot,
+  plans: Parameters<KernelEngine['runStage']>[1][],
+  i: number,
+  label: string,
+): Promise<StageRun> {
   const { runStage } = await import('../runtime/engine/execute.js');
-  return runStage(engine, slot, plans, i, 'the input', { id: -1, key: '', label, choices: [], fallbacks: [], replanned: false });
+  return runStage(engine, slot, plans, i, 'the input', {
+    id: -1,
+    key: '',
+    label,
+    choices: [],
+    fallbacks: [],
+    replanned: false,
+  });
 }

@@ -11,7 +11,9 @@ import type { Mapping } from '../runtime/plan/types.js';
 export function runTrace(m: Mapping, measuredMs: readonly number[], label: string, backend: string): string {
   const tr = new TraceRecorder();
   const free = new Map<string, number>();
-  measuredMs.forEach((_, i) => placeStages(tr, free, m.stages, 0, `run ${i + 1}`, { clock: 'cost model', mapping: label }));
+  measuredMs.forEach((_, i) =>
+    placeStages(tr, free, m.stages, 0, `run ${i + 1}`, { clock: 'cost model', mapping: label }),
+  );
   let t = 0;
   measuredMs.forEach((ms, i) => {
     tr.slice(`this host (${backend}, measured)`, 'compute', `run ${i + 1}`, t, ms, { clock: 'measured' });

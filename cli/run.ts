@@ -67,34 +67,57 @@ function median(xs: number[]): number {
 }
 
 export async function runCommand(file: string, opts: RunOptions, stdout: (s: string) => void): Promise<void> {
-  if (opts.project !== undefined) return (await import('./run-project.js')).runProjectCommand(file, { ...opts, project: opts.project }, stdout);
-  const projectOnly = opts.partition !== undefined ? '--partition' : opts.emulate ? '--emulate' : opts.history !== undefined ? '--history' : undefined;
-  if (projectOnly) throw usage(`${projectOnly} needs --project DIR (a project compiled by dype compile, its libraries built by dype build)`);
+  if (opts.project !== undefined)
+    return (await import('./run-project.js')).runProjectCommand(file, { ...opts, project: opts.project }, stdout);
+  const projectOnly =
+    opts.partition !== undefined
+      ? '--partition'
+      : opts.emulate
+        ? '--emulate'
+        : opts.history !== undefined
+          ? '--history'
+          : undefined;
+  if (projectOnly)
+    throw usage(
+      `${projectOnly} needs --project DIR (a project compiled by dype compile, its libraries built by dype build)`,
+    );
   const o = { ...opts, backend: opts.backend ?? 'wasm' };
   if (!(BACKENDS as readonly string[]).includes(o.backend))
     throw usage(`backend '${o.backend}' is not available in this build; available: ${BACKENDS.join(', ')}`);
   const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);
   const threadsAsked = o.threads !== undefined ? positiveInt('--threads', o.threads, 1) : undefined;
   // wasm: --threads, default all cores (results are bit-identical for any count); reference: one thread.
-  const threads = o.backend === 'wasm' ? (threadsAsked !== undefined ? capThreads(threadsAsked) : availableParallelism()) : 1;
+  const threads =
+    o.backend === 'wasm' ? (threadsAsked !== undefined ? capThreads(threadsAsked) : availableParallelism()) : 1;
   const inputs = parseAssignments(o.input, '--input');
   const outs = parseAssignments(o.out, '--out');
   const params = parseAssignments(o.param, '--param');
   const targets = outs.map((a) => resolve(a.value));
   const clash = targets.findIndex((t, i) => targets.indexOf(t) !== i);
-  if (clash >= 0) throw usage(`--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`);
+  if (clash >= 0)
+    throw usage(
+      `--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`,
+    );
   const program = loadProgram(file);
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);
   for (const a of outs) {
     if (!kernel.results.some((r) => r.name === a.name))
-      throw new InputError('DY3014', `--out ${a.name}`, undefined, `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`);
+      throw new InputError(
+        'DY3014',
+        `--out ${a.name}`,
+        undefined,
+        `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`,
+      );
   }
   const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const kernelInputs = { tensors, scalars, sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}` };
-  const wasm = o.backend === 'wasm' ? await wasmRunner(program.source, kernel, kernelInputs, threads, o.cache !== false) : undefined;
+  const wasm =
+    o.backend === 'wasm'
+      ? await wasmRunner(program.source, kernel, kernelInputs, threads, o.cache !== false)
+      : undefined;
   let reference: InterpretResult | undefined;
   const execute = wasm ? wasm.execute : (): void => void (reference = interpretKernel(kernel, kernelInputs));
   // With --repeat N: one warm-up run, then N timed runs. Without: one timed run.
@@ -119,7 +142,10 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const files = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
     const t = result.outputs.get(a.name)!;
-    return { path: a.value, data: outputWriter(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`) };
+    return {
+      path: a.value,
+      data: outputWriter(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`),
+    };
   });
   writeAllAtomic(files);
   // The mapping the planner would pick on the described system for this data.
@@ -127,10 +153,20 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const { objective } = goal;
   const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
   const feats = sparseFeatures(kernel, tensors);
-  const plan = planFor(plannedSpec(module, file, kernel.name), sys, feats, boundDims(kernel, tensors, scalars), scalars, goal);
+  const plan = planFor(
+    plannedSpec(module, file, kernel.name),
+    sys,
+    feats,
+    boundDims(kernel, tensors, scalars),
+    scalars,
+    goal,
+  );
   const best = plan.pareto[0]!;
-  if (o.trace !== undefined) writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);
-  const features = Object.fromEntries([...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]));
+  if (o.trace !== undefined)
+    writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);
+  const features = Object.fromEntries(
+    [...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]),
+  );
   const summaries = Object.fromEntries([...result.outputs].map(([n, t]) => [n, summarize(t)]));
   const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times) };
   const partition = {
@@ -140,7 +176,15 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     stream_length: goal.streamLength,
     stages: best.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })),
   };
-  const predicted = { period_ms: best.periodMs, per_input_ms: best.perInputMs, latency_ms: best.latencyMs, energy_j: best.energyJ, device_energy_j: best.deviceEnergyJ, system_energy_j: best.systemEnergyJ, power_w: best.powerW };
+  const predicted = {
+    period_ms: best.periodMs,
+    per_input_ms: best.perInputMs,
+    latency_ms: best.latencyMs,
+    energy_j: best.energyJ,
+    device_energy_j: best.deviceEnergyJ,
+    system_energy_j: best.systemEnergyJ,
+    power_w: best.powerW,
+  };
   if (o.json) {
     stdout(
       JSON.stringify(
@@ -166,17 +210,27 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const lines: string[] = [];
   lines.push(`kernel ${kernel.name}: ${o.backend} backend, ${threads} thread${threads === 1 ? '' : 's'}`);
   for (const [n, f] of Object.entries(features)) {
-    const shape = f.format === 'dense' ? (loaded.get(n)!.tensor as { shape: number[] }).shape.join(' x ') : `${f.rows} x ${f.cols}`;
-    lines.push(`  input  ${n.padEnd(6)} ${f.format.padEnd(5)} ${shape}${f.format === 'dense' ? '' : `, nnz ${f.nnz}, density ${f.density.toExponential(2)}`}  (${f.source})`);
+    const shape =
+      f.format === 'dense' ? (loaded.get(n)!.tensor as { shape: number[] }).shape.join(' x ') : `${f.rows} x ${f.cols}`;
+    lines.push(
+      `  input  ${n.padEnd(6)} ${f.format.padEnd(5)} ${shape}${f.format === 'dense' ? '' : `, nnz ${f.nnz}, density ${f.density.toExponential(2)}`}  (${f.source})`,
+    );
   }
   for (const [n, s] of Object.entries(summaries)) {
     const where = outs.find((a) => a.name === n)?.value;
-    lines.push(`  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: ${summaryText(s)}${where ? ` -> ${where}` : ''}`);
+    lines.push(
+      `  output ${n.padEnd(6)} ${s.shape.join(' x ')}${s.nnz !== undefined ? `, nnz ${s.nnz}` : ''}: ${summaryText(s)}${where ? ` -> ${where}` : ''}`,
+    );
   }
-  lines.push(`  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`);
+  lines.push(
+    `  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`,
+  );
   lines.push(`  executed on this machine by the ${o.backend} backend`);
-  if (wasm) lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);
-  lines.push(`  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${wasm ? 'input copies into wasm memory and the engine\'s first-call compilation included' : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`);
+  if (wasm)
+    lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);
+  lines.push(
+    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${wasm ? "input copies into wasm memory and the engine's first-call compilation included" : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`,
+  );
   stdout(lines.join('\n') + '\n');
   if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
     // Nothing written: say how to, since a run without --out is usually a first try.
@@ -197,13 +251,23 @@ async function wasmRunner(
   inputs: KernelInputs,
   threads: number,
   useCache: boolean,
-): Promise<{ execute: () => void; results: () => InterpretResult; close: () => void; compile: { cached: boolean; ms: number } }> {
+): Promise<{
+  execute: () => void;
+  results: () => InterpretResult;
+  close: () => void;
+  compile: { cached: boolean; ms: number };
+}> {
   const { dims } = bindInputs(kernel, inputs);
   const t0 = performance.now();
   const { lowerKernelLoops } = await import('../ir/loops-lower.js');
   const { cacheRoot, emitWasmCached } = await import('../codegen/wasm/cache.js');
   const { createWasmExecutor } = await import('../runtime/wasm/executor.js');
-  const { binary, manifest, cached } = await emitWasmCached(source, { ...kernel, loops: kernel.loops ?? lowerKernelLoops(kernel) }, {}, useCache ? cacheRoot() : null);
+  const { binary, manifest, cached } = await emitWasmCached(
+    source,
+    { ...kernel, loops: kernel.loops ?? lowerKernelLoops(kernel) },
+    {},
+    useCache ? cacheRoot() : null,
+  );
   const compile = { cached, ms: performance.now() - t0 };
   const exec = await createWasmExecutor(binary, manifest, { threads });
   const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };

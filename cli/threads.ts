@@ -8,6 +8,8 @@ import { availableParallelism } from 'node:os';
 export function capThreads(asked: number, warn: (s: string) => void = (s) => void process.stderr.write(s)): number {
   const cores = availableParallelism();
   if (asked <= cores) return asked;
-  warn(`--threads ${asked}: warning DY3050: this machine has ${cores} core${cores === 1 ? '' : 's'}; using ${cores} thread${cores === 1 ? '' : 's'} (threads beyond the cores add memory and switching, not speed)\n`);
+  warn(
+    `--threads ${asked}: warning DY3050: this machine has ${cores} core${cores === 1 ? '' : 's'}; using ${cores} thread${cores === 1 ? '' : 's'} (threads beyond the cores add memory and switching, not speed)\n`,
+  );
   return cores;
 }

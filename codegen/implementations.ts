@@ -37,7 +37,8 @@ function gpuImpls(program: CompiledProgram): Map<string, Map<string, GpuImpl[]>>
     if (e instanceof DiagnosticError) return out;
     throw e;
   }
-  for (const p of plans) out.set(p.kernel.name, new Map(p.ops.map((op) => [op.f.op, op.variants.map((v) => v.name as GpuImpl)])));
+  for (const p of plans)
+    out.set(p.kernel.name, new Map(p.ops.map((op) => [op.f.op, op.variants.map((v) => v.name as GpuImpl)])));
   return out;
 }
 
@@ -60,7 +61,8 @@ export function implementationsOf(program: CompiledProgram): ProgramImpls {
     const manifest = wasmManifest(k, [], false);
     const fpga = fpgaImpls(k);
     const ops = new Map<string, OpImpls>();
-    for (const o of manifest.ops) ops.set(o.op, { cpu: [cpuImplOf(o)], gpu: gpu.get(k.name)?.get(o.op) ?? [], fpga: fpga.get(o.op) ?? [] });
+    for (const o of manifest.ops)
+      ops.set(o.op, { cpu: [cpuImplOf(o)], gpu: gpu.get(k.name)?.get(o.op) ?? [], fpga: fpga.get(o.op) ?? [] });
     out.set(k.name, ops);
   }
   return out;

@@ -38,7 +38,12 @@ export interface EvalGoal extends PlanGoal {
  */
 export const GOALS: readonly EvalGoal[] = [
   { name: 'throughput', objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: SIM.streamLength },
-  ...ENERGY_SCOPES.map((energyScope): EvalGoal => ({ name: `energy-${energyScope}`, objective: 'energy', energyScope, streamLength: SIM.streamLength })),
+  ...ENERGY_SCOPES.map((energyScope): EvalGoal => ({
+    name: `energy-${energyScope}`,
+    objective: 'energy',
+    energyScope,
+    streamLength: SIM.streamLength,
+  })),
 ];
 
 export interface SuiteSelection {
@@ -59,7 +64,9 @@ const QUICK_INPUTS = ['karate', 'cage8', 'ca-GrQc', 'rmat-128k-d16', 'banded-8k-
 export function buildCases(sel: SuiteSelection = {}): EvalCase[] {
   const all = suiteInputs();
   const ws = workloads().filter((w) => !sel.workloads || sel.workloads.includes(w.name));
-  const inputs = all.filter(({ input }) => (sel.inputs ? sel.inputs.includes(input.name) : !sel.quick || QUICK_INPUTS.includes(input.name)));
+  const inputs = all.filter(({ input }) =>
+    sel.inputs ? sel.inputs.includes(input.name) : !sel.quick || QUICK_INPUTS.includes(input.name),
+  );
   const cases: EvalCase[] = [];
   ws.forEach((w) => {
     const wi = workloads().indexOf(w);
@@ -68,7 +75,15 @@ export function buildCases(sel: SuiteSelection = {}): EvalCase[] {
       const setting = SETTINGS[(wi + ii) % SETTINGS.length]!;
       if (sel.settings && !sel.settings.includes(setting.name)) return;
       if (w.square && input.features.rows !== input.features.cols) return;
-      for (const goal of GOALS) cases.push({ id: `${w.name}/${input.name}/${setting.name}/${goal.name}`, workload: w, input, setting, goal, fold });
+      for (const goal of GOALS)
+        cases.push({
+          id: `${w.name}/${input.name}/${setting.name}/${goal.name}`,
+          workload: w,
+          input,
+          setting,
+          goal,
+          fold,
+        });
     });
   });
   return cases;

@@ -16,7 +16,20 @@ import { buildCases, suiteInputs, type EvalCase, type SuiteSelection } from './c
 import { feasibility } from './feasible.js';
 import type { EvalInput } from './inputs.js';
 import { simStages, simulate, type SimResult } from './sim/index.js';
-import { dypePick, gpuOnlyPick, heftPick, onlineNoSplit, planOpts, staticPick, STRATEGIES, trainGuards, trainStatic, online, type Strategy, type StrategyPick } from './strategies.js';
+import {
+  dypePick,
+  gpuOnlyPick,
+  heftPick,
+  onlineNoSplit,
+  planOpts,
+  staticPick,
+  STRATEGIES,
+  trainGuards,
+  trainStatic,
+  online,
+  type Strategy,
+  type StrategyPick,
+} from './strategies.js';
 import { systemFor } from './systems.js';
 
 /** Two mappings score the same within this relative tolerance. */
@@ -87,7 +100,11 @@ export interface ScoreCache {
   set(key: string, v: SimResult): void;
 }
 
-export function simScore(c: { sys: ReturnType<typeof systemFor>; p: PlanProblem }, m: Mapping, cache?: ScoreCache): SimResult {
+export function simScore(
+  c: { sys: ReturnType<typeof systemFor>; p: PlanProblem },
+  m: Mapping,
+  cache?: ScoreCache,
+): SimResult {
   const key = mappingLabel(m);
   const hit = cache?.get(key);
   if (hit) return hit;
@@ -97,7 +114,12 @@ export function simScore(c: { sys: ReturnType<typeof systemFor>; p: PlanProblem 
 }
 
 /** The oracle: the best of every enumerated mapping by the simulation. */
-export function oracle(sys: ReturnType<typeof systemFor>, p: PlanProblem, goal: PlanGoal, cache?: ScoreCache): { best: Scored; space: Scored[] } {
+export function oracle(
+  sys: ReturnType<typeof systemFor>,
+  p: PlanProblem,
+  goal: PlanGoal,
+  cache?: ScoreCache,
+): { best: Scored; space: Scored[] } {
   const all = enumerateMappings(sys, p, planOpts(sys, goal));
   if (all.length === 0) throw new Error(`no mapping of ${p.kernel} is feasible on ${sys.name}`);
   const space = all.map((m) => ({ mapping: m, label: mappingLabel(m), sim: simScore({ sys, p }, m, cache) }));
@@ -113,7 +135,9 @@ export interface Trainer {
 
 /** The inputs a case's guards and static mapping are trained on: every fold but the case's own. */
 export function trainingInputs(c: EvalCase): EvalInput[] {
-  return suiteInputs().filter((x) => x.fold !== c.fold).map((x) => x.input);
+  return suiteInputs()
+    .filter((x) => x.fold !== c.fold)
+    .map((x) => x.input);
 }
 
 /** Training on the inputs of every fold but the case's own, cached. */
@@ -125,11 +149,28 @@ export function trainer(): Trainer {
   return {
     guards(c) {
       let plan = g.get(key(c));
-      if (!plan) g.set(key(c), (plan = trainGuards(systemFor(c.setting), c.workload.spec, training(c).map((i) => bindingFor(c.workload, i.features)), c.goal)));
+      if (!plan)
+        g.set(
+          key(c),
+          (plan = trainGuards(
+            systemFor(c.setting),
+            c.workload.spec,
+            training(c).map((i) => bindingFor(c.workload, i.features)),
+            c.goal,
+          )),
+        );
       return plan;
     },
     static(c) {
-      if (!s.has(key(c))) s.set(key(c), trainStatic(systemFor(c.setting), training(c).map((i) => problemFor(c.workload, i.features)), c.goal));
+      if (!s.has(key(c)))
+        s.set(
+          key(c),
+          trainStatic(
+            systemFor(c.setting),
+            training(c).map((i) => problemFor(c.workload, i.features)),
+            c.goal,
+          ),
+        );
       return s.get(key(c));
     },
   };
@@ -147,13 +188,21 @@ export function runCase(c: EvalCase, t: Trainer, cache?: ScoreCache): CaseResult
     static: staticPick(sys, p, t.static(c), c.goal),
     'gpu-only': gpuOnlyPick(sys, p, c.goal),
     heft: heftPick(sys, p, c.goal),
-    'online-no-split': onlineNoSplit(space.map((x) => x.mapping), c.goal.objective),
+    'online-no-split': onlineNoSplit(
+      space.map((x) => x.mapping),
+      c.goal.objective,
+    ),
   };
   const ref = metric(best.sim, c.goal);
   const strategies = {} as Record<Strategy, StrategyResult>;
   for (const name of STRATEGIES) {
     const pick = picks[name];
-    const r: StrategyResult = { strategy: name, note: pick.note, optimal: false, ...(pick.partition !== undefined ? { partition: pick.partition } : {}) };
+    const r: StrategyResult = {
+      strategy: name,
+      note: pick.note,
+      optimal: false,
+      ...(pick.partition !== undefined ? { partition: pick.partition } : {}),
+    };
     if (pick.mapping) {
       const why = feasibility(sys, p, pick.mapping, { pipelined: name !== 'heft' });
       if (why) r.infeasible = why;
@@ -166,7 +215,18 @@ export function runCase(c: EvalCase, t: Trainer, cache?: ScoreCache): CaseResult
     } else r.infeasible = pick.note;
     strategies[name] = r;
   }
-  return { case: c, oracle: best, space: space.map((s) => ({ periodMs: s.sim.periodMs, deviceEnergyJ: s.sim.deviceEnergyJ, systemEnergyJ: s.sim.systemEnergyJ, label: s.label })), strategies, guards };
+  return {
+    case: c,
+    oracle: best,
+    space: space.map((s) => ({
+      periodMs: s.sim.periodMs,
+      deviceEnergyJ: s.sim.deviceEnergyJ,
+      systemEnergyJ: s.sim.systemEnergyJ,
+      label: s.label,
+    })),
+    strategies,
+    guards,
+  };
 }
 
 export interface SuiteOptions extends SuiteSelection {

@@ -14,7 +14,12 @@ export function peakDrawW(sys: SystemSpec, m: Mapping): number {
   return instances(sys).reduce((a, x) => a + (used.has(x.name) ? x.spec.activePowerW : x.spec.idlePowerW), 0);
 }
 
-export function feasibility(sys: SystemSpec, p: PlanProblem, m: Mapping, opts: { pipelined: boolean }): string | undefined {
+export function feasibility(
+  sys: SystemSpec,
+  p: PlanProblem,
+  m: Mapping,
+  opts: { pipelined: boolean },
+): string | undefined {
   const specs = instanceSpecs(sys);
   const where = new Map<string, string>();
   const seen = new Set<string>();
@@ -30,7 +35,18 @@ export function feasibility(sys: SystemSpec, p: PlanProblem, m: Mapping, opts: {
       seen.add(inst);
     }
     const ops = st.ops.map((id) => opById.get(id)!);
-    const ev = evalStage({ sys, problem: p, producerDevice: (id) => sys.devices.find((d) => d.id === where.get(id)), lastWriter: writers, opById }, ops, dev, st.devices.length);
+    const ev = evalStage(
+      {
+        sys,
+        problem: p,
+        producerDevice: (id) => sys.devices.find((d) => d.id === where.get(id)),
+        lastWriter: writers,
+        opById,
+      },
+      ops,
+      dev,
+      st.devices.length,
+    );
     if (!ev.ok) return ev.why;
     for (const id of st.ops) {
       where.set(id, dev.id);
@@ -39,6 +55,7 @@ export function feasibility(sys: SystemSpec, p: PlanProblem, m: Mapping, opts: {
   }
   if (covered.size !== p.ops.length) return `${p.ops.length - covered.size} ops are not placed`;
   const cap = sys.constraints.powerCapW;
-  if (cap !== undefined && peakDrawW(sys, m) > cap + 1e-9) return `peak draw ${peakDrawW(sys, m).toFixed(0)} W exceeds the cap ${cap} W`;
+  if (cap !== undefined && peakDrawW(sys, m) > cap + 1e-9)
+    return `peak draw ${peakDrawW(sys, m).toFixed(0)} W exceeds the cap ${cap} W`;
   return undefined;
 }

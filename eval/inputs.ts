@@ -30,7 +30,6 @@ export interface EvalInput {
   density: number;
 }
 
-
 let realCache: EvalInput[] | undefined;
 
 /** Square real matrices (the suite's kernels take [n, n]), smallest nnz first; empty when the folder is missing. */
@@ -44,7 +43,12 @@ export function realInputs(): EvalInput[] {
     const m = toCsr(loadMatrix(join(dir, file)));
     if (m.rows !== m.cols) continue;
     const f = features(m, 2);
-    out.push({ name: file.replace(/\.(mtx|cites|txt)$/, ''), family: 'real', features: planFeatures(f), density: f.density });
+    out.push({
+      name: file.replace(/\.(mtx|cites|txt)$/, ''),
+      family: 'real',
+      features: planFeatures(f),
+      density: f.density,
+    });
   }
   out.sort((a, b) => a.features.nnz - b.features.nnz || a.name.localeCompare(b.name));
   return (realCache = out);
@@ -109,7 +113,12 @@ export function scaledFeatures(family: Exclude<Family, 'real'>, rows: number, me
   const nnz = Math.round(base.nnz * scale);
   const actualMean = nnz / rows;
   const maxGrowth = family === 'rmat' ? Math.sqrt(scale) : 1;
-  const locality = family === 'banded' || family === 'rmat' ? base.localityScore : scale === 1 ? base.localityScore : 1 - Math.exp((-16 * actualMean) / rows);
+  const locality =
+    family === 'banded' || family === 'rmat'
+      ? base.localityScore
+      : scale === 1
+        ? base.localityScore
+        : 1 - Math.exp((-16 * actualMean) / rows);
   const f: SparseFeatures = {
     rows,
     cols: rows,
@@ -121,7 +130,12 @@ export function scaledFeatures(family: Exclude<Family, 'real'>, rows: number, me
     top1PctNnzShare: base.top1PctNnzShare,
     localityScore: locality,
   };
-  return { name: `${family}-${rows >= 1 << 20 ? `${rows >> 20}M` : `${rows >> 10}k`}-d${mean}`, family, features: f, density: nnz / (rows * rows) };
+  return {
+    name: `${family}-${rows >= 1 << 20 ? `${rows >> 20}M` : `${rows >> 10}k`}-d${mean}`,
+    family,
+    features: f,
+    density: nnz / (rows * rows),
+  };
 }
 
 /** The generated families across sizes. */
@@ -133,6 +147,7 @@ export function generatedInputs(): EvalInput[] {
     ['banded', 32],
     ['empty-rows', 8],
   ];
-  for (const [fam, mean] of families) for (const rows of [1 << 13, 1 << 17, 1 << 21]) out.push(scaledFeatures(fam, rows, mean));
+  for (const [fam, mean] of families)
+    for (const rows of [1 << 13, 1 << 17, 1 << 21]) out.push(scaledFeatures(fam, rows, mean));
   return out;
 }

@@ -12,7 +12,16 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FPGA_DESIGN_DEFAULTS, FPGA_DESIGN_SOURCES, FPGA_UNIT_COSTS } from '../runtime/plan/fpga-designs.js';
 import { MODEL, MODEL_SOURCES } from '../runtime/plan/model.js';
-import { entryFor, leaves, rangeOf, type Leaf, type ParameterKind, type ParameterRange, type ParameterSource, type ParameterTable } from '../runtime/plan/parameters.js';
+import {
+  entryFor,
+  leaves,
+  rangeOf,
+  type Leaf,
+  type ParameterKind,
+  type ParameterRange,
+  type ParameterSource,
+  type ParameterTable,
+} from '../runtime/plan/parameters.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import { repoRoot } from './paths.js';
@@ -30,7 +39,12 @@ export interface ConstantGroup {
 
 export const CONSTANT_GROUPS: readonly ConstantGroup[] = [
   { name: 'MODEL', root: MODEL, table: MODEL_SOURCES, file: 'runtime/plan/model.ts' },
-  { name: 'FPGA_DESIGN_DEFAULTS', root: FPGA_DESIGN_DEFAULTS, table: FPGA_DESIGN_SOURCES, file: 'runtime/plan/fpga-designs.ts' },
+  {
+    name: 'FPGA_DESIGN_DEFAULTS',
+    root: FPGA_DESIGN_DEFAULTS,
+    table: FPGA_DESIGN_SOURCES,
+    file: 'runtime/plan/fpga-designs.ts',
+  },
   { name: 'FPGA_UNIT_COSTS', root: FPGA_UNIT_COSTS, table: FPGA_DESIGN_SOURCES, file: 'runtime/plan/fpga-designs.ts' },
   { name: 'SIM', root: SIM, table: SIM_SOURCES, file: 'eval/sim/params.ts' },
 ];
@@ -58,7 +72,11 @@ export function constantEntries(): ConstantEntry[] {
 
 /** Leaves of the constants without an entry (a test keeps this empty). */
 export function uncoveredConstants(): string[] {
-  return CONSTANT_GROUPS.flatMap((g) => leaves(g.root, g.name).filter((l) => !entryFor(g.table, l.path)).map((l) => l.path));
+  return CONSTANT_GROUPS.flatMap((g) =>
+    leaves(g.root, g.name)
+      .filter((l) => !entryFor(g.table, l.path))
+      .map((l) => l.path),
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -92,11 +110,13 @@ export interface PresetField {
 }
 
 /** Whether a sources key covers a field path: equal, or a prefix ending at `.` or `[`. */
-const sourceCovers = (key: string, path: string): boolean => path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`);
+const sourceCovers = (key: string, path: string): boolean =>
+  path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`);
 
 function lookup<T>(map: Record<string, T> | undefined, path: string): T | undefined {
   let best: string | undefined;
-  for (const k of Object.keys(map ?? {})) if (sourceCovers(k, path) && (best === undefined || k.length > best.length)) best = k;
+  for (const k of Object.keys(map ?? {}))
+    if (sourceCovers(k, path) && (best === undefined || k.length > best.length)) best = k;
   return best === undefined ? undefined : map![best];
 }
 
@@ -136,8 +156,19 @@ export function presetFields(name: string, s: SystemSpec = loadPreset(name)): Pr
       if (see) source = s.sources?.[see[1]!] ?? source;
       const measuredOn = lookup(s.measuredOn, path);
       const kind = sourceKind(source, measuredOn);
-      out.push({ preset: name, path, value: v, owner, field, source, kind, measuredOn: measuredOn ?? (kind ? DEFAULT_MEASURED_ON[kind] : undefined), range: s.ranges?.[path] });
-    } else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, owner, field === '' ? k : `${field}.${k}`);
+      out.push({
+        preset: name,
+        path,
+        value: v,
+        owner,
+        field,
+        source,
+        kind,
+        measuredOn: measuredOn ?? (kind ? DEFAULT_MEASURED_ON[kind] : undefined),
+        range: s.ranges?.[path],
+      });
+    } else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, owner, field === '' ? k : `${field}.${k}`);
   };
   s.devices.forEach((d, i) => {
     for (const [k, x] of Object.entries(d)) if (k !== 'count') walk(x, `devices[${i}].${k}`, d.kind, k);
@@ -152,8 +183,18 @@ export function presetFields(name: string, s: SystemSpec = loadPreset(name)): Pr
 export function presetUnit(field: string): string {
   const last = field.split('.').pop()!;
   if (field.startsWith('peakGflops.')) return last.startsWith('i') ? 'GOP/s' : 'GFLOP/s';
-  if (field.startsWith('fpga.resources.')) return { lut: 'LUTs', ff: 'flip-flops', bram: 'BRAM36 blocks', uram: 'UltraRAM blocks', dsp: 'DSP slices' }[last] ?? '-';
-  if (field.startsWith('cpuModel.')) return last.startsWith('nsPer') ? 'ns' : last === 'cacheMB' ? 'MB' : last === 'dispatchUsPerThread' ? 'us per thread' : 'fraction';
+  if (field.startsWith('fpga.resources.'))
+    return (
+      { lut: 'LUTs', ff: 'flip-flops', bram: 'BRAM36 blocks', uram: 'UltraRAM blocks', dsp: 'DSP slices' }[last] ?? '-'
+    );
+  if (field.startsWith('cpuModel.'))
+    return last.startsWith('nsPer')
+      ? 'ns'
+      : last === 'cacheMB'
+        ? 'MB'
+        : last === 'dispatchUsPerThread'
+          ? 'us per thread'
+          : 'fraction';
   if (last === 'threads') return 'threads';
   if (last === 'hbmChannels') return 'channels';
   const suffix: [RegExp, string][] = [
@@ -183,7 +224,8 @@ export interface ParameterRow {
 }
 
 /** Numbers as written: integers as they are, others to 6 significant digits. */
-export const fmtValue = (v: Leaf): string => (typeof v === 'boolean' ? String(v) : Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6))));
+export const fmtValue = (v: Leaf): string =>
+  typeof v === 'boolean' ? String(v) : Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
 
 function rangeText(r: ParameterRange | undefined, notInEval: string | undefined): string {
   if (notInEval) return `not moved: ${notInEval}`;
@@ -196,13 +238,28 @@ function constantRow(c: ConstantEntry): ParameterRow {
   let value: string;
   if (c.leaves.length === 1 && c.leaves[0]!.path === c.key) value = values[0]!;
   // `FPGA_DESIGN_DEFAULTS.*.x`: one value for every design, or each design's.
-  else if (c.key.includes('*')) value = values.length === 1 ? `${values[0]} (${c.leaves.map((l) => l.path.split('.')[1]).join(', ')})` : c.leaves.map((l) => `${l.path.split('.')[1]} ${fmtValue(l.value)}`).join(', ');
+  else if (c.key.includes('*'))
+    value =
+      values.length === 1
+        ? `${values[0]} (${c.leaves.map((l) => l.path.split('.')[1]).join(', ')})`
+        : c.leaves.map((l) => `${l.path.split('.')[1]} ${fmtValue(l.value)}`).join(', ');
   else value = c.leaves.map((l) => `${l.path.slice(c.key.length + 1)} ${fmtValue(l.value)}`).join(', ');
   // One value: its range; an estimate over several values moves each by the same factor.
   const first = c.leaves.find((l) => typeof l.value === 'number');
   const r = first ? rangeOf(c.entry, first.value as number) : undefined;
-  const range = c.entry.notInEval || !r || c.leaves.length === 1 ? rangeText(r, c.entry.notInEval) : `each value ${r.basis.replace(/^estimate: /, '')}`;
-  return { parameter: `\`${c.key}\``, value, unit: c.entry.unit, kind: c.entry.kind, source: c.entry.source, measuredOn: c.entry.measuredOn, range };
+  const range =
+    c.entry.notInEval || !r || c.leaves.length === 1
+      ? rangeText(r, c.entry.notInEval)
+      : `each value ${r.basis.replace(/^estimate: /, '')}`;
+  return {
+    parameter: `\`${c.key}\``,
+    value,
+    unit: c.entry.unit,
+    kind: c.entry.kind,
+    source: c.entry.source,
+    measuredOn: c.entry.measuredOn,
+    range,
+  };
 }
 
 /** What the suite runs: the presets of its settings and the dtypes of its workloads' ops. */
@@ -217,13 +274,19 @@ export function suiteScope(): SuiteScope {
 }
 
 /** Why `dype eval` cannot be sensitive to a preset field (it never reads it), or undefined. */
-export function presetNotInEval(f: Pick<PresetField, 'preset' | 'owner' | 'field'>, scope: SuiteScope): string | undefined {
+export function presetNotInEval(
+  f: Pick<PresetField, 'preset' | 'owner' | 'field'>,
+  scope: SuiteScope,
+): string | undefined {
   if (!scope.presets.has(f.preset)) return 'not a preset of the suite';
   if (f.field === 'fpga.bitstreamLoadMs') return "read only by the runtime's switching policy (runtime/policy/cost.ts)";
-  if (f.field.startsWith('fpga.resources.')) return "the card's totals (datasheet); the designs' unit costs (FPGA_UNIT_COSTS) are moved instead";
-  if (f.owner === 'fpga' && f.field.startsWith('peakGflops.')) return "not read: the FPGA designs are timed from their clock, PEs and channels, not from a peak";
+  if (f.field.startsWith('fpga.resources.'))
+    return "the card's totals (datasheet); the designs' unit costs (FPGA_UNIT_COSTS) are moved instead";
+  if (f.owner === 'fpga' && f.field.startsWith('peakGflops.'))
+    return 'not read: the FPGA designs are timed from their clock, PEs and channels, not from a peak';
   const dt = /^peakGflops\.(\w+)$/.exec(f.field)?.[1];
-  if (dt && !scope.dtypes.has(dt)) return `no op of the suite computes in ${dt} (all are ${[...scope.dtypes].join(', ')})`;
+  if (dt && !scope.dtypes.has(dt))
+    return `no op of the suite computes in ${dt} (all are ${[...scope.dtypes].join(', ')})`;
   return undefined;
 }
 
@@ -238,7 +301,11 @@ function presetRows(scope: SuiteScope): ParameterRow[] {
       else byKey.set(k, { presets: [name], f });
     }
   return [...byKey.values()].map(({ presets, f }) => {
-    const r = f.range ?? (f.kind === 'estimate' ? rangeOf({ unit: '', kind: 'estimate', source: '', measuredOn: '' }, f.value) : undefined);
+    const r =
+      f.range ??
+      (f.kind === 'estimate'
+        ? rangeOf({ unit: '', kind: 'estimate', source: '', measuredOn: '' }, f.value)
+        : undefined);
     return {
       parameter: `${presets.map((p) => `\`${p}\``).join(', ')}: \`${f.path}\` (${f.owner})`,
       value: fmtValue(f.value),
@@ -252,15 +319,25 @@ function presetRows(scope: SuiteScope): ParameterRow[] {
 }
 
 export function parameterRows(scope: SuiteScope = suiteScope()): ParameterRow[] {
-  return [...constantEntries().filter((c) => c.leaves.length > 0).map(constantRow), ...presetRows(scope)];
+  return [
+    ...constantEntries()
+      .filter((c) => c.leaves.length > 0)
+      .map(constantRow),
+    ...presetRows(scope),
+  ];
 }
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The table of docs/COST-MODEL.md, "Every model parameter". */
 export function parameterTableMarkdown(scope: SuiteScope = suiteScope()): string {
-  const lines = ['| parameter | value | unit | kind | source | measured on | sensitivity range |', '|---|---|---|---|---|---|---|'];
-  for (const r of parameterRows(scope)) lines.push(`| ${[r.parameter, r.value, r.unit, r.kind === 'estimate' ? '**estimate**' : r.kind, r.source, r.measuredOn, r.range].map(cell).join(' | ')} |`);
+  const lines = [
+    '| parameter | value | unit | kind | source | measured on | sensitivity range |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const r of parameterRows(scope))
+    lines.push(
+      `| ${[r.parameter, r.value, r.unit, r.kind === 'estimate' ? '**estimate**' : r.kind, r.source, r.measuredOn, r.range].map(cell).join(' | ')} |`,
+    );
   return lines.join('\n') + '\n';
 }
-

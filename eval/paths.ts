@@ -11,7 +11,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** The repository root: the first ancestor holding both examples/ and systems/. */
 export function repoRoot(): string {
-  for (const r of [join(here, '..'), join(here, '..', '..')]) if (existsSync(join(r, 'examples')) && existsSync(join(r, 'systems'))) return r;
+  for (const r of [join(here, '..'), join(here, '..', '..')])
+    if (existsSync(join(r, 'examples')) && existsSync(join(r, 'systems'))) return r;
   throw new Error(`dype eval: cannot find the repository root (examples/ and systems/) above ${here}`);
 }
 

@@ -16,7 +16,16 @@ import type { SystemSpec } from '../runtime/system/types.js';
 import type { CaseResult } from './evaluate.js';
 import { runSuite } from './evaluate.js';
 import type { SuiteSelection } from './cases.js';
-import { constantEntries, fmtValue, loadPreset, presetFields, presetNotInEval, suiteScope, type PresetField, type SuiteScope } from './parameters.js';
+import {
+  constantEntries,
+  fmtValue,
+  loadPreset,
+  presetFields,
+  presetNotInEval,
+  suiteScope,
+  type PresetField,
+  type SuiteScope,
+} from './parameters.js';
 import { summarise, type Summary } from './summary.js';
 import { withSystemVariant } from './systems.js';
 
@@ -85,7 +94,12 @@ export function figures(s: Summary): SensitivityFigures {
 const logRatio = (a: number | null, b: number | null): number => (a && b ? Math.abs(Math.log(a / b)) : 0);
 
 export function effect(base: SensitivityFigures, x: SensitivityFigures): number {
-  return Math.max(Math.abs(x.static_optimal - base.static_optimal), Math.abs(x.dype_optimal - base.dype_optimal), logRatio(x.throughput_vs_static, base.throughput_vs_static), logRatio(x.throughput_vs_gpu_only, base.throughput_vs_gpu_only));
+  return Math.max(
+    Math.abs(x.static_optimal - base.static_optimal),
+    Math.abs(x.dype_optimal - base.dype_optimal),
+    logRatio(x.throughput_vs_static, base.throughput_vs_static),
+    logRatio(x.throughput_vs_gpu_only, base.throughput_vs_gpu_only),
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -107,12 +121,17 @@ function constantParameters(notMoved: Sensitivity['not_moved']): SensitivityPara
     const ends = nums.map((l) => ({ path: l.path, base: l.value, range: rangeOf(c.entry, l.value)! }));
     // Several different values moved by one factor: the factor.
     const several = new Set(ends.map((e) => e.base)).size > 1;
-    const text = (f: (e: (typeof ends)[number]) => number, factor: string): string => (several ? factor : fmtValue(f(ends[0]!)));
+    const text = (f: (e: (typeof ends)[number]) => number, factor: string): string =>
+      several ? factor : fmtValue(f(ends[0]!));
     out.push({
       id: c.key,
       kind: c.entry.kind === 'estimate' ? 'estimate' : 'measured range',
       basis: r0.basis,
-      values: { base: text((e) => e.base, 'as written'), low: text((e) => e.range.low, 'x0.5'), high: text((e) => e.range.high, 'x2') },
+      values: {
+        base: text((e) => e.base, 'as written'),
+        low: text((e) => e.range.low, 'x0.5'),
+        high: text((e) => e.range.high, 'x2'),
+      },
       unchanged: { low: ends.every((e) => e.range.low === e.base), high: ends.every((e) => e.range.high === e.base) },
       at(end, body) {
         const old = ends.map((e) => setLeaf(c.group.root, e.path, e.range[end]));
@@ -128,7 +147,11 @@ function constantParameters(notMoved: Sensitivity['not_moved']): SensitivityPara
 }
 
 /** `devices[1].hostLink.latencyUs` -> ['devices', 1, 'hostLink', 'latencyUs']. */
-const pathParts = (p: string): (string | number)[] => p.split(/\.|\[|\]/).filter((x) => x !== '').map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+const pathParts = (p: string): (string | number)[] =>
+  p
+    .split(/\.|\[|\]/)
+    .filter((x) => x !== '')
+    .map((x) => (/^\d+$/.test(x) ? Number(x) : x));
 
 function setPath(s: SystemSpec, path: string, v: number): void {
   const parts = pathParts(path);
@@ -169,10 +192,17 @@ function moved(s: SystemSpec, moves: readonly { path: string; value: number }[])
  * same field are two parameters).
  */
 function presetParameters(scope: SuiteScope, notMoved: Sensitivity['not_moved']): SensitivityParameter[] {
-  const groups = new Map<string, { kind: SensitivityParameter['kind']; fields: (PresetField & { r: ParameterRange })[] }>();
+  const groups = new Map<
+    string,
+    { kind: SensitivityParameter['kind']; fields: (PresetField & { r: ParameterRange })[] }
+  >();
   for (const preset of [...scope.presets].sort())
     for (const f of presetFields(preset)) {
-      const r = f.range ?? (f.kind === 'estimate' ? rangeOf({ unit: '', kind: 'estimate', source: '', measuredOn: '' }, f.value) : undefined);
+      const r =
+        f.range ??
+        (f.kind === 'estimate'
+          ? rangeOf({ unit: '', kind: 'estimate', source: '', measuredOn: '' }, f.value)
+          : undefined);
       if (!r) continue;
       const kind = f.range ? 'measured range' : 'estimate';
       const id = `${f.owner}.${f.field}${kind === 'estimate' ? '' : ' (measured range)'}`;
@@ -194,7 +224,9 @@ function presetParameters(scope: SuiteScope, notMoved: Sensitivity['not_moved'])
     };
     // What each preset's field is at each end, after clamping; presets that agree share one figure.
     const valuesAt = (end: End | 'base'): string[] =>
-      g.fields.map((f) => fmtValue(end === 'base' ? f.value : getPath(moved(base.get(f.preset)!, movesAt(end).get(f.preset)!), f.path)));
+      g.fields.map((f) =>
+        fmtValue(end === 'base' ? f.value : getPath(moved(base.get(f.preset)!, movesAt(end).get(f.preset)!), f.path)),
+      );
     const text = (vals: string[]): string => {
       const by = new Map<string, string[]>();
       vals.forEach((v, i) => by.set(v, [...(by.get(v) ?? []), g.fields[i]!.preset]));
@@ -207,7 +239,10 @@ function presetParameters(scope: SuiteScope, notMoved: Sensitivity['not_moved'])
       kind: g.kind,
       basis,
       values: { base: text(vals.base), low: text(vals.low), high: text(vals.high) },
-      unchanged: { low: vals.low.every((v, i) => v === vals.base[i]), high: vals.high.every((v, i) => v === vals.base[i]) },
+      unchanged: {
+        low: vals.low.every((v, i) => v === vals.base[i]),
+        high: vals.high.every((v, i) => v === vals.base[i]),
+      },
       at<T>(end: End, body: () => T): T {
         const moves = movesAt(end);
         return withSystemVariant((preset, s) => (moves.has(preset) ? moved(s, moves.get(preset)!) : s), body);
@@ -217,7 +252,10 @@ function presetParameters(scope: SuiteScope, notMoved: Sensitivity['not_moved'])
 }
 
 /** Every parameter the analysis moves, and those it leaves with why. */
-export function sensitivityParameters(scope: SuiteScope = suiteScope()): { moved: SensitivityParameter[]; notMoved: Sensitivity['not_moved'] } {
+export function sensitivityParameters(scope: SuiteScope = suiteScope()): {
+  moved: SensitivityParameter[];
+  notMoved: Sensitivity['not_moved'];
+} {
   const notMoved: Sensitivity['not_moved'] = [];
   const moved = [...constantParameters(notMoved), ...presetParameters(scope, notMoved)];
   return { moved, notMoved };
@@ -235,10 +273,18 @@ export interface SensitivityOptions extends SuiteSelection {
 
 export function runSensitivity(o: SensitivityOptions): Sensitivity {
   const t0 = Date.now();
-  const sel: SuiteSelection = { ...(o.quick !== undefined ? { quick: o.quick } : {}), ...(o.workloads ? { workloads: o.workloads } : {}), ...(o.settings ? { settings: o.settings } : {}), ...(o.inputs ? { inputs: o.inputs } : {}) };
+  const sel: SuiteSelection = {
+    ...(o.quick !== undefined ? { quick: o.quick } : {}),
+    ...(o.workloads ? { workloads: o.workloads } : {}),
+    ...(o.settings ? { settings: o.settings } : {}),
+    ...(o.inputs ? { inputs: o.inputs } : {}),
+  };
   const all = sensitivityParameters();
   const params = o.only ? all.moved.filter((p) => o.only!.includes(p.id)) : all.moved;
-  if (o.only) for (const id of o.only) if (!params.some((p) => p.id === id)) throw new Error(`--sensitivity: no parameter ${id} (known: ${all.moved.map((p) => p.id).join(', ')})`);
+  if (o.only)
+    for (const id of o.only)
+      if (!params.some((p) => p.id === id))
+        throw new Error(`--sensitivity: no parameter ${id} (known: ${all.moved.map((p) => p.id).join(', ')})`);
   const total = 1 + params.reduce((a, p) => a + (p.unchanged.low ? 0 : 1) + (p.unchanged.high ? 0 : 1), 0);
   let done = 0;
   const tick = (what: string): void => o.onProgress?.(++done, total, what);
@@ -255,10 +301,25 @@ export function runSensitivity(o: SensitivityOptions): Sensitivity {
     };
     const low = run('low');
     const high = run('high');
-    return { parameter: p.id, kind: p.kind, basis: p.basis, values: p.values, low, high, effect: Math.max(effect(baseline, low), effect(baseline, high)) };
+    return {
+      parameter: p.id,
+      kind: p.kind,
+      basis: p.basis,
+      values: p.values,
+      low,
+      high,
+      effect: Math.max(effect(baseline, low), effect(baseline, high)),
+    };
   });
   results.sort((a, b) => b.effect - a.effect || a.parameter.localeCompare(b.parameter));
-  return { suite: o.suite, cases: base.cases, baseline, parameters: results, not_moved: all.notMoved, seconds: (Date.now() - t0) / 1e3 };
+  return {
+    suite: o.suite,
+    cases: base.cases,
+    baseline,
+    parameters: results,
+    not_moved: all.notMoved,
+    seconds: (Date.now() - t0) / 1e3,
+  };
 }
 
 const pct = (v: number): string => `${(100 * v).toFixed(1)}%`;
@@ -267,10 +328,23 @@ const x = (v: number | null): string => (v === null ? '-' : `${v.toFixed(2)}x`);
 /** The table printed after the suite's own. */
 export function sensitivityTable(s: Sensitivity): string {
   const lines: string[] = [];
-  lines.push(`Sensitivity (${s.suite} suite, ${s.cases} cases; each parameter at the low / high end of its range, everything else as written; ${s.seconds.toFixed(0)} s):`);
-  lines.push(`baseline: static optimal ${pct(s.baseline.static_optimal)}, dype optimal ${pct(s.baseline.dype_optimal)}, dype vs static ${x(s.baseline.throughput_vs_static)}, vs gpu-only ${x(s.baseline.throughput_vs_gpu_only)}`);
+  lines.push(
+    `Sensitivity (${s.suite} suite, ${s.cases} cases; each parameter at the low / high end of its range, everything else as written; ${s.seconds.toFixed(0)} s):`,
+  );
+  lines.push(
+    `baseline: static optimal ${pct(s.baseline.static_optimal)}, dype optimal ${pct(s.baseline.dype_optimal)}, dype vs static ${x(s.baseline.throughput_vs_static)}, vs gpu-only ${x(s.baseline.throughput_vs_gpu_only)}`,
+  );
   lines.push('');
-  const head = ['rank', 'parameter', 'static optimal', 'dype optimal', 'dype vs static', 'dype vs gpu-only', 'effect', 'low / as written / high'];
+  const head = [
+    'rank',
+    'parameter',
+    'static optimal',
+    'dype optimal',
+    'dype vs static',
+    'dype vs gpu-only',
+    'effect',
+    'low / as written / high',
+  ];
   const rows = s.parameters.map((r, i) => [
     String(i + 1),
     `${r.parameter}${r.kind === 'estimate' ? ' (estimate)' : ''}`,
@@ -282,10 +356,12 @@ export function sensitivityTable(s: Sensitivity): string {
     `${r.values.low} / ${r.values.base} / ${r.values.high}`,
   ]);
   const w = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j]!.length)));
-  const fmt = (r: string[]): string => r.map((c, j) => (j === r.length - 1 ? c : j === 0 || j >= 2 ? c.padStart(w[j]!) : c.padEnd(w[j]!))).join('  ');
+  const fmt = (r: string[]): string =>
+    r.map((c, j) => (j === r.length - 1 ? c : j === 0 || j >= 2 ? c.padStart(w[j]!) : c.padEnd(w[j]!))).join('  ');
   lines.push(fmt(head));
   for (const r of rows) lines.push(fmt(r));
   lines.push('(low end / high end; effect = the largest change of a share or of ln(gain) at either end)');
-  if (s.not_moved.length) lines.push(`Not moved (the suite never reads them): ${s.not_moved.map((n) => n.parameter).join(', ')}.`);
+  if (s.not_moved.length)
+    lines.push(`Not moved (the suite never reads them): ${s.not_moved.map((n) => n.parameter).join(', ')}.`);
   return lines.join('\n') + '\n';
 }

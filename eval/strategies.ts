@@ -39,7 +39,12 @@ export interface StrategyPick {
 
 export function planOpts(sys: SystemSpec, goal: PlanGoal): PlanOptions {
   const cap = sys.constraints.powerCapW;
-  return { objective: goal.objective, energyScope: goal.energyScope, streamLength: goal.streamLength, ...(cap !== undefined ? { powerCapW: cap } : {}) };
+  return {
+    objective: goal.objective,
+    energyScope: goal.energyScope,
+    streamLength: goal.streamLength,
+    ...(cap !== undefined ? { powerCapW: cap } : {}),
+  };
 }
 
 function withinCap(sys: SystemSpec, m: Mapping | undefined): Mapping | undefined {
@@ -47,7 +52,12 @@ function withinCap(sys: SystemSpec, m: Mapping | undefined): Mapping | undefined
   return m && (cap === undefined || peakDrawW(sys, m) <= cap + 1e-9) ? m : undefined;
 }
 
-export function applyChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageChoice[], goal: PlanGoal): Mapping | undefined {
+export function applyChoices(
+  sys: SystemSpec,
+  p: PlanProblem,
+  c: readonly StageChoice[],
+  goal: PlanGoal,
+): Mapping | undefined {
   return withinCap(sys, evaluateChoices(sys, p, c, goal));
 }
 
@@ -58,21 +68,43 @@ export function online(sys: SystemSpec, p: PlanProblem, goal: PlanGoal): Mapping
 /** The planner's best (by its own figures) among mappings whose stages each use one instance. */
 export function onlineNoSplit(candidates: readonly Mapping[], objective: Objective): StrategyPick {
   let best: Mapping | undefined;
-  for (const m of candidates) if (m.stages.every((s) => s.count === 1) && (!best || objectiveValue(m, objective) < objectiveValue(best, objective))) best = m;
-  return best ? { mapping: best, note: 'planner, no split stage' } : { mapping: undefined, note: 'no unsplit mapping is feasible' };
+  for (const m of candidates)
+    if (
+      m.stages.every((s) => s.count === 1) &&
+      (!best || objectiveValue(m, objective) < objectiveValue(best, objective))
+    )
+      best = m;
+  return best
+    ? { mapping: best, note: 'planner, no split stage' }
+    : { mapping: undefined, note: 'no unsplit mapping is feasible' };
 }
 
-export function trainGuards(sys: SystemSpec, spec: Parameters<typeof buildGuards>[0], training: readonly Binding[], goal: PlanGoal): GuardPlan {
+export function trainGuards(
+  sys: SystemSpec,
+  spec: Parameters<typeof buildGuards>[0],
+  training: readonly Binding[],
+  goal: PlanGoal,
+): GuardPlan {
   const cap = sys.constraints.powerCapW;
   // judge: false: the eval judges the guards on its own held-out cases; nested cross-validation here would only cost time.
-  return buildGuards(spec, sys, training, { objective: goal.objective, energyScope: goal.energyScope, streamLength: goal.streamLength, judge: false, ...(cap !== undefined ? { powerCapW: cap } : {}) });
+  return buildGuards(spec, sys, training, {
+    objective: goal.objective,
+    energyScope: goal.energyScope,
+    streamLength: goal.streamLength,
+    judge: false,
+    ...(cap !== undefined ? { powerCapW: cap } : {}),
+  });
 }
 
 export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: GuardPlan, goal: PlanGoal): StrategyPick {
   const d = selectPartition(guards, b);
   if (!d.inRange) {
     const m = online(sys, p, goal);
-    return { mapping: m, note: `re-planned: outside the guards' ranges (${d.outOfRange.join('; ')})`, partition: d.partition.id };
+    return {
+      mapping: m,
+      note: `re-planned: outside the guards' ranges (${d.outOfRange.join('; ')})`,
+      partition: d.partition.id,
+    };
   }
   if (d.candidates.length > 1) {
     // As the runtime does (runtime/engine/choose.ts): the cost model weighs the partitions the leaf leaves open.
@@ -82,25 +114,51 @@ export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: Gu
       const v = m ? objectiveValue(m, goal.objective) : Infinity;
       if (m && (!best || v < best.v)) best = { m, id: part.id, v };
     }
-    if (best) return { mapping: best.m, note: `guards: ${[...d.path, `cost model: partition ${best.id} of ${d.candidates.map((c) => c.id).join(', ')}`].join(', ')}`, partition: best.id };
+    if (best)
+      return {
+        mapping: best.m,
+        note: `guards: ${[...d.path, `cost model: partition ${best.id} of ${d.candidates.map((c) => c.id).join(', ')}`].join(', ')}`,
+        partition: best.id,
+      };
   }
   const order = [d.partition.id, ...d.partition.fallbacks];
   for (const id of order) {
     const part = guards.partitions.find((x) => x.id === id);
     if (!part) continue;
     const m = applyChoices(sys, p, part.choices, goal);
-    if (m) return { mapping: m, note: id === d.partition.id ? `guards: ${d.path.join(', ') || 'single partition'}` : `fallback ${id} (partition ${d.partition.id} cannot run)`, partition: d.partition.id };
+    if (m)
+      return {
+        mapping: m,
+        note:
+          id === d.partition.id
+            ? `guards: ${d.path.join(', ') || 'single partition'}`
+            : `fallback ${id} (partition ${d.partition.id} cannot run)`,
+        partition: d.partition.id,
+      };
   }
-  return { mapping: online(sys, p, goal), note: 're-planned: no partition can run this input', partition: d.partition.id };
+  return {
+    mapping: online(sys, p, goal),
+    note: 're-planned: no partition can run this input',
+    partition: d.partition.id,
+  };
 }
 
-export function staticPick(sys: SystemSpec, p: PlanProblem, choice: StageChoice[] | undefined, goal: PlanGoal): StrategyPick {
+export function staticPick(
+  sys: SystemSpec,
+  p: PlanProblem,
+  choice: StageChoice[] | undefined,
+  goal: PlanGoal,
+): StrategyPick {
   if (!choice) return { mapping: undefined, note: 'no mapping is feasible on the training inputs' };
   const m = applyChoices(sys, p, choice, goal);
   return m ? { mapping: m, note: 'static' } : { mapping: undefined, note: 'the static mapping cannot run this input' };
 }
 
-export function trainStatic(sys: SystemSpec, training: readonly PlanProblem[], goal: PlanGoal): StageChoice[] | undefined {
+export function trainStatic(
+  sys: SystemSpec,
+  training: readonly PlanProblem[],
+  goal: PlanGoal,
+): StageChoice[] | undefined {
   return staticChoice(sys, training, planOpts(sys, goal));
 }
 
@@ -114,7 +172,11 @@ function subsets(sys: SystemSpec): SystemSpec[] {
   const out: SystemSpec[] = [];
   const rec = (i: number, counts: number[]): void => {
     if (i === sys.devices.length) {
-      if (counts.some((c) => c > 0)) out.push({ ...sys, devices: sys.devices.map((d, j) => ({ ...d, count: counts[j]! })).filter((d) => d.count > 0) });
+      if (counts.some((c) => c > 0))
+        out.push({
+          ...sys,
+          devices: sys.devices.map((d, j) => ({ ...d, count: counts[j]! })).filter((d) => d.count > 0),
+        });
       return;
     }
     for (let c = sys.devices[i]!.count; c >= 0; c--) rec(i + 1, [...counts, c]);
@@ -131,5 +193,7 @@ export function heftPick(sys: SystemSpec, p: PlanProblem, goal: PlanGoal): Strat
     const m = withinCap(sys, heft(sub, p, goal));
     if (m && (!best || objectiveValue(m, goal.objective) < objectiveValue(best, goal.objective))) best = m;
   }
-  return best ? { mapping: best, note: 'heft on the devices the power cap allows' } : { mapping: undefined, note: 'no HEFT schedule meets the power cap' };
+  return best
+    ? { mapping: best, note: 'heft on the devices the power cap allows' }
+    : { mapping: undefined, note: 'no HEFT schedule meets the power cap' };
 }

@@ -83,16 +83,26 @@ function groups(rs: readonly CaseResult[], key: (r: CaseResult) => string): Reco
 }
 
 /** Whether a mapping splits some stage over several instances (the planner's weakest estimate). */
-const splits = (r: CaseResult): string => (r.strategies['dype-online'].scored?.mapping.stages.some((s) => s.count > 1) ? 'online plan splits a stage' : 'online plan has no split stage');
+const splits = (r: CaseResult): string =>
+  r.strategies['dype-online'].scored?.mapping.stages.some((s) => s.count > 1)
+    ? 'online plan splits a stage'
+    : 'online plan has no split stage';
 
-const geomean = (xs: number[]): number | null => (xs.length === 0 ? null : Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length));
+const geomean = (xs: number[]): number | null =>
+  xs.length === 0 ? null : Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
 
 /** Throughput over the throughput cases, or energy efficiency in a scope over the energy cases of that scope. */
-function ratio(rs: readonly CaseResult[], who: Strategy, base: Strategy, what: 'throughput' | EnergyScope): number | null {
+function ratio(
+  rs: readonly CaseResult[],
+  who: Strategy,
+  base: Strategy,
+  what: 'throughput' | EnergyScope,
+): number | null {
   const xs: number[] = [];
   for (const r of rs) {
     const g = r.case.goal;
-    if (what === 'throughput' ? g.objective !== 'throughput' : g.objective !== 'energy' || g.energyScope !== what) continue;
+    if (what === 'throughput' ? g.objective !== 'throughput' : g.objective !== 'energy' || g.energyScope !== what)
+      continue;
     const a = r.strategies[who].scored?.sim;
     const b = r.strategies[base].scored?.sim;
     if (!a || !b) continue;
@@ -103,7 +113,8 @@ function ratio(rs: readonly CaseResult[], who: Strategy, base: Strategy, what: '
 }
 
 function ratios(rs: readonly CaseResult[], who: Strategy): Ratios {
-  const perScope = (base: Strategy): PerScope => Object.fromEntries(ENERGY_SCOPES.map((sc) => [sc, ratio(rs, who, base, sc)])) as PerScope;
+  const perScope = (base: Strategy): PerScope =>
+    Object.fromEntries(ENERGY_SCOPES.map((sc) => [sc, ratio(rs, who, base, sc)])) as PerScope;
   return {
     throughput_vs_static: ratio(rs, who, 'static', 'throughput'),
     throughput_vs_gpu_only: ratio(rs, who, 'gpu-only', 'throughput'),
@@ -165,30 +176,58 @@ const pct = (v: number | null): string => (v === null ? '-' : `${v.toFixed(2)}%`
 /** The table printed on stdout. */
 export function summaryTable(s: Summary): string {
   const lines: string[] = [];
-  lines.push(`dype eval: ${s.cases} cases (${Object.entries(s.per_objective).map(([k, v]) => `${v} ${k}`).join(', ')}); oracle = best enumerated mapping by the event simulation`);
+  lines.push(
+    `dype eval: ${s.cases} cases (${Object.entries(s.per_objective)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')}); oracle = best enumerated mapping by the event simulation`,
+  );
   lines.push('');
   lines.push('strategy         optimal          mean loss (not optimal)  max loss   infeasible  beats oracle');
   for (const k of STRATEGIES) {
     const r = s.summary[k];
     const share = s.cases ? ((100 * r.optimal) / s.cases).toFixed(1) : '0';
-    lines.push(`${k.padEnd(15)}  ${`${r.optimal}/${s.cases} (${share}%)`.padEnd(15)}  ${pct(r.mean_loss_pct).padStart(23)}  ${pct(r.max_loss_pct).padStart(9)}  ${String(r.infeasible).padStart(10)}  ${String(r.beats_oracle).padStart(12)}`);
+    lines.push(
+      `${k.padEnd(15)}  ${`${r.optimal}/${s.cases} (${share}%)`.padEnd(15)}  ${pct(r.mean_loss_pct).padStart(23)}  ${pct(r.max_loss_pct).padStart(9)}  ${String(r.infeasible).padStart(10)}  ${String(r.beats_oracle).padStart(12)}`,
+    );
   }
   lines.push('');
   lines.push('                                   energy efficiency');
   lines.push('                       throughput   device    system   (geometric means)');
-  const line = (name: string, t: number | null, e: PerScope): string => `${name.padEnd(23)}${x(t).padStart(10)}  ${x(e.device).padStart(7)}   ${x(e.system).padStart(7)}`;
+  const line = (name: string, t: number | null, e: PerScope): string =>
+    `${name.padEnd(23)}${x(t).padStart(10)}  ${x(e.device).padStart(7)}   ${x(e.system).padStart(7)}`;
   lines.push(line('dype vs static', s.throughput_vs_static, s.energy_eff_vs_static));
   lines.push(line('dype vs gpu-only', s.throughput_vs_gpu_only, s.energy_eff_vs_gpu_only));
   lines.push(line('dype-online vs static', s.online.throughput_vs_static, s.online.energy_eff_vs_static));
   lines.push(line('dype-online vs gpu-only', s.online.throughput_vs_gpu_only, s.online.energy_eff_vs_gpu_only));
-  const head = ['per preset', 'cases', 'static optimal', 'dype optimal', 'dype mean / max loss', 'throughput vs static / gpu-only', 'energy eff. vs gpu-only device / system'];
-  const rows = Object.entries(s.per_preset).map(([name, p]) => [name, String(p.cases), `${p.summary.static.optimal}/${p.cases}`, `${p.summary.dype.optimal}/${p.cases}`, `${pct(p.summary.dype.mean_loss_pct)} / ${pct(p.summary.dype.max_loss_pct)}`, `${x(p.throughput_vs_static)} / ${x(p.throughput_vs_gpu_only)}`, `${x(p.energy_eff_vs_gpu_only.device)} / ${x(p.energy_eff_vs_gpu_only.system)}`]);
+  const head = [
+    'per preset',
+    'cases',
+    'static optimal',
+    'dype optimal',
+    'dype mean / max loss',
+    'throughput vs static / gpu-only',
+    'energy eff. vs gpu-only device / system',
+  ];
+  const rows = Object.entries(s.per_preset).map(([name, p]) => [
+    name,
+    String(p.cases),
+    `${p.summary.static.optimal}/${p.cases}`,
+    `${p.summary.dype.optimal}/${p.cases}`,
+    `${pct(p.summary.dype.mean_loss_pct)} / ${pct(p.summary.dype.max_loss_pct)}`,
+    `${x(p.throughput_vs_static)} / ${x(p.throughput_vs_gpu_only)}`,
+    `${x(p.energy_eff_vs_gpu_only.device)} / ${x(p.energy_eff_vs_gpu_only.system)}`,
+  ]);
   const w = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j]!.length)));
   lines.push('');
-  for (const r of [head, ...rows]) lines.push(r.map((c, j) => (j === 0 ? c.padEnd(w[j]!) : c.padStart(w[j]!))).join('  '));
-  lines.push('Energy: device = the devices a mapping uses (active while computing, powered-up waiting otherwise), as NVML / xbutil measure; system = device + every other device idle, host included.');
+  for (const r of [head, ...rows])
+    lines.push(r.map((c, j) => (j === 0 ? c.padEnd(w[j]!) : c.padStart(w[j]!))).join('  '));
+  lines.push(
+    'Energy: device = the devices a mapping uses (active while computing, powered-up waiting otherwise), as NVML / xbutil measure; system = device + every other device idle, host included.',
+  );
   lines.push(`dype re-planned ${s.dype_replanned} inputs outside its guards' ranges.`);
-  lines.push('Paper (DyPe, Bai et al. 2025): static optimal in 13 of 86, DyPe in 77 with 3.95% mean loss otherwise; 1.53x / 1.09x over static, 1.44x / 1.66x over GPU-only (energy scope not stated; most likely device).');
+  lines.push(
+    'Paper (DyPe, Bai et al. 2025): static optimal in 13 of 86, DyPe in 77 with 3.95% mean loss otherwise; 1.53x / 1.09x over static, 1.44x / 1.66x over GPU-only (energy scope not stated; most likely device).',
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -198,15 +237,60 @@ const csvCell = (v: unknown): string => {
 };
 
 export function casesCsv(rs: readonly CaseResult[]): string {
-  const head = ['case', 'workload', 'input', 'family', 'rows', 'nnz', 'row_len_cv', 'setting', 'objective', 'oracle_period_ms', 'oracle_device_energy_mj', 'oracle_system_energy_mj', 'oracle_mapping'];
-  for (const s of STRATEGIES) head.push(`${s}_period_ms`, `${s}_device_energy_mj`, `${s}_system_energy_mj`, `${s}_loss_pct`, `${s}_optimal`, `${s}_mapping`, `${s}_note`);
+  const head = [
+    'case',
+    'workload',
+    'input',
+    'family',
+    'rows',
+    'nnz',
+    'row_len_cv',
+    'setting',
+    'objective',
+    'oracle_period_ms',
+    'oracle_device_energy_mj',
+    'oracle_system_energy_mj',
+    'oracle_mapping',
+  ];
+  for (const s of STRATEGIES)
+    head.push(
+      `${s}_period_ms`,
+      `${s}_device_energy_mj`,
+      `${s}_system_energy_mj`,
+      `${s}_loss_pct`,
+      `${s}_optimal`,
+      `${s}_mapping`,
+      `${s}_note`,
+    );
   const lines = [head.join(',')];
   for (const r of rs) {
     const f = r.case.input.features;
-    const row: unknown[] = [r.case.id, r.case.workload.name, r.case.input.name, r.case.input.family, f.rows, f.nnz, f.rowLenCv, r.case.setting.name, r.case.goal.name, r.oracle.sim.periodMs, r.oracle.sim.deviceEnergyJ * 1e3, r.oracle.sim.systemEnergyJ * 1e3, r.oracle.label];
+    const row: unknown[] = [
+      r.case.id,
+      r.case.workload.name,
+      r.case.input.name,
+      r.case.input.family,
+      f.rows,
+      f.nnz,
+      f.rowLenCv,
+      r.case.setting.name,
+      r.case.goal.name,
+      r.oracle.sim.periodMs,
+      r.oracle.sim.deviceEnergyJ * 1e3,
+      r.oracle.sim.systemEnergyJ * 1e3,
+      r.oracle.label,
+    ];
     for (const s of STRATEGIES) {
       const x = r.strategies[s];
-      row.push(x.scored?.sim.periodMs, x.scored ? x.scored.sim.deviceEnergyJ * 1e3 : undefined, x.scored ? x.scored.sim.systemEnergyJ * 1e3 : undefined, x.lossPct, x.optimal ? 1 : 0, x.scored?.label ?? '', x.infeasible ?? x.note);
+      row.push(
+        x.scored?.sim.periodMs,
+        x.scored ? x.scored.sim.deviceEnergyJ * 1e3 : undefined,
+        x.scored ? x.scored.sim.systemEnergyJ * 1e3 : undefined,
+        x.lossPct,
+        x.optimal ? 1 : 0,
+        x.scored?.label ?? '',
+        x.infeasible ?? x.note,
+      );
     }
     lines.push(row.map(csvCell).join(','));
   }
@@ -224,11 +308,27 @@ export function caseJson(r: CaseResult): unknown {
     objective: r.case.goal.objective,
     energy_scope: r.case.goal.energyScope,
     stream_length: r.case.goal.streamLength,
-    oracle: { mapping: r.oracle.label, period_ms: r.oracle.sim.periodMs, device_energy_j: r.oracle.sim.deviceEnergyJ, system_energy_j: r.oracle.sim.systemEnergyJ },
+    oracle: {
+      mapping: r.oracle.label,
+      period_ms: r.oracle.sim.periodMs,
+      device_energy_j: r.oracle.sim.deviceEnergyJ,
+      system_energy_j: r.oracle.sim.systemEnergyJ,
+    },
     strategies: Object.fromEntries(
       STRATEGIES.map((s) => {
         const x = r.strategies[s];
-        return [s, { mapping: x.scored?.label ?? null, period_ms: x.scored?.sim.periodMs ?? null, device_energy_j: x.scored?.sim.deviceEnergyJ ?? null, system_energy_j: x.scored?.sim.systemEnergyJ ?? null, loss_pct: x.lossPct ?? null, optimal: x.optimal, note: x.infeasible ?? x.note }];
+        return [
+          s,
+          {
+            mapping: x.scored?.label ?? null,
+            period_ms: x.scored?.sim.periodMs ?? null,
+            device_energy_j: x.scored?.sim.deviceEnergyJ ?? null,
+            system_energy_j: x.scored?.sim.systemEnergyJ ?? null,
+            loss_pct: x.lossPct ?? null,
+            optimal: x.optimal,
+            note: x.infeasible ?? x.note,
+          },
+        ];
       }),
     ),
   };

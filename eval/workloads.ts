@@ -65,8 +65,17 @@ export function workloads(): Workload[] {
   cache = DEFS.map((d) => {
     const spec = compileSpec(join(root, d.file));
     const sparse = spec.params.filter((p) => p.sparse);
-    if (sparse.length !== 1) throw new Error(`${d.file}: the suite expects one sparse parameter, found ${sparse.length}`);
-    return { name: d.name, file: d.file, spec, matrix: sparse[0]!.name, square: d.square, dims: d.dims, scalars: d.scalars ?? {} };
+    if (sparse.length !== 1)
+      throw new Error(`${d.file}: the suite expects one sparse parameter, found ${sparse.length}`);
+    return {
+      name: d.name,
+      file: d.file,
+      spec,
+      matrix: sparse[0]!.name,
+      square: d.square,
+      dims: d.dims,
+      scalars: d.scalars ?? {},
+    };
   });
   return cache;
 }

@@ -50,7 +50,11 @@ class KernelChecker {
     this.k.results.forEach((r, i) => {
       for (const d of results[i]?.type.shape ?? []) {
         if (d.kind === 'sym' && !this.dims.has(d.name))
-          this.error('DY2022', `result '${r.name}' has dim '${d.name}', which no parameter binds, so its size is unknown`, r.type.span);
+          this.error(
+            'DY2022',
+            `result '${r.name}' has dim '${d.name}', which no parameter binds, so its size is unknown`,
+            r.type.span,
+          );
       }
     });
     for (const [name, s] of this.slots) {
@@ -95,10 +99,16 @@ class KernelChecker {
       return undefined;
     }
     if (t.dims.length === 0) {
-      this.error('DY2016', `tensor '${d.name}' needs at least one dimension; write '${d.name}: ${t.dtype}' for a scalar`, t.span);
+      this.error(
+        'DY2016',
+        `tensor '${d.name}' needs at least one dimension; write '${d.name}: ${t.dtype}' for a scalar`,
+        t.span,
+      );
       return undefined;
     }
-    const shape: Dim[] = t.dims.map((x) => (x.kind === 'sym' ? { kind: 'sym', name: x.name } : { kind: 'lit', value: x.value }));
+    const shape: Dim[] = t.dims.map((x) =>
+      x.kind === 'sym' ? { kind: 'sym', name: x.name } : { kind: 'lit', value: x.value },
+    );
     return { format: t.format, dtype: t.dtype, shape };
   }
 
@@ -136,13 +146,18 @@ class KernelChecker {
     let count: RepeatCount;
     const id = this.id();
     if (s.count.kind === 'lit') {
-      if (!Number.isSafeInteger(s.count.value) || s.count.value < 0) this.error('DY2015', `repeat count must be a non-negative integer`, s.count.span);
+      if (!Number.isSafeInteger(s.count.value) || s.count.value < 0)
+        this.error('DY2015', `repeat count must be a non-negative integer`, s.count.span);
       count = { kind: 'lit', value: s.count.value };
     } else {
       const slot = this.slots.get(s.count.name);
       const t = slot?.info?.type;
       if (!slot || slot.kind !== 'param' || !t || t.shape.length !== 0 || !isIntDtype(t.dtype))
-        this.error('DY2015', `repeat count '${s.count.name}' must be an integer literal or an i32/i64 scalar parameter`, s.count.span);
+        this.error(
+          'DY2015',
+          `repeat count '${s.count.name}' must be an integer literal or an i32/i64 scalar parameter`,
+          s.count.span,
+        );
       count = { kind: 'param', name: s.count.name };
     }
     return { kind: 'repeat', id, count, body: this.stmts(s.body), attrs: {}, span: s.span };
@@ -152,19 +167,28 @@ class KernelChecker {
     const id = this.id();
     let slot = this.slots.get(s.target);
     if (slot?.kind === 'param') this.abort('DY2009', `cannot assign to parameter '${s.target}'`, s.targetSpan);
-    if (this.dims.has(s.target)) this.abort('DY2008', `'${s.target}' is a dim symbol and cannot be assigned`, s.targetSpan);
+    if (this.dims.has(s.target))
+      this.abort('DY2008', `'${s.target}' is a dim symbol and cannot be assigned`, s.targetSpan);
     const seen = new Set<string>();
     for (const i of s.indices) {
       if (seen.has(i.name)) this.abort('DY2018', `index '${i.name}' appears twice on the left side`, i.span);
       seen.add(i.name);
     }
-    const lowered = this.expr(s.expr, s.indices.map((i) => i.name), []);
+    const lowered = this.expr(
+      s.expr,
+      s.indices.map((i) => i.name),
+      [],
+    );
     const lhs = new Set(s.indices.map((i) => i.name));
     this.warnConfinedSums(lowered, lhs, s.span);
     const expr = insertImplicitSums(lowered, lhs);
     const declared = slot?.info?.type;
     if (declared && declared.shape.length !== s.indices.length)
-      this.abort('DY2003', `'${s.target}' has ${declared.shape.length} dimension(s) but is assigned with ${s.indices.length} index(es)`, s.targetSpan);
+      this.abort(
+        'DY2003',
+        `'${s.target}' has ${declared.shape.length} dimension(s) but is assigned with ${s.indices.length} index(es)`,
+        s.targetSpan,
+      );
     let type: TensorType;
     let info: ValueInfo;
     try {
@@ -211,11 +235,25 @@ class KernelChecker {
       if (c.confined.length === 1) {
         const { index, load } = c.confined[0]!;
         const rest = c.others.map(text).join(' * ');
-        this.diags.push(makeDiagnostic('DY2040', `index '${index}' is summed over but occurs only in ${text(load)}, so ${text(load)} is summed over ${index} on its own and the sum multiplies ${rest}; did you mean ${index} in another operand as well? (write sum(${index}: ...) if this is meant)`, load.span ?? stmtSpan, 'warning'));
+        this.diags.push(
+          makeDiagnostic(
+            'DY2040',
+            `index '${index}' is summed over but occurs only in ${text(load)}, so ${text(load)} is summed over ${index} on its own and the sum multiplies ${rest}; did you mean ${index} in another operand as well? (write sum(${index}: ...) if this is meant)`,
+            load.span ?? stmtSpan,
+            'warning',
+          ),
+        );
       } else {
         const names = c.confined.map((x) => x.index);
         const list = `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-        this.diags.push(makeDiagnostic('DY2040', `indices ${list} are each summed over but occur in only one operand (${c.confined.map((x) => `${x.index} in ${text(x.load)}`).join(', ')}), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)`, c.product.span ?? stmtSpan, 'warning'));
+        this.diags.push(
+          makeDiagnostic(
+            'DY2040',
+            `indices ${list} are each summed over but occur in only one operand (${c.confined.map((x) => `${x.index} in ${text(x.load)}`).join(', ')}), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)`,
+            c.product.span ?? stmtSpan,
+            'warning',
+          ),
+        );
       }
     }
   }
@@ -236,7 +274,11 @@ class KernelChecker {
             this.abort('DY2032', `index '${i.name}' appears twice in one access of sparse '${e.name}'`, i.span);
           seen.add(i.name);
           if (this.slots.has(i.name) || this.dims.has(i.name))
-            this.abort('DY2008', `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`, i.span);
+            this.abort(
+              'DY2008',
+              `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`,
+              i.span,
+            );
         }
         return { k: 'load', tensor: e.name, idx: e.indices.map((i) => i.name), span };
       }
@@ -244,7 +286,11 @@ class KernelChecker {
         if (this.slots.has(e.name)) {
           const slot = this.value(e.name, e.span);
           if (slot.info && slot.info.type.shape.length > 0)
-            this.abort('DY2031', `'${e.name}' is a tensor with ${slot.info.type.shape.length} dimension(s); index it like ${e.name}[...]`, e.span);
+            this.abort(
+              'DY2031',
+              `'${e.name}' is a tensor with ${slot.info.type.shape.length} dimension(s); index it like ${e.name}[...]`,
+              e.span,
+            );
           return { k: 'load', tensor: e.name, idx: [], span };
         }
         if (this.dims.has(e.name)) return { k: 'dim', name: e.name, span };
@@ -258,7 +304,13 @@ class KernelChecker {
         return e.op === '-' ? { k: 'neg', arg, span } : { k: 'not', arg, span };
       }
       case 'binary':
-        return { k: 'bin', op: e.op, lhs: this.expr(e.lhs, lhs, reductions), rhs: this.expr(e.rhs, lhs, reductions), span };
+        return {
+          k: 'bin',
+          op: e.op,
+          lhs: this.expr(e.lhs, lhs, reductions),
+          rhs: this.expr(e.rhs, lhs, reductions),
+          span,
+        };
       case 'ternary':
         return {
           k: 'select',
@@ -270,27 +322,42 @@ class KernelChecker {
       case 'call': {
         const arity = funcArity(e.fn);
         if (arity === undefined) {
-          if (isReduceOp(e.fn)) this.abort('DY2012', `${e.fn}() reduces over indices: write ${e.fn}(j: expr)`, e.fnSpan);
-          this.abort('DY2013', `unknown function '${e.fn}': expected relu, exp, log, sqrt, abs, sigmoid, tanh, min, max or pow`, e.fnSpan);
+          if (isReduceOp(e.fn))
+            this.abort('DY2012', `${e.fn}() reduces over indices: write ${e.fn}(j: expr)`, e.fnSpan);
+          this.abort(
+            'DY2013',
+            `unknown function '${e.fn}': expected relu, exp, log, sqrt, abs, sigmoid, tanh, min, max or pow`,
+            e.fnSpan,
+          );
         }
         if (e.args.length !== arity)
-          this.abort('DY2012', `${e.fn}() takes ${arity} argument${arity === 1 ? '' : 's'}, found ${e.args.length}`, e.span);
+          this.abort(
+            'DY2012',
+            `${e.fn}() takes ${arity} argument${arity === 1 ? '' : 's'}, found ${e.args.length}`,
+            e.span,
+          );
         return { k: 'call', fn: e.fn as FuncName, args: e.args.map((a) => this.expr(a, lhs, reductions)), span };
       }
       case 'reduce': {
-        if (!isReduceOp(e.op)) this.abort('DY2027', `'${e.op}' is not a reduction: expected sum, min, max, any or all`, e.opSpan);
+        if (!isReduceOp(e.op))
+          this.abort('DY2027', `'${e.op}' is not a reduction: expected sum, min, max, any or all`, e.opSpan);
         const seen = new Set<string>();
         for (const i of e.indices) {
           if (lhs.includes(i.name) || reductions.includes(i.name) || seen.has(i.name))
             this.abort('DY2023', `reduction index '${i.name}' is already in scope`, i.span);
           if (this.slots.has(i.name) || this.dims.has(i.name))
-            this.abort('DY2008', `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`, i.span);
+            this.abort(
+              'DY2008',
+              `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`,
+              i.span,
+            );
           seen.add(i.name);
         }
         const idx = e.indices.map((i) => i.name);
         const body = this.expr(e.body, lhs, [...reductions, ...idx]);
         for (const i of e.indices) {
-          if (!occurs(body, i.name)) this.abort('DY2029', `reduction index '${i.name}' does not occur in the body`, i.span);
+          if (!occurs(body, i.name))
+            this.abort('DY2029', `reduction index '${i.name}' does not occur in the body`, i.span);
         }
         return { k: 'reduce', op: e.op, idx, body, span };
       }
@@ -341,7 +408,18 @@ export function checkProgram(p: AstProgram): { module: Module | undefined; diagn
     const out = new KernelChecker(k, diagnostics).check();
     if (out) kernels.push(out);
   }
-  if (p.kernels.length === 0) diagnostics.push(makeDiagnostic('DY2033', `the program defines no kernel`, { file: p.file, line: 1, col: 1, endLine: 1, endCol: 1, offset: 0, end: 0 }));
+  if (p.kernels.length === 0)
+    diagnostics.push(
+      makeDiagnostic('DY2033', `the program defines no kernel`, {
+        file: p.file,
+        line: 1,
+        col: 1,
+        endLine: 1,
+        endCol: 1,
+        offset: 0,
+        end: 0,
+      }),
+    );
   const failed = diagnostics.some((d) => d.severity === 'error');
   return { module: failed ? undefined : { kernels }, diagnostics };
 }

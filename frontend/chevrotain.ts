@@ -12,4 +12,11 @@ const entry = import.meta.resolve('chevrotain');
 const chevrotain = (await import(new URL('../chevrotain.mjs', entry).href)) as typeof Chevrotain;
 
 export const { CstParser, EOF, Lexer, createToken } = chevrotain;
-export type { CstElement, CstNode, IParserErrorMessageProvider, IRecognitionException, IToken, TokenType } from 'chevrotain';
+export type {
+  CstElement,
+  CstNode,
+  IParserErrorMessageProvider,
+  IRecognitionException,
+  IToken,
+  TokenType,
+} from 'chevrotain';

@@ -78,7 +78,20 @@ function needTok(t: IToken | undefined): IToken {
   return t;
 }
 
-const BINARY_OPS: ReadonlySet<string> = new Set<BinaryOp>(['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!=', '&&', '||']);
+const BINARY_OPS: ReadonlySet<string> = new Set<BinaryOp>([
+  '+',
+  '-',
+  '*',
+  '/',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+]);
 
 export class AstBuilder {
   readonly diagnostics: Diagnostic[] = [];
@@ -220,7 +233,11 @@ export class AstBuilder {
     if (isReal(sym)) return { kind: 'sym', name: sym.image, span: this.tokSpan(sym) };
     const lit = needTok(token(d, 'NumberLiteral'));
     if (lit.tokenType !== T.Integer) {
-      this.error('DY1002', `expected a dimension (a name or an integer), found '${showChars(lit.image)}'`, this.tokSpan(lit));
+      this.error(
+        'DY1002',
+        `expected a dimension (a name or an integer), found '${showChars(lit.image)}'`,
+        this.tokSpan(lit),
+      );
       throw new Incomplete();
     }
     return { kind: 'lit', value: this.intValue(lit), span: this.tokSpan(lit) };
@@ -283,7 +300,12 @@ export class AstBuilder {
         ? { kind: 'lit', value: this.intValue(countTok), span: this.tokSpan(countTok) }
         : { kind: 'name', name: countTok.image, span: this.tokSpan(countTok) };
     const body = this.block(blockNode);
-    return { kind: 'repeat', count, body, span: this.fromTo(needTok(token(r, 'Repeat')), token(blockNode, 'RBrace'), r) };
+    return {
+      kind: 'repeat',
+      count,
+      body,
+      span: this.fromTo(needTok(token(r, 'Repeat')), token(blockNode, 'RBrace'), r),
+    };
   }
 
   /** `[i, j]` of a left side or an access. */
@@ -320,7 +342,11 @@ export class AstBuilder {
     for (let i = thens.length - 1; i >= 0; i--) {
       const cond = need(operands[i]);
       const then = need(thens[i]);
-      result = this.mk({ kind: 'ternary', cond, then, else: result, span: joinSpans(cond.span, result.span) }, [cond, then, result]);
+      result = this.mk({ kind: 'ternary', cond, then, else: result, span: joinSpans(cond.span, result.span) }, [
+        cond,
+        then,
+        result,
+      ]);
     }
     return result;
   }
@@ -364,7 +390,10 @@ export class AstBuilder {
       const op = needTok(ops[i]).image;
       const rhs = need(operands[i + 1]);
       if (!BINARY_OPS.has(op)) throw new Incomplete();
-      result = this.mk({ kind: 'binary', op: op as BinaryOp, lhs: result, rhs, span: joinSpans(result.span, rhs.span) }, [result, rhs]);
+      result = this.mk(
+        { kind: 'binary', op: op as BinaryOp, lhs: result, rhs, span: joinSpans(result.span, rhs.span) },
+        [result, rhs],
+      );
     }
     return result;
   }
@@ -410,7 +439,13 @@ export class AstBuilder {
     const nameSpan = this.tokSpan(name);
     const list = child(n, 'indexList');
     if (list !== undefined) {
-      return { kind: 'access', name: name.image, nameSpan, indices: this.indexList(list), span: this.fromTo(name, token(list, 'RBracket'), n) };
+      return {
+        kind: 'access',
+        name: name.image,
+        nameSpan,
+        indices: this.indexList(list),
+        span: this.fromTo(name, token(list, 'RBracket'), n),
+      };
     }
     if (token(n, 'LParen') === undefined) return { kind: 'ident', name: name.image, span: nameSpan };
 

@@ -50,7 +50,13 @@ export function insertImplicitSums(e: Expr, lhs: ReadonlySet<string>): Expr {
   const go = (n: Expr, bound: ReadonlySet<string>): Expr => {
     const cs = children(n);
     const inner = n.k === 'reduce' ? new Set([...bound, ...n.idx]) : bound;
-    const rebuilt = cs.length === 0 ? n : withChildren(n, cs.map((c) => go(c, inner)));
+    const rebuilt =
+      cs.length === 0
+        ? n
+        : withChildren(
+            n,
+            cs.map((c) => go(c, inner)),
+          );
     const here = new Map<string, number>();
     countFree(n, bound, here);
     const childHolds = (i: string): boolean =>

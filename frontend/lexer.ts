@@ -92,7 +92,11 @@ export function tokenize(source: string, index: SourceIndex): LexResult {
     const length = Math.max(1, e.length);
     const bad = source.slice(e.offset, e.offset + length);
     const plural = bad.length > 1 ? 's' : '';
-    return makeDiagnostic('DY1001', `unexpected character${plural} '${showChars(bad)}'`, index.span(e.offset, e.offset + length));
+    return makeDiagnostic(
+      'DY1001',
+      `unexpected character${plural} '${showChars(bad)}'`,
+      index.span(e.offset, e.offset + length),
+    );
   });
   return { tokens: result.tokens, diagnostics };
 }

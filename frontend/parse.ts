@@ -103,7 +103,12 @@ function lowerBound(xs: readonly number[], x: number): number {
  * rejected: the parser only stumbled over the hole they left, and the DY1001
  * already says what is wrong there.
  */
-function followsLexError(e: IRecognitionException, tokens: readonly IToken[], lexErrorAt: readonly number[], textEnd: number): boolean {
+function followsLexError(
+  e: IRecognitionException,
+  tokens: readonly IToken[],
+  lexErrorAt: readonly number[],
+  textEnd: number,
+): boolean {
   if (lexErrorAt.length === 0) return false;
   const at = isReal(e.token) ? e.token.startOffset : textEnd;
   let lo = 0;
@@ -169,6 +174,8 @@ function tidy(ds: Diagnostic[], index: SourceIndex): Diagnostic[] {
   const kept = out.slice(0, MAX_SYNTAX_DIAGNOSTICS);
   const last = kept[kept.length - 1];
   const span = last === undefined ? index.endSpan() : last.span;
-  kept.push(makeDiagnostic('DY1002', `too many syntax errors; ${out.length - MAX_SYNTAX_DIAGNOSTICS} more not shown`, span));
+  kept.push(
+    makeDiagnostic('DY1002', `too many syntax errors; ${out.length - MAX_SYNTAX_DIAGNOSTICS} more not shown`, span),
+  );
   return kept;
 }

@@ -39,7 +39,8 @@ import * as T from './tokens.js';
 
 /** How a token is named in messages: "end of file" or its text in quotes. */
 export function describeToken(tok: IToken | undefined): string {
-  if (tok === undefined || tok.tokenType === EOF || tok.image === '' || Number.isNaN(tok.startOffset)) return 'end of file';
+  if (tok === undefined || tok.tokenType === EOF || tok.image === '' || Number.isNaN(tok.startOffset))
+    return 'end of file';
   return `'${showChars(tok.image)}'`;
 }
 
@@ -69,7 +70,9 @@ function expectedToken(rule: string, expected: TokenType, actual: IToken, previo
     case 'block:LBrace':
       return "expected '{'";
     case 'block:RBrace':
-      return actual.tokenType === T.Kernel || isEnd(actual) ? "expected '}' to close the block" : "expected a statement or '}'";
+      return actual.tokenType === T.Kernel || isEnd(actual)
+        ? "expected '}' to close the block"
+        : "expected a statement or '}'";
     case 'declList:Identifier':
     case 'decl:Identifier':
       return 'expected a parameter or result name';

@@ -39,7 +39,12 @@ export const Decimal = createToken({
   label: 'a number',
 });
 /** Plain digit strings; the only literals with `isInt: true`. */
-export const Integer = createToken({ name: 'Integer', pattern: /\d+/, categories: [NumberLiteral], label: 'an integer' });
+export const Integer = createToken({
+  name: 'Integer',
+  pattern: /\d+/,
+  categories: [NumberLiteral],
+  label: 'an integer',
+});
 
 export const Arrow = createToken({ name: 'Arrow', pattern: /->/, label: "'->'" });
 

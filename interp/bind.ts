@@ -50,39 +50,80 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
   const dimFrom = new Map<string, string>();
   const known = new Set([...k.params.map((p) => p.name)]);
   for (const name of [...inputs.tensors.keys()]) {
-    if (!known.has(name)) throw new InputError('DY3014', src(name), undefined, `kernel '${k.name}' has no parameter '${name}'; it takes ${k.params.map((p) => p.name).join(', ')}`);
+    if (!known.has(name))
+      throw new InputError(
+        'DY3014',
+        src(name),
+        undefined,
+        `kernel '${k.name}' has no parameter '${name}'; it takes ${k.params.map((p) => p.name).join(', ')}`,
+      );
   }
   const dimSyms = new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : []))));
   for (const [name, v] of inputs.scalars) {
     if (dimSyms.has(name)) {
-      if (!Number.isSafeInteger(v) || v < 0) throw new InputError('DY3015', `--param ${name}`, undefined, `dim '${name}' must be a non-negative integer, got ${v}`);
+      if (!Number.isSafeInteger(v) || v < 0)
+        throw new InputError(
+          'DY3015',
+          `--param ${name}`,
+          undefined,
+          `dim '${name}' must be a non-negative integer, got ${v}`,
+        );
       dims.set(name, v);
       dimFrom.set(name, `--param ${name}`);
     } else if (!known.has(name)) {
-      throw new InputError('DY3014', `--param ${name}`, undefined, `kernel '${k.name}' has no scalar parameter or dim '${name}'`);
+      throw new InputError(
+        'DY3014',
+        `--param ${name}`,
+        undefined,
+        `kernel '${k.name}' has no scalar parameter or dim '${name}'`,
+      );
     }
   }
   for (const p of k.params) {
     const rank = p.type.shape.length;
     if (rank === 0) {
       const v = inputs.scalars.get(p.name);
-      if (v === undefined) throw new InputError('DY3013', `--param ${p.name}`, undefined, `missing scalar '${p.name}' (${p.type.dtype}): pass --param ${p.name}=VALUE`);
+      if (v === undefined)
+        throw new InputError(
+          'DY3013',
+          `--param ${p.name}`,
+          undefined,
+          `missing scalar '${p.name}' (${p.type.dtype}): pass --param ${p.name}=VALUE`,
+        );
       const data = Float64Array.of(v);
       checkValues(p.name, `--param ${p.name}`, p.type, data);
       env.set(p.name, { kind: 'dense', shape: [], data });
       continue;
     }
     const t = inputs.tensors.get(p.name);
-    if (!t) throw new InputError('DY3013', `--input ${p.name}`, undefined, `missing input '${p.name}' (${p.type.format}<${p.type.dtype}>): pass --input ${p.name}=FILE`);
+    if (!t)
+      throw new InputError(
+        'DY3013',
+        `--input ${p.name}`,
+        undefined,
+        `missing input '${p.name}' (${p.type.format}<${p.type.dtype}>): pass --input ${p.name}=FILE`,
+      );
     if (p.type.format !== 'dense' && t.format === 'dense')
-      throw new InputError('DY3016', src(p.name), undefined, `'${p.name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`);
+      throw new InputError(
+        'DY3016',
+        src(p.name),
+        undefined,
+        `'${p.name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`,
+      );
     const shape = fitShape(shapeOf(t), rank);
-    if (!shape) throw new InputError('DY3007', src(p.name), undefined, `'${p.name}' has ${rank} dimension(s) but the input is ${shapeOf(t).join(' x ')}`);
+    if (!shape)
+      throw new InputError(
+        'DY3007',
+        src(p.name),
+        undefined,
+        `'${p.name}' has ${rank} dimension(s) but the input is ${shapeOf(t).join(' x ')}`,
+      );
     p.type.shape.forEach((d, i) => {
       const got = shape[i]!;
       const what = `dimension ${i + 1} of '${p.name}'`;
       if (d.kind === 'lit') {
-        if (d.value !== got) throw new InputError('DY3007', src(p.name), undefined, `${what} must be ${d.value}, found ${got}`);
+        if (d.value !== got)
+          throw new InputError('DY3007', src(p.name), undefined, `${what} must be ${d.value}, found ${got}`);
         return;
       }
       const prev = dims.get(d.name);
@@ -90,13 +131,23 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
         dims.set(d.name, got);
         dimFrom.set(d.name, what);
       } else if (prev !== got)
-        throw new InputError('DY3007', src(p.name), undefined, `dim '${dimToString(d)}' is ${prev} from ${dimFrom.get(d.name)} but ${got} from ${what}`);
+        throw new InputError(
+          'DY3007',
+          src(p.name),
+          undefined,
+          `dim '${dimToString(d)}' is ${prev} from ${dimFrom.get(d.name)} but ${got} from ${what}`,
+        );
     });
     let val = fromTensor(t);
     if (val.kind === 'dense') val = { kind: 'dense', shape, data: val.data };
     else if (p.type.format === 'dense') {
       if (shape[0]! * shape[1]! > MAX_ELEMENTS)
-        throw new InputError('DY3031', src(p.name), undefined, `'${p.name}' is dense: ${shape[0]} x ${shape[1]} would hold ${shape[0]! * shape[1]!} elements; at most ${MAX_ELEMENTS} fit`);
+        throw new InputError(
+          'DY3031',
+          src(p.name),
+          undefined,
+          `'${p.name}' is dense: ${shape[0]} x ${shape[1]} would hold ${shape[0]! * shape[1]!} elements; at most ${MAX_ELEMENTS} fit`,
+        );
       const data = new Float64Array(shape[0]! * shape[1]!);
       const pat = val.pattern;
       for (let e = 0; e < pat.ri.length; e++) data[pat.ri[e]! * pat.cols + pat.ci[e]!] = val.values[e]!;

@@ -57,7 +57,9 @@ class OpCompiler {
   ) {
     const env = (n: string): ValueInfo | undefined => info.operands.get(n);
     const dimOf = (d: Dim): number => (d.kind === 'lit' ? d.value : dims.get(d.name)!);
-    this.ranges = new Map([...indexRanges(info.op.indices, info.type.shape, info.op.expr, env)].map(([i, d]) => [i, dimOf(d)]));
+    this.ranges = new Map(
+      [...indexRanges(info.op.indices, info.type.shape, info.op.expr, env)].map(([i, d]) => [i, dimOf(d)]),
+    );
     for (const i of info.op.indices) this.slot(i);
     this.dtypes = resolveDtypes(info.op.expr, env, info.type.dtype);
   }
@@ -79,7 +81,12 @@ class OpCompiler {
   }
 
   newIter(load: Load): Iter {
-    const it: Iter = { slot: this.iters.length, operand: this.operand(load.tensor), rowIdx: load.idx[0]!, colIdx: load.idx[1]! };
+    const it: Iter = {
+      slot: this.iters.length,
+      operand: this.operand(load.tensor),
+      rowIdx: load.idx[0]!,
+      colIdx: load.idx[1]!,
+    };
     this.iters.push(it);
     return it;
   }
@@ -163,7 +170,9 @@ class OpCompiler {
       // reassigned with a pattern of its own) fall back to a lookup.
       return (c) => {
         const v = c.vals[j] as SparseVal;
-        return v.pattern === (c.vals[src] as SparseVal).pattern ? v.values[c.cur[it]!]! : lookup(v, c.idx[r]!, c.idx[col]!, 0);
+        return v.pattern === (c.vals[src] as SparseVal).pattern
+          ? v.values[c.cur[it]!]!
+          : lookup(v, c.idx[r]!, c.idx[col]!, 0);
       };
     }
     // A dense result reading a sparse operand at its own positions: missing entries are 0.
@@ -335,7 +344,13 @@ function compileOp(info: OpInfo, dims: ReadonlyMap<string, number>, kernel: stri
       const vals = oc.operands.map((n) => {
         const v = env.get(n);
         // The checker accepts a value assigned only inside a repeat; with zero trips it never exists.
-        if (!v) throw new InputError('DY3015', `kernel ${kernel}`, undefined, `'${n}' was never computed: the repeat that assigns it ran zero times`);
+        if (!v)
+          throw new InputError(
+            'DY3015',
+            `kernel ${kernel}`,
+            undefined,
+            `'${n}' was never computed: the repeat that assigns it ran zero times`,
+          );
         return v;
       });
       const ctx: Ctx = { idx: new Float64Array(nSlots), cur: new Int32Array(oc.iters.length), vals };
@@ -355,7 +370,12 @@ function compileOp(info: OpInfo, dims: ReadonlyMap<string, number>, kernel: stri
       }
       const size = lhsRanges.reduce((a, b) => a * b, 1);
       if (size > MAX_ELEMENTS)
-        throw new InputError('DY3031', `kernel ${kernel}`, undefined, `'${op.result}' is dense [${lhsRanges.join(', ')}]: ${size} elements; at most ${MAX_ELEMENTS} fit`);
+        throw new InputError(
+          'DY3031',
+          `kernel ${kernel}`,
+          undefined,
+          `'${op.result}' is dense [${lhsRanges.join(', ')}]: ${size} elements; at most ${MAX_ELEMENTS} fit`,
+        );
       const data = new Float64Array(size);
       const rank = lhsSlots.length;
       const pos = new Array<number>(rank).fill(0);
@@ -390,7 +410,13 @@ export function interpretKernel(k: Kernel, inputs: KernelInputs): InterpretResul
         if (op.count.kind === 'lit') n = op.count.value;
         else {
           n = (env.get(op.count.name) as { data: Float64Array }).data[0]!;
-          if (!Number.isSafeInteger(n) || n < 0) throw new InputError('DY3015', `--param ${op.count.name}`, undefined, `repeat count must be a non-negative integer, got ${n}`);
+          if (!Number.isSafeInteger(n) || n < 0)
+            throw new InputError(
+              'DY3015',
+              `--param ${op.count.name}`,
+              undefined,
+              `repeat count must be a non-negative integer, got ${n}`,
+            );
         }
         for (let t = 0; t < n; t++) exec(op.body);
         continue;
@@ -404,7 +430,13 @@ export function interpretKernel(k: Kernel, inputs: KernelInputs): InterpretResul
   const outputs = new Map<string, Tensor>();
   for (const r of k.results) {
     const v = env.get(r.name);
-    if (!v) throw new InputError('DY3015', `kernel ${k.name}`, undefined, `result '${r.name}' was never computed: the repeat that assigns it ran zero times`);
+    if (!v)
+      throw new InputError(
+        'DY3015',
+        `kernel ${k.name}`,
+        undefined,
+        `result '${r.name}' was never computed: the repeat that assigns it ran zero times`,
+      );
     outputs.set(r.name, toTensor(v, r.type.format));
   }
   return { outputs, dims };

@@ -54,7 +54,16 @@ function layoutOf(v: SparseVal, layout: 'csr' | 'csc'): LayoutBufs {
   return (c[layout] = { ptr: g.ptr, idx, vals, ids: g.ids });
 }
 
-const num = (v: number): string => (Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v === Infinity ? 'Infinity' : v === -Infinity ? '-Infinity' : String(v));
+const num = (v: number): string =>
+  Object.is(v, -0)
+    ? '-0'
+    : Number.isNaN(v)
+      ? 'NaN'
+      : v === Infinity
+        ? 'Infinity'
+        : v === -Infinity
+          ? '-Infinity'
+          : String(v);
 
 /** Prints a LoopFunc as the body of a JS function(B, S, H) (buffers, sizes, helpers). */
 function printJs(f: LoopFunc): string {
@@ -117,7 +126,9 @@ function printJs(f: LoopFunc): string {
       switch (s.k) {
         case 'for': {
           const end = `e${ends++}`;
-          out.push(`${ind}for (let ${id(s.var)} = ${ex(s.lo)}, ${end} = ${ex(s.hi)}; ${id(s.var)} < ${end}; ${id(s.var)}++) {`);
+          out.push(
+            `${ind}for (let ${id(s.var)} = ${ex(s.lo)}, ${end} = ${ex(s.hi)}; ${id(s.var)} < ${end}; ${id(s.var)}++) {`,
+          );
           st(s.body, ind + '  ', out);
           out.push(`${ind}}`);
           break;
@@ -165,7 +176,11 @@ export function loopFuncJs(f: LoopFunc): string {
 }
 
 function compile(f: LoopFunc): Compiled {
-  const fn = new Function('B', 'S', 'H', printJs(f)) as (B: readonly Buf[], S: readonly number[], H: typeof HELPERS) => void;
+  const fn = new Function('B', 'S', 'H', printJs(f)) as (
+    B: readonly Buf[],
+    S: readonly number[],
+    H: typeof HELPERS,
+  ) => void;
   return (bufs, sizes) => fn(bufs, sizes, HELPERS);
 }
 
@@ -178,7 +193,13 @@ export function runKernelViaLoops(k: Kernel, inputs: KernelInputs): InterpretRes
   const dimOf = (d: Dim): number => (d.kind === 'lit' ? d.value : dims.get(d.name)!);
   const get = (n: string): Val => {
     const v = env.get(n);
-    if (!v) throw new InputError('DY3015', `kernel ${k.name}`, undefined, `'${n}' was never computed: the repeat that assigns it ran zero times`);
+    if (!v)
+      throw new InputError(
+        'DY3015',
+        `kernel ${k.name}`,
+        undefined,
+        `'${n}' was never computed: the repeat that assigns it ran zero times`,
+      );
     return v;
   };
   const runOp = (opId: string): void => {
@@ -225,7 +246,13 @@ export function runKernelViaLoops(k: Kernel, inputs: KernelInputs): InterpretRes
       if (op.count.kind === 'lit') n = op.count.value;
       else {
         n = (get(op.count.name) as { data: Float64Array }).data[0]!;
-        if (!Number.isSafeInteger(n) || n < 0) throw new InputError('DY3015', `--param ${op.count.name}`, undefined, `repeat count must be a non-negative integer, got ${n}`);
+        if (!Number.isSafeInteger(n) || n < 0)
+          throw new InputError(
+            'DY3015',
+            `--param ${op.count.name}`,
+            undefined,
+            `repeat count must be a non-negative integer, got ${n}`,
+          );
       }
       for (let t = 0; t < n; t++) exec(op.body);
     }

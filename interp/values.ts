@@ -38,15 +38,27 @@ export function fromTensor(t: Tensor): Val {
     case 'csr': {
       const ri = new Int32Array(t.colIdx.length);
       for (let r = 0; r < t.rows; r++) ri.fill(r, t.rowPtr[r]!, t.rowPtr[r + 1]!);
-      return { kind: 'sparse', pattern: { rows: t.rows, cols: t.cols, ri, ci: t.colIdx, order: 'row' }, values: t.values };
+      return {
+        kind: 'sparse',
+        pattern: { rows: t.rows, cols: t.cols, ri, ci: t.colIdx, order: 'row' },
+        values: t.values,
+      };
     }
     case 'csc': {
       const ci = new Int32Array(t.rowIdx.length);
       for (let c = 0; c < t.cols; c++) ci.fill(c, t.colPtr[c]!, t.colPtr[c + 1]!);
-      return { kind: 'sparse', pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci, order: 'col' }, values: t.values };
+      return {
+        kind: 'sparse',
+        pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci, order: 'col' },
+        values: t.values,
+      };
     }
     case 'coo':
-      return { kind: 'sparse', pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci: t.colIdx, order: 'row' }, values: t.values };
+      return {
+        kind: 'sparse',
+        pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci: t.colIdx, order: 'row' },
+        values: t.values,
+      };
   }
 }
 
@@ -60,7 +72,14 @@ export function toTensor(v: Val, format: 'dense' | 'csr' | 'csc' | 'coo'): Tenso
   }
   if (format === 'csc') {
     const perm = permutationTo(p, 'col');
-    return { format: 'csc', rows: p.rows, cols: p.cols, colPtr: pointers(p.ci, perm, p.cols), rowIdx: gather(p.ri, perm), values: gather(v.values, perm) };
+    return {
+      format: 'csc',
+      rows: p.rows,
+      cols: p.cols,
+      colPtr: pointers(p.ci, perm, p.cols),
+      rowIdx: gather(p.ri, perm),
+      values: gather(v.values, perm),
+    };
   }
   const perm = permutationTo(p, 'row');
   const rowIdx = gather(p.ri, perm);
@@ -89,7 +108,10 @@ export function groupingOf(p: Pattern, by: 'row' | 'col'): Grouping {
   if (cached) return cached;
   const perm = permutationTo(p, by);
   const major = by === 'row' ? p.ri : p.ci;
-  const made: Grouping = { ptr: pointers(major, perm, by === 'row' ? p.rows : p.cols), ids: p.order === by ? undefined : perm };
+  const made: Grouping = {
+    ptr: pointers(major, perm, by === 'row' ? p.rows : p.cols),
+    ids: p.order === by ? undefined : perm,
+  };
   g[by] = made;
   return made;
 }

@@ -146,7 +146,10 @@ export function hasErrors(ds: readonly Diagnostic[]): boolean {
 
 /** Thrown by APIs that cannot return partial results (IR parser, pass manager). */
 export class DiagnosticError extends Error {
-  constructor(public readonly diagnostics: Diagnostic[], public readonly source?: string) {
+  constructor(
+    public readonly diagnostics: Diagnostic[],
+    public readonly source?: string,
+  ) {
     super(formatDiagnostics(diagnostics, source));
     this.name = 'DiagnosticError';
   }

@@ -123,12 +123,22 @@ export function withChildren(e: Expr, cs: Expr[]): Expr {
 /** Bottom-up rewrite. */
 export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
   const cs = children(e);
-  const mapped = cs.length === 0 ? e : withChildren(e, cs.map((c) => mapExpr(c, f)));
+  const mapped =
+    cs.length === 0
+      ? e
+      : withChildren(
+          e,
+          cs.map((c) => mapExpr(c, f)),
+        );
   return f(mapped);
 }
 
 /** Pre-order visit; `scope` lists reduction indices bound around the node. */
-export function walkExpr(e: Expr, visit: (e: Expr, scope: readonly string[]) => void, scope: readonly string[] = []): void {
+export function walkExpr(
+  e: Expr,
+  visit: (e: Expr, scope: readonly string[]) => void,
+  scope: readonly string[] = [],
+): void {
   visit(e, scope);
   const inner = e.k === 'reduce' ? [...scope, ...e.idx] : scope;
   for (const c of children(e)) walkExpr(c, visit, inner);

@@ -42,7 +42,12 @@ export function kernelFacts(k: Kernel): KernelFacts {
         if (v) operands.set(n, v);
         return v;
       };
-      const { type, sparsity } = inferStatementType(op.indices, declared.get(op.result) ?? op.type ?? env.get(op.result)?.type, op.expr, get);
+      const { type, sparsity } = inferStatementType(
+        op.indices,
+        declared.get(op.result) ?? op.type ?? env.get(op.result)?.type,
+        op.expr,
+        get,
+      );
       ops.set(op.id, { op, type, sparsity, operands });
       env.set(op.result, sparsity.root !== undefined ? { type, root: sparsity.root } : { type });
       values.set(op.result, type);

@@ -8,7 +8,6 @@ import { Graph } from '@dagrejs/graphlib';
 import { tensorsRead } from './expr.js';
 import { tensorOps, type Op } from './module.js';
 
-
 export type OpGraph = Graph;
 
 export interface RegionGraph {

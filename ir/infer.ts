@@ -6,7 +6,16 @@
  */
 import type { DiagCode, Span } from './diagnostics.js';
 import { children, isCompare, isLogic, walkExpr, type Expr } from './expr.js';
-import { dimEquals, dimToString, isFloatDtype, isIntDtype, type Dim, type Dtype, type Format, type TensorType } from './types.js';
+import {
+  dimEquals,
+  dimToString,
+  isFloatDtype,
+  isIntDtype,
+  type Dim,
+  type Dtype,
+  type Format,
+  type TensorType,
+} from './types.js';
 
 /** What a statement may know about a value it reads. */
 export interface ValueInfo {
@@ -53,7 +62,8 @@ export function unify(a: DT, b: DT, at: Expr): DT {
     const s = ('strong' in a ? a : b) as { strong: Dtype };
     const w = ('weak' in a ? a : b) as { weak: 'int' | 'float' };
     if (s.strong === 'bool') fail('DY2021', `a bool operand cannot meet a number`, at);
-    if (w.weak === 'float' && isIntDtype(s.strong)) fail('DY2020', `a decimal literal cannot meet an integer (${s.strong}) operand`, at);
+    if (w.weak === 'float' && isIntDtype(s.strong))
+      fail('DY2020', `a decimal literal cannot meet an integer (${s.strong}) operand`, at);
     return s;
   }
   const wa = (a as { weak: 'int' | 'float' }).weak;
@@ -87,7 +97,8 @@ export function exprDtype(e: Expr, env: Env): DT {
       const l = exprDtype(e.lhs, env);
       const r = exprDtype(e.rhs, env);
       if (isLogic(e.op)) {
-        if (!isBool(l) || !isBool(r)) fail('DY2021', `'${e.op}' needs bool operands, found ${show(l)} and ${show(r)}`, e);
+        if (!isBool(l) || !isBool(r))
+          fail('DY2021', `'${e.op}' needs bool operands, found ${show(l)} and ${show(r)}`, e);
         return { strong: 'bool' };
       }
       if (isCompare(e.op)) {
@@ -110,7 +121,8 @@ export function exprDtype(e: Expr, env: Env): DT {
       for (let i = 1; i < ds.length; i++) d = unify(d, ds[i]!, e);
       const floatOnly = ['exp', 'log', 'sqrt', 'sigmoid', 'tanh', 'pow'].includes(e.fn);
       if (floatOnly) {
-        if ('strong' in d && !isFloatDtype(d.strong)) fail('DY2021', `${e.fn}() needs a floating-point operand, found ${d.strong}`, e);
+        if ('strong' in d && !isFloatDtype(d.strong))
+          fail('DY2021', `${e.fn}() needs a floating-point operand, found ${d.strong}`, e);
         if ('weak' in d) return { weak: 'float' };
       }
       return d;
@@ -139,7 +151,8 @@ export function statementDtype(target: Dtype | undefined, e: Expr, env: Env): Dt
     return target;
   }
   if (target === 'bool') fail('DY2021', `a number cannot be stored in a bool target`, e);
-  if (rhs.weak === 'float' && isIntDtype(target)) fail('DY2020', `a decimal literal cannot be stored in an integer (${target}) target`, e);
+  if (rhs.weak === 'float' && isIntDtype(target))
+    fail('DY2020', `a decimal literal cannot be stored in an integer (${target}) target`, e);
   return target;
 }
 
@@ -178,13 +191,22 @@ export function resolveDtypes(e: Expr, env: Env, ctx: Dtype): Map<Expr, Dtype> {
  * shape and from every position an index occupies in a tensor access. All
  * must agree; every index must get one.
  */
-export function indexRanges(indices: readonly string[], targetShape: readonly Dim[] | undefined, e: Expr, env: Env): Map<string, Dim> {
+export function indexRanges(
+  indices: readonly string[],
+  targetShape: readonly Dim[] | undefined,
+  e: Expr,
+  env: Env,
+): Map<string, Dim> {
   const ranges = new Map<string, { dim: Dim; from: string }>();
   const note = (idx: string, dim: Dim, from: string, at?: Expr): void => {
     const prev = ranges.get(idx);
     if (!prev) ranges.set(idx, { dim, from });
     else if (!dimEquals(prev.dim, dim))
-      fail('DY2006', `index '${idx}' ranges over ${dimToString(prev.dim)} in ${prev.from} but over ${dimToString(dim)} in ${from}`, at);
+      fail(
+        'DY2006',
+        `index '${idx}' ranges over ${dimToString(prev.dim)} in ${prev.from} but over ${dimToString(dim)} in ${from}`,
+        at,
+      );
   };
   if (targetShape) indices.forEach((idx, p) => note(idx, targetShape[p]!, 'the target'));
   const bound = new Set<string>(indices);
@@ -239,13 +261,18 @@ export function analyzeSparsity(indices: readonly string[], target: Format | und
     if (n.k === 'load') {
       const t = lookup(env, n.tensor, n).type;
       if (t.format !== 'dense') {
-        if (new Set(n.idx).size !== n.idx.length) fail('DY2005', `sparse '${n.tensor}' cannot repeat an index (${n.tensor}[${n.idx.join(', ')}])`, n);
+        if (new Set(n.idx).size !== n.idx.length)
+          fail('DY2005', `sparse '${n.tensor}' cannot repeat an index (${n.tensor}[${n.idx.join(', ')}])`, n);
         const owner = [...reductions].reverse().find((r) => r.idx.some((i) => n.idx.includes(i)));
         if (owner) {
           const prev = drivers.get(owner);
           if (prev === undefined) drivers.set(owner, n.tensor);
           else if (rootOf(env, prev) !== rootOf(env, n.tensor))
-            fail('DY2025', `'${prev}' and '${n.tensor}' both drive this ${owner.op}() and have different sparsity patterns`, n);
+            fail(
+              'DY2025',
+              `'${prev}' and '${n.tensor}' both drive this ${owner.op}() and have different sparsity patterns`,
+              n,
+            );
         } else if (n.idx.join(',') === lhs) sources.push(n);
         else if (n.idx.every((i) => indices.includes(i))) permuted.push(n);
         else
@@ -265,11 +292,23 @@ export function analyzeSparsity(indices: readonly string[], target: Format | und
   // under one min(j, k: ...)) would need a join of two entry lists: rejected,
   // the nested form min(j: A[i,j] + min(k: A[j,k] ...)) says it directly.
   for (const [red, drv] of drivers) {
-    const d = loadsOfTensor(red, drv).find((l) => l.idx.some((i) => (red as Extract<Expr, { k: 'reduce' }>).idx.includes(i)))!;
+    const d = loadsOfTensor(red, drv).find((l) =>
+      l.idx.some((i) => (red as Extract<Expr, { k: 'reduce' }>).idx.includes(i)),
+    )!;
     const check = (n: Expr): void => {
       if (n.k === 'reduce' && n !== red && drivers.has(n)) return; // a nested reduction with a driver of its own
-      if (n.k === 'load' && n !== d && env(n.tensor)?.type.format !== 'dense' && rootOf(env, n.tensor) === rootOf(env, drv) && d.idx.join(',') !== n.idx.join(','))
-        fail('DY2005', `'${n.tensor}[${n.idx.join(', ')}]' shares the pattern of '${drv}[${d.idx.join(', ')}]', which drives this ${(red as Extract<Expr, { k: 'reduce' }>).op}(), but is indexed differently; nest the reductions instead`, n);
+      if (
+        n.k === 'load' &&
+        n !== d &&
+        env(n.tensor)?.type.format !== 'dense' &&
+        rootOf(env, n.tensor) === rootOf(env, drv) &&
+        d.idx.join(',') !== n.idx.join(',')
+      )
+        fail(
+          'DY2005',
+          `'${n.tensor}[${n.idx.join(', ')}]' shares the pattern of '${drv}[${d.idx.join(', ')}]', which drives this ${(red as Extract<Expr, { k: 'reduce' }>).op}(), but is indexed differently; nest the reductions instead`,
+          n,
+        );
       children(n).forEach(check);
     };
     check(red);
@@ -278,14 +317,29 @@ export function analyzeSparsity(indices: readonly string[], target: Format | und
   if (target === 'dense') return { format: 'dense', drivers, densify: sources.length + permuted.length > 0 };
   if (permuted.length > 0) {
     const p = permuted[0]!;
-    fail('DY2005', `sparse '${p.tensor}[${p.idx.join(', ')}]' is indexed in another order than the left side [${indices.join(', ')}]; a sparse result cannot transpose its pattern (declare the result dense)`, p);
+    fail(
+      'DY2005',
+      `sparse '${p.tensor}[${p.idx.join(', ')}]' is indexed in another order than the left side [${indices.join(', ')}]; a sparse result cannot transpose its pattern (declare the result dense)`,
+      p,
+    );
   }
   if (roots.size > 1) {
-    const [a, b] = sources.filter((s, i) => sources.findIndex((t) => rootOf(env, t.tensor) === rootOf(env, s.tensor)) === i);
-    fail('DY2025', `'${a!.tensor}' and '${b!.tensor}' both give the result's pattern and have different sparsity patterns`, b);
+    const [a, b] = sources.filter(
+      (s, i) => sources.findIndex((t) => rootOf(env, t.tensor) === rootOf(env, s.tensor)) === i,
+    );
+    fail(
+      'DY2025',
+      `'${a!.tensor}' and '${b!.tensor}' both give the result's pattern and have different sparsity patterns`,
+      b,
+    );
   }
   if (sources.length === 0) {
-    if (target !== undefined) fail('DY2026', `the result is ${target} but no sparse operand is indexed like the left side [${indices.join(', ')}] to give its pattern`, e);
+    if (target !== undefined)
+      fail(
+        'DY2026',
+        `the result is ${target} but no sparse operand is indexed like the left side [${indices.join(', ')}] to give its pattern`,
+        e,
+      );
     return { format: 'dense', drivers, densify: false };
   }
   const src = sources[0]!;
@@ -305,7 +359,12 @@ function loadsOfTensor(e: Expr, name: string): Extract<Expr, { k: 'load' }>[] {
 }
 
 /** The full type of a statement's result. */
-export function inferStatementType(indices: readonly string[], declared: TensorType | undefined, e: Expr, env: Env): { type: TensorType; sparsity: Sparsity } {
+export function inferStatementType(
+  indices: readonly string[],
+  declared: TensorType | undefined,
+  e: Expr,
+  env: Env,
+): { type: TensorType; sparsity: Sparsity } {
   const ranges = indexRanges(indices, declared?.shape, e, env);
   const dtype = statementDtype(declared?.dtype, e, env);
   const sparsity = analyzeSparsity(indices, declared?.format, e, env);

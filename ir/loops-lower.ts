@@ -21,7 +21,19 @@
 import { reduceIdentity, walkExpr, type Expr } from './expr.js';
 import { kernelFacts, type OpInfo } from './facts.js';
 import { resolveDtypes, type ValueInfo } from './infer.js';
-import { lconst, ladd, lload, lmul, lvar, type LBinOp, type LBuffer, type LElem, type LExpr, type LStmt, type LoopFunc } from './loops.js';
+import {
+  lconst,
+  ladd,
+  lload,
+  lmul,
+  lvar,
+  type LBinOp,
+  type LBuffer,
+  type LElem,
+  type LExpr,
+  type LStmt,
+  type LoopFunc,
+} from './loops.js';
 import { tensorOps, type Kernel } from './module.js';
 import { isIntDtype, type Dim, type Dtype } from './types.js';
 
@@ -62,7 +74,9 @@ class OpLowering {
   }
 
   private fail(msg: string): never {
-    throw new LowerError(`lower-kernels: kernel ${this.kernel}, op ${this.info.op.id} (%${this.info.op.result}): ${msg}`);
+    throw new LowerError(
+      `lower-kernels: kernel ${this.kernel}, op ${this.info.op.id} (%${this.info.op.result}): ${msg}`,
+    );
   }
 
   private fresh(prefix: string): string {
@@ -82,7 +96,10 @@ class OpLowering {
   }
 
   private typeOf(name: string): ValueInfo['type'] {
-    const t = name === this.info.op.result && !this.info.operands.has(name) ? this.info.type : this.info.operands.get(name)?.type;
+    const t =
+      name === this.info.op.result && !this.info.operands.has(name)
+        ? this.info.type
+        : this.info.operands.get(name)?.type;
     if (!t) this.fail(`'${name}' has no type`);
     return t;
   }
@@ -110,13 +127,31 @@ class OpLowering {
   /** The pointer, index and values buffers of sparse `name` in `layout`. */
   private sparse(name: string, layout: Layout): { ptr: string; idx: string; vals: string } {
     const csr = layout === 'csr';
-    const ptr = this.addBuffer({ name: `${name}.${csr ? 'rowPtr' : 'colPtr'}`, elem: 'index', role: csr ? 'rowPtr' : 'colPtr', of: name, layout });
-    const idx = this.addBuffer({ name: `${name}.${csr ? 'colIdx' : 'rowIdx'}`, elem: 'index', role: csr ? 'colIdx' : 'rowIdx', of: name, layout });
+    const ptr = this.addBuffer({
+      name: `${name}.${csr ? 'rowPtr' : 'colPtr'}`,
+      elem: 'index',
+      role: csr ? 'rowPtr' : 'colPtr',
+      of: name,
+      layout,
+    });
+    const idx = this.addBuffer({
+      name: `${name}.${csr ? 'colIdx' : 'rowIdx'}`,
+      elem: 'index',
+      role: csr ? 'colIdx' : 'rowIdx',
+      of: name,
+      layout,
+    });
     return { ptr, idx, vals: this.values(name, layout) };
   }
 
   private values(name: string, layout: Layout): string {
-    return this.addBuffer({ name: `${name}.${layout === 'csr' ? 'vals' : 'cscVals'}`, elem: this.typeOf(name).dtype, role: 'values', of: name, layout });
+    return this.addBuffer({
+      name: `${name}.${layout === 'csr' ? 'vals' : 'cscVals'}`,
+      elem: this.typeOf(name).dtype,
+      role: 'values',
+      of: name,
+      layout,
+    });
   }
 
   /** The layout a value is stored in natively: CSC for csc, CSR otherwise (coo entries are row-sorted). */
@@ -136,11 +171,24 @@ class OpLowering {
    * Opens the entry loop of sparse `name` grouped by `key` (the bound row in
    * CSR, column in CSC); returns the loop, its innermost body and entry var.
    */
-  private entryLoop(name: string, layout: Layout, key: LExpr, other: string, parallel = false): { loop: LStmt; body: LStmt[]; p: string } {
+  private entryLoop(
+    name: string,
+    layout: Layout,
+    key: LExpr,
+    other: string,
+    parallel = false,
+  ): { loop: LStmt; body: LStmt[]; p: string } {
     const b = this.sparse(name, layout);
     const p = this.fresh('p');
     const body: LStmt[] = [{ k: 'let', var: this.iv(other), type: 'index', value: lload(b.idx, lvar(p)) }];
-    const loop: LStmt = { k: 'for', var: p, lo: lload(b.ptr, key), hi: lload(b.ptr, ladd(key, lconst(1, 'index'))), parallel, body };
+    const loop: LStmt = {
+      k: 'for',
+      var: p,
+      lo: lload(b.ptr, key),
+      hi: lload(b.ptr, ladd(key, lconst(1, 'index'))),
+      parallel,
+      body,
+    };
     return { loop, body, p };
   }
 
@@ -164,7 +212,13 @@ class OpLowering {
         return { k: 'bin', op, lhs: this.expr(e.lhs, active, pre), rhs: this.expr(e.rhs, active, pre), type };
       }
       case 'select':
-        return { k: 'select', cond: this.expr(e.cond, active, pre), then: this.expr(e.then, active, pre), else: this.expr(e.else, active, pre), type };
+        return {
+          k: 'select',
+          cond: this.expr(e.cond, active, pre),
+          then: this.expr(e.then, active, pre),
+          else: this.expr(e.else, active, pre),
+          type,
+        };
       case 'call':
         return { k: 'call', fn: e.fn, args: e.args.map((a) => this.expr(a, active, pre)), type };
       case 'reduce':
@@ -178,9 +232,13 @@ class OpLowering {
     if (t.format === 'dense') return lload(this.denseBuffer(e.tensor), this.flat(e.tensor, e.idx));
     for (let a = active.length - 1; a >= 0; a--) {
       const it = active[a]!;
-      if (it.load.idx.join(',') === e.idx.join(',') && this.rootOf(it.load.tensor) === this.rootOf(e.tensor)) return lload(this.values(e.tensor, it.layout), lvar(it.p));
+      if (it.load.idx.join(',') === e.idx.join(',') && this.rootOf(it.load.tensor) === this.rootOf(e.tensor))
+        return lload(this.values(e.tensor, it.layout), lvar(it.p));
     }
-    if (this.info.type.format !== 'dense') this.fail(`sparse '${e.tensor}[${e.idx.join(', ')}]' is neither the pattern source, aligned with it, nor a reduction driver`);
+    if (this.info.type.format !== 'dense')
+      this.fail(
+        `sparse '${e.tensor}[${e.idx.join(', ')}]' is neither the pattern source, aligned with it, nor a reduction driver`,
+      );
     // Densify: search the bound row (column, for CSC) for the other index; missing entries read 0.
     const layout = this.nativeLayout(e.tensor);
     const [row, col] = [e.idx[0]!, e.idx[1]!];
@@ -189,9 +247,20 @@ class OpLowering {
     const v = this.fresh('v');
     const q = this.fresh('q');
     pre.push({ k: 'let', var: v, type: t.dtype, value: lconst(0, t.dtype) });
-    const found: LStmt = { k: 'if', cond: { k: 'bin', op: '==', lhs: lload(b.idx, lvar(q)), rhs: lvar(this.iv(other)), type: 'bool' }, then: [{ k: 'set', var: v, value: lload(b.vals, lvar(q)) }] };
+    const found: LStmt = {
+      k: 'if',
+      cond: { k: 'bin', op: '==', lhs: lload(b.idx, lvar(q)), rhs: lvar(this.iv(other)), type: 'bool' },
+      then: [{ k: 'set', var: v, value: lload(b.vals, lvar(q)) }],
+    };
     const k = lvar(this.iv(key));
-    pre.push({ k: 'for', var: q, lo: lload(b.ptr, k), hi: lload(b.ptr, ladd(k, lconst(1, 'index'))), parallel: false, body: [found] });
+    pre.push({
+      k: 'for',
+      var: q,
+      lo: lload(b.ptr, k),
+      hi: lload(b.ptr, ladd(k, lconst(1, 'index'))),
+      parallel: false,
+      body: [found],
+    });
     return lvar(v);
   }
 
@@ -220,7 +289,14 @@ class OpLowering {
         const outer = layout === 'csr' ? row : col;
         const shape = this.typeOf(d.tensor).shape;
         const body: LStmt[] = [];
-        inner.push({ k: 'for', var: this.iv(outer), lo: lconst(0, 'index'), hi: this.dim(shape[layout === 'csr' ? 0 : 1]!), parallel: false, body });
+        inner.push({
+          k: 'for',
+          var: this.iv(outer),
+          lo: lconst(0, 'index'),
+          hi: this.dim(shape[layout === 'csr' ? 0 : 1]!),
+          parallel: false,
+          body,
+        });
         inner = body;
         key = lvar(this.iv(outer));
       } else {
@@ -235,7 +311,14 @@ class OpLowering {
     for (const i of e.idx) {
       if (d?.idx.includes(i)) continue;
       const body: LStmt[] = [];
-      inner.push({ k: 'for', var: this.iv(i), lo: lconst(0, 'index'), hi: this.dim(this.rangeOf(i, e)), parallel: false, body });
+      inner.push({
+        k: 'for',
+        var: this.iv(i),
+        lo: lconst(0, 'index'),
+        hi: this.dim(this.rangeOf(i, e)),
+        parallel: false,
+        body,
+      });
       inner = body;
     }
     const x = this.expr(e.body, innerActive, inner);
@@ -270,7 +353,14 @@ class OpLowering {
       const [outer, other] = layout === 'csr' ? [row, col] : [col, row];
       const rows = this.typeOf(P).shape[layout === 'csr' ? 0 : 1]!;
       const inner = this.entryLoop(P, layout, lvar(this.iv(outer)), other);
-      body.push({ k: 'for', var: this.iv(outer), lo: lconst(0, 'index'), hi: this.dim(rows), parallel: true, body: [inner.loop] });
+      body.push({
+        k: 'for',
+        var: this.iv(outer),
+        lo: lconst(0, 'index'),
+        hi: this.dim(rows),
+        parallel: true,
+        body: [inner.loop],
+      });
       const active: Active[] = [{ load: { k: 'load', tensor: P, idx: [row, col] }, p: inner.p, layout }];
       const value = this.expr(op.expr, active, inner.body);
       this.sizes.add(`nnz(${sparsity.root ?? this.rootOf(P)})`);
@@ -282,23 +372,45 @@ class OpLowering {
       let inner = body;
       op.indices.forEach((i, p) => {
         const b: LStmt[] = [];
-        inner.push({ k: 'for', var: this.iv(i), lo: lconst(0, 'index'), hi: this.dim(type.shape[p]!), parallel: p === 0, body: b });
+        inner.push({
+          k: 'for',
+          var: this.iv(i),
+          lo: lconst(0, 'index'),
+          hi: this.dim(type.shape[p]!),
+          parallel: p === 0,
+          body: b,
+        });
         inner = b;
       });
       const value = this.expr(op.expr, [], inner);
       const index = op.indices.length === 0 ? lconst(0, 'index') : this.flatResult();
       inner.push({ k: 'store', buf: out, index, value });
-      this.addBuffer({ name: out, elem: type.dtype, role: op.indices.length === 0 ? 'scalar' : 'dense', of: op.result });
+      this.addBuffer({
+        name: out,
+        elem: type.dtype,
+        role: op.indices.length === 0 ? 'scalar' : 'dense',
+        of: op.result,
+      });
     }
     const sparseAccess = [...this.buffers.values()].some((b) => b.role === 'rowPtr' || b.role === 'colPtr');
     const schedules = op.indices.length === 0 ? ['serial'] : sparseAccess ? ['row-split', 'nnz-split'] : ['row-split'];
-    return { op: op.id, name, result: op.result, out, buffers: [...this.buffers.values()], sizes: [...this.sizes].sort(), body, schedules };
+    return {
+      op: op.id,
+      name,
+      result: op.result,
+      out,
+      buffers: [...this.buffers.values()],
+      sizes: [...this.sizes].sort(),
+      body,
+      schedules,
+    };
   }
 
   private flatResult(): LExpr {
     const { op, type } = this.info;
     let off: LExpr = lvar(this.iv(op.indices[0]!));
-    for (let p = 1; p < op.indices.length; p++) off = ladd(lmul(off, this.dim(type.shape[p]!)), lvar(this.iv(op.indices[p]!)));
+    for (let p = 1; p < op.indices.length; p++)
+      off = ladd(lmul(off, this.dim(type.shape[p]!)), lvar(this.iv(op.indices[p]!)));
     return off;
   }
 }

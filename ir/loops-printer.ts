@@ -56,7 +56,9 @@ function printStmts(ss: readonly LStmt[], indent: string, out: string[]): void {
   for (const s of ss) {
     switch (s.k) {
       case 'for':
-        out.push(`${indent}${s.parallel ? 'parallel ' : ''}for ${s.var} in ${printLExpr(s.lo)} .. ${printLExpr(s.hi)} {`);
+        out.push(
+          `${indent}${s.parallel ? 'parallel ' : ''}for ${s.var} in ${printLExpr(s.lo)} .. ${printLExpr(s.hi)} {`,
+        );
         printStmts(s.body, indent + '  ', out);
         out.push(`${indent}}`);
         break;
@@ -86,7 +88,8 @@ export function printLoopFunc(f: LoopFunc): string {
   const out: string[] = [];
   out.push(`func @${f.name} (op ${f.op}: %${f.result} -> ${f.out}) schedules [${f.schedules.join(', ')}] {`);
   out.push(`  sizes [${f.sizes.join(', ')}]`);
-  for (const b of f.buffers) out.push(`  buffer ${b.name}: ${b.elem} ${b.role}${b.layout ? `.${b.layout}` : ''} of %${b.of}`);
+  for (const b of f.buffers)
+    out.push(`  buffer ${b.name}: ${b.elem} ${b.role}${b.layout ? `.${b.layout}` : ''} of %${b.of}`);
   printStmts(f.body, '  ', out);
   out.push('}');
   return out.join('\n');

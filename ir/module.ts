@@ -16,7 +16,18 @@ export type AttrValue = string | number | boolean | AttrValue[];
 export type Attrs = Record<string, AttrValue>;
 
 /** Labels given by the classify pass; `stmt` is an op not yet classified. */
-export const TENSOR_OP_KINDS = ['stmt', 'copy', 'map', 'reduce', 'gemv', 'gemm', 'spmv', 'spmm', 'sddmm', 'contract'] as const;
+export const TENSOR_OP_KINDS = [
+  'stmt',
+  'copy',
+  'map',
+  'reduce',
+  'gemv',
+  'gemm',
+  'spmv',
+  'spmm',
+  'sddmm',
+  'contract',
+] as const;
 export type TensorOpKind = (typeof TENSOR_OP_KINDS)[number];
 
 export interface TensorOp {

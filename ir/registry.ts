@@ -87,35 +87,49 @@ export const OP_REGISTRY: Record<TensorOpKind | 'repeat', OpSpec> = {
     summary: 'dense matrix times dense vector',
     signature: 'y[i] = sum(j: M[i, j] * x[j])',
     attrs: CORE_ATTRS,
-    verify: (_op, f) => need(rank(f) === 1 && f.topReductions.length > 0 && !driven(f), 'a gemv has a rank-1 result and a dense reduction'),
+    verify: (_op, f) =>
+      need(
+        rank(f) === 1 && f.topReductions.length > 0 && !driven(f),
+        'a gemv has a rank-1 result and a dense reduction',
+      ),
   },
   gemm: {
     kind: 'gemm',
     summary: 'dense matrix product',
     signature: 'C[i, k] = sum(j: X[i, j] * W[j, k])',
     attrs: CORE_ATTRS,
-    verify: (_op, f) => need(rank(f) === 2 && f.type.format === 'dense' && f.topReductions.length > 0 && !driven(f), 'a gemm has a dense rank-2 result and a dense reduction'),
+    verify: (_op, f) =>
+      need(
+        rank(f) === 2 && f.type.format === 'dense' && f.topReductions.length > 0 && !driven(f),
+        'a gemm has a dense rank-2 result and a dense reduction',
+      ),
   },
   spmv: {
     kind: 'spmv',
     summary: 'sparse matrix times dense vector over a semiring',
     signature: 'y[i] = add(j: mul(A[i, j], x[j]))',
     attrs: CORE_ATTRS,
-    verify: (_op, f) => need(rank(f) === 1 && driven(f), 'an spmv has a rank-1 result and a reduction over a sparse operand'),
+    verify: (_op, f) =>
+      need(rank(f) === 1 && driven(f), 'an spmv has a rank-1 result and a reduction over a sparse operand'),
   },
   spmm: {
     kind: 'spmm',
     summary: 'sparse matrix times dense matrix over a semiring',
     signature: 'Y[i, k] = add(j: mul(A[i, j], B[j, k]))',
     attrs: CORE_ATTRS,
-    verify: (_op, f) => need(rank(f) === 2 && f.type.format === 'dense' && driven(f), 'an spmm has a dense rank-2 result and a reduction over a sparse operand'),
+    verify: (_op, f) =>
+      need(
+        rank(f) === 2 && f.type.format === 'dense' && driven(f),
+        'an spmm has a dense rank-2 result and a reduction over a sparse operand',
+      ),
   },
   sddmm: {
     kind: 'sddmm',
     summary: 'dense-dense product sampled at a sparse pattern',
     signature: 'S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k])',
     attrs: CORE_ATTRS,
-    verify: (_op, f) => need(f.type.format !== 'dense' && f.topReductions.length > 0, 'an sddmm has a sparse result and a reduction'),
+    verify: (_op, f) =>
+      need(f.type.format !== 'dense' && f.topReductions.length > 0, 'an sddmm has a sparse result and a reduction'),
   },
   contract: {
     kind: 'contract',

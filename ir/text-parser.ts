@@ -4,7 +4,16 @@
  */
 import { DiagnosticError, makeDiagnostic, type Span } from './diagnostics.js';
 import { BIN_PRECEDENCE, funcArity, isReduceOp, type BinOp, type Expr, type FuncName } from './expr.js';
-import { TENSOR_OP_KINDS, type AttrValue, type Attrs, type Kernel, type Module, type Op, type TensorOpKind, type ValueDecl } from './module.js';
+import {
+  TENSOR_OP_KINDS,
+  type AttrValue,
+  type Attrs,
+  type Kernel,
+  type Module,
+  type Op,
+  type TensorOpKind,
+  type ValueDecl,
+} from './module.js';
 import { isDtype, isFormat, type Dim, type TensorType } from './types.js';
 
 type TokKind = 'ident' | 'num' | 'pct' | 'dollar' | 'at' | 'str' | 'punct' | 'eof';
@@ -16,7 +25,32 @@ interface Tok {
   col: number;
 }
 
-const PUNCT = ['->', '<=', '>=', '==', '!=', '&&', '||', '(', ')', '[', ']', '{', '}', ',', ':', '=', '<', '>', '+', '-', '*', '/', '!', '?'];
+const PUNCT = [
+  '->',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ':',
+  '=',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '!',
+  '?',
+];
 
 function lex(src: string, file: string): Tok[] {
   const toks: Tok[] = [];
@@ -25,7 +59,10 @@ function lex(src: string, file: string): Tok[] {
   let lineStart = 0;
   const err = (msg: string): never => {
     const col = i - lineStart + 1;
-    throw new DiagnosticError([makeDiagnostic('DY5001', msg, { file, line, col, endLine: line, endCol: col + 1, offset: i, end: i + 1 })], src);
+    throw new DiagnosticError(
+      [makeDiagnostic('DY5001', msg, { file, line, col, endLine: line, endCol: col + 1, offset: i, end: i + 1 })],
+      src,
+    );
   };
   const push = (kind: TokKind, text: string, start: number): void => {
     toks.push({ kind, text, offset: start, line, col: start - lineStart + 1 });
@@ -105,7 +142,15 @@ class IrParser {
     return this.toks[this.pos++]!;
   }
   private span(t: Tok): Span {
-    return { file: this.file, line: t.line, col: t.col, endLine: t.line, endCol: t.col + Math.max(1, t.text.length), offset: t.offset, end: t.offset + t.text.length };
+    return {
+      file: this.file,
+      line: t.line,
+      col: t.col,
+      endLine: t.line,
+      endCol: t.col + Math.max(1, t.text.length),
+      offset: t.offset,
+      end: t.offset + t.text.length,
+    };
   }
   private fail(msg: string, t: Tok = this.peek()): never {
     throw new DiagnosticError([makeDiagnostic('DY5001', `${msg}, found '${t.text}'`, this.span(t))], this.src);
@@ -337,7 +382,12 @@ class IrParser {
     if (t.kind === 'ident') {
       this.pos++;
       this.expect('(');
-      if (isReduceOp(t.text) && this.peek().kind === 'ident' && !['inf', 'nan'].includes(this.peek().text) && (this.peek(1).text === ':' || this.peek(1).text === ',')) {
+      if (
+        isReduceOp(t.text) &&
+        this.peek().kind === 'ident' &&
+        !['inf', 'nan'].includes(this.peek().text) &&
+        (this.peek(1).text === ':' || this.peek(1).text === ',')
+      ) {
         const idx: string[] = [];
         do idx.push(this.expectKind('ident', 'an index').text);
         while (this.eat(','));

@@ -44,7 +44,9 @@ class KernelVerifier {
 
   private err(msg: string, op?: Op): void {
     const where = op ? `${op.id}: ` : '';
-    this.errors.push(makeDiagnostic('DY5002', `kernel @${this.k.name}: ${where}${msg}`, op?.span ?? this.k.span ?? fileSpan('<ir>')));
+    this.errors.push(
+      makeDiagnostic('DY5002', `kernel @${this.k.name}: ${where}${msg}`, op?.span ?? this.k.span ?? fileSpan('<ir>')),
+    );
   }
 
   run(): void {
@@ -52,7 +54,8 @@ class KernelVerifier {
     for (const d of [...this.k.params, ...this.k.results]) {
       if (seen.has(d.name)) this.err(`'${d.name}' is declared twice`);
       seen.add(d.name);
-      if (d.type.format !== 'dense' && d.type.shape.length !== 2) this.err(`sparse '${d.name}' must have two dimensions`);
+      if (d.type.format !== 'dense' && d.type.shape.length !== 2)
+        this.err(`sparse '${d.name}' must have two dimensions`);
     }
     const paramDims = new Set<string>();
     for (const p of this.k.params) {
@@ -62,7 +65,9 @@ class KernelVerifier {
     }
     for (const r of this.k.results) {
       this.declaredResults.set(r.name, r.type);
-      for (const d of r.type.shape) if (d.kind === 'sym' && !paramDims.has(d.name)) this.err(`result '${r.name}' uses dim '${d.name}' that no parameter binds`);
+      for (const d of r.type.shape)
+        if (d.kind === 'sym' && !paramDims.has(d.name))
+          this.err(`result '${r.name}' uses dim '${d.name}' that no parameter binds`);
     }
     this.region(this.k.body);
     for (const r of this.k.results) if (!this.assigned.has(r.name)) this.err(`result '${r.name}' is never assigned`);
@@ -83,11 +88,13 @@ class KernelVerifier {
       this.ids.add(op.id);
       this.attrs(op, op.attrs);
       if (op.kind === 'repeat') {
-        if (op.count.kind === 'lit' && (!Number.isInteger(op.count.value) || op.count.value < 0)) this.err(`repeat count must be a non-negative integer`, op);
+        if (op.count.kind === 'lit' && (!Number.isInteger(op.count.value) || op.count.value < 0))
+          this.err(`repeat count must be a non-negative integer`, op);
         if (op.count.kind === 'param') {
           const name = op.count.name;
           const p = this.k.params.find((q) => q.name === name);
-          if (!p || p.type.shape.length !== 0 || !isIntDtype(p.type.dtype)) this.err(`repeat count '%${name}' must be an integer scalar parameter`, op);
+          if (!p || p.type.shape.length !== 0 || !isIntDtype(p.type.dtype))
+            this.err(`repeat count '%${name}' must be an integer scalar parameter`, op);
         }
         this.region(op.body);
       } else this.tensorOp(op);
@@ -118,7 +125,8 @@ class KernelVerifier {
     try {
       const env = (n: string): ValueInfo | undefined => this.env.get(n);
       const { type, sparsity } = inferStatementType(op.indices, declared ?? op.type, op.expr, env);
-      if (op.type && !typeEquals(op.type, type)) this.err(`stated type ${typeToString(op.type)} but the statement computes ${typeToString(type)}`, op);
+      if (op.type && !typeEquals(op.type, type))
+        this.err(`stated type ${typeToString(op.type)} but the statement computes ${typeToString(type)}`, op);
       const rule = OP_REGISTRY[op.kind].verify;
       const problem = rule?.(op, { type, sparsity, topReductions: topReductions(op.expr) });
       if (problem) this.err(`${op.kind}: ${problem}`, op);
@@ -140,7 +148,8 @@ export function verifyModule(m: Module, opts: VerifyOptions = {}): Diagnostic[] 
   const errors: Diagnostic[] = [];
   const names = new Set<string>();
   for (const k of m.kernels) {
-    if (names.has(k.name)) errors.push(makeDiagnostic('DY5002', `kernel @${k.name} is defined twice`, k.span ?? fileSpan('<ir>')));
+    if (names.has(k.name))
+      errors.push(makeDiagnostic('DY5002', `kernel @${k.name} is defined twice`, k.span ?? fileSpan('<ir>')));
     names.add(k.name);
     const v = new KernelVerifier(k, opts);
     v.run();

@@ -47,7 +47,10 @@ export function opCost(info: OpInfo): OpCost {
   const ranges = indexRanges(op.indices, type.shape, op.expr, env);
   const rootOf = (n: string): string => operands.get(n)?.root ?? n;
   const nnz = (n: string): Poly => Poly.symbol(`nnz(${rootOf(n)})`);
-  const items = type.format !== 'dense' && sparsity.patternSource ? nnz(sparsity.patternSource) : op.indices.reduce((acc, i) => acc.mul(dimPoly(ranges.get(i)!)), Poly.constant(1));
+  const items =
+    type.format !== 'dense' && sparsity.patternSource
+      ? nnz(sparsity.patternSource)
+      : op.indices.reduce((acc, i) => acc.mul(dimPoly(ranges.get(i)!)), Poly.constant(1));
   let flops = new Poly();
   let gathers = new Poly();
   const walk = (e: Expr, mult: Poly, driven: ReadonlySet<string>): void => {
@@ -56,7 +59,8 @@ export function opCost(info: OpInfo): OpCost {
       case 'dim':
         return;
       case 'load':
-        if (operands.get(e.tensor)?.type.format === 'dense' && e.idx.some((i) => driven.has(i))) gathers = gathers.add(mult);
+        if (operands.get(e.tensor)?.type.format === 'dense' && e.idx.some((i) => driven.has(i)))
+          gathers = gathers.add(mult);
         return;
       case 'reduce': {
         const driver = sparsity.drivers.get(e);
@@ -117,7 +121,17 @@ export function annotateKernel(k: Kernel): Kernel {
     ops.map((op) => {
       if (op.kind === 'repeat') return { ...op, body: visit(op.body) };
       const c = opCost(facts.ops.get(op.id)!);
-      return { ...op, attrs: { ...op.attrs, items: c.items.toString(), flops: c.flops.toString(), reads: c.reads.toString(), writes: c.writes.toString(), gathers: c.gathers.toString() } };
+      return {
+        ...op,
+        attrs: {
+          ...op.attrs,
+          items: c.items.toString(),
+          flops: c.flops.toString(),
+          reads: c.reads.toString(),
+          writes: c.writes.toString(),
+          gathers: c.gathers.toString(),
+        },
+      };
     });
   return { ...k, body: visit(k.body) };
 }

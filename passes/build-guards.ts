@@ -47,7 +47,13 @@ export interface BuildGuardsPass extends Pass {
 }
 
 const noProfiles = (what: string): DiagnosticError =>
-  new DiagnosticError([makeDiagnostic('DY6300', `${what} needs profile inputs: give one or more --profile NAME=PATH (sample inputs) to dype compile`, fileSpan('<command line>'))]);
+  new DiagnosticError([
+    makeDiagnostic(
+      'DY6300',
+      `${what} needs profile inputs: give one or more --profile NAME=PATH (sample inputs) to dype compile`,
+      fileSpan('<command line>'),
+    ),
+  ]);
 
 function annotate(k: Kernel, plans: GuardPlans, initial: Objective, spec: PlanSpec): Kernel {
   const where = new Map<string, string[]>();
@@ -55,16 +61,25 @@ function annotate(k: Kernel, plans: GuardPlans, initial: Objective, spec: PlanSp
   for (const p of partitionTable(plans, initial).partitions) {
     const inst = stageInstances(p.choices);
     p.choices.forEach((c, i) => {
-      for (const id of opIds.slice(c.start, c.end)) where.set(id, [...(where.get(id) ?? []), `p${p.id}:${inst[i]!.join('+')}`]);
+      for (const id of opIds.slice(c.start, c.end))
+        where.set(id, [...(where.get(id) ?? []), `p${p.id}:${inst[i]!.join('+')}`]);
     });
   }
-  const visit = (ops: Op[]): Op[] => ops.map((op) => (op.kind === 'repeat' ? { ...op, body: visit(op.body) } : { ...op, attrs: { ...op.attrs, guards: where.get(op.id) ?? [] } }));
+  const visit = (ops: Op[]): Op[] =>
+    ops.map((op) =>
+      op.kind === 'repeat'
+        ? { ...op, body: visit(op.body) }
+        : { ...op, attrs: { ...op.attrs, guards: where.get(op.id) ?? [] } },
+    );
   return { ...k, body: visit(k.body) };
 }
 
 export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
   const plans = new Map<string, GuardPlans>();
-  const objectives = [o.objective, ...OBJECTIVES.filter((x) => x !== o.objective && (o.objectives ?? OBJECTIVES).includes(x))];
+  const objectives = [
+    o.objective,
+    ...OBJECTIVES.filter((x) => x !== o.objective && (o.objectives ?? OBJECTIVES).includes(x)),
+  ];
   return {
     name: 'build-guards',
     description: `build guards over ${[...o.profiles.values()].reduce((a, b) => a + b.length, 0)} profile inputs for ${o.system.name} (objectives ${objectives.join(', ')}; initial ${o.objective})`,
@@ -86,9 +101,22 @@ export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
           // The same samples, energy scope and stream length for every objective: the runtime prices partitions once for all.
           for (const objective of objectives) {
             try {
-              byObjective[objective] = buildGuards(spec, o.system, samples, { objective, energyScope: o.energyScope, streamLength: o.streamLength, ...(o.sampling?.ranges ? { declaredRanges: o.sampling.ranges } : {}), ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}), ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}) });
+              byObjective[objective] = buildGuards(spec, o.system, samples, {
+                objective,
+                energyScope: o.energyScope,
+                streamLength: o.streamLength,
+                ...(o.sampling?.ranges ? { declaredRanges: o.sampling.ranges } : {}),
+                ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}),
+                ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}),
+              });
             } catch (e) {
-              throw new DiagnosticError([makeDiagnostic('DY6303', `kernel ${k.name} (${objective} guards): ${(e as Error).message}`, fileSpan('<command line>'))]);
+              throw new DiagnosticError([
+                makeDiagnostic(
+                  'DY6303',
+                  `kernel ${k.name} (${objective} guards): ${(e as Error).message}`,
+                  fileSpan('<command line>'),
+                ),
+              ]);
             }
           }
           plans.set(k.name, byObjective);
@@ -102,7 +130,8 @@ export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
 /** The registered instance: dumpable by name, but it has no data, so it explains how to run it. */
 export const buildGuardsRegistered: Pass = {
   name: 'build-guards',
-  description: 'build guards (partitions and a decision tree over data features) from profile inputs; run by dype compile --profile',
+  description:
+    'build guards (partitions and a decision tree over data features) from profile inputs; run by dype compile --profile',
   run(): Module {
     throw noProfiles('pass build-guards');
   },

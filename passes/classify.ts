@@ -52,12 +52,12 @@ function epilogueOf(root: Expr, target: Expr, pattern?: string): string[] {
     .map((n) => (n.k === 'call' ? n.fn : n.k === 'bin' ? BIN_NAMES[n.op] : n.k === 'select' ? 'select' : n.k));
 }
 
-
 function semiringOf(r: Reduce): string {
   const add = r.op === 'sum' ? 'plus' : r.op === 'any' ? 'or' : r.op === 'all' ? 'and' : r.op;
   const b = r.body;
   if (b.k !== 'bin') return add;
-  const mul = b.op === '*' ? 'times' : b.op === '+' ? 'plus' : b.op === '&&' ? 'and' : b.op === '||' ? 'or' : BIN_NAMES[b.op];
+  const mul =
+    b.op === '*' ? 'times' : b.op === '+' ? 'plus' : b.op === '&&' ? 'and' : b.op === '||' ? 'or' : BIN_NAMES[b.op];
   return `${add}-${mul}`;
 }
 

@@ -82,7 +82,9 @@ function fuseOnce(k: Kernel, ops: Op[]): Op[] | undefined {
       if (between.some((b) => [...opWrites(b)].some((w) => producerReads.has(w)))) break;
       const taken = new Set<string>(consumer.indices);
       allIndexNames(consumer.expr, taken);
-      const expr = mapExpr(consumer.expr, (n) => (n.k === 'load' && n.tensor === t ? substitute(producer, n.idx, taken) : n));
+      const expr = mapExpr(consumer.expr, (n) =>
+        n.k === 'load' && n.tensor === t ? substitute(producer, n.idx, taken) : n,
+      );
       if ([...freeIndices(expr)].some((i) => !consumer.indices.includes(i))) break;
       const fused: TensorOp = {
         ...consumer,

@@ -15,11 +15,19 @@ export function inferKernelTypes(k: Kernel): Kernel {
     ops.map((op) => {
       if (op.kind === 'repeat') return { ...op, body: visit(op.body) };
       try {
-        const { type, sparsity } = inferStatementType(op.indices, declared.get(op.result) ?? env.get(op.result)?.type, op.expr, (n) => env.get(n));
+        const { type, sparsity } = inferStatementType(
+          op.indices,
+          declared.get(op.result) ?? env.get(op.result)?.type,
+          op.expr,
+          (n) => env.get(n),
+        );
         env.set(op.result, sparsity.root !== undefined ? { type, root: sparsity.root } : { type });
         return { ...op, type };
       } catch (e) {
-        if (e instanceof InferError) throw new DiagnosticError([makeDiagnostic(e.code, `${op.id}: ${e.message}`, e.span ?? op.span ?? fileSpan('<ir>'))]);
+        if (e instanceof InferError)
+          throw new DiagnosticError([
+            makeDiagnostic(e.code, `${op.id}: ${e.message}`, e.span ?? op.span ?? fileSpan('<ir>')),
+          ]);
         throw e;
       }
     });

@@ -48,7 +48,9 @@ export interface PipelineOptions {
 
 export function unknownPassError(name: string): DiagnosticError {
   const known = [LOWER_STAGE, ...registry.keys()].join(', ');
-  return new DiagnosticError([makeDiagnostic('DY5003', `unknown pass '${name}': expected one of ${known}`, fileSpan('<command line>'))]);
+  return new DiagnosticError([
+    makeDiagnostic('DY5003', `unknown pass '${name}': expected one of ${known}`, fileSpan('<command line>')),
+  ]);
 }
 
 export function runPipeline(input: Module, opts: PipelineOptions): Module {

@@ -28,11 +28,24 @@ export class PartitionError extends Error {}
 
 function partitionKernel(k: Kernel, o: PartitionOptions): Kernel {
   const problem = bindProblem(planSpec(k, o.impls), o.binding);
-  const out = planPareto(o.system, problem, { objective: o.objective, energyScope: o.energyScope, streamLength: o.streamLength, ...(o.system.constraints.powerCapW !== undefined ? { powerCapW: o.system.constraints.powerCapW } : {}), ...(o.system.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: o.system.constraints.latencyBoundMs } : {}) });
+  const out = planPareto(o.system, problem, {
+    objective: o.objective,
+    energyScope: o.energyScope,
+    streamLength: o.streamLength,
+    ...(o.system.constraints.powerCapW !== undefined ? { powerCapW: o.system.constraints.powerCapW } : {}),
+    ...(o.system.constraints.latencyBoundMs !== undefined
+      ? { latencyBoundMs: o.system.constraints.latencyBoundMs }
+      : {}),
+  });
   const best = out.pareto[0];
-  if (!best) throw new PartitionError(`no mapping of kernel ${k.name} is feasible on ${o.system.name}: ${out.infeasible.slice(0, 2).join('; ')}`);
+  if (!best)
+    throw new PartitionError(
+      `no mapping of kernel ${k.name} is feasible on ${o.system.name}: ${out.infeasible.slice(0, 2).join('; ')}`,
+    );
   const where = new Map<string, { stage: number; devices: string[]; variant: string }>();
-  best.stages.forEach((s, i) => s.ops.forEach((id) => where.set(id, { stage: i, devices: s.devices, variant: s.variants[id] ?? '' })));
+  best.stages.forEach((s, i) =>
+    s.ops.forEach((id) => where.set(id, { stage: i, devices: s.devices, variant: s.variants[id] ?? '' })),
+  );
   const visit = (ops: Op[]): Op[] =>
     ops.map((op) => {
       if (op.kind === 'repeat') return { ...op, body: visit(op.body) };

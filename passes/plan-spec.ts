@@ -36,7 +36,9 @@ export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSp
       const sparseName = typeof a['sparse'] === 'string' ? rootOf(op.id, a['sparse']) : undefined;
       const opImpls = impls.get(op.id);
       if (!opImpls) throw new Error(`plan-spec: kernel ${k.name}: no implementations given for ${op.id}`);
-      const resultNnz = info.sparsity.patternSource ? Poly.symbol(`nnz(${info.sparsity.root ?? rootOf(op.id, info.sparsity.patternSource)})`) : new Poly();
+      const resultNnz = info.sparsity.patternSource
+        ? Poly.symbol(`nnz(${info.sparsity.root ?? rootOf(op.id, info.sparsity.patternSource)})`)
+        : new Poly();
       const spec: PlanOpSpec = {
         id: op.id,
         kind: op.kind,
@@ -45,12 +47,15 @@ export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSp
         reads,
         items: String(a['items'] ?? '0'),
         flops: String(a['flops'] ?? '0'),
-        bytes: parsePoly(String(a['reads'] ?? '0')).add(parsePoly(String(a['writes'] ?? '0'))).toString(),
+        bytes: parsePoly(String(a['reads'] ?? '0'))
+          .add(parsePoly(String(a['writes'] ?? '0')))
+          .toString(),
         gathers: String(a['gathers'] ?? '0'),
         resultBytes: storageBytes(info.type, resultNnz).toString(),
         impls: opImpls,
       };
-      if (sparseName !== undefined && k.params.some((p) => p.name === sparseName && p.type.format !== 'dense')) spec.sparse = sparseName;
+      if (sparseName !== undefined && k.params.some((p) => p.name === sparseName && p.type.format !== 'dense'))
+        spec.sparse = sparseName;
       if (group) spec.group = group;
       if (typeof a['semiring'] === 'string') spec.semiring = a['semiring'];
       ops.push(spec);
@@ -60,7 +65,11 @@ export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSp
   visit(k.body);
   return {
     kernel: k.name,
-    params: k.params.map((p) => ({ name: p.name, sparse: p.type.format !== 'dense', bytes: storageBytes(p.type, Poly.symbol(`nnz(${p.name})`)).toString() })),
+    params: k.params.map((p) => ({
+      name: p.name,
+      sparse: p.type.format !== 'dense',
+      bytes: storageBytes(p.type, Poly.symbol(`nnz(${p.name})`)).toString(),
+    })),
     results: k.results.map((r) => r.name),
     ops,
   };

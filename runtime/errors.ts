@@ -38,7 +38,8 @@ export const DATA_ERROR_CODES = {
   DY3041: 'no backend for a device kind the partition uses',
   DY3042: 'runtime input does not fit the kernel',
   DY3043: 'native library missing or not built',
-  DY3044: 'native library built from another program or ABI version; a plan.json of another format version, or without guards for the `--objective` asked',
+  DY3044:
+    'native library built from another program or ABI version; a plan.json of another format version, or without guards for the `--objective` asked',
   DY3045: 'a device call failed',
   DY3046: 'device memory exhausted and no fallback partition can run',
   DY3047: 'bad partition',

@@ -12,10 +12,15 @@ import type { CsrMatrix } from './tensor.js';
 export function generatedMatrix(rows: number, perRow: number, banded = false, seed = 20261202): CsrMatrix {
   const rng = new Rng(seed + rows * 31 + perRow + (banded ? 7 : 0));
   const band = Math.min(rows, 4 * perRow + 1);
-  return fromRows(rows, rng, () => Math.min(banded ? band : rows, Math.max(1, Math.round(perRow * (0.5 + rng.next())))), (i) => {
-    const lo = Math.min(Math.max(0, i - 2 * perRow), rows - band);
-    return banded ? lo + rng.int(band) : rng.int(rows);
-  });
+  return fromRows(
+    rows,
+    rng,
+    () => Math.min(banded ? band : rows, Math.max(1, Math.round(perRow * (0.5 + rng.next())))),
+    (i) => {
+      const lo = Math.min(Math.max(0, i - 2 * perRow), rows - band);
+      return banded ? lo + rng.int(band) : rng.int(rows);
+    },
+  );
 }
 
 /**
@@ -26,7 +31,12 @@ export function generatedMatrix(rows: number, perRow: number, banded = false, se
 export function skewedMatrix(rows: number, perRow: number, seed = 20261203): CsrMatrix {
   const rng = new Rng(seed + rows * 17 + perRow);
   const cap = Math.max(1, Math.floor(rows / 4));
-  return fromRows(rows, rng, () => Math.min(cap, Math.max(1, Math.round(perRow / 3 / Math.pow(1 - rng.next(), 1 / 1.5)))), () => rng.int(rows));
+  return fromRows(
+    rows,
+    rng,
+    () => Math.min(cap, Math.max(1, Math.round(perRow / 3 / Math.pow(1 - rng.next(), 1 / 1.5)))),
+    () => rng.int(rows),
+  );
 }
 
 /** Row i gets rowLength() distinct columns drawn by column(i), sorted; values uniform in [-1, 1). */

@@ -60,8 +60,10 @@ export function nnzOf(m: SparseMatrix): number {
 /** Largest row or column count of a sparse matrix (indices are int32). */
 export const MAX_DIM = 2147483647;
 
-const isCount = (n: unknown, max = Number.MAX_SAFE_INTEGER): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= max;
-const isArray = (a: unknown): a is ArrayLike<number> => ArrayBuffer.isView(a) && typeof (a as { length?: unknown }).length === 'number';
+const isCount = (n: unknown, max = Number.MAX_SAFE_INTEGER): n is number =>
+  typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= max;
+const isArray = (a: unknown): a is ArrayLike<number> =>
+  ArrayBuffer.isView(a) && typeof (a as { length?: unknown }).length === 'number';
 
 /**
  * What is wrong with a tensor's structure, or undefined when its arrays
@@ -72,24 +74,37 @@ const isArray = (a: unknown): a is ArrayLike<number> => ArrayBuffer.isView(a) &&
  */
 export function tensorProblem(t: Tensor): string | undefined {
   if (t.format === 'dense') {
-    if (!Array.isArray(t.shape) || !t.shape.every((d) => isCount(d))) return `a dense tensor's shape must be a list of non-negative integers, found [${String(t.shape)}]`;
+    if (!Array.isArray(t.shape) || !t.shape.every((d) => isCount(d)))
+      return `a dense tensor's shape must be a list of non-negative integers, found [${String(t.shape)}]`;
     if (!isArray(t.data)) return 'a dense tensor needs a typed array of data';
     const size = t.shape.reduce((a, d) => a * d, 1);
-    if (t.data.length !== size) return `shape [${t.shape.join(', ')}] holds ${size} elements, but data has ${t.data.length}`;
+    if (t.data.length !== size)
+      return `shape [${t.shape.join(', ')}] holds ${size} elements, but data has ${t.data.length}`;
     return undefined;
   }
-  if (!isCount(t.rows, MAX_DIM) || !isCount(t.cols, MAX_DIM)) return `a ${t.rows} x ${t.cols} ${t.format} matrix: rows and cols must be integers in 0..${MAX_DIM}`;
+  if (!isCount(t.rows, MAX_DIM) || !isCount(t.cols, MAX_DIM))
+    return `a ${t.rows} x ${t.cols} ${t.format} matrix: rows and cols must be integers in 0..${MAX_DIM}`;
   if (!isArray(t.values)) return `a ${t.format} matrix needs a typed array of values`;
   const nnz = t.values.length;
   const check = (what: string, a: unknown, length: number): string | undefined =>
-    !isArray(a) ? `a ${t.format} matrix needs a typed array ${what}` : a.length !== length ? `${what} has ${a.length} entries; a ${t.rows} x ${t.cols} ${t.format} matrix with ${nnz} values needs ${length}` : undefined;
+    !isArray(a)
+      ? `a ${t.format} matrix needs a typed array ${what}`
+      : a.length !== length
+        ? `${what} has ${a.length} entries; a ${t.rows} x ${t.cols} ${t.format} matrix with ${nnz} values needs ${length}`
+        : undefined;
   const pointers = (what: string, ptr: ArrayLike<number>, n: number): string | undefined =>
-    ptr[0] !== 0 || ptr[n] !== nnz ? `${what} must run from 0 to nnz = ${nnz}, found ${ptr[0]} .. ${ptr[n]}` : undefined;
+    ptr[0] !== 0 || ptr[n] !== nnz
+      ? `${what} must run from 0 to nnz = ${nnz}, found ${ptr[0]} .. ${ptr[n]}`
+      : undefined;
   switch (t.format) {
     case 'csr':
-      return check('rowPtr', t.rowPtr, t.rows + 1) ?? check('colIdx', t.colIdx, nnz) ?? pointers('rowPtr', t.rowPtr, t.rows);
+      return (
+        check('rowPtr', t.rowPtr, t.rows + 1) ?? check('colIdx', t.colIdx, nnz) ?? pointers('rowPtr', t.rowPtr, t.rows)
+      );
     case 'csc':
-      return check('colPtr', t.colPtr, t.cols + 1) ?? check('rowIdx', t.rowIdx, nnz) ?? pointers('colPtr', t.colPtr, t.cols);
+      return (
+        check('colPtr', t.colPtr, t.cols + 1) ?? check('rowIdx', t.rowIdx, nnz) ?? pointers('colPtr', t.colPtr, t.cols)
+      );
     case 'coo':
       return check('rowIdx', t.rowIdx, nnz) ?? check('colIdx', t.colIdx, nnz);
     default:

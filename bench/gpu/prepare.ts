@@ -91,8 +91,21 @@ function main(): void {
       // Square-only kernels skip rectangular matrices.
       if (n !== cols && ex !== 'spmv' && ex !== 'spmm') continue;
       const ref = join(work, 'ref', `${ex}.${name}.${r.out}.mtx`);
-      dype(['run', join('examples', `${ex}.dy`), '--backend', 'reference', ...r.inputs.flatMap((i) => ['--input', i]), ...r.params.flatMap((p) => ['--param', p]), '--out', `${r.out}=${ref}`]);
-      const args = [...r.inputs.map((i) => `--input ${i.replace(/=.*/, '')}=${rel(i.slice(i.indexOf('=') + 1))}`), ...r.params.map((p) => `--param ${p}`), `--ref ${r.out}=${rel(ref)}`];
+      dype([
+        'run',
+        join('examples', `${ex}.dy`),
+        '--backend',
+        'reference',
+        ...r.inputs.flatMap((i) => ['--input', i]),
+        ...r.params.flatMap((p) => ['--param', p]),
+        '--out',
+        `${r.out}=${ref}`,
+      ]);
+      const args = [
+        ...r.inputs.map((i) => `--input ${i.replace(/=.*/, '')}=${rel(i.slice(i.indexOf('=') + 1))}`),
+        ...r.params.map((p) => `--param ${p}`),
+        `--ref ${r.out}=${rel(ref)}`,
+      ];
       jobs.push(`${ex} ${name} ${args.join(' ')}`);
     }
     console.log(`${name}: ${n} x ${cols}, nnz ${m.kind === 'coordinate' ? m.rowIdx.length : n * cols}`);

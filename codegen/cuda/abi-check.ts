@@ -14,14 +14,25 @@ import { hostSource, inputLines } from './driver.js';
 import { manifestOp, type KernelPlan } from './host.js';
 import type { WasmStep } from '../../runtime/wasm/manifest.js';
 
-const ELEM: Record<LElem, string> = { f32: 'Elem::F32', f64: 'Elem::F64', i64: 'Elem::I64', i32: 'Elem::I32', index: 'Elem::I32', bool: 'Elem::I32' };
+const ELEM: Record<LElem, string> = {
+  f32: 'Elem::F32',
+  f64: 'Elem::F64',
+  i64: 'Elem::I64',
+  i32: 'Elem::I32',
+  index: 'Elem::I32',
+  bool: 'Elem::I32',
+};
 
 export function abiCheckBody(plan: KernelPlan): string[] {
   const { kernel, manifest, storages, sizes, ops } = plan;
   const { loads, sizes: setSizes, host } = inputLines(plan);
   const out = [...loads];
   // The size fields of the buffers struct, so that the storages' counts read as they do there.
-  out.push(`struct Sizes { ${[...sizes.values()].map((c) => `int ${c};`).join(' ')} } bs;`, 'Sizes* b = &bs;', ...setSizes);
+  out.push(
+    `struct Sizes { ${[...sizes.values()].map((c) => `int ${c};`).join(' ')} } bs;`,
+    'Sizes* b = &bs;',
+    ...setSizes,
+  );
   const index = new Map([...storages.keys()].map((k, n) => [k, n]));
   const at = (key: string): number => {
     const n = index.get(key);
@@ -31,7 +42,10 @@ export function abiCheckBody(plan: KernelPlan): string[] {
   const size = (d: string | number): string => (typeof d === 'number' ? `${d}LL` : `(long long)b->${sizes.get(d)!}`);
   out.push('AbiProgram P;', `P.kernel = ${cString(kernel.name)};`, 'P.storages = {');
   for (const s of storages.values()) {
-    const init = s.kind === 'param' ? `host_bytes<${storageType(s.elem)}>(${hostSource(plan, host, s)}, ${s.count}, ${cString(`${s.of} ${s.what}`)})` : 'std::vector<unsigned char>()';
+    const init =
+      s.kind === 'param'
+        ? `host_bytes<${storageType(s.elem)}>(${hostSource(plan, host, s)}, ${s.count}, ${cString(`${s.of} ${s.what}`)})`
+        : 'std::vector<unsigned char>()';
     out.push(`  {${cString(s.key)}, ${ELEM[s.elem]}, ${s.count}, ${init}},`);
   }
   out.push('};', 'P.ops = {');
@@ -42,18 +56,25 @@ export function abiCheckBody(plan: KernelPlan): string[] {
     const root = ptr ? host.get(manifest.roots[ptr.of]!)! : undefined;
     const figures = root ? `{(long long)${root}.rows, (long long)${root}.cols, ${root}.nnz()}` : '{0, 0, 0}';
     const rows = m.splitRange === undefined ? '-1LL' : size(m.splitRange);
-    const writes = m.splitWrites === 'rows' ? 'Writes::Rows' : m.splitWrites === 'entries' ? 'Writes::Entries' : 'Writes::Unknown';
+    const writes =
+      m.splitWrites === 'rows' ? 'Writes::Rows' : m.splitWrites === 'entries' ? 'Writes::Entries' : 'Writes::Unknown';
     const shape = manifest.values[f.result]!.shape;
     const width = shape.length <= 1 ? '1LL' : shape.slice(1).map(size).join(' * ');
-    const bal = m.balanceBy ? `&${host.get(m.balanceBy.root)!}.${m.balanceBy.layout === 'csr' ? 'rowPtr' : 'colPtr'}` : 'nullptr';
+    const bal = m.balanceBy
+      ? `&${host.get(m.balanceBy.root)!}.${m.balanceBy.layout === 'csr' ? 'rowPtr' : 'colPtr'}`
+      : 'nullptr';
     const outAt = at(op.storage[f.buffers.findIndex((x) => x.name === f.out)]!);
-    out.push(`  {${cString(f.op)}, {${op.storage.map(at).join(', ')}}, {${op.sizes.map((c) => `(long long)b->${c}`).join(', ')}}, ${figures}, ${m.splittable}, ${rows}, ${writes}, ${outAt}, ${width}, ${bal}},`);
+    out.push(
+      `  {${cString(f.op)}, {${op.storage.map(at).join(', ')}}, {${op.sizes.map((c) => `(long long)b->${c}`).join(', ')}}, ${figures}, ${m.splittable}, ${rows}, ${writes}, ${outAt}, ${width}, ${bal}},`,
+    );
   }
   out.push('};', 'P.results = {');
   for (const r of manifest.results) {
     const key = r.type.format === 'dense' ? r.name : `${r.name}.vals`;
     const pattern = r.type.format === 'dense' ? 'nullptr' : `&${host.get(manifest.roots[r.name]!)!}`;
-    out.push(`  {${cString(r.name)}, ${at(key)}, ${pattern}, (cli.rtol >= 0 ? cli.rtol : ${r.type.dtype === 'f64' ? '1e-9' : '1e-4'})},`);
+    out.push(
+      `  {${cString(r.name)}, ${at(key)}, ${pattern}, (cli.rtol >= 0 ? cli.rtol : ${r.type.dtype === 'f64' ? '1e-9' : '1e-4'})},`,
+    );
   }
   out.push('};');
   const opIndex = new Map(ops.map((op, n) => [op.f.op, n]));
@@ -62,7 +83,11 @@ export function abiCheckBody(plan: KernelPlan): string[] {
       if (s.kind === 'repeat') {
         const count = typeof s.count === 'number' ? `${s.count}` : `b->${sizes.get(s.count.param)!}`;
         const it = `dy_it${depth}`;
-        return [`${ind}for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`, ...steps(s.body, `${ind}  `, depth + 1), `${ind}}`];
+        return [
+          `${ind}for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`,
+          ...steps(s.body, `${ind}  `, depth + 1),
+          `${ind}}`,
+        ];
       }
       const n = opIndex.get(s.op)!;
       const op = ops[n]!;
@@ -73,7 +98,13 @@ export function abiCheckBody(plan: KernelPlan): string[] {
       }
       return lines;
     });
-  out.push('P.program = [&](AbiRun& R) -> int {', '  int rc = 0;', ...steps(manifest.program, '  ', 0), '  return rc;', '};');
+  out.push(
+    'P.program = [&](AbiRun& R) -> int {',
+    '  int rc = 0;',
+    ...steps(manifest.program, '  ', 0),
+    '  return rc;',
+    '};',
+  );
   out.push('return run_abi_checks(P, cli);');
   return out.map((l) => `  ${l}`);
 }

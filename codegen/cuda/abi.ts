@@ -40,12 +40,22 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
       const f = op.f;
       const ns = f.sizes.length;
       maxSizes = Math.max(maxSizes, ns + 3);
-      const bufs = f.buffers.map((b, n) => `(${op.code.written.has(b.name) ? '' : 'const '}${storageType(b.elem)}*)b[${n}]`);
+      const bufs = f.buffers.map(
+        (b, n) => `(${op.code.written.has(b.name) ? '' : 'const '}${storageType(b.elem)}*)b[${n}]`,
+      );
       const sizes = f.sizes.map((_, n) => `s[${n}]`);
-      ops.push(`{${cString(plan.kernel.name)}, ${cString(f.op)}, ${cString(op.variants.map((v) => v.name).join(','))}},`);
+      ops.push(
+        `{${cString(plan.kernel.name)}, ${cString(f.op)}, ${cString(op.variants.map((v) => v.name).join(','))}},`,
+      );
       op.variants.forEach((v, vi) => {
         const h = impls.length;
-        const args = [...bufs, ...sizes, ...(v.name === 'merge-path' ? [`s[${ns + 2}]`] : []), ...(op.splittable ? ['rb', 're'] : []), 'stream'];
+        const args = [
+          ...bufs,
+          ...sizes,
+          ...(v.name === 'merge-path' ? [`s[${ns + 2}]`] : []),
+          ...(op.splittable ? ['rb', 're'] : []),
+          'stream',
+        ];
         launchers.push(
           `int launch_${h}(void* const* b, const int* s, int rb, int re, cudaStream_t stream) {`,
           ...(op.splittable ? [] : ['  (void)rb;', '  (void)re;']),
@@ -54,7 +64,9 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
           `  return ${op.symbols[vi]!}(${args.join(', ')});`,
           '}',
         );
-        impls.push(`{${cString(plan.kernel.name)}, ${cString(f.op)}, ${cString(v.name)}, ${f.buffers.length}, ${ns + 3}, ${op.splittable}, launch_${h}},`);
+        impls.push(
+          `{${cString(plan.kernel.name)}, ${cString(f.op)}, ${cString(v.name)}, ${f.buffers.length}, ${ns + 3}, ${op.splittable}, launch_${h}},`,
+        );
       });
     }
   }

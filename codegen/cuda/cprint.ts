@@ -108,7 +108,8 @@ export class FuncNames {
 
   private declare(v: string, t: LElem): void {
     const had = this.vars.get(v);
-    if (had !== undefined && had !== t) throw new Error(`cuda emitter: ${this.f.name}: variable '${v}' declared as ${had} and ${t}`);
+    if (had !== undefined && had !== t)
+      throw new Error(`cuda emitter: ${this.f.name}: variable '${v}' declared as ${had} and ${t}`);
     this.vars.set(v, t);
     this.scope.add(v);
   }
@@ -133,7 +134,8 @@ export const CUDA_DIALECT: CDialect = {
   idiv: (a, b) => `dy_idiv(${a}, ${b})`,
   helper: (fn, _t, args) => `dy_${fn}(${args.join(', ')})`,
   mathIn: (_fn, t) => isFloat(t),
-  math: (fn, t, args) => (fn === 'sigmoid' ? `dy_sigmoid(${args.join(', ')})` : `${fn}${t === 'f32' ? 'f' : ''}(${args.join(', ')})`),
+  math: (fn, t, args) =>
+    fn === 'sigmoid' ? `dy_sigmoid(${args.join(', ')})` : `${fn}${t === 'f32' ? 'f' : ''}(${args.join(', ')})`,
 };
 
 /** Expression printer; `rename` substitutes C text for a variable (a loop variable rebound by a schedule). */
@@ -212,7 +214,11 @@ export class StmtPrinter {
     const p = this.p;
     const v = p.var(s.var);
     const end = this.fresh('end');
-    return [`${ind}for (int ${v} = ${p.as(s.lo, 'index')}, ${end} = ${p.as(s.hi, 'index')}; ${v} < ${end}; ++${v}) {`, ...this.block(s.body, `${ind}  `), `${ind}}`];
+    return [
+      `${ind}for (int ${v} = ${p.as(s.lo, 'index')}, ${end} = ${p.as(s.hi, 'index')}; ${v} < ${end}; ++${v}) {`,
+      ...this.block(s.body, `${ind}  `),
+      `${ind}}`,
+    ];
   }
 
   storeLine(s: Extract<LStmt, { k: 'store' }>): string {

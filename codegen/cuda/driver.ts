@@ -9,7 +9,9 @@ import { storageType } from './cprint.js';
 import type { KernelPlan, Storage } from './host.js';
 
 function dimBind(dim: string | number, value: string, what: string): string {
-  return typeof dim === 'number' ? `expect(${dim}, ${value}, ${cString(what)});` : `bind_dim(dims, ${cString(dim)}, ${value}, ${cString(what)});`;
+  return typeof dim === 'number'
+    ? `expect(${dim}, ${value}, ${cString(what)});`
+    : `bind_dim(dims, ${cString(dim)}, ${value}, ${cString(what)});`;
 }
 
 /** The host variable holding each kernel parameter (`in<n>`: a Sparse, a Dense's values, or a scalar's one value). */
@@ -32,12 +34,22 @@ export function inputLines(plan: KernelPlan): { loads: string[]; sizes: string[]
     host.set(p.name, v);
     if (t.format !== 'dense') {
       out.push(`const Sparse ${v} = load_sparse(cli, ${cString(p.name)});`);
-      out.push(dimBind(t.shape[0]!, `${v}.rows`, `rows of ${p.name}`), dimBind(t.shape[1]!, `${v}.cols`, `columns of ${p.name}`));
+      out.push(
+        dimBind(t.shape[0]!, `${v}.rows`, `rows of ${p.name}`),
+        dimBind(t.shape[1]!, `${v}.cols`, `columns of ${p.name}`),
+      );
     } else if (t.shape.length === 0) {
       out.push(`const std::vector<double> ${v}(1, scalar_param(cli, ${cString(p.name)}));`);
     } else {
-      out.push(`const Dense ${v}d = load_dense(cli, ${cString(p.name)});`, `const std::vector<double>& ${v} = ${v}d.v;`);
-      if (t.shape.length === 2) out.push(dimBind(t.shape[0]!, `${v}d.rows`, `rows of ${p.name}`), dimBind(t.shape[1]!, `${v}d.cols`, `columns of ${p.name}`));
+      out.push(
+        `const Dense ${v}d = load_dense(cli, ${cString(p.name)});`,
+        `const std::vector<double>& ${v} = ${v}d.v;`,
+      );
+      if (t.shape.length === 2)
+        out.push(
+          dimBind(t.shape[0]!, `${v}d.rows`, `rows of ${p.name}`),
+          dimBind(t.shape[1]!, `${v}d.cols`, `columns of ${p.name}`),
+        );
       else if (t.shape.length === 1) out.push(dimBind(t.shape[0]!, `${v}d.rows * ${v}d.cols`, `length of ${p.name}`));
       else out.push(`(void)${v}d;`);
     }
@@ -64,11 +76,19 @@ export function hostSource(plan: KernelPlan, host: HostInputs, s: Storage): stri
 export function checkBody(plan: KernelPlan): string[] {
   const { kernel, manifest, storages, prefix } = plan;
   const { loads, sizes, host } = inputLines(plan);
-  const out = [...loads, `${prefix}_buffers bs;`, 'std::memset(&bs, 0, sizeof bs);', `${prefix}_buffers* b = &bs;`, ...sizes, 'Arena arena;'];
+  const out = [
+    ...loads,
+    `${prefix}_buffers bs;`,
+    'std::memset(&bs, 0, sizeof bs);',
+    `${prefix}_buffers* b = &bs;`,
+    ...sizes,
+    'Arena arena;',
+  ];
   for (const s of storages.values()) {
     const T = storageType(s.elem);
     const what = cString(`${s.of} ${s.what}`);
-    if (s.kind === 'param') out.push(`b->${s.c} = arena.upload<${T}>(${hostSource(plan, host, s)}, ${s.count}, ${what});`);
+    if (s.kind === 'param')
+      out.push(`b->${s.c} = arena.upload<${T}>(${hostSource(plan, host, s)}, ${s.count}, ${what});`);
     else out.push(`b->${s.c} = arena.alloc<${T}>(${s.count});`);
   }
   out.push('Checker chk(cli);', 'auto compare = [&](const std::string& label) {', '  std::string s = "ok";');
@@ -78,10 +98,14 @@ export function checkBody(plan: KernelPlan): string[] {
     const st = storages.get(key)!;
     const rtol = `(cli.rtol >= 0 ? cli.rtol : ${t.dtype === 'f64' ? '1e-9' : '1e-4'})`;
     const pattern = t.format === 'dense' ? 'nullptr' : `&${host.get(manifest.roots[r.name]!)!}`;
-    out.push(`  { const std::string r = chk.compare(label + ${cString(` ${r.name}`)}, ${cString(r.name)}, download(b->${st.c}, ${st.count}), ${pattern}, ${rtol}); if (r == "MISMATCH" || (r == "no-ref" && s == "ok")) s = r; }`);
+    out.push(
+      `  { const std::string r = chk.compare(label + ${cString(` ${r.name}`)}, ${cString(r.name)}, download(b->${st.c}, ${st.count}), ${pattern}, ${rtol}); if (r == "MISMATCH" || (r == "no-ref" && s == "ok")) s = r; }`,
+    );
   }
   out.push('  return s;', '};');
-  out.push(`check_and_time<${prefix}_buffers>(${cString(kernel.name)}, b, ${prefix}_run_buffers, ${prefix}_op, ${prefix}_op_count(), ${prefix}_variant_count, ${prefix}_variant_name, ${prefix}_op_name, compare, chk, csv, cli, stream);`);
+  out.push(
+    `check_and_time<${prefix}_buffers>(${cString(kernel.name)}, b, ${prefix}_run_buffers, ${prefix}_op, ${prefix}_op_count(), ${prefix}_variant_count, ${prefix}_variant_name, ${prefix}_op_name, compare, chk, csv, cli, stream);`,
+  );
   out.push('return chk.failures;');
   return out.map((l) => `  ${l}`);
 }

@@ -52,13 +52,31 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     prefix: v.prefix,
     signature: commentText(v.signature),
     device: lines(v.device),
-    stubs: v.stubs.map((s) => ({ variant: s.variant, note: s.note, signature: s.signature, body: lines(s.body, '  '), doc: s.doc.map(commentText).join('\n *  ') })),
+    stubs: v.stubs.map((s) => ({
+      variant: s.variant,
+      note: s.note,
+      signature: s.signature,
+      body: lines(s.body, '  '),
+      doc: s.doc.map(commentText).join('\n *  '),
+    })),
     dispatch: lines(v.dispatch),
-    opCases: lines(plans[n]!.ops.map((_, i) => `case ${i}: return dy_${v.prefix.slice('dype_'.length)}_op${i}(b, variant, stream);`), '    '),
+    opCases: lines(
+      plans[n]!.ops.map((_, i) => `case ${i}: return dy_${v.prefix.slice('dype_'.length)}_op${i}(b, variant, stream);`),
+      '    ',
+    ),
     opCount: String(plans[n]!.ops.length),
-    variantCounts: lines(plans[n]!.ops.map((op, i) => `case ${i}: return ${op.variants.length};`), '    '),
-    variantNames: lines(plans[n]!.ops.flatMap((op, i) => op.variants.map((x, vi) => `case ${i * 64 + vi}: return ${cString(x.name)};`)), '    '),
-    opNames: lines(plans[n]!.ops.map((op, i) => `case ${i}: return ${cString(op.f.op)};`), '    '),
+    variantCounts: lines(
+      plans[n]!.ops.map((op, i) => `case ${i}: return ${op.variants.length};`),
+      '    ',
+    ),
+    variantNames: lines(
+      plans[n]!.ops.flatMap((op, i) => op.variants.map((x, vi) => `case ${i * 64 + vi}: return ${cString(x.name)};`)),
+      '    ',
+    ),
+    opNames: lines(
+      plans[n]!.ops.map((op, i) => `case ${i}: return ${cString(op.f.op)};`),
+      '    ',
+    ),
     runBuffers: lines(v.runBuffers, '  '),
     run: lines(v.run, '  '),
     buffersStruct: lines(v.buffersStruct, '  '),
@@ -67,7 +85,15 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     body: lines(checkBody(plans[n]!)),
     abiBody: lines(abiCheckBody(plans[n]!)),
   }));
-  for (const p of plans) for (const op of p.ops) if (op.variants.length > 64) throw cudaDiagnostic('DY6103', `kernel '${p.kernel.name}': op ${op.f.op} has more than 64 variants`, p.kernel.span, program.file);
+  for (const p of plans)
+    for (const op of p.ops)
+      if (op.variants.length > 64)
+        throw cudaDiagnostic(
+          'DY6103',
+          `kernel '${p.kernel.name}': op ${op.f.op} has more than 64 variants`,
+          p.kernel.span,
+          program.file,
+        );
   const view = {
     file,
     prog,
@@ -75,8 +101,14 @@ export function emitCuda(program: CompiledProgram): Map<string, string> {
     kernels,
     kernelNames: plans.map((p) => cString(p.kernel.name)).join(', '),
     kernelList: commentText(plans.map((p) => p.kernel.name).join(', ')),
-    dispatch: lines(plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = check_${p.kernel.name}(cli, csv, stream);`), '    '),
-    abiDispatch: lines(plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = abi_check_${p.kernel.name}(cli);`), '    '),
+    dispatch: lines(
+      plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = check_${p.kernel.name}(cli, csv, stream);`),
+      '    ',
+    ),
+    abiDispatch: lines(
+      plans.map((p) => `if (k == ${cString(p.kernel.name)}) failures = abi_check_${p.kernel.name}(cli);`),
+      '    ',
+    ),
     prefix: abiPrefix(prog, 'cuda'),
   };
   const readmeView = { file, prog, kernels: views.map((v) => ({ signature: v.signature, opTable: v.opTable })) };

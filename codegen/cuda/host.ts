@@ -57,7 +57,13 @@ function dimsOf(t: WasmValueType): (string | number)[] {
   return t.shape;
 }
 
-export function planKernel(prog: string, k: Kernel, manifest: WasmManifest, ctx: NameContext, symbols: Set<string>): KernelPlan {
+export function planKernel(
+  prog: string,
+  k: Kernel,
+  manifest: WasmManifest,
+  ctx: NameContext,
+  symbols: Set<string>,
+): KernelPlan {
   const loops = k.loops!;
   const kname = symbolPart(ctx, 'kernel', k.name);
   const prefix = `dype_${prog}_${kname}`;
@@ -78,14 +84,19 @@ export function planKernel(prog: string, k: Kernel, manifest: WasmManifest, ctx:
   const isParam = new Set(k.params.map((p) => p.name));
   const isResult = new Set(k.results.map((r) => r.name));
   const storages = new Map<string, Storage>();
-  const product = (shape: (string | number)[]): string => (shape.length === 0 ? '1' : shape.map((d) => `(size_t)${dimExpr(d)}`).join(' * '));
+  const product = (shape: (string | number)[]): string =>
+    shape.length === 0 ? '1' : shape.map((d) => `(size_t)${dimExpr(d)}`).join(' * ');
   const rootOf = (v: string): string => {
     const r = manifest.roots[v];
-    if (r === undefined) throw cudaDiagnostic('DY6103', `kernel '${k.name}': sparse value '${v}' has no pattern root`, ctx.span, ctx.file);
+    if (r === undefined)
+      throw cudaDiagnostic('DY6103', `kernel '${k.name}': sparse value '${v}' has no pattern root`, ctx.span, ctx.file);
     return r;
   };
   const written = new Map<string, Set<string>>();
-  for (const f of loops) for (const b of f.buffers) if (b.role === 'values' && b.name === f.out) (written.get(b.of) ?? written.set(b.of, new Set()).get(b.of)!).add(b.layout ?? 'csr');
+  for (const f of loops)
+    for (const b of f.buffers)
+      if (b.role === 'values' && b.name === f.out)
+        (written.get(b.of) ?? written.set(b.of, new Set()).get(b.of)!).add(b.layout ?? 'csr');
   const storageOf = (b: LoopFunc['buffers'][number]): string => {
     const pattern = SUFFIX[b.role];
     if (pattern !== undefined) {
@@ -93,8 +104,21 @@ export function planKernel(prog: string, k: Kernel, manifest: WasmManifest, ctx:
       const key = `${r}.${pattern}`;
       if (!storages.has(key)) {
         const t = values[r]!;
-        const count = b.role === 'rowPtr' ? `(${product([t.shape[0]!])} + 1)` : b.role === 'colPtr' ? `(${product([t.shape[1]!])} + 1)` : `(size_t)b->${addSize(`nnz(${r})`)}`;
-        storages.set(key, { key, c: fields.add(key), elem: 'index', count, kind: 'param', of: r, what: `${b.layout ?? ''} ${pattern}`.trim() });
+        const count =
+          b.role === 'rowPtr'
+            ? `(${product([t.shape[0]!])} + 1)`
+            : b.role === 'colPtr'
+              ? `(${product([t.shape[1]!])} + 1)`
+              : `(size_t)b->${addSize(`nnz(${r})`)}`;
+        storages.set(key, {
+          key,
+          c: fields.add(key),
+          elem: 'index',
+          count,
+          kind: 'param',
+          of: r,
+          what: `${b.layout ?? ''} ${pattern}`.trim(),
+        });
       }
       return key;
     }
@@ -102,16 +126,35 @@ export function planKernel(prog: string, k: Kernel, manifest: WasmManifest, ctx:
     if (!storages.has(key)) {
       const next = key.endsWith('.next');
       const t = values[b.of];
-      if (!t) throw cudaDiagnostic('DY6103', `kernel '${k.name}': buffer '${b.name}' holds unknown value '${b.of}'`, ctx.span, ctx.file);
+      if (!t)
+        throw cudaDiagnostic(
+          'DY6103',
+          `kernel '${k.name}': buffer '${b.name}' holds unknown value '${b.of}'`,
+          ctx.span,
+          ctx.file,
+        );
       const kind = next ? 'temp' : isParam.has(b.of) ? 'param' : isResult.has(b.of) ? 'result' : 'temp';
       let count: string;
       if (b.role === 'values') {
         const layout = b.layout ?? 'csr';
         if (!isParam.has(b.of) && !(written.get(b.of)?.has(layout) ?? false))
-          throw cudaDiagnostic('DY6103', `kernel '${k.name}': sparse value '${b.of}' is read in ${layout} order but computed in ${[...(written.get(b.of) ?? [])].join(', ') || 'no'} order; the CUDA target does not permute sparse temporaries between layouts`, ctx.span, ctx.file);
+          throw cudaDiagnostic(
+            'DY6103',
+            `kernel '${k.name}': sparse value '${b.of}' is read in ${layout} order but computed in ${[...(written.get(b.of) ?? [])].join(', ') || 'no'} order; the CUDA target does not permute sparse temporaries between layouts`,
+            ctx.span,
+            ctx.file,
+          );
         count = `(size_t)b->${addSize(`nnz(${rootOf(b.of)})`)}`;
       } else count = product(dimsOf(t));
-      storages.set(key, { key, c: fields.add(key), elem: b.elem, count, kind, of: b.of, what: next ? 'next value (double buffer)' : b.role === 'values' ? `${b.layout ?? 'csr'} values` : b.role });
+      storages.set(key, {
+        key,
+        c: fields.add(key),
+        elem: b.elem,
+        count,
+        kind,
+        of: b.of,
+        what: next ? 'next value (double buffer)' : b.role === 'values' ? `${b.layout ?? 'csr'} values` : b.role,
+      });
     }
     return key;
   };
@@ -120,19 +163,48 @@ export function planKernel(prog: string, k: Kernel, manifest: WasmManifest, ctx:
     const op = symbolPart(ctx, 'op', f.op);
     const code = new OpCode(f, names, `${kname}_${op}`);
     const variants = variantsOf(code);
-    if (variants.length === 0) throw cudaDiagnostic('DY6103', `kernel '${k.name}': op ${f.op} (${f.result}) has a loop nest no GPU schedule applies to`, ctx.span, ctx.file);
+    if (variants.length === 0)
+      throw cudaDiagnostic(
+        'DY6103',
+        `kernel '${k.name}': op ${f.op} (${f.result}) has a loop nest no GPU schedule applies to`,
+        ctx.span,
+        ctx.file,
+      );
     const syms = variants.map((v) => `${prefix}_${op}_${v.cname}`);
     for (const s of syms) {
-      if (symbols.has(s)) throw cudaDiagnostic('DY6102', `kernel '${k.name}': the exported symbol '${s}' would be defined twice; rename the kernel`, ctx.span, ctx.file);
+      if (symbols.has(s))
+        throw cudaDiagnostic(
+          'DY6102',
+          `kernel '${k.name}': the exported symbol '${s}' would be defined twice; rename the kernel`,
+          ctx.span,
+          ctx.file,
+        );
       symbols.add(s);
     }
     const splittable = manifest.ops.find((m) => m.op === f.op)?.splittable ?? false;
     // The variants clamp the nest's top loop; the manifest's flag and that loop must be the same thing.
-    if (splittable !== (topLoop(f) !== undefined)) throw new Error(`cuda emitter: kernel ${k.name}: op ${f.op} is ${splittable ? '' : 'not '}splittable in the manifest but its nest says otherwise`);
-    return { f, code, variants, symbols: syms, storage: f.buffers.map(storageOf), sizes: f.sizes.map(addSize), splittable };
+    if (splittable !== (topLoop(f) !== undefined))
+      throw new Error(
+        `cuda emitter: kernel ${k.name}: op ${f.op} is ${splittable ? '' : 'not '}splittable in the manifest but its nest says otherwise`,
+      );
+    return {
+      f,
+      code,
+      variants,
+      symbols: syms,
+      storage: f.buffers.map(storageOf),
+      sizes: f.sizes.map(addSize),
+      splittable,
+    };
   });
   for (const s of [`${prefix}_run`, `${prefix}_run_buffers`]) {
-    if (symbols.has(s)) throw cudaDiagnostic('DY6102', `kernel '${k.name}': the exported symbol '${s}' would be defined twice; rename the kernel`, ctx.span, ctx.file);
+    if (symbols.has(s))
+      throw cudaDiagnostic(
+        'DY6102',
+        `kernel '${k.name}': the exported symbol '${s}' would be defined twice; rename the kernel`,
+        ctx.span,
+        ctx.file,
+      );
     symbols.add(s);
   }
   // Every param and result has storage even when no op reads it (the args struct is the kernel's signature).
@@ -140,10 +212,28 @@ export function planKernel(prog: string, k: Kernel, manifest: WasmManifest, ctx:
     const t = values[p.name]!;
     const kind = isParam.has(p.name) ? 'param' : 'result';
     if (t.format === 'dense') {
-      if (!storages.has(p.name)) storages.set(p.name, { key: p.name, c: fields.add(p.name), elem: t.dtype, count: product(t.shape), kind, of: p.name, what: t.shape.length === 0 ? 'scalar' : 'dense' });
+      if (!storages.has(p.name))
+        storages.set(p.name, {
+          key: p.name,
+          c: fields.add(p.name),
+          elem: t.dtype,
+          count: product(t.shape),
+          kind,
+          of: p.name,
+          what: t.shape.length === 0 ? 'scalar' : 'dense',
+        });
     } else if (kind === 'result') {
       const key = `${p.name}.vals`;
-      if (!storages.has(key)) storages.set(key, { key, c: fields.add(key), elem: t.dtype, count: `(size_t)b->${addSize(`nnz(${rootOf(p.name)})`)}`, kind, of: p.name, what: 'csr values' });
+      if (!storages.has(key))
+        storages.set(key, {
+          key,
+          c: fields.add(key),
+          elem: t.dtype,
+          count: `(size_t)b->${addSize(`nnz(${rootOf(p.name)})`)}`,
+          kind,
+          of: p.name,
+          what: 'csr values',
+        });
     }
   }
   return { kernel: k, prefix, manifest, storages, sizes, ops };
@@ -186,7 +276,8 @@ function writesDoc(plan: KernelPlan, op: OpPlan): string {
   const m = manifestOp(plan, op);
   const out = op.code.names.buf(op.f.out).c;
   if (m.splitWrites === 'rows') return `it writes rows [dy_row_begin, dy_row_end) of ${out} and nothing else`;
-  if (m.splitWrites === 'entries') return `it writes entries [ptr[dy_row_begin], ptr[dy_row_end]) of ${out} (ptr: the row pointers of ${m.balanceBy!.root}) and nothing else`;
+  if (m.splitWrites === 'entries')
+    return `it writes entries [ptr[dy_row_begin], ptr[dy_row_end]) of ${out} (ptr: the row pointers of ${m.balanceBy!.root}) and nothing else`;
   return `which elements of ${out} a range writes is not known, so it is not split across devices`;
 }
 
@@ -198,7 +289,12 @@ export function manifestOp(plan: KernelPlan, op: OpPlan): WasmOp {
 
 function stubView(plan: KernelPlan, op: OpPlan, vi: number): StubView {
   const v = op.variants[vi]!;
-  const params = [...op.code.params(false), ...v.extra.map((e) => `${e.type} ${e.name}`), ...(op.splittable ? ['int dy_row_begin', 'int dy_row_end'] : []), 'cudaStream_t stream'];
+  const params = [
+    ...op.code.params(false),
+    ...v.extra.map((e) => `${e.type} ${e.name}`),
+    ...(op.splittable ? ['int dy_row_begin', 'int dy_row_end'] : []),
+    'cudaStream_t stream',
+  ];
   const signature = `int ${op.symbols[vi]!}(${params.join(', ')})`;
   const checks = op.f.sizes.map((s) => `if (${op.code.names.sizes.get(s)!} < 0) return DYPE_ERR_BAD_SIZE;`);
   const body = [...checks, ...v.launch, 'return dy_launch_status();'];
@@ -206,7 +302,11 @@ function stubView(plan: KernelPlan, op: OpPlan, vi: number): StubView {
     `${op.f.name}, ${v.name}: ${v.note}.`,
     `Buffers: ${op.f.buffers.map((b) => `${op.code.names.buf(b.name).c} (${b.role}${b.layout ? ` ${b.layout}` : ''} of ${b.of}, ${b.elem}${op.code.written.has(b.name) ? ', written' : ''})`).join(', ')}.`,
     `Sizes: ${op.f.sizes.map((s) => `${op.code.names.sizes.get(s)!} = ${s}`).join(', ') || 'none'}.${v.extra.map((e) => ` ${e.name}: ${e.doc}.`).join('')}`,
-    ...(op.splittable ? [`Rows: only [dy_row_begin, dy_row_end) of the parallel loop over ${topLoop(op.f)!.var} run (dy_row_end < 0: to its end; 0, -1: all); ${writesDoc(plan, op)}.`] : []),
+    ...(op.splittable
+      ? [
+          `Rows: only [dy_row_begin, dy_row_end) of the parallel loop over ${topLoop(op.f)!.var} run (dy_row_end < 0: to its end; 0, -1: all); ${writesDoc(plan, op)}.`,
+        ]
+      : []),
   ];
   return { symbol: op.symbols[vi]!, variant: v.name, note: v.note, signature, body, doc };
 }
@@ -216,18 +316,37 @@ export function kernelView(plan: KernelPlan): KernelView {
   const device: string[] = [];
   const stubs: StubView[] = [];
   for (const op of ops) {
-    device.push(`// ---- ${op.f.name} (op ${op.f.op}: ${op.f.result} -> ${op.f.out}); variants: ${op.variants.map((v) => v.name).join(', ')}`);
+    device.push(
+      `// ---- ${op.f.name} (op ${op.f.op}: ${op.f.result} -> ${op.f.out}); variants: ${op.variants.map((v) => v.name).join(', ')}`,
+    );
     for (const v of op.variants) device.push(...v.device, '');
     op.variants.forEach((_, vi) => stubs.push(stubView(plan, op, vi)));
   }
   const all = [...storages.values()];
   const sizeFields = [...sizes.entries()].map(([s, c]) => `int ${c};  // ${s}`);
-  const buffersStruct = [...all.map((s) => `${ptrDecl(s, false)}  // ${s.kind}: ${s.what} of ${s.of}, ${s.elem}, ${s.count.replace(/b->/g, '')} elements`), ...sizeFields];
-  const argsStruct = [...all.filter((s) => s.kind !== 'temp').map((s) => `${ptrDecl(s, s.kind === 'param')}  // ${s.kind}: ${s.what} of ${s.of} (${typeText(manifest.values[s.of]!)})`), ...sizeFields];
+  const buffersStruct = [
+    ...all.map(
+      (s) =>
+        `${ptrDecl(s, false)}  // ${s.kind}: ${s.what} of ${s.of}, ${s.elem}, ${s.count.replace(/b->/g, '')} elements`,
+    ),
+    ...sizeFields,
+  ];
+  const argsStruct = [
+    ...all
+      .filter((s) => s.kind !== 'temp')
+      .map(
+        (s) =>
+          `${ptrDecl(s, s.kind === 'param')}  // ${s.kind}: ${s.what} of ${s.of} (${typeText(manifest.values[s.of]!)})`,
+      ),
+    ...sizeFields,
+  ];
   // Dispatch: one static function per op choosing the variant's stub.
   const dispatch: string[] = [];
   ops.forEach((op, n) => {
-    dispatch.push(`static int dy_${prefix.slice('dype_'.length)}_op${n}(const ${prefix}_buffers* b, int variant, cudaStream_t stream) {`, '  switch (variant) {');
+    dispatch.push(
+      `static int dy_${prefix.slice('dype_'.length)}_op${n}(const ${prefix}_buffers* b, int variant, cudaStream_t stream) {`,
+      '  switch (variant) {',
+    );
     op.variants.forEach((v, vi) => {
       const args = [...op.storage.map((k) => `b->${storages.get(k)!.c}`), ...op.sizes.map((c) => `b->${c}`)];
       if (v.name === 'merge-path') {
@@ -248,20 +367,38 @@ export function kernelView(plan: KernelPlan): KernelView {
         if (typeof s.count === 'number') count = `${s.count}`;
         else {
           const c = sizes.get(s.count.param);
-          if (c === undefined) throw cudaDiagnostic('DY6103', `kernel '${plan.kernel.name}': repeat ${s.id} counts '${s.count.param}', which is not a dim the host knows`, plan.kernel.span);
+          if (c === undefined)
+            throw cudaDiagnostic(
+              'DY6103',
+              `kernel '${plan.kernel.name}': repeat ${s.id} counts '${s.count.param}', which is not a dim the host knows`,
+              plan.kernel.span,
+            );
           count = `b->${c}`;
         }
         const it = `dy_it${depth}`;
-        return [`${ind}for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`, ...steps(s.body, `${ind}  `, depth + 1), `${ind}}`];
+        return [
+          `${ind}for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`,
+          ...steps(s.body, `${ind}  `, depth + 1),
+          `${ind}}`,
+        ];
       }
       const n = opIndex.get(s.op)!;
       const op = ops[n]!;
-      const out = [`${ind}if ((dy_rc = dy_${prefix.slice('dype_'.length)}_op${n}(b, variants ? variants[${n}] : 0, stream)) != 0) return dy_rc;`];
+      const out = [
+        `${ind}if ((dy_rc = dy_${prefix.slice('dype_'.length)}_op${n}(b, variants ? variants[${n}] : 0, stream)) != 0) return dy_rc;`,
+      ];
       if (op.f.out.endsWith('.next')) {
         const from = storages.get(op.storage[op.f.buffers.findIndex((x) => x.name === op.f.out)]!)!;
         const to = storages.get(op.f.out.slice(0, -'.next'.length))!;
-        if (!to) throw cudaDiagnostic('DY6103', `kernel '${plan.kernel.name}': op ${op.f.op} writes ${op.f.out} but nothing holds ${op.f.out.slice(0, -5)}`, plan.kernel.span);
-        out.push(`${ind}if ((dy_rc = (int)cudaMemcpyAsync(b->${to.c}, b->${from.c}, ${to.count} * sizeof(${storageType(to.elem)}), cudaMemcpyDeviceToDevice, stream)) != 0) return dy_rc;`);
+        if (!to)
+          throw cudaDiagnostic(
+            'DY6103',
+            `kernel '${plan.kernel.name}': op ${op.f.op} writes ${op.f.out} but nothing holds ${op.f.out.slice(0, -5)}`,
+            plan.kernel.span,
+          );
+        out.push(
+          `${ind}if ((dy_rc = (int)cudaMemcpyAsync(b->${to.c}, b->${from.c}, ${to.count} * sizeof(${storageType(to.elem)}), cudaMemcpyDeviceToDevice, stream)) != 0) return dy_rc;`,
+        );
       }
       return out;
     });
@@ -275,12 +412,20 @@ export function kernelView(plan: KernelPlan): KernelView {
     ...[...sizes.values()].map((c) => `b->${c} = a->${c};`),
     ...[...sizes.values()].map((c) => `if (b->${c} < 0) return DYPE_ERR_BAD_SIZE;`),
     'int dy_rc = 0;',
-    ...temps.map((s) => `if (dy_rc == 0) dy_rc = (int)cudaMallocAsync((void**)&b->${s.c}, (${s.count} > 0 ? ${s.count} : 1) * sizeof(${storageType(s.elem)}), stream);`),
+    ...temps.map(
+      (s) =>
+        `if (dy_rc == 0) dy_rc = (int)cudaMallocAsync((void**)&b->${s.c}, (${s.count} > 0 ? ${s.count} : 1) * sizeof(${storageType(s.elem)}), stream);`,
+    ),
     `if (dy_rc == 0) dy_rc = ${prefix}_run_buffers(b, variants, stream);`,
-    ...temps.map((s) => `if (b->${s.c}) { int dy_f = (int)cudaFreeAsync(b->${s.c}, stream); if (dy_rc == 0) dy_rc = dy_f; }`),
+    ...temps.map(
+      (s) => `if (b->${s.c}) { int dy_f = (int)cudaFreeAsync(b->${s.c}, stream); if (dy_rc == 0) dy_rc = dy_f; }`,
+    ),
     'return dy_rc;',
   ];
-  const opTable = ops.map((op, n) => `op ${n}: ${op.f.op} (${op.f.result} -> ${op.f.out}): ${op.variants.map((v, vi) => `${vi} = ${v.name}`).join(', ')}`);
+  const opTable = ops.map(
+    (op, n) =>
+      `op ${n}: ${op.f.op} (${op.f.result} -> ${op.f.out}): ${op.variants.map((v, vi) => `${vi} = ${v.name}`).join(', ')}`,
+  );
   return {
     name: plan.kernel.name,
     prefix,

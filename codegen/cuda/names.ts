@@ -75,9 +75,19 @@ export class Scope {
     const have = this.toC.get(name);
     if (have !== undefined) return have;
     const c = mangle(name);
-    if (c === undefined) reject(this.ctx, 'DY6101', `${this.what}: the name ${shown(name)} cannot be written as a C++ identifier (expected letters, digits and single underscores, starting with a letter)`);
+    if (c === undefined)
+      reject(
+        this.ctx,
+        'DY6101',
+        `${this.what}: the name ${shown(name)} cannot be written as a C++ identifier (expected letters, digits and single underscores, starting with a letter)`,
+      );
     const other = this.fromC.get(c);
-    if (other !== undefined) reject(this.ctx, 'DY6102', `${this.what}: the names ${shown(other)} and ${shown(name)} would both be the C++ identifier '${c}'; rename one of them`);
+    if (other !== undefined)
+      reject(
+        this.ctx,
+        'DY6102',
+        `${this.what}: the names ${shown(other)} and ${shown(name)} would both be the C++ identifier '${c}'; rename one of them`,
+      );
     this.toC.set(name, c);
     this.fromC.set(c, name);
     return c;
@@ -85,7 +95,8 @@ export class Scope {
 
   get(name: string): string {
     const c = this.toC.get(name);
-    if (c === undefined) throw new Error(`cuda emitter: kernel ${this.ctx.kernel}: ${this.what}: unknown name ${shown(name)}`);
+    if (c === undefined)
+      throw new Error(`cuda emitter: kernel ${this.ctx.kernel}: ${this.what}: unknown name ${shown(name)}`);
     return c;
   }
 
@@ -100,7 +111,12 @@ export class Scope {
  * `_` never produces a reserved `__`.
  */
 export function symbolPart(ctx: NameContext, what: string, name: string): string {
-  if (!IDENT.test(name) || name.includes('__') || name.endsWith('_')) reject(ctx, 'DY6101', `the ${what} name ${shown(name)} cannot be part of an exported C symbol (expected letters, digits and single underscores, starting with a letter and not ending in '_')`);
+  if (!IDENT.test(name) || name.includes('__') || name.endsWith('_'))
+    reject(
+      ctx,
+      'DY6101',
+      `the ${what} name ${shown(name)} cannot be part of an exported C symbol (expected letters, digits and single underscores, starting with a letter and not ending in '_')`,
+    );
   return name;
 }
 

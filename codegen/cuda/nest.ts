@@ -98,7 +98,8 @@ export function foldOf(s: LStmt, acc: string): { op: FoldOp; x: LExpr } | undefi
     if (v.op === '+') r = { op: 'sum', x: v.rhs };
     else if (v.op === '||') r = { op: 'or', x: v.rhs };
     else if (v.op === '&&') r = { op: 'and', x: v.rhs };
-  } else if (v.k === 'call' && (v.fn === 'min' || v.fn === 'max') && v.args.length === 2 && isAcc(v.args[0]!)) r = { op: v.fn, x: v.args[1]! };
+  } else if (v.k === 'call' && (v.fn === 'min' || v.fn === 'max') && v.args.length === 2 && isAcc(v.args[0]!))
+    r = { op: v.fn, x: v.args[1]! };
   if (r && exprVars(r.x).has(acc)) return undefined;
   return r;
 }
@@ -167,7 +168,15 @@ export function entryLoopOf(s: For, v: string, f: LoopFunc): string | undefined 
   if (!b || (b.role !== 'rowPtr' && b.role !== 'colPtr')) return undefined;
   if (lo.index.k !== 'var' || lo.index.name !== v) return undefined;
   const h = hi.index;
-  if (h.k !== 'bin' || h.op !== '+' || h.lhs.k !== 'var' || h.lhs.name !== v || h.rhs.k !== 'const' || h.rhs.value !== 1) return undefined;
+  if (
+    h.k !== 'bin' ||
+    h.op !== '+' ||
+    h.lhs.k !== 'var' ||
+    h.lhs.name !== v ||
+    h.rhs.k !== 'const' ||
+    h.rhs.value !== 1
+  )
+    return undefined;
   return b.name;
 }
 

@@ -21,7 +21,9 @@ function sourceDir(): string {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(`${dir}templates/program.cu.hbs`)) return (found = dir);
   }
-  throw new Error(`cuda emitter: templates not found (looked in ${CANDIDATES.map((c) => fileURLToPath(new URL(`${c}templates/`, import.meta.url))).join(', ')})`);
+  throw new Error(
+    `cuda emitter: templates not found (looked in ${CANDIDATES.map((c) => fileURLToPath(new URL(`${c}templates/`, import.meta.url))).join(', ')})`,
+  );
 }
 
 const cache = new Map<string, HandlebarsTemplateDelegate>();

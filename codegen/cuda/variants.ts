@@ -28,7 +28,23 @@
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { cConst, cType, ExprPrinter, FuncNames, StmtPrinter, type LLoad } from './cprint.js';
-import { declared, entryLoopOf, exprVars, freeVars, isConst0, isSparseOp, loads, onlySizes, outerSets, reductionAt, topLoop, writtenBuffers, type FoldOp, type For, type Reduction } from './nest.js';
+import {
+  declared,
+  entryLoopOf,
+  exprVars,
+  freeVars,
+  isConst0,
+  isSparseOp,
+  loads,
+  onlySizes,
+  outerSets,
+  reductionAt,
+  topLoop,
+  writtenBuffers,
+  type FoldOp,
+  type For,
+  type Reduction,
+} from './nest.js';
 
 export interface ExtraParam {
   type: string;
@@ -82,7 +98,10 @@ export class OpCode {
   }
 
   args(): string[] {
-    return [...this.f.buffers.map((b) => this.names.buf(b.name).c), ...this.f.sizes.map((s) => this.names.sizes.get(s)!)];
+    return [
+      ...this.f.buffers.map((b) => this.names.buf(b.name).c),
+      ...this.f.sizes.map((s) => this.names.sizes.get(s)!),
+    ];
   }
 
   /** Host text of a size expression (sizes are stub parameters of the same names). */
@@ -91,7 +110,13 @@ export class OpCode {
   }
 }
 
-const FOLD_FN: Record<FoldOp, string> = { sum: 'dy_op_sum', min: 'dy_op_min', max: 'dy_op_max', or: 'dy_op_or', and: 'dy_op_and' };
+const FOLD_FN: Record<FoldOp, string> = {
+  sum: 'dy_op_sum',
+  min: 'dy_op_min',
+  max: 'dy_op_max',
+  or: 'dy_op_or',
+  and: 'dy_op_and',
+};
 const indent = (lines: string[], by: string): string[] => lines.map((l) => (l === '' ? l : by + l));
 
 function kernelHead(o: OpCode, name: string, threads: number, extra: string[] = []): string {
@@ -115,7 +140,10 @@ const paren = (c: string): string => (/^[A-Za-z0-9_]+$/.test(c) ? c : `(${c})`);
  */
 function clampLines(o: OpCode, top: For): string[] {
   const [lo, hi] = [paren(o.host(top.lo)), paren(o.host(top.hi))];
-  return [`const int dy_lo = dy_row_begin > ${lo} ? dy_row_begin : ${lo};`, `const int dy_hi = dy_row_end >= 0 && dy_row_end < ${hi} ? dy_row_end : ${hi};`];
+  return [
+    `const int dy_lo = dy_row_begin > ${lo} ? dy_row_begin : ${lo};`,
+    `const int dy_hi = dy_row_end >= 0 && dy_row_end < ${hi} ? dy_row_end : ${hi};`,
+  ];
 }
 
 /** Lines that compute a 1-D grid of `blocks` (a long long expression) and reject one too large. */
@@ -145,7 +173,14 @@ export function rowPerThread(o: OpCode): Variant | undefined {
     ...grid('(dy_n + 255) / 256'),
     launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
-  return { name: 'row-per-thread', cname: 'row_per_thread', note: 'one thread per iteration of the parallel loop', device, launch, extra: [] };
+  return {
+    name: 'row-per-thread',
+    cname: 'row_per_thread',
+    note: 'one thread per iteration of the parallel loop',
+    device,
+    launch,
+    extra: [],
+  };
 }
 
 // ---------------------------------------------------------------- warp-per-row
@@ -228,7 +263,14 @@ class WarpPrinter extends StmtPrinter {
   override forStmt(s: For, ind: string): string[] {
     const independent = outerSets(s.body).size === 0;
     if (independent && this.canSplit(s) && !this.hasDenseReduction(s.body)) return this.splitLanes(s, ind);
-    if (this.converged && this.laneOwned && this.uniform(s.lo) && this.uniform(s.hi) && entryLoopOf(s, varOfLoad(s.lo), this.f)) return this.cachedEntries(s, ind);
+    if (
+      this.converged &&
+      this.laneOwned &&
+      this.uniform(s.lo) &&
+      this.uniform(s.hi) &&
+      entryLoopOf(s, varOfLoad(s.lo), this.f)
+    )
+      return this.cachedEntries(s, ind);
     const uni = this.uniform(s.lo) && this.uniform(s.hi);
     const saved = this.converged;
     if (!uni) {
@@ -268,9 +310,19 @@ class WarpPrinter extends StmtPrinter {
     const p = s.var;
     const ptr = (s.lo as LLoad).buf;
     const layout = this.f.buffers.find((x) => x.name === ptr)!.layout;
-    const cacheable = new Set(this.f.buffers.filter((x) => (x.role === 'colIdx' || x.role === 'rowIdx' || x.role === 'values') && x.layout === layout && !this.p.names.f.buffers.some((y) => y.name === x.name && writtenBuffers(this.f).has(y.name))).map((x) => x.name));
+    const cacheable = new Set(
+      this.f.buffers
+        .filter(
+          (x) =>
+            (x.role === 'colIdx' || x.role === 'rowIdx' || x.role === 'values') &&
+            x.layout === layout &&
+            !this.p.names.f.buffers.some((y) => y.name === x.name && writtenBuffers(this.f).has(y.name)),
+        )
+        .map((x) => x.name),
+    );
     const used = new Set<string>();
-    for (const e of bodyLoads(s.body)) if (e.index.k === 'var' && e.index.name === p && cacheable.has(e.buf)) used.add(e.buf);
+    for (const e of bodyLoads(s.body))
+      if (e.index.k === 'var' && e.index.name === p && cacheable.has(e.buf)) used.add(e.buf);
     if (used.size === 0 || freeVars(s.body).has(p) === false) return super.forStmt(s, ind);
     this.splits++;
     const pb = this.fresh('pb');
@@ -284,7 +336,9 @@ class WarpPrinter extends StmtPrinter {
       this.shared.push(`__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[8][32];`);
     }
     const inner = this.p;
-    this.p = inner.with(new Map(), (e) => (e.index.k === 'var' && e.index.name === p && sh.has(e.buf) ? `${sh.get(e.buf)!}[dy_w][${t}]` : undefined));
+    this.p = inner.with(new Map(), (e) =>
+      e.index.k === 'var' && e.index.name === p && sh.has(e.buf) ? `${sh.get(e.buf)!}[dy_w][${t}]` : undefined,
+    );
     const saved = this.converged;
     this.converged = false;
     const body = this.block(s.body, `${ind}    `);
@@ -366,7 +420,14 @@ export function warpPerRow(o: OpCode): Variant | undefined {
     ...grid('(dy_n + 7) / 8'),
     launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
-  return { name: 'warp-per-row', cname: 'warp_per_row', note: 'a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)', device, launch, extra: [] };
+  return {
+    name: 'warp-per-row',
+    cname: 'warp_per_row',
+    note: 'a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)',
+    device,
+    launch,
+    extra: [],
+  };
 }
 
 // ---------------------------------------------------------------- merge-path
@@ -436,7 +497,12 @@ export function mergePath(o: OpCode): Variant | undefined {
   const fold = FOLD_FN[red.op];
   const K = dense ? o.host(dense.hi) : '1';
   const ipt = dense ? 32 : 8;
-  const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry_a`, `${T}* __restrict__ dy_carry_b`];
+  const scratch = [
+    ...RANGE_PARAMS,
+    `${T}* __restrict__ dy_part`,
+    `${T}* __restrict__ dy_carry_a`,
+    `${T}* __restrict__ dy_carry_b`,
+  ];
   const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry_a', 'dy_carry_b'];
   const seg = `${o.base}_merge_path_segments`;
   const fix = `${o.base}_merge_path_rows`;
@@ -450,7 +516,9 @@ export function mergePath(o: OpCode): Variant | undefined {
   const segLines = [
     `${kernelHead(o, seg, 256, scratch)} {`,
     `  const int dy_K = ${K};`,
-    dense ? `  const long long ${unit} = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);` : `  const long long ${unit} = (long long)(blockIdx.x * blockDim.x + threadIdx.x);`,
+    dense
+      ? `  const long long ${unit} = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);`
+      : `  const long long ${unit} = (long long)(blockIdx.x * blockDim.x + threadIdx.x);`,
     dense ? '  const int dy_lane = (int)(threadIdx.x & 31u);' : '',
     `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
     `  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;`,
@@ -532,10 +600,18 @@ export function mergePath(o: OpCode): Variant | undefined {
   return {
     name: 'merge-path',
     cname: 'merge_path',
-    note: dense ? `nnz-balanced: each warp takes ${ipt} rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue` : `nnz-balanced merge path: each thread takes ${ipt} rows+entries; a second kernel combines split rows and runs the epilogue`,
+    note: dense
+      ? `nnz-balanced: each warp takes ${ipt} rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue`
+      : `nnz-balanced merge path: each thread takes ${ipt} rows+entries; a second kernel combines split rows and runs the epilogue`,
     device: [...segLines, '', ...rowLines],
     launch,
-    extra: [{ type: 'int', name: 'dy_nnz', doc: `stored entries of the matrix whose row pointers are ${ptr} (its ${ptr}[rows]; the grid is sized for them, the range's own entries are read on the device)` }],
+    extra: [
+      {
+        type: 'int',
+        name: 'dy_nnz',
+        doc: `stored entries of the matrix whose row pointers are ${ptr} (its ${ptr}[rows]; the grid is sized for them, the range's own entries are read on the device)`,
+      },
+    ],
   };
 }
 
@@ -553,7 +629,12 @@ export function tiled(o: OpCode): Variant | undefined {
   if (!red || kl.body[0] !== red.init) return undefined;
   const jl = red.loop;
   if (!isConst0(jl.lo) || !onlySizes(jl.hi, f) || jl.body.length !== 1 || jl.body[0]!.k !== 'set') return undefined;
-  if (![...freeVars(jl.body)].every((v) => v === top.var || v === kl.var || v === jl.var || v === red.init.var || f.sizes.includes(v))) return undefined;
+  if (
+    ![...freeVars(jl.body)].every(
+      (v) => v === top.var || v === kl.var || v === jl.var || v === red.init.var || f.sizes.includes(v),
+    )
+  )
+    return undefined;
   const [iv, kv, jv] = [top.var, kl.var, jl.var];
   const set = jl.body[0] as Extract<LStmt, { k: 'set' }>;
   // Loads of the dot-product body that depend on (i, j) or (j, k) only go through tiles.
@@ -581,14 +662,18 @@ export function tiled(o: OpCode): Variant | undefined {
     const elem = p.names.buf(e.buf).elem;
     shared.push(`__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[16][17];`);
     hook.set(e, `${c}[dy_ty][dy_t]`);
-    fills.push(`    { const int ${I} = min(dy_i0 + dy_ty, dy_hi - 1); const int ${J} = min(dy_jb + dy_tx, dy_J - 1); ${c}[dy_ty][dy_tx] = ${p.load(e)}; }`);
+    fills.push(
+      `    { const int ${I} = min(dy_i0 + dy_ty, dy_hi - 1); const int ${J} = min(dy_jb + dy_tx, dy_J - 1); ${c}[dy_ty][dy_tx] = ${p.load(e)}; }`,
+    );
   });
   tileB.forEach((e, n) => {
     const c = `dy_tb${n}`;
     const elem = p.names.buf(e.buf).elem;
     shared.push(`__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[16][17];`);
     hook.set(e, `${c}[dy_t][dy_tx]`);
-    fills.push(`    { const int ${Kc} = min(dy_k0 + dy_tx, dy_K - 1); const int ${J} = min(dy_jb + dy_ty, dy_J - 1); ${c}[dy_ty][dy_tx] = ${p.load(e)}; }`);
+    fills.push(
+      `    { const int ${Kc} = min(dy_k0 + dy_tx, dy_K - 1); const int ${J} = min(dy_jb + dy_ty, dy_J - 1); ${c}[dy_ty][dy_tx] = ${p.load(e)}; }`,
+    );
   });
   const tp = p.with(new Map(), (e) => hook.get(e));
   const rest = new StmtPrinter(p).block(kl.body.slice(2), '    ');
@@ -623,9 +708,19 @@ export function tiled(o: OpCode): Variant | undefined {
     'if (dy_rows <= 0 || dy_cols <= 0) return 0;',
     '// Row tiles on x, whose limit is 2^31 - 1 blocks (y allows 65535).',
     'if ((dy_rows + 15) / 16 > 2147483647LL || (dy_cols + 15) / 16 > 65535LL) return DYPE_ERR_TOO_LARGE;',
-    launchLine(name, 'dim3((unsigned)((dy_rows + 15) / 16), (unsigned)((dy_cols + 15) / 16))', 'dim3(16, 16)', [...o.args(), ...RANGE_ARGS]),
+    launchLine(name, 'dim3((unsigned)((dy_rows + 15) / 16), (unsigned)((dy_cols + 15) / 16))', 'dim3(16, 16)', [
+      ...o.args(),
+      ...RANGE_ARGS,
+    ]),
   ];
-  return { name: 'tiled', cname: 'tiled', note: `16 x 16 output tiles; ${tileA.length + tileB.length} operand(s) of the dense reduction staged in shared-memory tiles`, device, launch, extra: [] };
+  return {
+    name: 'tiled',
+    cname: 'tiled',
+    note: `16 x 16 output tiles; ${tileA.length + tileB.length} operand(s) of the dense reduction staged in shared-memory tiles`,
+    device,
+    launch,
+    extra: [],
+  };
 }
 
 // ---------------------------------------------------------------- elementwise
@@ -641,19 +736,26 @@ export function elementwise(o: OpCode): Variant | undefined {
     inner = (inner[0] as For).body;
   }
   let hasLoop = false;
-  for (const s of inner)
-    if (s.k === 'for' || s.k === 'if') hasLoop = true;
+  for (const s of inner) if (s.k === 'for' || s.k === 'if') hasLoop = true;
   if (hasLoop) return undefined;
   if (!nest.every((l) => onlySizes(l.lo, f) && onlySizes(l.hi, f))) return undefined;
   const name = `${o.base}_elementwise`;
   const p = o.p;
   // The top loop runs over the clamped range [dy_lo, dy_hi); the inner ones over their whole ranges.
-  const ext = nest.map((l, n) => (n === 0 ? 'const long long dy_n0 = (long long)dy_hi - dy_lo;' : `const long long dy_n${n} = (long long)(${o.host(l.hi)}) - (${o.host(l.lo)});`));
+  const ext = nest.map((l, n) =>
+    n === 0
+      ? 'const long long dy_n0 = (long long)dy_hi - dy_lo;'
+      : `const long long dy_n${n} = (long long)(${o.host(l.hi)}) - (${o.host(l.lo)});`,
+  );
   const decode: string[] = ['    long long dy_r = dy_e;'];
   for (let n = nest.length - 1; n >= 0; n--) {
     const l = nest[n]!;
     if (n === 0) decode.push(`    const int ${p.var(l.var)} = dy_lo + (int)dy_r;`);
-    else decode.push(`    const int ${p.var(l.var)} = (${o.host(l.lo)}) + (int)(dy_r % dy_n${n});`, `    dy_r /= dy_n${n};`);
+    else
+      decode.push(
+        `    const int ${p.var(l.var)} = (${o.host(l.lo)}) + (int)(dy_r % dy_n${n});`,
+        `    dy_r /= dy_n${n};`,
+      );
   }
   const total = nest.map((_, n) => `dy_n${n}`).join(' * ');
   const device = [
@@ -674,7 +776,14 @@ export function elementwise(o: OpCode): Variant | undefined {
     'const long long dy_blocks = (dy_total + 255) / 256 < 1048576LL ? (dy_total + 255) / 256 : 1048576LL;',
     launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
-  return { name: 'elementwise', cname: 'elementwise', note: `one thread per element of the ${nest.length}-deep dense nest (grid-stride, innermost index fastest)`, device, launch, extra: [] };
+  return {
+    name: 'elementwise',
+    cname: 'elementwise',
+    note: `one thread per element of the ${nest.length}-deep dense nest (grid-stride, innermost index fastest)`,
+    device,
+    launch,
+    extra: [],
+  };
 }
 
 // ---------------------------------------------------------------- scalar ops
@@ -683,7 +792,14 @@ export function serial(o: OpCode): Variant | undefined {
   if (topLoop(o.f)) return undefined;
   const name = `${o.base}_serial`;
   const device = [`${kernelHead(o, name, 1)} {`, ...new StmtPrinter(o.p).block(o.f.body, '  '), '}'];
-  return { name: 'serial', cname: 'serial', note: 'one thread runs the whole nest (an op without a parallel loop)', device, launch: [launchLine(name, '1', '1', o.args())], extra: [] };
+  return {
+    name: 'serial',
+    cname: 'serial',
+    note: 'one thread runs the whole nest (an op without a parallel loop)',
+    device,
+    launch: [launchLine(name, '1', '1', o.args())],
+    extra: [],
+  };
 }
 
 export function blockReduce(o: OpCode): Variant | undefined {
@@ -717,13 +833,22 @@ export function blockReduce(o: OpCode): Variant | undefined {
     '  }',
     '}',
   ];
-  return { name: 'block-reduce', cname: 'block_reduce', note: 'one block of 1024 threads folds the reduction loop (warp shuffles, then shared memory); thread 0 runs the rest', device, launch: [launchLine(name, '1', '1024', o.args())], extra: [] };
+  return {
+    name: 'block-reduce',
+    cname: 'block_reduce',
+    note: 'one block of 1024 threads folds the reduction loop (warp shuffles, then shared memory); thread 0 runs the rest',
+    device,
+    launch: [launchLine(name, '1', '1024', o.args())],
+    extra: [],
+  };
 }
 
 /** The variants of an op, in order of preference (the first is the program's default). */
 export function variantsOf(o: OpCode): Variant[] {
   const sparse = isSparseOp(o.f);
-  const list = sparse ? [warpPerRow(o), mergePath(o), rowPerThread(o)] : [tiled(o), elementwise(o), warpPerRow(o), blockReduce(o), serial(o)];
+  const list = sparse
+    ? [warpPerRow(o), mergePath(o), rowPerThread(o)]
+    : [tiled(o), elementwise(o), warpPerRow(o), blockReduce(o), serial(o)];
   const out = list.filter((v): v is Variant => v !== undefined);
   // A dense op that is neither a tiled contraction nor elementwise keeps the plain nest.
   if (!sparse && !out.some((v) => v.name === 'elementwise')) {

@@ -53,19 +53,30 @@ function extraDim(d: string, f: LoopFunc, m: WasmManifest, known: Set<string>): 
     const shape = m.values[b.of]?.shape ?? [];
     const others = shape.filter((x) => x !== d);
     if (shape.length - others.length !== 1 || !others.every((x) => typeof x === 'number' || known.has(x))) continue;
-    const per = others.map((x) => (typeof x === 'number' ? `size_t(${x})` : `size_t(${varName(x)})`)).join(' * ') || 'size_t(1)';
+    const per =
+      others.map((x) => (typeof x === 'number' ? `size_t(${x})` : `size_t(${varName(x)})`)).join(' * ') || 'size_t(1)';
     return `c.dim_from_extent(${i}, sizeof(${cppType(b.elem)}), ${per}, "${d}")`;
   }
   return undefined;
 }
 
-export function abiOpVM(f: LoopFunc, vm: KernelVM, m: WasmManifest, ctx: BuildContext, extra: readonly string[]): AbiOpVM {
+export function abiOpVM(
+  f: LoopFunc,
+  vm: KernelVM,
+  m: WasmManifest,
+  ctx: BuildContext,
+  extra: readonly string[],
+): AbiOpVM {
   const op = ctx.manifestOp(f);
   const S = f.sizes.length;
   const impl = fpgaImplOfDesign(vm.design);
   const body: string[] = [];
   f.sizes.forEach((s, i) => body.push(`const int32_t ${varName(s)} = c.size(${i});`));
-  body.push(`const int32_t sp_rows = c.size(${S});`, `const int32_t sp_cols = c.size(${S + 1});`, `const int32_t sp_nnz = c.size(${S + 2});`);
+  body.push(
+    `const int32_t sp_rows = c.size(${S});`,
+    `const int32_t sp_cols = c.size(${S + 1});`,
+    `const int32_t sp_nnz = c.size(${S + 2});`,
+  );
   const known = new Set(f.sizes);
   let missing: string | undefined;
   for (const d of extra) {
@@ -79,15 +90,30 @@ export function abiOpVM(f: LoopFunc, vm: KernelVM, m: WasmManifest, ctx: BuildCo
   }
   if (missing !== undefined) {
     body.length = 0;
-    body.push('(void)c;', `dype::abi::raise(DYPE_ERR_UNSUPPORTED, "launch ${f.name}: its dim '${missing}' is neither a size, a dim of its sparse operand, nor the length of a buffer");`);
+    body.push(
+      '(void)c;',
+      `dype::abi::raise(DYPE_ERR_UNSUPPORTED, "launch ${f.name}: its dim '${missing}' is neither a size, a dim of its sparse operand, nor the length of a buffer");`,
+    );
   } else {
     // The top loop reads the balancing pointers at every row it runs: it must not run past the pattern's.
     if (op.balanceBy && typeof op.splitRange === 'string') {
       const figure = op.balanceBy.layout === 'csr' ? 'sp_rows' : 'sp_cols';
-      body.push(`if (${varName(op.splitRange)} > ${figure}) dype::abi::raise(DYPE_ERR_BAD_SIZE, std::string("launch ${f.name}: it runs ") + std::to_string(${varName(op.splitRange)}) + " rows over a pattern of " + std::to_string(${figure}));`);
+      body.push(
+        `if (${varName(op.splitRange)} > ${figure}) dype::abi::raise(DYPE_ERR_BAD_SIZE, std::string("launch ${f.name}: it runs ") + std::to_string(${varName(op.splitRange)}) + " rows over a pattern of " + std::to_string(${figure}));`,
+      );
     }
-    f.buffers.forEach((b, i) => body.push(`${cppType(b.elem)}* ${bufName(b.name)} = c.buffer<${cppType(b.elem)}>(${i}, ${ctx.sizeOf(f, b)});`));
-    const args = [...f.buffers.map((b) => bufName(b.name)), ...f.sizes.map(varName), ...extra.map(varName), 'sp_rows', 'sp_cols', 'sp_nnz', 'c.at'];
+    f.buffers.forEach((b, i) =>
+      body.push(`${cppType(b.elem)}* ${bufName(b.name)} = c.buffer<${cppType(b.elem)}>(${i}, ${ctx.sizeOf(f, b)});`),
+    );
+    const args = [
+      ...f.buffers.map((b) => bufName(b.name)),
+      ...f.sizes.map(varName),
+      ...extra.map(varName),
+      'sp_rows',
+      'sp_cols',
+      'sp_nnz',
+      'c.at',
+    ];
     body.push(`launch_${f.name}(${args.join(', ')});`);
   }
   return {

@@ -69,7 +69,8 @@ export const HLS_DIALECT: CDialect = {
   idiv: (a, b, t) => `dype_idiv<${cppType(t)}>(${a}, ${b})`,
   helper: (fn, t, args) => `dype_${fn}<${cppType(t)}>(${args.join(', ')})`,
   mathIn: (fn, t) => fn === 'sqrt' && isFloat(t),
-  math: (fn, _t, args) => (fn === 'sigmoid' ? `1.0 / (1.0 + std::exp(-(${args[0]})))` : `std::${fn}(${args.join(', ')})`),
+  math: (fn, _t, args) =>
+    fn === 'sigmoid' ? `1.0 / (1.0 + std::exp(-(${args[0]})))` : `std::${fn}(${args.join(', ')})`,
 };
 
 export class CppPrinter extends CExprPrinter {
@@ -101,19 +102,29 @@ export interface StmtOptions {
 }
 
 export function isInnermost(s: Extract<LStmt, { k: 'for' }>): boolean {
-  const has = (ss: readonly LStmt[]): boolean => ss.some((x) => x.k === 'for' || (x.k === 'if' && (has(x.then) || has(x.else ?? []))));
+  const has = (ss: readonly LStmt[]): boolean =>
+    ss.some((x) => x.k === 'for' || (x.k === 'if' && (has(x.then) || has(x.else ?? []))));
   return !has(s.body);
 }
 
 /** Prints statements; `locals` receives the element type of every let so later expressions can be typed. */
-export function printStmts(p: CppPrinter, ss: readonly LStmt[], locals: Map<string, LElem>, names: Names, opts: StmtOptions, indent: string): string[] {
+export function printStmts(
+  p: CppPrinter,
+  ss: readonly LStmt[],
+  locals: Map<string, LElem>,
+  names: Names,
+  opts: StmtOptions,
+  indent: string,
+): string[] {
   const out: string[] = [];
   for (const s of ss) {
     switch (s.k) {
       case 'for': {
         locals.set(s.var, 'index');
         const v = names.variable(s.var);
-        out.push(`${indent}${ident(`L_${s.var}`)}: for (int32_t ${v} = ${p.as(s.lo, 'index')}; ${v} < ${p.as(s.hi, 'index')}; ${v}++) {`);
+        out.push(
+          `${indent}${ident(`L_${s.var}`)}: for (int32_t ${v} = ${p.as(s.lo, 'index')}; ${v} < ${p.as(s.hi, 'index')}; ${v}++) {`,
+        );
         for (const l of opts.loopPragmas(s, isInnermost(s))) out.push(`${indent}  ${l}`);
         out.push(...printStmts(p, s.body, locals, names, opts, `${indent}  `));
         out.push(`${indent}}`);

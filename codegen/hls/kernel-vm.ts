@@ -8,7 +8,12 @@
  */
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import type { WasmOp } from '../../runtime/wasm/manifest.js';
-import { FPGA_DESIGN_DEFAULTS, fpgaDesignResources, type FpgaDesignConfig, type FpgaDesignName } from '../../runtime/plan/fpga-designs.js';
+import {
+  FPGA_DESIGN_DEFAULTS,
+  fpgaDesignResources,
+  type FpgaDesignConfig,
+  type FpgaDesignName,
+} from '../../runtime/plan/fpga-designs.js';
 import { CppPrinter, cppType, ident, printStmts, type Names } from './cpp-expr.js';
 import { firstLoadIndex } from '../c/walk.js';
 import { matchDesign, type GemmMatch, type SddmmMatch, type SparseRowsMatch, type StreamMatch } from './match.js';
@@ -62,7 +67,11 @@ export function launchParams(f: LoopFunc, extraDims: readonly string[]): string[
 }
 
 /** The loop nest itself as a plain C++ function body (testbench reference and generic kernels). */
-function plainBody(f: LoopFunc, pragmas: (loop: Extract<LStmt, { k: 'for' }>, innermost: boolean) => string[], extraVars: Record<string, string> = {}): string[] {
+function plainBody(
+  f: LoopFunc,
+  pragmas: (loop: Extract<LStmt, { k: 'for' }>, innermost: boolean) => string[],
+  extraVars: Record<string, string> = {},
+): string[] {
   const locals = new Map<string, LElem>();
   for (const s of f.sizes) locals.set(s, 'index');
   for (const v of Object.keys(extraVars)) locals.set(v, 'index');
@@ -73,7 +82,9 @@ function plainBody(f: LoopFunc, pragmas: (loop: Extract<LStmt, { k: 'for' }>, in
 
 /** The testbench's reference: the plain loop nest, with scalar operands read from their one-element buffers as the kernels receive them. */
 function referenceBody(f: LoopFunc): string[] {
-  const scalars = f.buffers.filter((b) => isScalarIn(f, b)).map((b) => `  const ${elemOf(b)} ${scalarName(b.name)} = ${bufName(b.name)}[0];`);
+  const scalars = f.buffers
+    .filter((b) => isScalarIn(f, b))
+    .map((b) => `  const ${elemOf(b)} ${scalarName(b.name)} = ${bufName(b.name)}[0];`);
   return [...scalars, ...plainBody(f, () => [])];
 }
 
@@ -84,7 +95,11 @@ function nestLoops(f: LoopFunc): LoopDecl[] {
     for (const s of ss) {
       if (s.k === 'for') {
         const dd = JSON.stringify([s.lo, s.hi]).includes('"k":"load"');
-        out.push({ label: `L_${s.var}`, dataDependent: dd, ...(dd ? { tripcount: { min: 0, max: MAX_TRIP, avg: 16 } } : {}) });
+        out.push({
+          label: `L_${s.var}`,
+          dataDependent: dd,
+          ...(dd ? { tripcount: { min: 0, max: MAX_TRIP, avg: 16 } } : {}),
+        });
         visit(s.body);
       } else if (s.k === 'if') {
         visit(s.then);
@@ -97,7 +112,9 @@ function nestLoops(f: LoopFunc): LoopDecl[] {
 }
 
 function tripPragma(l: LoopDecl | undefined): string[] {
-  return l?.tripcount ? [`#pragma HLS LOOP_TRIPCOUNT min=${l.tripcount.min} max=${l.tripcount.max} avg=${l.tripcount.avg}`] : [];
+  return l?.tripcount
+    ? [`#pragma HLS LOOP_TRIPCOUNT min=${l.tripcount.min} max=${l.tripcount.max} avg=${l.tripcount.avg}`]
+    : [];
 }
 
 /** Arguments for the loop-IR buffers and sizes, each pointer in its own bundle and bank from `firstBank`. */
@@ -106,32 +123,65 @@ function plainArgs(f: LoopFunc, firstBank: number): KernelArg[] {
   const args: KernelArg[] = [];
   for (const b of f.buffers) {
     if (isScalarIn(f, b)) {
-      args.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
+      args.push({
+        name: scalarName(b.name),
+        cType: elemOf(b),
+        kind: 'scalar',
+        host: `${bufName(b.name)}[0]`,
+        output: false,
+      });
       continue;
     }
     const n = bufName(b.name);
-    args.push({ name: n, cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `gmem${bank}`, bank, host: n, hostCount: `n_${n}`, elemType: elemOf(b), output: b.name === f.out });
+    args.push({
+      name: n,
+      cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`,
+      kind: 'ptr',
+      bundle: `gmem${bank}`,
+      bank,
+      host: n,
+      hostCount: `n_${n}`,
+      elemType: elemOf(b),
+      output: b.name === f.out,
+    });
     bank++;
   }
-  for (const s of f.sizes) args.push({ name: varName(s), cType: 'int32_t', kind: 'scalar', host: varName(s), output: false });
+  for (const s of f.sizes)
+    args.push({ name: varName(s), cType: 'int32_t', kind: 'scalar', host: varName(s), output: false });
   return args;
 }
 
 function interfaceLines(args: KernelArg[]): string[] {
-  const out = args.map((a) => (a.kind === 'ptr' ? `#pragma HLS INTERFACE mode=m_axi port=${a.name} bundle=${a.bundle} offset=slave` : `#pragma HLS INTERFACE mode=s_axilite port=${a.name}`));
+  const out = args.map((a) =>
+    a.kind === 'ptr'
+      ? `#pragma HLS INTERFACE mode=m_axi port=${a.name} bundle=${a.bundle} offset=slave`
+      : `#pragma HLS INTERFACE mode=s_axilite port=${a.name}`,
+  );
   out.push('#pragma HLS INTERFACE mode=s_axilite port=return');
   return out;
 }
 
 function arrayLines(a: ArrayDecl, isStatic: boolean): string[] {
   const out = [`${isStatic ? 'static ' : ''}${a.type} ${a.name}${a.dims.map((d) => `[${d}]`).join('')};`];
-  for (const p of a.partitions) out.push(p.kind === 'complete' ? `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=complete` : `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=${p.kind} factor=${p.factor}`);
+  for (const p of a.partitions)
+    out.push(
+      p.kind === 'complete'
+        ? `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=complete`
+        : `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=${p.kind} factor=${p.factor}`,
+    );
   if (a.storage) out.push(`#pragma HLS BIND_STORAGE variable=${a.name} type=ram_2p impl=${a.storage}`);
   return out;
 }
 
 function estimates(design: FpgaDesignName, c: FpgaDesignConfig, cycles: string): KernelVM['estimates'] {
-  return { design, pes: design === 'gemm' ? c.pesPerChannel * c.lanes : c.channels * c.pesPerChannel, ii: c.ii, clockMHz: c.clockMHz, cycles, resources: fpgaDesignResources(design, c) };
+  return {
+    design,
+    pes: design === 'gemm' ? c.pesPerChannel * c.lanes : c.channels * c.pesPerChannel,
+    ii: c.ii,
+    clockMHz: c.clockMHz,
+    cycles,
+    resources: fpgaDesignResources(design, c),
+  };
 }
 
 /** Counts of every pointer argument the launch function passes (host element counts). */
@@ -149,14 +199,28 @@ function countDecls(f: LoopFunc, sizeOf: (b: LBuffer) => string): string[] {
 function rangeDecls(f: LoopFunc, op: WasmOp, first: string, last: string): string[] {
   const out = f.buffers.find((b) => b.name === f.out)!;
   const n = `n_${bufName(out.name)}`;
-  if (!op.splittable) return [`dype::whole_only(at, "${f.name}");`, ...(first ? [`const int32_t r_lo = ${first};`, `const int32_t r_hi = ${last};`] : []), `const size_t w_lo = 0;`, `const size_t w_hi = ${n};`];
-  const decls = [`const int32_t r_lo = dype::range_begin(at, ${first}, ${last});`, `const int32_t r_hi = dype::range_end(at, ${first}, ${last});`];
+  if (!op.splittable)
+    return [
+      `dype::whole_only(at, "${f.name}");`,
+      ...(first ? [`const int32_t r_lo = ${first};`, `const int32_t r_hi = ${last};`] : []),
+      `const size_t w_lo = 0;`,
+      `const size_t w_hi = ${n};`,
+    ];
+  const decls = [
+    `const int32_t r_lo = dype::range_begin(at, ${first}, ${last});`,
+    `const int32_t r_hi = dype::range_end(at, ${first}, ${last});`,
+  ];
   const ptr = f.buffers.find((b) => b.role === 'rowPtr' || b.role === 'colPtr');
   if (op.splitWrites === 'rows') {
     const w = `(${n} / size_t(std::max<int32_t>(1, ${last})))`;
     return [...decls, `const size_t w_lo = size_t(r_lo) * ${w};`, `const size_t w_hi = size_t(r_hi) * ${w};`];
   }
-  if (op.splitWrites === 'entries' && ptr) return [...decls, `const size_t w_lo = size_t(${bufName(ptr.name)}[r_lo]);`, `const size_t w_hi = size_t(${bufName(ptr.name)}[r_hi]);`];
+  if (op.splitWrites === 'entries' && ptr)
+    return [
+      ...decls,
+      `const size_t w_lo = size_t(${bufName(ptr.name)}[r_lo]);`,
+      `const size_t w_hi = size_t(${bufName(ptr.name)}[r_hi]);`,
+    ];
   return [...decls, `const size_t w_lo = 0;`, `const size_t w_hi = ${n};`];
 }
 
@@ -188,7 +252,11 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const names = baseNames(f, locals);
   const winName = (b: string): string => `win_${ident(b)}`;
   const kVar = m.colLoop?.var;
-  const rename = (base: Names, vars: Record<string, string>, load?: (buf: string, index: LExpr) => string | undefined): Names => ({
+  const rename = (
+    base: Names,
+    vars: Record<string, string>,
+    load?: (buf: string, index: LExpr) => string | undefined,
+  ): Names => ({
     ...base,
     load: (buf, index) => load?.(buf, index) ?? base.load.call(rename(base, vars, load), buf, index),
     variable: (v) => vars[v] ?? base.variable(v),
@@ -216,17 +284,47 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
 
   // Kernel arguments: one stream source per channel (HBM banks 0..CH-1), the meta table, then the dense operands.
   const args: KernelArg[] = [];
-  for (let ch = 0; ch < CH; ch++) args.push({ name: `nz_${ch}`, cType: `const ${N}_pack_t*`, kind: 'ptr', bundle: `hbm${ch}`, bank: ch, host: `reinterpret_cast<const ${N}_pack_t*>(pk.words[${ch}].data())`, hostCount: `pk.words[${ch}].size() / ${PE}`, elemType: `${N}_pack_t`, output: false });
-  args.push({ name: 'meta', cType: 'const int32_t*', kind: 'ptr', bundle: 'hbm_meta', bank: CH, host: 'pk.meta.data()', hostCount: 'pk.meta.size()', elemType: 'int32_t', output: false });
+  for (let ch = 0; ch < CH; ch++)
+    args.push({
+      name: `nz_${ch}`,
+      cType: `const ${N}_pack_t*`,
+      kind: 'ptr',
+      bundle: `hbm${ch}`,
+      bank: ch,
+      host: `reinterpret_cast<const ${N}_pack_t*>(pk.words[${ch}].data())`,
+      hostCount: `pk.words[${ch}].size() / ${PE}`,
+      elemType: `${N}_pack_t`,
+      output: false,
+    });
+  args.push({
+    name: 'meta',
+    cType: 'const int32_t*',
+    kind: 'ptr',
+    bundle: 'hbm_meta',
+    bank: CH,
+    host: 'pk.meta.data()',
+    hostCount: 'pk.meta.size()',
+    elemType: 'int32_t',
+    output: false,
+  });
   let bank = CH + 1;
   const computeParams: string[] = [];
   const computeArgs: string[] = [];
   for (const b of f.buffers) {
     if (b.role === 'rowPtr' || b.role === 'colIdx' || b.role === 'values') continue;
-    const a: KernelArg =
-      isScalarIn(f, b)
-        ? { name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false }
-        : { name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `hbm_${ident(b.name)}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out };
+    const a: KernelArg = isScalarIn(f, b)
+      ? { name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false }
+      : {
+          name: bufName(b.name),
+          cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`,
+          kind: 'ptr',
+          bundle: `hbm_${ident(b.name)}`,
+          bank: bank++,
+          host: bufName(b.name),
+          hostCount: `n_${bufName(b.name)}`,
+          elemType: elemOf(b),
+          output: b.name === f.out,
+        };
     args.push(a);
     computeParams.push(`${a.cType} ${a.name}`);
     computeArgs.push(a.name);
@@ -240,7 +338,15 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const dims = ['row_lo', 'n_rows', 'n_cols', 'n_k', 'n_tiles', 'n_ktiles', 'n_wins'];
   const kExpr = m.colLoop ? new CppPrinter(names).as(m.colLoop.hi, 'index') : '1';
   const lastRow = new CppPrinter(names).as(m.rowLoop.hi, 'index');
-  const hostDims: Record<string, string> = { row_lo: 'r_lo', n_rows: 'r_hi', n_cols: 'sp_cols', n_k: kExpr, n_tiles: 'pk.n_tiles', n_ktiles: `(${kExpr} + ${KT - 1}) / ${KT}`, n_wins: 'pk.n_wins' };
+  const hostDims: Record<string, string> = {
+    row_lo: 'r_lo',
+    n_rows: 'r_hi',
+    n_cols: 'sp_cols',
+    n_k: kExpr,
+    n_tiles: 'pk.n_tiles',
+    n_ktiles: `(${kExpr} + ${KT - 1}) / ${KT}`,
+    n_wins: 'pk.n_wins',
+  };
   for (const d of dims) {
     args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: hostDims[d]!, output: false });
     computeParams.push(`int32_t ${d}`);
@@ -249,13 +355,45 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
 
   const streams: StreamDecl[] = [];
   for (let ch = 0; ch < CH; ch++) {
-    streams.push({ name: `rd_s[${ch}]`, type: `${N}_range_t`, depth: 4, producers: [`${N}_meta`], consumers: [`${N}_read_${ch}`] });
-    streams.push({ name: `nz_s[${ch}]`, type: `${N}_pack_t`, depth: 64, producers: [`${N}_read_${ch}`], consumers: [`${N}_compute`] });
+    streams.push({
+      name: `rd_s[${ch}]`,
+      type: `${N}_range_t`,
+      depth: 4,
+      producers: [`${N}_meta`],
+      consumers: [`${N}_read_${ch}`],
+    });
+    streams.push({
+      name: `nz_s[${ch}]`,
+      type: `${N}_pack_t`,
+      depth: 64,
+      producers: [`${N}_read_${ch}`],
+      consumers: [`${N}_compute`],
+    });
   }
   streams.push({ name: 'len_s', type: 'int32_t', depth: 4, producers: [`${N}_meta`], consumers: [`${N}_compute`] });
   const arrays: ArrayDecl[] = [
-    { name: 'acc', type: cppType(m.acc.type), dims: [LANES, c.rowSlots, KT], partitions: [{ dim: 1, kind: 'complete', factor: LANES }, ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : [])], unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])], storage: 'uram' },
-    ...m.windows.map((w): ArrayDecl => ({ name: winName(w.name), type: elemOf(w), dims: [LANES, c.colWindow, KT], partitions: [{ dim: 1, kind: 'complete', factor: LANES }, ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : [])], unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])], storage: 'bram' })),
+    {
+      name: 'acc',
+      type: cppType(m.acc.type),
+      dims: [LANES, c.rowSlots, KT],
+      partitions: [
+        { dim: 1, kind: 'complete', factor: LANES },
+        ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : []),
+      ],
+      unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
+      storage: 'uram',
+    },
+    ...m.windows.map((w): ArrayDecl => ({
+      name: winName(w.name),
+      type: elemOf(w),
+      dims: [LANES, c.colWindow, KT],
+      partitions: [
+        { dim: 1, kind: 'complete', factor: LANES },
+        ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : []),
+      ],
+      unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
+      storage: 'bram',
+    })),
   ];
   const loops: LoopDecl[] = [
     { label: 'L_tile', dataDependent: true, tripcount: { min: 1, max: 64, avg: 1 } },
@@ -268,7 +406,12 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     { label: 'L_out', dataDependent: false },
   ];
   const readers = Array.from({ length: CH }, (_, ch) => `${N}_read_${ch}`);
-  const functions = [{ name: N, calls: [`${N}_meta`, ...readers, `${N}_compute`] }, { name: `${N}_meta`, calls: [] }, ...readers.map((r) => ({ name: r, calls: [] })), { name: `${N}_compute`, calls: [] }];
+  const functions = [
+    { name: N, calls: [`${N}_meta`, ...readers, `${N}_compute`] },
+    { name: `${N}_meta`, calls: [] },
+    ...readers.map((r) => ({ name: r, calls: [] })),
+    { name: `${N}_compute`, calls: [] },
+  ];
   const trip = (label: string): string => tripPragma(loops.find((l) => l.label === label))[0] ?? '';
   const valType = m.vals ? elemOf(m.vals) : 'float';
   const prepare = [
@@ -299,8 +442,15 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       interfaces: interfaceLines(args),
       computeParams: computeParams.join(', '),
       computeArgs: computeArgs.join(', '),
-      readerCalls: Array.from({ length: CH }, (_, ch) => `${N}_read_${ch}(nz_${ch}, rd_s[${ch}], nz_s[${ch}], n_tiles * n_ktiles * n_wins);`),
-      readerDefs: Array.from({ length: CH }, (_, ch) => `static void ${N}_read_${ch}(const ${N}_pack_t* nz, hls::stream<${N}_range_t>& rd, hls::stream<${N}_pack_t>& out, int32_t n_steps) { ${N}_read_words(nz, rd, out, n_steps); }`),
+      readerCalls: Array.from(
+        { length: CH },
+        (_, ch) => `${N}_read_${ch}(nz_${ch}, rd_s[${ch}], nz_s[${ch}], n_tiles * n_ktiles * n_wins);`,
+      ),
+      readerDefs: Array.from(
+        { length: CH },
+        (_, ch) =>
+          `static void ${N}_read_${ch}(const ${N}_pack_t* nz, hls::stream<${N}_range_t>& rd, hls::stream<${N}_pack_t>& out, int32_t n_steps) { ${N}_read_words(nz, rd, out, n_steps); }`,
+      ),
       arrays: arrays.flatMap((a) => arrayLines(a, true)),
       accType: cppType(m.acc.type),
       valType,
@@ -319,9 +469,28 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       tripWin: trip('L_win'),
       tripNz: trip('L_nz'),
       tripRead: trip('L_read'),
-      streamPragmas: streams.filter((s) => !s.name.includes('[')).map((s) => `#pragma HLS STREAM variable=${s.name} depth=${s.depth}`).concat([`#pragma HLS STREAM variable=nz_s depth=64`, `#pragma HLS STREAM variable=rd_s depth=4`]),
-      constants: [`#define ${N}_CH ${CH}`, `#define ${N}_PE ${PE}`, `#define ${N}_LANES ${LANES}`, `#define ${N}_ROW_SLOTS ${c.rowSlots}`, `#define ${N}_COL_WIN ${c.colWindow}`, `#define ${N}_KT ${KT}`, `#define ${N}_ADD_LATENCY ${c.addLatency}`],
-      types: [`struct ${N}_pack_t {`, `  ap_uint<64> e[${PE}];`, '};', `struct ${N}_range_t {`, '  int32_t lo;', '  int32_t hi;', '};'],
+      streamPragmas: streams
+        .filter((s) => !s.name.includes('['))
+        .map((s) => `#pragma HLS STREAM variable=${s.name} depth=${s.depth}`)
+        .concat([`#pragma HLS STREAM variable=nz_s depth=64`, `#pragma HLS STREAM variable=rd_s depth=4`]),
+      constants: [
+        `#define ${N}_CH ${CH}`,
+        `#define ${N}_PE ${PE}`,
+        `#define ${N}_LANES ${LANES}`,
+        `#define ${N}_ROW_SLOTS ${c.rowSlots}`,
+        `#define ${N}_COL_WIN ${c.colWindow}`,
+        `#define ${N}_KT ${KT}`,
+        `#define ${N}_ADD_LATENCY ${c.addLatency}`,
+      ],
+      types: [
+        `struct ${N}_pack_t {`,
+        `  ap_uint<64> e[${PE}];`,
+        '};',
+        `struct ${N}_range_t {`,
+        '  int32_t lo;',
+        '  int32_t hi;',
+        '};',
+      ],
     },
     launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '' },
     reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
@@ -335,10 +504,16 @@ function findWindowIndex(m: SparseRowsMatch, buf: string): LExpr {
   const visit = (e: LExpr): void => {
     if (found) return;
     if (e.k === 'load' && e.buf === buf) found = e.index;
-    else if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
-    else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
+    else if (e.k === 'bin') {
+      visit(e.lhs);
+      visit(e.rhs);
+    } else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
     else if (e.k === 'call') e.args.forEach(visit);
-    else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
+    else if (e.k === 'select') {
+      visit(e.cond);
+      visit(e.then);
+      visit(e.else);
+    }
   };
   visit(m.combine);
   if (!found) throw new Error(`hls: window '${buf}' not read by the term`);
@@ -369,10 +544,29 @@ function denseArgs(f: LoopFunc, skip: (b: LBuffer) => boolean, firstBank: number
   const out: KernelArg[] = [];
   for (const b of f.buffers) {
     if (skip(b)) continue;
-    if (isScalarIn(f, b)) out.push({ name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false });
-    else out.push({ name: bufName(b.name), cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`, kind: 'ptr', bundle: `gmem${bank}`, bank: bank++, host: bufName(b.name), hostCount: `n_${bufName(b.name)}`, elemType: elemOf(b), output: b.name === f.out });
+    if (isScalarIn(f, b))
+      out.push({
+        name: scalarName(b.name),
+        cType: elemOf(b),
+        kind: 'scalar',
+        host: `${bufName(b.name)}[0]`,
+        output: false,
+      });
+    else
+      out.push({
+        name: bufName(b.name),
+        cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`,
+        kind: 'ptr',
+        bundle: `gmem${bank}`,
+        bank: bank++,
+        host: bufName(b.name),
+        hostCount: `n_${bufName(b.name)}`,
+        elemType: elemOf(b),
+        output: b.name === f.out,
+      });
   }
-  for (const sz of f.sizes) out.push({ name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false });
+  for (const sz of f.sizes)
+    out.push({ name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false });
   return out;
 }
 
@@ -388,7 +582,13 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
   const vars = { [i]: 'row', [k]: 'kcol', [m.red.acc.var]: 'a' };
   const aT = (b: string): string => `a_t_${ident(b)}`;
   const bT = (b: string): string => `b_t_${ident(b)}`;
-  const termNames = renamed(names, vars, (buf) => (m.left.some((b) => b.name === buf) ? `${aT(buf)}[s][ii][${varName(j)}]` : m.right.some((b) => b.name === buf) ? `${bT(buf)}[${varName(j)}][kk]` : undefined));
+  const termNames = renamed(names, vars, (buf) =>
+    m.left.some((b) => b.name === buf)
+      ? `${aT(buf)}[s][ii][${varName(j)}]`
+      : m.right.some((b) => b.name === buf)
+        ? `${bT(buf)}[${varName(j)}][kk]`
+        : undefined,
+  );
   const loadNames = renamed(names, vars);
   const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' });
   const P = (n: Names): CppPrinter => new CppPrinter(n);
@@ -396,12 +596,43 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
   const args = denseArgs(f, () => false, 0);
   const hp = P(names);
   // Row tiles start at row_lo: a launch over rows [r_lo, r_hi) computes and writes only those.
-  const dims: [string, string][] = [['row_lo', 'r_lo'], ['n_rows', 'r_hi'], ['n_cols', hp.as(m.colLoop.hi, 'index')], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
+  const dims: [string, string][] = [
+    ['row_lo', 'r_lo'],
+    ['n_rows', 'r_hi'],
+    ['n_cols', hp.as(m.colLoop.hi, 'index')],
+    ['n_inner', hp.as(m.red.loop.hi, 'index')],
+  ];
   for (const [d, h] of dims) args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: h, output: false });
   const arrays: ArrayDecl[] = [
-    ...m.left.map((b): ArrayDecl => ({ name: aT(b.name), type: elemOf(b), dims: [IL, TI, MAX], partitions: [{ dim: 2, kind: 'complete', factor: TI }], unrolledBy: [{ dim: 2, factor: TI }], storage: 'bram' })),
-    ...m.right.map((b): ArrayDecl => ({ name: bT(b.name), type: elemOf(b), dims: [MAX, TK], partitions: [{ dim: 2, kind: 'complete', factor: TK }], unrolledBy: [{ dim: 2, factor: TK }], storage: 'bram' })),
-    { name: 'acc', type: cppType(m.red.acc.type), dims: [IL, TI, TK], partitions: [{ dim: 2, kind: 'complete', factor: TI }, { dim: 3, kind: 'complete', factor: TK }], unrolledBy: [{ dim: 2, factor: TI }, { dim: 3, factor: TK }] },
+    ...m.left.map((b): ArrayDecl => ({
+      name: aT(b.name),
+      type: elemOf(b),
+      dims: [IL, TI, MAX],
+      partitions: [{ dim: 2, kind: 'complete', factor: TI }],
+      unrolledBy: [{ dim: 2, factor: TI }],
+      storage: 'bram',
+    })),
+    ...m.right.map((b): ArrayDecl => ({
+      name: bT(b.name),
+      type: elemOf(b),
+      dims: [MAX, TK],
+      partitions: [{ dim: 2, kind: 'complete', factor: TK }],
+      unrolledBy: [{ dim: 2, factor: TK }],
+      storage: 'bram',
+    })),
+    {
+      name: 'acc',
+      type: cppType(m.red.acc.type),
+      dims: [IL, TI, TK],
+      partitions: [
+        { dim: 2, kind: 'complete', factor: TI },
+        { dim: 3, kind: 'complete', factor: TK },
+      ],
+      unrolledBy: [
+        { dim: 2, factor: TI },
+        { dim: 3, factor: TK },
+      ],
+    },
   ];
   const loops: LoopDecl[] = [
     { label: 'L_i0', dataDependent: true, tripcount: { min: 1, max: 1 << 16, avg: 64 } },
@@ -432,11 +663,22 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
       identity: hp.as(m.red.acc.init, m.red.acc.type),
       combine: P(termNames).as(m.red.combine, m.red.acc.type),
       store: `${outNames.load(m.store.buf, m.store.index)} = ${P(outNames).as(m.store.value, names.bufElem(m.store.buf))}`,
-      leftLoads: m.left.map((b) => `${aT(b.name)}[s][ii][${varName(j)}] = row < n_rows ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`),
-      rightLoads: m.right.map((b) => `${bT(b.name)}[${varName(j)}][kk] = kcol < n_cols ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`),
+      leftLoads: m.left.map(
+        (b) =>
+          `${aT(b.name)}[s][ii][${varName(j)}] = row < n_rows ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`,
+      ),
+      rightLoads: m.right.map(
+        (b) =>
+          `${bT(b.name)}[${varName(j)}][kk] = kcol < n_cols ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`,
+      ),
       tripOuter: trip('L_i0'),
       tripInner: trip('L_mac'),
-      constants: [`#define ${N}_TI ${TI}`, `#define ${N}_TK ${TK}`, `#define ${N}_IL ${IL}`, `#define ${N}_MAX_INNER ${MAX}`],
+      constants: [
+        `#define ${N}_TI ${TI}`,
+        `#define ${N}_TK ${TK}`,
+        `#define ${N}_IL ${IL}`,
+        `#define ${N}_MAX_INNER ${MAX}`,
+      ],
       types: [],
     },
     launch: {
@@ -468,19 +710,57 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
   const kT = (b: string): string => `k_t_${ident(b)}`;
   // The stream holds the entries of rows [r_lo, r_hi) only; pos = nz_lo + q is the entry's position in the whole pattern.
   const vars = { [i]: 'row', [j]: 'gcol', [p]: 'pos', [m.red.acc.var]: 'a', __part: 'part[u]' };
-  const termNames = renamed(names, vars, (buf) => (m.rowOps.some((b) => b.name === buf) ? `${qT(buf)}[${varName(k)}]` : m.colOps.some((b) => b.name === buf) ? `${kT(buf)}[${varName(k)}]` : undefined));
+  const termNames = renamed(names, vars, (buf) =>
+    m.rowOps.some((b) => b.name === buf)
+      ? `${qT(buf)}[${varName(k)}]`
+      : m.colOps.some((b) => b.name === buf)
+        ? `${kT(buf)}[${varName(k)}]`
+        : undefined,
+  );
   const loadNames = renamed(names, vars);
-  const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' }, (buf) => (m.vals && buf === m.vals.name ? 'val' : undefined));
+  const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' }, (buf) =>
+    m.vals && buf === m.vals.name ? 'val' : undefined,
+  );
   const P = (n: Names): CppPrinter => new CppPrinter(n);
   const idxOf = (buf: string): LExpr => firstLoadIndex(m.red.term, buf)!;
-  const args: KernelArg[] = [{ name: 'nz', cType: `const ${N}_nz_t*`, kind: 'ptr', bundle: 'hbm0', bank: 0, host: 'nzs.data()', hostCount: 'nzs.size()', elemType: `${N}_nz_t`, output: false }];
-  const rest = denseArgs(f, (b) => b.role === 'rowPtr' || b.role === 'colIdx' || (b.role === 'values' && b.name !== f.out), 1);
+  const args: KernelArg[] = [
+    {
+      name: 'nz',
+      cType: `const ${N}_nz_t*`,
+      kind: 'ptr',
+      bundle: 'hbm0',
+      bank: 0,
+      host: 'nzs.data()',
+      hostCount: 'nzs.size()',
+      elemType: `${N}_nz_t`,
+      output: false,
+    },
+  ];
+  const rest = denseArgs(
+    f,
+    (b) => b.role === 'rowPtr' || b.role === 'colIdx' || (b.role === 'values' && b.name !== f.out),
+    1,
+  );
   const hp = P(names);
-  const dims: [string, string][] = [['nz_lo', 'q_lo'], ['nnz', 'q_hi - q_lo'], ['n_inner', hp.as(m.red.loop.hi, 'index')]];
+  const dims: [string, string][] = [
+    ['nz_lo', 'q_lo'],
+    ['nnz', 'q_hi - q_lo'],
+    ['n_inner', hp.as(m.red.loop.hi, 'index')],
+  ];
   for (const [d, h] of dims) rest.push({ name: d, cType: 'int32_t', kind: 'scalar', host: h, output: false });
   args.push(...rest);
   const valType = m.vals ? elemOf(m.vals) : 'float';
-  const arrays: ArrayDecl[] = [...m.rowOps.map((b) => ({ b, n: qT(b.name) })), ...m.colOps.map((b) => ({ b, n: kT(b.name) }))].map(({ b, n }): ArrayDecl => ({ name: n, type: elemOf(b), dims: [MAX], partitions: [{ dim: 1, kind: 'cyclic', factor: LANES }], unrolledBy: [{ dim: 1, factor: LANES }], storage: 'bram' }));
+  const arrays: ArrayDecl[] = [
+    ...m.rowOps.map((b) => ({ b, n: qT(b.name) })),
+    ...m.colOps.map((b) => ({ b, n: kT(b.name) })),
+  ].map(({ b, n }): ArrayDecl => ({
+    name: n,
+    type: elemOf(b),
+    dims: [MAX],
+    partitions: [{ dim: 1, kind: 'cyclic', factor: LANES }],
+    unrolledBy: [{ dim: 1, factor: LANES }],
+    storage: 'bram',
+  }));
   const loops: LoopDecl[] = [
     { label: 'L_read', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
     { label: 'L_nz', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
@@ -501,7 +781,11 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
     streams: [{ name: 'nz_s', type: `${N}_nz_t`, depth: 64, producers: [`${N}_read`], consumers: [`${N}_compute`] }],
     arrays,
     loops,
-    functions: [{ name: N, calls: [`${N}_read`, `${N}_compute`] }, { name: `${N}_read`, calls: [] }, { name: `${N}_compute`, calls: [] }],
+    functions: [
+      { name: N, calls: [`${N}_read`, `${N}_compute`] },
+      { name: `${N}_read`, calls: [] },
+      { name: `${N}_compute`, calls: [] },
+    ],
     code: {
       signature: args.map((a) => `${a.cType} ${a.name}`).join(', '),
       interfaces: interfaceLines(args),
@@ -555,8 +839,15 @@ function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext):
   const top = op.splittable && f.body[0]?.k === 'for' ? f.body[0] : undefined;
   const host = new CppPrinter(baseNames(f, new Map(f.sizes.map((s) => [s, 'index' as LElem]))));
   const [first, last] = top ? [host.as(top.lo, 'index'), host.as(top.hi, 'index')] : ['', ''];
-  if (top) for (const [name, h] of [['row_lo', 'r_lo'], ['row_hi', 'r_hi']] as const) args.push({ name, cType: 'int32_t', kind: 'scalar', host: h, output: false });
-  const printed: LoopFunc = top ? { ...f, body: [{ ...top, lo: { k: 'var', name: ROW_LO }, hi: { k: 'var', name: ROW_HI } }] } : f;
+  if (top)
+    for (const [name, h] of [
+      ['row_lo', 'r_lo'],
+      ['row_hi', 'r_hi'],
+    ] as const)
+      args.push({ name, cType: 'int32_t', kind: 'scalar', host: h, output: false });
+  const printed: LoopFunc = top
+    ? { ...f, body: [{ ...top, lo: { k: 'var', name: ROW_LO }, hi: { k: 'var', name: ROW_HI } }] }
+    : f;
   const body = plainBody(
     printed,
     (loop, innermost) => {
@@ -581,8 +872,18 @@ function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext):
     arrays: [],
     loops,
     functions: [{ name: f.name, calls: [] }],
-    code: { signature: args.map((a) => `${a.cType} ${a.name}`).join(', '), interfaces: interfaceLines(args), body, constants: [], types: [] },
-    launch: { params: launchParams(f, ctx.extraDims(f)), prepare: [...countDecls(f, (b) => ctx.sizeOf(f, b)), ...rangeDecls(f, op, first, last)], call: '' },
+    code: {
+      signature: args.map((a) => `${a.cType} ${a.name}`).join(', '),
+      interfaces: interfaceLines(args),
+      body,
+      constants: [],
+      types: [],
+    },
+    launch: {
+      params: launchParams(f, ctx.extraDims(f)),
+      prepare: [...countDecls(f, (b) => ctx.sizeOf(f, b)), ...rangeDecls(f, op, first, last)],
+      call: '',
+    },
     reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
     testbench: ctx.testbench(f),
     estimates: estimates(design, c, cycles),
@@ -592,7 +893,13 @@ function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext):
 export function buildKernelVM(f: LoopFunc, ctx: BuildContext): KernelVM {
   const m = matchDesign(f);
   const vm =
-    m.kind === 'sparse-rows' ? sparseRowsVM(f, m, ctx) : m.kind === 'gemm' ? gemmVM(f, m, ctx) : m.kind === 'sddmm' ? sddmmVM(f, m, ctx) : loopNestVM(f, m.kind === 'stream' ? m : undefined, ctx);
+    m.kind === 'sparse-rows'
+      ? sparseRowsVM(f, m, ctx)
+      : m.kind === 'gemm'
+        ? gemmVM(f, m, ctx)
+        : m.kind === 'sddmm'
+          ? sddmmVM(f, m, ctx)
+          : loopNestVM(f, m.kind === 'stream' ? m : undefined, ctx);
   vm.launch.call = `${vm.name}(${vm.args.map((a) => a.host).join(', ')});`;
   return vm;
 }

@@ -15,10 +15,16 @@ import type { KernelVM, Platform } from './view-model.js';
 
 export function legalityProblems(vm: KernelVM, platform: Platform, file = '<hls>'): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const add = (code: DiagCode, msg: string): void => void out.push(makeDiagnostic(code, `HLS kernel ${vm.name} (kernel ${vm.kernel}, op ${vm.op}): ${msg}`, fileSpan(file)));
+  const add = (code: DiagCode, msg: string): void =>
+    void out.push(
+      makeDiagnostic(code, `HLS kernel ${vm.name} (kernel ${vm.kernel}, op ${vm.op}): ${msg}`, fileSpan(file)),
+    );
   for (const s of vm.streams) {
     if (s.producers.length !== 1 || s.consumers.length !== 1)
-      add('DY6201', `stream '${s.name}' has ${s.producers.length} producer(s) [${s.producers.join(', ')}] and ${s.consumers.length} consumer(s) [${s.consumers.join(', ')}]; expected exactly one of each`);
+      add(
+        'DY6201',
+        `stream '${s.name}' has ${s.producers.length} producer(s) [${s.producers.join(', ')}] and ${s.consumers.length} consumer(s) [${s.consumers.join(', ')}]; expected exactly one of each`,
+      );
   }
   for (const a of vm.arrays) {
     for (const p of a.partitions) {
@@ -26,13 +32,24 @@ export function legalityProblems(vm: KernelVM, platform: Platform, file = '<hls>
       const factor = p.kind === 'complete' ? extent : p.factor;
       for (const u of a.unrolledBy.filter((x) => x.dim === p.dim)) {
         if (typeof factor !== 'number' || factor !== u.factor)
-          add('DY6202', `array '${a.name}' dimension ${p.dim} is partitioned ${p.kind} by ${factor} but a loop unrolled ${u.factor} times indexes it; expected the same factor`);
+          add(
+            'DY6202',
+            `array '${a.name}' dimension ${p.dim} is partitioned ${p.kind} by ${factor} but a loop unrolled ${u.factor} times indexes it; expected the same factor`,
+          );
       }
     }
     const unpartitioned = a.unrolledBy.filter((u) => u.factor > 1 && !a.partitions.some((p) => p.dim === u.dim));
-    for (const u of unpartitioned) add('DY6202', `array '${a.name}' dimension ${u.dim} is indexed by a loop unrolled ${u.factor} times but not partitioned`);
+    for (const u of unpartitioned)
+      add(
+        'DY6202',
+        `array '${a.name}' dimension ${u.dim} is indexed by a loop unrolled ${u.factor} times but not partitioned`,
+      );
     const dyn = a.dims.filter((d) => typeof d !== 'number');
-    if (dyn.length > 0) add('DY6203', `array '${a.name}' has the run-time extent ${dyn.join(', ')}; on-chip arrays need sizes known at synthesis`);
+    if (dyn.length > 0)
+      add(
+        'DY6203',
+        `array '${a.name}' has the run-time extent ${dyn.join(', ')}; on-chip arrays need sizes known at synthesis`,
+      );
   }
   const calls = new Map(vm.functions.map((f) => [f.name, f.calls]));
   for (const f of vm.functions) {
@@ -42,7 +59,10 @@ export function legalityProblems(vm: KernelVM, platform: Platform, file = '<hls>
     while (stack.length > 0) {
       const g = stack.pop()!;
       if (g === f.name) {
-        add('DY6204', `function '${f.name}' calls itself (directly or through others); HLS cannot synthesise recursion`);
+        add(
+          'DY6204',
+          `function '${f.name}' calls itself (directly or through others); HLS cannot synthesise recursion`,
+        );
         break;
       }
       if (seen.has(g)) continue;
@@ -51,12 +71,16 @@ export function legalityProblems(vm: KernelVM, platform: Platform, file = '<hls>
     }
   }
   for (const l of vm.loops) {
-    if (l.dataDependent && !l.tripcount) add('DY6205', `loop '${l.label}' has a data-dependent bound and no trip-count bound (LOOP_TRIPCOUNT)`);
+    if (l.dataDependent && !l.tripcount)
+      add('DY6205', `loop '${l.label}' has a data-dependent bound and no trip-count bound (LOOP_TRIPCOUNT)`);
   }
   for (const a of vm.args) {
     if (a.kind !== 'ptr') continue;
     if (a.bank === undefined || !Number.isInteger(a.bank) || a.bank < 0 || a.bank >= platform.hbmBanks)
-      add('DY6206', `argument '${a.name}' is mapped to HBM bank ${a.bank ?? '(none)'}; platform ${platform.name} has banks 0..${platform.hbmBanks - 1}`);
+      add(
+        'DY6206',
+        `argument '${a.name}' is mapped to HBM bank ${a.bank ?? '(none)'}; platform ${platform.name} has banks 0..${platform.hbmBanks - 1}`,
+      );
   }
   return out;
 }

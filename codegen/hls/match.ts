@@ -98,7 +98,8 @@ function rowIndexOfJ(index: LExpr, j: string, k: string | undefined): boolean {
 function matchSparseRows(f: LoopFunc, bufs: Map<string, LBuffer>): SparseRowsMatch | undefined {
   if (f.body.length !== 1 || f.body[0]!.k !== 'for') return undefined;
   const rowLoop = f.body[0] as For;
-  if (!rowLoop.parallel || !(rowLoop.lo.k === 'const' && rowLoop.lo.value === 0) || rowLoop.hi.k !== 'var') return undefined;
+  if (!rowLoop.parallel || !(rowLoop.lo.k === 'const' && rowLoop.lo.value === 0) || rowLoop.hi.k !== 'var')
+    return undefined;
   let inner = rowLoop.body;
   let colLoop: For | undefined;
   if (inner.length === 1 && inner[0]!.k === 'for') {
@@ -112,21 +113,37 @@ function matchSparseRows(f: LoopFunc, bufs: Map<string, LBuffer>): SparseRowsMat
   if (!is32(let0.type)) return undefined;
   // for p in ptr[i] .. ptr[i + 1]
   const i = rowLoop.var;
-  if (loop.lo.k !== 'load' || !isVar(loop.lo.index, i) || loop.hi.k !== 'load' || loop.hi.buf !== loop.lo.buf) return undefined;
+  if (loop.lo.k !== 'load' || !isVar(loop.lo.index, i) || loop.hi.k !== 'load' || loop.hi.buf !== loop.lo.buf)
+    return undefined;
   const ptr = bufs.get(loop.lo.buf);
   if (!ptr || ptr.role !== 'rowPtr') return undefined;
   const hiIdx = loop.hi.index;
-  if (!(hiIdx.k === 'bin' && hiIdx.op === '+' && isVar(hiIdx.lhs, i) && hiIdx.rhs.k === 'const' && hiIdx.rhs.value === 1)) return undefined;
+  if (!(
+    hiIdx.k === 'bin' &&
+    hiIdx.op === '+' &&
+    isVar(hiIdx.lhs, i) &&
+    hiIdx.rhs.k === 'const' &&
+    hiIdx.rhs.value === 1
+  ))
+    return undefined;
   if (loop.body.length !== 2) return undefined;
   const [letJ, set] = loop.body as [LStmt, LStmt];
-  if (letJ.k !== 'let' || letJ.value.k !== 'load' || !isVar(letJ.value.index, loop.var) || set.k !== 'set' || set.var !== let0.var) return undefined;
+  if (
+    letJ.k !== 'let' ||
+    letJ.value.k !== 'load' ||
+    !isVar(letJ.value.index, loop.var) ||
+    set.k !== 'set' ||
+    set.var !== let0.var
+  )
+    return undefined;
   const idx = bufs.get(letJ.value.buf);
   if (!idx || idx.role !== 'colIdx') return undefined;
   // acc = acc + t | min(acc, t) | max(acc, t)
   const c = set.value;
   let term: LExpr | undefined;
   if (c.k === 'bin' && c.op === '+' && isVar(c.lhs, let0.var)) term = c.rhs;
-  else if (c.k === 'call' && (c.fn === 'min' || c.fn === 'max') && c.args.length === 2 && isVar(c.args[0]!, let0.var)) term = c.args[1];
+  else if (c.k === 'call' && (c.fn === 'min' || c.fn === 'max') && c.args.length === 2 && isVar(c.args[0]!, let0.var))
+    term = c.args[1];
   if (!term) return undefined;
   const j = letJ.var;
   const p = loop.var;
@@ -145,10 +162,16 @@ function matchSparseRows(f: LoopFunc, bufs: Map<string, LBuffer>): SparseRowsMat
       else if (!(b.role === 'scalar' && e.index.k === 'const')) ok = false;
       return;
     }
-    if (e.k === 'bin') (visitTerm(e.lhs), visitTerm(e.rhs));
-    else if (e.k === 'un' || e.k === 'cast') visitTerm(e.arg);
+    if (e.k === 'bin') {
+      visitTerm(e.lhs);
+      visitTerm(e.rhs);
+    } else if (e.k === 'un' || e.k === 'cast') visitTerm(e.arg);
     else if (e.k === 'call') e.args.forEach(visitTerm);
-    else if (e.k === 'select') (visitTerm(e.cond), visitTerm(e.then), visitTerm(e.else));
+    else if (e.k === 'select') {
+      visitTerm(e.cond);
+      visitTerm(e.then);
+      visitTerm(e.else);
+    }
   };
   visitTerm(term);
   if (!ok) return undefined;
@@ -161,29 +184,57 @@ function matchSparseRows(f: LoopFunc, bufs: Map<string, LBuffer>): SparseRowsMat
     if (e.k === 'load') ok = false;
   });
   if (!ok || bufs.get(store.buf)?.role !== 'dense') return undefined;
-  return { kind: 'sparse-rows', rowLoop, ...(colLoop ? { colLoop } : {}), acc: { var: let0.var, type: let0.type, init: let0.value }, combine: c, ptr, idx, ...(vals ? { vals } : {}), windows: [...windows.values()], jVar: j, pVar: p, store };
+  return {
+    kind: 'sparse-rows',
+    rowLoop,
+    ...(colLoop ? { colLoop } : {}),
+    acc: { var: let0.var, type: let0.type, init: let0.value },
+    combine: c,
+    ptr,
+    idx,
+    ...(vals ? { vals } : {}),
+    windows: [...windows.values()],
+    jVar: j,
+    pVar: p,
+    store,
+  };
 }
 
 /** `a * F + b` with a, b variables and F a size variable. */
 function isRowMajor(e: LExpr, a: string, b: string): boolean {
-  return e.k === 'bin' && e.op === '+' && isVar(e.rhs, b) && e.lhs.k === 'bin' && e.lhs.op === '*' && isVar(e.lhs.lhs, a) && e.lhs.rhs.k === 'var';
+  return (
+    e.k === 'bin' &&
+    e.op === '+' &&
+    isVar(e.rhs, b) &&
+    e.lhs.k === 'bin' &&
+    e.lhs.op === '*' &&
+    isVar(e.lhs.lhs, a) &&
+    e.lhs.rhs.k === 'var'
+  );
 }
 
 function innerReduction(let0: LStmt, loop: LStmt): InnerReduction | undefined {
-  if (let0.k !== 'let' || let0.value.k !== 'const' || !is32(let0.type) || loop.k !== 'for' || loop.body.length !== 1) return undefined;
+  if (let0.k !== 'let' || let0.value.k !== 'const' || !is32(let0.type) || loop.k !== 'for' || loop.body.length !== 1)
+    return undefined;
   if (!(loop.lo.k === 'const' && loop.lo.value === 0) || loop.hi.k !== 'var') return undefined;
   const set = loop.body[0]!;
   if (set.k !== 'set' || set.var !== let0.var) return undefined;
   const c = set.value;
   let term: LExpr | undefined;
   if (c.k === 'bin' && c.op === '+' && isVar(c.lhs, let0.var)) term = c.rhs;
-  else if (c.k === 'call' && (c.fn === 'min' || c.fn === 'max') && c.args.length === 2 && isVar(c.args[0]!, let0.var)) term = c.args[1];
+  else if (c.k === 'call' && (c.fn === 'min' || c.fn === 'max') && c.args.length === 2 && isVar(c.args[0]!, let0.var))
+    term = c.args[1];
   if (!term) return undefined;
   return { acc: { var: let0.var, type: let0.type, init: let0.value }, loop, combine: c, term };
 }
 
 /** Classifies the loads of a term: every load must satisfy one of the predicates or be a scalar. */
-function termLoads(term: LExpr, bufs: Map<string, LBuffer>, banned: string[], kinds: ((b: LBuffer, index: LExpr) => boolean)[]): LBuffer[][] | undefined {
+function termLoads(
+  term: LExpr,
+  bufs: Map<string, LBuffer>,
+  banned: string[],
+  kinds: ((b: LBuffer, index: LExpr) => boolean)[],
+): LBuffer[][] | undefined {
   const out: Map<string, LBuffer>[] = kinds.map(() => new Map());
   let ok = true;
   const visit = (e: LExpr): void => {
@@ -196,10 +247,16 @@ function termLoads(term: LExpr, bufs: Map<string, LBuffer>, banned: string[], ki
       else if (!(b.role === 'scalar' && e.index.k === 'const')) ok = false;
       return;
     }
-    if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
-    else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
+    if (e.k === 'bin') {
+      visit(e.lhs);
+      visit(e.rhs);
+    } else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
     else if (e.k === 'call') e.args.forEach(visit);
-    else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
+    else if (e.k === 'select') {
+      visit(e.cond);
+      visit(e.then);
+      visit(e.else);
+    }
   };
   visit(term);
   return ok ? out.map((m) => [...m.values()]) : undefined;
@@ -224,15 +281,31 @@ function denseEpilogue(store: LStmt, bufs: Map<string, LBuffer>, banned: string[
 function matchGemm(f: LoopFunc, bufs: Map<string, LBuffer>): GemmMatch | undefined {
   if (f.body.length !== 1 || f.body[0]!.k !== 'for') return undefined;
   const rowLoop = f.body[0] as For;
-  if (!rowLoop.parallel || !(rowLoop.lo.k === 'const' && rowLoop.lo.value === 0) || rowLoop.hi.k !== 'var' || rowLoop.body.length !== 1 || rowLoop.body[0]!.k !== 'for') return undefined;
+  if (
+    !rowLoop.parallel ||
+    !(rowLoop.lo.k === 'const' && rowLoop.lo.value === 0) ||
+    rowLoop.hi.k !== 'var' ||
+    rowLoop.body.length !== 1 ||
+    rowLoop.body[0]!.k !== 'for'
+  )
+    return undefined;
   const colLoop = rowLoop.body[0] as For;
-  if (!(colLoop.lo.k === 'const' && colLoop.lo.value === 0) || colLoop.hi.k !== 'var' || colLoop.body.length !== 3) return undefined;
+  if (!(colLoop.lo.k === 'const' && colLoop.lo.value === 0) || colLoop.hi.k !== 'var' || colLoop.body.length !== 3)
+    return undefined;
   const [let0, loop, store] = colLoop.body as [LStmt, LStmt, LStmt];
   const red = innerReduction(let0, loop);
   if (!red || store.k !== 'store' || bufs.get(store.buf)?.role !== 'dense') return undefined;
   const [i, k, j] = [rowLoop.var, colLoop.var, red.loop.var];
   if (!isRowMajor(store.index, i, k)) return undefined;
-  const loads = termLoads(red.term, bufs, [i, k, j, red.acc.var], [(b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, i, j), (b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, j, k)]);
+  const loads = termLoads(
+    red.term,
+    bufs,
+    [i, k, j, red.acc.var],
+    [
+      (b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, i, j),
+      (b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, j, k),
+    ],
+  );
   if (!loads || !denseEpilogue(store, bufs, [j])) return undefined;
   return { kind: 'gemm', rowLoop, colLoop, red, left: loads[0]!, right: loads[1]!, store };
 }
@@ -240,7 +313,14 @@ function matchGemm(f: LoopFunc, bufs: Map<string, LBuffer>): GemmMatch | undefin
 function matchSddmm(f: LoopFunc, bufs: Map<string, LBuffer>): SddmmMatch | undefined {
   if (f.body.length !== 1 || f.body[0]!.k !== 'for') return undefined;
   const rowLoop = f.body[0] as For;
-  if (!rowLoop.parallel || !(rowLoop.lo.k === 'const' && rowLoop.lo.value === 0) || rowLoop.hi.k !== 'var' || rowLoop.body.length !== 1 || rowLoop.body[0]!.k !== 'for') return undefined;
+  if (
+    !rowLoop.parallel ||
+    !(rowLoop.lo.k === 'const' && rowLoop.lo.value === 0) ||
+    rowLoop.hi.k !== 'var' ||
+    rowLoop.body.length !== 1 ||
+    rowLoop.body[0]!.k !== 'for'
+  )
+    return undefined;
   const nz = rowLoop.body[0] as For;
   const i = rowLoop.var;
   if (nz.lo.k !== 'load' || !isVar(nz.lo.index, i) || nz.hi.k !== 'load' || nz.hi.buf !== nz.lo.buf) return undefined;
@@ -255,7 +335,15 @@ function matchSddmm(f: LoopFunc, bufs: Map<string, LBuffer>): SddmmMatch | undef
   const out = bufs.get(store.buf);
   if (!out || out.role !== 'values' || !is32(out.elem)) return undefined;
   const [j, k, p] = [letJ.var, red.loop.var, nz.var];
-  const loads = termLoads(red.term, bufs, [i, j, k, p, red.acc.var], [(b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, i, k), (b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, j, k)]);
+  const loads = termLoads(
+    red.term,
+    bufs,
+    [i, j, k, p, red.acc.var],
+    [
+      (b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, i, k),
+      (b, x) => b.role === 'dense' && is32(b.elem) && isRowMajor(x, j, k),
+    ],
+  );
   if (!loads) return undefined;
   let vals: LBuffer | undefined;
   let ok = true;
@@ -269,14 +357,29 @@ function matchSddmm(f: LoopFunc, bufs: Map<string, LBuffer>): SddmmMatch | undef
     } else if (b?.role !== 'dense' && b?.role !== 'scalar') ok = false;
   });
   if (!ok) return undefined;
-  return { kind: 'sddmm', rowLoop, nzLoop: nz, jVar: j, ptr, idx, red, rowOps: loads[0]!, colOps: loads[1]!, ...(vals ? { vals } : {}), store };
+  return {
+    kind: 'sddmm',
+    rowLoop,
+    nzLoop: nz,
+    jVar: j,
+    ptr,
+    idx,
+    red,
+    rowOps: loads[0]!,
+    colOps: loads[1]!,
+    ...(vals ? { vals } : {}),
+    store,
+  };
 }
 
 function matchStream(f: LoopFunc): StreamMatch | undefined {
   if (f.body.length !== 1 || f.body[0]!.k !== 'for') return undefined;
   const loop = f.body[0] as For;
   if (!loop.parallel) return undefined;
-  const flat = (ss: readonly LStmt[]): boolean => ss.every((s) => s.k === 'let' || s.k === 'store' || s.k === 'set' || (s.k === 'if' && flat(s.then) && flat(s.else ?? [])));
+  const flat = (ss: readonly LStmt[]): boolean =>
+    ss.every(
+      (s) => s.k === 'let' || s.k === 'store' || s.k === 'set' || (s.k === 'if' && flat(s.then) && flat(s.else ?? [])),
+    );
   return flat(loop.body) ? { kind: 'stream', loop } : undefined;
 }
 

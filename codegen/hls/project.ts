@@ -68,7 +68,9 @@ function shapeOf(m: WasmManifest, v: string): (string | number)[] {
 
 function dimsOfBuffers(m: WasmManifest, f: LoopFunc): string[] {
   const out: string[] = [];
-  for (const b of f.buffers) if (b.role === 'dense' || b.role === 'scalar') for (const d of shapeOf(m, b.of)) if (typeof d === 'string' && !out.includes(d)) out.push(d);
+  for (const b of f.buffers)
+    if (b.role === 'dense' || b.role === 'scalar')
+      for (const d of shapeOf(m, b.of)) if (typeof d === 'string' && !out.includes(d)) out.push(d);
   return out;
 }
 
@@ -78,7 +80,11 @@ export function buildContext(k: Kernel, m: WasmManifest): BuildContext {
     switch (b.role) {
       case 'dense':
       case 'scalar':
-        return shapeOf(m, b.of).map((d) => (typeof d === 'number' ? `size_t(${d})` : `size_t(${varName(d)})`)).join(' * ') || 'size_t(1)';
+        return (
+          shapeOf(m, b.of)
+            .map((d) => (typeof d === 'number' ? `size_t(${d})` : `size_t(${varName(d)})`))
+            .join(' * ') || 'size_t(1)'
+        );
       case 'rowPtr':
         return 'size_t(sp_rows) + 1';
       case 'colPtr':
@@ -87,7 +93,13 @@ export function buildContext(k: Kernel, m: WasmManifest): BuildContext {
         return 'size_t(sp_nnz)';
     }
   };
-  return { kernel: k.name, manifestOp: (f) => manifestOp(m, f), extraDims, sizeOf, testbench: (f) => testbench(m, f, extraDims(f)) };
+  return {
+    kernel: k.name,
+    manifestOp: (f) => manifestOp(m, f),
+    extraDims,
+    sizeOf,
+    testbench: (f) => testbench(m, f, extraDims(f)),
+  };
 }
 
 function manifestOp(m: WasmManifest, f: LoopFunc): WasmOp {
@@ -106,9 +118,14 @@ function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['tes
   if (sparse) {
     const root = m.roots[sparse.of] ?? sparse.of;
     const [r, c] = shapeOf(m, root);
-    const known = (d: string | number | undefined): string => (d === undefined ? '1' : typeof d === 'number' || dims.includes(d) ? dimExpr(d) : '29');
+    const known = (d: string | number | undefined): string =>
+      d === undefined ? '1' : typeof d === 'number' || dims.includes(d) ? dimExpr(d) : '29';
     decls.push(`const int32_t sp_rows = ${known(r)};`, `const int32_t sp_cols = ${known(c)};`);
-    decls.push('std::vector<int32_t> ptr, idx, cptr, cidx;', 'tb_pattern(rng, sp_rows, sp_cols, ptr, idx, cptr, cidx);', 'const int32_t sp_nnz = int32_t(idx.size());');
+    decls.push(
+      'std::vector<int32_t> ptr, idx, cptr, cidx;',
+      'tb_pattern(rng, sp_rows, sp_cols, ptr, idx, cptr, cidx);',
+      'const int32_t sp_nnz = int32_t(idx.size());',
+    );
   } else decls.push('const int32_t sp_rows = 0;', 'const int32_t sp_cols = 0;', 'const int32_t sp_nnz = 0;');
   for (const s of f.sizes) if (s.startsWith('nnz(')) decls.push(`const int32_t ${varName(s)} = sp_nnz;`);
   const args: string[] = [];
@@ -132,7 +149,12 @@ function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['tes
         decls.push(`std::vector<int32_t> ${n} = cidx;`);
         break;
       default:
-        count = b.role === 'values' ? 'size_t(sp_nnz)' : shapeOf(m, b.of).map((d) => `size_t(${dimExpr(d)})`).join(' * ') || 'size_t(1)';
+        count =
+          b.role === 'values'
+            ? 'size_t(sp_nnz)'
+            : shapeOf(m, b.of)
+                .map((d) => `size_t(${dimExpr(d)})`)
+                .join(' * ') || 'size_t(1)';
         decls.push(`std::vector<${T}> ${n} = tb_random<${T}>(rng, ${count});`);
     }
     if (b.name === f.out) {
@@ -146,7 +168,15 @@ function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['tes
     }
   }
   const rest = [...f.sizes.map(varName), ...extra.map(varName), 'sp_rows', 'sp_cols', 'sp_nnz'];
-  return { decls, args: [`launch_${f.name}(${[...args, ...rest].join(', ')});`, `ref_${f.name}(${[...refArgs, ...rest].join(', ')});`], compare, split: splitCheck(m, f, [...args, ...rest], decls) };
+  return {
+    decls,
+    args: [
+      `launch_${f.name}(${[...args, ...rest].join(', ')});`,
+      `ref_${f.name}(${[...refArgs, ...rest].join(', ')});`,
+    ],
+    compare,
+    split: splitCheck(m, f, [...args, ...rest], decls),
+  };
 }
 
 /**
@@ -184,7 +214,14 @@ function valueTypeCpp(t: WasmValueType): string {
   return `{"${t.format}", "${t.dtype}", {${t.shape.map((d) => `"${d}"`).join(', ')}}}`;
 }
 
-const ELEM: Record<string, string> = { f32: 'dype::F32', f64: 'dype::F64', i32: 'dype::I32', i64: 'dype::I64', bool: 'dype::BOOL', index: 'dype::INDEX' };
+const ELEM: Record<string, string> = {
+  f32: 'dype::F32',
+  f64: 'dype::F64',
+  i32: 'dype::I32',
+  i64: 'dype::I64',
+  bool: 'dype::BOOL',
+  index: 'dype::INDEX',
+};
 
 function stepsCpp(steps: readonly WasmStep[]): string {
   return `{${steps
@@ -240,7 +277,13 @@ function hostVM(k: Kernel, vms: KernelVM[], extra: Map<string, string[]>, spec: 
     ];
     return { name: f.name, call: `launch_${f.name}(${args.join(', ')});` };
   });
-  return { banner: BANNER, kernel: k.name, includes: vms.map((v) => `#include "../${v.name}/${v.name}_launch.h"`), wrappers, spec };
+  return {
+    banner: BANNER,
+    kernel: k.name,
+    includes: vms.map((v) => `#include "../${v.name}/${v.name}_launch.h"`),
+    wrappers,
+    spec,
+  };
 }
 
 function launchVM(vm: KernelVM): unknown {
@@ -251,12 +294,14 @@ function launchVM(vm: KernelVM): unknown {
     params: [...vm.launch.params, 'const dype::LaunchAt& at = dype::LaunchAt()'].join(', '),
     prepare: vm.launch.prepare,
     call: vm.launch.call,
-    xrtBuffers: ptrs.map((a) => [
-      `const size_t bytes_${a.name} = std::max<size_t>(1, size_t(${a.hostCount})) * sizeof(${a.elemType});`,
-      `xrt::bo bo_${a.name}(X.device, bytes_${a.name}, dype::bo_flags(), krn.group_id(${a.index}));`,
-      `if (size_t(${a.hostCount}) > 0) bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
-      `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
-    ]).flat(),
+    xrtBuffers: ptrs
+      .map((a) => [
+        `const size_t bytes_${a.name} = std::max<size_t>(1, size_t(${a.hostCount})) * sizeof(${a.elemType});`,
+        `xrt::bo bo_${a.name}(X.device, bytes_${a.name}, dype::bo_flags(), krn.group_id(${a.index}));`,
+        `if (size_t(${a.hostCount}) > 0) bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
+        `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
+      ])
+      .flat(),
     xrtCall: `xrt::run run = krn(${vm.args.map((a) => (a.kind === 'ptr' ? `bo_${a.name}` : a.host)).join(', ')});`,
     // Only the elements the launch's rows write come back (w_lo, w_hi: rangeDecls in kernel-vm.ts).
     xrtBack: ptrs
@@ -297,13 +342,50 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
       files.set(`${vm.name}/${vm.name}.h`, render('kernel/kernel.h.hbs', base));
       files.set(`${vm.name}/${vm.name}.cpp`, render(`kernel/${vm.template}`, base));
       files.set(`${vm.name}/${vm.name}_launch.h`, render('host/launch.h.hbs', launchVM(vm)));
-      files.set(`${vm.name}/tb_${vm.name}.cpp`, render('project/testbench.cpp.hbs', { banner: BANNER, name: vm.name, refParams: vm.reference.params.join(', '), refBody: vm.reference.body, ...vm.testbench }));
-      files.set(`${vm.name}/hls_config.cfg`, render('project/hls_config.cfg.hbs', { banner: BANNER, name: vm.name, platform: platform.name, clockMHz: platform.clockMHz }));
-      files.set(`${vm.name}/run_hls.tcl`, render('project/run_hls.tcl.hbs', { banner: BANNER, name: vm.name, platform: platform.name, clockNs: (1000 / platform.clockMHz).toFixed(3) }));
+      files.set(
+        `${vm.name}/tb_${vm.name}.cpp`,
+        render('project/testbench.cpp.hbs', {
+          banner: BANNER,
+          name: vm.name,
+          refParams: vm.reference.params.join(', '),
+          refBody: vm.reference.body,
+          ...vm.testbench,
+        }),
+      );
+      files.set(
+        `${vm.name}/hls_config.cfg`,
+        render('project/hls_config.cfg.hbs', {
+          banner: BANNER,
+          name: vm.name,
+          platform: platform.name,
+          clockMHz: platform.clockMHz,
+        }),
+      );
+      files.set(
+        `${vm.name}/run_hls.tcl`,
+        render('project/run_hls.tcl.hbs', {
+          banner: BANNER,
+          name: vm.name,
+          platform: platform.name,
+          clockNs: (1000 / platform.clockMHz).toFixed(3),
+        }),
+      );
       estimates[vm.name] = { kernel: vm.kernel, op: vm.op, ...vm.estimates, config: vm.config };
     }
-    files.set(`host/${k.name}_host.cpp`, render('host/host.cpp.hbs', hostVM(k, vms, extra, kernelSpec(render, k, m, true))));
-    files.set(`host/${k.name}_abi_check.cpp`, render('host/abi_check.cpp.hbs', { banner: BANNER, kernel: k.name, program: program.name, prefix: abiPrefix(program.name, 'fpga'), spec: kernelSpec(render, k, m, false) }));
+    files.set(
+      `host/${k.name}_host.cpp`,
+      render('host/host.cpp.hbs', hostVM(k, vms, extra, kernelSpec(render, k, m, true))),
+    );
+    files.set(
+      `host/${k.name}_abi_check.cpp`,
+      render('host/abi_check.cpp.hbs', {
+        banner: BANNER,
+        kernel: k.name,
+        program: program.name,
+        prefix: abiPrefix(program.name, 'fpga'),
+        spec: kernelSpec(render, k, m, false),
+      }),
+    );
     abiOps.push(...k.loops.map((f, i) => abiOpVM(f, vms[i]!, m, ctx, extra.get(f.name) ?? [])));
     kernels.push({ name: k.name, ops: vms.map((v) => v.name) });
     allVms.push(...vms);
@@ -311,16 +393,36 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
   const prefix = abiPrefix(program.name, 'fpga');
   files.set(
     `host/${program.name}_fpga_abi.cpp`,
-    render('host/fpga_abi.cpp.hbs', { banner: BANNER, program: program.name, prefix, hash: programHash(program.module), includes: allVms.map((v) => `#include "../${v.name}/${v.name}_launch.h"`), ops: abiOps }),
+    render('host/fpga_abi.cpp.hbs', {
+      banner: BANNER,
+      program: program.name,
+      prefix,
+      hash: programHash(program.module),
+      includes: allVms.map((v) => `#include "../${v.name}/${v.name}_launch.h"`),
+      ops: abiOps,
+    }),
   );
   files.set('host/dype_abi.h', abiHeader(dir));
   files.set(`host/${program.name}_fpga_abi.map`, render('host/fpga_abi.map.hbs', { prefix }));
-  for (const h of ['dype_host.h', 'dype_mtx.h', 'dype_pack.h', 'dype_util.h', 'dype_xrt.h', 'dype_abi_lib.h', 'dype_abi_check.h']) files.set(`host/${h}`, raw(`host/${h}`));
+  for (const h of [
+    'dype_host.h',
+    'dype_mtx.h',
+    'dype_pack.h',
+    'dype_util.h',
+    'dype_xrt.h',
+    'dype_abi_lib.h',
+    'dype_abi_check.h',
+  ])
+    files.set(`host/${h}`, raw(`host/${h}`));
   files.set('host/dype_ops.h', raw('kernel/dype_ops.h'));
   for (const h of ['ap_int.h', 'hls_stream.h']) files.set(`csim/${h}`, raw(`csim/${h}`));
-  const connectivity = allVms.flatMap((vm) => [`nk=${vm.name}:1:${vm.name}_1`, ...vm.args.filter((a) => a.kind === 'ptr').map((a) => `sp=${vm.name}_1.${a.name}:HBM[${a.bank}]`)]);
+  const connectivity = allVms.flatMap((vm) => [
+    `nk=${vm.name}:1:${vm.name}_1`,
+    ...vm.args.filter((a) => a.kind === 'ptr').map((a) => `sp=${vm.name}_1.${a.name}:HBM[${a.bank}]`),
+  ]);
   const first = opts.defaultKernel ?? kernels[0]?.name ?? '';
-  if (!kernels.some((k) => k.name === first) && kernels.length > 0) throw new Error(`hls: no kernel '${first}' in ${program.file}`);
+  if (!kernels.some((k) => k.name === first) && kernels.length > 0)
+    throw new Error(`hls: no kernel '${first}' in ${program.file}`);
   const data = {
     banner: BANNER,
     program: program.name,

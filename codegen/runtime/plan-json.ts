@@ -33,7 +33,13 @@ function partitionStages(spec: PlanSpec, sys: SystemSpec, table: PartitionTable)
       stages: p.choices.map((c, i) => {
         const kind = sys.devices.find((d) => d.id === c.device)!.kind;
         const ops = spec.ops.slice(c.start, c.end);
-        return { ops: ops.map((o) => o.id), device: c.device, kind, instances: inst[i], implementations: Object.fromEntries(ops.map((o) => [o.id, o.impls[kind]])) };
+        return {
+          ops: ops.map((o) => o.id),
+          device: c.device,
+          kind,
+          instances: inst[i],
+          implementations: Object.fromEntries(ops.map((o) => [o.id, o.impls[kind]])),
+        };
       }),
     };
   });
@@ -42,7 +48,13 @@ function partitionStages(spec: PlanSpec, sys: SystemSpec, table: PartitionTable)
 /** The plan.json format this dype writes and reads (cli/run-project.ts refuses others). */
 export const PLAN_JSON_VERSION = 4;
 
-export function planJson(program: string, source: string, programHash: string, sys: SystemSpec, kernels: readonly (KernelRuntime & { profiles: KernelProfiles })[]): string {
+export function planJson(
+  program: string,
+  source: string,
+  programHash: string,
+  sys: SystemSpec,
+  kernels: readonly (KernelRuntime & { profiles: KernelProfiles })[],
+): string {
   const out = {
     format: 'dype-plan',
     // 3: guard plans record their energy scope and stream length.
@@ -87,7 +99,10 @@ export function planJson(program: string, source: string, programHash: string, s
         ];
       }),
     ),
-    model: { costModel: MODEL, note: 'constants of runtime/plan/model.ts (implementations: runtime/catalogue); device figures are in system' },
+    model: {
+      costModel: MODEL,
+      note: 'constants of runtime/plan/model.ts (implementations: runtime/catalogue); device figures are in system',
+    },
   };
   return `${JSON.stringify(out, null, 2)}\n`;
 }

@@ -43,7 +43,11 @@ function repeatScalars(k: Kernel): Set<string> {
   return out;
 }
 
-export function kernelProfiles(k: Kernel, all: readonly ProfileArg[], cache: Map<string, SparseFeatures>): KernelProfiles | undefined {
+export function kernelProfiles(
+  k: Kernel,
+  all: readonly ProfileArg[],
+  cache: Map<string, SparseFeatures>,
+): KernelProfiles | undefined {
   const dimNames = new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : []))));
   const mine = all.filter((a) => k.params.some((p) => p.name === a.name) || dimNames.has(a.name));
   const sparseParams = k.params.filter((p) => p.type.format !== 'dense');
@@ -61,7 +65,10 @@ export function kernelProfiles(k: Kernel, all: readonly ProfileArg[], cache: Map
     const num = Number(a.path);
     if (!param || param.type.shape.length === 0) {
       if (a.path.trim() === '' || !Number.isFinite(num) || (!param && (!Number.isInteger(num) || num < 1)))
-        fail('DY6302', `--profile ${a.name}=${a.path}: ${param ? 'a scalar' : 'a dim'} takes ${param ? 'a number' : 'a positive integer'}`);
+        fail(
+          'DY6302',
+          `--profile ${a.name}=${a.path}: ${param ? 'a scalar' : 'a dim'} takes ${param ? 'a number' : 'a positive integer'}`,
+        );
       if (param) scalars.set(a.name, [...(scalars.get(a.name) ?? []), num]);
       else addDim(a.name, num);
       continue;
@@ -75,7 +82,10 @@ export function kernelProfiles(k: Kernel, all: readonly ProfileArg[], cache: Map
     if (param.type.format !== 'dense') {
       const [r, c] = shapeDims[a.name]!;
       if (r !== undefined && r === c && feats.rows !== feats.cols)
-        fail('DY6302', `--profile ${a.name}=${a.path}: the matrix is ${feats.rows} x ${feats.cols}, but kernel ${k.name} declares ${a.name} as [${r}, ${c}] (square)`);
+        fail(
+          'DY6302',
+          `--profile ${a.name}=${a.path}: the matrix is ${feats.rows} x ${feats.cols}, but kernel ${k.name} declares ${a.name} as [${r}, ${c}] (square)`,
+        );
       graphs.set(a.name, [...(graphs.get(a.name) ?? []), { f: feats, src: a.path }]);
     } else {
       const shape = param.type.shape.length === 1 ? [feats.rows * feats.cols] : [feats.rows, feats.cols];
@@ -86,8 +96,13 @@ export function kernelProfiles(k: Kernel, all: readonly ProfileArg[], cache: Map
   }
   if (graphs.size === 0 && mine.length === 0) return undefined;
   for (const p of sparseParams)
-    if (!graphs.has(p.name)) fail('DY6300', `kernel ${k.name}: the guards need --profile ${p.name}=PATH (a sample matrix for sparse parameter ${p.name})`);
-  for (const s of repeatScalars(k)) if (!scalars.has(s)) fail('DY6300', `kernel ${k.name}: the guards need --profile ${s}=N (the repeat count)`);
+    if (!graphs.has(p.name))
+      fail(
+        'DY6300',
+        `kernel ${k.name}: the guards need --profile ${p.name}=PATH (a sample matrix for sparse parameter ${p.name})`,
+      );
+  for (const s of repeatScalars(k))
+    if (!scalars.has(s)) fail('DY6300', `kernel ${k.name}: the guards need --profile ${s}=N (the repeat count)`);
   const count = Math.max(1, ...[...graphs.values()].map((g) => g.length));
   const ranges: Record<string, [number, number]> = {};
   const bindings: Binding[] = [];
@@ -101,9 +116,16 @@ export function kernelProfiles(k: Kernel, all: readonly ProfileArg[], cache: Map
       sparse.set(name, g.f);
       src.push(`${name}=${g.src}`);
       const [r, c] = shapeDims[name]!;
-      for (const [d, v] of [[r, g.f.rows], [c, g.f.cols]] as const) {
+      for (const [d, v] of [
+        [r, g.f.rows],
+        [c, g.f.cols],
+      ] as const) {
         if (d === undefined) continue;
-        if (dims.has(d) && dims.get(d) !== v) fail('DY6302', `--profile ${src.join(' ')}: dim ${d} is ${dims.get(d)} from one profile and ${v} from another`);
+        if (dims.has(d) && dims.get(d) !== v)
+          fail(
+            'DY6302',
+            `--profile ${src.join(' ')}: dim ${d} is ${dims.get(d)} from one profile and ${v} from another`,
+          );
         dims.set(d, v);
       }
     }
@@ -117,7 +139,8 @@ export function kernelProfiles(k: Kernel, all: readonly ProfileArg[], cache: Map
     bindings.push({ sparse, dims, scalars: sc });
     sources.push([...src, ...[...fixedDims].map(([d, vs]) => `${d}=${vs[i % vs.length]}`)].join(' '));
   }
-  for (const [d, vs] of fixedDims) if (vs.length > 1 && !ranges[`dim.${d}`]) ranges[`dim.${d}`] = [Math.min(...vs), Math.max(...vs)];
+  for (const [d, vs] of fixedDims)
+    if (vs.length > 1 && !ranges[`dim.${d}`]) ranges[`dim.${d}`] = [Math.min(...vs), Math.max(...vs)];
   for (const [s, vs] of scalars) if (vs.length > 1) ranges[`scalar.${s}`] = [Math.min(...vs), Math.max(...vs)];
   return { bindings, ranges, shapeDims, sources };
 }

@@ -39,7 +39,8 @@ export interface RuntimeEmitOptions {
 
 /** DY6300's message for the targets named: `the report target needs profile inputs: ...`. */
 export function profilesNeeded(targets: readonly string[]): string {
-  const list = targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
+  const list =
+    targets.length === 1 ? targets[0]! : `${targets.slice(0, -1).join(', ')} and ${targets[targets.length - 1]!}`;
   return `the ${list} target${targets.length === 1 ? ' needs' : 's need'} profile inputs: give --profile NAME=PATH (one or more sample matrices per sparse parameter)`;
 }
 
@@ -48,13 +49,29 @@ export interface KernelGuards extends KernelRuntime {
 }
 
 /** Guards for every kernel the profiles bind and every objective, on the system given (default DEFAULT_GUARD_SYSTEM); the IR with the build-guards annotations. */
-export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}): { sys: SystemSpec; kernels: KernelGuards[]; module: Module } {
+export function buildKernelGuards(
+  ctx: TargetContext,
+  o: RuntimeEmitOptions = {},
+): { sys: SystemSpec; kernels: KernelGuards[]; module: Module } {
   const { program } = ctx;
   if (ctx.profiles.length === 0)
-    throw new DiagnosticError([makeDiagnostic('DY6300', profilesNeeded([o.target ?? 'runtime']), fileSpan('<command line>'))]);
+    throw new DiagnosticError([
+      makeDiagnostic('DY6300', profilesNeeded([o.target ?? 'runtime']), fileSpan('<command line>')),
+    ]);
   for (const a of ctx.profiles) {
-    const known = program.module.kernels.some((k) => k.params.some((p) => p.name === a.name) || k.params.some((p) => p.type.shape.some((d) => d.kind === 'sym' && d.name === a.name)));
-    if (!known) throw new DiagnosticError([makeDiagnostic('DY6301', `--profile ${a.name}: no kernel of ${program.file} has a parameter or dim named '${a.name}'`, fileSpan('<command line>'))]);
+    const known = program.module.kernels.some(
+      (k) =>
+        k.params.some((p) => p.name === a.name) ||
+        k.params.some((p) => p.type.shape.some((d) => d.kind === 'sym' && d.name === a.name)),
+    );
+    if (!known)
+      throw new DiagnosticError([
+        makeDiagnostic(
+          'DY6301',
+          `--profile ${a.name}: no kernel of ${program.file} has a parameter or dim named '${a.name}'`,
+          fileSpan('<command line>'),
+        ),
+      ]);
   }
   const sys = loadSystemFile(resolveSystemArg(ctx.system ?? DEFAULT_GUARD_SYSTEM));
   const cache = new Map<string, SparseFeatures>();
@@ -81,7 +98,14 @@ export function buildKernelGuards(ctx: TargetContext, o: RuntimeEmitOptions = {}
       sampling: { perProfile: o.perProfile ?? 24, seed: 7, ranges: kp.ranges },
     });
     module = runPipeline(module, { passes: [one], verify: true });
-    kernels.push({ kernel: module.kernels.find((x) => x.name === k.name)!, spec: planSpec(k, impls.get(k.name)!), objective: one.objective, plans: one.plans.get(k.name)!, profiles: kp, manifest: wasmManifest(k, [], true) });
+    kernels.push({
+      kernel: module.kernels.find((x) => x.name === k.name)!,
+      spec: planSpec(k, impls.get(k.name)!),
+      objective: one.objective,
+      plans: one.plans.get(k.name)!,
+      profiles: kp,
+      manifest: wasmManifest(k, [], true),
+    });
   }
   return { sys, kernels, module };
 }
@@ -95,7 +119,10 @@ export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptio
   // The file's base name: generated files do not depend on where the program was compiled.
   const source = program.file.replace(/\\/g, '/').split('/').pop() ?? program.file;
   const files: ProjectFiles = new Map();
-  files.set(`${program.name}.runtime.ts`, emitRuntimeTs(program.name, source, programHash(program.module), kernels, importFrom));
+  files.set(
+    `${program.name}.runtime.ts`,
+    emitRuntimeTs(program.name, source, programHash(program.module), kernels, importFrom),
+  );
   files.set(`${program.name}_dispatch.h`, emitDispatchHeader(program.name, source, kernels));
   files.set('plan.json', planJson(program.name, source, programHash(program.module), sys, kernels));
   files.set('ir/build-guards.ir', printModule(module));

@@ -18,7 +18,7 @@ let loaded: Promise<Binaryen> | undefined;
 
 /** Imports binaryen once per process. */
 export function loadBinaryen(): Promise<Binaryen> {
-  loaded ??= import('binaryen').then((m) => ((m as { default?: Binaryen }).default ?? (m as unknown as Binaryen)));
+  loaded ??= import('binaryen').then((m) => (m as { default?: Binaryen }).default ?? (m as unknown as Binaryen));
   return loaded;
 }
 
@@ -83,7 +83,10 @@ export class FnBuilder {
       m.local.set(end, hi),
       m.block(b, [
         m.br_if(b, m.i32.ge_s(gv(), ge())),
-        m.loop(l, m.block(null, [...body, m.local.set(v, m.i32.add(gv(), m.i32.const(1))), m.br_if(l, m.i32.lt_s(gv(), ge()))])),
+        m.loop(
+          l,
+          m.block(null, [...body, m.local.set(v, m.i32.add(gv(), m.i32.const(1))), m.br_if(l, m.i32.lt_s(gv(), ge()))]),
+        ),
       ]),
     ]);
   }
@@ -102,7 +105,9 @@ export class WasmModule {
   ) {
     this.m = new b.Module();
     const F = b.Features;
-    this.m.setFeatures(F.MutableGlobals | F.NontrappingFPToInt | F.BulkMemory | F.SignExt | F.SIMD128 | (shared ? F.Atomics : 0));
+    this.m.setFeatures(
+      F.MutableGlobals | F.NontrappingFPToInt | F.BulkMemory | F.SignExt | F.SIMD128 | (shared ? F.Atomics : 0),
+    );
     this.m.setMemory(1, maxPages, null, [], shared, false, '0');
     this.m.addMemoryImport('0', 'env', 'memory', shared);
   }
@@ -121,7 +126,12 @@ export class WasmModule {
       case 'f64':
         return m.f64.const(value);
       case 'i64': {
-        const big = value === Infinity ? 0x7fffffffffffffffn : value === -Infinity ? -0x8000000000000000n : BigInt(Math.trunc(Number.isNaN(value) ? 0 : value));
+        const big =
+          value === Infinity
+            ? 0x7fffffffffffffffn
+            : value === -Infinity
+              ? -0x8000000000000000n
+              : BigInt(Math.trunc(Number.isNaN(value) ? 0 : value));
         return m.i64.const(BigInt.asIntN(64, big));
       }
       case 'i32':
@@ -243,7 +253,8 @@ export class WasmModule {
 
   /** Validates (throws when invalid), optimises at level 3 and validates again; returns the binary. */
   finish(what: string): Uint8Array {
-    if (!this.m.validate()) throw new Error(`wasm emitter: the module of ${what} does not validate:\n${this.m.emitText().slice(0, 4000)}`);
+    if (!this.m.validate())
+      throw new Error(`wasm emitter: the module of ${what} does not validate:\n${this.m.emitText().slice(0, 4000)}`);
     this.b.setOptimizeLevel(3);
     this.b.setShrinkLevel(0);
     this.m.optimize();

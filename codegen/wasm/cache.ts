@@ -62,9 +62,11 @@ interface Entry {
 export function readCached(dir: string, key: string): { binary: Uint8Array; manifest: WasmManifest } | undefined {
   try {
     const e = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as Partial<Entry>;
-    if (e.format !== FORMAT || e.key !== key || typeof e.binary !== 'string' || typeof e.sha256 !== 'string') return undefined;
+    if (e.format !== FORMAT || e.key !== key || typeof e.binary !== 'string' || typeof e.sha256 !== 'string')
+      return undefined;
     const m = e.manifest;
-    if (!m || m.format !== 'dype-wasm-manifest' || m.version !== 1 || !Array.isArray(m.ops) || !Array.isArray(m.params)) return undefined;
+    if (!m || m.format !== 'dype-wasm-manifest' || m.version !== 1 || !Array.isArray(m.ops) || !Array.isArray(m.params))
+      return undefined;
     const binary = new Uint8Array(Buffer.from(e.binary, 'base64'));
     if (sha(binary) !== e.sha256 || !WebAssembly.validate(binary)) return undefined;
     return { binary, manifest: m };
@@ -78,7 +80,13 @@ export function writeCached(dir: string, key: string, c: { binary: Uint8Array; m
   const tmp = join(dir, `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     makeDirs(dir); // not Node's recursive mkdir, which never returns under /proc
-    const e: Entry = { format: FORMAT, key, manifest: c.manifest, binary: Buffer.from(c.binary).toString('base64'), sha256: sha(c.binary) };
+    const e: Entry = {
+      format: FORMAT,
+      key,
+      manifest: c.manifest,
+      binary: Buffer.from(c.binary).toString('base64'),
+      sha256: sha(c.binary),
+    };
     writeFileSync(tmp, JSON.stringify(e));
     renameSync(tmp, join(dir, `${key}.json`));
     return true;
@@ -101,7 +109,12 @@ export interface CachedCompile extends EmittedWasm {
  * Emits k (after lower-kernels) through the cache in `root` (cacheRoot() by
  * default; null: no cache). `source` is the program text k was compiled from.
  */
-export async function emitWasmCached(source: string, k: Kernel, opts: Pick<EmitOptions, 'shared' | 'simd'> = {}, root: string | null = cacheRoot()): Promise<CachedCompile> {
+export async function emitWasmCached(
+  source: string,
+  k: Kernel,
+  opts: Pick<EmitOptions, 'shared' | 'simd'> = {},
+  root: string | null = cacheRoot(),
+): Promise<CachedCompile> {
   const key = cacheKey(source, k, opts);
   const dir = root === null ? undefined : join(root, 'wasm');
   const hit = dir ? readCached(dir, key) : undefined;

@@ -65,7 +65,10 @@ class FuncEmitter implements ScalarEmitter {
   ) {
     const nb = f.buffers.length;
     const ns = f.sizes.length;
-    this.F = new FnBuilder(W, Array.from({ length: nb + ns + 2 }, () => W.b.i32));
+    this.F = new FnBuilder(
+      W,
+      Array.from({ length: nb + ns + 2 }, () => W.b.i32),
+    );
     f.buffers.forEach((b, i) => this.bufs.set(b.name, { param: i, elem: b.elem }));
     const sizes = new Map<string, Local>();
     f.sizes.forEach((s, i) => sizes.set(s, { index: nb + i, elem: 'index' }));
@@ -261,7 +264,15 @@ class FuncEmitter implements ScalarEmitter {
       return [() => this.F.get(l, t), this.F.set(l, x)];
     };
     // f64 host math, converted around.
-    const host = (fn: 'exp' | 'log' | 'tanh' | 'pow'): Ref => W.convert(W.hostCall(fn, e.args.map((a) => this.as(a, 'f64'))), 'f64', t);
+    const host = (fn: 'exp' | 'log' | 'tanh' | 'pow'): Ref =>
+      W.convert(
+        W.hostCall(
+          fn,
+          e.args.map((a) => this.as(a, 'f64')),
+        ),
+        'f64',
+        t,
+      );
     switch (e.fn) {
       case 'exp':
       case 'log':
@@ -325,8 +336,22 @@ class FuncEmitter implements ScalarEmitter {
           const a = this.F.local('index');
           const b = this.F.local('index');
           const P = (i: number): Ref => this.F.get(i, 'index');
-          lo = m.block(null, [this.F.set(a, lo), m.select(m.i32.gt_s(P(this.loParam), this.F.get(a, 'index')), P(this.loParam), this.F.get(a, 'index'))], W.b.i32);
-          hi = m.block(null, [this.F.set(b, hi), m.select(m.i32.lt_s(P(this.hiParam), this.F.get(b, 'index')), P(this.hiParam), this.F.get(b, 'index'))], W.b.i32);
+          lo = m.block(
+            null,
+            [
+              this.F.set(a, lo),
+              m.select(m.i32.gt_s(P(this.loParam), this.F.get(a, 'index')), P(this.loParam), this.F.get(a, 'index')),
+            ],
+            W.b.i32,
+          );
+          hi = m.block(
+            null,
+            [
+              this.F.set(b, hi),
+              m.select(m.i32.lt_s(P(this.hiParam), this.F.get(b, 'index')), P(this.hiParam), this.F.get(b, 'index')),
+            ],
+            W.b.i32,
+          );
         }
         const plan = this.simd ? planVector(s, this.f.buffers) : undefined;
         return plan ? new VectorLoop(this, s, plan).emit(lo, hi) : this.scalarFor(s, lo, hi);
@@ -364,7 +389,16 @@ function valueType(t: TensorType): WasmValueType {
 }
 
 function program(ops: readonly Op[]): WasmStep[] {
-  return ops.map((op): WasmStep => (op.kind === 'repeat' ? { kind: 'repeat', id: op.id, count: op.count.kind === 'lit' ? op.count.value : { param: op.count.name }, body: program(op.body) } : { kind: 'op', op: op.id }));
+  return ops.map((op): WasmStep =>
+    op.kind === 'repeat'
+      ? {
+          kind: 'repeat',
+          id: op.id,
+          count: op.count.kind === 'lit' ? op.count.value : { param: op.count.name },
+          body: program(op.body),
+        }
+      : { kind: 'op', op: op.id },
+  );
 }
 
 /** The manifest of a kernel whose loops lower-kernels attached. */
@@ -378,7 +412,10 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
   const roots: Record<string, string> = {};
   for (const p of k.params) if (p.type.format !== 'dense' && p.type.shape.length === 2) roots[p.name] = p.name;
   const setRoot = (v: string, r: string): void => {
-    if (roots[v] !== undefined && roots[v] !== r) throw new Error(`wasm emitter: kernel ${k.name}: sparse value '${v}' takes the patterns of both '${roots[v]}' and '${r}'`);
+    if (roots[v] !== undefined && roots[v] !== r)
+      throw new Error(
+        `wasm emitter: kernel ${k.name}: sparse value '${v}' takes the patterns of both '${roots[v]}' and '${r}'`,
+      );
     roots[v] = r;
   };
   const ops: WasmOp[] = loops.map((f) => {
@@ -387,7 +424,8 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
     if (info.type.format !== 'dense') {
       const P = info.sparsity.patternSource;
       const r = P !== undefined ? roots[P] : undefined;
-      if (r === undefined) throw new Error(`wasm emitter: kernel ${k.name}, op ${f.op}: sparse result '${f.result}' has no pattern root`);
+      if (r === undefined)
+        throw new Error(`wasm emitter: kernel ${k.name}, op ${f.op}: sparse result '${f.result}' has no pattern root`);
       setRoot(f.result, r);
     }
     const top = f.body.filter((s) => s.k === 'for');
@@ -415,14 +453,30 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
       else if (lo0 && t.hi.k === 'const') splitRange = t.hi.value;
     }
     // Entries written by a split must be the balancing pattern's own (same root).
-    const writes = splittable ? splitWrites(f, top[0] as Extract<LStmt, { k: 'for' }>, values[f.result]?.shape ?? [], balanceBy && roots[f.result] === balanceBy.root ? balanceBuf : undefined) : undefined;
-    const rowLocal = writes && balanceBuf ? rowLocalBuffers(f, top[0] as Extract<LStmt, { k: 'for' }>, balanceBuf, (b) => roots[b.of]) : undefined;
+    const writes = splittable
+      ? splitWrites(
+          f,
+          top[0] as Extract<LStmt, { k: 'for' }>,
+          values[f.result]?.shape ?? [],
+          balanceBy && roots[f.result] === balanceBy.root ? balanceBuf : undefined,
+        )
+      : undefined;
+    const rowLocal =
+      writes && balanceBuf
+        ? rowLocalBuffers(f, top[0] as Extract<LStmt, { k: 'for' }>, balanceBuf, (b) => roots[b.of])
+        : undefined;
     return {
       export: f.name,
       op: f.op,
       result: f.result,
       out: f.out,
-      buffers: f.buffers.map((b) => ({ name: b.name, elem: b.elem, role: b.role, of: b.of, ...(b.layout ? { layout: b.layout } : {}) })),
+      buffers: f.buffers.map((b) => ({
+        name: b.name,
+        elem: b.elem,
+        role: b.role,
+        of: b.of,
+        ...(b.layout ? { layout: b.layout } : {}),
+      })),
       sizes: [...f.sizes],
       schedules: [...f.schedules],
       splittable,

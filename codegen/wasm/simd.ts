@@ -133,7 +133,7 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
   if (!ok || declared.has(k)) return undefined;
   // Varying names: k, then every local assigned a value that mentions one (to a fixed point).
   const varying = new Set([k]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     walk(s.body, (t) => {
       if ((t.k === 'let' || t.k === 'set') && !varying.has(t.var) && mentions(t.value, varying)) {
@@ -147,7 +147,11 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     if (t.k === 'set') assigned.add(t.var);
   });
   // Varying index locals (never reassigned) live as one scalar per lane; the rest are vectors.
-  const lanes = new Set([...varying].filter((v) => v !== k && (declared.get(v) === 'index' || declared.get(v) === 'i32') && !assigned.has(v)));
+  const lanes = new Set(
+    [...varying].filter(
+      (v) => v !== k && (declared.get(v) === 'index' || declared.get(v) === 'i32') && !assigned.has(v),
+    ),
+  );
   const vectors = new Set([...varying].filter((v) => v !== k && !lanes.has(v)));
   let perLane = lanes.size > 0;
   // The element type: that of the stores (all alike).
@@ -209,7 +213,12 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
       case 'load':
         return loadOk(e);
       case 'bin':
-        return e.type === T && (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/' || e.op === 'idiv') && value(e.lhs) && value(e.rhs);
+        return (
+          e.type === T &&
+          (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/' || e.op === 'idiv') &&
+          value(e.lhs) &&
+          value(e.rhs)
+        );
       case 'un':
         return e.type === T && e.op === 'neg' && value(e.arg);
       case 'call':
@@ -315,12 +324,22 @@ export class VectorLoop {
           prefix.push(F.set(l, m.i32.add(gk(), m.i32.const(q))));
         }
       }
-      const body = [...prefix, ...this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () => this.stmts(this.s.body, G))];
+      const body = [
+        ...prefix,
+        ...this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () =>
+          this.stmts(this.s.body, G),
+        ),
+      ];
       out.push(
         m.block(b, [
           m.loop(
             l,
-            m.block(null, [m.br_if(b, m.i32.lt_s(m.i32.sub(F.get(end, 'index'), gk()), m.i32.const(step))), ...body, F.set(k0, m.i32.add(gk(), m.i32.const(step))), m.br(l)]),
+            m.block(null, [
+              m.br_if(b, m.i32.lt_s(m.i32.sub(F.get(end, 'index'), gk()), m.i32.const(step))),
+              ...body,
+              F.set(k0, m.i32.add(gk(), m.i32.const(step))),
+              m.br(l),
+            ]),
           ),
         ]),
       );
@@ -365,7 +384,12 @@ export class VectorLoop {
             } else if (t.k === 'let' && this.plan.lanes.has(t.var)) {
               const ls = this.laneK.map((_, q) => {
                 const l = F.local(t.type);
-                out.push(F.set(l, this.S.scoped(this.lane(q), () => this.S.as(t.value, t.type))));
+                out.push(
+                  F.set(
+                    l,
+                    this.S.scoped(this.lane(q), () => this.S.as(t.value, t.type)),
+                  ),
+                );
                 return l;
               });
               this.laneVars.set(t.var, ls);
@@ -381,7 +405,9 @@ export class VectorLoop {
             const hi = this.S.as(t.hi, 'index');
             const v = F.local('index');
             const e = F.local('index');
-            const body = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () => this.stmts(t.body, G));
+            const body = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () =>
+              this.stmts(t.body, G),
+            );
             out.push(F.forLoop(v, e, lo, hi, body));
             break;
           }
@@ -404,7 +430,10 @@ export class VectorLoop {
   private address(buf: string, index: LExpr): Ref {
     const { W, F } = this.S;
     const m = W.m;
-    return m.i32.add(F.get(this.S.bufParam(buf), 'i32'), m.i32.shl(this.S.as(index, 'index'), m.i32.const(this.bytes === 8 ? 3 : 2)));
+    return m.i32.add(
+      F.get(this.S.bufParam(buf), 'i32'),
+      m.i32.shl(this.S.as(index, 'index'), m.i32.const(this.bytes === 8 ? 3 : 2)),
+    );
   }
 
   private contiguous(index: LExpr): boolean {
@@ -433,7 +462,10 @@ export class VectorLoop {
       case 'load': {
         if (!this.contiguous(e.index)) {
           // A gather: lane by lane, each lane's index as the scalar code computes it.
-          const one = (q: number): Ref => this.S.scoped(this.lane(q), () => W.load(T, F.get(this.S.bufParam(e.buf), 'i32'), this.S.as(e.index, 'index')));
+          const one = (q: number): Ref =>
+            this.S.scoped(this.lane(q), () =>
+              W.load(T, F.get(this.S.bufParam(e.buf), 'i32'), this.S.as(e.index, 'index')),
+            );
           return {
             pre: [],
             get: (g) => {
@@ -444,7 +476,10 @@ export class VectorLoop {
           };
         }
         const a = F.local('index');
-        return { pre: [F.set(a, this.address(e.buf, e.index))], get: (g) => m.v128.load(g * 16, this.bytes, F.get(a, 'index')) };
+        return {
+          pre: [F.set(a, this.address(e.buf, e.index))],
+          get: (g) => m.v128.load(g * 16, this.bytes, F.get(a, 'index')),
+        };
       }
       case 'cast':
         return this.value(e.arg, G);
@@ -465,7 +500,10 @@ export class VectorLoop {
           case 'relu': {
             // max(x, +0), as the scalar code: NaN stays NaN, -0 becomes +0.
             const zero = F.vlocal();
-            return { pre: [...pre, m.local.set(zero, this.splat(W.constant(0, T)))], get: (g) => V.max(xs[0]!.get(g), m.local.get(zero, W.b.v128)) };
+            return {
+              pre: [...pre, m.local.set(zero, this.splat(W.constant(0, T)))],
+              get: (g) => V.max(xs[0]!.get(g), m.local.get(zero, W.b.v128)),
+            };
           }
           case 'abs':
             return { pre, get: (g) => V.abs(xs[0]!.get(g)) };

@@ -66,7 +66,12 @@ function isWidth(e: LExpr, dims: readonly (string | number)[]): boolean {
  * `shape`: the out value's shape (dim names or literals); `balance`: the
  * pointer buffer the split is balanced by, if any.
  */
-export function splitWrites(f: LoopFunc, top: For, shape: readonly (string | number)[], balance: LBuffer | undefined): SplitWrites | undefined {
+export function splitWrites(
+  f: LoopFunc,
+  top: For,
+  shape: readonly (string | number)[],
+  balance: LBuffer | undefined,
+): SplitWrites | undefined {
   const out = f.buffers.find((b) => b.name === f.out);
   if (!out) return undefined;
   const found: { index: LExpr; loops: For[] }[] = [];
@@ -76,7 +81,11 @@ export function splitWrites(f: LoopFunc, top: For, shape: readonly (string | num
   if (out.role === 'dense' || out.role === 'scalar') {
     const range = top.hi;
     const first = shape[0];
-    const sameRange = first !== undefined && (typeof first === 'number' ? range.k === 'const' && range.value === first : range.k === 'var' && range.name === first);
+    const sameRange =
+      first !== undefined &&
+      (typeof first === 'number'
+        ? range.k === 'const' && range.value === first
+        : range.k === 'var' && range.name === first);
     if (!sameRange || (shape.length === 1 && out.role === 'scalar')) return undefined;
     return found.every((s) => rowIndex(s.index, i, shape.slice(1))) ? 'rows' : undefined;
   }
@@ -84,9 +93,23 @@ export function splitWrites(f: LoopFunc, top: For, shape: readonly (string | num
   const layout = out.layout ?? 'csr';
   if ((balance.role === 'rowPtr' ? 'csr' : 'csc') !== layout) return undefined;
   const entryLoop = (l: For): boolean =>
-    l.lo.k === 'load' && l.lo.buf === balance.name && l.lo.index.k === 'var' && l.lo.index.name === i &&
-    l.hi.k === 'load' && l.hi.buf === balance.name && l.hi.index.k === 'bin' && l.hi.index.op === '+' && l.hi.index.lhs.k === 'var' && l.hi.index.lhs.name === i && l.hi.index.rhs.k === 'const' && l.hi.index.rhs.value === 1;
-  return found.every((s) => s.index.k === 'var' && s.loops.some((l) => l.var === (s.index as { name: string }).name && entryLoop(l))) ? 'entries' : undefined;
+    l.lo.k === 'load' &&
+    l.lo.buf === balance.name &&
+    l.lo.index.k === 'var' &&
+    l.lo.index.name === i &&
+    l.hi.k === 'load' &&
+    l.hi.buf === balance.name &&
+    l.hi.index.k === 'bin' &&
+    l.hi.index.op === '+' &&
+    l.hi.index.lhs.k === 'var' &&
+    l.hi.index.lhs.name === i &&
+    l.hi.index.rhs.k === 'const' &&
+    l.hi.index.rhs.value === 1;
+  return found.every(
+    (s) => s.index.k === 'var' && s.loops.some((l) => l.var === (s.index as { name: string }).name && entryLoop(l)),
+  )
+    ? 'entries'
+    : undefined;
 }
 
 /**
@@ -97,22 +120,37 @@ export function splitWrites(f: LoopFunc, top: For, shape: readonly (string | num
  * ptr[lo .. hi] and entries [ptr[lo], ptr[hi]) of them, not the whole
  * pattern. Names of the buffers, in buffer order.
  */
-export function rowLocalBuffers(f: LoopFunc, top: For, balance: LBuffer, rootOf: (b: LBuffer) => string | undefined): string[] {
+export function rowLocalBuffers(
+  f: LoopFunc,
+  top: For,
+  balance: LBuffer,
+  rootOf: (b: LBuffer) => string | undefined,
+): string[] {
   const i = top.var;
   const layout = balance.role === 'rowPtr' ? 'csr' : 'csc';
   const root = rootOf(balance);
   const entryVars = new Set<string>();
   const isI = (e: LExpr): boolean => e.k === 'var' && e.name === i;
-  const isI1 = (e: LExpr): boolean => e.k === 'bin' && e.op === '+' && isI(e.lhs) && e.rhs.k === 'const' && e.rhs.value === 1;
+  const isI1 = (e: LExpr): boolean =>
+    e.k === 'bin' && e.op === '+' && isI(e.lhs) && e.rhs.k === 'const' && e.rhs.value === 1;
   const local = new Map<string, boolean>();
-  const candidates = f.buffers.filter((b) => b.role !== 'dense' && b.role !== 'scalar' && (b.layout ?? (b.role === 'rowPtr' || b.role === 'colIdx' ? 'csr' : 'csc')) === layout && rootOf(b) === root);
+  const candidates = f.buffers.filter(
+    (b) =>
+      b.role !== 'dense' &&
+      b.role !== 'scalar' &&
+      (b.layout ?? (b.role === 'rowPtr' || b.role === 'colIdx' ? 'csr' : 'csc')) === layout &&
+      rootOf(b) === root,
+  );
   for (const b of candidates) local.set(b.name, true);
   // Loads are checked where they stand: walkLExpr visits every load, those inside other indices too.
   const visitExpr = (e: LExpr): void =>
     walkLExpr(e, (x) => {
       if (x.k !== 'load' || !local.has(x.buf)) return;
       const b = f.buffers.find((y) => y.name === x.buf)!;
-      const ok = b.role === 'rowPtr' || b.role === 'colPtr' ? isI(x.index) || isI1(x.index) : x.index.k === 'var' && entryVars.has(x.index.name);
+      const ok =
+        b.role === 'rowPtr' || b.role === 'colPtr'
+          ? isI(x.index) || isI1(x.index)
+          : x.index.k === 'var' && entryVars.has(x.index.name);
       if (!ok) local.set(x.buf, false);
     });
   const visit = (ss: readonly LStmt[]): void => {
@@ -121,7 +159,13 @@ export function rowLocalBuffers(f: LoopFunc, top: For, balance: LBuffer, rootOf:
         case 'for': {
           visitExpr(s.lo);
           visitExpr(s.hi);
-          const entry = s.lo.k === 'load' && s.lo.buf === balance.name && isI(s.lo.index) && s.hi.k === 'load' && s.hi.buf === balance.name && isI1(s.hi.index);
+          const entry =
+            s.lo.k === 'load' &&
+            s.lo.buf === balance.name &&
+            isI(s.lo.index) &&
+            s.hi.k === 'load' &&
+            s.hi.buf === balance.name &&
+            isI1(s.hi.index);
           if (entry) entryVars.add(s.var);
           visit(s.body);
           if (entry) entryVars.delete(s.var);

@@ -18,6 +18,7 @@ ${sections.map((s) => `<section><h2>${esc(s.heading)}</h2>\n${s.body}</section>`
 }
 
 export function table(head: readonly string[], rows: readonly (readonly string[])[], leftCols = 1): string {
-  const cell = (tag: string, v: string, j: number): string => `<${tag}${j < leftCols ? ' class="l"' : ''}>${esc(v)}</${tag}>`;
+  const cell = (tag: string, v: string, j: number): string =>
+    `<${tag}${j < leftCols ? ' class="l"' : ''}>${esc(v)}</${tag}>`;
   return `<table><thead><tr>${head.map((h, j) => cell('th', h, j)).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((v, j) => cell('td', v, j)).join('')}</tr>`).join('')}</tbody></table>`;
 }

@@ -20,8 +20,18 @@ export interface FrontInput {
 }
 
 export function frontSvg(f: FrontInput): string {
-  const pts: ScatterPoint[] = f.space.map((s) => ({ x: s.periodMs, y: s.energyJ * 1e3, title: `${s.label}: ${s.periodMs.toPrecision(3)} ms, ${(s.energyJ * 1e3).toPrecision(3)} mJ (${f.scope})` }));
-  const markers: Marker[] = f.picks.map((p, i) => ({ name: p.name, colour: colour(i + 1), x: p.periodMs, y: p.energyJ * 1e3, title: p.label }));
+  const pts: ScatterPoint[] = f.space.map((s) => ({
+    x: s.periodMs,
+    y: s.energyJ * 1e3,
+    title: `${s.label}: ${s.periodMs.toPrecision(3)} ms, ${(s.energyJ * 1e3).toPrecision(3)} mJ (${f.scope})`,
+  }));
+  const markers: Marker[] = f.picks.map((p, i) => ({
+    name: p.name,
+    colour: colour(i + 1),
+    x: p.periodMs,
+    y: p.energyJ * 1e3,
+    title: p.label,
+  }));
   return scatterSvg(f.title, 'period per input (ms)', `${f.scope} energy per input (mJ)`, pts, markers);
 }
 
@@ -66,15 +76,45 @@ export function decisionMapSvg(d: DecisionMapInput): string {
       const v = dec.inRange ? idOf(dec.partition.id) : -1;
       if (v >= 0) used.add(v);
       else outside = true;
-      cells.push({ i, j, value: v, title: `density ${dens[i]!.toExponential(1)}, cv ${cvs[j]!.toFixed(2)}: ${dec.inRange ? `partition ${v} (${dec.partition.label})` : `re-plan (${dec.outOfRange.join('; ')})`}` });
+      cells.push({
+        i,
+        j,
+        value: v,
+        title: `density ${dens[i]!.toExponential(1)}, cv ${cvs[j]!.toFixed(2)}: ${dec.inRange ? `partition ${v} (${dec.partition.label})` : `re-plan (${dec.outOfRange.join('; ')})`}`,
+      });
     }
-  const legend = d.guards.partitions.filter((p) => used.has(idOf(p.id))).map((p) => ({ value: idOf(p.id), label: `${idOf(p.id)}: ${p.label}` }));
+  const legend = d.guards.partitions
+    .filter((p) => used.has(idOf(p.id)))
+    .map((p) => ({ value: idOf(p.id), label: `${idOf(p.id)}: ${p.label}` }));
   if (outside) legend.push({ value: -1, label: "outside the guards' ranges: re-plan" });
-  return gridSvg(d.title, 'density (nnz / n^2)', 'row-length CV', dens.map((x) => x.toExponential(0)), cvs.map((x) => x.toFixed(1)), cells, legend);
+  return gridSvg(
+    d.title,
+    'density (nnz / n^2)',
+    'row-length CV',
+    dens.map((x) => x.toExponential(0)),
+    cvs.map((x) => x.toFixed(1)),
+    cells,
+    legend,
+  );
 }
 
-export function timelineSvg(title: string, sys: SystemSpec, p: PlanProblem, stages: readonly SimStage[], stream = 6): string {
+export function timelineSvg(
+  title: string,
+  sys: SystemSpec,
+  p: PlanProblem,
+  stages: readonly SimStage[],
+  stream = 6,
+): string {
   const r = simulate(sys, p, stages, { stream, trace: true });
-  const bars = (r.trace ?? []).map((e) => ({ row: e.row, start: e.startMs, end: e.endMs, colour: colour(e.input), title: `input ${e.input}: ${e.label} (${e.kind}) ${e.startMs.toFixed(3)}-${e.endMs.toFixed(3)} ms` }));
-  return ganttSvg(`${title}: ${stream} inputs, period ${r.periodMs.toPrecision(3)} ms, ${(r.deviceEnergyJ * 1e3).toPrecision(3)} mJ device / ${(r.systemEnergyJ * 1e3).toPrecision(3)} mJ system per input`, bars);
+  const bars = (r.trace ?? []).map((e) => ({
+    row: e.row,
+    start: e.startMs,
+    end: e.endMs,
+    colour: colour(e.input),
+    title: `input ${e.input}: ${e.label} (${e.kind}) ${e.startMs.toFixed(3)}-${e.endMs.toFixed(3)} ms`,
+  }));
+  return ganttSvg(
+    `${title}: ${stream} inputs, period ${r.periodMs.toPrecision(3)} ms, ${(r.deviceEnergyJ * 1e3).toPrecision(3)} mJ device / ${(r.systemEnergyJ * 1e3).toPrecision(3)} mJ system per input`,
+    bars,
+  );
 }

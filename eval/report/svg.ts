@@ -4,12 +4,25 @@
  * scripts, no external resources; text is escaped.
  */
 
-export const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+const PALETTE = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#d62728',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+];
 export const colour = (i: number): string => PALETTE[((i % PALETTE.length) + PALETTE.length) % PALETTE.length]!;
 
-const num = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(2));
+const num = (v: number): string =>
+  Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(2);
 
 export interface ScatterPoint {
   x: number;
@@ -23,12 +36,19 @@ export interface Marker extends ScatterPoint {
 }
 
 /** All points grey, the non-dominated ones (lower x and y) joined in a line, markers on top; log axes when the data spans decades. */
-export function scatterSvg(title: string, xLabel: string, yLabel: string, pts: readonly ScatterPoint[], markers: readonly Marker[]): string {
+export function scatterSvg(
+  title: string,
+  xLabel: string,
+  yLabel: string,
+  pts: readonly ScatterPoint[],
+  markers: readonly Marker[],
+): string {
   const W = 460;
   const H = 300;
   const m = { l: 60, r: 120, t: 28, b: 42 };
   const all = [...pts, ...markers].filter((p) => p.x > 0 && p.y > 0 && Number.isFinite(p.x) && Number.isFinite(p.y));
-  if (all.length === 0) return `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><text x="10" y="20">${esc(title)}: no data</text></svg>`;
+  if (all.length === 0)
+    return `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><text x="10" y="20">${esc(title)}: no data</text></svg>`;
   const xs = all.map((p) => p.x);
   const ys = all.map((p) => p.y);
   const axis = (lo: number, hi: number, size: number, flip: boolean) => {
@@ -47,7 +67,9 @@ export function scatterSvg(title: string, xLabel: string, yLabel: string, pts: r
   const X = axis(Math.min(...xs) * 0.95, Math.max(...xs) * 1.05, pw, false);
   const Y = axis(Math.min(...ys) * 0.95, Math.max(...ys) * 1.05, ph, true);
   const out: string[] = [];
-  out.push(`<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`);
+  out.push(
+    `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`,
+  );
   out.push(`<text x="${W / 2}" y="16" text-anchor="middle" font-size="13" font-weight="bold">${esc(title)}</text>`);
   out.push(`<g transform="translate(${m.l},${m.t})">`);
   out.push(`<rect x="0" y="0" width="${pw}" height="${ph}" fill="#fafafa" stroke="#999"/>`);
@@ -57,15 +79,31 @@ export function scatterSvg(title: string, xLabel: string, yLabel: string, pts: r
     out.push(`<text x="${X.f(xv).toFixed(1)}" y="${ph + 14}" text-anchor="middle" font-size="10">${num(xv)}</text>`);
     out.push(`<text x="-4" y="${Y.f(yv).toFixed(1)}" text-anchor="end" font-size="10">${num(yv)}</text>`);
   }
-  out.push(`<text x="${pw / 2}" y="${ph + 32}" text-anchor="middle" font-size="11">${esc(xLabel)}${X.log ? ' (log)' : ''}</text>`);
-  out.push(`<text transform="translate(-46,${ph / 2}) rotate(-90)" text-anchor="middle" font-size="11">${esc(yLabel)}${Y.log ? ' (log)' : ''}</text>`);
-  for (const p of pts) out.push(`<circle class="pt" cx="${X.f(p.x).toFixed(1)}" cy="${Y.f(p.y).toFixed(1)}" r="2.5" fill="#bbb"><title>${esc(p.title)}</title></circle>`);
-  const front = pts.filter((p) => !pts.some((q) => q.x <= p.x && q.y <= p.y && (q.x < p.x || q.y < p.y))).sort((a, b) => a.x - b.x);
-  if (front.length > 0) out.push(`<polyline class="front" fill="none" stroke="#333" stroke-width="1.5" points="${front.map((p) => `${X.f(p.x).toFixed(1)},${Y.f(p.y).toFixed(1)}`).join(' ')}"/>`);
+  out.push(
+    `<text x="${pw / 2}" y="${ph + 32}" text-anchor="middle" font-size="11">${esc(xLabel)}${X.log ? ' (log)' : ''}</text>`,
+  );
+  out.push(
+    `<text transform="translate(-46,${ph / 2}) rotate(-90)" text-anchor="middle" font-size="11">${esc(yLabel)}${Y.log ? ' (log)' : ''}</text>`,
+  );
+  for (const p of pts)
+    out.push(
+      `<circle class="pt" cx="${X.f(p.x).toFixed(1)}" cy="${Y.f(p.y).toFixed(1)}" r="2.5" fill="#bbb"><title>${esc(p.title)}</title></circle>`,
+    );
+  const front = pts
+    .filter((p) => !pts.some((q) => q.x <= p.x && q.y <= p.y && (q.x < p.x || q.y < p.y)))
+    .sort((a, b) => a.x - b.x);
+  if (front.length > 0)
+    out.push(
+      `<polyline class="front" fill="none" stroke="#333" stroke-width="1.5" points="${front.map((p) => `${X.f(p.x).toFixed(1)},${Y.f(p.y).toFixed(1)}`).join(' ')}"/>`,
+    );
   markers.forEach((mk, i) => {
     if (!(mk.x > 0 && mk.y > 0)) return;
-    out.push(`<circle class="marker" cx="${X.f(mk.x).toFixed(1)}" cy="${Y.f(mk.y).toFixed(1)}" r="${6 - Math.min(i, 3)}" fill="none" stroke="${mk.colour}" stroke-width="2"><title>${esc(`${mk.name}: ${mk.title}`)}</title></circle>`);
-    out.push(`<circle cx="${pw + 12}" cy="${10 + i * 16}" r="5" fill="none" stroke="${mk.colour}" stroke-width="2"/><text x="${pw + 22}" y="${14 + i * 16}" font-size="11">${esc(mk.name)}</text>`);
+    out.push(
+      `<circle class="marker" cx="${X.f(mk.x).toFixed(1)}" cy="${Y.f(mk.y).toFixed(1)}" r="${6 - Math.min(i, 3)}" fill="none" stroke="${mk.colour}" stroke-width="2"><title>${esc(`${mk.name}: ${mk.title}`)}</title></circle>`,
+    );
+    out.push(
+      `<circle cx="${pw + 12}" cy="${10 + i * 16}" r="5" fill="none" stroke="${mk.colour}" stroke-width="2"/><text x="${pw + 22}" y="${14 + i * 16}" font-size="11">${esc(mk.name)}</text>`,
+    );
   });
   out.push('</g></svg>');
   return out.join('');
@@ -89,16 +127,27 @@ export function ganttSvg(title: string, bars: readonly Bar[], unit = 'ms'): stri
   const pw = W - m.l - m.r;
   const sx = (t: number): number => (t / end) * pw;
   const out: string[] = [];
-  out.push(`<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`);
+  out.push(
+    `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`,
+  );
   out.push(`<text x="${W / 2}" y="16" text-anchor="middle" font-size="13" font-weight="bold">${esc(title)}</text>`);
   out.push(`<g transform="translate(${m.l},${m.t})">`);
-  rows.forEach((r, i) => out.push(`<text x="-6" y="${i * rowH + 12}" text-anchor="end" font-size="10">${esc(r)}</text><line x1="0" x2="${pw}" y1="${(i + 1) * rowH}" y2="${(i + 1) * rowH}" stroke="#eee"/>`));
+  rows.forEach((r, i) =>
+    out.push(
+      `<text x="-6" y="${i * rowH + 12}" text-anchor="end" font-size="10">${esc(r)}</text><line x1="0" x2="${pw}" y1="${(i + 1) * rowH}" y2="${(i + 1) * rowH}" stroke="#eee"/>`,
+    ),
+  );
   for (const b of bars) {
     const i = rows.indexOf(b.row);
-    out.push(`<rect class="bar" x="${sx(b.start).toFixed(2)}" y="${i * rowH + 2}" width="${Math.max(0.5, sx(b.end) - sx(b.start)).toFixed(2)}" height="${rowH - 4}" fill="${b.colour}"><title>${esc(b.title)}</title></rect>`);
+    out.push(
+      `<rect class="bar" x="${sx(b.start).toFixed(2)}" y="${i * rowH + 2}" width="${Math.max(0.5, sx(b.end) - sx(b.start)).toFixed(2)}" height="${rowH - 4}" fill="${b.colour}"><title>${esc(b.title)}</title></rect>`,
+    );
   }
   const ph = rows.length * rowH;
-  for (const t of [0, 0.25, 0.5, 0.75, 1]) out.push(`<text x="${(t * pw).toFixed(1)}" y="${ph + 14}" text-anchor="middle" font-size="10">${num(t * end)}</text>`);
+  for (const t of [0, 0.25, 0.5, 0.75, 1])
+    out.push(
+      `<text x="${(t * pw).toFixed(1)}" y="${ph + 14}" text-anchor="middle" font-size="10">${num(t * end)}</text>`,
+    );
   out.push(`<text x="${pw / 2}" y="${ph + 27}" text-anchor="middle" font-size="11">time (${unit})</text>`);
   out.push('</g></svg>');
   return out.join('');
@@ -112,7 +161,15 @@ export interface Cell {
 }
 
 /** A grid of categories (value -1: none, drawn hatched grey) over two axes with tick labels. */
-export function gridSvg(title: string, xLabel: string, yLabel: string, xTicks: readonly string[], yTicks: readonly string[], cells: readonly Cell[], legend: readonly { value: number; label: string }[]): string {
+export function gridSvg(
+  title: string,
+  xLabel: string,
+  yLabel: string,
+  xTicks: readonly string[],
+  yTicks: readonly string[],
+  cells: readonly Cell[],
+  legend: readonly { value: number; label: string }[],
+): string {
   const nx = xTicks.length;
   const ny = yTicks.length;
   const cw = 22;
@@ -122,24 +179,34 @@ export function gridSvg(title: string, xLabel: string, yLabel: string, xTicks: r
   const W = Math.max(m.l + nx * cw + 20, 460);
   const H = m.t + ny * ch + m.b + legendH;
   const out: string[] = [];
-  out.push(`<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`);
+  out.push(
+    `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`,
+  );
   out.push(`<text x="${W / 2}" y="16" text-anchor="middle" font-size="13" font-weight="bold">${esc(title)}</text>`);
   out.push(`<g transform="translate(${m.l},${m.t})">`);
   for (const c of cells) {
     const fill = c.value < 0 ? '#ddd' : colour(c.value);
-    out.push(`<rect class="cell" x="${c.i * cw}" y="${(ny - 1 - c.j) * ch}" width="${cw - 1}" height="${ch - 1}" fill="${fill}"${c.value < 0 ? ' opacity="0.6"' : ''}><title>${esc(c.title)}</title></rect>`);
+    out.push(
+      `<rect class="cell" x="${c.i * cw}" y="${(ny - 1 - c.j) * ch}" width="${cw - 1}" height="${ch - 1}" fill="${fill}"${c.value < 0 ? ' opacity="0.6"' : ''}><title>${esc(c.title)}</title></rect>`,
+    );
   }
   xTicks.forEach((t, i) => {
-    if (i % 2 === 0) out.push(`<text x="${i * cw + cw / 2}" y="${ny * ch + 12}" text-anchor="middle" font-size="9">${esc(t)}</text>`);
+    if (i % 2 === 0)
+      out.push(`<text x="${i * cw + cw / 2}" y="${ny * ch + 12}" text-anchor="middle" font-size="9">${esc(t)}</text>`);
   });
   yTicks.forEach((t, j) => {
-    if (j % 2 === 0) out.push(`<text x="-4" y="${(ny - 1 - j) * ch + 12}" text-anchor="end" font-size="9">${esc(t)}</text>`);
+    if (j % 2 === 0)
+      out.push(`<text x="-4" y="${(ny - 1 - j) * ch + 12}" text-anchor="end" font-size="9">${esc(t)}</text>`);
   });
   out.push(`<text x="${(nx * cw) / 2}" y="${ny * ch + 28}" text-anchor="middle" font-size="11">${esc(xLabel)}</text>`);
-  out.push(`<text transform="translate(-52,${(ny * ch) / 2}) rotate(-90)" text-anchor="middle" font-size="11">${esc(yLabel)}</text>`);
+  out.push(
+    `<text transform="translate(-52,${(ny * ch) / 2}) rotate(-90)" text-anchor="middle" font-size="11">${esc(yLabel)}</text>`,
+  );
   legend.forEach((l, k) => {
     const y = ny * ch + 40 + k * 16;
-    out.push(`<rect x="0" y="${y}" width="12" height="12" fill="${l.value < 0 ? '#ddd' : colour(l.value)}"/><text x="18" y="${y + 10}" font-size="10">${esc(l.label)}</text>`);
+    out.push(
+      `<rect x="0" y="${y}" width="12" height="12" fill="${l.value < 0 ? '#ddd' : colour(l.value)}"/><text x="18" y="${y + 10}" font-size="10">${esc(l.label)}</text>`,
+    );
   });
   out.push('</g></svg>');
   return out.join('');
@@ -158,7 +225,13 @@ export interface TornadoRow {
  * baseline to the figure at the parameter's low end (upper half of the row)
  * and one to the figure at its high end (lower half); the baseline as a line.
  */
-export function tornadoSvg(title: string, xLabel: string, baseline: number, rows: readonly TornadoRow[], fmt: (v: number) => string): string {
+export function tornadoSvg(
+  title: string,
+  xLabel: string,
+  baseline: number,
+  rows: readonly TornadoRow[],
+  fmt: (v: number) => string,
+): string {
   const W = 720;
   const rowH = 18;
   const m = { l: 280, r: 30, t: 44, b: 40 };
@@ -172,26 +245,35 @@ export function tornadoSvg(title: string, xLabel: string, baseline: number, rows
   const pw = W - m.l - m.r;
   const sx = (v: number): number => ((v - lo) / (hi - lo)) * pw;
   const out: string[] = [];
-  out.push(`<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`);
+  out.push(
+    `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">`,
+  );
   out.push(`<text x="${W / 2}" y="16" text-anchor="middle" font-size="13" font-weight="bold">${esc(title)}</text>`);
-  out.push(`<rect x="${m.l}" y="24" width="10" height="8" fill="${colour(0)}"/><text x="${m.l + 14}" y="32" font-size="10">low end</text><rect x="${m.l + 70}" y="24" width="10" height="8" fill="${colour(1)}"/><text x="${m.l + 84}" y="32" font-size="10">high end</text>`);
+  out.push(
+    `<rect x="${m.l}" y="24" width="10" height="8" fill="${colour(0)}"/><text x="${m.l + 14}" y="32" font-size="10">low end</text><rect x="${m.l + 70}" y="24" width="10" height="8" fill="${colour(1)}"/><text x="${m.l + 84}" y="32" font-size="10">high end</text>`,
+  );
   out.push(`<g transform="translate(${m.l},${m.t})">`);
   const b = sx(baseline);
   rows.forEach((r, i) => {
     const y = i * rowH;
-    out.push(`<text x="-6" y="${y + 12}" text-anchor="end" font-size="10">${esc(r.label)}</text><line x1="0" x2="${pw}" y1="${y + rowH}" y2="${y + rowH}" stroke="#eee"/>`);
+    out.push(
+      `<text x="-6" y="${y + 12}" text-anchor="end" font-size="10">${esc(r.label)}</text><line x1="0" x2="${pw}" y1="${y + rowH}" y2="${y + rowH}" stroke="#eee"/>`,
+    );
     const bar = (v: number, dy: number, c: string, end: string): void => {
       if (!Number.isFinite(v)) return;
       const x0 = Math.min(b, sx(v));
       const w = Math.max(1, Math.abs(sx(v) - b));
-      out.push(`<rect class="bar" x="${x0.toFixed(1)}" y="${y + dy}" width="${w.toFixed(1)}" height="${rowH / 2 - 2}" fill="${c}"><title>${esc(`${r.title}: ${end} end ${fmt(v)} (as written ${fmt(baseline)})`)}</title></rect>`);
+      out.push(
+        `<rect class="bar" x="${x0.toFixed(1)}" y="${y + dy}" width="${w.toFixed(1)}" height="${rowH / 2 - 2}" fill="${c}"><title>${esc(`${r.title}: ${end} end ${fmt(v)} (as written ${fmt(baseline)})`)}</title></rect>`,
+      );
     };
     bar(r.low, 2, colour(0), 'low');
     bar(r.high, rowH / 2, colour(1), 'high');
   });
   const ph = Math.max(1, rows.length) * rowH;
   out.push(`<line x1="${b.toFixed(1)}" x2="${b.toFixed(1)}" y1="0" y2="${ph}" stroke="#333" stroke-width="1"/>`);
-  for (const v of [lo + pad, baseline, hi - pad]) out.push(`<text x="${sx(v).toFixed(1)}" y="${ph + 14}" text-anchor="middle" font-size="10">${esc(fmt(v))}</text>`);
+  for (const v of [lo + pad, baseline, hi - pad])
+    out.push(`<text x="${sx(v).toFixed(1)}" y="${ph + 14}" text-anchor="middle" font-size="10">${esc(fmt(v))}</text>`);
   out.push(`<text x="${pw / 2}" y="${ph + 30}" text-anchor="middle" font-size="11">${esc(xLabel)}</text>`);
   out.push('</g></svg>');
   return out.join('');

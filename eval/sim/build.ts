@@ -48,7 +48,9 @@ export function topology(sys: SystemSpec): Topology {
   inst.forEach((a, i) =>
     inst.forEach((b, j) => {
       if (j <= i) return;
-      const l = sys.peerLinks.find((p) => (p.a === a.spec.id && p.b === b.spec.id) || (p.a === b.spec.id && p.b === a.spec.id));
+      const l = sys.peerLinks.find(
+        (p) => (p.a === a.spec.id && p.b === b.spec.id) || (p.a === b.spec.id && p.b === a.spec.id),
+      );
       if (!l || a.spec.kind === 'cpu' || b.spec.kind === 'cpu') return;
       peer.set(`${i}:${j}`, add(`${a.name}<->${b.name}`, l.bandwidthGBs));
       peerLatencyMs.set(`${i}:${j}`, l.latencyUs / 1e3);
@@ -67,12 +69,30 @@ const withRoot = (t: Topology, links: number[]): number[] => (t.root === undefin
  * (undefined = host memory) after `deps`; returns the task that ends it.
  * Without a peer link the copy lands in host memory first (store and forward).
  */
-function move(tasks: Task[], t: Topology, from: number | undefined, to: number | undefined, bytes: number, deps: number[], input: number, label: string): number[] {
+function move(
+  tasks: Task[],
+  t: Topology,
+  from: number | undefined,
+  to: number | undefined,
+  bytes: number,
+  deps: number[],
+  input: number,
+  label: string,
+): number[] {
   if (bytes <= 0 || from === to || (onHost(t, from) && onHost(t, to))) return deps;
   const hop = (dev: number, dir: 'up' | 'down', d: number[]): number[] => {
     const spec = t.specs[dev]!;
     const link = (dir === 'up' ? t.up : t.down).get(dev)!;
-    tasks.push({ kind: 'transfer', deps: d, input, label, links: withRoot(t, [link]), bytes, latencyMs: (spec.hostLink?.latencyUs ?? 0) / 1e3, endpoints: [dev] });
+    tasks.push({
+      kind: 'transfer',
+      deps: d,
+      input,
+      label,
+      links: withRoot(t, [link]),
+      bytes,
+      latencyMs: (spec.hostLink?.latencyUs ?? 0) / 1e3,
+      endpoints: [dev],
+    });
     return [tasks.length - 1];
   };
   if (onHost(t, from)) return hop(to!, 'down', deps);
@@ -81,7 +101,16 @@ function move(tasks: Task[], t: Topology, from: number | undefined, to: number |
   const p = t.peer.get(key);
   if (p !== undefined) {
     // Peer-to-peer DMA still crosses both devices' PCIe links and the root complex.
-    tasks.push({ kind: 'transfer', deps, input, label, links: withRoot(t, [t.up.get(from!)!, t.down.get(to!)!, p]), bytes, latencyMs: t.peerLatencyMs.get(key)!, endpoints: [from!, to!] });
+    tasks.push({
+      kind: 'transfer',
+      deps,
+      input,
+      label,
+      links: withRoot(t, [t.up.get(from!)!, t.down.get(to!)!, p]),
+      bytes,
+      latencyMs: t.peerLatencyMs.get(key)!,
+      endpoints: [from!, to!],
+    });
     return [tasks.length - 1];
   }
   return hop(to!, 'down', hop(from!, 'up', deps));
@@ -139,7 +168,8 @@ export function buildTasks(sys: SystemSpec, p: PlanProblem, stages: readonly Sim
           if (r.from.kind === 'param') {
             const bytes = p.paramBytes.get(r.value) ?? 0;
             const share = p.sparseParams.has(r.value) ? bytes / k : bytes;
-            for (const dst of insts) inbound.push(...move(tasks, top, undefined, dst, share, slot, input, `${r.value} in`));
+            for (const dst of insts)
+              inbound.push(...move(tasks, top, undefined, dst, share, slot, input, `${r.value} in`));
           } else {
             const src = index.get(r.from.id)!;
             if (members.has(src)) continue;
@@ -148,11 +178,30 @@ export function buildTasks(sys: SystemSpec, p: PlanProblem, stages: readonly Sim
             const bytes = p.ops[src]!.resultBytes / srcInsts.length;
             const after = [...(opDone.get(src) ?? []), ...slot];
             // Every consumer instance gathers the whole value: each producer instance sends its slice.
-            for (const dst of insts) for (const from of srcInsts) inbound.push(...move(tasks, top, from, dst, bytes, after, input, `${p.ops[src]!.result} ${top.names[from]}->${top.names[dst]}`));
+            for (const dst of insts)
+              for (const from of srcInsts)
+                inbound.push(
+                  ...move(
+                    tasks,
+                    top,
+                    from,
+                    dst,
+                    bytes,
+                    after,
+                    input,
+                    `${p.ops[src]!.result} ${top.names[from]}->${top.names[dst]}`,
+                  ),
+                );
           }
         }
       }
-      tasks.push({ kind: 'delay', deps: inbound.length > 0 ? inbound : slot, input, label: 'dispatch', ms: SIM.stageDispatchUs / 1e3 });
+      tasks.push({
+        kind: 'delay',
+        deps: inbound.length > 0 ? inbound : slot,
+        input,
+        label: 'dispatch',
+        ms: SIM.stageDispatchUs / 1e3,
+      });
       let prev = [tasks.length - 1];
       if (input > 0) prev.push(computeDone[input - 1]![si]!);
       let lastProduced: number | undefined;
@@ -162,23 +211,51 @@ export function buildTasks(sys: SystemSpec, p: PlanProblem, stages: readonly Sim
         const launch = callOverheadUs(op, dev) / 1e3;
         const perTrip = bestOpTime(op, dev, 1).ms / op.trips - launch;
         const sh = shares(p, o, k);
-        const readsPrev = lastProduced !== undefined && op.reads.some((r) => r.from.kind === 'op' && index.get(r.from.id) === lastProduced);
+        const readsPrev =
+          lastProduced !== undefined &&
+          op.reads.some((r) => r.from.kind === 'op' && index.get(r.from.id) === lastProduced);
         // A data-parallel split whose op gathers from a value the previous op left in slices needs it whole on every instance.
-        if (k > 1 && readsPrev && op.gathers > 0) prev = exchange(tasks, top, insts, p.ops[lastProduced!]!.resultBytes, prev, input, p.ops[lastProduced!]!.result);
+        if (k > 1 && readsPrev && op.gathers > 0)
+          prev = exchange(
+            tasks,
+            top,
+            insts,
+            p.ops[lastProduced!]!.resultBytes,
+            prev,
+            input,
+            p.ops[lastProduced!]!.result,
+          );
         for (let trip = 0; trip < op.trips; trip++) {
           const parts = insts.map((inst, j) => {
-            tasks.push({ kind: 'compute', deps: prev, input, label: op.trips > 1 ? `${op.id} #${trip + 1}` : op.id, instance: inst, ms: perTrip * sh[j]! + launch + (k > 1 ? MODEL.splitSyncUs / 1e3 : 0) });
+            tasks.push({
+              kind: 'compute',
+              deps: prev,
+              input,
+              label: op.trips > 1 ? `${op.id} #${trip + 1}` : op.id,
+              instance: inst,
+              ms: perTrip * sh[j]! + launch + (k > 1 ? MODEL.splitSyncUs / 1e3 : 0),
+            });
             return tasks.length - 1;
           });
           prev = parts;
           // Loop-carried values: split instances swap their slices before the next trip.
-          if (k > 1 && trip + 1 < op.trips && op.gathers > 0) prev = exchange(tasks, top, insts, op.resultBytes, prev, input, op.result);
+          if (k > 1 && trip + 1 < op.trips && op.gathers > 0)
+            prev = exchange(tasks, top, insts, op.resultBytes, prev, input, op.result);
         }
         opDone.set(o, prev);
         lastProduced = o;
         if (resultOps.has(op.id))
           prev.forEach((_, j) => {
-            const back = move(tasks, top, insts[j], undefined, op.resultBytes / k, [prev[j]!], input, `${op.result} out`);
+            const back = move(
+              tasks,
+              top,
+              insts[j],
+              undefined,
+              op.resultBytes / k,
+              [prev[j]!],
+              input,
+              `${op.result} out`,
+            );
             inputEnds.push(...back);
           });
       }
@@ -191,7 +268,15 @@ export function buildTasks(sys: SystemSpec, p: PlanProblem, stages: readonly Sim
 }
 
 /** All-gather of a value split over instances: each sends its slice to every other. */
-function exchange(tasks: Task[], top: Topology, insts: number[], bytes: number, deps: number[], input: number, value: string): number[] {
+function exchange(
+  tasks: Task[],
+  top: Topology,
+  insts: number[],
+  bytes: number,
+  deps: number[],
+  input: number,
+  value: string,
+): number[] {
   const out: number[] = [];
   const k = insts.length;
   insts.forEach((from, a) =>

@@ -9,7 +9,16 @@
 
 export type Task =
   | { kind: 'compute'; deps: number[]; input: number; label: string; instance: number; ms: number }
-  | { kind: 'transfer'; deps: number[]; input: number; label: string; links: number[]; bytes: number; latencyMs: number; endpoints: number[] }
+  | {
+      kind: 'transfer';
+      deps: number[];
+      input: number;
+      label: string;
+      links: number[];
+      bytes: number;
+      latencyMs: number;
+      endpoints: number[];
+    }
   | { kind: 'delay'; deps: number[]; input: number; label: string; ms: number };
 
 export interface Link {
@@ -47,7 +56,7 @@ class Timers {
   push(at: number, task: number): void {
     this.at.push(at);
     this.task.push(task);
-    for (let i = this.at.length - 1; i > 0; ) {
+    for (let i = this.at.length - 1; i > 0;) {
       const up = (i - 1) >> 1;
       if (!this.less(i, up)) break;
       this.swap(i, up);
@@ -60,7 +69,7 @@ class Timers {
     this.swap(0, last);
     this.at.pop();
     this.task.pop();
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;

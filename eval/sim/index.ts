@@ -32,14 +32,20 @@ export interface SimOptions {
   trace?: boolean;
 }
 
-export function simulate(sys: SystemSpec, p: PlanProblem, stages: readonly SimStage[], opts: SimOptions = {}): SimResult {
+export function simulate(
+  sys: SystemSpec,
+  p: PlanProblem,
+  stages: readonly SimStage[],
+  opts: SimOptions = {},
+): SimResult {
   const stream = opts.stream ?? SIM.streamLength;
   const { tasks, ends, top } = buildTasks(sys, p, stages, stream);
   const timing = runTasks(tasks, top.names.length, top.links);
   const makespan = Math.max(0, ...timing.map((t) => t.end));
   // Instances a stage uses are powered up for the whole stream (their waiting draw when not busy); the others stay idle.
   const used = new Set(stages.flatMap((st) => st.instances));
-  const base = (i: number): number => (used.has(top.names[i]!) ? top.specs[i]!.waitingPowerW : top.specs[i]!.idlePowerW);
+  const base = (i: number): number =>
+    used.has(top.names[i]!) ? top.specs[i]!.waitingPowerW : top.specs[i]!.idlePowerW;
   const busy = new Array<number>(top.names.length).fill(0);
   const dma = new Array<number>(top.names.length).fill(0);
   // Power steps for the peak: +delta at start, -delta at end.
@@ -63,7 +69,8 @@ export function simulate(sys: SystemSpec, p: PlanProblem, stages: readonly SimSt
       return;
     }
     const above = s.activePowerW - s.waitingPowerW;
-    device += (makespan / 1e3) * s.waitingPowerW + (busy[i]! / 1e3) * above + (dma[i]! / 1e3) * SIM.dmaPowerFraction * above;
+    device +=
+      (makespan / 1e3) * s.waitingPowerW + (busy[i]! / 1e3) * above + (dma[i]! / 1e3) * SIM.dmaPowerFraction * above;
   });
   steps.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let draw = top.specs.reduce((a, _, i) => a + base(i), 0);
@@ -74,15 +81,40 @@ export function simulate(sys: SystemSpec, p: PlanProblem, stages: readonly SimSt
   }
   const starts = new Array<number>(stream).fill(Infinity);
   tasks.forEach((t, i) => void (starts[t.input] = Math.min(starts[t.input]!, timing[i]!.start)));
-  const latency = ends.reduce((a, e, input) => a + (Math.max(...e.map((id) => timing[id]!.end)) - starts[input]!), 0) / stream;
+  const latency =
+    ends.reduce((a, e, input) => a + (Math.max(...e.map((id) => timing[id]!.end)) - starts[input]!), 0) / stream;
   const periodMs = makespan / stream;
-  const out: SimResult = { periodMs, throughput: periodMs > 0 ? 1000 / periodMs : Infinity, latencyMs: latency, deviceEnergyJ: device / stream, systemEnergyJ: (device + unused) / stream, makespanMs: makespan, peakPowerW: peak };
+  const out: SimResult = {
+    periodMs,
+    throughput: periodMs > 0 ? 1000 / periodMs : Infinity,
+    latencyMs: latency,
+    deviceEnergyJ: device / stream,
+    systemEnergyJ: (device + unused) / stream,
+    makespanMs: makespan,
+    peakPowerW: peak,
+  };
   if (opts.trace) {
     const trace: TraceEvent[] = [];
     tasks.forEach((t, i) => {
       const tm = timing[i]!;
-      if (t.kind === 'compute') trace.push({ row: top.names[t.instance]!, kind: 'compute', input: t.input, label: t.label, startMs: tm.start, endMs: tm.end });
-      else if (t.kind === 'transfer' && tm.end > tm.start) trace.push({ row: top.links[t.links[0]!]?.name ?? 'link', kind: 'transfer', input: t.input, label: t.label, startMs: tm.start, endMs: tm.end });
+      if (t.kind === 'compute')
+        trace.push({
+          row: top.names[t.instance]!,
+          kind: 'compute',
+          input: t.input,
+          label: t.label,
+          startMs: tm.start,
+          endMs: tm.end,
+        });
+      else if (t.kind === 'transfer' && tm.end > tm.start)
+        trace.push({
+          row: top.links[t.links[0]!]?.name ?? 'link',
+          kind: 'transfer',
+          input: t.input,
+          label: t.label,
+          startMs: tm.start,
+          endMs: tm.end,
+        });
     });
     out.trace = trace;
   }
@@ -93,4 +125,3 @@ export function simulate(sys: SystemSpec, p: PlanProblem, stages: readonly SimSt
 export function simulateMapping(sys: SystemSpec, p: PlanProblem, m: Mapping, opts: SimOptions = {}): SimResult {
   return simulate(sys, p, simStages(sys, p, m), opts);
 }
-

@@ -26,8 +26,32 @@ export const SIM = {
 
 /** Where each SIM constant comes from (docs/COST-MODEL.md "Every model parameter"; test/eval/parameters.test.ts). */
 export const SIM_SOURCES: ParameterTable = {
-  'SIM.streamLength': { unit: 'inputs', kind: 'experiment', source: "the experiment's stream: 12 inputs go through each mapping, fill and drain included in the period; every strategy plans for it", measuredOn: 'none (a choice of the experiment)' },
-  'SIM.stageBuffers': { unit: 'buffers per stage', kind: 'design', source: 'double buffering: the next input may be copied in while one computes, as the runtime does', measuredOn: 'design' },
-  'SIM.stageDispatchUs': { unit: 'us', kind: 'estimate', source: 'estimate: host-side work to hand one input to one stage (stream and event synchronisation, queueing the copies), a few driver calls of a few us each', measuredOn: 'none' },
-  'SIM.dmaPowerFraction': { unit: 'of (active - waiting)', kind: 'estimate', source: "estimate: a device whose DMA engines move data draws a tenth of its active increment above its waiting draw", measuredOn: 'none', max: 1 },
+  'SIM.streamLength': {
+    unit: 'inputs',
+    kind: 'experiment',
+    source:
+      "the experiment's stream: 12 inputs go through each mapping, fill and drain included in the period; every strategy plans for it",
+    measuredOn: 'none (a choice of the experiment)',
+  },
+  'SIM.stageBuffers': {
+    unit: 'buffers per stage',
+    kind: 'design',
+    source: 'double buffering: the next input may be copied in while one computes, as the runtime does',
+    measuredOn: 'design',
+  },
+  'SIM.stageDispatchUs': {
+    unit: 'us',
+    kind: 'estimate',
+    source:
+      'estimate: host-side work to hand one input to one stage (stream and event synchronisation, queueing the copies), a few driver calls of a few us each',
+    measuredOn: 'none',
+  },
+  'SIM.dmaPowerFraction': {
+    unit: 'of (active - waiting)',
+    kind: 'estimate',
+    source:
+      'estimate: a device whose DMA engines move data draws a tenth of its active increment above its waiting draw',
+    measuredOn: 'none',
+    max: 1,
+  },
 };

@@ -23,7 +23,20 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closeBackends, InputError, openProject, Rng, seedFor, toCsr, loadMatrix, TraceRecorder, type CsrMatrix, type DenseTensor, type RunResult, type SystemSpec } from 'dype/runtime';
+import {
+  closeBackends,
+  InputError,
+  openProject,
+  Rng,
+  seedFor,
+  toCsr,
+  loadMatrix,
+  TraceRecorder,
+  type CsrMatrix,
+  type DenseTensor,
+  type RunResult,
+  type SystemSpec,
+} from 'dype/runtime';
 import { createRuntime, type GcnInputs, type GcnOutputs } from './out/runtime/gcn.runtime.js';
 
 /** Feature widths of the two layers (within the range the guards were sampled across). */
@@ -34,7 +47,25 @@ const C = 16;
 /** Run after setObjective('energy'): graphs whose energy guards' pick may differ from the throughput one. */
 const ENERGY_SEQUENCE = ['jazz.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites'];
 
-const DEFAULT_SEQUENCE = ['karate.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'facebook_combined.txt', 'facebook_combined.txt', 'facebook_combined.txt', 'cora.cites', 'cora.cites', 'cora.cites', 'karate.mtx'];
+const DEFAULT_SEQUENCE = [
+  'karate.mtx',
+  'jazz.mtx',
+  'jazz.mtx',
+  'cora.cites',
+  'cora.cites',
+  'cora.cites',
+  'ca-GrQc.mtx',
+  'ca-GrQc.mtx',
+  'ca-GrQc.mtx',
+  'ca-GrQc.mtx',
+  'facebook_combined.txt',
+  'facebook_combined.txt',
+  'facebook_combined.txt',
+  'cora.cites',
+  'cora.cites',
+  'cora.cites',
+  'karate.mtx',
+];
 
 const here = dirname(fileURLToPath(import.meta.url));
 // Compiled to examples/app/out/js/: the project is two folders up, the checkout four.
@@ -66,7 +97,8 @@ function inputsFor(file: string): GcnInputs {
   return g;
 }
 
-const stagesText = (r: RunResult<GcnOutputs>): string => r.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}: ${s.backend} ${s.ms.toFixed(2)} ms`).join(', ');
+const stagesText = (r: RunResult<GcnOutputs>): string =>
+  r.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}: ${s.backend} ${s.ms.toFixed(2)} ms`).join(', ');
 
 const plan = JSON.parse(readFileSync(join(outDir, 'plan.json'), 'utf8')) as { system: SystemSpec };
 const backends = await openProject(outDir, plan.system, { emulate }).catch((e: unknown) => {
@@ -92,15 +124,28 @@ async function runOne(file: string): Promise<void> {
     abs += Math.abs(v);
   }
   if (json) {
-    const stages = r.stages.map((s) => ({ ops: s.ops, devices: s.devices, backend: s.backend, ms: s.ms, bytesIn: s.bytesIn, bytesOut: s.bytesOut }));
-    process.stdout.write(`${JSON.stringify({ input: file, objective: r.log.objective, units: r.log.units, rows: inputs.A.rows, nnz: inputs.A.values.length, selected: r.log.selected, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, predicted: r.predicted, stages, wallMs: r.wallMs, ySum: sum, yAbsSum: abs })}\n`);
+    const stages = r.stages.map((s) => ({
+      ops: s.ops,
+      devices: s.devices,
+      backend: s.backend,
+      ms: s.ms,
+      bytesIn: s.bytesIn,
+      bytesOut: s.bytesOut,
+    }));
+    process.stdout.write(
+      `${JSON.stringify({ input: file, objective: r.log.objective, units: r.log.units, rows: inputs.A.rows, nnz: inputs.A.values.length, selected: r.log.selected, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, predicted: r.predicted, stages, wallMs: r.wallMs, ySum: sum, yAbsSum: abs })}\n`,
+    );
   } else {
-    console.log(`${file} (${inputs.A.rows} x ${inputs.A.cols}, nnz ${inputs.A.values.length}; objective ${r.log.objective})`);
+    console.log(
+      `${file} (${inputs.A.rows} x ${inputs.A.cols}, nnz ${inputs.A.values.length}; objective ${r.log.objective})`,
+    );
     console.log(`  partition ${r.partition.id}${r.partition.replanned ? ' (re-planned)' : ''}: ${r.partition.label}`);
     console.log(`  guard path: ${r.path.join(' -> ') || '(one partition)'}`);
     if (r.log.replan) console.log(`  re-plan: ${r.log.replan.reason}`);
     console.log(`  ${r.switched ? 'switched' : r.log.event === 'initial' ? 'first input' : 'stayed'}: ${r.reason}`);
-    console.log(`  ran: ${stagesText(r)} (measured); predicted period ${r.predicted.periodMs.toFixed(4)} ms on ${plan.system.name}; Y sum ${sum.toPrecision(8)}`);
+    console.log(
+      `  ran: ${stagesText(r)} (measured); predicted period ${r.predicted.periodMs.toFixed(4)} ms on ${plan.system.name}; Y sum ${sum.toPrecision(8)}`,
+    );
   }
 }
 for (const file of names) await runOne(file);
@@ -130,7 +175,11 @@ else
   console.log(
     `\n${s.runs} inputs, ${s.switches} switches, ${s.replans} re-plans; by backend: ${Object.entries(s.byBackend)
       .map(([b, x]) => `${b} ${x.stages} stages ${x.ms.toFixed(1)} ms`)
-      .join(', ')}; runs by objective: ${Object.entries(summary.byObjective).map(([o, n]) => `${o} ${n}`).join(', ')}\nstreamed: ${streamed.wallMs.toFixed(1)} ms measured against ${streamed.stageSumMs.toFixed(1)} ms of stages one after another (model clock: ${streamed.makespanMs.toFixed(3)} ms); timeline in ${join(outDir, 'trace.json')}`,
+      .join(', ')}; runs by objective: ${Object.entries(summary.byObjective)
+      .map(([o, n]) => `${o} ${n}`)
+      .join(
+        ', ',
+      )}\nstreamed: ${streamed.wallMs.toFixed(1)} ms measured against ${streamed.stageSumMs.toFixed(1)} ms of stages one after another (model clock: ${streamed.makespanMs.toFixed(3)} ms); timeline in ${join(outDir, 'trace.json')}`,
   );
 rt.close();
 closeBackends(backends);

@@ -23,7 +23,8 @@ function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
   const bw = d.memBandwidthGBs * 1e9 * MODEL.cpu.memory;
   const size = DTYPE_SIZE[op.dtype];
   const locality = op.sparse?.localityScore ?? MODEL.defaultLocality;
-  const bytes = op.bytes + op.gathers * (size + (1 - locality) * (MODEL.cpu.lineBytes - size) * MODEL.cpu.gatherLineShare);
+  const bytes =
+    op.bytes + op.gathers * (size + (1 - locality) * (MODEL.cpu.lineBytes - size) * MODEL.cpu.gatherLineShare);
   // The roofline is the whole device's; one thread of `all` gets its share.
   const all = d.threads ?? 1;
   const t = roofline(op.flops, bytes, (peak(d, op.dtype) * MODEL.cpu.compute * threads) / all, (bw * threads) / all);
@@ -33,7 +34,10 @@ function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
 }
 
 export const CPU_CATALOGUE: Record<CpuImpl, ImplEntry> = {
-  'nnz-split': { summary: 'rows split across threads balanced by stored entries', ms: (op, d) => cpuMs(op, d, d.threads ?? 1) },
+  'nnz-split': {
+    summary: 'rows split across threads balanced by stored entries',
+    ms: (op, d) => cpuMs(op, d, d.threads ?? 1),
+  },
   'row-split': { summary: 'rows split evenly across threads', ms: (op, d) => cpuMs(op, d, d.threads ?? 1) },
   serial: { summary: 'one thread (no parallel loop)', ms: (op, d) => cpuMs(op, d, 1) },
 };

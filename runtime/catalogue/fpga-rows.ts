@@ -38,7 +38,14 @@ export function channelGBs(d: DeviceSpec): number {
  * channels of `channelGBs` each. `imbalance` overrides the estimate of the
  * PE imbalance delta (a published figure, in the anchor tests).
  */
-export function sparseRowsTime(c: FpgaDesignConfig, f: SparseFeatures, k: number, clockHz: number, chGBs: number, imbalance?: number): RowsTime {
+export function sparseRowsTime(
+  c: FpgaDesignConfig,
+  f: SparseFeatures,
+  k: number,
+  clockHz: number,
+  chGBs: number,
+  imbalance?: number,
+): RowsTime {
   const pes = c.channels * c.pesPerChannel;
   const tileRows = pes * c.rowSlots;
   const rowTiles = Math.max(1, Math.ceil(f.rows / tileRows));

@@ -31,21 +31,48 @@ function sparseRows(design: 'spmv' | 'spmm') {
     if (!op.sparse) return Math.max(macs(op) / MODEL.fpga.spmmMacsPerCycle / clock(d), stream(op, d)) * 1e3;
     const base = FPGA_DESIGN_DEFAULTS[design];
     const c = { ...base, channels: Math.min(base.channels, d.fpga!.hbmChannels) };
-    return (sparseRowsTime(c, op.sparse, design === 'spmm' ? width(op) : 1, clock(d), channelGBs(d)).total + pack(op)) * 1e3;
+    return (
+      (sparseRowsTime(c, op.sparse, design === 'spmm' ? width(op) : 1, clock(d), channelGBs(d)).total + pack(op)) * 1e3
+    );
   };
 }
 
 const entry = (impl: FpgaImpl, summary: string, ms: FpgaImplEntry['ms']): FpgaImplEntry => {
   const design = FPGA_IMPL_DESIGN[impl];
-  return { summary, design, ms: (op, d) => (d.fpga ? ms(op, d) : Infinity), resources: () => fpgaDesignResources(design) };
+  return {
+    summary,
+    design,
+    ms: (op, d) => (d.fpga ? ms(op, d) : Infinity),
+    resources: () => fpgaDesignResources(design),
+  };
 };
 
 export const FPGA_CATALOGUE: Record<FpgaImpl, FpgaImplEntry> = {
-  'serpens-spmv': entry('serpens-spmv', 'Serpens-style SpMV: nonzeros streamed over HBM channels into PEs at II=1', sparseRows('spmv')),
+  'serpens-spmv': entry(
+    'serpens-spmv',
+    'Serpens-style SpMV: nonzeros streamed over HBM channels into PEs at II=1',
+    sparseRows('spmv'),
+  ),
   'sextans-spmm': entry('sextans-spmm', 'Sextans-style SpMM: nonzeros x dense lanes', sparseRows('spmm')),
-  'sddmm-dot': entry('sddmm-dot', 'SDDMM: a dense dot product per stored entry', (op, d) => (Math.max(macs(op) / MODEL.fpga.spmmMacsPerCycle / clock(d), stream(op, d)) + pack(op)) * 1e3),
-  'systolic-gemm': entry('systolic-gemm', 'output-stationary 16 x 16 GEMM array', (op, d) => Math.max(op.flops / 2 / MODEL.fpga.gemmMacsPerCycle / clock(d), stream(op, d)) * 1e3),
-  stream: entry('stream', '8-lane elementwise stream', (op, d) => Math.max(op.items / (FPGA_DESIGN_DEFAULTS.stream.lanes * clock(d)), stream(op, d)) * 1e3),
+  'sddmm-dot': entry(
+    'sddmm-dot',
+    'SDDMM: a dense dot product per stored entry',
+    (op, d) => (Math.max(macs(op) / MODEL.fpga.spmmMacsPerCycle / clock(d), stream(op, d)) + pack(op)) * 1e3,
+  ),
+  'systolic-gemm': entry(
+    'systolic-gemm',
+    'output-stationary 16 x 16 GEMM array',
+    (op, d) => Math.max(op.flops / 2 / MODEL.fpga.gemmMacsPerCycle / clock(d), stream(op, d)) * 1e3,
+  ),
+  stream: entry(
+    'stream',
+    '8-lane elementwise stream',
+    (op, d) => Math.max(op.items / (FPGA_DESIGN_DEFAULTS.stream.lanes * clock(d)), stream(op, d)) * 1e3,
+  ),
   // Estimate: the loop nest as written, one operation per cycle.
-  'loop-nest': entry('loop-nest', 'the loop nest itself, pipelined at II=1 in its innermost loop', (op, d) => Math.max(Math.max(op.items, op.flops) / clock(d), stream(op, d)) * 1e3),
+  'loop-nest': entry(
+    'loop-nest',
+    'the loop nest itself, pipelined at II=1 in its innermost loop',
+    (op, d) => Math.max(Math.max(op.items, op.flops) / clock(d), stream(op, d)) * 1e3,
+  ),
 };

@@ -55,7 +55,12 @@ export function gpuModelled(op: PlanOp, d: DeviceSpec): boolean {
 function work(op: PlanOp, d: DeviceSpec): number {
   if (gpuModelled(op, d)) {
     const m = d.gpuModel!;
-    return roofline(op.flops, dramBytes(op, m), peak(d, op.dtype) * MODEL.gpu.sparseCompute, m.effectiveBandwidthGBs * 1e9);
+    return roofline(
+      op.flops,
+      dramBytes(op, m),
+      peak(d, op.dtype) * MODEL.gpu.sparseCompute,
+      m.effectiveBandwidthGBs * 1e9,
+    );
   }
   return roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * MODEL.gpu.sparseCompute, bandwidth(d));
 }
@@ -72,7 +77,10 @@ function warpPerRow(op: PlanOp, d: DeviceSpec): number {
   if (!sparse(op)) return b * 1e3;
   const f = op.sparse!;
   // Lanes cover the row's entries (SpMV) or the dense width (SpMM); short rows idle lanes.
-  const lanesBusy = op.kind === 'spmv' || op.kind === 'reduce' ? Math.min(1, Math.max(f.rowLenMean, 1e-9) / MODEL.warp) : Math.min(1, width(op) / MODEL.warp);
+  const lanesBusy =
+    op.kind === 'spmv' || op.kind === 'reduce'
+      ? Math.min(1, Math.max(f.rowLenMean, 1e-9) / MODEL.warp)
+      : Math.min(1, width(op) / MODEL.warp);
   const tail = 1 + MODEL.gpu.warpPerRowTail * f.top1PctNnzShare * Math.min(f.rowLenCv, MODEL.gpu.warpPerRowCvCap);
   return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * tail * 1e3;
 }
@@ -86,17 +94,33 @@ function mergePath(op: PlanOp, d: DeviceSpec): number {
 }
 
 /** The data-independent roofline at a class efficiency (dense ops). */
-const dense = (op: PlanOp, d: DeviceSpec, efficiency: number): number => roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * efficiency, bandwidth(d));
+const dense = (op: PlanOp, d: DeviceSpec, efficiency: number): number =>
+  roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * efficiency, bandwidth(d));
 
 export const GPU_CATALOGUE: Record<GpuImpl, ImplEntry> = {
   'row-per-thread': { summary: 'one thread per row of the parallel loop', ms: rowPerThread },
   'warp-per-row': { summary: 'a warp per row; lanes split the row reduction or the dense width', ms: warpPerRow },
   'merge-path': { summary: 'nnz-balanced merge-path segments with a carry fix-up', ms: mergePath },
-  tiled: { summary: '16 x 16 output tiles staged in shared memory (dense contractions)', ms: (op, d) => dense(op, d, MODEL.gpu.gemmCompute) * 1e3 },
-  elementwise: { summary: 'one thread per element of a dense nest', ms: (op, d) => dense(op, d, MODEL.gpu.sparseCompute) * 1e3 },
+  tiled: {
+    summary: '16 x 16 output tiles staged in shared memory (dense contractions)',
+    ms: (op, d) => dense(op, d, MODEL.gpu.gemmCompute) * 1e3,
+  },
+  elementwise: {
+    summary: 'one thread per element of a dense nest',
+    ms: (op, d) => dense(op, d, MODEL.gpu.sparseCompute) * 1e3,
+  },
   'block-reduce': {
     summary: 'one block folds a reduction to a scalar',
-    ms: (op, d) => roofline(op.flops, op.bytes, peak(d, op.dtype) * MODEL.gpu.sparseCompute * MODEL.gpu.oneBlockShare, bandwidth(d) * MODEL.gpu.oneBlockShare) * 1e3,
+    ms: (op, d) =>
+      roofline(
+        op.flops,
+        op.bytes,
+        peak(d, op.dtype) * MODEL.gpu.sparseCompute * MODEL.gpu.oneBlockShare,
+        bandwidth(d) * MODEL.gpu.oneBlockShare,
+      ) * 1e3,
   },
-  serial: { summary: 'one thread runs the whole nest', ms: (op) => (Math.max(op.flops, op.items, 1) / MODEL.gpu.serialOpsPerS) * 1e3 },
+  serial: {
+    summary: 'one thread runs the whole nest',
+    ms: (op) => (Math.max(op.flops, op.items, 1) / MODEL.gpu.serialOpsPerS) * 1e3,
+  },
 };

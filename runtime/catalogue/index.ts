@@ -46,7 +46,10 @@ export function callOverheadUs(op: PlanOp, d: DeviceSpec): number {
 export function implTimes(op: PlanOp, d: DeviceSpec): ImplTime[] {
   const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry>>;
   // Measured runs of this kind, size and imbalance, where there are enough of them (runtime/history); the formula otherwise.
-  return (op.impls[d.kind] as readonly string[]).map((impl) => ({ impl, ms: historyMs(op, impl, d) ?? table[impl]!.ms(op, d) }));
+  return (op.impls[d.kind] as readonly string[]).map((impl) => ({
+    impl,
+    ms: historyMs(op, impl, d) ?? table[impl]!.ms(op, d),
+  }));
 }
 
 export function fpgaEntry(impl: FpgaImpl): FpgaImplEntry {
@@ -62,7 +65,9 @@ export function checkOpImpls(x: unknown, where: string): string | undefined {
   for (const kind of Object.keys(IMPLEMENTATIONS) as DeviceKind[]) {
     const list = (x as Record<string, unknown>)[kind];
     if (!Array.isArray(list)) return `${where}.${kind}: expected a list of implementation names`;
-    for (const n of list) if (typeof n !== 'string' || !(IMPLEMENTATIONS[kind] as readonly string[]).includes(n)) return `${where}.${kind}: unknown implementation ${JSON.stringify(n)} (known: ${IMPLEMENTATIONS[kind].join(', ')})`;
+    for (const n of list)
+      if (typeof n !== 'string' || !(IMPLEMENTATIONS[kind] as readonly string[]).includes(n))
+        return `${where}.${kind}: unknown implementation ${JSON.stringify(n)} (known: ${IMPLEMENTATIONS[kind].join(', ')})`;
   }
   return undefined;
 }

@@ -11,9 +11,24 @@ import type { FpgaDesignName } from '../plan/fpga-designs.js';
 /** CPU (wasm kernels): the op's top loop split across threads by stored entries, by rows, or not at all. */
 export const CPU_IMPLS = ['nnz-split', 'row-split', 'serial'] as const;
 /** GPU (generated CUDA): the schedules of codegen/cuda/variants.ts. */
-export const GPU_IMPLS = ['warp-per-row', 'merge-path', 'row-per-thread', 'tiled', 'elementwise', 'block-reduce', 'serial'] as const;
+export const GPU_IMPLS = [
+  'warp-per-row',
+  'merge-path',
+  'row-per-thread',
+  'tiled',
+  'elementwise',
+  'block-reduce',
+  'serial',
+] as const;
 /** FPGA (generated HLS): one design per op, chosen by codegen/hls/match.ts. */
-export const FPGA_IMPLS = ['serpens-spmv', 'sextans-spmm', 'sddmm-dot', 'systolic-gemm', 'stream', 'loop-nest'] as const;
+export const FPGA_IMPLS = [
+  'serpens-spmv',
+  'sextans-spmm',
+  'sddmm-dot',
+  'systolic-gemm',
+  'stream',
+  'loop-nest',
+] as const;
 
 export type CpuImpl = (typeof CPU_IMPLS)[number];
 export type GpuImpl = (typeof GPU_IMPLS)[number];

@@ -78,7 +78,10 @@ export class Chooser {
     const table = partitionTable(cfg.guards, cfg.objective);
     for (const o of table.objectives) {
       const guard = cfg.guard[o];
-      if (!guard) throw new Error(`the runtime of ${cfg.kernel} has guards for objective ${o} but no guard function for it: regenerate the runtime`);
+      if (!guard)
+        throw new Error(
+          `the runtime of ${cfg.kernel} has guards for objective ${o} but no guard function for it: regenerate the runtime`,
+        );
       const plan = cfg.guards[o]!;
       this.by[o] = { objective: o, plan, guard, ids: table.ids[o]!, popts: planOptions(sys, plan) };
     }
@@ -90,7 +93,15 @@ export class Chooser {
       dims: cfg.params.flatMap((p) => p.shape.filter((d): d is string => typeof d === 'string')),
       scalars: cfg.params.filter((p) => p.kind === 'scalar').map((p) => p.name),
     });
-    this.parts = table.partitions.map((p) => ({ id: p.id, key: p.key, label: p.label, choices: p.choices, fallbacks: p.fallbacks, fallbacksBy: p.fallbacksBy, replanned: false }));
+    this.parts = table.partitions.map((p) => ({
+      id: p.id,
+      key: p.key,
+      label: p.label,
+      choices: p.choices,
+      fallbacks: p.fallbacks,
+      fallbacksBy: p.fallbacksBy,
+      replanned: false,
+    }));
   }
 
   /** The objective whose guards choose the next input. */
@@ -111,7 +122,10 @@ export class Chooser {
   /** From the next input on, this objective's guards choose (it must have guards). */
   setObjective(o: Objective): void {
     const next = this.by[o];
-    if (!next) throw new RangeError(`the runtime of ${this.cfg.kernel} has no guards for objective ${String(o)}: it has guards for ${this.objectives.join(', ')}`);
+    if (!next)
+      throw new RangeError(
+        `the runtime of ${this.cfg.kernel} has no guards for objective ${String(o)}: it has guards for ${this.objectives.join(', ')}`,
+      );
     this.cur = next;
   }
 
@@ -133,12 +147,25 @@ export class Chooser {
     const t0 = performance.now();
     const best = planPareto(this.sys, problem, this.cur.popts).pareto[0];
     const ms = performance.now() - t0;
-    if (!best) throw new InputError('DY3030', this.sys.name, undefined, `no mapping of kernel ${this.cfg.kernel} is feasible on ${this.sys.name} for this input`);
+    if (!best)
+      throw new InputError(
+        'DY3030',
+        this.sys.name,
+        undefined,
+        `no mapping of kernel ${this.cfg.kernel} is feasible on ${this.sys.name} for this input`,
+      );
     const choices = choicesOf(problem, best);
     const key = choiceKey(choices);
     const known = this.parts.find((p) => p.key === key);
     if (known) return { part: known, ms };
-    const part: Part = { id: this.parts.length, key, label: partitionLabel(this.cfg.spec, choices), choices, fallbacks: [], replanned: true };
+    const part: Part = {
+      id: this.parts.length,
+      key,
+      label: partitionLabel(this.cfg.spec, choices),
+      choices,
+      fallbacks: [],
+      replanned: true,
+    };
     this.parts.push(part);
     return { part, ms };
   }
@@ -155,7 +182,10 @@ export class Chooser {
     const features = this.view(b.binding);
     const id = st.guard(features);
     const walked = walkTree(st.plan.tree, (k) => features[k]);
-    if (st.ids[walked.leaf] !== id) throw new Error(`generated ${st.objective} guards of ${cfg.kernel} disagree with the guard tree (partition ${id} vs ${st.ids[walked.leaf]}): regenerate the runtime`);
+    if (st.ids[walked.leaf] !== id)
+      throw new Error(
+        `generated ${st.objective} guards of ${cfg.kernel} disagree with the guard tree (partition ${id} vs ${st.ids[walked.leaf]}): regenerate the runtime`,
+      );
     const oor = inRanges(st.plan.ranges, (k) => features[k]) ? [] : outOfRange(st.plan.ranges, (k) => features[k]);
     const problem = this.memo.problem(b.binding);
     let selected = this.parts[id]!;
@@ -163,7 +193,9 @@ export class Chooser {
     if (walked.also && oor.length === 0) {
       // The leaf leaves a few partitions open: the cost model weighs them on this input for the current objective (kept per pattern in the memo).
       const cands = [walked.leaf, ...walked.also].map((i) => this.parts[st.ids[i]!]!).filter((p) => this.served(p));
-      const scored = cands.map((p) => ({ p, v: this.memo.score(problem, p, st.popts) })).filter((x) => Number.isFinite(x.v));
+      const scored = cands
+        .map((p) => ({ p, v: this.memo.score(problem, p, st.popts) }))
+        .filter((x) => Number.isFinite(x.v));
       if (scored.length > 0) {
         selected = scored.reduce((a, x) => (x.v < a.v ? x : a)).p;
         path.push(`cost model: partition ${selected.id} of ${cands.map((p) => p.id).join(', ')}`);
@@ -173,25 +205,49 @@ export class Chooser {
     if (oor.length > 0) {
       const r = this.replan(problem);
       selected = r.part;
-      replanInfo = { reason: `outside the guards' ranges: ${oor.join('; ')}${r.cached ? ' (planned for this input before: the plan is reused)' : ''}`, planMs: r.ms };
+      replanInfo = {
+        reason: `outside the guards' ranges: ${oor.join('; ')}${r.cached ? ' (planned for this input before: the plan is reused)' : ''}`,
+        planMs: r.ms,
+      };
     }
     let fallback: string | undefined;
     if (!this.ok(selected, problem)) {
-      const why = this.served(selected) ? 'cannot run this input (memory, resources or constraints)' : 'needs a device no backend serves';
+      const why = this.served(selected)
+        ? 'cannot run this input (memory, resources or constraints)'
+        : 'needs a device no backend serves';
       const alt = this.fallbackOf(selected, problem);
       if (alt) {
         fallback = `partition ${selected.id} ${why}; fallback ${alt.id}`;
         selected = alt;
       } else if (!this.served(selected)) {
-        const kinds = [...new Set(selected.choices.map((c) => this.sys.devices.find((d) => d.id === c.device)?.kind ?? c.device))];
-        throw new InputError('DY3041', this.sys.name, undefined, `partition ${selected.id} (${selected.label}) runs stages on ${kinds.join(', ')}, and no backend serves some of its devices; no fallback can run either: pass a backend for each of ${kinds.join(', ')} (openProject builds them for a compiled project)`);
+        const kinds = [
+          ...new Set(selected.choices.map((c) => this.sys.devices.find((d) => d.id === c.device)?.kind ?? c.device)),
+        ];
+        throw new InputError(
+          'DY3041',
+          this.sys.name,
+          undefined,
+          `partition ${selected.id} (${selected.label}) runs stages on ${kinds.join(', ')}, and no backend serves some of its devices; no fallback can run either: pass a backend for each of ${kinds.join(', ')} (openProject builds them for a compiled project)`,
+        );
       }
     }
-    return { objective: st.objective, b, problem, features, path, oor, selected, ...(replanInfo ? { replanInfo } : {}), ...(fallback ? { fallback } : {}) };
+    return {
+      objective: st.objective,
+      b,
+      problem,
+      features,
+      path,
+      oor,
+      selected,
+      ...(replanInfo ? { replanInfo } : {}),
+      ...(fallback ? { fallback } : {}),
+    };
   }
 
   /** The first of a partition's fallbacks (as the current objective ranks them) that can run the input, if any. */
   fallbackOf(p: Part, problem: PlanProblem, exclude: ReadonlySet<number> = new Set()): Part | undefined {
-    return (p.fallbacksBy?.[this.cur.objective] ?? p.fallbacks).map((i) => this.parts[i]!).find((q) => !exclude.has(q.id) && this.ok(q, problem));
+    return (p.fallbacksBy?.[this.cur.objective] ?? p.fallbacks)
+      .map((i) => this.parts[i]!)
+      .find((q) => !exclude.has(q.id) && this.ok(q, problem));
   }
 }

@@ -18,7 +18,14 @@ export class ModelClock {
   constructor(private readonly trace: TraceRecorder | undefined) {}
 
   /** Places one input; returns when it entered and left the pipeline on the model clock. */
-  place(p: Part, m: Mapping, switched: boolean, costMs: number, pipelined: boolean, name: string): { start: number; end: number } {
+  place(
+    p: Part,
+    m: Mapping,
+    switched: boolean,
+    costMs: number,
+    pipelined: boolean,
+    name: string,
+  ): { start: number; end: number } {
     const tr = this.trace;
     if (switched) {
       // The old pipeline drains, then data moves and bitstreams load.
@@ -35,6 +42,13 @@ export class ModelClock {
 
   /** The stages as they ran, on the measured track of each instance. */
   measured(name: string, runs: readonly StageRun[]): void {
-    for (const r of runs) for (const d of r.devices) this.trace?.slice(d, 'measured', `${name} ${r.ops.join('+')} [${r.backend}]`, r.startMs, r.ms, { backend: r.backend, bytesIn: r.bytesIn, bytesOut: r.bytesOut, clock: 'measured' });
+    for (const r of runs)
+      for (const d of r.devices)
+        this.trace?.slice(d, 'measured', `${name} ${r.ops.join('+')} [${r.backend}]`, r.startMs, r.ms, {
+          backend: r.backend,
+          bytesIn: r.bytesIn,
+          bytesOut: r.bytesOut,
+          clock: 'measured',
+        });
   }
 }

@@ -69,12 +69,32 @@ export class Decider {
     }
     const resident = new Set([...c.b.tensors].filter(([n, t]) => this.lastTensors.get(n) === t).map(([n]) => n));
     const curMapping = cur ? this.memo.mapping(c.problem, cur) : undefined;
-    const cost = switchCost(this.sys, c.problem, cur ? { choices: cur.choices, mapping: curMapping } : undefined, c.selected.choices, resident, this.loaded);
-    if (!cur) return { switch: true, reason: 'initial partition', cost, gainPerRun: undefined, expectedRuns: undefined };
+    const cost = switchCost(
+      this.sys,
+      c.problem,
+      cur ? { choices: cur.choices, mapping: curMapping } : undefined,
+      c.selected.choices,
+      resident,
+      this.loaded,
+    );
+    if (!cur)
+      return { switch: true, reason: 'initial partition', cost, gainPerRun: undefined, expectedRuns: undefined };
     const popts = this.popts(c.objective);
-    const d = pol.decide({ current: this.memo.score(c.problem, cur, popts), candidate: this.memo.score(c.problem, c.selected, popts), cost: this.costInUnits(cost.totalMs, c.selected.choices, popts), differs: true }, units);
+    const d = pol.decide(
+      {
+        current: this.memo.score(c.problem, cur, popts),
+        candidate: this.memo.score(c.problem, c.selected, popts),
+        cost: this.costInUnits(cost.totalMs, c.selected.choices, popts),
+        differs: true,
+      },
+      units,
+    );
     // Out of range the pick is the DP's, not the guards'.
-    const reason = c.replanInfo ? d.reason.replace(/^the guards pick/, 'the re-plan picks').replace(/^the guards\u2019 pick/, 'the re-plan\u2019s pick') : d.reason;
+    const reason = c.replanInfo
+      ? d.reason
+          .replace(/^the guards pick/, 'the re-plan picks')
+          .replace(/^the guards\u2019 pick/, 'the re-plan\u2019s pick')
+      : d.reason;
     return { ...d, reason, cost, gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns };
   }
 

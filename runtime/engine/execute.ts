@@ -13,11 +13,21 @@ import type { SystemSpec } from '../system/types.js';
 import type { Part } from './choose.js';
 
 /** The engine's stages of a partition, for one input's mapping (which names each op's implementation). */
-export function stagePlans(sys: SystemSpec, spec: PlanSpec, part: { choices: readonly StageChoice[] }, m: Mapping): StagePlan[] {
+export function stagePlans(
+  sys: SystemSpec,
+  spec: PlanSpec,
+  part: { choices: readonly StageChoice[] },
+  m: Mapping,
+): StagePlan[] {
   const inst = stageInstances(part.choices);
   return part.choices.map((c, i) => {
     const dev = sys.devices.find((d) => d.id === c.device)!;
-    return { ops: spec.ops.slice(c.start, c.end).map((o) => o.id), kind: dev.kind, devices: inst[i]!, impls: m.stages[i]!.variants };
+    return {
+      ops: spec.ops.slice(c.start, c.end).map((o) => o.id),
+      kind: dev.kind,
+      devices: inst[i]!,
+      impls: m.stages[i]!.variants,
+    };
   });
 }
 
@@ -32,13 +42,25 @@ export function outOfMemory(e: unknown): e is StageFault {
 }
 
 /** Runs stage `index` of an input; a device fault becomes DY3045 naming input, stage, op, device and backend. */
-export async function runStage(engine: KernelEngine, slot: Slot, plans: readonly StagePlan[], index: number, input: string, part: Part): Promise<StageRun> {
+export async function runStage(
+  engine: KernelEngine,
+  slot: Slot,
+  plans: readonly StagePlan[],
+  index: number,
+  input: string,
+  part: Part,
+): Promise<StageRun> {
   try {
     return await engine.runStage(slot, plans[index]!);
   } catch (e) {
     if (e instanceof StageFault && !e.cause.outOfMemory) {
       const st = plans[index]!;
-      throw new InputError('DY3045', input, undefined, `stage ${index} [${st.ops.join(', ')}] of partition ${part.id} (${part.label}): op ${e.op} on ${e.device} (${e.cause.backend}): ${e.cause.call} failed with code ${e.cause.code}: ${e.cause.text}`);
+      throw new InputError(
+        'DY3045',
+        input,
+        undefined,
+        `stage ${index} [${st.ops.join(', ')}] of partition ${part.id} (${part.label}): op ${e.op} on ${e.device} (${e.cause.backend}): ${e.cause.call} failed with code ${e.cause.code}: ${e.cause.text}`,
+      );
     }
     throw e;
   }

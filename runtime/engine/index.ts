@@ -4,7 +4,16 @@ export { bindInputs } from './inputs.js';
 export type * from './types.js';
 export { TraceRecorder } from './trace.js';
 // Backends: what runs each stage.
-export { closeBackends, DeviceCallError, WasmStageBackend, wasmStageBackendFromDir, type BackendName, type StageBackend, type StageBackends, type StageRun } from '../exec/index.js';
+export {
+  closeBackends,
+  DeviceCallError,
+  WasmStageBackend,
+  wasmStageBackendFromDir,
+  type BackendName,
+  type StageBackend,
+  type StageBackends,
+  type StageRun,
+} from '../exec/index.js';
 export { NativeLibrary } from '../native/library.js';
 export { NativeStageBackend } from '../native/backend.js';
 export { nativeLibraryPath, openProject, readProject, type OpenOptions, type ProjectInfo } from '../native/project.js';

@@ -32,7 +32,16 @@ function shapeOf(t: Tensor, rank: number): number[] {
 const featureCache = new WeakMap<object, { rowPtr?: Int32Array; f: SparseFeatures }>();
 
 /** The features the guards test, each a finite number: one that is not would go one way at every test of the tree, silently. */
-const CHECKED: readonly (keyof SparseFeatures)[] = ['rows', 'cols', 'nnz', 'rowLenMean', 'rowLenMax', 'rowLenCv', 'emptyRowFraction', 'top1PctNnzShare'];
+const CHECKED: readonly (keyof SparseFeatures)[] = [
+  'rows',
+  'cols',
+  'nnz',
+  'rowLenMean',
+  'rowLenMax',
+  'rowLenCv',
+  'emptyRowFraction',
+  'top1PctNnzShare',
+];
 
 /**
  * A new pattern's features; a RangeError from them (pointers that
@@ -45,21 +54,37 @@ function computed(name: string, v: SparseMatrix, make: () => SparseFeatures): Sp
   try {
     f = make();
   } catch (e) {
-    if (e instanceof RangeError) throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${v.format} matrix`);
+    if (e instanceof RangeError)
+      throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${v.format} matrix`);
     throw e;
   }
-  for (const k of CHECKED) if (!Number.isFinite(f[k])) throw new InputError('DY3051', `input ${name}`, undefined, `its feature ${k} is ${String(f[k])}, not a finite number: not a well-formed ${v.format} matrix`);
+  for (const k of CHECKED)
+    if (!Number.isFinite(f[k]))
+      throw new InputError(
+        'DY3051',
+        `input ${name}`,
+        undefined,
+        `its feature ${k} is ${String(f[k])}, not a finite number: not a well-formed ${v.format} matrix`,
+      );
   return f;
 }
 
 export function inputFeatures(v: SparseMatrix, name: string): SparseFeatures {
   if (v.format !== 'csr') {
     let c = featureCache.get(v);
-    if (!c || c.f.nnz !== v.values.length) featureCache.set(v, (c = { f: computed(name, v, () => sparseFeaturesOf(v, 2)) }));
+    if (!c || c.f.nnz !== v.values.length)
+      featureCache.set(v, (c = { f: computed(name, v, () => sparseFeaturesOf(v, 2)) }));
     return c.f;
   }
   let c = featureCache.get(v.colIdx);
-  if (!c || c.rowPtr !== v.rowPtr || c.f.rows !== v.rows || c.f.cols !== v.cols || c.f.nnz !== v.rowPtr[v.rows]! - v.rowPtr[0]!) featureCache.set(v.colIdx, (c = { rowPtr: v.rowPtr, f: computed(name, v, () => new SampledFeatures(v)) }));
+  if (
+    !c ||
+    c.rowPtr !== v.rowPtr ||
+    c.f.rows !== v.rows ||
+    c.f.cols !== v.cols ||
+    c.f.nnz !== v.rowPtr[v.rows]! - v.rowPtr[0]!
+  )
+    featureCache.set(v.colIdx, (c = { rowPtr: v.rowPtr, f: computed(name, v, () => new SampledFeatures(v)) }));
   return c.f;
 }
 
@@ -71,29 +96,46 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
   const bad = (name: string, why: string): never => {
     throw new InputError('DY3042', `input ${name} of kernel ${kernel}`, undefined, why);
   };
-  for (const name of Object.keys(inputs)) if (!params.some((p) => p.name === name)) throw new InputError('DY3014', `input ${name}`, undefined, `kernel '${kernel}' has no parameter '${name}'; its parameters are ${params.map((p) => p.name).join(', ')}`);
+  for (const name of Object.keys(inputs))
+    if (!params.some((p) => p.name === name))
+      throw new InputError(
+        'DY3014',
+        `input ${name}`,
+        undefined,
+        `kernel '${kernel}' has no parameter '${name}'; its parameters are ${params.map((p) => p.name).join(', ')}`,
+      );
   for (const p of params) {
     const v = inputs[p.name];
-    if (v === undefined) throw new InputError('DY3013', `input ${p.name}`, undefined, `kernel '${kernel}' needs input '${p.name}'`);
+    if (v === undefined)
+      throw new InputError('DY3013', `input ${p.name}`, undefined, `kernel '${kernel}' needs input '${p.name}'`);
     if (p.kind === 'scalar') {
-      if (typeof v !== 'number' || Number.isNaN(v)) bad(p.name, `expected a number, found ${typeof v === 'number' ? 'NaN' : 'a tensor'}`);
+      if (typeof v !== 'number' || Number.isNaN(v))
+        bad(p.name, `expected a number, found ${typeof v === 'number' ? 'NaN' : 'a tensor'}`);
       scalars.set(p.name, v as number);
       continue;
     }
     if (typeof v === 'number') return bad(p.name, `expected a ${p.kind} tensor, found a number`);
-    if (typeof v !== 'object' || v === null) return bad(p.name, `expected a ${p.kind} tensor, found ${v === null ? 'null' : typeof v}`);
+    if (typeof v !== 'object' || v === null)
+      return bad(p.name, `expected a ${p.kind} tensor, found ${v === null ? 'null' : typeof v}`);
     const problem = tensorProblem(v);
     if (problem) throw new InputError('DY3051', `input ${p.name} of kernel ${kernel}`, undefined, problem);
     if ((p.kind === 'sparse') !== (v.format !== 'dense')) bad(p.name, `expected a ${p.kind} tensor, found ${v.format}`);
     if (v.format === 'dense' && v.data.length > MAX_ELEMENTS)
-      throw new InputError('DY3031', `input ${p.name} of kernel ${kernel}`, undefined, `a dense [${v.shape.join(', ')}] tensor of ${v.data.length} elements; at most ${MAX_ELEMENTS} fit`);
+      throw new InputError(
+        'DY3031',
+        `input ${p.name} of kernel ${kernel}`,
+        undefined,
+        `a dense [${v.shape.join(', ')}] tensor of ${v.data.length} elements; at most ${MAX_ELEMENTS} fit`,
+      );
     const shape = shapeOf(v, p.shape.length);
-    if (shape.length !== p.shape.length) bad(p.name, `expected rank ${p.shape.length}, found shape [${shape.join(', ')}]`);
+    if (shape.length !== p.shape.length)
+      bad(p.name, `expected rank ${p.shape.length}, found shape [${shape.join(', ')}]`);
     p.shape.forEach((d, i) => {
       const n = shape[i]!;
       if (typeof d === 'number') {
         if (n !== d) bad(p.name, `dimension ${i + 1} must be ${d}, found ${n}`);
-      } else if (dims.has(d) && dims.get(d) !== n) bad(p.name, `dimension ${i + 1} is ${d} = ${dims.get(d)} from an earlier input, found ${n}`);
+      } else if (dims.has(d) && dims.get(d) !== n)
+        bad(p.name, `dimension ${i + 1} is ${d} = ${dims.get(d)} from an earlier input, found ${n}`);
       else dims.set(d, n);
     });
     tensors.set(p.name, v);

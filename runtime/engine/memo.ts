@@ -63,7 +63,11 @@ export class ModelMemo {
   }
 
   /** The objective's value of a partition on a problem (the objective and constraints of `opts`), Infinity when it cannot run there or breaks a constraint. */
-  score(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }, opts: PlanOptions = this.popts): number {
+  score(
+    p: PlanProblem,
+    part: { key: string; choices: readonly StageChoice[] },
+    opts: PlanOptions = this.popts,
+  ): number {
     return scoreMapping(this.mapping(p, part), opts);
   }
 }

@@ -23,7 +23,18 @@ import { Chooser, type Choice, type Part } from './choose.js';
 import { ModelClock } from './clock.js';
 import { Decider, type Decision } from './decide.js';
 import { outOfMemory, runStage, served, stagePlans } from './execute.js';
-import type { DecisionLogEntry, Explanation, PartitionRef, Predicted, RunResult, RuntimeConfig, RuntimeInputs, RuntimeOptions, RuntimeStats, StreamResult } from './types.js';
+import type {
+  DecisionLogEntry,
+  Explanation,
+  PartitionRef,
+  Predicted,
+  RunResult,
+  RuntimeConfig,
+  RuntimeInputs,
+  RuntimeOptions,
+  RuntimeStats,
+  StreamResult,
+} from './types.js';
 
 export interface GuardedRuntime {
   /** Runs one input: its partition's stages one after another on their devices. */
@@ -51,9 +62,12 @@ export interface GuardedRuntime {
 export type StreamItem = RuntimeInputs | { inputs: RuntimeInputs; name: string };
 
 const ref = (p: Part): PartitionRef => ({ id: p.id, label: p.label, replanned: p.replanned });
-const predicted = (m: Mapping | undefined): Predicted | undefined => (m ? { periodMs: m.periodMs, latencyMs: m.latencyMs, energyJ: m.energyJ } : undefined);
+const predicted = (m: Mapping | undefined): Predicted | undefined =>
+  m ? { periodMs: m.periodMs, latencyMs: m.latencyMs, energyJ: m.energyJ } : undefined;
 const named = (x: StreamItem): { inputs: RuntimeInputs; name: string | undefined } =>
-  typeof (x as { name?: unknown }).name === 'string' && (x as { inputs?: unknown }).inputs !== undefined ? (x as { inputs: RuntimeInputs; name: string }) : { inputs: x as RuntimeInputs, name: undefined };
+  typeof (x as { name?: unknown }).name === 'string' && (x as { inputs?: unknown }).inputs !== undefined
+    ? (x as { inputs: RuntimeInputs; name: string })
+    : { inputs: x as RuntimeInputs, name: undefined };
 
 /** An input after choose and decide, before it runs. */
 interface Planned {
@@ -108,16 +122,40 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     if (c.replanInfo) counts.replans++;
     if (c.fallback) counts.fallbacks++;
     const mapping = chooser.memo.mapping(c.problem, running);
-    if (!mapping) throw new InputError('DY3030', sys.name, undefined, `partition ${running.id} (${running.label}) cannot run this input and no fallback can`);
+    if (!mapping)
+      throw new InputError(
+        'DY3030',
+        sys.name,
+        undefined,
+        `partition ${running.id} (${running.label}) cannot run this input and no fallback can`,
+      );
     const s = ++seq;
-    return { seq: s, label: name ?? `input ${s}`, name, c, d, running, previous, switched: d.switch && previous !== undefined, mapping, plans: stagePlans(sys, cfg.spec, running, mapping), tried: new Set([running.id]) };
+    return {
+      seq: s,
+      label: name ?? `input ${s}`,
+      name,
+      c,
+      d,
+      running,
+      previous,
+      switched: d.switch && previous !== undefined,
+      mapping,
+      plans: stagePlans(sys, cfg.spec, running, mapping),
+      tried: new Set([running.id]),
+    };
   };
 
   /** Moves the input to a fallback partition after a device ran out of memory on its own. */
   const fallBack = (p: Planned, why: string): void => {
     const alt = chooser.fallbackOf(p.running, p.c.problem, p.tried);
     const m = alt ? chooser.memo.mapping(p.c.problem, alt) : undefined;
-    if (!alt || !m) throw new InputError('DY3046', p.label, undefined, `${why}; no fallback of partition ${p.running.id} (${p.running.label}) can run it`);
+    if (!alt || !m)
+      throw new InputError(
+        'DY3046',
+        p.label,
+        undefined,
+        `${why}; no fallback of partition ${p.running.id} (${p.running.label}) can run it`,
+      );
     p.tried.add(alt.id);
     p.fallback = `partition ${p.running.id}: ${why}; fallback ${alt.id}`;
     counts.fallbacks++;
@@ -142,7 +180,13 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     }
   };
 
-  const finish = (p: Planned, outputs: Map<string, Tensor>, runs: StageRun[], wallMs: number, pipelined: boolean): RunResult => {
+  const finish = (
+    p: Planned,
+    outputs: Map<string, Tensor>,
+    runs: StageRun[],
+    wallMs: number,
+    pipelined: boolean,
+  ): RunResult => {
     const t = clock.place(p.running, p.mapping, p.switched, p.d.cost.totalMs - p.d.cost.drainMs, pipelined, p.label);
     clock.measured(p.label, runs);
     decider.lastTensors = p.c.b.tensors;
@@ -175,11 +219,31 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       units: Decider.unitsOf(p.c.objective),
       ...(p.previous ? { switchCost: p.d.cost } : {}),
       predicted: predicted(p.mapping)!,
-      stages: runs.map((r) => ({ ops: r.ops, devices: r.devices, backend: r.backend, ms: r.ms, bytesIn: r.bytesIn, bytesOut: r.bytesOut })),
+      stages: runs.map((r) => ({
+        ops: r.ops,
+        devices: r.devices,
+        backend: r.backend,
+        ms: r.ms,
+        bytesIn: r.bytesIn,
+        bytesOut: r.bytesOut,
+      })),
     };
     log.push(entry);
     o.log?.(entry);
-    return { outputs, partition: ref(p.running), switched: p.switched, reason: p.d.reason, path: p.c.path, predicted: entry.predicted, wallMs, stages: runs, mapping: p.mapping, startMs: t.start, endMs: t.end, log: entry };
+    return {
+      outputs,
+      partition: ref(p.running),
+      switched: p.switched,
+      reason: p.d.reason,
+      path: p.c.path,
+      predicted: entry.predicted,
+      wallMs,
+      stages: runs,
+      mapping: p.mapping,
+      startMs: t.start,
+      endMs: t.end,
+      log: entry,
+    };
   };
 
   async function* each(seqIn: Iterable<StreamItem>): AsyncGenerator<RunResult> {
@@ -212,7 +276,11 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         }
         // One wave: every input in flight runs its current stage, on distinct devices, at the same time.
         engine.concurrent = flights.length > 1;
-        const wave = await Promise.allSettled(flights.map(async (f) => f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage, f.p.label, f.p.running))));
+        const wave = await Promise.allSettled(
+          flights.map(async (f) =>
+            f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage, f.p.label, f.p.running)),
+          ),
+        );
         engine.concurrent = false;
         const bad = wave.findIndex((w) => w.status === 'rejected');
         if (bad >= 0) {
@@ -222,7 +290,8 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
           const [failed] = flights.splice(bad, 1);
           for (const f of flights) f.stage++;
           for (const f of flights.splice(0)) {
-            while (f.stage < f.p.plans.length) f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage++, f.p.label, f.p.running));
+            while (f.stage < f.p.plans.length)
+              f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage++, f.p.label, f.p.running));
             const outputs = await engine.collect(f.s);
             engine.end(f.s);
             idle.push(f.s);
@@ -274,7 +343,12 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       const start = clock.lastEnd;
       const results: RunResult[] = [];
       for await (const r of each(seqIn)) results.push(r);
-      return { results, makespanMs: clock.lastEnd - start, wallMs: engine.now() - t0, stageSumMs: results.reduce((a, r) => a + r.stages.reduce((b, s) => b + s.ms, 0), 0) };
+      return {
+        results,
+        makespanMs: clock.lastEnd - start,
+        wallMs: engine.now() - t0,
+        stageSumMs: results.reduce((a, r) => a + r.stages.reduce((b, s) => b + s.ms, 0), 0),
+      };
     },
     each,
     explain(inputs) {
@@ -304,7 +378,20 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       chooser.setObjective(x);
       o.trace?.instant('runtime', `objective ${x}`, clock.lastEnd);
     },
-    stats: () => ({ runs: seq, objective: chooser.objective, byObjective: { ...byObjective }, switches: counts.switches, replans: counts.replans, fallbacks: counts.fallbacks, byPartition: { ...byPartition }, byBackend: structuredClone(byBackend), clockMs: clock.lastEnd, wallMs: counts.wallMs, switchCostMs: counts.switchCostMs, log: [...log] }),
+    stats: () => ({
+      runs: seq,
+      objective: chooser.objective,
+      byObjective: { ...byObjective },
+      switches: counts.switches,
+      replans: counts.replans,
+      fallbacks: counts.fallbacks,
+      byPartition: { ...byPartition },
+      byBackend: structuredClone(byBackend),
+      clockMs: clock.lastEnd,
+      wallMs: counts.wallMs,
+      switchCostMs: counts.switchCostMs,
+      log: [...log],
+    }),
     close() {
       // The runtime's device memory; the backends belong to whoever opened them (closeBackends).
       engine.close(slots);

@@ -29,22 +29,79 @@ export class TraceRecorder {
     if (p === undefined) {
       p = this.pids.size + 1;
       this.pids.set(device, p);
-      this.events.push({ name: 'process_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 0, args: { name: device } });
-      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 1, args: { name: 'compute (modelled)' } });
-      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 2, args: { name: 'dma (modelled)' } });
-      this.events.push({ name: 'thread_name', cat: '__metadata', ph: 'M', ts: 0, pid: p, tid: 3, args: { name: 'measured' } });
+      this.events.push({
+        name: 'process_name',
+        cat: '__metadata',
+        ph: 'M',
+        ts: 0,
+        pid: p,
+        tid: 0,
+        args: { name: device },
+      });
+      this.events.push({
+        name: 'thread_name',
+        cat: '__metadata',
+        ph: 'M',
+        ts: 0,
+        pid: p,
+        tid: 1,
+        args: { name: 'compute (modelled)' },
+      });
+      this.events.push({
+        name: 'thread_name',
+        cat: '__metadata',
+        ph: 'M',
+        ts: 0,
+        pid: p,
+        tid: 2,
+        args: { name: 'dma (modelled)' },
+      });
+      this.events.push({
+        name: 'thread_name',
+        cat: '__metadata',
+        ph: 'M',
+        ts: 0,
+        pid: p,
+        tid: 3,
+        args: { name: 'measured' },
+      });
     }
     return p;
   }
 
   /** A span: `compute` and `dma` are the cost model's clock; `measured` is wall time as a stage really ran. */
-  slice(device: string, track: 'compute' | 'dma' | 'measured', name: string, startMs: number, durMs: number, args?: Record<string, unknown>): void {
+  slice(
+    device: string,
+    track: 'compute' | 'dma' | 'measured',
+    name: string,
+    startMs: number,
+    durMs: number,
+    args?: Record<string, unknown>,
+  ): void {
     if (!(durMs > 0)) return;
-    this.events.push({ name, cat: track, ph: 'X', ts: startMs * 1e3, dur: durMs * 1e3, pid: this.pid(device), tid: track === 'compute' ? 1 : track === 'dma' ? 2 : 3, ...(args ? { args } : {}) });
+    this.events.push({
+      name,
+      cat: track,
+      ph: 'X',
+      ts: startMs * 1e3,
+      dur: durMs * 1e3,
+      pid: this.pid(device),
+      tid: track === 'compute' ? 1 : track === 'dma' ? 2 : 3,
+      ...(args ? { args } : {}),
+    });
   }
 
   instant(device: string, name: string, atMs: number, args?: Record<string, unknown>): void {
-    this.events.push({ name, cat: 'runtime', ph: 'i', s: 'p', ts: atMs * 1e3, pid: this.pid(device), tid: 1, ...(args ? { args } : {}) });
+    this.events.push({
+      name,
+      cat: 'runtime',
+      ph: 'i',
+      s: 'p',
+      ts: atMs * 1e3,
+      pid: this.pid(device),
+      tid: 1,
+      ...(args ? { args } : {}),
+    });
   }
 
   get size(): number {
@@ -78,7 +135,14 @@ export interface ClockStage {
  * overlaps); transfers are drawn before compute. Returns when the input
  * entered and left the pipeline.
  */
-export function placeStages(tr: TraceRecorder | undefined, free: Map<string, number>, stages: readonly ClockStage[], ready: number, name: string, args?: Record<string, unknown>): { start: number; end: number } {
+export function placeStages(
+  tr: TraceRecorder | undefined,
+  free: Map<string, number>,
+  stages: readonly ClockStage[],
+  ready: number,
+  name: string,
+  args?: Record<string, unknown>,
+): { start: number; end: number } {
   let start = Infinity;
   for (const st of stages) {
     const begin = Math.max(ready, ...st.devices.map((i) => free.get(i) ?? 0));
@@ -86,7 +150,10 @@ export function placeStages(tr: TraceRecorder | undefined, free: Map<string, num
     for (const i of st.devices) {
       free.set(i, begin + st.periodMs);
       tr?.slice(i, 'dma', `${name} in/out`, begin, st.transferMs);
-      tr?.slice(i, 'compute', `${name} ${st.ops.join('+')}`, begin + (st.timeMs - st.computeMs), st.computeMs, { ...(st.variants ? { variants: st.variants } : {}), ...args });
+      tr?.slice(i, 'compute', `${name} ${st.ops.join('+')}`, begin + (st.timeMs - st.computeMs), st.computeMs, {
+        ...(st.variants ? { variants: st.variants } : {}),
+        ...args,
+      });
     }
     ready = begin + st.timeMs;
   }

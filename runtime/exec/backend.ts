@@ -60,13 +60,28 @@ export interface StageBackend {
   /** Device to host: bytes of `src` from byte `offset` into `dst`. */
   download(src: DeviceBuffer, offset: number, dst: ArrayBufferView, o?: CallOptions): Promise<void>;
   /** Device to device within this backend (peer to peer where the devices allow it). */
-  copy(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number, o?: CallOptions): Promise<void>;
+  copy(
+    dst: DeviceBuffer,
+    dstOffset: number,
+    src: DeviceBuffer,
+    srcOffset: number,
+    bytes: number,
+    o?: CallOptions,
+  ): Promise<void>;
   /** The entry point of op `op` of `kernel` in implementation `impl`; throws when the build lacks it. */
   lookup(kernel: string, op: string, impl: string): number;
   /** The implementations this build has of an op (catalogue names). */
   implementations(kernel: string, op: string): string[];
   /** Runs an op: buffers in manifest order, sizes in manifest order plus the pattern's rows, cols and entries; [lo, hi) clamps its parallel loop (hi < 0: none). */
-  launch(dev: number, handle: number, buffers: readonly DeviceBuffer[], sizes: readonly number[], lo: number, hi: number, o?: CallOptions): Promise<void>;
+  launch(
+    dev: number,
+    handle: number,
+    buffers: readonly DeviceBuffer[],
+    sizes: readonly number[],
+    lo: number,
+    hi: number,
+    o?: CallOptions,
+  ): Promise<void>;
   /** Waits for the device's queued work. */
   sync(dev: number, o?: CallOptions): Promise<void>;
   close(): void;

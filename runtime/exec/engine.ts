@@ -13,7 +13,15 @@
 import { InputError } from '../errors.js';
 import { instances, type DeviceKind, type SystemSpec } from '../system/types.js';
 import type { Tensor } from '../tensor.js';
-import { grouping, permuteValues, ProgramLayout, type LayoutInputs, type Pattern, type RegionSpec, type View } from '../wasm/layout.js';
+import {
+  grouping,
+  permuteValues,
+  ProgramLayout,
+  type LayoutInputs,
+  type Pattern,
+  type RegionSpec,
+  type View,
+} from '../wasm/layout.js';
 import type { WasmManifest, WasmOp, WasmStep } from '../wasm/manifest.js';
 import { balancedCuts } from '../wasm/threads.js';
 import { DeviceCallError, type BackendName, type CallOptions, type StageBackends } from './backend.js';
@@ -149,17 +157,28 @@ export class KernelEngine {
 
   place(name: string): Place {
     const p = this.places.get(name);
-    if (!p) throw new InputError('DY3041', `instance ${name}`, undefined, `no backend serves device instance ${name} (or its backend has fewer devices than the system)`);
+    if (!p)
+      throw new InputError(
+        'DY3041',
+        `instance ${name}`,
+        undefined,
+        `no backend serves device instance ${name} (or its backend has fewer devices than the system)`,
+      );
     return p;
   }
 
   /** Binds an input; the very same tensor objects and scalars as the last input reuse its preparation. */
   prepare(inputs: LayoutInputs): Prepared {
-    const entries = this.manifest.params.map((p) => (p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name)));
+    const entries = this.manifest.params.map((p) =>
+      p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name),
+    );
     const last = this.lastPrepared;
-    if (last && inputs.dims === last.inputs.dims && entries.every((e, i) => Object.is(e, last.entries[i]))) return { ...last, inputs };
+    if (last && inputs.dims === last.inputs.dims && entries.every((e, i) => Object.is(e, last.entries[i])))
+      return { ...last, inputs };
     const dims = this.L.bindDims(inputs);
-    const patterns = this.L.patternsOf(inputs, (n, t) => (this.lastPatterns.get(n)?.t === t ? this.lastPatterns.get(n)!.p : undefined));
+    const patterns = this.L.patternsOf(inputs, (n, t) =>
+      this.lastPatterns.get(n)?.t === t ? this.lastPatterns.get(n)!.p : undefined,
+    );
     this.lastPatterns = new Map([...patterns].map(([n, p]) => [n, { t: inputs.tensors.get(n)!, p }]));
     const regions = this.L.regions(dims, patterns);
     const owner = (key: string): unknown => {
@@ -173,7 +192,15 @@ export class KernelEngine {
         return [o.op, [...this.L.sizesOf(o, dims, patterns), pat?.rows ?? 0, pat?.cols ?? 0, pat?.ri.length ?? 0]];
       }),
     );
-    const prep: Prepared = { inputs, dims, patterns, regions, inputKeys: this.L.inputKeys(regions).map((key) => ({ key, owner: owner(key) })), sizes, entries };
+    const prep: Prepared = {
+      inputs,
+      dims,
+      patterns,
+      regions,
+      inputKeys: this.L.inputKeys(regions).map((key) => ({ key, owner: owner(key) })),
+      sizes,
+      entries,
+    };
     this.lastPrepared = prep;
     return prep;
   }
@@ -183,7 +210,16 @@ export class KernelEngine {
 
   private factsOf(o: WasmOp): OpFacts {
     let f = this.facts.get(o.op);
-    if (!f) this.facts.set(o.op, (f = { keys: this.L.keys.get(o.op)!, outIdx: o.buffers.findIndex((b) => b.name === o.out), local: new Set(o.rowLocal ?? []), reads: this.L.reads.get(o.op)! }));
+    if (!f)
+      this.facts.set(
+        o.op,
+        (f = {
+          keys: this.L.keys.get(o.op)!,
+          outIdx: o.buffers.findIndex((b) => b.name === o.out),
+          local: new Set(o.rowLocal ?? []),
+          reads: this.L.reads.get(o.op)!,
+        }),
+      );
     return f;
   }
 
@@ -193,13 +229,23 @@ export class KernelEngine {
     slot.prep = prep;
     slot.defined = new Set(this.manifest.params.map((p) => p.name));
     const fresh = new Map<string, View>();
-    const need = new Set(prep.inputKeys.filter((x) => this.L.writesParams || !this.paramEntry(x.key, x.owner, prep.regions.get(x.key)!)).map((x) => x.key));
-    if (need.size > 0) this.L.writeInputs(prep.inputs, prep.patterns, (k) => need.has(k), (k) => {
-      const v = new Value(k, prep.regions.get(k)!);
-      const data = this.mover.copyAt(v, HOST).data!;
-      fresh.set(k, data);
-      return data;
-    });
+    const need = new Set(
+      prep.inputKeys
+        .filter((x) => this.L.writesParams || !this.paramEntry(x.key, x.owner, prep.regions.get(x.key)!))
+        .map((x) => x.key),
+    );
+    if (need.size > 0)
+      this.L.writeInputs(
+        prep.inputs,
+        prep.patterns,
+        (k) => need.has(k),
+        (k) => {
+          const v = new Value(k, prep.regions.get(k)!);
+          const data = this.mover.copyAt(v, HOST).data!;
+          fresh.set(k, data);
+          return data;
+        },
+      );
     for (const { key: k, owner } of prep.inputKeys) {
       const spec = prep.regions.get(k)!;
       if (this.L.writesParams) {
@@ -228,7 +274,11 @@ export class KernelEngine {
   }
 
   private paramEntry(key: string, owner: unknown, spec: RegionSpec): ParamEntry | undefined {
-    return this.params.get(key)?.find((e) => Object.is(e.owner, owner) && e.value.spec.length === spec.length && e.value.spec.elem === spec.elem);
+    return this.params
+      .get(key)
+      ?.find(
+        (e) => Object.is(e.owner, owner) && e.value.spec.length === spec.length && e.value.spec.elem === spec.elem,
+      );
   }
 
   /** Keeps, per parameter region, the copies in use and the newest; frees the device memory of the rest. */
@@ -267,7 +317,13 @@ export class KernelEngine {
   async runStage(slot: Slot, stage: StagePlan): Promise<StageRun> {
     const places = stage.devices.map((d) => this.place(d));
     const backend = places[0]!.backend;
-    if (places.some((p) => p.kind !== stage.kind || p.backend !== backend)) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `instances ${stage.devices.join(', ')} are not all ${stage.kind} devices of one backend`);
+    if (places.some((p) => p.kind !== stage.kind || p.backend !== backend))
+      throw new InputError(
+        'DY3047',
+        `stage [${stage.ops.join(', ')}]`,
+        undefined,
+        `instances ${stage.devices.join(', ')} are not all ${stage.kind} devices of one backend`,
+      );
     const t: Traffic = { inBytes: 0, outBytes: 0 };
     const clock = { transferMs: 0 };
     const unsplit: string[] = [];
@@ -275,9 +331,10 @@ export class KernelEngine {
     const start = this.now();
     const inStage = new Set(stage.ops);
     await this.walk(this.manifest.program, slot, stage, inStage, t, clock, unsplit, opRuns);
-    for (const p of places) await p.backend.sync(p.dev, this.opts).catch((e: unknown) => {
-      throw e instanceof DeviceCallError ? new StageFault(stage.ops.join('+'), p.name, e) : e;
-    });
+    for (const p of places)
+      await p.backend.sync(p.dev, this.opts).catch((e: unknown) => {
+        throw e instanceof DeviceCallError ? new StageFault(stage.ops.join('+'), p.name, e) : e;
+      });
     // Results whose last writer ran here go home now.
     const t0 = performance.now();
     const out: Traffic = { inBytes: 0, outBytes: 0 };
@@ -288,7 +345,21 @@ export class KernelEngine {
     }
     clock.transferMs += performance.now() - t0;
     const end = this.now();
-    return { ops: [...stage.ops], devices: [...stage.devices], backend: backend.name, ms: end - start, transferMs: clock.transferMs, computeMs: end - start - clock.transferMs, bytesIn: t.inBytes, bytesOut: out.outBytes + t.outBytes, startMs: start, endMs: end, unsplit, opRuns, concurrent: this.opts.offThread === true };
+    return {
+      ops: [...stage.ops],
+      devices: [...stage.devices],
+      backend: backend.name,
+      ms: end - start,
+      transferMs: clock.transferMs,
+      computeMs: end - start - clock.transferMs,
+      bytesIn: t.inBytes,
+      bytesOut: out.outBytes + t.outBytes,
+      startMs: start,
+      endMs: end,
+      unsplit,
+      opRuns,
+      concurrent: this.opts.offThread === true,
+    };
   }
 
   private resultKey(name: string): string {
@@ -296,7 +367,16 @@ export class KernelEngine {
     return t.format === 'dense' || t.shape.length < 2 ? `D:${name}` : `V:${name}:${this.L.resultLayout(name)}`;
   }
 
-  private async walk(steps: readonly WasmStep[], slot: Slot, stage: StagePlan, inStage: ReadonlySet<string>, t: Traffic, clock: { transferMs: number }, unsplit: string[], runs: OpRun[]): Promise<void> {
+  private async walk(
+    steps: readonly WasmStep[],
+    slot: Slot,
+    stage: StagePlan,
+    inStage: ReadonlySet<string>,
+    t: Traffic,
+    clock: { transferMs: number },
+    unsplit: string[],
+    runs: OpRun[],
+  ): Promise<void> {
     for (const s of steps) {
       if (s.kind === 'op') {
         if (inStage.has(s.op)) runs.push(await this.runOp(slot, stage, this.L.opById.get(s.op)!, t, clock, unsplit));
@@ -305,7 +385,13 @@ export class KernelEngine {
       const body = opsOf(s.body);
       const here = body.filter((o) => inStage.has(o)).length;
       if (here === 0) continue;
-      if (here !== body.length) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `cuts the repeat region ${s.id}: a repeat region runs within one stage`);
+      if (here !== body.length)
+        throw new InputError(
+          'DY3047',
+          `stage [${stage.ops.join(', ')}]`,
+          undefined,
+          `cuts the repeat region ${s.id}: a repeat region runs within one stage`,
+        );
       const n = this.repeatCount(s, slot);
       for (let i = 0; i < n; i++) await this.walk(s.body, slot, stage, inStage, t, clock, unsplit, runs);
     }
@@ -315,7 +401,8 @@ export class KernelEngine {
     if (typeof s.count === 'number') return s.count;
     const v = slot.prep!.inputs.scalars.get(s.count.param);
     if (v === undefined) this.L.fail(`--param ${s.count.param}`, `repeat count '${s.count.param}' is not given`);
-    if (!Number.isSafeInteger(v) || v < 0) this.L.fail(`--param ${s.count.param}`, `repeat count must be a non-negative integer, got ${v}`);
+    if (!Number.isSafeInteger(v) || v < 0)
+      this.L.fail(`--param ${s.count.param}`, `repeat count must be a non-negative integer, got ${v}`);
     return v;
   }
 
@@ -326,12 +413,30 @@ export class KernelEngine {
     return pat ? grouping(pat, o.balanceBy.layout).ptr : undefined;
   }
 
-  private async runOp(slot: Slot, stage: StagePlan, o: WasmOp, t: Traffic, clock: { transferMs: number }, unsplit: string[]): Promise<OpRun> {
+  private async runOp(
+    slot: Slot,
+    stage: StagePlan,
+    o: WasmOp,
+    t: Traffic,
+    clock: { transferMs: number },
+    unsplit: string[],
+  ): Promise<OpRun> {
     const prep = slot.prep!;
     const { keys, outIdx, local, reads } = this.factsOf(o);
-    for (const v of reads) if (!slot.defined.has(v)) this.L.fail(`kernel ${this.manifest.kernel}`, `'${v}' was never computed: the repeat that assigns it ran zero times`);
+    for (const v of reads)
+      if (!slot.defined.has(v))
+        this.L.fail(
+          `kernel ${this.manifest.kernel}`,
+          `'${v}' was never computed: the repeat that assigns it ran zero times`,
+        );
     const impl = stage.impls[o.op];
-    if (impl === undefined) throw new InputError('DY3047', `stage [${stage.ops.join(', ')}]`, undefined, `names no implementation for ${o.op}`);
+    if (impl === undefined)
+      throw new InputError(
+        'DY3047',
+        `stage [${stage.ops.join(', ')}]`,
+        undefined,
+        `names no implementation for ${o.op}`,
+      );
     const rows = this.L.splitRows(o, prep.dims);
     const k = stage.devices.length;
     const split = k > 1 && o.splitWrites !== undefined && rows !== undefined && rows >= k;
@@ -344,9 +449,11 @@ export class KernelEngine {
     const writes: [string, number, number][] = [];
     const launches: Promise<void>[] = [];
     let opMs = 0;
-    const fault = (at: string) => (e: unknown): never => {
-      throw e instanceof DeviceCallError ? new StageFault(o.op, at, e) : e;
-    };
+    const fault =
+      (at: string) =>
+      (e: unknown): never => {
+        throw e instanceof DeviceCallError ? new StageFault(o.op, at, e) : e;
+      };
     for (let i = 0; i < runners.length; i++) {
       const at = runners[i]!;
       const place = this.place(at);
@@ -361,7 +468,8 @@ export class KernelEngine {
           let [a, z] = [0, v.bytes];
           if (split && local.has(b.name) && ptr) {
             const eb = v.bytes / Math.max(1, v.spec.length);
-            [a, z] = b.role === 'rowPtr' || b.role === 'colPtr' ? [lo * eb, (hi + 1) * eb] : [ptr[lo]! * eb, ptr[hi]! * eb];
+            [a, z] =
+              b.role === 'rowPtr' || b.role === 'colPtr' ? [lo * eb, (hi + 1) * eb] : [ptr[lo]! * eb, ptr[hi]! * eb];
           }
           await this.mover.ensure(v, at, a, z, t).catch(fault(at));
         }
@@ -383,7 +491,13 @@ export class KernelEngine {
         .launch(place.dev, handle, bufs, sizes, lo, hi, this.opts)
         .then(() => (this.timeOps && place.backend.queues ? place.backend.sync(place.dev, this.opts) : undefined))
         .then(() => void (opMs = Math.max(opMs, performance.now() - t1)))
-        .catch((e: unknown) => fault(at)(e instanceof DeviceCallError ? e : new DeviceCallError(place.backend.name, 'launch', -8, (e as Error).message)));
+        .catch((e: unknown) =>
+          fault(at)(
+            e instanceof DeviceCallError
+              ? e
+              : new DeviceCallError(place.backend.name, 'launch', -8, (e as Error).message),
+          ),
+        );
       if (this.opts.offThread) launches.push(run);
       else await run;
       writes.push([at, ...this.writtenBytes(o, out, split, lo, hi, rows, ptr)]);
@@ -395,7 +509,15 @@ export class KernelEngine {
   }
 
   /** The bytes of the out region an instance running rows [lo, hi) writes (all of it when not split). */
-  private writtenBytes(o: WasmOp, out: Value, split: boolean, lo: number, hi: number, rows: number | undefined, ptr: Int32Array | undefined): [number, number] {
+  private writtenBytes(
+    o: WasmOp,
+    out: Value,
+    split: boolean,
+    lo: number,
+    hi: number,
+    rows: number | undefined,
+    ptr: Int32Array | undefined,
+  ): [number, number] {
     if (!split) return [0, out.bytes];
     const eb = out.bytes / Math.max(1, out.spec.length);
     if (o.splitWrites === 'rows') {
@@ -436,10 +558,17 @@ export class KernelEngine {
     const t: Traffic = { inBytes: 0, outBytes: 0 };
     const outputs = new Map<string, Tensor>();
     for (const r of this.manifest.results) {
-      if (!slot.defined.has(r.name)) this.L.fail(`kernel ${this.manifest.kernel}`, `'${r.name}' was never computed: the repeat that assigns it ran zero times`);
+      if (!slot.defined.has(r.name))
+        this.L.fail(
+          `kernel ${this.manifest.kernel}`,
+          `'${r.name}' was never computed: the repeat that assigns it ran zero times`,
+        );
       const v = this.valueOf(slot, this.resultKey(r.name));
       await this.mover.ensure(v, HOST, 0, v.bytes, t);
-      outputs.set(r.name, this.L.readResult(r.name, r.type, prep.dims, prep.patterns, (k) => this.valueOf(slot, k).hostData()));
+      outputs.set(
+        r.name,
+        this.L.readResult(r.name, r.type, prep.dims, prep.patterns, (k) => this.valueOf(slot, k).hostData()),
+      );
     }
     return outputs;
   }

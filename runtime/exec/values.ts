@@ -125,10 +125,12 @@ export class Mover {
     let gaps = missing(dst.valid, a, b);
     if (gaps.length === 0) return;
     const here = at === HOST ? undefined : this.places.get(at)!;
-    const rank = (loc: string): number => (loc === HOST ? 1 : here && this.places.get(loc)!.backend === here.backend ? 0 : 2);
+    const rank = (loc: string): number =>
+      loc === HOST ? 1 : here && this.places.get(loc)!.backend === here.backend ? 0 : 2;
     const sources = [...v.copies.keys()].filter((l) => l !== at).sort((x, y) => rank(x) - rank(y));
     for (const src of sources) {
-      for (const [x, y] of gaps) for (const [p, q] of within(v.copies.get(src)!.valid, x, y)) await this.move(v, src, at, p, q, t);
+      for (const [x, y] of gaps)
+        for (const [p, q] of within(v.copies.get(src)!.valid, x, y)) await this.move(v, src, at, p, q, t);
       gaps = missing(dst.valid, a, b);
       if (gaps.length === 0) return;
     }

@@ -45,11 +45,16 @@ export class WasmStageBackend implements StageBackend {
   ) {
     this.fns = manifest.ops.map((o) => instance.exports[o.export] as OpFn);
     manifest.ops.forEach((o, i) => {
-      if (typeof this.fns[i] !== 'function') throw new Error(`wasm backend: the module exports no function '${o.export}'`);
+      if (typeof this.fns[i] !== 'function')
+        throw new Error(`wasm backend: the module exports no function '${o.export}'`);
     });
   }
 
-  static async create(binary: Uint8Array, manifest: WasmManifest, opts: { threads?: number } = {}): Promise<WasmStageBackend> {
+  static async create(
+    binary: Uint8Array,
+    manifest: WasmManifest,
+    opts: { threads?: number } = {},
+  ): Promise<WasmStageBackend> {
     const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm backend');
     return new WasmStageBackend(manifest, memory, instance, pool);
   }
@@ -70,7 +75,13 @@ export class WasmStageBackend implements StageBackend {
     if (need > have) {
       if (need > this.manifest.maxPages) {
         this.heap.free(offset);
-        throw new DeviceCallError('wasm', 'alloc', -5, `${bytes} bytes do not fit: wasm memory holds at most ${this.manifest.maxPages * PAGE} bytes`, true);
+        throw new DeviceCallError(
+          'wasm',
+          'alloc',
+          -5,
+          `${bytes} bytes do not fit: wasm memory holds at most ${this.manifest.maxPages * PAGE} bytes`,
+          true,
+        );
       }
       this.memory.grow(need - have);
     }
@@ -87,16 +98,26 @@ export class WasmStageBackend implements StageBackend {
 
   private bytesView(b: WasmBuf, offset: number, bytes: number): Uint8Array {
     if (b.freed) throw new DeviceCallError('wasm', 'access', -6, 'the buffer was freed');
-    if (offset < 0 || offset + bytes > b.bytes) throw new DeviceCallError('wasm', 'access', -6, `bytes [${offset}, ${offset + bytes}) lie outside a buffer of ${b.bytes}`);
+    if (offset < 0 || offset + bytes > b.bytes)
+      throw new DeviceCallError(
+        'wasm',
+        'access',
+        -6,
+        `bytes [${offset}, ${offset + bytes}) lie outside a buffer of ${b.bytes}`,
+      );
     return new Uint8Array(this.memory.buffer, b.offset + offset, bytes);
   }
 
   async upload(dst: DeviceBuffer, offset: number, src: ArrayBufferView): Promise<void> {
-    this.bytesView(dst as WasmBuf, offset, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+    this.bytesView(dst as WasmBuf, offset, src.byteLength).set(
+      new Uint8Array(src.buffer, src.byteOffset, src.byteLength),
+    );
   }
 
   async download(src: DeviceBuffer, offset: number, dst: ArrayBufferView): Promise<void> {
-    new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(this.bytesView(src as WasmBuf, offset, dst.byteLength));
+    new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(
+      this.bytesView(src as WasmBuf, offset, dst.byteLength),
+    );
   }
 
   async copy(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number): Promise<void> {
@@ -105,9 +126,16 @@ export class WasmStageBackend implements StageBackend {
 
   lookup(kernel: string, op: string, impl: string): number {
     const i = this.manifest.ops.findIndex((o) => o.op === op);
-    if (kernel !== this.manifest.kernel || i < 0) throw new DeviceCallError('wasm', 'lookup', -3, `the wasm module of kernel ${this.manifest.kernel} has no op ${kernel}.${op}`);
+    if (kernel !== this.manifest.kernel || i < 0)
+      throw new DeviceCallError(
+        'wasm',
+        'lookup',
+        -3,
+        `the wasm module of kernel ${this.manifest.kernel} has no op ${kernel}.${op}`,
+      );
     const have = cpuImplOf(this.manifest.ops[i]!);
-    if (impl !== have) throw new DeviceCallError('wasm', 'lookup', -3, `op ${op} of ${kernel} runs as ${have} on the CPU, not ${impl}`);
+    if (impl !== have)
+      throw new DeviceCallError('wasm', 'lookup', -3, `op ${op} of ${kernel} runs as ${have} on the CPU, not ${impl}`);
     return i;
   }
 
@@ -116,14 +144,33 @@ export class WasmStageBackend implements StageBackend {
     return kernel === this.manifest.kernel && o ? [cpuImplOf(o)] : [];
   }
 
-  async launch(dev: number, handle: number, buffers: readonly DeviceBuffer[], sizes: readonly number[], lo: number, hi: number): Promise<void> {
+  async launch(
+    dev: number,
+    handle: number,
+    buffers: readonly DeviceBuffer[],
+    sizes: readonly number[],
+    lo: number,
+    hi: number,
+  ): Promise<void> {
     const o = this.manifest.ops[handle];
     if (dev !== 0 || !o) throw new DeviceCallError('wasm', 'launch', -3, `no op ${handle} on device ${dev}`);
-    if (buffers.length !== o.buffers.length) throw new DeviceCallError('wasm', 'launch', -1, `op ${o.op} takes ${o.buffers.length} buffers, got ${buffers.length}`);
-    for (const b of buffers) if ((b as WasmBuf).freed) throw new DeviceCallError('wasm', 'launch', -6, `op ${o.op}: a buffer was freed`);
+    if (buffers.length !== o.buffers.length)
+      throw new DeviceCallError(
+        'wasm',
+        'launch',
+        -1,
+        `op ${o.op} takes ${o.buffers.length} buffers, got ${buffers.length}`,
+      );
+    for (const b of buffers)
+      if ((b as WasmBuf).freed) throw new DeviceCallError('wasm', 'launch', -6, `op ${o.op}: a buffer was freed`);
     const args = [...buffers.map((b) => (b as WasmBuf).offset), ...sizes.slice(0, o.sizes.length)];
     const fn = this.fns[handle]!;
-    const rows = o.splittable && o.splitRange !== undefined ? (typeof o.splitRange === 'number' ? o.splitRange : sizes[o.sizes.indexOf(o.splitRange)] ?? 0) : 0;
+    const rows =
+      o.splittable && o.splitRange !== undefined
+        ? typeof o.splitRange === 'number'
+          ? o.splitRange
+          : (sizes[o.sizes.indexOf(o.splitRange)] ?? 0)
+        : 0;
     const end = hi < 0 ? rows : Math.min(hi, rows);
     if (this.pool && end - lo >= MIN_SPLIT_ROWS) {
       const ptr = this.balancePointers(o, buffers, lo, end);
@@ -151,12 +198,21 @@ export class WasmStageBackend implements StageBackend {
 }
 
 /** Loads `<dir>/<kernel>.wasm` and its manifest (the wasm target's output). */
-export async function wasmStageBackendFromDir(dir: string, kernel: string, opts: { threads?: number } = {}): Promise<WasmStageBackend> {
+export async function wasmStageBackendFromDir(
+  dir: string,
+  kernel: string,
+  opts: { threads?: number } = {},
+): Promise<WasmStageBackend> {
   const read = (f: string): Buffer => {
     try {
       return readFileSync(join(dir, f));
     } catch (e) {
-      throw new InputError('DY3043', join(dir, f), undefined, `cannot read the compiled kernel: ${fsReason(e)} (build it with dype compile --targets wasm)`);
+      throw new InputError(
+        'DY3043',
+        join(dir, f),
+        undefined,
+        `cannot read the compiled kernel: ${fsReason(e)} (build it with dype compile --targets wasm)`,
+      );
     }
   };
   const binary = read(`${kernel}.wasm`);

@@ -97,7 +97,9 @@ const gapScore = new Float64Array(QUICK_MAX_BLOCKS + 1);
 const longLen = new Float64Array(MAX_LONG);
 
 function badPointers(rows: number, from: number, to: number, a: number, b: number): RangeError {
-  return new RangeError(`row pointers are not non-decreasing within 0..nnz: rowPtr[${from}] = ${a} > rowPtr[${to}] = ${b} (${rows} rows)`);
+  return new RangeError(
+    `row pointers are not non-decreasing within 0..nnz: rowPtr[${from}] = ${a} > rowPtr[${to}] = ${b} (${rows} rows)`,
+  );
 }
 
 /**
@@ -109,12 +111,22 @@ function badPointers(rows: number, from: number, to: number, a: number, b: numbe
  * excess over the mean outweighs the spread of the other rows' sums.
  * Returns its length, or 0 (a row found, if any, is at most `than`).
  */
-function searchLong(rowPtr: Int32Array, rows: number, a: number, b: number, pa: number, pb: number, than: number, mean: number): number {
+function searchLong(
+  rowPtr: Int32Array,
+  rows: number,
+  a: number,
+  b: number,
+  pa: number,
+  pb: number,
+  than: number,
+  mean: number,
+): number {
   while (b - a > 1) {
     if (pb - pa <= than) return 0;
     const mid = a + ((b - a) >> 1);
     const pm = rowPtr[mid]! | 0;
-    if (pm < pa || pm > pb) throw badPointers(rows, pm < pa ? a : mid, pm < pa ? mid : b, pm < pa ? pa : pm, pm < pa ? pm : pb);
+    if (pm < pa || pm > pb)
+      throw badPointers(rows, pm < pa ? a : mid, pm < pa ? mid : b, pm < pa ? pa : pm, pm < pa ? pm : pb);
     // The half holding more entries beyond the mean.
     if (pm - pa - (mid - a) * mean >= pb - pm - (b - mid) * mean) {
       b = mid;
@@ -145,8 +157,10 @@ function searchLong(rowPtr: Int32Array, rows: number, a: number, b: number, pa: 
  */
 export function sampledRowStats(m: CsrMatrix, seed = 0): RowStats {
   const { rows, cols, rowPtr } = m;
-  if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0)) throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
-  if (rowPtr.length < rows + 1) throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
+  if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0))
+    throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
+  if (rowPtr.length < rows + 1)
+    throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
   const nnz = rowPtr[rows]! - rowPtr[0]!;
   if (nnz < 0) throw badPointers(rows, 0, rows, rowPtr[0]!, rowPtr[rows]!);
   const mean = rows > 0 ? nnz / rows : 0;
@@ -237,7 +251,14 @@ function takeLongSampled(alone: number, mean: number): number {
  * first, QUICK_SEARCHES at most; each row found longer than every sampled
  * one goes to longLen after the `longs` already there. Returns how many.
  */
-function searchGaps(rowPtr: Int32Array, rows: number, blocks: number, mean: number, standing: number, longs: number): number {
+function searchGaps(
+  rowPtr: Int32Array,
+  rows: number,
+  blocks: number,
+  mean: number,
+  standing: number,
+  longs: number,
+): number {
   const p00 = rowPtr[0]! | 0;
   const pEnd = rowPtr[rows]! | 0;
   const max = sampledMax;
@@ -262,7 +283,16 @@ function searchGaps(rowPtr: Int32Array, rows: number, blocks: number, mean: numb
     gapScore[g] = -1;
     const a = g === 0 ? 0 : blockFirst[g - 1]! + QUICK_BLOCK_ROWS;
     const b = g === blocks ? rows : blockFirst[g]!;
-    const len = searchLong(rowPtr, rows, a, b, g === 0 ? p00 : blockP1[g - 1]!, g === blocks ? pEnd : blockP0[g]!, max, mean);
+    const len = searchLong(
+      rowPtr,
+      rows,
+      a,
+      b,
+      g === 0 ? p00 : blockP1[g - 1]!,
+      g === blocks ? pEnd : blockP0[g]!,
+      max,
+      mean,
+    );
     if (len > 0) longLen[longs + found++] = len;
   }
   return found;
@@ -273,7 +303,16 @@ function searchGaps(rowPtr: Int32Array, rows: number, blocks: number, mean: numb
  * other sampled rows standing for the rest (the variance, the empty share
  * and the top 1% scaled by (rows - longs) / standing).
  */
-function estimate(rows: number, cols: number, nnz: number, mean: number, blocks: number, standing: number, longs: number, count: number): RowStats {
+function estimate(
+  rows: number,
+  cols: number,
+  nnz: number,
+  mean: number,
+  blocks: number,
+  standing: number,
+  longs: number,
+  count: number,
+): RowStats {
   let rowMax = longestSeen;
   const w = standing > 0 ? (rows - longs) / standing : 0;
   let sq = w * sampledSq;
@@ -392,6 +431,17 @@ export class SampledFeatures implements SparseFeatures {
   }
 
   toJSON(): QuickFeatures {
-    return { rows: this.rows, cols: this.cols, nnz: this.nnz, rowLenMean: this.rowLenMean, rowLenMax: this.rowLenMax, rowLenCv: this.rowLenCv, emptyRowFraction: this.emptyRowFraction, top1PctNnzShare: this.top1PctNnzShare, localityScore: this.localityScore, sampledRows: this.sampledRows };
+    return {
+      rows: this.rows,
+      cols: this.cols,
+      nnz: this.nnz,
+      rowLenMean: this.rowLenMean,
+      rowLenMax: this.rowLenMax,
+      rowLenCv: this.rowLenCv,
+      emptyRowFraction: this.emptyRowFraction,
+      top1PctNnzShare: this.top1PctNnzShare,
+      localityScore: this.localityScore,
+      sampledRows: this.sampledRows,
+    };
   }
 }

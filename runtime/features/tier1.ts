@@ -40,9 +40,13 @@ export function top1PctRowCount(rows: number): number {
  */
 export function rowLengthStats(ptr: Int32Array, rows: number): Tier1Features {
   if (rows <= 0) return { ...EMPTY };
-  if (ptr.length < rows + 1) throw new RangeError(`${ptr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
+  if (ptr.length < rows + 1)
+    throw new RangeError(`${ptr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
   const total = ptr[rows]! - ptr[0]!;
-  if (!(total >= 0)) throw new RangeError(`row pointers are not non-decreasing within 0..nnz: rowPtr[0] = ${ptr[0]} > rowPtr[${rows}] = ${ptr[rows]}`);
+  if (!(total >= 0))
+    throw new RangeError(
+      `row pointers are not non-decreasing within 0..nnz: rowPtr[0] = ${ptr[0]} > rowPtr[${rows}] = ${ptr[rows]}`,
+    );
   let hist = scratch;
   let cap = hist.length;
   let min = total;

@@ -40,7 +40,8 @@ function resolve(opts: Tier2Options | undefined): Resolved {
   const samples = opts?.samples ?? DEFAULT_SAMPLES;
   const seed = opts?.seed ?? 0;
   const maxEntries = opts?.maxEntriesPerRow ?? DEFAULT_MAX_ENTRIES_PER_ROW;
-  if (!Number.isInteger(samples) || samples < 0) throw new RangeError(`samples must be a non-negative integer, got ${samples}`);
+  if (!Number.isInteger(samples) || samples < 0)
+    throw new RangeError(`samples must be a non-negative integer, got ${samples}`);
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
   if (!Number.isInteger(maxEntries) || maxEntries < 2) {
     throw new RangeError(`maxEntriesPerRow must be an integer >= 2, got ${maxEntries}`);

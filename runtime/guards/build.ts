@@ -8,7 +8,14 @@
  */
 import type { Binding } from '../plan/bind.js';
 import { bindProblem } from '../plan/bind.js';
-import { choicesOf, evaluateChoices, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
+import {
+  choicesOf,
+  evaluateChoices,
+  objectiveValue,
+  planPareto,
+  type PlanOptions,
+  type StageChoice,
+} from '../plan/dp.js';
 import type { PlanGoal } from '../plan/figures.js';
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
@@ -44,7 +51,15 @@ export function choiceKey(c: readonly StageChoice[]): string {
 }
 
 export function partitionLabel(spec: PlanSpec, c: readonly StageChoice[]): string {
-  return c.map((s) => `${s.device} x${s.count} [${spec.ops.slice(s.start, s.end).map((o) => o.result).join(', ')}]`).join(' | ');
+  return c
+    .map(
+      (s) =>
+        `${s.device} x${s.count} [${spec.ops
+          .slice(s.start, s.end)
+          .map((o) => o.result)
+          .join(', ')}]`,
+    )
+    .join(' | ');
 }
 
 /** The planner's options for a goal (a guard plan records its own) on a system, under its constraints. */
@@ -72,7 +87,12 @@ export function scoreMapping(m: Mapping | undefined, opts: PlanOptions): number 
   return objectiveValue(m, opts.objective);
 }
 
-export function buildGuards(spec: PlanSpec, sys: SystemSpec, samples: readonly (Binding & { profile?: number })[], opts: BuildOptions): GuardPlan {
+export function buildGuards(
+  spec: PlanSpec,
+  sys: SystemSpec,
+  samples: readonly (Binding & { profile?: number })[],
+  opts: BuildOptions,
+): GuardPlan {
   const tol = opts.lossTolerance ?? 0.05;
   const popts = planOptions(sys, opts, opts.powerCapW);
   const kept: { b: Binding; p: PlanProblem; opt: number; profile: number | undefined }[] = [];
@@ -92,7 +112,10 @@ export function buildGuards(spec: PlanSpec, sys: SystemSpec, samples: readonly (
     cands.set(key, c);
     optKey.push(key);
   }
-  if (kept.length === 0) throw new Error(`no mapping of kernel ${spec.kernel} is feasible on ${sys.name} for any of the ${samples.length} samples`);
+  if (kept.length === 0)
+    throw new Error(
+      `no mapping of kernel ${spec.kernel} is feasible on ${sys.name} for any of the ${samples.length} samples`,
+    );
   const candKeys = [...cands.keys()];
   const cand = [...cands.values()];
   const d: GuardData = {
@@ -104,16 +127,29 @@ export function buildGuards(spec: PlanSpec, sys: SystemSpec, samples: readonly (
       }),
     ),
     optOf: optKey.map((k) => candKeys.indexOf(k)),
-    keys: featureKeys(kept[0]!.b).filter(({ key }) => kept.every(({ b }) => featureValue(b, key) !== undefined) || tierOf(key) === 2),
+    keys: featureKeys(kept[0]!.b).filter(
+      ({ key }) => kept.every(({ b }) => featureValue(b, key) !== undefined) || tierOf(key) === 2,
+    ),
     x: [],
     tol,
     rangeKeys: [],
   };
   d.x = kept.map(({ b }) => d.keys.map(({ key }) => featureValue(b, key) ?? NaN));
-  d.rangeKeys = d.keys.flatMap(({ key }, k) => (rangeChecked(key) ? [{ k, ...(opts.declaredRanges?.[key] ? { declared: opts.declaredRanges[key] } : {}) }] : []));
+  d.rangeKeys = d.keys.flatMap(({ key }, k) =>
+    rangeChecked(key) ? [{ k, ...(opts.declaredRanges?.[key] ? { declared: opts.declaredRanges[key] } : {}) }] : [],
+  );
   const all = kept.map((_, s) => s);
   // How many partitions and how deep a tree: chosen by cross-validated loss, within the caller's bounds.
-  const sel: SelectOptions = { maxPartitions: Math.max(1, opts.maxPartitions ?? 8), maxDepth: opts.maxDepth ?? 6, folds: 5, seed: opts.seed ?? 11, tree: { ...(opts.minLeaf !== undefined ? { minLeaf: opts.minLeaf } : {}), ...(opts.tierMargin !== undefined ? { tierMargin: opts.tierMargin } : {}) } };
+  const sel: SelectOptions = {
+    maxPartitions: Math.max(1, opts.maxPartitions ?? 8),
+    maxDepth: opts.maxDepth ?? 6,
+    folds: 5,
+    seed: opts.seed ?? 11,
+    tree: {
+      ...(opts.minLeaf !== undefined ? { minLeaf: opts.minLeaf } : {}),
+      ...(opts.tierMargin !== undefined ? { tierMargin: opts.tierMargin } : {}),
+    },
+  };
   const model = chooseModel(d, all, sel);
   const fit = fitGuards(d, all, model.partitions, { ...sel.tree, maxDepth: model.depth });
   const { chosen, tree } = fit;
@@ -127,7 +163,12 @@ export function buildGuards(spec: PlanSpec, sys: SystemSpec, samples: readonly (
   }
   const training = scoreFit(fit, d, all);
   const coverage = all.filter((s) => chosen.some((c) => d.loss[c]![s]! <= tol)).length / kept.length;
-  const partitions: GuardPartition[] = chosen.map((c, id) => ({ id, choices: cand[c]!, label: partitionLabel(spec, cand[c]!), fallbacks: fit.fallbacks[id]! }));
+  const partitions: GuardPartition[] = chosen.map((c, id) => ({
+    id,
+    choices: cand[c]!,
+    label: partitionLabel(spec, cand[c]!),
+    fallbacks: fit.fallbacks[id]!,
+  }));
   const ranges: Record<string, [number, number]> = {};
   for (const { key } of d.keys) {
     if (!rangeChecked(key)) continue;
@@ -180,6 +221,13 @@ export function fixedGuards(goal: PlanGoal, choices: StageChoice[], label: strin
     infeasibleSamples: 0,
     trainingWithinTolerance: 1,
     model: { partitions: 1, depth: 0, folds: 0, grid: [] },
-    heldOut: { folds: 0, meanLossPct: 0, withinTolerance: 1, unserved: 0, replanned: 0, treeOnly: { meanLossPct: 0, withinTolerance: 1 } },
+    heldOut: {
+      folds: 0,
+      meanLossPct: 0,
+      withinTolerance: 1,
+      unserved: 0,
+      replanned: 0,
+      treeOnly: { meanLossPct: 0, withinTolerance: 1 },
+    },
   };
 }

@@ -44,7 +44,8 @@ export function sparseValue(f: SparseFeatures, key: string): number | undefined 
 /** Every feature key of a binding with its tier. */
 export function featureKeys(b: Binding): { key: string; tier: Tier }[] {
   const out: { key: string; tier: Tier }[] = [];
-  for (const name of [...b.sparse.keys()].sort()) for (const [k, t] of SPARSE_KEYS) out.push({ key: `${name}.${k}`, tier: t });
+  for (const name of [...b.sparse.keys()].sort())
+    for (const [k, t] of SPARSE_KEYS) out.push({ key: `${name}.${k}`, tier: t });
   for (const d of [...b.dims.keys()].sort()) out.push({ key: `dim.${d}`, tier: 0 });
   for (const s of [...b.scalars.keys()].sort()) out.push({ key: `scalar.${s}`, tier: 0 });
   return out;
@@ -72,7 +73,8 @@ const keysOf = (name: string): string[] => {
   if (!k) keyNames.set(name, (k = SPARSE_KEYS.map(([n]) => `${name}.${n}`)));
   return k;
 };
-const sorted = <V>(m: ReadonlyMap<string, V>): Iterable<[string, V]> => (m.size > 1 ? [...m].sort(([a], [b]) => (a < b ? -1 : 1)) : m);
+const sorted = <V>(m: ReadonlyMap<string, V>): Iterable<[string, V]> =>
+  m.size > 1 ? [...m].sort(([a], [b]) => (a < b ? -1 : 1)) : m;
 
 /**
  * A flat record of every feature of a binding (what generated guards read).
@@ -131,5 +133,15 @@ export function planFeatures(f: Tier0Features & Tier1Features & { localityScore?
 /** A plain copy of a features record, read field by field (a spread would miss a sampled record's locality getter). */
 export function copyFeatures(f: SparseFeatures): SparseFeatures {
   const loc = f.localityScore;
-  return { rows: f.rows, cols: f.cols, nnz: f.nnz, rowLenMean: f.rowLenMean, rowLenMax: f.rowLenMax, rowLenCv: f.rowLenCv, emptyRowFraction: f.emptyRowFraction, top1PctNnzShare: f.top1PctNnzShare, ...(loc !== undefined ? { localityScore: loc } : {}) };
+  return {
+    rows: f.rows,
+    cols: f.cols,
+    nnz: f.nnz,
+    rowLenMean: f.rowLenMean,
+    rowLenMax: f.rowLenMax,
+    rowLenCv: f.rowLenCv,
+    emptyRowFraction: f.emptyRowFraction,
+    top1PctNnzShare: f.top1PctNnzShare,
+    ...(loc !== undefined ? { localityScore: loc } : {}),
+  };
 }

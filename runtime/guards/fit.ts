@@ -86,7 +86,10 @@ function addCandidates(tree: GuardNode, d: GuardData, train: readonly number[], 
       const best = row.reduce((b, x, p) => (x < row[b]! ? p : b), 0);
       if (best !== n.leaf && row[best]! < row[n.leaf]! - 1e-3) count.set(best, (count.get(best) ?? 0) + 1);
     }
-    const also = [...count].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, LEAF_CANDIDATES - 1).map(([p]) => p);
+    const also = [...count]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, LEAF_CANDIDATES - 1)
+      .map(([p]) => p);
     return also.length > 0 ? { leaf: n.leaf, also } : { leaf: n.leaf };
   };
   return visit(tree);
@@ -95,7 +98,12 @@ function addCandidates(tree: GuardNode, d: GuardData, train: readonly number[], 
 export function fitGuards(d: GuardData, train: readonly number[], maxPartitions: number, tree: TreeOptions): Fitted {
   const chosen = cover(d, train, maxPartitions);
   const lossT = train.map((s) => chosen.map((c) => d.loss[c]![s]!));
-  const t = addCandidates(fitTree({ keys: d.keys, x: train.map((s) => d.x[s]!), loss: lossT }, chosen.length, tree), d, train, chosen);
+  const t = addCandidates(
+    fitTree({ keys: d.keys, x: train.map((s) => d.x[s]!), loss: lossT }, chosen.length, tree),
+    d,
+    train,
+    chosen,
+  );
   const leafOf = train.map((s) => leafFor(t, d, s));
   const fallbacks = chosen.map((_, id) => {
     // The other partitions by mean loss over the samples this one is picked for (all samples when none).
@@ -149,7 +157,12 @@ export function pickLoss(f: Fitted, d: GuardData, s: number, withModel = true): 
 }
 
 /** Mean loss (over the samples some partition serves) and the share within the tolerance (of all), over a set of samples. */
-export function scoreFit(f: Fitted, d: GuardData, samples: readonly number[], withModel = true): { meanLoss: number; within: number; unserved: number } {
+export function scoreFit(
+  f: Fitted,
+  d: GuardData,
+  samples: readonly number[],
+  withModel = true,
+): { meanLoss: number; within: number; unserved: number } {
   let sum = 0;
   let n = 0;
   let within = 0;

@@ -3,6 +3,24 @@ export type { GuardDecision, GuardNode, GuardPartition, GuardPlan } from './type
 export { buildGuards, choiceKey, partitionLabel, planOptions, scoreChoices, type BuildOptions } from './build.js';
 export { outOfRange, selectPartition } from './select.js';
 export { sampleBindings, type SampledBinding, type SampleOptions } from './sample.js';
-export { featureKeys, featureRecord, featureValue, planFeatures, sparseFeaturesOf, tierOf, type Tier } from './features.js';
+export {
+  featureKeys,
+  featureRecord,
+  featureValue,
+  planFeatures,
+  sparseFeaturesOf,
+  tierOf,
+  type Tier,
+} from './features.js';
 export { fitTree, treeDepth, treeFeatures, walkTree, fmt } from './tree.js';
-export { checkGuardPlans, isObjective, objectiveOrder, OBJECTIVES, partitionTable, treeGuards, type GuardPlans, type PartitionTable, type TablePartition } from './objectives.js';
+export {
+  checkGuardPlans,
+  isObjective,
+  objectiveOrder,
+  OBJECTIVES,
+  partitionTable,
+  treeGuards,
+  type GuardPlans,
+  type PartitionTable,
+  type TablePartition,
+} from './objectives.js';

@@ -50,7 +50,10 @@ export interface PartitionTable {
 
 /** The objectives `plans` has guards for, the initial one first (it must have guards). */
 export function objectiveOrder(plans: GuardPlans, initial: Objective): Objective[] {
-  if (!plans[initial]) throw new Error(`no guards for the initial objective ${initial} (guards for ${OBJECTIVES.filter((o) => plans[o]).join(', ') || 'none'})`);
+  if (!plans[initial])
+    throw new Error(
+      `no guards for the initial objective ${initial} (guards for ${OBJECTIVES.filter((o) => plans[o]).join(', ') || 'none'})`,
+    );
   return [initial, ...OBJECTIVES.filter((o) => o !== initial && plans[o] !== undefined)];
 }
 
@@ -66,7 +69,9 @@ export function checkGuardPlans(plans: GuardPlans, initial: Objective): void {
     const p = plans[o]!;
     if (p.objective !== o) throw new Error(`the guards filed under objective ${o} were built for ${p.objective}`);
     if (p.energyScope !== first.energyScope || p.streamLength !== first.streamLength)
-      throw new Error(`the guards of ${o} count figures for energy scope ${p.energyScope} and stream ${p.streamLength}, those of ${initial} for ${first.energyScope} and ${first.streamLength}: build every objective's guards with the same scope and stream`);
+      throw new Error(
+        `the guards of ${o} count figures for energy scope ${p.energyScope} and stream ${p.streamLength}, those of ${initial} for ${first.energyScope} and ${first.streamLength}: build every objective's guards with the same scope and stream`,
+      );
   }
 }
 
@@ -83,7 +88,15 @@ export function partitionTable(plans: GuardPlans, initial: Objective): Partition
       // Within the initial objective every partition is its own (its ids stay the tree's leaves).
       let t = o === initial ? undefined : byKey.get(key);
       if (!t) {
-        t = { id: partitions.length, key, label: p.label, choices: p.choices, objectives: [], fallbacks: [], fallbacksBy: {} };
+        t = {
+          id: partitions.length,
+          key,
+          label: p.label,
+          choices: p.choices,
+          objectives: [],
+          fallbacks: [],
+          fallbacksBy: {},
+        };
         partitions.push(t);
         if (!byKey.has(key)) byKey.set(key, t);
       }
@@ -105,7 +118,10 @@ export function partitionTable(plans: GuardPlans, initial: Objective): Partition
 }
 
 /** The guards of every objective as functions of a feature record, returning table ids: what a generated runtime's guard functions compute. */
-export function treeGuards(plans: GuardPlans, initial: Objective): Partial<Record<Objective, (f: Readonly<Record<string, number>>) => number>> {
+export function treeGuards(
+  plans: GuardPlans,
+  initial: Objective,
+): Partial<Record<Objective, (f: Readonly<Record<string, number>>) => number>> {
   const t = partitionTable(plans, initial);
   const out: Partial<Record<Objective, (f: Readonly<Record<string, number>>) => number>> = {};
   for (const o of t.objectives) {

@@ -35,10 +35,25 @@ function consistent(f: SparseFeatures): SparseFeatures {
   const mean = clamp(f.rowLenMean, 0, cols);
   const nnz = Math.round(mean * rows);
   const max = clamp(Math.round(f.rowLenMax), Math.ceil(mean), cols);
-  return { ...copyFeatures(f), rows, cols, nnz, rowLenMean: rows > 0 ? nnz / rows : 0, rowLenMax: max, rowLenCv: Math.max(0, f.rowLenCv), emptyRowFraction: clamp(f.emptyRowFraction, 0, 1), top1PctNnzShare: clamp(f.top1PctNnzShare, 0, 1) };
+  return {
+    ...copyFeatures(f),
+    rows,
+    cols,
+    nnz,
+    rowLenMean: rows > 0 ? nnz / rows : 0,
+    rowLenMax: max,
+    rowLenCv: Math.max(0, f.rowLenCv),
+    emptyRowFraction: clamp(f.emptyRowFraction, 0, 1),
+    top1PctNnzShare: clamp(f.top1PctNnzShare, 0, 1),
+  };
 }
 
-function withDims(b: Binding, sparse: Map<string, SparseFeatures>, o: SampleOptions, dimOverride: Map<string, number>): Binding {
+function withDims(
+  b: Binding,
+  sparse: Map<string, SparseFeatures>,
+  o: SampleOptions,
+  dimOverride: Map<string, number>,
+): Binding {
   const dims = new Map(b.dims);
   for (const [name, f] of sparse) {
     const [r, c] = o.shapeDims?.[name] ?? [undefined, undefined];
@@ -65,11 +80,19 @@ function perturb(f: SparseFeatures, rng: Rng, spread: number, square: boolean): 
     rowLenMax: mean * Math.max(1, maxRatio * skew),
     rowLenCv: f.rowLenCv * skew,
     top1PctNnzShare: f.top1PctNnzShare * Math.sqrt(skew),
-    ...(f.localityScore !== undefined ? { localityScore: clamp(f.localityScore + rng.uniform(-0.15, 0.15), 0, 1) } : {}),
+    ...(f.localityScore !== undefined
+      ? { localityScore: clamp(f.localityScore + rng.uniform(-0.15, 0.15), 0, 1) }
+      : {}),
   });
 }
 
-function applyRange(sparse: Map<string, SparseFeatures>, dims: Map<string, number>, scalars: Map<string, number>, key: string, v: number): void {
+function applyRange(
+  sparse: Map<string, SparseFeatures>,
+  dims: Map<string, number>,
+  scalars: Map<string, number>,
+  key: string,
+  v: number,
+): void {
   if (key.startsWith('dim.')) return void dims.set(key.slice(4), Math.max(1, Math.round(v)));
   if (key.startsWith('scalar.')) return void scalars.set(key.slice(7), v);
   const dot = key.lastIndexOf('.');
@@ -83,7 +106,8 @@ function applyRange(sparse: Map<string, SparseFeatures>, dims: Map<string, numbe
   else if (field === 'rows' && f.rows === f.cols) {
     g['rows'] = v;
     g['cols'] = v;
-  } else if (!(field in g) && field !== 'localityScore') throw new Error(`sample range '${key}': unknown feature '${field}'`);
+  } else if (!(field in g) && field !== 'localityScore')
+    throw new Error(`sample range '${key}': unknown feature '${field}'`);
   else g[field] = v;
   sparse.set(name, consistent(g as unknown as SparseFeatures));
 }

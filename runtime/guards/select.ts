@@ -28,8 +28,10 @@ export function outOfRange(ranges: GuardPlan['ranges'], get: (key: string) => nu
   for (const [key, [lo, hi]] of Object.entries(ranges)) {
     const v = get(key);
     if (v === undefined) continue;
-    if (v < lo - Math.abs(lo) * RANGE_SLACK) out.push(`${key} = ${fmt(v)} is below the guards' range [${fmt(lo)}, ${fmt(hi)}]`);
-    else if (v > hi + Math.abs(hi) * RANGE_SLACK) out.push(`${key} = ${fmt(v)} is above the guards' range [${fmt(lo)}, ${fmt(hi)}]`);
+    if (v < lo - Math.abs(lo) * RANGE_SLACK)
+      out.push(`${key} = ${fmt(v)} is below the guards' range [${fmt(lo)}, ${fmt(hi)}]`);
+    else if (v > hi + Math.abs(hi) * RANGE_SLACK)
+      out.push(`${key} = ${fmt(v)} is above the guards' range [${fmt(lo)}, ${fmt(hi)}]`);
   }
   return out;
 }
@@ -38,5 +40,11 @@ export function selectPartition(plan: GuardPlan, b: Binding): GuardDecision {
   const get = (k: string): number | undefined => featureValue(b, k);
   const { leaf, also, path } = walkTree(plan.tree, get);
   const oor = outOfRange(plan.ranges, get);
-  return { partition: plan.partitions[leaf]!, candidates: [leaf, ...(also ?? [])].map((i) => plan.partitions[i]!), path, inRange: oor.length === 0, outOfRange: oor };
+  return {
+    partition: plan.partitions[leaf]!,
+    candidates: [leaf, ...(also ?? [])].map((i) => plan.partitions[i]!),
+    path,
+    inRange: oor.length === 0,
+    outOfRange: oor,
+  };
 }

@@ -42,7 +42,14 @@ function bestLeaf(idx: readonly number[], loss: number[][], parts: number): { p:
 }
 
 /** xs: the node's samples with a finite feature k, in ascending order of it. */
-function bestSplitOn(k: number, xs: readonly number[], idx: readonly number[], d: TreeData, parts: number, minLeaf: number): Split | undefined {
+function bestSplitOn(
+  k: number,
+  xs: readonly number[],
+  idx: readonly number[],
+  d: TreeData,
+  parts: number,
+  minLeaf: number,
+): Split | undefined {
   if (xs.length < 2 * minLeaf) return undefined;
   const total = new Array<number>(parts).fill(0);
   for (const s of xs) for (let p = 0; p < parts; p++) total[p]! += d.loss[s]![p]!;
@@ -78,7 +85,15 @@ function bestSplitOn(k: number, xs: readonly number[], idx: readonly number[], d
  * neither side's best partition changes yet but a split below will (the
  * XOR case). Ties and minLeaf as bestSplitOn.
  */
-function purestSplitOn(k: number, xs: readonly number[], idx: readonly number[], d: TreeData, label: readonly number[], parts: number, minLeaf: number): (Split & { impurity: number }) | undefined {
+function purestSplitOn(
+  k: number,
+  xs: readonly number[],
+  idx: readonly number[],
+  d: TreeData,
+  label: readonly number[],
+  parts: number,
+  minLeaf: number,
+): (Split & { impurity: number }) | undefined {
   if (xs.length < 2 * minLeaf) return undefined;
   const total = new Array<number>(parts).fill(0);
   for (const s of xs) total[label[s]!]!++;
@@ -90,7 +105,12 @@ function purestSplitOn(k: number, xs: readonly number[], idx: readonly number[],
     left[label[xs[i]!]!]!++;
     if (i + 1 < minLeaf || xs.length - i - 1 < minLeaf) continue;
     if (d.x[xs[i + 1]!]![k]! === d.x[xs[i]!]![k]!) continue;
-    const imp = gini(left, i + 1) + gini(total.map((t, p) => t - left[p]!), xs.length - i - 1);
+    const imp =
+      gini(left, i + 1) +
+      gini(
+        total.map((t, p) => t - left[p]!),
+        xs.length - i - 1,
+      );
     if (!best || imp < best.imp - 1e-12) best = { at: i, imp };
   }
   if (!best || best.imp >= base - 1e-12) return undefined;
@@ -161,9 +181,13 @@ export function fitTree(d: TreeData, parts: number, o: TreeOptions = {}): GuardN
     const le = grow(pick.le, depth + 1);
     const gt = grow(pick.gt, depth + 1);
     if (le.cost + gt.cost > leaf.cost - margin) return asLeaf;
-    if ('leaf' in le.node && 'leaf' in gt.node && le.node.leaf === gt.node.leaf) return { node: le.node, cost: le.cost + gt.cost };
+    if ('leaf' in le.node && 'leaf' in gt.node && le.node.leaf === gt.node.leaf)
+      return { node: le.node, cost: le.cost + gt.cost };
     const key = d.keys[pick.k]!;
-    return { node: { feature: key.key, tier: key.tier, threshold: pick.threshold, le: le.node, gt: gt.node }, cost: le.cost + gt.cost };
+    return {
+      node: { feature: key.key, tier: key.tier, threshold: pick.threshold, le: le.node, gt: gt.node },
+      cost: le.cost + gt.cost,
+    };
   };
   return grow(
     d.x.map((_, s) => s),
@@ -172,7 +196,10 @@ export function fitTree(d: TreeData, parts: number, o: TreeOptions = {}): GuardN
 }
 
 /** Walks the tree for one feature getter; the path lists each test with the value seen. */
-export function walkTree(tree: GuardNode, get: (key: string) => number | undefined): { leaf: number; also?: number[]; path: string[] } {
+export function walkTree(
+  tree: GuardNode,
+  get: (key: string) => number | undefined,
+): { leaf: number; also?: number[]; path: string[] } {
   const path: string[] = [];
   let n = tree;
   while (!('leaf' in n)) {

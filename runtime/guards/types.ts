@@ -74,7 +74,15 @@ export interface HeldOutFigures {
   /** The tree's pick alone (no cost-model weighing at the leaves, no re-plan): what a host without dype's cost model, such as the C++ dispatch header, gets. */
   treeOnly: { meanLossPct: number; withinTolerance: number };
   /** Each profile's samples judged by guards built from the other profiles' only (two or more profiles). */
-  byProfile?: { profile: number; samples: number; meanLossPct: number; withinTolerance: number; unserved: number; replanned: number; treeOnly: { meanLossPct: number; withinTolerance: number } }[];
+  byProfile?: {
+    profile: number;
+    samples: number;
+    meanLossPct: number;
+    withinTolerance: number;
+    unserved: number;
+    replanned: number;
+    treeOnly: { meanLossPct: number; withinTolerance: number };
+  }[];
 }
 
 export interface GuardDecision {

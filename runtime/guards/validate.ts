@@ -41,7 +41,12 @@ const steps = (max: number): number[] => {
   for (let v = 1; v <= max; v = v < 4 ? v + 1 : v + (v >= 8 ? 4 : 2)) out.push(v);
   return out;
 };
-const grid = (o: SelectOptions): { partitions: number; depth: number }[] => [{ partitions: 1, depth: 0 }, ...steps(o.maxPartitions).filter((p) => p > 1).flatMap((partitions) => steps(o.maxDepth).map((depth) => ({ partitions, depth })))];
+const grid = (o: SelectOptions): { partitions: number; depth: number }[] => [
+  { partitions: 1, depth: 0 },
+  ...steps(o.maxPartitions)
+    .filter((p) => p > 1)
+    .flatMap((partitions) => steps(o.maxDepth).map((depth) => ({ partitions, depth }))),
+];
 
 /** Cross-validated mean loss and share within the tolerance of every (partitions, depth) on a set of samples. */
 function crossValidate(d: GuardData, samples: readonly number[], o: SelectOptions): ModelChoice['grid'] {
@@ -66,7 +71,9 @@ function crossValidate(d: GuardData, samples: readonly number[], o: SelectOption
 export function chooseModel(d: GuardData, samples: readonly number[], o: SelectOptions): ModelChoice {
   const g = crossValidate(d, samples, o);
   const best = Math.min(...g.map((x) => x.meanLossPct));
-  const pick = g.filter((x) => x.meanLossPct <= best + 0.05).sort((a, b) => a.partitions - b.partitions || a.depth - b.depth)[0]!;
+  const pick = g
+    .filter((x) => x.meanLossPct <= best + 0.05)
+    .sort((a, b) => a.partitions - b.partitions || a.depth - b.depth)[0]!;
   return { partitions: pick.partitions, depth: pick.depth, folds: Math.min(o.folds, samples.length), grid: g };
 }
 
@@ -105,7 +112,12 @@ interface Judged {
  * set by an inner cross-validation) and, with two or more profiles, each
  * profile left out.
  */
-export function heldOut(d: GuardData, samples: readonly number[], profileOf: readonly (number | undefined)[], o: SelectOptions): HeldOutFigures {
+export function heldOut(
+  d: GuardData,
+  samples: readonly number[],
+  profileOf: readonly (number | undefined)[],
+  o: SelectOptions,
+): HeldOutFigures {
   const judge = (train: readonly number[], test: readonly number[]): Judged => {
     const m = chooseModel(d, train, { ...o, folds: Math.min(o.folds, 3) });
     const fit = fitGuards(d, train, m.partitions, { ...o.tree, maxDepth: m.depth });
@@ -123,7 +135,15 @@ export function heldOut(d: GuardData, samples: readonly number[], profileOf: rea
       n: test.length,
     };
   };
-  const add = (a: Judged, b: Judged): Judged => ({ sum: a.sum + b.sum, treeSum: a.treeSum + b.treeSum, within: a.within + b.within, treeWithin: a.treeWithin + b.treeWithin, unserved: a.unserved + b.unserved, replanned: a.replanned + b.replanned, n: a.n + b.n });
+  const add = (a: Judged, b: Judged): Judged => ({
+    sum: a.sum + b.sum,
+    treeSum: a.treeSum + b.treeSum,
+    within: a.within + b.within,
+    treeWithin: a.treeWithin + b.treeWithin,
+    unserved: a.unserved + b.unserved,
+    replanned: a.replanned + b.replanned,
+    n: a.n + b.n,
+  });
   const zero: Judged = { sum: 0, treeSum: 0, within: 0, treeWithin: 0, unserved: 0, replanned: 0, n: 0 };
   const pct = (sum: number, n: number): number => (n > 0 ? (sum / n) * 100 : 0);
   const outer = foldsOf(samples, o.folds, o.seed + 1);
@@ -144,7 +164,9 @@ export function heldOut(d: GuardData, samples: readonly number[], profileOf: rea
     replanned: t.replanned,
     treeOnly: { meanLossPct: pct(t.treeSum, t.n - t.unserved), withinTolerance: t.n > 0 ? t.treeWithin / t.n : 1 },
   };
-  const profiles = [...new Set(samples.map((s) => profileOf[s]).filter((p): p is number => p !== undefined))].sort((a, b) => a - b);
+  const profiles = [...new Set(samples.map((s) => profileOf[s]).filter((p): p is number => p !== undefined))].sort(
+    (a, b) => a - b,
+  );
   if (profiles.length >= 2 && samples.every((s) => profileOf[s] !== undefined)) {
     figures.byProfile = profiles.map((p) => {
       const test = samples.filter((s) => profileOf[s] === p);
@@ -152,7 +174,15 @@ export function heldOut(d: GuardData, samples: readonly number[], profileOf: rea
         samples.filter((s) => profileOf[s] !== p),
         test,
       );
-      return { profile: p, samples: r.n, meanLossPct: pct(r.sum, r.n - r.unserved), withinTolerance: r.within / r.n, unserved: r.unserved, replanned: r.replanned, treeOnly: { meanLossPct: pct(r.treeSum, r.n - r.unserved), withinTolerance: r.treeWithin / r.n } };
+      return {
+        profile: p,
+        samples: r.n,
+        meanLossPct: pct(r.sum, r.n - r.unserved),
+        withinTolerance: r.within / r.n,
+        unserved: r.unserved,
+        replanned: r.replanned,
+        treeOnly: { meanLossPct: pct(r.treeSum, r.n - r.unserved), withinTolerance: r.treeWithin / r.n },
+      };
     });
   }
   return figures;

@@ -16,9 +16,14 @@ interface Holder {
   $b: Binding;
 }
 
-export function featureView(names: { sparse: readonly string[]; dims: readonly string[]; scalars: readonly string[] }): (b: Binding) => FeatureView {
+export function featureView(names: {
+  sparse: readonly string[];
+  dims: readonly string[];
+  scalars: readonly string[];
+}): (b: Binding) => FeatureView {
   const proto: object = Object.create(null);
-  const def = (key: string, get: (this: Holder) => number | undefined): void => void Object.defineProperty(proto, key, { get, enumerable: true });
+  const def = (key: string, get: (this: Holder) => number | undefined): void =>
+    void Object.defineProperty(proto, key, { get, enumerable: true });
   for (const name of [...names.sparse].sort())
     for (const field of SPARSE_FIELDS)
       def(

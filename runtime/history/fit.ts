@@ -31,9 +31,23 @@ function median(xs: number[]): number {
 
 /** The history entries of one device (id) and backend from a set of runs. */
 export function fitHistory(records: readonly HistoryRecord[], device: DeviceSpec, backend: string): HistoryEntry[] {
-  const groups = new Map<string, { e: Omit<HistoryEntry, 'buckets'>; runs: Map<string, { b: Omit<HistoryBucket, 'runs' | 'msPerByte'>; x: number[] }> }>();
+  const groups = new Map<
+    string,
+    {
+      e: Omit<HistoryEntry, 'buckets'>;
+      runs: Map<string, { b: Omit<HistoryBucket, 'runs' | 'msPerByte'>; x: number[] }>;
+    }
+  >();
   for (const r of records) {
-    if (r.device !== device.id || r.backend !== backend || r.concurrent || r.split !== 1 || r.bytes <= 0 || r.trips <= 0) continue;
+    if (
+      r.device !== device.id ||
+      r.backend !== backend ||
+      r.concurrent ||
+      r.split !== 1 ||
+      r.bytes <= 0 ||
+      r.trips <= 0
+    )
+      continue;
     const key = `${r.opKind}\0${r.impl}\0${r.dtype}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { e: { opKind: r.opKind, impl: r.impl, dtype: r.dtype, backend }, runs: new Map() }));
@@ -47,7 +61,9 @@ export function fitHistory(records: readonly HistoryRecord[], device: DeviceSpec
   return [...groups.values()]
     .map(({ e, runs }) => ({
       ...e,
-      buckets: [...runs.values()].map(({ b, x }) => ({ ...b, runs: x.length, msPerByte: median(x) })).sort((p, q) => p.log2Bytes - q.log2Bytes || p.imbalance - q.imbalance),
+      buckets: [...runs.values()]
+        .map(({ b, x }) => ({ ...b, runs: x.length, msPerByte: median(x) }))
+        .sort((p, q) => p.log2Bytes - q.log2Bytes || p.imbalance - q.imbalance),
     }))
     .sort((a, b) => `${a.opKind}${a.impl}${a.dtype}`.localeCompare(`${b.opKind}${b.impl}${b.dtype}`));
 }

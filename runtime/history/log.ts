@@ -22,7 +22,26 @@ export class HistoryLog {
   }
 }
 
-const FIELDS: (keyof HistoryRecord)[] = ['system', 'device', 'instance', 'kind', 'backend', 'kernel', 'op', 'opKind', 'impl', 'dtype', 'split', 'trips', 'items', 'flops', 'bytes', 'gathers', 'ms', 'concurrent'];
+const FIELDS: (keyof HistoryRecord)[] = [
+  'system',
+  'device',
+  'instance',
+  'kind',
+  'backend',
+  'kernel',
+  'op',
+  'opKind',
+  'impl',
+  'dtype',
+  'split',
+  'trips',
+  'items',
+  'flops',
+  'bytes',
+  'gathers',
+  'ms',
+  'concurrent',
+];
 
 /** Every record of a history file; a malformed line is one error naming file and line. */
 export function readHistory(path: string): HistoryRecord[] {
@@ -39,12 +58,24 @@ export function readHistory(path: string): HistoryRecord[] {
     try {
       r = JSON.parse(line) as HistoryRecord;
     } catch {
-      throw new InputError('DY3048', path, i + 1, 'expected one JSON history record on the line (a cut or edited line?)');
+      throw new InputError(
+        'DY3048',
+        path,
+        i + 1,
+        'expected one JSON history record on the line (a cut or edited line?)',
+      );
     }
-    if (r.v !== HISTORY_VERSION) throw new InputError('DY3048', path, i + 1, `history record version ${String(r.v)}; this build reads version ${HISTORY_VERSION}`);
+    if (r.v !== HISTORY_VERSION)
+      throw new InputError(
+        'DY3048',
+        path,
+        i + 1,
+        `history record version ${String(r.v)}; this build reads version ${HISTORY_VERSION}`,
+      );
     const missing = FIELDS.filter((f) => r[f] === undefined);
     if (missing.length > 0) throw new InputError('DY3048', path, i + 1, `history record without ${missing.join(', ')}`);
-    if (!(typeof r.ms === 'number' && r.ms >= 0 && typeof r.bytes === 'number' && r.bytes >= 0)) throw new InputError('DY3048', path, i + 1, 'expected non-negative ms and bytes');
+    if (!(typeof r.ms === 'number' && r.ms >= 0 && typeof r.bytes === 'number' && r.bytes >= 0))
+      throw new InputError('DY3048', path, i + 1, 'expected non-negative ms and bytes');
     out.push(r);
   });
   return out;

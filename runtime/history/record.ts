@@ -5,7 +5,13 @@ import type { PlanProblem } from '../plan/types.js';
 import { instanceSpecs, type SystemSpec } from '../system/types.js';
 import { HISTORY_VERSION, type HistoryRecord } from './types.js';
 
-export function historyRecords(sys: SystemSpec, kernel: string, problem: PlanProblem, runs: readonly StageRun[], backendOf: (instance: string) => StageBackend): HistoryRecord[] {
+export function historyRecords(
+  sys: SystemSpec,
+  kernel: string,
+  problem: PlanProblem,
+  runs: readonly StageRun[],
+  backendOf: (instance: string) => StageBackend,
+): HistoryRecord[] {
   const specs = instanceSpecs(sys);
   const opById = new Map(problem.ops.map((o) => [o.id, o]));
   const at = new Date().toISOString();

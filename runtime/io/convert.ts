@@ -5,7 +5,14 @@
  */
 
 import { InputError } from '../errors.js';
-import { MAX_ELEMENTS, type CooMatrix, type CscMatrix, type CsrMatrix, type DenseTensor, type SparseMatrix } from '../tensor.js';
+import {
+  MAX_ELEMENTS,
+  type CooMatrix,
+  type CscMatrix,
+  type CsrMatrix,
+  type DenseTensor,
+  type SparseMatrix,
+} from '../tensor.js';
 import type { MtxCoordinate, MtxData } from './mtx-data.js';
 import { duplicateError, sortEntries } from './order.js';
 
@@ -33,7 +40,12 @@ function ordered(m: MtxCoordinate, byRow: boolean, file: string): { perm: Int32A
     ? [m.rowIdx, m.rows, m.colIdx, m.cols]
     : [m.colIdx, m.cols, m.rowIdx, m.rows];
   if (nMajor + 1 > MAX_ELEMENTS)
-    throw new InputError('DY3031', file, undefined, `${m.rows} x ${m.cols} has too many ${byRow ? 'rows' : 'columns'} for compressed storage (at most ${MAX_ELEMENTS - 1})`);
+    throw new InputError(
+      'DY3031',
+      file,
+      undefined,
+      `${m.rows} x ${m.cols} has too many ${byRow ? 'rows' : 'columns'} for compressed storage (at most ${MAX_ELEMENTS - 1})`,
+    );
   const sorted = sortEntries(major, nMajor, minor, nMinor);
   const { perm } = sorted;
   for (let k = 1; k < perm.length; k++) {
@@ -54,14 +66,28 @@ function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array): 
 export function toCsr(m: MtxData, file: string = m.file ?? '<matrix>'): CsrMatrix {
   const e = entriesOf(m);
   const { perm, ptr } = ordered(e, true, file);
-  return { format: 'csr', rows: e.rows, cols: e.cols, rowPtr: ptr, colIdx: gather(e.colIdx, perm), values: gather(e.values, perm) };
+  return {
+    format: 'csr',
+    rows: e.rows,
+    cols: e.cols,
+    rowPtr: ptr,
+    colIdx: gather(e.colIdx, perm),
+    values: gather(e.values, perm),
+  };
 }
 
 /** CSC of coordinate or array data. */
 export function toCsc(m: MtxData, file: string = m.file ?? '<matrix>'): CscMatrix {
   const e = entriesOf(m);
   const { perm, ptr } = ordered(e, false, file);
-  return { format: 'csc', rows: e.rows, cols: e.cols, colPtr: ptr, rowIdx: gather(e.rowIdx, perm), values: gather(e.values, perm) };
+  return {
+    format: 'csc',
+    rows: e.rows,
+    cols: e.cols,
+    colPtr: ptr,
+    rowIdx: gather(e.rowIdx, perm),
+    values: gather(e.values, perm),
+  };
 }
 
 /** COO sorted by row then column. */
@@ -81,7 +107,12 @@ export function toCoo(m: MtxData, file: string = m.file ?? '<matrix>'): CooMatri
 /** Dense rows x cols tensor (row-major); coordinate data is checked for duplicates first. */
 export function toDense(m: MtxData, file: string = m.file ?? '<matrix>'): DenseTensor {
   if (m.rows * m.cols > MAX_ELEMENTS)
-    throw new InputError('DY3031', file, undefined, `a dense ${m.rows} x ${m.cols} tensor would hold ${m.rows * m.cols} elements; at most ${MAX_ELEMENTS} fit`);
+    throw new InputError(
+      'DY3031',
+      file,
+      undefined,
+      `a dense ${m.rows} x ${m.cols} tensor would hold ${m.rows * m.cols} elements; at most ${MAX_ELEMENTS} fit`,
+    );
   if (m.kind === 'array') return { format: 'dense', shape: [m.rows, m.cols], data: m.data.slice() };
   return sparseToDense(toCoo(m, file));
 }
@@ -109,7 +140,14 @@ function compress(
 
 export function csrToCoo(m: CsrMatrix): CooMatrix {
   const nnz = m.values.length;
-  return { format: 'coo', rows: m.rows, cols: m.cols, rowIdx: expandPtr(m.rowPtr, nnz), colIdx: m.colIdx.slice(), values: m.values.slice() };
+  return {
+    format: 'coo',
+    rows: m.rows,
+    cols: m.cols,
+    rowIdx: expandPtr(m.rowPtr, nnz),
+    colIdx: m.colIdx.slice(),
+    values: m.values.slice(),
+  };
 }
 
 /** COO in row-major order (CscMatrix entries are column-major, so they are re-sorted). */

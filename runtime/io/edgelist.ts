@@ -70,7 +70,10 @@ function scanEdges(cur: ByteCursor): Edges {
     const b = readId(cur, 'second');
     cur.skipBlanks();
     if (!cur.atLineEnd()) {
-      cur.fail('DY3012', `expected two vertex ids on the line ("from to"), found ${2 + cur.tokensFrom(cur.pos)} tokens`);
+      cur.fail(
+        'DY3012',
+        `expected two vertex ids on the line ("from to"), found ${2 + cur.tokensFrom(cur.pos)} tokens`,
+      );
     }
     if (cur.pos < cur.end) {
       cur.pos++;
@@ -111,7 +114,10 @@ function readId(cur: ByteCursor, which: 'first' | 'second'): number {
   const v = cur.readInteger();
   if (v >= 0 && v <= MAX_ID && !Object.is(v, -0)) return v;
   const why = v > MAX_ID ? ` (ids above ${MAX_ID} are not supported)` : '';
-  cur.fail('DY3012', `expected a non-negative integer vertex id in the ${which} column, found "${cur.tokenText()}"${why}`);
+  cur.fail(
+    'DY3012',
+    `expected a non-negative integer vertex id in the ${which} column, found "${cur.tokenText()}"${why}`,
+  );
 }
 
 interface Numbered {

@@ -78,18 +78,28 @@ function parseHeader(cur: ByteCursor): Header {
   let field: MtxField;
   if (fieldWord === 'real' || fieldWord === 'double') field = 'real';
   else if (fieldWord === 'integer' || fieldWord === 'pattern') field = fieldWord;
-  else if (fieldWord === 'complex') cur.fail('DY3011', 'complex matrices are not supported; expected the field real, integer or pattern');
+  else if (fieldWord === 'complex')
+    cur.fail('DY3011', 'complex matrices are not supported; expected the field real, integer or pattern');
   else cur.fail('DY3001', `unknown field ${quote(words[3]!)} in the header; expected real, double, integer or pattern`);
 
   const symWord = word(4, 'the symmetry general, symmetric or skew-symmetric');
   let symmetry: MtxSymmetry;
   if (symWord === 'general' || symWord === 'symmetric' || symWord === 'skew-symmetric') symmetry = symWord;
-  else if (symWord === 'hermitian') cur.fail('DY3011', 'hermitian matrices are not supported; expected general, symmetric or skew-symmetric');
-  else cur.fail('DY3001', `unknown symmetry ${quote(words[4]!)} in the header; expected general, symmetric or skew-symmetric`);
+  else if (symWord === 'hermitian')
+    cur.fail('DY3011', 'hermitian matrices are not supported; expected general, symmetric or skew-symmetric');
+  else
+    cur.fail(
+      'DY3001',
+      `unknown symmetry ${quote(words[4]!)} in the header; expected general, symmetric or skew-symmetric`,
+    );
 
-  if (words.length > 5) cur.fail('DY3001', `unexpected ${quote(words[5]!)} after the symmetry in the header; expected ${HEADER_FORM}`);
+  if (words.length > 5)
+    cur.fail('DY3001', `unexpected ${quote(words[5]!)} after the symmetry in the header; expected ${HEADER_FORM}`);
   if (format === 'array' && field === 'pattern') {
-    cur.fail('DY3011', 'the pattern field is only allowed with the coordinate format; expected real or integer for an array');
+    cur.fail(
+      'DY3011',
+      'the pattern field is only allowed with the coordinate format; expected real or integer for an array',
+    );
   }
   cur.skipLine();
   return { format, field, symmetry };
@@ -100,7 +110,8 @@ function parseSizeLine(cur: ByteCursor, header: Header): Size {
   const expected = coordinate
     ? 'the size line "rows cols entries" (three non-negative integers)'
     : 'the size line "rows cols" (two non-negative integers) of an array matrix';
-  if (!cur.nextContentLine(PERCENT, PERCENT)) cur.fail('DY3002', `the file ends before the size line; expected ${expected}`, cur.lastLine());
+  if (!cur.nextContentLine(PERCENT, PERCENT))
+    cur.fail('DY3002', `the file ends before the size line; expected ${expected}`, cur.lastLine());
   const line = cur.line;
   const text = cur.lineText();
   const words = splitWords(text);
@@ -108,14 +119,24 @@ function parseSizeLine(cur: ByteCursor, header: Header): Size {
     cur.fail('DY3002', `expected ${expected}, found ${quote(text)}`);
   }
   const [rows, cols, nnz] = words.map(Number) as [number, number, number | undefined];
-  for (const [what, n] of [['row', rows], ['column', cols]] as const) {
-    if (n > MAX_DIM) cur.fail('DY3002', `the ${what} count ${words[what === 'row' ? 0 : 1]} exceeds the largest supported size ${MAX_DIM}`);
+  for (const [what, n] of [
+    ['row', rows],
+    ['column', cols],
+  ] as const) {
+    if (n > MAX_DIM)
+      cur.fail(
+        'DY3002',
+        `the ${what} count ${words[what === 'row' ? 0 : 1]} exceeds the largest supported size ${MAX_DIM}`,
+      );
   }
   if (header.symmetry !== 'general' && rows !== cols) {
     cur.fail('DY3002', `a ${header.symmetry} matrix must be square, but the size line says ${rows} x ${cols}`);
   }
   if (nnz !== undefined && nnz > rows * cols) {
-    cur.fail('DY3002', `the size line declares ${nnz} entries, more than the ${rows * cols} positions of a ${rows} x ${cols} matrix`);
+    cur.fail(
+      'DY3002',
+      `the size line declares ${nnz} entries, more than the ${rows * cols} positions of a ${rows} x ${cols} matrix`,
+    );
   }
   cur.skipLine();
   return { rows, cols, nnz: nnz ?? 0, line };
@@ -126,7 +147,10 @@ function toIndex(cur: ByteCursor, v: number, what: 'row' | 'column', max: number
   if (v >= 1 && v <= max) return v - 1;
   if (v !== v) cur.fail('DY3004', `expected a positive integer ${what} index, found "${cur.tokenText()}"`);
   const plural = what === 'row' ? 'rows' : 'columns';
-  cur.fail('DY3003', `${what} index ${cur.tokenText()} is out of range 1..${max} (the size line gives ${max} ${plural})`);
+  cur.fail(
+    'DY3003',
+    `${what} index ${cur.tokenText()} is out of range 1..${max} (the size line gives ${max} ${plural})`,
+  );
 }
 
 /** Moves to the next token of an entry line; DY3008 when the line ends first. */
@@ -139,7 +163,10 @@ function nextToken(cur: ByteCursor, have: number, need: number, names: string): 
 function endLine(cur: ByteCursor, need: number, names: string): void {
   cur.skipBlanks();
   if (!cur.atLineEnd()) {
-    cur.fail('DY3008', `expected ${need} token${need > 1 ? 's' : ''} (${names}) on an entry line, found ${need + cur.tokensFrom(cur.pos)}`);
+    cur.fail(
+      'DY3008',
+      `expected ${need} token${need > 1 ? 's' : ''} (${names}) on an entry line, found ${need + cur.tokensFrom(cur.pos)}`,
+    );
   }
   if (cur.pos < cur.end) {
     cur.pos++;
@@ -185,7 +212,11 @@ function readCoordinate(cur: ByteCursor, header: Header, size: Size): MtxCoordin
   };
   const scan = scanEntries(cur, header, size, arrays);
   if (scan.stored < nnz) {
-    cur.fail('DY3005', `the size line (line ${size.line}) declares ${nnz} entries, but the file ends after ${scan.stored}`, cur.lastLine());
+    cur.fail(
+      'DY3005',
+      `the size line (line ${size.line}) declares ${nnz} entries, but the file ends after ${scan.stored}`,
+      cur.lastLine(),
+    );
   }
   let { rowIdx, colIdx, values, lines } = arrays;
   const out = scan.entries;
@@ -238,7 +269,10 @@ function scanEntries(cur: ByteCursor, header: Header, size: Size, arrays: EntryA
   while (cur.nextContentLine(PERCENT, PERCENT)) {
     const line = cur.line;
     if (k === nnz) {
-      cur.fail('DY3005', `the size line (line ${size.line}) declares ${nnz} entries, but this line holds entry ${nnz + 1}`);
+      cur.fail(
+        'DY3005',
+        `the size line (line ${size.line}) declares ${nnz} entries, but this line holds entry ${nnz + 1}`,
+      );
     }
     let r: number;
     let c: number;
@@ -302,7 +336,12 @@ function readArray(cur: ByteCursor, header: Header, size: Size): MtxArray {
   // A value line takes at least 2 bytes: bounds the allocation as above.
   const vals = new Float64Array(Math.min(count, Math.floor((cur.end - cur.pos + 1) / 2) + 1));
   const read = scanValues(cur, integer, vals, count, () => `the size line (line ${size.line}) declares ${declared}`);
-  if (read < count) cur.fail('DY3005', `the size line (line ${size.line}) declares ${declared}, but the file ends after ${read}`, cur.lastLine());
+  if (read < count)
+    cur.fail(
+      'DY3005',
+      `the size line (line ${size.line}) declares ${declared}, but the file ends after ${read}`,
+      cur.lastLine(),
+    );
 
   // The file is column-major; symmetric storage holds the lower triangle by columns.
   const data = new Float64Array(rows * cols);
@@ -323,7 +362,13 @@ function readArray(cur: ByteCursor, header: Header, size: Size): MtxArray {
 }
 
 /** The value lines of an array file, into `vals`; returns how many were read (at most `count`). */
-function scanValues(cur: ByteCursor, integer: boolean, vals: Float64Array, count: number, declared: () => string): number {
+function scanValues(
+  cur: ByteCursor,
+  integer: boolean,
+  vals: Float64Array,
+  count: number,
+  declared: () => string,
+): number {
   let k = 0;
   while (cur.nextContentLine(PERCENT, PERCENT)) {
     if (k === count) cur.fail('DY3005', `${declared()}, but this line holds value ${count + 1}`);

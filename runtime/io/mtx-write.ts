@@ -28,7 +28,9 @@ export function formatMtxNumber(x: number): string {
  */
 function formatInteger(x: number, where: () => string): string {
   if (!Number.isInteger(x)) {
-    throw new RangeError(`${where()} has the value ${formatMtxNumber(x)}, which is not an integer; write it with the real field`);
+    throw new RangeError(
+      `${where()} has the value ${formatMtxNumber(x)}, which is not an integer; write it with the real field`,
+    );
   }
   return Number.isSafeInteger(x) ? formatMtxNumber(x) : BigInt(x).toString();
 }
@@ -46,8 +48,17 @@ const CHUNK_VALUES = 1 << 15;
  * matrix's own order, in chunks of CHUNK_VALUES entries: the file is never
  * one string, so its size is bounded by the disk, not by V8's string length.
  */
-export function* matrixMarketCoordinateChunks(m: SparseMatrix, field: 'real' | 'integer' | 'pattern', comment?: string): Generator<string> {
-  yield [`%%MatrixMarket matrix coordinate ${field} general`, ...commentLines(comment), `${m.rows} ${m.cols} ${m.values.length}`, ''].join('\n');
+export function* matrixMarketCoordinateChunks(
+  m: SparseMatrix,
+  field: 'real' | 'integer' | 'pattern',
+  comment?: string,
+): Generator<string> {
+  yield [
+    `%%MatrixMarket matrix coordinate ${field} general`,
+    ...commentLines(comment),
+    `${m.rows} ${m.cols} ${m.values.length}`,
+    '',
+  ].join('\n');
   const lines: string[] = [];
   const entry = (r: number, c: number, v: number): void => {
     if (field === 'pattern') lines.push(`${r + 1} ${c + 1}`);
@@ -83,8 +94,13 @@ export function* matrixMarketCoordinateChunks(m: SparseMatrix, field: 'real' | '
  * CHUNK_VALUES values: rank 0 is 1 x 1, a vector of length n is n x 1, a
  * rank-2 [r, c] tensor is written column-major.
  */
-export function* matrixMarketArrayChunks(t: DenseTensor, field: 'real' | 'integer', comment?: string): Generator<string> {
-  if (t.shape.length > 2) throw new RangeError(`a Matrix Market array holds rank 0, 1 or 2, got shape [${t.shape.join(', ')}]`);
+export function* matrixMarketArrayChunks(
+  t: DenseTensor,
+  field: 'real' | 'integer',
+  comment?: string,
+): Generator<string> {
+  if (t.shape.length > 2)
+    throw new RangeError(`a Matrix Market array holds rank 0, 1 or 2, got shape [${t.shape.join(', ')}]`);
   const rows = t.shape.length === 0 ? 1 : t.shape[0]!;
   const cols = t.shape.length === 2 ? t.shape[1]! : 1;
   yield [`%%MatrixMarket matrix array ${field} general`, ...commentLines(comment), `${rows} ${cols}`, ''].join('\n');
@@ -104,7 +120,11 @@ export function* matrixMarketArrayChunks(t: DenseTensor, field: 'real' | 'intege
 }
 
 /** A `general` coordinate file of a sparse matrix as one string (small matrices; writeMatrixMarket streams). */
-export function formatMatrixMarketCoordinate(m: SparseMatrix, field: 'real' | 'integer' | 'pattern', comment?: string): string {
+export function formatMatrixMarketCoordinate(
+  m: SparseMatrix,
+  field: 'real' | 'integer' | 'pattern',
+  comment?: string,
+): string {
   return [...matrixMarketCoordinateChunks(m, field, comment)].join('');
 }
 
@@ -125,8 +145,14 @@ export function writeAllSync(fd: number, text: string | Uint8Array): void {
  * by chunk (`array` for dense tensors, `coordinate` for sparse ones): memory
  * stays a few hundred kilobytes beyond the tensor, for any size.
  */
-export function writeMatrixMarket(fd: number, t: DenseTensor | SparseMatrix, field: 'real' | 'integer', comment?: string): void {
-  const chunks = t.format === 'dense' ? matrixMarketArrayChunks(t, field, comment) : matrixMarketCoordinateChunks(t, field, comment);
+export function writeMatrixMarket(
+  fd: number,
+  t: DenseTensor | SparseMatrix,
+  field: 'real' | 'integer',
+  comment?: string,
+): void {
+  const chunks =
+    t.format === 'dense' ? matrixMarketArrayChunks(t, field, comment) : matrixMarketCoordinateChunks(t, field, comment);
   for (const c of chunks) writeAllSync(fd, c);
 }
 

@@ -104,7 +104,9 @@ export function duplicateError(m: EntryLines, a: number, b: number, file: string
   const col = m.colIdx[a]! + 1;
   const describe = (e: number): string => {
     const mirror = m.symmetry !== 'general' && e > 0 && m.lines[e - 1] === m.lines[e];
-    return mirror ? `line ${m.lines[e]} (which stores (${col},${row}), mirrored by ${m.symmetry} storage)` : `line ${m.lines[e]}`;
+    return mirror
+      ? `line ${m.lines[e]} (which stores (${col},${row}), mirrored by ${m.symmetry} storage)`
+      : `line ${m.lines[e]}`;
   };
   const [first, second] = m.lines[a]! <= m.lines[b]! ? [a, b] : [b, a];
   return new InputError(

@@ -8,8 +8,8 @@ import { InputError, type DataErrorCode } from '../errors.js';
 
 /** 10^0 .. 10^22: every one is exact as a double. */
 const POW10 = [
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-  1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+  1e21, 1e22,
 ];
 const TWO_POW_53 = 9007199254740992;
 

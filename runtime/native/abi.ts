@@ -65,7 +65,8 @@ export const ABI_FUNCTIONS = {
   op_impls: 'const char* op_impls(const char* kernel, const char* op)',
   op_buffer_count: 'int op_buffer_count(int handle)',
   op_size_count: 'int op_size_count(int handle)',
-  launch: 'int launch(int dev, int handle, void** buffers, const long long* sizes, long long row_begin, long long row_end, void* stream)',
+  launch:
+    'int launch(int dev, int handle, void** buffers, const long long* sizes, long long row_begin, long long row_end, void* stream)',
   error_text: 'const char* error_text(int code)',
 } as const;
 

@@ -49,7 +49,14 @@ export class NativeStageBackend implements StageBackend {
 
   private check(call: string, rc: unknown): void {
     const code = rc as number;
-    if (code !== 0) throw new DeviceCallError(this.name, call, code, this.lib.errorText(code), call === 'alloc' && (code === ABI_ERRORS.ALLOC || code === CUDA_OUT_OF_MEMORY));
+    if (code !== 0)
+      throw new DeviceCallError(
+        this.name,
+        call,
+        code,
+        this.lib.errorText(code),
+        call === 'alloc' && (code === ABI_ERRORS.ALLOC || code === CUDA_OUT_OF_MEMORY),
+      );
   }
 
   private async run(name: AbiFunction, o: CallOptions | undefined, ...args: unknown[]): Promise<void> {
@@ -86,7 +93,14 @@ export class NativeStageBackend implements StageBackend {
     return this.run('download', o, s.dev, dst, s.ptr, offset, dst.byteLength, null);
   }
 
-  copy(dst: DeviceBuffer, dstOffset: number, src: DeviceBuffer, srcOffset: number, bytes: number, o?: CallOptions): Promise<void> {
+  copy(
+    dst: DeviceBuffer,
+    dstOffset: number,
+    src: DeviceBuffer,
+    srcOffset: number,
+    bytes: number,
+    o?: CallOptions,
+  ): Promise<void> {
     const d = this.live(dst, 'copy');
     const s = this.live(src, 'copy');
     return this.run('copy', o, d.dev, d.ptr, dstOffset, s.dev, s.ptr, srcOffset, bytes, null);
@@ -97,7 +111,13 @@ export class NativeStageBackend implements StageBackend {
     let h = this.handles.get(key);
     if (h === undefined) {
       h = this.lib.call('op_lookup', kernel, op, impl) as number;
-      if (h < 0) throw new DeviceCallError(this.name, 'op_lookup', h, `${this.lib.path} has no op ${kernel}.${op} in implementation ${impl} (it has: ${this.implementations(kernel, op).join(', ') || 'none'})`);
+      if (h < 0)
+        throw new DeviceCallError(
+          this.name,
+          'op_lookup',
+          h,
+          `${this.lib.path} has no op ${kernel}.${op} in implementation ${impl} (it has: ${this.implementations(kernel, op).join(', ') || 'none'})`,
+        );
       this.handles.set(key, h);
     }
     return h;
@@ -108,13 +128,25 @@ export class NativeStageBackend implements StageBackend {
     return list ? list.split(',').filter((x) => x !== '') : [];
   }
 
-  launch(dev: number, handle: number, buffers: readonly DeviceBuffer[], sizes: readonly number[], lo: number, hi: number, o?: CallOptions): Promise<void> {
+  launch(
+    dev: number,
+    handle: number,
+    buffers: readonly DeviceBuffer[],
+    sizes: readonly number[],
+    lo: number,
+    hi: number,
+    o?: CallOptions,
+  ): Promise<void> {
     // Typed arrays pass as pointers to their memory (no conversion): a direct call reuses two scratch
     // arrays (0.4 us a launch against 2-3 us for arrays built per call); a call on another thread
     // gets its own, which must stay untouched until it returns.
     const fresh = o?.offThread === true;
-    const ptrs = fresh || this.ptrScratch.length < buffers.length ? new BigUint64Array(Math.max(buffers.length, 1)) : this.ptrScratch;
-    const dims = fresh || this.sizeScratch.length < sizes.length ? new BigInt64Array(Math.max(sizes.length, 1)) : this.sizeScratch;
+    const ptrs =
+      fresh || this.ptrScratch.length < buffers.length
+        ? new BigUint64Array(Math.max(buffers.length, 1))
+        : this.ptrScratch;
+    const dims =
+      fresh || this.sizeScratch.length < sizes.length ? new BigInt64Array(Math.max(sizes.length, 1)) : this.sizeScratch;
     if (!fresh) {
       this.ptrScratch = ptrs;
       this.sizeScratch = dims;

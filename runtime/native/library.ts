@@ -8,7 +8,15 @@
 import { existsSync } from 'node:fs';
 import koffi, { type LibraryHandle } from 'koffi';
 import { InputError } from '../errors.js';
-import { ABI_FUNCTIONS, ABI_VERSION, abiPrefix, NATIVE_BACKENDS, type AbiFunction, type NativeBackendName, type NativeFamily } from './abi.js';
+import {
+  ABI_FUNCTIONS,
+  ABI_VERSION,
+  abiPrefix,
+  NATIVE_BACKENDS,
+  type AbiFunction,
+  type NativeBackendName,
+  type NativeFamily,
+} from './abi.js';
 
 /** A device pointer as koffi returns it (an address). */
 export type NativePtr = bigint | number | null;
@@ -41,7 +49,12 @@ export class NativeLibrary {
       try {
         fns[name] = lib.func(full) as unknown as Fn;
       } catch (e) {
-        throw new InputError('DY3044', path, undefined, `does not export ${prefix}${name}: not a dype native library of this program and ABI (${(e as Error).message})`);
+        throw new InputError(
+          'DY3044',
+          path,
+          undefined,
+          `does not export ${prefix}${name}: not a dype native library of this program and ABI (${(e as Error).message})`,
+        );
       }
     }
     this.fns = fns;
@@ -49,23 +62,52 @@ export class NativeLibrary {
   }
 
   static open(path: string, o: NativeLibraryOptions): NativeLibrary {
-    if (!existsSync(path)) throw new InputError('DY3043', path, undefined, `the ${o.emulated ? 'emulated ' : ''}${o.family} library is not built: run ${o.buildCommand}`);
+    if (!existsSync(path))
+      throw new InputError(
+        'DY3043',
+        path,
+        undefined,
+        `the ${o.emulated ? 'emulated ' : ''}${o.family} library is not built: run ${o.buildCommand}`,
+      );
     let lib: LibraryHandle;
     try {
       lib = koffi.load(path);
     } catch (e) {
-      throw new InputError('DY3043', path, undefined, `cannot load the ${o.family} library: ${(e as Error).message} (rebuild it with ${o.buildCommand})`);
+      throw new InputError(
+        'DY3043',
+        path,
+        undefined,
+        `cannot load the ${o.family} library: ${(e as Error).message} (rebuild it with ${o.buildCommand})`,
+      );
     }
     const me = new NativeLibrary(path, lib, abiPrefix(o.program, o.family));
     const version = me.call('abi_version') as number;
-    if (version !== ABI_VERSION) throw new InputError('DY3044', path, undefined, `speaks native ABI version ${version}; this runtime speaks ${ABI_VERSION}: rebuild it with ${o.buildCommand}`);
+    if (version !== ABI_VERSION)
+      throw new InputError(
+        'DY3044',
+        path,
+        undefined,
+        `speaks native ABI version ${version}; this runtime speaks ${ABI_VERSION}: rebuild it with ${o.buildCommand}`,
+      );
     const program = me.call('program') as string;
-    if (program !== o.program) throw new InputError('DY3044', path, undefined, `was built from program '${program}', not '${o.program}'`);
+    if (program !== o.program)
+      throw new InputError('DY3044', path, undefined, `was built from program '${program}', not '${o.program}'`);
     const hash = me.call('program_hash') as string;
     if (o.programHash !== undefined && hash !== o.programHash)
-      throw new InputError('DY3044', path, undefined, `was built from another version of program '${o.program}' (hash ${hash.slice(0, 12)}, expected ${o.programHash.slice(0, 12)}): recompile the project and rebuild it with ${o.buildCommand}`);
+      throw new InputError(
+        'DY3044',
+        path,
+        undefined,
+        `was built from another version of program '${o.program}' (hash ${hash.slice(0, 12)}, expected ${o.programHash.slice(0, 12)}): recompile the project and rebuild it with ${o.buildCommand}`,
+      );
     const want = o.emulated ? NATIVE_BACKENDS[o.family].emulated : NATIVE_BACKENDS[o.family].real;
-    if (me.backend !== want) throw new InputError('DY3044', path, undefined, `runs on ${me.backend}, but ${want} was asked for${o.emulated ? '' : ' (emulated builds are used only with --emulate / emulate: true)'}`);
+    if (me.backend !== want)
+      throw new InputError(
+        'DY3044',
+        path,
+        undefined,
+        `runs on ${me.backend}, but ${want} was asked for${o.emulated ? '' : ' (emulated builds are used only with --emulate / emulate: true)'}`,
+      );
     return me;
   }
 
@@ -76,7 +118,9 @@ export class NativeLibrary {
 
   /** The same call on one of koffi's threads, so that the event loop (and other devices' stages) go on meanwhile. */
   callAsync(name: AbiFunction, ...args: unknown[]): Promise<unknown> {
-    return new Promise((resolve, reject) => this.fns[name].async(...args, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))));
+    return new Promise((resolve, reject) =>
+      this.fns[name].async(...args, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))),
+    );
   }
 
   errorText(code: number): string {

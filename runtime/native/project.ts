@@ -33,17 +33,35 @@ export function readProject(dir: string): ProjectInfo {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new InputError('DY3043', path, undefined, `not a compiled dype project: ${fsReason(e)} (compile it with dype compile FILE.dy -o ${dir})`);
+    throw new InputError(
+      'DY3043',
+      path,
+      undefined,
+      `not a compiled dype project: ${fsReason(e)} (compile it with dype compile FILE.dy -o ${dir})`,
+    );
   }
   const p = JSON.parse(text) as ProjectInfo;
-  if (p.format !== 'dype-project' || p.version !== 1 || typeof p.program !== 'string' || typeof p.programHash !== 'string' || !Array.isArray(p.kernels))
-    throw new InputError('DY3044', path, undefined, 'expected a dype project description (format dype-project, version 1): recompile the project with dype compile');
+  if (
+    p.format !== 'dype-project' ||
+    p.version !== 1 ||
+    typeof p.program !== 'string' ||
+    typeof p.programHash !== 'string' ||
+    !Array.isArray(p.kernels)
+  )
+    throw new InputError(
+      'DY3044',
+      path,
+      undefined,
+      'expected a dype project description (format dype-project, version 1): recompile the project with dype compile',
+    );
   return p;
 }
 
 /** Where `dype build` (the projects' Makefiles) puts each library of a project. */
 export function nativeLibraryPath(dir: string, program: string, family: NativeFamily, emulated: boolean): string {
-  return family === 'cuda' ? join(dir, 'cuda', `lib${program}_cuda${emulated ? '_emu' : ''}.so`) : join(dir, 'hls', 'build', 'lib', `lib${program}_fpga${emulated ? '_csim' : ''}.so`);
+  return family === 'cuda'
+    ? join(dir, 'cuda', `lib${program}_cuda${emulated ? '_emu' : ''}.so`)
+    : join(dir, 'hls', 'build', 'lib', `lib${program}_fpga${emulated ? '_csim' : ''}.so`);
 }
 
 /** What serves each device kind: the wasm kernels, or a family of native libraries (every kind must say). */
@@ -75,11 +93,21 @@ export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions):
     const family = SERVED_BY[kind];
     if (family === 'wasm') {
       const kernel = o.kernel ?? info.kernels[0]!;
-      out[kind] = await wasmStageBackendFromDir(join(dir, 'wasm'), kernel, o.threads !== undefined ? { threads: o.threads } : {});
+      out[kind] = await wasmStageBackendFromDir(
+        join(dir, 'wasm'),
+        kernel,
+        o.threads !== undefined ? { threads: o.threads } : {},
+      );
       continue;
     }
     const path = nativeLibraryPath(dir, info.program, family, o.emulate);
-    const lib = NativeLibrary.open(path, { program: info.program, programHash: info.programHash, family, emulated: o.emulate, buildCommand: `dype build ${dir}${o.emulate ? ' --emulate' : ''}` });
+    const lib = NativeLibrary.open(path, {
+      program: info.program,
+      programHash: info.programHash,
+      family,
+      emulated: o.emulate,
+      buildCommand: `dype build ${dir}${o.emulate ? ' --emulate' : ''}`,
+    });
     out[kind] = new NativeStageBackend(lib, family);
   }
   return out;

@@ -7,7 +7,15 @@
  */
 import { instances, type DeviceKind, type SystemSpec } from '../system/types.js';
 import { bestOpTime } from './cost.js';
-import { choicesOf, evaluateChoices, lastWriters, objectiveValue, planPareto, type PlanOptions, type StageChoice } from './dp.js';
+import {
+  choicesOf,
+  evaluateChoices,
+  lastWriters,
+  objectiveValue,
+  planPareto,
+  type PlanOptions,
+  type StageChoice,
+} from './dp.js';
 import { figures, type Accounting } from './figures.js';
 import { evalStage, transferMs } from './stage.js';
 import type { Mapping, PlanProblem, Stage } from './types.js';
@@ -22,7 +30,11 @@ export function singleKind(sys: SystemSpec, p: PlanProblem, kind: DeviceKind, op
  * mean objective over all training inputs (each relative to that input's own
  * optimum) is lowest; then scored on `p`.
  */
-export function staticChoice(sys: SystemSpec, training: readonly PlanProblem[], opts: PlanOptions): StageChoice[] | undefined {
+export function staticChoice(
+  sys: SystemSpec,
+  training: readonly PlanProblem[],
+  opts: PlanOptions,
+): StageChoice[] | undefined {
   const best = training.map((t) => planPareto(sys, t, opts).pareto[0]);
   const candidates = best.flatMap((m, i) => (m ? [choicesOf(training[i]!, m)] : []));
   let pick: StageChoice[] | undefined;
@@ -60,7 +72,8 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
   const opById = new Map(p.ops.map((o) => [o.id, o]));
   const taskOf = new Map<string, number>();
   tasks.forEach((t, i) => t.ops.forEach((o) => taskOf.set(o.id, i)));
-  const cost = (t: number, d: (typeof inst)[number]['dev']): number => tasks[t]!.ops.reduce((a, o) => a + bestOpTime(o, d, 1).ms, 0);
+  const cost = (t: number, d: (typeof inst)[number]['dev']): number =>
+    tasks[t]!.ops.reduce((a, o) => a + bestOpTime(o, d, 1).ms, 0);
   const succ = tasks.map(() => new Set<number>());
   const preds = tasks.map(() => new Map<number, number>());
   tasks.forEach((t, i) => {
@@ -83,10 +96,25 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
   const place = new Map<number, { name: string; dev: (typeof inst)[number]['dev']; finish: number }>();
   const stages: Stage[] = [];
   for (const t of order) {
-    let best: { name: string; dev: (typeof inst)[number]['dev']; start: number; finish: number; xfer: number; predXfer: number; ms: number } | undefined;
+    let best:
+      | {
+          name: string;
+          dev: (typeof inst)[number]['dev'];
+          start: number;
+          finish: number;
+          xfer: number;
+          predXfer: number;
+          ms: number;
+        }
+      | undefined;
     for (const x of inst) {
       // Only devices that can hold and run the task (memory, FPGA resources, dtypes).
-      const check = evalStage({ sys, problem: p, producerDevice: (id) => place.get(taskOf.get(id)!)?.dev, lastWriter: writers, opById }, tasks[t]!.ops, x.dev, 1);
+      const check = evalStage(
+        { sys, problem: p, producerDevice: (id) => place.get(taskOf.get(id)!)?.dev, lastWriter: writers, opById },
+        tasks[t]!.ops,
+        x.dev,
+        1,
+      );
       if (!check.ok) continue;
       let ready = 0;
       let xfer = 0;
@@ -99,10 +127,12 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
       // Parameters come from host memory when the task starts.
       let inputs = 0;
       for (const o of tasks[t]!.ops)
-        for (const r of o.reads) if (r.from.kind === 'param') inputs += transferMs(sys, undefined, x.dev, p.paramBytes.get(r.value) ?? 0);
+        for (const r of o.reads)
+          if (r.from.kind === 'param') inputs += transferMs(sys, undefined, x.dev, p.paramBytes.get(r.value) ?? 0);
       const ms = cost(t, x.dev) + inputs;
       const start = Math.max(ready, free.get(x.name)!);
-      if (!best || start + ms < best.finish) best = { name: x.name, dev: x.dev, start, finish: start + ms, xfer: xfer + inputs, predXfer: xfer, ms };
+      if (!best || start + ms < best.finish)
+        best = { name: x.name, dev: x.dev, start, finish: start + ms, xfer: xfer + inputs, predXfer: xfer, ms };
     }
     if (!best) return undefined;
     place.set(t, { name: best!.name, dev: best!.dev, finish: best!.finish });
@@ -131,7 +161,11 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
   const usedPower = inst.reduce((a, x) => a + (busy.get(x.name)! > 0 ? x.dev.activePowerW : x.dev.idlePowerW), 0);
   const used = sys.devices.map((d) => inst.filter((x) => x.dev === d && busy.get(x.name)! > 0).length);
   stages.sort((a, b) => p.ops.findIndex((o) => o.id === a.ops[0]) - p.ops.findIndex((o) => o.id === b.ops[0]));
-  return { stages, ...figures(sys, used, { stagePeriodMs: period, rootMs: 0, latencyMs: latency, activeJ }, acct), powerW: usedPower };
+  return {
+    stages,
+    ...figures(sys, used, { stagePeriodMs: period, rootMs: 0, latencyMs: latency, activeJ }, acct),
+    powerW: usedPower,
+  };
 }
 
 export { evaluateChoices };

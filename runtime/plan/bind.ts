@@ -42,7 +42,7 @@ export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
     let trips = 1;
     if (o.group) {
       const t = o.group.trips;
-      trips = typeof t === 'number' ? t : b.scalars.get(t) ?? NaN;
+      trips = typeof t === 'number' ? t : (b.scalars.get(t) ?? NaN);
       if (!Number.isFinite(trips)) throw new Error(`repeat count '${String(t)}' of ${o.id} is not given`);
     }
     const base = {

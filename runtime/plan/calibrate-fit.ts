@@ -34,7 +34,15 @@ export interface CalibrationSample {
 }
 
 /** The linear coefficients, in the order of the design matrix's columns. */
-export const LINEAR_KEYS = ['overheadUs', 'nsPerNnz', 'nsPerGather', 'nsPerRow', 'nsPerItem', 'nsPerMiss', 'nsPerByte'] as const;
+export const LINEAR_KEYS = [
+  'overheadUs',
+  'nsPerNnz',
+  'nsPerGather',
+  'nsPerRow',
+  'nsPerItem',
+  'nsPerMiss',
+  'nsPerByte',
+] as const;
 export type LinearKey = (typeof LINEAR_KEYS)[number];
 const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
   nsPerNnz: 'nnz',
@@ -52,7 +60,19 @@ export const CACHE_GRID_MB: readonly number[] = Array.from({ length: 23 }, (_, k
 const HUBER_K = 1.345;
 const ROBUST_ROUNDS = 8;
 
-const BASE: DeviceSpec = { id: 'cpu', kind: 'cpu', name: 'cpu', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 10, launchOverheadUs: 0, idlePowerW: 0, waitingPowerW: 0, activePowerW: 1, memoryGB: 1 };
+const BASE: DeviceSpec = {
+  id: 'cpu',
+  kind: 'cpu',
+  name: 'cpu',
+  count: 1,
+  peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 },
+  memBandwidthGBs: 10,
+  launchOverheadUs: 0,
+  idlePowerW: 0,
+  waitingPowerW: 0,
+  activePowerW: 1,
+  memoryGB: 1,
+};
 
 /** A CPU device (the base's other figures, or neutral ones) with exactly these fitted figures. */
 export function cpuDeviceFor(p: CpuParams, threads: number, base: DeviceSpec = BASE): DeviceSpec {
@@ -173,7 +193,14 @@ export function nnls(A: readonly number[][], b: readonly number[]): number[] {
   for (let outer = 0; outer < 10 * n + 10; outer++) {
     const w = grad();
     let best = -1;
-    for (let j = 0; j < n; j++) if (!passive.has(j) && colNorm[j]! > 0 && w[j]! / colNorm[j]! > 1e-12 * bNorm && (best < 0 || w[j]! / colNorm[j]! > w[best]! / colNorm[best]!)) best = j;
+    for (let j = 0; j < n; j++)
+      if (
+        !passive.has(j) &&
+        colNorm[j]! > 0 &&
+        w[j]! / colNorm[j]! > 1e-12 * bNorm &&
+        (best < 0 || w[j]! / colNorm[j]! > w[best]! / colNorm[best]!)
+      )
+        best = j;
     if (best < 0) break;
     passive.add(best);
     for (let inner = 0; inner < 10 * n + 10; inner++) {
@@ -209,10 +236,13 @@ function robustNnls(A: readonly number[][], b: readonly number[]): number[] {
   let x = nnls(A, b);
   for (let round = 0; round < ROBUST_ROUNDS; round++) {
     const res = A.map((r, i) => Math.abs(r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!));
-    const s = (HUBER_K * 1.4826 * [...res].sort((p, q) => p - q)[res.length >> 1]!);
+    const s = HUBER_K * 1.4826 * [...res].sort((p, q) => p - q)[res.length >> 1]!;
     if (!(s > 1e-9)) break;
     const w = res.map((r) => (r <= s ? 1 : Math.sqrt(s / r)));
-    x = nnls(A.map((r, i) => r.map((v) => v * w[i]!)), b.map((v, i) => v * w[i]!));
+    x = nnls(
+      A.map((r, i) => r.map((v) => v * w[i]!)),
+      b.map((v, i) => v * w[i]!),
+    );
   }
   return x;
 }
@@ -230,7 +260,11 @@ function independent(A: readonly number[][], j: number): boolean {
 }
 
 function threadTimeMs(s: CalibrationSample, p: CpuParams, e: number, dispatchUs: number, base: DeviceSpec): number {
-  const d = cpuDeviceFor({ overheadUs: p.overheadUs, model: { ...p.model, parallelEfficiency: e, dispatchUsPerThread: dispatchUs } }, s.threads, base);
+  const d = cpuDeviceFor(
+    { overheadUs: p.overheadUs, model: { ...p.model, parallelEfficiency: e, dispatchUsPerThread: dispatchUs } },
+    s.threads,
+    base,
+  );
   return predictMs(s.ops, d);
 }
 
@@ -261,7 +295,10 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   determined.cacheMB = anyBeyond && ties + 1 < (o.cacheGridMB ?? CACHE_GRID_MB).length;
   determined.parallelEfficiency = many.length > 0;
   determined.dispatchUsPerThread = many.length > 0;
-  const rms1 = Math.sqrt(one.reduce((s, x1) => s + relativeError(predictMs(x1.ops, cpuDeviceFor(params, 1, base)), x1.measuredMs) ** 2, 0) / one.length);
+  const rms1 = Math.sqrt(
+    one.reduce((s, x1) => s + relativeError(predictMs(x1.ops, cpuDeviceFor(params, 1, base)), x1.measuredMs) ** 2, 0) /
+      one.length,
+  );
   if (many.length === 0) return { params, rmsRelError: rms1, rmsRelErrorThreads: NaN, determined };
 
   // Given e, each multi-thread prediction is c + (T - 1) x dispatch: solve dispatch (>= 0) in closed form.
@@ -270,7 +307,8 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
     let den = 0;
     const cs = many.map((s) => threadTimeMs(s, params, e, 0, base));
     many.forEach((s, i) => {
-      const g = (s.ops.reduce((t, op) => t + (cpuModelled(op) ? op.trips : 0), 0) * (s.threads - 1) * 1e-3) / s.measuredMs;
+      const g =
+        (s.ops.reduce((t, op) => t + (cpuModelled(op) ? op.trips : 0), 0) * (s.threads - 1) * 1e-3) / s.measuredMs;
       num += g * (1 - cs[i]! / s.measuredMs);
       den += g * g;
     });
@@ -312,7 +350,10 @@ const median = (xs: readonly number[]): number => {
 export { median };
 
 /** Median and worst absolute relative error of predictions against measurements. */
-export function errorSummary(rows: readonly { predictedMs: number; measuredMs: number }[]): { medianAbsRelError: number; worstAbsRelError: number } {
+export function errorSummary(rows: readonly { predictedMs: number; measuredMs: number }[]): {
+  medianAbsRelError: number;
+  worstAbsRelError: number;
+} {
   const errs = rows.map((r) => Math.abs(relativeError(r.predictedMs, r.measuredMs)));
   return { medianAbsRelError: median(errs), worstAbsRelError: errs.length ? Math.max(...errs) : NaN };
 }

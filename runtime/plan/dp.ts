@@ -18,7 +18,14 @@
  * stage-local, so they prune exactly too.
  */
 import { instanceName, type DeviceKind, type DeviceSpec, type SystemSpec } from '../system/types.js';
-import { checkStreamLength, figures, rootComplexMs, type Accounting, type PartialFigures, type PlanGoal } from './figures.js';
+import {
+  checkStreamLength,
+  figures,
+  rootComplexMs,
+  type Accounting,
+  type PartialFigures,
+  type PlanGoal,
+} from './figures.js';
 import { evalStage, type StageContext, type StageEval } from './stage.js';
 import type { Mapping, Objective, PlanOp, PlanProblem, Stage } from './types.js';
 
@@ -60,7 +67,14 @@ const START: PartialFigures = { stagePeriodMs: 0, rootMs: 0, latencyMs: 0, activ
 
 /** A partial mapping followed by one more stage. */
 function extend(l: Label, r: StagePick): Label {
-  return { stagePeriodMs: Math.max(l.stagePeriodMs, r.periodMs), rootMs: l.rootMs + r.rootMs, latencyMs: l.latencyMs + r.timeMs, activeJ: l.activeJ + r.activeJ, parent: l, pick: r };
+  return {
+    stagePeriodMs: Math.max(l.stagePeriodMs, r.periodMs),
+    rootMs: l.rootMs + r.rootMs,
+    latencyMs: l.latencyMs + r.timeMs,
+    activeJ: l.activeJ + r.activeJ,
+    parent: l,
+    pick: r,
+  };
 }
 
 /** Draw of the whole system with every instance idle, W (the least any mapping draws). */
@@ -128,7 +142,8 @@ class Planner {
     if (!ids) {
       const set = new Set<string>();
       for (let i = start; i < end; i++)
-        for (const r of this.p.ops[i]!.reads) if (r.from.kind === 'op' && this.index.get(r.from.id)! < start) set.add(r.from.id);
+        for (const r of this.p.ops[i]!.reads)
+          if (r.from.kind === 'op' && this.index.get(r.from.id)! < start) set.add(r.from.id);
       this.externalReads.set(key, (ids = [...set]));
     }
     return ids;
@@ -207,7 +222,9 @@ class Planner {
 }
 
 function dominates(a: Label, b: Label): boolean {
-  return a.stagePeriodMs <= b.stagePeriodMs && a.rootMs <= b.rootMs && a.latencyMs <= b.latencyMs && a.activeJ <= b.activeJ;
+  return (
+    a.stagePeriodMs <= b.stagePeriodMs && a.rootMs <= b.rootMs && a.latencyMs <= b.latencyMs && a.activeJ <= b.activeJ
+  );
 }
 
 function insert(front: Label[], l: Label): void {
@@ -234,8 +251,16 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
   // states[i]: key -> { used, where, labels }
   type State = { used: number[]; where: Map<string, number>; labels: Label[] };
   const states: Map<string, State>[] = Array.from({ length: n + 1 }, () => new Map());
-  const keyOf = (used: number[], where: Map<string, number>): string => `${used.join(',')}|${[...where].sort().map(([k, v]) => `${k}@${v}`).join(',')}`;
-  const start: State = { used: sys.devices.map(() => 0), where: new Map(), labels: [{ ...START, parent: undefined, pick: undefined }] };
+  const keyOf = (used: number[], where: Map<string, number>): string =>
+    `${used.join(',')}|${[...where]
+      .sort()
+      .map(([k, v]) => `${k}@${v}`)
+      .join(',')}`;
+  const start: State = {
+    used: sys.devices.map(() => 0),
+    where: new Map(),
+    labels: [{ ...START, parent: undefined, pick: undefined }],
+  };
   states[0]!.set(keyOf(start.used, start.where), start);
   let count = 0;
   for (let i = 0; i < n; i++) {
@@ -285,7 +310,9 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
   const pareto = paretoFilter(finals);
   sortByObjective(pareto, opts.objective);
   const infeasible = [...why].sort((a, b) => b[1] - a[1]).map(([w]) => w);
-  return minPowerW === undefined ? { pareto, infeasible, states: count } : { pareto, infeasible, minPowerW, states: count };
+  return minPowerW === undefined
+    ? { pareto, infeasible, states: count }
+    : { pareto, infeasible, minPowerW, states: count };
 }
 
 /**
@@ -294,7 +321,12 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
  * on this front.
  */
 export function mappingDominates(a: Mapping, b: Mapping): boolean {
-  return a.perInputMs <= b.perInputMs && a.latencyMs <= b.latencyMs && a.energyJ <= b.energyJ && (a.perInputMs < b.perInputMs || a.latencyMs < b.latencyMs || a.energyJ < b.energyJ);
+  return (
+    a.perInputMs <= b.perInputMs &&
+    a.latencyMs <= b.latencyMs &&
+    a.energyJ <= b.energyJ &&
+    (a.perInputMs < b.perInputMs || a.latencyMs < b.latencyMs || a.energyJ < b.energyJ)
+  );
 }
 
 /** Non-dominated mappings over (time per input, latency, energy), one per distinct figure triple. */
@@ -339,7 +371,12 @@ export function sortByObjective(ms: Mapping[], o: Objective): void {
 }
 
 /** Scores a fixed list of stage choices on a problem, its figures counted as `acct` says (the static baseline keeps one list across inputs). */
-export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readonly StageChoice[], acct: Accounting): Mapping | undefined {
+export function evaluateChoices(
+  sys: SystemSpec,
+  p: PlanProblem,
+  choices: readonly StageChoice[],
+  acct: Accounting,
+): Mapping | undefined {
   const pl = new Planner(sys, p, { energyScope: acct.energyScope, streamLength: acct.streamLength });
   const used = sys.devices.map(() => 0);
   const where = new Map<string, number>();
@@ -359,7 +396,12 @@ export function evaluateChoices(sys: SystemSpec, p: PlanProblem, choices: readon
 /** The stage choices behind a mapping. */
 export function choicesOf(p: PlanProblem, m: Mapping): StageChoice[] {
   const index = new Map(p.ops.map((o, i) => [o.id, i]));
-  return m.stages.map((s) => ({ start: index.get(s.ops[0]!)!, end: index.get(s.ops[s.ops.length - 1]!)! + 1, device: s.device, count: s.count }));
+  return m.stages.map((s) => ({
+    start: index.get(s.ops[0]!)!,
+    end: index.get(s.ops[s.ops.length - 1]!)! + 1,
+    device: s.device,
+    count: s.count,
+  }));
 }
 
 export type { PlanOp };

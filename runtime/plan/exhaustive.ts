@@ -4,7 +4,15 @@
  * for tests on small graphs and for the evaluation's oracle.
  */
 import type { SystemSpec } from '../system/types.js';
-import { cutPoints, evaluateChoices, paretoFilter, peakPowerW, sortByObjective, type PlanOptions, type StageChoice } from './dp.js';
+import {
+  cutPoints,
+  evaluateChoices,
+  paretoFilter,
+  peakPowerW,
+  sortByObjective,
+  type PlanOptions,
+  type StageChoice,
+} from './dp.js';
 import type { Mapping, PlanProblem } from './types.js';
 
 export function enumerateMappings(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): Mapping[] {
@@ -32,7 +40,11 @@ export function enumerateMappings(sys: SystemSpec, p: PlanProblem, opts: PlanOpt
       });
     }
   };
-  rec(0, sys.devices.map(() => 0), []);
+  rec(
+    0,
+    sys.devices.map(() => 0),
+    [],
+  );
   return out;
 }
 

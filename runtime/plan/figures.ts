@@ -49,7 +49,8 @@ export interface PlanGoal extends Accounting {
 
 /** A stream length is a positive integer or `unbounded`; anything else is a programming error here (the CLI checks user input). */
 export function checkStreamLength(n: StreamLength): void {
-  if (n !== 'unbounded' && !(Number.isSafeInteger(n) && n >= 1)) throw new Error(`stream length must be a positive integer or 'unbounded', got ${String(n)}`);
+  if (n !== 'unbounded' && !(Number.isSafeInteger(n) && n >= 1))
+    throw new Error(`stream length must be a positive integer or 'unbounded', got ${String(n)}`);
 }
 
 /** Time per input over a stream of `n` inputs: fill (one latency), then one period per further input. */

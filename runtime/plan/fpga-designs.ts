@@ -67,7 +67,18 @@ export interface FpgaResources {
 }
 
 /** Neutral sparse-row fields for the designs that do not stream rows. */
-const base = { addLatency: 8, ii: 1, xPerCycle: 1, pingPong: false, yPerCycle: 1, clearsAllSlots: true, sharesLongRows: false, imbalanceExposure: 1, passOverheadCycles: 100, entryBytes: 8 };
+const base = {
+  addLatency: 8,
+  ii: 1,
+  xPerCycle: 1,
+  pingPong: false,
+  yPerCycle: 1,
+  clearsAllSlots: true,
+  sharesLongRows: false,
+  imbalanceExposure: 1,
+  passOverheadCycles: 100,
+  entryBytes: 8,
+};
 
 /**
  * Default parameters: Serpens-like SpMV with 16 channels x 8 PEs, Sextans-like
@@ -80,10 +91,46 @@ const base = { addLatency: 8, ii: 1, xPerCycle: 1, pingPong: false, yPerCycle: 1
  * row written per cycle.
  */
 export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
-  spmv: { ...base, channels: 16, pesPerChannel: 8, lanes: 1, rowSlots: 4096, colWindow: 4096, maxInner: 0, clockMHz: 225 },
-  spmm: { ...base, channels: 8, pesPerChannel: 8, lanes: 8, rowSlots: 2048, colWindow: 1024, maxInner: 0, clockMHz: 190 },
-  sddmm: { ...base, channels: 1, pesPerChannel: 1, lanes: 64, rowSlots: 0, colWindow: 0, maxInner: 1024, clockMHz: 250 },
-  gemm: { ...base, channels: 1, pesPerChannel: 16, lanes: 16, rowSlots: 0, colWindow: 0, maxInner: 1024, clockMHz: 300 },
+  spmv: {
+    ...base,
+    channels: 16,
+    pesPerChannel: 8,
+    lanes: 1,
+    rowSlots: 4096,
+    colWindow: 4096,
+    maxInner: 0,
+    clockMHz: 225,
+  },
+  spmm: {
+    ...base,
+    channels: 8,
+    pesPerChannel: 8,
+    lanes: 8,
+    rowSlots: 2048,
+    colWindow: 1024,
+    maxInner: 0,
+    clockMHz: 190,
+  },
+  sddmm: {
+    ...base,
+    channels: 1,
+    pesPerChannel: 1,
+    lanes: 64,
+    rowSlots: 0,
+    colWindow: 0,
+    maxInner: 1024,
+    clockMHz: 250,
+  },
+  gemm: {
+    ...base,
+    channels: 1,
+    pesPerChannel: 16,
+    lanes: 16,
+    rowSlots: 0,
+    colWindow: 0,
+    maxInner: 1024,
+    clockMHz: 300,
+  },
   stream: { ...base, channels: 1, pesPerChannel: 1, lanes: 8, rowSlots: 0, colWindow: 0, maxInner: 0, clockMHz: 300 },
   generic: { ...base, channels: 1, pesPerChannel: 1, lanes: 1, rowSlots: 0, colWindow: 0, maxInner: 0, clockMHz: 300 },
 };
@@ -106,29 +153,86 @@ const UNIT = FPGA_UNIT_COSTS;
  * "Every model parameter"; test/eval/parameters.test.ts checks every leaf has an entry).
  */
 export const FPGA_DESIGN_SOURCES: ParameterTable = {
-  'FPGA_DESIGN_DEFAULTS.spmv': { unit: '-', kind: 'design', source: "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4096 row slots per PE, 4096-column windows, rows dealt cyclically (dype_pack.h), one window column loaded and one result row written a cycle, loads before the stream, every slot cleared per tile", measuredOn: 'design' },
-  'FPGA_DESIGN_DEFAULTS.spmm': { unit: '-', kind: 'design', source: "dype's Sextans-style SpMM as its template is written: 8 channels x 8 PEs x 8 dense lanes, 2048 row slots, 1024-column windows, the same vector paths as the SpMV", measuredOn: 'design' },
-  'FPGA_DESIGN_DEFAULTS.sddmm': { unit: '-', kind: 'design', source: "dype's SDDMM design: a 64-lane dot product per stored entry, inner dimension up to 1024 on chip", measuredOn: 'design' },
-  'FPGA_DESIGN_DEFAULTS.gemm': { unit: '-', kind: 'design', source: "dype's GEMM design: a 16 x 16 output-stationary array, inner dimension up to 1024 on chip", measuredOn: 'design' },
-  'FPGA_DESIGN_DEFAULTS.stream': { unit: '-', kind: 'design', source: "dype's elementwise design: 8 lanes at II=1", measuredOn: 'design' },
-  'FPGA_DESIGN_DEFAULTS.generic': { unit: '-', kind: 'design', source: "dype's generic design: the loop nest as written, pipelined at II=1 in its innermost loop", measuredOn: 'design' },
-  'FPGA_DESIGN_DEFAULTS.*.entryBytes': { unit: 'bytes', kind: 'design', source: 'the 64-bit packed word of value, row slot and window column (dype_pack.h; Serpens and HiSpMV pack the same)', measuredOn: 'design' },
-  'FPGA_DESIGN_DEFAULTS.*.passOverheadCycles': { unit: 'cycles', kind: 'estimate', source: 'estimate: pipeline fill and drain per pass (row tile x column window x dense tile) of the sparse-row designs', measuredOn: 'none' },
+  'FPGA_DESIGN_DEFAULTS.spmv': {
+    unit: '-',
+    kind: 'design',
+    source:
+      "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4096 row slots per PE, 4096-column windows, rows dealt cyclically (dype_pack.h), one window column loaded and one result row written a cycle, loads before the stream, every slot cleared per tile",
+    measuredOn: 'design',
+  },
+  'FPGA_DESIGN_DEFAULTS.spmm': {
+    unit: '-',
+    kind: 'design',
+    source:
+      "dype's Sextans-style SpMM as its template is written: 8 channels x 8 PEs x 8 dense lanes, 2048 row slots, 1024-column windows, the same vector paths as the SpMV",
+    measuredOn: 'design',
+  },
+  'FPGA_DESIGN_DEFAULTS.sddmm': {
+    unit: '-',
+    kind: 'design',
+    source: "dype's SDDMM design: a 64-lane dot product per stored entry, inner dimension up to 1024 on chip",
+    measuredOn: 'design',
+  },
+  'FPGA_DESIGN_DEFAULTS.gemm': {
+    unit: '-',
+    kind: 'design',
+    source: "dype's GEMM design: a 16 x 16 output-stationary array, inner dimension up to 1024 on chip",
+    measuredOn: 'design',
+  },
+  'FPGA_DESIGN_DEFAULTS.stream': {
+    unit: '-',
+    kind: 'design',
+    source: "dype's elementwise design: 8 lanes at II=1",
+    measuredOn: 'design',
+  },
+  'FPGA_DESIGN_DEFAULTS.generic': {
+    unit: '-',
+    kind: 'design',
+    source: "dype's generic design: the loop nest as written, pipelined at II=1 in its innermost loop",
+    measuredOn: 'design',
+  },
+  'FPGA_DESIGN_DEFAULTS.*.entryBytes': {
+    unit: 'bytes',
+    kind: 'design',
+    source:
+      'the 64-bit packed word of value, row slot and window column (dype_pack.h; Serpens and HiSpMV pack the same)',
+    measuredOn: 'design',
+  },
+  'FPGA_DESIGN_DEFAULTS.*.passOverheadCycles': {
+    unit: 'cycles',
+    kind: 'estimate',
+    source:
+      'estimate: pipeline fill and drain per pass (row tile x column window x dense tile) of the sparse-row designs',
+    measuredOn: 'none',
+  },
   'FPGA_DESIGN_DEFAULTS.*.clockMHz': {
     unit: 'MHz',
     kind: 'estimate',
-    source: 'estimate: the target clock written into each HLS project, from published designs of the kind (HiSpMV closes at 221-225 MHz on the U280)',
+    source:
+      'estimate: the target clock written into each HLS project, from published designs of the kind (HiSpMV closes at 221-225 MHz on the U280)',
     measuredOn: 'none',
-    notInEval: "the HLS projects' target clock (codegen/hls); the planner times every design at the card's fpga.clockMHz",
+    notInEval:
+      "the HLS projects' target clock (codegen/hls); the planner times every design at the card's fpga.clockMHz",
   },
   FPGA_UNIT_COSTS: {
     unit: 'LUT, FF, BRAM36, DSP per unit',
     kind: 'estimate',
-    source: 'estimate: per-unit resource costs of an f32 multiplier (3 DSPs) and adder (2 DSPs) in full-DSP floating-point cores, a lane\'s control, a 512-bit m_axi adapter and the kernel\'s control; not synthesis reports (no Vitis where this was written). Only FPGA feasibility (a stage\'s designs must fit one card) reads them',
+    source:
+      "estimate: per-unit resource costs of an f32 multiplier (3 DSPs) and adder (2 DSPs) in full-DSP floating-point cores, a lane's control, a 512-bit m_axi adapter and the kernel's control; not synthesis reports (no Vitis where this was written). Only FPGA feasibility (a stage's designs must fit one card) reads them",
     measuredOn: 'none',
   },
-  'FPGA_UNIT_COSTS.bramBytes': { unit: 'bytes', kind: 'architecture', source: 'a BRAM36 block holds 36 Kb = 4608 bytes (AMD UltraScale+ memory resources, UG573)', measuredOn: 'UltraScale+ architecture' },
-  'FPGA_UNIT_COSTS.uramBytes': { unit: 'bytes', kind: 'architecture', source: 'an UltraRAM block holds 288 Kb = 36864 bytes (AMD UltraScale+ memory resources, UG573)', measuredOn: 'UltraScale+ architecture' },
+  'FPGA_UNIT_COSTS.bramBytes': {
+    unit: 'bytes',
+    kind: 'architecture',
+    source: 'a BRAM36 block holds 36 Kb = 4608 bytes (AMD UltraScale+ memory resources, UG573)',
+    measuredOn: 'UltraScale+ architecture',
+  },
+  'FPGA_UNIT_COSTS.uramBytes': {
+    unit: 'bytes',
+    kind: 'architecture',
+    source: 'an UltraRAM block holds 288 Kb = 36864 bytes (AMD UltraScale+ memory resources, UG573)',
+    measuredOn: 'UltraScale+ architecture',
+  },
 };
 
 /** Multiply-accumulate units per cycle. */

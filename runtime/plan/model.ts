@@ -71,26 +71,107 @@ export const MODEL = {
  * when a constant has no entry). Keys are paths below MODEL.
  */
 export const MODEL_SOURCES: ParameterTable = {
-  'MODEL.gpuSectorBytes': { unit: 'bytes', kind: 'architecture', source: "CUDA's 32-byte memory sectors: an uncoalesced 4- or 8-byte read moves one sector (NVIDIA CUDA C++ Best Practices Guide)", measuredOn: 'NVIDIA GPU memory architecture' },
-  'MODEL.gpu.gemmCompute': { unit: 'of peak', kind: 'estimate', source: 'estimate: a shared-memory tiled GEMM (not tensor cores) sustains most of the FP32 peak; 0.7 taken. GPU dense GEMM only', measuredOn: 'none', max: 1 },
-  'MODEL.gpu.sparseCompute': { unit: 'of peak', kind: 'estimate', source: 'estimate: the compute bound of sparse and elementwise GPU kernels, never the binding one for an SpMV (2 flops per 12 or more bytes)', measuredOn: 'none', max: 1 },
-  'MODEL.gpu.memory': {
-    unit: 'of datasheet bandwidth',
+  'MODEL.gpuSectorBytes': {
+    unit: 'bytes',
+    kind: 'architecture',
+    source:
+      "CUDA's 32-byte memory sectors: an uncoalesced 4- or 8-byte read moves one sector (NVIDIA CUDA C++ Best Practices Guide)",
+    measuredOn: 'NVIDIA GPU memory architecture',
+  },
+  'MODEL.gpu.gemmCompute': {
+    unit: 'of peak',
     kind: 'estimate',
-    source: "estimate: the share of the datasheet bandwidth a dense kernel sustains on a GPU (and any op on a GPU without a gpuModel); for comparison, the A100's measured copy and triad reach 0.86-0.89 of its 1555 GB/s (device-anchors.md section 2.1), not used here",
+    source:
+      'estimate: a shared-memory tiled GEMM (not tensor cores) sustains most of the FP32 peak; 0.7 taken. GPU dense GEMM only',
     measuredOn: 'none',
     max: 1,
   },
-  'MODEL.gpu.oneBlockShare': { unit: 'of the device', kind: 'estimate', source: 'estimate: one block of a block-reduce kernel uses one SM of about a hundred', measuredOn: 'none', notInEval: 'read only by the GPU block-reduce implementation, which no workload of the suite has' },
-  'MODEL.gpu.serialOpsPerS': { unit: 'op/s', kind: 'estimate', source: "estimate: one GPU thread's rate, about 1 GHz x one operation a cycle", measuredOn: 'none', notInEval: 'read only by the GPU serial implementation, which no workload of the suite has' },
-  'MODEL.gpu.warpPerRowTail': { unit: 'x per unit of share x cv', kind: 'estimate', source: "estimate: warp-per-row's slowdown per unit of (top-1% share x row-length CV): a few very long rows keep their warps busy after the rest are done", measuredOn: 'none' },
-  'MODEL.gpu.warpPerRowCvCap': { unit: 'CV', kind: 'estimate', source: "estimate: the row-length CV above which warp-per-row's tail stops growing", measuredOn: 'none' },
-  'MODEL.cpu.compute': { unit: 'of peak', kind: 'estimate', source: 'estimate: the compute share of a CPU roofline (CPUs without a fitted cpuModel: every preset but this-machine)', measuredOn: 'none', max: 1 },
-  'MODEL.cpu.memory': { unit: 'of memBandwidthGBs', kind: 'estimate', source: 'estimate: the share of the bandwidth figure a CPU sparse kernel streams at (CPUs without a fitted cpuModel)', measuredOn: 'none', max: 1 },
-  'MODEL.cpu.lineBytes': { unit: 'bytes', kind: 'architecture', source: 'the 64-byte cache line of x86 CPUs (Intel and AMD optimisation manuals)', measuredOn: 'x86-64 architecture' },
-  'MODEL.cpu.gatherLineShare': { unit: 'of a line', kind: 'estimate', source: "estimate: an irregular read on a CPU costs a quarter of a 64-byte line beyond its element, since caches catch much of it (CPU roofline only; the fitted cpuModel has its own miss term)", measuredOn: 'none', max: 1 },
-  'MODEL.defaultLocality': { unit: 'fraction', kind: 'estimate', source: 'estimate: the localityScore of a matrix without tier-2 features, half the columns scattered', measuredOn: 'none', max: 1 },
-  'MODEL.warp': { unit: 'threads', kind: 'architecture', source: 'CUDA warp width (NVIDIA CUDA C++ Programming Guide)', measuredOn: 'NVIDIA GPU architecture' },
+  'MODEL.gpu.sparseCompute': {
+    unit: 'of peak',
+    kind: 'estimate',
+    source:
+      'estimate: the compute bound of sparse and elementwise GPU kernels, never the binding one for an SpMV (2 flops per 12 or more bytes)',
+    measuredOn: 'none',
+    max: 1,
+  },
+  'MODEL.gpu.memory': {
+    unit: 'of datasheet bandwidth',
+    kind: 'estimate',
+    source:
+      "estimate: the share of the datasheet bandwidth a dense kernel sustains on a GPU (and any op on a GPU without a gpuModel); for comparison, the A100's measured copy and triad reach 0.86-0.89 of its 1555 GB/s (device-anchors.md section 2.1), not used here",
+    measuredOn: 'none',
+    max: 1,
+  },
+  'MODEL.gpu.oneBlockShare': {
+    unit: 'of the device',
+    kind: 'estimate',
+    source: 'estimate: one block of a block-reduce kernel uses one SM of about a hundred',
+    measuredOn: 'none',
+    notInEval: 'read only by the GPU block-reduce implementation, which no workload of the suite has',
+  },
+  'MODEL.gpu.serialOpsPerS': {
+    unit: 'op/s',
+    kind: 'estimate',
+    source: "estimate: one GPU thread's rate, about 1 GHz x one operation a cycle",
+    measuredOn: 'none',
+    notInEval: 'read only by the GPU serial implementation, which no workload of the suite has',
+  },
+  'MODEL.gpu.warpPerRowTail': {
+    unit: 'x per unit of share x cv',
+    kind: 'estimate',
+    source:
+      "estimate: warp-per-row's slowdown per unit of (top-1% share x row-length CV): a few very long rows keep their warps busy after the rest are done",
+    measuredOn: 'none',
+  },
+  'MODEL.gpu.warpPerRowCvCap': {
+    unit: 'CV',
+    kind: 'estimate',
+    source: "estimate: the row-length CV above which warp-per-row's tail stops growing",
+    measuredOn: 'none',
+  },
+  'MODEL.cpu.compute': {
+    unit: 'of peak',
+    kind: 'estimate',
+    source:
+      'estimate: the compute share of a CPU roofline (CPUs without a fitted cpuModel: every preset but this-machine)',
+    measuredOn: 'none',
+    max: 1,
+  },
+  'MODEL.cpu.memory': {
+    unit: 'of memBandwidthGBs',
+    kind: 'estimate',
+    source:
+      'estimate: the share of the bandwidth figure a CPU sparse kernel streams at (CPUs without a fitted cpuModel)',
+    measuredOn: 'none',
+    max: 1,
+  },
+  'MODEL.cpu.lineBytes': {
+    unit: 'bytes',
+    kind: 'architecture',
+    source: 'the 64-byte cache line of x86 CPUs (Intel and AMD optimisation manuals)',
+    measuredOn: 'x86-64 architecture',
+  },
+  'MODEL.cpu.gatherLineShare': {
+    unit: 'of a line',
+    kind: 'estimate',
+    source:
+      'estimate: an irregular read on a CPU costs a quarter of a 64-byte line beyond its element, since caches catch much of it (CPU roofline only; the fitted cpuModel has its own miss term)',
+    measuredOn: 'none',
+    max: 1,
+  },
+  'MODEL.defaultLocality': {
+    unit: 'fraction',
+    kind: 'estimate',
+    source: 'estimate: the localityScore of a matrix without tier-2 features, half the columns scattered',
+    measuredOn: 'none',
+    max: 1,
+  },
+  'MODEL.warp': {
+    unit: 'threads',
+    kind: 'architecture',
+    source: 'CUDA warp width (NVIDIA CUDA C++ Programming Guide)',
+    measuredOn: 'NVIDIA GPU architecture',
+  },
   'MODEL.mergePathOverhead': {
     unit: 'x',
     kind: 'estimate',
@@ -98,12 +179,46 @@ export const MODEL_SOURCES: ParameterTable = {
     measuredOn: 'none',
     range: { low: 1.06, high: 1.24, basis: 'estimate: the overhead above 1 (0.12) x0.5 / x2' },
   },
-  'MODEL.mergePathRowBytes': { unit: 'bytes per row', kind: 'estimate', source: "estimate: merge-path's path search reads the row pointers again, 8 bytes a row", measuredOn: 'none' },
-  'MODEL.splitOverhead': { unit: 'per extra instance', kind: 'estimate', source: 'estimate: a data-parallel split over k instances does its work / k x (1 + 0.05 (k - 1)): uneven shares and duplicated boundary work', measuredOn: 'none' },
-  'MODEL.splitSyncUs': { unit: 'us', kind: 'estimate', source: "estimate: a split stage's instances synchronise after every op and trip (a cross-device event wait before the next op reads the slices); no measurement. The event simulation charges the same figure", measuredOn: 'none' },
-  'MODEL.fpga.spmmMacsPerCycle': { unit: 'MAC/cycle', kind: 'design', source: "computed from the Sextans-style SpMM design's default parameters: 8 channels x 8 PEs x 8 lanes (runtime/plan/fpga-designs.ts); the FPGA SDDMM, and a sparse-row design given a dense op, run at it", measuredOn: 'design' },
-  'MODEL.fpga.gemmMacsPerCycle': { unit: 'MAC/cycle', kind: 'design', source: 'computed from the GEMM design: a 16 x 16 output-stationary array (runtime/plan/fpga-designs.ts)', measuredOn: 'design' },
-  'MODEL.fpga.packNsPerNnz': { unit: 'ns per nonzero', kind: 'estimate', source: "estimate: the launch functions pack the nonzeros into channel streams on the host at every launch (docs/HLS.md), a few ns a nonzero", measuredOn: 'none' },
+  'MODEL.mergePathRowBytes': {
+    unit: 'bytes per row',
+    kind: 'estimate',
+    source: "estimate: merge-path's path search reads the row pointers again, 8 bytes a row",
+    measuredOn: 'none',
+  },
+  'MODEL.splitOverhead': {
+    unit: 'per extra instance',
+    kind: 'estimate',
+    source:
+      'estimate: a data-parallel split over k instances does its work / k x (1 + 0.05 (k - 1)): uneven shares and duplicated boundary work',
+    measuredOn: 'none',
+  },
+  'MODEL.splitSyncUs': {
+    unit: 'us',
+    kind: 'estimate',
+    source:
+      "estimate: a split stage's instances synchronise after every op and trip (a cross-device event wait before the next op reads the slices); no measurement. The event simulation charges the same figure",
+    measuredOn: 'none',
+  },
+  'MODEL.fpga.spmmMacsPerCycle': {
+    unit: 'MAC/cycle',
+    kind: 'design',
+    source:
+      "computed from the Sextans-style SpMM design's default parameters: 8 channels x 8 PEs x 8 lanes (runtime/plan/fpga-designs.ts); the FPGA SDDMM, and a sparse-row design given a dense op, run at it",
+    measuredOn: 'design',
+  },
+  'MODEL.fpga.gemmMacsPerCycle': {
+    unit: 'MAC/cycle',
+    kind: 'design',
+    source: 'computed from the GEMM design: a 16 x 16 output-stationary array (runtime/plan/fpga-designs.ts)',
+    measuredOn: 'design',
+  },
+  'MODEL.fpga.packNsPerNnz': {
+    unit: 'ns per nonzero',
+    kind: 'estimate',
+    source:
+      'estimate: the launch functions pack the nonzeros into channel streams on the host at every launch (docs/HLS.md), a few ns a nonzero',
+    measuredOn: 'none',
+  },
 };
 
 export const DTYPE_SIZE: Record<Dtype, number> = { f32: 4, f64: 8, i32: 4, i64: 8, bool: 1 };
@@ -112,7 +227,14 @@ export const isSparseKind = (k: string): boolean => k === 'spmv' || k === 'spmm'
 
 /** Peak operations per second of one instance for a dtype. */
 export function peak(d: DeviceSpec, dtype: Dtype): number {
-  const g = dtype === 'f64' ? d.peakGflops.f64 : dtype === 'i64' ? d.peakGflops.i64 : dtype === 'i32' || dtype === 'bool' ? d.peakGflops.i32 : d.peakGflops.f32;
+  const g =
+    dtype === 'f64'
+      ? d.peakGflops.f64
+      : dtype === 'i64'
+        ? d.peakGflops.i64
+        : dtype === 'i32' || dtype === 'bool'
+          ? d.peakGflops.i32
+          : d.peakGflops.f32;
   return g * 1e9;
 }
 
@@ -168,14 +290,24 @@ export function cpuTerms(op: PlanOp, cacheMB: number): CpuTerms {
     gathers: op.gathers,
     rows: f.rows,
     items: op.items,
-    missLines: op.gathers > 0 ? f.nnz * (1 - locality) * beyond(dense) * Math.max(1, (width(op) * DTYPE_SIZE[op.dtype]) / MODEL.cpu.lineBytes) : 0,
+    missLines:
+      op.gathers > 0
+        ? f.nnz * (1 - locality) * beyond(dense) * Math.max(1, (width(op) * DTYPE_SIZE[op.dtype]) / MODEL.cpu.lineBytes)
+        : 0,
     dramBytes: op.bytes * beyond(op.bytes),
   };
 }
 
 /** Per-thread work of a fitted op, ns. */
 export function cpuWorkNs(t: CpuTerms, m: CpuModelSpec): number {
-  return t.nnz * m.nsPerNnz + t.gathers * m.nsPerGather + t.rows * m.nsPerRow + t.items * m.nsPerItem + t.missLines * m.nsPerMiss + t.dramBytes * m.nsPerByte;
+  return (
+    t.nnz * m.nsPerNnz +
+    t.gathers * m.nsPerGather +
+    t.rows * m.nsPerRow +
+    t.items * m.nsPerItem +
+    t.missLines * m.nsPerMiss +
+    t.dramBytes * m.nsPerByte
+  );
 }
 
 /**
@@ -187,4 +319,3 @@ export function cpuThreadShare(f: SparseFeatures | undefined, threads: number, e
   const even = 1 / (1 + (threads - 1) * efficiency);
   return f && f.nnz > 0 ? Math.max(even, Math.min(1, f.rowLenMax / f.nnz)) : even;
 }
-

@@ -22,7 +22,17 @@
  * - measured here: measured on the development machine;
  * - estimate: no measured source; a round figure with its reasoning.
  */
-export type ParameterKind = 'datasheet' | 'measured' | 'published fit' | 'computed' | 'architecture' | 'design' | 'experiment' | 'configuration' | 'measured here' | 'estimate';
+export type ParameterKind =
+  | 'datasheet'
+  | 'measured'
+  | 'published fit'
+  | 'computed'
+  | 'architecture'
+  | 'design'
+  | 'experiment'
+  | 'configuration'
+  | 'measured here'
+  | 'estimate';
 
 export interface ParameterRange {
   low: number;
@@ -79,7 +89,8 @@ export function covers(key: string, path: string): boolean {
 export function entryFor(table: ParameterTable, path: string): { key: string; entry: ParameterSource } | undefined {
   let best: { key: string; entry: ParameterSource } | undefined;
   const rank = (k: string): number => k.split('.').length * 100 - k.split('.').filter((s) => s === '*').length;
-  for (const [key, entry] of Object.entries(table)) if (covers(key, path) && (!best || rank(key) > rank(best.key))) best = { key, entry };
+  for (const [key, entry] of Object.entries(table))
+    if (covers(key, path) && (!best || rank(key) > rank(best.key))) best = { key, entry };
   return best;
 }
 
@@ -112,5 +123,12 @@ export function rangeOf(e: ParameterSource, value: number): ParameterRange | und
   if (e.range) return e.range;
   if (e.kind !== 'estimate') return undefined;
   const high = value * ESTIMATE_FACTOR.high;
-  return { low: value * ESTIMATE_FACTOR.low, high: e.max !== undefined ? Math.min(e.max, high) : high, basis: e.max !== undefined && high > e.max ? `estimate: x${ESTIMATE_FACTOR.low} / x${ESTIMATE_FACTOR.high}, at most ${e.max}` : `estimate: x${ESTIMATE_FACTOR.low} / x${ESTIMATE_FACTOR.high}` };
+  return {
+    low: value * ESTIMATE_FACTOR.low,
+    high: e.max !== undefined ? Math.min(e.max, high) : high,
+    basis:
+      e.max !== undefined && high > e.max
+        ? `estimate: x${ESTIMATE_FACTOR.low} / x${ESTIMATE_FACTOR.high}, at most ${e.max}`
+        : `estimate: x${ESTIMATE_FACTOR.low} / x${ESTIMATE_FACTOR.high}`,
+  };
 }

@@ -21,7 +21,8 @@ export interface Route {
 export function route(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): Route {
   if (bytes <= 0) return { ms: 0, crossings: 0 };
   const onHost = (d: DeviceSpec | undefined): boolean => d === undefined || d.kind === 'cpu';
-  const hop = (d: DeviceSpec): number => (d.hostLink ? d.hostLink.latencyUs / 1e3 + (bytes / (d.hostLink.bandwidthGBs * 1e9)) * 1e3 : 0);
+  const hop = (d: DeviceSpec): number =>
+    d.hostLink ? d.hostLink.latencyUs / 1e3 + (bytes / (d.hostLink.bandwidthGBs * 1e9)) * 1e3 : 0;
   if (onHost(from) && onHost(to)) return { ms: 0, crossings: 0 };
   if (onHost(from)) return { ms: hop(to!), crossings: 1 };
   if (onHost(to)) return { ms: hop(from!), crossings: 1 };
@@ -33,7 +34,12 @@ export function route(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceS
 }
 
 /** Time to move `bytes` from device `from` to device `to` (undefined = host memory). */
-export function transferMs(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): number {
+export function transferMs(
+  sys: SystemSpec,
+  from: DeviceSpec | undefined,
+  to: DeviceSpec | undefined,
+  bytes: number,
+): number {
   return route(sys, from, to, bytes).ms;
 }
 
@@ -81,7 +87,10 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   }
   if (!Number.isFinite(compute)) {
     const op = ops.find((o) => !Number.isFinite(bestOpTime(o, dev, count).ms))!;
-    const why = op.impls[dev.kind].length === 0 ? `${op.id} (${op.kind}) has no ${dev.kind} implementation in its program` : `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`;
+    const why =
+      op.impls[dev.kind].length === 0
+        ? `${op.id} (${op.kind}) has no ${dev.kind} implementation in its program`
+        : `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`;
     return { ok: false, why, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, syncMs: 0, rootBytes: 0, variants };
   }
   const exchange = splitExchange(ctx.sys, ops, dev, count);
@@ -123,7 +132,17 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
     rootBytes += count * rootBytesOf(ctx.sys, dev, undefined, op.resultBytes / count);
   }
   if (memory > dev.memoryGB * 1e9)
-    return { ok: false, why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange.ms, syncMs: sync, rootBytes, variants };
+    return {
+      ok: false,
+      why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`,
+      computeMs: Infinity,
+      inMs: transfer,
+      outMs: outbound,
+      exchangeMs: exchange.ms,
+      syncMs: sync,
+      rootBytes,
+      variants,
+    };
   if (dev.kind === 'fpga' && dev.fpga) {
     // One bitstream holds every design of the stage, once each.
     const designs = stageFpgaImpls(ops);
@@ -134,10 +153,29 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
     }
     for (const k of Object.keys(use) as (keyof typeof use)[]) {
       if (use[k] > dev.fpga.resources[k])
-        return { ok: false, why: `kernels ${designs.join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`, computeMs: Infinity, inMs: transfer, outMs: outbound, exchangeMs: exchange.ms, syncMs: sync, rootBytes, variants };
+        return {
+          ok: false,
+          why: `kernels ${designs.join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`,
+          computeMs: Infinity,
+          inMs: transfer,
+          outMs: outbound,
+          exchangeMs: exchange.ms,
+          syncMs: sync,
+          rootBytes,
+          variants,
+        };
     }
   }
-  return { ok: true, computeMs: compute, inMs: transfer, outMs: outbound, exchangeMs: exchange.ms, syncMs: sync, rootBytes, variants };
+  return {
+    ok: true,
+    computeMs: compute,
+    inMs: transfer,
+    outMs: outbound,
+    exchangeMs: exchange.ms,
+    syncMs: sync,
+    rootBytes,
+    variants,
+  };
 }
 
 /**
@@ -166,7 +204,12 @@ export function splitExchangeMs(sys: SystemSpec, ops: readonly PlanOp[], dev: De
 }
 
 /** The exchanges' time and the bytes they move across the root complex (k x (k - 1) slices per all-gather). */
-function splitExchange(sys: SystemSpec, ops: readonly PlanOp[], dev: DeviceSpec, count: number): { ms: number; rootBytes: number } {
+function splitExchange(
+  sys: SystemSpec,
+  ops: readonly PlanOp[],
+  dev: DeviceSpec,
+  count: number,
+): { ms: number; rootBytes: number } {
   if (count <= 1) return { ms: 0, rootBytes: 0 };
   let ms = 0;
   let rootBytes = 0;
@@ -176,7 +219,8 @@ function splitExchange(sys: SystemSpec, ops: readonly PlanOp[], dev: DeviceSpec,
   };
   let prev: PlanOp | undefined;
   for (const op of ops) {
-    if (op.gathers > 0 && prev && op.reads.some((r) => r.from.kind === 'op' && r.from.id === prev!.id)) allGather(prev.resultBytes, 1);
+    if (op.gathers > 0 && prev && op.reads.some((r) => r.from.kind === 'op' && r.from.id === prev!.id))
+      allGather(prev.resultBytes, 1);
     // Inside a repeat region the value gathered is the loop-carried one: exchanged between trips.
     if (op.gathers > 0 && op.trips > 1) allGather(op.resultBytes, op.trips - 1);
     prev = op;

@@ -48,7 +48,8 @@ export class SwitchPolicy {
     this.horizon = o.horizon ?? 50;
     this.minDwell = o.minDwell ?? 2;
     this.initial = o.initialExpectedRuns ?? this.horizon;
-    if (!(this.horizon >= 1) || !(this.minDwell >= 0)) throw new RangeError('policy: horizon must be >= 1 and minDwell >= 0');
+    if (!(this.horizon >= 1) || !(this.minDwell >= 0))
+      throw new RangeError('policy: horizon must be >= 1 and minDwell >= 0');
   }
 
   /** A copy whose decisions do not touch this one (explain). */
@@ -83,10 +84,16 @@ export class SwitchPolicy {
     if (!x.differs) return no('the guards pick the running partition');
     if (!Number.isFinite(x.current)) return yes('the running partition cannot run this input');
     if (!Number.isFinite(x.candidate)) return no('the guards\u2019 pick cannot run this input');
-    if (this.sinceSwitch < this.minDwell) return no(`minimum dwell: ${this.sinceSwitch} of ${this.minDwell} runs since the last switch`);
+    if (this.sinceSwitch < this.minDwell)
+      return no(`minimum dwell: ${this.sinceSwitch} of ${this.minDwell} runs since the last switch`);
     const total = gainPerRun * expectedRuns;
-    if (total > x.cost) return yes(`gain ${f3(gainPerRun)} ${units}/run x ${f3(expectedRuns)} expected runs = ${f3(total)} ${units} > switch cost ${f3(x.cost)} ${units}`);
-    return no(`gain ${f3(gainPerRun)} ${units}/run x ${f3(expectedRuns)} expected runs = ${f3(total)} ${units} <= switch cost ${f3(x.cost)} ${units}`);
+    if (total > x.cost)
+      return yes(
+        `gain ${f3(gainPerRun)} ${units}/run x ${f3(expectedRuns)} expected runs = ${f3(total)} ${units} > switch cost ${f3(x.cost)} ${units}`,
+      );
+    return no(
+      `gain ${f3(gainPerRun)} ${units}/run x ${f3(expectedRuns)} expected runs = ${f3(total)} ${units} <= switch cost ${f3(x.cost)} ${units}`,
+    );
   }
 
   /** Records that this run happened, on a partition switched to now or not. */

@@ -100,7 +100,16 @@ export function scanJson(text: string): JsonLocations {
           out += String.fromCharCode(parseInt(hex, 16));
           i += 6;
         } else {
-          const m: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+          const m: Record<string, string> = {
+            '"': '"',
+            '\\': '\\',
+            '/': '/',
+            b: '\b',
+            f: '\f',
+            n: '\n',
+            r: '\r',
+            t: '\t',
+          };
           if (e === undefined || m[e] === undefined) fail(i, `bad escape \\${e ?? ''} in a string`);
           out += m[e!];
           i += 2;

@@ -34,7 +34,12 @@ export function parseSystem(text: string, file: string): SystemSpec {
   }
   const dup = where.duplicates[0];
   if (dup !== undefined)
-    throw new InputError('DY3019', file, dup.line, `field \`${formatPath(dup.path)}\` appears twice in one object (JSON would silently keep the last); keep one`);
+    throw new InputError(
+      'DY3019',
+      file,
+      dup.line,
+      `field \`${formatPath(dup.path)}\` appears twice in one object (JSON would silently keep the last); keep one`,
+    );
 
   const r = systemSchema.safeParse(data);
   if (!r.success) {
@@ -42,8 +47,11 @@ export function parseSystem(text: string, file: string): SystemSpec {
     // gets its object's), so problems at fields that are there come first; and
     // a missing field whose object has an unknown one (a misspelling, most
     // likely) yields to the latter.
-    const missing = (i: Issue): boolean => i.code === 'invalid_type' && issuePath(i).length > 0 && !has(data, issuePath(i));
-    const unknownIn = new Set(r.error.issues.filter((i) => i.code === 'unrecognized_keys').map((i) => JSON.stringify(issuePath(i))));
+    const missing = (i: Issue): boolean =>
+      i.code === 'invalid_type' && issuePath(i).length > 0 && !has(data, issuePath(i));
+    const unknownIn = new Set(
+      r.error.issues.filter((i) => i.code === 'unrecognized_keys').map((i) => JSON.stringify(issuePath(i))),
+    );
     const issues = r.error.issues
       .filter((i) => !(missing(i) && unknownIn.has(JSON.stringify(issuePath(i).slice(0, -1)))))
       .map((issue, order) => ({ issue, order, missing: missing(issue) ? 1 : 0, line: issueLine(issue, where) }));
@@ -123,7 +131,11 @@ function valueAt(data: unknown, path: JsonPath): unknown {
 function has(data: unknown, path: JsonPath): boolean {
   if (path.length === 0) return true;
   const parent = valueAt(data, path.slice(0, -1));
-  return parent !== null && typeof parent === 'object' && Object.prototype.hasOwnProperty.call(parent, path[path.length - 1]!);
+  return (
+    parent !== null &&
+    typeof parent === 'object' &&
+    Object.prototype.hasOwnProperty.call(parent, path[path.length - 1]!)
+  );
 }
 
 /** Case-insensitively equal, or within two single-character edits. */
@@ -134,7 +146,8 @@ function similar(a: string, b: string): boolean {
   let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= y.length; j++) cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= y.length; j++)
+      cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1)));
     prev = cur;
   }
   return prev[y.length]! <= 2;
@@ -143,7 +156,8 @@ function similar(a: string, b: string): boolean {
 /** A value as the error shows it: numbers and strings literally, containers by kind. */
 function show(v: unknown): string {
   if (v === null) return 'null';
-  if (Array.isArray(v)) return v.length === 0 ? 'an empty array' : `an array of ${v.length} entr${v.length === 1 ? 'y' : 'ies'}`;
+  if (Array.isArray(v))
+    return v.length === 0 ? 'an empty array' : `an array of ${v.length} entr${v.length === 1 ? 'y' : 'ies'}`;
   if (typeof v === 'object') return 'an object';
   if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v);
   return String(v);
@@ -161,8 +175,12 @@ const TYPE_WORDS: Record<string, string> = {
 
 function bound(kind: 'min' | 'max', origin: string, limit: number | bigint, inclusive: boolean): string {
   const n = Number(limit);
-  if (origin === 'array' || origin === 'set') return kind === 'min' ? `at least ${n} entr${n === 1 ? 'y' : 'ies'}` : `at most ${n} entr${n === 1 ? 'y' : 'ies'}`;
-  if (origin === 'string') return kind === 'min' && n === 1 ? 'a non-empty string' : `a string of ${kind === 'min' ? 'at least' : 'at most'} ${n} characters`;
+  if (origin === 'array' || origin === 'set')
+    return kind === 'min' ? `at least ${n} entr${n === 1 ? 'y' : 'ies'}` : `at most ${n} entr${n === 1 ? 'y' : 'ies'}`;
+  if (origin === 'string')
+    return kind === 'min' && n === 1
+      ? 'a non-empty string'
+      : `a string of ${kind === 'min' ? 'at least' : 'at most'} ${n} characters`;
   if (kind === 'min' && n === 0) return inclusive ? 'a number >= 0' : 'a positive number';
   return `a number ${kind === 'min' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<'} ${n}`;
 }
@@ -178,7 +196,13 @@ function describeIssue(issue: Issue, data: unknown): { code: DataErrorCode; deta
       const absent = allowed.filter((k) => !has(data, [...path, k]));
       const key = issue.keys[0]!;
       const guess = absent.find((k) => similar(k, key));
-      const more = issue.keys.length > 1 ? ` (and ${issue.keys.slice(1).map((k) => `\`${k}\``).join(', ')})` : '';
+      const more =
+        issue.keys.length > 1
+          ? ` (and ${issue.keys
+              .slice(1)
+              .map((k) => `\`${k}\``)
+              .join(', ')})`
+          : '';
       return {
         code: 'DY3019',
         detail: `unknown field \`${formatPath([...path, key])}\`${more}${guess !== undefined ? `; did you mean \`${guess}\`?` : allowed.length > 0 ? `; expected only: ${allowed.join(', ')}` : ''}`,
@@ -186,23 +210,42 @@ function describeIssue(issue: Issue, data: unknown): { code: DataErrorCode; deta
     }
     case 'invalid_type': {
       const want = TYPE_WORDS[issue.expected] ?? issue.expected;
-      if (path.length > 0 && !has(data, path)) return { code: 'DY3020', detail: `missing field \`${field}\`: expected ${expectedAt(path, want)}` };
+      if (path.length > 0 && !has(data, path))
+        return { code: 'DY3020', detail: `missing field \`${field}\`: expected ${expectedAt(path, want)}` };
       if (path.length === 0) return { code: 'DY3021', detail: `expected a JSON object at the top level, got ${got}` };
       return { code: 'DY3021', detail: `\`${field}\`: expected ${want}, got ${got}` };
     }
     case 'too_small':
-      return { code: 'DY3021', detail: `\`${field}\`: expected ${bound('min', issue.origin, issue.minimum, issue.inclusive ?? true)}, got ${got}` };
+      return {
+        code: 'DY3021',
+        detail: `\`${field}\`: expected ${bound('min', issue.origin, issue.minimum, issue.inclusive ?? true)}, got ${got}`,
+      };
     case 'too_big':
-      return { code: 'DY3021', detail: `\`${field}\`: expected ${bound('max', issue.origin, issue.maximum, issue.inclusive ?? true)}, got ${got}` };
+      return {
+        code: 'DY3021',
+        detail: `\`${field}\`: expected ${bound('max', issue.origin, issue.maximum, issue.inclusive ?? true)}, got ${got}`,
+      };
     case 'invalid_value':
-      return { code: 'DY3021', detail: `\`${field}\`: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${got}` };
+      return {
+        code: 'DY3021',
+        detail: `\`${field}\`: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${got}`,
+      };
     case 'invalid_format':
       if (issue.format === 'regex' && issue.pattern === String(DEVICE_ID_PATTERN))
-        return { code: 'DY3021', detail: `\`${field}\`: expected a device id (a lower-case letter, then lower-case letters, digits or _), got ${got}` };
-      return { code: 'DY3021', detail: `\`${field}\`: expected ${issue.format === 'regex' ? `text matching ${issue.pattern}` : `a ${issue.format}`}, got ${got}` };
+        return {
+          code: 'DY3021',
+          detail: `\`${field}\`: expected a device id (a lower-case letter, then lower-case letters, digits or _), got ${got}`,
+        };
+      return {
+        code: 'DY3021',
+        detail: `\`${field}\`: expected ${issue.format === 'regex' ? `text matching ${issue.pattern}` : `a ${issue.format}`}, got ${got}`,
+      };
     case 'custom': {
       const code = (issue.params as { code?: DataErrorCode } | undefined)?.code ?? 'DY3021';
-      return { code, detail: path.length > 0 && !issue.message.includes(field) ? `\`${field}\`: ${issue.message}` : issue.message };
+      return {
+        code,
+        detail: path.length > 0 && !issue.message.includes(field) ? `\`${field}\`: ${issue.message}` : issue.message,
+      };
     }
     default:
       return { code: 'DY3021', detail: `\`${field}\`: ${issue.message}, got ${got}` };
@@ -224,7 +267,12 @@ const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.
 function schemaAt(path: JsonPath): unknown {
   const unwrap = (x: unknown): unknown => {
     let cur = x;
-    for (let d = defOf(cur); d.innerType !== undefined && (d.type === 'optional' || d.type === 'default'); d = defOf(cur)) cur = d.innerType;
+    for (
+      let d = defOf(cur);
+      d.innerType !== undefined && (d.type === 'optional' || d.type === 'default');
+      d = defOf(cur)
+    )
+      cur = d.innerType;
     return cur;
   };
   let cur: unknown = unwrap(systemShapeSchema);
@@ -262,7 +310,9 @@ function expectedAt(path: JsonPath, fallback: string): string {
     case 'string':
       return 'a string';
     case 'enum':
-      return `one of ${Object.values(d.entries ?? {}).map((v) => JSON.stringify(v)).join(', ')}`;
+      return `one of ${Object.values(d.entries ?? {})
+        .map((v) => JSON.stringify(v))
+        .join(', ')}`;
     case 'object':
       return `an object with fields ${Object.keys(d.shape ?? {}).join(', ')}`;
     case 'array':
@@ -291,7 +341,12 @@ export function applyOverrides(s: SystemSpec, o: SystemOverrides): SystemSpec {
   const sources: Record<string, string> = { ...(s.sources ?? {}) };
   if (o.powerCapW !== undefined) {
     if (!Number.isFinite(o.powerCapW) || o.powerCapW <= 0)
-      throw new InputError('DY3015', '--power-cap', undefined, `expected a positive number of watts, got ${o.powerCapW}`);
+      throw new InputError(
+        'DY3015',
+        '--power-cap',
+        undefined,
+        `expected a positive number of watts, got ${o.powerCapW}`,
+      );
     out.constraints.powerCapW = o.powerCapW;
     sources['constraints.powerCapW'] = `set by --power-cap ${o.powerCapW}`;
   }
@@ -313,6 +368,7 @@ export function systemSummary(s: SystemSpec): string {
       ? 'no P2P (transfers stage through host memory)'
       : `P2P ${s.peerLinks.map((l) => `${l.a}<->${l.b} ${fmt(l.bandwidthGBs)} GB/s`).join(', ')}`;
   const cap = s.constraints.powerCapW !== undefined ? `power cap ${fmt(s.constraints.powerCapW)} W` : 'no power cap';
-  const bound = s.constraints.latencyBoundMs !== undefined ? `; latency bound ${fmt(s.constraints.latencyBoundMs)} ms` : '';
+  const bound =
+    s.constraints.latencyBoundMs !== undefined ? `; latency bound ${fmt(s.constraints.latencyBoundMs)} ms` : '';
   return `${s.name}: ${devices}; ${links}; ${cap}${bound}`;
 }

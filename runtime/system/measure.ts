@@ -80,7 +80,13 @@ function summarise(threads: number, mb: number, reps: number, perThread: RepTime
     return bestGBs;
   };
   const bytes = Math.floor((mb * 1e6) / 8) * 8;
-  return { threads, mbPerThread: mb, reps, sumGBs: best((t) => t.sumMs, bytes), copyGBs: best((t) => t.copyMs, 2 * bytes) };
+  return {
+    threads,
+    mbPerThread: mb,
+    reps,
+    sumGBs: best((t) => t.sumMs, bytes),
+    copyGBs: best((t) => t.copyMs, 2 * bytes),
+  };
 }
 
 /** Measures on the calling thread only. */
@@ -96,7 +102,9 @@ export function measureMemoryBandwidth(opts: { mb?: number; reps?: number } = {}
  * MB arrays. Needs the compiled module (a worker runs this file), so it is for
  * the command line and calibration scripts, not for tests run from source.
  */
-export async function measureMemoryBandwidthThreads(opts: { mb?: number; reps?: number; threads?: number } = {}): Promise<BandwidthResult> {
+export async function measureMemoryBandwidthThreads(
+  opts: { mb?: number; reps?: number; threads?: number } = {},
+): Promise<BandwidthResult> {
   const threads = opts.threads ?? availableParallelism();
   const mb = (opts.mb ?? 200) / threads;
   const reps = opts.reps ?? 5;
@@ -106,7 +114,9 @@ export async function measureMemoryBandwidthThreads(opts: { mb?: number; reps?: 
       { length: threads },
       () =>
         new Promise<RepTimes>((resolve, reject) => {
-          const w = new Worker(fileURLToPath(import.meta.url), { workerData: { membw: true, mb, reps, threads, shared } });
+          const w = new Worker(fileURLToPath(import.meta.url), {
+            workerData: { membw: true, mb, reps, threads, shared },
+          });
           w.once('message', (m: RepTimes) => resolve(m));
           w.once('error', reject);
         }),

@@ -43,7 +43,12 @@ export function resolveSystemArg(arg: string, flag = '--system'): string {
   if (existsSync(p)) return p;
   if (!/[\\/]/.test(arg)) {
     const names = presetNames();
-    throw new InputError('DY3049', `${flag} ${arg}`, undefined, `no system file or preset named '${arg}'; presets: ${names.join(', ')} (or give the path of a system JSON file)`);
+    throw new InputError(
+      'DY3049',
+      `${flag} ${arg}`,
+      undefined,
+      `no system file or preset named '${arg}'; presets: ${names.join(', ')} (or give the path of a system JSON file)`,
+    );
   }
   return resolve(arg);
 }

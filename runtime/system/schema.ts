@@ -57,7 +57,14 @@ const historySchema = z.array(
     impl: z.string().min(1),
     dtype: z.enum(['f32', 'f64', 'i32', 'i64', 'bool']),
     backend: z.string().min(1),
-    buckets: z.array(z.strictObject({ log2Bytes: z.number().int(), imbalance: z.number().int().min(-1).max(2), runs: positiveInt, msPerByte: nonNegative })),
+    buckets: z.array(
+      z.strictObject({
+        log2Bytes: z.number().int(),
+        imbalance: z.number().int().min(-1).max(2),
+        runs: positiveInt,
+        msPerByte: nonNegative,
+      }),
+    ),
   }),
 );
 
@@ -115,7 +122,9 @@ export const systemShapeSchema = z.strictObject({
   constraints: constraintsSchema.default({}),
   sources: z.record(z.string(), z.string()).optional(),
   measuredOn: z.record(z.string(), z.string()).optional(),
-  ranges: z.record(z.string(), z.strictObject({ low: z.number(), high: z.number(), basis: z.string().min(1) })).optional(),
+  ranges: z
+    .record(z.string(), z.strictObject({ low: z.number(), high: z.number(), basis: z.string().min(1) }))
+    .optional(),
 });
 
 type Shape = z.output<typeof systemShapeSchema>;
@@ -130,36 +139,104 @@ function checkSystem(s: Shape, ctx: Ctx): void {
   const firstIndex = new Map<string, number>();
   s.devices.forEach((d, i) => {
     const prev = firstIndex.get(d.id);
-    if (prev !== undefined) report(ctx, 'DY3022', ['devices', i, 'id'], `device id "${d.id}" is already used by devices[${prev}]; ids must be unique`);
+    if (prev !== undefined)
+      report(
+        ctx,
+        'DY3022',
+        ['devices', i, 'id'],
+        `device id "${d.id}" is already used by devices[${prev}]; ids must be unique`,
+      );
     else firstIndex.set(d.id, i);
   });
 
   const cpus = s.devices.flatMap((d, i) => (d.kind === 'cpu' ? [i] : []));
   if (cpus.length === 0)
-    report(ctx, 'DY3024', ['devices'], 'no device has kind "cpu": a system needs exactly one host CPU (it owns host memory and runs the program)');
+    report(
+      ctx,
+      'DY3024',
+      ['devices'],
+      'no device has kind "cpu": a system needs exactly one host CPU (it owns host memory and runs the program)',
+    );
   for (const i of cpus.slice(1))
-    report(ctx, 'DY3024', ['devices', i, 'kind'], `devices[${i}] is a second device of kind "cpu" (the first is devices[${cpus[0]}]); a system has exactly one host CPU: describe all its sockets as one device`);
+    report(
+      ctx,
+      'DY3024',
+      ['devices', i, 'kind'],
+      `devices[${i}] is a second device of kind "cpu" (the first is devices[${cpus[0]}]); a system has exactly one host CPU: describe all its sockets as one device`,
+    );
 
   s.devices.forEach((d, i) => {
     const at = (...rest: (string | number)[]): (string | number)[] => ['devices', i, ...rest];
     if (d.kind === 'cpu') {
-      if (d.count !== 1) report(ctx, 'DY3024', at('count'), `the host CPU is one device (describe all its sockets as one, with combined figures), so its count must be 1, got ${d.count}`);
-      if (d.hostLink !== undefined) report(ctx, 'DY3025', at('hostLink'), 'the host CPU has no hostLink: it is the host; remove the field');
+      if (d.count !== 1)
+        report(
+          ctx,
+          'DY3024',
+          at('count'),
+          `the host CPU is one device (describe all its sockets as one, with combined figures), so its count must be 1, got ${d.count}`,
+        );
+      if (d.hostLink !== undefined)
+        report(ctx, 'DY3025', at('hostLink'), 'the host CPU has no hostLink: it is the host; remove the field');
     } else {
-      if (d.hostLink === undefined) report(ctx, 'DY3025', at(), `a device of kind "${d.kind}" needs a hostLink ({ "bandwidthGBs", "latencyUs" }: its link to host memory)`);
-      if (d.threads !== undefined) report(ctx, 'DY3025', at('threads'), `"threads" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`);
-      if (d.cpuModel !== undefined) report(ctx, 'DY3025', at('cpuModel'), `"cpuModel" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`);
-      if (d.rootComplexGBs !== undefined) report(ctx, 'DY3025', at('rootComplexGBs'), `"rootComplexGBs" is for the host CPU only (the root complex is the host's), not a device of kind "${d.kind}"; remove the field`);
+      if (d.hostLink === undefined)
+        report(
+          ctx,
+          'DY3025',
+          at(),
+          `a device of kind "${d.kind}" needs a hostLink ({ "bandwidthGBs", "latencyUs" }: its link to host memory)`,
+        );
+      if (d.threads !== undefined)
+        report(
+          ctx,
+          'DY3025',
+          at('threads'),
+          `"threads" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`,
+        );
+      if (d.cpuModel !== undefined)
+        report(
+          ctx,
+          'DY3025',
+          at('cpuModel'),
+          `"cpuModel" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`,
+        );
+      if (d.rootComplexGBs !== undefined)
+        report(
+          ctx,
+          'DY3025',
+          at('rootComplexGBs'),
+          `"rootComplexGBs" is for the host CPU only (the root complex is the host's), not a device of kind "${d.kind}"; remove the field`,
+        );
     }
     if (d.kind === 'fpga' && d.fpga === undefined)
-      report(ctx, 'DY3025', at(), 'a device of kind "fpga" needs an "fpga" block (clockMHz, hbmChannels, channelBandwidthGBs, resources, bitstreamLoadMs)');
-    if (d.kind !== 'fpga' && d.fpga !== undefined) report(ctx, 'DY3025', at('fpga'), `only a device of kind "fpga" has an "fpga" block, not one of kind "${d.kind}"; remove the field`);
+      report(
+        ctx,
+        'DY3025',
+        at(),
+        'a device of kind "fpga" needs an "fpga" block (clockMHz, hbmChannels, channelBandwidthGBs, resources, bitstreamLoadMs)',
+      );
+    if (d.kind !== 'fpga' && d.fpga !== undefined)
+      report(
+        ctx,
+        'DY3025',
+        at('fpga'),
+        `only a device of kind "fpga" has an "fpga" block, not one of kind "${d.kind}"; remove the field`,
+      );
     checkDeviceModels(d, i, ctx);
     // A waiting instance is powered up, so it draws at least its idle and at most its active power.
     if (d.waitingPowerW < d.idlePowerW)
-      report(ctx, 'DY3021', at('waitingPowerW'), `expected waitingPowerW >= idlePowerW (${d.idlePowerW}), got ${d.waitingPowerW}`);
+      report(
+        ctx,
+        'DY3021',
+        at('waitingPowerW'),
+        `expected waitingPowerW >= idlePowerW (${d.idlePowerW}), got ${d.waitingPowerW}`,
+      );
     else if (d.activePowerW < d.waitingPowerW)
-      report(ctx, 'DY3021', at('activePowerW'), `expected activePowerW >= waitingPowerW (${d.waitingPowerW}), got ${d.activePowerW}`);
+      report(
+        ctx,
+        'DY3021',
+        at('activePowerW'),
+        `expected activePowerW >= waitingPowerW (${d.waitingPowerW}), got ${d.activePowerW}`,
+      );
   });
 
   const known = [...firstIndex.keys()];
@@ -169,7 +246,12 @@ function checkSystem(s: Shape, ctx: Ctx): void {
     let ok = true;
     for (const end of ['a', 'b'] as const) {
       if (!byId.has(l[end])) {
-        report(ctx, 'DY3023', ['peerLinks', j, end], `peerLinks[${j}].${end} names device "${l[end]}", which the system does not define; expected one of: ${known.join(', ')}`);
+        report(
+          ctx,
+          'DY3023',
+          ['peerLinks', j, end],
+          `peerLinks[${j}].${end} names device "${l[end]}", which the system does not define; expected one of: ${known.join(', ')}`,
+        );
         ok = false;
       }
     }
@@ -177,16 +259,32 @@ function checkSystem(s: Shape, ctx: Ctx): void {
     const a = byId.get(l.a)!;
     const b = byId.get(l.b)!;
     if (a.kind === 'cpu' || b.kind === 'cpu') {
-      report(ctx, 'DY3026', ['peerLinks', j], `peerLinks[${j}] joins the host CPU "${a.kind === 'cpu' ? a.id : b.id}"; a device's path to the host is its hostLink, so remove this link`);
+      report(
+        ctx,
+        'DY3026',
+        ['peerLinks', j],
+        `peerLinks[${j}] joins the host CPU "${a.kind === 'cpu' ? a.id : b.id}"; a device's path to the host is its hostLink, so remove this link`,
+      );
       return;
     }
     if (l.a === l.b && a.count < 2) {
-      report(ctx, 'DY3026', ['peerLinks', j], `peerLinks[${j}] joins "${l.a}" to itself, but it has only one instance (count 1); remove the link or raise the count`);
+      report(
+        ctx,
+        'DY3026',
+        ['peerLinks', j],
+        `peerLinks[${j}] joins "${l.a}" to itself, but it has only one instance (count 1); remove the link or raise the count`,
+      );
       return;
     }
     const pair = [l.a, l.b].sort().join('\u0000');
     const prev = pairs.get(pair);
-    if (prev !== undefined) report(ctx, 'DY3026', ['peerLinks', j], `peerLinks[${j}] joins "${l.a}" and "${l.b}", as peerLinks[${prev}] already does; keep one link per pair`);
+    if (prev !== undefined)
+      report(
+        ctx,
+        'DY3026',
+        ['peerLinks', j],
+        `peerLinks[${j}] joins "${l.a}" and "${l.b}", as peerLinks[${prev}] already does; keep one link per pair`,
+      );
     else pairs.set(pair, j);
   });
 }
@@ -201,16 +299,31 @@ function checkDeviceModels(d: Shape['devices'][number], i: number, ctx: Ctx): vo
   for (const [field, kind, block] of blocks) {
     if (block === undefined) continue;
     if (d.kind !== kind) {
-      report(ctx, 'DY3025', at(field), `"${field}" is for a device of kind "${kind}" only, not one of kind "${d.kind}"; remove the field`);
+      report(
+        ctx,
+        'DY3025',
+        at(field),
+        `"${field}" is for a device of kind "${kind}" only, not one of kind "${d.kind}"; remove the field`,
+      );
       continue;
     }
     // A sustained bandwidth above the datasheet peak is a typo or the wrong unit.
     if (block.effectiveBandwidthGBs > d.memBandwidthGBs)
-      report(ctx, 'DY3021', at(field, 'effectiveBandwidthGBs'), `expected at most memBandwidthGBs (${d.memBandwidthGBs}, the datasheet peak), got ${block.effectiveBandwidthGBs}`);
+      report(
+        ctx,
+        'DY3021',
+        at(field, 'effectiveBandwidthGBs'),
+        `expected at most memBandwidthGBs (${d.memBandwidthGBs}, the datasheet peak), got ${block.effectiveBandwidthGBs}`,
+      );
   }
   // The floor is what a whole call costs, launch included: below the launch it would mean nothing.
   if (d.kind === 'gpu' && d.gpuModel !== undefined && d.gpuModel.sparseFloorUs < d.launchOverheadUs)
-    report(ctx, 'DY3021', at('gpuModel', 'sparseFloorUs'), `expected at least launchOverheadUs (${d.launchOverheadUs}): the floor of a sparse kernel call includes its launch; got ${d.gpuModel.sparseFloorUs}`);
+    report(
+      ctx,
+      'DY3021',
+      at('gpuModel', 'sparseFloorUs'),
+      `expected at least launchOverheadUs (${d.launchOverheadUs}): the floor of a sparse kernel call includes its launch; got ${d.gpuModel.sparseFloorUs}`,
+    );
 }
 
 /** The full schema: shape, then the checks across fields. */

@@ -161,7 +161,9 @@ export function instanceName(id: string, index: number): string {
 }
 
 export function instances(s: SystemSpec): DeviceInstance[] {
-  return s.devices.flatMap((d) => Array.from({ length: d.count }, (_, i) => ({ name: instanceName(d.id, i), spec: d })));
+  return s.devices.flatMap((d) =>
+    Array.from({ length: d.count }, (_, i) => ({ name: instanceName(d.id, i), spec: d })),
+  );
 }
 
 /** Instance name -> its device, for every instance of the system. */

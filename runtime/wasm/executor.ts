@@ -31,7 +31,16 @@ import type { Tensor } from '../tensor.js';
 import { instantiateKernel } from './instantiate.js';
 import { balancedCuts, type WasmThreadPool } from './threads.js';
 import type { WasmElem, WasmManifest, WasmOp, WasmStep } from './manifest.js';
-import { bytesOf, grouping, permuteValues, ProgramLayout, view, writeValues, type Pattern, type View } from './layout.js';
+import {
+  bytesOf,
+  grouping,
+  permuteValues,
+  ProgramLayout,
+  view,
+  writeValues,
+  type Pattern,
+  type View,
+} from './layout.js';
 
 export interface WasmRunInputs {
   tensors: ReadonlyMap<string, Tensor>;
@@ -104,7 +113,8 @@ class Executor implements WasmExecutor {
   private cur = new Map<string, string>();
   private signature = '';
   /** The inputs memory holds (tensor objects and scalar values per parameter), when it holds a complete set. */
-  private lastInputs: { tensors: ReadonlyMap<string, Tensor>; scalars: ReadonlyMap<string, number>; entries: unknown[] } | undefined;
+  private lastInputs:
+    { tensors: ReadonlyMap<string, Tensor>; scalars: ReadonlyMap<string, number>; entries: unknown[] } | undefined;
   /** The inputs of the last execute (with updateInput's replacements), for execute() without arguments. */
   private current: WasmRunInputs | undefined;
   /** Per op: the call's arguments (offsets, sizes, 0, 2^31-1), while the layout stands; undefined for ops whose buffers swap. */
@@ -162,7 +172,13 @@ class Executor implements WasmExecutor {
     const pages = Math.ceil(off / PAGE);
     const have = this.memory.buffer.byteLength / PAGE;
     if (pages > have) {
-      if (pages > this.manifest.maxPages) throw new InputError('DY3031', `kernel ${this.manifest.kernel}`, undefined, `the wasm backend needs ${off} bytes of memory; at most ${this.manifest.maxPages * PAGE} fit`);
+      if (pages > this.manifest.maxPages)
+        throw new InputError(
+          'DY3031',
+          `kernel ${this.manifest.kernel}`,
+          undefined,
+          `the wasm backend needs ${off} bytes of memory; at most ${this.manifest.maxPages * PAGE} fit`,
+        );
       this.memory.grow(pages - have);
     }
     this.regions = regions;
@@ -186,7 +202,9 @@ class Executor implements WasmExecutor {
 
   /** Per parameter, the tensor object or scalar value given (what decides whether memory already holds the inputs). */
   private entriesOf(inputs: WasmRunInputs): unknown[] {
-    return this.manifest.params.map((p) => (p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name)));
+    return this.manifest.params.map((p) =>
+      p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name),
+    );
   }
 
   private holds(inputs: WasmRunInputs): boolean {
@@ -204,7 +222,12 @@ class Executor implements WasmExecutor {
   private copyInputs(inputs: WasmRunInputs): void {
     if (this.holds(inputs)) return;
     const entries = this.entriesOf(inputs);
-    this.L.writeInputs(inputs, this.patterns, (k) => this.regions.has(k), (k) => this.viewOf(k));
+    this.L.writeInputs(
+      inputs,
+      this.patterns,
+      (k) => this.regions.has(k),
+      (k) => this.viewOf(k),
+    );
     this.lastInputs = { tensors: inputs.tensors, scalars: inputs.scalars, entries };
   }
 
@@ -235,8 +258,11 @@ class Executor implements WasmExecutor {
 
   private prepare(inputs: WasmRunInputs): void {
     this.dims = this.L.bindDims(inputs);
-    const patterns = this.L.patternsOf(inputs, (n, t) => (this.lastInputs?.tensors.get(n) === t ? this.patterns.get(n) : undefined));
-    if (patterns.size !== this.patterns.size || [...patterns].some(([n, p]) => this.patterns.get(n) !== p)) this.cuts.clear();
+    const patterns = this.L.patternsOf(inputs, (n, t) =>
+      this.lastInputs?.tensors.get(n) === t ? this.patterns.get(n) : undefined,
+    );
+    if (patterns.size !== this.patterns.size || [...patterns].some(([n, p]) => this.patterns.get(n) !== p))
+      this.cuts.clear();
     this.patterns = patterns;
     this.layout();
     this.copyInputs(inputs);
@@ -250,26 +276,35 @@ class Executor implements WasmExecutor {
     const t = p.type;
     const holds = this.holds(cur);
     if (t.shape.length === 0) {
-      if (typeof values !== 'number') throw new Error(`wasm executor: '${name}' is a scalar; updateInput expects a number`);
-      if (this.L.isDim(name) && values !== this.dims.get(name)) throw new Error(`wasm executor: '${name}' sizes a dimension; run execute(inputs) to change it`);
+      if (typeof values !== 'number')
+        throw new Error(`wasm executor: '${name}' is a scalar; updateInput expects a number`);
+      if (this.L.isDim(name) && values !== this.dims.get(name))
+        throw new Error(`wasm executor: '${name}' sizes a dimension; run execute(inputs) to change it`);
       const scalars = new Map(cur.scalars);
       scalars.set(name, values);
       this.current = { ...cur, scalars };
       if (this.regions.has(`D:${name}`)) writeValues(this.viewOf(`D:${name}`), [values], t.dtype);
     } else {
-      if (typeof values === 'number') throw new Error(`wasm executor: '${name}' is a tensor; updateInput expects its values`);
+      if (typeof values === 'number')
+        throw new Error(`wasm executor: '${name}' is a tensor; updateInput expects its values`);
       const old = cur.tensors.get(name)!;
       const data = values instanceof Float64Array ? values : Float64Array.from(values);
       let next: Tensor;
       if (t.format === 'dense') {
         const want = this.L.countOf(name, this.dims);
         if (data.length !== want) throw new Error(`wasm executor: '${name}' holds ${want} values, got ${data.length}`);
-        if (old.format !== 'dense') throw new Error(`wasm executor: '${name}' was given as a sparse file for a dense parameter; run execute(inputs) instead`);
+        if (old.format !== 'dense')
+          throw new Error(
+            `wasm executor: '${name}' was given as a sparse file for a dense parameter; run execute(inputs) instead`,
+          );
         next = { format: 'dense', shape: old.shape, data };
         if (this.regions.has(`D:${name}`)) writeValues(this.viewOf(`D:${name}`), data, t.dtype);
       } else {
         if (old.format === 'dense') throw new Error(`wasm executor: '${name}' is sparse`);
-        if (data.length !== old.values.length) throw new Error(`wasm executor: '${name}' has ${old.values.length} stored entries, got ${data.length} values`);
+        if (data.length !== old.values.length)
+          throw new Error(
+            `wasm executor: '${name}' has ${old.values.length} stored entries, got ${data.length} values`,
+          );
         next = { ...old, values: data };
         const pat = this.patterns.get(name)!;
         for (const layout of ['csr', 'csc'] as const) {
@@ -282,15 +317,22 @@ class Executor implements WasmExecutor {
       this.current = { ...cur, tensors };
     }
     // Memory holds the updated inputs when it held the old ones.
-    this.lastInputs = holds ? { tensors: this.current.tensors, scalars: this.current.scalars, entries: this.entriesOf(this.current) } : undefined;
+    this.lastInputs = holds
+      ? { tensors: this.current.tensors, scalars: this.current.scalars, entries: this.entriesOf(this.current) }
+      : undefined;
   }
 
   resultView(name: string): Float32Array | Float64Array | Int32Array | BigInt64Array {
     if (!this.executed) throw new Error('resultView() before execute()');
     const r = this.manifest.results.find((q) => q.name === name);
     if (!r) throw new Error(`wasm executor: kernel ${this.manifest.kernel} has no result '${name}'`);
-    if (r.type.format !== 'dense' && r.type.shape.length >= 2) throw new Error(`wasm executor: '${name}' is sparse; read it with results()`);
-    if (!this.defined.has(name)) this.fail(`kernel ${this.manifest.kernel}`, `'${name}' was never computed: the repeat that assigns it ran zero times`);
+    if (r.type.format !== 'dense' && r.type.shape.length >= 2)
+      throw new Error(`wasm executor: '${name}' is sparse; read it with results()`);
+    if (!this.defined.has(name))
+      this.fail(
+        `kernel ${this.manifest.kernel}`,
+        `'${name}' was never computed: the repeat that assigns it ran zero times`,
+      );
     return this.viewOf(`D:${name}`);
   }
 
@@ -298,8 +340,15 @@ class Executor implements WasmExecutor {
     if (!this.executed) throw new Error('results() before execute()');
     const outputs = new Map<string, Tensor>();
     for (const r of this.manifest.results) {
-      if (!this.defined.has(r.name)) this.fail(`kernel ${this.manifest.kernel}`, `'${r.name}' was never computed: the repeat that assigns it ran zero times`);
-      outputs.set(r.name, this.L.readResult(r.name, r.type, this.dims, this.patterns, (k) => this.viewOf(k)));
+      if (!this.defined.has(r.name))
+        this.fail(
+          `kernel ${this.manifest.kernel}`,
+          `'${r.name}' was never computed: the repeat that assigns it ran zero times`,
+        );
+      outputs.set(
+        r.name,
+        this.L.readResult(r.name, r.type, this.dims, this.patterns, (k) => this.viewOf(k)),
+      );
     }
     return { outputs, dims: new Map(this.dims) };
   }
@@ -314,9 +363,11 @@ class Executor implements WasmExecutor {
       if (typeof s.count === 'number') n = s.count;
       else {
         const v = scalars.get(s.count.param);
-        if (v === undefined || !this.defined.has(s.count.param)) this.fail(`--param ${s.count.param}`, `repeat count '${s.count.param}' is not given`);
+        if (v === undefined || !this.defined.has(s.count.param))
+          this.fail(`--param ${s.count.param}`, `repeat count '${s.count.param}' is not given`);
         n = v;
-        if (!Number.isSafeInteger(n) || n < 0) this.fail(`--param ${s.count.param}`, `repeat count must be a non-negative integer, got ${n}`);
+        if (!Number.isSafeInteger(n) || n < 0)
+          this.fail(`--param ${s.count.param}`, `repeat count must be a non-negative integer, got ${n}`);
       }
       for (let t = 0; t < n; t++) this.exec(s.body, scalars);
     }
@@ -324,12 +375,19 @@ class Executor implements WasmExecutor {
 
   /** Arguments of one op's function: buffer offsets, then sizes. */
   private args(o: WasmOp): number[] {
-    return [...this.L.keys.get(o.op)!.map((k) => this.region(k).offset), ...this.L.sizesOf(o, this.dims, this.patterns)];
+    return [
+      ...this.L.keys.get(o.op)!.map((k) => this.region(k).offset),
+      ...this.L.sizesOf(o, this.dims, this.patterns),
+    ];
   }
 
   private runOp(o: WasmOp): void {
     for (const v of this.L.reads.get(o.op)!) {
-      if (!this.defined.has(v)) this.fail(`kernel ${this.manifest.kernel}`, `'${v}' was never computed: the repeat that assigns it ran zero times`);
+      if (!this.defined.has(v))
+        this.fail(
+          `kernel ${this.manifest.kernel}`,
+          `'${v}' was never computed: the repeat that assigns it ran zero times`,
+        );
     }
     let args = this.argCache.get(o.op);
     if (!args) {
@@ -337,7 +395,12 @@ class Executor implements WasmExecutor {
       if (!this.L.swapping.has(o.op)) this.argCache.set(o.op, args);
     }
     const fn = this.fns.get(o.op)!;
-    const rows = this.pool && o.splittable && o.splitRange !== undefined ? (typeof o.splitRange === 'number' ? o.splitRange : (this.dims.get(o.splitRange) ?? 0)) : 0;
+    const rows =
+      this.pool && o.splittable && o.splitRange !== undefined
+        ? typeof o.splitRange === 'number'
+          ? o.splitRange
+          : (this.dims.get(o.splitRange) ?? 0)
+        : 0;
     if (this.pool && rows >= MIN_SPLIT_ROWS) {
       const key = `${o.op}:${rows}`;
       let cuts = this.cuts.get(key);
@@ -373,7 +436,11 @@ class Executor implements WasmExecutor {
 }
 
 /** Instantiates a compiled kernel (WebAssembly only) and returns its executor. */
-export async function createWasmExecutor(binary: Uint8Array, manifest: WasmManifest, opts: WasmExecutorOptions = {}): Promise<WasmExecutor> {
+export async function createWasmExecutor(
+  binary: Uint8Array,
+  manifest: WasmManifest,
+  opts: WasmExecutorOptions = {},
+): Promise<WasmExecutor> {
   const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm executor');
   return new Executor(manifest, instance, memory, pool);
 }

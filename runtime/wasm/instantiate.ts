@@ -7,7 +7,12 @@
 import type { WasmManifest } from './manifest.js';
 import { WasmThreadPool } from './threads.js';
 
-const HOST: Record<string, (...a: number[]) => number> = { exp: Math.exp, log: Math.log, tanh: Math.tanh, pow: Math.pow };
+const HOST: Record<string, (...a: number[]) => number> = {
+  exp: Math.exp,
+  log: Math.log,
+  tanh: Math.tanh,
+  pow: Math.pow,
+};
 
 export interface KernelInstance {
   memory: WebAssembly.Memory;
@@ -15,11 +20,23 @@ export interface KernelInstance {
   pool: WasmThreadPool | undefined;
 }
 
-export async function instantiateKernel(binary: Uint8Array, manifest: WasmManifest, threads: number, who: string): Promise<KernelInstance> {
-  if (!Number.isSafeInteger(threads) || threads < 1) throw new Error(`${who}: threads must be an integer >= 1, got ${threads}`);
-  if (threads > 1 && !manifest.sharedMemory) throw new Error(`${who}: threads need a module compiled with shared memory`);
-  if (manifest.format !== 'dype-wasm-manifest' || manifest.version !== 1) throw new Error(`${who}: not a dype wasm manifest (version 1)`);
-  const memory = new WebAssembly.Memory({ initial: 1, maximum: manifest.maxPages, shared: manifest.sharedMemory } as WebAssembly.MemoryDescriptor);
+export async function instantiateKernel(
+  binary: Uint8Array,
+  manifest: WasmManifest,
+  threads: number,
+  who: string,
+): Promise<KernelInstance> {
+  if (!Number.isSafeInteger(threads) || threads < 1)
+    throw new Error(`${who}: threads must be an integer >= 1, got ${threads}`);
+  if (threads > 1 && !manifest.sharedMemory)
+    throw new Error(`${who}: threads need a module compiled with shared memory`);
+  if (manifest.format !== 'dype-wasm-manifest' || manifest.version !== 1)
+    throw new Error(`${who}: not a dype wasm manifest (version 1)`);
+  const memory = new WebAssembly.Memory({
+    initial: 1,
+    maximum: manifest.maxPages,
+    shared: manifest.sharedMemory,
+  } as WebAssembly.MemoryDescriptor);
   const math: Record<string, (...a: number[]) => number> = {};
   for (const n of manifest.imports) {
     const f = HOST[n];
@@ -28,6 +45,14 @@ export async function instantiateKernel(binary: Uint8Array, manifest: WasmManife
   }
   const module = await WebAssembly.compile(binary as Uint8Array<ArrayBuffer>);
   const instance = await WebAssembly.instantiate(module, { env: { memory }, math });
-  const pool = threads > 1 ? await WasmThreadPool.create(module, memory, manifest.ops.map((o) => o.export), threads) : undefined;
+  const pool =
+    threads > 1
+      ? await WasmThreadPool.create(
+          module,
+          memory,
+          manifest.ops.map((o) => o.export),
+          threads,
+        )
+      : undefined;
   return { memory, instance, pool };
 }

@@ -33,7 +33,6 @@ export interface Grouping {
   inv?: Int32Array | undefined;
 }
 
-
 export const bytesOf = (e: WasmElem): number => (e === 'f64' || e === 'i64' ? 8 : 4);
 
 export function view(buf: ArrayBufferLike, e: WasmElem, off: number, n: number): View {
@@ -120,12 +119,16 @@ export function patternOf(t: Tensor): Pattern {
 
 /** Expands compressed pointers into `out` (entry -> row or column), checking them. */
 function compressed(ptr: Int32Array, n: number, nnz: number, name: string, what: string, out: Int32Array): void {
-  if (ptr.length < n + 1) throw new RangeError(`${name} has ${ptr.length} entries for ${n} ${what}s; expected ${n + 1}`);
+  if (ptr.length < n + 1)
+    throw new RangeError(`${name} has ${ptr.length} entries for ${n} ${what}s; expected ${n + 1}`);
   if (ptr[0] !== 0) throw new RangeError(`${name}[0] is ${ptr[0]}; expected 0`);
   for (let i = 0; i < n; i++) {
     const a = ptr[i]!;
     const b = ptr[i + 1]!;
-    if (!(b >= a && b <= nnz)) throw new RangeError(`${name}[${i + 1}] = ${b} after ${name}[${i}] = ${a}: ${what} pointers must not decrease nor pass the ${nnz} entries`);
+    if (!(b >= a && b <= nnz))
+      throw new RangeError(
+        `${name}[${i + 1}] = ${b} after ${name}[${i}] = ${a}: ${what} pointers must not decrease nor pass the ${nnz} entries`,
+      );
     out.fill(i, a, b);
   }
   if (ptr[n] !== nnz) throw new RangeError(`${name}[${n}] is ${ptr[n]}; expected the ${nnz} entries`);
@@ -144,7 +147,8 @@ export function inputPattern(name: string, t: Tensor): Pattern {
   try {
     return patternOf(t);
   } catch (e) {
-    if (e instanceof RangeError) throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${t.format} matrix`);
+    if (e instanceof RangeError)
+      throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${t.format} matrix`);
     throw e;
   }
 }
@@ -154,7 +158,10 @@ export function grouping(p: Pattern, layout: 'csr' | 'csc'): Grouping {
   if (hit) return hit;
   const by = layout === 'csr' ? 'row' : 'col';
   const perm = permutationTo(p, by);
-  const g: Grouping = { ptr: pointers(by === 'row' ? p.ri : p.ci, perm, by === 'row' ? p.rows : p.cols), ids: p.order === by ? undefined : perm };
+  const g: Grouping = {
+    ptr: pointers(by === 'row' ? p.ri : p.ci, perm, by === 'row' ? p.rows : p.cols),
+    ids: p.order === by ? undefined : perm,
+  };
   return (p.groups[layout] = g);
 }
 
@@ -174,7 +181,14 @@ export function sparseTensor(p: Pattern, values: Float64Array, format: WasmValue
   }
   if (format === 'csc') {
     const perm = permutationTo(p, 'col');
-    return { format: 'csc', rows: p.rows, cols: p.cols, colPtr: pointers(p.ci, perm, p.cols), rowIdx: gather(p.ri, perm), values: gather(values, perm) };
+    return {
+      format: 'csc',
+      rows: p.rows,
+      cols: p.cols,
+      colPtr: pointers(p.ci, perm, p.cols),
+      rowIdx: gather(p.ri, perm),
+      values: gather(values, perm),
+    };
   }
   const perm = permutationTo(p, 'row');
   const rowIdx = gather(p.ri, perm);
@@ -184,8 +198,6 @@ export function sparseTensor(p: Pattern, values: Float64Array, format: WasmValue
     ? { format: 'csr', rows: p.rows, cols: p.cols, rowPtr: pointers(p.ri, perm, p.rows), colIdx, values: vals }
     : { format: 'coo', rows: p.rows, cols: p.cols, rowIdx, colIdx, values: vals };
 }
-
-
 
 /** The memory region a manifest buffer lives in. */
 export function regionKey(b: WasmBuffer, roots: Record<string, string>): string {
@@ -203,7 +215,6 @@ export function regionKey(b: WasmBuffer, roots: Record<string, string>): string 
     }
   }
 }
-
 
 /** One region: element type and element count. */
 export interface RegionSpec {
@@ -235,13 +246,16 @@ export class ProgramLayout {
   constructor(readonly manifest: WasmManifest) {
     this.writesParams = manifest.ops.some((o) => manifest.params.some((p) => p.name === o.result));
     this.opById = new Map(manifest.ops.map((o) => [o.op, o]));
-    const nexts = new Set(manifest.ops.flatMap((o) => o.buffers.filter((b) => b.name.endsWith('.next')).map((b) => b.of)));
+    const nexts = new Set(
+      manifest.ops.flatMap((o) => o.buffers.filter((b) => b.name.endsWith('.next')).map((b) => b.of)),
+    );
     for (const o of manifest.ops) {
       this.keys.set(
         o.op,
         o.buffers.map((b) => regionKey(b, manifest.roots)),
       );
-      if (o.buffers.some((b) => nexts.has(b.of) && (b.role === 'dense' || b.role === 'scalar' || b.role === 'values'))) this.swapping.add(o.op);
+      if (o.buffers.some((b) => nexts.has(b.of) && (b.role === 'dense' || b.role === 'scalar' || b.role === 'values')))
+        this.swapping.add(o.op);
       this.reads.set(o.op, [...new Set(o.buffers.filter((b) => b.name !== o.out).map((b) => b.of))]);
       for (const b of o.buffers) {
         if (b.role === 'values') {
@@ -272,12 +286,21 @@ export class ProgramLayout {
       const got = t.format === 'dense' ? t.shape : [t.rows, t.cols];
       // A vector may come as n x 1 or 1 x n.
       const fit = shape.length === 1 && got.length === 2 ? [got[0]! * got[1]!] : got;
-      if (fit.length !== shape.length) this.fail(`--input ${p.name}`, `'${p.name}' has ${shape.length} dimension(s) but the input is ${got.join(' x ')}`);
+      if (fit.length !== shape.length)
+        this.fail(
+          `--input ${p.name}`,
+          `'${p.name}' has ${shape.length} dimension(s) but the input is ${got.join(' x ')}`,
+        );
       shape.forEach((d, i) => {
         if (typeof d === 'number') {
-          if (d !== fit[i]) this.fail(`--input ${p.name}`, `dimension ${i + 1} of '${p.name}' must be ${d}, found ${fit[i]}`);
+          if (d !== fit[i])
+            this.fail(`--input ${p.name}`, `dimension ${i + 1} of '${p.name}' must be ${d}, found ${fit[i]}`);
         } else if (dims.has(d)) {
-          if (dims.get(d) !== fit[i]) this.fail(`--input ${p.name}`, `dim '${d}' is ${dims.get(d)} but ${fit[i]} from dimension ${i + 1} of '${p.name}'`);
+          if (dims.get(d) !== fit[i])
+            this.fail(
+              `--input ${p.name}`,
+              `dim '${d}' is ${dims.get(d)} but ${fit[i]} from dimension ${i + 1} of '${p.name}'`,
+            );
         } else dims.set(d, fit[i]!);
       });
     }
@@ -291,7 +314,11 @@ export class ProgramLayout {
       if (p.type.format === 'dense' || p.type.shape.length !== 2) continue;
       const t = inputs.tensors.get(p.name);
       if (!t) this.fail(`--input ${p.name}`, `missing input '${p.name}'`);
-      if (t.format === 'dense') this.fail(`--input ${p.name}`, `'${p.name}' is ${p.type.format}: expected a sparse matrix, found a dense array`);
+      if (t.format === 'dense')
+        this.fail(
+          `--input ${p.name}`,
+          `'${p.name}' is ${p.type.format}: expected a sparse matrix, found a dense array`,
+        );
       patterns.set(p.name, reuse?.(p.name, t) ?? inputPattern(p.name, t));
     }
     return patterns;
@@ -300,7 +327,7 @@ export class ProgramLayout {
   countOf(v: string, dims: ReadonlyMap<string, number>): number {
     const t = this.manifest.values[v];
     if (!t) throw new Error(`wasm executor: unknown value '${v}'`);
-    return t.shape.reduce<number>((a, d) => a * (typeof d === 'number' ? d : dims.get(d) ?? 0), 1);
+    return t.shape.reduce<number>((a, d) => a * (typeof d === 'number' ? d : (dims.get(d) ?? 0)), 1);
   }
 
   /** Every region an input needs, by key (sorted), for these dims and patterns. */
@@ -323,7 +350,9 @@ export class ProgramLayout {
       });
     }
     // Dense results read back even if no op reads them.
-    for (const r of this.manifest.results) if (r.type.format === 'dense' && !want.has(`D:${r.name}`)) want.set(`D:${r.name}`, { elem: r.type.dtype, length: this.countOf(r.name, dims) });
+    for (const r of this.manifest.results)
+      if (r.type.format === 'dense' && !want.has(`D:${r.name}`))
+        want.set(`D:${r.name}`, { elem: r.type.dtype, length: this.countOf(r.name, dims) });
     // A value X written as X.next needs both regions.
     for (const k of [...want.keys()]) {
       if (k.endsWith('.next')) {
@@ -360,7 +389,12 @@ export class ProgramLayout {
    * densified), scalars, and per sparse parameter and layout its pointers,
    * indices and values, in storage format.
    */
-  writeInputs(inputs: LayoutInputs, patterns: ReadonlyMap<string, Pattern>, has: (key: string) => boolean, viewOf: (key: string) => View): void {
+  writeInputs(
+    inputs: LayoutInputs,
+    patterns: ReadonlyMap<string, Pattern>,
+    has: (key: string) => boolean,
+    viewOf: (key: string) => View,
+  ): void {
     for (const p of this.manifest.params) {
       const t = p.type;
       if (t.shape.length === 0) {
@@ -383,7 +417,8 @@ export class ProgramLayout {
         }
         continue;
       }
-      if (x.format === 'dense') this.fail(`--input ${p.name}`, `'${p.name}' is ${t.format}: expected a sparse matrix, found a dense array`);
+      if (x.format === 'dense')
+        this.fail(`--input ${p.name}`, `'${p.name}' is ${t.format}: expected a sparse matrix, found a dense array`);
       const pat = patterns.get(p.name)!;
       for (const layout of ['csr', 'csc'] as const) {
         const ptrKey = `S:${p.name}:${layout}:ptr`;
@@ -407,14 +442,27 @@ export class ProgramLayout {
   inputKeys(regions: ReadonlyMap<string, RegionSpec>): string[] {
     const out: string[] = [];
     for (const p of this.manifest.params) {
-      const cand = p.type.shape.length === 0 || p.type.format === 'dense' ? [`D:${p.name}`] : (['csr', 'csc'] as const).flatMap((l) => [`S:${p.name}:${l}:ptr`, `S:${p.name}:${l}:idx`, `V:${p.name}:${l}`]);
+      const cand =
+        p.type.shape.length === 0 || p.type.format === 'dense'
+          ? [`D:${p.name}`]
+          : (['csr', 'csc'] as const).flatMap((l) => [
+              `S:${p.name}:${l}:ptr`,
+              `S:${p.name}:${l}:idx`,
+              `V:${p.name}:${l}`,
+            ]);
       for (const k of cand) if (regions.has(k)) out.push(k);
     }
     return out;
   }
 
   /** Result `name` as a runtime tensor, from its region(s). */
-  readResult(name: string, t: WasmValueType, dims: ReadonlyMap<string, number>, patterns: ReadonlyMap<string, Pattern>, viewOf: (key: string) => View): Tensor {
+  readResult(
+    name: string,
+    t: WasmValueType,
+    dims: ReadonlyMap<string, number>,
+    patterns: ReadonlyMap<string, Pattern>,
+    viewOf: (key: string) => View,
+  ): Tensor {
     if (t.format === 'dense' || t.shape.length < 2) {
       const shape = t.shape.map((d) => (typeof d === 'number' ? d : dims.get(d)!));
       return { format: 'dense', shape, data: readValues(viewOf(`D:${name}`)) };
@@ -448,7 +496,9 @@ export class ProgramLayout {
     const { buf } = this.outOf(o);
     if (buf.role !== 'values') return [];
     const from = buf.layout ?? 'csr';
-    return [...(this.layoutsOf.get(o.result) ?? [])].filter((to) => to !== from && has(`V:${o.result}:${to}`)).map((to) => ({ from, to, key: `V:${o.result}:${to}` }));
+    return [...(this.layoutsOf.get(o.result) ?? [])]
+      .filter((to) => to !== from && has(`V:${o.result}:${to}`))
+      .map((to) => ({ from, to, key: `V:${o.result}:${to}` }));
   }
 }
 

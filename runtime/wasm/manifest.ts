@@ -66,7 +66,8 @@ export interface WasmOp {
   rowLocal?: string[];
 }
 
-export type WasmStep = { kind: 'op'; op: string } | { kind: 'repeat'; id: string; count: number | { param: string }; body: WasmStep[] };
+export type WasmStep =
+  { kind: 'op'; op: string } | { kind: 'repeat'; id: string; count: number | { param: string }; body: WasmStep[] };
 
 export interface WasmManifest {
   format: 'dype-wasm-manifest';

@@ -57,13 +57,21 @@ export class WasmThreadPool {
     return this.workers.length + 1;
   }
 
-  static async create(module: WebAssembly.Module, memory: WebAssembly.Memory, exports: string[], threads: number): Promise<WasmThreadPool> {
+  static async create(
+    module: WebAssembly.Module,
+    memory: WebAssembly.Memory,
+    exports: string[],
+    threads: number,
+  ): Promise<WasmThreadPool> {
     const n = threads - 1;
     const sab = new SharedArrayBuffer(Math.max(1, n) * STRIDE * 4);
     const workers: Worker[] = [];
     const ready: Promise<void>[] = [];
     for (let w = 0; w < n; w++) {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, ctrl: sab, base: w * STRIDE, exports } });
+      const worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { module, memory, ctrl: sab, base: w * STRIDE, exports },
+      });
       worker.unref();
       ready.push(
         new Promise((res, rej) => {
@@ -85,7 +93,8 @@ export class WasmThreadPool {
     const c = this.ctrl;
     const f = this.fnIndex.get(fn);
     if (f === undefined) throw new Error(`wasm threads: unknown function ${fn}`);
-    if (args.length + 2 > MAX_ARGS) throw new Error(`wasm threads: ${fn} takes too many arguments for the control block`);
+    if (args.length + 2 > MAX_ARGS)
+      throw new Error(`wasm threads: ${fn} takes too many arguments for the control block`);
     const used: number[] = [];
     for (let w = 0; w < this.workers.length && w + 2 < cuts.length; w++) {
       const [lo, hi] = [cuts[w + 1]!, cuts[w + 2]!];

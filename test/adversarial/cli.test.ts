@@ -16,7 +16,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkTree } from '../../runtime/guards/tree.js';
 import type { GuardNode } from '../../runtime/guards/types.js';
-import { cleanup, example, freshDir, listDir, MM_COORD_REAL, runCliAsync, stackFrames, writeLines, type CliResult } from '../helpers/cli.js';
+import {
+  cleanup,
+  example,
+  freshDir,
+  listDir,
+  MM_COORD_REAL,
+  runCliAsync,
+  stackFrames,
+  writeLines,
+  type CliResult,
+} from '../helpers/cli.js';
 import { denseRowMatrix } from './inputs.js';
 
 const SPMV = example('spmv.dy');
@@ -29,12 +39,16 @@ const dir = freshDir('dype-adversarial-');
 afterAll(() => cleanup(dir));
 
 /** Writes a coordinate file into the working directory of the runs; returns its name there. */
-const coord = (name: string, size: string, entries: readonly string[]): string => (writeLines(dir, name, [MM_COORD_REAL, size, ...entries]), name);
+const coord = (name: string, size: string, entries: readonly string[]): string => (
+  writeLines(dir, name, [MM_COORD_REAL, size, ...entries]),
+  name
+);
 
 /** A square matrix as coordinate lines. */
 function mtxOf(name: string, m: ReturnType<typeof denseRowMatrix>): string {
   const lines: string[] = [];
-  for (let r = 0; r < m.rows; r++) for (let k = m.rowPtr[r]!; k < m.rowPtr[r + 1]!; k++) lines.push(`${r + 1} ${m.colIdx[k]! + 1} ${m.values[k]!}`);
+  for (let r = 0; r < m.rows; r++)
+    for (let k = m.rowPtr[r]!; k < m.rowPtr[r + 1]!; k++) lines.push(`${r + 1} ${m.colIdx[k]! + 1} ${m.values[k]!}`);
   return coord(name, `${m.rows} ${m.cols} ${m.values.length}`, lines);
 }
 
@@ -87,55 +101,131 @@ async function runs(args: readonly string[]): Promise<CliResult> {
 describe('dype run', () => {
   it.concurrent('one dense row among empty rows: spmv and gcn run, features finite', async () => {
     const A = FILES.denseRow();
-    const r = await runs(['run', SPMV, '--input', `A=${A}`, '--input', 'x=@ones', '--out', 'y=dense-row-y.mtx', '--json']);
+    const r = await runs([
+      'run',
+      SPMV,
+      '--input',
+      `A=${A}`,
+      '--input',
+      'x=@ones',
+      '--out',
+      'y=dense-row-y.mtx',
+      '--json',
+    ]);
     const j = JSON.parse(r.stdout) as { features: { A: Record<string, number | string> } };
-    for (const [k, v] of Object.entries(j.features.A)) if (k !== 'format' && k !== 'source') expect(Number.isFinite(v), k).toBe(true);
+    for (const [k, v] of Object.entries(j.features.A))
+      if (k !== 'format' && k !== 'source') expect(Number.isFinite(v), k).toBe(true);
     expect(j.features.A).toMatchObject({ row_len_max: 5, empty_row_fraction: 0.6 });
     expect(values(join(dir, 'dense-row-y.mtx'))).toEqual([0, 0, 15, 0, 3]);
-    await runs(['run', GCN, '--input', `A=${A}`, '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=4', '--param', 'h=4', '--param', 'c=4']);
+    await runs([
+      'run',
+      GCN,
+      '--input',
+      `A=${A}`,
+      '--input',
+      'X=@random',
+      '--input',
+      'W1=@random',
+      '--input',
+      'W2=@random',
+      '--param',
+      'f=4',
+      '--param',
+      'h=4',
+      '--param',
+      'c=4',
+    ]);
   });
 
   it.concurrent('every row empty, 1 x 1 and 0 x 0: spmv runs and says what it computed', async () => {
     await runs(['run', SPMV, '--input', `A=${FILES.empty()}`, '--input', 'x=@ones', '--out', 'y=empty-y.mtx']);
     expect(values(join(dir, 'empty-y.mtx'))).toEqual([0, 0, 0, 0, 0]);
-    await runs(['run', SPMV, '--input', `A=${FILES.one()}`, '--input', 'x=@const:2', '--out', 'y=one-y.mtx', '--backend', 'reference']);
+    await runs([
+      'run',
+      SPMV,
+      '--input',
+      `A=${FILES.one()}`,
+      '--input',
+      'x=@const:2',
+      '--out',
+      'y=one-y.mtx',
+      '--backend',
+      'reference',
+    ]);
     expect(values(join(dir, 'one-y.mtx'))).toEqual([5]);
     const z = await runs(['run', SPMV, '--input', `A=${FILES.zero()}`, '--input', 'x=@ones', '--out', 'y=zero-y.mtx']);
     expect(z.stdout).toMatch(/output y {6}0: no values -> zero-y\.mtx/);
     expect(values(join(dir, 'zero-y.mtx'))).toEqual([]);
   });
 
-  it.concurrent('2^31 - 1 columns: spmv refuses the x it needs (DY3031); a kernel without that vector runs', async () => {
-    const A = FILES.wide();
-    await fails(['run', SPMV, '--input', `A=${A}`, '--input', 'x=@ones'], /^--input x: error DY3031: @ones for dense<f32>\[2147483647\] would hold 2147483647 elements; at most 268435456 fit$/);
-    writeLines(dir, 'rowsum.dy', ['kernel rowsum(A: csr<f32>[m, n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j];', '}']);
-    const r = await runs(['run', 'rowsum.dy', '--input', `A=${A}`, '--out', 'y=wide-y.mtx', '--json']);
-    const j = JSON.parse(r.stdout) as { features: { A: { cols: number; density: number } }; dims: Record<string, number> };
-    expect(j.features.A.cols).toBe(2147483647);
-    expect(j.dims['n']).toBe(2147483647);
-    expect(Number.isFinite(j.features.A.density)).toBe(true);
-    expect(values(join(dir, 'wide-y.mtx'))).toEqual([1, 2, 7]);
-    await fails(['run', 'rowsum.dy', '--input', `A=${FILES.tall()}`], /^tall\.mtx: error DY3031: 2147483647 x 3 has too many rows for compressed storage \(at most 268435455\)$/);
-    await fails(['run', 'rowsum.dy', '--input', `A=${FILES.tooWide()}`], /^too-wide\.mtx:2: error DY3002: the column count 2147483648 exceeds the largest supported size 2147483647$/);
-  });
+  it.concurrent(
+    '2^31 - 1 columns: spmv refuses the x it needs (DY3031); a kernel without that vector runs',
+    async () => {
+      const A = FILES.wide();
+      await fails(
+        ['run', SPMV, '--input', `A=${A}`, '--input', 'x=@ones'],
+        /^--input x: error DY3031: @ones for dense<f32>\[2147483647\] would hold 2147483647 elements; at most 268435456 fit$/,
+      );
+      writeLines(dir, 'rowsum.dy', [
+        'kernel rowsum(A: csr<f32>[m, n]) -> (y: dense<f32>[m]) {',
+        '  y[i] = A[i, j];',
+        '}',
+      ]);
+      const r = await runs(['run', 'rowsum.dy', '--input', `A=${A}`, '--out', 'y=wide-y.mtx', '--json']);
+      const j = JSON.parse(r.stdout) as {
+        features: { A: { cols: number; density: number } };
+        dims: Record<string, number>;
+      };
+      expect(j.features.A.cols).toBe(2147483647);
+      expect(j.dims['n']).toBe(2147483647);
+      expect(Number.isFinite(j.features.A.density)).toBe(true);
+      expect(values(join(dir, 'wide-y.mtx'))).toEqual([1, 2, 7]);
+      await fails(
+        ['run', 'rowsum.dy', '--input', `A=${FILES.tall()}`],
+        /^tall\.mtx: error DY3031: 2147483647 x 3 has too many rows for compressed storage \(at most 268435455\)$/,
+      );
+      await fails(
+        ['run', 'rowsum.dy', '--input', `A=${FILES.tooWide()}`],
+        /^too-wide\.mtx:2: error DY3002: the column count 2147483648 exceeds the largest supported size 2147483647$/,
+      );
+    },
+  );
 
   it.concurrent('infinite values run and are counted; NaN text is refused with its line', async () => {
     const r = await runs(['run', SPMV, '--input', `A=${FILES.inf()}`, '--input', 'x=@ones', '--out', 'y=inf-y.mtx']);
     expect(r.stdout).toMatch(/output y {6}3: sum 2, min 2, max 2, 2 non-finite \(NaN or infinite\) -> inf-y\.mtx/);
     expect(values(join(dir, 'inf-y.mtx'))).toEqual([Infinity, NaN, 2]);
-    for (const [name, token] of [['nan1.mtx', 'nan'], ['nan2.mtx', 'NaN'], ['nan3.mtx', '-nan']] as const) {
+    for (const [name, token] of [
+      ['nan1.mtx', 'nan'],
+      ['nan2.mtx', 'NaN'],
+      ['nan3.mtx', '-nan'],
+    ] as const) {
       coord(name, '2 2 2', ['1 1 1', `2 2 ${token}`]);
-      await fails(['run', SPMV, '--input', `A=${name}`, '--input', 'x=@ones'], new RegExp(`^${name.replace('.', '\\.')}:4: error DY3006: the value is NaN \\("${token}"\\); expected a number \\(inf and -inf are allowed\\)$`));
+      await fails(
+        ['run', SPMV, '--input', `A=${name}`, '--input', 'x=@ones'],
+        new RegExp(
+          `^${name.replace('.', '\\.')}:4: error DY3006: the value is NaN \\("${token}"\\); expected a number \\(inf and -inf are allowed\\)$`,
+        ),
+      );
     }
   });
 
   it.concurrent('negative and zero sizes: one DY3002 at the size line', async () => {
     coord('neg.mtx', '-3 3 1', ['1 1 1']);
-    await fails(['run', SPMV, '--input', 'A=neg.mtx', '--input', 'x=@ones'], /^neg\.mtx:2: error DY3002: expected the size line "rows cols entries" \(three non-negative integers\), found "-3 3 1"$/);
+    await fails(
+      ['run', SPMV, '--input', 'A=neg.mtx', '--input', 'x=@ones'],
+      /^neg\.mtx:2: error DY3002: expected the size line "rows cols entries" \(three non-negative integers\), found "-3 3 1"$/,
+    );
     coord('zero-entries.mtx', '0 0 1', ['1 1 1']);
-    await fails(['run', SPMV, '--input', 'A=zero-entries.mtx', '--input', 'x=@ones'], /^zero-entries\.mtx:2: error DY3002: the size line declares 1 entries, more than the 0 positions of a 0 x 0 matrix$/);
+    await fails(
+      ['run', SPMV, '--input', 'A=zero-entries.mtx', '--input', 'x=@ones'],
+      /^zero-entries\.mtx:2: error DY3002: the size line declares 1 entries, more than the 0 positions of a 0 x 0 matrix$/,
+    );
     coord('zero-cols.mtx', '3 0 1', ['1 1 1']);
-    await fails(['run', SPMV, '--input', 'A=zero-cols.mtx', '--input', 'x=@ones'], /^zero-cols\.mtx:2: error DY3002: the size line declares 1 entries, more than the 0 positions of a 3 x 0 matrix$/);
+    await fails(
+      ['run', SPMV, '--input', 'A=zero-cols.mtx', '--input', 'x=@ones'],
+      /^zero-cols\.mtx:2: error DY3002: the size line declares 1 entries, more than the 0 positions of a 3 x 0 matrix$/,
+    );
   });
 });
 
@@ -152,12 +242,20 @@ function record(j: ProjectJson): Record<string, number> {
   const r: Record<string, number> = {};
   for (const [k, v] of Object.entries(j.features.A)) if (typeof v === 'number') r[`A.${camel(k)}`] = v;
   for (const [k, v] of Object.entries(j.dims)) r[`dim.${k}`] = v;
-  for (const k of ['A.rows', 'A.nnz', 'A.rowLenMax', 'A.rowLenCv', 'A.top1PctNnzShare', 'A.emptyRowFraction']) expect(r[k], k).toBeTypeOf('number');
+  for (const k of ['A.rows', 'A.nnz', 'A.rowLenMax', 'A.rowLenCv', 'A.top1PctNnzShare', 'A.emptyRowFraction'])
+    expect(r[k], k).toBeTypeOf('number');
   return r;
 }
 
 interface PlanJson {
-  kernels: Record<string, { objective: string; guards: Record<string, { tree: GuardNode; ranges: Record<string, [number, number]> }>; partitionIds: Record<string, number[]> }>;
+  kernels: Record<
+    string,
+    {
+      objective: string;
+      guards: Record<string, { tree: GuardNode; ranges: Record<string, [number, number]> }>;
+      partitionIds: Record<string, number[]>;
+    }
+  >;
 }
 
 /**
@@ -170,46 +268,82 @@ function exactPick(planPath: string, kernel: string, rec: Record<string, number>
   const g = k.guards[k.objective]!;
   const table = k.partitionIds[k.objective]!;
   const w = walkTree(g.tree, (key) => rec[key]) as { leaf: number; also?: number[] };
-  const inRange = Object.entries(g.ranges).every(([key, [lo, hi]]) => rec[key] === undefined || (rec[key]! >= lo - Math.abs(lo) * 1e-9 && rec[key]! <= hi + Math.abs(hi) * 1e-9));
+  const inRange = Object.entries(g.ranges).every(
+    ([key, [lo, hi]]) =>
+      rec[key] === undefined || (rec[key]! >= lo - Math.abs(lo) * 1e-9 && rec[key]! <= hi + Math.abs(hi) * 1e-9),
+  );
   return { ids: [w.leaf, ...(w.also ?? [])].map((i) => table[i]!), inRange };
 }
 
 describe.skipIf(!HAVE_DATA)('dype run --project (spmv: its partitions all run on the CPU)', () => {
   const out = join(dir, 'spmv-project');
   beforeAll(async () => {
-    const c = await runCliAsync(['compile', SPMV, '-o', out, '--targets', 'wasm,runtime', '--profile', `A=${join(M, 'cage8.mtx')}`, '--profile', `A=${join(M, 'jazz.mtx')}`], { timeoutMs: 120_000 });
+    const c = await runCliAsync(
+      [
+        'compile',
+        SPMV,
+        '-o',
+        out,
+        '--targets',
+        'wasm,runtime',
+        '--profile',
+        `A=${join(M, 'cage8.mtx')}`,
+        '--profile',
+        `A=${join(M, 'jazz.mtx')}`,
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(c.status, c.stderr).toBe(0);
   }, 130_000);
 
-  it.concurrent('dense row, empty, 1 x 1, 0 x 0, infinite values: the guards decide, explained; y = A x', async () => {
-    mtxOf('dense-row-4000.mtx', denseRowMatrix(4000, 384, 1234));
-    for (const [file, want] of [
-      [FILES.denseRow(), [0, 0, 15, 0, 3]],
-      ['dense-row-4000.mtx', undefined],
-      [FILES.empty(), [0, 0, 0, 0, 0]],
-      [FILES.one(), [2.5]],
-      [FILES.zero(), []],
-      [FILES.inf(), [Infinity, NaN, 2]],
-    ] as const) {
-      const y = join(dir, `project-${file.replace(/.*\//, '')}`);
-      const r = await runs(['run', SPMV, '--project', out, '--input', `A=${file}`, '--input', 'x=@ones', '--out', `y=${y}`, '--json']);
-      const j = JSON.parse(r.stdout) as ProjectJson;
-      expect(j.partition.source, file).toMatch(/^auto: the project's (\w+ )?guards/);
-      for (const [k, v] of Object.entries(record(j))) expect(Number.isFinite(v), `${file}: ${k}`).toBe(true);
-      const pick = exactPick(join(out, 'plan.json'), 'spmv', record(j));
-      if (pick.inRange) {
-        expect(j.partition.source, file).not.toMatch(/re-planned/);
-        expect(pick.ids, `${file}: ${j.partition.source}`).toContain(j.partition.id);
-      } else expect(j.partition.source, file).toMatch(/outside the guards' ranges: .*re-planned/);
-      if (want) expect(values(y), file).toEqual(want);
-      expect(j.summary.y!.nonfinite).toBe(want?.filter((v) => !Number.isFinite(v)).length ?? 0);
-    }
-    const t = await runs(['run', SPMV, '--project', out, '--input', `A=${FILES.inf()}`, '--input', 'x=@ones']);
-    expect(t.stdout).toMatch(/2 non-finite \(NaN or infinite\)/);
-  }, 120_000);
+  it.concurrent(
+    'dense row, empty, 1 x 1, 0 x 0, infinite values: the guards decide, explained; y = A x',
+    async () => {
+      mtxOf('dense-row-4000.mtx', denseRowMatrix(4000, 384, 1234));
+      for (const [file, want] of [
+        [FILES.denseRow(), [0, 0, 15, 0, 3]],
+        ['dense-row-4000.mtx', undefined],
+        [FILES.empty(), [0, 0, 0, 0, 0]],
+        [FILES.one(), [2.5]],
+        [FILES.zero(), []],
+        [FILES.inf(), [Infinity, NaN, 2]],
+      ] as const) {
+        const y = join(dir, `project-${file.replace(/.*\//, '')}`);
+        const r = await runs([
+          'run',
+          SPMV,
+          '--project',
+          out,
+          '--input',
+          `A=${file}`,
+          '--input',
+          'x=@ones',
+          '--out',
+          `y=${y}`,
+          '--json',
+        ]);
+        const j = JSON.parse(r.stdout) as ProjectJson;
+        expect(j.partition.source, file).toMatch(/^auto: the project's (\w+ )?guards/);
+        for (const [k, v] of Object.entries(record(j))) expect(Number.isFinite(v), `${file}: ${k}`).toBe(true);
+        const pick = exactPick(join(out, 'plan.json'), 'spmv', record(j));
+        if (pick.inRange) {
+          expect(j.partition.source, file).not.toMatch(/re-planned/);
+          expect(pick.ids, `${file}: ${j.partition.source}`).toContain(j.partition.id);
+        } else expect(j.partition.source, file).toMatch(/outside the guards' ranges: .*re-planned/);
+        if (want) expect(values(y), file).toEqual(want);
+        expect(j.summary.y!.nonfinite).toBe(want?.filter((v) => !Number.isFinite(v)).length ?? 0);
+      }
+      const t = await runs(['run', SPMV, '--project', out, '--input', `A=${FILES.inf()}`, '--input', 'x=@ones']);
+      expect(t.stdout).toMatch(/2 non-finite \(NaN or infinite\)/);
+    },
+    120_000,
+  );
 
   it.concurrent('2^31 - 1 columns: DY3031 for x, nothing written', async () => {
-    await fails(['run', SPMV, '--project', out, '--input', `A=${FILES.wide()}`, '--input', 'x=@ones'], /^--input x: error DY3031/);
+    await fails(
+      ['run', SPMV, '--project', out, '--input', `A=${FILES.wide()}`, '--input', 'x=@ones'],
+      /^--input x: error DY3031/,
+    );
   });
 });
 
@@ -217,7 +351,24 @@ describe.skipIf(!HAVE_GXX)('dype run --project --emulate (gcn: CPU, GPU and FPGA
   const out = join(dir, 'gcn-project');
   const dims = ['--param', 'f=16', '--param', 'h=16', '--param', 'c=16'];
   beforeAll(async () => {
-    const c = await runCliAsync(['compile', GCN, '-o', out, '--targets', 'wasm,cuda,hls,runtime', ...['cora.cites', 'ca-GrQc.mtx', 'jazz.mtx'].flatMap((m) => ['--profile', `A=${join(M, m)}`]), '--profile', 'f=16', '--profile', 'h=16', '--profile', 'c=16'], { timeoutMs: 120_000 });
+    const c = await runCliAsync(
+      [
+        'compile',
+        GCN,
+        '-o',
+        out,
+        '--targets',
+        'wasm,cuda,hls,runtime',
+        ...['cora.cites', 'ca-GrQc.mtx', 'jazz.mtx'].flatMap((m) => ['--profile', `A=${join(M, m)}`]),
+        '--profile',
+        'f=16',
+        '--profile',
+        'h=16',
+        '--profile',
+        'c=16',
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(c.status, c.stderr).toBe(0);
     const b = await runCliAsync(['build', out, '--emulate'], { timeoutMs: 300_000 });
     expect(b.status, b.stderr).toBe(0);
@@ -226,7 +377,23 @@ describe.skipIf(!HAVE_GXX)('dype run --project --emulate (gcn: CPU, GPU and FPGA
   it('a 384-entry row among 4000 short rows, one dense row among empty rows, infinite values: the pick the exact features give', async () => {
     const big = mtxOf('gcn-dense-row-4000.mtx', denseRowMatrix(4000, 384, 1234));
     for (const file of [big, FILES.denseRow(), FILES.empty(), FILES.inf()]) {
-      const r = await runs(['run', GCN, '--project', out, '--emulate', '--input', `A=${file}`, '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', ...dims, '--json']);
+      const r = await runs([
+        'run',
+        GCN,
+        '--project',
+        out,
+        '--emulate',
+        '--input',
+        `A=${file}`,
+        '--input',
+        'X=@random',
+        '--input',
+        'W1=@random',
+        '--input',
+        'W2=@random',
+        ...dims,
+        '--json',
+      ]);
       const j = JSON.parse(r.stdout) as ProjectJson;
       const pick = exactPick(join(out, 'plan.json'), 'gcn', record(j));
       if (pick.inRange) {

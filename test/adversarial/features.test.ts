@@ -35,7 +35,8 @@ const CASES: [string, () => CsrMatrix][] = [
 ];
 
 const finite = (what: string, f: object): void => {
-  for (const [k, v] of Object.entries(f)) if (k !== 'format') expect(Number.isFinite(v), `${what}: ${k} = ${String(v)}`).toBe(true);
+  for (const [k, v] of Object.entries(f))
+    if (k !== 'format') expect(Number.isFinite(v), `${what}: ${k} = ${String(v)}`).toBe(true);
 };
 
 describe('features of adversarial inputs', () => {
@@ -46,7 +47,16 @@ describe('features of adversarial inputs', () => {
       finite(`${name} exact`, exact);
       // CSC and COO count rows instead of reading pointers: the same tier 0 and 1.
       const { format: _f, ...viaCoo } = features(asCoo(A), 1);
-      const { format: _g, sampledRows: _s, sampledEntries: _e, colSpanMean: _c, bandwidthEstimate: _b, bandwidthEstimateNorm: _n, localityScore: _l, ...exact01 } = exact;
+      const {
+        format: _g,
+        sampledRows: _s,
+        sampledEntries: _e,
+        colSpanMean: _c,
+        bandwidthEstimate: _b,
+        bandwidthEstimateNorm: _n,
+        localityScore: _l,
+        ...exact01
+      } = exact;
       expect(viaCoo).toEqual(exact01);
       const q = quickFeatures(A);
       finite(`${name} sampled`, q);
@@ -56,19 +66,77 @@ describe('features of adversarial inputs', () => {
       // The longest row is found by the search of the unsampled rows when no block holds it.
       expect(q.rowLenMax, 'rowLenMax').toBe(exact.rowLenMax);
       expect(Math.abs(q.rowLenCv - exact.rowLenCv), 'rowLenCv').toBeLessThanOrEqual(0.05 * exact.rowLenCv + 1e-12);
-      expect(Math.abs(q.top1PctNnzShare - exact.top1PctNnzShare), 'top1PctNnzShare').toBeLessThanOrEqual(0.05 * exact.top1PctNnzShare + 0.005);
+      expect(Math.abs(q.top1PctNnzShare - exact.top1PctNnzShare), 'top1PctNnzShare').toBeLessThanOrEqual(
+        0.05 * exact.top1PctNnzShare + 0.005,
+      );
       expect(Math.abs(q.emptyRowFraction - exact.emptyRowFraction), 'emptyRowFraction').toBeLessThanOrEqual(0.02);
     });
 
   it('empty shapes give the defined values (docs/FEATURES.md), never NaN', () => {
     const empty = features(emptyMatrix(5, 5), 2);
-    expect(empty).toMatchObject({ nnz: 0, density: 0, rowLenMean: 0, rowLenMax: 0, rowLenMin: 0, rowLenCv: 0, rowLenGini: 0, emptyRowFraction: 1, top1PctNnzShare: 0, colSpanMean: 0, bandwidthEstimate: 0, localityScore: 0 });
-    for (const [r, c] of [[0, 0], [0, 5]] as const)
-      expect(features(emptyMatrix(r, c), 2), `${r} x ${c}`).toMatchObject({ density: 0, rowLenMean: 0, rowLenMax: 0, rowLenCv: 0, rowLenGini: 0, emptyRowFraction: 0, top1PctNnzShare: 0, localityScore: 0, bandwidthEstimateNorm: 0 });
-    expect(features(emptyMatrix(5, 0), 1)).toMatchObject({ density: 0, rowLenMean: 0, emptyRowFraction: 1, rowLenCv: 0 });
-    expect(quickFeatures(emptyMatrix(0, 0))).toEqual({ rows: 0, cols: 0, nnz: 0, rowLenMean: 0, rowLenMax: 0, rowLenCv: 0, emptyRowFraction: 0, top1PctNnzShare: 0, sampledRows: 0, localityScore: 0 });
-    expect(quickFeatures(emptyMatrix(100_000, 100_000))).toMatchObject({ rowLenMean: 0, rowLenMax: 0, rowLenCv: 0, emptyRowFraction: 1, top1PctNnzShare: 0, localityScore: 0 });
-    expect(features(csrOf(1, 1, [[0]]), 1)).toMatchObject({ density: 1, rowLenMean: 1, rowLenCv: 0, rowLenGini: 0, emptyRowFraction: 0, top1PctNnzShare: 1 });
+    expect(empty).toMatchObject({
+      nnz: 0,
+      density: 0,
+      rowLenMean: 0,
+      rowLenMax: 0,
+      rowLenMin: 0,
+      rowLenCv: 0,
+      rowLenGini: 0,
+      emptyRowFraction: 1,
+      top1PctNnzShare: 0,
+      colSpanMean: 0,
+      bandwidthEstimate: 0,
+      localityScore: 0,
+    });
+    for (const [r, c] of [
+      [0, 0],
+      [0, 5],
+    ] as const)
+      expect(features(emptyMatrix(r, c), 2), `${r} x ${c}`).toMatchObject({
+        density: 0,
+        rowLenMean: 0,
+        rowLenMax: 0,
+        rowLenCv: 0,
+        rowLenGini: 0,
+        emptyRowFraction: 0,
+        top1PctNnzShare: 0,
+        localityScore: 0,
+        bandwidthEstimateNorm: 0,
+      });
+    expect(features(emptyMatrix(5, 0), 1)).toMatchObject({
+      density: 0,
+      rowLenMean: 0,
+      emptyRowFraction: 1,
+      rowLenCv: 0,
+    });
+    expect(quickFeatures(emptyMatrix(0, 0))).toEqual({
+      rows: 0,
+      cols: 0,
+      nnz: 0,
+      rowLenMean: 0,
+      rowLenMax: 0,
+      rowLenCv: 0,
+      emptyRowFraction: 0,
+      top1PctNnzShare: 0,
+      sampledRows: 0,
+      localityScore: 0,
+    });
+    expect(quickFeatures(emptyMatrix(100_000, 100_000))).toMatchObject({
+      rowLenMean: 0,
+      rowLenMax: 0,
+      rowLenCv: 0,
+      emptyRowFraction: 1,
+      top1PctNnzShare: 0,
+      localityScore: 0,
+    });
+    expect(features(csrOf(1, 1, [[0]]), 1)).toMatchObject({
+      density: 1,
+      rowLenMean: 1,
+      rowLenCv: 0,
+      rowLenGini: 0,
+      emptyRowFraction: 0,
+      top1PctNnzShare: 1,
+    });
   });
 
   it('2^31 - 1 columns: tier 0 and the shape-relative features stay finite and in range', () => {
@@ -89,10 +157,38 @@ describe('features of adversarial inputs', () => {
   });
 
   it('malformed row pointers are a RangeError, not NaN features', () => {
-    const shortPtr: CsrMatrix = { format: 'csr', rows: 10, cols: 3, rowPtr: new Int32Array([0, 1, 2]), colIdx: new Int32Array([0, 1]), values: new Float64Array(2) };
-    const decreasing: CsrMatrix = { format: 'csr', rows: 3, cols: 3, rowPtr: new Int32Array([0, 2, 1, 3]), colIdx: new Int32Array([0, 1, 2]), values: new Float64Array(3) };
-    const backwards: CsrMatrix = { format: 'csr', rows: 2, cols: 3, rowPtr: new Int32Array([3, 1, 0]), colIdx: new Int32Array(3), values: new Float64Array(3) };
-    const negative: CsrMatrix = { format: 'csr', rows: -1, cols: 3, rowPtr: new Int32Array([0]), colIdx: new Int32Array(0), values: new Float64Array(0) };
+    const shortPtr: CsrMatrix = {
+      format: 'csr',
+      rows: 10,
+      cols: 3,
+      rowPtr: new Int32Array([0, 1, 2]),
+      colIdx: new Int32Array([0, 1]),
+      values: new Float64Array(2),
+    };
+    const decreasing: CsrMatrix = {
+      format: 'csr',
+      rows: 3,
+      cols: 3,
+      rowPtr: new Int32Array([0, 2, 1, 3]),
+      colIdx: new Int32Array([0, 1, 2]),
+      values: new Float64Array(3),
+    };
+    const backwards: CsrMatrix = {
+      format: 'csr',
+      rows: 2,
+      cols: 3,
+      rowPtr: new Int32Array([3, 1, 0]),
+      colIdx: new Int32Array(3),
+      values: new Float64Array(3),
+    };
+    const negative: CsrMatrix = {
+      format: 'csr',
+      rows: -1,
+      cols: 3,
+      rowPtr: new Int32Array([0]),
+      colIdx: new Int32Array(0),
+      values: new Float64Array(0),
+    };
     for (const m of [shortPtr, decreasing, backwards]) {
       expect(() => rowLengthStats(m.rowPtr, m.rows)).toThrow(RangeError);
       expect(() => sampledRowStats(m)).toThrow(RangeError);

@@ -10,7 +10,12 @@ import type { CooMatrix, CsrMatrix } from '../../runtime/tensor.js';
 export const MAX_COLS = 2147483647;
 
 /** A CSR matrix from explicit rows of (sorted, distinct) column indices; values 1 unless given. */
-export function csrOf(rows: number, cols: number, byRow: readonly (readonly number[])[], values?: readonly number[]): CsrMatrix {
+export function csrOf(
+  rows: number,
+  cols: number,
+  byRow: readonly (readonly number[])[],
+  values?: readonly number[],
+): CsrMatrix {
   const rowPtr = new Int32Array(rows + 1);
   const colIdx: number[] = [];
   for (let r = 0; r < rows; r++) {

@@ -36,14 +36,32 @@ describe('the cost model on adversarial inputs', () => {
         for (const [name, make] of INPUTS) {
           const A = make();
           if (ex === 'gcn' && A.rows !== A.cols) continue;
-          const dims = ex === 'spmv' ? new Map([['m', A.rows], ['n', A.cols]]) : new Map([['n', A.rows], ['f', 16], ['h', 16], ['c', 16]]);
-          const problem = bindProblem(spec, { sparse: new Map([['A', sparseFeaturesOf(A, 2)]]), dims, scalars: new Map() });
+          const dims =
+            ex === 'spmv'
+              ? new Map([
+                  ['m', A.rows],
+                  ['n', A.cols],
+                ])
+              : new Map([
+                  ['n', A.rows],
+                  ['f', 16],
+                  ['h', 16],
+                  ['c', 16],
+                ]);
+          const problem = bindProblem(spec, {
+            sparse: new Map([['A', sparseFeaturesOf(A, 2)]]),
+            dims,
+            scalars: new Map(),
+          });
           for (const o of ['throughput', 'latency', 'energy'] as const) {
             const { pareto } = planPareto(system(s), problem, goal(o));
             if (pareto.length === 0) bad.push(`${s} ${name} ${o}: no mapping`);
             for (const m of pareto) {
-              for (const [k, v] of Object.entries(m)) if (typeof v === 'number' && !Number.isFinite(v)) bad.push(`${s} ${name} ${o}: ${k} = ${v}`);
-              for (const st of m.stages) for (const [k, v] of Object.entries(st)) if (typeof v === 'number' && !Number.isFinite(v)) bad.push(`${s} ${name} ${o}: stage ${k} = ${v}`);
+              for (const [k, v] of Object.entries(m))
+                if (typeof v === 'number' && !Number.isFinite(v)) bad.push(`${s} ${name} ${o}: ${k} = ${v}`);
+              for (const st of m.stages)
+                for (const [k, v] of Object.entries(st))
+                  if (typeof v === 'number' && !Number.isFinite(v)) bad.push(`${s} ${name} ${o}: stage ${k} = ${v}`);
             }
           }
         }

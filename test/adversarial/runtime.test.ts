@@ -25,7 +25,15 @@ import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/
 import type { RuntimeConfig, RuntimeInputs } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
 import { closeBackends, WasmStageBackend, type StageBackends } from '../../runtime/exec/index.js';
-import { buildGuards, featureRecord, partitionLabel, sampleBindings, sparseFeaturesOf, walkTree, type GuardPlan } from '../../runtime/guards/index.js';
+import {
+  buildGuards,
+  featureRecord,
+  partitionLabel,
+  sampleBindings,
+  sparseFeaturesOf,
+  walkTree,
+  type GuardPlan,
+} from '../../runtime/guards/index.js';
 import type { StageChoice } from '../../runtime/plan/dp.js';
 import { Rng } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
@@ -35,7 +43,16 @@ import { specOf } from '../helpers/compile.js';
 import { goal } from '../helpers/goal.js';
 import { loopback } from '../helpers/loopback.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
-import { asCoo, csrOf, denseRowMatrix, emptyMatrix, MAX_COLS, nonFiniteMatrix, spmvReference, wideMatrix } from './inputs.js';
+import {
+  asCoo,
+  csrOf,
+  denseRowMatrix,
+  emptyMatrix,
+  MAX_COLS,
+  nonFiniteMatrix,
+  spmvReference,
+  wideMatrix,
+} from './inputs.js';
 
 const SYS = system('paper-1g1f');
 
@@ -109,12 +126,29 @@ describe('spmv under guards over CPU, GPU and FPGA partitions', () => {
     kernel = loopKernel(src, 'spmv.dy');
     const profiles = ['karate.mtx', 'cage8.mtx', 'jazz.mtx'].map((f) => {
       const g = graph(f);
-      return { sparse: new Map([['A', sparseFeaturesOf(g, 2)]]), dims: new Map([['m', g.rows], ['n', g.cols]]), scalars: new Map<string, number>() };
+      return {
+        sparse: new Map([['A', sparseFeaturesOf(g, 2)]]),
+        dims: new Map([
+          ['m', g.rows],
+          ['n', g.cols],
+        ]),
+        scalars: new Map<string, number>(),
+      };
     });
     // A built plan (its fields as this build records them), its partitions, tree and ranges written out here.
-    const built = buildGuards(spec, SYS, sampleBindings(profiles, { perProfile: 4, shapeDims: { A: ['m', 'n'] } }), goal('throughput'));
+    const built = buildGuards(
+      spec,
+      SYS,
+      sampleBindings(profiles, { perProfile: 4, shapeDims: { A: ['m', 'n'] } }),
+      goal('throughput'),
+    );
     const on = (device: string): StageChoice[] => [{ start: 0, end: 1, device, count: 1 }];
-    const partitions = ['cpu', 'gpu', 'fpga'].map((d, id) => ({ id, choices: on(d), label: partitionLabel(spec, on(d)), fallbacks: [0, 1, 2].filter((j) => j !== id) }));
+    const partitions = ['cpu', 'gpu', 'fpga'].map((d, id) => ({
+      id,
+      choices: on(d),
+      label: partitionLabel(spec, on(d)),
+      fallbacks: [0, 1, 2].filter((j) => j !== id),
+    }));
     // Short rows: CPU when small, GPU otherwise; a long row: GPU when the lengths are even enough, else FPGA.
     const tree: GuardPlan['tree'] = {
       feature: 'A.rowLenMax',
@@ -123,11 +157,21 @@ describe('spmv under guards over CPU, GPU and FPGA partitions', () => {
       le: { feature: 'A.nnz', tier: 0, threshold: 1000, le: { leaf: 0 }, gt: { leaf: 1 } },
       gt: { feature: 'A.rowLenCv', tier: 1, threshold: 1, le: { leaf: 1 }, gt: { leaf: 2 } },
     };
-    const ranges: GuardPlan['ranges'] = { 'A.rows': [1, 1e6], 'A.cols': [1, 1e6], 'A.nnz': [1, 1e7], 'dim.m': [1, 1e6], 'dim.n': [1, 1e6] };
+    const ranges: GuardPlan['ranges'] = {
+      'A.rows': [1, 1e6],
+      'A.cols': [1, 1e6],
+      'A.nnz': [1, 1e7],
+      'dim.m': [1, 1e6],
+      'dim.n': [1, 1e6],
+    };
     plan = { ...built, partitions, tree, ranges };
     const { binary, manifest } = await compileWasm(kernel);
     config = throughputConfig(kernel, spec, manifest, plan);
-    backends = { cpu: await WasmStageBackend.create(binary, manifest), gpu: await loopback('gpu', binary, manifest), fpga: await loopback('fpga', binary, manifest) };
+    backends = {
+      cpu: await WasmStageBackend.create(binary, manifest),
+      gpu: await loopback('gpu', binary, manifest),
+      fpga: await loopback('fpga', binary, manifest),
+    };
   }, 60_000);
   afterAll(() => backends && closeBackends(backends));
 
@@ -138,7 +182,14 @@ describe('spmv under guards over CPU, GPU and FPGA partitions', () => {
       const rt = runtime();
       const e = rt.explain({ A, x });
       allFinite(e.features);
-      const exact = featureRecord({ sparse: new Map([['A', sparseFeaturesOf(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() });
+      const exact = featureRecord({
+        sparse: new Map([['A', sparseFeaturesOf(A, 2)]]),
+        dims: new Map([
+          ['m', A.rows],
+          ['n', A.cols],
+        ]),
+        scalars: new Map(),
+      });
       allFinite(exact);
       const outside = Object.entries(plan.ranges).filter(([k, [lo, hi]]) => exact[k]! < lo || exact[k]! > hi);
       expect(e.inRange, e.reason).toBe(outside.length === 0);
@@ -160,26 +211,57 @@ describe('spmv under guards over CPU, GPU and FPGA partitions', () => {
   it('2^31 - 1 columns: x would need 2^31 - 1 elements, refused with DY3031 before anything reads it', async () => {
     const A = wideMatrix();
     // A stand-in of the right length whose storage is never touched (lazily mapped): the check reads its length.
-    const x = { format: 'dense', shape: [MAX_COLS], data: new Uint8Array(MAX_COLS) as unknown as Float64Array } as DenseTensor;
+    const x = {
+      format: 'dense',
+      shape: [MAX_COLS],
+      data: new Uint8Array(MAX_COLS) as unknown as Float64Array,
+    } as DenseTensor;
     const rt = runtime();
     expect(await codeOf(() => rt.explain({ A, x }))).toBe('DY3031');
     expect(await codeOf(() => rt.run({ A, x }))).toBe('DY3031');
-    expect(() => rt.explain({ A, x })).toThrow(/input x of kernel spmv: error DY3031: a dense \[2147483647\] tensor of 2147483647 elements; at most 268435456 fit/);
+    expect(() => rt.explain({ A, x })).toThrow(
+      /input x of kernel spmv: error DY3031: a dense \[2147483647\] tensor of 2147483647 elements; at most 268435456 fit/,
+    );
     rt.close();
   });
 
   it('hand-made tensors whose arrays disagree: DY3051 naming the input, before or while laying it out', async () => {
     const rt = runtime();
     const x3 = vec(3, 2);
-    const csr = (rows: number, cols: number, rowPtr: number[], colIdx: number[], values = colIdx.length): CsrMatrix => ({ format: 'csr', rows, cols, rowPtr: new Int32Array(rowPtr), colIdx: new Int32Array(colIdx), values: new Float64Array(values) });
+    const csr = (
+      rows: number,
+      cols: number,
+      rowPtr: number[],
+      colIdx: number[],
+      values = colIdx.length,
+    ): CsrMatrix => ({
+      format: 'csr',
+      rows,
+      cols,
+      rowPtr: new Int32Array(rowPtr),
+      colIdx: new Int32Array(colIdx),
+      values: new Float64Array(values),
+    });
     const decide: [string, RuntimeInputs, RegExp][] = [
       ['row pointers shorter than rows + 1', { A: csr(3, 3, [0, 1], [0]), x: x3 }, /rowPtr has 2 entries/],
-      ['row pointers past the entries', { A: csr(3, 3, [0, 1, 2, 4], [0, 1, 2]), x: x3 }, /rowPtr must run from 0 to nnz = 3/],
-      ['fewer values than column indices', { A: csr(3, 3, [0, 1, 2, 3], [0, 1, 2], 1), x: x3 }, /with 1 values needs 1/],
+      [
+        'row pointers past the entries',
+        { A: csr(3, 3, [0, 1, 2, 4], [0, 1, 2]), x: x3 },
+        /rowPtr must run from 0 to nnz = 3/,
+      ],
+      [
+        'fewer values than column indices',
+        { A: csr(3, 3, [0, 1, 2, 3], [0, 1, 2], 1), x: x3 },
+        /with 1 values needs 1/,
+      ],
       ['negative rows', { A: csr(-1, 3, [0], []), x: x3 }, /rows and cols must be integers/],
       ['fractional columns', { A: csr(2, 2.5, [0, 0, 0], []), x: x3 }, /rows and cols must be integers/],
       ['pointers that decrease', { A: csr(3, 3, [0, 2, 1, 3], [0, 1, 2]), x: x3 }, /not non-decreasing/],
-      ['a dense shape its data does not fill', { A: csrOf(3, 3, [[0], [1], [2]]), x: { format: 'dense', shape: [3, 2], data: new Float64Array(3) } }, /shape \[3, 2\] holds 6 elements, but data has 3/],
+      [
+        'a dense shape its data does not fill',
+        { A: csrOf(3, 3, [[0], [1], [2]]), x: { format: 'dense', shape: [3, 2], data: new Float64Array(3) } },
+        /shape \[3, 2\] holds 6 elements, but data has 3/,
+      ],
     ];
     for (const [what, inputs, msg] of decide) {
       expect(await codeOf(() => rt.explain(inputs)), what).toBe('DY3051');
@@ -205,7 +287,11 @@ describe('gcn under guards built from real graphs', () => {
   const F = 8;
   const inputsOf = (A: Tensor, n: number): Record<string, Tensor> => {
     const rng = new Rng(n + 1);
-    const mat = (r: number, c: number): DenseTensor => ({ format: 'dense', shape: [r, c], data: Float64Array.from({ length: r * c }, () => rng.uniform(-1, 1)) });
+    const mat = (r: number, c: number): DenseTensor => ({
+      format: 'dense',
+      shape: [r, c],
+      data: Float64Array.from({ length: r * c }, () => rng.uniform(-1, 1)),
+    });
     return { A, X: mat(n, F), W1: mat(F, 32), W2: mat(32, 16) };
   };
 
@@ -219,12 +305,17 @@ describe('gcn under guards built from real graphs', () => {
       allFinite(sampled.features);
       allFinite(exact.features);
       expect(sampled.inRange, `${sampled.reason} / ${exact.reason}`).toBe(exact.inRange);
-      expect(sampled.selected.id, `sampled: ${sampled.path.join(' -> ')}; exact: ${exact.path.join(' -> ')}`).toBe(exact.selected.id);
+      expect(sampled.selected.id, `sampled: ${sampled.path.join(' -> ')}; exact: ${exact.path.join(' -> ')}`).toBe(
+        exact.selected.id,
+      );
       if (A.rows <= 4000) {
         const r = await rt.run(ins);
         expect(r.partition.id).toBe(sampled.selected.id);
         if (A.rows <= 5) {
-          const ref = interpretKernel(fx.kernel, { tensors: new Map(Object.entries(ins)), scalars: new Map() }).outputs.get('Y') as DenseTensor;
+          const ref = interpretKernel(fx.kernel, {
+            tensors: new Map(Object.entries(ins)),
+            scalars: new Map(),
+          }).outputs.get('Y') as DenseTensor;
           expectOutputs((r.outputs.get('Y') as DenseTensor).data, ref.data, `${name}: Y`);
         }
       }

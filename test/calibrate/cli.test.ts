@@ -62,7 +62,9 @@ describe('dype calibrate --quick', () => {
     expect(j.fitted.determined['parallel_efficiency']).toBe(false);
     expect(new Set(j.fit_rows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm16', 'spmm32']));
     expect(j.fit_rows.every((x) => x.threads === 1)).toBe(true);
-    expect(j.rows.map((x) => `${x.matrix}/${x.kernel}`)).toEqual(['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'].flatMap((m) => [`${m}/spmv`, `${m}/spmm16`]));
+    expect(j.rows.map((x) => `${x.matrix}/${x.kernel}`)).toEqual(
+      ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'].flatMap((m) => [`${m}/spmv`, `${m}/spmm16`]),
+    );
     expect(j.rows_threads).toBeUndefined();
     expect(j.error.worst_abs_rel_error).toBeGreaterThanOrEqual(j.error.median_abs_rel_error);
     // The report is snake_case like every --json output; the system file keeps its own (camelCase) format.

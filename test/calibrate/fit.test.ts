@@ -7,20 +7,48 @@
 import { describe, expect, it } from 'vitest';
 import { specOf } from '../helpers/compile.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
-import { cpuDeviceFor, errorSummary, fitCpuParams, LINEAR_KEYS, nnls, predictMs, type CalibrationSample, type CpuParams } from '../../runtime/plan/calibrate-fit.js';
+import {
+  cpuDeviceFor,
+  errorSummary,
+  fitCpuParams,
+  LINEAR_KEYS,
+  nnls,
+  predictMs,
+  type CalibrationSample,
+  type CpuParams,
+} from '../../runtime/plan/calibrate-fit.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
-const SPMM = 'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
+const SPMM =
+  'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
 
 const planned = new Map([SPMV, SPMM].map((src) => [src, specOf(src, 'k.dy')]));
 
 function ops(src: string, f: SparseFeatures, k: number): PlanOp[] {
-  return bindProblem(planned.get(src)!, { sparse: new Map([['A', f]]), dims: new Map([['m', f.rows], ['n', f.cols], ['c', k]]), scalars: new Map() }).ops;
+  return bindProblem(planned.get(src)!, {
+    sparse: new Map([['A', f]]),
+    dims: new Map([
+      ['m', f.rows],
+      ['n', f.cols],
+      ['c', k],
+    ]),
+    scalars: new Map(),
+  }).ops;
 }
 
 function feats(rows: number, perRow: number, localityScore: number, skew = 1.5): SparseFeatures {
-  return { rows, cols: rows, nnz: rows * perRow, rowLenMean: perRow, rowLenMax: Math.ceil(perRow * skew), rowLenCv: 0.29, emptyRowFraction: 0, top1PctNnzShare: 0.015, localityScore };
+  return {
+    rows,
+    cols: rows,
+    nnz: rows * perRow,
+    rowLenMean: perRow,
+    rowLenMax: Math.ceil(perRow * skew),
+    rowLenCv: 0.29,
+    emptyRowFraction: 0,
+    top1PctNnzShare: 0.015,
+    localityScore,
+  };
 }
 
 /** Runs of SpMV and SpMM (K = 4, 16, 32) over sizes that straddle any cache of the grid. */
@@ -34,17 +62,46 @@ function runs(): PlanOp[][] {
         for (const k of [4, 16, 32]) out.push(ops(SPMM, f, k));
       }
   // A few skewed ones: the longest row bounds the multi-thread time.
-  for (const rows of [2_000, 50_000]) out.push(ops(SPMV, feats(rows, 4, 0.3, rows / 8), 1), ops(SPMM, feats(rows, 4, 0.3, rows / 8), 16));
+  for (const rows of [2_000, 50_000])
+    out.push(ops(SPMV, feats(rows, 4, 0.3, rows / 8), 1), ops(SPMM, feats(rows, 4, 0.3, rows / 8), 16));
   return out;
 }
 
 function synthetic(truth: CpuParams, threads: number[]): CalibrationSample[] {
-  return threads.flatMap((t) => runs().map((o) => ({ ops: o, threads: t, measuredMs: predictMs(o, cpuDeviceFor(truth, t)) })));
+  return threads.flatMap((t) =>
+    runs().map((o) => ({ ops: o, threads: t, measuredMs: predictMs(o, cpuDeviceFor(truth, t)) })),
+  );
 }
 
 const TRUTHS: CpuParams[] = [
-  { overheadUs: 4, model: { nsPerNnz: 1.5, nsPerGather: 0.25, nsPerRow: 2.4, nsPerItem: 1, nsPerMiss: 12, nsPerByte: 0.1, cacheMB: 4, parallelEfficiency: 0.8, dispatchUsPerThread: 6 } },
-  { overheadUs: 40, model: { nsPerNnz: 0.3, nsPerGather: 1.2, nsPerRow: 0, nsPerItem: 0.5, nsPerMiss: 60, nsPerByte: 0.02, cacheMB: 32, parallelEfficiency: 0.35, dispatchUsPerThread: 0 } },
+  {
+    overheadUs: 4,
+    model: {
+      nsPerNnz: 1.5,
+      nsPerGather: 0.25,
+      nsPerRow: 2.4,
+      nsPerItem: 1,
+      nsPerMiss: 12,
+      nsPerByte: 0.1,
+      cacheMB: 4,
+      parallelEfficiency: 0.8,
+      dispatchUsPerThread: 6,
+    },
+  },
+  {
+    overheadUs: 40,
+    model: {
+      nsPerNnz: 0.3,
+      nsPerGather: 1.2,
+      nsPerRow: 0,
+      nsPerItem: 0.5,
+      nsPerMiss: 60,
+      nsPerByte: 0.02,
+      cacheMB: 32,
+      parallelEfficiency: 0.35,
+      dispatchUsPerThread: 0,
+    },
+  },
 ];
 
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
@@ -56,19 +113,30 @@ describe('fitCpuParams', () => {
       const r = fitCpuParams(samples);
       expect(r.params.model.cacheMB).toBe(truth.model.cacheMB);
       expect(close(r.params.overheadUs, truth.overheadUs)).toBe(true);
-      for (const k of LINEAR_KEYS) if (k !== 'overheadUs') expect([k, r.params.model[k]]).toSatisfy(([, v]: [string, number]) => close(v, truth.model[k]));
+      for (const k of LINEAR_KEYS)
+        if (k !== 'overheadUs')
+          expect([k, r.params.model[k]]).toSatisfy(([, v]: [string, number]) => close(v, truth.model[k]));
       expect(Math.abs(r.params.model.parallelEfficiency! - truth.model.parallelEfficiency!)).toBeLessThan(1e-6);
       expect(close(r.params.model.dispatchUsPerThread!, truth.model.dispatchUsPerThread!)).toBe(true);
       expect(r.rmsRelError).toBeLessThan(1e-9);
       expect(r.rmsRelErrorThreads).toBeLessThan(1e-6);
       expect(Object.values(r.determined).every(Boolean)).toBe(true);
       const d = cpuDeviceFor(r.params, 2);
-      expect(errorSummary(samples.filter((s) => s.threads === 2).map((s) => ({ predictedMs: predictMs(s.ops, d), measuredMs: s.measuredMs }))).worstAbsRelError).toBeLessThan(1e-6);
+      expect(
+        errorSummary(
+          samples
+            .filter((s) => s.threads === 2)
+            .map((s) => ({ predictedMs: predictMs(s.ops, d), measuredMs: s.measuredMs })),
+        ).worstAbsRelError,
+      ).toBeLessThan(1e-6);
     });
   }
 
   it('is deterministic: the same samples give the same figures, bit for bit', () => {
-    const samples = synthetic(TRUTHS[0]!, [1, 2]).map((s, i) => ({ ...s, measuredMs: s.measuredMs * (1 + 0.2 * Math.sin(i * 7.1)) }));
+    const samples = synthetic(TRUTHS[0]!, [1, 2]).map((s, i) => ({
+      ...s,
+      measuredMs: s.measuredMs * (1 + 0.2 * Math.sin(i * 7.1)),
+    }));
     const a = fitCpuParams(samples);
     const b = fitCpuParams([...samples]);
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
@@ -92,10 +160,22 @@ describe('fitCpuParams', () => {
 
 describe('nnls', () => {
   it('solves a consistent system and keeps coefficients non-negative', () => {
-    const A = [[1, 0, 1], [0, 1, 1], [1, 1, 0], [2, 1, 1]];
+    const A = [
+      [1, 0, 1],
+      [0, 1, 1],
+      [1, 1, 0],
+      [2, 1, 1],
+    ];
     expect(nnls(A, [3, 5, 4, 7]).map((v) => Number(v.toFixed(9)))).toEqual([1, 3, 2]);
     // The unconstrained solution has x1 < 0; NNLS clamps it and refits the rest.
-    const x = nnls([[1, 1], [1, 2], [1, 3]], [3, 2, 1]);
+    const x = nnls(
+      [
+        [1, 1],
+        [1, 2],
+        [1, 3],
+      ],
+      [3, 2, 1],
+    );
     expect(x[1]).toBe(0);
     expect(x[0]).toBeCloseTo(2, 9);
   });

@@ -43,7 +43,11 @@ function exactDelta(ptr: Int32Array, idx: Int32Array, rows: number, deal: RowDea
 
 const spmv = FPGA_DESIGN_DEFAULTS.spmv;
 const DEALS: Record<string, RowDeal> = {
-  'dype spmv (128 PEs, 4096-column windows)': { pes: spmv.channels * spmv.pesPerChannel, tileRows: spmv.channels * spmv.pesPerChannel * spmv.rowSlots, colWindow: spmv.colWindow },
+  'dype spmv (128 PEs, 4096-column windows)': {
+    pes: spmv.channels * spmv.pesPerChannel,
+    tileRows: spmv.channels * spmv.pesPerChannel * spmv.rowSlots,
+    colWindow: spmv.colWindow,
+  },
   '128 PEs, 512-column windows': { pes: 128, tileRows: 128 * 4096, colWindow: 512 },
 };
 
@@ -60,18 +64,31 @@ describe('cyclic PE imbalance: estimate from features against exact counts', () 
         expect(est).toBeGreaterThanOrEqual(1);
         expect(est).toBeLessThanOrEqual(deal.pes);
         ratios.push(est / exact);
-        lines.push(`${file.padEnd(22)} ${String(A.rows).padStart(7)} ${String(f.nnz).padStart(8)} ${exact.toFixed(2).padStart(12)} ${est.toFixed(2).padStart(9)} ${(est / exact).toFixed(2).padStart(6)}`);
+        lines.push(
+          `${file.padEnd(22)} ${String(A.rows).padStart(7)} ${String(f.nnz).padStart(8)} ${exact.toFixed(2).padStart(12)} ${est.toFixed(2).padStart(9)} ${(est / exact).toFixed(2).padStart(6)}`,
+        );
       }
       const within = ratios.filter((r) => r >= 0.5 && r <= 2).length;
       const sorted = [...ratios].sort((a, b) => a - b);
-      lines.push(`estimate / exact: median ${sorted[sorted.length >> 1]!.toFixed(2)}, range ${sorted[0]!.toFixed(2)}-${sorted[sorted.length - 1]!.toFixed(2)}; within a factor of 2 on ${within} of ${ratios.length}`);
+      lines.push(
+        `estimate / exact: median ${sorted[sorted.length >> 1]!.toFixed(2)}, range ${sorted[0]!.toFixed(2)}-${sorted[sorted.length - 1]!.toFixed(2)}; within a factor of 2 on ${within} of ${ratios.length}`,
+      );
       console.log(lines.join('\n'));
       expect(within).toBeGreaterThanOrEqual(Math.ceil(0.9 * ratios.length));
     });
   }
 
   it('a lockstep warp never loses more than max / mean, and nothing on equal rows', () => {
-    const f = (cv: number, max: number): SparseFeatures => ({ rows: 1000, cols: 1000, nnz: 10_000, rowLenMean: 10, rowLenMax: max, rowLenCv: cv, emptyRowFraction: 0, top1PctNnzShare: 0.01 });
+    const f = (cv: number, max: number): SparseFeatures => ({
+      rows: 1000,
+      cols: 1000,
+      nnz: 10_000,
+      rowLenMean: 10,
+      rowLenMax: max,
+      rowLenCv: cv,
+      emptyRowFraction: 0,
+      top1PctNnzShare: 0.01,
+    });
     expect(lockstepImbalance(f(0, 10), 32)).toBe(1);
     expect(lockstepImbalance(f(3, 20), 32)).toBe(2);
     expect(lockstepImbalance(f(0.1, 1000), 32)).toBeCloseTo(1 + 0.1 * Math.sqrt(2 * Math.log(32)), 12);

@@ -85,16 +85,14 @@ class Sandbox {
 }
 
 type Body = (s: Sandbox) => Promise<void>;
-const wrap =
-  (body: Body) =>
-  async (): Promise<void> => {
-    const s = new Sandbox();
-    try {
-      await body(s);
-    } finally {
-      s.dispose();
-    }
-  };
+const wrap = (body: Body) => async (): Promise<void> => {
+  const s = new Sandbox();
+  try {
+    await body(s);
+  } finally {
+    s.dispose();
+  }
+};
 /** A test in its own sandbox; tests run concurrently since each spawns processes and waits. */
 const test = (name: string, body: Body): void => void it.concurrent(name, wrap(body));
 
@@ -107,9 +105,18 @@ function noStackTrace(r: CliResult): void {
 
 describe('bad programs (exit 1, file:line:col diagnostics with a caret line)', () => {
   test('malformed program (syntax error)', async (s) => {
-    s.lines('prog.dy', ['kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[j]', '}']);
+    s.lines('prog.dy', [
+      'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {',
+      '  y[i] = A[i, j] * x[j]',
+      '}',
+    ]);
     s.goodA();
-    const r = await s.fails(['run', 'prog.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'], 'y', 1, /^prog\.dy:2:\d+: error DY1002: expected ';'/);
+    const r = await s.fails(
+      ['run', 'prog.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^prog\.dy:2:\d+: error DY1002: expected ';'/,
+    );
     const lines = r.stderr.split('\n');
     expect(lines[1]).toBe('    y[i] = A[i, j] * x[j]');
     expect(lines[2]).toMatch(/^ +\^/);
@@ -123,23 +130,55 @@ describe('bad programs (exit 1, file:line:col diagnostics with a caret line)', (
 
   test('type error program: undefined name', async (s) => {
     s.goodA();
-    s.lines('undef.dy', ['kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * z[j];', '}']);
-    const r = await s.fails(['run', 'undef.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'], 'y', 1, /^undef\.dy:2:20: error DY2001: 'z' is not defined$/);
+    s.lines('undef.dy', [
+      'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {',
+      '  y[i] = A[i, j] * z[j];',
+      '}',
+    ]);
+    const r = await s.fails(
+      ['run', 'undef.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^undef\.dy:2:20: error DY2001: 'z' is not defined$/,
+    );
     expect(r.stderr.split('\n')[1]).toBe('    y[i] = A[i, j] * z[j];');
     expect(r.stderr.split('\n')[2]).toMatch(/^ {21}\^/);
   });
 
   test('type error program: dimension and dtype mismatches', async (s) => {
     s.goodA();
-    s.lines('dims.dy', ['kernel spmv(A: csr<f32>[m, n], x: dense<f32>[m]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[j];', '}']);
-    await s.fails(['run', 'dims.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'], 'y', 1, /^dims\.dy:2:\d+: error DY2006: index 'j' ranges over n .* but over m/);
-    s.lines('dtype.dy', ['kernel spmv(A: csr<f32>[m, n], x: dense<i32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[j];', '}']);
-    await s.fails(['run', 'dtype.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'], 'y', 1, /^dtype\.dy:2:\d+: error DY2007: .*f32 and i32/);
+    s.lines('dims.dy', [
+      'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[m]) -> (y: dense<f32>[m]) {',
+      '  y[i] = A[i, j] * x[j];',
+      '}',
+    ]);
+    await s.fails(
+      ['run', 'dims.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^dims\.dy:2:\d+: error DY2006: index 'j' ranges over n .* but over m/,
+    );
+    s.lines('dtype.dy', [
+      'kernel spmv(A: csr<f32>[m, n], x: dense<i32>[n]) -> (y: dense<f32>[m]) {',
+      '  y[i] = A[i, j] * x[j];',
+      '}',
+    ]);
+    await s.fails(
+      ['run', 'dtype.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^dtype\.dy:2:\d+: error DY2007: .*f32 and i32/,
+    );
   });
 
   test('missing program file', async (s) => {
     s.goodA();
-    await s.fails(['run', 'nosuch.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'], 'y', 1, /nosuch\.dy: cannot read the program: no such file or directory$/);
+    await s.fails(
+      ['run', 'nosuch.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /nosuch\.dy: cannot read the program: no such file or directory$/,
+    );
   });
 });
 
@@ -148,14 +187,29 @@ describe('bad Matrix Market data (exit 1, file:line: error DY3xxx)', () => {
 
   test('bad header', async (s) => {
     s.coord('bad.mtx', '3 3 1', ['1 1 1'], '%%MatrixMarket matrix coordinat real general');
-    await s.fails(spmvWith('bad.mtx'), 'y', 1, /^bad\.mtx:1: error DY3001: unknown format "coordinat" in the header; expected coordinate or array$/);
+    await s.fails(
+      spmvWith('bad.mtx'),
+      'y',
+      1,
+      /^bad\.mtx:1: error DY3001: unknown format "coordinat" in the header; expected coordinate or array$/,
+    );
     s.lines('nohdr.mtx', ['3 3 1', '1 1 1']);
-    await s.fails(spmvWith('nohdr.mtx'), 'y', 1, /^nohdr\.mtx:1: error DY3001: expected the header "%%MatrixMarket matrix <coordinate\|array>/);
+    await s.fails(
+      spmvWith('nohdr.mtx'),
+      'y',
+      1,
+      /^nohdr\.mtx:1: error DY3001: expected the header "%%MatrixMarket matrix <coordinate\|array>/,
+    );
   });
 
   test('bad size line', async (s) => {
     s.lines('bad.mtx', [MM_COORD_REAL, '% a comment', '3 3', '1 1 1']);
-    await s.fails(spmvWith('bad.mtx'), 'y', 1, /^bad\.mtx:3: error DY3002: expected the size line "rows cols entries" \(three non-negative integers\), found "3 3"$/);
+    await s.fails(
+      spmvWith('bad.mtx'),
+      'y',
+      1,
+      /^bad\.mtx:3: error DY3002: expected the size line "rows cols entries" \(three non-negative integers\), found "3 3"$/,
+    );
   });
 
   test('out-of-range index', async (s) => {
@@ -167,32 +221,62 @@ describe('bad Matrix Market data (exit 1, file:line: error DY3xxx)', () => {
 
   test('non-integer index', async (s) => {
     s.coord('bad.mtx', '3 3 2', ['1 1 1', '2.5 1 1']);
-    await s.fails(spmvWith('bad.mtx'), 'y', 1, /^bad\.mtx:4: error DY3004: expected a positive integer row index, found "2\.5"$/);
+    await s.fails(
+      spmvWith('bad.mtx'),
+      'y',
+      1,
+      /^bad\.mtx:4: error DY3004: expected a positive integer row index, found "2\.5"$/,
+    );
   });
 
   test('wrong entry count: too few', async (s) => {
     s.coord('bad.mtx', '3 3 3', ['1 1 1', '2 1 1']);
-    await s.fails(spmvWith('bad.mtx'), 'y', 1, /^bad\.mtx:\d+: error DY3005: the size line \(line 2\) declares 3 entries, but the file ends after 2$/);
+    await s.fails(
+      spmvWith('bad.mtx'),
+      'y',
+      1,
+      /^bad\.mtx:\d+: error DY3005: the size line \(line 2\) declares 3 entries, but the file ends after 2$/,
+    );
   });
 
   test('wrong entry count: too many', async (s) => {
     s.coord('bad.mtx', '3 3 1', ['1 1 1', '2 1 1']);
-    await s.fails(spmvWith('bad.mtx'), 'y', 1, /^bad\.mtx:4: error DY3005: the size line \(line 2\) declares 1 entries, but this line holds entry 2$/);
+    await s.fails(
+      spmvWith('bad.mtx'),
+      'y',
+      1,
+      /^bad\.mtx:4: error DY3005: the size line \(line 2\) declares 1 entries, but this line holds entry 2$/,
+    );
   });
 
   test('NaN value', async (s) => {
     s.coord('bad.mtx', '3 3 2', ['1 1 1', '2 1 nan']);
-    await s.fails(spmvWith('bad.mtx'), 'y', 1, /^bad\.mtx:4: error DY3006: the value is NaN \("nan"\); expected a number/);
+    await s.fails(
+      spmvWith('bad.mtx'),
+      'y',
+      1,
+      /^bad\.mtx:4: error DY3006: the value is NaN \("nan"\); expected a number/,
+    );
   });
 
   test('duplicate entries', async (s) => {
     s.coord('bad.mtx', '3 3 2', ['1 1 1', '1 1 2']);
-    await s.fails(spmvWith('bad.mtx'), 'y', 1, /^bad\.mtx:4: error DY3009: duplicate entry \(1,1\): given by line 3 and again by line 4/);
+    await s.fails(
+      spmvWith('bad.mtx'),
+      'y',
+      1,
+      /^bad\.mtx:4: error DY3009: duplicate entry \(1,1\): given by line 3 and again by line 4/,
+    );
   });
 
   test('malformed edge list line', async (s) => {
     s.lines('g.txt', ['1 2', '2 x', '3 4']);
-    await s.fails(spmvWith('g.txt'), 'y', 1, /^g\.txt:2: error DY3012: expected a non-negative integer vertex id in the second column, found "x"$/);
+    await s.fails(
+      spmvWith('g.txt'),
+      'y',
+      1,
+      /^g\.txt:2: error DY3012: expected a non-negative integer vertex id in the second column, found "x"$/,
+    );
   });
 });
 
@@ -200,14 +284,34 @@ describe('data that does not fit the program (exit 1)', () => {
   test('dimension mismatch: spmv with x of the wrong length', async (s) => {
     s.goodA();
     s.dense('x4.mtx', 4, 1);
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=x4.mtx'], 'y', 1, /^x4\.mtx: error DY3007: dim 'n' is 3 from dimension 2 of 'A' but 4 from dimension 1 of 'x'$/);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=x4.mtx'],
+      'y',
+      1,
+      /^x4\.mtx: error DY3007: dim 'n' is 3 from dimension 2 of 'A' but 4 from dimension 1 of 'x'$/,
+    );
   });
 
   test('dimension mismatch: gcn with X rows != A rows', async (s) => {
     s.goodA();
     s.dense('X.mtx', 4, 2);
     await s.fails(
-      ['run', GCN, '--input', 'A=A.mtx', '--input', 'X=X.mtx', '--input', 'W1=@ones', '--input', 'W2=@ones', '--param', 'h=2', '--param', 'c=2'],
+      [
+        'run',
+        GCN,
+        '--input',
+        'A=A.mtx',
+        '--input',
+        'X=X.mtx',
+        '--input',
+        'W1=@ones',
+        '--input',
+        'W2=@ones',
+        '--param',
+        'h=2',
+        '--param',
+        'c=2',
+      ],
       'Y',
       1,
       /^X\.mtx: error DY3007: dim 'n' is 3 from dimension \d of 'A' but 4 from dimension 1 of 'X'$/,
@@ -215,40 +319,119 @@ describe('data that does not fit the program (exit 1)', () => {
   });
 
   test('missing input file', async (s) => {
-    await s.fails(['run', SPMV, '--input', 'A=nosuch.mtx', '--input', 'x=@ones'], 'y', 1, /^nosuch\.mtx: error DY3010: cannot read the file: no such file or directory$/);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=nosuch.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^nosuch\.mtx: error DY3010: cannot read the file: no such file or directory$/,
+    );
   });
 
   test('input path is a directory', async (s) => {
     mkdirSync(join(s.dir, 'sub'));
-    await s.fails(['run', SPMV, '--input', 'A=sub', '--input', 'x=@ones'], 'y', 1, /^sub: error DY3010: cannot read the file: it is a directory$/);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=sub', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^sub: error DY3010: cannot read the file: it is a directory$/,
+    );
   });
 
   test('missing required input', async (s) => {
     s.goodA();
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx'], 'y', 1, /^--input x: error DY3013: missing input 'x' \(dense<f32>\): pass --input x=FILE$/);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=A.mtx'],
+      'y',
+      1,
+      /^--input x: error DY3013: missing input 'x' \(dense<f32>\): pass --input x=FILE$/,
+    );
   });
 
   test('missing scalar parameter', async (s) => {
     s.goodA();
-    await s.fails(['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones'], 'r', 1, /^--param d: error DY3013: missing scalar 'd' \(f32\): pass --param d=VALUE$/);
+    await s.fails(
+      ['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones'],
+      'r',
+      1,
+      /^--param d: error DY3013: missing scalar 'd' \(f32\): pass --param d=VALUE$/,
+    );
   });
 
   test('unknown input name (generator and file)', async (s) => {
     s.goodA();
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=@ones'], 'y', 1, /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'/);
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=A.mtx'], 'y', 1, /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'; it takes A, x$/);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=@ones'],
+      'y',
+      1,
+      /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'/,
+    );
+    await s.fails(
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--input', 'zz=A.mtx'],
+      'y',
+      1,
+      /^--input zz: error DY3014: kernel 'spmv' has no parameter 'zz'; it takes A, x$/,
+    );
   });
 
   test('a misspelled input name is reported as such, before any dim it leaves unbound', async (s) => {
     s.goodA();
     // 'a' for 'A': the generators cannot be sized without A, but the name is the mistake.
-    const args = ['run', GCN, '--input', 'a=A.mtx', '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=4', '--param', 'h=4', '--param', 'c=2'];
-    const r = await s.fails(args, 'Y', 1, /^--input a: error DY3014: kernel 'gcn' has no parameter 'a'; it takes A, X, W1, W2 \(did you mean 'A'\?\)$/);
+    const args = [
+      'run',
+      GCN,
+      '--input',
+      'a=A.mtx',
+      '--input',
+      'X=@random',
+      '--input',
+      'W1=@random',
+      '--input',
+      'W2=@random',
+      '--param',
+      'f=4',
+      '--param',
+      'h=4',
+      '--param',
+      'c=2',
+    ];
+    const r = await s.fails(
+      args,
+      'Y',
+      1,
+      /^--input a: error DY3014: kernel 'gcn' has no parameter 'a'; it takes A, X, W1, W2 \(did you mean 'A'\?\)$/,
+    );
     expect(r.stderr).not.toMatch(/cannot size/);
     // Likewise a misspelled --param, before the generators need its dim.
-    await s.fails(['run', GCN, '--input', 'A=A.mtx', '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'F=4', '--param', 'h=4', '--param', 'c=2'], 'Y', 1, /^--param F: error DY3014: kernel 'gcn' has no scalar parameter or dim 'F'; its scalars and dims are n, f, h, c \(did you mean 'f'\?\)$/);
+    await s.fails(
+      [
+        'run',
+        GCN,
+        '--input',
+        'A=A.mtx',
+        '--input',
+        'X=@random',
+        '--input',
+        'W1=@random',
+        '--input',
+        'W2=@random',
+        '--param',
+        'F=4',
+        '--param',
+        'h=4',
+        '--param',
+        'c=2',
+      ],
+      'Y',
+      1,
+      /^--param F: error DY3014: kernel 'gcn' has no scalar parameter or dim 'F'; its scalars and dims are n, f, h, c \(did you mean 'f'\?\)$/,
+    );
     // A scalar parameter given as an input is named as such.
-    await s.fails(['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--input', 'd=@ones'], 'r', 1, /^--input d: error DY3014: 'd' is a scalar parameter of kernel 'pagerank': pass --param d=VALUE$/);
+    await s.fails(
+      ['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--input', 'd=@ones'],
+      'r',
+      1,
+      /^--input d: error DY3014: 'd' is a scalar parameter of kernel 'pagerank': pass --param d=VALUE$/,
+    );
   });
 
   test('unknown --out name', async (s) => {
@@ -263,37 +446,87 @@ describe('data that does not fit the program (exit 1)', () => {
 
   test('bad --param value', async (s) => {
     s.goodA();
-    await s.fails(['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--param', 'd=abc'], 'r', 1, /^--param d: error DY3015: expected a number, true\/false or inf, got 'abc'$/);
+    await s.fails(
+      ['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--param', 'd=abc'],
+      'r',
+      1,
+      /^--param d: error DY3015: expected a number, true\/false or inf, got 'abc'$/,
+    );
     // A dim given by --param must be a non-negative integer.
     s.lines('id.dy', ['kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n]) {', '  B[i] = A[i];', '}']);
     s.dense('a3.mtx', 3, 1);
-    await s.fails(['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=4.5'], 'B', 1, /^--param n: error DY3015: dim 'n' must be a non-negative integer, got 4\.5$/);
+    await s.fails(
+      ['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=4.5'],
+      'B',
+      1,
+      /^--param n: error DY3015: dim 'n' must be a non-negative integer, got 4\.5$/,
+    );
     // An unknown --param name.
-    await s.fails(['run', 'id.dy', '--input', 'A=a3.mtx', '--param', 'zz=1'], 'B', 1, /^--param zz: error DY3014: kernel 'k' has no scalar parameter or dim 'zz'; its scalars and dims are n$/);
+    await s.fails(
+      ['run', 'id.dy', '--input', 'A=a3.mtx', '--param', 'zz=1'],
+      'B',
+      1,
+      /^--param zz: error DY3014: kernel 'k' has no scalar parameter or dim 'zz'; its scalars and dims are n$/,
+    );
   });
 
   test('bad generator argument', async (s) => {
     s.goodA();
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@random:abc'], 'y', 1, /^--input x: error DY3015: @random:SEED needs an integer seed, got 'abc'$/);
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@nosuch'], 'y', 1, /^--input x: error DY3015: unknown generator '@nosuch'/);
-    await s.fails(['run', example('sssp.dy'), '--input', 'A=A.mtx', '--input', 'd0=@source:99'], 'd', 1, /^--input d0: error DY3015: @source:K needs a vertex index 0 <= K < 3, got '99'$/);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@random:abc'],
+      'y',
+      1,
+      /^--input x: error DY3015: @random:SEED needs an integer seed, got 'abc'$/,
+    );
+    await s.fails(
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@nosuch'],
+      'y',
+      1,
+      /^--input x: error DY3015: unknown generator '@nosuch'/,
+    );
+    await s.fails(
+      ['run', example('sssp.dy'), '--input', 'A=A.mtx', '--input', 'd0=@source:99'],
+      'd',
+      1,
+      /^--input d0: error DY3015: @source:K needs a vertex index 0 <= K < 3, got '99'$/,
+    );
   });
 
   test('dense array given for a csr parameter', async (s) => {
     s.dense('A.mtx', 3, 3);
-    await s.fails(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones'], 'y', 1, /^A\.mtx: error DY3016: 'A' is csr: expected a coordinate \(sparse\) Matrix Market file, found a dense array$/);
-    await s.fails(['run', SPMV, '--input', 'A=@ones', '--input', 'x=@ones'], 'y', 1, /^--input A: error DY3016: 'A' is csr: generators make dense inputs only/);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^A\.mtx: error DY3016: 'A' is csr: expected a coordinate \(sparse\) Matrix Market file, found a dense array$/,
+    );
+    await s.fails(
+      ['run', SPMV, '--input', 'A=@ones', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^--input A: error DY3016: 'A' is csr: generators make dense inputs only/,
+    );
   });
 
   test('non-integer value for an integer parameter', async (s) => {
     s.lines('int.dy', ['kernel k(A: dense<i32>[n]) -> (B: dense<i32>[n]) {', '  B[i] = A[i];', '}']);
     s.lines('x.mtx', [MM_ARRAY_REAL, '3 1', '1.5', '2', '3']);
-    await s.fails(['run', 'int.dy', '--input', 'A=x.mtx'], 'B', 1, /^x\.mtx: error DY3008: 'A' is i32 but holds the value 1\.5$/);
+    await s.fails(
+      ['run', 'int.dy', '--input', 'A=x.mtx'],
+      'B',
+      1,
+      /^x\.mtx: error DY3008: 'A' is i32 but holds the value 1\.5$/,
+    );
   });
 
   test('unknown --kernel', async (s) => {
     s.goodA();
-    await s.fails(['run', SPMV, '--kernel', 'nosuch', '--input', 'A=A.mtx', '--input', 'x=@ones'], 'y', 1, /spmv\.dy:1:1: error DY2030: no kernel 'nosuch' in this file; it defines spmv$/);
+    await s.fails(
+      ['run', SPMV, '--kernel', 'nosuch', '--input', 'A=A.mtx', '--input', 'x=@ones'],
+      'y',
+      1,
+      /spmv\.dy:1:1: error DY2030: no kernel 'nosuch' in this file; it defines spmv$/,
+    );
   });
 });
 
@@ -321,7 +554,12 @@ describe('outputs that cannot be written (exit 1, nothing left behind)', () => {
   });
 
   test('several outputs: one unwritable means none is written', async (s) => {
-    s.lines('two.dy', ['kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n], C: dense<f32>[n]) {', '  B[i] = A[i];', '  C[i] = A[i] * 2;', '}']);
+    s.lines('two.dy', [
+      'kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n], C: dense<f32>[n]) {',
+      '  B[i] = A[i];',
+      '  C[i] = A[i] * 2;',
+      '}',
+    ]);
     s.dense('a.mtx', 3, 1);
     const before = s.list();
     const r = await s.run(['run', 'two.dy', '--input', 'A=a.mtx', '--out', 'B=b.mtx', '--out', 'C=nodir/c.mtx']);
@@ -363,17 +601,47 @@ describe('bad usage (exit 2)', () => {
     await usageFails(s, [...spmv, '--repeat', 'abc'], /--repeat expects an integer >= 1, got 'abc'/);
     await usageFails(s, [...spmv, '--repeat', '1.5'], /--repeat expects an integer >= 1, got '1\.5'/);
   });
-  test('bad --threads', (s) => usageFails(s, [...spmv, '--threads', 'abc'], /--threads expects an integer >= 1, got 'abc'/));
-  test('unknown backend', (s) => usageFails(s, [...spmv, '--backend', 'nosuch'], /backend 'nosuch' is not available in this build; available: reference/));
+  test('bad --threads', (s) =>
+    usageFails(s, [...spmv, '--threads', 'abc'], /--threads expects an integer >= 1, got 'abc'/));
+  test('unknown backend', (s) =>
+    usageFails(
+      s,
+      [...spmv, '--backend', 'nosuch'],
+      /backend 'nosuch' is not available in this build; available: reference/,
+    ));
   test('malformed NAME=VALUE', async (s) => {
-    await usageFails(s, ['run', SPMV, '--input', 'A', '--input', 'x=@ones', '--out', 'y=y.mtx'], /--input expects NAME=VALUE, got 'A'/);
-    await usageFails(s, ['run', SPMV, '--input', '=A.mtx', '--input', 'x=@ones', '--out', 'y=y.mtx'], /--input expects NAME=VALUE, got '=A\.mtx'/);
-    await usageFails(s, ['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--param', 'd=', '--out', 'r=y.mtx'], /--param expects NAME=VALUE, got 'd='/);
-    await usageFails(s, ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--out', '1y=y.mtx'], /--out: '1y' is not a valid name/);
-    await usageFails(s, ['run', SPMV, '--input', 'A=A.mtx', '--input', 'A=A.mtx', '--input', 'x=@ones', '--out', 'y=y.mtx'], /--input A is given twice/);
+    await usageFails(
+      s,
+      ['run', SPMV, '--input', 'A', '--input', 'x=@ones', '--out', 'y=y.mtx'],
+      /--input expects NAME=VALUE, got 'A'/,
+    );
+    await usageFails(
+      s,
+      ['run', SPMV, '--input', '=A.mtx', '--input', 'x=@ones', '--out', 'y=y.mtx'],
+      /--input expects NAME=VALUE, got '=A\.mtx'/,
+    );
+    await usageFails(
+      s,
+      ['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--param', 'd=', '--out', 'r=y.mtx'],
+      /--param expects NAME=VALUE, got 'd='/,
+    );
+    await usageFails(
+      s,
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--out', '1y=y.mtx'],
+      /--out: '1y' is not a valid name/,
+    );
+    await usageFails(
+      s,
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'A=A.mtx', '--input', 'x=@ones', '--out', 'y=y.mtx'],
+      /--input A is given twice/,
+    );
   });
   test('--print-ir-after together with --print-ir-after-all', (s) =>
-    usageFails(s, ['ir', SPMV, '--print-ir-after=classify', '--print-ir-after-all'], /give either --print-ir-after or --print-ir-after-all, not both/));
+    usageFails(
+      s,
+      ['ir', SPMV, '--print-ir-after=classify', '--print-ir-after-all'],
+      /give either --print-ir-after or --print-ir-after-all, not both/,
+    ));
 
   // Regression (was exit 0/70 or a wrong message): `dype` with no command prints the help on stderr and exits 0
   // (main.ts maps commander's 'commander.help' code to 0); it is bad usage,
@@ -383,33 +651,57 @@ describe('bad usage (exit 2)', () => {
   // Regression (was exit 0/70 or a wrong message): two --out flags naming the same file: both outputs are renamed onto
   // it, the second silently replaces the first, and the run exits 0.
   test('two outputs to the same file', async (s) => {
-    s.lines('two.dy', ['kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n], C: dense<f32>[n]) {', '  B[i] = A[i];', '  C[i] = A[i] * 2;', '}']);
+    s.lines('two.dy', [
+      'kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n], C: dense<f32>[n]) {',
+      '  B[i] = A[i];',
+      '  C[i] = A[i] * 2;',
+      '}',
+    ]);
     s.dense('a.mtx', 3, 1);
-    await usageFails(s, ['run', 'two.dy', '--input', 'A=a.mtx', '--out', 'B=same.mtx', '--out', 'C=same.mtx'], /same\.mtx/);
+    await usageFails(
+      s,
+      ['run', 'two.dy', '--input', 'A=a.mtx', '--out', 'B=same.mtx', '--out', 'C=same.mtx'],
+      /same\.mtx/,
+    );
   });
 });
 
 describe('hostile sizes (known bugs: internal errors)', () => {
-  const idProgram = (s: Sandbox): void => void s.lines('id.dy', ['kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n]) {', '  B[i] = A[i];', '}']);
+  const idProgram = (s: Sandbox): void =>
+    void s.lines('id.dy', ['kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n]) {', '  B[i] = A[i];', '}']);
 
   // Regression (was exit 0/70 or a wrong message): a generator sized by a huge --param dim allocates without a check:
   // `RangeError: Invalid typed array length: 1000000000000`, exit 70 with a stack trace.
   test('generator with --param n=1e12', async (s) => {
     idProgram(s);
-    await s.fails(['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=1e12'], 'B', 1, /^--(param n|input A): error DY30\d\d/);
+    await s.fails(
+      ['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=1e12'],
+      'B',
+      1,
+      /^--(param n|input A): error DY30\d\d/,
+    );
   });
 
   // Regression (was exit 0/70 or a wrong message): a negative --param dim reaches the generator before bindInputs checks
   // it: `RangeError: Invalid typed array length: -1`, exit 70.
   test('generator with --param n=-1', async (s) => {
     idProgram(s);
-    await s.fails(['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=-1'], 'B', 1, /^--param n: error DY3015: dim 'n' must be a non-negative integer/);
+    await s.fails(
+      ['run', 'id.dy', '--input', 'A=@ones', '--param', 'n=-1'],
+      'B',
+      1,
+      /^--param n: error DY3015: dim 'n' must be a non-negative integer/,
+    );
   });
 
   // Regression (was exit 0/70 or a wrong message): a program with a huge literal dim passes `check`, and a generator for
   // it throws RangeError (exit 70).
   test('generator for a huge literal dim', async (s) => {
-    s.lines('big.dy', ['kernel k(A: dense<f32>[99999999999]) -> (B: dense<f32>[99999999999]) {', '  B[i] = A[i];', '}']);
+    s.lines('big.dy', [
+      'kernel k(A: dense<f32>[99999999999]) -> (B: dense<f32>[99999999999]) {',
+      '  B[i] = A[i];',
+      '}',
+    ]);
     await s.fails(['run', 'big.dy', '--input', 'A=@ones'], 'B', 1, /^--input A: error DY30\d\d/);
   });
 
@@ -439,8 +731,18 @@ describe('zero-trip repeat (known bug: internal error)', () => {
   // trace) instead of a DY3015 error like the one it gives for a result that
   // is never computed. (The checker also accepts a literal `repeat 0` there.)
   test('repeat count 0 leaves a temporary unassigned ', async (s) => {
-    s.lines('z.dy', ['kernel k(x: dense<f32>[n], c: i32) -> (y: dense<f32>[n]) {', '  repeat c { t[i] = x[i] * 2; }', '  y[i] = t[i];', '}']);
-    await s.fails(['run', 'z.dy', '--input', 'x=@ones', '--param', 'n=3', '--param', 'c=0'], 'y', 1, /^(--param c|kernel k|z\.dy:\d+:\d+): error DY\d{4}/);
+    s.lines('z.dy', [
+      'kernel k(x: dense<f32>[n], c: i32) -> (y: dense<f32>[n]) {',
+      '  repeat c { t[i] = x[i] * 2; }',
+      '  y[i] = t[i];',
+      '}',
+    ]);
+    await s.fails(
+      ['run', 'z.dy', '--input', 'x=@ones', '--param', 'n=3', '--param', 'c=0'],
+      'y',
+      1,
+      /^(--param c|kernel k|z\.dy:\d+:\d+): error DY\d{4}/,
+    );
   });
 });
 
@@ -452,8 +754,10 @@ describe('help, check, ir', () => {
       expect(r.stdout).toMatch(/^Usage: dype/);
       noStackTrace(r);
       if (args[0] === 'run')
-        for (const flag of ['--kernel', '--input', '--out', '--param', '--backend', '--threads', '--repeat', '--json']) expect(r.stdout).toContain(flag);
-      if (args[0] === 'ir') for (const flag of ['--print-ir-after', '--print-ir-after-all', '--kernel']) expect(r.stdout).toContain(flag);
+        for (const flag of ['--kernel', '--input', '--out', '--param', '--backend', '--threads', '--repeat', '--json'])
+          expect(r.stdout).toContain(flag);
+      if (args[0] === 'ir')
+        for (const flag of ['--print-ir-after', '--print-ir-after-all', '--kernel']) expect(r.stdout).toContain(flag);
     }
   });
 
@@ -463,22 +767,46 @@ describe('help, check, ir', () => {
     const results = await Promise.all(files.map((f) => s.run(['check', join(EXAMPLES, f)])));
     files.forEach((f, i) => {
       const r = results[i]!;
-      expect({ file: f, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ file: f, status: 0, stdout: '', stderr: '' });
+      expect({ file: f, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        file: f,
+        status: 0,
+        stdout: '',
+        stderr: '',
+      });
     });
   });
 
   test('a warning (DY2040, x[k] typed for x[j]) is printed with its span by check and run; both exit 0', async (s) => {
     s.goodA();
-    s.lines('typo.dy', ['kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[k];', '}']);
+    s.lines('typo.dy', [
+      'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {',
+      '  y[i] = A[i, j] * x[k];',
+      '}',
+    ]);
     const warning = [
-      "typo.dy:2:10: warning DY2040: indices j and k are each summed over but occur in only one operand (j in A[i, j], k in x[k]), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)",
+      'typo.dy:2:10: warning DY2040: indices j and k are each summed over but occur in only one operand (j in A[i, j], k in x[k]), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)',
       '    y[i] = A[i, j] * x[k];',
       '           ^~~~~~~~~~~~~~',
       '',
     ].join('\n');
     const c = await s.run(['check', 'typo.dy']);
-    expect({ status: c.status, stdout: c.stdout, stderr: c.stderr }).toEqual({ status: 0, stdout: '', stderr: warning });
-    const r = await s.run(['run', 'typo.dy', '--input', 'A=A.mtx', '--input', 'x=@ones', '--threads', '1', '--out', 'y=y.mtx']);
+    expect({ status: c.status, stdout: c.stdout, stderr: c.stderr }).toEqual({
+      status: 0,
+      stdout: '',
+      stderr: warning,
+    });
+    const r = await s.run([
+      'run',
+      'typo.dy',
+      '--input',
+      'A=A.mtx',
+      '--input',
+      'x=@ones',
+      '--threads',
+      '1',
+      '--out',
+      'y=y.mtx',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe(warning);
     // What the program says: (row sums of A) times (the sum of x) = [1, 2, 7] * 3.
@@ -513,7 +841,9 @@ describe('help, check, ir', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
     noStackTrace(r);
-    expect(r.stderr).toMatch(/error DY5003: unknown pass 'nosuch': expected one of lower, infer-types, classify, fuse-elementwise/);
+    expect(r.stderr).toMatch(
+      /error DY5003: unknown pass 'nosuch': expected one of lower, infer-types, classify, fuse-elementwise/,
+    );
   });
 
   // Regression (was exit 0/70 or a wrong message): the DY5003 diagnostic (span file '<command line>') is printed with a
@@ -540,7 +870,8 @@ describe('dype run: --json, --repeat, --out', () => {
     const r = await s.run(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--json', '--out', 'y=y.mtx']);
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
-    for (const k of ['kernel', 'backend', 'threads', 'outputs', 'timing', 'features', 'partition', 'predicted']) expect(j).toHaveProperty(k);
+    for (const k of ['kernel', 'backend', 'threads', 'outputs', 'timing', 'features', 'partition', 'predicted'])
+      expect(j).toHaveProperty(k);
     expect(j.kernel).toBe('spmv');
     expect(j.backend).toBe('wasm'); // the default backend
     expect(typeof j.threads).toBe('number');
@@ -569,7 +900,26 @@ describe('dype run: --json, --repeat, --out', () => {
     s.goodA();
     const [r, g] = await Promise.all([
       s.run(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--out', 'y=y.mtx']),
-      s.run(['run', GCN, '--input', 'A=A.mtx', '--input', 'X=@random:1', '--input', 'W1=@random:2', '--input', 'W2=@random:3', '--param', 'f=4', '--param', 'h=5', '--param', 'c=2', '--out', 'Y=Y.mtx']),
+      s.run([
+        'run',
+        GCN,
+        '--input',
+        'A=A.mtx',
+        '--input',
+        'X=@random:1',
+        '--input',
+        'W1=@random:2',
+        '--input',
+        'W2=@random:3',
+        '--param',
+        'f=4',
+        '--param',
+        'h=5',
+        '--param',
+        'c=2',
+        '--out',
+        'Y=Y.mtx',
+      ]),
     ]);
     expect(r.status, r.stderr).toBe(0);
     expect(g.status, g.stderr).toBe(0);

@@ -41,7 +41,7 @@ describe.skipIf(!HAVE_DATA)('the default system each --help states is the one th
     expect((j['partition'] as { system: string }).system).toBe(d.system);
   });
 
-  it.concurrent('plan: the paper\'s two-GPU two-FPGA box', async () => {
+  it.concurrent("plan: the paper's two-GPU two-FPGA box", async () => {
     const d = await statedDefault('plan');
     expect(d.why).toMatch(/two GPUs and two FPGAs/);
     const j = await json(['plan', example('spmv.dy'), '--input', A, '--input', 'x=@ones', '--json']);
@@ -52,8 +52,23 @@ describe.skipIf(!HAVE_DATA)('the default system each --help states is the one th
     const d = await statedDefault('ir');
     expect(d.system).toBe((await statedDefault('plan')).system);
     // A graph large enough that the partition depends on the system.
-    const args = ['ir', example('gcn.dy'), '--input', `A=${join(MATRIX_DIR, 'luxembourg_osm.mtx')}`, '--param', 'f=64', '--param', 'h=64', '--param', 'c=16'];
-    const [plain, stated, other] = await Promise.all([runCliAsync(args), runCliAsync([...args, '--system', d.system]), runCliAsync([...args, '--system', 'paper-1g1f'])]);
+    const args = [
+      'ir',
+      example('gcn.dy'),
+      '--input',
+      `A=${join(MATRIX_DIR, 'luxembourg_osm.mtx')}`,
+      '--param',
+      'f=64',
+      '--param',
+      'h=64',
+      '--param',
+      'c=16',
+    ];
+    const [plain, stated, other] = await Promise.all([
+      runCliAsync(args),
+      runCliAsync([...args, '--system', d.system]),
+      runCliAsync([...args, '--system', 'paper-1g1f']),
+    ]);
     expect(plain.status, plain.stderr).toBe(0);
     expect(plain.stdout).toBe(stated.stdout);
     expect(plain.stdout).not.toBe(other.stdout);

@@ -19,14 +19,37 @@ const M = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'matrice
 const HAVE = existsSync(M) && spawnSync('g++', ['--version']).status === 0;
 const dir = freshDir('dype-project-');
 const out = join(dir, 'out');
-const GCN_INPUTS = ['--input', `A=${join(M, 'cora.cites')}`, '--input', 'X=@random', '--input', 'W1=@random', '--input', 'W2=@random', '--param', 'f=16', '--param', 'h=16', '--param', 'c=16'];
+const GCN_INPUTS = [
+  '--input',
+  `A=${join(M, 'cora.cites')}`,
+  '--input',
+  'X=@random',
+  '--input',
+  'W1=@random',
+  '--input',
+  'W2=@random',
+  '--param',
+  'f=16',
+  '--param',
+  'h=16',
+  '--param',
+  'c=16',
+];
 afterAll(() => cleanup(dir));
 
 interface RunJson {
   backend: string;
   emulated: boolean;
   partition: { source: string; label: string; id?: number; objective: string };
-  stages: { ops: string[]; devices: string[]; backend: string; ms: number; bytes_in: number; bytes_out: number; predicted_ms: number }[];
+  stages: {
+    ops: string[];
+    devices: string[];
+    backend: string;
+    ms: number;
+    bytes_in: number;
+    bytes_out: number;
+    predicted_ms: number;
+  }[];
   timing: { runs: number; median_ms: number; clock: string };
   predicted: { clock: string };
 }
@@ -42,7 +65,24 @@ const values = (path: string): number[] =>
 let built: { status: number | null; stdout: string; stderr: string };
 beforeAll(async () => {
   if (!HAVE) return;
-  const c = await runCliAsync(['compile', example('gcn.dy'), '-o', out, '--targets', 'wasm,cuda,hls,runtime', ...['cora.cites', 'ca-GrQc.mtx', 'jazz.mtx'].flatMap((m) => ['--profile', `A=${join(M, m)}`]), '--profile', 'f=16', '--profile', 'h=16', '--profile', 'c=16'], { timeoutMs: 120_000 });
+  const c = await runCliAsync(
+    [
+      'compile',
+      example('gcn.dy'),
+      '-o',
+      out,
+      '--targets',
+      'wasm,cuda,hls,runtime',
+      ...['cora.cites', 'ca-GrQc.mtx', 'jazz.mtx'].flatMap((m) => ['--profile', `A=${join(M, m)}`]),
+      '--profile',
+      'f=16',
+      '--profile',
+      'h=16',
+      '--profile',
+      'c=16',
+    ],
+    { timeoutMs: 120_000 },
+  );
   expect(c.status, c.stderr).toBe(0);
   // The libraries are built after the test of what is missing without them (below, first).
 }, 130_000);
@@ -50,16 +90,31 @@ beforeAll(async () => {
 describe.skipIf(!HAVE)('dype build and dype run --project', () => {
   it('without built libraries: DY3043 naming the library and the command that builds it; no output file', async () => {
     const y = join(dir, 'unbuilt.mtx');
-    const r = await runCliAsync(['run', example('gcn.dy'), '--project', out, '--partition', 'cpu:op0|gpu:op1-op3', '--emulate', ...GCN_INPUTS, '--out', `Y=${y}`]);
+    const r = await runCliAsync([
+      'run',
+      example('gcn.dy'),
+      '--project',
+      out,
+      '--partition',
+      'cpu:op0|gpu:op1-op3',
+      '--emulate',
+      ...GCN_INPUTS,
+      '--out',
+      `Y=${y}`,
+    ]);
     expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toBe(`${join(out, 'cuda', 'libgcn_cuda_emu.so')}: error DY3043: the emulated cuda library is not built: run dype build ${out} --emulate`);
+    expect(r.stderr.trim()).toBe(
+      `${join(out, 'cuda', 'libgcn_cuda_emu.so')}: error DY3043: the emulated cuda library is not built: run dype build ${out} --emulate`,
+    );
     expect(existsSync(y)).toBe(false);
     built = await runCliAsync(['build', out, '--emulate', '--json'], { timeoutMs: 300_000 });
   }, 330_000);
 
   it('dype build --emulate says what it built, as which backend, and why', () => {
     expect(built.status, built.stderr).toBe(0);
-    const j = JSON.parse(built.stdout) as { built: { family: string; backend: string; library: string; why: string }[] };
+    const j = JSON.parse(built.stdout) as {
+      built: { family: string; backend: string; library: string; why: string }[];
+    };
     expect(j.built.map((b) => [b.family, b.backend, b.why])).toEqual([
       ['cuda', 'cuda-emu', '--emulate'],
       ['fpga', 'fpga-csim', '--emulate'],
@@ -71,7 +126,22 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     const y = join(dir, 'auto.mtx');
     const ref = join(dir, 'ref.mtx');
     const [r, f] = await Promise.all([
-      runCliAsync(['run', example('gcn.dy'), '--project', out, '--partition', 'auto', '--emulate', ...GCN_INPUTS, '--out', `Y=${y}`, '--json'], { timeoutMs: 120_000 }),
+      runCliAsync(
+        [
+          'run',
+          example('gcn.dy'),
+          '--project',
+          out,
+          '--partition',
+          'auto',
+          '--emulate',
+          ...GCN_INPUTS,
+          '--out',
+          `Y=${y}`,
+          '--json',
+        ],
+        { timeoutMs: 120_000 },
+      ),
       runCliAsync(['run', example('gcn.dy'), '--backend', 'reference', ...GCN_INPUTS, '--out', `Y=${ref}`]),
     ]);
     expect(r.status, r.stderr).toBe(0);
@@ -93,17 +163,32 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     expect(j.predicted.clock).toBe('modelled');
     const [got, want] = [values(y), values(ref)];
     expect(got.length).toBe(want.length);
-    for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!), `Y[${i}]`).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(want[i]!)));
+    for (let i = 0; i < want.length; i++)
+      expect(Math.abs(got[i]! - want[i]!), `Y[${i}]`).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(want[i]!)));
   }, 120_000);
 
   it('--objective energy: the project\u2019s energy guards pick the partition; the JSON names the objective', async () => {
-    const plan = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as { version: number; kernels: { gcn: { objective: string; objectives: string[]; guards: Record<string, unknown>; partitionIds: Record<string, number[]>; partitions: { id: number; objectives: string[] }[] } } };
+    const plan = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as {
+      version: number;
+      kernels: {
+        gcn: {
+          objective: string;
+          objectives: string[];
+          guards: Record<string, unknown>;
+          partitionIds: Record<string, number[]>;
+          partitions: { id: number; objectives: string[] }[];
+        };
+      };
+    };
     expect(plan.version).toBe(4);
     const k = plan.kernels.gcn;
     expect(k.objective).toBe('throughput');
     expect(k.objectives).toEqual(['throughput', 'energy', 'latency']);
     expect(Object.keys(k.guards)).toEqual(['throughput', 'energy', 'latency']);
-    const r = await runCliAsync(['run', example('gcn.dy'), '--project', out, '--objective', 'energy', '--emulate', ...GCN_INPUTS, '--json'], { timeoutMs: 120_000 });
+    const r = await runCliAsync(
+      ['run', example('gcn.dy'), '--project', out, '--objective', 'energy', '--emulate', ...GCN_INPUTS, '--json'],
+      { timeoutMs: 120_000 },
+    );
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as RunJson;
     expect(j.partition.objective).toBe('energy');
@@ -113,7 +198,21 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
   }, 120_000);
 
   it('a partition written out, with a stage split over both FPGAs of paper-2g2f, prints each stage\u2019s backend', async () => {
-    const r = await runCliAsync(['run', example('gcn.dy'), '--project', out, '--system', 'paper-2g2f', '--partition', 'gpu:T1|fpga*2:H1-Y', '--emulate', ...GCN_INPUTS], { timeoutMs: 120_000 });
+    const r = await runCliAsync(
+      [
+        'run',
+        example('gcn.dy'),
+        '--project',
+        out,
+        '--system',
+        'paper-2g2f',
+        '--partition',
+        'gpu:T1|fpga*2:H1-Y',
+        '--emulate',
+        ...GCN_INPUTS,
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/stage 0 \[op0\] on gpu0: cuda-emu, [\d.]+ ms measured/);
     expect(r.stdout).toMatch(/stage 1 \[op1 op2 op3\] on fpga0\+fpga1: fpga-csim, [\d.]+ ms measured/);
@@ -121,7 +220,18 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
 
   it('bad partitions, mismatched projects and misused options are one clear error each; nothing is written', async () => {
     const y = join(dir, 'never.mtx');
-    const run = (extra: string[], project = out) => runCliAsync(['run', example('gcn.dy'), '--project', project, '--emulate', ...GCN_INPUTS, '--out', `Y=${y}`, ...extra]);
+    const run = (extra: string[], project = out) =>
+      runCliAsync([
+        'run',
+        example('gcn.dy'),
+        '--project',
+        project,
+        '--emulate',
+        ...GCN_INPUTS,
+        '--out',
+        `Y=${y}`,
+        ...extra,
+      ]);
     const other = join(dir, 'other');
     cpSync(out, other, { recursive: true });
     const info = JSON.parse(readFileSync(join(other, 'project.json'), 'utf8'));
@@ -130,18 +240,42 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     const old = join(dir, 'old');
     cpSync(out, old, { recursive: true });
     const plan = JSON.parse(readFileSync(join(old, 'plan.json'), 'utf8'));
-    writeFileSync(join(old, 'plan.json'), JSON.stringify({ ...plan, version: 3, kernels: { gcn: { ...plan.kernels.gcn, guards: plan.kernels.gcn.guards.throughput } } }));
+    writeFileSync(
+      join(old, 'plan.json'),
+      JSON.stringify({
+        ...plan,
+        version: 3,
+        kernels: { gcn: { ...plan.kernels.gcn, guards: plan.kernels.gcn.guards.throughput } },
+      }),
+    );
     const cases: [string[], number, RegExp, string?][] = [
       [['--partition', 'gpu:op0-op2'], 1, /error DY3047: ops op3 are in no stage/],
-      [['--partition', 'gpu:op1-op3|cpu:op0'], 1, /error DY3047: stage 'gpu:op1-op3' must continue the kernel's ops in order from op0/],
-      [['--partition', 'tpu:op0-op3'], 1, /error DY3047: stage 'tpu:op0-op3': system paper-1g1f has no device 'tpu' \(it has cpu, gpu, fpga\)/],
-      [['--partition', 'gpu*3:op0-op3'], 1, /error DY3047: stage 'gpu\*3:op0-op3': gpu has 1 instance\(s\); asked for 3/],
+      [
+        ['--partition', 'gpu:op1-op3|cpu:op0'],
+        1,
+        /error DY3047: stage 'gpu:op1-op3' must continue the kernel's ops in order from op0/,
+      ],
+      [
+        ['--partition', 'tpu:op0-op3'],
+        1,
+        /error DY3047: stage 'tpu:op0-op3': system paper-1g1f has no device 'tpu' \(it has cpu, gpu, fpga\)/,
+      ],
+      [
+        ['--partition', 'gpu*3:op0-op3'],
+        1,
+        /error DY3047: stage 'gpu\*3:op0-op3': gpu has 1 instance\(s\); asked for 3/,
+      ],
       [['--partition', 'gpu:op0,Z'], 1, /error DY3047: no op or result 'Z' in kernel gcn/],
       // Ids of the partition table (every objective's partitions: up to 12 here).
       [['--partition', '99'], 1, /error DY3047: the guards of kernel gcn have partitions [\d, ]+; there is no 99/],
       [['--backend', 'wasm'], 2, /--backend and --project exclude each other/],
       [['--objective', 'speed'], 2, /--objective expects throughput, energy or latency, got 'speed'/],
-      [[], 1, /plan\.json: error DY3044: expected a dype plan \(format dype-plan, version 4: guards for every objective\), got dype-plan version 3: recompile the project with dype compile/, old],
+      [
+        [],
+        1,
+        /plan\.json: error DY3044: expected a dype plan \(format dype-plan, version 4: guards for every objective\), got dype-plan version 3: recompile the project with dype compile/,
+        old,
+      ],
       [[], 1, /project\.json: error DY3044: was compiled from another version of .*gcn\.dy/, other],
     ];
     const results = await Promise.all(cases.map(([extra, , , project]) => run(extra, project)));

@@ -66,7 +66,10 @@ describe('dype compile --targets wasm', () => {
   it('a bad program fails with its diagnostic, exit 1, and leaves the output directory empty', async () => {
     const d = tmp();
     const src = join(d, 'bad.dy');
-    writeFileSync(src, 'kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) {\n  y[i] = A[i, j] * z[j];\n}\n');
+    writeFileSync(
+      src,
+      'kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) {\n  y[i] = A[i, j] * z[j];\n}\n',
+    );
     const out = join(d, 'out');
     const r = await runCliAsync(['compile', src, '--targets', 'wasm', '-o', out]);
     expect(r.status).toBe(1);
@@ -96,12 +99,25 @@ describe('dype compile --profile (all targets)', () => {
   it('writes every target, plan.json and report.html with its plots at the top of the output directory', async () => {
     const out = join(tmp(), 'out');
     const m = (f: string): string => join(REPO_ROOT, '..', 'shared', 'data', 'matrices', f);
-    const r = await runCliAsync(['compile', example('spmv.dy'), '-o', out, '--profile', `A=${m('cora.cites')}`, '--profile', `A=${m('ca-GrQc.mtx')}`], { timeoutMs: 120_000 });
+    const r = await runCliAsync(
+      [
+        'compile',
+        example('spmv.dy'),
+        '-o',
+        out,
+        '--profile',
+        `A=${m('cora.cites')}`,
+        '--profile',
+        `A=${m('ca-GrQc.mtx')}`,
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/targets: wasm, cuda, hls, runtime, report/);
     const files = walk(out);
-    for (const f of ['plan.json', 'report.html', 'runtime/spmv.runtime.ts', 'cuda/spmv.cu', 'wasm/spmv.wasm']) expect(files).toContain(f);
+    for (const f of ['plan.json', 'report.html', 'runtime/spmv.runtime.ts', 'cuda/spmv.cu', 'wasm/spmv.wasm'])
+      expect(files).toContain(f);
     expect(files.some((f) => f.startsWith('hls/'))).toBe(true);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script|(src|href)="?https?:/i);
@@ -117,7 +133,12 @@ describe('dype compile --profile (all targets)', () => {
     expect(html).toMatch(/held out: 5-fold nested cross-validation/);
     expect(html).toMatch(/profile A=\S*cora\.cites left out/);
     const guards = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')).kernels.spmv.guards.throughput;
-    expect(guards.heldOut).toMatchObject({ folds: 5, meanLossPct: expect.any(Number), withinTolerance: expect.any(Number), treeOnly: expect.any(Object) });
+    expect(guards.heldOut).toMatchObject({
+      folds: 5,
+      meanLossPct: expect.any(Number),
+      withinTolerance: expect.any(Number),
+      treeOnly: expect.any(Object),
+    });
     expect(guards.heldOut.byProfile).toHaveLength(2);
     expect(guards.model.grid.length).toBeGreaterThan(1);
     expect(guards.partitions).toHaveLength(guards.model.partitions);
@@ -127,13 +148,27 @@ describe('dype compile --profile (all targets)', () => {
 describe('project writer and program names', () => {
   it('refuses paths outside the project and writes nothing then', () => {
     const d = tmp();
-    expect(() => writeProject(d, new Map([['a.txt', 'a'], ['../escape.txt', 'x']]))).toThrow(/not inside the project/);
+    expect(() =>
+      writeProject(
+        d,
+        new Map([
+          ['a.txt', 'a'],
+          ['../escape.txt', 'x'],
+        ]),
+      ),
+    ).toThrow(/not inside the project/);
     expect(readdirSync(d)).toEqual([]);
   });
   it('writes nested files and keeps existing ones', () => {
     const d = tmp();
     writeFileSync(join(d, 'keep.txt'), 'k');
-    writeProject(d, new Map<string, string | Uint8Array>([['x/y/z.txt', 'z'], ['b.bin', new Uint8Array([1, 2, 3])]]));
+    writeProject(
+      d,
+      new Map<string, string | Uint8Array>([
+        ['x/y/z.txt', 'z'],
+        ['b.bin', new Uint8Array([1, 2, 3])],
+      ]),
+    );
     expect(walk(d)).toEqual(['b.bin', 'keep.txt', 'x/y/z.txt']);
     expect([...readFileSync(join(d, 'b.bin'))]).toEqual([1, 2, 3]);
   });

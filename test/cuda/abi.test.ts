@@ -35,8 +35,8 @@ const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-abi-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
 const PROGRAMS = ['spmv', 'spmm', 'gcn', 'pagerank', 'sssp', 'attention', 'shapes'];
-const source = (p: string): string => (p === 'shapes' ? join(ROOT, 'test', 'cuda', 'fixtures', 'shapes.dy') : join(ROOT, 'examples', `${p}.dy`));
-
+const source = (p: string): string =>
+  p === 'shapes' ? join(ROOT, 'test', 'cuda', 'fixtures', 'shapes.dy') : join(ROOT, 'examples', `${p}.dy`);
 
 /** Every program on a matrix with n rows: inputs written under dir/data. */
 function jobsFor(matrix: string, path: string, n: number): Job[] {
@@ -54,8 +54,14 @@ function jobsFor(matrix: string, path: string, n: number): Job[] {
   const W1 = file('W1.mtx', denseMtx(16, 16, rnd));
   const W2 = file('W2.mtx', denseMtx(16, 7, rnd));
   const r0 = file('r0.mtx', denseMtx(n, 1, rnd, true));
-  const d0 = file('d0.mtx', `%%MatrixMarket matrix array real general\n${n} 1\n${Array.from({ length: n }, (_, i) => (i === 3 ? '0' : 'inf')).join('\n')}\n`);
-  const w = file('w.mtx', `%%MatrixMarket matrix array integer general\n${n} 1\n${Array.from({ length: n }, (_, i) => String(((i * 37) % 101) - 50)).join('\n')}\n`);
+  const d0 = file(
+    'd0.mtx',
+    `%%MatrixMarket matrix array real general\n${n} 1\n${Array.from({ length: n }, (_, i) => (i === 3 ? '0' : 'inf')).join('\n')}\n`,
+  );
+  const w = file(
+    'w.mtx',
+    `%%MatrixMarket matrix array integer general\n${n} 1\n${Array.from({ length: n }, (_, i) => String(((i * 37) % 101) - 50)).join('\n')}\n`,
+  );
   const A = path;
   return [
     { prog: 'spmv', matrix, inputs: { A, x }, params: [], outs: ['y'] },
@@ -73,7 +79,12 @@ async function checkArgs(j: Job): Promise<string[]> {
   const refs = j.outs.map((o) => `${o}=${join(dir, 'data', j.matrix, `ref-${j.prog}.${o}.mtx`)}`);
   const inputs = Object.entries(j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]);
   const params = j.params.flatMap((p) => ['--param', p]);
-  const r = await run(process.execPath, [CLI, 'run', source(j.prog), '--backend', 'reference', ...inputs, ...params, ...refs.flatMap((o) => ['--out', o])], ROOT, 60_000);
+  const r = await run(
+    process.execPath,
+    [CLI, 'run', source(j.prog), '--backend', 'reference', ...inputs, ...params, ...refs.flatMap((o) => ['--out', o])],
+    ROOT,
+    60_000,
+  );
   expect(r.status, `${r.cmd}\n${r.output}`).toBe(0);
   return [...inputs, ...params, ...refs.flatMap((o) => ['--ref', o])];
 }
@@ -84,7 +95,8 @@ const EMU_ENV = { ...process.env, DYPE_EMU_DEVICES: '8', DYPE_EMU_PEER: '1' };
 
 describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', () => {
   beforeAll(async () => {
-    for (const p of PROGRAMS) writeProject(project(p), emitCuda(p === 'shapes' ? fixtureProgram(p) : exampleProgram(p)));
+    for (const p of PROGRAMS)
+      writeProject(project(p), emitCuda(p === 'shapes' ? fixtureProgram(p) : exampleProgram(p)));
     // The product's own build; the drivers at -O0 only to keep the test short (the kernels stay at -O2).
     const built = await pool(
       PROGRAMS.map((p) => () => run('make', ['-C', project(p), 'emu', 'CHECKFLAGS=-O0 -std=c++17'], ROOT)),
@@ -95,8 +107,13 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
 
   it('runs every op through the ABI alone, whole and split over 2 and 3 emulated devices, as the reference does', async () => {
     // jazz: rows of up to 100 entries (merge-path shares split them); Erdos971: 39 empty rows.
-    const jobs = [...jobsFor('jazz', join(MATRICES, 'jazz.mtx'), 198), ...jobsFor('erdos', join(MATRICES, 'Erdos971.mtx'), 472)];
-    const runs = jobs.map((j) => async () => run(join(project(j.prog), 'dype_abi_check_emu'), await checkArgs(j), dir, 240_000, EMU_ENV));
+    const jobs = [
+      ...jobsFor('jazz', join(MATRICES, 'jazz.mtx'), 198),
+      ...jobsFor('erdos', join(MATRICES, 'Erdos971.mtx'), 472),
+    ];
+    const runs = jobs.map(
+      (j) => async () => run(join(project(j.prog), 'dype_abi_check_emu'), await checkArgs(j), dir, 240_000, EMU_ENV),
+    );
     const results = await pool(runs, 2);
     results.forEach((r, n) => {
       const j = jobs[n]!;
@@ -116,7 +133,10 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
   it('stages copies through the host where devices are no peers', async () => {
     const j = jobsFor('jazz-nopeer', join(MATRICES, 'jazz.mtx'), 198).find((x) => x.prog === 'pagerank')!;
     const args = await checkArgs(j);
-    const r = await run(join(project('pagerank'), 'dype_abi_check_emu'), [...args, '--splits', '2,3'], dir, 120_000, { ...EMU_ENV, DYPE_EMU_PEER: '0' });
+    const r = await run(join(project('pagerank'), 'dype_abi_check_emu'), [...args, '--splits', '2,3'], dir, 120_000, {
+      ...EMU_ENV,
+      DYPE_EMU_PEER: '0',
+    });
     expect(r.status, r.output).toBe(0);
     expect(r.output).toContain('all checks passed');
   }, 120_000);
@@ -129,7 +149,8 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       const lib = koffi.load(join(project(prog), `lib${prog}_cuda_emu.so`));
       const prefix = abiPrefix(prog, 'cuda');
       const out = {} as Abi;
-      for (const [name, proto] of Object.entries(ABI_FUNCTIONS)) out[name as AbiFunction] = lib.func(proto.replace(`${name}(`, `${prefix}${name}(`));
+      for (const [name, proto] of Object.entries(ABI_FUNCTIONS))
+        out[name as AbiFunction] = lib.func(proto.replace(`${name}(`, `${prefix}${name}(`));
       return out;
     };
     const alloc = (f: Abi, dev: number, bytes: number): unknown => {
@@ -138,7 +159,10 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       return out[0];
     };
     /** A random CSR matrix of `rows` rows with 0..2k entries per row, and the float32 SpMV of a vector x. */
-    const spmvCase = (rows: number, k: number): { ptr: Int32Array; idx: Int32Array; val: Float32Array; x: Float32Array; y: Float32Array } => {
+    const spmvCase = (
+      rows: number,
+      k: number,
+    ): { ptr: Int32Array; idx: Int32Array; val: Float32Array; x: Float32Array; y: Float32Array } => {
       const rnd = lcg(5);
       const ptr = new Int32Array(rows + 1);
       const idx: number[] = [];
@@ -249,7 +273,11 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       const sizes = [rows, rows, rows, c.idx.length];
       const bufs = [0, 1].map((dev) => place(f, dev, c));
       const launchAsync = (dev: number): Promise<number> =>
-        new Promise((resolve, reject) => f.launch.async(dev, h, bufs[dev], sizes, 0, -1, null, (err: unknown, rc: number) => (err ? reject(err) : resolve(rc))));
+        new Promise((resolve, reject) =>
+          f.launch.async(dev, h, bufs[dev], sizes, 0, -1, null, (err: unknown, rc: number) =>
+            err ? reject(err) : resolve(rc),
+          ),
+        );
       expect(await Promise.all([launchAsync(0), launchAsync(1)])).toEqual([0, 0]);
       for (const dev of [0, 1]) {
         const y = new Float32Array(rows);

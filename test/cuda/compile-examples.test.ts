@@ -17,7 +17,10 @@ import { have, pool, run, type Run } from './nvcc.js';
 const NVCC = have('nvcc');
 if (!NVCC) console.warn('test/cuda: nvcc not found on PATH; skipping the CUDA compile tests');
 
-const examples = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.dy')).map((f) => f.slice(0, -3)).sort();
+const examples = readdirSync(join(ROOT, 'examples'))
+  .filter((f) => f.endsWith('.dy'))
+  .map((f) => f.slice(0, -3))
+  .sort();
 const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-nvcc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -25,18 +28,32 @@ const FLAGS = ['-std=c++17', '-Werror', 'all-warnings'];
 
 describe.skipIf(!NVCC)('generated CUDA compiles (nvcc -arch=sm_90) and the drivers link', () => {
   it('for every example and the shapes fixture', async () => {
-    const programs = [...examples.map((e) => ({ name: e, p: exampleProgram(e) })), { name: 'shapes', p: fixtureProgram('shapes') }];
+    const programs = [
+      ...examples.map((e) => ({ name: e, p: exampleProgram(e) })),
+      { name: 'shapes', p: fixtureProgram('shapes') },
+    ];
     for (const { name, p } of programs) {
       const d = join(dir, name);
       mkdirSync(d, { recursive: true });
       writeProject(d, emitCuda(p));
     }
     // The kernels and the ABI files (host code over the stubs, each in its own namespace) of every program.
-    writeFileSync(join(dir, 'all.cu'), programs.map(({ name, p }) => `#include "${name}/${p.name}.cu"\n#include "${name}/${p.name}_abi.cu"\n`).join(''));
+    writeFileSync(
+      join(dir, 'all.cu'),
+      programs.map(({ name, p }) => `#include "${name}/${p.name}.cu"\n#include "${name}/${p.name}_abi.cu"\n`).join(''),
+    );
     const jobs: (() => Promise<Run>)[] = [
       () => run('nvcc', ['-c', '-arch=sm_90', '-O1', ...FLAGS, 'all.cu', '-o', 'all.o'], dir),
-      ...programs.map(({ name }) => () => run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_check.cpp', '-o', 'check.o'], join(dir, name))),
-      ...programs.map(({ name }) => () => run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_abi_check.cpp', '-o', 'abi_check.o'], join(dir, name))),
+      ...programs.map(
+        ({ name }) =>
+          () =>
+            run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_check.cpp', '-o', 'check.o'], join(dir, name)),
+      ),
+      ...programs.map(
+        ({ name }) =>
+          () =>
+            run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_abi_check.cpp', '-o', 'abi_check.o'], join(dir, name)),
+      ),
     ];
     const compiled = await pool(jobs, 2);
     for (const r of compiled) expect(r.status, `${r.cmd}\n${r.output}`).toBe(0);

@@ -51,7 +51,10 @@ describe('variants derived from the loop nests', () => {
       gcn_op2: ['tiled', 'warp-per-row', 'row-per-thread'],
       gcn_op3: ['warp-per-row', 'merge-path', 'row-per-thread'],
     });
-    expect(variants(exampleProgram('pagerank'))).toEqual({ pagerank_op0: ['elementwise'], pagerank_op2: ['warp-per-row', 'merge-path', 'row-per-thread'] });
+    expect(variants(exampleProgram('pagerank'))).toEqual({
+      pagerank_op0: ['elementwise'],
+      pagerank_op2: ['warp-per-row', 'merge-path', 'row-per-thread'],
+    });
     // The SDDMM writes per entry: no merge path (nothing to combine across rows).
     expect(variants(exampleProgram('attention'))['attention_op0']).toEqual(['warp-per-row', 'row-per-thread']);
     expect(variants(fixtureProgram('shapes'))).toEqual({
@@ -69,7 +72,10 @@ describe('variants derived from the loop nests', () => {
     expect(spmv).toContain('acc0 = dy_warp_reduce<dy_op_sum>(acc0);');
     expect(spmv).toContain('if (dy_lane == 0) y[i] = acc0;');
     const att = emitCuda(exampleProgram('attention')).get('attention.cu')!;
-    const sddmm = att.slice(att.indexOf('dy_attention_op0_warp_per_row('), att.indexOf('dy_attention_op0_row_per_thread('));
+    const sddmm = att.slice(
+      att.indexOf('dy_attention_op0_warp_per_row('),
+      att.indexOf('dy_attention_op0_row_per_thread('),
+    );
     expect(sddmm).toMatch(/for \(int k = 0 \+ dy_lane, .*k \+= 32\)/);
     expect(sddmm).toMatch(/if \(dy_lane == 0\) S_vals\[p0\] = /);
     const gcn = emitCuda(exampleProgram('gcn')).get('gcn.cu')!;
@@ -82,13 +88,29 @@ describe('variants derived from the loop nests', () => {
   it('drives repeat loops from the host and copies X.next back after each trip', () => {
     const pr = emitCuda(exampleProgram('pagerank')).get('pagerank.cu')!;
     const run = pr.slice(pr.indexOf('int dype_pagerank_pagerank_run_buffers('));
-    expect(run).toMatch(/for \(long long dy_it0 = 0; dy_it0 < 20; \+\+dy_it0\) \{\n\s+if \(\(dy_rc = dy_pagerank_pagerank_op1\(b, variants \? variants\[1\] : 0, stream\)\) != 0\) return dy_rc;\n\s+if \(\(dy_rc = \(int\)cudaMemcpyAsync\(b->r, b->r_next, /);
+    expect(run).toMatch(
+      /for \(long long dy_it0 = 0; dy_it0 < 20; \+\+dy_it0\) \{\n\s+if \(\(dy_rc = dy_pagerank_pagerank_op1\(b, variants \? variants\[1\] : 0, stream\)\) != 0\) return dy_rc;\n\s+if \(\(dy_rc = \(int\)cudaMemcpyAsync\(b->r, b->r_next, /,
+    );
   });
 
   it('writes every project file, and notes the variants of each op in the header', () => {
     const files = emitCuda(exampleProgram('gcn'));
-    expect([...files.keys()].sort()).toEqual(['CMakeLists.txt', 'Makefile', 'README.md', 'dype_abi.h', 'dype_abi_check.cpp', 'dype_check.cpp', 'dype_check_common.h', 'emu/cuda_runtime_api.h', 'gcn.cu', 'gcn_abi.cu', 'gcn_cuda.h']);
-    expect(files.get('gcn_cuda.h')).toContain('op 1: op1 (H1 -> H1): 0 = warp-per-row, 1 = merge-path, 2 = row-per-thread');
+    expect([...files.keys()].sort()).toEqual([
+      'CMakeLists.txt',
+      'Makefile',
+      'README.md',
+      'dype_abi.h',
+      'dype_abi_check.cpp',
+      'dype_check.cpp',
+      'dype_check_common.h',
+      'emu/cuda_runtime_api.h',
+      'gcn.cu',
+      'gcn_abi.cu',
+      'gcn_cuda.h',
+    ]);
+    expect(files.get('gcn_cuda.h')).toContain(
+      'op 1: op1 (H1 -> H1): 0 = warp-per-row, 1 = merge-path, 2 = row-per-thread',
+    );
     expect(files.get('Makefile')).toContain('arch=compute_80,code=sm_80');
     expect(files.get('CMakeLists.txt')).toContain('80-real 90-real 90-virtual');
   });
@@ -109,20 +131,36 @@ describe('identifiers', () => {
   });
 
   it('compiles C++ keywords used as dype names into prefixed identifiers', () => {
-    const src = emitCuda(programOf('kernel kw(A: csr<f32>[class, class], x: dense<f32>[class]) -> (y: dense<f32>[class]) { y[i] = A[i, j] * x[j]; }')).get('prog.cu')!;
+    const src = emitCuda(
+      programOf(
+        'kernel kw(A: csr<f32>[class, class], x: dense<f32>[class]) -> (y: dense<f32>[class]) { y[i] = A[i, j] * x[j]; }',
+      ),
+    ).get('prog.cu')!;
     expect(src).toContain('int u_class');
     const code = src.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
     expect(code).not.toMatch(/\bclass\b/);
   });
 
   it('rejects a kernel name that would contain a reserved double underscore (DY6101)', () => {
-    const d = diagnostic(() => emitCuda(programOf('kernel evil__global__(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) { y[i] = A[i, j] * x[j]; }')));
+    const d = diagnostic(() =>
+      emitCuda(
+        programOf(
+          'kernel evil__global__(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) { y[i] = A[i, j] * x[j]; }',
+        ),
+      ),
+    );
     expect(d.code).toBe('DY6101');
     expect(d.message).toContain("kernel 'evil__global__'");
   });
 
   it('rejects two names that would be one C identifier (DY6102)', () => {
-    const d = diagnostic(() => emitCuda(programOf('kernel clash(A: csr<f32>[n, n], A_vals: dense<f32>[n]) -> (y: dense<f32>[n]) { y[i] = A[i, j] * A_vals[j]; }')));
+    const d = diagnostic(() =>
+      emitCuda(
+        programOf(
+          'kernel clash(A: csr<f32>[n, n], A_vals: dense<f32>[n]) -> (y: dense<f32>[n]) { y[i] = A[i, j] * A_vals[j]; }',
+        ),
+      ),
+    );
     expect(d.code).toBe('DY6102');
     expect(d.message).toContain("kernel 'clash'");
     expect(d.message).toContain('A_vals');
@@ -135,7 +173,10 @@ describe('identifiers', () => {
     let d = diagnostic(() => emitCuda({ ...base, module: { kernels: [{ ...k, name: evilKernel }] } }));
     expect(d.code).toBe('DY6101');
     expect(d.message).toContain('kernel "x(){} int main(){ system(\\"id\\"); } void y"');
-    const loops = k.loops!.map((f) => ({ ...f, buffers: f.buffers.map((b) => (b.name === 'x' ? { ...b, name: 'x[0]); system("id"); //' } : b)) }));
+    const loops = k.loops!.map((f) => ({
+      ...f,
+      buffers: f.buffers.map((b) => (b.name === 'x' ? { ...b, name: 'x[0]); system("id"); //' } : b)),
+    }));
     d = diagnostic(() => emitCuda({ ...base, module: { kernels: [{ ...k, loops }] } }));
     expect(d.code).toBe('DY6101');
     expect(d.message).toContain("kernel 'spmv'");
@@ -154,7 +195,13 @@ describe('identifiers', () => {
   });
 
   it('rejects a sparse temporary read in a layout it is not computed in (DY6103)', () => {
-    const d = diagnostic(() => emitCuda(programOf('kernel cols(A: csr<f32>[n, n], x: dense<f32>[n]) -> (z: dense<f32>[n]) { S[i, j] = A[i, j] * x[j]; z[j] = sum(i: S[i, j]); }')));
+    const d = diagnostic(() =>
+      emitCuda(
+        programOf(
+          'kernel cols(A: csr<f32>[n, n], x: dense<f32>[n]) -> (z: dense<f32>[n]) { S[i, j] = A[i, j] * x[j]; z[j] = sum(i: S[i, j]); }',
+        ),
+      ),
+    );
     expect(d.code).toBe('DY6103');
     expect(d.message).toContain("kernel 'cols'");
   });

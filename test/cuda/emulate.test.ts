@@ -29,7 +29,6 @@ const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
 const rnd = lcg(7);
 const dense = (rows: number, cols: number, nonneg = false): string => denseMtx(rows, cols, rnd, nonneg);
 
-
 describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => {
   it('match the reference in every variant of every example', async () => {
     const data = join(dir, 'data');
@@ -51,7 +50,10 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     const r0 = file('r0.mtx', dense(198, 1, true));
     const src = Array.from({ length: 472 }, (_, i) => (i === 3 ? '0' : 'inf'));
     const d0 = file('d0.mtx', `%%MatrixMarket matrix array real general\n472 1\n${src.join('\n')}\n`);
-    const w = file('w.mtx', `%%MatrixMarket matrix array integer general\n198 1\n${Array.from({ length: 198 }, (_, i) => String((i * 37) % 101 - 50)).join('\n')}\n`);
+    const w = file(
+      'w.mtx',
+      `%%MatrixMarket matrix array integer general\n198 1\n${Array.from({ length: 198 }, (_, i) => String(((i * 37) % 101) - 50)).join('\n')}\n`,
+    );
     const jobs: Job[] = [
       { prog: 'spmv', matrix: 'jazz', inputs: { A: jazz, x: x198 }, params: [], outs: ['y'] },
       { prog: 'spmv', matrix: 'erdos', inputs: { A: erdos, x: x472 }, params: [], outs: ['y'] },
@@ -60,7 +62,13 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
       { prog: 'pagerank', matrix: 'jazz', inputs: { A: jazz, r0 }, params: ['d=0.85'], outs: ['r'] },
       { prog: 'sssp', matrix: 'erdos', inputs: { A: erdos, d0 }, params: [], outs: ['d'] },
       { prog: 'attention', matrix: 'jazz', inputs: { A: jazz, Q: X198, K: X198, V: X198 }, params: [], outs: ['O'] },
-      { prog: 'shapes', matrix: 'jazz', inputs: { A: jazz, B: jazz, x: x198, w }, params: ['int=7'], outs: ['t', 'S', 'u', 'z', 'flags'] },
+      {
+        prog: 'shapes',
+        matrix: 'jazz',
+        inputs: { A: jazz, B: jazz, x: x198, w },
+        params: ['int=7'],
+        outs: ['t', 'S', 'u', 'z', 'flags'],
+      },
     ];
     // Build: all programs in one translation unit, a driver per program.
     const progs = [...new Set(jobs.map((j) => j.prog))];
@@ -73,7 +81,10 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     writeFileSync(join(dir, 'all.cpp'), progs.map((p) => `#include "${p}/${p}.cu"\n`).join(''));
     const flags = ['-std=c++17', '-DDYPE_CUDA_EMU', `-I${join(dir, progs[0]!, 'emu')}`, '-w'];
     const built = await pool(
-      [() => run('g++', ['-x', 'c++', '-O1', ...flags, '-c', 'all.cpp', '-o', 'all.o'], dir), ...progs.map((p) => () => run('g++', ['-O0', ...flags, '-c', 'dype_check.cpp', '-o', 'check.o'], join(dir, p)))],
+      [
+        () => run('g++', ['-x', 'c++', '-O1', ...flags, '-c', 'all.cpp', '-o', 'all.o'], dir),
+        ...progs.map((p) => () => run('g++', ['-O0', ...flags, '-c', 'dype_check.cpp', '-o', 'check.o'], join(dir, p))),
+      ],
       2,
     );
     for (const b of built) expect(b.status, `${b.cmd}\n${b.output}`).toBe(0);
@@ -84,9 +95,30 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     // References, then the emulated driver on the same files.
     const checks = jobs.map((j, n) => {
       const refs = j.outs.map((o) => `${o}=${join(data, `ref${n}.${o}.mtx`)}`);
-      const r = runCli(['run', join(ROOT, 'examples', `${j.prog}.dy`).replace(/examples\/shapes\.dy$/, 'test/cuda/fixtures/shapes.dy'), '--backend', 'reference', ...Object.entries(j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]), ...j.params.flatMap((p) => ['--param', p]), ...refs.flatMap((o) => ['--out', o])], { timeoutMs: 60_000 });
+      const r = runCli(
+        [
+          'run',
+          join(ROOT, 'examples', `${j.prog}.dy`).replace(/examples\/shapes\.dy$/, 'test/cuda/fixtures/shapes.dy'),
+          '--backend',
+          'reference',
+          ...Object.entries(j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]),
+          ...j.params.flatMap((p) => ['--param', p]),
+          ...refs.flatMap((o) => ['--out', o]),
+        ],
+        { timeoutMs: 60_000 },
+      );
       expect(r.status, r.stderr).toBe(0);
-      return () => run(join(dir, j.prog, 'emu_check'), [...Object.entries(j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]), ...j.params.flatMap((p) => ['--param', p]), ...refs.flatMap((o) => ['--ref', o]), '--check-only'], dir);
+      return () =>
+        run(
+          join(dir, j.prog, 'emu_check'),
+          [
+            ...Object.entries(j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]),
+            ...j.params.flatMap((p) => ['--param', p]),
+            ...refs.flatMap((o) => ['--ref', o]),
+            '--check-only',
+          ],
+          dir,
+        );
     });
     const results = await pool(checks, 2);
     results.forEach((r, n) => {

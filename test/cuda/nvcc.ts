@@ -12,10 +12,20 @@ export interface Run {
   output: string;
 }
 
-export function run(cmd: string, args: readonly string[], cwd: string, timeoutMs = 240_000, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+export function run(
+  cmd: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs = 240_000,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Run> {
   return new Promise((resolve) => {
     execFile(cmd, [...args], { cwd, timeout: timeoutMs, maxBuffer: 16 << 20, env }, (err, stdout, stderr) => {
-      const status = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const status = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : 1
+        : 0;
       resolve({ cmd: `${cmd} ${args.join(' ')}`, status, output: `${stdout}${stderr}` });
     });
   });

@@ -14,6 +14,7 @@ describe('diagnostic catalogue', () => {
   });
   it('docs/DIAGNOSTICS.md lists every code with its meaning', () => {
     const doc = readFileSync(new URL('../../docs/DIAGNOSTICS.md', import.meta.url), 'utf8');
-    for (const [code, meaning] of Object.entries({ ...DIAGNOSTIC_CODES, ...DATA_ERROR_CODES })) expect(doc).toContain(`| ${code} | ${meaning} |`);
+    for (const [code, meaning] of Object.entries({ ...DIAGNOSTIC_CODES, ...DATA_ERROR_CODES }))
+      expect(doc).toContain(`| ${code} | ${meaning} |`);
   });
 });

@@ -12,7 +12,9 @@ import { compileSource } from '../../frontend/compile.js';
 import { formatDiagnostic } from '../../ir/diagnostics.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const files = readdirSync(here).filter((f) => f.endsWith('.dy')).sort();
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.dy'))
+  .sort();
 
 function expected(src: string): string[] {
   const out: string[] = [];

@@ -18,10 +18,18 @@ function bruteForce(sys: SystemSpec, p: PlanProblem, goal: EvalGoal): { best: nu
   let count = 0;
   const rec = (i: number, used: Map<string, number>, stages: SimStage[]): void => {
     if (i === n) {
-      const draw = sys.devices.reduce((a, d) => a + (used.get(d.id) ?? 0) * d.activePowerW + (d.count - (used.get(d.id) ?? 0)) * d.idlePowerW, 0);
+      const draw = sys.devices.reduce(
+        (a, d) => a + (used.get(d.id) ?? 0) * d.activePowerW + (d.count - (used.get(d.id) ?? 0)) * d.idlePowerW,
+        0,
+      );
       if (draw > cap) return;
       // Stage-local constraints (memory, FPGA resources) as the planner states them.
-      const choices = stages.map((s) => ({ start: s.ops[0]!, end: s.ops[s.ops.length - 1]! + 1, device: s.device.id, count: s.instances.length }));
+      const choices = stages.map((s) => ({
+        start: s.ops[0]!,
+        end: s.ops[s.ops.length - 1]! + 1,
+        device: s.device.id,
+        count: s.instances.length,
+      }));
       if (!evaluateChoices(sys, p, choices, goal)) return;
       count++;
       const r: SimResult = simulate(sys, p, stages);

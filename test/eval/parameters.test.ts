@@ -9,7 +9,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CONSTANT_GROUPS, constantEntries, parameterTableMarkdown, presetFields, presetNames, loadPreset, uncoveredConstants } from '../../eval/parameters.js';
+import {
+  CONSTANT_GROUPS,
+  constantEntries,
+  parameterTableMarkdown,
+  presetFields,
+  presetNames,
+  loadPreset,
+  uncoveredConstants,
+} from '../../eval/parameters.js';
 import { getLeaf } from '../../runtime/plan/parameters.js';
 
 const docPath = fileURLToPath(new URL('../../docs/COST-MODEL.md', import.meta.url));
@@ -21,9 +29,14 @@ describe('every model parameter cites a source', () => {
   it('every constant of MODEL, the FPGA designs and SIM has an entry, and every entry covers a constant', () => {
     expect(uncoveredConstants()).toEqual([]);
     const names = new Set(CONSTANT_GROUPS.map((g) => g.name));
-    for (const g of CONSTANT_GROUPS) for (const key of Object.keys(g.table)) expect(names.has(key.split('.')[0]!), key).toBe(true);
+    for (const g of CONSTANT_GROUPS)
+      for (const key of Object.keys(g.table)) expect(names.has(key.split('.')[0]!), key).toBe(true);
     const entries = constantEntries();
-    for (const key of new Set(CONSTANT_GROUPS.flatMap((g) => Object.keys(g.table)))) expect(entries.some((e) => e.key === key && e.leaves.length > 0), `${key} covers no constant`).toBe(true);
+    for (const key of new Set(CONSTANT_GROUPS.flatMap((g) => Object.keys(g.table))))
+      expect(
+        entries.some((e) => e.key === key && e.leaves.length > 0),
+        `${key} covers no constant`,
+      ).toBe(true);
   });
 
   it("the constants' entries are complete: an estimate says so, a stated range holds its one value", () => {
@@ -38,7 +51,8 @@ describe('every model parameter cites a source', () => {
         expect(entry.range.low, key).toBeLessThanOrEqual(v);
         expect(entry.range.high, key).toBeGreaterThanOrEqual(v);
       }
-      if (entry.max !== undefined) for (const l of leaves) expect(l.value as number, key).toBeLessThanOrEqual(entry.max);
+      if (entry.max !== undefined)
+        for (const l of leaves) expect(l.value as number, key).toBeLessThanOrEqual(entry.max);
     }
   });
 
@@ -47,7 +61,8 @@ describe('every model parameter cites a source', () => {
       const fields = presetFields(name);
       expect(fields.filter((f) => f.kind === undefined).map((f) => `${f.path}: ${f.source}`)).toEqual([]);
       for (const f of fields) {
-        if (f.kind === 'measured' || f.kind === 'published fit') expect(loadPreset(name).measuredOn?.[f.path], `${name} ${f.path} measuredOn`).toBeDefined();
+        if (f.kind === 'measured' || f.kind === 'published fit')
+          expect(loadPreset(name).measuredOn?.[f.path], `${name} ${f.path} measuredOn`).toBeDefined();
         if (f.range) {
           expect(f.range.low, f.path).toBeLessThanOrEqual(f.value);
           expect(f.range.high, f.path).toBeGreaterThanOrEqual(f.value);
@@ -57,7 +72,8 @@ describe('every model parameter cites a source', () => {
       }
       const s = loadPreset(name);
       const paths = new Set(fields.map((f) => f.path));
-      for (const k of [...Object.keys(s.measuredOn ?? {}), ...Object.keys(s.ranges ?? {})]) expect(paths.has(k), `${name}: ${k} names no number`).toBe(true);
+      for (const k of [...Object.keys(s.measuredOn ?? {}), ...Object.keys(s.ranges ?? {})])
+        expect(paths.has(k), `${name}: ${k} names no number`).toBe(true);
     });
 
   it('docs/COST-MODEL.md holds the generated table (DYPE_UPDATE_GOLDENS=1 rewrites it)', () => {
@@ -68,7 +84,8 @@ describe('every model parameter cites a source', () => {
     expect(end).toBeGreaterThan(begin!.index);
     const table = parameterTableMarkdown();
     const current = doc.slice(begin!.index + begin![0].length, end);
-    if (update && current !== table) writeFileSync(docPath, doc.slice(0, begin!.index + begin![0].length) + table + doc.slice(end));
+    if (update && current !== table)
+      writeFileSync(docPath, doc.slice(0, begin!.index + begin![0].length) + table + doc.slice(end));
     else expect(current, 'docs/COST-MODEL.md is out of date: run with DYPE_UPDATE_GOLDENS=1').toBe(table);
   });
 });

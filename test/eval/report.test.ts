@@ -39,19 +39,40 @@ window.addEventListener('load', () => {
 });
 </script>`;
 
-function probe(htmlPath: string): { errors: string[]; svgs: { w: number; h: number; bw: number; bh: number; shapes: number; program: boolean }[]; log: string } {
+function probe(htmlPath: string): {
+  errors: string[];
+  svgs: { w: number; h: number; bw: number; bh: number; shapes: number; program: boolean }[];
+  log: string;
+} {
   const html = readFileSync(htmlPath, 'utf8');
   const probed = join(dir, `probe-${Math.random().toString(36).slice(2)}.html`);
   writeFileSync(probed, html.replace('<head>', `<head>${PROBE}`));
-  const r = spawnSync(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--enable-logging=stderr', '--v=0', '--dump-dom', `file://${probed}`], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    chromium!,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--enable-logging=stderr',
+      '--v=0',
+      '--dump-dom',
+      `file://${probed}`,
+    ],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
   const m = /<pre id="probe">([^<]*)<\/pre>/.exec(r.stdout);
   if (!m) throw new Error(`no probe output from chromium (status ${r.status}): ${r.stderr.slice(-2000)}`);
-  const text = m[1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const text = m[1]!
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
   return { ...JSON.parse(text), log: r.stderr };
 }
 
 /** Console messages chromium logged at error level, and failed loads (dbus noise of a headless box aside). */
-const consoleErrors = (log: string): string[] => log.split('\n').filter((l) => /CONSOLE|Failed to load|net::ERR/.test(l) && !/dbus/.test(l));
+const consoleErrors = (log: string): string[] =>
+  log.split('\n').filter((l) => /CONSOLE|Failed to load|net::ERR/.test(l) && !/dbus/.test(l));
 
 describe('dype eval --quick', () => {
   const r = runCli(['eval', '--quick', '-o', dir, '--json'], { timeoutMs: 120_000 });
@@ -68,11 +89,13 @@ describe('dype eval --quick', () => {
     }
     for (const k of ['throughput_vs_static', 'throughput_vs_gpu_only']) expect(j[k]).toBeGreaterThan(0);
     // Energy efficiency both ways: the devices used, and the whole system.
-    for (const k of ['energy_eff_vs_static', 'energy_eff_vs_gpu_only']) for (const scope of ['device', 'system']) expect(j[k][scope]).toBeGreaterThan(0);
+    for (const k of ['energy_eff_vs_static', 'energy_eff_vs_gpu_only'])
+      for (const scope of ['device', 'system']) expect(j[k][scope]).toBeGreaterThan(0);
     expect(Object.keys(j.per_objective).sort()).toEqual(['energy-device', 'energy-system', 'throughput']);
     // The headline figures per preset: the paper boxes and the H200 with its host.
     expect(Object.keys(j.per_preset)).toEqual(['h200-cpu', 'paper-1g1f', 'paper-2g2f']);
-    for (const p of Object.values(j.per_preset) as { cases: number; summary: { dype: { optimal: number } } }[]) expect(p.summary.dype.optimal).toBeLessThanOrEqual(p.cases);
+    for (const p of Object.values(j.per_preset) as { cases: number; summary: { dype: { optimal: number } } }[])
+      expect(p.summary.dype.optimal).toBeLessThanOrEqual(p.cases);
     const csv = readFileSync(join(dir, 'cases.csv'), 'utf8').trim().split('\n');
     expect(csv.length).toBe(j.cases + 1);
     expect(JSON.parse(readFileSync(join(dir, 'eval.json'), 'utf8')).case_results.length).toBe(j.cases);
@@ -80,29 +103,38 @@ describe('dype eval --quick', () => {
     expect(html).not.toMatch(/<script|(src|href)="?https?:/i);
   });
 
-  it.skipIf(!chromium)('report.html and a renderProgramReport page (for dype compile) render their plots in headless Chromium without errors', () => {
-    const w = workloads().find((x) => x.name === 'gcn')!;
-    const sys = systemFor(SETTINGS.find((s) => s.name === '2g2f')!);
-    const p = problemFor(w, generatedInputs().find((x) => x.name === 'rmat-128k-d16')!.features);
-    const program = renderProgramReport({ title: 'gcn', sys, problem: p, objective: 'throughput', mappings: [online(sys, p, GOALS[0]!)!] });
-    // One browser start for both pages (it is the slow part): the program page's body follows the suite report's.
-    const suite = readFileSync(join(dir, 'report.html'), 'utf8');
-    const body = (html: string): string => html.slice(html.indexOf('<body>') + 6, html.lastIndexOf('</body>'));
-    const both = join(dir, 'both.html');
-    writeFileSync(both, suite.replace('</body>', `<div id="program">${body(program)}</div></body>`));
-    const pr = probe(both);
-    expect(pr.errors).toEqual([]);
-    expect(consoleErrors(pr.log)).toEqual([]);
-    // Suite: 6 Pareto fronts, 6 decision maps, at least 3 timelines; program: a front and a timeline.
-    expect(pr.svgs.length).toBeGreaterThanOrEqual(17);
-    expect(pr.svgs.filter((s) => s.program).length).toBe(2);
-    for (const s of pr.svgs) {
-      expect(s.w).toBeGreaterThan(100);
-      expect(s.bw).toBeGreaterThan(50);
-      expect(s.bh).toBeGreaterThan(50);
-      expect(s.shapes).toBeGreaterThan(2);
-    }
-  });
+  it.skipIf(!chromium)(
+    'report.html and a renderProgramReport page (for dype compile) render their plots in headless Chromium without errors',
+    () => {
+      const w = workloads().find((x) => x.name === 'gcn')!;
+      const sys = systemFor(SETTINGS.find((s) => s.name === '2g2f')!);
+      const p = problemFor(w, generatedInputs().find((x) => x.name === 'rmat-128k-d16')!.features);
+      const program = renderProgramReport({
+        title: 'gcn',
+        sys,
+        problem: p,
+        objective: 'throughput',
+        mappings: [online(sys, p, GOALS[0]!)!],
+      });
+      // One browser start for both pages (it is the slow part): the program page's body follows the suite report's.
+      const suite = readFileSync(join(dir, 'report.html'), 'utf8');
+      const body = (html: string): string => html.slice(html.indexOf('<body>') + 6, html.lastIndexOf('</body>'));
+      const both = join(dir, 'both.html');
+      writeFileSync(both, suite.replace('</body>', `<div id="program">${body(program)}</div></body>`));
+      const pr = probe(both);
+      expect(pr.errors).toEqual([]);
+      expect(consoleErrors(pr.log)).toEqual([]);
+      // Suite: 6 Pareto fronts, 6 decision maps, at least 3 timelines; program: a front and a timeline.
+      expect(pr.svgs.length).toBeGreaterThanOrEqual(17);
+      expect(pr.svgs.filter((s) => s.program).length).toBe(2);
+      for (const s of pr.svgs) {
+        expect(s.w).toBeGreaterThan(100);
+        expect(s.bw).toBeGreaterThan(50);
+        expect(s.bh).toBeGreaterThan(50);
+        expect(s.shapes).toBeGreaterThan(2);
+      }
+    },
+  );
 });
 
 describe('dype eval usage errors', () => {
@@ -117,4 +149,7 @@ describe('dype eval usage errors', () => {
   });
 });
 
-if (!chromium) console.warn('report.test.ts: chromium is not on PATH; the rendering checks are skipped (.ci/run installs Debian\'s chromium)');
+if (!chromium)
+  console.warn(
+    "report.test.ts: chromium is not on PATH; the rendering checks are skipped (.ci/run installs Debian's chromium)",
+  );

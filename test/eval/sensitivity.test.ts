@@ -70,7 +70,9 @@ describe('sensitivity', () => {
     expect(figures(summarise(runSuite(sel)))).toEqual(s.baseline);
     expect(sensitivityTable(s)).toMatch(/MODEL\.splitSyncUs \(estimate\)/);
     const html = renderSuiteReport(base, summarise(base), 'test', s);
-    expect(html.match(/<svg class="plot"[^>]*aria-label="(dype vs static|dype vs GPU-only|static optimal|dype optimal)/g)).toHaveLength(4);
+    expect(
+      html.match(/<svg class="plot"[^>]*aria-label="(dype vs static|dype vs GPU-only|static optimal|dype optimal)/g),
+    ).toHaveLength(4);
     expect(html).toContain('gpu.activePowerW (measured range)');
   });
 

@@ -14,7 +14,9 @@ const link = { name: 'l', bytesPerMs: 1e6 };
 
 describe('engine', () => {
   it('a transfer costs latency plus bytes over bandwidth; two on one link share it', () => {
-    const one: Task[] = [{ kind: 'transfer', deps: [], input: 0, label: 'a', links: [0], bytes: 1e6, latencyMs: 0.01, endpoints: [] }];
+    const one: Task[] = [
+      { kind: 'transfer', deps: [], input: 0, label: 'a', links: [0], bytes: 1e6, latencyMs: 0.01, endpoints: [] },
+    ];
     expect(runTasks(one, 0, [link])[0]!.end).toBeCloseTo(1.01, 9);
     const two: Task[] = [one[0]!, { ...(one[0] as Extract<Task, { kind: 'transfer' }>), label: 'b' }];
     const t = runTasks(two, 0, [link]);
@@ -25,7 +27,10 @@ describe('engine', () => {
       { kind: 'transfer', deps: [], input: 0, label: 'x', links: [0, 1], bytes: 1e6, latencyMs: 0, endpoints: [] },
       { kind: 'transfer', deps: [], input: 0, label: 'y', links: [1], bytes: 1e6, latencyMs: 0, endpoints: [] },
     ];
-    const u = runTasks(three, 0, [{ name: 'fast', bytesPerMs: 4e6 }, { name: 'slow', bytesPerMs: 1e6 }]);
+    const u = runTasks(three, 0, [
+      { name: 'fast', bytesPerMs: 4e6 },
+      { name: 'slow', bytesPerMs: 1e6 },
+    ]);
     expect(u[0]!.end).toBeCloseTo(2, 9);
     expect(u[1]!.end).toBeCloseTo(2, 9);
   });
@@ -91,7 +96,10 @@ describe('simulate', () => {
     const pr = workloads().find((x) => x.name === 'pagerank')!;
     const q = problemFor(pr, input.features);
     const gpu2 = sys2.devices.find((d) => d.kind === 'gpu')!;
-    const split = simulate(sys2, q, [{ ops: [0, 1], device: gpu2, instances: ['gpu0', 'gpu1'] }], { stream: 2, trace: true });
+    const split = simulate(sys2, q, [{ ops: [0, 1], device: gpu2, instances: ['gpu0', 'gpu1'] }], {
+      stream: 2,
+      trace: true,
+    });
     const exchanges = split.trace!.filter((e) => e.label.includes('exchange'));
     // Per input and direction: one before the loop (the copy r = r0 leaves r in slices) and 19 between its 20 trips.
     expect(exchanges.length).toBe(2 * 2 * (1 + 19));

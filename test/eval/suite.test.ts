@@ -9,7 +9,10 @@ import { systemFor } from '../../eval/systems.js';
 import { choicesOf, evaluateChoices } from '../../runtime/plan/dp.js';
 import { instances } from '../../runtime/system/types.js';
 
-const selection = { workloads: ['spmv-chain', 'pagerank', 'gcn'], inputs: ['karate', 'cage8', 'ca-GrQc', 'rmat-128k-d16', 'banded-8k-d32'] };
+const selection = {
+  workloads: ['spmv-chain', 'pagerank', 'gcn'],
+  inputs: ['karate', 'cage8', 'ca-GrQc', 'rmat-128k-d16', 'banded-8k-d32'],
+};
 
 describe('suite', () => {
   it('has at least 86 cases over every workload, setting and objective; --quick is a subset', () => {
@@ -18,7 +21,9 @@ describe('suite', () => {
     expect(new Set(all.map((c) => c.workload.name)).size).toBe(6);
     expect(new Set(all.map((c) => c.setting.name)).size).toBe(7);
     expect(new Set(all.map((c) => c.goal.name))).toEqual(new Set(['throughput', 'energy-device', 'energy-system']));
-    expect(new Set(all.map((c) => c.input.family))).toEqual(new Set(['real', 'erdos-renyi', 'rmat', 'banded', 'empty-rows']));
+    expect(new Set(all.map((c) => c.input.family))).toEqual(
+      new Set(['real', 'erdos-renyi', 'rmat', 'banded', 'empty-rows']),
+    );
     const quick = buildCases({ quick: true });
     expect(quick.length).toBeLessThan(all.length);
     expect(new Set(quick.map((c) => c.setting.name)).size).toBe(7);

@@ -33,7 +33,12 @@ describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
           const be = await WasmStageBackend.create(c.binary, c.manifest, { threads });
           const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
           const slot = new Slot();
-          const stage = { ops: c.manifest.ops.map((o) => o.op), kind: 'cpu' as const, devices: ['cpu0'], impls: Object.fromEntries(c.manifest.ops.map((o) => [o.op, cpuImplOf(o)])) };
+          const stage = {
+            ops: c.manifest.ops.map((o) => o.op),
+            kind: 'cpu' as const,
+            devices: ['cpu0'],
+            impls: Object.fromEntries(c.manifest.ops.map((o) => [o.op, cpuImplOf(o)])),
+          };
           for (let run = 0; run < 2; run++) {
             engine.begin(slot, engine.prepare(args));
             const r = await engine.runStage(slot, stage);
@@ -41,7 +46,8 @@ describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
             engine.end(slot);
             expect(r.backend).toBe('wasm');
             if (run === 1) expect(r.bytesIn, 'the second run finds every parameter resident').toBe(0);
-            for (const [n, t] of want) expectIdentical(got.get(n)!, t, `${ex} on ${file}, ${threads} thread(s), run ${run}: ${n}`);
+            for (const [n, t] of want)
+              expectIdentical(got.get(n)!, t, `${ex} on ${file}, ${threads} thread(s), run ${run}: ${n}`);
           }
           engine.close([slot]);
           be.close();

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { features, rowPtrFromRowIndices, tier1, tier2 } from '../../runtime/features/index.js';
 import { csrToCoo, csrToCsc, denseToCsr } from '../../runtime/io/convert.js';
 import type { CooMatrix, CsrMatrix } from '../../runtime/tensor.js';
-import { csrOf, cvReference, forbiddenValues, fullTier2, giniReference, rowLengths, topShareReference, watched } from './reference.js';
+import {
+  csrOf,
+  cvReference,
+  forbiddenValues,
+  fullTier2,
+  giniReference,
+  rowLengths,
+  topShareReference,
+  watched,
+} from './reference.js';
 
 /** Random CSR: some empty rows, some long ones (past the 256-entry retained histogram). */
 const arbCsr = fc
@@ -11,17 +20,22 @@ const arbCsr = fc
   .chain(({ rows, cols }) =>
     fc
       .array(
-        fc.oneof(
-          fc.constant(0),
-          fc.integer({ min: 0, max: Math.min(cols, 8) }),
-          fc.integer({ min: 0, max: cols }),
-        ),
+        fc.oneof(fc.constant(0), fc.integer({ min: 0, max: Math.min(cols, 8) }), fc.integer({ min: 0, max: cols })),
         { minLength: rows, maxLength: rows },
       )
       .chain((lens) =>
-        fc.tuple(...lens.map((len) => fc.uniqueArray(fc.integer({ min: 0, max: cols - 1 }), { minLength: len, maxLength: len }))),
+        fc.tuple(
+          ...lens.map((len) =>
+            fc.uniqueArray(fc.integer({ min: 0, max: cols - 1 }), { minLength: len, maxLength: len }),
+          ),
+        ),
       )
-      .map((rowsCols) => csrOf(cols, rowsCols.map((cs) => [...cs].sort((a, b) => a - b)))),
+      .map((rowsCols) =>
+        csrOf(
+          cols,
+          rowsCols.map((cs) => [...cs].sort((a, b) => a - b)),
+        ),
+      ),
   );
 
 function shuffled(m: CooMatrix, seed: number): CooMatrix {
@@ -79,19 +93,28 @@ describe('tier 2 against a full scan (property-based)', () => {
 
   it('any sample: reads within S x E, counted reads equal sampledEntries, span and bandwidth within the exact ones', () => {
     fc.assert(
-      fc.property(arbCsr, fc.integer({ min: 0, max: 20 }), fc.integer({ min: 2, max: 12 }), fc.integer(), (m, samples, e, seed) => {
-        const reads = { n: 0 };
-        const f = tier2({ ...m, colIdx: watched(m.colIdx, reads), values: forbiddenValues(m.values) }, { samples, maxEntriesPerRow: e, seed });
-        expect(f.sampledRows).toBe(Math.min(samples, m.rows));
-        expect(f.sampledEntries).toBe(reads.n);
-        expect(f.sampledEntries).toBeLessThanOrEqual(f.sampledRows * e);
-        expect(f.bandwidthEstimate).toBeLessThanOrEqual(fullTier2(m).bandwidth);
-        expect(f.colSpanMean).toBeGreaterThanOrEqual(0);
-        expect(f.colSpanMean).toBeLessThanOrEqual(1);
-        expect(f.localityScore).toBeGreaterThanOrEqual(0);
-        expect(f.localityScore).toBeLessThanOrEqual(1);
-        expect(f.bandwidthEstimateNorm).toBeLessThan(1);
-      }),
+      fc.property(
+        arbCsr,
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 2, max: 12 }),
+        fc.integer(),
+        (m, samples, e, seed) => {
+          const reads = { n: 0 };
+          const f = tier2(
+            { ...m, colIdx: watched(m.colIdx, reads), values: forbiddenValues(m.values) },
+            { samples, maxEntriesPerRow: e, seed },
+          );
+          expect(f.sampledRows).toBe(Math.min(samples, m.rows));
+          expect(f.sampledEntries).toBe(reads.n);
+          expect(f.sampledEntries).toBeLessThanOrEqual(f.sampledRows * e);
+          expect(f.bandwidthEstimate).toBeLessThanOrEqual(fullTier2(m).bandwidth);
+          expect(f.colSpanMean).toBeGreaterThanOrEqual(0);
+          expect(f.colSpanMean).toBeLessThanOrEqual(1);
+          expect(f.localityScore).toBeGreaterThanOrEqual(0);
+          expect(f.localityScore).toBeLessThanOrEqual(1);
+          expect(f.bandwidthEstimateNorm).toBeLessThan(1);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -107,7 +130,9 @@ describe('CSC and COO inputs: features of the rows, as for CSR', () => {
           const got = features(other, 2, { samples: 7, maxEntriesPerRow: 5, seed: 11 });
           expect({ ...got, format: 'csr' }).toEqual(want);
           expect(tier1(other)).toEqual(tier1(m));
-          expect(tier2(other, { samples: 7, maxEntriesPerRow: 5, seed: 11 })).toEqual(tier2(m, { samples: 7, maxEntriesPerRow: 5, seed: 11 }));
+          expect(tier2(other, { samples: 7, maxEntriesPerRow: 5, seed: 11 })).toEqual(
+            tier2(m, { samples: 7, maxEntriesPerRow: 5, seed: 11 }),
+          );
         }
       }),
       { numRuns: 150 },
@@ -115,7 +140,14 @@ describe('CSC and COO inputs: features of the rows, as for CSR', () => {
   });
 
   it('COO sorted by row but not by column within a row is converted for tier 2', () => {
-    const coo: CooMatrix = { format: 'coo', rows: 2, cols: 9, rowIdx: Int32Array.of(0, 0, 1), colIdx: Int32Array.of(8, 1, 4), values: new Float64Array(3) };
+    const coo: CooMatrix = {
+      format: 'coo',
+      rows: 2,
+      cols: 9,
+      rowIdx: Int32Array.of(0, 0, 1),
+      colIdx: Int32Array.of(8, 1, 4),
+      values: new Float64Array(3),
+    };
     expect(tier2(coo)).toEqual(tier2(csrOf(9, [[1, 8], [4]])));
   });
 

@@ -3,7 +3,11 @@ import { FEATURE_KEYS, features, featureKeysOfTier, tier0, tier1, tier2 } from '
 import type { CsrMatrix, DenseTensor } from '../../runtime/tensor.js';
 import { csrOf, forbiddenValues, watched } from './reference.js';
 
-const emptyRows = (rows: number, cols: number): CsrMatrix => csrOf(cols, Array.from({ length: rows }, () => []));
+const emptyRows = (rows: number, cols: number): CsrMatrix =>
+  csrOf(
+    cols,
+    Array.from({ length: rows }, () => []),
+  );
 const dense = (shape: number[]): DenseTensor => ({
   format: 'dense',
   shape,
@@ -72,7 +76,12 @@ describe('tier 1 (hand-computed)', () => {
   });
 
   it('uniform rows: CV 0, Gini 0, top-1% share = ceil(n/100)/n', () => {
-    const f = tier1(csrOf(300, Array.from({ length: 300 }, () => [0, 10, 40])));
+    const f = tier1(
+      csrOf(
+        300,
+        Array.from({ length: 300 }, () => [0, 10, 40]),
+      ),
+    );
     expect(f).toEqual({ ...zeros, rowLenMean: 3, rowLenMax: 3, rowLenMin: 3, top1PctNnzShare: 3 / 300 });
   });
 
@@ -98,7 +107,14 @@ describe('tier 1 (hand-computed)', () => {
   });
 
   it('rejects decreasing row pointers and is correct on the next call', () => {
-    const bad: CsrMatrix = { format: 'csr', rows: 3, cols: 4, rowPtr: Int32Array.of(0, 3, 1, 4), colIdx: new Int32Array(4), values: new Float64Array(4) };
+    const bad: CsrMatrix = {
+      format: 'csr',
+      rows: 3,
+      cols: 4,
+      rowPtr: Int32Array.of(0, 3, 1, 4),
+      colIdx: new Int32Array(4),
+      values: new Float64Array(4),
+    };
     expect(() => tier1(bad)).toThrow(RangeError);
     const tooLong: CsrMatrix = { ...bad, rowPtr: Int32Array.of(0, 300, 2, 4) };
     expect(() => tier1(tooLong)).toThrow(RangeError);
@@ -123,7 +139,13 @@ describe('tier 1 (hand-computed)', () => {
   });
 
   it('dense tensors: every row holds cols entries', () => {
-    expect(tier1(dense([4, 3]))).toEqual({ ...zeros, rowLenMean: 3, rowLenMax: 3, rowLenMin: 3, top1PctNnzShare: 1 / 4 });
+    expect(tier1(dense([4, 3]))).toEqual({
+      ...zeros,
+      rowLenMean: 3,
+      rowLenMax: 3,
+      rowLenMin: 3,
+      top1PctNnzShare: 1 / 4,
+    });
     expect(tier1(dense([0, 3]))).toEqual(zeros);
     expect(tier1(dense([2, 0]))).toEqual({ ...zeros, emptyRowFraction: 1 });
   });
@@ -131,7 +153,14 @@ describe('tier 1 (hand-computed)', () => {
 
 describe('tier 2 (hand-computed)', () => {
   it('0 x 0 and all-empty rows: nothing read', () => {
-    const none = { sampledRows: 0, sampledEntries: 0, colSpanMean: 0, bandwidthEstimate: 0, bandwidthEstimateNorm: 0, localityScore: 0 };
+    const none = {
+      sampledRows: 0,
+      sampledEntries: 0,
+      colSpanMean: 0,
+      bandwidthEstimate: 0,
+      bandwidthEstimateNorm: 0,
+      localityScore: 0,
+    };
     expect(tier2(emptyRows(0, 0))).toEqual(none);
     expect(tier2(emptyRows(5, 3))).toEqual({ ...none, sampledRows: 5 });
   });
@@ -168,13 +197,26 @@ describe('tier 2 (hand-computed)', () => {
     });
     // E = 8: the first 7 columns and the last one
     const reads = { n: 0 };
-    const f = tier2({ ...m, colIdx: watched(m.colIdx, reads), values: forbiddenValues(m.values) }, { maxEntriesPerRow: 8 });
-    expect(f).toEqual({ sampledRows: 200, sampledEntries: 8, colSpanMean: 1, bandwidthEstimate: 42, bandwidthEstimateNorm: 42 / 200, localityScore: 1 });
+    const f = tier2(
+      { ...m, colIdx: watched(m.colIdx, reads), values: forbiddenValues(m.values) },
+      { maxEntriesPerRow: 8 },
+    );
+    expect(f).toEqual({
+      sampledRows: 200,
+      sampledEntries: 8,
+      colSpanMean: 1,
+      bandwidthEstimate: 42,
+      bandwidthEstimateNorm: 42 / 200,
+      localityScore: 1,
+    });
     expect(reads.n).toBe(8);
   });
 
   it('uniform rows [0, 10, 40]: locality 1/2, span 41/cols; sampling 10 of 300 rows reads 30 entries', () => {
-    const m = csrOf(300, Array.from({ length: 300 }, () => [0, 10, 40]));
+    const m = csrOf(
+      300,
+      Array.from({ length: 300 }, () => [0, 10, 40]),
+    );
     expect(tier2(m)).toEqual({
       sampledRows: 300,
       sampledEntries: 900,
@@ -185,7 +227,10 @@ describe('tier 2 (hand-computed)', () => {
     });
     const reads = { n: 0 };
     const ptrReads = { n: 0 };
-    const f = tier2({ ...m, rowPtr: watched(m.rowPtr, ptrReads), colIdx: watched(m.colIdx, reads) }, { samples: 10, seed: 3 });
+    const f = tier2(
+      { ...m, rowPtr: watched(m.rowPtr, ptrReads), colIdx: watched(m.colIdx, reads) },
+      { samples: 10, seed: 3 },
+    );
     expect(f.sampledRows).toBe(10);
     expect(f.sampledEntries).toBe(30);
     expect(reads.n).toBe(30);
@@ -197,14 +242,20 @@ describe('tier 2 (hand-computed)', () => {
   });
 
   it('is deterministic for a seed; seeds pick different rows', () => {
-    const m = csrOf(1000, Array.from({ length: 1000 }, (_, r) => [r]));
+    const m = csrOf(
+      1000,
+      Array.from({ length: 1000 }, (_, r) => [r]),
+    );
     const a = tier2(m, { samples: 50, seed: 1 });
     expect(tier2(m, { samples: 50, seed: 1 })).toEqual(a);
     expect(tier2(m, { samples: 50 })).toEqual(tier2(m, { samples: 50, seed: 0 }));
     // diagonal: bandwidth 0 whichever rows, span 1/cols
     expect(a.bandwidthEstimate).toBe(0);
     expect(a.colSpanMean).toBe(1 / 1000);
-    const b = csrOf(1000, Array.from({ length: 1000 }, (_, r) => [0, r]));
+    const b = csrOf(
+      1000,
+      Array.from({ length: 1000 }, (_, r) => [0, r]),
+    );
     expect(tier2(b, { samples: 50, seed: 1 }).colSpanMean).not.toBe(tier2(b, { samples: 50, seed: 2 }).colSpanMean);
   });
 

@@ -61,7 +61,17 @@ const TABLE: [string, number, number, number, number, string, number, string, nu
 
 export const MANIFEST: readonly ManifestFigures[] = TABLE.map(
   ([file, rows, cols, nnz, maxRowLen, meanRowLen, minRowLen, rowLenCv, emptyRows, halfBandwidth, density]) => ({
-    file, rows, cols, nnz, maxRowLen, meanRowLen, minRowLen, rowLenCv, emptyRows, halfBandwidth, density,
+    file,
+    rows,
+    cols,
+    nnz,
+    maxRowLen,
+    meanRowLen,
+    minRowLen,
+    rowLenCv,
+    emptyRows,
+    halfBandwidth,
+    density,
   }),
 );
 

@@ -21,7 +21,8 @@ describe('features of the shared real matrices', () => {
       // MANIFEST's printed density is nnz/(rows*cols) to 3 digits except two entries, off by < 2%:
       // west0479 prints 8.33e-03 (1910/479^2 = 8.32e-03), luxembourg_osm 1.80e-05 (239332/114599^2 = 1.82e-05).
       expect(Math.abs(f.density / Number(row.density) - 1)).toBeLessThan(0.02);
-      if (row.file !== 'west0479.mtx' && row.file !== 'luxembourg_osm.mtx') expect(roundsTo(f.density, row.density)).toBe(true);
+      if (row.file !== 'west0479.mtx' && row.file !== 'luxembourg_osm.mtx')
+        expect(roundsTo(f.density, row.density)).toBe(true);
 
       // tier 1 against MANIFEST
       expect(f.rowLenMax).toBe(row.maxRowLen);
@@ -35,7 +36,14 @@ describe('features of the shared real matrices', () => {
       expect(f.top1PctNnzShare).toBeCloseTo(topShareReference(lens), 14);
 
       // tier 1 from the reader's entries as a COO in file order (rows counted, not sorted)
-      const coo: CooMatrix = { format: 'coo', rows: data.rows, cols: data.cols, rowIdx: data.rowIdx, colIdx: data.colIdx, values: data.values };
+      const coo: CooMatrix = {
+        format: 'coo',
+        rows: data.rows,
+        cols: data.cols,
+        rowIdx: data.rowIdx,
+        colIdx: data.colIdx,
+        values: data.values,
+      };
       expect(tier1(coo)).toEqual(tier1(csr));
 
       // tier 2: deterministic, bounded, a lower bound of the exact half-bandwidth (exact when every row is sampled)
@@ -54,7 +62,12 @@ describe('features of the shared real matrices', () => {
       const reads = { n: 0 };
       const ptrReads = { n: 0 };
       const small = tier2(
-        { ...csr, rowPtr: watched(csr.rowPtr, ptrReads), colIdx: watched(csr.colIdx, reads), values: forbiddenValues(csr.values) },
+        {
+          ...csr,
+          rowPtr: watched(csr.rowPtr, ptrReads),
+          colIdx: watched(csr.colIdx, reads),
+          values: forbiddenValues(csr.values),
+        },
         { samples: 16, maxEntriesPerRow: 8, seed: 5 },
       );
       expect(small.sampledEntries).toBe(reads.n);

@@ -22,7 +22,9 @@ describe('bounded-cost features', () => {
   it('read at most the bound of rows, are deterministic per seed, and are exact in tier 1 where every row is read', () => {
     for (const [f, m] of mats) {
       const q = quickFeatures(m);
-      expect(q.sampledRows, f).toBeLessThanOrEqual(Math.max(m.rows > QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS ? 0 : m.rows, QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS));
+      expect(q.sampledRows, f).toBeLessThanOrEqual(
+        Math.max(m.rows > QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS ? 0 : m.rows, QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS),
+      );
       expect(quickFeatures(m, 3), f).toEqual(quickFeatures(m, 3));
       const e = sparseFeaturesOf(m, 2);
       expect(q.rowLenMean, f).toBe(e.rowLenMean);

@@ -314,7 +314,8 @@ describe('parser: expressions', () => {
   });
 
   it('keywords are whole words only', () => {
-    const src = 'kernel kernels(repeated: info, inferred: f32) -> (kernel_out: f32) { kernel_out = repeated + info * inferred; }';
+    const src =
+      'kernel kernels(repeated: info, inferred: f32) -> (kernel_out: f32) { kernel_out = repeated + info * inferred; }';
     const k = only(parseOk(src).kernels);
     expect(k.name).toBe('kernels');
     expect(k.params.map((p) => [p.name, p.type.dtype])).toEqual([
@@ -425,26 +426,122 @@ describe('parser: statements and layout', () => {
 
 describe('parser: errors', () => {
   it.each<[string, string, string, number, RegExp]>([
-    ['missing semicolon (points after the statement)', 'kernel k() -> () {\n  y = 1\n  z = 2;\n}', 'DY1002', 2, /^expected ';' after statement, found 'z'$/],
+    [
+      'missing semicolon (points after the statement)',
+      'kernel k() -> () {\n  y = 1\n  z = 2;\n}',
+      'DY1002',
+      2,
+      /^expected ';' after statement, found 'z'$/,
+    ],
     ['missing expression', 'kernel k() -> () {\n  y = ;\n}', 'DY1002', 2, /^expected an expression, found ';'$/],
     ['bad character', 'kernel k() -> () {\n  y = 1 $ 2;\n}', 'DY1001', 2, /^unexpected character '\$'$/],
-    ['missing kernel name', 'kernel (a: f32) -> () { }', 'DY1002', 1, /^expected a kernel name after 'kernel', found '\('$/],
-    ['missing colon in a declaration', 'kernel k(a f32) -> () { }', 'DY1002', 1, /^expected ':' and a type after the name, found 'f32'$/],
-    ['missing arrow', 'kernel k()\n  (y: f32) { }', 'DY1002', 1, /^expected '->' after the parameter list, found '\('$/],
-    ['missing dims', 'kernel k(A: csr<f32>) -> () { }', 'DY1002', 1, /^expected '\[' and the dimensions after the tensor type, found '\)'$/],
-    ['fractional dimension', 'kernel k(A: dense<f32>[2.5]) -> () { }', 'DY1002', 1, /^expected a dimension \(a name or an integer\), found '2.5'$/],
-    ['missing equals', 'kernel k() -> () {\n\n  y[i] + 1;\n}', 'DY1002', 3, /^expected '=' after the assignment target, found '\+'$/],
-    ['chained comparison', 'kernel k() -> () {\n  y = a < b < c;\n}', 'DY1002', 2, /^comparisons cannot be chained, found '<' after '<'; combine them with '&&'$/],
-    ['unclosed parenthesis', 'kernel k() -> () { y = (a + b; }', 'DY1002', 1, /^expected '\)' to close the parenthesis, found ';'$/],
-    ['unclosed kernel body', 'kernel k() -> () {\n  y = 1;\n', 'DY1002', 2, /^expected '\}' to close the block, found end of file$/],
+    [
+      'missing kernel name',
+      'kernel (a: f32) -> () { }',
+      'DY1002',
+      1,
+      /^expected a kernel name after 'kernel', found '\('$/,
+    ],
+    [
+      'missing colon in a declaration',
+      'kernel k(a f32) -> () { }',
+      'DY1002',
+      1,
+      /^expected ':' and a type after the name, found 'f32'$/,
+    ],
+    [
+      'missing arrow',
+      'kernel k()\n  (y: f32) { }',
+      'DY1002',
+      1,
+      /^expected '->' after the parameter list, found '\('$/,
+    ],
+    [
+      'missing dims',
+      'kernel k(A: csr<f32>) -> () { }',
+      'DY1002',
+      1,
+      /^expected '\[' and the dimensions after the tensor type, found '\)'$/,
+    ],
+    [
+      'fractional dimension',
+      'kernel k(A: dense<f32>[2.5]) -> () { }',
+      'DY1002',
+      1,
+      /^expected a dimension \(a name or an integer\), found '2.5'$/,
+    ],
+    [
+      'missing equals',
+      'kernel k() -> () {\n\n  y[i] + 1;\n}',
+      'DY1002',
+      3,
+      /^expected '=' after the assignment target, found '\+'$/,
+    ],
+    [
+      'chained comparison',
+      'kernel k() -> () {\n  y = a < b < c;\n}',
+      'DY1002',
+      2,
+      /^comparisons cannot be chained, found '<' after '<'; combine them with '&&'$/,
+    ],
+    [
+      'unclosed parenthesis',
+      'kernel k() -> () { y = (a + b; }',
+      'DY1002',
+      1,
+      /^expected '\)' to close the parenthesis, found ';'$/,
+    ],
+    [
+      'unclosed kernel body',
+      'kernel k() -> () {\n  y = 1;\n',
+      'DY1002',
+      2,
+      /^expected '\}' to close the block, found end of file$/,
+    ],
     ['text outside a kernel', 'x = 1;\nkernel k() -> () { }', 'DY1002', 1, /^expected 'kernel', found 'x'$/],
     ['stray closing brace', 'kernel k() -> () { }\n}', 'DY1002', 2, /^expected 'kernel', found '\}'$/],
-    ['missing repeat count', 'kernel k() -> () {\n  repeat { y = 1; }\n}', 'DY1002', 2, /^expected a repeat count \(an integer or a name\), found '\{'$/],
-    ['fractional repeat count', 'kernel k() -> () { repeat 2.5 { y = 1; } }', 'DY1002', 1, /^expected a repeat count .*found '2.5'$/],
-    ['missing colon in a ternary', 'kernel k() -> () { y = a ? b; }', 'DY1002', 1, /^expected ':' in the conditional expression, found ';'$/],
-    ['bad argument list', 'kernel k() -> () { y = f(a b); }', 'DY1002', 1, /^expected ',' or '\)' in the argument list, found 'b'$/],
-    ['integer literal too large', 'kernel k() -> () {\n  y = 9007199254740993;\n}', 'DY1003', 2, /^integer literal '9007199254740993' is too large/],
-    ['decimal literal out of range', 'kernel k() -> () { y = 1e999; }', 'DY1003', 1, /^number literal '1e999' is out of range$/],
+    [
+      'missing repeat count',
+      'kernel k() -> () {\n  repeat { y = 1; }\n}',
+      'DY1002',
+      2,
+      /^expected a repeat count \(an integer or a name\), found '\{'$/,
+    ],
+    [
+      'fractional repeat count',
+      'kernel k() -> () { repeat 2.5 { y = 1; } }',
+      'DY1002',
+      1,
+      /^expected a repeat count .*found '2.5'$/,
+    ],
+    [
+      'missing colon in a ternary',
+      'kernel k() -> () { y = a ? b; }',
+      'DY1002',
+      1,
+      /^expected ':' in the conditional expression, found ';'$/,
+    ],
+    [
+      'bad argument list',
+      'kernel k() -> () { y = f(a b); }',
+      'DY1002',
+      1,
+      /^expected ',' or '\)' in the argument list, found 'b'$/,
+    ],
+    [
+      'integer literal too large',
+      'kernel k() -> () {\n  y = 9007199254740993;\n}',
+      'DY1003',
+      2,
+      /^integer literal '9007199254740993' is too large/,
+    ],
+    [
+      'decimal literal out of range',
+      'kernel k() -> () { y = 1e999; }',
+      'DY1003',
+      1,
+      /^number literal '1e999' is out of range$/,
+    ],
     ['trailing dot', 'kernel k() -> () { y = 1.; }', 'DY1001', 1, /^unexpected character '\.'$/],
   ])('%s', (_name, src, code, line, message) => {
     const ds = errors(src);
@@ -518,7 +615,9 @@ kernel b(x: dense<f32>[n]) -> (y: dense<f32>[n]) {
   it('a missing closing brace does not swallow the next kernel', () => {
     const src = 'kernel a() -> () {\n  x = 1;\n\nkernel b() -> () { y = 2; }\n';
     const { program, diagnostics } = parseProgram(src, 'f.dy');
-    expect(diagnostics.map((d) => [d.span.line, d.message])).toEqual([[2, "expected '}' to close the block, found 'kernel'"]]);
+    expect(diagnostics.map((d) => [d.span.line, d.message])).toEqual([
+      [2, "expected '}' to close the block, found 'kernel'"],
+    ]);
     expect(program.kernels.map((k) => k.name)).toEqual(['a', 'b']);
   });
 
@@ -568,7 +667,30 @@ describe('parser: never throws', () => {
   it('random mutations of the examples', () => {
     const rand = rng(12345);
     const pick = (n: number): number => Math.floor(rand() * n);
-    const inserts = ['(', ')', '{', '}', '[', ']', ';', ':', ',', '?', '<', '=', '!', '-', '.', '#', '\n', 'kernel', 'repeat', 'inf', '1e', '@'];
+    const inserts = [
+      '(',
+      ')',
+      '{',
+      '}',
+      '[',
+      ']',
+      ';',
+      ':',
+      ',',
+      '?',
+      '<',
+      '=',
+      '!',
+      '-',
+      '.',
+      '#',
+      '\n',
+      'kernel',
+      'repeat',
+      'inf',
+      '1e',
+      '@',
+    ];
     for (let iter = 0; iter < 400; iter++) {
       let src = base;
       const edits = 1 + pick(6);
@@ -602,7 +724,43 @@ describe('parser: never throws', () => {
 
   it('random token soup', () => {
     const rand = rng(777);
-    const pieces = ['kernel', 'repeat', 'inf', '(', ')', '{', '}', '[', ']', ';', ':', ',', '?', '<', '>', '=', '==', '->', '-', '!', '&&', '||', 'x', 'sum', '1', '2.5', '.5', '#c\n', '\n', ' ', '\u00e9', '\ud83d\ude00', '\u0000', '\r', '@'];
+    const pieces = [
+      'kernel',
+      'repeat',
+      'inf',
+      '(',
+      ')',
+      '{',
+      '}',
+      '[',
+      ']',
+      ';',
+      ':',
+      ',',
+      '?',
+      '<',
+      '>',
+      '=',
+      '==',
+      '->',
+      '-',
+      '!',
+      '&&',
+      '||',
+      'x',
+      'sum',
+      '1',
+      '2.5',
+      '.5',
+      '#c\n',
+      '\n',
+      ' ',
+      '\u00e9',
+      '\ud83d\ude00',
+      '\u0000',
+      '\r',
+      '@',
+    ];
     for (let iter = 0; iter < 300; iter++) {
       let src = '';
       const n = Math.floor(rand() * 120);

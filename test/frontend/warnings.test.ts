@@ -12,7 +12,11 @@ import { formatDiagnostic } from '../../ir/diagnostics.js';
 import { EXAMPLES } from '../helpers/cli.js';
 
 const kernel = (body: string[]): string =>
-  ['kernel k(A: csr<f32>[m, n], x: dense<f32>[n], z: dense<f32>[m], d: f32) -> (y: dense<f32>[m]) {', ...body.map((l) => `  ${l}`), '}'].join('\n') + '\n';
+  [
+    'kernel k(A: csr<f32>[m, n], x: dense<f32>[n], z: dense<f32>[m], d: f32) -> (y: dense<f32>[m]) {',
+    ...body.map((l) => `  ${l}`),
+    '}',
+  ].join('\n') + '\n';
 
 function warnings(src: string): string[] {
   const r = compileSource(src, 'w.dy');
@@ -25,7 +29,7 @@ describe('DY2040: an implicit sum confined to one operand of a product', () => {
   it('x[k] typed for x[j] in spmv: one warning on the product, naming both indices', () => {
     expect(warnings(kernel(['y[i] = A[i, j] * x[k];']))).toEqual([
       [
-        "w.dy:2:10: warning DY2040: indices j and k are each summed over but occur in only one operand (j in A[i, j], k in x[k]), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)",
+        'w.dy:2:10: warning DY2040: indices j and k are each summed over but occur in only one operand (j in A[i, j], k in x[k]), so each operand is summed on its own before the product; did you mean one index that the operands share? (write the sums explicitly if this is meant)',
         '    y[i] = A[i, j] * x[k];',
         '           ^~~~~~~~~~~~~~',
       ].join('\n'),
@@ -42,12 +46,23 @@ describe('DY2040: an implicit sum confined to one operand of a product', () => {
   });
 
   it('inside a scaled product and inside an explicit reduction too', () => {
-    expect(warnings(kernel(['y[i] = d * A[i, j] * x[k];'])).map((w) => w.split('\n')[0])).toEqual([expect.stringMatching(/^w\.dy:2:10: warning DY2040: indices j and k /)]);
-    expect(warnings(kernel(['y[i] = max(j: A[i, j] * x[k]);'])).map((w) => w.split('\n')[0])).toEqual([expect.stringMatching(/^w\.dy:2:27: warning DY2040: index 'k' is summed over but occurs only in x\[k\]/)]);
+    expect(warnings(kernel(['y[i] = d * A[i, j] * x[k];'])).map((w) => w.split('\n')[0])).toEqual([
+      expect.stringMatching(/^w\.dy:2:10: warning DY2040: indices j and k /),
+    ]);
+    expect(warnings(kernel(['y[i] = max(j: A[i, j] * x[k]);'])).map((w) => w.split('\n')[0])).toEqual([
+      expect.stringMatching(/^w\.dy:2:27: warning DY2040: index 'k' is summed over but occurs only in x\[k\]/),
+    ]);
   });
 
   it('no warning where the sum is meant: shared index, a sum alone, a scalar factor, an explicit sum', () => {
-    for (const stmt of ['y[i] = A[i, j] * x[j];', 'y[i] = A[i, j];', 'y[i] = d * A[i, j];', 'y[i] = 2 * A[i, j] + z[i];', 'y[i] = sum(j: A[i, j]) * z[i];', 'y[i] = A[i, j] * x[j] * z[i];'])
+    for (const stmt of [
+      'y[i] = A[i, j] * x[j];',
+      'y[i] = A[i, j];',
+      'y[i] = d * A[i, j];',
+      'y[i] = 2 * A[i, j] + z[i];',
+      'y[i] = sum(j: A[i, j]) * z[i];',
+      'y[i] = A[i, j] * x[j] * z[i];',
+    ])
       expect(warnings(kernel([stmt])), stmt).toEqual([]);
   });
 

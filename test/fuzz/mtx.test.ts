@@ -37,18 +37,31 @@ const MATRIX_DIR = resolve(REPO_ROOT, '../shared/data/matrices');
 
 // ------------------------------------------------------------------ seeds
 
-const H = (format: string, field: string, symmetry: string): string => `%%MatrixMarket matrix ${format} ${field} ${symmetry}`;
+const H = (format: string, field: string, symmetry: string): string =>
+  `%%MatrixMarket matrix ${format} ${field} ${symmetry}`;
 
 const MTX_SEEDS: Record<string, string> = {
-  'real-general': [H('coordinate', 'real', 'general'), '% a comment', '4 3 5', '1 1 1.5', '2 3 -2', '4 1 3e-2', '3 2 0', '4 3 7'].join('\n') + '\n',
-  'integer-symmetric': [H('coordinate', 'integer', 'symmetric'), '4 4 4', '1 1 2', '2 1 -1', '3 2 5', '4 4 9'].join('\n') + '\n',
+  'real-general':
+    [
+      H('coordinate', 'real', 'general'),
+      '% a comment',
+      '4 3 5',
+      '1 1 1.5',
+      '2 3 -2',
+      '4 1 3e-2',
+      '3 2 0',
+      '4 3 7',
+    ].join('\n') + '\n',
+  'integer-symmetric':
+    [H('coordinate', 'integer', 'symmetric'), '4 4 4', '1 1 2', '2 1 -1', '3 2 5', '4 4 9'].join('\n') + '\n',
   'pattern-general': [H('coordinate', 'pattern', 'general'), '3 5 4', '1 5', '2 2', '3 1', '3 4'].join('\n') + '\n',
   'real-skew': [H('coordinate', 'real', 'skew-symmetric'), '3 3 2', '2 1 1.25', '3 1 -4'].join('\n') + '\n',
-  'pattern-symmetric': [H('coordinate', 'pattern', 'symmetric'), '%', '5 5 4', '2 1', '3 1', '5 4', '4 4'].join('\n') + '\n',
+  'pattern-symmetric':
+    [H('coordinate', 'pattern', 'symmetric'), '%', '5 5 4', '2 1', '3 1', '5 4', '4 4'].join('\n') + '\n',
   'array-general': [H('array', 'real', 'general'), '3 2', '1', '2.5', '-3', '4', '0', '6e1'].join('\n') + '\n',
   'array-symmetric': [H('array', 'real', 'symmetric'), '3 3', '1', '2', '3', '4', '5', '6'].join('\n') + '\n',
   'array-integer-skew': [H('array', 'integer', 'skew-symmetric'), '3 3', '1', '2', '3'].join('\n') + '\n',
-  'vector': [H('array', 'real', 'general'), '4 1', '1', '-1', '0.5', 'inf'].join('\n') + '\n',
+  vector: [H('array', 'real', 'general'), '4 1', '1', '-1', '0.5', 'inf'].join('\n') + '\n',
   empty: [H('coordinate', 'real', 'general'), '0 0 0'].join('\n') + '\n',
   'one-by-one': [H('coordinate', 'real', 'general'), '1 1 1', '1 1 -0'].join('\n') + '\n',
 };
@@ -76,11 +89,116 @@ function realEdgeSeed(): Record<string, string> {
 
 // ------------------------------------------------------------------ mutation
 
-const HEADER_WORDS = ['%%MatrixMarket', '%%matrixmarket', '%MatrixMarket', 'matrix', 'vector', 'coordinate', 'array', 'Coordinate', 'coordinat', 'real', 'double', 'integer', 'pattern', 'complex', 'REAL', 'general', 'symmetric', 'skew-symmetric', 'hermitian', 'Symmetric', '', 'x', '%%'];
-const BAD_INDICES = ['0', '-1', '2147483648', '2147483647', '99999999999999999999', '1.5', '1e0', '1.0', 'x', '', '+1', '01', '0x1', '-0', '1e400', 'NaN', '\u0661'];
-const BAD_VALUES = ['nan', 'NaN', '-nan', '+nan', 'abc', '', 'inf', '-inf', 'Infinity', '-Infinity', '1e999', '-1e999', '1e-999', '1,5', '--1', '.', '1.', '.5', '+.5e-3', '0x10', '1e', '1e+', '1_0', '1 2', '\u00a0'];
-const SIZE_EDITS = ['0', '-1', '1', '2', '3', '2147483647', '2147483648', '99999999999999999999', '1.5', '1e3', 'abc', '', '3 3', '4294967297'];
-const NOISE = [' ', '\t', '\r', '\n', '\r\n', '\v', '\f', '\u0000', '%', '#', '-', '+', '.', 'e', '1', '9', 'a', '\u00e9', '\ufeff', '\u2028', '\ud83d\ude00'];
+const HEADER_WORDS = [
+  '%%MatrixMarket',
+  '%%matrixmarket',
+  '%MatrixMarket',
+  'matrix',
+  'vector',
+  'coordinate',
+  'array',
+  'Coordinate',
+  'coordinat',
+  'real',
+  'double',
+  'integer',
+  'pattern',
+  'complex',
+  'REAL',
+  'general',
+  'symmetric',
+  'skew-symmetric',
+  'hermitian',
+  'Symmetric',
+  '',
+  'x',
+  '%%',
+];
+const BAD_INDICES = [
+  '0',
+  '-1',
+  '2147483648',
+  '2147483647',
+  '99999999999999999999',
+  '1.5',
+  '1e0',
+  '1.0',
+  'x',
+  '',
+  '+1',
+  '01',
+  '0x1',
+  '-0',
+  '1e400',
+  'NaN',
+  '\u0661',
+];
+const BAD_VALUES = [
+  'nan',
+  'NaN',
+  '-nan',
+  '+nan',
+  'abc',
+  '',
+  'inf',
+  '-inf',
+  'Infinity',
+  '-Infinity',
+  '1e999',
+  '-1e999',
+  '1e-999',
+  '1,5',
+  '--1',
+  '.',
+  '1.',
+  '.5',
+  '+.5e-3',
+  '0x10',
+  '1e',
+  '1e+',
+  '1_0',
+  '1 2',
+  '\u00a0',
+];
+const SIZE_EDITS = [
+  '0',
+  '-1',
+  '1',
+  '2',
+  '3',
+  '2147483647',
+  '2147483648',
+  '99999999999999999999',
+  '1.5',
+  '1e3',
+  'abc',
+  '',
+  '3 3',
+  '4294967297',
+];
+const NOISE = [
+  ' ',
+  '\t',
+  '\r',
+  '\n',
+  '\r\n',
+  '\v',
+  '\f',
+  '\u0000',
+  '%',
+  '#',
+  '-',
+  '+',
+  '.',
+  'e',
+  '1',
+  '9',
+  'a',
+  '\u00e9',
+  '\ufeff',
+  '\u2028',
+  '\ud83d\ude00',
+];
 
 type Mutator = (text: string, rng: Rng) => string | undefined;
 
@@ -101,7 +219,10 @@ function editWord(line: string, rng: Rng, pickWord: (i: number, words: string[])
   return words.join(' ');
 }
 
-function lineMutator(sel: (ls: string[]) => number[], edit: (line: string, rng: Rng, index: number) => string | undefined): Mutator {
+function lineMutator(
+  sel: (ls: string[]) => number[],
+  edit: (line: string, rng: Rng, index: number) => string | undefined,
+): Mutator {
   return (t, rng) => {
     const ls = lines(t);
     const at = sel(ls);
@@ -225,7 +346,22 @@ const edgeSpecific: Record<string, Mutator> = {
     (ls) => contentLines(ls, false),
     (l, rng) => {
       const w = l.trim().split(/\s+/);
-      w[rng.int(Math.min(2, w.length))] = pick(rng, ['-1', '0', '9007199254740991', '9007199254740992', '18446744073709551616', '1.5', '1e3', 'x', '', '+3', '007', '4294967296', '2147483648', String(rng.int(50))]);
+      w[rng.int(Math.min(2, w.length))] = pick(rng, [
+        '-1',
+        '0',
+        '9007199254740991',
+        '9007199254740992',
+        '18446744073709551616',
+        '1.5',
+        '1e3',
+        'x',
+        '',
+        '+3',
+        '007',
+        '4294967296',
+        '2147483648',
+        String(rng.int(50)),
+      ]);
       return w.join(' ');
     },
   ),
@@ -235,14 +371,24 @@ const edgeSpecific: Record<string, Mutator> = {
   ),
 };
 
-function mutator(table: Record<string, Mutator>, specific: Record<string, Mutator>): (readonly [number, [string, Mutator]])[] {
-  return [...Object.entries(table).map((e) => [1, e] as const), ...Object.entries(specific).map((e) => [3, e] as const)];
+function mutator(
+  table: Record<string, Mutator>,
+  specific: Record<string, Mutator>,
+): (readonly [number, [string, Mutator]])[] {
+  return [
+    ...Object.entries(table).map((e) => [1, e] as const),
+    ...Object.entries(specific).map((e) => [3, e] as const),
+  ];
 }
 
 const MTX_MUTATORS = mutator(generic, mtxSpecific);
 const EDGE_MUTATORS = mutator(generic, edgeSpecific);
 
-function mutate(text: string, rng: Rng, table: (readonly [number, [string, Mutator]])[]): { text: string; applied: string[] } {
+function mutate(
+  text: string,
+  rng: Rng,
+  table: (readonly [number, [string, Mutator]])[],
+): { text: string; applied: string[] } {
   const n = weighted(rng, [
     [6, 1],
     [3, 2],
@@ -280,12 +426,20 @@ function simpleMtx(text: string): Simple {
   if (!/^[\x20-\x7e\n]*$/.test(text)) return undefined;
   const ls = text.split('\n');
   if (ls[ls.length - 1] === '') ls.pop();
-  const head = /^%%MatrixMarket matrix (coordinate|array) (real|integer|pattern) (general|symmetric|skew-symmetric)$/.exec(ls[0] ?? '');
+  const head =
+    /^%%MatrixMarket matrix (coordinate|array) (real|integer|pattern) (general|symmetric|skew-symmetric)$/.exec(
+      ls[0] ?? '',
+    );
   if (!head) return undefined;
-  const [, format, field, symmetry] = head as unknown as [string, 'coordinate' | 'array', 'real' | 'integer' | 'pattern', 'general' | 'symmetric' | 'skew-symmetric'];
+  const [, format, field, symmetry] = head as unknown as [
+    string,
+    'coordinate' | 'array',
+    'real' | 'integer' | 'pattern',
+    'general' | 'symmetric' | 'skew-symmetric',
+  ];
   if (format === 'array' && field === 'pattern') return undefined;
   const body = ls.slice(1).filter((l) => !l.startsWith('%'));
-  if (ls.slice(1).some((l) => l === '' || /^ | $|  /.test(l))) return undefined;
+  if (ls.slice(1).some((l) => l === '' || /^ | $| {2}/.test(l))) return undefined;
   const size = body[0];
   if (size === undefined) return undefined;
   const sw = size.split(' ');
@@ -298,7 +452,13 @@ function simpleMtx(text: string): Simple {
     const perLine = field === 'pattern' ? 2 : 3;
     for (const e of entries) {
       const w = e.split(' ');
-      if (w.length !== perLine || !INDEX_RE.test(w[0]!) || !INDEX_RE.test(w[1]!) || (perLine === 3 && !valueRe.test(w[2]!))) return undefined;
+      if (
+        w.length !== perLine ||
+        !INDEX_RE.test(w[0]!) ||
+        !INDEX_RE.test(w[1]!) ||
+        (perLine === 3 && !valueRe.test(w[2]!))
+      )
+        return undefined;
     }
     if (symmetry !== 'general' && rows !== cols) return { ok: false, why: 'not square' };
     if (nnz > rows * cols) return { ok: false, why: 'too many entries for the shape' };
@@ -323,11 +483,22 @@ function simpleMtx(text: string): Simple {
         return true;
       };
       if (!put(r, c, v)) return { ok: false, why: 'duplicate' };
-      if (symmetry !== 'general' && r !== c && !put(c, r, symmetry === 'skew-symmetric' ? -v : v)) return { ok: false, why: 'duplicate (mirror)' };
+      if (symmetry !== 'general' && r !== c && !put(c, r, symmetry === 'skew-symmetric' ? -v : v))
+        return { ok: false, why: 'duplicate (mirror)' };
     }
     return {
       ok: true,
-      data: { kind: 'coordinate', rows, cols, field, symmetry, rowIdx: Int32Array.from(ri), colIdx: Int32Array.from(ci), values: Float64Array.from(vs), lines: new Int32Array(0) },
+      data: {
+        kind: 'coordinate',
+        rows,
+        cols,
+        field,
+        symmetry,
+        rowIdx: Int32Array.from(ri),
+        colIdx: Int32Array.from(ci),
+        values: Float64Array.from(vs),
+        lines: new Int32Array(0),
+      },
     };
   }
   if (sw.length !== 2) return undefined;
@@ -336,8 +507,10 @@ function simpleMtx(text: string): Simple {
   if (symmetry !== 'general' && rows !== cols) return { ok: false, why: 'not square' };
   const positions: [number, number][] = [];
   for (let c = 0; c < cols; c++)
-    for (let r = symmetry === 'general' ? 0 : symmetry === 'symmetric' ? c : c + 1; r < rows; r++) positions.push([r, c]);
-  if (entries.length !== positions.length) return { ok: false, why: `value count ${entries.length} != ${positions.length}` };
+    for (let r = symmetry === 'general' ? 0 : symmetry === 'symmetric' ? c : c + 1; r < rows; r++)
+      positions.push([r, c]);
+  if (entries.length !== positions.length)
+    return { ok: false, why: `value count ${entries.length} != ${positions.length}` };
   const data = new Float64Array(rows * cols);
   positions.forEach(([r, c], k) => {
     const v = num(entries[k]!);
@@ -387,11 +560,13 @@ function wellFormed(d: MtxData, text: string): string | undefined {
   if (d.kind === 'array') {
     if (d.data.length !== d.rows * d.cols) return `array holds ${d.data.length} values for ${d.rows} x ${d.cols}`;
     if (d.data.some((v) => Number.isNaN(v))) return 'array holds NaN';
-    if (d.field === 'integer' && d.data.some((v) => Number.isFinite(v) && !Number.isInteger(v))) return 'integer array holds a fraction';
+    if (d.field === 'integer' && d.data.some((v) => Number.isFinite(v) && !Number.isInteger(v)))
+      return 'integer array holds a fraction';
     return undefined;
   }
   const n = d.values.length;
-  if (d.rowIdx.length !== n || d.colIdx.length !== n || d.lines.length !== n) return 'entry arrays of different lengths';
+  if (d.rowIdx.length !== n || d.colIdx.length !== n || d.lines.length !== n)
+    return 'entry arrays of different lengths';
   const lineCount = text.split(/\r\n|\r|\n/).length;
   const seen = new Set<number>();
   for (let k = 0; k < n; k++) {
@@ -416,12 +591,14 @@ function checkConversions(d: MtxData): string | undefined {
     const csr = toCsr(d);
     for (let r = 0; r < csr.rows; r++) {
       if (csr.rowPtr[r]! > csr.rowPtr[r + 1]!) return 'CSR rowPtr decreases';
-      for (let e = csr.rowPtr[r]! + 1; e < csr.rowPtr[r + 1]!; e++) if (csr.colIdx[e - 1]! >= csr.colIdx[e]!) return 'CSR columns not ascending';
+      for (let e = csr.rowPtr[r]! + 1; e < csr.rowPtr[r + 1]!; e++)
+        if (csr.colIdx[e - 1]! >= csr.colIdx[e]!) return 'CSR columns not ascending';
     }
     if (csr.rowPtr[csr.rows] !== csr.values.length) return 'CSR rowPtr does not end at nnz';
     const csc = toCsc(d);
     const coo = toCoo(d);
-    if (csc.values.length !== csr.values.length || coo.values.length !== csr.values.length) return 'CSR/CSC/COO disagree on nnz';
+    if (csc.values.length !== csr.values.length || coo.values.length !== csr.values.length)
+      return 'CSR/CSC/COO disagree on nnz';
     if (d.rows * d.cols <= MAX_DENSE_CELLS) {
       const dense = toDense(d);
       if (dense.data.length !== d.rows * d.cols) return 'dense has the wrong size';
@@ -438,16 +615,24 @@ function errorShape(e: InputError, file: string, text: string): string | undefin
   if (!(e.code in DATA_ERROR_CODES)) return `unknown code ${e.code}`;
   if (e.file !== file) return `error names '${e.file}', not '${file}'`;
   const lineCount = text.split(/\r\n|\r|\n/).length;
-  if (e.line !== undefined && (!Number.isInteger(e.line) || e.line < 1 || e.line > lineCount + 1)) return `line ${e.line} outside 1..${lineCount + 1}`;
+  if (e.line !== undefined && (!Number.isInteger(e.line) || e.line < 1 || e.line > lineCount + 1))
+    return `line ${e.line} outside 1..${lineCount + 1}`;
   const want = `${e.file}${e.line !== undefined ? `:${e.line}` : ''}: error ${e.code}: ${e.detail}`;
-  if (e.message !== want) return `message ${JSON.stringify(e.message)} is not of the form file:line: error CODE: detail`;
+  if (e.message !== want)
+    return `message ${JSON.stringify(e.message)} is not of the form file:line: error CODE: detail`;
   if (e.detail.length === 0 || /\n/.test(e.detail)) return 'empty or multi-line detail';
   return undefined;
 }
 
 type Outcome = { ok: true; data: MtxData } | { ok: false; error: InputError };
 
-function attempt(parse: () => MtxData, failures: Failures, stage: string, where: string, text: string): Outcome | undefined {
+function attempt(
+  parse: () => MtxData,
+  failures: Failures,
+  stage: string,
+  where: string,
+  text: string,
+): Outcome | undefined {
   try {
     return { ok: true, data: parse() };
   } catch (e) {
@@ -463,7 +648,6 @@ interface Stats {
   rejected: number;
   oracle: number;
 }
-
 
 function fuzzReader(
   kind: 'mtx' | 'edges',
@@ -483,16 +667,33 @@ function fuzzReader(
     const where = `seed ${seed} case ${c} (${seedName}: ${applied.join(', ')})`;
     stats.cases++;
     const fromText = attempt(() => parse(text, file), failures, `parse ${kind} (text)`, where, text);
-    const fromBytes = attempt(() => parse(Buffer.from(text, 'utf8'), file), failures, `parse ${kind} (bytes)`, where, text);
+    const fromBytes = attempt(
+      () => parse(Buffer.from(text, 'utf8'), file),
+      failures,
+      `parse ${kind} (bytes)`,
+      where,
+      text,
+    );
     if (!fromText || !fromBytes) continue;
     // Text and bytes agree.
     const sig = (o: Outcome): string => (o.ok ? entriesOf(o.data) : `${o.error.code}@${o.error.line}`);
     if (sig(fromText) !== sig(fromBytes))
-      failures.add({ stage: `${kind}: text and bytes disagree`, where, problem: `text: ${sig(fromText).slice(0, 200)} / bytes: ${sig(fromBytes).slice(0, 200)}`, input: text });
+      failures.add({
+        stage: `${kind}: text and bytes disagree`,
+        where,
+        problem: `text: ${sig(fromText).slice(0, 200)} / bytes: ${sig(fromBytes).slice(0, 200)}`,
+        input: text,
+      });
     if (!fromText.ok) {
       stats.rejected++;
       const bad = errorShape(fromText.error, file, text);
-      if (bad) failures.add({ stage: `${kind}: error shape`, where, problem: `${bad}: ${fromText.error.message}`, input: text });
+      if (bad)
+        failures.add({
+          stage: `${kind}: error shape`,
+          where,
+          problem: `${bad}: ${fromText.error.message}`,
+          input: text,
+        });
     } else {
       stats.parsed++;
       const bad = wellFormed(fromText.data, text) ?? checkConversions(fromText.data);
@@ -503,20 +704,33 @@ function fuzzReader(
       const want = simpleMtx(text);
       if (want === undefined) continue;
       stats.oracle++;
-      if (want.ok && !fromText.ok) failures.add({ stage: 'mtx: valid file rejected', where, problem: fromText.error.message, input: text });
-      else if (!want.ok && fromText.ok) failures.add({ stage: 'mtx: invalid file accepted', where, problem: want.why, input: text });
+      if (want.ok && !fromText.ok)
+        failures.add({ stage: 'mtx: valid file rejected', where, problem: fromText.error.message, input: text });
+      else if (!want.ok && fromText.ok)
+        failures.add({ stage: 'mtx: invalid file accepted', where, problem: want.why, input: text });
       else if (want.ok && fromText.ok && entriesOf(want.data) !== entriesOf(fromText.data))
-        failures.add({ stage: 'mtx: wrong data', where, problem: `expected ${entriesOf(want.data).slice(0, 300)} got ${entriesOf(fromText.data).slice(0, 300)}`, input: text });
+        failures.add({
+          stage: 'mtx: wrong data',
+          where,
+          problem: `expected ${entriesOf(want.data).slice(0, 300)} got ${entriesOf(fromText.data).slice(0, 300)}`,
+          input: text,
+        });
     } else {
       const want = simpleEdges(text);
       if (want === undefined) continue;
       stats.oracle++;
-      if (!fromText.ok) failures.add({ stage: 'edges: valid file rejected', where, problem: fromText.error.message, input: text });
+      if (!fromText.ok)
+        failures.add({ stage: 'edges: valid file rejected', where, problem: fromText.error.message, input: text });
       else {
         const d = fromText.data as Extract<MtxData, { kind: 'coordinate' }>;
         const got = { n: d.rows, pairs: [...d.rowIdx].map((r, k) => [r, d.colIdx[k]!]) };
         if (d.cols !== d.rows || JSON.stringify(got) !== JSON.stringify(want))
-          failures.add({ stage: 'edges: wrong data', where, problem: `expected ${JSON.stringify(want).slice(0, 300)} got ${JSON.stringify(got).slice(0, 300)}`, input: text });
+          failures.add({
+            stage: 'edges: wrong data',
+            where,
+            problem: `expected ${JSON.stringify(want).slice(0, 300)} got ${JSON.stringify(got).slice(0, 300)}`,
+            input: text,
+          });
       }
     }
   }
@@ -560,7 +774,11 @@ describe('fuzz: mutated Matrix Market files and edge lists', () => {
       `const text = '%%MatrixMarket matrix coordinate real general\\n4 2147483647 2\\n2 1 1.5\\n1 1 -2\\n';`,
       `try { parseMatrixMarket(text, 'huge.mtx'); } catch (e) { if (!(e instanceof InputError)) { console.error(String(e)); process.exit(3); } }`,
     ].join('\n');
-    const r = spawnSync('bash', ['-c', 'ulimit -v 2000000 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(
+      'bash',
+      ['-c', 'ulimit -v 2000000 && exec "$0" --input-type=module -e "$1"', process.execPath, script],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
   });

@@ -31,7 +31,18 @@ import { toCoo, toCsc, toCsr } from '../../runtime/io/convert.js';
 import type { MtxCoordinate } from '../../runtime/io/mtx-data.js';
 import type { Tensor } from '../../runtime/tensor.js';
 import { EXAMPLES } from '../helpers/cli.js';
-import { chance, classify, FUZZ_SCALE, FUZZ_SEED_OFFSET, describeError, Failures, pick, Rng, splice, weighted } from './util.js';
+import {
+  chance,
+  classify,
+  FUZZ_SCALE,
+  FUZZ_SEED_OFFSET,
+  describeError,
+  Failures,
+  pick,
+  Rng,
+  splice,
+  weighted,
+} from './util.js';
 
 /** Mutants per seed group (two groups: examples, extra seeds). */
 const CASES_EXAMPLES = Math.round(3000 * FUZZ_SCALE);
@@ -71,7 +82,10 @@ kernel two(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) {
 
 function exampleSeeds(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const f of readdirSync(EXAMPLES).filter((x) => x.endsWith('.dy')).sort()) out[f] = readFileSync(join(EXAMPLES, f), 'utf8');
+  for (const f of readdirSync(EXAMPLES)
+    .filter((x) => x.endsWith('.dy'))
+    .sort())
+    out[f] = readFileSync(join(EXAMPLES, f), 'utf8');
   return out;
 }
 
@@ -81,17 +95,86 @@ const FORMATS = ['dense', 'csr', 'csc', 'coo'];
 const DTYPES = ['f32', 'f64', 'i32', 'i64', 'bool'];
 const FUNCS = ['relu', 'exp', 'log', 'sqrt', 'abs', 'sigmoid', 'tanh', 'min', 'max', 'pow', 'sum', 'any', 'all'];
 const KEYWORDS = ['kernel', 'repeat', 'inf'];
-const OPERATORS = ['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!=', '&&', '||', '!', '?', ':', '=', '->', ',', ';'];
-const NUMBERS = ['0', '1', '2', '3', '16', '-1', '0.5', '1e-6', '1e400', '1e-400', '2147483648', '99999999999', '99999999999999999999999', '00', '1.', '.5', 'inf'];
-const ODD_NAMES = ['x', 'foo', '_', 'i', 'j', 'k', 'n', 'm', 'A', 'r0', 'kernel', 'repeat', 'sum', 'f32', 'csr', 'inf', 'a'.repeat(40), 'constructor', '__proto__', 'toString'];
-const INSERT_CHARS = [...'[](){};:,=+-*/<>!?&|#.0123456789 \n\tabcijknxyzA_e$@"\'\\', '\r', '\u0000', '\u00e9', '\u03bb', '\ud83d\ude00', '\u200b', '\uffff'];
+const OPERATORS = [
+  '+',
+  '-',
+  '*',
+  '/',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '!',
+  '?',
+  ':',
+  '=',
+  '->',
+  ',',
+  ';',
+];
+const NUMBERS = [
+  '0',
+  '1',
+  '2',
+  '3',
+  '16',
+  '-1',
+  '0.5',
+  '1e-6',
+  '1e400',
+  '1e-400',
+  '2147483648',
+  '99999999999',
+  '99999999999999999999999',
+  '00',
+  '1.',
+  '.5',
+  'inf',
+];
+const ODD_NAMES = [
+  'x',
+  'foo',
+  '_',
+  'i',
+  'j',
+  'k',
+  'n',
+  'm',
+  'A',
+  'r0',
+  'kernel',
+  'repeat',
+  'sum',
+  'f32',
+  'csr',
+  'inf',
+  'a'.repeat(40),
+  'constructor',
+  '__proto__',
+  'toString',
+];
+const INSERT_CHARS = [
+  ...'[](){};:,=+-*/<>!?&|#.0123456789 \n\tabcijknxyzA_e$@"\'\\',
+  '\r',
+  '\u0000',
+  '\u00e9',
+  '\u03bb',
+  '\ud83d\ude00',
+  '\u200b',
+  '\uffff',
+];
 
 interface Tok {
   text: string;
   kind: 'ident' | 'num' | 'op' | 'space' | 'comment' | 'other';
 }
 
-const TOKEN_RE = /[A-Za-z_][A-Za-z0-9_]*|(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?|->|<=|>=|==|!=|&&|\|\||(?:#|\/\/)[^\n]*|\s+|[\s\S]/g;
+const TOKEN_RE =
+  /[A-Za-z_][A-Za-z0-9_]*|(?:\d+\.\d+|\.\d+|\d+)(?:[eE][+-]?\d+)?|->|<=|>=|==|!=|&&|\|\||(?:#|\/\/)[^\n]*|\s+|[\s\S]/g;
 
 function tokens(src: string): Tok[] {
   const out: Tok[] = [];
@@ -142,7 +225,8 @@ function statementLines(lines: readonly string[]): number[] {
 type Mutator = (src: string, rng: Rng) => string | undefined;
 
 const charMutators: Record<string, Mutator> = {
-  'delete-char': (s, rng) => (s.length === 0 ? undefined : deleteAt(s, rng.int(s.length), 1 + (chance(rng, 0.2) ? rng.int(8) : 0))),
+  'delete-char': (s, rng) =>
+    s.length === 0 ? undefined : deleteAt(s, rng.int(s.length), 1 + (chance(rng, 0.2) ? rng.int(8) : 0)),
   'insert-char': (s, rng) => splice(s, rng.int(s.length + 1), 0, pick(rng, INSERT_CHARS)),
   'replace-char': (s, rng) => (s.length === 0 ? undefined : replaceAt(s, rng.int(s.length), pick(rng, INSERT_CHARS))),
   'duplicate-span': (s, rng) => {
@@ -167,7 +251,10 @@ function replaceAt(s: string, at: number, c: string): string {
   return s.slice(0, at) + c + s.slice(at + 1);
 }
 
-function tokenMutator(select: (t: Tok, i: number, ts: Tok[]) => boolean, replace: (t: Tok, rng: Rng, ts: Tok[]) => string): Mutator {
+function tokenMutator(
+  select: (t: Tok, i: number, ts: Tok[]) => boolean,
+  replace: (t: Tok, rng: Rng, ts: Tok[]) => string,
+): Mutator {
   return (s, rng) => {
     const ts = tokens(s);
     const at = where(ts, (t, i) => select(t, i, ts));
@@ -178,7 +265,9 @@ function tokenMutator(select: (t: Tok, i: number, ts: Tok[]) => boolean, replace
   };
 }
 
-const identsOf = (ts: readonly Tok[]): string[] => [...new Set(ts.filter((t) => t.kind === 'ident').map((t) => t.text))];
+const identsOf = (ts: readonly Tok[]): string[] => [
+  ...new Set(ts.filter((t) => t.kind === 'ident').map((t) => t.text)),
+];
 
 const tokenMutators: Record<string, Mutator> = {
   'swap-identifiers': (s, rng) => {
@@ -221,7 +310,8 @@ const tokenMutators: Record<string, Mutator> = {
     const ts = tokens(s);
     const inDecl = new Set<number>();
     for (let i = 0; i < ts.length; i++) {
-      if (ts[i]!.text === '>' && ts[i + 1]?.text === '[') for (let j = i + 2; j < ts.length && ts[j]!.text !== ']'; j++) inDecl.add(j);
+      if (ts[i]!.text === '>' && ts[i + 1]?.text === '[')
+        for (let j = i + 2; j < ts.length && ts[j]!.text !== ']'; j++) inDecl.add(j);
     }
     const at = [...inDecl].filter((i) => ts[i]!.kind === 'ident' || ts[i]!.kind === 'num');
     if (at.length === 0) return undefined;
@@ -246,7 +336,14 @@ const tokenMutators: Record<string, Mutator> = {
     if (at.length === 0) return undefined;
     const i = pick(rng, at);
     const r = rng.int(4);
-    const text = r === 0 ? pick(rng, ['i', 'j', 'k', 'c', 'q']) : r === 1 ? `${ts[i]!.text}, ${pick(rng, ['i', 'j', 'k'])}` : r === 2 ? pick(rng, ['0', '1', 'n', 'i + 1', 'A']) : '';
+    const text =
+      r === 0
+        ? pick(rng, ['i', 'j', 'k', 'c', 'q'])
+        : r === 1
+          ? `${ts[i]!.text}, ${pick(rng, ['i', 'j', 'k'])}`
+          : r === 2
+            ? pick(rng, ['0', '1', 'n', 'i + 1', 'A'])
+            : '';
     ts[i] = { ...ts[i]!, text };
     return join_(ts);
   },
@@ -298,7 +395,11 @@ const tokenMutators: Record<string, Mutator> = {
     const at = statementLines(lines);
     if (at.length === 0) return undefined;
     const li = pick(rng, at);
-    lines[li] = lines[li]!.replace(/=(.*);/, (_m, e: string) => `= ${pick(rng, ['sum', 'min', 'max', 'any', 'all'])}(${pick(rng, ['j', 'k', 'i', 'j, k', 'z'])}: ${e.trim()});`);
+    lines[li] = lines[li]!.replace(
+      /=(.*);/,
+      (_m, e: string) =>
+        `= ${pick(rng, ['sum', 'min', 'max', 'any', 'all'])}(${pick(rng, ['j', 'k', 'i', 'j, k', 'z'])}: ${e.trim()});`,
+    );
     return lines.join('\n');
   },
   'delete-statement': (s, rng) => {
@@ -330,7 +431,8 @@ const tokenMutators: Record<string, Mutator> = {
     const at = statementLines(lines);
     if (at.length === 0) return undefined;
     const i = pick(rng, at);
-    lines[i] = `repeat ${pick(rng, ['0', '1', '2', '3', 'd', 'n', 't', '-1', '1.5', '1000000000'])} { ${lines[i]!.trim()} }`;
+    lines[i] =
+      `repeat ${pick(rng, ['0', '1', '2', '3', 'd', 'n', 't', '-1', '1.5', '1000000000'])} { ${lines[i]!.trim()} }`;
     return lines.join('\n');
   },
   'delete-line': (s, rng) => {
@@ -339,7 +441,8 @@ const tokenMutators: Record<string, Mutator> = {
     lines.splice(rng.int(lines.length), 1);
     return lines.join('\n');
   },
-  'duplicate-kernel': (s, rng) => (chance(rng, 0.5) ? `${s}\n${s}` : `${s}\n${s.replace(/kernel\s+(\w+)/, 'kernel $1_2')}`),
+  'duplicate-kernel': (s, rng) =>
+    chance(rng, 0.5) ? `${s}\n${s}` : `${s}\n${s.replace(/kernel\s+(\w+)/, 'kernel $1_2')}`,
 };
 
 const ALL_MUTATORS: (readonly [number, [string, Mutator]])[] = [
@@ -387,7 +490,11 @@ function randomValue(rng: Rng, dtype: string): number {
 }
 
 /** Tiny inputs for a kernel, or undefined when they would not be tiny. `skew` gives one input a wrong size on purpose. */
-function tinyInputs(k: Kernel, rng: Rng, skew: boolean): { tensors: Map<string, Tensor>; scalars: Map<string, number> } | undefined {
+function tinyInputs(
+  k: Kernel,
+  rng: Rng,
+  skew: boolean,
+): { tensors: Map<string, Tensor>; scalars: Map<string, number> } | undefined {
   const dims = new Map<string, number>();
   const sizeOf = (d: Dim): number => {
     if (d.kind === 'lit') return d.value;
@@ -402,12 +509,19 @@ function tinyInputs(k: Kernel, rng: Rng, skew: boolean): { tensors: Map<string, 
     const t = p.type;
     if (t.shape.length === 0) {
       const int = t.dtype !== 'f32' && t.dtype !== 'f64';
-      scalars.set(p.name, int ? (t.dtype === 'bool' ? rng.int(2) : rng.int(4)) : Math.round(rng.uniform(0, 1) * 100) / 100);
+      scalars.set(
+        p.name,
+        int ? (t.dtype === 'bool' ? rng.int(2) : rng.int(4)) : Math.round(rng.uniform(0, 1) * 100) / 100,
+      );
       continue;
     }
     const shape = t.shape.map(sizeOf);
     if (pi === skewed && shape.length > 0) shape[rng.int(shape.length)]! += 1;
-    if (shape.some((x) => !Number.isSafeInteger(x) || x < 0 || x > MAX_ELEMENTS) || shape.reduce((a, b) => a * b, 1) > MAX_ELEMENTS) return undefined;
+    if (
+      shape.some((x) => !Number.isSafeInteger(x) || x < 0 || x > MAX_ELEMENTS) ||
+      shape.reduce((a, b) => a * b, 1) > MAX_ELEMENTS
+    )
+      return undefined;
     if (t.format === 'dense') {
       const data = new Float64Array(shape.reduce((a, b) => a * b, 1));
       for (let i = 0; i < data.length; i++) data[i] = randomValue(rng, t.dtype);
@@ -452,8 +566,12 @@ function denseValues(t: Tensor): number[] {
   if (t.format === 'dense') return [...t.data];
   // Sparse: compare as (row, col, value) triples in row-major order.
   const triples: [number, number, number][] = [];
-  if (t.format === 'csr') for (let r = 0; r < t.rows; r++) for (let e = t.rowPtr[r]!; e < t.rowPtr[r + 1]!; e++) triples.push([r, t.colIdx[e]!, t.values[e]!]);
-  else if (t.format === 'csc') for (let c = 0; c < t.cols; c++) for (let e = t.colPtr[c]!; e < t.colPtr[c + 1]!; e++) triples.push([t.rowIdx[e]!, c, t.values[e]!]);
+  if (t.format === 'csr')
+    for (let r = 0; r < t.rows; r++)
+      for (let e = t.rowPtr[r]!; e < t.rowPtr[r + 1]!; e++) triples.push([r, t.colIdx[e]!, t.values[e]!]);
+  else if (t.format === 'csc')
+    for (let c = 0; c < t.cols; c++)
+      for (let e = t.colPtr[c]!; e < t.colPtr[c + 1]!; e++) triples.push([t.rowIdx[e]!, c, t.values[e]!]);
   else for (let e = 0; e < t.values.length; e++) triples.push([t.rowIdx[e]!, t.colIdx[e]!, t.values[e]!]);
   triples.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return triples.flat();
@@ -487,9 +605,20 @@ function roundTrip(m: Module, what: string, failures: Failures, where: string, s
   }
   try {
     const twice = printModule(parseModule(once, 'fuzz.ir'));
-    if (twice !== once) failures.add({ stage: `round-trip (${what})`, where, problem: 'print(parse(print(m))) !== print(m)', input: `${source}\n--- IR ---\n${once}\n--- again ---\n${twice}` });
+    if (twice !== once)
+      failures.add({
+        stage: `round-trip (${what})`,
+        where,
+        problem: 'print(parse(print(m))) !== print(m)',
+        input: `${source}\n--- IR ---\n${once}\n--- again ---\n${twice}`,
+      });
   } catch (e) {
-    failures.add({ stage: `round-trip (${what})`, where, problem: describeError(e), input: `${source}\n--- IR ---\n${once}` });
+    failures.add({
+      stage: `round-trip (${what})`,
+      where,
+      problem: describeError(e),
+      input: `${source}\n--- IR ---\n${once}`,
+    });
   }
 }
 
@@ -504,7 +633,13 @@ function checkDiagnostics(ds: readonly Diagnostic[], source: string, failures: F
       d.span.offset >= 0 &&
       d.span.offset <= source.length &&
       d.message.length > 0;
-    if (!ok) failures.add({ stage: 'diagnostic shape', where, problem: `bad diagnostic ${JSON.stringify({ code: d.code, span: d.span, message: d.message })}`, input: source });
+    if (!ok)
+      failures.add({
+        stage: 'diagnostic shape',
+        where,
+        problem: `bad diagnostic ${JSON.stringify({ code: d.code, span: d.span, message: d.message })}`,
+        input: source,
+      });
   }
   try {
     formatDiagnostics(ds, source);
@@ -513,7 +648,15 @@ function checkDiagnostics(ds: readonly Diagnostic[], source: string, failures: F
   }
 }
 
-function interpretCheck(typed: Module, optimised: Module, rng: Rng, failures: Failures, where: string, source: string, stats: Stats): void {
+function interpretCheck(
+  typed: Module,
+  optimised: Module,
+  rng: Rng,
+  failures: Failures,
+  where: string,
+  source: string,
+  stats: Stats,
+): void {
   for (const k of optimised.kernels.slice(0, 2)) {
     const skew = chance(rng, 0.12);
     const inputs = tinyInputs(k, rng, skew);
@@ -527,7 +670,12 @@ function interpretCheck(typed: Module, optimised: Module, rng: Rng, failures: Fa
         stats.inputErrors++;
         continue;
       }
-      failures.add({ stage: 'interpret', where: `${where} kernel ${k.name}`, problem: describeError(e), input: source });
+      failures.add({
+        stage: 'interpret',
+        where: `${where} kernel ${k.name}`,
+        problem: describeError(e),
+        input: source,
+      });
       continue;
     }
     stats.interpretedOk++;
@@ -535,8 +683,16 @@ function interpretCheck(typed: Module, optimised: Module, rng: Rng, failures: Fa
       const t = out.outputs.get(r.name);
       const want = r.type.shape.map((d) => (d.kind === 'lit' ? d.value : out.dims.get(d.name)));
       if (!t) failures.add({ stage: 'interpret result', where, problem: `result '${r.name}' missing`, input: source });
-      else if (JSON.stringify(tensorShape(t)) !== JSON.stringify(want) || (r.type.format !== t.format && !(r.type.shape.length === 0 && t.format === 'dense')))
-        failures.add({ stage: 'interpret result', where, problem: `result '${r.name}' is ${t.format} ${JSON.stringify(tensorShape(t))}, declared ${r.type.format} ${JSON.stringify(want)}`, input: source });
+      else if (
+        JSON.stringify(tensorShape(t)) !== JSON.stringify(want) ||
+        (r.type.format !== t.format && !(r.type.shape.length === 0 && t.format === 'dense'))
+      )
+        failures.add({
+          stage: 'interpret result',
+          where,
+          problem: `result '${r.name}' is ${t.format} ${JSON.stringify(tensorShape(t))}, declared ${r.type.format} ${JSON.stringify(want)}`,
+          input: source,
+        });
     }
     // The same kernel before classification and fusion must compute the same values.
     const before = typed.kernels.find((x) => x.name === k.name);
@@ -545,7 +701,12 @@ function interpretCheck(typed: Module, optimised: Module, rng: Rng, failures: Fa
     try {
       ref = interpretKernel(before, inputs);
     } catch (e) {
-      failures.add({ stage: 'interpret (after infer-types only)', where, problem: `threw where the optimised module did not: ${describeError(e)}`, input: source });
+      failures.add({
+        stage: 'interpret (after infer-types only)',
+        where,
+        problem: `threw where the optimised module did not: ${describeError(e)}`,
+        input: source,
+      });
       continue;
     }
     for (const r of k.results) {
@@ -577,16 +738,24 @@ function fuzzGroup(seeds: Record<string, string>, cases: number, seed: number): 
     try {
       r = compileSource(source, 'fuzz.dy');
     } catch (e) {
-      if (classify(e) !== 'diagnostics') failures.add({ stage: 'compile', where, problem: describeError(e), input: source });
+      if (classify(e) !== 'diagnostics')
+        failures.add({ stage: 'compile', where, problem: describeError(e), input: source });
       continue;
     }
     checkDiagnostics(r.diagnostics, source, failures, where);
     const errors = r.diagnostics.filter((d) => d.severity === 'error');
     if (!r.module) {
-      if (errors.length === 0) failures.add({ stage: 'compile', where, problem: 'no module and no error diagnostic', input: source });
+      if (errors.length === 0)
+        failures.add({ stage: 'compile', where, problem: 'no module and no error diagnostic', input: source });
       continue;
     }
-    if (errors.length > 0) failures.add({ stage: 'compile', where, problem: `a module together with errors: ${errors[0]!.code} ${errors[0]!.message}`, input: source });
+    if (errors.length > 0)
+      failures.add({
+        stage: 'compile',
+        where,
+        problem: `a module together with errors: ${errors[0]!.code} ${errors[0]!.message}`,
+        input: source,
+      });
     stats.compiled++;
     roundTrip(r.module, 'checker output', failures, where, source);
     let optimised: Module;
@@ -596,7 +765,12 @@ function fuzzGroup(seeds: Record<string, string>, cases: number, seed: number): 
       optimised = runPipeline(r.module, { passes: DEFAULT_PIPELINE });
     } catch (e) {
       // A program the checker accepted should not fail verification in a pass.
-      failures.add({ stage: classify(e) === 'diagnostics' ? 'pipeline diagnostics on a checked program' : 'pipeline', where, problem: describeError(e), input: source });
+      failures.add({
+        stage: classify(e) === 'diagnostics' ? 'pipeline diagnostics on a checked program' : 'pipeline',
+        where,
+        problem: describeError(e),
+        input: source,
+      });
       continue;
     }
     stats.pipelined++;
@@ -630,7 +804,10 @@ describe('fuzz: mutated programs', () => {
   it('the unmutated seeds compile, run the pipeline and round-trip', () => {
     for (const [name, src] of Object.entries({ ...exampleSeeds(), ...EXTRA_SEEDS })) {
       const r = compileSource(src, name);
-      expect(r.diagnostics.map((d) => `${d.code} ${d.message}`), name).toEqual([]);
+      expect(
+        r.diagnostics.map((d) => `${d.code} ${d.message}`),
+        name,
+      ).toEqual([]);
       const m = runPipeline(r.module!, { passes: DEFAULT_PIPELINE });
       const text = printModule(m);
       expect(printModule(parseModule(text))).toBe(text);
@@ -650,7 +827,17 @@ describe('fuzz: mutated programs', () => {
       'kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) {\n  repeat 0 { E[i, j] = A[i, j] * 2; }\n  y[i] = E[i, j] * x[j];\n}\n',
       'kernel k(x: dense<f32>[n], c: i32) -> (y: dense<f32>[n]) {\n  repeat c { t[i] = x[i] * 2; }\n  y[i] = t[i];\n}\n',
     ];
-    const A = toCsr({ kind: 'coordinate', rows: 2, cols: 2, field: 'real', symmetry: 'general', rowIdx: Int32Array.of(0), colIdx: Int32Array.of(1), values: Float64Array.of(1), lines: Int32Array.of(3) });
+    const A = toCsr({
+      kind: 'coordinate',
+      rows: 2,
+      cols: 2,
+      field: 'real',
+      symmetry: 'general',
+      rowIdx: Int32Array.of(0),
+      colIdx: Int32Array.of(1),
+      values: Float64Array.of(1),
+      lines: Int32Array.of(3),
+    });
     for (const src of programs) {
       const r = compileSource(src, 'z.dy');
       if (!r.module) continue; // rejected by the checker: fine

@@ -86,7 +86,8 @@ export class Failures {
   /** Distinct failures for an assertion message (inputs clipped). */
   report(): string[] {
     return [...this.bySignature.values()].map(
-      (f) => `[${f.stage}] x${f.count} ${f.problem}\n  at ${f.where}\n  input: ${JSON.stringify(f.input.length > 1200 ? `${f.input.slice(0, 1200)}...` : f.input)}`,
+      (f) =>
+        `[${f.stage}] x${f.count} ${f.problem}\n  at ${f.where}\n  input: ${JSON.stringify(f.input.length > 1200 ? `${f.input.slice(0, 1200)}...` : f.input)}`,
     );
   }
 

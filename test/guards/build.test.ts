@@ -5,7 +5,15 @@
  * out-of-range reasons. gcn on real graphs for the paper-like GPU+FPGA box.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildGuards, sampleBindings, selectPartition, walkTree, fitTree, featureValue, treeFeatures } from '../../runtime/guards/index.js';
+import {
+  buildGuards,
+  sampleBindings,
+  selectPartition,
+  walkTree,
+  fitTree,
+  featureValue,
+  treeFeatures,
+} from '../../runtime/guards/index.js';
 import type { GuardPlan } from '../../runtime/guards/types.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import { evaluateChoices, objectiveValue, planPareto } from '../../runtime/plan/dp.js';
@@ -21,7 +29,10 @@ let samples: Binding[];
 let plan: GuardPlan;
 
 beforeAll(() => {
-  samples = sampleBindings(GRAPHS.map((g) => gcnBinding(graph(g), 16, 16, 16)), { perProfile: 20, shapeDims: { A: ['n', 'n'] } });
+  samples = sampleBindings(
+    GRAPHS.map((g) => gcnBinding(graph(g), 16, 16, 16)),
+    { perProfile: 20, shapeDims: { A: ['n', 'n'] } },
+  );
   plan = buildGuards(spec, sys, samples, { ...goal('throughput'), maxPartitions: 4, lossTolerance: 0.05 });
 });
 
@@ -31,7 +42,13 @@ describe('buildGuards on gcn, paper-1g1f', () => {
     expect(plan.partitions.length).toBeLessThanOrEqual(4);
     const keys = new Set(plan.partitions.map((p) => JSON.stringify(p.choices)));
     expect(keys.size).toBe(plan.partitions.length);
-    for (const p of plan.partitions) expect([...p.fallbacks].sort()).toEqual(plan.partitions.map((q) => q.id).filter((id) => id !== p.id).sort());
+    for (const p of plan.partitions)
+      expect([...p.fallbacks].sort()).toEqual(
+        plan.partitions
+          .map((q) => q.id)
+          .filter((id) => id !== p.id)
+          .sort(),
+      );
     expect(plan.samples).toBe(samples.length);
   });
 
@@ -41,7 +58,8 @@ describe('buildGuards on gcn, paper-1g1f', () => {
     for (const b of samples) {
       const p = bindProblem(spec, b);
       const opt = objectiveValue(planPareto(sys, p, goal('throughput')).pareto[0]!, 'throughput');
-      const score = (c: GuardPlan['partitions'][number]): number => objectiveValue(evaluateChoices(sys, p, c.choices, STEADY)!, 'throughput');
+      const score = (c: GuardPlan['partitions'][number]): number =>
+        objectiveValue(evaluateChoices(sys, p, c.choices, STEADY)!, 'throughput');
       const d = selectPartition(plan, b);
       const best = Math.min(...plan.partitions.map(score));
       // What the runtime takes: the cost model's best of the leaf's candidates.
@@ -60,12 +78,18 @@ describe('buildGuards on gcn, paper-1g1f', () => {
     for (const b of samples) expect(selectPartition(plan, b).inRange).toBe(true);
     const cora = gcnBinding(graph('cora.cites'), 16, 16, 16);
     const f = cora.sparse.get('A')!;
-    const big: Binding = { ...cora, sparse: new Map([['A', { ...f, rows: 1e6, cols: 1e6, nnz: 4e7, rowLenMean: 40 }]]), dims: new Map([...cora.dims, ['n', 1e6]]) };
+    const big: Binding = {
+      ...cora,
+      sparse: new Map([['A', { ...f, rows: 1e6, cols: 1e6, nnz: 4e7, rowLenMean: 40 }]]),
+      dims: new Map([...cora.dims, ['n', 1e6]]),
+    };
     const d = selectPartition(plan, big);
     expect(d.inRange).toBe(false);
     expect(d.outOfRange.join('\n')).toMatch(/A\.nnz = .* is above the guards' range/);
     const wide = gcnBinding(graph('cora.cites'), 16, 64, 16);
-    expect(selectPartition(plan, wide).outOfRange).toEqual([expect.stringMatching(/^dim\.h = 64 is above the guards' range \[16, 16\]/)]);
+    expect(selectPartition(plan, wide).outOfRange).toEqual([
+      expect.stringMatching(/^dim\.h = 64 is above the guards' range \[16, 16\]/),
+    ]);
   });
 
   it('the guard path names each test with the value seen', () => {
@@ -82,15 +106,37 @@ describe('the tree prefers cheap tiers', () => {
   const loss = Array.from({ length: n }, (_, s) => (s < n / 2 ? [0, 1] : [1, 0]));
 
   it('takes the tier-0 split when a tier-1 one is no better', () => {
-    const t = fitTree({ keys: [{ key: 'A.rowLenCv', tier: 1 }, { key: 'A.nnz', tier: 0 }, { key: 'A.localityScore', tier: 2 }], x: x.map(([a, b, c]) => [b!, a!, c!]), loss }, 2);
+    const t = fitTree(
+      {
+        keys: [
+          { key: 'A.rowLenCv', tier: 1 },
+          { key: 'A.nnz', tier: 0 },
+          { key: 'A.localityScore', tier: 2 },
+        ],
+        x: x.map(([a, b, c]) => [b!, a!, c!]),
+        loss,
+      },
+      2,
+    );
     expect([...treeFeatures(t)]).toEqual([['A.nnz', 0]]);
   });
 
   it('takes a tier-1 split when it saves more than the margin', () => {
     // Only the tier-1 feature separates; the tier-0 one is noise.
-    const t = fitTree({ keys: [{ key: 'A.nnz', tier: 0 }, { key: 'A.rowLenCv', tier: 1 }], x: x.map(([a, , c]) => [c!, a!]), loss }, 2);
+    const t = fitTree(
+      {
+        keys: [
+          { key: 'A.nnz', tier: 0 },
+          { key: 'A.rowLenCv', tier: 1 },
+        ],
+        x: x.map(([a, , c]) => [c!, a!]),
+        loss,
+      },
+      2,
+    );
     expect(treeFeatures(t).get('A.rowLenCv')).toBe(1);
-    for (let s = 0; s < n; s++) expect(walkTree(t, (k) => (k === 'A.nnz' ? x[s]![2]! : x[s]![0]!)).leaf).toBe(s < n / 2 ? 0 : 1);
+    for (let s = 0; s < n; s++)
+      expect(walkTree(t, (k) => (k === 'A.nnz' ? x[s]![2]! : x[s]![0]!)).leaf).toBe(s < n / 2 ? 0 : 1);
   });
 
   it('uses tier 2 only where it changes the decision', () => {

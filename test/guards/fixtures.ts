@@ -31,5 +31,14 @@ export function graph(file: string): CsrMatrix {
 }
 
 export function gcnBinding(g: CsrMatrix, f = 64, h = 64, c = 16): Binding {
-  return { sparse: new Map([['A', sparseFeaturesOf(g, 2)]]), dims: new Map([['n', g.rows], ['f', f], ['h', h], ['c', c]]), scalars: new Map() };
+  return {
+    sparse: new Map([['A', sparseFeaturesOf(g, 2)]]),
+    dims: new Map([
+      ['n', g.rows],
+      ['f', f],
+      ['h', h],
+      ['c', c],
+    ]),
+    scalars: new Map(),
+  };
 }

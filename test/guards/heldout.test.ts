@@ -20,35 +20,49 @@ let plans: Partial<Record<Objective, GuardPlan>>;
 
 beforeAll(() => {
   const { program } = compileProgram(join(root, 'examples', 'gcn.dy'));
-  const { kernels } = buildKernelGuards({ program, system: 'paper-2g2f', goal: goal('throughput'), profiles: PROFILES.map((f) => ({ name: 'A', path: join(matrices, f) })), outDir: '' }, { perProfile: 24 });
+  const { kernels } = buildKernelGuards(
+    {
+      program,
+      system: 'paper-2g2f',
+      goal: goal('throughput'),
+      profiles: PROFILES.map((f) => ({ name: 'A', path: join(matrices, f) })),
+      outDir: '',
+    },
+    { perProfile: 24 },
+  );
   plans = kernels[0]!.plans;
 }, 120_000);
 
-describe.each(['throughput', 'energy', 'latency'] as const)('gcn on paper-2g2f, four real graphs, widths over [16, 256]: the %s guards', (objective) => {
-  const guards = (): GuardPlan => plans[objective]!;
-  it('meet the held-out aim: mean loss <= 3%, >= 95% within the 5% tolerance', () => {
-    const h = guards().heldOut!;
-    expect(h.folds).toBe(5);
-    expect(h.meanLossPct).toBeLessThanOrEqual(3);
-    expect(h.withinTolerance).toBeGreaterThanOrEqual(0.95);
-    expect(h.unserved).toBe(0);
-  });
+describe.each(['throughput', 'energy', 'latency'] as const)(
+  'gcn on paper-2g2f, four real graphs, widths over [16, 256]: the %s guards',
+  (objective) => {
+    const guards = (): GuardPlan => plans[objective]!;
+    it('meet the held-out aim: mean loss <= 3%, >= 95% within the 5% tolerance', () => {
+      const h = guards().heldOut!;
+      expect(h.folds).toBe(5);
+      expect(h.meanLossPct).toBeLessThanOrEqual(3);
+      expect(h.withinTolerance).toBeGreaterThanOrEqual(0.95);
+      expect(h.unserved).toBe(0);
+    });
 
-  it('chose the partitions and the depth from the cross-validated grid, the smallest within 0.05 points of the best', () => {
-    const plan = guards();
-    const g = plan.model.grid;
-    const best = Math.min(...g.map((x) => x.meanLossPct));
-    const chosen = g.find((x) => x.partitions === plan.model.partitions && x.depth === plan.model.depth)!;
-    expect(chosen.meanLossPct).toBeLessThanOrEqual(best + 0.05);
-    for (const x of g) if (x.meanLossPct <= best + 0.05) expect(x.partitions * 100 + x.depth).toBeGreaterThanOrEqual(chosen.partitions * 100 + chosen.depth);
-    expect(plan.partitions).toHaveLength(plan.model.partitions);
-  });
+    it('chose the partitions and the depth from the cross-validated grid, the smallest within 0.05 points of the best', () => {
+      const plan = guards();
+      const g = plan.model.grid;
+      const best = Math.min(...g.map((x) => x.meanLossPct));
+      const chosen = g.find((x) => x.partitions === plan.model.partitions && x.depth === plan.model.depth)!;
+      expect(chosen.meanLossPct).toBeLessThanOrEqual(best + 0.05);
+      for (const x of g)
+        if (x.meanLossPct <= best + 0.05)
+          expect(x.partitions * 100 + x.depth).toBeGreaterThanOrEqual(chosen.partitions * 100 + chosen.depth);
+      expect(plan.partitions).toHaveLength(plan.model.partitions);
+    });
 
-  it('are judged with each profile left out by guards built from the other three', () => {
-    const plan = guards();
-    const by = plan.heldOut!.byProfile!;
-    expect(by.map((p) => p.profile)).toEqual([0, 1, 2, 3]);
-    expect(by.reduce((a, p) => a + p.samples, 0)).toBe(plan.samples);
-    for (const p of by) expect(p.replanned).toBeLessThanOrEqual(p.samples);
-  });
-});
+    it('are judged with each profile left out by guards built from the other three', () => {
+      const plan = guards();
+      const by = plan.heldOut!.byProfile!;
+      expect(by.map((p) => p.profile)).toEqual([0, 1, 2, 3]);
+      expect(by.reduce((a, p) => a + p.samples, 0)).toBe(plan.samples);
+      for (const p of by) expect(p.replanned).toBeLessThanOrEqual(p.samples);
+    });
+  },
+);

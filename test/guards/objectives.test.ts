@@ -27,12 +27,15 @@ let cfg: RuntimeConfig;
 beforeAll(async () => {
   fx = await gcnFixture();
   // The same samples, energy scope and stream for every objective; throughput is the compile's.
-  plans = Object.fromEntries(OBJECTIVES.map((o) => [o, o === 'throughput' ? fx.plan : buildGuards(gcnSpec(), sys, fx.samples, goal(o))]));
+  plans = Object.fromEntries(
+    OBJECTIVES.map((o) => [o, o === 'throughput' ? fx.plan : buildGuards(gcnSpec(), sys, fx.samples, goal(o))]),
+  );
   cfg = { ...fx.config, objective: 'throughput', guards: plans, guard: treeGuards(plans, 'throughput') };
 }, 120_000);
 afterAll(() => fx && closeBackends(fx.backends));
 
-const runtime = (o: Partial<Parameters<typeof createGuardedRuntime>[1]> = {}): GuardedRuntime => createGuardedRuntime(cfg, { system: sys, backends: fx.backends, ...o });
+const runtime = (o: Partial<Parameters<typeof createGuardedRuntime>[1]> = {}): GuardedRuntime =>
+  createGuardedRuntime(cfg, { system: sys, backends: fx.backends, ...o });
 
 /** What each objective's guards pick for a graph (in range), on a fresh runtime. */
 function picks(g: string): Record<Objective, number | undefined> {
@@ -57,7 +60,11 @@ async function afterChange(g: string): Promise<{ rt: GuardedRuntime; wouldSwitch
 }
 
 /** Each graph whose throughput and energy picks differ, with its picks and a runtime just changed to energy (the caller closes it). */
-async function* afterChanges(): AsyncGenerator<{ g: string; p: Record<Objective, number | undefined>; a: Awaited<ReturnType<typeof afterChange>> }> {
+async function* afterChanges(): AsyncGenerator<{
+  g: string;
+  p: Record<Objective, number | undefined>;
+  a: Awaited<ReturnType<typeof afterChange>>;
+}> {
   for (const g of fx.graphs.keys()) {
     const p = picks(g);
     if (p.throughput === undefined || p.energy === undefined || p.throughput === p.energy) continue;
@@ -107,11 +114,25 @@ describe('setObjective', () => {
     expect(log.map((e) => e.objective)).toEqual([...Array(5).fill('throughput'), ...Array(5).fill('energy')]);
     expect(log.slice(0, 5).every((e) => e.units === 'ms' && e.running.id === p.throughput)).toBe(true);
     const moved = log[5]!;
-    expect(moved).toMatchObject({ event: 'switch', switched: true, units: 'J', selected: { id: p.energy }, running: { id: p.energy }, previous: { id: p.throughput } });
+    expect(moved).toMatchObject({
+      event: 'switch',
+      switched: true,
+      units: 'J',
+      selected: { id: p.energy },
+      running: { id: p.energy },
+      previous: { id: p.throughput },
+    });
     expect(moved.reason).toMatch(/^gain \S+ J\/run x \S+ expected runs = \S+ J > switch cost \S+ J$/);
     // The gain is the energy the pick saves per run on this input's figures.
     expect(moved.gainPerRun!).toBeCloseTo(before.predicted.running!.energyJ - before.predicted.selected!.energyJ, 12);
-    expect(log.slice(6).every((e) => e.event === 'stay' && e.running.id === p.energy && e.reason === 'the guards pick the running partition')).toBe(true);
+    expect(
+      log
+        .slice(6)
+        .every(
+          (e) =>
+            e.event === 'stay' && e.running.id === p.energy && e.reason === 'the guards pick the running partition',
+        ),
+    ).toBe(true);
     expect(rt.stats()).toMatchObject({ objective: 'energy', byObjective: { throughput: 5, energy: 5 }, switches: 1 });
     rt.close();
   }, 60_000);
@@ -123,7 +144,13 @@ describe('setObjective', () => {
         for (let i = 0; i < 3; i++) await a.rt.run(fx.inputs(g), g);
         const log = a.rt.stats().log.slice(5);
         for (const e of log) {
-          expect(e).toMatchObject({ objective: 'energy', units: 'J', event: 'stay', selected: { id: p.energy }, running: { id: p.throughput } });
+          expect(e).toMatchObject({
+            objective: 'energy',
+            units: 'J',
+            event: 'stay',
+            selected: { id: p.energy },
+            running: { id: p.throughput },
+          });
           expect(e.reason).toMatch(/J <= switch cost \S+ J$/);
           expect(e.gainPerRun! * e.expectedRuns!).toBeLessThanOrEqual(e.switchCost!.totalMs);
         }
@@ -144,7 +171,12 @@ describe('setObjective', () => {
     await rt.run(fx.inputs(g!), g);
     rt.setObjective('energy');
     const r = await rt.run(fx.inputs(g!), g);
-    expect(r.log).toMatchObject({ objective: 'energy', event: 'stay', switched: false, reason: 'the guards pick the running partition' });
+    expect(r.log).toMatchObject({
+      objective: 'energy',
+      event: 'stay',
+      switched: false,
+      reason: 'the guards pick the running partition',
+    });
     expect(r.log.switchCost!.totalMs).toBe(0);
     rt.close();
   });
@@ -157,7 +189,12 @@ describe('setObjective', () => {
     expect((await rt.run(fx.inputs(g!), g)).switched).toBe(true);
     rt.setObjective('throughput');
     const back = await rt.run(fx.inputs(g!), g);
-    expect(back.log).toMatchObject({ objective: 'throughput', units: 'ms', event: 'stay', selected: { id: picks(g!).throughput } });
+    expect(back.log).toMatchObject({
+      objective: 'throughput',
+      units: 'ms',
+      event: 'stay',
+      selected: { id: picks(g!).throughput },
+    });
     expect(back.reason).toBe('minimum dwell: 1 of 2 runs since the last switch');
     rt.close();
   }, 60_000);
@@ -166,7 +203,9 @@ describe('setObjective', () => {
     const g = await switchingGraph();
     const rt = runtime();
     const seen: Objective[] = [];
-    for await (const r of rt.each(Array.from({ length: 12 }, (_, i) => ({ inputs: fx.inputs(g!), name: `${g} #${i}` })))) {
+    for await (const r of rt.each(
+      Array.from({ length: 12 }, (_, i) => ({ inputs: fx.inputs(g!), name: `${g} #${i}` })),
+    )) {
       seen.push(r.log.objective);
       expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference(g!))).toBeLessThanOrEqual(1e-4);
       if (seen.length === 5) rt.setObjective('energy');
@@ -207,11 +246,31 @@ describe('setObjective', () => {
     rt.setObjective('latency');
     expect(rt.explain(fx.inputs('jazz.mtx')).objective).toBe('latency');
     rt.close();
-    const two = createGuardedRuntime({ ...cfg, guards: { throughput: plans.throughput!, energy: plans.energy! }, guard: treeGuards({ throughput: plans.throughput!, energy: plans.energy! }, 'throughput') }, { system: sys, backends: fx.backends });
-    expect(() => two.setObjective('latency')).toThrow(/no guards for objective latency: it has guards for throughput, energy/);
+    const two = createGuardedRuntime(
+      {
+        ...cfg,
+        guards: { throughput: plans.throughput!, energy: plans.energy! },
+        guard: treeGuards({ throughput: plans.throughput!, energy: plans.energy! }, 'throughput'),
+      },
+      { system: sys, backends: fx.backends },
+    );
+    expect(() => two.setObjective('latency')).toThrow(
+      /no guards for objective latency: it has guards for throughput, energy/,
+    );
     expect(two.objective).toBe('throughput');
     two.close();
     // Guards counted for another energy scope cannot share the runtime's prices.
-    expect(() => createGuardedRuntime({ ...cfg, guards: { ...plans, energy: { ...plans.energy!, energyScope: plans.energy!.energyScope === 'device' ? 'system' : 'device' } } }, { system: sys, backends: fx.backends })).toThrow(/build every objective's guards with the same scope and stream/);
+    expect(() =>
+      createGuardedRuntime(
+        {
+          ...cfg,
+          guards: {
+            ...plans,
+            energy: { ...plans.energy!, energyScope: plans.energy!.energyScope === 'device' ? 'system' : 'device' },
+          },
+        },
+        { system: sys, backends: fx.backends },
+      ),
+    ).toThrow(/build every objective's guards with the same scope and stream/);
   });
 });

@@ -24,7 +24,9 @@ describe('build-guards pass', () => {
   it('builds guards for every objective and annotates every op with its instances per partition of their table; the IR verifies and round-trips', () => {
     const pass = buildGuardsPass({
       system: system('paper-1g1f'),
-      profiles: new Map([['gcn', ['cora.cites', 'jazz.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16))]]),
+      profiles: new Map([
+        ['gcn', ['cora.cites', 'jazz.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16))],
+      ]),
       ...goal('energy'),
       shapeDims: new Map([['gcn', { A: ['n', 'n'] as [string, string] }]]),
       sampling: { perProfile: 10 },

@@ -23,7 +23,18 @@ export const H = 32;
 export const C = 16;
 
 /** Small and medium real graphs (square: gcn multiplies by A twice) and generated ones. */
-export const REAL = ['karate.mtx', 'bcsstk01.mtx', 'jazz.mtx', 'Erdos971.mtx', 'west0479.mtx', 'olm1000.mtx', '1138_bus.mtx', 'cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt'];
+export const REAL = [
+  'karate.mtx',
+  'bcsstk01.mtx',
+  'jazz.mtx',
+  'Erdos971.mtx',
+  'west0479.mtx',
+  'olm1000.mtx',
+  '1138_bus.mtx',
+  'cora.cites',
+  'ca-GrQc.mtx',
+  'facebook_combined.txt',
+];
 export const GENERATED: Record<string, () => CsrMatrix> = {
   'gen-uniform-3000x4': () => generatedMatrix(3000, 4),
   'gen-uniform-2000x40': () => generatedMatrix(2000, 40),
@@ -52,7 +63,12 @@ export interface Fixture {
 }
 
 /** A runtime configuration with throughput guards only, its guard function the tree walked (as the generated code computes it). */
-export function throughputConfig(kernel: Kernel, spec: RuntimeConfig['spec'], manifest: RuntimeConfig['manifest'], plan: GuardPlan): RuntimeConfig {
+export function throughputConfig(
+  kernel: Kernel,
+  spec: RuntimeConfig['spec'],
+  manifest: RuntimeConfig['manifest'],
+  plan: GuardPlan,
+): RuntimeConfig {
   return {
     program: kernel.name,
     programHash: 'test',
@@ -61,7 +77,11 @@ export function throughputConfig(kernel: Kernel, spec: RuntimeConfig['spec'], ma
     spec,
     objective: 'throughput',
     guards: { throughput: plan },
-    params: kernel.params.map((p) => ({ name: p.name, kind: p.type.format !== 'dense' ? 'sparse' : 'dense', shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)) })),
+    params: kernel.params.map((p) => ({
+      name: p.name,
+      kind: p.type.format !== 'dense' ? 'sparse' : 'dense',
+      shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)),
+    })),
     guard: { throughput: (f) => walkTree(plan.tree, (k) => f[k]).leaf },
   };
 }
@@ -79,7 +99,11 @@ export async function gcnFixture(): Promise<Fixture> {
   const config = throughputConfig(kernel, spec, manifest, plan);
   const wasm = await WasmStageBackend.create(binary, manifest);
   // GPU and FPGA stages run the CPU kernels in memories of their own (test/helpers/loopback.ts): these tests are about decisions.
-  const backends: StageBackends = { cpu: wasm, gpu: await loopback('gpu', binary, manifest), fpga: await loopback('fpga', binary, manifest) };
+  const backends: StageBackends = {
+    cpu: wasm,
+    gpu: await loopback('gpu', binary, manifest),
+    fpga: await loopback('fpga', binary, manifest),
+  };
   const W1s = new Map<number, DenseTensor>();
   const inputCache = new Map<string, Record<string, Tensor>>();
   const refCache = new Map<string, DenseTensor>();
@@ -122,6 +146,7 @@ export function maxRelErr(a: DenseTensor, b: DenseTensor): number {
   let big = 0;
   for (const v of b.data) big = Math.max(big, Math.abs(v));
   let worst = 0;
-  for (let i = 0; i < a.data.length; i++) worst = Math.max(worst, Math.abs(a.data[i]! - b.data[i]!) / (Math.max(1, Math.abs(b.data[i]!)) + 0.1 * big));
+  for (let i = 0; i < a.data.length; i++)
+    worst = Math.max(worst, Math.abs(a.data[i]! - b.data[i]!) / (Math.max(1, Math.abs(b.data[i]!)) + 0.1 * big));
   return worst;
 }

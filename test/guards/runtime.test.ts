@@ -40,7 +40,7 @@ describe('a sequence of 200 input changes', () => {
     const rng = new Rng(5);
     // Runs of 1-8 inputs of one graph, until the graph has changed 200 times.
     const seq: string[] = [];
-    for (let changes = -1; changes < 200; ) {
+    for (let changes = -1; changes < 200;) {
       const g = names[rng.int(names.length)]!;
       if (g === seq[seq.length - 1]) continue;
       changes++;
@@ -51,7 +51,10 @@ describe('a sequence of 200 input changes', () => {
       if (i > 0 && seq[i] !== seq[i - 1]) changes++;
       const r = await rt.run(fx.inputs(seq[i]!), seq[i]);
       expect(r.stages.length).toBe(r.mapping.stages.length);
-      expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference(seq[i]!)), `${seq[i]} (input ${i + 1})`).toBeLessThanOrEqual(TOL);
+      expect(
+        maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference(seq[i]!)),
+        `${seq[i]} (input ${i + 1})`,
+      ).toBeLessThanOrEqual(TOL);
     }
     expect(changes).toBe(200);
     const s = rt.stats();
@@ -68,7 +71,8 @@ describe('a sequence of 200 input changes', () => {
       expect(e.previous!.id).not.toBe(e.running.id);
       expect(e.switchCost!.totalMs).toBeGreaterThanOrEqual(0);
     }
-    for (const e of log.filter((x) => x.event === 'stay' && x.selected.id !== x.running.id)) expect(e.reason).toMatch(/<= switch cost|minimum dwell|cannot run/);
+    for (const e of log.filter((x) => x.event === 'stay' && x.selected.id !== x.running.id))
+      expect(e.reason).toMatch(/<= switch cost|minimum dwell|cannot run/);
     rt.close();
   }, 90_000);
 });
@@ -84,7 +88,10 @@ describe('hysteresis', () => {
         const probe = runtimeFor(fx);
         await probe.run(fx.inputs(a), a);
         const e = probe.explain(fx.inputs(b));
-        const gain = e.predicted.running && e.predicted.selected ? e.predicted.running.periodMs - e.predicted.selected.periodMs : 0;
+        const gain =
+          e.predicted.running && e.predicted.selected
+            ? e.predicted.running.periodMs - e.predicted.selected.periodMs
+            : 0;
         probe.close();
         if (e.selected.id !== e.running?.id && e.inRange && gain > 0 && /<= switch cost/.test(e.reason)) pair = [a, b];
       }
@@ -121,14 +128,19 @@ describe('out of range', () => {
     await rt.run(fx.inputs('cora.cites'), 'cora');
     const r = await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48');
     expect(r.log.inRange).toBe(false);
-    expect(r.log.replan?.reason).toMatch(/outside the guards' ranges: dim\.f = 48 is above the guards' range \[32, 32\]/);
+    expect(r.log.replan?.reason).toMatch(
+      /outside the guards' ranges: dim\.f = 48 is above the guards' range \[32, 32\]/,
+    );
     expect(r.log.replan!.planMs).toBeGreaterThanOrEqual(0);
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
     expect(rt.stats().replans).toBe(1);
     expect(r.log.replan!.reason).not.toMatch(/reused/);
     // The same input again: its plan is reused, not planned again.
     const again = await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48, again');
-    expect(again.log.replan).toMatchObject({ planMs: 0, reason: expect.stringMatching(/planned for this input before: the plan is reused/) });
+    expect(again.log.replan).toMatchObject({
+      planMs: 0,
+      reason: expect.stringMatching(/planned for this input before: the plan is reused/),
+    });
     expect(again.log.selected.id).toBe(r.log.selected.id);
     rt.close();
   });
@@ -138,14 +150,18 @@ describe('a leaf that leaves partitions open', () => {
   it('the cost model weighs them on each input: the lowest predicted period runs, and the path says so', () => {
     // Every partition open at one leaf: the pick must be the model's best of them all, whatever the tree would say.
     const open = { ...fx.plan, tree: { leaf: 0, also: fx.plan.partitions.slice(1).map((p) => p.id) } };
-    const rt = runtimeFor({ ...fx, config: { ...fx.config, guards: { throughput: open }, guard: { throughput: () => 0 } } });
+    const rt = runtimeFor({
+      ...fx,
+      config: { ...fx.config, guards: { throughput: open }, guard: { throughput: () => 0 } },
+    });
     const sys = system('paper-1g1f');
     const picks = new Set<number>();
     for (const g of ['karate.mtx', 'cora.cites', 'gen-uniform-2000x40', 'facebook_combined.txt']) {
       const e = rt.explain(fx.inputs(g));
       if (!e.inRange) continue;
       const p = bindProblem(fx.config.spec, bindInputs('gcn', fx.config.params, fx.inputs(g)).binding);
-      const score = (id: number): number => objectiveValue(evaluateChoices(sys, p, fx.plan.partitions[id]!.choices, STEADY)!, 'throughput');
+      const score = (id: number): number =>
+        objectiveValue(evaluateChoices(sys, p, fx.plan.partitions[id]!.choices, STEADY)!, 'throughput');
       const best = Math.min(...fx.plan.partitions.map((q) => score(q.id)));
       expect(score(e.selected.id)).toBeCloseTo(best, 9);
       expect(e.path.at(-1)).toMatch(new RegExp(`^cost model: partition ${e.selected.id} of 0, `));
@@ -169,7 +185,9 @@ describe('explain, stream, trace, backends', () => {
   it('stream overlaps successive inputs across stages on the model clock; the trace has the measured stages beside', async () => {
     const trace = new TraceRecorder();
     const rt = runtimeFor(fx, { trace });
-    const out = await rt.stream(Array.from({ length: 10 }, (_, i) => ({ inputs: fx.inputs('ca-GrQc.mtx'), name: `g${i}` })));
+    const out = await rt.stream(
+      Array.from({ length: 10 }, (_, i) => ({ inputs: fx.inputs('ca-GrQc.mtx'), name: `g${i}` })),
+    );
     const p = out.results[0]!.predicted;
     expect(out.makespanMs).toBeLessThanOrEqual(10 * p.latencyMs + 1e-9);
     expect(out.makespanMs).toBeGreaterThanOrEqual(p.latencyMs + 9 * p.periodMs - 1e-9);
@@ -178,8 +196,11 @@ describe('explain, stream, trace, backends', () => {
     expect(ev.filter((x) => x.ph === 'X').length).toBeGreaterThanOrEqual(10);
     expect(JSON.parse(JSON.stringify(trace.toJSON())).traceEvents.length).toBe(ev.length);
     const measured = ev.filter((x) => x.ph === 'X' && x.cat === 'measured');
-    expect(measured.length).toBe(out.results.reduce((a, r) => a + r.stages.reduce((b, st) => b + st.devices.length, 0), 0));
-    for (const r of out.results) expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('ca-GrQc.mtx'))).toBeLessThanOrEqual(TOL);
+    expect(measured.length).toBe(
+      out.results.reduce((a, r) => a + r.stages.reduce((b, st) => b + st.devices.length, 0), 0),
+    );
+    for (const r of out.results)
+      expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('ca-GrQc.mtx'))).toBeLessThanOrEqual(TOL);
     rt.close();
   });
 
@@ -200,8 +221,18 @@ describe('fallbacks and faults', () => {
   const twoWay = (fallbacks = true): Fixture['config'] => {
     const n = fx.config.spec.ops.length;
     const parts = [
-      { id: 0, choices: [{ start: 0, end: n, device: 'gpu', count: 1 }], label: 'gpu x1 [all]', fallbacks: fallbacks ? [1] : [] },
-      { id: 1, choices: [{ start: 0, end: n, device: 'cpu', count: 1 }], label: 'cpu x1 [all]', fallbacks: fallbacks ? [0] : [] },
+      {
+        id: 0,
+        choices: [{ start: 0, end: n, device: 'gpu', count: 1 }],
+        label: 'gpu x1 [all]',
+        fallbacks: fallbacks ? [1] : [],
+      },
+      {
+        id: 1,
+        choices: [{ start: 0, end: n, device: 'cpu', count: 1 }],
+        label: 'cpu x1 [all]',
+        fallbacks: fallbacks ? [0] : [],
+      },
     ];
     const guards = { ...fx.plan, partitions: parts, tree: { leaf: 0 }, ranges: {} };
     return { ...fx.config, guards: { throughput: guards }, guard: { throughput: () => 0 } };
@@ -216,7 +247,10 @@ describe('fallbacks and faults', () => {
         if (how === 'alloc') throw new DeviceCallError('wasm', 'alloc', -5, 'out of device memory (test)', true);
         return gpu.alloc(dev, bytes);
       },
-      launch: (...a) => (++launches === how ? Promise.reject(new DeviceCallError('wasm', 'launch', 700, 'illegal address (test)')) : gpu.launch(...a)),
+      launch: (...a) =>
+        ++launches === how
+          ? Promise.reject(new DeviceCallError('wasm', 'launch', 700, 'illegal address (test)'))
+          : gpu.launch(...a),
     };
   };
 
@@ -227,26 +261,37 @@ describe('fallbacks and faults', () => {
     expect(r.stages.map((s) => s.backend)).toEqual(['wasm']);
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
     const none = createGuardedRuntime(twoWay(false), { system: system('paper-1g1f'), backends: { cpu: fx.wasm } });
-    await expect(none.run(fx.inputs('jazz.mtx'))).rejects.toThrow(/DY3041.*partition 0 \(gpu x1 \[all\]\) runs stages on gpu.*pass a backend/);
+    await expect(none.run(fx.inputs('jazz.mtx'))).rejects.toThrow(
+      /DY3041.*partition 0 \(gpu x1 \[all\]\) runs stages on gpu.*pass a backend/,
+    );
     rt.close();
     none.close();
   });
 
   it('a device allocation that fails: the next fallback runs the input, logged; without one, DY3046', async () => {
-    const rt = createGuardedRuntime(twoWay(), { system: system('paper-1g1f'), backends: { cpu: fx.wasm, gpu: failing('alloc') } });
+    const rt = createGuardedRuntime(twoWay(), {
+      system: system('paper-1g1f'),
+      backends: { cpu: fx.wasm, gpu: failing('alloc') },
+    });
     const r = await rt.run(fx.inputs('jazz.mtx'), 'jazz');
     expect(r.partition.id).toBe(1);
     expect(r.log.fallback).toMatch(/partition 0: gpu0 ran out of memory \(out of device memory \(test\)\); fallback 1/);
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
     expect(rt.stats().fallbacks).toBe(1);
-    const none = createGuardedRuntime(twoWay(false), { system: system('paper-1g1f'), backends: { cpu: fx.wasm, gpu: failing('alloc') } });
+    const none = createGuardedRuntime(twoWay(false), {
+      system: system('paper-1g1f'),
+      backends: { cpu: fx.wasm, gpu: failing('alloc') },
+    });
     await expect(none.run(fx.inputs('jazz.mtx'), 'jazz')).rejects.toThrow(/jazz: error DY3046: gpu0 ran out of memory/);
     rt.close();
     none.close();
   });
 
   it('a device call that fails mid-stream: the error names input, stage, op, device and backend; earlier outputs stay delivered', async () => {
-    const rt = createGuardedRuntime(twoWay(), { system: system('paper-1g1f'), backends: { cpu: fx.wasm, gpu: failing(3 * fx.config.spec.ops.length + 2) } });
+    const rt = createGuardedRuntime(twoWay(), {
+      system: system('paper-1g1f'),
+      backends: { cpu: fx.wasm, gpu: failing(3 * fx.config.spec.ops.length + 2) },
+    });
     const seq = Array.from({ length: 8 }, (_, i) => ({ inputs: fx.inputs('jazz.mtx'), name: `jazz #${i}` }));
     const got: string[] = [];
     let error: unknown;
@@ -260,7 +305,9 @@ describe('fallbacks and faults', () => {
     }
     expect(got).toEqual(['jazz #0', 'jazz #1', 'jazz #2']);
     expect(error).toBeInstanceOf(InputError);
-    expect(String((error as Error).message)).toMatch(/^jazz #3: error DY3045: stage 0 \[op0, op1, op2, op3\] of partition 0 \(gpu x1 \[all\]\): op op1 on gpu0 \(wasm\): launch failed with code 700: illegal address \(test\)/);
+    expect(String((error as Error).message)).toMatch(
+      /^jazz #3: error DY3045: stage 0 \[op0, op1, op2, op3\] of partition 0 \(gpu x1 \[all\]\): op op1 on gpu0 \(wasm\): launch failed with code 700: illegal address \(test\)/,
+    );
     rt.close();
   });
 });

@@ -14,7 +14,11 @@ import { Rng } from '../../runtime/random.js';
 const SEL: SelectOptions = { maxPartitions: 4, maxDepth: 4, folds: 5, seed: 1, tree: {} };
 
 /** Three candidates; sample s has feature x[s] (tier 0) and noise (tier 1); loss given per sample by `lossOf`. */
-function data(n: number, lossOf: (x: number, s: number) => number[], rangeKeys: GuardData['rangeKeys'] = []): GuardData {
+function data(
+  n: number,
+  lossOf: (x: number, s: number) => number[],
+  rangeKeys: GuardData['rangeKeys'] = [],
+): GuardData {
   const rng = new Rng(5);
   const x = Array.from({ length: n }, (_, s) => [s / n, rng.next()]);
   const rows = x.map(([v], s) => lossOf(v!, s));
@@ -82,7 +86,15 @@ describe('choosing the partitions and the depth by cross-validated loss', () => 
 describe('what the runtime takes at a leaf', () => {
   it('the cost model\u2019s best of the leaf\u2019s candidates, else the first fallback that can run', () => {
     const d = data(4, () => [0.2, 0.1, INFEASIBLE_LOSS]);
-    const fit = { chosen: [0, 1, 2], tree: { leaf: 2, also: [0, 1] }, fallbacks: [[1, 2], [0, 2], [1, 0]] };
+    const fit = {
+      chosen: [0, 1, 2],
+      tree: { leaf: 2, also: [0, 1] },
+      fallbacks: [
+        [1, 2],
+        [0, 2],
+        [1, 0],
+      ],
+    };
     expect(pickLoss(fit, d, 0)).toEqual({ loss: 0.1, unserved: false });
     // The tree alone: partition 2 cannot run the sample, its first fallback (1) can.
     expect(pickLoss(fit, d, 0, false)).toEqual({ loss: 0.1, unserved: false });

@@ -38,7 +38,10 @@ export function runCli(args: readonly string[], opts: { cwd?: string; timeoutMs?
 }
 
 /** Like runCli, without blocking, so that independent CLI tests can run concurrently. */
-export function runCliAsync(args: readonly string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCliAsync(
+  args: readonly string[],
+  opts: { cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     execFile(
       process.execPath,
@@ -53,7 +56,13 @@ export function runCliAsync(args: readonly string[], opts: { cwd?: string; timeo
       (err, stdout, stderr) => {
         if (err && typeof err.code !== 'number') {
           // Spawn failure or a kill (timeout): not an exit status.
-          if (err.killed || err.signal) resolvePromise({ status: null, signal: (err.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr });
+          if (err.killed || err.signal)
+            resolvePromise({
+              status: null,
+              signal: (err.signal as NodeJS.Signals | undefined) ?? null,
+              stdout,
+              stderr,
+            });
           else reject(err);
           return;
         }

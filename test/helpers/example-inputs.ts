@@ -22,7 +22,10 @@ export function columnStochastic(A: SparseMatrix): SparseMatrix {
 }
 
 /** The inputs of example `ex` on matrix A: random dense operands (seeded by name), pagerank's A made column-stochastic, sssp from vertex 0. */
-export function exampleInputs(ex: string, A: SparseMatrix): { tensors: Record<string, Tensor>; scalars?: Record<string, number> } {
+export function exampleInputs(
+  ex: string,
+  A: SparseMatrix,
+): { tensors: Record<string, Tensor>; scalars?: Record<string, number> } {
   const [m, n] = [A.rows, A.cols];
   switch (ex) {
     case 'spmv':
@@ -35,7 +38,10 @@ export function exampleInputs(ex: string, A: SparseMatrix): { tensors: Record<st
       return { tensors: { A, Q: rand([n, 4], 'Q'), K: rand([n, 4], 'K'), V: rand([n, 4], 'V') } };
     case 'pagerank':
       // Column-stochastic, as the example asks: raw west0479 grows past 1e45 in 20 steps, beyond f32's range.
-      return { tensors: { A: columnStochastic(A), r0: { format: 'dense', shape: [n], data: new Float64Array(n).fill(1 / n) } }, scalars: { d: 0.85 } };
+      return {
+        tensors: { A: columnStochastic(A), r0: { format: 'dense', shape: [n], data: new Float64Array(n).fill(1 / n) } },
+        scalars: { d: 0.85 },
+      };
     case 'sssp': {
       const d0 = new Float64Array(m).fill(Infinity);
       d0[0] = 0;
@@ -44,4 +50,3 @@ export function exampleInputs(ex: string, A: SparseMatrix): { tensors: Record<st
   }
   throw new Error(ex);
 }
-

@@ -5,7 +5,12 @@
  * power and without a root complex these give the figures the planner gave
  * before the scope and the stream existed.
  */
-import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH, type Accounting, type PlanGoal } from '../../runtime/plan/figures.js';
+import {
+  DEFAULT_ENERGY_SCOPE,
+  DEFAULT_STREAM_LENGTH,
+  type Accounting,
+  type PlanGoal,
+} from '../../runtime/plan/figures.js';
 import type { Objective } from '../../runtime/plan/types.js';
 
 export const STEADY: Accounting = { energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH };

@@ -68,7 +68,14 @@ export function csr(rows: number, cols: number, ts: readonly Triple[]): CsrMatri
   const rowPtr = new Int32Array(rows + 1);
   for (const [r] of s) rowPtr[r + 1]!++;
   for (let r = 0; r < rows; r++) rowPtr[r + 1]! += rowPtr[r]!;
-  return { format: 'csr', rows, cols, rowPtr, colIdx: Int32Array.from(s, (t) => t[1]), values: Float64Array.from(s, (t) => t[2]) };
+  return {
+    format: 'csr',
+    rows,
+    cols,
+    rowPtr,
+    colIdx: Int32Array.from(s, (t) => t[1]),
+    values: Float64Array.from(s, (t) => t[2]),
+  };
 }
 
 export function csc(rows: number, cols: number, ts: readonly Triple[]): CscMatrix {
@@ -76,12 +83,26 @@ export function csc(rows: number, cols: number, ts: readonly Triple[]): CscMatri
   const colPtr = new Int32Array(cols + 1);
   for (const [, c] of s) colPtr[c + 1]!++;
   for (let c = 0; c < cols; c++) colPtr[c + 1]! += colPtr[c]!;
-  return { format: 'csc', rows, cols, colPtr, rowIdx: Int32Array.from(s, (t) => t[0]), values: Float64Array.from(s, (t) => t[2]) };
+  return {
+    format: 'csc',
+    rows,
+    cols,
+    colPtr,
+    rowIdx: Int32Array.from(s, (t) => t[0]),
+    values: Float64Array.from(s, (t) => t[2]),
+  };
 }
 
 export function coo(rows: number, cols: number, ts: readonly Triple[]): CooMatrix {
   const s = sortBy(ts, 0);
-  return { format: 'coo', rows, cols, rowIdx: Int32Array.from(s, (t) => t[0]), colIdx: Int32Array.from(s, (t) => t[1]), values: Float64Array.from(s, (t) => t[2]) };
+  return {
+    format: 'coo',
+    rows,
+    cols,
+    rowIdx: Int32Array.from(s, (t) => t[0]),
+    colIdx: Int32Array.from(s, (t) => t[1]),
+    values: Float64Array.from(s, (t) => t[2]),
+  };
 }
 
 /** Data of a dense output as a plain array (for toEqual). */
@@ -95,9 +116,11 @@ export function entries(t: Tensor | undefined): Triple[] {
   if (!t || t.format === 'dense') throw new Error(`expected a sparse tensor, got ${t?.format}`);
   const out: Triple[] = [];
   if (t.format === 'csr') {
-    for (let r = 0; r < t.rows; r++) for (let k = t.rowPtr[r]!; k < t.rowPtr[r + 1]!; k++) out.push([r, t.colIdx[k]!, t.values[k]!]);
+    for (let r = 0; r < t.rows; r++)
+      for (let k = t.rowPtr[r]!; k < t.rowPtr[r + 1]!; k++) out.push([r, t.colIdx[k]!, t.values[k]!]);
   } else if (t.format === 'csc') {
-    for (let c = 0; c < t.cols; c++) for (let k = t.colPtr[c]!; k < t.colPtr[c + 1]!; k++) out.push([t.rowIdx[k]!, c, t.values[k]!]);
+    for (let c = 0; c < t.cols; c++)
+      for (let k = t.colPtr[c]!; k < t.colPtr[c + 1]!; k++) out.push([t.rowIdx[k]!, c, t.values[k]!]);
   } else {
     for (let k = 0; k < t.values.length; k++) out.push([t.rowIdx[k]!, t.colIdx[k]!, t.values[k]!]);
   }

@@ -12,7 +12,12 @@ import { DeviceCallError, WasmStageBackend, type StageBackend } from '../../runt
 import type { DeviceKind } from '../../runtime/system/types.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 
-export async function loopback(kind: DeviceKind, binary: Uint8Array, manifest: WasmManifest, devices = 1): Promise<StageBackend> {
+export async function loopback(
+  kind: DeviceKind,
+  binary: Uint8Array,
+  manifest: WasmManifest,
+  devices = 1,
+): Promise<StageBackend> {
   const inner = await Promise.all(Array.from({ length: devices }, () => WasmStageBackend.create(binary, manifest)));
   const names = IMPLEMENTATIONS[kind] as readonly string[];
   const of = (dev: number): WasmStageBackend => {
@@ -37,7 +42,8 @@ export async function loopback(kind: DeviceKind, binary: Uint8Array, manifest: W
       await of(dst.dev).upload(dst, dstOff, tmp);
     },
     lookup(kernel, op, impl) {
-      if (!names.includes(impl)) throw new DeviceCallError('wasm', 'lookup', -3, `${impl} is no ${kind} implementation`);
+      if (!names.includes(impl))
+        throw new DeviceCallError('wasm', 'lookup', -3, `${impl} is no ${kind} implementation`);
       const i = manifest.ops.findIndex((o) => o.op === op);
       if (kernel !== manifest.kernel || i < 0) throw new DeviceCallError('wasm', 'lookup', -3, `no op ${kernel}.${op}`);
       return i;

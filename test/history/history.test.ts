@@ -35,26 +35,77 @@ afterAll(() => cleanup(dir));
 const sys = loadSystemFile(join(root, 'systems', 'this-machine.json'));
 
 function record(over: Partial<HistoryRecord>): HistoryRecord {
-  return { v: 1, at: '2026-12-03T00:00:00Z', system: 'this-machine', device: 'cpu', instance: 'cpu0', kind: 'cpu', backend: 'wasm', kernel: 'spmv', op: 'op0', opKind: 'spmv', impl: 'nnz-split', dtype: 'f32', split: 1, trips: 1, items: 100, flops: 2000, bytes: 10_000, gathers: 1000, sparse: { rows: 100, cols: 100, nnz: 1000, rowLenMean: 10, rowLenMax: 12, rowLenCv: 0.1, emptyRowFraction: 0, top1PctNnzShare: 0.01 }, ms: 0.05, concurrent: false, ...over };
+  return {
+    v: 1,
+    at: '2026-12-03T00:00:00Z',
+    system: 'this-machine',
+    device: 'cpu',
+    instance: 'cpu0',
+    kind: 'cpu',
+    backend: 'wasm',
+    kernel: 'spmv',
+    op: 'op0',
+    opKind: 'spmv',
+    impl: 'nnz-split',
+    dtype: 'f32',
+    split: 1,
+    trips: 1,
+    items: 100,
+    flops: 2000,
+    bytes: 10_000,
+    gathers: 1000,
+    sparse: {
+      rows: 100,
+      cols: 100,
+      nnz: 1000,
+      rowLenMean: 10,
+      rowLenMax: 12,
+      rowLenCv: 0.1,
+      emptyRowFraction: 0,
+      top1PctNnzShare: 0.01,
+    },
+    ms: 0.05,
+    concurrent: false,
+    ...over,
+  };
 }
 
 describe('fitting a history', () => {
   it('buckets runs by work and imbalance; the planner takes a bucket only with enough runs, and only real, whole, lone runs count', () => {
     const cpu = sys.devices[0]!;
     const runs = [0.05, 0.06, 0.04].map((ms) => record({ ms }));
-    const noise = [record({ ms: 9, concurrent: true }), record({ ms: 9, split: 2 }), record({ ms: 9, backend: 'cuda-emu' }), record({ ms: 9, device: 'gpu' })];
+    const noise = [
+      record({ ms: 9, concurrent: true }),
+      record({ ms: 9, split: 2 }),
+      record({ ms: 9, backend: 'cuda-emu' }),
+      record({ ms: 9, device: 'gpu' }),
+    ];
     const entries = fitHistory([...runs, ...noise], cpu, 'wasm');
     expect(entries).toHaveLength(1);
-    expect(entries[0]!.buckets).toEqual([{ log2Bytes: 13, imbalance: 0, runs: 3, msPerByte: (0.05 - cpu.launchOverheadUs / 1e3) / 10_000 }]);
+    expect(entries[0]!.buckets).toEqual([
+      { log2Bytes: 13, imbalance: 0, runs: 3, msPerByte: (0.05 - cpu.launchOverheadUs / 1e3) / 10_000 },
+    ]);
     const d: DeviceSpec = { ...cpu, history: entries };
     const spec = specOf(readFileSync(example('spmv.dy'), 'utf8'), 'spmv.dy');
-    const op = { ...bindProblem(spec, { sparse: new Map([['A', record({}).sparse!]]), dims: new Map([['m', 100], ['n', 100]]), scalars: new Map() }).ops[0]!, bytes: 12_000 };
+    const op = {
+      ...bindProblem(spec, {
+        sparse: new Map([['A', record({}).sparse!]]),
+        dims: new Map([
+          ['m', 100],
+          ['n', 100],
+        ]),
+        scalars: new Map(),
+      }).ops[0]!,
+      bytes: 12_000,
+    };
     expect(historyMs(op, 'nnz-split', d)).toBeCloseTo(((0.05 - cpu.launchOverheadUs / 1e3) / 10_000) * 12_000, 12);
     expect(implTimes(op, d)[0]!.ms).toBe(historyMs(op, 'nnz-split', d));
     // Another size, another imbalance, too few runs: the formula.
     const formula = implTimes(op, cpu)[0]!.ms;
     expect(implTimes({ ...op, bytes: 100_000 }, d)[0]!.ms).toBe(implTimes({ ...op, bytes: 100_000 }, cpu)[0]!.ms);
-    expect(implTimes({ ...op, sparse: { ...op.sparse!, rowLenMax: 1000 } }, d)[0]!.ms).toBe(implTimes({ ...op, sparse: { ...op.sparse!, rowLenMax: 1000 } }, cpu)[0]!.ms);
+    expect(implTimes({ ...op, sparse: { ...op.sparse!, rowLenMax: 1000 } }, d)[0]!.ms).toBe(
+      implTimes({ ...op, sparse: { ...op.sparse!, rowLenMax: 1000 } }, cpu)[0]!.ms,
+    );
     const thin: DeviceSpec = { ...cpu, history: fitHistory(runs.slice(0, MIN_RUNS - 1), cpu, 'wasm') };
     expect(implTimes(op, thin)[0]!.ms).toBe(formula);
   });
@@ -75,9 +126,26 @@ describe('learning from runs', () => {
     const wasm = await WasmStageBackend.create(c.binary, c.manifest);
     const path = join(dir, 'runs.jsonl');
     const n = spec.ops.length;
-    const guards = fixedGuards({ objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH }, [{ start: 0, end: n, device: 'cpu', count: 1 }], 'cpu');
+    const guards = fixedGuards(
+      { objective: 'throughput', energyScope: DEFAULT_ENERGY_SCOPE, streamLength: DEFAULT_STREAM_LENGTH },
+      [{ start: 0, end: n, device: 'cpu', count: 1 }],
+      'cpu',
+    );
     const rt = createGuardedRuntime(
-      { program: 'spmv', programHash: 'test', kernel: 'spmv', manifest: c.manifest, spec, objective: 'throughput', guards: { throughput: guards }, params: [{ name: 'A', kind: 'sparse', shape: ['m', 'n'] }, { name: 'x', kind: 'dense', shape: ['n'] }], guard: { throughput: () => 0 } },
+      {
+        program: 'spmv',
+        programHash: 'test',
+        kernel: 'spmv',
+        manifest: c.manifest,
+        spec,
+        objective: 'throughput',
+        guards: { throughput: guards },
+        params: [
+          { name: 'A', kind: 'sparse', shape: ['m', 'n'] },
+          { name: 'x', kind: 'dense', shape: ['n'] },
+        ],
+        guard: { throughput: () => 0 },
+      },
       { system: sys, backends: { cpu: wasm }, history: new HistoryLog(path) },
     );
     const A = toCsr(loadMatrix(join(M, 'cage8.mtx')));
@@ -88,14 +156,33 @@ describe('learning from runs', () => {
     c.exec.close();
     const runs = readHistory(path);
     expect(runs).toHaveLength(6);
-    expect(runs.every((r) => r.backend === 'wasm' && r.opKind === 'spmv' && r.impl === 'nnz-split' && r.ms > 0 && !r.concurrent && r.sparse?.nnz === A.values.length)).toBe(true);
+    expect(
+      runs.every(
+        (r) =>
+          r.backend === 'wasm' &&
+          r.opKind === 'spmv' &&
+          r.impl === 'nnz-split' &&
+          r.ms > 0 &&
+          !r.concurrent &&
+          r.sparse?.nnz === A.values.length,
+      ),
+    ).toBe(true);
     const out = join(dir, 'fitted.json');
     const r = runCli(['calibrate', '--history', path, '--system', 'this-machine', '-o', out, '--json']);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { devices: { device: string; runs: number; buckets_used: number }[] };
-    expect(report.devices).toEqual([expect.objectContaining({ device: 'cpu', runs: 6, buckets_used: 1, formula_median_err_pct: expect.any(Number) })]);
+    expect(report.devices).toEqual([
+      expect.objectContaining({ device: 'cpu', runs: 6, buckets_used: 1, formula_median_err_pct: expect.any(Number) }),
+    ]);
     const fitted = loadSystemFile(out);
-    const op = bindProblem(spec, { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['m', A.rows], ['n', A.cols]]), scalars: new Map() }).ops[0]!;
+    const op = bindProblem(spec, {
+      sparse: new Map([['A', features(A, 2)]]),
+      dims: new Map([
+        ['m', A.rows],
+        ['n', A.cols],
+      ]),
+      scalars: new Map(),
+    }).ops[0]!;
     const measured = runs.map((x) => x.ms).sort((a, b) => a - b)[3]!;
     const planned = implTimes(op, fitted.devices[0]!)[0]!.ms + fitted.devices[0]!.launchOverheadUs / 1e3;
     // The planner now predicts the median of what it measured (the two middle runs bound it).

@@ -30,7 +30,18 @@ import { compileProgram } from '../../cli/compile.js';
 import { programHash } from '../../codegen/native/hash.js';
 import { ABI_ERRORS, ABI_FUNCTIONS, abiPrefix, type AbiFunction } from '../../runtime/native/abi.js';
 import { example, runCliAsync } from '../helpers/cli.js';
-import { HAVE_DATA, HAVE_GXX, MATRIX_DIR, exampleInputs, exampleKernel, expectCloseToReference, hostArgs, loadCsr, readArray, referenceResult } from './example-data.js';
+import {
+  HAVE_DATA,
+  HAVE_GXX,
+  MATRIX_DIR,
+  exampleInputs,
+  exampleKernel,
+  expectCloseToReference,
+  hostArgs,
+  loadCsr,
+  readArray,
+  referenceResult,
+} from './example-data.js';
 
 const RUN = HAVE_DATA && HAVE_GXX;
 const EXAMPLES = ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'];
@@ -63,7 +74,9 @@ beforeAll(async () => {
   const queue = [...EXAMPLES, 'ns'];
   const worker = async (): Promise<void> => {
     for (let ex = queue.shift(); ex !== undefined; ex = queue.shift()) {
-      const r = await runCliAsync(['hls', ex === 'ns' ? join(work, 'ns.dy') : example(`${ex}.dy`), '-o', project(ex)], { timeoutMs: 60_000 });
+      const r = await runCliAsync(['hls', ex === 'ns' ? join(work, 'ns.dy') : example(`${ex}.dy`), '-o', project(ex)], {
+        timeoutMs: 60_000,
+      });
       if (r.status !== 0 || r.stderr !== '') throw new Error(`dype hls ${ex}: ${r.stderr}`);
       const targets = ex === 'ns' ? ['csim-lib'] : ['csim-lib', `build/csim/${ex}_abi_check`];
       await run('make', ['-s', '-C', project(ex), ...targets], { timeout: 300_000 });
@@ -72,46 +85,61 @@ beforeAll(async () => {
   await Promise.all([worker(), worker()]);
 }, 400_000);
 
-describe.skipIf(!RUN)('every example through the ABI library, whole and split over emulated devices, equals the interpreter', () => {
-  for (const ex of EXAMPLES) {
-    it(ex, { timeout: 300_000 }, () => {
-      const { kernel, out } = exampleKernel(ex);
-      const check = join(project(ex), 'build', 'csim', `${ex}_abi_check`);
-      for (const file of [...MATRICES, ...(ANY_SHAPE.has(ex) ? RECT : [])]) {
-        const dir = join(work, `${ex}-${file}`);
-        mkdirSync(dir, { recursive: true });
-        const { files, params } = exampleInputs(ex, loadCsr(file), dir, join(MATRIX_DIR, file));
-        const ref = referenceResult(kernel, out, files, params);
-        for (const { k, devices } of SPLITS) {
-          const outPath = join(dir, `out-${k}.mtx`);
-          const r = spawnSync(check, ['--split', String(k), '--devices', devices, ...hostArgs(files, params, out, outPath)], { encoding: 'utf8', timeout: 120_000 });
-          const what = `${ex} on ${file} over ${k} device(s)`;
-          expect(r.status, `${what}: ${r.stderr}`).toBe(0);
-          const summary = /on device\(s\) ([\d,]+) in [\d.]+ ms: (\d+) launches, (\d+) copies/.exec(r.stderr);
-          expect(summary, r.stderr).not.toBeNull();
-          expect(summary![1]).toBe(devices);
-          // Every op of the examples is split (their manifests say what a range writes), so every launch is one of k.
-          expect(Number(summary![2]) % k, what).toBe(0);
-          if (k > 1) expect(Number(summary![3]), what).toBeGreaterThan(0);
-          expectCloseToReference(what, readArray(outPath), ref);
+describe.skipIf(!RUN)(
+  'every example through the ABI library, whole and split over emulated devices, equals the interpreter',
+  () => {
+    for (const ex of EXAMPLES) {
+      it(ex, { timeout: 300_000 }, () => {
+        const { kernel, out } = exampleKernel(ex);
+        const check = join(project(ex), 'build', 'csim', `${ex}_abi_check`);
+        for (const file of [...MATRICES, ...(ANY_SHAPE.has(ex) ? RECT : [])]) {
+          const dir = join(work, `${ex}-${file}`);
+          mkdirSync(dir, { recursive: true });
+          const { files, params } = exampleInputs(ex, loadCsr(file), dir, join(MATRIX_DIR, file));
+          const ref = referenceResult(kernel, out, files, params);
+          for (const { k, devices } of SPLITS) {
+            const outPath = join(dir, `out-${k}.mtx`);
+            const r = spawnSync(
+              check,
+              ['--split', String(k), '--devices', devices, ...hostArgs(files, params, out, outPath)],
+              { encoding: 'utf8', timeout: 120_000 },
+            );
+            const what = `${ex} on ${file} over ${k} device(s)`;
+            expect(r.status, `${what}: ${r.stderr}`).toBe(0);
+            const summary = /on device\(s\) ([\d,]+) in [\d.]+ ms: (\d+) launches, (\d+) copies/.exec(r.stderr);
+            expect(summary, r.stderr).not.toBeNull();
+            expect(summary![1]).toBe(devices);
+            // Every op of the examples is split (their manifests say what a range writes), so every launch is one of k.
+            expect(Number(summary![2]) % k, what).toBe(0);
+            if (k > 1) expect(Number(summary![3]), what).toBeGreaterThan(0);
+            expectCloseToReference(what, readArray(outPath), ref);
+          }
         }
-      }
-    });
-  }
+      });
+    }
 
-  it('a split over more devices than the library emulates fails with the ABI code, not a crash', { timeout: 60_000 }, () => {
-    const dir = join(work, 'few-devices');
-    mkdirSync(dir, { recursive: true });
-    const { files, params } = exampleInputs('spmv', loadCsr('karate.mtx'), dir, join(MATRIX_DIR, 'karate.mtx'));
-    const r = spawnSync(join(project('spmv'), 'build', 'csim', 'spmv_abi_check'), ['--split', '3', ...hostArgs(files, params, 'y', join(dir, 'y.mtx'))], {
-      encoding: 'utf8',
-      env: { ...process.env, DYPE_EMU_DEVICES: '2' },
-    });
-    expect(r.status).toBe(3);
-    expect(r.stderr).toContain("alloc: device 2 is not one of this library's 2 devices");
-    expect(r.stderr).toContain(`(code ${ABI_ERRORS.BAD_DEVICE})`);
-  });
-});
+    it(
+      'a split over more devices than the library emulates fails with the ABI code, not a crash',
+      { timeout: 60_000 },
+      () => {
+        const dir = join(work, 'few-devices');
+        mkdirSync(dir, { recursive: true });
+        const { files, params } = exampleInputs('spmv', loadCsr('karate.mtx'), dir, join(MATRIX_DIR, 'karate.mtx'));
+        const r = spawnSync(
+          join(project('spmv'), 'build', 'csim', 'spmv_abi_check'),
+          ['--split', '3', ...hostArgs(files, params, 'y', join(dir, 'y.mtx'))],
+          {
+            encoding: 'utf8',
+            env: { ...process.env, DYPE_EMU_DEVICES: '2' },
+          },
+        );
+        expect(r.status).toBe(3);
+        expect(r.stderr).toContain("alloc: device 2 is not one of this library's 2 devices");
+        expect(r.stderr).toContain(`(code ${ABI_ERRORS.BAD_DEVICE})`);
+      },
+    );
+  },
+);
 
 type Abi = Record<AbiFunction, (...args: unknown[]) => unknown>;
 
@@ -120,7 +148,8 @@ function bind(ex: string): Abi {
   const handle = koffi.load(lib(ex));
   const prefix = abiPrefix(ex, 'fpga');
   const fns = {} as Abi;
-  for (const [name, proto] of Object.entries(ABI_FUNCTIONS)) fns[name as AbiFunction] = handle.func(proto.replace(`${name}(`, `${prefix}${name}(`));
+  for (const [name, proto] of Object.entries(ABI_FUNCTIONS))
+    fns[name as AbiFunction] = handle.func(proto.replace(`${name}(`, `${prefix}${name}(`));
   return fns;
 }
 
@@ -159,20 +188,35 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     expect(abi.device_name(8)).toBeNull();
     const nm = spawnSync('nm', ['-D', '--defined-only', lib('spmv')], { encoding: 'utf8' });
     expect(nm.status, nm.stderr).toBe(0);
-    const exported = nm.stdout.trim().split('\n').map((l) => l.split(/\s+/).pop()).sort();
-    expect(exported).toEqual(Object.keys(ABI_FUNCTIONS).map((f) => `${abiPrefix('spmv', 'fpga')}${f}`).sort());
+    const exported = nm.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/).pop())
+      .sort();
+    expect(exported).toEqual(
+      Object.keys(ABI_FUNCTIONS)
+        .map((f) => `${abiPrefix('spmv', 'fpga')}${f}`)
+        .sort(),
+    );
   });
 
   it('looks ops up by kernel, op and FPGA implementation', () => {
     const abi = bind('gcn');
-    expect(['op0', 'op1', 'op2', 'op3'].map((op) => abi.op_impls('gcn', op))).toEqual(['systolic-gemm', 'sextans-spmm', 'systolic-gemm', 'sextans-spmm']);
+    expect(['op0', 'op1', 'op2', 'op3'].map((op) => abi.op_impls('gcn', op))).toEqual([
+      'systolic-gemm',
+      'sextans-spmm',
+      'systolic-gemm',
+      'sextans-spmm',
+    ]);
     expect(abi.op_impls('gcn', 'op9')).toBeNull();
     const h = abi.op_lookup('gcn', 'op1', 'sextans-spmm') as number;
     expect(h).toBe(1);
     expect([abi.op_buffer_count(h), abi.op_size_count(h)]).toEqual([5, 5]);
     expect([abi.op_buffer_count(4), abi.op_size_count(-1)]).toEqual([-1, -1]);
     expect(abi.op_lookup('gcn', 'op1', 'warp-per-row')).toBe(ABI_ERRORS.BAD_VARIANT);
-    expect(abi.error_text(ABI_ERRORS.BAD_VARIANT)).toBe("op_lookup: op op1 of kernel gcn is implemented as 'sextans-spmm', not 'warp-per-row'");
+    expect(abi.error_text(ABI_ERRORS.BAD_VARIANT)).toBe(
+      "op_lookup: op op1 of kernel gcn is implemented as 'sextans-spmm', not 'warp-per-row'",
+    );
     expect(abi.op_lookup('gcn', 'op1', 'systolic-gemm')).toBe(ABI_ERRORS.BAD_VARIANT);
     expect(abi.op_lookup('gcn', 'op7', 'systolic-gemm')).toBe(ABI_ERRORS.BAD_VARIANT);
     expect(abi.op_lookup('pagerank', 'op1', 'sextans-spmm')).toBe(ABI_ERRORS.BAD_VARIANT);
@@ -207,7 +251,9 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     const onOne = put(abi, 1, x);
     const bufs = [put(abi, 0, ptr), put(abi, 0, idx), put(abi, 0, vals), onOne, put(abi, 0, new Float32Array(4))];
     expect(abi.launch(0, h, bufs, spmvSizes, 0, -1, null)).toBe(ABI_ERRORS.BAD_DEVICE);
-    expect(abi.error_text(ABI_ERRORS.BAD_DEVICE)).toBe('launch spmv op0: buffer 3: the memory belongs to device 1, not 0');
+    expect(abi.error_text(ABI_ERRORS.BAD_DEVICE)).toBe(
+      'launch spmv op0: buffer 3: the memory belongs to device 1, not 0',
+    );
     // The same launch is fine on device 1 once every buffer is there.
     const copies = [0, 1, 2, 4].map(() => {
       const out: unknown[] = [null];
@@ -221,12 +267,16 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     expect(Array.from(get(abi, 1, copies[3], 4))).toEqual(want);
     // x holds 12 bytes: 8 bytes from offset 8 pass its end, whichever side.
     expect(abi.copy(0, bufs[4], 0, 1, onOne, 8, 8, null)).toBe(ABI_ERRORS.RANGE);
-    expect(abi.error_text(ABI_ERRORS.RANGE)).toBe('copy from device 1: 8 bytes at offset 8 pass the end of a 12-byte allocation on device 1');
+    expect(abi.error_text(ABI_ERRORS.RANGE)).toBe(
+      'copy from device 1: 8 bytes at offset 8 pass the end of a 12-byte allocation on device 1',
+    );
     expect(abi.copy(1, onOne, 8, 0, bufs[4], 0, 8, null)).toBe(ABI_ERRORS.RANGE);
     expect(abi.upload(1, onOne, 4, x, 12, null)).toBe(ABI_ERRORS.RANGE);
     expect(abi.copy(1, onOne, 0, 1, onOne, 0, 12, null)).toBe(0);
     // A buffer smaller than the sizes say is a range error too, before anything runs.
-    expect(abi.launch(1, h, [copies[0], copies[1], copies[2], onOne, copies[3]], [4, 4, 5, 5], 0, -1, null)).toBe(ABI_ERRORS.RANGE);
+    expect(abi.launch(1, h, [copies[0], copies[1], copies[2], onOne, copies[3]], [4, 4, 5, 5], 0, -1, null)).toBe(
+      ABI_ERRORS.RANGE,
+    );
     // Memory and streams of one device are not another's.
     expect(abi.free(0, onOne)).toBe(ABI_ERRORS.BAD_DEVICE);
     const s: unknown[] = [null];
@@ -241,7 +291,13 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
   it('sizes and ranges it cannot run are codes; so is what a launch function throws', () => {
     const abi = bind('spmv');
     const h = abi.op_lookup('spmv', 'op0', 'serpens-spmv');
-    const bufs = [put(abi, 0, ptr), put(abi, 0, idx), put(abi, 0, vals), put(abi, 0, x), put(abi, 0, new Float32Array(4))];
+    const bufs = [
+      put(abi, 0, ptr),
+      put(abi, 0, idx),
+      put(abi, 0, vals),
+      put(abi, 0, x),
+      put(abi, 0, new Float32Array(4)),
+    ];
     expect(abi.launch(0, h, bufs, [4, 4, 3, 2 ** 31], 0, -1, null)).toBe(ABI_ERRORS.TOO_LARGE);
     expect(abi.launch(0, h, bufs, [4, 4, 3, -5], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
     expect(abi.launch(0, h, bufs, [5, 4, 3, 5], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
@@ -253,8 +309,12 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     const g = bind('gcn');
     const big = new Float32Array(2000).fill(1);
     const gb = [put(g, 0, big), put(g, 0, big), put(g, 0, new Float32Array(1))];
-    expect(g.launch(0, g.op_lookup('gcn', 'op0', 'systolic-gemm'), gb, [2000, 1, 1, 0, 0, 0], 0, -1, null)).toBe(ABI_ERRORS.BACKEND);
-    expect(g.error_text(ABI_ERRORS.BACKEND)).toBe('kernel gcn_op0: the inner dimension is 2000; the GEMM design holds at most 1024 on chip');
+    expect(g.launch(0, g.op_lookup('gcn', 'op0', 'systolic-gemm'), gb, [2000, 1, 1, 0, 0, 0], 0, -1, null)).toBe(
+      ABI_ERRORS.BACKEND,
+    );
+    expect(g.error_text(ABI_ERRORS.BACKEND)).toBe(
+      'kernel gcn_op0: the inner dimension is 2000; the GEMM design holds at most 1024 on chip',
+    );
 
     // An op that is not splittable runs whole only.
     const n = bind('ns');
@@ -271,11 +331,24 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
 
 describe.skipIf(!RUN)('the XRT build of the ABI library (make -n: no XRT here)', () => {
   it('compiles the same source with -DDYPE_XRT against XILINX_XRT, without the kernels', () => {
-    const r = spawnSync('make', ['-n', '-C', project('gcn'), 'xrt-lib', 'XILINX_XRT=/opt/xrt-test'], { encoding: 'utf8' });
+    const r = spawnSync('make', ['-n', '-C', project('gcn'), 'xrt-lib', 'XILINX_XRT=/opt/xrt-test'], {
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const cmd = r.stdout.split('\n').find((l) => l.includes('libgcn_fpga.so'))!;
     expect(cmd).toBeDefined();
-    for (const flag of ['-DDYPE_XRT', '-fPIC', '-shared', '-pthread', '-fvisibility=hidden', '-Wl,--version-script=host/gcn_fpga_abi.map', '-I/opt/xrt-test/include', '-L/opt/xrt-test/lib', '-lxrt_coreutil', 'host/gcn_fpga_abi.cpp'])
+    for (const flag of [
+      '-DDYPE_XRT',
+      '-fPIC',
+      '-shared',
+      '-pthread',
+      '-fvisibility=hidden',
+      '-Wl,--version-script=host/gcn_fpga_abi.map',
+      '-I/opt/xrt-test/include',
+      '-L/opt/xrt-test/lib',
+      '-lxrt_coreutil',
+      'host/gcn_fpga_abi.cpp',
+    ])
       expect(cmd.split(/\s+/)).toContain(flag);
     expect(cmd).not.toMatch(/gcn_op\d\.cpp/);
   });

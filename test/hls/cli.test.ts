@@ -22,10 +22,20 @@ describe('dype hls', () => {
     expect(r1.stdout).toMatch(/^wrote \d+ files to /);
     const r2 = runCli(['compile', example('pagerank.dy'), '-o', b, '--targets', 'hls']);
     expect(r2.status).toBe(0);
-    for (const f of ['Makefile', 'connectivity.cfg', 'README.md', 'estimates.json', 'host/pagerank_host.cpp', 'pagerank_op2/pagerank_op2.cpp', 'csim/ap_int.h']) {
+    for (const f of [
+      'Makefile',
+      'connectivity.cfg',
+      'README.md',
+      'estimates.json',
+      'host/pagerank_host.cpp',
+      'pagerank_op2/pagerank_op2.cpp',
+      'csim/ap_int.h',
+    ]) {
       expect(readFileSync(join(b, 'hls', f), 'utf8')).toBe(readFileSync(join(a, f), 'utf8'));
     }
-    const est = JSON.parse(readFileSync(join(a, 'estimates.json'), 'utf8')) as { kernels: Record<string, { design: string; ii: number; resources: { dsp: number } }> };
+    const est = JSON.parse(readFileSync(join(a, 'estimates.json'), 'utf8')) as {
+      kernels: Record<string, { design: string; ii: number; resources: { dsp: number } }>;
+    };
     expect(est.kernels['pagerank_op2']!.design).toBe('spmv');
     expect(est.kernels['pagerank_op2']!.ii).toBe(1);
     expect(est.kernels['pagerank_op2']!.resources.dsp).toBeGreaterThan(0);
@@ -34,7 +44,18 @@ describe('dype hls', () => {
 
   it('--kernel names the kernel the Makefile builds and runs by default; every kernel is in the project', () => {
     const two = join(work, 'two.dy');
-    writeFileSync(two, ['kernel first(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = A[i, j] * x[j];', '}', 'kernel second(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {', '  y[i] = max(j: A[i, j] + x[j]);', '}', ''].join('\n'));
+    writeFileSync(
+      two,
+      [
+        'kernel first(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {',
+        '  y[i] = A[i, j] * x[j];',
+        '}',
+        'kernel second(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) {',
+        '  y[i] = max(j: A[i, j] + x[j]);',
+        '}',
+        '',
+      ].join('\n'),
+    );
     const plain = join(work, 'two-plain');
     const chosen = join(work, 'two-second');
     const r1 = runCli(['hls', two, '-o', plain]);
@@ -45,7 +66,9 @@ describe('dype hls', () => {
     expect(r2.stdout).toMatch(/\(kernel second; KERNEL=NAME for another of first, second\)/);
     for (const f of ['host/first_host.cpp', 'host/second_host.cpp']) expect(existsSync(join(chosen, f))).toBe(true);
     // make csim builds and runs the chosen kernel's host.
-    const dry = spawnSync('make', ['-n', '-C', chosen, 'csim', 'INPUTS=A=a.mtx x=x.mtx', 'OUTPUTS=y=y.mtx'], { encoding: 'utf8' });
+    const dry = spawnSync('make', ['-n', '-C', chosen, 'csim', 'INPUTS=A=a.mtx x=x.mtx', 'OUTPUTS=y=y.mtx'], {
+      encoding: 'utf8',
+    });
     expect(dry.stdout).toMatch(/-o build\/csim\/second_host host\/second_host\.cpp /);
     expect(dry.stdout).toMatch(/^build\/csim\/second_host --in A=\S*a\.mtx --in x=\S*x\.mtx --out y=\S*y\.mtx/m);
     // An unknown kernel is DY2030 naming the kernels, and nothing is written.
@@ -64,7 +87,10 @@ describe('dype hls', () => {
 
   it('a bad program is one error, exit 1, and no output folder', () => {
     const bad = join(work, 'bad.dy');
-    writeFileSync(bad, 'kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) {\n  y[i] = A[i, j] * z[j];\n}\n');
+    writeFileSync(
+      bad,
+      'kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) {\n  y[i] = A[i, j] * z[j];\n}\n',
+    );
     const out = join(work, 'bad-out');
     const r = runCli(['hls', bad, '-o', out]);
     expect(r.status).toBe(1);

@@ -21,7 +21,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliAsync, example } from '../helpers/cli.js';
-import { HAVE_DATA, HAVE_GXX, MATRIX_DIR, exampleInputs, exampleKernel, expectCloseToReference, hostArgs, loadCsr, readArray, referenceResult } from './example-data.js';
+import {
+  HAVE_DATA,
+  HAVE_GXX,
+  MATRIX_DIR,
+  exampleInputs,
+  exampleKernel,
+  expectCloseToReference,
+  hostArgs,
+  loadCsr,
+  readArray,
+  referenceResult,
+} from './example-data.js';
 
 const RUN = HAVE_DATA && HAVE_GXX;
 const SQUARE = ['cora.cites', 'Erdos971.mtx', 'adder_dcop_05.mtx', 'karate.mtx', 'west0479.mtx', 'jazz.mtx'];
@@ -77,7 +88,16 @@ describe.skipIf(!RUN)('C simulation of every example on real matrices equals the
           const rel = (p: string): string => (p.startsWith(dir) ? p.slice(dir.length + 1) : p);
           const mk = spawnSync(
             'make',
-            ['-s', '-C', join(work, ex), 'csim', `INPUTS=${Object.entries(files).map(([k, v]) => `${k}=${rel(v)}`).join(' ')}`, `OUTPUTS=${out}=y.mtx`],
+            [
+              '-s',
+              '-C',
+              join(work, ex),
+              'csim',
+              `INPUTS=${Object.entries(files)
+                .map(([k, v]) => `${k}=${rel(v)}`)
+                .join(' ')}`,
+              `OUTPUTS=${out}=y.mtx`,
+            ],
             { cwd: dir, env: { ...process.env, PWD: dir }, encoding: 'utf8', timeout: 120_000 },
           );
           expect(mk.status, mk.stderr).toBe(0);

@@ -39,11 +39,19 @@ function rand(shape: number[], name: string): DenseTensor {
 function columnStochastic(A: CsrMatrix): CsrMatrix {
   const sums = new Float64Array(A.cols);
   for (let k = 0; k < A.colIdx.length; k++) sums[A.colIdx[k]!]! += Math.abs(A.values[k]!);
-  return { ...A, values: Float64Array.from(A.values, (v, k) => (sums[A.colIdx[k]!]! > 0 ? v / sums[A.colIdx[k]!]! : v)) };
+  return {
+    ...A,
+    values: Float64Array.from(A.values, (v, k) => (sums[A.colIdx[k]!]! > 0 ? v / sums[A.colIdx[k]!]! : v)),
+  };
 }
 
 /** Input files for one example and matrix (written into `dir`), and the scalars. */
-export function exampleInputs(ex: string, A: CsrMatrix, dir: string, matrixPath: string): { files: Record<string, string>; params: Record<string, number> } {
+export function exampleInputs(
+  ex: string,
+  A: CsrMatrix,
+  dir: string,
+  matrixPath: string,
+): { files: Record<string, string>; params: Record<string, number> } {
   const n = A.cols;
   const files: Record<string, string> = { A: matrixPath };
   const dense: Record<string, DenseTensor> = {};
@@ -90,12 +98,27 @@ export function exampleKernel(ex: string): { kernel: Kernel; out: string } {
 }
 
 /** The command-line arguments of a host program or ABI check for these inputs. */
-export function hostArgs(files: Record<string, string>, params: Record<string, number>, out: string, outPath: string): string[] {
-  return [...Object.entries(files).flatMap(([k, v]) => ['--in', `${k}=${v}`]), '--out', `${out}=${outPath}`, ...Object.entries(params).flatMap(([k, v]) => ['--param', `${k}=${v}`])];
+export function hostArgs(
+  files: Record<string, string>,
+  params: Record<string, number>,
+  out: string,
+  outPath: string,
+): string[] {
+  return [
+    ...Object.entries(files).flatMap(([k, v]) => ['--in', `${k}=${v}`]),
+    '--out',
+    `${out}=${outPath}`,
+    ...Object.entries(params).flatMap(([k, v]) => ['--param', `${k}=${v}`]),
+  ];
 }
 
 /** The reference interpreter's result, reading the very files the C++ side read. */
-export function referenceResult(kernel: Kernel, out: string, files: Record<string, string>, params: Record<string, number>): Tensor {
+export function referenceResult(
+  kernel: Kernel,
+  out: string,
+  files: Record<string, string>,
+  params: Record<string, number>,
+): Tensor {
   const tensors = new Map<string, Tensor>();
   for (const p of kernel.params) {
     if (p.type.shape.length === 0) continue;
@@ -111,7 +134,9 @@ export function referenceResult(kernel: Kernel, out: string, files: Record<strin
 
 /** A dense Matrix Market array as written by the host (nan allowed: 0/0 of an empty row is the reference's answer too). */
 export function readArray(path: string): Float64Array {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('%'));
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('%'));
   const [r, c] = lines[0]!.split(/\s+/).map(Number) as [number, number];
   const out = new Float64Array(r * c);
   for (let q = 0; q < r * c; q++) {

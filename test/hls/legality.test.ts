@@ -57,7 +57,9 @@ describe('HLS legality checks', () => {
     const ps = refusal(vm);
     expect(ps).toHaveLength(1);
     expect(ps[0]!.code).toBe('DY6201');
-    expect(ps[0]!.message).toMatch(/HLS kernel spmv_op0 \(kernel spmv, op op0\): stream 'nz_s\[0\]' has 2 producer\(s\)/);
+    expect(ps[0]!.message).toMatch(
+      /HLS kernel spmv_op0 \(kernel spmv, op op0\): stream 'nz_s\[0\]' has 2 producer\(s\)/,
+    );
   });
 
   it('DY6201: a stream nobody reads', () => {
@@ -71,7 +73,9 @@ describe('HLS legality checks', () => {
     vm.arrays[0]!.partitions[0] = { dim: 1, kind: 'cyclic', factor: 16 };
     const ps = refusal(vm);
     expect(ps.map((p) => p.code)).toEqual(['DY6202']);
-    expect(ps[0]!.message).toMatch(/HLS kernel spmm_op0 .*array 'acc' dimension 1 is partitioned cyclic by 16 but a loop unrolled 64 times indexes it/);
+    expect(ps[0]!.message).toMatch(
+      /HLS kernel spmm_op0 .*array 'acc' dimension 1 is partitioned cyclic by 16 but a loop unrolled 64 times indexes it/,
+    );
   });
 
   it('DY6202: an unrolled access to an unpartitioned dimension', () => {
@@ -101,7 +105,9 @@ describe('HLS legality checks', () => {
     delete l.tripcount;
     const ps = refusal(vm);
     expect(ps.map((p) => p.code)).toEqual(['DY6205']);
-    expect(ps[0]!.message).toMatch(/HLS kernel attention_op2 .*loop 'L_p0' has a data-dependent bound and no trip-count bound/);
+    expect(ps[0]!.message).toMatch(
+      /HLS kernel attention_op2 .*loop 'L_p0' has a data-dependent bound and no trip-count bound/,
+    );
   });
 
   it('DY6206: an HBM bank outside the platform', () => {
@@ -109,7 +115,9 @@ describe('HLS legality checks', () => {
     vm.args.find((a) => a.kind === 'ptr' && a.name === 'meta')!.bank = 32;
     const ps = refusal(vm);
     expect(ps.map((p) => p.code)).toEqual(['DY6206']);
-    expect(ps[0]!.message).toContain("argument 'meta' is mapped to HBM bank 32; platform xilinx_u280_gen3x16_xdma_1_202211_1 has banks 0..31");
+    expect(ps[0]!.message).toContain(
+      "argument 'meta' is mapped to HBM bank 32; platform xilinx_u280_gen3x16_xdma_1_202211_1 has banks 0..31",
+    );
     // A smaller platform refuses the 16-channel design as generated.
     const small = legalityProblems(vmOf('spmv'), { name: 'small', hbmBanks: 8, clockMHz: 300 });
     expect(small.length).toBeGreaterThan(0);

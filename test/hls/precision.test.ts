@@ -31,24 +31,38 @@ const x = Float64Array.from({ length: N }, (_, i) => 1 / (7 + i) - 0.1);
 async function csim(dtype: 'f32' | 'f64'): Promise<string> {
   const dir = join(work, dtype);
   const prog = join(work, `scale_${dtype}.dy`);
-  writeFileSync(prog, `kernel scale(A: csr<${dtype}>[m, n], x: dense<${dtype}>[n]) -> (y: dense<${dtype}>[m]) {\n  y[i] = A[i, j] * x[j];\n}\n`);
+  writeFileSync(
+    prog,
+    `kernel scale(A: csr<${dtype}>[m, n], x: dense<${dtype}>[n]) -> (y: dense<${dtype}>[m]) {\n  y[i] = A[i, j] * x[j];\n}\n`,
+  );
   const round = dtype === 'f32' ? (v: Float64Array) => v.map(Math.fround) : (v: Float64Array) => v;
   const A = join(work, `A_${dtype}.mtx`);
   const X = join(work, `x_${dtype}.mtx`);
   const diag = Int32Array.from({ length: N }, (_, i) => i);
-  writeFileSync(A, formatMatrixMarketCoordinate({ format: 'coo', rows: N, cols: N, rowIdx: diag, colIdx: diag, values: round(a) }, 'real'));
+  writeFileSync(
+    A,
+    formatMatrixMarketCoordinate(
+      { format: 'coo', rows: N, cols: N, rowIdx: diag, colIdx: diag, values: round(a) },
+      'real',
+    ),
+  );
   writeFileSync(X, formatMatrixMarketArray({ format: 'dense', shape: [N], data: round(x) }, 'real'));
   const r = await runCliAsync(['hls', prog, '-o', dir]);
   expect(r.status, r.stderr).toBe(0);
   execFileSync('make', ['-s', '-C', dir, 'build/csim/scale_host'], { timeout: 300_000 });
   const out = join(work, `y_${dtype}.mtx`);
-  const run = spawnSync(join(dir, 'build', 'csim', 'scale_host'), ['--in', `A=${A}`, '--in', `x=${X}`, '--out', `y=${out}`], { encoding: 'utf8' });
+  const run = spawnSync(
+    join(dir, 'build', 'csim', 'scale_host'),
+    ['--in', `A=${A}`, '--in', `x=${X}`, '--out', `y=${out}`],
+    { encoding: 'utf8' },
+  );
   expect(run.status, run.stderr).toBe(0);
   return readFileSync(out, 'utf8');
 }
 
 const values = (text: string): Float64Array => toDense(parseMatrixMarket(text, 'y.mtx')).data;
-const significant = (line: string): number => line.replace(/^-/, '').replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').length;
+const significant = (line: string): number =>
+  line.replace(/^-/, '').replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').length;
 
 describe.skipIf(!HAVE_GXX)('the FPGA host writes what the dtype holds', () => {
   it.concurrent('f64: 17 significant digits, every value read back bit for bit', { timeout: 400_000 }, async () => {
@@ -59,12 +73,16 @@ describe.skipIf(!HAVE_GXX)('the FPGA host writes what the dtype holds', () => {
     expect(Math.max(...text.trim().split('\n').slice(2).map(significant))).toBe(17);
   });
 
-  it.concurrent('f32: the floats the kernel computed, in at most 9 significant digits', { timeout: 400_000 }, async () => {
-    const text = await csim('f32');
-    const got = values(text);
-    const want = a.map((v, i) => Math.fround(Math.fround(v) * Math.fround(x[i]!)));
-    // Read as floats (as dype reads an f32 input), the text is exactly what the kernel computed.
-    expect(Array.from(got.map(Math.fround))).toEqual(Array.from(want));
-    expect(Math.max(...text.trim().split('\n').slice(2).map(significant))).toBeLessThanOrEqual(9);
-  });
+  it.concurrent(
+    'f32: the floats the kernel computed, in at most 9 significant digits',
+    { timeout: 400_000 },
+    async () => {
+      const text = await csim('f32');
+      const got = values(text);
+      const want = a.map((v, i) => Math.fround(Math.fround(v) * Math.fround(x[i]!)));
+      // Read as floats (as dype reads an f32 input), the text is exactly what the kernel computed.
+      expect(Array.from(got.map(Math.fround))).toEqual(Array.from(want));
+      expect(Math.max(...text.trim().split('\n').slice(2).map(significant))).toBeLessThanOrEqual(9);
+    },
+  );
 });

@@ -36,7 +36,11 @@ function randomDense(shape: number[], name: string): DenseTensor {
 }
 
 /** Inputs for each example on an n x n matrix A, built from scratch on every call. */
-function inputsFor(example: string, A: SparseMatrix, file: string): { tensors: Record<string, Tensor>; scalars: Record<string, number> } {
+function inputsFor(
+  example: string,
+  A: SparseMatrix,
+  file: string,
+): { tensors: Record<string, Tensor>; scalars: Record<string, number> } {
   const n = A.rows;
   const r = (shape: number[], name: string): DenseTensor => randomDense(shape, `${file}/${example}/${name}`);
   switch (example) {
@@ -51,7 +55,10 @@ function inputsFor(example: string, A: SparseMatrix, file: string): { tensors: R
     case 'pagerank': {
       // Any values will do for determinism; make them column-stochastic-ish anyway.
       const r0: DenseTensor = { format: 'dense', shape: [n], data: new Float64Array(n).fill(1 / n) };
-      return { tensors: { A: { ...A, values: A.values.map((v) => Math.abs(v) / (1 + Math.abs(v))) }, r0 }, scalars: { d: 0.85 } };
+      return {
+        tensors: { A: { ...A, values: A.values.map((v) => Math.abs(v) / (1 + Math.abs(v))) }, r0 },
+        scalars: { d: 0.85 },
+      };
     }
     case 'sssp': {
       const d0: DenseTensor = { format: 'dense', shape: [n], data: new Float64Array(n).fill(Number.POSITIVE_INFINITY) };
@@ -68,7 +75,8 @@ function fingerprint(outs: Map<string, Tensor>): { names: string[]; meta: unknow
   const names = [...outs.keys()].sort();
   const meta: unknown[] = [];
   const bytes: Uint8Array[] = [];
-  const raw = (a: Float64Array | Int32Array): Uint8Array => new Uint8Array(a.buffer.slice(a.byteOffset, a.byteOffset + a.byteLength));
+  const raw = (a: Float64Array | Int32Array): Uint8Array =>
+    new Uint8Array(a.buffer.slice(a.byteOffset, a.byteOffset + a.byteLength));
   for (const name of names) {
     const t = outs.get(name)!;
     if (t.format === 'dense') {
@@ -91,7 +99,9 @@ function expectBitIdentical(a: Map<string, Tensor>, b: Map<string, Tensor>): voi
   expect(fb.names).toEqual(fa.names);
   expect(fb.meta).toEqual(fa.meta);
   expect(fb.bytes.length).toBe(fa.bytes.length);
-  fa.bytes.forEach((x, k) => expect(Buffer.compare(Buffer.from(x), Buffer.from(fb.bytes[k]!)), `array ${k} differs`).toBe(0));
+  fa.bytes.forEach((x, k) =>
+    expect(Buffer.compare(Buffer.from(x), Buffer.from(fb.bytes[k]!)), `array ${k} differs`).toBe(0),
+  );
 }
 
 const EXAMPLES = ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'];

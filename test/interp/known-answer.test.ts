@@ -7,7 +7,22 @@ import { compileSource } from '../../frontend/compile.js';
  */
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../runtime/tensor.js';
-import { compileModule, coo, csc, csr, dense, denseData, entries, pickKernel, runDy, runKernel, vec, A3, x3, type Triple } from '../helpers/interp-run.js';
+import {
+  compileModule,
+  coo,
+  csc,
+  csr,
+  dense,
+  denseData,
+  entries,
+  pickKernel,
+  runDy,
+  runKernel,
+  vec,
+  A3,
+  x3,
+  type Triple,
+} from '../helpers/interp-run.js';
 
 const INF = Number.POSITIVE_INFINITY;
 
@@ -145,7 +160,17 @@ describe('sparse results keep the pattern', () => {
 
   it('densify with the indices permuted: a dense transpose', () => {
     const src = `kernel tr(A: csr<f64>[m, n]) -> (T: dense<f64>[n, m]) { T[j, i] = A[i, j]; }`;
-    const T = only(runDy(src, { tensors: { A: csr(2, 3, [[0, 1, 7], [1, 2, 9]]) } }), 'T');
+    const T = only(
+      runDy(src, {
+        tensors: {
+          A: csr(2, 3, [
+            [0, 1, 7],
+            [1, 2, 9],
+          ]),
+        },
+      }),
+      'T',
+    );
     expect((T as { shape: number[] }).shape).toEqual([3, 2]);
     expect(denseData(T)).toEqual([0, 0, 7, 0, 0, 9]);
   });
@@ -189,7 +214,9 @@ describe('reductions driven from inside nested expressions', () => {
     const src = `kernel k(A: csr<f64>[n, n], x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = min(j: A[i, j] + min(k: A[j, k] + x[k])); }`;
     // row 0: j=0 -> 2 + min(2+10, 1+30) = 14; j=2 -> 1 + (5+20) = 26 => 14
     // row 1: j=0 -> 0 + 12 = 12; row 2: j=1 -> 5 + (0+10) = 15
-    expect(denseData(runDy(src, { tensors: { A: csr(3, 3, P), x: vec([10, 20, 30]) } }).get('y'))).toEqual([14, 12, 15]);
+    expect(denseData(runDy(src, { tensors: { A: csr(3, 3, P), x: vec([10, 20, 30]) } }).get('y'))).toEqual([
+      14, 12, 15,
+    ]);
   });
 
   // BUG (reported): a reduction over two indices, each an index of a load of
@@ -204,7 +231,11 @@ describe('reductions driven from inside nested expressions', () => {
   // need a join of two entry lists; the checker rejects it (DY2005) and the
   // nested form above says it directly.
   it('rejects a two-index reduction over two differently indexed accesses of one sparse tensor', () => {
-    for (const body of ['min(j, k: A[i, j] + A[j, k] + x[k])', 'sum(j, k: A[i, j] + A[j, k])', 'A[i, j] * A[j, k] * x[k]']) {
+    for (const body of [
+      'min(j, k: A[i, j] + A[j, k] + x[k])',
+      'sum(j, k: A[i, j] + A[j, k])',
+      'A[i, j] * A[j, k] * x[k]',
+    ]) {
       const src = `kernel k(A: csr<f64>[n, n], x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = ${body}; }`;
       const r = compileSource(src, 'two-hop.dy');
       expect(r.module).toBeUndefined();
@@ -239,7 +270,9 @@ describe('transposed products and storage formats', () => {
     expect(denseData(y)).toEqual([2, 103, 3, INF]);
   });
 
-  const fmtSource = (f: string): string => `kernel k(A: ${f}<f64>[m, n], x: dense<f64>[n], z: dense<f64>[m], B: dense<f64>[n, c]) -> (y: dense<f64>[m], t: dense<f64>[n], mp: dense<f64>[m], Y: dense<f64>[m, c], E: ${f}<f64>[m, n], s: f64) {
+  const fmtSource = (
+    f: string,
+  ): string => `kernel k(A: ${f}<f64>[m, n], x: dense<f64>[n], z: dense<f64>[m], B: dense<f64>[n, c]) -> (y: dense<f64>[m], t: dense<f64>[n], mp: dense<f64>[m], Y: dense<f64>[m, c], E: ${f}<f64>[m, n], s: f64) {
     y[i] = A[i, j] * x[j];
     t[j] = A[i, j] * z[i];
     mp[i] = min(j: A[i, j] + x[j]);
@@ -364,7 +397,16 @@ describe('scalar expressions', () => {
   it('implicit sum over the smallest subexpression: relu applies after the sum', () => {
     const src = `kernel r(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = relu(A[i, j] * x[j]); }`;
     // row 0: 1*1 + (-2)*1 = -1 -> relu 0 (relu per term would give 1)
-    const y = runDy(src, { tensors: { A: csr(2, 2, [[0, 0, 1], [0, 1, -2], [1, 1, 3]]), x: vec([1, 1]) } }).get('y');
+    const y = runDy(src, {
+      tensors: {
+        A: csr(2, 2, [
+          [0, 0, 1],
+          [0, 1, -2],
+          [1, 1, 3],
+        ]),
+        x: vec([1, 1]),
+      },
+    }).get('y');
     expect(denseData(y)).toEqual([0, 3]);
   });
 });
@@ -385,7 +427,8 @@ describe('repeat loops', () => {
   it('Jacobi semantics: each step reads the previous iterate (binomial coefficients, not a prefix sum)', () => {
     // x_{t+1}[i] = x_t[i] + x_t[i-1] from e_0 gives C(t, i).
     // A Gauss-Seidel (in-place) sweep would give all ones after one step.
-    const x = (t: number): number[] => denseData(runDy(pascal, { tensors: { S: shift(5), x0: vec([1, 0, 0, 0, 0]) }, scalars: { t } }).get('x'));
+    const x = (t: number): number[] =>
+      denseData(runDy(pascal, { tensors: { S: shift(5), x0: vec([1, 0, 0, 0, 0]) }, scalars: { t } }).get('x'));
     expect(x(1)).toEqual([1, 1, 0, 0, 0]);
     expect(x(3)).toEqual([1, 3, 3, 1, 0]);
     expect(x(4)).toEqual([1, 4, 6, 4, 1]);
@@ -426,7 +469,16 @@ describe('repeat loops', () => {
   it('a sparse value carried through a loop keeps its pattern', () => {
     const src = `kernel k(A: csr<f64>[m, n], c: i32) -> (E: csr<f64>[m, n]) { E[i, j] = A[i, j]; repeat c { E[i, j] = E[i, j] * 2.0 + A[i, j]; } }`;
     // E_0 = A, E_1 = 3A, E_2 = 7A
-    const E = runDy(src, { tensors: { A: csr(2, 3, [[0, 1, 1], [1, 0, 0], [1, 2, -2]]) }, scalars: { c: 2 } }).get('E');
+    const E = runDy(src, {
+      tensors: {
+        A: csr(2, 3, [
+          [0, 1, 1],
+          [1, 0, 0],
+          [1, 2, -2],
+        ]),
+      },
+      scalars: { c: 2 },
+    }).get('E');
     expect(entries(E)).toEqual([
       [0, 1, 7],
       [1, 0, 0],
@@ -464,7 +516,11 @@ describe('attention on a tiny graph', () => {
       [0, 1, 1],
       [2, 2, 1],
     ]);
-    const O = denseData(runDy(src, { tensors: { A, Q: dense([3, 1], [1, 2, 3]), K: dense([3, 1], [0, 1, 2]), V: dense([3, 1], [5, 7, 9]) } }).get('O'));
+    const O = denseData(
+      runDy(src, {
+        tensors: { A, Q: dense([3, 1], [1, 2, 3]), K: dense([3, 1], [0, 1, 2]), V: dense([3, 1], [5, 7, 9]) },
+      }).get('O'),
+    );
     // row 0: scores {0, 1}, weights {e^-1, 1} / (1 + e^-1); row 1: no entries; row 2: only itself
     const w = Math.exp(-1);
     expect(O[0]).toBeCloseTo((5 * w + 7) / (1 + w), 14);

@@ -43,7 +43,11 @@ import { compileModule, pickKernel, runKernel } from '../helpers/interp-run.js';
 const MATRIX_DIR = fileURLToPath(new URL('../../../shared/data/matrices/', import.meta.url));
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
 const HAVE_DATA = existsSync(MATRIX_DIR);
-const FILES = HAVE_DATA ? readdirSync(MATRIX_DIR).filter((f) => f !== 'MANIFEST.md' && f !== 'checksums.sha256').sort() : [];
+const FILES = HAVE_DATA
+  ? readdirSync(MATRIX_DIR)
+      .filter((f) => f !== 'MANIFEST.md' && f !== 'checksums.sha256')
+      .sort()
+  : [];
 
 const SEED = 20240611;
 const REL_TOL = 1e-9;
@@ -214,7 +218,11 @@ function naivePagerank(P: CsrMatrix, r0: Float64Array, d: number, steps: number)
 }
 
 /** Jacobi Bellman-Ford steps d[i] <- min(d[i], min_j W[i, j] + d[j]); also reports the steps until nothing changed. */
-function naiveSssp(W: CsrMatrix, d0: Float64Array, steps: number): { d: Float64Array; settledAfter: number | undefined } {
+function naiveSssp(
+  W: CsrMatrix,
+  d0: Float64Array,
+  steps: number,
+): { d: Float64Array; settledAfter: number | undefined } {
   let d = d0.slice();
   let settledAfter: number | undefined;
   for (let t = 0; t < steps; t++) {
@@ -308,7 +316,8 @@ function checkSpmv({ file, A, storage, ex }: Case): void {
   const x = randomDense([A.cols], `${file}/spmv/x`);
   const y = outData(runKernel(ex.spmv.kernel, { tensors: { A: feed(A, storage), x } }), 'y', [A.rows]);
   expectClose(y, naiveSpmv(A, x.data), 'y vs CSR loops');
-  if (A.rows <= DENSE_CHECK_MAX && A.cols <= DENSE_CHECK_MAX) expectClose(y, denseSpmv(toDense(loadMatrix(join(MATRIX_DIR, file))), x.data), 'y vs dense loops');
+  if (A.rows <= DENSE_CHECK_MAX && A.cols <= DENSE_CHECK_MAX)
+    expectClose(y, denseSpmv(toDense(loadMatrix(join(MATRIX_DIR, file))), x.data), 'y vs dense loops');
 }
 
 function checkSpmm({ file, A, storage, ex }: Case): void {
@@ -346,7 +355,11 @@ function checkPagerank({ A, storage, ex }: Case): { r: Float64Array; P: CsrMatri
   const cnt = columnCounts(A);
   const P = columnStochastic(A, cnt);
   const r0: DenseTensor = { format: 'dense', shape: [n], data: new Float64Array(n).fill(1 / n) };
-  const r = outData(runKernel(ex.pagerank.kernel, { tensors: { A: feed(P, storage), r0 }, scalars: { d: DAMPING } }), 'r', [n]);
+  const r = outData(
+    runKernel(ex.pagerank.kernel, { tensors: { A: feed(P, storage), r0 }, scalars: { d: DAMPING } }),
+    'r',
+    [n],
+  );
   // Ranks are ~1/n, so the absolute floor of 1 would be loose: sums of
   // nonnegative terms lose no digits, so compare purely relatively.
   expectClose(r, naivePagerank(P, r0.data, DAMPING, 20), 'r', PAGERANK_REL_TOL, 0);
@@ -418,7 +431,11 @@ describe.skipIf(!HAVE_DATA)('examples on the real matrices against a naive evalu
         // (1 - d) + d (M - mass on dangling (empty) columns). Check it for one
         // more step taken by the interpreter from its own 20-step result.
         const step = pickKernel(compileModule(ex.pagerank.source.replace('repeat 20 {', 'repeat 1 {')));
-        const r21 = outData(runKernel(step, { tensors: { A: P, r0: { format: 'dense', shape: [n], data: r } }, scalars: { d: DAMPING } }), 'r', [n]);
+        const r21 = outData(
+          runKernel(step, { tensors: { A: P, r0: { format: 'dense', shape: [n], data: r } }, scalars: { d: DAMPING } }),
+          'r',
+          [n],
+        );
         let m20 = 0;
         let dangling20 = 0;
         for (let j = 0; j < n; j++) {
@@ -426,7 +443,7 @@ describe.skipIf(!HAVE_DATA)('examples on the real matrices against a naive evalu
           if (cnt[j] === 0) dangling20 += r[j]!;
         }
         const m21 = r21.reduce((a, b) => a + b, 0);
-        expect(Math.abs(m21 - ((1 - DAMPING) + DAMPING * (m20 - dangling20)))).toBeLessThanOrEqual(MASS_TOL(n));
+        expect(Math.abs(m21 - (1 - DAMPING + DAMPING * (m20 - dangling20)))).toBeLessThanOrEqual(MASS_TOL(n));
         if (!cnt.includes(0)) expect(Math.abs(m20 - 1)).toBeLessThanOrEqual(MASS_TOL(n));
         else expect(m20).toBeLessThan(1);
         // Every rank gets at least the teleport share.
@@ -453,7 +470,8 @@ describe.skipIf(!HAVE_DATA)('examples on the real matrices against a naive evalu
         expect(d[src]).toBe(0);
         const seen = reachable(W, src);
         let wrongReach = 0;
-        for (let v = 0; v < n; v++) if (seen[v] ? !Number.isFinite(d[v]!) : d[v] !== Number.POSITIVE_INFINITY) wrongReach++;
+        for (let v = 0; v < n; v++)
+          if (seen[v] ? !Number.isFinite(d[v]!) : d[v] !== Number.POSITIVE_INFINITY) wrongReach++;
         expect(wrongReach, 'vertices where d is not finite iff reachable (else +inf) by BFS').toBe(0);
         let violations = 0;
         let first = '';
@@ -471,7 +489,8 @@ describe.skipIf(!HAVE_DATA)('examples on the real matrices against a naive evalu
         for (let v = 0; v < n; v++) {
           if (v === src || !Number.isFinite(d[v]!)) continue;
           let attained = false;
-          for (let p = W.rowPtr[v]!; p < W.rowPtr[v + 1]! && !attained; p++) attained = d[W.colIdx[p]!]! + W.values[p]! === d[v];
+          for (let p = W.rowPtr[v]!; p < W.rowPtr[v + 1]! && !attained; p++)
+            attained = d[W.colIdx[p]!]! + W.values[p]! === d[v];
           if (!attained) unattained++;
         }
         expect(unattained, 'finite distances not attained by any in-edge').toBe(0);
@@ -487,7 +506,16 @@ describe.skipIf(!HAVE_DATA)('examples on the real matrices against a naive evalu
  * against the same naive CSR evaluator. The large ones are left to the CSR
  * pass above to keep the file's time down.
  */
-const FORMAT_FILES = ['karate.mtx', 'ash219.mtx', 'lp_afiro.mtx', 'west0479.mtx', 'Erdos971.mtx', 'lp_ship04l.mtx', 'cora.cites', 'facebook_combined.txt'];
+const FORMAT_FILES = [
+  'karate.mtx',
+  'ash219.mtx',
+  'lp_afiro.mtx',
+  'west0479.mtx',
+  'Erdos971.mtx',
+  'lp_ship04l.mtx',
+  'cora.cites',
+  'facebook_combined.txt',
+];
 
 describe.skipIf(!HAVE_DATA)('CSC and COO storage give the CSR answers on real matrices', () => {
   for (const storage of ['csc', 'coo'] as const) {

@@ -81,12 +81,24 @@ describe('from reader output', () => {
   });
 
   it('explicit zeros survive conversion', () => {
-    const z = coordinate(2, 2, [[1, 1, 0], [0, 0, 5]]);
+    const z = coordinate(2, 2, [
+      [1, 1, 0],
+      [0, 0, 5],
+    ]);
     expect(Array.from(toCsr(z).values)).toEqual([5, 0]);
   });
 
   it('duplicates -> DY3009 naming both source lines and the file', () => {
-    const dup = coordinate(3, 3, [[2, 2, 1], [0, 1, 1], [2, 2, 7]], 'dup.mtx');
+    const dup = coordinate(
+      3,
+      3,
+      [
+        [2, 2, 1],
+        [0, 1, 1],
+        [2, 2, 7],
+      ],
+      'dup.mtx',
+    );
     for (const convert of [toCsr, toCsc, toCoo, toDense]) {
       let err: unknown;
       try {
@@ -97,9 +109,19 @@ describe('from reader output', () => {
       expect(err).toBeInstanceOf(InputError);
       const e = err as InputError;
       expect([e.code, e.file, e.line]).toEqual(['DY3009', 'dup.mtx', 5]);
-      expect(e.detail).toBe('duplicate entry (3,3): given by line 3 and again by line 5; each position may appear once');
+      expect(e.detail).toBe(
+        'duplicate entry (3,3): given by line 3 and again by line 5; each position may appear once',
+      );
     }
-    expect(() => toCsr(coordinate(2, 2, [[0, 0, 1], [0, 0, 1]]), 'given.mtx')).toThrow(/^given\.mtx:4: error DY3009/);
+    expect(() =>
+      toCsr(
+        coordinate(2, 2, [
+          [0, 0, 1],
+          [0, 0, 1],
+        ]),
+        'given.mtx',
+      ),
+    ).toThrow(/^given\.mtx:4: error DY3009/);
   });
 
   it('results do not share arrays with the input', () => {
@@ -167,7 +189,8 @@ describe('between tensor formats', () => {
       }
       // CSR columns ascend within each row
       for (let row = 0; row < csr.rows; row++) {
-        for (let k = csr.rowPtr[row]! + 1; k < csr.rowPtr[row + 1]!; k++) expect(csr.colIdx[k]!).toBeGreaterThan(csr.colIdx[k - 1]!);
+        for (let k = csr.rowPtr[row]! + 1; k < csr.rowPtr[row + 1]!; k++)
+          expect(csr.colIdx[k]!).toBeGreaterThan(csr.colIdx[k - 1]!);
       }
       // dense -> CSR drops zeros unless asked to keep them
       const back = denseToCsr(dense);

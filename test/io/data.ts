@@ -65,7 +65,31 @@ const TABLE: [string, number, number, number, number, ManifestRow['field'], Mani
 ];
 
 export const MANIFEST: ManifestRow[] = TABLE.map(
-  ([file, rows, cols, entriesInFile, nnz, field, symmetry, maxRowLen, emptyRows, halfBandwidth, diagonal, explicitZeros]) => ({
-    file, rows, cols, entriesInFile, nnz, field, symmetry, maxRowLen, emptyRows, halfBandwidth, diagonal, explicitZeros,
+  ([
+    file,
+    rows,
+    cols,
+    entriesInFile,
+    nnz,
+    field,
+    symmetry,
+    maxRowLen,
+    emptyRows,
+    halfBandwidth,
+    diagonal,
+    explicitZeros,
+  ]) => ({
+    file,
+    rows,
+    cols,
+    entriesInFile,
+    nnz,
+    field,
+    symmetry,
+    maxRowLen,
+    emptyRows,
+    halfBandwidth,
+    diagonal,
+    explicitZeros,
   }),
 );

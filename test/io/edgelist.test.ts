@@ -21,7 +21,15 @@ describe('edge lists', () => {
   it('ids of both columns are numbered in ascending order; row = first column; sorted output', () => {
     const m = parseEdgeList('# comment\n% comment too\n\n30 7\n7\t1000000\n  1000000 30  \n30 30\n', 'g.txt');
     // ids 7, 30, 1000000 -> 0, 1, 2
-    expect(m).toMatchObject({ kind: 'coordinate', rows: 3, cols: 3, field: 'pattern', symmetry: 'general', duplicatesDropped: 0, file: 'g.txt' });
+    expect(m).toMatchObject({
+      kind: 'coordinate',
+      rows: 3,
+      cols: 3,
+      field: 'pattern',
+      symmetry: 'general',
+      duplicatesDropped: 0,
+      file: 'g.txt',
+    });
     expect(Array.from(m.rowIdx)).toEqual([0, 1, 1, 2]);
     expect(Array.from(m.colIdx)).toEqual([2, 0, 1, 1]);
     expect(Array.from(m.values)).toEqual([1, 1, 1, 1]);

@@ -21,7 +21,14 @@ function entries(m: MtxCoordinate): [number, number, number, number][] {
 describe('Matrix Market coordinate files', () => {
   it('real general: 1-based indices become 0-based, lines recorded', () => {
     const m = coord('%%MatrixMarket matrix coordinate real general\n% a comment\n3 4 3\n1 1 1.5\n3 4 -2e3\n2 1 0.25\n');
-    expect(m).toMatchObject({ kind: 'coordinate', rows: 3, cols: 4, field: 'real', symmetry: 'general', file: 'test.mtx' });
+    expect(m).toMatchObject({
+      kind: 'coordinate',
+      rows: 3,
+      cols: 4,
+      field: 'real',
+      symmetry: 'general',
+      file: 'test.mtx',
+    });
     expect(entries(m)).toEqual([
       [0, 0, 1.5, 4],
       [2, 3, -2000, 5],

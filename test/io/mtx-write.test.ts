@@ -1,4 +1,15 @@
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,7 +44,17 @@ function sameBits(a: Float64Array, b: Float64Array): boolean {
 describe('formatting', () => {
   it('numbers: shortest round trip, inf, -inf, nan, -0', () => {
     expect([0.1, 1e21, 1e-7, 5e-324, 123, -2.5, Infinity, -Infinity, NaN, -0, 0].map(formatMtxNumber)).toEqual([
-      '0.1', '1e+21', '1e-7', '5e-324', '123', '-2.5', 'inf', '-inf', 'nan', '-0', '0',
+      '0.1',
+      '1e+21',
+      '1e-7',
+      '5e-324',
+      '123',
+      '-2.5',
+      'inf',
+      '-inf',
+      'nan',
+      '-0',
+      '0',
     ]);
   });
 
@@ -45,8 +66,12 @@ describe('formatting', () => {
 
   it('coordinate, pattern, from CSC and COO (entries in the matrix order)', () => {
     const coo = csrToCoo(CSR);
-    expect(formatMatrixMarketCoordinate(coo, 'pattern')).toBe('%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 1\n1 3\n2 3\n');
-    expect(formatMatrixMarketCoordinate(cooToCsc(coo), 'pattern')).toBe('%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 1\n1 3\n2 3\n');
+    expect(formatMatrixMarketCoordinate(coo, 'pattern')).toBe(
+      '%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 1\n1 3\n2 3\n',
+    );
+    expect(formatMatrixMarketCoordinate(cooToCsc(coo), 'pattern')).toBe(
+      '%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 1\n1 3\n2 3\n',
+    );
   });
 
   it('coordinate, integer: no exponent form; non-integers are refused', () => {
@@ -54,7 +79,9 @@ describe('formatting', () => {
     expect(formatMatrixMarketCoordinate(big, 'integer')).toBe(
       '%%MatrixMarket matrix coordinate integer general\n2 3 3\n1 1 3\n1 3 -1000000000000000000000\n2 3 1152921504606846976\n',
     );
-    expect(() => formatMatrixMarketCoordinate(CSR, 'integer')).toThrow(/entry \(1,1\) has the value 1.5, which is not an integer/);
+    expect(() => formatMatrixMarketCoordinate(CSR, 'integer')).toThrow(
+      /entry \(1,1\) has the value 1.5, which is not an integer/,
+    );
   });
 
   it('array: rank 0, rank 1 (n x 1), rank 2 column-major', () => {
@@ -65,14 +92,28 @@ describe('formatting', () => {
       '%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n',
     );
     const m: DenseTensor = { format: 'dense', shape: [2, 3], data: Float64Array.of(1, 2, 3, 4, 5, 6) };
-    expect(formatMatrixMarketArray(m, 'real', 'c')).toBe('%%MatrixMarket matrix array real general\n% c\n2 3\n1\n4\n2\n5\n3\n6\n');
-    expect(() => formatMatrixMarketArray({ format: 'dense', shape: [1, 1, 1], data: Float64Array.of(1) }, 'real')).toThrow(RangeError);
+    expect(formatMatrixMarketArray(m, 'real', 'c')).toBe(
+      '%%MatrixMarket matrix array real general\n% c\n2 3\n1\n4\n2\n5\n3\n6\n',
+    );
+    expect(() =>
+      formatMatrixMarketArray({ format: 'dense', shape: [1, 1, 1], data: Float64Array.of(1) }, 'real'),
+    ).toThrow(RangeError);
   });
 });
 
 describe('round trips', () => {
   it('coordinate: write -> read gives the same matrix, bit for bit', () => {
-    const values = Float64Array.from([0.1, -0, 5e-324, 1.7976931348623157e308, -Infinity, 1 / 3, 0, 123456789.123456789, -2.2250738585072014e-308]);
+    const values = Float64Array.from([
+      0.1,
+      -0,
+      5e-324,
+      1.7976931348623157e308,
+      -Infinity,
+      1 / 3,
+      0,
+      123456789.12345679,
+      -2.2250738585072014e-308,
+    ]);
     const n = values.length;
     const csr: CsrMatrix = {
       format: 'csr',
@@ -96,15 +137,18 @@ describe('round trips', () => {
     expect(sameBits(back.data, t.data)).toBe(true);
   });
 
-  it.each(['bayer10.mtx', 'Groebner_id2003_aug.mtx', 'bcsstk13.mtx', 'karate.mtx'])('shared matrix %s survives write -> read', (file) => {
-    const m = loadMatrix(join(MATRIX_DIR, file));
-    const csr = toCsr(m);
-    const field = m.field === 'pattern' ? 'pattern' : m.field === 'integer' ? 'integer' : 'real';
-    const back = toCsr(parseMatrixMarket(formatMatrixMarketCoordinate(csr, field), 'rt.mtx'));
-    expect(Array.from(back.rowPtr)).toEqual(Array.from(csr.rowPtr));
-    expect(Array.from(back.colIdx)).toEqual(Array.from(csr.colIdx));
-    expect(sameBits(back.values, csr.values)).toBe(true);
-  });
+  it.each(['bayer10.mtx', 'Groebner_id2003_aug.mtx', 'bcsstk13.mtx', 'karate.mtx'])(
+    'shared matrix %s survives write -> read',
+    (file) => {
+      const m = loadMatrix(join(MATRIX_DIR, file));
+      const csr = toCsr(m);
+      const field = m.field === 'pattern' ? 'pattern' : m.field === 'integer' ? 'integer' : 'real';
+      const back = toCsr(parseMatrixMarket(formatMatrixMarketCoordinate(csr, field), 'rt.mtx'));
+      expect(Array.from(back.rowPtr)).toEqual(Array.from(csr.rowPtr));
+      expect(Array.from(back.colIdx)).toEqual(Array.from(csr.colIdx));
+      expect(sameBits(back.values, csr.values)).toBe(true);
+    },
+  );
 });
 
 describe('writeFileAtomic', () => {
@@ -158,7 +202,7 @@ describe('writeMatrixMarket streams outputs of any size', () => {
     expect(readFileSync(path, 'utf8')).toBe(formatMatrixMarketCoordinate(CSR, 'real'));
   });
 
-  it('a non-integer in an integer file is the formatter\'s error, not a file-system one, and leaves no file', () => {
+  it("a non-integer in an integer file is the formatter's error, not a file-system one, and leaves no file", () => {
     const path = join(dir, 'int.mtx');
     expect(() => writeFileAtomic(path, (fd) => writeMatrixMarket(fd, CSR, 'integer'))).toThrow(RangeError);
     expect(readdirSync(dir).filter((f) => f.startsWith('.int.mtx') || f === 'int.mtx')).toEqual([]);
@@ -186,7 +230,15 @@ describe('writeMatrixMarket streams outputs of any size', () => {
     try {
       const head = Buffer.alloc(80);
       readSync(fd, head, 0, head.length, 0);
-      expect(head.toString('latin1').split('\n').slice(0, 7)).toEqual(['%%MatrixMarket matrix array real general', '% big', '200000000 1', '0', '-0.5', '2', '3']);
+      expect(head.toString('latin1').split('\n').slice(0, 7)).toEqual([
+        '%%MatrixMarket matrix array real general',
+        '% big',
+        '200000000 1',
+        '0',
+        '-0.5',
+        '2',
+        '3',
+      ]);
       const tail = Buffer.alloc(16);
       readSync(fd, tail, 0, tail.length, bytes - tail.length);
       expect(tail.toString('latin1').split('\n').slice(-4)).toEqual(['997', '998', 'inf', '']);

@@ -82,7 +82,10 @@ describe('shared test matrices match MANIFEST.md', () => {
           Number(tokens[0]) - 1 === m.rowIdx[k] &&
           Number(tokens[1]) - 1 === m.colIdx[k] &&
           Object.is(Number(tokens[2]), m.values[k]);
-        if (!same) throw new Error(`${row.file}:${m.lines[k]}: read (${m.rowIdx[k]},${m.colIdx[k]}) ${m.values[k]} from "${tokens.join(' ')}"`);
+        if (!same)
+          throw new Error(
+            `${row.file}:${m.lines[k]}: read (${m.rowIdx[k]},${m.colIdx[k]}) ${m.values[k]} from "${tokens.join(' ')}"`,
+          );
       }
     }
   });

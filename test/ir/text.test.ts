@@ -13,18 +13,47 @@ const BIN: BinOp[] = ['+', '-', '*', '/', '<', '<=', '>', '>=', '==', '!=', '&&'
 const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => ({
   e: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.record({ k: fc.constant('const' as const), value: fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.double({ noNaN: true }), fc.constant(Infinity)), int: fc.boolean() }).map((c) =>
-      ({ ...c, int: c.int && Number.isInteger(c.value) }) as Expr,
-    ),
+    fc
+      .record({
+        k: fc.constant('const' as const),
+        value: fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.double({ noNaN: true }), fc.constant(Infinity)),
+        int: fc.boolean(),
+      })
+      .map((c) => ({ ...c, int: c.int && Number.isInteger(c.value) }) as Expr),
     fc.record({ k: fc.constant('dim' as const), name: fc.constantFrom('n', 'm') }).map((c) => c as Expr),
-    fc.record({ k: fc.constant('load' as const), tensor: fc.constantFrom('A', 'x', 's'), idx: fc.constantFrom<string[][]>([], ['i'], ['i', 'j']) }).map((c) => c as Expr),
+    fc
+      .record({
+        k: fc.constant('load' as const),
+        tensor: fc.constantFrom('A', 'x', 's'),
+        idx: fc.constantFrom<string[][]>([], ['i'], ['i', 'j']),
+      })
+      .map((c) => c as Expr),
     fc.record({ k: fc.constant('neg' as const), arg: tie('e') }).map((c) => c as Expr),
     fc.record({ k: fc.constant('not' as const), arg: tie('e') }).map((c) => c as Expr),
-    fc.record({ k: fc.constant('bin' as const), op: fc.constantFrom(...BIN), lhs: tie('e'), rhs: tie('e') }).map((c) => c as Expr),
-    fc.record({ k: fc.constant('select' as const), cond: tie('e'), then: tie('e'), else: tie('e') }).map((c) => c as Expr),
-    fc.record({ k: fc.constant('call' as const), fn: fc.constantFrom(...UNARY_FUNCS), args: fc.tuple(tie('e')) }).map((c) => c as Expr),
-    fc.record({ k: fc.constant('call' as const), fn: fc.constantFrom(...BINARY_FUNCS), args: fc.tuple(tie('e'), tie('e')) }).map((c) => c as Expr),
-    fc.record({ k: fc.constant('reduce' as const), op: fc.constantFrom('sum', 'min', 'max', 'any', 'all'), idx: fc.constantFrom<string[][]>(['j'], ['j', 'k']), body: tie('e') }).map((c) => c as Expr),
+    fc
+      .record({ k: fc.constant('bin' as const), op: fc.constantFrom(...BIN), lhs: tie('e'), rhs: tie('e') })
+      .map((c) => c as Expr),
+    fc
+      .record({ k: fc.constant('select' as const), cond: tie('e'), then: tie('e'), else: tie('e') })
+      .map((c) => c as Expr),
+    fc
+      .record({ k: fc.constant('call' as const), fn: fc.constantFrom(...UNARY_FUNCS), args: fc.tuple(tie('e')) })
+      .map((c) => c as Expr),
+    fc
+      .record({
+        k: fc.constant('call' as const),
+        fn: fc.constantFrom(...BINARY_FUNCS),
+        args: fc.tuple(tie('e'), tie('e')),
+      })
+      .map((c) => c as Expr),
+    fc
+      .record({
+        k: fc.constant('reduce' as const),
+        op: fc.constantFrom('sum', 'min', 'max', 'any', 'all'),
+        idx: fc.constantFrom<string[][]>(['j'], ['j', 'k']),
+        body: tie('e'),
+      })
+      .map((c) => c as Expr),
   ),
 })).e;
 
@@ -46,7 +75,17 @@ describe('IR text', () => {
     );
   });
   it('prints the fewest parentheses the grammar needs', () => {
-    for (const s of ['a - (b - c)', '(a - b) - c', 'a * (b + c)', '-(a + b)', '(a < b) == (c < d)', 'a ? b : c ? d : e', '(a ? b : c) ? d : e', 'a - -1', '!(a && b) || c']) {
+    for (const s of [
+      'a - (b - c)',
+      '(a - b) - c',
+      'a * (b + c)',
+      '-(a + b)',
+      '(a < b) == (c < d)',
+      'a ? b : c ? d : e',
+      '(a ? b : c) ? d : e',
+      'a - -1',
+      '!(a && b) || c',
+    ]) {
       const text = s.replace(/\b([a-e])\b/g, '%$1');
       const printed = printExpr(parseExpr(text));
       expect(printExpr(parseExpr(printed))).toBe(printed);
@@ -67,25 +106,57 @@ describe('IR text', () => {
       expect([d.span.file, d.span.line, d.span.col]).toEqual(['bad.ir', 2, 35]);
       expect(d.message).toContain("expected a dtype, found 'f33'");
     }
-    for (const text of ['kernel', 'kernel @k(', 'kernel @k() -> () { op0: %y = nope %x : f32 }', 'kernel @k() -> () { op0: %y = copy chained(%x) : f32 }', '%%%', 'kernel @k() -> () { op0: %y = map %a < %b < %c : bool }'])
+    for (const text of [
+      'kernel',
+      'kernel @k(',
+      'kernel @k() -> () { op0: %y = nope %x : f32 }',
+      'kernel @k() -> () { op0: %y = copy chained(%x) : f32 }',
+      '%%%',
+      'kernel @k() -> () { op0: %y = map %a < %b < %c : bool }',
+    ])
       expect(() => parseModule(text)).toThrow(DiagnosticError);
   });
 });
 
 describe('verifier', () => {
-  const typed = printModule(optimised('kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) { t[i] = A[i, j] * x[j]; y[i] = t[i] + 1; }', ['infer-types', 'classify']));
+  const typed = printModule(
+    optimised(
+      'kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) { t[i] = A[i, j] * x[j]; y[i] = t[i] + 1; }',
+      ['infer-types', 'classify'],
+    ),
+  );
   const problems = (text: string) => verifyModule(parseModule(text), { requireTypes: true }).map((d) => d.message);
   it('accepts the pipeline output', () => expect(problems(typed)).toEqual([]));
   it.each([
-    ['a wrong stated type', (t: string) => t.replace(': dense<f32>[n] {semiring', ': dense<f64>[n] {semiring'), /stated type dense<f64>\[n\]|the right side is f32 but the target is f64/],
-    ['a use before assignment', (t: string) => t.replace('%t[i] + 1', '%u[i] + 1'), /'u' is used before it is assigned/],
+    [
+      'a wrong stated type',
+      (t: string) => t.replace(': dense<f32>[n] {semiring', ': dense<f64>[n] {semiring'),
+      /stated type dense<f64>\[n\]|the right side is f32 but the target is f64/,
+    ],
+    [
+      'a use before assignment',
+      (t: string) => t.replace('%t[i] + 1', '%u[i] + 1'),
+      /'u' is used before it is assigned/,
+    ],
     ['an unknown attribute', (t: string) => t.replace('semiring =', 'colour ='), /attribute 'colour' is not allowed/],
-    ['an attribute of the wrong kind', (t: string) => t.replace('sparse = "A"', 'sparse = 3'), /'sparse' must be string/],
+    [
+      'an attribute of the wrong kind',
+      (t: string) => t.replace('sparse = "A"', 'sparse = 3'),
+      /'sparse' must be string/,
+    ],
     ['a duplicate op id', (t: string) => t.replace('op1:', 'op0:'), /op id 'op0' is used twice/],
     ['a kind that does not fit', (t: string) => t.replace('= spmv', '= gemm'), /gemm: a gemm has/],
-    ['an assignment to a parameter', (t: string) => t.replace('%t[i] = spmv', '%x[i] = spmv'), /assigns to parameter 'x'/],
+    [
+      'an assignment to a parameter',
+      (t: string) => t.replace('%t[i] = spmv', '%x[i] = spmv'),
+      /assigns to parameter 'x'/,
+    ],
     ['a result never assigned', (t: string) => t.replace('%y[i] = map', '%z[i] = map'), /result 'y' is never assigned/],
-    ['a shadowed reduction index', (t: string) => t.replace('sum(j: %A[i, j] * %x[j])', 'sum(i: %A[i, i] * %x[i])'), /already in scope/],
+    [
+      'a shadowed reduction index',
+      (t: string) => t.replace('sum(j: %A[i, j] * %x[j])', 'sum(i: %A[i, i] * %x[i])'),
+      /already in scope/,
+    ],
     ['a missing type', (t: string) => t.replace(': dense<f32>[n] {semiring', ': ? {semiring'), /'t' has no type/],
   ])('rejects %s', (_name, edit, msg) => {
     const out = problems(edit(typed));
@@ -96,11 +167,18 @@ describe('verifier', () => {
 
 describe('op graph', () => {
   it('links each reader to the last writer and records loop-carried reads', () => {
-    const m = optimised('kernel k(A: csr<f32>[n, n], r0: dense<f32>[n]) -> (r: dense<f32>[n], s: dense<f32>[n]) { r[i] = r0[i]; repeat 2 { r[i] = A[i, j] * r[j]; } s[i] = r[i] * 2; }');
+    const m = optimised(
+      'kernel k(A: csr<f32>[n, n], r0: dense<f32>[n]) -> (r: dense<f32>[n], s: dense<f32>[n]) { r[i] = r0[i]; repeat 2 { r[i] = A[i, j] * r[j]; } s[i] = r[i] * 2; }',
+    );
     const k = m.kernels[0]!;
     const g = buildRegionGraph(k.body);
     expect(g.graph.nodes()).toEqual(['op0', 'op1', 'op3']);
-    expect(g.graph.edges().map((e) => `${e.v}->${e.w}`).sort()).toEqual(['op0->op1', 'op1->op3']);
+    expect(
+      g.graph
+        .edges()
+        .map((e) => `${e.v}->${e.w}`)
+        .sort(),
+    ).toEqual(['op0->op1', 'op1->op3']);
     const loop = k.body[1]!;
     if (loop.kind !== 'repeat') throw new Error('expected a repeat');
     expect([...buildRegionGraph(loop.body).liveIn.get('op2')!].sort()).toEqual(['A', 'r']);

@@ -33,7 +33,8 @@ export function expectSameTensor(got: Tensor, want: Tensor, what: string): void 
     const y = b[key]!;
     expect(x.length, `${what}.${key}: length`).toBe(y.length);
     const bad: string[] = [];
-    for (let i = 0; i < y.length; i++) if (!Object.is(x[i], y[i]) && bad.length < 5) bad.push(`[${i}] loops ${x[i]}, interpreter ${y[i]}`);
+    for (let i = 0; i < y.length; i++)
+      if (!Object.is(x[i], y[i]) && bad.length < 5) bad.push(`[${i}] loops ${x[i]}, interpreter ${y[i]}`);
     expect(bad, `${what}.${key} differs`).toEqual([]);
   }
 }
@@ -45,7 +46,10 @@ export interface Inputs {
 
 /** Runs both ways, checks every output; returns the interpreter's outputs. */
 export function expectLoopsMatchInterpreter(k: Kernel, args: Inputs, what = k.name): Map<string, Tensor> {
-  const inputs = { tensors: new Map(Object.entries(args.tensors ?? {})), scalars: new Map(Object.entries(args.scalars ?? {})) };
+  const inputs = {
+    tensors: new Map(Object.entries(args.tensors ?? {})),
+    scalars: new Map(Object.entries(args.scalars ?? {})),
+  };
   const want = interpretKernel(k, inputs).outputs;
   const got = runKernelViaLoops(k, inputs).outputs;
   expect([...got.keys()].sort()).toEqual([...want.keys()].sort());

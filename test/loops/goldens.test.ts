@@ -20,7 +20,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const goldenDir = join(here, '..', 'goldens', 'loops');
 const update = process.env['DYPE_UPDATE_GOLDENS'] === '1';
-const examples = readdirSync(join(root, 'examples')).filter((f) => f.endsWith('.dy')).sort();
+const examples = readdirSync(join(root, 'examples'))
+  .filter((f) => f.endsWith('.dy'))
+  .sort();
 
 function typed(file: string): Module {
   const r = compileSource(readFileSync(join(root, 'examples', file), 'utf8'), `examples/${file}`);

@@ -25,25 +25,39 @@ function kernelOf(src: string): Kernel {
   return k;
 }
 
-const check = (src: string, tensors: Record<string, Tensor>, scalars: Record<string, number> = {}): Map<string, Tensor> =>
-  expectLoopsMatchInterpreter(kernelOf(src), { tensors, scalars });
-
+const check = (
+  src: string,
+  tensors: Record<string, Tensor>,
+  scalars: Record<string, number> = {},
+): Map<string, Tensor> => expectLoopsMatchInterpreter(kernelOf(src), { tensors, scalars });
 
 describe('loops equal the interpreter: sparse reductions and identities', () => {
   it('spmv with an empty row', () => {
-    const y = check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = A[i, j] * x[j]; }`, { A: csr(3, 3, A3), x: x3 });
+    const y = check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = A[i, j] * x[j]; }`, {
+      A: csr(3, 3, A3),
+      x: x3,
+    });
     expect(denseData(y.get('y'))).toEqual([7, 0, 18]);
   });
   it('min-plus with an empty row (+inf)', () => {
-    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = min(j: A[i, j] + x[j]); }`, { A: csr(3, 3, A3), x: x3 });
+    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = min(j: A[i, j] + x[j]); }`, {
+      A: csr(3, 3, A3),
+      x: x3,
+    });
   });
   it('max over stored entries only (-inf on an empty row)', () => {
-    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = max(j: A[i, j] * x[j]); }`, { A: csr(3, 3, A3), x: x3 });
+    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[n]) -> (y: dense<f64>[m]) { y[i] = max(j: A[i, j] * x[j]); }`, {
+      A: csr(3, 3, A3),
+      x: x3,
+    });
   });
   it('dense max/min over either index', () => {
-    check(`kernel k(X: dense<f64>[m, n]) -> (hi: dense<f64>[m], lo: dense<f64>[n]) { hi[i] = max(j: X[i, j]); lo[j] = min(i: X[i, j]); }`, {
-      X: dense([2, 3], [3, -1, 7, 0, 5, -2]),
-    });
+    check(
+      `kernel k(X: dense<f64>[m, n]) -> (hi: dense<f64>[m], lo: dense<f64>[n]) { hi[i] = max(j: X[i, j]); lo[j] = min(i: X[i, j]); }`,
+      {
+        X: dense([2, 3], [3, -1, 7, 0, 5, -2]),
+      },
+    );
   });
   it('any/all over sparse and dense bools, scalar results', () => {
     const src = `kernel k(A: csr<f64>[m, n], x: dense<f64>[n], b: dense<bool>[n]) -> (p: dense<bool>[m], q: dense<bool>[m], u: bool, v: bool) {
@@ -59,39 +73,69 @@ describe('loops equal the interpreter: sparse reductions and identities', () => 
 
 describe('loops equal the interpreter: sparse results and densify', () => {
   it('SDDMM keeps the pattern, explicit zero included', () => {
-    check(`kernel k(A: csr<f64>[n, n], Q: dense<f64>[n, d], K: dense<f64>[n, d]) -> (S: csr<f64>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }`, {
-      A: csr(3, 3, P),
-      Q: dense([3, 2], [1, 2, 3, 4, 5, 6]),
-      K: dense([3, 2], [1, 0, 0, 1, 1, 1]),
-    });
+    check(
+      `kernel k(A: csr<f64>[n, n], Q: dense<f64>[n, d], K: dense<f64>[n, d]) -> (S: csr<f64>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }`,
+      {
+        A: csr(3, 3, P),
+        Q: dense([3, 2], [1, 2, 3, 4, 5, 6]),
+        K: dense([3, 2], [1, 0, 0, 1, 1, 1]),
+      },
+    );
   });
   it('sparse map', () => {
     check(`kernel k(A: csr<f64>[m, n]) -> (E: csr<f64>[m, n]) { E[i, j] = exp(A[i, j]); }`, { A: csr(3, 3, P) });
   });
   it('a sparse temporary feeds a row reduction (aligned reads)', () => {
-    check(`kernel k(A: csr<f64>[m, n]) -> (s: dense<f64>[m]) { E[i, j] = A[i, j] * A[i, j] + 1.0; s[i] = sum(j: E[i, j]); }`, { A: csr(3, 3, P) });
+    check(
+      `kernel k(A: csr<f64>[m, n]) -> (s: dense<f64>[m]) { E[i, j] = A[i, j] * A[i, j] + 1.0; s[i] = sum(j: E[i, j]); }`,
+      { A: csr(3, 3, P) },
+    );
   });
   it('densify, and densify transposed', () => {
     check(`kernel k(A: csr<f64>[m, n]) -> (D: dense<f64>[m, n]) { D[i, j] = A[i, j] + 1.0; }`, { A: csr(3, 3, P) });
-    check(`kernel k(A: csr<f64>[m, n]) -> (T: dense<f64>[n, m]) { T[j, i] = A[i, j]; }`, { A: csr(2, 3, [[0, 1, 7], [1, 2, 9]]) });
+    check(`kernel k(A: csr<f64>[m, n]) -> (T: dense<f64>[n, m]) { T[j, i] = A[i, j]; }`, {
+      A: csr(2, 3, [
+        [0, 1, 7],
+        [1, 2, 9],
+      ]),
+    });
   });
   it('column sums inside a sparse result: CSR iteration plus a CSC-driven reduction', () => {
-    check(`kernel k(A: csr<f64>[n, n]) -> (S: csr<f64>[n, n]) { S[i, j] = A[i, j] * sum(k: A[k, j]); }`, { A: csr(3, 3, P) });
+    check(`kernel k(A: csr<f64>[n, n]) -> (S: csr<f64>[n, n]) { S[i, j] = A[i, j] * sum(k: A[k, j]); }`, {
+      A: csr(3, 3, P),
+    });
   });
   it('nested driven reductions', () => {
     const X = dense([3, 2], [1, 2, 3, 4, 5, 6]);
-    check(`kernel k(A: csr<f64>[n, n], X: dense<f64>[n, c]) -> (z: dense<f64>[n]) { z[i] = max(j: sum(k: A[i, j] * X[j, k])); }`, { A: csr(3, 3, P), X });
-    check(`kernel k(A: csr<f64>[n, n], x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = A[i, j] * (A[j, k] * x[k]); }`, { A: csr(3, 3, P), x: vec([10, 20, 30]) });
-    check(`kernel k(A: csr<f64>[n, n], x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = min(j: A[i, j] + min(k: A[j, k] + x[k])); }`, { A: csr(3, 3, P), x: vec([10, 20, 30]) });
+    check(
+      `kernel k(A: csr<f64>[n, n], X: dense<f64>[n, c]) -> (z: dense<f64>[n]) { z[i] = max(j: sum(k: A[i, j] * X[j, k])); }`,
+      { A: csr(3, 3, P), X },
+    );
+    check(
+      `kernel k(A: csr<f64>[n, n], x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = A[i, j] * (A[j, k] * x[k]); }`,
+      { A: csr(3, 3, P), x: vec([10, 20, 30]) },
+    );
+    check(
+      `kernel k(A: csr<f64>[n, n], x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = min(j: A[i, j] + min(k: A[j, k] + x[k])); }`,
+      { A: csr(3, 3, P), x: vec([10, 20, 30]) },
+    );
   });
 });
 
 describe('loops equal the interpreter: transposes and storage formats', () => {
   it('transposed spmv and min-plus run down columns (CSC buffers)', () => {
-    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[m]) -> (y: dense<f64>[n]) { y[j] = A[i, j] * x[i]; }`, { A: csr(3, 4, R), x: vec([1, 10, 100]) });
-    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[m]) -> (y: dense<f64>[n]) { y[j] = min(i: A[i, j] + x[i]); }`, { A: csr(3, 4, R), x: vec([1, 10, 100]) });
+    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[m]) -> (y: dense<f64>[n]) { y[j] = A[i, j] * x[i]; }`, {
+      A: csr(3, 4, R),
+      x: vec([1, 10, 100]),
+    });
+    check(`kernel k(A: csr<f64>[m, n], x: dense<f64>[m]) -> (y: dense<f64>[n]) { y[j] = min(i: A[i, j] + x[i]); }`, {
+      A: csr(3, 4, R),
+      x: vec([1, 10, 100]),
+    });
   });
-  const fmt = (f: string): string => `kernel k(A: ${f}<f64>[m, n], x: dense<f64>[n], z: dense<f64>[m], B: dense<f64>[n, c]) -> (y: dense<f64>[m], t: dense<f64>[n], mp: dense<f64>[m], Y: dense<f64>[m, c], E: ${f}<f64>[m, n], s: f64, D: dense<f64>[m, n]) {
+  const fmt = (
+    f: string,
+  ): string => `kernel k(A: ${f}<f64>[m, n], x: dense<f64>[n], z: dense<f64>[m], B: dense<f64>[n, c]) -> (y: dense<f64>[m], t: dense<f64>[n], mp: dense<f64>[m], Y: dense<f64>[m, c], E: ${f}<f64>[m, n], s: f64, D: dense<f64>[m, n]) {
     y[i] = A[i, j] * x[j];
     t[j] = A[i, j] * z[i];
     mp[i] = min(j: A[i, j] + x[j]);
@@ -106,7 +150,12 @@ describe('loops equal the interpreter: transposes and storage formats', () => {
     ['coo', coo],
   ] as const) {
     it(`${f} inputs`, () => {
-      check(fmt(f), { A: make(3, 4, R), x: vec([1, 2, 3, 4]), z: vec([1, 10, 100]), B: dense([4, 2], [1, -1, 2, -2, 3, -3, 4, -4]) });
+      check(fmt(f), {
+        A: make(3, 4, R),
+        x: vec([1, 2, 3, 4]),
+        z: vec([1, 10, 100]),
+        B: dense([4, 2], [1, -1, 2, -2, 3, -3, 4, -4]),
+      });
     });
   }
 });
@@ -125,18 +174,34 @@ describe('loops equal the interpreter: scalar expressions and repeat', () => {
     );
   });
   it('integer division truncates, dims as values', () => {
-    const o = check(`kernel k(a: dense<i32>[n], b: dense<i32>[n]) -> (q: dense<i32>[n], h: dense<i32>[n]) { q[i] = a[i] / b[i]; h[i] = a[i] / 2 + n / 2; }`, {
-      a: vec([7, -7, 7, -7, 1, 3]),
-      b: vec([2, 2, -2, -2, 3, 0]),
-    });
+    const o = check(
+      `kernel k(a: dense<i32>[n], b: dense<i32>[n]) -> (q: dense<i32>[n], h: dense<i32>[n]) { q[i] = a[i] / b[i]; h[i] = a[i] / 2 + n / 2; }`,
+      {
+        a: vec([7, -7, 7, -7, 1, 3]),
+        b: vec([2, 2, -2, -2, 3, 0]),
+      },
+    );
     expect(denseData(o.get('q'))).toEqual([3, -3, -3, 3, 0, 0]);
-    check(`kernel k(x: dense<f64>[n], d: f64) -> (y: dense<f64>[n]) { y[i] = (1 - d) / n + x[i] + n / 2; }`, { x: vec([0, 1, 2, 3]) }, { d: 0.5 });
+    check(
+      `kernel k(x: dense<f64>[n], d: f64) -> (y: dense<f64>[n]) { y[i] = (1 - d) / n + x[i] + n / 2; }`,
+      { x: vec([0, 1, 2, 3]) },
+      { d: 0.5 },
+    );
   });
   it('scalar results from a reduction and from scalars', () => {
-    check(`kernel k(x: dense<f64>[n], w: f64) -> (s: f64, t: f64) { s = sum(i: x[i]); t = s * w + n; }`, { x: vec([1, 2, 3.5]) }, { w: 2 });
+    check(
+      `kernel k(x: dense<f64>[n], w: f64) -> (s: f64, t: f64) { s = sum(i: x[i]); t = s * w + n; }`,
+      { x: vec([1, 2, 3.5]) },
+      { w: 2 },
+    );
   });
   it('repeat with a parameter count: Jacobi steps read the previous iterate', () => {
-    const S = csr(5, 5, [[1, 0, 1], [2, 1, 1], [3, 2, 1], [4, 3, 1]]);
+    const S = csr(5, 5, [
+      [1, 0, 1],
+      [2, 1, 1],
+      [3, 2, 1],
+      [4, 3, 1],
+    ]);
     const src = `kernel k(S: csr<f64>[n, n], x0: dense<f64>[n], t: i32) -> (x: dense<f64>[n]) { x[i] = x0[i]; repeat t { x[i] = x[i] + S[i, j] * x[j]; } }`;
     for (const t of [0, 1, 4]) check(src, { S, x0: vec([1, 0, 0, 0, 0]) }, { t });
   });
@@ -153,6 +218,8 @@ describe('lowering errors', () => {
     const info = kernelFacts(k).ops.get('op0')!;
     const forged = { ...info, sparsity: { ...info.sparsity, patternSource: undefined } };
     expect(() => lowerOpLoops(k.name, forged)).toThrow(LowerError);
-    expect(() => lowerOpLoops(k.name, forged)).toThrow(/kernel k, op op0 \(%E\): a sparse result without a pattern source/);
+    expect(() => lowerOpLoops(k.name, forged)).toThrow(
+      /kernel k, op op0 \(%E\): a sparse result without a pattern source/,
+    );
   });
 });

@@ -35,14 +35,16 @@ function kernel(name: string, format: 'csr' | 'csc' | 'coo'): Kernel {
   return runPipeline(r.module, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] }).kernels[0]!;
 }
 
-
 describe.skipIf(!HAVE_DATA)('examples on real matrices: loop IR equals the interpreter bit for bit', () => {
-  const kernels = new Map(EXAMPLES.flatMap((ex) => (['csr', 'csc', 'coo'] as const).map((f) => [`${ex}.${f}`, kernel(ex, f)] as const)));
+  const kernels = new Map(
+    EXAMPLES.flatMap((ex) => (['csr', 'csc', 'coo'] as const).map((f) => [`${ex}.${f}`, kernel(ex, f)] as const)),
+  );
   for (const file of [...SQUARE, ...RECT]) {
     describe(file, () => {
       const data = loadMatrix(join(MATRIX_DIR, file));
       const conv = { csr: toCsr, csc: toCsc, coo: toCoo } as const;
-      const formats = file === 'Erdos971.mtx' || file === 'lp_ship04l.mtx' ? (['csr', 'csc', 'coo'] as const) : (['csr'] as const);
+      const formats =
+        file === 'Erdos971.mtx' || file === 'lp_ship04l.mtx' ? (['csr', 'csc', 'coo'] as const) : (['csr'] as const);
       for (const ex of EXAMPLES) {
         if (RECT.includes(file) && !ANY_SHAPE.has(ex)) continue;
         for (const f of formats) {

@@ -45,7 +45,14 @@ const HAVE = existsSync(M) && spawnSync('g++', ['--version']).status === 0;
 const EXAMPLES = ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'];
 const MATRICES = ['karate.mtx', 'Erdos971.mtx'];
 /** Dims and scalars the guards are built for (the inputs' widths: test/helpers/example-inputs.ts). */
-const PROFILE: Record<string, string[]> = { spmv: [], spmm: ['k=4'], gcn: ['f=8', 'h=8', 'c=4'], attention: ['d=4'], pagerank: ['d=0.85'], sssp: [] };
+const PROFILE: Record<string, string[]> = {
+  spmv: [],
+  spmm: ['k=4'],
+  gcn: ['f=8', 'h=8', 'c=4'],
+  attention: ['d=4'],
+  pagerank: ['d=0.85'],
+  sssp: [],
+};
 
 interface Project {
   dir: string;
@@ -71,20 +78,52 @@ beforeAll(async () => {
   for (const ex of EXAMPLES) {
     const dir = join(root, ex);
     const profiles = [...MATRICES.map((m) => `A=${join(M, m)}`), ...PROFILE[ex]!].flatMap((p) => ['--profile', p]);
-    const c = await runCliAsync(['compile', example(`${ex}.dy`), '-o', dir, '--targets', 'wasm,cuda,hls,runtime', '--system', 'paper-2g2f', ...profiles], { timeoutMs: 120_000 });
+    const c = await runCliAsync(
+      [
+        'compile',
+        example(`${ex}.dy`),
+        '-o',
+        dir,
+        '--targets',
+        'wasm,cuda,hls,runtime',
+        '--system',
+        'paper-2g2f',
+        ...profiles,
+      ],
+      { timeoutMs: 120_000 },
+    );
     if (c.status !== 0) throw new Error(`compile ${ex}: ${c.stderr}`);
     const b = await runCliAsync(['build', dir, '--emulate'], { timeoutMs: 300_000 });
     if (b.status !== 0) throw new Error(`build ${ex}: ${b.stderr}`);
-    const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { system: SystemSpec; kernels: Record<string, { spec: PlanSpec; guards: GuardPlans; objective: Objective; partitions: { id: number; label: string }[] }> };
+    const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as {
+      system: SystemSpec;
+      kernels: Record<
+        string,
+        { spec: PlanSpec; guards: GuardPlans; objective: Objective; partitions: { id: number; label: string }[] }
+      >;
+    };
     const k = plan.kernels[ex]!;
     const table = partitionTable(k.guards, k.objective);
-    expect(table.partitions.map((p) => ({ id: p.id, label: p.label }))).toEqual(k.partitions.map((p) => ({ id: p.id, label: p.label })));
+    expect(table.partitions.map((p) => ({ id: p.id, label: p.label }))).toEqual(
+      k.partitions.map((p) => ({ id: p.id, label: p.label })),
+    );
     const manifest = JSON.parse(readFileSync(join(dir, 'wasm', `${ex}.manifest.json`), 'utf8')) as WasmManifest;
-    projects.set(ex, { dir, spec: k.spec, manifest, guards: k.guards[k.objective]!, partitions: table.partitions, sys: plan.system, backends: await openProject(dir, plan.system, { emulate: true, kernel: ex }) });
+    projects.set(ex, {
+      dir,
+      spec: k.spec,
+      manifest,
+      guards: k.guards[k.objective]!,
+      partitions: table.partitions,
+      sys: plan.system,
+      backends: await openProject(dir, plan.system, { emulate: true, kernel: ex }),
+    });
   }
 }, 1_500_000);
 
-function reference(ex: string, args: { tensors: Map<string, Tensor>; scalars: Map<string, number> }): Map<string, Tensor> {
+function reference(
+  ex: string,
+  args: { tensors: Map<string, Tensor>; scalars: Map<string, number> },
+): Map<string, Tensor> {
   return interpretKernel(loopKernel(readFileSync(example(`${ex}.dy`), 'utf8'), `${ex}.dy`), args).outputs;
 }
 
@@ -100,14 +139,21 @@ function expectReference(ex: string, got: Map<string, Tensor>, want: Map<string,
 function extraPartitions(p: Project): { name: string; choices: StageChoice[] }[] {
   const n = p.spec.ops.length;
   // A stage boundary may not fall inside a repeat region.
-  const cuts = p.spec.ops.map((_, i) => i).filter((i) => i > 0 && (p.spec.ops[i]!.group === undefined || p.spec.ops[i - 1]!.group?.id !== p.spec.ops[i]!.group.id));
+  const cuts = p.spec.ops
+    .map((_, i) => i)
+    .filter(
+      (i) => i > 0 && (p.spec.ops[i]!.group === undefined || p.spec.ops[i - 1]!.group?.id !== p.spec.ops[i]!.group.id),
+    );
   const bounds = [0, ...cuts.slice(0, 4), n];
   const kinds = ['gpu', 'fpga', 'cpu', 'gpu', 'fpga'];
   return [
     { name: 'cpu', choices: [{ start: 0, end: n, device: 'cpu', count: 1 }] },
     { name: 'gpu*2 (split)', choices: [{ start: 0, end: n, device: 'gpu', count: 2 }] },
     { name: 'fpga*2 (split)', choices: [{ start: 0, end: n, device: 'fpga', count: 2 }] },
-    { name: 'pipeline over gpu, fpga, cpu', choices: bounds.slice(1).map((end, i) => ({ start: bounds[i]!, end, device: kinds[i]!, count: 1 })) },
+    {
+      name: 'pipeline over gpu, fpga, cpu',
+      choices: bounds.slice(1).map((end, i) => ({ start: bounds[i]!, end, device: kinds[i]!, count: 1 })),
+    },
   ];
 }
 
@@ -118,12 +164,22 @@ describe.skipIf(!HAVE)('partitions of every example on wasm + cuda-emu + fpga-cs
       const engine = new KernelEngine(p.manifest, p.backends, p.sys);
       const slot = new Slot();
       const seen = new Set<string>();
-      const parts = [...p.partitions.map((g) => ({ name: `plan.json partition ${g.id} (${g.label}; ${g.objectives.join(', ')})`, choices: g.choices })), ...extraPartitions(p)];
+      const parts = [
+        ...p.partitions.map((g) => ({
+          name: `plan.json partition ${g.id} (${g.label}; ${g.objectives.join(', ')})`,
+          choices: g.choices,
+        })),
+        ...extraPartitions(p),
+      ];
       for (const file of MATRICES) {
         const A = toCsr(loadMatrix(join(M, file)));
         const args = toMaps(exampleInputs(ex, A));
         const want = reference(ex, args);
-        const problem = bindProblem(p.spec, { sparse: new Map([['A', features(A, 2)]]), dims: engine.L.bindDims(args), scalars: args.scalars });
+        const problem = bindProblem(p.spec, {
+          sparse: new Map([['A', features(A, 2)]]),
+          dims: engine.L.bindDims(args),
+          scalars: args.scalars,
+        });
         for (const part of parts) {
           const mapping = evaluateChoices(p.sys, problem, part.choices, STEADY);
           expect(mapping, `${ex} on ${file}: ${part.name} is feasible`).toBeDefined();
@@ -136,7 +192,9 @@ describe.skipIf(!HAVE)('partitions of every example on wasm + cuda-emu + fpga-cs
           expectReference(ex, got, want, `${ex} on ${file}, ${part.name}`);
           runs.forEach((r, i) => {
             const kind = plans[i]!.kind;
-            expect(r.backend, `${part.name}, stage ${i}`).toBe(kind === 'cpu' ? 'wasm' : kind === 'gpu' ? 'cuda-emu' : 'fpga-csim');
+            expect(r.backend, `${part.name}, stage ${i}`).toBe(
+              kind === 'cpu' ? 'wasm' : kind === 'gpu' ? 'cuda-emu' : 'fpga-csim',
+            );
             expect(r.devices).toEqual(plans[i]!.devices);
             seen.add(r.backend);
           });
@@ -155,10 +213,21 @@ describe.skipIf(!HAVE)('streams and switches', () => {
     // Guards that put the small graph on the three-kind pipeline and the larger on the planner's best
     // mapping for it, on a system whose GPUs are too small to hold the larger graph: the pipeline
     // cannot run it, so the runtime switches at once (and back is never needed).
-    const sys: SystemSpec = { ...p.sys, devices: p.sys.devices.map((d) => (d.kind === 'gpu' ? { ...d, memoryGB: 2e-5 } : d)) };
+    const sys: SystemSpec = {
+      ...p.sys,
+      devices: p.sys.devices.map((d) => (d.kind === 'gpu' ? { ...d, memoryGB: 2e-5 } : d)),
+    };
     const engine = new KernelEngine(p.manifest, p.backends, sys);
-    const problemOf = (i: number) => bindProblem(p.spec, { sparse: new Map([['A', features(toCsr(loadMatrix(join(M, MATRICES[i]!))), 2)]]), dims: engine.L.bindDims(toMaps(inputs[i]!)), scalars: new Map() });
-    expect(evaluateChoices(sys, problemOf(0), pipeline.choices, STEADY), 'the pipeline holds the small graph').toBeDefined();
+    const problemOf = (i: number) =>
+      bindProblem(p.spec, {
+        sparse: new Map([['A', features(toCsr(loadMatrix(join(M, MATRICES[i]!))), 2)]]),
+        dims: engine.L.bindDims(toMaps(inputs[i]!)),
+        scalars: new Map(),
+      });
+    expect(
+      evaluateChoices(sys, problemOf(0), pipeline.choices, STEADY),
+      'the pipeline holds the small graph',
+    ).toBeDefined();
     expect(evaluateChoices(sys, problemOf(1), pipeline.choices, STEADY), 'but not the larger').toBeUndefined();
     const best = choicesOf(problemOf(1), planPareto(sys, problemOf(1), goal('throughput')).pareto[0]!);
     const guards: GuardPlan = {
@@ -186,7 +255,10 @@ describe.skipIf(!HAVE)('streams and switches', () => {
       ],
       guard: { throughput: (f) => walkTree(guards.tree, (k) => f[k]).leaf },
     };
-    const seq = [0, 0, 0, 0, 1, 1, 1, 1].map((g, i) => ({ inputs: inputs[g]!.tensors as Record<string, Tensor>, name: `${MATRICES[g]} #${i}` }));
+    const seq = [0, 0, 0, 0, 1, 1, 1, 1].map((g, i) => ({
+      inputs: inputs[g]!.tensors as Record<string, Tensor>,
+      name: `${MATRICES[g]} #${i}`,
+    }));
     const one = createGuardedRuntime(cfg, { system: sys, backends: p.backends });
     const single: RunResult[] = [];
     for (const x of seq) single.push(await one.run(x.inputs, x.name));
@@ -197,10 +269,18 @@ describe.skipIf(!HAVE)('streams and switches', () => {
     expect(streamed.results[4]!.reason).toMatch(/cannot run this input/);
     expect(streamed.results.map((r) => r.partition.id)).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
     streamed.results.forEach((r, i) => {
-      for (const [n, t] of single[i]!.outputs) expectClose(r.outputs.get(n)!, t, 0, `stream ${seq[i]!.name}: ${n} (same partitions, same kernels: bit for bit)`);
+      for (const [n, t] of single[i]!.outputs)
+        expectClose(
+          r.outputs.get(n)!,
+          t,
+          0,
+          `stream ${seq[i]!.name}: ${n} (same partitions, same kernels: bit for bit)`,
+        );
       expectReference('gcn', r.outputs, reference('gcn', toMaps(inputs[i < 4 ? 0 : 1]!)), `stream ${seq[i]!.name}`);
     });
-    expect(streamed.results[0]!.stages.map((s) => s.backend)).toEqual(pipeline.choices.map((c) => (c.device === 'cpu' ? 'wasm' : c.device === 'gpu' ? 'cuda-emu' : 'fpga-csim')));
+    expect(streamed.results[0]!.stages.map((s) => s.backend)).toEqual(
+      pipeline.choices.map((c) => (c.device === 'cpu' ? 'wasm' : c.device === 'gpu' ? 'cuda-emu' : 'fpga-csim')),
+    );
     one.close();
     rt.close();
   }, 600_000);
@@ -211,12 +291,17 @@ describe.skipIf(!HAVE)('the GPU stage really runs in the library', () => {
     const p = projects.get('spmv')!;
     const dir = join(root, 'spmv-broken');
     rmSync(dir, { recursive: true, force: true });
-    const c = await runCliAsync(['compile', example('spmv.dy'), '-o', dir, '--targets', 'wasm,cuda,hls'], { timeoutMs: 120_000 });
+    const c = await runCliAsync(['compile', example('spmv.dy'), '-o', dir, '--targets', 'wasm,cuda,hls'], {
+      timeoutMs: 120_000,
+    });
     expect(c.status).toBe(0);
     // The warp-per-row kernel stores twice its sum: one stub of the library computes wrong.
     const cu = join(dir, 'cuda', 'spmv.cu');
     const text = readFileSync(cu, 'utf8');
-    const broken = text.replace(/(__global__ void[^{]*spmv_op0_warp_per_row[\s\S]*?y\[[^\]]+\] = )([^;]+);/, '$1($2) * 2.0f;');
+    const broken = text.replace(
+      /(__global__ void[^{]*spmv_op0_warp_per_row[\s\S]*?y\[[^\]]+\] = )([^;]+);/,
+      '$1($2) * 2.0f;',
+    );
     expect(broken).not.toBe(text);
     writeFileSync(cu, broken);
     const b = await runCliAsync(['build', dir, '--emulate'], { timeoutMs: 300_000 });
@@ -227,11 +312,17 @@ describe.skipIf(!HAVE)('the GPU stage really runs in the library', () => {
     const A = toCsr(loadMatrix(join(M, 'Erdos971.mtx')));
     const args = toMaps(exampleInputs('spmv', A));
     const want = reference('spmv', args);
-    const problem = bindProblem(p.spec, { sparse: new Map([['A', features(A, 2)]]), dims: engine.L.bindDims(args), scalars: args.scalars });
+    const problem = bindProblem(p.spec, {
+      sparse: new Map([['A', features(A, 2)]]),
+      dims: engine.L.bindDims(args),
+      scalars: args.scalars,
+    });
     const run = async (impl: string): Promise<Tensor> => {
       const slot = new Slot();
       const part = { choices: [{ start: 0, end: 1, device: 'gpu', count: 1 }] };
-      const plans = stagePlans(p.sys, p.spec, part, evaluateChoices(p.sys, problem, part.choices, STEADY)!).map((s) => ({ ...s, impls: { op0: impl } }));
+      const plans = stagePlans(p.sys, p.spec, part, evaluateChoices(p.sys, problem, part.choices, STEADY)!).map(
+        (s) => ({ ...s, impls: { op0: impl } }),
+      );
       engine.begin(slot, engine.prepare(args));
       await engine.runStage(slot, plans[0]!);
       const y = (await engine.collect(slot)).get('y')!;

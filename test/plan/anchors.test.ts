@@ -47,7 +47,9 @@ function readAnchors(): string {
   try {
     return readFileSync(ANCHORS_PATH, 'utf8');
   } catch (e) {
-    throw new Error(`test/plan/anchors.test.ts reads the published tables from ${ANCHORS_PATH}, which could not be read (${(e as Error).message}); the anchor checks need the shared research folder next to the repository`);
+    throw new Error(
+      `test/plan/anchors.test.ts reads the published tables from ${ANCHORS_PATH}, which could not be read (${(e as Error).message}); the anchor checks need the shared research folder next to the repository`,
+    );
   }
 }
 const ANCHORS = readAnchors();
@@ -64,7 +66,13 @@ function section(md: string, heading: string): string {
 }
 
 /** Splits one markdown table row into trimmed cells. */
-const cells = (line: string): string[] => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+const cells = (line: string): string[] =>
+  line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((c) => c.trim());
 
 /**
  * The markdown table in `text` whose header has a cell starting with each of
@@ -85,7 +93,9 @@ function table(text: string, what: string, columns: string[]): Record<string, st
     }
     if (rows.length > 0) return rows;
   }
-  throw new Error(`${ANCHORS_PATH}: the ${what} table (a header with columns ${columns.map((c) => `"${c}..."`).join(', ')}) was not found`);
+  throw new Error(
+    `${ANCHORS_PATH}: the ${what} table (a header with columns ${columns.map((c) => `"${c}..."`).join(', ')}) was not found`,
+  );
 }
 
 /** The first number of a cell ("16,171,169", "83.4 @ 162 (cuSPARSE COO)", "124.4 (SELL) / 120.6 @ 199"). */
@@ -123,7 +133,14 @@ interface HiRow {
 }
 
 /** HiSpMV-16 on the U280, Table 2 of the paper, as device-anchors.md section 2.2 copies it. */
-const hispmv: HiRow[] = table(SPMV_SECTION, 'HiSpMV-16 Table 2', ['ID', 'Matrix', 'rows=cols', 'NNZ', 'imbalance', 'GFLOPS']).map((r) => ({
+const hispmv: HiRow[] = table(SPMV_SECTION, 'HiSpMV-16 Table 2', [
+  'ID',
+  'Matrix',
+  'rows=cols',
+  'NNZ',
+  'imbalance',
+  'GFLOPS',
+]).map((r) => ({
   id: r['ID']!,
   matrix: r['Matrix']!,
   rows: num(r['rows=cols']!, `HiSpMV ${r['ID']} rows`),
@@ -149,8 +166,13 @@ const a100: A100Row[] = table(SPMV_SECTION, 'NTUA A100', ['Matrix', 'nnz', 'A100
 
 /** The published-summary fit of the same section: "A100 cost per SpMV (...): t ≈ 18 µs + 0.012 ns·nnz + 0.014 ns·row". */
 const A100_FIT = ((): { floorUs: number; nsPerNnz: number; nsPerRow: number } => {
-  const m = /A100 cost per SpMV[^\n]*?t\s*≈\s*([0-9.]+)\s*µs\s*\+\s*([0-9.]+)\s*ns·nnz\s*\+\s*([0-9.]+)\s*ns·row/.exec(SPMV_SECTION);
-  if (!m) throw new Error(`${ANCHORS_PATH}: the "A100 cost per SpMV" fit (t ≈ a µs + b ns·nnz + c ns·row) was not found in section 2.2`);
+  const m = /A100 cost per SpMV[^\n]*?t\s*≈\s*([0-9.]+)\s*µs\s*\+\s*([0-9.]+)\s*ns·nnz\s*\+\s*([0-9.]+)\s*ns·row/.exec(
+    SPMV_SECTION,
+  );
+  if (!m)
+    throw new Error(
+      `${ANCHORS_PATH}: the "A100 cost per SpMV" fit (t ≈ a µs + b ns·nnz + c ns·row) was not found in section 2.2`,
+    );
   return { floorUs: Number(m[1]), nsPerNnz: Number(m[2]), nsPerRow: Number(m[3]) };
 })();
 
@@ -177,13 +199,15 @@ const CITED_ROWS: Record<string, { rows: number; nnz: number; symmetric: boolean
     rows: 4_194_304,
     nnz: 25_165_738,
     symmetric: true,
-    source: 'https://www.cise.ufl.edu/research/sparse/matrices/DIMACS10/delaunay_n22.html (number of rows 4,194,304; nonzeros 25,165,738; structure symmetric)',
+    source:
+      'https://www.cise.ufl.edu/research/sparse/matrices/DIMACS10/delaunay_n22.html (number of rows 4,194,304; nonzeros 25,165,738; structure symmetric)',
   },
   gupta3: {
     rows: 16_783,
     nnz: 9_323_427,
     symmetric: true,
-    source: 'SuiteSparse Matrix Collection, Gupta group description, "Gupta3.psa: N = 16,783, NZ = 9,323,427", matrices of the form A x A^T (https://sparse.tamu.edu/Gupta; read in the copy stored at https://huggingface.co/datasets/nvidia/Nemotron-CC-Math-v1)',
+    source:
+      'SuiteSparse Matrix Collection, Gupta group description, "Gupta3.psa: N = 16,783, NZ = 9,323,427", matrices of the form A x A^T (https://sparse.tamu.edu/Gupta; read in the copy stored at https://huggingface.co/datasets/nvidia/Nemotron-CC-Math-v1)',
   },
 };
 
@@ -196,11 +220,20 @@ interface Modelled extends A100Row {
 function rowsOf(r: A100Row): Modelled | string {
   const cited = CITED_ROWS[r.matrix];
   if (cited) {
-    if (cited.nnz !== r.nnz) throw new Error(`${r.matrix}: the cited page gives ${cited.nnz} nonzeros, device-anchors.md ${r.nnz}: not the same matrix`);
+    if (cited.nnz !== r.nnz)
+      throw new Error(
+        `${r.matrix}: the cited page gives ${cited.nnz} nonzeros, device-anchors.md ${r.nnz}: not the same matrix`,
+      );
     return { ...r, rows: cited.rows, source: cited.source, symmetric: cited.symmetric };
   }
   const hi = hispmv.find((h) => h.matrix === r.matrix && h.nnz === r.nnz);
-  if (hi) return { ...r, rows: hi.rows, source: `device-anchors.md section 2.2, HiSpMV-16 Table 2 (${hi.id}, same nnz)`, symmetric: undefined };
+  if (hi)
+    return {
+      ...r,
+      rows: hi.rows,
+      source: `device-anchors.md section 2.2, HiSpMV-16 Table 2 (${hi.id}, same nnz)`,
+      symmetric: undefined,
+    };
   return 'row count found in no citable source';
 }
 
@@ -252,7 +285,9 @@ const measuredSeconds = (r: A100Row): number => (2 * r.nnz) / (r.gflops * 1e9);
 
 describe('reading device-anchors.md', () => {
   it('fails naming the table it looked for when a table or section is missing', () => {
-    expect(() => table('| a | b |\n|---|---|\n| 1 | 2 |\n', 'NTUA A100', ['Matrix', 'A100 best GF/s'])).toThrow(/the NTUA A100 table \(a header with columns "Matrix\.\.\.", "A100 best GF\/s\.\.\."\) was not found/);
+    expect(() => table('| a | b |\n|---|---|\n| 1 | 2 |\n', 'NTUA A100', ['Matrix', 'A100 best GF/s'])).toThrow(
+      /the NTUA A100 table \(a header with columns "Matrix\.\.\.", "A100 best GF\/s\.\.\."\) was not found/,
+    );
     expect(() => section('# 1. Other\n', '2.2 SpMV')).toThrow(/no section headed "2.2 SpMV"/);
   });
 });
@@ -267,13 +302,17 @@ describe('GPU model against the NTUA A100 SpMV figures (device-anchors.md sectio
   });
 
   it("its per-call floor is the published fit's intercept", () => {
-    console.log(`A100 floor: preset ${gpu.gpuModel!.sparseFloorUs} us; published fit (device-anchors.md 2.2, cuSPARSE CSR over 53 matrices) t = ${A100_FIT.floorUs} us + ${A100_FIT.nsPerNnz} ns x nnz + ${A100_FIT.nsPerRow} ns x row`);
+    console.log(
+      `A100 floor: preset ${gpu.gpuModel!.sparseFloorUs} us; published fit (device-anchors.md 2.2, cuSPARSE CSR over 53 matrices) t = ${A100_FIT.floorUs} us + ${A100_FIT.nsPerNnz} ns x nnz + ${A100_FIT.nsPerRow} ns x row`,
+    );
     expect(gpu.gpuModel!.sparseFloorUs).toBe(A100_FIT.floorUs);
     expect(callOverheadUs(spmvF64(1000, 10_000), gpu)).toBe(A100_FIT.floorUs);
   });
 
   it('predicts the modelled matrices within 25% median error', () => {
-    const lines = ['matrix               nnz         rows      published GF/s  predicted GF/s  error    published fit  error   rows from'];
+    const lines = [
+      'matrix               nnz         rows      published GF/s  predicted GF/s  error    published fit  error   rows from',
+    ];
     const errs: number[] = [];
     const fitErrs: number[] = [];
     const left: string[] = [];
@@ -285,7 +324,8 @@ describe('GPU model against the NTUA A100 SpMV figures (device-anchors.md sectio
       }
       const predicted = (2 * m.nnz) / (gpuSeconds(gpu, m.rows, m.nnz) * 1e9);
       const err = predicted / m.gflops - 1;
-      const fit = (2 * m.nnz) / ((A100_FIT.floorUs * 1e3 + A100_FIT.nsPerNnz * m.nnz + A100_FIT.nsPerRow * m.rows) * 1e-9 * 1e9);
+      const fit =
+        (2 * m.nnz) / ((A100_FIT.floorUs * 1e3 + A100_FIT.nsPerNnz * m.nnz + A100_FIT.nsPerRow * m.rows) * 1e-9 * 1e9);
       const fitErr = fit / m.gflops - 1;
       errs.push(Math.abs(err));
       fitErrs.push(Math.abs(fitErr));
@@ -294,17 +334,25 @@ describe('GPU model against the NTUA A100 SpMV figures (device-anchors.md sectio
       );
     }
     const medianErr = median(errs);
-    lines.push(`model (merge-path, floor ${gpu.gpuModel!.sparseFloorUs} us): median |error| ${abs(medianErr)}, max ${abs(Math.max(...errs))} over ${errs.length} modelled matrices${medianErr > 0.25 ? ' -- ABOVE the 25% aim' : ''}`);
-    lines.push(`published fit (for comparison, not dype's model): median |error| ${abs(median(fitErrs))}, max ${abs(Math.max(...fitErrs))}`);
+    lines.push(
+      `model (merge-path, floor ${gpu.gpuModel!.sparseFloorUs} us): median |error| ${abs(medianErr)}, max ${abs(Math.max(...errs))} over ${errs.length} modelled matrices${medianErr > 0.25 ? ' -- ABOVE the 25% aim' : ''}`,
+    );
+    lines.push(
+      `published fit (for comparison, not dype's model): median |error| ${abs(median(fitErrs))}, max ${abs(Math.max(...fitErrs))}`,
+    );
     lines.push(`not modelled: ${left.join('; ')}`);
-    lines.push('note: device-anchors.md gives nnz as the U280 file counts it and says the GPU files count some symmetric matrices differently; for a symmetric matrix the published GF/s may rest on another count, and its error here would then not be the model\'s alone.');
+    lines.push(
+      "note: device-anchors.md gives nnz as the U280 file counts it and says the GPU files count some symmetric matrices differently; for a symmetric matrix the published GF/s may rest on another count, and its error here would then not be the model's alone.",
+    );
     const scored = a100.map(rowsOf).filter((m): m is Modelled => typeof m !== 'string');
     const rank = (xs: number[]): number[] => xs.map((x) => xs.filter((y) => y < x).length);
     const a = rank(scored.map(measuredSeconds));
     const b = rank(scored.map((m) => gpuSeconds(gpu, m.rows, m.nnz)));
     const n = scored.length;
     const rho = 1 - (6 * a.reduce((s, x, i) => s + (x - b[i]!) ** 2, 0)) / (n * (n * n - 1));
-    lines.push(`rank correlation of predicted and measured times: ${rho.toFixed(2)} over ${n} matrices (too few for it to be a check; printed only)`);
+    lines.push(
+      `rank correlation of predicted and measured times: ${rho.toFixed(2)} over ${n} matrices (too few for it to be a check; printed only)`,
+    );
     console.log(lines.join('\n'));
     expect(errs.length).toBe(4);
     expect(medianErr).toBeLessThanOrEqual(0.25);
@@ -350,7 +398,16 @@ const clockHz = 221e6;
 function hiGflops(r: HiRow, exposure: number): number {
   // Square matrices; the row statistics are not published (the imbalance is, and is given): the
   // mean is nnz / rows, and no lane is bound by its longest row in a row-sharing design.
-  const f: SparseFeatures = { rows: r.rows, cols: r.rows, nnz: r.nnz, rowLenMean: r.nnz / r.rows, rowLenMax: 0, rowLenCv: 0, emptyRowFraction: 0, top1PctNnzShare: 0 };
+  const f: SparseFeatures = {
+    rows: r.rows,
+    cols: r.rows,
+    nnz: r.nnz,
+    rowLenMean: r.nnz / r.rows,
+    rowLenMax: 0,
+    rowLenCv: 0,
+    emptyRowFraction: 0,
+    top1PctNnzShare: 0,
+  };
   const t = sparseRowsTime(HISPMV16(exposure), f, 1, clockHz, channelGBs(u280), r.imbalance).total;
   return (2 * (r.nnz + r.rows)) / t / 1e9;
 }
@@ -379,18 +436,25 @@ describe('FPGA model configured as HiSpMV-16 against its U280 table (device-anch
   it('predicts the 20 matrices within 25% median error, each held out of the one fitted figure', () => {
     const folds = [hispmv.filter((_, i) => i % 2 === 0), hispmv.filter((_, i) => i % 2 === 1)];
     const fitted = folds.map(fitExposure);
-    const lines = [`imbalanceExposure fitted on M1,M3,..: ${fitted[0]}; on M2,M4,..: ${fitted[1]}`, 'id   matrix          rows      nnz        delta  published GF/s  predicted (held out)  error'];
+    const lines = [
+      `imbalanceExposure fitted on M1,M3,..: ${fitted[0]}; on M2,M4,..: ${fitted[1]}`,
+      'id   matrix          rows      nnz        delta  published GF/s  predicted (held out)  error',
+    ];
     const errs: number[] = [];
     hispmv.forEach((r, i) => {
       const exposure = fitted[1 - (i % 2)]!;
       const predicted = hiGflops(r, exposure);
       const err = predicted / r.gflops - 1;
       errs.push(Math.abs(err));
-      lines.push(`${r.id.padEnd(4)} ${r.matrix.padEnd(14)} ${String(r.rows).padStart(8)} ${String(r.nnz).padStart(9)} ${r.imbalance.toFixed(2).padStart(6)} ${r.gflops.toFixed(2).padStart(15)} ${predicted.toFixed(2).padStart(21)}  ${pct(err).padStart(7)}`);
+      lines.push(
+        `${r.id.padEnd(4)} ${r.matrix.padEnd(14)} ${String(r.rows).padStart(8)} ${String(r.nnz).padStart(9)} ${r.imbalance.toFixed(2).padStart(6)} ${r.gflops.toFixed(2).padStart(15)} ${predicted.toFixed(2).padStart(21)}  ${pct(err).padStart(7)}`,
+      );
     });
     const bal = errs.filter((_, i) => balanced(hispmv[i]!));
     const imb = errs.filter((_, i) => !balanced(hispmv[i]!));
-    lines.push(`median |error| ${abs(median(errs))}, max ${abs(Math.max(...errs))}; balanced median ${abs(median(bal))}, imbalanced median ${abs(median(imb))}`);
+    lines.push(
+      `median |error| ${abs(median(errs))}, max ${abs(Math.max(...errs))}; balanced median ${abs(median(bal))}, imbalanced median ${abs(median(imb))}`,
+    );
     // For contrast, no rebalancing at all (exposure 1, a Serpens-like deal) and perfect rebalancing (0).
     for (const x of [1, 0]) {
       const e = hispmv.map((r) => Math.abs(hiGflops(r, x) / r.gflops - 1));
@@ -402,11 +466,14 @@ describe('FPGA model configured as HiSpMV-16 against its U280 table (device-anch
 
   it('balanced and imbalanced geomeans fall apart as the table does', () => {
     const x = fitExposure(hispmv.filter((_, i) => i % 2 === 0));
-    const geo = (rs: HiRow[], g: (r: HiRow) => number): number => Math.exp(rs.reduce((s, r) => s + Math.log(g(r)), 0) / rs.length);
+    const geo = (rs: HiRow[], g: (r: HiRow) => number): number =>
+      Math.exp(rs.reduce((s, r) => s + Math.log(g(r)), 0) / rs.length);
     const [bal, imb] = [hispmv.filter(balanced), hispmv.filter((r) => !balanced(r))];
     const model = [geo(bal, (r) => hiGflops(r, x)), geo(imb, (r) => hiGflops(r, x))];
     const table = [geo(bal, (r) => r.gflops), geo(imb, (r) => r.gflops)];
-    console.log(`geomean GF/s: balanced ${model[0]!.toFixed(1)} (table ${table[0]!.toFixed(2)}), imbalanced ${model[1]!.toFixed(1)} (table ${table[1]!.toFixed(2)})`);
+    console.log(
+      `geomean GF/s: balanced ${model[0]!.toFixed(1)} (table ${table[0]!.toFixed(2)}), imbalanced ${model[1]!.toFixed(1)} (table ${table[1]!.toFixed(2)})`,
+    );
     expect(model[0]! / model[1]!).toBeGreaterThan(1.5);
   });
 });

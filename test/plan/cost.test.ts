@@ -39,14 +39,19 @@ describe('GPU SpMV variants and row skew', () => {
 
   it('for any features: merge-path ignores the skew features, row-per-thread never gets faster with more cv', () => {
     fc.assert(
-      fc.property(featuresArb(), fc.double({ min: 0, max: 5, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (f, cv2, top1) => {
-        const a = spmv(f);
-        const b = spmv({ ...f, rowLenCv: cv2, top1PctNnzShare: top1, rowLenMax: f.rowLenMax * 3 });
-        expect(ms(b, GPU, 'merge-path')).toBe(ms(a, GPU, 'merge-path'));
-        const lo = spmv({ ...f, rowLenCv: Math.min(f.rowLenCv, cv2) });
-        const hi = spmv({ ...f, rowLenCv: Math.max(f.rowLenCv, cv2) });
-        expect(ms(hi, GPU, 'row-per-thread')).toBeGreaterThanOrEqual(ms(lo, GPU, 'row-per-thread'));
-      }),
+      fc.property(
+        featuresArb(),
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (f, cv2, top1) => {
+          const a = spmv(f);
+          const b = spmv({ ...f, rowLenCv: cv2, top1PctNnzShare: top1, rowLenMax: f.rowLenMax * 3 });
+          expect(ms(b, GPU, 'merge-path')).toBe(ms(a, GPU, 'merge-path'));
+          const lo = spmv({ ...f, rowLenCv: Math.min(f.rowLenCv, cv2) });
+          const hi = spmv({ ...f, rowLenCv: Math.max(f.rowLenCv, cv2) });
+          expect(ms(hi, GPU, 'row-per-thread')).toBeGreaterThanOrEqual(ms(lo, GPU, 'row-per-thread'));
+        },
+      ),
       { seed: 7, numRuns: 200 },
     );
   });
@@ -65,10 +70,41 @@ describe('GPU SpMV variants and row skew', () => {
 
 describe('FPGA resources', () => {
   const f = features(100_000, 10, 0.5, 40, 0.02);
-  const spmm: PlanOp = { ...spmv(f, 'op1'), kind: 'spmm', impls: typicalImpls('spmm'), gathers: f.nnz * 64, flops: 2 * f.nnz * 64, resultBytes: f.rows * 64 * 4 };
-  const scale: PlanOp = { id: 'op2', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: 'op0_y', from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1, impls: typicalImpls('map') };
-  const problem = (ops: PlanOp[]): PlanProblem => ({ kernel: 'k', paramBytes: new Map([['A', f.nnz * 8], ['x', f.rows * 4]]), sparseParams: new Set(['A']), results: [ops[ops.length - 1]!.result], ops });
-  const whole = (p: PlanProblem): { start: number; end: number; device: string; count: number }[] => [{ start: 0, end: p.ops.length, device: 'fpga', count: 1 }];
+  const spmm: PlanOp = {
+    ...spmv(f, 'op1'),
+    kind: 'spmm',
+    impls: typicalImpls('spmm'),
+    gathers: f.nnz * 64,
+    flops: 2 * f.nnz * 64,
+    resultBytes: f.rows * 64 * 4,
+  };
+  const scale: PlanOp = {
+    id: 'op2',
+    kind: 'map',
+    result: 'z',
+    dtype: 'f32',
+    reads: [{ value: 'op0_y', from: { kind: 'op', id: 'op0' } }],
+    items: f.rows,
+    flops: f.rows,
+    bytes: f.rows * 8,
+    gathers: 0,
+    resultBytes: f.rows * 4,
+    trips: 1,
+    impls: typicalImpls('map'),
+  };
+  const problem = (ops: PlanOp[]): PlanProblem => ({
+    kernel: 'k',
+    paramBytes: new Map([
+      ['A', f.nnz * 8],
+      ['x', f.rows * 4],
+    ]),
+    sparseParams: new Set(['A']),
+    results: [ops[ops.length - 1]!.result],
+    ops,
+  });
+  const whole = (p: PlanProblem): { start: number; end: number; device: string; count: number }[] => [
+    { start: 0, end: p.ops.length, device: 'fpga', count: 1 },
+  ];
 
   it('a stage is infeasible when its designs together exceed the device; exactly enough fits', () => {
     const justSpmv = system([CPU, fpga(fpgaDesignResources('spmv'))]);
@@ -79,7 +115,9 @@ describe('FPGA resources', () => {
     expect(evaluateChoices(justSpmv, two, whole(two), STEADY)).toBeUndefined();
     const out = planPareto(justSpmv, two, { ...goal('throughput'), kinds: ['fpga'] });
     expect(out.pareto).toEqual([]);
-    expect(out.infeasible.join('\n')).toContain(`kernels serpens-spmv+stream need ${fpgaDesignResources('spmv').lut + fpgaDesignResources('stream').lut} LUT on fpga, which has ${fpgaDesignResources('spmv').lut}`);
+    expect(out.infeasible.join('\n')).toContain(
+      `kernels serpens-spmv+stream need ${fpgaDesignResources('spmv').lut + fpgaDesignResources('stream').lut} LUT on fpga, which has ${fpgaDesignResources('spmv').lut}`,
+    );
     // The spmm design alone does not fit either.
     const mm = problem([spmm]);
     expect(evaluateChoices(justSpmv, mm, whole(mm), STEADY)).toBeUndefined();
@@ -87,15 +125,35 @@ describe('FPGA resources', () => {
 
   it('designs that fit one at a time but not together force separate FPGA stages', () => {
     // 0.6 of a U280: spmv or spmm fits (URAM 384 each), both need 768 > 576.
-    const r = { lut: U280.lut * 0.6, ff: U280.ff * 0.6, bram: U280.bram * 0.6, uram: U280.uram * 0.6, dsp: U280.dsp * 0.6 };
+    const r = {
+      lut: U280.lut * 0.6,
+      ff: U280.ff * 0.6,
+      bram: U280.bram * 0.6,
+      uram: U280.uram * 0.6,
+      dsp: U280.dsp * 0.6,
+    };
     const sys = system([CPU, fpga(r, 2)]);
-    const p = problem([spmv(f), { ...spmm, reads: [{ value: 'A', from: { kind: 'param' } }, { value: 'op0_y', from: { kind: 'op', id: 'op0' } }] }]);
+    const p = problem([
+      spmv(f),
+      {
+        ...spmm,
+        reads: [
+          { value: 'A', from: { kind: 'param' } },
+          { value: 'op0_y', from: { kind: 'op', id: 'op0' } },
+        ],
+      },
+    ]);
     expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 1 }], STEADY)).toBeUndefined();
     expect(evaluateChoices(sys, p, [{ start: 0, end: 2, device: 'fpga', count: 2 }], STEADY)).toBeUndefined();
-    const split = evaluateChoices(sys, p, [
-      { start: 0, end: 1, device: 'fpga', count: 1 },
-      { start: 1, end: 2, device: 'fpga', count: 1 },
-    ], STEADY);
+    const split = evaluateChoices(
+      sys,
+      p,
+      [
+        { start: 0, end: 1, device: 'fpga', count: 1 },
+        { start: 1, end: 2, device: 'fpga', count: 1 },
+      ],
+      STEADY,
+    );
     expect(split).toBeDefined();
     const only = singleKind(sys, p, 'fpga', goal('throughput'));
     expect(only?.stages.map((s) => s.ops)).toEqual([['op0'], ['op1']]);
@@ -106,7 +164,8 @@ describe('FPGA resources', () => {
 describe('transfers', () => {
   const F = fpga(U280);
   const link = { a: 'gpu', b: 'fpga', bandwidthGBs: 10, latencyUs: 10 };
-  const hop = (d: DeviceSpec, bytes: number): number => d.hostLink!.latencyUs / 1e3 + (bytes / (d.hostLink!.bandwidthGBs * 1e9)) * 1e3;
+  const hop = (d: DeviceSpec, bytes: number): number =>
+    d.hostLink!.latencyUs / 1e3 + (bytes / (d.hostLink!.bandwidthGBs * 1e9)) * 1e3;
 
   it('GPU -> FPGA is one hop over a peer link, else the two host hops in turn', () => {
     const bytes = 64e6;
@@ -124,18 +183,42 @@ describe('transfers', () => {
     expect(transferMs(linked, GPU, F, 0)).toBe(0);
   });
 
-  it('a stage reading a GPU stage\'s result on the FPGA pays exactly that transfer', () => {
+  it("a stage reading a GPU stage's result on the FPGA pays exactly that transfer", () => {
     const f = features(100_000, 10, 0.5, 40, 0.02);
     const op0 = spmv(f);
-    const op1: PlanOp = { id: 'op1', kind: 'map', result: 'z', dtype: 'f32', reads: [{ value: op0.result, from: { kind: 'op', id: 'op0' } }], items: f.rows, flops: f.rows, bytes: f.rows * 8, gathers: 0, resultBytes: f.rows * 4, trips: 1, impls: typicalImpls('map') };
-    const p: PlanProblem = { kernel: 'k', paramBytes: new Map([['A', f.nnz * 8], ['x', f.rows * 4]]), sparseParams: new Set(['A']), results: [], ops: [op0, op1] };
+    const op1: PlanOp = {
+      id: 'op1',
+      kind: 'map',
+      result: 'z',
+      dtype: 'f32',
+      reads: [{ value: op0.result, from: { kind: 'op', id: 'op0' } }],
+      items: f.rows,
+      flops: f.rows,
+      bytes: f.rows * 8,
+      gathers: 0,
+      resultBytes: f.rows * 4,
+      trips: 1,
+      impls: typicalImpls('map'),
+    };
+    const p: PlanProblem = {
+      kernel: 'k',
+      paramBytes: new Map([
+        ['A', f.nnz * 8],
+        ['x', f.rows * 4],
+      ]),
+      sparseParams: new Set(['A']),
+      results: [],
+      ops: [op0, op1],
+    };
     const choices = [
       { start: 0, end: 1, device: 'gpu', count: 1 },
       { start: 1, end: 2, device: 'fpga', count: 1 },
     ];
     const linked = evaluateChoices(system([CPU, GPU, F], [link]), p, choices, STEADY)!;
     const bare = evaluateChoices(system([CPU, GPU, F]), p, choices, STEADY)!;
-    expect(linked.stages[1]!.transferMs).toBe(link.latencyUs / 1e3 + (op0.resultBytes / (link.bandwidthGBs * 1e9)) * 1e3);
+    expect(linked.stages[1]!.transferMs).toBe(
+      link.latencyUs / 1e3 + (op0.resultBytes / (link.bandwidthGBs * 1e9)) * 1e3,
+    );
     expect(bare.stages[1]!.transferMs).toBe(hop(GPU, op0.resultBytes) + hop(F, op0.resultBytes));
     expect(bare.latencyMs).toBeGreaterThan(linked.latencyMs);
     // The GPU stage itself is unaffected.
@@ -156,12 +239,29 @@ describe('dtypes a device cannot run', () => {
         paramBytes: new Map([['x', 1e3]]),
         sparseParams: new Set(),
         results: ['y'],
-        ops: [{ id: 'op0', kind: 'copy', result: 'y', dtype: 'f64', reads: [{ value: 'x', from: { kind: 'param' } }], items: 1e6, flops, bytes: 1e9, gathers: 0, resultBytes: 1e3, trips: 1, impls: typicalImpls('copy') }],
+        ops: [
+          {
+            id: 'op0',
+            kind: 'copy',
+            result: 'y',
+            dtype: 'f64',
+            reads: [{ value: 'x', from: { kind: 'param' } }],
+            items: 1e6,
+            flops,
+            bytes: 1e9,
+            gathers: 0,
+            resultBytes: 1e3,
+            trips: 1,
+            impls: typicalImpls('copy'),
+          },
+        ],
       };
-      const finite = (m: { periodMs: number; latencyMs: number; energyJ: number }): boolean => [m.periodMs, m.latencyMs, m.energyJ].every(Number.isFinite);
+      const finite = (m: { periodMs: number; latencyMs: number; energyJ: number }): boolean =>
+        [m.periodMs, m.latencyMs, m.energyJ].every(Number.isFinite);
       const out = planPareto(sys, p, goal('throughput'));
       expect(out.pareto.length).toBeGreaterThan(0);
-      for (const m of out.pareto) expect(finite(m), `${flops} flops: ${m.periodMs} ms on ${m.stages[0]!.device}`).toBe(true);
+      for (const m of out.pareto)
+        expect(finite(m), `${flops} flops: ${m.periodMs} ms on ${m.stages[0]!.device}`).toBe(true);
       if (flops > 0) for (const m of out.pareto) expect(m.stages[0]!.device).toBe('cpu');
       const g = singleKind(sys, p, 'gpu', goal('throughput'));
       if (g) expect(finite(g)).toBe(true);
@@ -174,13 +274,28 @@ describe('stages split over several instances', () => {
   const G2: DeviceSpec = { ...GPU, count: 2, hostLink: { bandwidthGBs: 25, latencyUs: 10 } };
   const peer = { a: 'gpu', b: 'gpu', bandwidthGBs: 20, latencyUs: 10 };
   const f = features(100_000, 8, 0.5, 40, 0.02);
-  const problem = (ops: PlanOp[], g = f): PlanProblem => ({ kernel: 'k', paramBytes: new Map([['A', g.nnz * 8], ['x', g.rows * 4]]), sparseParams: new Set(['A']), results: [ops[ops.length - 1]!.result], ops });
+  const problem = (ops: PlanOp[], g = f): PlanProblem => ({
+    kernel: 'k',
+    paramBytes: new Map([
+      ['A', g.nnz * 8],
+      ['x', g.rows * 4],
+    ]),
+    sparseParams: new Set(['A']),
+    results: [ops[ops.length - 1]!.result],
+    ops,
+  });
 
   it('an SpMV chain split over two GPUs all-gathers the vector the second SpMV gathers; one GPU exchanges nothing', () => {
     const sys = system([CPU, G2], [peer]);
-    const second = { ...spmv(f, 'op1'), reads: [{ value: 'A', from: { kind: 'param' } }, { value: 'op0_y', from: { kind: 'op', id: 'op0' } }] } as PlanOp;
+    const second = {
+      ...spmv(f, 'op1'),
+      reads: [
+        { value: 'A', from: { kind: 'param' } },
+        { value: 'op0_y', from: { kind: 'op', id: 'op0' } },
+      ],
+    } as PlanOp;
     const p = problem([spmv(f), second]);
-    const allGather = transferMs(sys, G2, G2, f.rows * 4 / 2);
+    const allGather = transferMs(sys, G2, G2, (f.rows * 4) / 2);
     expect(splitExchangeMs(sys, p.ops, G2, 1)).toBe(0);
     expect(splitExchangeMs(sys, p.ops, G2, 2)).toBeCloseTo(allGather, 12);
     // The first op gathers only a parameter, which each instance receives whole: nothing to exchange.
@@ -192,7 +307,7 @@ describe('stages split over several instances', () => {
     const small = features(2_000, 8, 0.5, 40, 0.02);
     const it20 = { ...spmv(small), trips: 20 };
     const p = problem([it20], small);
-    expect(splitExchangeMs(sys, p.ops, G2, 2)).toBeCloseTo(19 * transferMs(sys, G2, G2, small.rows * 4 / 2), 12);
+    expect(splitExchangeMs(sys, p.ops, G2, 2)).toBeCloseTo(19 * transferMs(sys, G2, G2, (small.rows * 4) / 2), 12);
     const one = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 1 }], STEADY)!;
     const two = evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count: 2 }], STEADY)!;
     expect(two.periodMs).toBeGreaterThan(one.periodMs);

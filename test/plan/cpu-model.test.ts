@@ -12,10 +12,42 @@ import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
 
-const MODEL: CpuModelSpec = { nsPerNnz: 0.5, nsPerGather: 0.1, nsPerRow: 2, nsPerItem: 0.25, nsPerMiss: 40, nsPerByte: 0.05, cacheMB: 4 };
-const cpu = (cpuModel: CpuModelSpec | undefined, threads = 1): DeviceSpec => ({ id: 'cpu', kind: 'cpu', name: 'h', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 20, launchOverheadUs: 3, idlePowerW: 1, waitingPowerW: 1, activePowerW: 2, memoryGB: 8, threads, ...(cpuModel ? { cpuModel } : {}) });
+const MODEL: CpuModelSpec = {
+  nsPerNnz: 0.5,
+  nsPerGather: 0.1,
+  nsPerRow: 2,
+  nsPerItem: 0.25,
+  nsPerMiss: 40,
+  nsPerByte: 0.05,
+  cacheMB: 4,
+};
+const cpu = (cpuModel: CpuModelSpec | undefined, threads = 1): DeviceSpec => ({
+  id: 'cpu',
+  kind: 'cpu',
+  name: 'h',
+  count: 1,
+  peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 },
+  memBandwidthGBs: 20,
+  launchOverheadUs: 3,
+  idlePowerW: 1,
+  waitingPowerW: 1,
+  activePowerW: 2,
+  memoryGB: 8,
+  threads,
+  ...(cpuModel ? { cpuModel } : {}),
+});
 
-const feats = (rows: number, perRow: number, localityScore: number, rowLenMax = perRow): SparseFeatures => ({ rows, cols: rows, nnz: rows * perRow, rowLenMean: perRow, rowLenMax, rowLenCv: 0, emptyRowFraction: 0, top1PctNnzShare: 0.01, localityScore });
+const feats = (rows: number, perRow: number, localityScore: number, rowLenMax = perRow): SparseFeatures => ({
+  rows,
+  cols: rows,
+  nnz: rows * perRow,
+  rowLenMean: perRow,
+  rowLenMax,
+  rowLenCv: 0,
+  emptyRowFraction: 0,
+  top1PctNnzShare: 0.01,
+  localityScore,
+});
 
 /** SpMM Y = A B with k dense columns (k = 1: SpMV), f32, in annotate-cost's counts. */
 function spmm(f: SparseFeatures, k: number): PlanOp {
@@ -54,7 +86,10 @@ describe('CPU model terms', () => {
     expect(cpuTerms(big(1), 4).missLines).toBe(0);
     expect(ms(big(0), cpu(MODEL)) - ms(big(1), cpu(MODEL))).toBeCloseTo((1_600_000 * (1 - 4e6 / dense) * 40) / 1e6, 9);
     // A 128-byte row (K = 32, f32) is two lines; a 4-byte one (SpMV) still one.
-    expect(cpuTerms(spmm(feats(200_000, 8, 0), 32), 4).missLines).toBeCloseTo(2 * 1_600_000 * (1 - 4e6 / (200_000 * 128)), 6);
+    expect(cpuTerms(spmm(feats(200_000, 8, 0), 32), 4).missLines).toBeCloseTo(
+      2 * 1_600_000 * (1 - 4e6 / (200_000 * 128)),
+      6,
+    );
     expect(cpuTerms(spmm(feats(2_000_000, 8, 0), 1), 4).missLines).toBeCloseTo(16_000_000 * (1 - 4e6 / 8e6), 6);
   });
 
@@ -68,7 +103,10 @@ describe('CPU model terms', () => {
     const op = spmm(feats(100_000, 8, 0.5), 1);
     const one = ms(op, cpu(MODEL)) - 0.003;
     expect(ms(op, cpu({ ...MODEL, parallelEfficiency: 1 }, 4)) - 0.003).toBeCloseTo(one / 4, 12);
-    expect(ms(op, cpu({ ...MODEL, parallelEfficiency: 0.5, dispatchUsPerThread: 10 }, 3)) - 0.003).toBeCloseTo(one / 2 + 0.02, 12);
+    expect(ms(op, cpu({ ...MODEL, parallelEfficiency: 0.5, dispatchUsPerThread: 10 }, 3)) - 0.003).toBeCloseTo(
+      one / 2 + 0.02,
+      12,
+    );
     // Omitted thread figures: linear speedup, no dispatch.
     expect(ms(op, cpu(MODEL, 2)) - 0.003).toBeCloseTo(one / 2, 12);
   });
@@ -80,7 +118,20 @@ describe('CPU model terms', () => {
   });
 
   it('dense ops keep the roofline, and without the block every op does', () => {
-    const map: PlanOp = { id: 'm', kind: 'map', result: 'z', dtype: 'f32', reads: [], items: 1e6, flops: 1e6, bytes: 8e6, gathers: 0, resultBytes: 4e6, trips: 1, impls: typicalImpls('map') };
+    const map: PlanOp = {
+      id: 'm',
+      kind: 'map',
+      result: 'z',
+      dtype: 'f32',
+      reads: [],
+      items: 1e6,
+      flops: 1e6,
+      bytes: 8e6,
+      gathers: 0,
+      resultBytes: 4e6,
+      trips: 1,
+      impls: typicalImpls('map'),
+    };
     expect(ms(map, cpu(MODEL))).toBe(ms(map, cpu(undefined)));
     const op = spmm(feats(10_000, 8, 0.5), 16);
     expect(ms(op, cpu(undefined))).not.toBe(ms(op, cpu(MODEL)));

@@ -52,7 +52,13 @@ export const fpga = (resources: FpgaSpec['resources'], count = 1): DeviceSpec =>
   hostLink: { bandwidthGBs: 12, latencyUs: 10 },
   fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources, bitstreamLoadMs: 1000 },
 });
-export const system = (devices: DeviceSpec[], peerLinks: SystemSpec['peerLinks'] = []): SystemSpec => ({ name: 't', description: '', devices, peerLinks, constraints: {} });
+export const system = (devices: DeviceSpec[], peerLinks: SystemSpec['peerLinks'] = []): SystemSpec => ({
+  name: 't',
+  description: '',
+  devices,
+  peerLinks,
+  constraints: {},
+});
 
 /** An SpMV y = A x over features `f`, in the work counts annotate-cost gives it. */
 export function spmv(f: SparseFeatures, id = 'op0', dtype: Dtype = 'f32'): PlanOp {

@@ -57,7 +57,12 @@ describe('planPareto equals exhaustive enumeration', () => {
   it('comparable devices and ops (multi-stage fronts): same Pareto triples, well-formed mappings', () => {
     const seen = counts();
     fc.assert(
-      fc.property(problemArb(6, 'narrow'), systemArb({ maxAccel: 3, spread: 'narrow', minGpuSpecs: 1, minFpgaSpecs: 1 }), optsDraftArb, (p, sys, od) => agree(p, sys, od, seen)),
+      fc.property(
+        problemArb(6, 'narrow'),
+        systemArb({ maxAccel: 3, spread: 'narrow', minGpuSpecs: 1, minFpgaSpecs: 1 }),
+        optsDraftArb,
+        (p, sys, od) => agree(p, sys, od, seen),
+      ),
       { seed: 777, numRuns: 360 },
     );
     // A quarter of the runs plan for one input, where latency alone counts and pipelines rarely reach the front.

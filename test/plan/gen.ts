@@ -7,10 +7,25 @@
 import { typicalImpls } from '../helpers/impls.js';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { choicesOf, evaluateChoices, idlePowerW, peakPowerW, planPareto, type PlanOptions } from '../../runtime/plan/dp.js';
+import {
+  choicesOf,
+  evaluateChoices,
+  idlePowerW,
+  peakPowerW,
+  planPareto,
+  type PlanOptions,
+} from '../../runtime/plan/dp.js';
 import { ENERGY_SCOPES, perInputMs, type EnergyScope, type StreamLength } from '../../runtime/plan/figures.js';
 import { enumerateMappings, exhaustivePareto } from '../../runtime/plan/exhaustive.js';
-import type { Dtype, Mapping, Objective, PlanOp, PlanProblem, SparseFeatures, ValueRead } from '../../runtime/plan/types.js';
+import type {
+  Dtype,
+  Mapping,
+  Objective,
+  PlanOp,
+  PlanProblem,
+  SparseFeatures,
+  ValueRead,
+} from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec, FpgaSpec, PeerLink, SystemSpec } from '../../runtime/system/types.js';
 
 export const KINDS = ['spmv', 'spmm', 'sddmm', 'gemm', 'map', 'reduce', 'copy'] as const;
@@ -30,48 +45,83 @@ export const mag = (lo: number, hi: number): fc.Arbitrary<number> =>
 export type Spread = 'wide' | 'narrow';
 const R = {
   wide: {
-    rows: [0, 6], cols: [0, 6], mean: [-2, 3], maxOver: [-2, 3],
-    items: [0, 7], flops: [0, 10], bytes: [1, 10], gathers: [0, 9], resultBytes: [0, 9], param: [0, 9],
-    peak: [1, 4], bw: [1, 3], mem: [0, 3], linkBw: [0, 2], linkLat: [0, 2], tinyMemWeight: 1, hbmCh: [0, 1], maxTrips: 20, maxWidth: 64, maxCount: 3,
+    rows: [0, 6],
+    cols: [0, 6],
+    mean: [-2, 3],
+    maxOver: [-2, 3],
+    items: [0, 7],
+    flops: [0, 10],
+    bytes: [1, 10],
+    gathers: [0, 9],
+    resultBytes: [0, 9],
+    param: [0, 9],
+    peak: [1, 4],
+    bw: [1, 3],
+    mem: [0, 3],
+    linkBw: [0, 2],
+    linkLat: [0, 2],
+    tinyMemWeight: 1,
+    hbmCh: [0, 1],
+    maxTrips: 20,
+    maxWidth: 64,
+    maxCount: 3,
   },
   narrow: {
-    rows: [4, 5], cols: [4, 5], mean: [0, 2], maxOver: [-1, 1],
-    items: [5, 5], flops: [7, 7], bytes: [7, 7], gathers: [5, 5], resultBytes: [5, 6], param: [5, 6],
-    peak: [2, 2], bw: [2, 2], mem: [1, 2], linkBw: [1, 2], linkLat: [0, 1], tinyMemWeight: 0, hbmCh: [0, 0], maxTrips: 3, maxWidth: 2, maxCount: 1,
+    rows: [4, 5],
+    cols: [4, 5],
+    mean: [0, 2],
+    maxOver: [-1, 1],
+    items: [5, 5],
+    flops: [7, 7],
+    bytes: [7, 7],
+    gathers: [5, 5],
+    resultBytes: [5, 6],
+    param: [5, 6],
+    peak: [2, 2],
+    bw: [2, 2],
+    mem: [1, 2],
+    linkBw: [1, 2],
+    linkLat: [0, 1],
+    tinyMemWeight: 0,
+    hbmCh: [0, 0],
+    maxTrips: 3,
+    maxWidth: 2,
+    maxCount: 1,
   },
 } as const satisfies Record<Spread, Record<string, readonly [number, number] | number>>;
 const rng = (r: readonly [number, number]): fc.Arbitrary<number> => mag(r[0], r[1]);
 
 const unit = (max = 1): fc.Arbitrary<number> => fc.double({ min: 0, max, noNaN: true, noDefaultInfinity: true });
 
-export const featuresArb = (spread: Spread = 'wide'): fc.Arbitrary<SparseFeatures> => fc
-  .record({
-    rows: rng(R[spread].rows),
-    cols: rng(R[spread].cols),
-    mean: rng(R[spread].mean),
-    maxOver: rng(R[spread].maxOver),
-    cv: fc.oneof(fc.constant(0), unit(5)),
-    empty: unit(0.9),
-    top1: unit(1),
-    locality: fc.option(unit(1), { nil: undefined }),
-  })
-  .map(({ rows, cols, mean, maxOver, cv, empty, top1, locality }) => {
-    const r = Math.max(1, Math.round(rows));
-    const nnz = Math.max(1, Math.round(r * mean));
-    const rowLenMean = nnz / r;
-    const f: SparseFeatures = {
-      rows: r,
-      cols: Math.max(1, Math.round(cols)),
-      nnz,
-      rowLenMean,
-      rowLenMax: Math.min(nnz, Math.max(Math.ceil(rowLenMean), Math.round(rowLenMean * (1 + maxOver)))),
-      rowLenCv: cv,
-      emptyRowFraction: empty,
-      top1PctNnzShare: top1,
-    };
-    if (locality !== undefined) f.localityScore = locality;
-    return f;
-  });
+export const featuresArb = (spread: Spread = 'wide'): fc.Arbitrary<SparseFeatures> =>
+  fc
+    .record({
+      rows: rng(R[spread].rows),
+      cols: rng(R[spread].cols),
+      mean: rng(R[spread].mean),
+      maxOver: rng(R[spread].maxOver),
+      cv: fc.oneof(fc.constant(0), unit(5)),
+      empty: unit(0.9),
+      top1: unit(1),
+      locality: fc.option(unit(1), { nil: undefined }),
+    })
+    .map(({ rows, cols, mean, maxOver, cv, empty, top1, locality }) => {
+      const r = Math.max(1, Math.round(rows));
+      const nnz = Math.max(1, Math.round(r * mean));
+      const rowLenMean = nnz / r;
+      const f: SparseFeatures = {
+        rows: r,
+        cols: Math.max(1, Math.round(cols)),
+        nnz,
+        rowLenMean,
+        rowLenMax: Math.min(nnz, Math.max(Math.ceil(rowLenMean), Math.round(rowLenMean * (1 + maxOver)))),
+        rowLenCv: cv,
+        emptyRowFraction: empty,
+        top1PctNnzShare: top1,
+      };
+      if (locality !== undefined) f.localityScore = locality;
+      return f;
+    });
 
 interface OpDraft {
   kind: (typeof KINDS)[number];
@@ -93,24 +143,25 @@ interface OpDraft {
   inResults: boolean;
 }
 
-const opDraftArb = (spread: Spread): fc.Arbitrary<OpDraft> => fc.record({
-  kind: fc.constantFrom(...KINDS),
-  dtype: fc.constantFrom(...DTYPES),
-  items: rng(R[spread].items),
-  flops: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: rng(R[spread].flops) }),
-  bytes: rng(R[spread].bytes),
-  gathers: fc.oneof(fc.constant(0), rng(R[spread].gathers)),
-  resultBytes: rng(R[spread].resultBytes),
-  sparse: featuresArb(spread),
-  withFeatures: fc.boolean(),
-  readParams: fc.array(fc.nat(), { maxLength: 2 }),
-  readOps: fc.array(fc.nat(), { maxLength: 3 }),
-  overwrite: fc.option(fc.nat(), { nil: undefined, freq: 5 }),
-  groupTag: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
-  trips: fc.integer({ min: 1, max: R[spread].maxTrips }),
-  maxWidth: fc.constant(R[spread].maxWidth),
-  inResults: fc.boolean(),
-});
+const opDraftArb = (spread: Spread): fc.Arbitrary<OpDraft> =>
+  fc.record({
+    kind: fc.constantFrom(...KINDS),
+    dtype: fc.constantFrom(...DTYPES),
+    items: rng(R[spread].items),
+    flops: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: rng(R[spread].flops) }),
+    bytes: rng(R[spread].bytes),
+    gathers: fc.oneof(fc.constant(0), rng(R[spread].gathers)),
+    resultBytes: rng(R[spread].resultBytes),
+    sparse: featuresArb(spread),
+    withFeatures: fc.boolean(),
+    readParams: fc.array(fc.nat(), { maxLength: 2 }),
+    readOps: fc.array(fc.nat(), { maxLength: 3 }),
+    overwrite: fc.option(fc.nat(), { nil: undefined, freq: 5 }),
+    groupTag: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+    trips: fc.integer({ min: 1, max: R[spread].maxTrips }),
+    maxWidth: fc.constant(R[spread].maxWidth),
+    inResults: fc.boolean(),
+  });
 
 /** The shape of a problem without its numbers, so a training set can share it. */
 export interface ProblemShape {
@@ -126,8 +177,11 @@ function build(params: { sparse: boolean; bytes: number }[], drafts: OpDraft[]):
   const ops: PlanOp[] = [];
   drafts.forEach((d, i) => {
     const reads: ValueRead[] = [];
-    for (const k of new Set(d.readParams.map((x) => x % names.length))) reads.push({ value: names[k]!, from: { kind: 'param' } });
-    if (i > 0) for (const k of new Set(d.readOps.map((x) => x % i))) reads.push({ value: ops[k]!.result, from: { kind: 'op', id: ops[k]!.id } });
+    for (const k of new Set(d.readParams.map((x) => x % names.length)))
+      reads.push({ value: names[k]!, from: { kind: 'param' } });
+    if (i > 0)
+      for (const k of new Set(d.readOps.map((x) => x % i)))
+        reads.push({ value: ops[k]!.result, from: { kind: 'op', id: ops[k]!.id } });
     if (reads.length === 0) reads.push({ value: names[0]!, from: { kind: 'param' } });
     // Repeat groups: a maximal run of equal tags is one group named after its first op; its trips are the first op's.
     let start = i;
@@ -143,7 +197,9 @@ function build(params: { sparse: boolean; bytes: number }[], drafts: OpDraft[]):
       items: d.items,
       flops: d.flops,
       bytes: d.bytes,
-      gathers: feat ? Math.round(feat.nnz * (d.kind === 'spmv' || d.kind === 'reduce' ? 1 : 1 + (d.gathers % d.maxWidth))) : d.gathers,
+      gathers: feat
+        ? Math.round(feat.nnz * (d.kind === 'spmv' || d.kind === 'reduce' ? 1 : 1 + (d.gathers % d.maxWidth)))
+        : d.gathers,
       resultBytes: d.resultBytes,
       impls: typicalImpls(d.kind),
       trips: d.groupTag === undefined ? 1 : drafts[start]!.trips,
@@ -166,11 +222,18 @@ const paramArb = (spread: Spread) => fc.record({ sparse: fc.boolean(), bytes: rn
 
 export const problemArb = (maxOps = 6, spread: Spread = 'wide'): fc.Arbitrary<PlanProblem> =>
   fc
-    .record({ params: fc.array(paramArb(spread), { minLength: 1, maxLength: 3 }), ops: fc.array(opDraftArb(spread), { minLength: 1, maxLength: maxOps, size: 'max' }) })
+    .record({
+      params: fc.array(paramArb(spread), { minLength: 1, maxLength: 3 }),
+      ops: fc.array(opDraftArb(spread), { minLength: 1, maxLength: maxOps, size: 'max' }),
+    })
     .map(({ params, ops }) => build(params, ops));
 
 /** Several problems with one structure (ops, reads, groups, results) and independent numbers: a training set. */
-export const problemFamilyArb = (size: { min: number; max: number }, maxOps = 5, spread: Spread = 'wide'): fc.Arbitrary<PlanProblem[]> =>
+export const problemFamilyArb = (
+  size: { min: number; max: number },
+  maxOps = 5,
+  spread: Spread = 'wide',
+): fc.Arbitrary<PlanProblem[]> =>
   fc
     .record({
       params: fc.array(paramArb(spread), { minLength: 1, maxLength: 3 }),
@@ -182,7 +245,14 @@ export const problemFamilyArb = (size: { min: number; max: number }, maxOps = 5,
           fc.tuple(
             fc.array(rng(R[spread].param), { minLength: params.length, maxLength: params.length }),
             fc.array(
-              fc.record({ items: rng(R[spread].items), flops: rng(R[spread].flops), bytes: rng(R[spread].bytes), resultBytes: rng(R[spread].resultBytes), sparse: featuresArb(spread), gathers: rng(R[spread].gathers) }),
+              fc.record({
+                items: rng(R[spread].items),
+                flops: rng(R[spread].flops),
+                bytes: rng(R[spread].bytes),
+                resultBytes: rng(R[spread].resultBytes),
+                sparse: featuresArb(spread),
+                gathers: rng(R[spread].gathers),
+              }),
               {
                 minLength: ops.length,
                 maxLength: ops.length,
@@ -203,14 +273,17 @@ export const problemFamilyArb = (size: { min: number; max: number }, maxOps = 5,
 
 // ---------------------------------------------------------------- systems
 
-const peaks = (sp: Spread) => fc.record({ f32: rng(R[sp].peak), f64: rng(R[sp].peak), i32: rng(R[sp].peak), i64: rng(R[sp].peak) });
+const peaks = (sp: Spread) =>
+  fc.record({ f32: rng(R[sp].peak), f64: rng(R[sp].peak), i32: rng(R[sp].peak), i64: rng(R[sp].peak) });
 /** idle <= waiting <= active: a waiting (powered-up) instance sits anywhere from its idle to its active draw. */
 const power = fc
   .tuple(mag(0, 2), mag(0, 2), fc.constantFrom(0, 0.25, 0.5, 1))
   .map(([idle, extra, wait]) => ({ idlePowerW: idle, waitingPowerW: idle + wait * extra, activePowerW: idle + extra }));
 /** Device memory, GB: usually ample, sometimes (wide) tiny, 1 KB .. 1 MB, so stages fail the memory check. */
 const memoryGB = (sp: Spread) =>
-  R[sp].tinyMemWeight > 0 ? fc.oneof({ weight: 6, arbitrary: rng(R[sp].mem) }, { weight: R[sp].tinyMemWeight, arbitrary: mag(-6, -3) }) : rng(R[sp].mem);
+  R[sp].tinyMemWeight > 0
+    ? fc.oneof({ weight: 6, arbitrary: rng(R[sp].mem) }, { weight: R[sp].tinyMemWeight, arbitrary: mag(-6, -3) })
+    : rng(R[sp].mem);
 const hostLink = (sp: Spread) => fc.record({ bandwidthGBs: rng(R[sp].linkBw), latencyUs: rng(R[sp].linkLat) });
 
 /** A fitted CPU model (what dype calibrate writes), coefficients over a few decades around those measured here. */
@@ -229,9 +302,32 @@ const cpuModelArb: fc.Arbitrary<CpuModelSpec> = fc.record({
 /** The host's root complex: absent (not a shared limit) or a bandwidth in the range of the links', so it sometimes binds. */
 const rootComplex = (sp: Spread) => fc.option(rng(R[sp].linkBw), { nil: undefined });
 
-const cpuArb = (sp: Spread): fc.Arbitrary<DeviceSpec> => fc
-  .record({ peakGflops: peaks(sp), mem: rng(R[sp].bw), launch: fc.integer({ min: 0, max: 50 }), power, memoryGB: memoryGB(sp), threads: fc.integer({ min: 1, max: 64 }), cpuModel: fc.option(cpuModelArb, { nil: undefined }), root: rootComplex(sp) })
-  .map((r) => ({ id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: r.peakGflops, memBandwidthGBs: r.mem, launchOverheadUs: r.launch, ...r.power, memoryGB: r.memoryGB, threads: r.threads, ...(r.cpuModel ? { cpuModel: r.cpuModel } : {}), ...(r.root !== undefined ? { rootComplexGBs: r.root } : {}) }));
+const cpuArb = (sp: Spread): fc.Arbitrary<DeviceSpec> =>
+  fc
+    .record({
+      peakGflops: peaks(sp),
+      mem: rng(R[sp].bw),
+      launch: fc.integer({ min: 0, max: 50 }),
+      power,
+      memoryGB: memoryGB(sp),
+      threads: fc.integer({ min: 1, max: 64 }),
+      cpuModel: fc.option(cpuModelArb, { nil: undefined }),
+      root: rootComplex(sp),
+    })
+    .map((r) => ({
+      id: 'cpu',
+      kind: 'cpu',
+      name: 'host',
+      count: 1,
+      peakGflops: r.peakGflops,
+      memBandwidthGBs: r.mem,
+      launchOverheadUs: r.launch,
+      ...r.power,
+      memoryGB: r.memoryGB,
+      threads: r.threads,
+      ...(r.cpuModel ? { cpuModel: r.cpuModel } : {}),
+      ...(r.root !== undefined ? { rootComplexGBs: r.root } : {}),
+    }));
 
 /**
  * FPGA resources as fractions of an Alveo U280's: often one scale for all
@@ -245,13 +341,26 @@ const fractions = fc.oneof(
   fc.record({ lut: fraction, ff: fraction, bram: fraction, uram: fraction, dsp: fraction }),
 );
 const fpgaBlock = (sp: Spread): fc.Arbitrary<FpgaSpec> =>
-  fc.record({ clockMHz: fc.integer({ min: 100, max: 500 }), hbmChannels: fc.integer({ min: 1, max: 32 }), ch: rng(R[sp].hbmCh), f: fractions }).map(({ f, ...r }) => ({
-    clockMHz: r.clockMHz,
-    hbmChannels: r.hbmChannels,
-    channelBandwidthGBs: r.ch,
-    resources: { lut: Math.round(U280.lut * f.lut), ff: Math.round(U280.ff * f.ff), bram: Math.round(U280.bram * f.bram), uram: Math.round(U280.uram * f.uram), dsp: Math.round(U280.dsp * f.dsp) },
-    bitstreamLoadMs: 1000,
-  }));
+  fc
+    .record({
+      clockMHz: fc.integer({ min: 100, max: 500 }),
+      hbmChannels: fc.integer({ min: 1, max: 32 }),
+      ch: rng(R[sp].hbmCh),
+      f: fractions,
+    })
+    .map(({ f, ...r }) => ({
+      clockMHz: r.clockMHz,
+      hbmChannels: r.hbmChannels,
+      channelBandwidthGBs: r.ch,
+      resources: {
+        lut: Math.round(U280.lut * f.lut),
+        ff: Math.round(U280.ff * f.ff),
+        bram: Math.round(U280.bram * f.bram),
+        uram: Math.round(U280.uram * f.uram),
+        dsp: Math.round(U280.dsp * f.dsp),
+      },
+      bitstreamLoadMs: 1000,
+    }));
 
 const accelArb = (kind: 'gpu' | 'fpga', sp: Spread): fc.Arbitrary<Omit<DeviceSpec, 'id'>> =>
   fc
@@ -265,17 +374,41 @@ const accelArb = (kind: 'gpu' | 'fpga', sp: Spread): fc.Arbitrary<Omit<DeviceSpe
       hostLink: hostLink(sp),
       fpga: fpgaBlock(sp),
       // The optional model blocks (gpuModel, fpgaModel), as fractions of the datasheet figures.
-      model: fc.option(fc.record({ sustained: fc.double({ min: 0.3, max: 1, noNaN: true }), floorExtraUs: mag(-1, 2), l2CacheMB: mag(-1, 2) }), { nil: undefined }),
+      model: fc.option(
+        fc.record({
+          sustained: fc.double({ min: 0.3, max: 1, noNaN: true }),
+          floorExtraUs: mag(-1, 2),
+          l2CacheMB: mag(-1, 2),
+        }),
+        { nil: undefined },
+      ),
     })
     .map((r) => {
-      const d: Omit<DeviceSpec, 'id'> = { kind, name: kind, count: r.count, peakGflops: r.peakGflops, memBandwidthGBs: r.mem, launchOverheadUs: r.launch, ...r.power, memoryGB: r.memoryGB, hostLink: r.hostLink };
+      const d: Omit<DeviceSpec, 'id'> = {
+        kind,
+        name: kind,
+        count: r.count,
+        peakGflops: r.peakGflops,
+        memBandwidthGBs: r.mem,
+        launchOverheadUs: r.launch,
+        ...r.power,
+        memoryGB: r.memoryGB,
+        hostLink: r.hostLink,
+      };
       if (kind === 'fpga') d.fpga = r.fpga;
-      if (r.model && kind === 'gpu') d.gpuModel = { effectiveBandwidthGBs: r.mem * r.model.sustained, sparseFloorUs: r.launch + r.model.floorExtraUs, l2CacheMB: r.model.l2CacheMB };
-      if (r.model && kind === 'fpga') d.fpgaModel = { effectiveBandwidthGBs: r.fpga.hbmChannels * r.fpga.channelBandwidthGBs * r.model.sustained };
+      if (r.model && kind === 'gpu')
+        d.gpuModel = {
+          effectiveBandwidthGBs: r.mem * r.model.sustained,
+          sparseFloorUs: r.launch + r.model.floorExtraUs,
+          l2CacheMB: r.model.l2CacheMB,
+        };
+      if (r.model && kind === 'fpga')
+        d.fpgaModel = { effectiveBandwidthGBs: r.fpga.hbmChannels * r.fpga.channelBandwidthGBs * r.model.sustained };
       return d;
     });
 
-const linkArb = (sp: Spread) => fc.record({ a: fc.nat(), b: fc.nat(), bandwidthGBs: rng(R[sp].linkBw), latencyUs: rng(R[sp].linkLat) });
+const linkArb = (sp: Spread) =>
+  fc.record({ a: fc.nat(), b: fc.nat(), bandwidthGBs: rng(R[sp].linkBw), latencyUs: rng(R[sp].linkLat) });
 
 export interface SystemGen {
   /** Instances of accelerators in all (the CPU adds one). */
@@ -312,13 +445,22 @@ export const systemArb = (g: SystemGen = {}): fc.Arbitrary<SystemSpec> => {
       fpgaFirst: fc.boolean(),
     })
     .map(({ cpu, gpus, fpgas, links, fpgaFirst }) => {
-      const named = [...gpus.map((d, i) => ({ ...d, id: `g${'ab'[i]}` })), ...fpgas.map((d, i) => ({ ...d, id: `f${'ab'[i]}` }))];
+      const named = [
+        ...gpus.map((d, i) => ({ ...d, id: `g${'ab'[i]}` })),
+        ...fpgas.map((d, i) => ({ ...d, id: `f${'ab'[i]}` })),
+      ];
       // Keep the required kinds' first specs within the instance budget.
-      const required = [...named.filter((d) => d.id === 'ga' && minG > 0), ...named.filter((d) => d.id === 'fa' && minF > 0)];
+      const required = [
+        ...named.filter((d) => d.id === 'ga' && minG > 0),
+        ...named.filter((d) => d.id === 'fa' && minF > 0),
+      ];
       const rest = named.filter((d) => !required.includes(d));
       const ordered = fpgaFirst ? [...required, ...rest.reverse()] : [...required, ...rest];
       const accel = trim(
-        ordered.map((d) => ({ ...d, count: required.includes(d) ? Math.min(d.count, Math.max(1, maxAccel - (required.length - 1))) : d.count })),
+        ordered.map((d) => ({
+          ...d,
+          count: required.includes(d) ? Math.min(d.count, Math.max(1, maxAccel - (required.length - 1))) : d.count,
+        })),
         maxAccel,
       ) as DeviceSpec[];
       const peerLinks: PeerLink[] = [];
@@ -353,8 +495,14 @@ export const optsDraftArb: fc.Arbitrary<OptsDraft> = fc.record({
   objective: fc.constantFrom(...OBJECTIVES),
   energyScope: fc.constantFrom(...ENERGY_SCOPES),
   streamLength: fc.constantFrom(...STREAMS),
-  cap: fc.option(fc.integer({ min: 0, max: 110 }).map((x) => x / 100), { nil: undefined }),
-  bound: fc.option(fc.integer({ min: 0, max: 120 }).map((x) => x / 100), { nil: undefined }),
+  cap: fc.option(
+    fc.integer({ min: 0, max: 110 }).map((x) => x / 100),
+    { nil: undefined },
+  ),
+  bound: fc.option(
+    fc.integer({ min: 0, max: 120 }).map((x) => x / 100),
+    { nil: undefined },
+  ),
 });
 
 /**
@@ -369,14 +517,31 @@ export function resolveOpts(sys: SystemSpec, p: PlanProblem, d: OptsDraft): Plan
   const all = enumerateMappings(sys, p, { ...o });
   const quantile = (xs: number[], q: number): number | undefined => {
     xs.sort((a, b) => a - b);
-    return xs.length === 0 ? undefined : q <= 1 ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]! : xs[xs.length - 1]! * q;
+    return xs.length === 0
+      ? undefined
+      : q <= 1
+        ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!
+        : xs[xs.length - 1]! * q;
   };
   if (d.cap !== undefined) {
     // Below 0.05: under every mapping's power (the all-idle draw), so nothing is feasible.
-    o.powerCapW = d.cap < 0.05 ? idlePowerW(sys) : quantile(all.map((m) => m.powerW), d.cap) ?? peakPowerW(sys, sys.devices.map((x) => x.count));
+    o.powerCapW =
+      d.cap < 0.05
+        ? idlePowerW(sys)
+        : (quantile(
+            all.map((m) => m.powerW),
+            d.cap,
+          ) ??
+          peakPowerW(
+            sys,
+            sys.devices.map((x) => x.count),
+          ));
   }
   if (d.bound !== undefined) {
-    const b = quantile(all.map((m) => m.latencyMs), d.bound);
+    const b = quantile(
+      all.map((m) => m.latencyMs),
+      d.bound,
+    );
     if (b !== undefined) o.latencyBoundMs = b;
   }
   return o;
@@ -386,7 +551,9 @@ export type Triple = [number, number, number];
 
 /** A front's figures as the Pareto filter keys them: time per input over the stream, latency, energy in the planned scope. */
 export function triples(ms: readonly Mapping[]): Triple[] {
-  return ms.map((m) => [m.perInputMs, m.latencyMs, m.energyJ] as Triple).sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  return ms
+    .map((m) => [m.perInputMs, m.latencyMs, m.energyJ] as Triple)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
 }
 
 /**
@@ -401,7 +568,14 @@ export function expectExact(sys: SystemSpec, p: PlanProblem, opts: PlanOptions):
   for (const m of dp.pareto) {
     checkMapping(sys, p, opts, m);
     const again = evaluateChoices(sys, p, choicesOf(p, m), opts)!;
-    expect([again.periodMs, again.latencyMs, again.perInputMs, again.deviceEnergyJ, again.systemEnergyJ, again.powerW]).toEqual([m.periodMs, m.latencyMs, m.perInputMs, m.deviceEnergyJ, m.systemEnergyJ, m.powerW]);
+    expect([
+      again.periodMs,
+      again.latencyMs,
+      again.perInputMs,
+      again.deviceEnergyJ,
+      again.systemEnergyJ,
+      again.powerW,
+    ]).toEqual([m.periodMs, m.latencyMs, m.perInputMs, m.deviceEnergyJ, m.systemEnergyJ, m.powerW]);
   }
   for (const m of ex) checkMapping(sys, p, opts, m);
   return dp.pareto;
@@ -434,7 +608,10 @@ export function checkMapping(sys: SystemSpec, p: PlanProblem, opts: PlanOptions,
     expect(s.devices.length).toBe(s.count);
     for (const name of s.devices) {
       const idx = Number(name.slice(dev.id.length));
-      expect(name.startsWith(dev.id) && Number.isInteger(idx) && idx >= 0 && idx < dev.count, `instance ${name} of ${dev.id} (count ${dev.count})`).toBe(true);
+      expect(
+        name.startsWith(dev.id) && Number.isInteger(idx) && idx >= 0 && idx < dev.count,
+        `instance ${name} of ${dev.id} (count ${dev.count})`,
+      ).toBe(true);
       expect(taken.has(name), `instance ${name} used by two stages`).toBe(false);
       taken.add(name);
     }
@@ -458,7 +635,8 @@ export function checkMapping(sys: SystemSpec, p: PlanProblem, opts: PlanOptions,
   // The root complex bounds the period when a period's host traffic takes it longer than the slowest stage.
   expect(m.periodMs).toBe(Math.max(...m.stages.map((s) => s.periodMs), m.rootComplexMs));
   expect(m.latencyMs).toBe(m.stages.reduce((a, s) => a + s.timeMs, 0));
-  for (const x of [m.periodMs, m.latencyMs, m.energyJ, m.perInputMs, m.deviceEnergyJ]) expect(Number.isFinite(x) && x > 0).toBe(true);
+  for (const x of [m.periodMs, m.latencyMs, m.energyJ, m.perInputMs, m.deviceEnergyJ])
+    expect(Number.isFinite(x) && x > 0).toBe(true);
   // Figures counted as the options say: the stream, the scope.
   expect(m.streamLength).toBe(opts.streamLength);
   expect(m.perInputMs).toBe(perInputMs(m.periodMs, m.latencyMs, opts.streamLength));

@@ -19,7 +19,11 @@ const weaklyDominates = (a: Mapping, b: { periodMs: number; latencyMs: number; e
 const growableSystem = (spread: 'wide' | 'narrow'): fc.Arbitrary<SystemSpec> =>
   fc.oneof(systemArb({ maxAccel: 2, minGpuSpecs: 1, spread }), systemArb({ maxAccel: 2, minFpgaSpecs: 1, spread }));
 
-function grow(sys: SystemSpec, pick: number, zeroIdle: boolean): { before: SystemSpec; after: SystemSpec; dev: DeviceSpec } {
+function grow(
+  sys: SystemSpec,
+  pick: number,
+  zeroIdle: boolean,
+): { before: SystemSpec; after: SystemSpec; dev: DeviceSpec } {
   const accel = sys.devices.filter((d) => d.kind !== 'cpu');
   const target = accel[pick % accel.length]!.id;
   const devices = sys.devices.map((d) => (d.id === target && zeroIdle ? { ...d, idlePowerW: 0 } : d));
@@ -44,10 +48,14 @@ describe('power cap', () => {
           const powers = [...new Set(all.map((m) => m.powerW))].sort((x, y) => x - y);
           const lats = all.map((m) => m.latencyMs).sort((x, y) => x - y);
           // Caps at (or between) actual mapping powers, so they bind.
-          const capAt = (q: number): number => (powers.length === 0 ? 100 : powers[Math.min(powers.length - 1, Math.floor((q / 100) * powers.length))]! + (q % 3 === 0 ? 0 : 0.5));
+          const capAt = (q: number): number =>
+            powers.length === 0
+              ? 100
+              : powers[Math.min(powers.length - 1, Math.floor((q / 100) * powers.length))]! + (q % 3 === 0 ? 0 : 0.5);
           const [lo, hi] = [capAt(Math.min(a, b)), capAt(Math.max(a, b))];
           const base: PlanOptions = goal('throughput');
-          if (boundQ !== undefined && lats.length > 0) base.latencyBoundMs = lats[Math.min(lats.length - 1, Math.floor((boundQ / 100) * lats.length))]!;
+          if (boundQ !== undefined && lats.length > 0)
+            base.latencyBoundMs = lats[Math.min(lats.length - 1, Math.floor((boundQ / 100) * lats.length))]!;
           const low = planPareto(sys, p, { ...base, powerCapW: lo }).pareto[0];
           const high = planPareto(sys, p, { ...base, powerCapW: hi }).pareto[0];
           if (low === undefined) return;
@@ -65,14 +73,38 @@ describe('power cap', () => {
 });
 
 describe('one more device instance', () => {
-  const optsArb = fc.record({ objective: fc.constantFrom(...OBJECTIVES), cap: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }), bound: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }) });
+  const optsArb = fc.record({
+    objective: fc.constantFrom(...OBJECTIVES),
+    cap: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
+    bound: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
+  });
 
-  function resolve(sys: SystemSpec, p: PlanProblem, o: { objective: PlanOptions['objective']; cap: number | undefined; bound: number | undefined }, withCap: boolean): PlanOptions {
+  function resolve(
+    sys: SystemSpec,
+    p: PlanProblem,
+    o: { objective: PlanOptions['objective']; cap: number | undefined; bound: number | undefined },
+    withCap: boolean,
+  ): PlanOptions {
     const all = enumerateMappings(sys, p, goal(o.objective));
-    const q = (xs: number[], f: number): number | undefined => (xs.sort((x, y) => x - y), xs[Math.min(xs.length - 1, Math.floor((f / 100) * xs.length))]);
+    const q = (xs: number[], f: number): number | undefined => (
+      xs.sort((x, y) => x - y),
+      xs[Math.min(xs.length - 1, Math.floor((f / 100) * xs.length))]
+    );
     const opts: PlanOptions = goal(o.objective);
-    const cap = withCap && o.cap !== undefined ? q(all.map((m) => m.powerW), o.cap) : undefined;
-    const bound = o.bound !== undefined ? q(all.map((m) => m.latencyMs), o.bound) : undefined;
+    const cap =
+      withCap && o.cap !== undefined
+        ? q(
+            all.map((m) => m.powerW),
+            o.cap,
+          )
+        : undefined;
+    const bound =
+      o.bound !== undefined
+        ? q(
+            all.map((m) => m.latencyMs),
+            o.bound,
+          )
+        : undefined;
     if (cap !== undefined) opts.powerCapW = cap;
     if (bound !== undefined) opts.latencyBoundMs = bound;
     return opts;
@@ -82,17 +114,26 @@ describe('one more device instance', () => {
     let points = 0;
     let better = 0;
     fc.assert(
-      fc.property(problemArb(5), fc.oneof(growableSystem('wide'), growableSystem('narrow')), fc.nat(), optsArb, (p, sys0, pick, o) => {
-        const { before, after } = grow(sys0, pick, true);
-        const opts = resolve(before, p, o, true);
-        const old = planPareto(before, p, opts).pareto;
-        const now = planPareto(after, p, opts).pareto;
-        for (const m of old) {
-          expect(now.some((n) => weaklyDominates(n, m)), `old point ${m.periodMs}/${m.latencyMs}/${m.energyJ} not covered`).toBe(true);
-          points++;
-        }
-        if (old.length > 0 && now.some((n) => old.every((m) => n.periodMs < m.periodMs))) better++;
-      }),
+      fc.property(
+        problemArb(5),
+        fc.oneof(growableSystem('wide'), growableSystem('narrow')),
+        fc.nat(),
+        optsArb,
+        (p, sys0, pick, o) => {
+          const { before, after } = grow(sys0, pick, true);
+          const opts = resolve(before, p, o, true);
+          const old = planPareto(before, p, opts).pareto;
+          const now = planPareto(after, p, opts).pareto;
+          for (const m of old) {
+            expect(
+              now.some((n) => weaklyDominates(n, m)),
+              `old point ${m.periodMs}/${m.latencyMs}/${m.energyJ} not covered`,
+            ).toBe(true);
+            points++;
+          }
+          if (old.length > 0 && now.some((n) => old.every((m) => n.periodMs < m.periodMs))) better++;
+        },
+      ),
       { seed: 99, numRuns: 150 },
     );
     expect(points).toBeGreaterThan(120);
@@ -107,21 +148,31 @@ describe('one more device instance', () => {
     // rounding order and the planner's in another, hence the 1e-12 slack.
     let points = 0;
     fc.assert(
-      fc.property(problemArb(5), fc.oneof(growableSystem('wide'), growableSystem('narrow')), fc.nat(), optsArb, (p, sys0, pick, o) => {
-        const { before, after, dev } = grow(sys0, pick, false);
-        const opts = resolve(before, p, o, false);
-        const old = planPareto(before, p, opts).pareto;
-        const now = planPareto(after, p, opts).pareto;
-        for (const m of old) {
-          const shifted = { periodMs: m.periodMs, latencyMs: m.latencyMs, energyJ: (m.energyJ + (m.periodMs / 1e3) * dev.idlePowerW) * (1 + 1e-12) };
-          expect(now.some((n) => weaklyDominates(n, shifted))).toBe(true);
-          // The same stage choices score exactly so on the bigger system.
-          const same = evaluateChoices(after, p, choicesOf(p, m), STEADY)!;
-          expect([same.periodMs, same.latencyMs]).toEqual([m.periodMs, m.latencyMs]);
-          expect(same.energyJ).toBeLessThanOrEqual(shifted.energyJ);
-          points++;
-        }
-      }),
+      fc.property(
+        problemArb(5),
+        fc.oneof(growableSystem('wide'), growableSystem('narrow')),
+        fc.nat(),
+        optsArb,
+        (p, sys0, pick, o) => {
+          const { before, after, dev } = grow(sys0, pick, false);
+          const opts = resolve(before, p, o, false);
+          const old = planPareto(before, p, opts).pareto;
+          const now = planPareto(after, p, opts).pareto;
+          for (const m of old) {
+            const shifted = {
+              periodMs: m.periodMs,
+              latencyMs: m.latencyMs,
+              energyJ: (m.energyJ + (m.periodMs / 1e3) * dev.idlePowerW) * (1 + 1e-12),
+            };
+            expect(now.some((n) => weaklyDominates(n, shifted))).toBe(true);
+            // The same stage choices score exactly so on the bigger system.
+            const same = evaluateChoices(after, p, choicesOf(p, m), STEADY)!;
+            expect([same.periodMs, same.latencyMs]).toEqual([m.periodMs, m.latencyMs]);
+            expect(same.energyJ).toBeLessThanOrEqual(shifted.energyJ);
+            points++;
+          }
+        },
+      ),
       { seed: 100, numRuns: 150 },
     );
     expect(points).toBeGreaterThan(150);
@@ -138,30 +189,48 @@ describe('peer links', () => {
    */
   const linkedSystem = fc
     .tuple(
-      fc.oneof(systemArb({ maxAccel: 3, minGpuSpecs: 1, minFpgaSpecs: 1 }), systemArb({ maxAccel: 3, minGpuSpecs: 1, minFpgaSpecs: 1, spread: 'narrow' })),
-      fc.array(fc.record({ f: fc.integer({ min: 12, max: 100 }), g: fc.integer({ min: 0, max: 8 }) }), { minLength: 5, maxLength: 5 }),
+      fc.oneof(
+        systemArb({ maxAccel: 3, minGpuSpecs: 1, minFpgaSpecs: 1 }),
+        systemArb({ maxAccel: 3, minGpuSpecs: 1, minFpgaSpecs: 1, spread: 'narrow' }),
+      ),
+      fc.array(fc.record({ f: fc.integer({ min: 12, max: 100 }), g: fc.integer({ min: 0, max: 8 }) }), {
+        minLength: 5,
+        maxLength: 5,
+      }),
       fc.boolean(),
     )
     .map(([sys, factors, addGpuFpga]) => {
       const byId = new Map(sys.devices.map((d) => [d.id, d]));
       const links = [...sys.peerLinks];
-      if (addGpuFpga && !links.some((l) => [l.a, l.b].sort().join() === 'fa,ga')) links.push({ a: 'ga', b: 'fa', bandwidthGBs: 1, latencyUs: 0 });
+      if (addGpuFpga && !links.some((l) => [l.a, l.b].sort().join() === 'fa,ga'))
+        links.push({ a: 'ga', b: 'fa', bandwidthGBs: 1, latencyUs: 0 });
       const peerLinks = links.map((l, i) => {
         const a = byId.get(l.a)!.hostLink!;
         const b = byId.get(l.b)!.hostLink!;
         const { f, g } = factors[i % factors.length]!;
-        return { ...l, bandwidthGBs: (f / 10) / (1 / a.bandwidthGBs + 1 / b.bandwidthGBs), latencyUs: (g / 10) * (a.latencyUs + b.latencyUs) };
+        return {
+          ...l,
+          bandwidthGBs: f / 10 / (1 / a.bandwidthGBs + 1 / b.bandwidthGBs),
+          latencyUs: (g / 10) * (a.latencyUs + b.latencyUs),
+        };
       });
       return { ...sys, peerLinks };
     });
 
-  const kindOf = (m: Mapping): Map<string, string> => new Map(m.stages.flatMap((s) => s.ops.map((id) => [id, s.kind] as const)));
-  const stageOf = (m: Mapping): Map<string, number> => new Map(m.stages.flatMap((s, i) => s.ops.map((id) => [id, i] as const)));
+  const kindOf = (m: Mapping): Map<string, string> =>
+    new Map(m.stages.flatMap((s) => s.ops.map((id) => [id, s.kind] as const)));
+  const stageOf = (m: Mapping): Map<string, number> =>
+    new Map(m.stages.flatMap((s, i) => s.ops.map((id) => [id, i] as const)));
   function gpuFpgaTransfer(p: PlanProblem, m: Mapping): boolean {
     const kind = kindOf(m);
     const stage = stageOf(m);
     return p.ops.some((op) =>
-      op.reads.some((r) => r.from.kind === 'op' && stage.get(r.from.id) !== stage.get(op.id) && [kind.get(r.from.id), kind.get(op.id)].sort().join() === 'fpga,gpu'),
+      op.reads.some(
+        (r) =>
+          r.from.kind === 'op' &&
+          stage.get(r.from.id) !== stage.get(op.id) &&
+          [kind.get(r.from.id), kind.get(op.id)].sort().join() === 'fpga,gpu',
+      ),
     );
   }
 
@@ -180,7 +249,12 @@ describe('peer links', () => {
           expect(unlinked!.periodMs).toBeGreaterThanOrEqual(linked.periodMs);
           expect(unlinked!.latencyMs).toBeGreaterThanOrEqual(linked.latencyMs);
           expect(unlinked!.energyJ).toBeGreaterThanOrEqual(linked.energyJ);
-          if (gpuFpgaTransfer(p, m) && sys.peerLinks.some((l) => [l.a, l.b].some((x) => x.startsWith('g')) && [l.a, l.b].some((x) => x.startsWith('f')))) {
+          if (
+            gpuFpgaTransfer(p, m) &&
+            sys.peerLinks.some(
+              (l) => [l.a, l.b].some((x) => x.startsWith('g')) && [l.a, l.b].some((x) => x.startsWith('f')),
+            )
+          ) {
             gpuFpga++;
             if (unlinked!.latencyMs > linked.latencyMs) slower++;
           }

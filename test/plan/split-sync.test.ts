@@ -36,9 +36,20 @@ describe('a split stage synchronises its instances after every op and trip', () 
   // One SpMV whose operands are all broadcast and whose result stays on the device: a split changes only the kernel time.
   const G2 = { ...GPU, count: 2 };
   const sys = system([CPU, G2]);
-  const problem = (f: SparseFeatures): PlanProblem => ({ kernel: 'k', paramBytes: new Map([['A', f.nnz * 8], ['x', f.rows * 4]]), sparseParams: new Set(), results: [], ops: [spmv(f)] });
-  const on = (p: PlanProblem, count: number) => evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count }], STEADY)!;
-  const pick = (p: PlanProblem): number => planPareto(sys, p, { ...goal('latency'), kinds: ['gpu'] }).pareto[0]!.stages[0]!.count;
+  const problem = (f: SparseFeatures): PlanProblem => ({
+    kernel: 'k',
+    paramBytes: new Map([
+      ['A', f.nnz * 8],
+      ['x', f.rows * 4],
+    ]),
+    sparseParams: new Set(),
+    results: [],
+    ops: [spmv(f)],
+  });
+  const on = (p: PlanProblem, count: number) =>
+    evaluateChoices(sys, p, [{ start: 0, end: 1, device: 'gpu', count }], STEADY)!;
+  const pick = (p: PlanProblem): number =>
+    planPareto(sys, p, { ...goal('latency'), kinds: ['gpu'] }).pareto[0]!.stages[0]!.count;
 
   it('moves the decision: a small SpMV that halving would speed up stays on one GPU', () => {
     const p = problem(features(2_000, 8, 0.5, 40, 0.02));

@@ -39,7 +39,11 @@ describe('a finite stream: time per input = (latency + (N - 1) x period) / N', (
     let moved = 0;
     fc.assert(
       fc.property(problemArb(5, 'narrow'), narrow, (p, sys) => {
-        const best = STREAMS.map((streamLength) => planPareto(sys, p, { objective: 'throughput', energyScope: 'system', streamLength } satisfies PlanOptions).pareto[0]);
+        const best = STREAMS.map(
+          (streamLength) =>
+            planPareto(sys, p, { objective: 'throughput', energyScope: 'system', streamLength } satisfies PlanOptions)
+              .pareto[0],
+        );
         if (best.some((m) => m === undefined)) return;
         // STREAMS runs from short (1 input) to unbounded: exchange arguments on (L + (N - 1) P) / N give these orders.
         for (let i = 0; i + 1 < best.length; i++) {

@@ -25,7 +25,11 @@ describe('partition pass', () => {
     }`;
     const pass = partitionPass({
       system: loadSystemFile(join(root, 'systems', 'paper-1g1f.json')),
-      binding: { sparse: new Map([['A', features(A, 2)]]), dims: new Map([['n', A.rows]]), scalars: new Map([['d', 0.85]]) },
+      binding: {
+        sparse: new Map([['A', features(A, 2)]]),
+        dims: new Map([['n', A.rows]]),
+        scalars: new Map([['d', 0.85]]),
+      },
       ...goal('latency'),
       kernel: 'pagerank',
       impls: implsOf(src, 'pagerank.dy'),

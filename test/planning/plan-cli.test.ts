@@ -8,8 +8,19 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const M = join(root, '..', 'shared', 'data', 'matrices');
-const dype = (...args: string[]) => spawnSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], { cwd: root, encoding: 'utf8' });
-const gcn = ['examples/gcn.dy', '--input', `A=${join(M, 'ca-GrQc.mtx')}`, '--param', 'f=64', '--param', 'h=64', '--param', 'c=16'];
+const dype = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'dist', 'cli', 'main.js'), ...args], { cwd: root, encoding: 'utf8' });
+const gcn = [
+  'examples/gcn.dy',
+  '--input',
+  `A=${join(M, 'ca-GrQc.mtx')}`,
+  '--param',
+  'f=64',
+  '--param',
+  'h=64',
+  '--param',
+  'c=16',
+];
 
 describe('dype plan', () => {
   it('prints the Pareto set with baselines', () => {
@@ -33,7 +44,8 @@ describe('dype plan', () => {
     }
     const energies = j.pareto.map((m: { energy_j: number }) => m.energy_j);
     expect(energies[0]).toBe(Math.min(...energies));
-    for (const b of ['gpu-only', 'static', 'heft']) for (const k of ['period_ms', 'latency_ms', 'energy_j']) expect(j.baselines[b][k]).toBeGreaterThan(0);
+    for (const b of ['gpu-only', 'static', 'heft'])
+      for (const k of ['period_ms', 'latency_ms', 'energy_j']) expect(j.baselines[b][k]).toBeGreaterThan(0);
   });
   it('reports both energies and the figures over the stream; --energy-scope and --stream set the goal', () => {
     const plan = (...extra: string[]) => {
@@ -84,7 +96,10 @@ describe('dype plan', () => {
   it('a bad system file is one clear error naming file, line and field, exit 1', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dype-sys-'));
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, '{\n  "name": "x",\n  "description": "y",\n  "devices": [\n    { "id": "cpu", "kind": "cpu", "name": "c", "count": 1, "peakGflops": { "f32": 1, "f64": 1, "i32": 1, "i64": 1 }, "memBandwidthGBs": -3, "launchOverheadUs": 1, "idlePowerW": 1, "waitingPowerW": 1, "activePowerW": 2, "memoryGB": 1 }\n  ]\n}\n');
+    writeFileSync(
+      bad,
+      '{\n  "name": "x",\n  "description": "y",\n  "devices": [\n    { "id": "cpu", "kind": "cpu", "name": "c", "count": 1, "peakGflops": { "f32": 1, "f64": 1, "i32": 1, "i64": 1 }, "memBandwidthGBs": -3, "launchOverheadUs": 1, "idlePowerW": 1, "waitingPowerW": 1, "activePowerW": 2, "memoryGB": 1 }\n  ]\n}\n',
+    );
     const r = dype('plan', ...gcn, '--system', bad);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${bad}:5:`);
@@ -102,7 +117,17 @@ describe('dype plan', () => {
 
 describe('dype run --json', () => {
   it('fills features, partition and predicted', () => {
-    const r = dype('run', 'examples/spmv.dy', '--input', `A=${join(M, 'bcsstk13.mtx')}`, '--input', 'x=@random', '--json', '--system', 'paper-1g1f');
+    const r = dype(
+      'run',
+      'examples/spmv.dy',
+      '--input',
+      `A=${join(M, 'bcsstk13.mtx')}`,
+      '--input',
+      'x=@random',
+      '--json',
+      '--system',
+      'paper-1g1f',
+    );
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.features.A).toMatchObject({ rows: 2003, nnz: 83883 });

@@ -48,15 +48,31 @@ describe('gcn on paper-2g2f over the real matrices', () => {
     const fa = feats.get('A')!;
     const fastest = (id: string): string => {
       const op = r.problem.ops.find((o) => o.id === id)!;
-      return sys.devices.map((d) => ({ kind: d.kind, ms: bestOpTime(op, d, 1).ms })).sort((a, b) => a.ms - b.ms)[0]!.kind;
+      return sys.devices.map((d) => ({ kind: d.kind, ms: bestOpTime(op, d, 1).ms })).sort((a, b) => a.ms - b.ms)[0]!
+        .kind;
     };
-    return { file: f, n: fa.rows, gemmFastest: [fastest('op0'), fastest('op2')], density: fa.density, cv: fa.rowLenCv, gemm: [where('op0'), where('op2')], spmm: `${where('op1')}/${where('op3')}`, mapping: best.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> '), gpuOnlySpeedup: r.baselines['gpu-only']!.periodMs / best.periodMs };
+    return {
+      file: f,
+      n: fa.rows,
+      gemmFastest: [fastest('op0'), fastest('op2')],
+      density: fa.density,
+      cv: fa.rowLenCv,
+      gemm: [where('op0'), where('op2')],
+      spmm: `${where('op1')}/${where('op3')}`,
+      mapping: best.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> '),
+      gpuOnlySpeedup: r.baselines['gpu-only']!.periodMs / best.periodMs,
+    };
   });
 
   it('prints the table', () => {
     console.log(
       ['file                     density   cv    spmm devices  best mapping (speedup over gpu-only)']
-        .concat(rows.map((r) => `${r.file.padEnd(24)} ${r.density.toExponential(1)}  ${r.cv.toFixed(2).padStart(5)}  ${r.spmm.padEnd(12)}  ${r.mapping} (${r.gpuOnlySpeedup.toFixed(2)}x)`))
+        .concat(
+          rows.map(
+            (r) =>
+              `${r.file.padEnd(24)} ${r.density.toExponential(1)}  ${r.cv.toFixed(2).padStart(5)}  ${r.spmm.padEnd(12)}  ${r.mapping} (${r.gpuOnlySpeedup.toFixed(2)}x)`,
+          ),
+        )
         .join('\n'),
     );
     expect(rows.length).toBeGreaterThanOrEqual(15);

@@ -31,7 +31,25 @@ const PROFILES = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mt
 /** The app's default sequence: graphs changing in runs of 1-4, and the same graph again. */
 /** What the app runs after setObjective('energy'). */
 const ENERGY_SEQUENCE = ['jazz.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites'];
-const SEQUENCE = ['karate.mtx', 'jazz.mtx', 'jazz.mtx', 'cora.cites', 'cora.cites', 'cora.cites', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'ca-GrQc.mtx', 'facebook_combined.txt', 'facebook_combined.txt', 'facebook_combined.txt', 'cora.cites', 'cora.cites', 'cora.cites', 'karate.mtx'];
+const SEQUENCE = [
+  'karate.mtx',
+  'jazz.mtx',
+  'jazz.mtx',
+  'cora.cites',
+  'cora.cites',
+  'cora.cites',
+  'ca-GrQc.mtx',
+  'ca-GrQc.mtx',
+  'ca-GrQc.mtx',
+  'ca-GrQc.mtx',
+  'facebook_combined.txt',
+  'facebook_combined.txt',
+  'facebook_combined.txt',
+  'cora.cites',
+  'cora.cites',
+  'cora.cites',
+  'karate.mtx',
+];
 
 interface Line {
   input: string;
@@ -53,7 +71,21 @@ let built: { status: number | null; stderr: string; stdout: string };
 beforeAll(async () => {
   if (!HAVE_DATA) return;
   rmSync(OUT, { recursive: true, force: true });
-  const args = ['compile', example('gcn.dy'), '--targets', 'wasm,cuda,hls,runtime', '-o', OUT, ...PROFILES.flatMap((p) => ['--profile', `A=${join(M, p)}`]), '--profile', 'f=16', '--profile', 'h=16', '--profile', 'c=16'];
+  const args = [
+    'compile',
+    example('gcn.dy'),
+    '--targets',
+    'wasm,cuda,hls,runtime',
+    '-o',
+    OUT,
+    ...PROFILES.flatMap((p) => ['--profile', `A=${join(M, p)}`]),
+    '--profile',
+    'f=16',
+    '--profile',
+    'h=16',
+    '--profile',
+    'c=16',
+  ];
   compiled = await runCliAsync(args, { timeoutMs: 120_000 });
   built = await runCliAsync(['build', OUT, '--emulate'], { timeoutMs: 300_000 });
 }, 430_000);
@@ -62,13 +94,24 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
   it('writes the runtime, the C++ dispatch header, plan.json and the build-guards IR', () => {
     expect(compiled.stderr).toBe('');
     expect(compiled.status).toBe(0);
-    for (const f of ['runtime/gcn.runtime.ts', 'runtime/gcn_dispatch.h', 'plan.json', 'ir/build-guards.ir', 'wasm/gcn.wasm']) expect(existsSync(join(OUT, f)), f).toBe(true);
+    for (const f of [
+      'runtime/gcn.runtime.ts',
+      'runtime/gcn_dispatch.h',
+      'plan.json',
+      'ir/build-guards.ir',
+      'wasm/gcn.wasm',
+    ])
+      expect(existsSync(join(OUT, f)), f).toBe(true);
     const ts = readFileSync(join(OUT, 'runtime/gcn.runtime.ts'), 'utf8');
     expect(ts).toMatch(/from 'dype\/runtime';/);
     expect(ts).not.toMatch(/from '\.\.?\/.*(ir|passes|frontend|codegen|interp)\//);
-    for (const o of ['throughput', 'energy', 'latency']) expect(ts).toMatch(new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n\\s+(if \\(f\\["A\\.|void f;)`));
+    for (const o of ['throughput', 'energy', 'latency'])
+      expect(ts).toMatch(
+        new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n\\s+(if \\(f\\["A\\.|void f;)`),
+      );
     const header = readFileSync(join(OUT, 'runtime/gcn_dispatch.h'), 'utf8');
-    for (const o of ['throughput', 'energy', 'latency']) expect(header).toMatch(new RegExp(`inline int gcn_gcn_dispatch_${o}\\(const gcn_gcn_features& f\\)`));
+    for (const o of ['throughput', 'energy', 'latency'])
+      expect(header).toMatch(new RegExp(`inline int gcn_gcn_dispatch_${o}\\(const gcn_gcn_features& f\\)`));
     const plan = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8'));
     expect(plan.version).toBe(4);
     const k = plan.kernels.gcn;
@@ -105,13 +148,40 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
   });
 
   it('type-checks the generated runtime and the app with the project settings, runs it on wasm + cuda-emu + fpga-csim, and its outputs are the reference', () => {
-    execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', APP], { cwd: REPO_ROOT, encoding: 'utf8' });
+    execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', APP], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     // Without --emulate the app asks for the real libraries, which this host has not built.
-    const real = spawnSync(process.execPath, [join(OUT, 'js', 'main.js'), '--json', '--matrices', M], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const real = spawnSync(process.execPath, [join(OUT, 'js', 'main.js'), '--json', '--matrices', M], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     expect(real.status).not.toBe(0);
-    expect(real.stderr.trim()).toMatch(/^\S*libgcn_(cuda|fpga)\.so: error DY3043: the (cuda|fpga) library is not built: run dype build \S+$/);
-    const stdout = execFileSync(process.execPath, [join(OUT, 'js', 'main.js'), '--emulate', '--json', '--matrices', M], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line & { summary?: { switches: number; replans: number; traceEvents: number; byBackend: Record<string, { stages: number }>; streamYSums: number[]; byObjective: Record<string, number> } });
+    expect(real.stderr.trim()).toMatch(
+      /^\S*libgcn_(cuda|fpga)\.so: error DY3043: the (cuda|fpga) library is not built: run dype build \S+$/,
+    );
+    const stdout = execFileSync(
+      process.execPath,
+      [join(OUT, 'js', 'main.js'), '--emulate', '--json', '--matrices', M],
+      { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 << 20 },
+    );
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as Line & {
+            summary?: {
+              switches: number;
+              replans: number;
+              traceEvents: number;
+              byBackend: Record<string, { stages: number }>;
+              streamYSums: number[];
+              byObjective: Record<string, number>;
+            };
+          },
+      );
     const runs = lines.filter((l) => l.summary === undefined && l.objective === 'throughput');
     const energy = lines.filter((l) => l.summary === undefined && l.objective !== 'throughput');
     const summary = lines.find((l) => l.summary)!.summary!;
@@ -120,21 +190,32 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     expect(energy.map((r) => r.input)).toEqual(ENERGY_SEQUENCE);
     // The sequence one at a time and streamed, then the energy runs.
     expect(summary.byObjective).toEqual({ throughput: 2 * SEQUENCE.length, energy: ENERGY_SEQUENCE.length });
-    const table = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8')).kernels.gcn.partitions as { id: number; objectives: string[] }[];
+    const table = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8')).kernels.gcn.partitions as {
+      id: number;
+      objectives: string[];
+    }[];
     for (const r of energy) {
       expect(r.objective).toBe('energy');
       expect(r.units).toBe('J');
       if (!r.replan) expect(table[r.selected.id]!.objectives).toContain('energy');
-      if (r.selected.id !== r.partition.id) expect(r.reason).toMatch(/ J <= switch cost .* J$|minimum dwell|cannot run/);
+      if (r.selected.id !== r.partition.id)
+        expect(r.reason).toMatch(/ J <= switch cost .* J$|minimum dwell|cannot run/);
       if (r.switched) expect(r.reason).toMatch(/ J > switch cost .* J$|cannot run/);
     }
     // Every stage ran on the backend of its device, and the sequence used the CPU and an emulated device.
     for (const r of [...runs, ...energy])
-      for (const st of r.stages) expect(st.backend, `${r.input}: ${st.devices.join('+')}`).toBe(st.devices[0]!.startsWith('cpu') ? 'wasm' : st.devices[0]!.startsWith('gpu') ? 'cuda-emu' : 'fpga-csim');
+      for (const st of r.stages)
+        expect(st.backend, `${r.input}: ${st.devices.join('+')}`).toBe(
+          st.devices[0]!.startsWith('cpu') ? 'wasm' : st.devices[0]!.startsWith('gpu') ? 'cuda-emu' : 'fpga-csim',
+        );
     expect(Object.keys(summary.byBackend)).toContain('wasm');
     expect(Object.keys(summary.byBackend).some((b) => b === 'cuda-emu' || b === 'fpga-csim')).toBe(true);
     // Streamed, the same outputs as one at a time.
-    summary.streamYSums.forEach((y, i) => expect(Math.abs(y - runs[i]!.ySum), `stream ${runs[i]!.input}`).toBeLessThanOrEqual(1e-4 * Math.max(1, runs[i]!.yAbsSum)));
+    summary.streamYSums.forEach((y, i) =>
+      expect(Math.abs(y - runs[i]!.ySum), `stream ${runs[i]!.input}`).toBeLessThanOrEqual(
+        1e-4 * Math.max(1, runs[i]!.yAbsSum),
+      ),
+    );
     for (const r of runs) {
       expect(r.partition.label).toMatch(/^(cpu|gpu|fpga) x\d/);
       expect(r.reason.length).toBeGreaterThan(5);
@@ -159,7 +240,15 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     const W2 = random([16, 16], 'W2');
     for (const g of new Set(SEQUENCE)) {
       const A = toCsr(loadMatrix(join(M, g)));
-      const Y = interpretKernel(kernel, { tensors: new Map<string, DenseTensor | typeof A>([['A', A], ['X', random([A.rows, 16], `X:${g}`)], ['W1', W1], ['W2', W2]]), scalars: new Map() }).outputs.get('Y') as DenseTensor;
+      const Y = interpretKernel(kernel, {
+        tensors: new Map<string, DenseTensor | typeof A>([
+          ['A', A],
+          ['X', random([A.rows, 16], `X:${g}`)],
+          ['W1', W1],
+          ['W2', W2],
+        ]),
+        scalars: new Map(),
+      }).outputs.get('Y') as DenseTensor;
       let sum = 0;
       let abs = 0;
       for (const v of Y.data) {
@@ -171,8 +260,12 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
         expect(Math.abs(r.yAbsSum - abs), `${g} abs sum`).toBeLessThanOrEqual(1e-4 * Math.max(1, abs));
       }
     }
-    const trace = JSON.parse(readFileSync(join(OUT, 'trace.json'), 'utf8')) as { traceEvents: { ph: string; pid: number }[] };
-    expect(trace.traceEvents.filter((e) => e.ph === 'X').length).toBe(summary.traceEvents - trace.traceEvents.filter((e) => e.ph === 'i').length);
+    const trace = JSON.parse(readFileSync(join(OUT, 'trace.json'), 'utf8')) as {
+      traceEvents: { ph: string; pid: number }[];
+    };
+    expect(trace.traceEvents.filter((e) => e.ph === 'X').length).toBe(
+      summary.traceEvents - trace.traceEvents.filter((e) => e.ph === 'i').length,
+    );
   }, 400_000);
 });
 
@@ -184,10 +277,22 @@ describe('dype compile: runtime target errors', () => {
     const [a, b, c] = await Promise.all([
       runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '-o', none]),
       runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '--profile', 'Z=3', '-o', bad]),
-      runCliAsync(['compile', example('gcn.dy'), '--targets', 'runtime', '--profile', `A=${join(M, 'ash219.mtx')}`, '-o', rect]),
+      runCliAsync([
+        'compile',
+        example('gcn.dy'),
+        '--targets',
+        'runtime',
+        '--profile',
+        `A=${join(M, 'ash219.mtx')}`,
+        '-o',
+        rect,
+      ]),
     ]);
     expect(c.status).toBe(1);
-    if (HAVE_DATA) expect(c.stderr).toMatch(/error DY6302: --profile A=.*ash219\.mtx: the matrix is 219 x 85, but kernel gcn declares A as \[n, n\] \(square\)/);
+    if (HAVE_DATA)
+      expect(c.stderr).toMatch(
+        /error DY6302: --profile A=.*ash219\.mtx: the matrix is 219 x 85, but kernel gcn declares A as \[n, n\] \(square\)/,
+      );
     expect(a.status).toBe(1);
     expect(a.stderr).toMatch(/error DY6300: the runtime target needs profile inputs/);
     expect(b.status).toBe(1);

@@ -16,7 +16,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitDispatchHeader } from '../../codegen/runtime/emit-cpp.js';
 import { emitRuntimeTs } from '../../codegen/runtime/emit-ts.js';
-import { buildGuards, featureRecord, OBJECTIVES, outOfRange, partitionTable, sampleBindings, walkTree, type GuardPlans } from '../../runtime/guards/index.js';
+import {
+  buildGuards,
+  featureRecord,
+  OBJECTIVES,
+  outOfRange,
+  partitionTable,
+  sampleBindings,
+  walkTree,
+  type GuardPlans,
+} from '../../runtime/guards/index.js';
 import { gcnBinding, gcnSpec, graph, system } from '../guards/fixtures.js';
 import { optimised } from '../helpers/compile.js';
 import { example } from '../helpers/cli.js';
@@ -28,7 +37,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const spec = gcnSpec();
 const sys = system('paper-1g1f');
-const samples = sampleBindings(['cora.cites', 'jazz.mtx', 'ca-GrQc.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16)), { perProfile: 15, shapeDims: { A: ['n', 'n'] }, ranges: { 'dim.f': [16, 128] } });
+const samples = sampleBindings(
+  ['cora.cites', 'jazz.mtx', 'ca-GrQc.mtx', 'bcsstk13.mtx'].map((g) => gcnBinding(graph(g), 32, 32, 16)),
+  { perProfile: 15, shapeDims: { A: ['n', 'n'] }, ranges: { 'dim.f': [16, 128] } },
+);
 const plans: GuardPlans = Object.fromEntries(OBJECTIVES.map((o) => [o, buildGuards(spec, sys, samples, goal(o))]));
 const plan = plans.throughput!;
 // The runtime starts with energy: its partitions come first in the table.
@@ -67,9 +79,13 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
   it('compiles with g++ -std=c++11 -Wall -Werror and agrees with each objective\u2019s guard tree and ranges', () => {
     const header = emitDispatchHeader('gcn', 'examples/gcn.dy', [{ kernel, spec, objective: INITIAL, plans }]);
     writeFileSync(join(dir, 'gcn_dispatch.h'), header);
-    expect(header).toMatch(/enum gcn_objective \{\n {2}gcn_objective_throughput = 0,\n {2}gcn_objective_energy = 1,\n {2}gcn_objective_latency = 2\n\};/);
+    expect(header).toMatch(
+      /enum gcn_objective \{\n {2}gcn_objective_throughput = 0,\n {2}gcn_objective_energy = 1,\n {2}gcn_objective_latency = 2\n\};/,
+    );
     expect(header).toMatch(/static const gcn_objective gcn_gcn_initial_objective = gcn_objective_energy;/);
-    expect(header).toMatch(/inline int gcn_gcn_dispatch\(const gcn_gcn_features& f, gcn_objective o = gcn_gcn_initial_objective\)/);
+    expect(header).toMatch(
+      /inline int gcn_gcn_dispatch\(const gcn_gcn_features& f, gcn_objective o = gcn_gcn_initial_objective\)/,
+    );
     const fields = [...header.matchAll(/^ {2}double (\w+); \/\* (\S+) \*\/$/gm)].map((m) => ({ c: m[1]!, key: m[2]! }));
     expect(fields.length).toBeGreaterThan(3);
     const rows = probes.map((b) => {
@@ -77,15 +93,27 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
       return `{${fields.map(({ key }) => (f[key] ?? 0).toPrecision(17)).join(', ')}}`;
     });
     // Per probe: each objective's own functions, then the enum-taking ones, then the default (the initial objective).
-    const perObjective = OBJECTIVES.map((o) => `    std::printf("%d %d|%d %d;", gcn_gcn_dispatch_${o}(f), gcn_gcn_in_range_${o}(f) ? 1 : 0, gcn_gcn_dispatch(f, gcn_objective_${o}), gcn_gcn_in_range(f, gcn_objective_${o}) ? 1 : 0);\n`).join('');
+    const perObjective = OBJECTIVES.map(
+      (o) =>
+        `    std::printf("%d %d|%d %d;", gcn_gcn_dispatch_${o}(f), gcn_gcn_in_range_${o}(f) ? 1 : 0, gcn_gcn_dispatch(f, gcn_objective_${o}), gcn_gcn_in_range(f, gcn_objective_${o}) ? 1 : 0);\n`,
+    ).join('');
     const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
     writeFileSync(join(dir, 'main.cpp'), main);
-    execFileSync('g++', ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-O1', '-o', join(dir, 'main'), join(dir, 'main.cpp')], { cwd: dir });
+    execFileSync(
+      'g++',
+      ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-O1', '-o', join(dir, 'main'), join(dir, 'main.cpp')],
+      { cwd: dir },
+    );
     const out = execFileSync(join(dir, 'main'), { encoding: 'utf8' }).trim().split('\n');
     const last = out.pop()!;
     expect(last).toBe(`${table.partitions.length} ${table.partitions[table.partitions.length - 1]!.label}`);
     const want = OBJECTIVES.map(expected);
-    expect(out).toEqual(probes.map((_, i) => `${OBJECTIVES.map((_, j) => `${want[j]![i]}|${want[j]![i]};`).join('')}${want[OBJECTIVES.indexOf(INITIAL)]![i]}`));
+    expect(out).toEqual(
+      probes.map(
+        (_, i) =>
+          `${OBJECTIVES.map((_, j) => `${want[j]![i]}|${want[j]![i]};`).join('')}${want[OBJECTIVES.indexOf(INITIAL)]![i]}`,
+      ),
+    );
     expect(want.every((w) => w.slice(-2).every((l) => l.endsWith(' 0')))).toBe(true);
     // The objectives' guards do not all agree: the header really has three different sets.
     expect(new Set(want.map((w) => w.join())).size).toBeGreaterThan(1);
@@ -95,27 +123,50 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
 describe('guards of one partition', () => {
   it('compile cleanly in C++ (g++ -Wextra -Werror) and mark the unused argument used in TypeScript (noUnusedParameters)', () => {
     const one = { throughput: { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0 } } };
-    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, objective: 'throughput', plans: one, manifest }], 'dype/runtime');
-    expect(ts).toMatch(/export function gcnGuard_throughput\(f: GuardFeatures\): number \{\n\s+void f;\n\s+return 0;\n\}/);
+    const ts = emitRuntimeTs(
+      'gcn',
+      'examples/gcn.dy',
+      'test',
+      [{ kernel, spec, objective: 'throughput', plans: one, manifest }],
+      'dype/runtime',
+    );
+    expect(ts).toMatch(
+      /export function gcnGuard_throughput\(f: GuardFeatures\): number \{\n\s+void f;\n\s+return 0;\n\}/,
+    );
     expect(ts).not.toMatch(/gcnGuard_energy/);
     if (!HAVE_GXX) return;
     const header = emitDispatchHeader('one', 'one.dy', [{ kernel, spec, objective: 'throughput', plans: one }]);
     expect(header).toMatch(/no guards were built for energy or latency: there the throughput guards pick/);
     writeFileSync(join(dir, 'one_dispatch.h'), header);
-    writeFileSync(join(dir, 'one.cpp'), '#include "one_dispatch.h"\nint main() { one_gcn_features f = {}; return one_gcn_dispatch(f) + one_gcn_dispatch(f, one_objective_latency) + (one_gcn_in_range(f, one_objective_energy) == one_gcn_in_range_throughput(f) ? 0 : 1); }\n');
-    execFileSync('g++', ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-o', join(dir, 'one'), join(dir, 'one.cpp')], { cwd: dir });
+    writeFileSync(
+      join(dir, 'one.cpp'),
+      '#include "one_dispatch.h"\nint main() { one_gcn_features f = {}; return one_gcn_dispatch(f) + one_gcn_dispatch(f, one_objective_latency) + (one_gcn_in_range(f, one_objective_energy) == one_gcn_in_range_throughput(f) ? 0 : 1); }\n',
+    );
+    execFileSync('g++', ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-o', join(dir, 'one'), join(dir, 'one.cpp')], {
+      cwd: dir,
+    });
     expect(spawnSync(join(dir, 'one')).status).toBe(0);
   });
 });
 
 describe('<prog>.runtime.ts guards', () => {
   it('are straight-line code per objective that picks what that objective\u2019s tree picks, as a table id', () => {
-    const ts = emitRuntimeTs('gcn', 'examples/gcn.dy', 'test', [{ kernel, spec, objective: INITIAL, plans, manifest }], '../runtime/engine/index.js');
+    const ts = emitRuntimeTs(
+      'gcn',
+      'examples/gcn.dy',
+      'test',
+      [{ kernel, spec, objective: INITIAL, plans, manifest }],
+      '../runtime/engine/index.js',
+    );
     expect(ts).toMatch(/objective: "energy",\n\s+guards: GCN_GUARDS,/);
-    expect(ts).toMatch(/guard: \{ energy: gcnGuard_energy, throughput: gcnGuard_throughput, latency: gcnGuard_latency \}/);
+    expect(ts).toMatch(
+      /guard: \{ energy: gcnGuard_energy, throughput: gcnGuard_throughput, latency: gcnGuard_latency \}/,
+    );
     expect(ts).toMatch(/setObjective\(o: Objective\): void;/);
     for (const o of OBJECTIVES) {
-      const body = new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n([\\s\\S]*?)\\n\\}\\n`).exec(ts)![1]!;
+      const body = new RegExp(
+        `export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n([\\s\\S]*?)\\n\\}\\n`,
+      ).exec(ts)![1]!;
       expect(body).not.toMatch(/for|while|=>/);
       const guard = new Function('f', body) as (f: Record<string, number>) => number;
       for (const b of probes) {

@@ -11,13 +11,45 @@ import { fails } from './fails.js';
 const GPU_MODEL = { effectiveBandwidthGBs: 800, sparseFloorUs: 15, l2CacheMB: 6 };
 const FPGA_MODEL = { effectiveBandwidthGBs: 400 };
 
-function system(gpu: Record<string, unknown> = {}, fpga: Record<string, unknown> = {}, cpu: Record<string, unknown> = {}): string {
+function system(
+  gpu: Record<string, unknown> = {},
+  fpga: Record<string, unknown> = {},
+  cpu: Record<string, unknown> = {},
+): string {
   const s = {
     name: 's',
     description: 'cpu, gpu and fpga',
     devices: [
-      { id: 'cpu', kind: 'cpu', name: 'host', count: 1, peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 }, memBandwidthGBs: 20, launchOverheadUs: 5, idlePowerW: 10, waitingPowerW: 10, activePowerW: 50, memoryGB: 16, threads: 4, ...cpu },
-      { id: 'gpu', kind: 'gpu', name: 'g', count: 1, peakGflops: { f32: 1000, f64: 500, i32: 1000, i64: 250 }, memBandwidthGBs: 900, launchOverheadUs: 5, idlePowerW: 30, waitingPowerW: 60, activePowerW: 200, memoryGB: 24, hostLink: { bandwidthGBs: 12, latencyUs: 10 }, ...gpu },
+      {
+        id: 'cpu',
+        kind: 'cpu',
+        name: 'host',
+        count: 1,
+        peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 },
+        memBandwidthGBs: 20,
+        launchOverheadUs: 5,
+        idlePowerW: 10,
+        waitingPowerW: 10,
+        activePowerW: 50,
+        memoryGB: 16,
+        threads: 4,
+        ...cpu,
+      },
+      {
+        id: 'gpu',
+        kind: 'gpu',
+        name: 'g',
+        count: 1,
+        peakGflops: { f32: 1000, f64: 500, i32: 1000, i64: 250 },
+        memBandwidthGBs: 900,
+        launchOverheadUs: 5,
+        idlePowerW: 30,
+        waitingPowerW: 60,
+        activePowerW: 200,
+        memoryGB: 24,
+        hostLink: { bandwidthGBs: 12, latencyUs: 10 },
+        ...gpu,
+      },
       {
         id: 'fpga',
         kind: 'fpga',
@@ -31,7 +63,13 @@ function system(gpu: Record<string, unknown> = {}, fpga: Record<string, unknown>
         activePowerW: 45,
         memoryGB: 8,
         hostLink: { bandwidthGBs: 10, latencyUs: 10 },
-        fpga: { clockMHz: 225, hbmChannels: 32, channelBandwidthGBs: 14.375, resources: { lut: 1, ff: 1, bram: 1, uram: 1, dsp: 1 }, bitstreamLoadMs: 1000 },
+        fpga: {
+          clockMHz: 225,
+          hbmChannels: 32,
+          channelBandwidthGBs: 14.375,
+          resources: { lut: 1, ff: 1, bram: 1, uram: 1, dsp: 1 },
+          bitstreamLoadMs: 1000,
+        },
         ...fpga,
       },
     ],
@@ -93,8 +131,12 @@ describe('gpuModel and fpgaModel in a system file', () => {
   });
 
   it('each belongs to its own kind (DY3025)', () => {
-    expect(fails(system({}, {}, { gpuModel: GPU_MODEL })).detail).toContain('"gpuModel" is for a device of kind "gpu" only, not one of kind "cpu"');
-    expect(fails(system({ fpgaModel: FPGA_MODEL })).detail).toContain('"fpgaModel" is for a device of kind "fpga" only, not one of kind "gpu"');
+    expect(fails(system({}, {}, { gpuModel: GPU_MODEL })).detail).toContain(
+      '"gpuModel" is for a device of kind "gpu" only, not one of kind "cpu"',
+    );
+    expect(fails(system({ fpgaModel: FPGA_MODEL })).detail).toContain(
+      '"fpgaModel" is for a device of kind "fpga" only, not one of kind "gpu"',
+    );
     expect(fails(system({}, { gpuModel: GPU_MODEL })).code).toBe('DY3025');
   });
 });

@@ -11,6 +11,8 @@ import { loadSystemFile, parseSystem } from '../../runtime/system/load.js';
 import { fails } from './fails.js';
 
 /** A small valid system: host CPU, one GPU, one FPGA, one peer link. */
+// Tests break the file's shape on purpose, so the object is untyped.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function base(): any {
   return {
     name: 'tiny',
@@ -151,13 +153,25 @@ describe('schema violations name the field path and its line', () => {
     o.devices[1].memBandwithGBs = o.devices[1].memBandwidthGBs;
     delete o.devices[1].memBandwidthGBs;
     const src = text(o);
-    expectError(fails(src), 'DY3019', lineOf(src, 'memBandwithGBs'), '`devices[1].memBandwithGBs`', 'did you mean `memBandwidthGBs`?');
+    expectError(
+      fails(src),
+      'DY3019',
+      lineOf(src, 'memBandwithGBs'),
+      '`devices[1].memBandwithGBs`',
+      'did you mean `memBandwidthGBs`?',
+    );
   });
   it('unknown key lists the allowed ones', () => {
     const o = base();
     o.devices[2].fpga.resources.luts = 5;
     const src = text(o);
-    expectError(fails(src), 'DY3019', lineOf(src, '"luts"'), '`devices[2].fpga.resources.luts`', 'expected only: lut, ff, bram, uram, dsp');
+    expectError(
+      fails(src),
+      'DY3019',
+      lineOf(src, '"luts"'),
+      '`devices[2].fpga.resources.luts`',
+      'expected only: lut, ff, bram, uram, dsp',
+    );
   });
   it('unknown top-level key', () => {
     const o = { ...base(), comment: 'hi' };
@@ -172,12 +186,22 @@ describe('schema violations name the field path and its line', () => {
     const o = base();
     delete o.devices[1].memBandwidthGBs;
     const src = text(o);
-    expectError(fails(src), 'DY3020', lineOf(src, '"id": "gpu"') - 1, 'missing field `devices[1].memBandwidthGBs`: expected a positive number');
+    expectError(
+      fails(src),
+      'DY3020',
+      lineOf(src, '"id": "gpu"') - 1,
+      'missing field `devices[1].memBandwidthGBs`: expected a positive number',
+    );
   });
   it('missing block: names its fields', () => {
     const o = base();
     delete o.devices[0].peakGflops;
-    expectError(fails(text(o)), 'DY3020', 5, 'missing field `devices[0].peakGflops`: expected an object with fields f32, f64, i32, i64');
+    expectError(
+      fails(text(o)),
+      'DY3020',
+      5,
+      'missing field `devices[0].peakGflops`: expected an object with fields f32, f64, i32, i64',
+    );
   });
   it('missing top-level field', () => {
     const o = base();
@@ -188,25 +212,45 @@ describe('schema violations name the field path and its line', () => {
     const o = base();
     o.devices[1].memBandwidthGBs = -3;
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"memBandwidthGBs": -3'), '`devices[1].memBandwidthGBs`: expected a positive number, got -3');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"memBandwidthGBs": -3'),
+      '`devices[1].memBandwidthGBs`: expected a positive number, got -3',
+    );
   });
   it('zero link bandwidth', () => {
     const o = base();
     o.peerLinks[0].bandwidthGBs = 0;
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"bandwidthGBs": 0'), '`peerLinks[0].bandwidthGBs`: expected a positive number, got 0');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"bandwidthGBs": 0'),
+      '`peerLinks[0].bandwidthGBs`: expected a positive number, got 0',
+    );
   });
   it('negative latency', () => {
     const o = base();
     o.devices[2].hostLink.latencyUs = -1;
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"latencyUs": -1'), '`devices[2].hostLink.latencyUs`: expected a number >= 0, got -1');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"latencyUs": -1'),
+      '`devices[2].hostLink.latencyUs`: expected a number >= 0, got -1',
+    );
   });
   it('wrong type', () => {
     const o = base();
     o.devices[0].memoryGB = '16';
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"memoryGB": "16"'), '`devices[0].memoryGB`: expected a number, got "16"');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"memoryGB": "16"'),
+      '`devices[0].memoryGB`: expected a number, got "16"',
+    );
   });
   it('fractional count', () => {
     const o = base();
@@ -218,7 +262,12 @@ describe('schema violations name the field path and its line', () => {
     const o = base();
     o.devices[1].kind = 'tpu';
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"kind": "tpu"'), '`devices[1].kind`: expected one of "cpu", "gpu", "fpga", got "tpu"');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"kind": "tpu"'),
+      '`devices[1].kind`: expected one of "cpu", "gpu", "fpga", got "tpu"',
+    );
   });
   it('bad device id', () => {
     const o = base();
@@ -230,25 +279,45 @@ describe('schema violations name the field path and its line', () => {
     const o = base();
     o.devices = [];
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"devices"'), '`devices`: expected at least 1 entry, got an empty array');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"devices"'),
+      '`devices`: expected at least 1 entry, got an empty array',
+    );
   });
   it('active power below waiting power', () => {
     const o = base();
     o.devices[1].activePowerW = 80;
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"activePowerW": 80'), 'expected activePowerW >= waitingPowerW (90), got 80');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"activePowerW": 80'),
+      'expected activePowerW >= waitingPowerW (90), got 80',
+    );
   });
   it('waiting power below idle power', () => {
     const o = base();
     o.devices[1].waitingPowerW = 20;
     const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"waitingPowerW": 20'), 'expected waitingPowerW >= idlePowerW (30), got 20');
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"waitingPowerW": 20'),
+      'expected waitingPowerW >= idlePowerW (30), got 20',
+    );
   });
   it('a missing waiting power', () => {
     const o = base();
     delete o.devices[2].waitingPowerW;
     const src = text(o);
-    expectError(fails(src), 'DY3020', lineOf(src, '"id": "fpga"') - 1, 'missing field `devices[2].waitingPowerW`: expected a number >= 0');
+    expectError(
+      fails(src),
+      'DY3020',
+      lineOf(src, '"id": "fpga"') - 1,
+      'missing field `devices[2].waitingPowerW`: expected a number >= 0',
+    );
   });
   it('a root complex on a device other than the host CPU', () => {
     const o = base();
@@ -281,13 +350,25 @@ describe('checks across fields', () => {
     const o = base();
     o.peerLinks[0].b = 'fgpa';
     const src = text(o);
-    expectError(fails(src), 'DY3023', lineOf(src, '"b": "fgpa"'), 'peerLinks[0].b names device "fgpa"', 'expected one of: cpu, gpu, fpga');
+    expectError(
+      fails(src),
+      'DY3023',
+      lineOf(src, '"b": "fgpa"'),
+      'peerLinks[0].b names device "fgpa"',
+      'expected one of: cpu, gpu, fpga',
+    );
   });
   it('two CPUs (DY3024)', () => {
     const o = base();
     o.devices.push({ ...o.devices[0], id: 'cpu2' });
     const src = text(o);
-    expectError(fails(src), 'DY3024', lineOf(src, '"id": "cpu2"') + 1, '`devices[3].kind`', 'second device of kind "cpu"');
+    expectError(
+      fails(src),
+      'DY3024',
+      lineOf(src, '"id": "cpu2"') + 1,
+      '`devices[3].kind`',
+      'second device of kind "cpu"',
+    );
   });
   it('no CPU (DY3024)', () => {
     const o = base();

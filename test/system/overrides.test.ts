@@ -53,7 +53,9 @@ describe('systemSummary', () => {
   it('one line naming devices, links and the power cap', () => {
     const line = systemSummary(load('paper-2g2f'));
     expect(line).not.toContain('\n');
-    expect(line).toMatch(/^paper-2g2f: 1x cpu \(.*\), 2x gpu \(NVIDIA A100 40GB PCIe\), 2x fpga \(.*\); P2P gpu<->fpga 3.5 GB\/s, .*; no power cap$/);
+    expect(line).toMatch(
+      /^paper-2g2f: 1x cpu \(.*\), 2x gpu \(NVIDIA A100 40GB PCIe\), 2x fpga \(.*\); P2P gpu<->fpga 3.5 GB\/s, .*; no power cap$/,
+    );
     const capped = systemSummary(applyOverrides(load('paper-1g1f'), { powerCapW: 500, noP2p: true }));
     expect(capped).toContain('no P2P (transfers stage through host memory)');
     expect(capped).toContain('power cap 500 W');

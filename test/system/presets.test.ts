@@ -46,14 +46,16 @@ describe('presets', () => {
         const sources = s.sources ?? {};
         const nums = numberPaths({ devices: s.devices, peerLinks: s.peerLinks }, '', []);
         expect(nums.length).toBeGreaterThanOrEqual(10);
-        const covered = (p: string): boolean => Object.keys(sources).some((k) => p === k || p.startsWith(`${k}.`) || p.startsWith(`${k}[`));
+        const covered = (p: string): boolean =>
+          Object.keys(sources).some((k) => p === k || p.startsWith(`${k}.`) || p.startsWith(`${k}[`));
         expect(nums.filter((p) => !covered(p))).toEqual([]);
         for (const text of Object.values(sources)) expect(text.length).toBeGreaterThan(10);
       });
       it('is described in docs/COST-MODEL.md', () => {
         const doc = readFileSync(new URL('docs/COST-MODEL.md', root), 'utf8');
         expect(doc).toContain(`systems/${name}.json`);
-        for (const text of Object.values(s.sources ?? {})) expect(doc, 'docs/COST-MODEL.md repeats each source').toContain(text);
+        for (const text of Object.values(s.sources ?? {}))
+          expect(doc, 'docs/COST-MODEL.md repeats each source').toContain(text);
       });
     });
   }
@@ -69,7 +71,13 @@ describe('presets', () => {
       const s = loadSystemFile(path(name));
       expect(s.peerLinks.some((l) => [l.a, l.b].sort().join() === 'fpga,gpu')).toBe(true);
     }
-    expect(instances(loadSystemFile(path('paper-2g2f'))).map((i) => i.name)).toEqual(['cpu0', 'gpu0', 'gpu1', 'fpga0', 'fpga1']);
+    expect(instances(loadSystemFile(path('paper-2g2f'))).map((i) => i.name)).toEqual([
+      'cpu0',
+      'gpu0',
+      'gpu1',
+      'fpga0',
+      'fpga1',
+    ]);
   });
 
   it('this-machine marks its figures for calibration', () => {

@@ -70,7 +70,8 @@ export function expectClose(got: Tensor, want: Tensor, tol: number, what: string
   expect(got.format, `${what}: format`).toBe(want.format);
   const g = parts(got);
   const w = parts(want);
-  for (const key of Object.keys(w.structure)) expect(Array.from(g.structure[key]!), `${what}.${key}`).toEqual(Array.from(w.structure[key]!));
+  for (const key of Object.keys(w.structure))
+    expect(Array.from(g.structure[key]!), `${what}.${key}`).toEqual(Array.from(w.structure[key]!));
   expect(g.values.length, `${what}: length`).toBe(w.values.length);
   let worst = 0;
   const bad: string[] = [];
@@ -91,7 +92,8 @@ export function expectClose(got: Tensor, want: Tensor, tol: number, what: string
 /** Bit-for-bit equality of two wasm runs. */
 export function expectIdentical(a: Tensor, b: Tensor, what: string): void {
   const [x, y] = [parts(a), parts(b)];
-  for (const key of Object.keys(y.structure)) expect(Array.from(x.structure[key]!), `${what}.${key}`).toEqual(Array.from(y.structure[key]!));
+  for (const key of Object.keys(y.structure))
+    expect(Array.from(x.structure[key]!), `${what}.${key}`).toEqual(Array.from(y.structure[key]!));
   const xs = Float64Array.from(x.values);
   const ys = Float64Array.from(y.values);
   expect(xs.length, `${what}: length`).toBe(ys.length);
@@ -99,7 +101,10 @@ export function expectIdentical(a: Tensor, b: Tensor, what: string): void {
   const [wx, wy] = [new Uint32Array(xs.buffer), new Uint32Array(ys.buffer)];
   let first = -1;
   for (let q = 0; q < wx.length && first < 0; q++) if (wx[q] !== wy[q]) first = q >> 1;
-  expect(first < 0 ? 'identical' : `first difference at [${first}]: ${xs[first]} vs ${ys[first]}`, `${what}: bits`).toBe('identical');
+  expect(
+    first < 0 ? 'identical' : `first difference at [${first}]: ${xs[first]} vs ${ys[first]}`,
+    `${what}: bits`,
+  ).toBe('identical');
 }
 
 /** Runs the reference and wasm (twice), compares; returns the wasm outputs. */

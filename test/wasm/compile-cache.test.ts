@@ -37,7 +37,10 @@ type RunJson = { compile: { cached: boolean; ms: number }; summary: unknown };
 /** `dype run FILE --json` with the cache in `cache`. */
 function run(file: string, cache: string, ...extra: string[]): { r: CliResult; json: RunJson } {
   process.env.DYPE_CACHE_DIR = cache;
-  const r = runCli(['run', file, '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', '1', '--json', ...extra], { timeoutMs: 60_000 });
+  const r = runCli(
+    ['run', file, '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', '1', '--json', ...extra],
+    { timeoutMs: 60_000 },
+  );
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return { r, json: JSON.parse(r.stdout) as RunJson };
@@ -76,7 +79,8 @@ describe.skipIf(!HAVE_DATA)('dype run: compile cache', () => {
 });
 
 describe('compile cache: keys and damaged entries (in process)', () => {
-  const src = 'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, h]) -> (Y: dense<f32>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }';
+  const src =
+    'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, h]) -> (Y: dense<f32>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }';
   it('keys differ by source text, kernel options and SIMD; the root follows the environment', () => {
     const k = loopKernel(src);
     const base = cacheKey(src, k, {});
@@ -104,7 +108,14 @@ describe('compile cache: keys and damaged entries (in process)', () => {
     const entry = JSON.parse(good) as { binary: string; key: string };
     const flipped = Buffer.from(entry.binary, 'base64');
     flipped[flipped.length - 1] ^= 0xff;
-    const damaged = ['not json {', good.slice(0, good.length >> 1), '', '{}', JSON.stringify({ ...entry, binary: flipped.toString('base64') }), JSON.stringify({ ...entry, key: 'other' })];
+    const damaged = [
+      'not json {',
+      good.slice(0, good.length >> 1),
+      '',
+      '{}',
+      JSON.stringify({ ...entry, binary: flipped.toString('base64') }),
+      JSON.stringify({ ...entry, key: 'other' }),
+    ];
     for (const bad of damaged) {
       writeFileSync(path, bad);
       expect(readCached(dir, a.key)).toBeUndefined();

@@ -31,7 +31,14 @@ function band(n: number, seed: number): CsrMatrix {
     for (const c of [r - 3, r, r + 1, r + 5]) if (c >= 0 && c < n) colIdx.push(c);
     rowPtr[r + 1] = colIdx.length;
   }
-  return { format: 'csr', rows: n, cols: n, rowPtr, colIdx: Int32Array.from(colIdx), values: rand(colIdx.length, seed) };
+  return {
+    format: 'csr',
+    rows: n,
+    cols: n,
+    rowPtr,
+    colIdx: Int32Array.from(colIdx),
+    values: rand(colIdx.length, seed),
+  };
 }
 
 const dense = (shape: number[], data: Float64Array): DenseTensor => ({ format: 'dense', shape, data });
@@ -40,7 +47,11 @@ async function compiled(name: string) {
   return emitWasm(example(name));
 }
 
-async function fresh(name: string, tensors: Record<string, Tensor>, scalars: Record<string, number> = {}): Promise<Map<string, Tensor>> {
+async function fresh(
+  name: string,
+  tensors: Record<string, Tensor>,
+  scalars: Record<string, number> = {},
+): Promise<Map<string, Tensor>> {
   const { binary, manifest } = await compiled(name);
   const ex = await createWasmExecutor(binary, manifest);
   return ex.run({ tensors: new Map(Object.entries(tensors)), scalars: new Map(Object.entries(scalars)) }).outputs;
@@ -55,15 +66,29 @@ describe('wasm executor: inputs updated in place', () => {
       const { binary, manifest } = await compiled('spmm');
       const ex = await createWasmExecutor(binary, manifest, { threads });
       try {
-        ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['B', B]]), scalars: new Map() });
+        ex.execute({
+          tensors: new Map<string, Tensor>([
+            ['A', A],
+            ['B', B],
+          ]),
+          scalars: new Map(),
+        });
         const B2 = rand(n * 6, 3);
         ex.updateInput('B', B2);
         ex.execute();
-        expectIdentical(ex.results().outputs.get('Y')!, (await fresh('spmm', { A, B: dense([n, 6], B2) })).get('Y')!, 'after B update');
+        expectIdentical(
+          ex.results().outputs.get('Y')!,
+          (await fresh('spmm', { A, B: dense([n, 6], B2) })).get('Y')!,
+          'after B update',
+        );
         const v2 = rand(A.values.length, 4);
         ex.updateInput('A', v2);
         ex.execute();
-        expectIdentical(ex.results().outputs.get('Y')!, (await fresh('spmm', { A: { ...A, values: v2 }, B: dense([n, 6], B2) })).get('Y')!, 'after A update');
+        expectIdentical(
+          ex.results().outputs.get('Y')!,
+          (await fresh('spmm', { A: { ...A, values: v2 }, B: dense([n, 6], B2) })).get('Y')!,
+          'after A update',
+        );
       } finally {
         ex.close();
       }
@@ -75,13 +100,27 @@ describe('wasm executor: inputs updated in place', () => {
     const r0 = dense([n], new Float64Array(n).fill(1 / n));
     const { binary, manifest } = await compiled('pagerank');
     const ex = await createWasmExecutor(binary, manifest);
-    ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['r0', r0]]), scalars: new Map([['d', 0.85]]) });
+    ex.execute({
+      tensors: new Map<string, Tensor>([
+        ['A', A],
+        ['r0', r0],
+      ]),
+      scalars: new Map([['d', 0.85]]),
+    });
     ex.updateInput('d', 0.5);
     ex.execute();
-    expectIdentical(ex.results().outputs.get('r')!, (await fresh('pagerank', { A, r0 }, { d: 0.5 })).get('r')!, 'd = 0.5');
+    expectIdentical(
+      ex.results().outputs.get('r')!,
+      (await fresh('pagerank', { A, r0 }, { d: 0.5 })).get('r')!,
+      'd = 0.5',
+    );
     // Twice in a row: the same bits (the repeat starts again from r0).
     ex.execute();
-    expectIdentical(ex.results().outputs.get('r')!, (await fresh('pagerank', { A, r0 }, { d: 0.5 })).get('r')!, 'd = 0.5, again');
+    expectIdentical(
+      ex.results().outputs.get('r')!,
+      (await fresh('pagerank', { A, r0 }, { d: 0.5 })).get('r')!,
+      'd = 0.5, again',
+    );
   });
   it('refuses updates before execute, of unknown names, of wrong lengths or kinds', async () => {
     const { binary, manifest } = await compiled('spmm');
@@ -89,7 +128,13 @@ describe('wasm executor: inputs updated in place', () => {
     expect(() => ex.updateInput('B', [1])).toThrow(/before any execute/);
     expect(() => ex.execute()).toThrow(/before any execute/);
     const A = band(10, 1);
-    ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['B', dense([10, 2], rand(20, 1))]]), scalars: new Map() });
+    ex.execute({
+      tensors: new Map<string, Tensor>([
+        ['A', A],
+        ['B', dense([10, 2], rand(20, 1))],
+      ]),
+      scalars: new Map(),
+    });
     expect(() => ex.updateInput('Z', [1])).toThrow(/no parameter 'Z'/);
     expect(() => ex.updateInput('B', [1, 2, 3])).toThrow(/holds 20 values, got 3/);
     expect(() => ex.updateInput('A', [1])).toThrow(/stored entries/);
@@ -104,7 +149,13 @@ describe('wasm executor: results left in memory', () => {
     const x = dense([n], rand(n, 7));
     const { binary, manifest } = await compiled('spmv');
     const ex = await createWasmExecutor(binary, manifest);
-    ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['x', x]]), scalars: new Map() });
+    ex.execute({
+      tensors: new Map<string, Tensor>([
+        ['A', A],
+        ['x', x],
+      ]),
+      scalars: new Map(),
+    });
     const v = ex.resultView('y');
     expect(v).toBeInstanceOf(Float32Array);
     expect(v.buffer).toBe(ex.memory.buffer);
@@ -118,12 +169,30 @@ describe('wasm executor: results left in memory', () => {
     const x = dense([n], data);
     const { binary, manifest } = await compiled('spmv');
     const ex = await createWasmExecutor(binary, manifest);
-    ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['x', x]]), scalars: new Map() });
+    ex.execute({
+      tensors: new Map<string, Tensor>([
+        ['A', A],
+        ['x', x],
+      ]),
+      scalars: new Map(),
+    });
     const first = Float32Array.from(ex.resultView('y') as Float32Array);
     data.fill(0); // inputs are treated as immutable: memory keeps the copy made above
-    ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['x', x]]), scalars: new Map() });
+    ex.execute({
+      tensors: new Map<string, Tensor>([
+        ['A', A],
+        ['x', x],
+      ]),
+      scalars: new Map(),
+    });
     expect(Array.from(ex.resultView('y') as Float32Array)).toEqual(Array.from(first));
-    ex.execute({ tensors: new Map<string, Tensor>([['A', A], ['x', dense([n], data)]]), scalars: new Map() });
+    ex.execute({
+      tensors: new Map<string, Tensor>([
+        ['A', A],
+        ['x', dense([n], data)],
+      ]),
+      scalars: new Map(),
+    });
     expect(Array.from(ex.resultView('y') as Float32Array).every((y) => y === 0)).toBe(true);
   });
 });

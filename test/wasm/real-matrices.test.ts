@@ -72,7 +72,8 @@ describe.skipIf(!HAVE_DATA)('threads: results bit-identical at 1, 2 and 3 thread
             expect(exec.threads).toBe(threads);
             for (let run = 0; run < 2; run++) {
               const got = exec.run(toMaps(inputs(ex, A))).outputs;
-              for (const [n, t] of want) expectIdentical(got.get(n)!, t, `${ex}/${file}: ${n} at ${threads} threads, run ${run}`);
+              for (const [n, t] of want)
+                expectIdentical(got.get(n)!, t, `${ex}/${file}: ${n} at ${threads} threads, run ${run}`);
             }
           } finally {
             exec.close();

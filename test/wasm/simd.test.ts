@@ -25,7 +25,8 @@ import { interpretKernel } from '../../interp/interpret.js';
 const MATRIX_DIR = fileURLToPath(new URL('../../../shared/data/matrices/', import.meta.url));
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
 const HAVE_DATA = existsSync(MATRIX_DIR);
-const example = (name: string): Kernel => loopKernel(readFileSync(join(EXAMPLES_DIR, `${name}.dy`), 'utf8'), `${name}.dy`);
+const example = (name: string): Kernel =>
+  loopKernel(readFileSync(join(EXAMPLES_DIR, `${name}.dy`), 'utf8'), `${name}.dy`);
 
 function rand(shape: number[], seed: number): DenseTensor {
   const rng = new Rng(seed);
@@ -58,28 +59,46 @@ async function textOf(k: Kernel): Promise<string> {
 }
 
 /** k compiled with and without SIMD, each at 1 and 2 threads (compiled once, run on many inputs). */
-async function bothPaths(k: Kernel): Promise<{ run: (tensors: Record<string, Tensor>, what: string, reference?: boolean) => void; close: () => void }> {
+async function bothPaths(
+  k: Kernel,
+): Promise<{ run: (tensors: Record<string, Tensor>, what: string, reference?: boolean) => void; close: () => void }> {
   const vec = await emitWasm(k, { simd: true });
   const sca = await emitWasm(k, { simd: false });
   expect(WebAssembly.validate(vec.binary as Uint8Array<ArrayBuffer>)).toBe(true);
   expect(vec.binary).not.toEqual(sca.binary);
   const execs: WasmExecutor[] = [];
-  for (const c of [vec, sca]) for (const threads of [1, 2]) execs.push(await createWasmExecutor(c.binary, c.manifest, { threads }));
+  for (const c of [vec, sca])
+    for (const threads of [1, 2]) execs.push(await createWasmExecutor(c.binary, c.manifest, { threads }));
   return {
     run(tensors, what, reference = false) {
       const runs = execs.map((e) => e.run(toMaps({ tensors })).outputs);
-      for (const [name, t] of runs[0]!) for (let r = 1; r < runs.length; r++) expectIdentical(runs[r]!.get(name)!, t, `${what}: ${name} (${r < 2 ? 'simd' : 'scalar'}, ${(r % 2) + 1} thread(s), vs simd at 1)`);
+      for (const [name, t] of runs[0]!)
+        for (let r = 1; r < runs.length; r++)
+          expectIdentical(
+            runs[r]!.get(name)!,
+            t,
+            `${what}: ${name} (${r < 2 ? 'simd' : 'scalar'}, ${(r % 2) + 1} thread(s), vs simd at 1)`,
+          );
       if (!reference) return;
       for (const [name, t] of interpretKernel(k, toMaps({ tensors })).outputs) {
         const dtype = k.results.find((r) => r.name === name)!.type.dtype;
-        expectClose(runs[0]!.get(name)!, t, dtype === 'f32' ? TOL_F32 : TOL_F64, `${what}: ${name} (simd vs reference)`);
+        expectClose(
+          runs[0]!.get(name)!,
+          t,
+          dtype === 'f32' ? TOL_F32 : TOL_F64,
+          `${what}: ${name} (simd vs reference)`,
+        );
       }
     },
     close: () => execs.forEach((e) => e.close()),
   };
 }
 
-async function simdEqualsScalar(k: Kernel, inputs: [Record<string, Tensor>, string][], reference: boolean): Promise<void> {
+async function simdEqualsScalar(
+  k: Kernel,
+  inputs: [Record<string, Tensor>, string][],
+  reference: boolean,
+): Promise<void> {
   const p = await bothPaths(k);
   try {
     for (const [tensors, what] of inputs) p.run(tensors, what, reference);
@@ -101,13 +120,18 @@ describe('simd: which loops take the vector path', () => {
     expect(await textOf(example('spmv'))).not.toMatch(/v128|f32x4/);
   });
   it('f64 SpMM uses f64x2', async () => {
-    const k = loopKernel(`kernel k(A: csr<f64>[m, n], B: dense<f64>[n, h]) -> (Y: dense<f64>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`);
+    const k = loopKernel(
+      `kernel k(A: csr<f64>[m, n], B: dense<f64>[n, h]) -> (Y: dense<f64>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`,
+    );
     expect(await textOf(k)).toMatch(/f64x2\.mul/);
   });
   it('the plan: SpMM and GEMM column loops and SDDMM entry loops vectorise; SpMV, reductions over k, host math, row loops and strided stores do not', () => {
     const plans = (k: Kernel): string[] => {
       const out: string[] = [];
-      const visit = (ss: readonly import('../../ir/loops.js').LStmt[], bufs: import('../../ir/loops.js').LBuffer[]): void => {
+      const visit = (
+        ss: readonly import('../../ir/loops.js').LStmt[],
+        bufs: import('../../ir/loops.js').LBuffer[],
+      ): void => {
         for (const s of ss)
           if (s.k === 'for') {
             out.push(`${s.var}:${planVector(s, bufs)?.elem ?? '-'}`);
@@ -118,15 +142,50 @@ describe('simd: which loops take the vector path', () => {
       return out;
     };
     // gcn: GEMM (i, k, j), SpMM (i, k, p0), twice.
-    expect(plans(example('gcn'))).toEqual(['i:-', 'k:f32', 'j:-', 'i:-', 'k:f32', 'p0:-', 'i:-', 'k:f32', 'j:-', 'i:-', 'k:f32', 'p0:-']);
+    expect(plans(example('gcn'))).toEqual([
+      'i:-',
+      'k:f32',
+      'j:-',
+      'i:-',
+      'k:f32',
+      'p0:-',
+      'i:-',
+      'k:f32',
+      'j:-',
+      'i:-',
+      'k:f32',
+      'p0:-',
+    ]);
     expect(plans(example('spmv'))).toEqual(['i:-', 'p0:-']);
     // attention: SDDMM runs by lanes of entries (its dot product over k is a reduction: no plan for k);
     // max and sum over a row are reductions, exp is host math; op4 is an SpMM.
-    expect(plans(example('attention'))).toEqual(['i:-', 'p0:f32', 'k:-', 'i:-', 'p0:-', 'i:-', 'p0:-', 'i:-', 'p0:-', 'i:-', 'k:f32', 'p0:-']);
+    expect(plans(example('attention'))).toEqual([
+      'i:-',
+      'p0:f32',
+      'k:-',
+      'i:-',
+      'p0:-',
+      'i:-',
+      'p0:-',
+      'i:-',
+      'p0:-',
+      'i:-',
+      'k:f32',
+      'p0:-',
+    ]);
     // Dense elementwise: the row loop itself.
-    expect(plans(loopKernel(`kernel k(x: dense<f32>[n], y: dense<f32>[n]) -> (z: dense<f32>[n]) { z[i] = relu(2.0 * x[i] - y[i]); }`))).toEqual(['i:f32']);
+    expect(
+      plans(
+        loopKernel(
+          `kernel k(x: dense<f32>[n], y: dense<f32>[n]) -> (z: dense<f32>[n]) { z[i] = relu(2.0 * x[i] - y[i]); }`,
+        ),
+      ),
+    ).toEqual(['i:f32']);
     // A transpose: the outer loop would store with stride n (scalar); the inner one stores contiguously and gathers X's column.
-    expect(plans(loopKernel(`kernel k(X: dense<f32>[n, h]) -> (Z: dense<f32>[h, n]) { Z[c, i] = X[i, c]; }`))).toEqual(['c:-', 'i:f32']);
+    expect(plans(loopKernel(`kernel k(X: dense<f32>[n, h]) -> (Z: dense<f32>[h, n]) { Z[c, i] = X[i, c]; }`))).toEqual([
+      'c:-',
+      'i:f32',
+    ]);
   });
 });
 
@@ -135,33 +194,60 @@ const widths = [1, 3, 5, 7, 33];
 describe('simd: bit-identical to the scalar path', () => {
   for (const t of ['f32', 'f64'] as const) {
     it(`SpMM on a random matrix with empty rows, widths ${widths.join(', ')} (${t})`, async () => {
-      const k = loopKernel(`kernel k(A: csr<${t}>[m, n], B: dense<${t}>[n, h]) -> (Y: dense<${t}>[m, h]) { Y[i, c] = relu(A[i, j] * B[j, c]) ; }`);
+      const k = loopKernel(
+        `kernel k(A: csr<${t}>[m, n], B: dense<${t}>[n, h]) -> (Y: dense<${t}>[m, h]) { Y[i, c] = relu(A[i, j] * B[j, c]) ; }`,
+      );
       const A = randomCsr(300, 280, 7);
-      await simdEqualsScalar(k, widths.map((h) => [{ A, B: rand([280, h], h) }, `spmm ${t} h=${h}`]), true);
+      await simdEqualsScalar(
+        k,
+        widths.map((h) => [{ A, B: rand([280, h], h) }, `spmm ${t} h=${h}`]),
+        true,
+      );
     });
     it(`GEMM and elementwise, widths ${widths.join(', ')} (${t})`, async () => {
-      const k = loopKernel(`kernel k(X: dense<${t}>[n, f], W: dense<${t}>[f, h], b: dense<${t}>[h]) -> (Y: dense<${t}>[n, h], Z: dense<${t}>[n, h]) {
+      const k =
+        loopKernel(`kernel k(X: dense<${t}>[n, f], W: dense<${t}>[f, h], b: dense<${t}>[h]) -> (Y: dense<${t}>[n, h], Z: dense<${t}>[n, h]) {
         Y[i, c] = X[i, j] * W[j, c];
         Z[i, c] = max(Y[i, c] + b[c], 0.5 * Y[i, c]) / 3.0;
       }`);
-      await simdEqualsScalar(k, widths.map((h) => [{ X: rand([67, 9], 1), W: rand([9, h], h), b: rand([h], 2 * h) }, `gemm ${t} h=${h}`]), true);
+      await simdEqualsScalar(
+        k,
+        widths.map((h) => [{ X: rand([67, 9], 1), W: rand([9, h], h), b: rand([h], 2 * h) }, `gemm ${t} h=${h}`]),
+        true,
+      );
     });
   }
   it('gathers: SDDMM on a random matrix and a transpose, widths 1, 3, 5, 7, 33 (f32, f64)', async () => {
     for (const t of ['f32', 'f64']) {
       const A = randomCsr(300, 300, 11);
-      const sddmm = loopKernel(`kernel k(A: csr<${t}>[n, n], Q: dense<${t}>[n, d], K: dense<${t}>[n, d]) -> (S: csr<${t}>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }`);
-      await simdEqualsScalar(sddmm, widths.map((d) => [{ A, Q: rand([300, d], d), K: rand([300, d], d + 1) }, `sddmm ${t} d=${d}`]), true);
+      const sddmm = loopKernel(
+        `kernel k(A: csr<${t}>[n, n], Q: dense<${t}>[n, d], K: dense<${t}>[n, d]) -> (S: csr<${t}>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }`,
+      );
+      await simdEqualsScalar(
+        sddmm,
+        widths.map((d) => [{ A, Q: rand([300, d], d), K: rand([300, d], d + 1) }, `sddmm ${t} d=${d}`]),
+        true,
+      );
       const transpose = loopKernel(`kernel k(X: dense<${t}>[n, h]) -> (Z: dense<${t}>[h, n]) { Z[c, i] = X[i, c]; }`);
-      await simdEqualsScalar(transpose, widths.map((h) => [{ X: rand([37, h], h) }, `transpose ${t} h=${h}`]), true);
+      await simdEqualsScalar(
+        transpose,
+        widths.map((h) => [{ X: rand([37, h], h) }, `transpose ${t} h=${h}`]),
+        true,
+      );
     }
   });
   it('a vectorised row loop split across threads (odd slice bounds), f32 and f64', async () => {
     for (const t of ['f32', 'f64']) {
-      const k = loopKernel(`kernel k(x: dense<${t}>[n], y: dense<${t}>[n]) -> (z: dense<${t}>[n]) { z[i] = relu(2.0 * x[i] - y[i]) + abs(y[i]) / 3.0; }`);
+      const k = loopKernel(
+        `kernel k(x: dense<${t}>[n], y: dense<${t}>[n]) -> (z: dense<${t}>[n]) { z[i] = relu(2.0 * x[i] - y[i]) + abs(y[i]) / 3.0; }`,
+      );
       expect(k.loops!.length).toBe(1);
       expect(await textOf(k)).toMatch(t === 'f32' ? /f32x4\.abs/ : /f64x2\.abs/);
-      await simdEqualsScalar(k, [1001, 257, 3].map((n) => [{ x: rand([n], n), y: rand([n], n + 1) }, `elementwise ${t} n=${n}`]), true);
+      await simdEqualsScalar(
+        k,
+        [1001, 257, 3].map((n) => [{ x: rand([n], n), y: rand([n], n + 1) }, `elementwise ${t} n=${n}`]),
+        true,
+      );
     }
   });
   describe.skipIf(!HAVE_DATA)('real matrices', () => {
@@ -170,9 +256,24 @@ describe('simd: bit-identical to the scalar path', () => {
         const A = toCsr(loadMatrix(join(MATRIX_DIR, file)));
         const n = A.cols;
         // Against the reference: test/wasm/real-matrices.test.ts; here the two paths against each other.
-        await simdEqualsScalar(example('spmm'), widths.map((h) => [{ A, B: rand([n, h], 10 + h) }, `spmm/${file} k=${h}`]), false);
-        await simdEqualsScalar(example('gcn'), widths.map((h) => [{ A, X: rand([n, 6], 3), W1: rand([6, h], 4 + h), W2: rand([h, h], 5 + h) }, `gcn/${file} h=${h}`]), false);
-        await simdEqualsScalar(example('attention'), [[{ A, Q: rand([n, 5], 6), K: rand([n, 5], 7), V: rand([n, 5], 8) }, `attention/${file}`]], false);
+        await simdEqualsScalar(
+          example('spmm'),
+          widths.map((h) => [{ A, B: rand([n, h], 10 + h) }, `spmm/${file} k=${h}`]),
+          false,
+        );
+        await simdEqualsScalar(
+          example('gcn'),
+          widths.map((h) => [
+            { A, X: rand([n, 6], 3), W1: rand([6, h], 4 + h), W2: rand([h, h], 5 + h) },
+            `gcn/${file} h=${h}`,
+          ]),
+          false,
+        );
+        await simdEqualsScalar(
+          example('attention'),
+          [[{ A, Q: rand([n, 5], 6), K: rand([n, 5], 7), V: rand([n, 5], 8) }, `attention/${file}`]],
+          false,
+        );
       });
     }
   });
