@@ -10,6 +10,7 @@ import type { PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import { simulate, type SimStage } from '../sim/index.js';
 import { colour, ganttSvg, gridSvg, scatterSvg, type Marker, type ScatterPoint } from './svg.js';
+import { mapAxes, type MapSpan } from './map-axes.js';
 
 export interface FrontInput {
   title: string;
@@ -60,19 +61,24 @@ export interface DecisionMapInput {
   rows: number;
   /** The id to show for each of the plan's partitions (a partition table's, when several objectives share one); default their own. */
   ids?: readonly number[];
+  /** Span the axes over the guards' ranges of one sparse parameter, cells shaped like the nearest profile (map-axes.ts); without it, fixed decades of synthetic power-law inputs with `rows` rows. */
+  span?: MapSpan;
 }
 
 /** Which partition the guards pick over log density x CV; grey where the input is outside the guards' ranges (the runtime re-plans). */
 export function decisionMapSvg(d: DecisionMapInput): string {
-  const dens = Array.from({ length: 16 }, (_, i) => 10 ** (-6 + (i * 4.5) / 15));
-  const cvs = Array.from({ length: 12 }, (_, j) => (j * 4) / 11);
+  const axes = d.span ? mapAxes(d.guards, d.span) : undefined;
+  const dens = axes?.densities ?? Array.from({ length: 16 }, (_, i) => 10 ** (-6 + (i * 4.5) / 15));
+  const cvs = axes?.cvs ?? Array.from({ length: 12 }, (_, j) => (j * 4) / 11);
+  const featuresAt = (x: number, y: number): SparseFeatures => (axes ? axes.at(x, y) : syntheticFeatures(d.rows, x, y));
   const cells = [];
   const used = new Set<number>();
   const idOf = (id: number): number => d.ids?.[id] ?? id;
   let outside = false;
   for (let i = 0; i < dens.length; i++)
     for (let j = 0; j < cvs.length; j++) {
-      const dec = selectPartition(d.guards, d.bind(syntheticFeatures(d.rows, dens[i]!, cvs[j]!)));
+      const dec = selectPartition(d.guards, d.bind(featuresAt(dens[i]!, cvs[j]!)));
+      const here = axes?.profilesAt.get(`${i},${j}`);
       const v = dec.inRange ? idOf(dec.partition.id) : -1;
       if (v >= 0) used.add(v);
       else outside = true;
@@ -80,7 +86,7 @@ export function decisionMapSvg(d: DecisionMapInput): string {
         i,
         j,
         value: v,
-        title: `density ${dens[i]!.toExponential(1)}, cv ${cvs[j]!.toFixed(2)}: ${dec.inRange ? `partition ${v} (${dec.partition.label})` : `re-plan (${dec.outOfRange.join('; ')})`}`,
+        title: `density ${dens[i]!.toExponential(1)}, cv ${cvs[j]!.toFixed(2)}: ${dec.inRange ? `partition ${v} (${dec.partition.label})` : `re-plan (${dec.outOfRange.join('; ')})`}${here ? `; profile ${here.join(', ')}` : ''}`,
       });
     }
   const legend = d.guards.partitions
@@ -89,10 +95,10 @@ export function decisionMapSvg(d: DecisionMapInput): string {
   if (outside) legend.push({ value: -1, label: "outside the guards' ranges: re-plan" });
   return gridSvg(
     d.title,
-    'density (nnz / n^2)',
-    'row-length CV',
-    dens.map((x) => x.toExponential(0)),
-    cvs.map((x) => x.toFixed(1)),
+    axes ? `${d.span!.param} density (nnz / rows x cols), over the guards' range` : 'density (nnz / n^2)',
+    axes ? `${d.span!.param} row-length CV, over the guards' range` : 'row-length CV',
+    dens.map((x) => x.toExponential(axes ? 1 : 0)),
+    cvs.map((x) => x.toFixed(axes ? 2 : 1)),
     cells,
     legend,
   );
@@ -114,7 +120,7 @@ export function timelineSvg(
     title: `input ${e.input}: ${e.label} (${e.kind}) ${e.startMs.toFixed(3)}-${e.endMs.toFixed(3)} ms`,
   }));
   return ganttSvg(
-    `${title}: ${stream} inputs, period ${r.periodMs.toPrecision(3)} ms, ${(r.deviceEnergyJ * 1e3).toPrecision(3)} mJ device / ${(r.systemEnergyJ * 1e3).toPrecision(3)} mJ system per input`,
+    `${title}: ${stream} inputs, period ${r.periodMs.toPrecision(4)} ms, ${(r.deviceEnergyJ * 1e3).toPrecision(4)} mJ device / ${(r.systemEnergyJ * 1e3).toPrecision(4)} mJ system per input (modelled: event simulation)`,
     bars,
   );
 }

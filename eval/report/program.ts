@@ -1,10 +1,12 @@
 /**
- * renderProgramReport(): report.html for one program, for `dype compile`.
- * The caller has bound the program to a profile (problem) and planned it;
- * this page shows the planner's Pareto set re-scored by the event
- * simulation, the guards' decision map per objective when guards were
- * built (with the partition table they share), and the simulated pipeline
- * of the first (best) mapping.
+ * renderProgramReport(): report.html for one kernel of a program, for
+ * `dype compile`. Per profile the guards were built from (each named): the
+ * planner's Pareto set re-scored by the event simulation, the simulated
+ * front with each objective's best on it, and the simulated pipeline of the
+ * throughput pick, whose period is the table's simulated column. Then the
+ * guards' figures and their decision map per objective, over the ranges
+ * the guards were built for. Every time is modelled (the cost model or the
+ * event simulation); nothing on this page is measured.
  */
 import type { GuardPlan } from '../../runtime/guards/index.js';
 import type { Binding } from '../../runtime/plan/bind.js';
@@ -12,26 +14,39 @@ import type { Mapping, Objective, PlanProblem, SparseFeatures } from '../../runt
 import type { SystemSpec } from '../../runtime/system/types.js';
 import { energyIn } from '../../runtime/plan/figures.js';
 import { simStages, simulate } from '../sim/index.js';
+import { SIM } from '../sim/params.js';
+import { bestPerObjective, onFront } from './front.js';
+import type { MapSpan } from './map-axes.js';
 import { page, table } from './page.js';
 import { decisionMapSvg, frontSvg, timelineSvg } from './plots.js';
 
+/** One profile: its name (the --profile values), the problem bound to it and the planner's Pareto set for it, best first. */
+export interface ProfileView {
+  name: string;
+  problem: PlanProblem;
+  mappings: readonly Mapping[];
+}
+
 export interface ProgramReportInput {
-  /** Program or kernel name for the title. */
+  /** The page's subject: the program, and the kernel when it is not the program's name (reportTitle). */
   title: string;
   sys: SystemSpec;
-  problem: PlanProblem;
   objective: Objective;
-  /** Mappings to show, best first (the planner's Pareto set). */
-  mappings: readonly Mapping[];
+  /** Every profile, in the order given. */
+  profiles: readonly ProfileView[];
   /** The guards of each objective (the initial one first), with the table id of each of their partitions. */
   guards?: readonly { objective: Objective; plan: GuardPlan; ids?: readonly number[] }[];
   /** The partition table the objectives' guards share (id, label, the objectives picking it). */
   partitions?: readonly { id: number; label: string; objectives: readonly Objective[] }[];
-  /** Binding for synthetic features, needed with `guards` for the decision map. */
+  /** Binding for the decision map's inputs, needed with `guards` for the map. */
   bind?: (f: SparseFeatures) => Binding;
-  /** What each profile the guards were built from is (for the left-out-profile rows). */
-  profileNames?: readonly string[];
+  /** What the decision map varies, over the guards' ranges; without it, fixed decades of synthetic inputs. */
+  span?: MapSpan;
 }
+
+/** `gcn` for a kernel named as its program, else `prog, kernel k`. */
+export const reportTitle = (program: string, kernel: string): string =>
+  program === kernel ? program : `${program}, kernel ${kernel}`;
 
 const pc = (x: number): string => `${x.toFixed(2)}%`;
 const share = (x: number): string => `${(x * 100).toFixed(0)}%`;
@@ -89,56 +104,85 @@ function guardFigures(g: GuardPlan, names: readonly string[]): string {
   return `${intro}${table(['judged on', 'samples', 'mean loss', 'within tolerance', 're-planned'], rows, 1)}<details><summary>cross-validated grid</summary>${table(['partitions', 'depth', 'mean loss', 'within tolerance', ''], gridRows, 0)}</details>`;
 }
 
-export function renderProgramReport(r: ProgramReportInput): string {
-  if (r.mappings.length === 0) throw new Error('renderProgramReport: no mapping to show');
-  const scored = r.mappings.map((m) => ({ m, sim: simulate(r.sys, r.problem, simStages(r.sys, r.problem, m)) }));
-  const label = (m: Mapping): string => m.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> ');
-  const mJ = (j: number): string => (j * 1e3).toPrecision(4);
+const label = (m: Mapping): string => m.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> ');
+const mJ = (j: number): string => (j * 1e3).toPrecision(4);
+
+/** One profile's table, front and timeline; the simulation runs the same stream length for all three. */
+function profileSection(r: ProgramReportInput, v: ProfileView): { heading: string; body: string } {
+  if (v.mappings.length === 0) throw new Error(`renderProgramReport: no mapping for profile ${v.name}`);
+  const scored = v.mappings.map((m) => ({
+    m,
+    sim: simulate(r.sys, v.problem, simStages(r.sys, v.problem, m), { stream: SIM.streamLength }),
+  }));
+  // The front plots energy in the scope the mappings were planned for.
+  const scope = v.mappings[0]!.energyScope;
+  const pts = scored.map(({ sim }) => ({
+    periodMs: sim.periodMs,
+    energyJ: energyIn(scope, sim.deviceEnergyJ, sim.systemEnergyJ),
+    latencyMs: sim.latencyMs,
+  }));
+  const front = onFront(pts);
+  const best = bestPerObjective(pts);
+  const bestFor = (i: number): string =>
+    (['throughput', 'energy', 'latency'] as const).filter((o) => best[o] === i).join(', ');
   const rows = scored.map(({ m, sim }, i) => [
     String(i + 1),
     label(m),
     m.perInputMs.toPrecision(4),
     sim.periodMs.toPrecision(4),
+    sim.latencyMs.toPrecision(4),
     `${mJ(m.deviceEnergyJ)} / ${mJ(m.systemEnergyJ)}`,
     `${mJ(sim.deviceEnergyJ)} / ${mJ(sim.systemEnergyJ)}`,
+    front[i] ? 'yes' : 'no',
+    bestFor(i),
   ]);
-  // The front plots energy in the scope the mappings were planned for.
-  const scope = r.mappings[0]!.energyScope;
-  const simJ = (sim: (typeof scored)[number]['sim']): number => energyIn(scope, sim.deviceEnergyJ, sim.systemEnergyJ);
-  const sections = [
-    {
-      heading: 'Pareto set',
-      body: table(
-        [
-          'rank',
-          'mapping',
-          'planner ms per input',
-          'simulated period ms',
-          'planner energy mJ, device / system',
-          'simulated energy mJ, device / system',
-        ],
-        rows,
-        2,
-      ),
-    },
-    {
-      heading: 'Pareto front (simulated)',
-      body: `<div class="plots">${frontSvg({ title: `${r.title} on ${r.sys.name}`, scope, space: scored.map(({ m, sim }) => ({ periodMs: sim.periodMs, energyJ: simJ(sim), label: label(m) })), picks: [{ name: 'best', periodMs: scored[0]!.sim.periodMs, energyJ: simJ(scored[0]!.sim), label: label(scored[0]!.m) }] })}</div>`,
-    },
+  const head = [
+    'planner rank',
+    'mapping',
+    'period ms, modelled (planner)',
+    'period ms, modelled (event simulation)',
+    'latency ms, modelled (event simulation)',
+    'energy mJ device / system, modelled (planner)',
+    'energy mJ device / system, modelled (event simulation)',
+    'on the simulated front',
+    'best for',
   ];
+  const picks = (['throughput', 'energy'] as const).map((o) => ({
+    name: `best ${o}`,
+    periodMs: pts[best[o]]!.periodMs,
+    energyJ: pts[best[o]]!.energyJ,
+    label: label(scored[best[o]]!.m),
+  }));
+  const fast = scored[best.throughput]!;
+  const note = `<p class="note">Planner rank is the cost model's order for the ${r.objective} objective; the event simulation (${SIM.streamLength} inputs in flight) re-scores each mapping, and the best per objective is chosen on the simulated figures. No figure on this page is measured.</p>`;
+  return {
+    heading: `Profile ${v.name}`,
+    body: `${note}${table(head, rows, 2)}<div class="plots">${frontSvg({
+      title: `${r.title}, profile ${v.name}, on ${r.sys.name} (modelled)`,
+      scope,
+      space: pts.map((p, i) => ({ ...p, label: label(scored[i]!.m) })),
+      picks,
+    })}${timelineSvg(`${r.title}, profile ${v.name}, best throughput ${label(fast.m)}`, r.sys, v.problem, simStages(r.sys, v.problem, fast.m), SIM.streamLength)}</div>`,
+  };
+}
+
+export function renderProgramReport(r: ProgramReportInput): string {
+  if (r.profiles.length === 0) throw new Error('renderProgramReport: no profile to show');
+  const sections = r.profiles.map((v) => profileSection(r, v));
+  const names = r.profiles.map((v) => v.name);
   if (r.guards && r.guards.length > 0)
     sections.push({
       heading: 'Guards: training and held-out',
       body: r.guards
         .map(
           (g) =>
-            `<h3>${g.objective}${g.objective === r.objective ? ' (initial)' : ''}</h3>${guardFigures(g.plan, r.profileNames ?? [])}`,
+            `<h3>${g.objective}${g.objective === r.objective ? ' (initial)' : ''}</h3>${guardFigures(g.plan, names)}`,
         )
         .join(''),
     });
   if (r.guards && r.guards.length > 0 && r.bind) {
     const bind = r.bind;
-    const rows = r.problem.ops.find((o) => o.sparse)?.sparse?.rows ?? 1 << 17;
+    const rows = r.profiles[0]!.problem.ops.find((o) => o.sparse)?.sparse?.rows ?? 1 << 17;
     const maps = r.guards.map((g) =>
       decisionMapSvg({
         title: `${r.title}: partition picked (${g.objective}${g.objective === r.objective ? ', initial' : ''})`,
@@ -146,6 +190,7 @@ export function renderProgramReport(r: ProgramReportInput): string {
         bind,
         rows,
         ...(g.ids ? { ids: g.ids } : {}),
+        ...(r.span ? { span: r.span } : {}),
       }),
     );
     const acc = table(
@@ -171,9 +216,5 @@ export function renderProgramReport(r: ProgramReportInput): string {
       body: `${parts}${acc}<div class="plots">${maps.join('')}</div>`,
     });
   }
-  sections.push({
-    heading: 'Pipeline timeline (simulation)',
-    body: `<div class="plots">${timelineSvg(`${r.title}, best mapping`, r.sys, r.problem, simStages(r.sys, r.problem, r.mappings[0]!))}</div>`,
-  });
   return page(`dype report: ${r.title}`, sections);
 }

@@ -112,9 +112,8 @@ describe('dype eval --quick', () => {
       const program = renderProgramReport({
         title: 'gcn',
         sys,
-        problem: p,
         objective: 'throughput',
-        mappings: [online(sys, p, GOALS[0]!)!],
+        profiles: [{ name: 'rmat-128k-d16', problem: p, mappings: [online(sys, p, GOALS[0]!)!] }],
       });
       // One browser start for both pages (it is the slow part): the program page's body follows the suite report's.
       const suite = readFileSync(join(dir, 'report.html'), 'utf8');
