@@ -1,6 +1,6 @@
 /**
  * `dype compile FILE.dy -o DIR [--targets wasm,cuda,hls,runtime] [--system S]
- * [--profile NAME=PATH ...]`: writes the artifacts of DESIGN.md section 9.
+ * [--profile NAME=PATH ...]`: writes the project (docs/CLI.md, `dype compile`).
  * The IR after every pass always goes to DIR/ir/; each target writes its own
  * sub-folder. Everything is generated in memory first and written only when
  * every target succeeded.

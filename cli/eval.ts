@@ -1,7 +1,7 @@
 /**
  * `dype eval [--quick] [--sensitivity [quick|full]] [-o DIR] [--json]`: runs
  * the evaluation suite (eval/), prints the paper's table (or the JSON object
- * of DESIGN.md section 4), optionally the sensitivity of its figures to every
+ * of docs/CLI.md, `dype eval`), optionally the sensitivity of its figures to every
  * estimated or ranged parameter (eval/sensitivity.ts), and with -o writes
  * cases.csv, eval.json and report.html together (all or nothing).
  */

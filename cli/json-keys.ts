@@ -1,6 +1,6 @@
 /**
  * The key style of every `--json` output: snake_case (`median_ms`,
- * `period_ms`, `energy_scope`), as DESIGN.md's contract keys and most of the
+ * `period_ms`, `energy_scope`), as docs/CLI.md lists the keys and most of the
  * outputs have it. Objects built elsewhere with camelCase fields (features,
  * calibration figures) pass through `snakeKeys` on the way out. An object
  * that is the content of a file format is left in that format: the system

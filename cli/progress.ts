@@ -1,6 +1,6 @@
 /**
  * A one-line progress bar on stderr, drawn only when stderr is a terminal
- * (DESIGN.md section 4), so logs and pipes never receive control characters.
+ * (docs/CLI.md), so logs and pipes never receive control characters.
  */
 export interface Progress {
   tick(done: number): void;

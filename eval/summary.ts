@@ -6,7 +6,7 @@
  * efficiency in each scope over the energy cases of that scope, each over
  * the cases where both strategies have a feasible mapping). Also the CSV
  * rows (every strategy's device and system energy) and the `dype eval
- * --json` object (DESIGN.md section 4).
+ * --json` object (docs/CLI.md, `dype eval`).
  */
 import { ENERGY_SCOPES, type EnergyScope } from '../runtime/plan/figures.js';
 import { simEnergyJ, type CaseResult } from './evaluate.js';

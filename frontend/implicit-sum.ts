@@ -1,5 +1,5 @@
 /**
- * Implicit summation (DESIGN.md section 3): an index on the right side that is
+ * Implicit summation (docs/LANGUAGE.md, "Sums and reductions"): an index on the right side that is
  * neither on the left nor bound by an explicit reduction is summed over the
  * smallest subexpression holding all its occurrences. Factors of that
  * subexpression that do not mention the summed indices are hoisted out of the

@@ -1,5 +1,5 @@
 /**
- * Token definitions for the dype language (DESIGN.md section 3).
+ * Token definitions for the dype language (docs/LANGUAGE.md).
  *
  * Order matters: chevrotain tries the patterns in `allTokens` order and takes
  * the first match, so longer operators come before their prefixes

@@ -243,7 +243,7 @@ export interface Sparsity {
 const rootOf = (env: Env, name: string): string => env(name)?.root ?? name;
 
 /**
- * The structural-sparsity rule (DESIGN.md section 3): a reduction over an
+ * The structural-sparsity rule (docs/LANGUAGE.md): a reduction over an
  * index of a sparse operand visits only its stored entries; a sparse operand
  * indexed exactly like the left side gives the result its pattern. Any other
  * use of a sparse operand has no meaning and is rejected.

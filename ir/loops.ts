@@ -1,5 +1,5 @@
 /**
- * The kernel-level loop IR (DESIGN.md section 2): one small loop nest per
+ * The kernel-level loop IR (docs/ARCHITECTURE.md): one small loop nest per
  * tensor op, over flat buffers. Dense tensors are row-major buffers indexed
  * by explicit arithmetic; a sparse operand is reached only through the
  * buffers of one layout (rowPtr/colIdx = CSR, colPtr/rowIdx = CSC) and a

@@ -1,5 +1,5 @@
 /**
- * Data features of tensors, in tiers by cost (DESIGN.md section 5): the
+ * Data features of tensors, in tiers by cost (docs/FEATURES.md): the
  * planner binds cost expressions with them and generated runtimes' guards
  * test them. Imports nothing outside runtime/. See docs/FEATURES.md.
  */

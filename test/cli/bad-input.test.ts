@@ -1,5 +1,5 @@
 /**
- * The command-line contracts of DESIGN.md sections 4 and 13, checked on the
+ * The command-line rules of docs/CLI.md (exit codes, one clear error, no partial output), checked on the
  * built command (dist/cli/main.js) in a child process: every class of bad
  * input exits 1 with one clear diagnostic naming the file, the line where
  * there is one, and what was expected; no stack trace; no output file and no

@@ -1,5 +1,5 @@
 /**
- * `dype compile`: the artifacts of DESIGN.md section 9 that every build has
+ * `dype compile`: the artifacts (docs/CLI.md) that every build has
  * (IR after each stage, wasm kernels with manifests), and the all-or-nothing
  * rule for bad programs, bad options and unwritable output directories.
  */

@@ -77,7 +77,7 @@ const consoleErrors = (log: string): string[] =>
 describe('dype eval --quick', () => {
   const r = runCli(['eval', '--quick', '-o', dir, '--json'], { timeoutMs: 120_000 });
 
-  it('prints the DESIGN.md section 4 object and writes CSV, JSON and the report', () => {
+  it('prints the --json object of docs/CLI.md and writes CSV, JSON and the report', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout);

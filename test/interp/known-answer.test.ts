@@ -2,7 +2,7 @@ import { compileSource } from '../../frontend/compile.js';
 /**
  * Known-answer tests for the float64 reference interpreter: tiny programs on
  * hand-built tensors, each expected value worked out by hand from the
- * semantics in DESIGN.md section 3 (implicit sums, structural sparsity,
+ * semantics in docs/LANGUAGE.md (implicit sums, structural sparsity,
  * reduction identities, Jacobi steps in repeat loops).
  */
 import { describe, expect, it } from 'vitest';
@@ -223,7 +223,7 @@ describe('reductions driven from inside nested expressions', () => {
   // the same sparse tensor (min(j, k: A[i, j] + A[j, k] + x[k])), is accepted
   // by the checker (and classified as a plain min-plus spmv), but the
   // interpreter only iterates A[i, j]'s entries and runs k over all of 0..n-1,
-  // reading A[j, k] as 0 where it has no entry. By DESIGN.md section 3 (a
+  // reading A[j, k] as 0 where it has no entry. By docs/LANGUAGE.md (a
   // reduction over an index of a sparse operand visits only its stored
   // entries) the answer must equal the nested form above, [14, 12, 15]; the
   // interpreter gives [11, 12, 15] (row 0: j=2, k=0 uses the missing A[2, 0] as 0).
