@@ -33,7 +33,13 @@ export function frontSvg(f: FrontInput): string {
     y: p.energyJ * 1e3,
     title: p.label,
   }));
-  return scatterSvg(f.title, 'period per input (ms)', `${f.scope} energy per input (mJ)`, pts, markers);
+  return scatterSvg(
+    f.title,
+    'period per input (ms, modelled)',
+    `${f.scope} energy per input (mJ, modelled)`,
+    pts,
+    markers,
+  );
 }
 
 /** Features of a square matrix with `rows` rows at a density and row-length CV (shape of the rest from typical power-law data). */
@@ -120,7 +126,7 @@ export function timelineSvg(
     title: `input ${e.input}: ${e.label} (${e.kind}) ${e.startMs.toFixed(3)}-${e.endMs.toFixed(3)} ms`,
   }));
   return ganttSvg(
-    `${title}: ${stream} inputs, period ${r.periodMs.toPrecision(4)} ms, ${(r.deviceEnergyJ * 1e3).toPrecision(4)} mJ device / ${(r.systemEnergyJ * 1e3).toPrecision(4)} mJ system per input (modelled: event simulation)`,
+    `${title}: ${stream} inputs, modelled: period ${r.periodMs.toPrecision(4)} ms, ${(r.deviceEnergyJ * 1e3).toPrecision(4)} / ${(r.systemEnergyJ * 1e3).toPrecision(4)} mJ per input (device / system)`,
     bars,
   );
 }

@@ -104,6 +104,13 @@ function guardFigures(g: GuardPlan, names: readonly string[]): string {
   return `${intro}${table(['judged on', 'samples', 'mean loss', 'within tolerance', 're-planned'], rows, 1)}<details><summary>cross-validated grid</summary>${table(['partitions', 'depth', 'mean loss', 'within tolerance', ''], gridRows, 0)}</details>`;
 }
 
+/** A profile's name with each file path cut to its base name, for plot titles: `A=karate.mtx f=16`. */
+export const shortProfile = (name: string): string =>
+  name
+    .split(' ')
+    .map((t) => t.replace(/=(?:.*[\\/])?([^\\/]+)$/, '=$1'))
+    .join(' ');
+
 const label = (m: Mapping): string => m.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}`).join(' -> ');
 const mJ = (j: number): string => (j * 1e3).toPrecision(4);
 
@@ -153,16 +160,16 @@ function profileSection(r: ProgramReportInput, v: ProfileView): { heading: strin
     energyJ: pts[best[o]]!.energyJ,
     label: label(scored[best[o]]!.m),
   }));
-  const fast = scored[best.throughput]!;
+  const short = shortProfile(v.name);
   const note = `<p class="note">Planner rank is the cost model's order for the ${r.objective} objective; the event simulation (${SIM.streamLength} inputs in flight) re-scores each mapping, and the best per objective is chosen on the simulated figures. No figure on this page is measured.</p>`;
   return {
     heading: `Profile ${v.name}`,
     body: `${note}${table(head, rows, 2)}<div class="plots">${frontSvg({
-      title: `${r.title}, profile ${v.name}, on ${r.sys.name} (modelled)`,
+      title: `${r.title}, ${short} on ${r.sys.name}`,
       scope,
       space: pts.map((p, i) => ({ ...p, label: label(scored[i]!.m) })),
       picks,
-    })}${timelineSvg(`${r.title}, profile ${v.name}, best throughput ${label(fast.m)}`, r.sys, v.problem, simStages(r.sys, v.problem, fast.m), SIM.streamLength)}</div>`,
+    })}${timelineSvg(`best throughput (planner rank ${best.throughput + 1})`, r.sys, v.problem, simStages(r.sys, v.problem, scored[best.throughput]!.m), SIM.streamLength)}</div>`,
   };
 }
 
