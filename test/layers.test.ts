@@ -84,6 +84,13 @@ describe('layering', () => {
     expect(folders.filter((f) => !(f in LAYERS))).toEqual([]);
   });
 
+  it("every rule has its row in docs/ARCHITECTURE.md's layer table", () => {
+    const doc = readFileSync(join(root, 'docs', 'ARCHITECTURE.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1));
+    const rows = table.split('\n').filter((l) => l.startsWith('| `'));
+    expect(Object.keys(LAYERS).filter((f) => !rows.some((r) => r.split('|')[1]!.includes(`\`${f}/\``)))).toEqual([]);
+  });
+
   it('finds static, side-effect, dynamic, required and computed imports, and skips comments', () => {
     const src = [
       "import { a } from '../ir/a.js';",
