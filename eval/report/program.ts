@@ -146,7 +146,7 @@ function profileSection(r: ProgramReportInput, v: ProfileView): { heading: strin
   const head = [
     'planner rank',
     'mapping',
-    'period ms, modelled (planner)',
+    'ms per input, modelled (planner)',
     'period ms, modelled (event simulation)',
     'latency ms, modelled (event simulation)',
     'energy mJ device / system, modelled (planner)',
