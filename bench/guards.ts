@@ -33,6 +33,8 @@ import { quickFeatures, SampledFeatures } from '../runtime/features/quick.js';
 import { buildGuards, featureRecord, sampleBindings, sparseFeaturesOf } from '../runtime/guards/index.js';
 import { planOptions } from '../runtime/guards/build.js';
 import { inRanges } from '../runtime/guards/select.js';
+import { leafAt } from '../runtime/guards/tree.js';
+import type { GuardNode } from '../runtime/guards/types.js';
 import { featureView } from '../runtime/guards/view.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
@@ -165,9 +167,18 @@ const timeAlong = (a: () => unknown, others: (() => unknown)[], reps: number): n
   return xs.map(median);
 };
 const view = featureView({ sparse: ['A'], dims: ['n', 'f', 'h', 'c'], scalars: [] });
+/**
+ * The generated guard's pick, then the range check of the leaf it reached: tier 0 always, the tier-1 keys the
+ * leaf lists (runtime/guards/checks.ts). A leaf that leaves several partitions open has the cost model weigh them,
+ * which reads every feature: its step reads them all (so the sampled row statistics are paid for there).
+ */
+const get = (rec: Record<string, number>) => (k: string) => rec[k];
 const guardStep = (f: SparseFeatures, n: number): number => {
   const rec = view(bindWith(f, n));
-  return guard(rec) + (inRanges(plan.ranges, (k) => rec[k]) ? 1 : 0);
+  const id = guard(rec);
+  const leaf = leafAt(plan.tree, get(rec));
+  const all = leaf.also ? rec['A.rowLenCv']! + rec['A.top1PctNnzShare']! : 0;
+  return id + all + (inRanges(plan.ranges, get(rec), leaf.checks) ? 1 : 0);
 };
 // A runtime decides per input, so the feature code it runs is optimised by the JIT: warm it on every matrix first.
 for (let i = 0; i < 300; i++)
@@ -188,6 +199,8 @@ interface Row {
   batchedSharePct: number;
   /** Whether the path read the locality score. */
   localityRead: boolean;
+  /** Whether the step read any row (the sampled row statistics). */
+  rowsRead: boolean;
   allSampledUs: number;
   exactT01Us: number;
   exactT01SharePct: number;
@@ -224,6 +237,7 @@ for (const [name, m] of mats) {
   // A new pattern each time: fresh views of the same arrays (no copy), which the runtime's feature cache has not seen.
   const fresh = (): CsrMatrix => ({ ...m, rowPtr: m.rowPtr.subarray(0), colIdx: m.colIdx.subarray(0) });
   let localityRead = false;
+  let rowsRead = false;
   // gcn's A is n x n: the whole decision is timed on square matrices only.
   const sq = m.rows === m.cols;
   // With --expose-gc: a full collection first, so the previous matrix's garbage is not collected inside these timings.
@@ -235,6 +249,7 @@ for (const [name, m] of mats) {
         const f = new SampledFeatures(m);
         sink += guardStep(f, m.rows);
         localityRead = f.localityTaken;
+        rowsRead = f.rowStatsTaken;
       },
       // Ten new patterns' steps back to back: a single call of a few microseconds carries the timer's and the call site's own overhead.
       () => {
@@ -271,6 +286,7 @@ for (const [name, m] of mats) {
     batchedUs,
     batchedSharePct: pct(batched! / BATCHED),
     localityRead,
+    rowsRead,
     allSampledUs: all! * 1e3,
     exactT01Us: t01! * 1e3,
     exactT01SharePct: pct(t01!),
@@ -282,6 +298,13 @@ for (const [name, m] of mats) {
 }
 exec.close();
 
+const leaves = (n: GuardNode): string[] =>
+  'leaf' in n
+    ? [
+        `partition ${n.leaf}${n.also ? ` or ${n.also.join(', ')} (cost model)` : ''}: checks ${n.checks?.join(', ') || 'tier 0 only'}`,
+      ]
+    : [...leaves(n.le), ...leaves(n.gt)];
+console.log(`leaves: ${leaves(plan.tree).join('; ')}`);
 console.log(
   `guards alone (gcn, ${plan.partitions.length} partitions, ${depth} tests in the code, testing ${tested.join(', ')}): median ${guardNs.toFixed(1)} ns per call over ${records.length} feature records (sink ${sink % 7})`,
 );
@@ -290,11 +313,11 @@ console.log(
   "                                           |  new pattern: guards' features  | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same",
 );
 console.log(
-  'matrix                      rows       nnz  SpMV us |      us  share %  locality |  us share % |          us |       us  share % |        us  share %        |        us  share %',
+  'matrix                      rows       nnz  SpMV us |      us  share %      read |  us share % |          us |       us  share % |        us  share %        |        us  share %',
 );
 for (const r of rows)
   console.log(
-    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.localityRead ? 'read' : '-').padStart(9)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
+    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.rowsRead ? (r.localityRead ? 'rows+loc' : 'rows') : '-').padStart(9)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
   );
 const col = (k: keyof Row): number[] => rows.map((r) => r[k] as number);
 const summary = (k: keyof Row): { median: number; max: number; of: number } => {

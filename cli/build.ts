@@ -6,7 +6,9 @@
  * emulation, the FPGA kernels in C simulation; g++ only). `--emulate`
  * builds the emulated ones, `--real` the real ones whatever the host has (a
  * CUDA library can be cross-built with nvcc alone). Prints what it built and
- * which backend each library runs as.
+ * which backend each library runs as. Libraries built before from the
+ * same sources with the same compilers come from the build cache
+ * (cli/build-cache.ts) unless `--no-cache`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { InputError } from '../runtime/errors.js';
 import type { NativeBackendName, NativeFamily } from '../runtime/native/abi.js';
 import { nativeLibraryPath, readProject } from '../runtime/native/project.js';
+import { buildKey, fromCache, toCache } from './build-cache.js';
 import { CliError, usage } from './errors.js';
 
 export interface BuildOptions {
@@ -21,6 +24,8 @@ export interface BuildOptions {
   real?: boolean;
   jobs?: string;
   json?: boolean;
+  /** false with --no-cache. */
+  cache?: boolean;
 }
 
 const has = (cmd: string, args: string[] = ['--version']): boolean =>
@@ -121,9 +126,16 @@ export function buildCommand(dir: string, o: BuildOptions, stdout: (s: string) =
       undefined,
       'the project has no native targets: compile it with dype compile FILE.dy -o DIR (targets cuda, hls)',
     );
-  const done: { family: string; backend: string; library: string; seconds: number; why: string }[] = [];
+  const done: { family: string; backend: string; library: string; seconds: number; why: string; cached: boolean }[] =
+    [];
   for (const b of builds) {
     const t0 = performance.now();
+    const key = o.cache === false ? undefined : buildKey(b.dir, b.target);
+    if (key !== undefined && fromCache(key, b.library)) {
+      const seconds = (performance.now() - t0) / 1e3;
+      done.push({ family: b.family, backend: b.backend, library: b.library, seconds, why: b.why, cached: true });
+      continue;
+    }
     const r = spawnSync('make', ['-C', b.dir, `-j${jobs}`, b.target], { encoding: 'utf8', maxBuffer: 64 << 20 });
     if (r.error) throw new CliError(`dype build: cannot run make: ${r.error.message}`);
     if (r.status !== 0) {
@@ -132,17 +144,22 @@ export function buildCommand(dir: string, o: BuildOptions, stdout: (s: string) =
     }
     if (!existsSync(b.library))
       throw new CliError(`dype build: make ${b.target} in ${b.dir} succeeded but did not write ${b.library}`);
+    if (key !== undefined) toCache(key, b.library);
     done.push({
       family: b.family,
       backend: b.backend,
       library: b.library,
       seconds: (performance.now() - t0) / 1e3,
       why: b.why,
+      cached: false,
     });
   }
   if (o.json) {
     stdout(`${JSON.stringify({ project: dir, program: info.program, built: done }, null, 2)}\n`);
     return;
   }
-  for (const d of done) stdout(`built ${d.library}: backend ${d.backend} (${d.why}), ${d.seconds.toFixed(1)} s\n`);
+  for (const d of done)
+    stdout(
+      `built ${d.library}: backend ${d.backend} (${d.why}), ${d.cached ? 'from the build cache (same sources and compilers), ' : ''}${d.seconds.toFixed(1)} s\n`,
+    );
 }

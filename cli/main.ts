@@ -296,6 +296,10 @@ export function buildProgram(): Command {
     )
     .option('--real', 'build the real libraries whatever this host has (nvcc for CUDA; XRT for the FPGA host library)')
     .option('--jobs <N>', 'parallel compile jobs (default 2)')
+    .option(
+      '--no-cache',
+      'always run make: neither reuse nor keep libraries in the build cache ($DYPE_CACHE_DIR/native, else ~/.cache/dype/native)',
+    )
     .option('--json', 'print one JSON object on stdout')
     .action(async (dir: string, o: BuildOptions) => (await import('./build.js')).buildCommand(dir, o, out));
 

@@ -186,7 +186,9 @@ export class Chooser {
       throw new Error(
         `generated ${st.objective} guards of ${cfg.kernel} disagree with the guard tree (partition ${id} vs ${st.ids[walked.leaf]}): regenerate the runtime`,
       );
-    const oor = inRanges(st.plan.ranges, (k) => features[k]) ? [] : outOfRange(st.plan.ranges, (k) => features[k]);
+    const oor = inRanges(st.plan.ranges, (k) => features[k], walked.checks)
+      ? []
+      : outOfRange(st.plan.ranges, (k) => features[k], walked.checks);
     const problem = this.memo.problem(b.binding);
     let selected = this.parts[id]!;
     const path = walked.path;

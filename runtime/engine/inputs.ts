@@ -42,23 +42,29 @@ const CHECKED: readonly (keyof SparseFeatures)[] = [
   'emptyRowFraction',
   'top1PctNnzShare',
 ];
+/** What a sampled record holds before any row is read. */
+const CHECKED_AT_ONCE: readonly (keyof SparseFeatures)[] = ['rows', 'cols', 'nnz', 'rowLenMean'];
+
+const malformed = (name: string, v: SparseMatrix, e: RangeError): InputError =>
+  new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${v.format} matrix`);
 
 /**
  * A new pattern's features; a RangeError from them (pointers that
  * decrease, an index out of range) is the input's DY3051, and so is a
- * feature that is not finite (the locality score, read later if at all, is
- * finite by construction: a share, 0 without pairs).
+ * feature that is not finite. Exact features are checked here; sampled
+ * ones (`lazy`) check their shape here and their row pointers when a
+ * statistic is first read, which is finite by construction (the locality
+ * score too: a share, 0 without pairs).
  */
-function computed(name: string, v: SparseMatrix, make: () => SparseFeatures): SparseFeatures {
+function computed(name: string, v: SparseMatrix, make: () => SparseFeatures, lazy = false): SparseFeatures {
   let f: SparseFeatures;
   try {
     f = make();
   } catch (e) {
-    if (e instanceof RangeError)
-      throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${v.format} matrix`);
+    if (e instanceof RangeError) throw malformed(name, v, e);
     throw e;
   }
-  for (const k of CHECKED)
+  for (const k of lazy ? CHECKED_AT_ONCE : CHECKED)
     if (!Number.isFinite(f[k]))
       throw new InputError(
         'DY3051',
@@ -84,7 +90,21 @@ export function inputFeatures(v: SparseMatrix, name: string): SparseFeatures {
     c.f.cols !== v.cols ||
     c.f.nnz !== v.rowPtr[v.rows]! - v.rowPtr[0]!
   )
-    featureCache.set(v.colIdx, (c = { rowPtr: v.rowPtr, f: computed(name, v, () => new SampledFeatures(v)) }));
+    featureCache.set(
+      v.colIdx,
+      (c = {
+        rowPtr: v.rowPtr,
+        f: computed(
+          name,
+          v,
+          () =>
+            new SampledFeatures(v, 0, (e) => {
+              throw malformed(name, v, e);
+            }),
+          true,
+        ),
+      }),
+    );
   return c.f;
 }
 

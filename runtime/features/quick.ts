@@ -385,40 +385,76 @@ export function quickFeatures(m: CsrMatrix, seed = 0): QuickFeatures {
 
 /**
  * The planner's features of a CSR pattern as a runtime takes them: tier 0
- * and the sampled row statistics at once, the locality score computed on
- * its first read (a getter) and kept. A spread copies own fields only, so a
- * copy of this record must go through `planFeatures` (runtime/guards/
- * features.ts), which reads the locality score by name; JSON takes it
- * through toJSON.
+ * at once (O(1)), the sampled row statistics on the first read of any of
+ * them and the locality score on its first read (getters), each kept. Guards
+ * whose path and range checks test tier 0 only read no row
+ * (runtime/guards/checks.ts). A spread copies own fields only, so a copy of
+ * this record must go through `planFeatures` (runtime/guards/features.ts),
+ * which reads every field by name; JSON takes it through toJSON.
+ *
+ * Row pointers too short for the rows, or a negative entry count, throw
+ * RangeError from the constructor; pointers that decrease where the sample
+ * reads them throw from the first statistic read, through `onError` when
+ * given (the runtime turns them into the input's DY3051 there).
  */
 export class SampledFeatures implements SparseFeatures {
   readonly rows: number;
   readonly cols: number;
   readonly nnz: number;
   readonly rowLenMean: number;
-  readonly rowLenMax: number;
-  readonly rowLenCv: number;
-  readonly emptyRowFraction: number;
-  readonly top1PctNnzShare: number;
-  /** Rows the statistics were taken from (all of them when it equals rows: tier 1 exact). */
-  readonly sampledRows: number;
   readonly #m: CsrMatrix;
   readonly #seed: number;
+  readonly #onError: ((e: RangeError) => never) | undefined;
+  #stats: RowStats | undefined;
   #locality: number | undefined;
 
-  constructor(m: CsrMatrix, seed = 0) {
-    const s = sampledRowStats(m, seed);
-    this.rows = s.rows;
-    this.cols = s.cols;
-    this.nnz = s.nnz;
-    this.rowLenMean = s.rowLenMean;
-    this.rowLenMax = s.rowLenMax;
-    this.rowLenCv = s.rowLenCv;
-    this.emptyRowFraction = s.emptyRowFraction;
-    this.top1PctNnzShare = s.top1PctNnzShare;
-    this.sampledRows = s.sampledRows;
+  constructor(m: CsrMatrix, seed = 0, onError?: (e: RangeError) => never) {
+    const { rows, cols, rowPtr } = m;
+    if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0))
+      throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
+    if (rowPtr.length < rows + 1)
+      throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
+    const nnz = rowPtr[rows]! - rowPtr[0]!;
+    if (nnz < 0) throw badPointers(rows, 0, rows, rowPtr[0]!, rowPtr[rows]!);
+    this.rows = rows;
+    this.cols = cols;
+    this.nnz = nnz;
+    this.rowLenMean = rows > 0 ? nnz / rows : 0;
     this.#m = m;
     this.#seed = seed;
+    this.#onError = onError;
+  }
+
+  #row(): RowStats {
+    if (this.#stats) return this.#stats;
+    try {
+      return (this.#stats = sampledRowStats(this.#m, this.#seed));
+    } catch (e) {
+      if (e instanceof RangeError && this.#onError) this.#onError(e);
+      throw e;
+    }
+  }
+
+  get rowLenMax(): number {
+    return this.#row().rowLenMax;
+  }
+  get rowLenCv(): number {
+    return this.#row().rowLenCv;
+  }
+  get emptyRowFraction(): number {
+    return this.#row().emptyRowFraction;
+  }
+  get top1PctNnzShare(): number {
+    return this.#row().top1PctNnzShare;
+  }
+  /** Rows the statistics were taken from (all of them when it equals rows: tier 1 exact). */
+  get sampledRows(): number {
+    return this.#row().sampledRows;
+  }
+
+  /** Whether the row statistics have been read (and so computed). */
+  get rowStatsTaken(): boolean {
+    return this.#stats !== undefined;
   }
 
   get localityScore(): number {

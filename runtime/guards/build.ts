@@ -21,6 +21,7 @@ import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 import { featureKeys, featureValue, RANGE_KEYS_TIER1, tierOf } from './features.js';
 import { fitGuards, INFEASIBLE_LOSS, scoreFit, type GuardData } from './fit.js';
+import { withChecks } from './checks.js';
 import { walkTree, type TreeOptions } from './tree.js';
 import { chooseModel, heldOut, type SelectOptions } from './validate.js';
 import type { GuardPartition, GuardPlan } from './types.js';
@@ -152,7 +153,17 @@ export function buildGuards(
   };
   const model = chooseModel(d, all, sel);
   const fit = fitGuards(d, all, model.partitions, { ...sel.tree, maxDepth: model.depth });
-  const { chosen, tree } = fit;
+  const { chosen } = fit;
+  const tree = withChecks(fit.tree, {
+    spec,
+    sys,
+    popts,
+    tol,
+    partitions: chosen.map((c) => cand[c]!),
+    keys: d.rangeKeys.map(({ k }) => d.keys[k]!.key).filter((key) => tierOf(key) !== 0),
+    samples: kept.map(({ b }) => b),
+    score: (p, c) => scoreChoices(sys, p, c, popts),
+  });
   // Training figures: the tree's pick against the best chosen partition, and against each sample's own optimum.
   let good = 0;
   for (const s of all) {

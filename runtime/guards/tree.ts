@@ -195,11 +195,24 @@ export function fitTree(d: TreeData, parts: number, o: TreeOptions = {}): GuardN
   ).node;
 }
 
+/** The leaf node a feature getter reaches (walkTree without the path's messages: what a per-input check needs). */
+export function leafAt(
+  tree: GuardNode,
+  get: (key: string) => number | undefined,
+): Extract<GuardNode, { leaf: number }> {
+  let n = tree;
+  while (!('leaf' in n)) {
+    const v = get(n.feature);
+    n = v !== undefined && v <= n.threshold ? n.le : n.gt;
+  }
+  return n;
+}
+
 /** Walks the tree for one feature getter; the path lists each test with the value seen. */
 export function walkTree(
   tree: GuardNode,
   get: (key: string) => number | undefined,
-): { leaf: number; also?: number[]; path: string[] } {
+): { leaf: number; also?: number[]; checks?: string[]; path: string[] } {
   const path: string[] = [];
   let n = tree;
   while (!('leaf' in n)) {
@@ -209,7 +222,7 @@ export function walkTree(
     path.push(`${n.feature} ${le ? '<=' : '>'} ${fmt(n.threshold)} (${v === undefined ? 'n/a' : fmt(v)})`);
     n = le ? n.le : n.gt;
   }
-  return { leaf: n.leaf, ...(n.also ? { also: n.also } : {}), path };
+  return { leaf: n.leaf, ...(n.also ? { also: n.also } : {}), ...(n.checks ? { checks: n.checks } : {}), path };
 }
 
 export function fmt(x: number): string {

@@ -20,8 +20,13 @@ export interface GuardPartition {
 }
 
 export type GuardNode =
-  /** A partition; `also`: other partitions the runtime weighs with the cost model for inputs reaching this leaf, the leaf's own first. */
-  | { leaf: number; also?: number[] }
+  /**
+   * A partition; `also`: other partitions the runtime weighs with the cost model for inputs reaching this leaf, the
+   * leaf's own first. `checks`: the tier-1 range keys checked for inputs reaching this leaf (tier-0 keys always are):
+   * those whose feasible extremes move this leaf's pick out of the loss tolerance (./checks.ts), so a leaf whose pick
+   * holds whatever the rows look like reads no row. Absent (plans written before it was recorded): every range key.
+   */
+  | { leaf: number; also?: number[]; checks?: string[] }
   | { feature: string /* e.g. "A.rowLenCv" */; tier: 0 | 1 | 2; threshold: number; le: GuardNode; gt: GuardNode };
 
 export interface GuardPlan {

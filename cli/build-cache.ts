@@ -1,0 +1,104 @@
+/**
+ * Content-addressed cache of the native libraries `dype build` makes.
+ * Projects compiled from the same program generate the same CUDA and HLS
+ * sources whatever the system and profiles (only plan.json differs), and a
+ * g++ build of one costs 10-30 s, so a rebuild of sources already built with
+ * the same compiler and flags copies the library instead.
+ *
+ * - Key: sha256 of the make target, every source-like file under the build
+ *   folder (path and content; build outputs are not sources), the compilers'
+ *   `--version` and the environment variables the generated Makefiles read.
+ * - Where: `<cacheRoot>/native/<key>/` (cacheRoot: codegen/wasm/cache.ts),
+ *   the library and its sha256; an entry whose library does not match its
+ *   checksum is treated as absent. Entries are written under a temporary
+ *   name and renamed, so a concurrent reader never sees half of one.
+ * - `dype build --no-cache` neither reads nor writes it.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { cacheRoot } from '../codegen/wasm/cache.js';
+import { makeDirs } from '../runtime/io/files.js';
+
+const FORMAT = 'dype-native-build-1';
+const SOURCE = /\.(c|cc|cpp|cxx|h|hh|hpp|cu|cuh|map|tcl|cfg|mk|ini)$|^(Makefile|CMakeLists\.txt)$/;
+/** What the generated Makefiles read from the environment (hls-templates/project/Makefile.hbs, the CUDA Makefile). */
+const ENV = [
+  'CXX',
+  'CXXFLAGS',
+  'EMUFLAGS',
+  'CHECKFLAGS',
+  'NVCC',
+  'NVCCFLAGS',
+  'ARCH',
+  'LDFLAGS',
+  'XILINX_XRT',
+  'PLATFORM',
+];
+
+function sources(dir: string, root = dir, out: [string, string][] = []): [string, string][] {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const p = join(dir, e.name);
+    // The HLS project's outputs live under build/.
+    if (e.isDirectory()) {
+      if (!(dir === root && e.name === 'build')) sources(p, root, out);
+    } else if (e.isFile() && SOURCE.test(e.name)) out.push([relative(root, p), sha(readFileSync(p))]);
+  }
+  return out;
+}
+
+const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+function version(cmd: string): string {
+  const r = spawnSync(cmd, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : `(${cmd} not found)`;
+}
+
+/** The cache key of building `target` in `dir` with this host's compilers and environment. */
+export function buildKey(dir: string, target: string, env: NodeJS.ProcessEnv = process.env): string {
+  return sha(
+    Buffer.from(
+      JSON.stringify({
+        format: FORMAT,
+        target,
+        files: sources(dir),
+        cxx: version(env['CXX'] || 'g++'),
+        nvcc: target.includes('_cuda.') ? version(env['NVCC'] || 'nvcc') : '',
+        env: ENV.map((k) => [k, env[k] ?? null]),
+      }),
+    ),
+  );
+}
+
+/** Copies the cached library of `key` to `library`; false when there is none (or it fails its checksum). */
+export function fromCache(key: string, library: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const at = join(cacheRoot(env), 'native', key);
+  const lib = join(at, basename(library));
+  if (!existsSync(lib)) return false;
+  try {
+    const bytes = readFileSync(lib);
+    if (sha(bytes) !== readFileSync(join(at, 'sha256'), 'utf8').trim()) return false;
+    const tmp = `${library}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(tmp, bytes, { mode: 0o755 });
+    renameSync(tmp, library);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Keeps a copy of a freshly built library; a cache that cannot be written is skipped. */
+export function toCache(key: string, library: string, env: NodeJS.ProcessEnv = process.env): void {
+  const at = join(cacheRoot(env), 'native', key);
+  const tmp = `${at}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    makeDirs(tmp);
+    copyFileSync(library, join(tmp, basename(library)));
+    writeFileSync(join(tmp, 'sha256'), `${sha(readFileSync(library))}\n`);
+    if (existsSync(at)) rmSync(tmp, { recursive: true, force: true });
+    else renameSync(tmp, at);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
