@@ -11,26 +11,38 @@ import type { GuardDecision, GuardPlan } from './types.js';
 /** Ranges are widened by this relative slack, so rounding in a profile's own features never trips them. */
 export const RANGE_SLACK = 1e-9;
 
-/**
- * Whether a range key is checked at a leaf: tier-0 keys always; others when the leaf lists them in `checks`, or
- * every one when the leaf has no list (types.ts).
- */
-function checked(key: string, checks: readonly string[] | undefined): boolean {
-  return checks === undefined || tierOf(key) === 0 || checks.includes(key);
+/** A plan's ranges as a list, each with whether it is tier 0 (checked at every leaf): made once per plan. */
+const compiled = new WeakMap<GuardPlan['ranges'], { key: string; lo: number; hi: number; tier0: boolean }[]>();
+function rangeList(ranges: GuardPlan['ranges']): { key: string; lo: number; hi: number; tier0: boolean }[] {
+  let l = compiled.get(ranges);
+  if (!l)
+    compiled.set(
+      ranges,
+      (l = Object.entries(ranges).map(([key, [lo, hi]]) => ({
+        key,
+        lo: lo - Math.abs(lo) * RANGE_SLACK,
+        hi: hi + Math.abs(hi) * RANGE_SLACK,
+        tier0: tierOf(key) === 0,
+      }))),
+    );
+  return l;
 }
 
-/** Whether every checked feature lies in the guards' ranges: the per-input check, without building messages. */
+/**
+ * Whether every checked feature lies in the guards' ranges: the per-input check, without building messages.
+ * Tier-0 keys are checked always; others where the leaf lists them in `checks`, or every one where the leaf has
+ * no list (types.ts).
+ */
 export function inRanges(
   ranges: GuardPlan['ranges'],
   get: (key: string) => number | undefined,
   checks?: readonly string[],
 ): boolean {
-  for (const key in ranges) {
-    if (!checked(key, checks)) continue;
-    const v = get(key);
+  for (const r of rangeList(ranges)) {
+    if (checks !== undefined && !r.tier0 && !checks.includes(r.key)) continue;
+    const v = get(r.key);
     if (v === undefined) continue;
-    const [lo, hi] = ranges[key]!;
-    if (v < lo - Math.abs(lo) * RANGE_SLACK || v > hi + Math.abs(hi) * RANGE_SLACK) return false;
+    if (v < r.lo || v > r.hi) return false;
   }
   return true;
 }
@@ -43,7 +55,7 @@ export function outOfRange(
 ): string[] {
   const out: string[] = [];
   for (const [key, [lo, hi]] of Object.entries(ranges)) {
-    if (!checked(key, checks)) continue;
+    if (checks !== undefined && tierOf(key) !== 0 && !checks.includes(key)) continue;
     const v = get(key);
     if (v === undefined) continue;
     if (v < lo - Math.abs(lo) * RANGE_SLACK)
