@@ -105,10 +105,10 @@ export async function generatorNames(): Promise<GeneratorNames> {
  * scalar parameters; a second round of kernels swaps the dense and scalar
  * roles and moves the names of the fixed slots along.
  */
-export function namedProgram(names: readonly string[], chunk = 24): string {
+export function namedProgram(names: readonly string[], rounds: readonly (0 | 1)[] = [0, 1], chunk = 24): string {
   const kernels: string[] = [];
   const used = new Set<string>();
-  for (const shift of [0, 1]) {
+  for (const shift of rounds) {
     for (let c = 0; c < names.length; c += chunk) {
       const group = names.slice(c, c + chunk);
       while (group.length < 8) group.push(`zpad${group.length}`);
