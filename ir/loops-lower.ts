@@ -79,10 +79,14 @@ class OpLowering {
     );
   }
 
+  /** A new local, never the name of a value or size of the op (a parameter may be called `acc0`). */
   private fresh(prefix: string): string {
-    const n = this.counters.get(prefix) ?? 0;
-    this.counters.set(prefix, n + 1);
-    return `${prefix}${n}`;
+    for (;;) {
+      const n = this.counters.get(prefix) ?? 0;
+      this.counters.set(prefix, n + 1);
+      const name = `${prefix}${n}`;
+      if (!this.taken.has(name)) return name;
+    }
   }
 
   iv(name: string): string {

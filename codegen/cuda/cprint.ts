@@ -9,7 +9,7 @@
  * the float function of the node's type (expf for f32), not double as the
  * interpreter does: a difference of an ulp or two that the check tolerates.
  */
-import type { LElem, LStmt, LoopFunc } from '../../ir/loops.js';
+import type { LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { CExprPrinter, isFloat, NATIVE_BOOL, type CDialect, type LLoad } from '../c/expr.js';
 import { Scope, type NameContext } from './names.js';
 import { exprVars, stmtExprs } from './nest.js';
@@ -138,6 +138,21 @@ export const CUDA_DIALECT: CDialect = {
     fn === 'sigmoid' ? `dy_sigmoid(${args.join(', ')})` : `${fn}${t === 'f32' ? 'f' : ''}(${args.join(', ')})`,
 };
 
+/**
+ * An index with a product in 64-bit arithmetic: `B[j * k + c]` passes 2^31
+ * once rows x K does, long before any size does (sizes and indices are int).
+ * Sums and differences above the product are widened with it; an index
+ * without a product stays int, as does everything it is built from.
+ */
+function widened(e: LExpr): LExpr {
+  if (e.k !== 'bin' || (e.type !== 'index' && e.type !== 'i32') || !['+', '-', '*'].includes(e.op)) return e;
+  return { ...e, type: 'i64', lhs: widened(e.lhs), rhs: widened(e.rhs) };
+}
+
+function hasProduct(e: LExpr): boolean {
+  return e.k === 'bin' && ['+', '-', '*'].includes(e.op) && (e.op === '*' || hasProduct(e.lhs) || hasProduct(e.rhs));
+}
+
 /** Expression printer; `rename` substitutes C text for a variable (a loop variable rebound by a schedule). */
 export class ExprPrinter extends CExprPrinter {
   constructor(
@@ -170,7 +185,12 @@ export class ExprPrinter extends CExprPrinter {
   load(e: LLoad): string {
     const hooked = this.loadHook?.(e);
     if (hooked !== undefined) return hooked;
-    return `${this.names.buf(e.buf).c}[${this.as(e.index, 'index')}]`;
+    return `${this.names.buf(e.buf).c}[${this.index(e.index)}]`;
+  }
+
+  /** A buffer index: 64-bit where it multiplies (see `widened`). */
+  index(e: LExpr): string {
+    return hasProduct(e) ? this.as(widened(e), 'i64') : this.as(e, 'index');
   }
 }
 
@@ -225,7 +245,7 @@ export class StmtPrinter {
     const p = this.p;
     const b = p.names.buf(s.buf);
     const value = b.elem === 'bool' ? `(${p.as(s.value, 'bool')} ? 1 : 0)` : p.as(s.value, b.elem);
-    return `${b.c}[${p.as(s.index, 'index')}] = ${value};`;
+    return `${b.c}[${p.index(s.index)}] = ${value};`;
   }
 
   storeStmt(s: Extract<LStmt, { k: 'store' }>, ind: string): string[] {

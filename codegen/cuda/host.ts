@@ -396,13 +396,32 @@ export function kernelView(plan: KernelPlan): KernelView {
             `kernel '${plan.kernel.name}': op ${op.f.op} writes ${op.f.out} but nothing holds ${op.f.out.slice(0, -5)}`,
             plan.kernel.span,
           );
+        // The op writes all of X.next from X: the two swap roles (no copy per trip).
+        swapped.set(to.c, to);
         out.push(
-          `${ind}if ((dy_rc = (int)cudaMemcpyAsync(b->${to.c}, b->${from.c}, ${to.count} * sizeof(${storageType(to.elem)}), cudaMemcpyDeviceToDevice, stream)) != 0) return dy_rc;`,
+          `${ind}{ ${storageType(to.elem)}* dy_t = b->${to.c}; dy_l.${to.c} = b->${from.c}; dy_l.${from.c} = dy_t; }`,
         );
       }
       return out;
     });
-  const runBuffers = ['int dy_rc = 0;', ...steps(manifest.program, '', 0), 'return 0;'];
+  const swapped = new Map<string, Storage>();
+  const body = steps(manifest.program, '', 0);
+  // Swaps happen in a local copy of the buffers; an odd count leaves X in X.next's storage, copied home once.
+  const runBuffers =
+    swapped.size === 0
+      ? ['int dy_rc = 0;', ...body, 'return 0;']
+      : [
+          'int dy_rc = 0;',
+          `${prefix}_buffers dy_l = *b;`,
+          `const ${prefix}_buffers* dy_in = b;`,
+          'b = &dy_l;',
+          ...body,
+          ...[...swapped.values()].map(
+            (to) =>
+              `if (b->${to.c} != dy_in->${to.c} && (dy_rc = (int)cudaMemcpyAsync(dy_in->${to.c}, b->${to.c}, ${to.count.replace(/b->/g, 'dy_in->')} * sizeof(${storageType(to.elem)}), cudaMemcpyDeviceToDevice, stream)) != 0) return dy_rc;`,
+          ),
+          'return 0;',
+        ];
   const temps = all.filter((s) => s.kind === 'temp');
   const run = [
     `${prefix}_buffers dy_b;`,

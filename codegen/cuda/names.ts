@@ -9,9 +9,10 @@
  * `u_` when they have it).
  */
 import { DiagnosticError, fileSpan, makeDiagnostic, type DiagCode, type Span } from '../../ir/diagnostics.js';
+import { GENERATOR_NAMES } from './generator-names.js';
 
 /** C++20 keywords, alternative tokens, CUDA qualifiers and built-ins, and the library names the generated code uses. */
-const RESERVED = new Set(
+export const LANGUAGE_RESERVED: ReadonlySet<string> = new Set(
   (
     'alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq ' +
     'final override import module main NULL restrict ' +
@@ -20,6 +21,9 @@ const RESERVED = new Set(
     'std size_t int32_t int64_t uint8_t uint32_t printf malloc free memcpy memset'
   ).split(' '),
 );
+
+/** Both lists: a program's name that is one of them is written with a `u_` prefix. */
+const RESERVED = new Set([...LANGUAGE_RESERVED, ...GENERATOR_NAMES.split(/\s+/).filter((w) => w !== '')]);
 
 const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
 

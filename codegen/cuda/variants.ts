@@ -146,6 +146,18 @@ function clampLines(o: OpCode, top: For): string[] {
   ];
 }
 
+/**
+ * The grid-stride loop over rows [dy_lo, dy_hi) as the row variable `i`:
+ * counted in 64 bits, because the thread index of a warp-per-row grid passes
+ * 2^32 at 2^27 rows and a stride added to a row near INT_MAX would wrap.
+ */
+function rowLoop(i: string, first: string, stride: string): string[] {
+  return [
+    `  for (long long dy_row = ${first}; dy_row < dy_hi; dy_row += ${stride}) {`,
+    `    const int ${i} = (int)dy_row;`,
+  ];
+}
+
 /** Lines that compute a 1-D grid of `blocks` (a long long expression) and reject one too large. */
 function grid(blocks: string): string[] {
   return [`const long long dy_blocks = ${blocks};`, 'if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;'];
@@ -161,7 +173,7 @@ export function rowPerThread(o: OpCode): Variant | undefined {
   const i = o.p.var(top.var);
   const device = [
     `${kernelHead(o, name, 256, RANGE_PARAMS)} {`,
-    `  for (int ${i} = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); ${i} < dy_hi; ${i} += (int)(gridDim.x * blockDim.x)) {`,
+    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
     ...sp.block(top.body, '    '),
     '  }',
     '}',
@@ -408,7 +420,11 @@ export function warpPerRow(o: OpCode): Variant | undefined {
     '  const int dy_lane = (int)(threadIdx.x & 31u);',
     '  const int dy_w = (int)(threadIdx.x >> 5);',
     '  (void)dy_w;',
-    `  for (int ${i} = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); ${i} < dy_hi; ${i} += (int)((gridDim.x * blockDim.x) >> 5)) {`,
+    ...rowLoop(
+      i,
+      'dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5)',
+      '((long long)gridDim.x * blockDim.x) >> 5',
+    ),
     ...body,
     '  }',
     '}',
@@ -517,8 +533,8 @@ export function mergePath(o: OpCode): Variant | undefined {
     `${kernelHead(o, seg, 256, scratch)} {`,
     `  const int dy_K = ${K};`,
     dense
-      ? `  const long long ${unit} = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);`
-      : `  const long long ${unit} = (long long)(blockIdx.x * blockDim.x + threadIdx.x);`,
+      ? `  const long long ${unit} = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;`
+      : `  const long long ${unit} = (long long)blockIdx.x * blockDim.x + threadIdx.x;`,
     dense ? '  const int dy_lane = (int)(threadIdx.x & 31u);' : '',
     `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
     `  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;`,
@@ -568,7 +584,7 @@ export function mergePath(o: OpCode): Variant | undefined {
     `  const int dy_K = ${K};`,
     `  const int dy_e0 = ${ptrC}[dy_lo];`,
     '  (void)dy_K;',
-    `  for (int ${i} = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); ${i} < dy_hi; ${i} += (int)(gridDim.x * blockDim.x)) {`,
+    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
     ...ep.block(top.body, '    '),
     '  }',
     '}',

@@ -21,6 +21,13 @@
 // call, whatever the stream (a stream is a handle that remembers its device); events record
 // host time. Failures are returned and kept as the thread's last error, like CUDA's; nothing
 // here prints or aborts.
+//
+// Launches beyond the limits of a real device (grid.x < 2^31, grid.y and grid.z <= 65535, at
+// most 1024 threads a block, block.z <= 64) fail with cudaErrorInvalidConfiguration, as on a
+// GPU. DYPE_EMU_LAST_BLOCKS=N runs only the last N blocks of every grid (in launch order), and
+// allocations of 64 MiB or more are mapped lazily (only pages touched take memory): together
+// they let a test run the highest rows and indices of a launch over 2^27 rows or 2^31
+// elements, where 32-bit index arithmetic would wrap, without running or storing the rest.
 #ifndef DY_EMU_CUDA_RUNTIME_API_H
 #define DY_EMU_CUDA_RUNTIME_API_H
 
@@ -39,6 +46,7 @@
 #if !(defined(__x86_64__) && !(defined(__CET__) && (__CET__ & 2)))
 #include <ucontext.h>
 #endif
+#include <sys/mman.h>
 #include <vector>
 
 #define __global__
@@ -138,6 +146,8 @@ inline int env_int(const char* name, int fallback, int lo, int hi) {
 inline int devices() { static const int n = env_int("DYPE_EMU_DEVICES", 8, 0, 1024); return n; }
 inline bool valid_device(int d) { return d >= 0 && d < devices(); }
 inline bool peers() { static const bool p = env_int("DYPE_EMU_PEER", 1, 0, 1) != 0; return p; }
+// 0: every block; N: the last N blocks of each grid; -1: not an integer in 0..2^30 (launches fail).
+inline long long last_blocks() { static const int n = env_int("DYPE_EMU_LAST_BLOCKS", 0, 0, 1 << 30); return n; }
 
 // ---------------------------------------------------------------- allocations
 struct Alloc { size_t size; int dev; };
@@ -168,20 +178,32 @@ inline bool inside(const void* p, size_t n, int dev = -1) {
   const size_t off = (size_t)((uintptr_t)p - w.base);
   return n <= w.size && off <= w.size - n;
 }
+// Allocations from this size on are mapped with MAP_NORESERVE: pages cost memory when touched.
+constexpr size_t LAZY = (size_t)64 << 20;
+inline void unmap(void* q, size_t rounded) {
+  if (rounded >= LAZY) munmap(q, rounded);
+  else std::free(q);
+}
 inline cudaError_t alloc(void** p, size_t n) {
   if (!p) return fail(cudaErrorInvalidValue);
   *p = nullptr;
   if (!valid_device(st().device)) return fail(cudaErrorInvalidDevice);
   const size_t rounded = (n + 255) / 256 * 256;
   if (rounded < n) return fail(cudaErrorMemoryAllocation);
-  void* q = std::aligned_alloc(256, rounded > 0 ? rounded : 256);
+  void* q = nullptr;
+  if (rounded >= LAZY) {
+    q = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (q == MAP_FAILED) q = nullptr;
+  } else {
+    q = std::aligned_alloc(256, rounded > 0 ? rounded : 256);
+  }
   if (!q) return fail(cudaErrorMemoryAllocation);
   try {
     Memory& m = memory();
     std::lock_guard<std::mutex> lock(m.m);
     m.live[(uintptr_t)q] = Alloc{n, st().device};
   } catch (const std::bad_alloc&) {
-    std::free(q);
+    unmap(q, rounded);
     return fail(cudaErrorMemoryAllocation);
   }
   *p = q;
@@ -189,14 +211,16 @@ inline cudaError_t alloc(void** p, size_t n) {
 }
 inline cudaError_t release(void* p) {
   if (!p) return cudaSuccess;
+  size_t n = 0;
   {
     Memory& m = memory();
     std::lock_guard<std::mutex> lock(m.m);
     auto it = m.live.find((uintptr_t)p);
     if (it == m.live.end()) return fail(cudaErrorInvalidValue);
+    n = it->second.size;
     m.live.erase(it);
   }
-  std::free(p);
+  unmap(p, (n + 255) / 256 * 256);
   return cudaSuccess;
 }
 inline cudaError_t copy(void* d, const void* s, size_t n, cudaMemcpyKind k) {
@@ -247,7 +271,12 @@ template <typename F> thread_local F* Body<F>::f = nullptr;
 template <typename F> void launch(dim3 g, dim3 b, cudaStream_t stream, F body) {
   State& s = st();
   const size_t n = (size_t)b.x * b.y * b.z;
-  if (n == 0 || n > 1024 || g.x == 0 || g.y == 0 || g.z == 0 || b.z > 64) { fail(cudaErrorInvalidConfiguration); return; }
+  // A real device's limits (compute capability 3.0 and later): what a GPU would refuse is refused here.
+  if (n == 0 || n > 1024 || b.x > 1024 || b.y > 1024 || b.z > 64 || g.x == 0 || g.y == 0 || g.z == 0 ||
+      g.x > 2147483647u || g.y > 65535 || g.z > 65535 || last_blocks() < 0) {
+    fail(cudaErrorInvalidConfiguration);
+    return;
+  }
   if (!valid_device(s.device) || (stream && stream->dev != s.device)) { fail(cudaErrorInvalidResourceHandle); return; }
   try {
     s.fibers.assign(n, Fiber{});
@@ -265,40 +294,41 @@ template <typename F> void launch(dim3 g, dim3 b, cudaStream_t stream, F body) {
   __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fpucw));
   const uint64_t control = (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
 #endif
-  for (unsigned bz = 0; bz < g.z; ++bz)
-    for (unsigned by = 0; by < g.y; ++by)
-      for (unsigned bx = 0; bx < g.x; ++bx) {
-        s.block = uint3{bx, by, bz};
-        for (size_t t = 0; t < n; ++t) {
-          Fiber& f = s.fibers[t];
-          f.done = false;
-          f.tid = uint3{(unsigned)(t % b.x), (unsigned)((t / b.x) % b.y), (unsigned)(t / ((size_t)b.x * b.y))};
+  const unsigned long long blocks = (unsigned long long)g.x * g.y * g.z;
+  const unsigned long long first = last_blocks() > 0 && (unsigned long long)last_blocks() < blocks ? blocks - last_blocks() : 0;
+  for (unsigned long long lin = first; lin < blocks; ++lin) {
+    const unsigned bx = (unsigned)(lin % g.x), by = (unsigned)((lin / g.x) % g.y), bz = (unsigned)(lin / ((unsigned long long)g.x * g.y));
+    s.block = uint3{bx, by, bz};
+    for (size_t t = 0; t < n; ++t) {
+      Fiber& f = s.fibers[t];
+      f.done = false;
+      f.tid = uint3{(unsigned)(t % b.x), (unsigned)((t / b.x) % b.y), (unsigned)(t / ((size_t)b.x * b.y))};
 #ifdef DY_EMU_FAST_SWITCH
-          // What switch_to pops: the FP control words (this thread's), six registers, then the
-          // "return" into entry, entered as if called (its stack 8 past a 16-byte boundary).
-          uint64_t* sp = (uint64_t*)((uintptr_t)(s.stacks.data() + (t + 1) * STACK) & ~(uintptr_t)15);
-          *--sp = 0;
-          *--sp = (uint64_t)(uintptr_t)&Body<F>::entry;
-          for (int r = 0; r < 6; ++r) *--sp = 0;
-          *--sp = control;
-          f.sp = sp;
+      // What switch_to pops: the FP control words (this thread's), six registers, then the
+      // "return" into entry, entered as if called (its stack 8 past a 16-byte boundary).
+      uint64_t* sp = (uint64_t*)((uintptr_t)(s.stacks.data() + (t + 1) * STACK) & ~(uintptr_t)15);
+      *--sp = 0;
+      *--sp = (uint64_t)(uintptr_t)&Body<F>::entry;
+      for (int r = 0; r < 6; ++r) *--sp = 0;
+      *--sp = control;
+      f.sp = sp;
 #else
-          getcontext(&f.ctx);
-          f.ctx.uc_stack.ss_sp = s.stacks.data() + t * STACK;
-          f.ctx.uc_stack.ss_size = STACK;
-          f.ctx.uc_link = nullptr;
-          makecontext(&f.ctx, (void (*)())Body<F>::entry, 0);
+      getcontext(&f.ctx);
+      f.ctx.uc_stack.ss_sp = s.stacks.data() + t * STACK;
+      f.ctx.uc_stack.ss_size = STACK;
+      f.ctx.uc_link = nullptr;
+      makecontext(&f.ctx, (void (*)())Body<F>::entry, 0);
 #endif
-        }
-        for (size_t live = n; live > 0;) {
-          live = 0;
-          for (size_t t = 0; t < n; ++t) {
-            if (s.fibers[t].done) continue;
-            resume(t);
-            if (!s.fibers[t].done) ++live;
-          }
-        }
+    }
+    for (size_t live = n; live > 0;) {
+      live = 0;
+      for (size_t t = 0; t < n; ++t) {
+        if (s.fibers[t].done) continue;
+        resume(t);
+        if (!s.fibers[t].done) ++live;
       }
+    }
+  }
   Body<F>::f = nullptr;
 }
 }  // namespace dy_emu

@@ -87,8 +87,8 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_tiled(const float* __re
   const int k = min(dy_k0 + dy_tx, dy_K - 1);
   float acc0 = 0.0f;
   for (int dy_jb = 0; dy_jb < dy_J; dy_jb += 16) {
-    { const int i = min(dy_i0 + dy_ty, dy_hi - 1); const int j = min(dy_jb + dy_tx, dy_J - 1); dy_ta0[dy_ty][dy_tx] = X[((i * f) + j)]; }
-    { const int k = min(dy_k0 + dy_tx, dy_K - 1); const int j = min(dy_jb + dy_ty, dy_J - 1); dy_tb0[dy_ty][dy_tx] = W1[((j * h) + k)]; }
+    { const int i = min(dy_i0 + dy_ty, dy_hi - 1); const int j = min(dy_jb + dy_tx, dy_J - 1); dy_ta0[dy_ty][dy_tx] = X[((((long long)i) * ((long long)f)) + ((long long)j))]; }
+    { const int k = min(dy_k0 + dy_tx, dy_K - 1); const int j = min(dy_jb + dy_ty, dy_J - 1); dy_tb0[dy_ty][dy_tx] = W1[((((long long)j) * ((long long)h)) + ((long long)k))]; }
     __syncthreads();
     for (int dy_t = 0, dy_n = min(16, dy_J - dy_jb); dy_t < dy_n; ++dy_t) {
       const int j = dy_jb + dy_t;
@@ -98,7 +98,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_tiled(const float* __re
     __syncthreads();
   }
   if (dy_act) {
-    T1[((i * h) + k)] = acc0;
+    T1[((((long long)i) * ((long long)h)) + ((long long)k))] = acc0;
   }
 }
 
@@ -106,26 +106,28 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_warp_per_row(const floa
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
   (void)dy_w;
-  for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
+  for (long long dy_row = dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); dy_row < dy_hi; dy_row += ((long long)gridDim.x * blockDim.x) >> 5) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0 = 0.0f;
       for (int j = 0 + dy_lane, dy_end1 = f; j < dy_end1; j += 32) {
-        acc0 = (acc0 + (X[((i * f) + j)] * W1[((j * h) + k)]));
+        acc0 = (acc0 + (X[((((long long)i) * ((long long)f)) + ((long long)j))] * W1[((((long long)j) * ((long long)h)) + ((long long)k))]));
       }
       acc0 = dy_warp_reduce<dy_op_sum>(acc0);
-      if (dy_lane == 0) T1[((i * h) + k)] = acc0;
+      if (dy_lane == 0) T1[((((long long)i) * ((long long)h)) + ((long long)k))] = acc0;
     }
   }
 }
 
 static __global__ void __launch_bounds__(256) dy_gcn_op0_row_per_thread(const float* __restrict__ X, const float* __restrict__ W1, float* __restrict__ T1, int f, int h, int n, int dy_lo, int dy_hi) {
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0 = 0.0f;
       for (int j = 0, dy_end1 = f; j < dy_end1; ++j) {
-        acc0 = (acc0 + (X[((i * f) + j)] * W1[((j * h) + k)]));
+        acc0 = (acc0 + (X[((((long long)i) * ((long long)f)) + ((long long)j))] * W1[((((long long)j) * ((long long)h)) + ((long long)k))]));
       }
-      T1[((i * h) + k)] = acc0;
+      T1[((((long long)i) * ((long long)h)) + ((long long)k))] = acc0;
     }
   }
 }
@@ -137,7 +139,8 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int*
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
   (void)dy_w;
-  for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
+  for (long long dy_row = dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); dy_row < dy_hi; dy_row += ((long long)gridDim.x * blockDim.x) >> 5) {
+    const int i = (int)dy_row;
     for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += 32) {
       const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
       const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
@@ -152,18 +155,18 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int*
           const int p0 = dy_pb3 + dy_t5;
           (void)p0;
           int j = dy_sh_A_colIdx[dy_w][dy_t5];
-          acc0 = (acc0 + (dy_sh_A_vals[dy_w][dy_t5] * T1[((j * h) + k)]));
+          acc0 = (acc0 + (dy_sh_A_vals[dy_w][dy_t5] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
         }
         __syncwarp();
       }
-      if (dy_act2) H1[((i * h) + k)] = dy_relu(acc0);
+      if (dy_act2) H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
     }
   }
 }
 
 static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = h;
-  const long long dy_unit = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+  const long long dy_unit = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
   const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
@@ -186,7 +189,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_segments(con
         ++i;
       } else {
       int j = A_colIdx[p0];
-      acc0 = (acc0 + (A_vals[p0] * T1[((j * h) + k)]));
+      acc0 = (acc0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
         ++p0;
       }
     }
@@ -198,7 +201,8 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const i
   const int dy_K = h;
   const int dy_e0 = A_rowPtr[dy_lo];
   (void)dy_K;
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0;
       {
@@ -210,20 +214,21 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const i
           acc0 = dy_op_sum::f(acc0, dy_carry_a[dy_tl * dy_K + k]);
         }
       }
-      H1[((i * h) + k)] = dy_relu(acc0);
+      H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
     }
   }
 }
 
 static __global__ void __launch_bounds__(256) dy_gcn_op1_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi) {
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0 = 0.0f;
       for (int p0 = A_rowPtr[i], dy_end1 = A_rowPtr[(i + 1)]; p0 < dy_end1; ++p0) {
         int j = A_colIdx[p0];
-        acc0 = (acc0 + (A_vals[p0] * T1[((j * h) + k)]));
+        acc0 = (acc0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
       }
-      H1[((i * h) + k)] = dy_relu(acc0);
+      H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
     }
   }
 }
@@ -240,8 +245,8 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_tiled(const float* __re
   const int k = min(dy_k0 + dy_tx, dy_K - 1);
   float acc0 = 0.0f;
   for (int dy_jb = 0; dy_jb < dy_J; dy_jb += 16) {
-    { const int i = min(dy_i0 + dy_ty, dy_hi - 1); const int j = min(dy_jb + dy_tx, dy_J - 1); dy_ta0[dy_ty][dy_tx] = H1[((i * h) + j)]; }
-    { const int k = min(dy_k0 + dy_tx, dy_K - 1); const int j = min(dy_jb + dy_ty, dy_J - 1); dy_tb0[dy_ty][dy_tx] = W2[((j * c) + k)]; }
+    { const int i = min(dy_i0 + dy_ty, dy_hi - 1); const int j = min(dy_jb + dy_tx, dy_J - 1); dy_ta0[dy_ty][dy_tx] = H1[((((long long)i) * ((long long)h)) + ((long long)j))]; }
+    { const int k = min(dy_k0 + dy_tx, dy_K - 1); const int j = min(dy_jb + dy_ty, dy_J - 1); dy_tb0[dy_ty][dy_tx] = W2[((((long long)j) * ((long long)c)) + ((long long)k))]; }
     __syncthreads();
     for (int dy_t = 0, dy_n = min(16, dy_J - dy_jb); dy_t < dy_n; ++dy_t) {
       const int j = dy_jb + dy_t;
@@ -251,7 +256,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_tiled(const float* __re
     __syncthreads();
   }
   if (dy_act) {
-    T2[((i * c) + k)] = acc0;
+    T2[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
   }
 }
 
@@ -259,26 +264,28 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_warp_per_row(const floa
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
   (void)dy_w;
-  for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
+  for (long long dy_row = dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); dy_row < dy_hi; dy_row += ((long long)gridDim.x * blockDim.x) >> 5) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0 = 0.0f;
       for (int j = 0 + dy_lane, dy_end1 = h; j < dy_end1; j += 32) {
-        acc0 = (acc0 + (H1[((i * h) + j)] * W2[((j * c) + k)]));
+        acc0 = (acc0 + (H1[((((long long)i) * ((long long)h)) + ((long long)j))] * W2[((((long long)j) * ((long long)c)) + ((long long)k))]));
       }
       acc0 = dy_warp_reduce<dy_op_sum>(acc0);
-      if (dy_lane == 0) T2[((i * c) + k)] = acc0;
+      if (dy_lane == 0) T2[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
     }
   }
 }
 
 static __global__ void __launch_bounds__(256) dy_gcn_op2_row_per_thread(const float* __restrict__ H1, const float* __restrict__ W2, float* __restrict__ T2, int c, int h, int n, int dy_lo, int dy_hi) {
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0 = 0.0f;
       for (int j = 0, dy_end1 = h; j < dy_end1; ++j) {
-        acc0 = (acc0 + (H1[((i * h) + j)] * W2[((j * c) + k)]));
+        acc0 = (acc0 + (H1[((((long long)i) * ((long long)h)) + ((long long)j))] * W2[((((long long)j) * ((long long)c)) + ((long long)k))]));
       }
-      T2[((i * c) + k)] = acc0;
+      T2[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
     }
   }
 }
@@ -290,7 +297,8 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int*
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
   (void)dy_w;
-  for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
+  for (long long dy_row = dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); dy_row < dy_hi; dy_row += ((long long)gridDim.x * blockDim.x) >> 5) {
+    const int i = (int)dy_row;
     for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += 32) {
       const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
       const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
@@ -305,18 +313,18 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int*
           const int p0 = dy_pb3 + dy_t5;
           (void)p0;
           int j = dy_sh_A_colIdx[dy_w][dy_t5];
-          acc0 = (acc0 + (dy_sh_A_vals[dy_w][dy_t5] * T2[((j * c) + k)]));
+          acc0 = (acc0 + (dy_sh_A_vals[dy_w][dy_t5] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
         }
         __syncwarp();
       }
-      if (dy_act2) Y[((i * c) + k)] = acc0;
+      if (dy_act2) Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
     }
   }
 }
 
 static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = c;
-  const long long dy_unit = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+  const long long dy_unit = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
   const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
@@ -339,7 +347,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_segments(con
         ++i;
       } else {
       int j = A_colIdx[p0];
-      acc0 = (acc0 + (A_vals[p0] * T2[((j * c) + k)]));
+      acc0 = (acc0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
         ++p0;
       }
     }
@@ -351,7 +359,8 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const i
   const int dy_K = c;
   const int dy_e0 = A_rowPtr[dy_lo];
   (void)dy_K;
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0;
       {
@@ -363,20 +372,21 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const i
           acc0 = dy_op_sum::f(acc0, dy_carry_a[dy_tl * dy_K + k]);
         }
       }
-      Y[((i * c) + k)] = acc0;
+      Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
     }
   }
 }
 
 static __global__ void __launch_bounds__(256) dy_gcn_op3_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi) {
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0 = 0.0f;
       for (int p0 = A_rowPtr[i], dy_end1 = A_rowPtr[(i + 1)]; p0 < dy_end1; ++p0) {
         int j = A_colIdx[p0];
-        acc0 = (acc0 + (A_vals[p0] * T2[((j * c) + k)]));
+        acc0 = (acc0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
       }
-      Y[((i * c) + k)] = acc0;
+      Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
     }
   }
 }

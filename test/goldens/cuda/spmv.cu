@@ -80,7 +80,8 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_warp_per_row(const int
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
   (void)dy_w;
-  for (int i = dy_lo + (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5); i < dy_hi; i += (int)((gridDim.x * blockDim.x) >> 5)) {
+  for (long long dy_row = dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); dy_row < dy_hi; dy_row += ((long long)gridDim.x * blockDim.x) >> 5) {
+    const int i = (int)dy_row;
     float acc0 = 0.0f;
     for (int p0 = A_rowPtr[i] + dy_lane, dy_end0 = A_rowPtr[(i + 1)]; p0 < dy_end0; p0 += 32) {
       int j = A_colIdx[p0];
@@ -93,7 +94,7 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_warp_per_row(const int
 
 static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
   const int dy_K = 1;
-  const long long dy_unit = (long long)(blockIdx.x * blockDim.x + threadIdx.x);
+  const long long dy_unit = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
   const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
   const long long dy_d0 = min(dy_unit * 8, dy_total), dy_d1 = min(dy_d0 + 8, dy_total);
@@ -127,7 +128,8 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_rows(const 
   const int dy_K = 1;
   const int dy_e0 = A_rowPtr[dy_lo];
   (void)dy_K;
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     float acc0;
     {
       const long long dy_tf = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 8, dy_tl = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 8;
@@ -143,7 +145,8 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_rows(const 
 }
 
 static __global__ void __launch_bounds__(256) dy_spmv_op0_row_per_thread(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi) {
-  for (int i = dy_lo + (int)(blockIdx.x * blockDim.x + threadIdx.x); i < dy_hi; i += (int)(gridDim.x * blockDim.x)) {
+  for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
+    const int i = (int)dy_row;
     float acc0 = 0.0f;
     for (int p0 = A_rowPtr[i], dy_end0 = A_rowPtr[(i + 1)]; p0 < dy_end0; ++p0) {
       int j = A_colIdx[p0];
