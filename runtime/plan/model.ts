@@ -203,7 +203,7 @@ export const MODEL_SOURCES: ParameterTable = {
     unit: 'MAC/cycle',
     kind: 'design',
     source:
-      "computed from the Sextans-style SpMM design's default parameters: 8 channels x 8 PEs x 8 lanes (runtime/plan/fpga-designs.ts); the FPGA SDDMM, and a sparse-row design given a dense op, run at it",
+      "computed from the Sextans-style SpMM design's default parameters: 4 channels x 8 PEs x 8 lanes (runtime/plan/fpga-designs.ts); the FPGA SDDMM, and a sparse-row design given a dense op, run at it",
     measuredOn: 'design',
   },
   'MODEL.fpga.gemmMacsPerCycle': {
