@@ -443,7 +443,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const prepare = [
     ...countDecls(f, (b) => ctx.sizeOf(f, b)),
     ...rangeDecls(f, ctx.manifestOp(f), '0', lastRow),
-    `dype::RowPack pk = dype::pack_rows(${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${N}_ADD_LATENCY);`,
+    `static dype::PackCache pack_cache;`,
+    `dype::RowPack pk = dype::cached_pack(pack_cache, ${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${N}_ADD_LATENCY);`,
     ...(m.vals ? [`dype::fill_values(pk, ${bufName(m.vals.name)});`] : []),
     `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
   ];
