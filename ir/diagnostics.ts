@@ -92,6 +92,7 @@ export const DIAGNOSTIC_CODES = {
   DY6204: 'HLS kernel calls itself recursively',
   DY6205: 'HLS loop with a data-dependent bound has no trip-count bound',
   DY6206: 'HBM bank index outside the platform range',
+  DY6207: 'HLS project does not fit the device (kernels, FIFOs and shell)',
 } as const;
 
 export type DiagCode = keyof typeof DIAGNOSTIC_CODES;

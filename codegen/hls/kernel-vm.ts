@@ -10,6 +10,7 @@ import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import type { WasmOp } from '../../runtime/wasm/manifest.js';
 import {
   FPGA_DESIGN_DEFAULTS,
+  SPARSE_ROW_STREAMS,
   fpgaDesignResources,
   type FpgaDesignConfig,
   type FpgaDesignName,
@@ -151,10 +152,18 @@ function plainArgs(f: LoopFunc, firstBank: number): KernelArg[] {
   return args;
 }
 
+/**
+ * Elements an m_axi port's co-simulation model holds (depth=): without it
+ * C/RTL co-simulation cannot size the port's memory and stalls. Sized for
+ * the MAX_TRIP bound the loops declare; a co-simulation of a larger input
+ * needs it raised (synthesis and hardware ignore it).
+ */
+export const COSIM_DEPTH = MAX_TRIP;
+
 function interfaceLines(args: KernelArg[]): string[] {
   const out = args.map((a) =>
     a.kind === 'ptr'
-      ? `#pragma HLS INTERFACE mode=m_axi port=${a.name} bundle=${a.bundle} offset=slave`
+      ? `#pragma HLS INTERFACE mode=m_axi port=${a.name} bundle=${a.bundle} offset=slave depth=${COSIM_DEPTH}${a.wide ? ' max_widen_bitwidth=512' : ''}`
       : `#pragma HLS INTERFACE mode=s_axilite port=${a.name}`,
   );
   out.push('#pragma HLS INTERFACE mode=s_axilite port=return');
@@ -169,7 +178,10 @@ function arrayLines(a: ArrayDecl, isStatic: boolean): string[] {
         ? `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=complete`
         : `#pragma HLS ARRAY_PARTITION variable=${a.name} dim=${p.dim} type=${p.kind} factor=${p.factor}`,
     );
-  if (a.storage) out.push(`#pragma HLS BIND_STORAGE variable=${a.name} type=ram_2p impl=${a.storage}`);
+  if (a.storage)
+    out.push(
+      `#pragma HLS BIND_STORAGE variable=${a.name} type=ram_2p impl=${a.storage}${a.latency !== undefined ? ` latency=${a.latency}` : ''}`,
+    );
   return out;
 }
 
@@ -245,6 +257,12 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const PE = c.pesPerChannel;
   const LANES = CH * PE;
   const KT = design === 'spmm' ? c.lanes : 1;
+  // Result rows written a cycle: a 512-bit word of KT-wide rows.
+  const YW = c.yPerCycle;
+  if (YW * KT * 32 > 512 || LANES % YW !== 0)
+    throw new Error(
+      `hls: ${design} writes ${YW} rows of ${KT} lanes a cycle; expected at most 512 bits dividing ${LANES} lanes`,
+    );
   const N = f.name;
   const locals = new Map<string, LElem>();
   for (const s of f.sizes) locals.set(s, 'index');
@@ -324,6 +342,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
           hostCount: `n_${bufName(b.name)}`,
           elemType: elemOf(b),
           output: b.name === f.out,
+          wide: true,
         };
     args.push(a);
     computeParams.push(`${a.cType} ${a.name}`);
@@ -358,19 +377,25 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     streams.push({
       name: `rd_s[${ch}]`,
       type: `${N}_range_t`,
-      depth: 4,
+      depth: SPARSE_ROW_STREAMS.range,
       producers: [`${N}_meta`],
       consumers: [`${N}_read_${ch}`],
     });
     streams.push({
       name: `nz_s[${ch}]`,
       type: `${N}_pack_t`,
-      depth: 64,
+      depth: SPARSE_ROW_STREAMS.words,
       producers: [`${N}_read_${ch}`],
       consumers: [`${N}_compute`],
     });
   }
-  streams.push({ name: 'len_s', type: 'int32_t', depth: 4, producers: [`${N}_meta`], consumers: [`${N}_compute`] });
+  streams.push({
+    name: 'len_s',
+    type: 'int32_t',
+    depth: SPARSE_ROW_STREAMS.len,
+    producers: [`${N}_meta`],
+    consumers: [`${N}_compute`],
+  });
   const arrays: ArrayDecl[] = [
     {
       name: 'acc',
@@ -382,6 +407,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       ],
       unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
       storage: 'uram',
+      latency: c.accReadLatency,
     },
     ...m.windows.map((w): ArrayDecl => ({
       name: winName(w.name),
@@ -392,7 +418,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : []),
       ],
       unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
-      storage: 'bram',
+      storage: c.windowStorage,
     })),
   ];
   const loops: LoopDecl[] = [
@@ -401,9 +427,9 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     { label: 'L_win', dataDependent: true, tripcount: { min: 1, max: 1024, avg: 4 } },
     { label: 'L_nz', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
     { label: 'L_read', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
-    { label: 'L_init', dataDependent: false },
+    { label: 'L_init', dataDependent: true, tripcount: { min: 1, max: c.rowSlots, avg: c.rowSlots } },
     { label: 'L_load', dataDependent: false },
-    { label: 'L_out', dataDependent: false },
+    { label: 'L_out', dataDependent: true, tripcount: { min: 1, max: (LANES * c.rowSlots) / YW, avg: 4096 } },
   ];
   const readers = Array.from({ length: CH }, (_, ch) => `${N}_read_${ch}`);
   const functions = [
@@ -417,7 +443,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const prepare = [
     ...countDecls(f, (b) => ctx.sizeOf(f, b)),
     ...rangeDecls(f, ctx.manifestOp(f), '0', lastRow),
-    `dype::RowPack pk = dype::pack_rows(${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${c.addLatency});`,
+    `static dype::PackCache pack_cache;`,
+    `dype::RowPack pk = dype::cached_pack(pack_cache, ${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${N}_ADD_LATENCY);`,
     ...(m.vals ? [`dype::fill_values(pk, ${bufName(m.vals.name)});`] : []),
     `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
   ];
@@ -468,11 +495,19 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       tripKtile: trip('L_ktile'),
       tripWin: trip('L_win'),
       tripNz: trip('L_nz'),
+      tripInit: trip('L_init'),
+      tripOut: trip('L_out'),
+      bindAdd: isFloatAdd(m.combine, m.acc.type)
+        ? `#pragma HLS BIND_OP variable=sum op=fadd impl=fulldsp latency=${N}_FADD_LATENCY`
+        : `// ${m.acc.type} ${combineKind(m.combine)}: no floating-point adder to pin; its chain is shorter than ${N}_FADD_LATENCY`,
       tripRead: trip('L_read'),
       streamPragmas: streams
         .filter((s) => !s.name.includes('['))
         .map((s) => `#pragma HLS STREAM variable=${s.name} depth=${s.depth}`)
-        .concat([`#pragma HLS STREAM variable=nz_s depth=64`, `#pragma HLS STREAM variable=rd_s depth=4`]),
+        .concat([
+          `#pragma HLS STREAM variable=nz_s depth=${SPARSE_ROW_STREAMS.words}`,
+          `#pragma HLS STREAM variable=rd_s depth=${SPARSE_ROW_STREAMS.range}`,
+        ]),
       constants: [
         `#define ${N}_CH ${CH}`,
         `#define ${N}_PE ${PE}`,
@@ -480,7 +515,11 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         `#define ${N}_ROW_SLOTS ${c.rowSlots}`,
         `#define ${N}_COL_WIN ${c.colWindow}`,
         `#define ${N}_KT ${KT}`,
-        `#define ${N}_ADD_LATENCY ${c.addLatency}`,
+        `#define ${N}_FADD_LATENCY ${c.faddLatency}`,
+        `#define ${N}_ACC_READ_LATENCY ${c.accReadLatency}`,
+        "// The read-add-write chain of one accumulator slot: the dependence distance, and the host packer's spacing.",
+        `#define ${N}_ADD_LATENCY (${N}_ACC_READ_LATENCY + ${N}_FADD_LATENCY + 1)`,
+        `#define ${N}_YW ${YW}`,
       ],
       types: [
         `struct ${N}_pack_t {`,
@@ -497,6 +536,15 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     testbench: ctx.testbench(f),
     estimates: estimates(design, c, cycles),
   };
+}
+
+/** Whether an accumulation is an f32 addition (the adder BIND_OP pins). */
+function isFloatAdd(combine: LExpr, acc: LElem): boolean {
+  return acc === 'f32' && combine.k === 'bin' && combine.op === '+';
+}
+
+function combineKind(combine: LExpr): string {
+  return combine.k === 'bin' ? `'${combine.op}'` : combine.k === 'call' ? combine.fn : combine.k;
 }
 
 function findWindowIndex(m: SparseRowsMatch, buf: string): LExpr {

@@ -8,9 +8,12 @@
  *   - no on-chip array of run-time size (dynamic allocation);
  *   - no function that reaches itself through calls (recursion);
  *   - every loop with a data-dependent bound carries a trip-count bound;
- *   - every m_axi argument's HBM bank lies within the platform's range.
+ *   - every m_axi argument's HBM bank lies within the platform's range;
+ * and of a whole project (DY6207): its kernel instances, FIFOs and the
+ * platform's shell fit the card's resources.
  */
 import { DiagnosticError, fileSpan, makeDiagnostic, type DiagCode, type Diagnostic } from '../../ir/diagnostics.js';
+import { fpgaProjectResources, resourceOverflow } from '../../runtime/plan/fpga-designs.js';
 import type { KernelVM, Platform } from './view-model.js';
 
 export function legalityProblems(vm: KernelVM, platform: Platform, file = '<hls>'): Diagnostic[] {
@@ -89,4 +92,19 @@ export function legalityProblems(vm: KernelVM, platform: Platform, file = '<hls>
 export function checkDesign(vm: KernelVM, platform: Platform, file?: string): void {
   const ps = legalityProblems(vm, platform, file);
   if (ps.length > 0) throw new DiagnosticError(ps);
+}
+
+/** DY6207 when the project's kernels (one instance each, FIFOs included) and the shell exceed the card. */
+export function projectFitProblems(vms: readonly KernelVM[], platform: Platform, file = '<hls>'): Diagnostic[] {
+  const use = fpgaProjectResources(vms.map((v) => v.estimates.resources));
+  const over = resourceOverflow(use, platform.resources);
+  if (!over) return [];
+  const each = vms.map((v) => `${v.name} ${v.estimates.resources[over.kind]}`).join(', ');
+  return [
+    makeDiagnostic(
+      'DY6207',
+      `HLS project does not fit ${platform.name}: its kernels and the platform shell need ${over.need} ${over.kind.toUpperCase()}, the card has ${over.have} (kernels: ${each}; shell included); expected at most ${over.have}`,
+      fileSpan(file),
+    ),
+  ];
 }

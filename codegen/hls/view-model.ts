@@ -5,7 +5,7 @@
  * emitted code has, and the C++ fragments (expressions, statements) already
  * printed. Templates only substitute these; no decisions are made there.
  */
-import type { FpgaDesignConfig, FpgaDesignName } from '../../runtime/plan/fpga-designs.js';
+import type { FpgaDesignConfig, FpgaDesignName, FpgaResources } from '../../runtime/plan/fpga-designs.js';
 
 export interface KernelArg {
   /** C++ parameter name. */
@@ -22,6 +22,8 @@ export interface KernelArg {
   elemType?: string;
   /** Written by the kernel (copied back from the device). */
   output: boolean;
+  /** For pointers: let HLS widen the port to 512 bits (the design reads or writes it in consecutive runs). */
+  wide?: boolean;
 }
 
 export interface StreamDecl {
@@ -43,6 +45,8 @@ export interface ArrayDecl {
   /** Unroll factors of the loops that index each partitioned dimension, by dimension. */
   unrolledBy: { dim: number; factor: number }[];
   storage?: 'uram' | 'bram';
+  /** Read latency pinned on the memory (cycles), where the design's timing depends on it. */
+  latency?: number;
 }
 
 export interface LoopDecl {
@@ -64,7 +68,7 @@ export interface KernelEstimates {
   clockMHz: number;
   /** Cycles as a formula of the features (text) for documentation, and the function's inputs. */
   cycles: string;
-  resources: { lut: number; ff: number; bram: number; uram: number; dsp: number };
+  resources: FpgaResources;
 }
 
 export interface KernelVM {
@@ -94,10 +98,22 @@ export interface KernelVM {
 
 export interface Platform {
   name: string;
+  /** The FPGA part of the platform's card (Vitis HLS set_part). */
+  part: string;
   /** HBM pseudo-channels (banks) the platform exposes: HBM[0 .. hbmBanks-1]. */
   hbmBanks: number;
-  clockMHz: number;
+  /** The device's resources (the shell's share is counted against them, runtime/plan/fpga-designs.ts). */
+  resources: FpgaResources;
 }
 
-/** Alveo U280 (32 HBM pseudo-channels), the platform the defaults are sized for. */
-export const DEFAULT_PLATFORM: Platform = { name: 'xilinx_u280_gen3x16_xdma_1_202211_1', hbmBanks: 32, clockMHz: 300 };
+/**
+ * Alveo U280 (32 HBM pseudo-channels), the platform the defaults are sized
+ * for: part xcu280-fsvh2892-2L-e and its resources as the AMD data sheet
+ * gives them (the same figures as the systems/ presets' U280).
+ */
+export const DEFAULT_PLATFORM: Platform = {
+  name: 'xilinx_u280_gen3x16_xdma_1_202211_1',
+  part: 'xcu280-fsvh2892-2L-e',
+  hbmBanks: 32,
+  resources: { lut: 1_304_000, ff: 2_607_000, bram: 2016, uram: 960, dsp: 9024 },
+};

@@ -33,6 +33,27 @@ export function channelGBs(d: DeviceSpec): number {
 }
 
 /**
+ * Cycles of the nonzero stream of one dense tile (the packed stream's
+ * length, dype_pack.h's RowPack::cycles): the busiest PE's entries with the
+ * cyclic imbalance estimated from the features (or `imbalance` given),
+ * bounded below by the longest row, whose entries stay on one lane
+ * addLatency slots apart unless the design shares long rows.
+ */
+export function peStreamCycles(
+  c: FpgaDesignConfig,
+  f: SparseFeatures,
+  imbalance?: number,
+): { cycles: number; imbalance: number } {
+  const pes = c.channels * c.pesPerChannel;
+  const tileRows = pes * c.rowSlots;
+  const delta = imbalance ?? cyclicImbalance(f, { pes, tileRows, colWindow: c.colWindow });
+  // The busiest PE sets the pace; a rebalancing design keeps only part of the excess.
+  let cycles = (f.nnz / pes) * (1 + c.imbalanceExposure * (delta - 1)) * c.ii;
+  if (!c.sharesLongRows) cycles = Math.max(cycles, f.rowLenMax * c.addLatency);
+  return { cycles, imbalance: delta };
+}
+
+/**
  * One run over a matrix with features `f` and dense width `k` (1 for SpMV)
  * of design `c` at `clockHz`, its nonzeros streamed over `c.channels`
  * channels of `channelGBs` each. `imbalance` overrides the estimate of the
@@ -51,11 +72,7 @@ export function sparseRowsTime(
   const rowTiles = Math.max(1, Math.ceil(f.rows / tileRows));
   const windows = Math.max(1, Math.ceil(f.cols / c.colWindow));
   const kTiles = Math.max(1, Math.ceil(k / c.lanes));
-  const delta = imbalance ?? cyclicImbalance(f, { pes, tileRows, colWindow: c.colWindow });
-  // The busiest PE sets the pace; a rebalancing design keeps only part of the excess.
-  let peCycles = (f.nnz / pes) * (1 + c.imbalanceExposure * (delta - 1)) * c.ii;
-  // Without row sharing a row's entries stay on one lane, addLatency slots apart.
-  if (!c.sharesLongRows) peCycles = Math.max(peCycles, f.rowLenMax * c.addLatency);
+  const { cycles: peCycles, imbalance: delta } = peStreamCycles(c, f, imbalance);
   const hbm = (f.nnz * c.entryBytes) / (c.channels * chGBs * 1e9);
   const stream = kTiles * Math.max(peCycles / clockHz, hbm);
   const loadAll = (rowTiles * kTiles * windows * c.colWindow) / c.xPerCycle / clockHz;

@@ -26,7 +26,14 @@ export interface FpgaDesignConfig {
   /** Rows accumulated on chip per lane (URAM), and columns of the dense operand held per window (BRAM). */
   rowSlots: number;
   colWindow: number;
-  /** Latency of the accumulating adder: the host keeps equal rows this many slots apart. */
+  /** Latency the kernel pins on its accumulating adder (BIND_OP latency=), cycles. */
+  faddLatency: number;
+  /** Read latency of the accumulator memory (URAM, BIND_STORAGE latency=), cycles. */
+  accReadLatency: number;
+  /**
+   * The accumulator's read-add-write chain, accSpacing(faddLatency, accReadLatency):
+   * the kernel declares this dependence distance and the host keeps equal rows this many slots apart.
+   */
   addLatency: number;
   /** Largest inner dimension a GEMM / SDDMM keeps on chip. */
   maxInner: number;
@@ -52,6 +59,8 @@ export interface FpgaDesignConfig {
    * when the design rebalances (HiSpMV's hybrid row distribution).
    */
   imbalanceExposure: number;
+  /** Where a PE's window of the dense operand lives: UltraRAM (a 4096-column window in one block) or BRAM. */
+  windowStorage: 'uram' | 'bram';
   /** Pipeline fill and drain per pass (row tile x column window x dense tile), cycles. */
   passOverheadCycles: number;
   /** Bytes streamed per nonzero: a 64-bit word of value, row slot and window column. */
@@ -66,9 +75,23 @@ export interface FpgaResources {
   dsp: number;
 }
 
+/**
+ * Cycles between two updates of one accumulator slot that the hardware needs:
+ * the memory read, the adder, the write-back. The generated kernel derives
+ * its dependence distance from the same two latencies (the _ADD_LATENCY
+ * macro), and the host packer spaces equal slots by it.
+ */
+export const accSpacing = (faddLatency: number, accReadLatency: number): number => accReadLatency + faddLatency + 1;
+
+/** f32 adder latency pinned in the sparse-row and GEMM kernels; URAM read latency of the accumulators. */
+const FADD_LATENCY = 5;
+const ACC_READ_LATENCY = 2;
+
 /** Neutral sparse-row fields for the designs that do not stream rows. */
 const base = {
-  addLatency: 8,
+  faddLatency: FADD_LATENCY,
+  accReadLatency: ACC_READ_LATENCY,
+  addLatency: accSpacing(FADD_LATENCY, ACC_READ_LATENCY),
   ii: 1,
   xPerCycle: 1,
   pingPong: false,
@@ -76,19 +99,22 @@ const base = {
   clearsAllSlots: true,
   sharesLongRows: false,
   imbalanceExposure: 1,
+  windowStorage: 'bram' as 'uram' | 'bram',
   passOverheadCycles: 100,
   entryBytes: 8,
 };
 
 /**
- * Default parameters: Serpens-like SpMV with 16 channels x 8 PEs, Sextans-like
- * SpMM with 8 channels x 8 PEs x 8 dense lanes (512 MACs per cycle), a 16 x 16
+ * Default parameters: Serpens-like SpMV with 16 channels x 8 PEs (x windows
+ * in UltraRAM), Sextans-like SpMM with 4 channels x 8 PEs x 8 dense lanes
+ * (256 MACs per cycle: two instances and two GEMMs, a GCN, fit one U280
+ * with its shell; resources counted per partition bank), a 16 x 16
  * output-stationary GEMM array (256 MACs), 8-lane streams. The sparse-row
  * fields are the template as written (hls-templates/kernel/sparse_rows.cpp.hbs):
  * rows dealt cyclically to the lanes with nothing rebalanced, a row's entries
  * addLatency slots apart, one window column loaded per cycle before the
- * stream (no ping-pong), every accumulator slot cleared per tile, one result
- * row written per cycle.
+ * stream (no ping-pong), only the tile's own rows cleared (all lanes a cycle)
+ * and written back, 512 bits a cycle (16 SpMV rows, 2 SpMM rows of 8 lanes).
  */
 export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
   spmv: {
@@ -100,16 +126,21 @@ export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
     colWindow: 4096,
     maxInner: 0,
     clockMHz: 225,
+    clearsAllSlots: false,
+    yPerCycle: 16,
+    windowStorage: 'uram',
   },
   spmm: {
     ...base,
-    channels: 8,
+    channels: 4,
     pesPerChannel: 8,
     lanes: 8,
     rowSlots: 2048,
     colWindow: 1024,
     maxInner: 0,
     clockMHz: 190,
+    clearsAllSlots: false,
+    yPerCycle: 2,
   },
   sddmm: {
     ...base,
@@ -142,6 +173,14 @@ export const FPGA_UNIT_COSTS = {
   laneControl: { lut: 300, ff: 450 },
   maxi: { lut: 2500, ff: 4000, bram: 8 },
   kernel: { lut: 5000, ff: 8000, bram: 4 },
+  /** A FIFO bit 32 entries deep: one SRL32 LUT (HLS maps shallow streams to shift registers). */
+  fifoLutPerBit32: 1,
+  /**
+   * The U280 platform shell (static region: PCIe, XDMA, HBM and DDR
+   * controllers, and the dynamic region's interconnect), counted once per
+   * bitstream against the card's resources.
+   */
+  shell: { lut: 180_000, ff: 280_000, bram: 200, uram: 0, dsp: 4 },
   /** Bytes per BRAM36 and per URAM block. */
   bramBytes: 4608,
   uramBytes: 36864,
@@ -157,14 +196,14 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
     unit: '-',
     kind: 'design',
     source:
-      "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4096 row slots per PE, 4096-column windows, rows dealt cyclically (dype_pack.h), one window column loaded and one result row written a cycle, loads before the stream, every slot cleared per tile",
+      "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4096 row slots per PE, 4096-column windows in UltraRAM (one block a lane), rows dealt cyclically (dype_pack.h), one window column loaded a cycle before the stream, only the tile's rows cleared (all lanes a cycle) and written back 16 a cycle (512 bits)",
     measuredOn: 'design',
   },
   'FPGA_DESIGN_DEFAULTS.spmm': {
     unit: '-',
     kind: 'design',
     source:
-      "dype's Sextans-style SpMM as its template is written: 8 channels x 8 PEs x 8 dense lanes, 2048 row slots, 1024-column windows, the same vector paths as the SpMV",
+      "dype's Sextans-style SpMM as its template is written: 4 channels x 8 PEs x 8 dense lanes (so that a GCN's two SpMM and two GEMM instances fit a U280 with its shell: DY6207), 2048 row slots, 1024-column windows in BRAM, result rows written 2 a cycle (512 bits)",
     measuredOn: 'design',
   },
   'FPGA_DESIGN_DEFAULTS.sddmm': {
@@ -198,6 +237,29 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
       'the 64-bit packed word of value, row slot and window column (dype_pack.h; Serpens and HiSpMV pack the same)',
     measuredOn: 'design',
   },
+  'FPGA_DESIGN_DEFAULTS.*.faddLatency': {
+    unit: 'cycles',
+    kind: 'estimate',
+    source:
+      'estimate: the latency pinned on the f32 accumulating adder (BIND_OP impl=fulldsp latency=5); Vitis HLS schedules a full-DSP f32 add in 4 to 8 cycles at 225-300 MHz, and a pinned figure makes the kernel and the host agree on it',
+    measuredOn: 'none',
+    notInEval: 'the planner reads addLatency, computed from it once when the module loads',
+  },
+  'FPGA_DESIGN_DEFAULTS.*.accReadLatency': {
+    unit: 'cycles',
+    kind: 'estimate',
+    source:
+      'estimate: the URAM read latency pinned on the accumulators (BIND_STORAGE latency=2: the output register UltraRAM needs to meet timing, UG573)',
+    measuredOn: 'none',
+    notInEval: 'the planner reads addLatency, computed from it once when the module loads',
+  },
+  'FPGA_DESIGN_DEFAULTS.*.addLatency': {
+    unit: 'cycles',
+    kind: 'computed',
+    source:
+      'computed: the read-add-write chain of one accumulator slot, accReadLatency + faddLatency + 1; the dependence distance the kernel declares and the spacing the host packer keeps',
+    measuredOn: 'design',
+  },
   'FPGA_DESIGN_DEFAULTS.*.passOverheadCycles': {
     unit: 'cycles',
     kind: 'estimate',
@@ -213,6 +275,21 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
     measuredOn: 'none',
     notInEval:
       "the HLS projects' target clock (codegen/hls); the planner times every design at the card's fpga.clockMHz",
+  },
+  'FPGA_UNIT_COSTS.fifoLutPerBit32': {
+    unit: 'LUT per bit per 32 entries',
+    kind: 'architecture',
+    source:
+      'a SLICEM LUT is a 32-deep shift register (SRL32) of one bit (AMD UltraScale CLB user guide, UG574); HLS implements shallow streams as SRL FIFOs',
+    measuredOn: 'UltraScale+ architecture',
+  },
+  'FPGA_UNIT_COSTS.shell': {
+    unit: 'LUT, FF, BRAM36, URAM, DSP',
+    kind: 'estimate',
+    source:
+      "estimate: the Alveo U280 gen3x16 XDMA platform's shell (static region and the dynamic region's interconnect to 32 HBM pseudo-channels), about 14% of the card's LUTs and 10% of its BRAM; not a synthesis report (no Vitis where this was written)",
+    measuredOn: 'none',
+    notInEval: "feasibility only: whether a stage's kernels fit one card; no time reads it",
   },
   FPGA_UNIT_COSTS: {
     unit: 'LUT, FF, BRAM36, DSP per unit',
@@ -235,12 +312,46 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
   },
 };
 
+/** Depths of the sparse-row designs' streams (hls-templates/kernel/sparse_rows.cpp.hbs; codegen/hls sizes them from here). */
+export const SPARSE_ROW_STREAMS = { range: 4, words: 64, len: 4 } as const;
+
+/** LUTs of a design's FIFOs (SRL shift registers: bits x ceil(depth / 32)). */
+function fifoLuts(d: FpgaDesignName, c: FpgaDesignConfig): number {
+  if (d !== 'spmv' && d !== 'spmm') return 0;
+  const srl = (bits: number, depth: number): number => bits * Math.ceil(depth / 32) * UNIT.fifoLutPerBit32;
+  const S = SPARSE_ROW_STREAMS;
+  // Per channel a range stream (two int32) and a word stream (pesPerChannel 64-bit entries); one length stream.
+  return c.channels * (srl(64, S.range) + srl(64 * c.pesPerChannel, S.words)) + srl(32, S.len);
+}
+
 /** Multiply-accumulate units per cycle. */
 export function macsPerCycle(d: FpgaDesignName, c: FpgaDesignConfig = FPGA_DESIGN_DEFAULTS[d]): number {
   return c.channels * c.pesPerChannel * c.lanes;
 }
 
-/** LUT/FF/BRAM/URAM/DSP of one design instance with the given parameters. */
+/**
+ * What one bitstream needs: the shell once, and every kernel instance (one
+ * per op: two SpMM ops are two instances) with its FIFOs. The planner's
+ * feasibility check and the HLS project's legality check both count this.
+ */
+export function fpgaProjectResources(instances: readonly FpgaResources[]): FpgaResources {
+  const use: FpgaResources = { ...UNIT.shell };
+  for (const r of instances) for (const k of RESOURCE_KINDS) use[k] += r[k];
+  return use;
+}
+
+export const RESOURCE_KINDS = ['lut', 'ff', 'bram', 'uram', 'dsp'] as const;
+
+/** The first resource `use` exceeds on a card with `have`, or undefined when it fits. */
+export function resourceOverflow(
+  use: FpgaResources,
+  have: FpgaResources,
+): { kind: keyof FpgaResources; need: number; have: number } | undefined {
+  for (const k of RESOURCE_KINDS) if (use[k] > have[k]) return { kind: k, need: use[k], have: have[k] };
+  return undefined;
+}
+
+/** LUT/FF/BRAM/URAM/DSP of one design instance with the given parameters, its FIFOs included. */
 export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPGA_DESIGN_DEFAULTS[d]): FpgaResources {
   const macs = macsPerCycle(d, c);
   const pes = c.channels * c.pesPerChannel;
@@ -248,9 +359,12 @@ export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPG
   let bram = UNIT.kernel.bram + ports * UNIT.maxi.bram;
   let uram = 0;
   if (d === 'spmv' || d === 'spmm') {
-    // Each PE keeps its own copy of the dense window (lanes wide) and its rows' accumulators.
-    bram += pes * Math.ceil((c.colWindow * 4 * c.lanes) / UNIT.bramBytes);
-    uram += pes * Math.ceil((c.rowSlots * 4 * c.lanes) / UNIT.uramBytes);
+    // Each PE keeps its own copy of the dense window and its rows' accumulators, partitioned by
+    // lane and dense lane (sparse_rows.cpp.hbs): every bank is a memory of its own, at least one block.
+    const banks = pes * c.lanes;
+    if (c.windowStorage === 'uram') uram += banks * Math.ceil((c.colWindow * 4) / UNIT.uramBytes);
+    else bram += banks * Math.ceil((c.colWindow * 4) / UNIT.bramBytes);
+    uram += banks * Math.ceil((c.rowSlots * 4) / UNIT.uramBytes);
   } else if (d === 'gemm') {
     bram += 2 * c.lanes * Math.ceil((c.maxInner * 4) / UNIT.bramBytes);
   } else if (d === 'sddmm') {
@@ -258,7 +372,11 @@ export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPG
   }
   const arith = d === 'stream' || d === 'generic' ? c.lanes : macs;
   return {
-    lut: UNIT.kernel.lut + ports * UNIT.maxi.lut + arith * (UNIT.fmul.lut + UNIT.fadd.lut + UNIT.laneControl.lut),
+    lut:
+      UNIT.kernel.lut +
+      ports * UNIT.maxi.lut +
+      arith * (UNIT.fmul.lut + UNIT.fadd.lut + UNIT.laneControl.lut) +
+      fifoLuts(d, c),
     ff: UNIT.kernel.ff + ports * UNIT.maxi.ff + arith * (UNIT.fmul.ff + UNIT.fadd.ff + UNIT.laneControl.ff),
     bram,
     uram,

@@ -203,7 +203,7 @@ export const MODEL_SOURCES: ParameterTable = {
     unit: 'MAC/cycle',
     kind: 'design',
     source:
-      "computed from the Sextans-style SpMM design's default parameters: 8 channels x 8 PEs x 8 lanes (runtime/plan/fpga-designs.ts); the FPGA SDDMM, and a sparse-row design given a dense op, run at it",
+      "computed from the Sextans-style SpMM design's default parameters: 4 channels x 8 PEs x 8 lanes (runtime/plan/fpga-designs.ts); the FPGA SDDMM, and a sparse-row design given a dense op, run at it",
     measuredOn: 'design',
   },
   'MODEL.fpga.gemmMacsPerCycle': {
@@ -216,7 +216,7 @@ export const MODEL_SOURCES: ParameterTable = {
     unit: 'ns per nonzero',
     kind: 'estimate',
     source:
-      'estimate: the launch functions pack the nonzeros into channel streams on the host at every launch (docs/HLS.md), a few ns a nonzero',
+      'estimate: a launch on a pattern it has packed before hashes and compares the pattern and copies the packed words for the values (dype::cached_pack, docs/HLS.md), a few ns a nonzero; the first launch on a pattern schedules it (about 130-490 ns a nonzero, issue 17), which the planner, pricing the steady state of repeated calls, does not charge',
     measuredOn: 'none',
   },
 };

@@ -8,6 +8,7 @@
 import type { DeviceSpec, SystemSpec } from '../system/types.js';
 import { fpgaEntry, type FpgaImpl } from '../catalogue/index.js';
 import { bestOpTime, MODEL } from './cost.js';
+import { fpgaProjectResources, resourceOverflow } from './fpga-designs.js';
 import type { PlanOp, PlanProblem } from './types.js';
 
 /** A transfer's time and how many times its bytes cross the host's root complex. */
@@ -144,27 +145,24 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
       variants,
     };
   if (dev.kind === 'fpga' && dev.fpga) {
-    // One bitstream holds every design of the stage, once each.
-    const designs = stageFpgaImpls(ops);
-    const use = { lut: 0, ff: 0, bram: 0, uram: 0, dsp: 0 };
-    for (const d of designs) {
-      const r = fpgaEntry(d).resources();
-      for (const k of Object.keys(use) as (keyof typeof use)[]) use[k] += r[k];
-    }
-    for (const k of Object.keys(use) as (keyof typeof use)[]) {
-      if (use[k] > dev.fpga.resources[k])
-        return {
-          ok: false,
-          why: `kernels ${designs.join('+')} need ${use[k]} ${k.toUpperCase()} on ${dev.id}, which has ${dev.fpga.resources[k]}`,
-          computeMs: Infinity,
-          inMs: transfer,
-          outMs: outbound,
-          exchangeMs: exchange.ms,
-          syncMs: sync,
-          rootBytes,
-          variants,
-        };
-    }
+    // One bitstream holds the shell and a kernel instance per op of the stage (codegen/hls emits one per op).
+    const instances = ops.flatMap((o) => o.impls.fpga.slice(0, 1));
+    const over = resourceOverflow(
+      fpgaProjectResources(instances.map((d) => fpgaEntry(d).resources())),
+      dev.fpga.resources,
+    );
+    if (over)
+      return {
+        ok: false,
+        why: `kernels ${instances.join('+')} and the shell need ${over.need} ${over.kind.toUpperCase()} on ${dev.id}, which has ${over.have}`,
+        computeMs: Infinity,
+        inMs: transfer,
+        outMs: outbound,
+        exchangeMs: exchange.ms,
+        syncMs: sync,
+        rootBytes,
+        variants,
+      };
   }
   return {
     ok: true,

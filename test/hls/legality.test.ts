@@ -74,7 +74,7 @@ describe('HLS legality checks', () => {
     const ps = refusal(vm);
     expect(ps.map((p) => p.code)).toEqual(['DY6202']);
     expect(ps[0]!.message).toMatch(
-      /HLS kernel spmm_op0 .*array 'acc' dimension 1 is partitioned cyclic by 16 but a loop unrolled 64 times indexes it/,
+      /HLS kernel spmm_op0 .*array 'acc' dimension 1 is partitioned cyclic by 16 but a loop unrolled 32 times indexes it/,
     );
   });
 
@@ -119,7 +119,7 @@ describe('HLS legality checks', () => {
       "argument 'meta' is mapped to HBM bank 32; platform xilinx_u280_gen3x16_xdma_1_202211_1 has banks 0..31",
     );
     // A smaller platform refuses the 16-channel design as generated.
-    const small = legalityProblems(vmOf('spmv'), { name: 'small', hbmBanks: 8, clockMHz: 300 });
+    const small = legalityProblems(vmOf('spmv'), { ...DEFAULT_PLATFORM, name: 'small', hbmBanks: 8 });
     expect(small.length).toBeGreaterThan(0);
     expect(small.every((d) => d.code === 'DY6206')).toBe(true);
   });

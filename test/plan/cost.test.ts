@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
 import { heft, singleKind } from '../../runtime/plan/baselines.js';
 import { variantTimes } from '../../runtime/plan/cost.js';
-import { fpgaDesignResources } from '../../runtime/plan/fpga-designs.js';
+import { FPGA_UNIT_COSTS, fpgaDesignResources, fpgaProjectResources } from '../../runtime/plan/fpga-designs.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
 import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
 import type { PlanOp, PlanProblem } from '../../runtime/plan/types.js';
@@ -106,8 +106,8 @@ describe('FPGA resources', () => {
     { start: 0, end: p.ops.length, device: 'fpga', count: 1 },
   ];
 
-  it('a stage is infeasible when its designs together exceed the device; exactly enough fits', () => {
-    const justSpmv = system([CPU, fpga(fpgaDesignResources('spmv'))]);
+  it('a stage is infeasible when its designs and the shell together exceed the device; exactly enough fits', () => {
+    const justSpmv = system([CPU, fpga(fpgaProjectResources([fpgaDesignResources('spmv')]))]);
     const one = problem([spmv(f)]);
     expect(evaluateChoices(justSpmv, one, whole(one), STEADY)).toBeDefined();
     // spmv + the stream design of the map: one bitstream needs both.
@@ -116,21 +116,28 @@ describe('FPGA resources', () => {
     const out = planPareto(justSpmv, two, { ...goal('throughput'), kinds: ['fpga'] });
     expect(out.pareto).toEqual([]);
     expect(out.infeasible.join('\n')).toContain(
-      `kernels serpens-spmv+stream need ${fpgaDesignResources('spmv').lut + fpgaDesignResources('stream').lut} LUT on fpga, which has ${fpgaDesignResources('spmv').lut}`,
+      `kernels serpens-spmv+stream and the shell need ${FPGA_UNIT_COSTS.shell.lut + fpgaDesignResources('spmv').lut + fpgaDesignResources('stream').lut} LUT on fpga, which has ${FPGA_UNIT_COSTS.shell.lut + fpgaDesignResources('spmv').lut}`,
     );
     // The spmm design alone does not fit either.
     const mm = problem([spmm]);
     expect(evaluateChoices(justSpmv, mm, whole(mm), STEADY)).toBeUndefined();
   });
 
+  it('counts a kernel instance per op: two ops of one design need it twice', () => {
+    const mm = problem([spmm, { ...spmm, id: 'op3', result: 'w' }]);
+    const r = fpgaProjectResources([fpgaDesignResources('spmm')]);
+    expect(evaluateChoices(system([CPU, fpga(r)]), problem([spmm]), whole(problem([spmm])), STEADY)).toBeDefined();
+    expect(evaluateChoices(system([CPU, fpga(r)]), mm, whole(mm), STEADY)).toBeUndefined();
+  });
+
   it('designs that fit one at a time but not together force separate FPGA stages', () => {
-    // 0.6 of a U280: spmv or spmm fits (URAM 384 each), both need 768 > 576.
+    // 0.4 of a U280: spmv or spmm fits with the shell (URAM 256 each of 384), both need 512.
     const r = {
-      lut: U280.lut * 0.6,
-      ff: U280.ff * 0.6,
-      bram: U280.bram * 0.6,
-      uram: U280.uram * 0.6,
-      dsp: U280.dsp * 0.6,
+      lut: U280.lut * 0.4,
+      ff: U280.ff * 0.4,
+      bram: U280.bram * 0.4,
+      uram: U280.uram * 0.4,
+      dsp: U280.dsp * 0.4,
     };
     const sys = system([CPU, fpga(r, 2)]);
     const p = problem([

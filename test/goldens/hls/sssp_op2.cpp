@@ -71,19 +71,24 @@ static void sssp_op2_read_15(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_ran
 static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH], const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
   static float acc[128][4096][1];
   #pragma HLS ARRAY_PARTITION variable=acc dim=1 type=complete
-  #pragma HLS BIND_STORAGE variable=acc type=ram_2p impl=uram
+  #pragma HLS BIND_STORAGE variable=acc type=ram_2p impl=uram latency=2
   static float win_d[128][4096][1];
   #pragma HLS ARRAY_PARTITION variable=win_d dim=1 type=complete
-  #pragma HLS BIND_STORAGE variable=win_d type=ram_2p impl=bram
+  #pragma HLS BIND_STORAGE variable=win_d type=ram_2p impl=uram
   const int32_t tile_rows = sssp_op2_LANES * sssp_op2_ROW_SLOTS;
 L_tile:
   for (int32_t t = 0; t < n_tiles; t++) {
     #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+    // The rows this tile holds: only their slots are cleared and written back.
+    const int32_t rows_left = n_rows - row_lo - t * tile_rows;
+    const int32_t tile_n = rows_left < tile_rows ? rows_left : tile_rows;
+    const int32_t tile_slots = (tile_n + sssp_op2_LANES - 1) / sssp_op2_LANES;
   L_ktile:
     for (int32_t kt = 0; kt < n_ktiles; kt++) {
       #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
     L_init:
-      for (int32_t s = 0; s < sssp_op2_ROW_SLOTS; s++) {
+      for (int32_t s = 0; s < tile_slots; s++) {
+        #pragma HLS LOOP_TRIPCOUNT min=1 max=4096 avg=4096
 #pragma HLS PIPELINE II=1
         for (int32_t l = 0; l < sssp_op2_LANES; l++) {
 #pragma HLS UNROLL
@@ -117,7 +122,9 @@ L_tile:
       L_nz:
         for (int32_t q = 0; q < len; q++) {
 #pragma HLS PIPELINE II=1
-#pragma HLS DEPENDENCE variable=acc type=inter dependent=false
+        // The host packer issues a slot again only ADD_LATENCY cycles later: the real
+        // read-add-write dependence, at that distance (the adder's latency pinned below).
+#pragma HLS DEPENDENCE variable=acc type=inter direction=RAW dependent=true distance=sssp_op2_ADD_LATENCY
           #pragma HLS LOOP_TRIPCOUNT min=0 max=1048576 avg=4096
           for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
 #pragma HLS UNROLL
@@ -135,7 +142,9 @@ L_tile:
 #pragma HLS UNROLL
                   const int32_t kcol = kt * sssp_op2_KT + kk;
                   const float a = acc[l][slot][kk];
-                  acc[l][slot][kk] = dype_min<float>(a, (val + win_d[l][col][kk]));
+                  const float sum = dype_min<float>(a, (val + win_d[l][col][kk]));
+// f32 min: no floating-point adder to pin; its chain is shorter than sssp_op2_FADD_LATENCY
+                  acc[l][slot][kk] = sum;
                   (void)kcol;
                 }
                 (void)gcol;
@@ -146,12 +155,19 @@ L_tile:
         }
       }
     L_out:
-      for (int32_t s = 0; s < sssp_op2_ROW_SLOTS; s++) {
-        for (int32_t l = 0; l < sssp_op2_LANES; l++) {
+      // YW consecutive result rows a cycle (one 512-bit word on the widened port), the tile's rows only.
+      for (int32_t g = 0; g < (tile_n + sssp_op2_YW - 1) / sssp_op2_YW; g++) {
+        #pragma HLS LOOP_TRIPCOUNT min=1 max=32768 avg=4096
 #pragma HLS PIPELINE II=1
-          const int32_t row = row_lo + t * tile_rows + s * sssp_op2_LANES + l;
-          if (row < n_rows) {
+        for (int32_t u = 0; u < sssp_op2_YW; u++) {
+#pragma HLS UNROLL
+          const int32_t r = g * sssp_op2_YW + u;
+          const int32_t l = r % sssp_op2_LANES;
+          const int32_t s = r / sssp_op2_LANES;
+          const int32_t row = row_lo + t * tile_rows + r;
+          if (r < tile_n) {
             for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
               const int32_t kcol = kt * sssp_op2_KT + kk;
               if (kcol < n_k) {
                 const float acc_v = acc[l][s][kk];
@@ -166,25 +182,25 @@ L_tile:
 }
 
 extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
-#pragma HLS INTERFACE mode=m_axi port=nz_0 bundle=hbm0 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_1 bundle=hbm1 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_2 bundle=hbm2 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_3 bundle=hbm3 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_4 bundle=hbm4 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_5 bundle=hbm5 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_6 bundle=hbm6 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_7 bundle=hbm7 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_8 bundle=hbm8 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_9 bundle=hbm9 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_10 bundle=hbm10 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_11 bundle=hbm11 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_12 bundle=hbm12 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_13 bundle=hbm13 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_14 bundle=hbm14 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=nz_15 bundle=hbm15 offset=slave
-#pragma HLS INTERFACE mode=m_axi port=meta bundle=hbm_meta offset=slave
-#pragma HLS INTERFACE mode=m_axi port=b_d bundle=hbm_d offset=slave
-#pragma HLS INTERFACE mode=m_axi port=b_d_next bundle=hbm_d_next offset=slave
+#pragma HLS INTERFACE mode=m_axi port=nz_0 bundle=hbm0 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_1 bundle=hbm1 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_2 bundle=hbm2 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_3 bundle=hbm3 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_4 bundle=hbm4 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_5 bundle=hbm5 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_6 bundle=hbm6 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_7 bundle=hbm7 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_8 bundle=hbm8 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_9 bundle=hbm9 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_10 bundle=hbm10 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_11 bundle=hbm11 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_12 bundle=hbm12 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_13 bundle=hbm13 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_14 bundle=hbm14 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=nz_15 bundle=hbm15 offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=meta bundle=hbm_meta offset=slave depth=1048576
+#pragma HLS INTERFACE mode=m_axi port=b_d bundle=hbm_d offset=slave depth=1048576 max_widen_bitwidth=512
+#pragma HLS INTERFACE mode=m_axi port=b_d_next bundle=hbm_d_next offset=slave depth=1048576 max_widen_bitwidth=512
 #pragma HLS INTERFACE mode=s_axilite port=v_n
 #pragma HLS INTERFACE mode=s_axilite port=row_lo
 #pragma HLS INTERFACE mode=s_axilite port=n_rows

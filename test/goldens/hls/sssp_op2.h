@@ -13,7 +13,11 @@
 #define sssp_op2_ROW_SLOTS 4096
 #define sssp_op2_COL_WIN 4096
 #define sssp_op2_KT 1
-#define sssp_op2_ADD_LATENCY 8
+#define sssp_op2_FADD_LATENCY 5
+#define sssp_op2_ACC_READ_LATENCY 2
+// The read-add-write chain of one accumulator slot: the dependence distance, and the host packer's spacing.
+#define sssp_op2_ADD_LATENCY (sssp_op2_ACC_READ_LATENCY + sssp_op2_FADD_LATENCY + 1)
+#define sssp_op2_YW 16
 struct sssp_op2_pack_t {
   ap_uint<64> e[8];
 };
