@@ -30,6 +30,8 @@ const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-names-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const names = generatorNames();
+/** Kernels per HLS project: what fits one U280 beside the shell (an SpMV kernel takes 256 of its 960 URAMs). */
+const HLS_GROUP = 3;
 
 /** The list file: space-separated names in lines of at most 110 characters. */
 function listText(list: readonly string[]): string {
@@ -74,9 +76,17 @@ describe('names the generators introduce', () => {
       const first = compileProgram(writeProgram(join(dir, 'first'), 'named', namedProgram(all, [0]))).program;
       const ndir = join(dir, 'first', 'cuda');
       writeProject(ndir, emitCuda(first));
+      // An HLS project holds all of a program's kernels on one card (DY6207 when they do not fit), so the kernels
+      // go into projects of HLS_GROUP each, written into one folder (their op folders differ; shared headers agree).
       const hdir = join(dir, 'hls');
-      const hfiles = await emitHlsProject(program);
-      writeProject(hdir, hfiles as ReadonlyMap<string, string>);
+      const hfiles = new Map<string, string>();
+      const sources = namedProgram(all).split(/\n(?=kernel )/);
+      for (let g = 0; g < sources.length; g += HLS_GROUP) {
+        const part = sources.slice(g, g + HLS_GROUP).join('\n');
+        const p = compileProgram(writeProgram(join(dir, 'hls-src', String(g)), 'named', part)).program;
+        for (const [f, text] of await emitHlsProject(p)) if (typeof text === 'string') hfiles.set(f, text);
+      }
+      writeProject(hdir, hfiles);
       const ops = [...hfiles.keys()].filter((f) => /^[^/]+\/tb_[^/]+\.cpp$/.test(f)).map((f) => f.split('/')[0]!);
       expect(ops.length).toBeGreaterThan(0);
       // Every kernel and testbench as one unit, so that g++ starts once: each testbench in its own namespace (with
