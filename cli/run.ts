@@ -253,7 +253,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
       `  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}${o.backend === 'native' ? ` (C library built with ${wasm.compile.cc ?? 'cc'})` : ''}`,
     );
   lines.push(
-    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${wasm ? "input copies into wasm memory and the engine's first-call compilation included" : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`,
+    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${o.backend === 'native' ? "input copies into the library's memory and the library's first calls included" : wasm ? "input copies into wasm memory and the engine's first-call compilation included" : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`,
   );
   stdout(lines.join('\n') + '\n');
   if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
