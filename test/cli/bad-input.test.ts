@@ -607,7 +607,7 @@ describe('bad usage (exit 2)', () => {
     usageFails(
       s,
       [...spmv, '--backend', 'nosuch'],
-      /backend 'nosuch' is not available in this build; available: reference/,
+      /backend 'nosuch' is not available in this build; available: auto, native, wasm, reference/,
     ));
   test('malformed NAME=VALUE', async (s) => {
     await usageFails(
