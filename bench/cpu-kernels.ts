@@ -8,7 +8,8 @@
  * figures (other jobs on the machine skew them). The native backend's
  * library (codegen/cpu, the system C compiler) is built once per kernel
  * through the compile cache. Prints a table and saves JSON.
- *   npm run build && node dist/bench/cpu-kernels.js [RUNS]
+ *   npm run build && node dist/bench/cpu-kernels.js [RUNS] [MATRIX ...]
+ * (MATRIX: names of the table's matrices to run, default all).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ import { generatedMatrix } from '../runtime/generate.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const RUNS = Number(process.argv[2] ?? 7);
+const ONLY = process.argv.slice(3);
 
 function writeBin(path: string, m: CsrMatrix): void {
   const head = Int32Array.of(m.rows, m.cols, m.values.length);
@@ -129,12 +131,18 @@ async function main(): Promise<void> {
     execFileSync('gcc', ['-O3', '-march=native', '-o', exe, join(root, 'bench', 'cpu-kernels', 'kernels.c')]);
     const scipy = spawnSync('python3', ['-c', 'import scipy, numpy'], { encoding: 'utf8' }).status === 0;
     const data = join(root, '..', 'shared', 'data', 'matrices');
-    const matrices: { name: string; m: CsrMatrix }[] = [
-      { name: 'random-1M-15', m: generatedMatrix(1_000_000, 15) },
-      { name: 'bcsstk33', m: toCsr(loadMatrix(join(data, 'bcsstk33.mtx'))) },
-      { name: 'luxembourg_osm', m: toCsr(loadMatrix(join(data, 'luxembourg_osm.mtx'))) },
-      { name: 'Groebner_id2003_aug', m: toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },
+    const all: { name: string; m: () => CsrMatrix }[] = [
+      { name: 'random-1M-15', m: () => generatedMatrix(1_000_000, 15) },
+      { name: 'bcsstk33', m: () => toCsr(loadMatrix(join(data, 'bcsstk33.mtx'))) },
+      { name: 'luxembourg_osm', m: () => toCsr(loadMatrix(join(data, 'luxembourg_osm.mtx'))) },
+      { name: 'Groebner_id2003_aug', m: () => toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },
     ];
+    const unknown = ONLY.filter((n) => !all.some((x) => x.name === n));
+    if (unknown.length > 0)
+      throw new Error(`unknown matrix ${unknown.join(', ')}; known: ${all.map((x) => x.name).join(', ')}`);
+    const matrices = all
+      .filter((x) => ONLY.length === 0 || ONLY.includes(x.name))
+      .map((x) => ({ name: x.name, m: x.m() }));
     const rows: Record<string, unknown>[] = [];
     const loadBefore = loadavg();
     console.log(`load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);

@@ -121,13 +121,39 @@ export function laneLoop(s: For, ind: string, sp: CStmtPrinter): string[] | unde
     out.push(...forLanes(inLane.block(shape.tail, i2)));
     return out;
   };
+  // A full block: one scalar accumulator per lane and the lane body written out per lane (each in its own
+  // braces), which the compiler's straight-line vectoriser packs into vector registers held across the entry
+  // loop; an array indexed by a loop would live on the stack, loaded and stored per entry.
+  const unrolled = (i: string): string[] => {
+    const i2 = `${i}  `;
+    const laneOf = (l: number): CStmtPrinter => {
+      const m = new Map<string, string>([[s.var, `(${c0} + ${l})`]]);
+      for (const [v, arr] of arrays) m.set(v, `${arr}_${l}`);
+      return sp.over(p.with(m));
+    };
+    const ls = Array.from({ length: W }, (_, l) => laneOf(l));
+    const out: string[] = [];
+    for (const a of shape.acc)
+      ls.forEach((q, l) => out.push(`${i}${cType(a.type)} ${arrays.get(a.var)!}_${l} = ${q.p.as(a.value, a.type)};`));
+    const e = shape.entries;
+    const ev = p.var(e.var);
+    const eend = sp.fresh('end');
+    out.push(
+      `${i}for (int ${ev} = ${p.as(e.lo, 'index')}, ${eend} = ${p.as(e.hi, 'index')}; ${ev} < ${eend}; ++${ev}) {`,
+      ...sp.block(perEntry, i2),
+      ...ls.flatMap((q) => [`${i2}{`, ...q.block(perLane, `${i2}  `), `${i2}}`]),
+      `${i}}`,
+    );
+    out.push(...ls.flatMap((q) => [`${i}{`, ...q.block(shape.tail, i2), `${i}}`]));
+    return out;
+  };
   const i1 = `${ind}  `;
   const i2 = `${ind}    `;
   return [
     `${ind}for (int ${c0} = ${p.as(s.lo, 'index')}, ${end} = ${p.as(s.hi, 'index')}; ${c0} < ${end}; ${c0} += ${W}) {`,
     `${i1}const int ${n} = ${end} - ${c0};`,
     `${i1}if (${n} >= ${W}) {`,
-    ...block(String(W), i2),
+    ...unrolled(i2),
     `${i1}} else {`,
     ...block(n, i2),
     `${i1}}`,
