@@ -90,23 +90,20 @@ export type For = Extract<LStmt, { k: 'for' }>;
 
 /** Prints statements; `forHook` may print a loop its own way (the strip-mined column loop). */
 export class CStmtPrinter {
-  private n = 0;
-
   constructor(
     public p: CPrinter,
     private readonly forHook?: (s: For, ind: string, me: CStmtPrinter) => string[] | undefined,
+    /** Shared by every printer of one function, so that fresh names never repeat. */
+    private readonly counter = { n: 0 },
   ) {}
 
   fresh(prefix: string): string {
-    return `dy_${prefix}${this.n++}`;
+    return `dy_${prefix}${this.counter.n++}`;
   }
 
   /** The same printer over another expression printer (renamed variables), sharing fresh names. */
   over(p: CPrinter): CStmtPrinter {
-    const q = new CStmtPrinter(p, this.forHook);
-    q.n = this.n + 1000 * (1 + Math.floor(this.n / 1000));
-    this.n = q.n + 1000;
-    return q;
+    return new CStmtPrinter(p, this.forHook, this.counter);
   }
 
   block(ss: readonly LStmt[], ind: string): string[] {

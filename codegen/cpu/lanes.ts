@@ -124,14 +124,14 @@ export function laneLoop(s: For, ind: string, sp: CStmtPrinter): string[] | unde
   // A full block: one scalar accumulator per lane and the lane body written out per lane (each in its own
   // braces), which the compiler's straight-line vectoriser packs into vector registers held across the entry
   // loop; an array indexed by a loop would live on the stack, loaded and stored per entry.
-  const unrolled = (i: string): string[] => {
+  const unrolled = (width: number, i: string): string[] => {
     const i2 = `${i}  `;
     const laneOf = (l: number): CStmtPrinter => {
       const m = new Map<string, string>([[s.var, `(${c0} + ${l})`]]);
       for (const [v, arr] of arrays) m.set(v, `${arr}_${l}`);
       return sp.over(p.with(m));
     };
-    const ls = Array.from({ length: W }, (_, l) => laneOf(l));
+    const ls = Array.from({ length: width }, (_, l) => laneOf(l));
     const out: string[] = [];
     for (const a of shape.acc)
       ls.forEach((q, l) => out.push(`${i}${cType(a.type)} ${arrays.get(a.var)!}_${l} = ${q.p.as(a.value, a.type)};`));
@@ -149,14 +149,30 @@ export function laneLoop(s: For, ind: string, sp: CStmtPrinter): string[] | unde
   };
   const i1 = `${ind}  `;
   const i2 = `${ind}    `;
+  const step = sp.fresh('step');
+  // Blocks of W, W/2, W/4 and W/8 lanes written out, then the last few lanes in a loop.
+  const widths = [W, W / 2, W / 4, W / 8];
   return [
-    `${ind}for (int ${c0} = ${p.as(s.lo, 'index')}, ${end} = ${p.as(s.hi, 'index')}; ${c0} < ${end}; ${c0} += ${W}) {`,
+    `${ind}for (int ${c0} = ${p.as(s.lo, 'index')}, ${end} = ${p.as(s.hi, 'index')}, ${step} = 0; ${c0} < ${end}; ${c0} += ${step}) {`,
     `${i1}const int ${n} = ${end} - ${c0};`,
-    `${i1}if (${n} >= ${W}) {`,
-    ...unrolled(i2),
+    ...widths.flatMap((w, k) => [
+      `${i1}${k === 0 ? '' : '} else '}if (${n} >= ${w}) {`,
+      `${i2}${step} = ${w};`,
+      ...unrolled(w, i2),
+    ]),
     `${i1}} else {`,
+    `${i2}${step} = ${n};`,
     ...block(n, i2),
     `${i1}}`,
     `${ind}}`,
   ];
+}
+
+/** Whether the loop would be printed in blocks of columns (its function then keeps gcc's loop vectoriser off). */
+export function hasLaneLoop(ss: readonly LStmt[]): boolean {
+  return ss.some(
+    (s) =>
+      (s.k === 'for' && (shapeOf(s) !== undefined || hasLaneLoop(s.body))) ||
+      (s.k === 'if' && (hasLaneLoop(s.then) || hasLaneLoop(s.else ?? []))),
+  );
 }
