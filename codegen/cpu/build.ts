@@ -19,7 +19,21 @@ import { makeDirs } from '../../runtime/io/files.js';
 import { shipped } from '../cuda/templates.js';
 import { CPU_EMITTER_VERSION } from './library.js';
 
-export const CPU_FLAGS = ['-O3', '-march=native', '-fopenmp', '-ffp-contract=off', '-fPIC', '-shared'] as const;
+/**
+ * `-Wl,-z,nodelete`: koffi unloads a library once nothing refers to it, and
+ * unloading it (and with it libgomp) while OpenMP's idle pool threads sleep
+ * in libgomp's code crashes the process when they wake; a library marked
+ * nodelete stays mapped until the process ends.
+ */
+export const CPU_FLAGS = [
+  '-O3',
+  '-march=native',
+  '-fopenmp',
+  '-ffp-contract=off',
+  '-fPIC',
+  '-shared',
+  '-Wl,-z,nodelete',
+] as const;
 
 /** Why there is no library: no compiler at all, or one that failed. */
 export class CpuBuildError extends Error {
