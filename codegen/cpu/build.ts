@@ -9,7 +9,7 @@
  * temporary folder and renamed into place, so a reader never sees half of
  * one; an unwritable root builds in a temporary folder instead.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,40 +78,56 @@ export function compilerVersion(cc: string): string {
   return r.stdout;
 }
 
-/** Builds (or finds in the cache under `root`; null: no cache) the library of C source `source`. */
-export function buildCpuLibrary(source: string, root: string | null, cc: string = cCompiler()): CpuLibraryBuild {
+interface Pending {
+  t0: number;
+  key: string;
+  cc: string;
+  root: string | null;
+  dir: string | undefined;
+  work: string;
+  args: string[];
+}
+
+type Ran = { error?: Error; status: number | null; stderr: string };
+
+function done(
+  p: Pick<Pending, 't0' | 'key' | 'cc'>,
+  path: string,
+  cached: boolean,
+  cleanup: () => void,
+): CpuLibraryBuild {
+  return { path, cached, ms: performance.now() - p.t0, key: p.key, cc: p.cc, cleanup };
+}
+
+/** The cached library, or the folder and compiler arguments to build it in. */
+function prepare(source: string, root: string | null, cc: string): CpuLibraryBuild | Pending {
   const t0 = performance.now();
   const version = compilerVersion(cc);
   const key = createHash('sha256')
     .update(JSON.stringify({ emitter: CPU_EMITTER_VERSION, cc, version, flags: CPU_FLAGS, source }))
     .digest('hex');
-  const done = (path: string, cached: boolean, cleanup: () => void): CpuLibraryBuild => ({
-    path,
-    cached,
-    ms: performance.now() - t0,
-    key,
-    cc,
-    cleanup,
-  });
   const dir = root === null ? undefined : join(root, 'native', key);
-  if (dir && existsSync(join(dir, 'lib.so'))) return done(join(dir, 'lib.so'), true, () => {});
+  if (dir && existsSync(join(dir, 'lib.so'))) return done({ t0, key, cc }, join(dir, 'lib.so'), true, () => {});
   const work = mkdtempSync(join(tmpdir(), 'dype-native-'));
+  writeFileSync(join(work, 'lib.c'), source);
+  writeFileSync(join(work, 'dype_abi.h'), shipped('../native/dype_abi.h'));
+  return { t0, key, cc, root, dir, work, args: [...CPU_FLAGS, '-o', join(work, 'lib.so'), join(work, 'lib.c'), '-lm'] };
+}
+
+/** The library after the compiler ran: moved into the cache where it can be. */
+function finish(p: Pending, r: Ran): CpuLibraryBuild {
+  const { cc, dir, root, work, key } = p;
   try {
-    writeFileSync(join(work, 'lib.c'), source);
-    writeFileSync(join(work, 'dype_abi.h'), shipped('../native/dype_abi.h'));
-    const r = spawnSync(cc, [...CPU_FLAGS, '-o', join(work, 'lib.so'), join(work, 'lib.c'), '-lm'], {
-      encoding: 'utf8',
-    });
     if (r.error) throw new CpuBuildError('no-compiler', `no C compiler: '${cc}' cannot be run (${r.error.message})`);
     if (r.status !== 0)
       throw new CpuBuildError(
         'failed',
         `'${cc} ${CPU_FLAGS.join(' ')}' failed on the generated library (exit ${r.status}): ${r.stderr.trim().split('\n').slice(0, 6).join(' | ')}`,
       );
-    if (dir) {
+    if (dir && root !== null) {
       try {
-        makeDirs(join(root!, 'native'));
-        const tmp = join(root!, 'native', `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+        makeDirs(join(root, 'native'));
+        const tmp = join(root, 'native', `.${key}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
         renameSync(work, tmp);
         try {
           renameSync(tmp, dir);
@@ -119,15 +135,42 @@ export function buildCpuLibrary(source: string, root: string | null, cc: string 
           // Another process put the same entry in place first: use theirs.
           rmSync(tmp, { recursive: true, force: true });
         }
-        if (existsSync(join(dir, 'lib.so'))) return done(join(dir, 'lib.so'), false, () => {});
+        if (existsSync(join(dir, 'lib.so'))) return done(p, join(dir, 'lib.so'), false, () => {});
       } catch {
         // The cache cannot be written: go on with the library where it was built.
       }
     }
     if (!existsSync(work)) throw new CpuBuildError('failed', 'the built library vanished before it was loaded');
-    return done(join(work, 'lib.so'), false, () => rmSync(work, { recursive: true, force: true }));
+    return done(p, join(work, 'lib.so'), false, () => rmSync(work, { recursive: true, force: true }));
   } catch (e) {
     if (existsSync(work)) rmSync(work, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** Builds (or finds in the cache under `root`; null: no cache) the library of C source `source`. */
+export function buildCpuLibrary(source: string, root: string | null, cc: string = cCompiler()): CpuLibraryBuild {
+  const p = prepare(source, root, cc);
+  if (!('args' in p)) return p;
+  return finish(p, spawnSync(cc, p.args, { encoding: 'utf8' }));
+}
+
+/** The same, with the compiler running while the event loop goes on (tests overlap it with other work). */
+export async function buildCpuLibraryAsync(
+  source: string,
+  root: string | null,
+  cc: string = cCompiler(),
+): Promise<CpuLibraryBuild> {
+  const p = prepare(source, root, cc);
+  if (!('args' in p)) return p;
+  const r = await new Promise<Ran>((resolve) =>
+    execFile(cc, p.args, { encoding: 'utf8' }, (err, _stdout, stderr) =>
+      resolve(
+        err && typeof err.code !== 'number'
+          ? { error: err, status: null, stderr }
+          : { status: err ? (err.code as number) : 0, stderr },
+      ),
+    ),
+  );
+  return finish(p, r);
 }
