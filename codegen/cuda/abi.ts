@@ -74,7 +74,7 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
     prefix: abiPrefix(prog, 'cuda'),
     abiVersion: String(ABI_VERSION),
     backendReal: cString(NATIVE_BACKENDS.cuda.real),
-    backendEmu: cString(NATIVE_BACKENDS.cuda.emulated ?? 'cuda-emu'),
+    backendEmu: cString(NATIVE_BACKENDS.cuda.emulated),
     programName: cString(prog),
     programHash: cString(hash),
     launchers: launchers.join('\n'),

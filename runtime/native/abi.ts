@@ -18,11 +18,11 @@ export type NativeFamily = 'cuda' | 'fpga' | 'cpu';
 export type NativeBackendName = 'cuda' | 'cuda-emu' | 'xrt' | 'fpga-csim' | 'native';
 
 /** The backend each family's real and emulated builds report; the CPU library has no emulated build (null). */
-export const NATIVE_BACKENDS: Record<NativeFamily, { real: NativeBackendName; emulated: NativeBackendName | null }> = {
+export const NATIVE_BACKENDS = {
   cuda: { real: 'cuda', emulated: 'cuda-emu' },
   fpga: { real: 'xrt', emulated: 'fpga-csim' },
   cpu: { real: 'native', emulated: null },
-};
+} as const satisfies Record<NativeFamily, { real: NativeBackendName; emulated: NativeBackendName | null }>;
 
 /**
  * Prefix of the ABI symbols of a program's library: `dype_<program>_abi_<family>_`.
