@@ -1,12 +1,15 @@
 /**
- * CPU kernels: dype's wasm backend at 1 and 2 threads against a C baseline
+ * CPU kernels: dype's wasm and native backends at 1 and 2 threads against a C baseline
  * (gcc -O3 -march=native; SpMM with explicit vector extensions) and scipy
  * (when importable), on a generated 1M-row matrix with ~15 nnz per row and
  * the largest real matrices. SpMV f32/f64 and SpMM with K = 32 (f32); medians
  * of RUNS runs after a warm-up; SpMM also through the scalar path (SIMD
  * off) to show what SIMD gives; the load average is recorded with the
- * figures (other jobs on the machine skew them). Prints a table and saves JSON.
- *   npm run build && node dist/bench/cpu-kernels.js [RUNS]
+ * figures (other jobs on the machine skew them). The native backend's
+ * library (codegen/cpu, the system C compiler) is built once per kernel
+ * through the compile cache. Prints a table and saves JSON.
+ *   npm run build && node dist/bench/cpu-kernels.js [RUNS] [MATRIX ...]
+ * (MATRIX: names of the table's matrices to run, default all).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,12 +24,17 @@ import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
-import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+import { compileCpuKernel } from '../codegen/cpu/compile.js';
+import { cacheRoot } from '../codegen/wasm/cache.js';
+import type { Kernel } from '../ir/module.js';
+import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
 import { generatedMatrix } from '../runtime/generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const RUNS = Number(process.argv[2] ?? 7);
+const ONLY = process.argv.slice(3);
 
 function writeBin(path: string, m: CsrMatrix): void {
   const head = Int32Array.of(m.rows, m.cols, m.values.length);
@@ -66,17 +74,29 @@ function operand(name: KernelName, cols: number): DenseTensor {
   return { format: 'dense', shape: [cols], data };
 }
 
+const kernelOf = (name: KernelName): Kernel =>
+  runPipeline(compileSource(PROGRAMS[name], `${name}.dy`).module!, {
+    passes: [...DEFAULT_PIPELINE, lowerKernelsPass],
+  }).kernels[0]!;
+
 async function dypeTimes(
   name: KernelName,
   A: CsrMatrix,
   threads: number,
   simd = true,
 ): Promise<{ ms: number; check: number }> {
-  const m = runPipeline(compileSource(PROGRAMS[name], `${name}.dy`).module!, {
-    passes: [...DEFAULT_PIPELINE, lowerKernelsPass],
-  });
-  const { binary, manifest } = await emitWasm(m.kernels[0]!, { simd });
-  const ex = await createWasmExecutor(binary, manifest, { threads });
+  const { binary, manifest } = await emitWasm(kernelOf(name), { simd });
+  return timed(name, A, await createWasmExecutor(binary, manifest, { threads }));
+}
+
+function nativeTimes(name: KernelName, A: CsrMatrix, threads: number): { ms: number; check: number } {
+  const c = compileCpuKernel(name, kernelOf(name), cacheRoot());
+  const ex = createNativeCpuExecutor(c.build.path, c.manifest, { threads, program: c.program, programHash: c.hash });
+  c.build.cleanup();
+  return timed(name, A, ex);
+}
+
+function timed(name: KernelName, A: CsrMatrix, ex: WasmExecutor): { ms: number; check: number } {
   try {
     const tensors = new Map<string, Tensor>([
       ['A', A],
@@ -111,17 +131,23 @@ async function main(): Promise<void> {
     execFileSync('gcc', ['-O3', '-march=native', '-o', exe, join(root, 'bench', 'cpu-kernels', 'kernels.c')]);
     const scipy = spawnSync('python3', ['-c', 'import scipy, numpy'], { encoding: 'utf8' }).status === 0;
     const data = join(root, '..', 'shared', 'data', 'matrices');
-    const matrices: { name: string; m: CsrMatrix }[] = [
-      { name: 'random-1M-15', m: generatedMatrix(1_000_000, 15) },
-      { name: 'bcsstk33', m: toCsr(loadMatrix(join(data, 'bcsstk33.mtx'))) },
-      { name: 'luxembourg_osm', m: toCsr(loadMatrix(join(data, 'luxembourg_osm.mtx'))) },
-      { name: 'Groebner_id2003_aug', m: toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },
+    const all: { name: string; m: () => CsrMatrix }[] = [
+      { name: 'random-1M-15', m: () => generatedMatrix(1_000_000, 15) },
+      { name: 'bcsstk33', m: () => toCsr(loadMatrix(join(data, 'bcsstk33.mtx'))) },
+      { name: 'luxembourg_osm', m: () => toCsr(loadMatrix(join(data, 'luxembourg_osm.mtx'))) },
+      { name: 'Groebner_id2003_aug', m: () => toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },
     ];
+    const unknown = ONLY.filter((n) => !all.some((x) => x.name === n));
+    if (unknown.length > 0)
+      throw new Error(`unknown matrix ${unknown.join(', ')}; known: ${all.map((x) => x.name).join(', ')}`);
+    const matrices = all
+      .filter((x) => ONLY.length === 0 || ONLY.includes(x.name))
+      .map((x) => ({ name: x.name, m: x.m() }));
     const rows: Record<string, unknown>[] = [];
     const loadBefore = loadavg();
     console.log(`load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
     console.log(
-      'matrix               kernel      C ms   scipy ms  dype-1 ms  dype-2 ms  dype1/C  dype2/dype1  dype1/scipy  scalar-1 ms',
+      'matrix               kernel      C ms   scipy ms  dype-1 ms  dype-2 ms  dype1/C  dype2/dype1  dype1/scipy  scalar-1 ms | native-1 ms native-2 ms  nat1/C  nat2/C  nat2/nat1  nat1/scipy',
     );
     for (const { name, m } of matrices) {
       const bin = join(dir, `${name}.bin`);
@@ -149,8 +175,10 @@ async function main(): Promise<void> {
         const d1 = await dypeTimes(k, m, 1);
         const d2 = await dypeTimes(k, m, 2);
         const scalar = k === 'spmm32_f32' ? await dypeTimes(k, m, 1, false) : undefined;
+        const n1 = nativeTimes(k, m, 1);
+        const n2 = nativeTimes(k, m, 2);
         const cm = c.get(k)!;
-        const relErr = Math.abs(d1.check - cm.check) / Math.max(1, Math.abs(cm.check));
+        const relErr = Math.max(...[d1, n1].map((d) => Math.abs(d.check - cm.check) / Math.max(1, Math.abs(cm.check))));
         const sc = py.get(k);
         const row = {
           matrix: name,
@@ -165,12 +193,18 @@ async function main(): Promise<void> {
           scaling_2t: d1.ms / d2.ms,
           speed_vs_scipy: sc ? sc / d1.ms : null,
           scalar1_ms: scalar?.ms ?? null,
+          native1_ms: n1.ms,
+          native2_ms: n2.ms,
+          native1_vs_c: cm.median_ms / n1.ms,
+          native2_vs_c: cm.median_ms / n2.ms,
+          native_scaling_2t: n1.ms / n2.ms,
+          native1_vs_scipy: sc ? sc / n1.ms : null,
           check_rel_err: relErr,
           loadavg: loadavg(),
         };
         rows.push(row);
         console.log(
-          `${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'} ${scalar ? scalar.ms.toFixed(2).padStart(11) : '          -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`,
+          `${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'} ${scalar ? scalar.ms.toFixed(2).padStart(11) : '          -'} | ${n1.ms.toFixed(2).padStart(11)} ${n2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / n1.ms).toFixed(2).padStart(6)}x ${(cm.median_ms / n2.ms).toFixed(2).padStart(6)}x ${(n1.ms / n2.ms).toFixed(2).padStart(9)}x ${sc ? `${(sc / n1.ms).toFixed(2).padStart(10)}x` : '          -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`,
         );
       }
     }

@@ -22,7 +22,9 @@ import { DEFAULT_HISTORY_SYSTEM } from './defaults.js';
 import { snakeKeys } from './json-keys.js';
 import { loadSystem } from './planning.js';
 
-const EMULATED = new Set<string>(Object.values(NATIVE_BACKENDS).map((b) => b.emulated));
+const EMULATED = new Set<string>(
+  Object.values(NATIVE_BACKENDS).flatMap((b) => (b.emulated === null ? [] : [b.emulated])),
+);
 
 /** A record's op as the cost models see it (one trip). */
 function opOf(r: HistoryRecord): PlanOp {

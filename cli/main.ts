@@ -146,7 +146,7 @@ export function buildProgram(): Command {
     .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds (repeatable)', collect, [])
     .option(
       '--backend <name>',
-      'execution backend: wasm (compiled, multi-threaded; the default) or reference (the float64 interpreter)',
+      'execution backend: auto (the default: native where a C compiler ($CC, else cc) exists, else wasm with a note), native (C built with the system compiler, OpenMP threads), wasm (compiled, multi-threaded) or reference (the float64 interpreter)',
     )
     .option(
       '--project <DIR>',
@@ -166,7 +166,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--threads <T>',
-      'worker threads for the wasm backend (default: all cores; the reference backend runs on one)',
+      'threads for the native and wasm backends (default: all cores; the reference backend runs on one)',
     )
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
     .option(

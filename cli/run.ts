@@ -28,7 +28,7 @@ export interface RunOptions extends GoalOptions {
   input: string[];
   out: string[];
   param: string[];
-  /** Absent: wasm (without --project). */
+  /** auto (the default without --project): native where a C compiler exists, else wasm with a note. */
   backend?: string;
   /** --project DIR: run a compiled project's partition stage by stage (cli/run-project.ts). */
   project?: string;
@@ -44,13 +44,13 @@ export interface RunOptions extends GoalOptions {
   system?: string;
   powerCap?: string;
   p2p?: boolean;
-  /** false with --no-cache: compile the wasm kernel afresh, neither reading nor writing the compile cache. */
+  /** false with --no-cache: compile the kernel afresh (wasm module or native library), neither reading nor writing the compile cache. */
   cache?: boolean;
   /** --trace FILE: Chrome trace-event timeline of the predicted stages and the measured runs. */
   trace?: string;
 }
 
-export const BACKENDS = ['reference', 'wasm'] as const;
+export const BACKENDS = ['auto', 'native', 'wasm', 'reference'] as const;
 
 export { DEFAULT_RUN_SYSTEM };
 
@@ -81,14 +81,15 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     throw usage(
       `${projectOnly} needs --project DIR (a project compiled by dype compile, its libraries built by dype build)`,
     );
-  const o = { ...opts, backend: opts.backend ?? 'wasm' };
-  if (!(BACKENDS as readonly string[]).includes(o.backend))
-    throw usage(`backend '${o.backend}' is not available in this build; available: ${BACKENDS.join(', ')}`);
+  const asked = opts.backend ?? 'auto';
+  if (!(BACKENDS as readonly string[]).includes(asked))
+    throw usage(`backend '${asked}' is not available in this build; available: ${BACKENDS.join(', ')}`);
+  const o = { ...opts, backend: asked };
   const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);
   const threadsAsked = o.threads !== undefined ? positiveInt('--threads', o.threads, 1) : undefined;
-  // wasm: --threads, default all cores (results are bit-identical for any count); reference: one thread.
+  // wasm, native: --threads, default all cores (results are bit-identical for any count); reference: one thread.
   const threads =
-    o.backend === 'wasm' ? (threadsAsked !== undefined ? capThreads(threadsAsked) : availableParallelism()) : 1;
+    o.backend !== 'reference' ? (threadsAsked !== undefined ? capThreads(threadsAsked) : availableParallelism()) : 1;
   const inputs = parseAssignments(o.input, '--input');
   const outs = parseAssignments(o.out, '--out');
   const params = parseAssignments(o.param, '--param');
@@ -114,10 +115,27 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const kernelInputs = { tensors, scalars, sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}` };
-  const wasm =
-    o.backend === 'wasm'
-      ? await wasmRunner(program.source, kernel, kernelInputs, threads, o.cache !== false)
-      : undefined;
+  let note: string | undefined;
+  let compiled: Runner | undefined;
+  if (o.backend === 'native' || o.backend === 'auto') {
+    try {
+      compiled = await nativeRunner(file, kernel, kernelInputs, threads, o.cache !== false);
+      o.backend = 'native';
+    } catch (e) {
+      // codegen/cpu/build.ts CpuBuildError (that module is loaded only when a native build is tried).
+      if ((e as Error).name !== 'CpuBuildError') throw e;
+      const why = (e as Error).message;
+      if (o.backend === 'native')
+        throw new InputError('DY3040', '--backend native', undefined, `the native backend is not available: ${why}`);
+      // Never silently: the note goes to stderr and into --json.
+      note = `the native backend is not available (${why}); ran on the wasm backend instead`;
+      process.stderr.write(`note: ${note}\n`);
+      o.backend = 'wasm';
+    }
+  }
+  if (o.backend === 'wasm')
+    compiled = await wasmRunner(program.source, kernel, kernelInputs, threads, o.cache !== false);
+  const wasm = compiled;
   let reference: InterpretResult | undefined;
   const execute = wasm ? wasm.execute : (): void => void (reference = interpretKernel(kernel, kernelInputs));
   // With --repeat N: one warm-up run, then N timed runs. Without: one timed run.
@@ -191,6 +209,8 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
         {
           kernel: kernel.name,
           backend: o.backend,
+          ...(asked !== o.backend ? { backend_asked: asked } : {}),
+          ...(note !== undefined ? { backend_note: note } : {}),
           threads,
           ...(wasm ? { compile: wasm.compile } : {}),
           outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
@@ -225,17 +245,67 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   lines.push(
     `  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`,
   );
-  lines.push(`  executed on this machine by the ${o.backend} backend`);
-  if (wasm)
-    lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);
   lines.push(
-    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${wasm ? "input copies into wasm memory and the engine's first-call compilation included" : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`,
+    `  executed on this machine by the ${o.backend} backend${asked !== o.backend ? ` (--backend ${asked})` : ''}${note !== undefined ? `; note: ${note}` : ''}`,
+  );
+  if (wasm)
+    lines.push(
+      `  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}${o.backend === 'native' ? ` (C library built with ${wasm.compile.cc ?? 'cc'})` : ''}`,
+    );
+  lines.push(
+    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${o.backend === 'native' ? "input copies into the library's memory and the library's first calls included" : wasm ? "input copies into wasm memory and the engine's first-call compilation included" : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`,
   );
   stdout(lines.join('\n') + '\n');
   if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
     // Nothing written: say how to, since a run without --out is usually a first try.
     stdout(`  (no --out given; write results with --out ${kernel.results[0]!.name}=FILE.mtx)\n`);
   }
+}
+
+interface Runner {
+  execute: () => void;
+  results: () => InterpretResult;
+  close: () => void;
+  compile: { cached: boolean; ms: number; cc?: string };
+}
+
+/**
+ * The native backend: lower-kernels, print the kernel as C (codegen/cpu) and
+ * build it with the system C compiler through the compile cache (a
+ * CpuBuildError when there is no compiler or it fails), then run it through
+ * the native loader with the wasm executor's layout. `compile.ms` covers
+ * lowering, printing and the build (or the cache lookup).
+ */
+async function nativeRunner(
+  file: string,
+  kernel: Kernel,
+  inputs: KernelInputs,
+  threads: number,
+  useCache: boolean,
+): Promise<Runner> {
+  const { dims } = bindInputs(kernel, inputs);
+  const t0 = performance.now();
+  const { lowerKernelLoops } = await import('../ir/loops-lower.js');
+  const { cacheRoot } = await import('../codegen/wasm/cache.js');
+  const { compileCpuKernel } = await import('../codegen/cpu/compile.js');
+  const { programName } = await import('../codegen/project.js');
+  const { createNativeCpuExecutor } = await import('../runtime/native/cpu-executor.js');
+  const c = compileCpuKernel(
+    programName(file),
+    { ...kernel, loops: kernel.loops ?? lowerKernelLoops(kernel) },
+    useCache ? cacheRoot() : null,
+    undefined,
+    file,
+  );
+  const compile = { cached: c.build.cached, ms: performance.now() - t0, cc: c.build.cc };
+  let exec;
+  try {
+    exec = createNativeCpuExecutor(c.build.path, c.manifest, { threads, program: c.program, programHash: c.hash });
+  } finally {
+    c.build.cleanup();
+  }
+  const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
+  return { execute: () => exec.execute(args), results: () => exec.results(), close: () => exec.close(), compile };
 }
 
 /**

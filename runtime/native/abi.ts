@@ -11,16 +11,18 @@ export const ABI_VERSION = 1;
 /** Host memory in the ABI's device numbering. */
 export const ABI_HOST = -1;
 
-/** The two families of native libraries a program compiles to (the FPGA's over XRT or C simulation). */
-export type NativeFamily = 'cuda' | 'fpga';
+/** The families of native libraries a program compiles to (the FPGA's over XRT or C simulation; cpu: the native CPU target). */
+export type NativeFamily = 'cuda' | 'fpga' | 'cpu';
 
 /** What a native library says it runs on (`backend()`); the emulated builds are never chosen silently. */
-export type NativeBackendName = 'cuda' | 'cuda-emu' | 'xrt' | 'fpga-csim';
+export type NativeBackendName = 'cuda' | 'cuda-emu' | 'xrt' | 'fpga-csim' | 'native';
 
-export const NATIVE_BACKENDS: Record<NativeFamily, { real: NativeBackendName; emulated: NativeBackendName }> = {
+/** The backend each family's real and emulated builds report; the CPU library has no emulated build (null). */
+export const NATIVE_BACKENDS = {
   cuda: { real: 'cuda', emulated: 'cuda-emu' },
   fpga: { real: 'xrt', emulated: 'fpga-csim' },
-};
+  cpu: { real: 'native', emulated: null },
+} as const satisfies Record<NativeFamily, { real: NativeBackendName; emulated: NativeBackendName | null }>;
 
 /**
  * Prefix of the ABI symbols of a program's library: `dype_<program>_abi_<family>_`.

@@ -19,7 +19,7 @@ interface NativeBuf extends DeviceBuffer {
 const CUDA_OUT_OF_MEMORY = 2;
 
 /** The device kind each family's libraries run on. */
-const KIND: Record<NativeFamily, DeviceKind> = { cuda: 'gpu', fpga: 'fpga' };
+const KIND: Record<NativeFamily, DeviceKind> = { cuda: 'gpu', fpga: 'fpga', cpu: 'cpu' };
 
 export class NativeStageBackend implements StageBackend {
   readonly kind: DeviceKind;

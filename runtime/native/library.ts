@@ -40,7 +40,7 @@ export class NativeLibrary {
 
   private constructor(
     readonly path: string,
-    lib: LibraryHandle,
+    private readonly lib: LibraryHandle,
     readonly prefix: string,
   ) {
     const fns = {} as Record<AbiFunction, Fn>;
@@ -101,6 +101,13 @@ export class NativeLibrary {
         `was built from another version of program '${o.program}' (hash ${hash.slice(0, 12)}, expected ${o.programHash.slice(0, 12)}): recompile the project and rebuild it with ${o.buildCommand}`,
       );
     const want = o.emulated ? NATIVE_BACKENDS[o.family].emulated : NATIVE_BACKENDS[o.family].real;
+    if (want === null)
+      throw new InputError(
+        'DY3044',
+        path,
+        undefined,
+        `the ${o.family} family has no emulated build; open it with emulated: false`,
+      );
     if (me.backend !== want)
       throw new InputError(
         'DY3044',
@@ -109,6 +116,20 @@ export class NativeLibrary {
         `runs on ${me.backend}, but ${want} was asked for${o.emulated ? '' : ' (emulated builds are used only with --emulate / emulate: true)'}`,
       );
     return me;
+  }
+
+  /**
+   * A function of the library outside the ABI, by its C prototype without the
+   * prefix (the CPU library's `set_threads`), or with another spelling of an
+   * ABI function's types (pointers as 64-bit integers).
+   */
+  bind(proto: string): (...args: unknown[]) => unknown {
+    const full = proto.replace(/\b(\w+)\(/, `${this.prefix}$1(`);
+    try {
+      return this.lib.func(full) as unknown as (...args: unknown[]) => unknown;
+    } catch (e) {
+      throw new InputError('DY3044', this.path, undefined, `does not export ${full}: ${(e as Error).message}`);
+    }
   }
 
   /** A synchronous call of an ABI function (the cheap ones, and everything when nothing runs concurrently). */

@@ -78,11 +78,27 @@ export interface WasmExecutor {
    */
   resultView(name: string): Float32Array | Float64Array | Int32Array | BigInt64Array;
   /** The memory the module runs in (for threads and tests). */
-  readonly memory: WebAssembly.Memory;
+  readonly memory: KernelMemory;
   /** Threads ops run on (1: the calling thread only). */
   readonly threads: number;
   /** Stops the worker threads (the executor runs single-threaded afterwards). */
   close(): void;
+}
+
+/** Linear memory the ops address by byte offset: a WebAssembly.Memory, or the native CPU library's host memory (runtime/native/cpu-executor.ts). */
+export interface KernelMemory {
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  /** Grows by `pages` of 64 KiB, keeping the contents; returns the old size in pages. */
+  grow(pages: number): number;
+}
+
+/** What runs the ops besides memory: one function per manifest export, taking (offsets, sizes, lo, hi). */
+export interface KernelFunctions {
+  readonly fns: Readonly<Record<string, unknown>>;
+  /** Threads the functions split ops over themselves (a native library's OpenMP team); with a wasm pool, the pool's. */
+  readonly threads?: number;
+  /** Called once by close(). */
+  readonly close?: () => void;
 }
 
 export interface WasmExecutorOptions {
@@ -105,7 +121,7 @@ interface Region {
 }
 
 class Executor implements WasmExecutor {
-  readonly memory: WebAssembly.Memory;
+  readonly memory: KernelMemory;
   private readonly fns = new Map<string, OpFn>();
   private readonly L: ProgramLayout;
   /** Regions by key; `cur` maps a key to the region it currently names (X and X.next swap). */
@@ -127,29 +143,36 @@ class Executor implements WasmExecutor {
   private pool: WasmThreadPool | undefined;
   private cuts = new Map<string, number[]>();
 
+  private readonly own: KernelFunctions;
+
   constructor(
     readonly manifest: WasmManifest,
-    instance: WebAssembly.Instance,
-    memory: WebAssembly.Memory,
+    fns: KernelFunctions,
+    memory: KernelMemory,
     pool?: WasmThreadPool,
   ) {
     this.pool = pool;
     this.memory = memory;
+    this.own = fns;
     this.L = new ProgramLayout(manifest);
     for (const o of manifest.ops) {
-      const fn = instance.exports[o.export];
+      const fn = fns.fns[o.export];
       if (typeof fn !== 'function') throw new Error(`wasm executor: the module exports no function '${o.export}'`);
       this.fns.set(o.op, fn as OpFn);
     }
   }
 
   get threads(): number {
-    return this.pool?.threads ?? 1;
+    return this.pool?.threads ?? this.own.threads ?? 1;
   }
+
+  private closed = false;
 
   close(): void {
     this.pool?.close();
     this.pool = undefined;
+    if (!this.closed) this.own.close?.();
+    this.closed = true;
   }
 
   private fail(src: string, msg: string): never {
@@ -442,5 +465,10 @@ export async function createWasmExecutor(
   opts: WasmExecutorOptions = {},
 ): Promise<WasmExecutor> {
   const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm executor');
-  return new Executor(manifest, instance, memory, pool);
+  return new Executor(manifest, { fns: instance.exports }, memory, pool);
+}
+
+/** An executor over other functions and memory with the wasm calling convention (the native CPU library's). */
+export function executorOver(manifest: WasmManifest, fns: KernelFunctions, memory: KernelMemory): WasmExecutor {
+  return new Executor(manifest, fns, memory);
 }

@@ -607,7 +607,7 @@ describe('bad usage (exit 2)', () => {
     usageFails(
       s,
       [...spmv, '--backend', 'nosuch'],
-      /backend 'nosuch' is not available in this build; available: reference/,
+      /backend 'nosuch' is not available in this build; available: auto, native, wasm, reference/,
     ));
   test('malformed NAME=VALUE', async (s) => {
     await usageFails(
@@ -873,7 +873,8 @@ describe('dype run: --json, --repeat, --out', () => {
     for (const k of ['kernel', 'backend', 'threads', 'outputs', 'timing', 'features', 'partition', 'predicted'])
       expect(j).toHaveProperty(k);
     expect(j.kernel).toBe('spmv');
-    expect(j.backend).toBe('wasm'); // the default backend
+    // The default backend, auto: native where a C compiler exists, else wasm with a note saying so.
+    expect(j.backend === 'native' || (j.backend === 'wasm' && typeof j.backend_note === 'string')).toBe(true);
     expect(typeof j.threads).toBe('number');
     expect(j.outputs).toEqual({ y: 'y.mtx' });
     const t = j.timing as Record<string, unknown>;

@@ -27,6 +27,8 @@ describe.skipIf(!existsSync(M))('dype run --trace', () => {
     const r = await runCliAsync([
       'run',
       example('gcn.dy'),
+      '--backend',
+      'wasm',
       '--input',
       `A=${join(M, 'cora.cites')}`,
       '--input',

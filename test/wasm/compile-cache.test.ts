@@ -38,7 +38,20 @@ type RunJson = { compile: { cached: boolean; ms: number }; summary: unknown };
 function run(file: string, cache: string, ...extra: string[]): { r: CliResult; json: RunJson } {
   process.env.DYPE_CACHE_DIR = cache;
   const r = runCli(
-    ['run', file, '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', '1', '--json', ...extra],
+    [
+      'run',
+      file,
+      '--input',
+      `A=${KARATE}`,
+      '--input',
+      'x=@ones',
+      '--threads',
+      '1',
+      '--backend',
+      'wasm',
+      '--json',
+      ...extra,
+    ],
     { timeoutMs: 60_000 },
   );
   expect(r.stderr).toBe('');
@@ -72,7 +85,18 @@ describe.skipIf(!HAVE_DATA)('dype run: compile cache', () => {
   });
   it('text output says where the compile came from', () => {
     process.env.DYPE_CACHE_DIR = join(work, 'cli');
-    const r = runCli(['run', example('spmv.dy'), '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', '1']);
+    const r = runCli([
+      'run',
+      example('spmv.dy'),
+      '--input',
+      `A=${KARATE}`,
+      '--input',
+      'x=@ones',
+      '--threads',
+      '1',
+      '--backend',
+      'wasm',
+    ]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/compile: [\d.]+ ms \(from the compile cache\)/);
   });

@@ -1,0 +1,178 @@
+/**
+ * The strip-mined column loop of the native CPU target. A loop over c whose
+ * body is
+ *   lets A (accumulators) ; one loop over entries p ; lets and stores T
+ * where the entry loop's bounds do not depend on c or A, its body only
+ * declares values and updates A, and no buffer T stores to is read in the
+ * body, is printed as blocks of columns:
+ *   for c0 in steps of W: a[W] = init; for p { scalars; for lane: a[lane] = ...(c0 + lane) }; for lane: T
+ * Each accumulator folds the same values in the same order as the plain
+ * loop; only independent columns change places, so the results are the
+ * same bit for bit. Full blocks have a constant width, which the C compiler
+ * turns into vector registers held across the entry loop.
+ */
+import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
+import { walkLExpr } from '../../ir/loops-walk.js';
+import { cType } from '../cuda/cprint.js';
+import type { CStmtPrinter, For } from './cprint.js';
+
+/** Lanes per block by the widest accumulator: 128 bytes (four AVX2 registers). */
+const blockWidth = (types: LElem[]): number => (types.some((t) => t === 'f64' || t === 'i64') ? 16 : 32);
+
+function mentions(e: LExpr, vars: ReadonlySet<string>): boolean {
+  let hit = false;
+  walkLExpr(e, (x) => {
+    if (x.k === 'var' && vars.has(x.name)) hit = true;
+  });
+  return hit;
+}
+
+function loads(e: LExpr, bufs: Set<string>): void {
+  walkLExpr(e, (x) => {
+    if (x.k === 'load') bufs.add(x.buf);
+  });
+}
+
+interface Shape {
+  acc: Extract<LStmt, { k: 'let' }>[];
+  entries: For;
+  tail: LStmt[];
+}
+
+function shapeOf(s: For): Shape | undefined {
+  const body = s.body;
+  const at = body.findIndex((x) => x.k === 'for');
+  if (at < 0) return undefined;
+  const acc = body.slice(0, at);
+  const entries = body[at] as For;
+  const tail = body.slice(at + 1);
+  if (!acc.every((x) => x.k === 'let') || acc.length === 0) return undefined;
+  if (!tail.every((x) => x.k === 'let' || x.k === 'store')) return undefined;
+  const accVars = new Set(acc.map((x) => (x as Extract<LStmt, { k: 'let' }>).var));
+  const laneVars = new Set([s.var, ...accVars]);
+  if (mentions(entries.lo, laneVars) || mentions(entries.hi, laneVars)) return undefined;
+  const read = new Set<string>();
+  for (const x of entries.body) {
+    if (x.k === 'let') loads(x.value, read);
+    else if (x.k === 'set') {
+      if (!accVars.has(x.var)) return undefined;
+      loads(x.value, read);
+    } else return undefined;
+  }
+  for (const x of [...acc, ...tail]) {
+    if (x.k === 'let') loads(x.value, read);
+    if (x.k === 'store') {
+      loads(x.index, read);
+      loads(x.value, read);
+    }
+  }
+  if (tail.some((x) => x.k === 'store' && read.has(x.buf))) return undefined;
+  return { acc: acc as Shape['acc'], entries, tail };
+}
+
+/** The loop printed in blocks of columns, or undefined when it does not have the shape. */
+export function laneLoop(s: For, ind: string, sp: CStmtPrinter): string[] | undefined {
+  const shape = shapeOf(s);
+  if (!shape) return undefined;
+  const p = sp.p;
+  const W = blockWidth(shape.acc.map((a) => a.type));
+  const c0 = sp.fresh('c');
+  const end = sp.fresh('cend');
+  const lane = sp.fresh('l');
+  const n = sp.fresh('n');
+  const arrays = new Map(shape.acc.map((a) => [a.var, `${sp.fresh('a')}_${p.var(a.var)}`]));
+  const lanes = new Map<string, string>([[s.var, `(${c0} + ${lane})`]]);
+  for (const [v, arr] of arrays) lanes.set(v, `${arr}[${lane}]`);
+  const inLane = sp.over(p.with(lanes));
+  // Entry-loop lets that depend on a lane are computed per lane; the others once per entry.
+  const laneVars = new Set([s.var, ...arrays.keys()]);
+  const perEntry: LStmt[] = [];
+  const perLane: LStmt[] = [];
+  for (const x of shape.entries.body) {
+    if (x.k === 'let' && !mentions(x.value, laneVars)) perEntry.push(x);
+    else {
+      if (x.k === 'let') laneVars.add(x.var);
+      perLane.push(x);
+    }
+  }
+  const block = (width: string, i: string): string[] => {
+    const i2 = `${i}  `;
+    const forLanes = (body: string[]): string[] => [
+      `${i}for (int ${lane} = 0; ${lane} < ${width}; ++${lane}) {`,
+      ...body,
+      `${i}}`,
+    ];
+    const out: string[] = [];
+    for (const a of shape.acc) out.push(`${i}${cType(a.type)} ${arrays.get(a.var)!}[${W}];`);
+    out.push(
+      ...forLanes(shape.acc.map((a) => `${i2}${arrays.get(a.var)!}[${lane}] = ${inLane.p.as(a.value, a.type)};`)),
+    );
+    const e = shape.entries;
+    const ev = p.var(e.var);
+    const eend = sp.fresh('end');
+    out.push(
+      `${i}for (int ${ev} = ${p.as(e.lo, 'index')}, ${eend} = ${p.as(e.hi, 'index')}; ${ev} < ${eend}; ++${ev}) {`,
+      ...sp.block(perEntry, i2),
+      `${i2}for (int ${lane} = 0; ${lane} < ${width}; ++${lane}) {`,
+      ...inLane.block(perLane, `${i2}  `),
+      `${i2}}`,
+      `${i}}`,
+    );
+    out.push(...forLanes(inLane.block(shape.tail, i2)));
+    return out;
+  };
+  // A full block: one scalar accumulator per lane and the lane body written out per lane (each in its own
+  // braces), which the compiler's straight-line vectoriser packs into vector registers held across the entry
+  // loop; an array indexed by a loop would live on the stack, loaded and stored per entry.
+  const unrolled = (width: number, i: string): string[] => {
+    const i2 = `${i}  `;
+    const laneOf = (l: number): CStmtPrinter => {
+      const m = new Map<string, string>([[s.var, `(${c0} + ${l})`]]);
+      for (const [v, arr] of arrays) m.set(v, `${arr}_${l}`);
+      return sp.over(p.with(m));
+    };
+    const ls = Array.from({ length: width }, (_, l) => laneOf(l));
+    const out: string[] = [];
+    for (const a of shape.acc)
+      ls.forEach((q, l) => out.push(`${i}${cType(a.type)} ${arrays.get(a.var)!}_${l} = ${q.p.as(a.value, a.type)};`));
+    const e = shape.entries;
+    const ev = p.var(e.var);
+    const eend = sp.fresh('end');
+    out.push(
+      `${i}for (int ${ev} = ${p.as(e.lo, 'index')}, ${eend} = ${p.as(e.hi, 'index')}; ${ev} < ${eend}; ++${ev}) {`,
+      ...sp.block(perEntry, i2),
+      ...ls.flatMap((q) => [`${i2}{`, ...q.block(perLane, `${i2}  `), `${i2}}`]),
+      `${i}}`,
+    );
+    out.push(...ls.flatMap((q) => [`${i}{`, ...q.block(shape.tail, i2), `${i}}`]));
+    return out;
+  };
+  const i1 = `${ind}  `;
+  const i2 = `${ind}    `;
+  const step = sp.fresh('step');
+  // Blocks of W, W/2, W/4 and W/8 lanes written out, then the last few lanes in a loop.
+  const widths = [W, W / 2, W / 4, W / 8];
+  return [
+    `${ind}for (int ${c0} = ${p.as(s.lo, 'index')}, ${end} = ${p.as(s.hi, 'index')}, ${step} = 0; ${c0} < ${end}; ${c0} += ${step}) {`,
+    `${i1}const int ${n} = ${end} - ${c0};`,
+    ...widths.flatMap((w, k) => [
+      `${i1}${k === 0 ? '' : '} else '}if (${n} >= ${w}) {`,
+      `${i2}${step} = ${w};`,
+      ...unrolled(w, i2),
+    ]),
+    `${i1}} else {`,
+    `${i2}${step} = ${n};`,
+    ...block(n, i2),
+    `${i1}}`,
+    `${ind}}`,
+  ];
+}
+
+/** Whether the loop would be printed in blocks of columns (its function then keeps gcc's loop vectoriser off). */
+export function hasLaneLoop(ss: readonly LStmt[]): boolean {
+  return ss.some(
+    (s) =>
+      (s.k === 'for' && (shapeOf(s) !== undefined || hasLaneLoop(s.body))) ||
+      (s.k === 'if' && (hasLaneLoop(s.then) || hasLaneLoop(s.else ?? []))),
+  );
+}

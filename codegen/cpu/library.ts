@@ -1,0 +1,221 @@
+/**
+ * The C source of a native CPU library: the ops of some kernels
+ * (codegen/cpu/emit.ts) behind the native ABI (codegen/native/dype_abi.h,
+ * family `cpu`, backend `native`), so that runtime/native's loader opens it
+ * as it opens the CUDA and FPGA libraries. Device 0 is this CPU and its
+ * memory is host memory: alloc is an aligned malloc, copies are memcpy,
+ * streams are NULL and sync returns at once.
+ *
+ * Threads: `launch` splits a splittable op's row range over the library's
+ * thread count (`set_threads`, outside the ABI) with OpenMP, into contiguous
+ * ranges balanced by stored entries + rows of the row pointers the loop
+ * indexes (as runtime/wasm/threads.ts cuts them); each row is computed by
+ * one thread with the same code, so results do not depend on the count.
+ * Ranges of fewer than 256 rows run on the calling thread.
+ */
+import type { Kernel } from '../../ir/module.js';
+import { cpuImplOf } from '../../runtime/catalogue/cpu.js';
+import { abiPrefix, NATIVE_BACKENDS } from '../../runtime/native/abi.js';
+import type { WasmManifest } from '../../runtime/wasm/manifest.js';
+import { cString, symbolPart } from '../cuda/names.js';
+import { C_HELPERS } from './cprint.js';
+import { emitCpuFunction } from './emit.js';
+
+export interface CpuKernel {
+  kernel: Kernel;
+  manifest: WasmManifest;
+}
+
+export const MIN_SPLIT_ROWS = 256;
+
+/** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
+export const CPU_EMITTER_VERSION = 3;
+
+/** The library's C source for `program` (a C identifier); `hash` is what program_hash() returns. */
+export function cpuLibrarySource(program: string, hash: string, kernels: readonly CpuKernel[], file?: string): string {
+  const prefix = abiPrefix(program, 'cpu');
+  const fns: string[] = [];
+  const table: string[] = [];
+  for (const { kernel, manifest } of kernels) {
+    const ctx = { kernel: kernel.name, ...(file ? { file } : {}), ...(kernel.span ? { span: kernel.span } : {}) };
+    symbolPart(ctx, 'kernel', kernel.name);
+    const loops = kernel.loops;
+    if (!loops) throw new Error(`native cpu emitter: kernel ${kernel.name} has no loop IR; run lower-kernels first`);
+    for (const f of loops) {
+      const o = manifest.ops.find((x) => x.op === f.op);
+      if (!o) throw new Error(`native cpu emitter: kernel ${kernel.name}: the manifest has no op ${f.op}`);
+      const fn = `dy_f${table.length}`;
+      fns.push(emitCpuFunction(f, fn, ctx));
+      const split = o.splittable && o.splitRange !== undefined;
+      const rangeSize = typeof o.splitRange === 'string' ? f.sizes.indexOf(o.splitRange) : -1;
+      const rangeLit = typeof o.splitRange === 'number' ? o.splitRange : 0;
+      const balance = o.balanceBy ? f.buffers.findIndex((b) => b.role === 'rowPtr' || b.role === 'colPtr') : -1;
+      table.push(
+        `  {${cString(kernel.name)}, ${cString(f.op)}, ${cString(cpuImplOf(o))}, ${fn}, ${f.buffers.length}, ${f.sizes.length}, ${split ? 1 : 0}, ${rangeSize}, ${rangeLit}LL, ${balance}},`,
+      );
+    }
+  }
+  return `/* The native CPU library of dype program ${program} (generated: do not edit). */
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#define DYPE_ABI_PREFIX ${prefix}
+#include "dype_abi.h"
+
+${C_HELPERS}
+${fns.join('\n\n')}
+
+typedef void (*dy_fn)(char *const *, const long long *, long long, long long);
+struct dy_op {
+  const char *kernel, *op, *impl;
+  dy_fn fn;
+  int nbuf, nsize, split, range_size;
+  long long range_lit;
+  int balance;
+};
+static const struct dy_op dy_ops[] = {
+${table.join('\n')}
+};
+#define DY_NOPS ((int)(sizeof dy_ops / sizeof dy_ops[0]))
+#define DY_MIN_SPLIT_ROWS ${MIN_SPLIT_ROWS}
+static int dy_threads = 1;
+
+/* Outside the ABI: the threads launch() splits an op over (n < 1 leaves it); returns the count in force. */
+int DYPE_ABI(set_threads)(int n) {
+  if (n >= 1) dy_threads = n;
+  return dy_threads;
+}
+
+int DYPE_ABI(abi_version)(void) { return DYPE_ABI_VERSION; }
+const char *DYPE_ABI(program)(void) { return ${cString(program)}; }
+const char *DYPE_ABI(program_hash)(void) { return ${cString(hash)}; }
+const char *DYPE_ABI(backend)(void) { return ${cString(NATIVE_BACKENDS.cpu.real)}; }
+int DYPE_ABI(device_count)(void) { return 1; }
+const char *DYPE_ABI(device_name)(int dev) { return dev == 0 ? "host CPU" : NULL; }
+static int dy_dev_ok(int dev) { return dev == 0 || dev == DYPE_HOST; }
+
+int DYPE_ABI(alloc)(int dev, size_t bytes, void **out) {
+  if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
+  void *p = NULL;
+  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) return DYPE_ERR_ALLOC;
+  *out = p;
+  return 0;
+}
+int DYPE_ABI(free)(int dev, void *p) {
+  if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
+  free(p);
+  return 0;
+}
+int DYPE_ABI(stream_create)(int dev, void **out) {
+  if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
+  *out = NULL;
+  return 0;
+}
+int DYPE_ABI(stream_destroy)(int dev, void *stream) {
+  (void)stream;
+  return dy_dev_ok(dev) ? 0 : DYPE_ERR_BAD_DEVICE;
+}
+int DYPE_ABI(upload)(int dev, void *dst, size_t dst_off, const void *src, size_t bytes, void *stream) {
+  (void)stream;
+  if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
+  memcpy((char *)dst + dst_off, src, bytes);
+  return 0;
+}
+int DYPE_ABI(download)(int dev, void *dst, const void *src, size_t src_off, size_t bytes, void *stream) {
+  (void)stream;
+  if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
+  memcpy(dst, (const char *)src + src_off, bytes);
+  return 0;
+}
+int DYPE_ABI(copy)(int dst_dev, void *dst, size_t dst_off, int src_dev, const void *src, size_t src_off, size_t bytes, void *stream) {
+  (void)stream;
+  if (!dy_dev_ok(dst_dev) || !dy_dev_ok(src_dev)) return DYPE_ERR_BAD_DEVICE;
+  memmove((char *)dst + dst_off, (const char *)src + src_off, bytes);
+  return 0;
+}
+int DYPE_ABI(sync)(int dev, void *stream) {
+  (void)stream;
+  return dy_dev_ok(dev) ? 0 : DYPE_ERR_BAD_DEVICE;
+}
+
+int DYPE_ABI(op_lookup)(const char *kernel, const char *op, const char *impl) {
+  for (int h = 0; h < DY_NOPS; h++)
+    if (!strcmp(dy_ops[h].kernel, kernel) && !strcmp(dy_ops[h].op, op) && !strcmp(dy_ops[h].impl, impl)) return h;
+  return DYPE_ERR_BAD_VARIANT;
+}
+const char *DYPE_ABI(op_impls)(const char *kernel, const char *op) {
+  for (int h = 0; h < DY_NOPS; h++)
+    if (!strcmp(dy_ops[h].kernel, kernel) && !strcmp(dy_ops[h].op, op)) return dy_ops[h].impl;
+  return NULL;
+}
+int DYPE_ABI(op_buffer_count)(int h) { return h >= 0 && h < DY_NOPS ? dy_ops[h].nbuf : -1; }
+int DYPE_ABI(op_size_count)(int h) { return h >= 0 && h < DY_NOPS ? dy_ops[h].nsize + 3 : -1; }
+
+/* The first row r of [lo, hi] whose entries + rows before it reach target (ptr: the row pointers). */
+static long long dy_cut(const int *ptr, long long lo, long long hi, long long target) {
+  long long a = lo, b = hi;
+  while (a < b) {
+    long long m = a + (b - a) / 2;
+    if ((long long)(ptr[m] - ptr[lo]) + (m - lo) < target) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
+
+int DYPE_ABI(launch)(int dev, int h, void *const *buffers, const long long *sizes, long long row_begin, long long row_end, void *stream) {
+  (void)stream;
+  if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
+  if (h < 0 || h >= DY_NOPS) return DYPE_ERR_BAD_VARIANT;
+  const struct dy_op *o = &dy_ops[h];
+  char *const *b = (char *const *)buffers;
+  if (!o->split) {
+    if (row_begin != 0 || row_end >= 0) return DYPE_ERR_RANGE;
+    o->fn(b, sizes, 0, LLONG_MAX);
+    return 0;
+  }
+  long long rows = o->range_size >= 0 ? sizes[o->range_size] : o->range_lit;
+  long long lo = row_begin < 0 ? 0 : row_begin, hi = row_end < 0 || row_end > rows ? rows : row_end;
+  if (lo >= hi) return 0;
+  int nt = dy_threads;
+  if (nt <= 1 || hi - lo < DY_MIN_SPLIT_ROWS) {
+    o->fn(b, sizes, lo, hi);
+    return 0;
+  }
+  const int *ptr = o->balance >= 0 ? (const int *)buffers[o->balance] : NULL;
+  long long total = ptr ? (long long)(ptr[hi] - ptr[lo]) + (hi - lo) : hi - lo;
+#pragma omp parallel num_threads(nt)
+  {
+#ifdef _OPENMP
+    long long t = omp_get_thread_num(), n = omp_get_num_threads();
+#else
+    long long t = 0, n = 1;
+#endif
+    long long a = t == 0 ? lo : ptr ? dy_cut(ptr, lo, hi, total * t / n) : lo + (hi - lo) * t / n;
+    long long z = t == n - 1 ? hi : ptr ? dy_cut(ptr, lo, hi, total * (t + 1) / n) : lo + (hi - lo) * (t + 1) / n;
+    if (a < z) o->fn(b, sizes, a, z);
+  }
+  return 0;
+}
+
+const char *DYPE_ABI(error_text)(int code) {
+  switch (code) {
+    case 0: return "success";
+    case DYPE_ERR_BAD_SIZE: return "bad size";
+    case DYPE_ERR_TOO_LARGE: return "too large";
+    case DYPE_ERR_BAD_VARIANT: return "no such op or implementation";
+    case DYPE_ERR_BAD_DEVICE: return "no such device (the native CPU library has device 0, the host CPU)";
+    case DYPE_ERR_ALLOC: return "out of host memory";
+    case DYPE_ERR_RANGE: return "row range given for an op that cannot be split";
+    case DYPE_ERR_UNSUPPORTED: return "unsupported";
+    case DYPE_ERR_BACKEND: return "backend error";
+    default: return "unknown error";
+  }
+}
+`;
+}

@@ -1,0 +1,140 @@
+/**
+ * Runs a kernel on the native CPU library (codegen/cpu, family `cpu`,
+ * backend `native`) with the wasm executor's layout, binding and result
+ * code (runtime/wasm/executor.ts `executorOver`): the library's host memory
+ * (ABI alloc, seen from JavaScript through koffi.view) stands in for the
+ * wasm memory, and each op is a `launch` of the library with the buffers at
+ * base + offset. The library splits an op's rows over its OpenMP threads
+ * itself (`set_threads`).
+ */
+import koffi from 'koffi';
+import { InputError } from '../errors.js';
+import { executorOver, type KernelMemory, type WasmExecutor } from '../wasm/executor.js';
+import type { WasmManifest } from '../wasm/manifest.js';
+import { cpuImplOf } from '../catalogue/cpu.js';
+import { ABI_HOST } from './abi.js';
+import { NativeLibrary } from './library.js';
+
+const PAGE = 65536;
+const FULL_HI = 0x7fffffff;
+
+/** Host memory of the library, grown by reallocating (contents kept) as WebAssembly.Memory grows. */
+class NativeMemory implements KernelMemory {
+  buffer: ArrayBuffer;
+  base: bigint;
+  private ptr: unknown;
+  private pages: number;
+
+  constructor(
+    private readonly lib: NativeLibrary,
+    pages: number,
+  ) {
+    this.pages = pages;
+    this.ptr = this.alloc(pages * PAGE);
+    this.buffer = koffi.view(this.ptr, pages * PAGE);
+    this.base = koffi.address(this.ptr);
+  }
+
+  private alloc(bytes: number): unknown {
+    const out: unknown[] = [null];
+    const rc = this.lib.call('alloc', 0, bytes, out) as number;
+    if (rc !== 0 || out[0] === null)
+      throw new InputError(
+        'DY3045',
+        this.lib.path,
+        undefined,
+        `native cpu: alloc of ${bytes} bytes failed: ${this.lib.errorText(rc)}`,
+      );
+    return out[0];
+  }
+
+  grow(pages: number): number {
+    const old = this.pages;
+    const next = this.alloc((old + pages) * PAGE);
+    const view = koffi.view(next, (old + pages) * PAGE);
+    new Uint8Array(view).set(new Uint8Array(this.buffer));
+    this.lib.call('free', 0, this.ptr);
+    this.ptr = next;
+    this.buffer = view;
+    this.base = koffi.address(next);
+    this.pages = old + pages;
+    return old;
+  }
+
+  free(): void {
+    if (this.ptr !== null) this.lib.call('free', 0, this.ptr);
+    this.ptr = null;
+    this.buffer = new ArrayBuffer(0);
+  }
+}
+
+export interface NativeCpuOptions {
+  /** Threads launch() splits splittable ops over (default 1). */
+  threads?: number;
+  /** The program name the library was built for, and the hash it must carry. */
+  program: string;
+  programHash: string;
+}
+
+/**
+ * OpenMP threads that finish early spin at the barrier by default; on a
+ * machine whose other cores are busy the spinning thread holds the core the
+ * last worker needs, and a 0.2-1 ms op took 8-24 ms at 2 threads (whole
+ * scheduler ticks; bench/cpu-kernels, docs/PERFORMANCE.md). Passive waiting
+ * (sleep at once, as the wasm pool's Atomics.wait) removed that. libgomp
+ * reads this when it loads, so it is set before the first library opens,
+ * unless the user set it.
+ */
+function passiveOpenMp(): void {
+  if (process.env.OMP_WAIT_POLICY === undefined) process.env.OMP_WAIT_POLICY = 'PASSIVE';
+}
+
+/** Opens the library at `path` and returns an executor of `manifest`'s kernel on it. */
+export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o: NativeCpuOptions): WasmExecutor {
+  passiveOpenMp();
+  const lib = NativeLibrary.open(path, {
+    program: o.program,
+    programHash: o.programHash,
+    family: 'cpu',
+    emulated: false,
+    buildCommand: 'dype run --backend native (it compiles the library with the system C compiler)',
+  });
+  const threads = lib.bind('int set_threads(int n)')(o.threads ?? 1) as number;
+  // launch() with the pointer arrays as raw 64-bit words: one typed array per op, refilled per call.
+  const launch = lib.bind(
+    'int launch(int dev, int handle, const void *buffers, const void *sizes, int64_t row_begin, int64_t row_end, void *stream)',
+  );
+  const memory = new NativeMemory(lib, 1);
+  const fns: Record<string, unknown> = {};
+  for (const op of manifest.ops) {
+    const h = lib.call('op_lookup', manifest.kernel, op.op, cpuImplOf(op)) as number;
+    if (h < 0)
+      throw new InputError(
+        'DY3044',
+        path,
+        undefined,
+        `has no op ${op.op} of kernel ${manifest.kernel} as ${cpuImplOf(op)}: ${lib.errorText(h)}`,
+      );
+    const nb = op.buffers.length;
+    const ns = op.sizes.length;
+    const bufs = new BigUint64Array(nb);
+    // The ABI's three pattern figures follow the sizes; the CPU library reads only the sizes.
+    const sizes = new BigInt64Array(ns + 3);
+    fns[op.export] = (...args: number[]): void => {
+      const base = memory.base;
+      for (let i = 0; i < nb; i++) bufs[i] = base + BigInt(args[i]!);
+      for (let i = 0; i < ns; i++) sizes[i] = BigInt(args[nb + i]!);
+      const lo = args[nb + ns]!;
+      const hi = args[nb + ns + 1]!;
+      const rc = launch(ABI_HOST, h, bufs, sizes, lo, hi === FULL_HI ? -1 : hi, null) as number;
+      if (rc !== 0)
+        throw new InputError(
+          'DY3045',
+          path,
+          undefined,
+          `native cpu: op ${op.op} of kernel ${manifest.kernel} failed: ${lib.errorText(rc)}`,
+        );
+    };
+  }
+  return executorOver(manifest, { fns, threads, close: () => memory.free() }, memory);
+}

@@ -1,0 +1,90 @@
+/**
+ * `dype run` and the native CPU backend: `--backend native` builds the C
+ * library once (the second run, under auto, finds it in the compile cache;
+ * test/native/cpu.test.ts compares the results with wasm's); with no C compiler (CC naming a program that does
+ * not exist) `auto` runs on wasm and says so (stderr note, `backend_note` in
+ * --json) and `--backend native` is error DY3040.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cCompiler, compilerVersion } from '../../codegen/cpu/build.js';
+import { cleanup, example, freshDir, runCli } from '../helpers/cli.js';
+
+const KARATE = fileURLToPath(new URL('../../../shared/data/matrices/karate.mtx', import.meta.url));
+const HAVE_DATA = existsSync(KARATE);
+
+function haveCompiler(): boolean {
+  try {
+    compilerVersion(cCompiler());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type RunJson = {
+  backend: string;
+  backend_asked?: string;
+  backend_note?: string;
+  compile: { cached: boolean };
+  summary: unknown;
+};
+
+let work: string;
+const saved = { cache: process.env.DYPE_CACHE_DIR, cc: process.env.CC };
+beforeAll(() => {
+  work = freshDir('dype-native-cli-');
+  process.env.DYPE_CACHE_DIR = join(work, 'cache');
+});
+afterAll(() => {
+  for (const [k, v] of [
+    ['DYPE_CACHE_DIR', saved.cache],
+    ['CC', saved.cc],
+  ] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  cleanup(work);
+});
+
+const run = (...extra: string[]): ReturnType<typeof runCli> =>
+  runCli(['run', example('spmv.dy'), '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', '1', ...extra], {
+    timeoutMs: 60_000,
+  });
+
+describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
+  it.skipIf(!haveCompiler())('builds once, then the compile cache serves it', () => {
+    const first = run('--backend', 'native', '--json');
+    expect(first.status, first.stderr).toBe(0);
+    const a = JSON.parse(first.stdout) as RunJson;
+    expect(a.backend).toBe('native');
+    expect(a.compile.cached).toBe(false);
+    const second = JSON.parse(run('--json').stdout) as RunJson; // auto takes native
+    expect(second.backend).toBe('native');
+    expect(second.backend_asked).toBe('auto');
+    expect(second.compile.cached).toBe(true);
+    expect(second.summary).toEqual(a.summary);
+  });
+
+  it('without a C compiler: auto runs on wasm with a note, --backend native is error DY3040', () => {
+    process.env.CC = join(work, 'no-such-cc');
+    try {
+      const r = run('--json');
+      expect(r.status, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as RunJson;
+      expect(j.backend).toBe('wasm');
+      expect(j.backend_asked).toBe('auto');
+      expect(j.backend_note).toMatch(/native backend is not available \(no C compiler: .*no-such-cc/);
+      expect(r.stderr).toMatch(/^note: the native backend is not available/);
+      const n = run('--backend', 'native', '--out', `y=${join(work, 'y.mtx')}`);
+      expect(n.status).toBe(1);
+      expect(n.stderr).toMatch(/--backend native: error DY3040: the native backend is not available: no C compiler/);
+      expect(existsSync(join(work, 'y.mtx'))).toBe(false);
+    } finally {
+      if (saved.cc === undefined) delete process.env.CC;
+      else process.env.CC = saved.cc;
+    }
+  });
+});
