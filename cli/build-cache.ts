@@ -8,7 +8,7 @@
  * - Key: sha256 of the make target, every source-like file under the build
  *   folder (path and content; build outputs are not sources), the compilers'
  *   `--version` and the environment variables the generated Makefiles read.
- * - Where: `<cacheRoot>/native/<key>/` (cacheRoot: codegen/wasm/cache.ts),
+ * - Where: `<cacheRoot>/builds/<key>/` (cacheRoot: codegen/wasm/cache.ts),
  *   the library and its sha256; an entry whose library does not match its
  *   checksum is treated as absent. Entries are written under a temporary
  *   name and renamed, so a concurrent reader never sees half of one.
@@ -73,7 +73,7 @@ export function buildKey(dir: string, target: string, env: NodeJS.ProcessEnv = p
 
 /** Copies the cached library of `key` to `library`; false when there is none (or it fails its checksum). */
 export function fromCache(key: string, library: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const at = join(cacheRoot(env), 'native', key);
+  const at = join(cacheRoot(env), 'builds', key);
   const lib = join(at, basename(library));
   if (!existsSync(lib)) return false;
   try {
@@ -90,7 +90,7 @@ export function fromCache(key: string, library: string, env: NodeJS.ProcessEnv =
 
 /** Keeps a copy of a freshly built library; a cache that cannot be written is skipped. */
 export function toCache(key: string, library: string, env: NodeJS.ProcessEnv = process.env): void {
-  const at = join(cacheRoot(env), 'native', key);
+  const at = join(cacheRoot(env), 'builds', key);
   const tmp = `${at}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     makeDirs(tmp);

@@ -298,7 +298,7 @@ export function buildProgram(): Command {
     .option('--jobs <N>', 'parallel compile jobs (default 2)')
     .option(
       '--no-cache',
-      'always run make: neither reuse nor keep libraries in the build cache ($DYPE_CACHE_DIR/native, else ~/.cache/dype/native)',
+      'always run make: neither reuse nor keep libraries in the build cache ($DYPE_CACHE_DIR/builds, else ~/.cache/dype/builds)',
     )
     .option('--json', 'print one JSON object on stdout')
     .action(async (dir: string, o: BuildOptions) => (await import('./build.js')).buildCommand(dir, o, out));

@@ -66,8 +66,8 @@ describe('dype build cache', () => {
   });
 
   it('an entry that fails its checksum is rebuilt, not copied', () => {
-    const entries = readdirSync(join(cache, 'native'));
-    for (const e of entries) writeFileSync(join(cache, 'native', e, 'libp_cuda_emu.so'), 'corrupt\n');
+    const entries = readdirSync(join(cache, 'builds'));
+    for (const e of entries) writeFileSync(join(cache, 'builds', e, 'libp_cuda_emu.so'), 'corrupt\n');
     expect(build()).toEqual({ cached: false, text: 'two\n' });
     expect(runs()).toBe(4);
   });
