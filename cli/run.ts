@@ -22,6 +22,7 @@ import { progress } from './progress.js';
 import { capThreads } from './threads.js';
 import { snakeValues } from './json-keys.js';
 import { runTrace } from './run-trace.js';
+import { repeatsJson, repeatText } from './repeats.js';
 
 export interface RunOptions extends GoalOptions {
   kernel?: string;
@@ -198,6 +199,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
           features: snakeValues(features),
           dims: Object.fromEntries(result.dims),
           summary: summaries,
+          repeats: repeatsJson(result.repeats),
           partition,
           predicted,
         },
@@ -225,6 +227,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   lines.push(
     `  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`,
   );
+  for (const r of result.repeats) lines.push(`  ${repeatText(r)} (${o.backend} backend)`);
   lines.push(`  executed on this machine by the ${o.backend} backend`);
   if (wasm)
     lines.push(`  compile: ${wasm.compile.ms.toFixed(1)} ms${wasm.compile.cached ? ' (from the compile cache)' : ''}`);

@@ -168,7 +168,11 @@ class KernelChecker {
   }
 
   /** The stop test: a dense value assigned both before the loop and in its body (DY2034-DY2038). */
-  private until(u: NonNullable<AstRepeat['until']>, body: readonly AstStmt[], definedBefore: boolean): Until | undefined {
+  private until(
+    u: NonNullable<AstRepeat['until']>,
+    body: readonly AstStmt[],
+    definedBefore: boolean,
+  ): Until | undefined {
     const inBody = new Set<string>();
     const collect = (ss: readonly AstStmt[]): void => {
       for (const x of ss) {
@@ -179,7 +183,11 @@ class KernelChecker {
     collect(body);
     const before = this.diags.length;
     if (!inBody.has(u.name))
-      this.error('DY2034', `'until ${u.name}': the loop body never assigns '${u.name}', so it cannot change`, u.nameSpan);
+      this.error(
+        'DY2034',
+        `'until ${u.name}': the loop body never assigns '${u.name}', so it cannot change`,
+        u.nameSpan,
+      );
     else if (!definedBefore)
       this.error(
         'DY2035',
@@ -189,9 +197,17 @@ class KernelChecker {
     const t = this.slots.get(u.name)?.info?.type;
     if (this.diags.length === before && t) {
       if (t.format !== 'dense')
-        this.error('DY2038', `'until ${u.name}': '${u.name}' is ${t.format}; only dense values and scalars can be watched`, u.nameSpan);
+        this.error(
+          'DY2038',
+          `'until ${u.name}': '${u.name}' is ${t.format}; only dense values and scalars can be watched`,
+          u.nameSpan,
+        );
       else if (u.within && !isFloatDtype(t.dtype))
-        this.error('DY2037', `'within' needs a floating-point value; '${u.name}' is ${t.dtype}: use 'until ${u.name} stable'`, u.nameSpan);
+        this.error(
+          'DY2037',
+          `'within' needs a floating-point value; '${u.name}' is ${t.dtype}: use 'until ${u.name} stable'`,
+          u.nameSpan,
+        );
     }
     if (u.within && !(Number.isFinite(u.within.value) && u.within.value >= 0))
       this.error('DY2036', `the tolerance after 'within' must be a finite number >= 0`, u.within.span);

@@ -7,7 +7,16 @@
 import { fileSpan, makeDiagnostic, type Diagnostic } from './diagnostics.js';
 import { walkExpr } from './expr.js';
 import { InferError, inferStatementType, type ValueInfo } from './infer.js';
-import { tensorOps, type Attrs, type AttrValue, type Kernel, type Module, type Op, type TensorOp, type Until } from './module.js';
+import {
+  tensorOps,
+  type Attrs,
+  type AttrValue,
+  type Kernel,
+  type Module,
+  type Op,
+  type TensorOp,
+  type Until,
+} from './module.js';
 import { OP_REGISTRY, allowedAttrs, topReductions, type AttrKind } from './registry.js';
 import { isFloatDtype, isIntDtype, typeEquals, typeToString, type TensorType } from './types.js';
 

@@ -8,8 +8,9 @@
  * `stable`: every element equal to its value before the trip (NaN equals
  * NaN, so a NaN that stays NaN does not keep the loop going). `within TOL`:
  * the L1 norm of the change, sum_i |new_i - old_i|, is at most TOL (the
- * stop test of the usual PageRank power iteration); an infinite or NaN
- * change never converges.
+ * stop test of the usual PageRank power iteration), elements that kept
+ * their value (an infinity, a NaN) adding nothing; any other change to or
+ * from an infinity or NaN makes the norm infinite or NaN, which never passes.
  */
 
 /** The test as plain data: absent `within` means `stable`. */
@@ -33,8 +34,8 @@ export function converged(prev: ArrayLike<number>, cur: ArrayLike<number>, withi
   for (let i = 0; i < n; i++) {
     const a = prev[i]!;
     const b = cur[i]!;
-    // Equal infinities differ by NaN under subtraction; they have not changed.
-    if (a !== b) l1 += Math.abs(b - a);
+    // Equal infinities differ by NaN under subtraction; they, like a NaN that stays NaN, have not changed.
+    if (a !== b && !(a !== a && b !== b)) l1 += Math.abs(b - a);
   }
   return l1 <= within;
 }

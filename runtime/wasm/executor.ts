@@ -387,7 +387,8 @@ class Executor implements WasmExecutor {
       const before = u ? this.viewOf(`D:${u.value}`).slice() : undefined;
       this.exec(s.body, scalars);
       t++;
-      if (u) stopped = converged(before as ArrayLike<number>, this.viewOf(`D:${u.value}`) as ArrayLike<number>, u.within);
+      if (u)
+        stopped = converged(before as ArrayLike<number>, this.viewOf(`D:${u.value}`) as ArrayLike<number>, u.within);
     }
     recordTrips(this.repeatLog, s.id, n, u, t, stopped);
   }

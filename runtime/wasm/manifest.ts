@@ -69,7 +69,13 @@ export interface WasmOp {
 /** A repeat region: `count` trips at most; with `until`, it stops once that value stops changing (runtime/converge.ts). */
 export type WasmStep =
   | { kind: 'op'; op: string }
-  | { kind: 'repeat'; id: string; count: number | { param: string }; until?: { value: string; within?: number }; body: WasmStep[] };
+  | {
+      kind: 'repeat';
+      id: string;
+      count: number | { param: string };
+      until?: { value: string; within?: number };
+      body: WasmStep[];
+    };
 
 export interface WasmManifest {
   format: 'dype-wasm-manifest';
