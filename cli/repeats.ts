@@ -27,6 +27,7 @@ export function repeatsJson(rs: readonly RepeatTrips[], estimates?: ReadonlyMap<
     trips: r.trips,
     converged: r.until ? r.converged === r.runs : null,
     stop: repeatStop(r),
+    // The planner's prior before this run; the partition reported is costed at the trips observed.
     ...(estimates?.has(r.id) ? { estimated_trips: estimates.get(r.id) } : {}),
   }));
 }

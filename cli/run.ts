@@ -23,6 +23,7 @@ import { capThreads } from './threads.js';
 import { snakeValues } from './json-keys.js';
 import { runTrace } from './run-trace.js';
 import { repeatsJson, repeatText } from './repeats.js';
+import { expectedTrips } from '../runtime/plan/bind.js';
 
 export interface RunOptions extends GoalOptions {
   kernel?: string;
@@ -154,6 +155,9 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const { objective } = goal;
   const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
   const feats = sparseFeatures(kernel, tensors);
+  // Convergence loops: the planner's prior, and the trips this run observed (mean per run), which the partition is costed at.
+  const observed = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, r.trips / Math.max(1, r.runs)]));
+  const estimates = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, expectedTrips(r.max, feats)]));
   const plan = planFor(
     plannedSpec(module, file, kernel.name),
     sys,
@@ -161,6 +165,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     boundDims(kernel, tensors, scalars),
     scalars,
     goal,
+    observed,
   );
   const best = plan.pareto[0]!;
   if (o.trace !== undefined)
@@ -199,7 +204,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
           features: snakeValues(features),
           dims: Object.fromEntries(result.dims),
           summary: summaries,
-          repeats: repeatsJson(result.repeats),
+          repeats: repeatsJson(result.repeats, estimates),
           partition,
           predicted,
         },
