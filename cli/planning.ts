@@ -131,10 +131,11 @@ export function planFor(
   dims: ReadonlyMap<string, number>,
   scalars: ReadonlyMap<string, number>,
   goal: PlanGoal,
+  trips?: ReadonlyMap<string, number>,
 ): PlanReport {
   let problem: PlanProblem;
   try {
-    problem = bindProblem(spec, { sparse: feats, dims, scalars });
+    problem = bindProblem(spec, { sparse: feats, dims, scalars, ...(trips ? { trips } : {}) });
   } catch (e) {
     throw new InputError('DY3013', `kernel ${spec.kernel}`, undefined, (e as Error).message);
   }
@@ -152,7 +153,12 @@ export function planFor(
   const first = [...feats.values()][0];
   const training = first
     ? trainingProfiles(first).map((tf) =>
-        bindProblem(spec, { sparse: new Map([...feats.keys()].map((n) => [n, tf])), dims, scalars }),
+        bindProblem(spec, {
+          sparse: new Map([...feats.keys()].map((n) => [n, tf])),
+          dims,
+          scalars,
+          ...(trips ? { trips } : {}),
+        }),
       )
     : [problem];
   const stat = staticChoice(sys, training, opts);

@@ -48,6 +48,7 @@ import { capThreads } from './threads.js';
 import { snakeValues } from './json-keys.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { RunOptions } from './run.js';
+import { repeatsJson, repeatText } from './repeats.js';
 
 interface PlanJson {
   format: string;
@@ -348,6 +349,7 @@ export async function runProjectCommand(
     compute_ms: r.computeMs,
     ...(r.unsplit.length ? { unsplit: r.unsplit } : {}),
     predicted_ms: ex.mapping.stages[i]?.timeMs,
+    repeats: repeatsJson(r.repeats),
   }));
   const predicted = {
     period_ms: ex.mapping.periodMs,
@@ -384,6 +386,7 @@ export async function runProjectCommand(
     lines.push(
       `  stage ${i} [${r.ops.join(' ')}] on ${r.devices.join('+')}: ${r.backend}, ${r.ms.toFixed(3)} ms measured (transfers ${r.transferMs.toFixed(3)} ms; ${r.bytesIn} B in, ${r.bytesOut} B out), ${(ex.mapping.stages[i]?.timeMs ?? NaN).toPrecision(3)} ms predicted for ${sys.name}${r.unsplit.length ? `; ${r.unsplit.join(', ')} ran unsplit` : ''}`,
     );
+    for (const t of r.repeats) lines.push(`    ${repeatText(t)} (${r.backend})`);
   });
   for (const [n, s] of Object.entries(summaries)) {
     const where = outs.find((a) => a.name === n)?.value;

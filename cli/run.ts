@@ -22,6 +22,8 @@ import { progress } from './progress.js';
 import { capThreads } from './threads.js';
 import { snakeValues } from './json-keys.js';
 import { runTrace } from './run-trace.js';
+import { repeatsJson, repeatText } from './repeats.js';
+import { expectedTrips } from '../runtime/plan/bind.js';
 
 export interface RunOptions extends GoalOptions {
   kernel?: string;
@@ -171,6 +173,9 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const { objective } = goal;
   const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
   const feats = sparseFeatures(kernel, tensors);
+  // Convergence loops: the planner's prior, and the trips this run observed (mean per run), which the partition is costed at.
+  const observed = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, r.trips / Math.max(1, r.runs)]));
+  const estimates = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, expectedTrips(r.max, feats)]));
   const plan = planFor(
     plannedSpec(module, file, kernel.name),
     sys,
@@ -178,6 +183,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     boundDims(kernel, tensors, scalars),
     scalars,
     goal,
+    observed,
   );
   const best = plan.pareto[0]!;
   if (o.trace !== undefined)
@@ -218,6 +224,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
           features: snakeValues(features),
           dims: Object.fromEntries(result.dims),
           summary: summaries,
+          repeats: repeatsJson(result.repeats, estimates),
           partition,
           predicted,
         },
@@ -245,6 +252,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   lines.push(
     `  partition on ${sys.name} (${objective}): ${best.stages.map((st) => `[${st.ops.join(' ')}]@${st.devices.join('+')}`).join(' -> ')}; predicted latency ${predicted.latency_ms.toPrecision(3)} ms, energy ${(predicted.device_energy_j * 1e3).toPrecision(3)} mJ device / ${(predicted.system_energy_j * 1e3).toPrecision(3)} mJ system`,
   );
+  for (const r of result.repeats) lines.push(`  ${repeatText(r)} (${o.backend} backend)`);
   lines.push(
     `  executed on this machine by the ${o.backend} backend${asked !== o.backend ? ` (--backend ${asked})` : ''}${note !== undefined ? `; note: ${note}` : ''}`,
   );

@@ -8,6 +8,7 @@ export function bindingFor(w: Workload, f: SparseFeatures): Binding {
     sparse: new Map([[w.matrix, f]]),
     dims: new Map(Object.entries({ n: f.rows, ...w.dims })),
     scalars: new Map(Object.entries(w.scalars)),
+    trips: new Map(Object.entries(w.trips)),
   };
 }
 

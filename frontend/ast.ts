@@ -52,6 +52,8 @@ export interface AstAssign {
 export interface AstRepeat {
   kind: 'repeat';
   count: { kind: 'lit'; value: number; span: Span } | { kind: 'name'; name: string; span: Span };
+  /** `until NAME stable` (within undefined) or `until NAME within TOL`: stop once NAME stops changing. */
+  until?: { name: string; nameSpan: Span; within?: { value: number; span: Span }; span: Span };
   body: AstStmt[];
   span: Span;
 }

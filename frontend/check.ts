@@ -8,9 +8,9 @@
 import { makeDiagnostic, type DiagCode, type Diagnostic, type Span } from '../ir/diagnostics.js';
 import { funcArity, isReduceOp, type Expr, type FuncName } from '../ir/expr.js';
 import { InferError, inferStatementType, type ValueInfo } from '../ir/infer.js';
-import type { Kernel, Module, Op, RepeatCount, TensorOp, ValueDecl } from '../ir/module.js';
-import { isDtype, isFormat, isIntDtype, type Dim, type TensorType } from '../ir/types.js';
-import type { AstAssign, AstDecl, AstExpr, AstKernel, AstProgram, AstStmt } from './ast.js';
+import type { Kernel, Module, Op, RepeatCount, TensorOp, Until, ValueDecl } from '../ir/module.js';
+import { isDtype, isFloatDtype, isFormat, isIntDtype, type Dim, type TensorType } from '../ir/types.js';
+import type { AstAssign, AstDecl, AstExpr, AstKernel, AstProgram, AstRepeat, AstStmt } from './ast.js';
 import { confinedSums, insertImplicitSums } from './implicit-sum.js';
 
 class Abort extends Error {}
@@ -160,7 +160,58 @@ class KernelChecker {
         );
       count = { kind: 'param', name: s.count.name };
     }
-    return { kind: 'repeat', id, count, body: this.stmts(s.body), attrs: {}, span: s.span };
+    const before = s.until ? this.slots.get(s.until.name) : undefined;
+    const definedBefore = before !== undefined && before.kind !== 'param' && before.defined;
+    const body = this.stmts(s.body);
+    const until = s.until ? this.until(s.until, s.body, definedBefore) : undefined;
+    return { kind: 'repeat', id, count, ...(until ? { until } : {}), body, attrs: {}, span: s.span };
+  }
+
+  /** The stop test: a dense value assigned both before the loop and in its body (DY2034-DY2038). */
+  private until(
+    u: NonNullable<AstRepeat['until']>,
+    body: readonly AstStmt[],
+    definedBefore: boolean,
+  ): Until | undefined {
+    const inBody = new Set<string>();
+    const collect = (ss: readonly AstStmt[]): void => {
+      for (const x of ss) {
+        if (x.kind === 'repeat') collect(x.body);
+        else inBody.add(x.target);
+      }
+    };
+    collect(body);
+    const before = this.diags.length;
+    if (!inBody.has(u.name))
+      this.error(
+        'DY2034',
+        `'until ${u.name}': the loop body never assigns '${u.name}', so it cannot change`,
+        u.nameSpan,
+      );
+    else if (!definedBefore)
+      this.error(
+        'DY2035',
+        `'until ${u.name}': '${u.name}' has no value before the loop to compare the first trip with; assign it before 'repeat'`,
+        u.nameSpan,
+      );
+    const t = this.slots.get(u.name)?.info?.type;
+    if (this.diags.length === before && t) {
+      if (t.format !== 'dense')
+        this.error(
+          'DY2038',
+          `'until ${u.name}': '${u.name}' is ${t.format}; only dense values and scalars can be watched`,
+          u.nameSpan,
+        );
+      else if (u.within && !isFloatDtype(t.dtype))
+        this.error(
+          'DY2037',
+          `'within' needs a floating-point value; '${u.name}' is ${t.dtype}: use 'until ${u.name} stable'`,
+          u.nameSpan,
+        );
+    }
+    if (u.within && !(Number.isFinite(u.within.value) && u.within.value >= 0))
+      this.error('DY2036', `the tolerance after 'within' must be a finite number >= 0`, u.within.span);
+    return u.within ? { value: u.name, within: u.within.value } : { value: u.name };
   }
 
   private assign(s: AstAssign): TensorOp {

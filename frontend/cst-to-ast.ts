@@ -157,7 +157,7 @@ export class AstBuilder {
     return this.index.span(start, end);
   }
 
-  private error(code: 'DY1002' | 'DY1003', message: string, span: Span): void {
+  private error(code: 'DY1002' | 'DY1003' | 'DY2039', message: string, span: Span): void {
     this.diagnostics.push(makeDiagnostic(code, message, span));
   }
 
@@ -299,13 +299,48 @@ export class AstBuilder {
       countTok.tokenType === T.Integer
         ? { kind: 'lit', value: this.intValue(countTok), span: this.tokSpan(countTok) }
         : { kind: 'name', name: countTok.image, span: this.tokSpan(countTok) };
+    const untilNode = child(r, 'untilClause');
+    const until = untilNode ? this.until(untilNode, token(blockNode, 'LBrace')) : undefined;
     const body = this.block(blockNode);
     return {
       kind: 'repeat',
       count,
+      ...(until ? { until } : {}),
       body,
       span: this.fromTo(needTok(token(r, 'Repeat')), token(blockNode, 'RBrace'), r),
     };
+  }
+
+  /** `until NAME stable` or `until NAME within TOL`; anything else is one DY2039 at the first piece that is wrong. */
+  private until(u: CstNode, lbrace: IToken | undefined): NonNullable<AstRepeat['until']> {
+    const kw = needTok(token(u, 'Until'));
+    const value = token(u, 'value');
+    const mode = token(u, 'mode');
+    const tol = token(u, 'tol');
+    const sign = token(u, 'sign');
+    const bad = (found: IToken | undefined, what: string): never => {
+      const at = isReal(found) ? found : isReal(lbrace) ? lbrace : kw;
+      const shown = isReal(found) || isReal(lbrace) ? `'${showChars(at.image)}'` : 'end of file';
+      this.error('DY2039', `expected ${what} after '${kw.image}', found ${shown}`, this.tokSpan(at));
+      throw new Incomplete();
+    };
+    if (!isReal(value)) return bad(mode ?? tol, 'the name of the value to watch');
+    if (!isReal(mode) || (mode.image !== 'stable' && mode.image !== 'within'))
+      return bad(isReal(mode) ? mode : tol, `'stable' or 'within TOLERANCE' after '${value.image}'`);
+    const last = isReal(tol) ? tol : mode;
+    const span = this.index.span(kw.startOffset, tokenEnd(last));
+    if (isReal(sign) && !isReal(tol)) return bad(sign, 'a tolerance (a number)');
+    const base = { name: value.image, nameSpan: this.tokSpan(value), span };
+    if (mode.image === 'stable') {
+      if (isReal(sign) || isReal(tol)) return bad(isReal(sign) ? sign : tol, `'{' ('stable' takes no tolerance)`);
+      return base;
+    }
+    if (!isReal(tol)) return bad(tol, "a tolerance (a number) after 'within'");
+    // The value itself (negative, inf) is the checker's DY2036.
+    const n = this.number(tol);
+    const v = n.kind === 'num' ? n.value : NaN;
+    const tspan = isReal(sign) ? this.index.span(sign.startOffset, tokenEnd(tol)) : n.span;
+    return { ...base, within: { value: isReal(sign) ? -v : v, span: tspan } };
   }
 
   /** `[i, j]` of a left side or an access. */

@@ -15,7 +15,8 @@
  *   block      := '{' statement* '}'
  *   statement  := assignment | repeatStmt
  *   assignment := IDENT[target] indexList? '=' expression ';'
- *   repeatStmt := 'repeat' (NUMBER | IDENT)[count]? block   (bad or missing counts reported by cst-to-ast)
+ *   repeatStmt := 'repeat' (NUMBER | IDENT)[count]? untilClause? block   (bad or missing counts reported by cst-to-ast)
+ *   untilClause := 'until' IDENT[value]? IDENT[mode]? '-'[sign]? NUMBER[tol]?   ('stable' | 'within' NUMBER; checked by cst-to-ast)
  *   indexList  := '[' IDENT (',' IDENT)* ']'
  *   expression := orExpr[operands] ('?' expression[then] ':' orExpr[operands])*   (right-assoc ternary, folded in cst-to-ast)
  *   orExpr     := andExpr (('||')[ops] andExpr)*
@@ -247,7 +248,17 @@ export class DypeParser extends CstParser {
         { ALT: () => this.CONSUME(T.Identifier, { LABEL: 'count' }) },
       ]);
     });
+    this.OPTION2(() => this.SUBRULE(this.untilClause));
     this.SUBRULE(this.block);
+  });
+
+  // As lenient as the count: every piece optional here, so that recovery keeps the braces.
+  readonly untilClause = this.RULE('untilClause', () => {
+    this.CONSUME(T.Until);
+    this.OPTION(() => this.CONSUME(T.Identifier, { LABEL: 'value' }));
+    this.OPTION2(() => this.CONSUME2(T.Identifier, { LABEL: 'mode' }));
+    this.OPTION3(() => this.CONSUME(T.Minus, { LABEL: 'sign' }));
+    this.OPTION4(() => this.CONSUME(T.NumberLiteral, { LABEL: 'tol' }));
   });
 
   readonly indexList = this.RULE('indexList', () => {

@@ -5,7 +5,7 @@
  * the first match, so longer operators come before their prefixes
  * (`->` before `-`, `<=` before `<`, `//` comments before `/`), decimals before
  * integers, and keywords before identifiers (keywords use `longer_alt` so that
- * `kernels`, `repeated` and `info` lex as identifiers).
+ * `kernels`, `repeated`, `untilled` and `info` lex as identifiers).
  */
 import { createToken, Lexer, type TokenType } from './chevrotain.js';
 
@@ -17,6 +17,8 @@ export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][
 
 export const Kernel = createToken({ name: 'Kernel', pattern: /kernel/, longer_alt: Identifier, label: "'kernel'" });
 export const Repeat = createToken({ name: 'Repeat', pattern: /repeat/, longer_alt: Identifier, label: "'repeat'" });
+/** `until` opens a repeat's stop test; `stable` and `within` after it are plain identifiers checked by cst-to-ast. */
+export const Until = createToken({ name: 'Until', pattern: /until/, longer_alt: Identifier, label: "'until'" });
 
 /** Category for every numeric literal, `inf` included. */
 export const NumberLiteral = createToken({ name: 'NumberLiteral', pattern: Lexer.NA, label: 'a number' });
@@ -91,6 +93,7 @@ export const allTokens: TokenType[] = [
   Comment,
   Kernel,
   Repeat,
+  Until,
   Inf,
   Identifier,
   NumberLiteral,

@@ -12,7 +12,8 @@
 import { children, reduceIdentity, type Expr } from '../ir/expr.js';
 import { kernelFacts, type OpInfo } from '../ir/facts.js';
 import { indexRanges, resolveDtypes, type ValueInfo } from '../ir/infer.js';
-import type { Kernel, Op } from '../ir/module.js';
+import type { Kernel, Op, RepeatOp } from '../ir/module.js';
+import { converged, recordTrips, type RepeatTrips } from '../runtime/converge.js';
 import { isIntDtype, type Dim, type Dtype } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
@@ -396,6 +397,8 @@ function compileOp(info: OpInfo, dims: ReadonlyMap<string, number>, kernel: stri
 export interface InterpretResult {
   outputs: Map<string, Tensor>;
   dims: Map<string, number>;
+  /** Trips each repeat region ran, and whether its `until` test stopped it. */
+  repeats: RepeatTrips[];
 }
 
 /** Runs one kernel of a typed module (after infer-types) on the given inputs. */
@@ -403,6 +406,11 @@ export function interpretKernel(k: Kernel, inputs: KernelInputs): InterpretResul
   const { env, dims } = bindInputs(k, inputs);
   const facts = kernelFacts(k);
   const compiled = new Map<string, CompiledOp>();
+  const repeats = new Map<string, RepeatTrips>();
+  const runRegion = (op: RepeatOp, n: number, body: () => void): void => {
+    const r = runTrips(n, op.until && (() => env.get(op.until!.value)), body, op.until?.within);
+    recordTrips(repeats, op.id, n, op.until, r.trips, r.stopped);
+  };
   const exec = (ops: readonly Op[]): void => {
     for (const op of ops) {
       if (op.kind === 'repeat') {
@@ -418,7 +426,7 @@ export function interpretKernel(k: Kernel, inputs: KernelInputs): InterpretResul
               `repeat count must be a non-negative integer, got ${n}`,
             );
         }
-        for (let t = 0; t < n; t++) exec(op.body);
+        runRegion(op, n, () => exec(op.body));
         continue;
       }
       let c = compiled.get(op.id);
@@ -439,5 +447,29 @@ export function interpretKernel(k: Kernel, inputs: KernelInputs): InterpretResul
       );
     outputs.set(r.name, toTensor(v, r.type.format));
   }
-  return { outputs, dims };
+  return { outputs, dims, repeats: [...repeats.values()] };
+}
+
+/**
+ * Runs up to `n` trips of `body`; with `watch`, stops after the trip in
+ * which the watched value stopped changing. Values are never mutated in
+ * place here (each op makes a new one), so the value before a trip is kept
+ * by reference.
+ */
+export function runTrips(
+  n: number,
+  watch: (() => Val | undefined) | undefined,
+  body: () => void,
+  within: number | undefined,
+): { trips: number; stopped: boolean } {
+  for (let t = 0; t < n; t++) {
+    const before = watch?.();
+    body();
+    if (watch && before && converged(dataOf(before), dataOf(watch()!), within)) return { trips: t + 1, stopped: true };
+  }
+  return { trips: n, stopped: false };
+}
+
+function dataOf(v: Val): Float64Array {
+  return v.kind === 'dense' ? v.data : v.values;
 }

@@ -19,7 +19,8 @@ import type { Kernel, Op } from '../ir/module.js';
 import type { Dim } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { bindInputs, type KernelInputs } from './bind.js';
-import type { InterpretResult } from './interpret.js';
+import { runTrips, type InterpretResult } from './interpret.js';
+import { recordTrips, type RepeatTrips } from '../runtime/converge.js';
 import { groupingOf, toTensor, type SparseVal, type Val } from './values.js';
 
 type Buf = Float64Array | Int32Array;
@@ -190,6 +191,7 @@ export function runKernelViaLoops(k: Kernel, inputs: KernelInputs): InterpretRes
   const facts = kernelFacts(k);
   const funcs = new Map((k.loops ?? lowerKernelLoops(k)).map((f) => [f.op, f]));
   const compiled = new Map<string, Compiled>();
+  const repeats = new Map<string, RepeatTrips>();
   const dimOf = (d: Dim): number => (d.kind === 'lit' ? d.value : dims.get(d.name)!);
   const get = (n: string): Val => {
     const v = env.get(n);
@@ -254,11 +256,12 @@ export function runKernelViaLoops(k: Kernel, inputs: KernelInputs): InterpretRes
             `repeat count must be a non-negative integer, got ${n}`,
           );
       }
-      for (let t = 0; t < n; t++) exec(op.body);
+      const r = runTrips(n, op.until && (() => env.get(op.until!.value)), () => exec(op.body), op.until?.within);
+      recordTrips(repeats, op.id, n, op.until, r.trips, r.stopped);
     }
   };
   exec(k.body);
   const outputs = new Map<string, ReturnType<typeof toTensor>>();
   for (const r of k.results) outputs.set(r.name, toTensor(get(r.name), r.type.format));
-  return { outputs, dims };
+  return { outputs, dims, repeats: [...repeats.values()] };
 }

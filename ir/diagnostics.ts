@@ -70,7 +70,13 @@ export const DIAGNOSTIC_CODES = {
   DY2031: 'tensor indexed like a scalar or scalar indexed like a tensor',
   DY2032: 'index repeated within one access',
   DY2033: 'program has no kernels',
-  // DY2034-DY2039 left for the language's next errors; DY2040 is a warning.
+  DY2034: "the value a repeat's 'until' watches is not assigned in its body",
+  DY2035: "the value a repeat's 'until' watches has no value before the loop",
+  DY2036: "a repeat's 'within' tolerance is not a finite non-negative number",
+  DY2037: "'within' watches a value that is not floating point",
+  DY2038: "a repeat's 'until' watches a sparse value",
+  DY2039: "malformed 'until' clause",
+  // DY2040 is a warning.
   DY2040: 'implicit sum over an index that occurs in only one operand of a product (a warning)',
   // 5xxx: IR text and verifier
   DY5001: 'IR syntax error',

@@ -3,7 +3,7 @@
  * named tensor values. Each tensor op computes the whole of one value from an
  * index-notation expression (Jacobi semantics: it reads the values that held
  * before it). A `repeat` op holds a region whose assignments carry over to
- * the next trip. Names are mutable slots rather than SSA values so that
+ * the next trip; with `until` it stops early once a value stops changing. Names are mutable slots rather than SSA values so that
  * loop-carried tensors need no phi nodes; def-use edges are recovered by
  * ir/graph.ts.
  */
@@ -46,10 +46,22 @@ export interface TensorOp {
 
 export type RepeatCount = { kind: 'lit'; value: number } | { kind: 'param'; name: string };
 
+/**
+ * A repeat's stop test: after each trip, compare `value` with what it held
+ * before the trip; stop when every element is identical (`within` absent) or
+ * when the L1 norm of the change, sum |new - old|, is at most `within`.
+ * `count` stays the maximum number of trips.
+ */
+export interface Until {
+  value: string;
+  within?: number;
+}
+
 export interface RepeatOp {
   kind: 'repeat';
   id: string;
   count: RepeatCount;
+  until?: Until;
   body: Op[];
   attrs: Attrs;
   span?: Span;

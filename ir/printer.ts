@@ -4,7 +4,7 @@
  * that. Expressions print with the fewest parentheses the grammar needs.
  */
 import { BIN_PRECEDENCE, type Expr } from './expr.js';
-import type { AttrValue, Attrs, Kernel, Module, Op, ValueDecl } from './module.js';
+import type { AttrValue, Attrs, Kernel, Module, Op, Until, ValueDecl } from './module.js';
 import { typeToString } from './types.js';
 
 const PREC: Readonly<Record<string, number>> = BIN_PRECEDENCE;
@@ -84,12 +84,18 @@ function printDecl(d: ValueDecl): string {
   return `%${d.name}: ${typeToString(d.type)}`;
 }
 
+/** `stable`, or `within T` with T as JavaScript prints it (it reads back to the same double). */
+export function untilTest(u: Until): string {
+  return u.within === undefined ? 'stable' : `within ${String(u.within)}`;
+}
+
 function printOps(ops: readonly Op[], indent: string, out: string[]): void {
   for (const op of ops) {
     const attrs = Object.keys(op.attrs).length > 0 ? ` ${printAttrs(op.attrs)}` : '';
     if (op.kind === 'repeat') {
       const count = op.count.kind === 'lit' ? String(op.count.value) : `%${op.count.name}`;
-      out.push(`${indent}${op.id}: repeat ${count}${attrs ? ` attrs${attrs}` : ''} {`);
+      const until = op.until ? ` until %${op.until.value} ${untilTest(op.until)}` : '';
+      out.push(`${indent}${op.id}: repeat ${count}${until}${attrs ? ` attrs${attrs}` : ''} {`);
       printOps(op.body, indent + '  ', out);
       out.push(`${indent}}`);
     } else {

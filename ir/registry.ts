@@ -140,8 +140,9 @@ export const OP_REGISTRY: Record<TensorOpKind | 'repeat', OpSpec> = {
   },
   repeat: {
     kind: 'repeat',
-    summary: 'runs its region N times; values assigned inside carry to the next trip',
-    signature: 'repeat N { ops }',
+    summary:
+      'runs its region N times (with until: at most N, stopping once the watched value stops changing); values assigned inside carry to the next trip',
+    signature: 'repeat N [until %v stable | until %v within TOL] { ops }',
     attrs: {},
   },
 };

@@ -12,6 +12,7 @@ import {
   type Module,
   type Op,
   type TensorOpKind,
+  type Until,
   type ValueDecl,
 } from './module.js';
 import { isDtype, isFormat, type Dim, type TensorType } from './types.js';
@@ -244,12 +245,21 @@ class IrParser {
       if (c.kind === 'num' && /^[0-9]+$/.test(c.text)) count = { kind: 'lit', value: Number(c.text) };
       else if (c.kind === 'pct') count = { kind: 'param', name: c.text };
       else this.fail('expected a repeat count', c);
+      let until: Until | undefined;
+      if (this.eat('until')) {
+        const value = this.expectKind('pct', "the watched value '%name'").text;
+        if (this.eat('stable')) until = { value };
+        else if (this.eat('within')) {
+          const t = this.expectKind('num', 'a tolerance');
+          until = { value, within: Number(t.text) };
+        } else this.fail("expected 'stable' or 'within'", this.peek());
+      }
       let attrs: Attrs = {};
       if (this.eat('attrs')) attrs = this.attrs();
       this.expect('{');
       const body = this.ops();
       this.expect('}');
-      return { kind: 'repeat', id, count: count!, body, attrs };
+      return { kind: 'repeat', id, count: count!, ...(until ? { until } : {}), body, attrs };
     }
     const result = this.expectKind('pct', "a result '%name'").text;
     const indices = this.is('[') ? this.indexList() : [];

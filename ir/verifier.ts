@@ -7,9 +7,18 @@
 import { fileSpan, makeDiagnostic, type Diagnostic } from './diagnostics.js';
 import { walkExpr } from './expr.js';
 import { InferError, inferStatementType, type ValueInfo } from './infer.js';
-import type { Attrs, AttrValue, Kernel, Module, Op, TensorOp } from './module.js';
+import {
+  tensorOps,
+  type Attrs,
+  type AttrValue,
+  type Kernel,
+  type Module,
+  type Op,
+  type TensorOp,
+  type Until,
+} from './module.js';
 import { OP_REGISTRY, allowedAttrs, topReductions, type AttrKind } from './registry.js';
-import { isIntDtype, typeEquals, typeToString, type TensorType } from './types.js';
+import { isFloatDtype, isIntDtype, typeEquals, typeToString, type TensorType } from './types.js';
 
 export interface VerifyOptions {
   /** Require every tensor op to state its type (true after infer-types). */
@@ -96,9 +105,25 @@ class KernelVerifier {
           if (!p || p.type.shape.length !== 0 || !isIntDtype(p.type.dtype))
             this.err(`repeat count '%${name}' must be an integer scalar parameter`, op);
         }
+        if (op.until) this.until(op, op.until);
         this.region(op.body);
       } else this.tensorOp(op);
     }
+  }
+
+  /** The frontend's rules DY2034-DY2038, restated on IR that may not have come from it. */
+  private until(op: Op, u: Until): void {
+    if (op.kind !== 'repeat') return;
+    if (!tensorOps(op.body).some((t) => t.result === u.value))
+      this.err(`until watches '%${u.value}', which the body does not assign`, op);
+    const before = this.env.get(u.value);
+    if (!before || this.paramNames.has(u.value))
+      this.err(`until watches '%${u.value}', which has no value before the loop`, op);
+    else if (before.type.format !== 'dense') this.err(`until watches sparse '%${u.value}'`, op);
+    else if (u.within !== undefined && !isFloatDtype(before.type.dtype))
+      this.err(`until ... within needs a floating-point value; '%${u.value}' is ${before.type.dtype}`, op);
+    if (u.within !== undefined && !(Number.isFinite(u.within) && u.within >= 0))
+      this.err(`within tolerance must be a finite non-negative number, got ${u.within}`, op);
   }
 
   private tensorOp(op: TensorOp): void {

@@ -24,7 +24,8 @@ export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSp
     for (const op of list) {
       if (op.kind === 'repeat') {
         // Values read inside the loop before it writes them come from before the loop on the first trip.
-        visit(op.body, { id: op.id, trips: op.count.kind === 'lit' ? op.count.value : op.count.name });
+        const trips = op.count.kind === 'lit' ? op.count.value : op.count.name;
+        visit(op.body, { id: op.id, trips, ...(op.until ? { until: true } : {}) });
         continue;
       }
       const info = facts.ops.get(op.id)!;

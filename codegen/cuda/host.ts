@@ -376,6 +376,7 @@ export function kernelView(plan: KernelPlan): KernelView {
           count = `b->${c}`;
         }
         const it = `dy_it${depth}`;
+        if (s.until) return untilLoop(s, s.until, it, count, ind, depth);
         return [
           `${ind}for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`,
           ...steps(s.body, `${ind}  `, depth + 1),
@@ -404,6 +405,52 @@ export function kernelView(plan: KernelPlan): KernelView {
       }
       return out;
     });
+  /**
+   * A convergence loop: the watched value is copied aside on the device before each trip and
+   * dy_until_change (program.cu's helpers) compares it there; the host reads back two doubles per
+   * trip, never the value.
+   */
+  const untilLoop = (
+    s: Extract<WasmStep, { kind: 'repeat' }>,
+    u: { value: string; within?: number },
+    it: string,
+    count: string,
+    ind: string,
+    depth: number,
+  ): string[] => {
+    const v = storages.get(u.value);
+    if (!v)
+      throw cudaDiagnostic(
+        'DY6103',
+        `kernel '${plan.kernel.name}': repeat ${s.id} watches '${u.value}', which no device buffer holds`,
+        plan.kernel.span,
+      );
+    const t = storageType(v.elem);
+    const [prev, chg, h] = [`dy_prev${depth}`, `dy_chg${depth}`, `dy_h${depth}`];
+    const stop = u.within === undefined ? `${h}[1] == 0` : `${h}[0] <= ${cDouble(u.within)}`;
+    const i2 = `${ind}  `;
+    return [
+      `${ind}{  // ${s.id}: at most ${count} trips, until ${u.value} ${u.within === undefined ? 'stable' : `within ${u.within}`}`,
+      `${i2}${t}* ${prev} = nullptr;`,
+      `${i2}double* ${chg} = nullptr;`,
+      `${i2}double ${h}[2] = {0, 0};`,
+      `${i2}if ((dy_rc = (int)cudaMallocAsync((void**)&${prev}, (${v.count} > 0 ? ${v.count} : 1) * sizeof(${t}), stream)) != 0) return dy_rc;`,
+      `${i2}if ((dy_rc = (int)cudaMallocAsync((void**)&${chg}, 2 * sizeof(double), stream)) != 0) return dy_rc;`,
+      `${i2}for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`,
+      `${i2}  if ((dy_rc = (int)cudaMemcpyAsync(${prev}, b->${v.c}, ${v.count} * sizeof(${t}), cudaMemcpyDeviceToDevice, stream)) != 0) break;`,
+      ...steps(s.body, `${i2}  `, depth + 1),
+      `${i2}  DY_LAUNCH(dy_until_change<${t}>, 1, 32, stream, ${prev}, b->${v.c}, (long long)(${v.count}), ${chg});`,
+      `${i2}  if ((dy_rc = dy_launch_status()) != 0) break;`,
+      `${i2}  if ((dy_rc = (int)cudaMemcpyAsync(${h}, ${chg}, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream)) != 0) break;`,
+      `${i2}  if ((dy_rc = (int)cudaStreamSynchronize(stream)) != 0) break;`,
+      `${i2}  if (${stop}) break;`,
+      `${i2}}`,
+      `${i2}{ int dy_f = (int)cudaFreeAsync(${prev}, stream); if (dy_rc == 0) dy_rc = dy_f; }`,
+      `${i2}{ int dy_f = (int)cudaFreeAsync(${chg}, stream); if (dy_rc == 0) dy_rc = dy_f; }`,
+      `${i2}if (dy_rc != 0) return dy_rc;`,
+      `${ind}}`,
+    ];
+  };
   const swapped = new Map<string, Storage>();
   const body = steps(manifest.program, '', 0);
   // Swaps happen in a local copy of the buffers; an odd count leaves X in X.next's storage, copied home once.
@@ -458,6 +505,12 @@ export function kernelView(plan: KernelPlan): KernelView {
     run,
     opTable,
   };
+}
+
+/** A double literal C reads back to the same value (JavaScript's shortest round-trip form). */
+function cDouble(x: number): string {
+  const t = String(x);
+  return /[.e]/.test(t) ? t : `${t}.0`;
 }
 
 export { cType };

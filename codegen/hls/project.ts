@@ -224,12 +224,18 @@ const ELEM: Record<string, string> = {
   index: 'dype::INDEX',
 };
 
+/** A double literal C++ reads back to the same value. */
+function cDouble(x: number): string {
+  const t = String(x);
+  return /[.e]/.test(t) ? t : `${t}.0`;
+}
+
 function stepsCpp(steps: readonly WasmStep[]): string {
   return `{${steps
     .map((s) =>
       s.kind === 'op'
         ? `{false, "${s.op}", 0, "", {}}`
-        : `{true, "", ${typeof s.count === 'number' ? s.count : -1}, "${typeof s.count === 'number' ? '' : s.count.param}", ${stepsCpp(s.body)}}`,
+        : `{true, "", ${typeof s.count === 'number' ? s.count : -1}, "${typeof s.count === 'number' ? '' : s.count.param}", ${stepsCpp(s.body)}${s.until ? `, "${s.until.value}", ${s.until.within === undefined ? -1 : cDouble(s.until.within)}` : ''}}`,
     )
     .join(', ')}}`;
 }

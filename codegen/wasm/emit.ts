@@ -395,6 +395,7 @@ function program(ops: readonly Op[]): WasmStep[] {
           kind: 'repeat',
           id: op.id,
           count: op.count.kind === 'lit' ? op.count.value : { param: op.count.name },
+          ...(op.until ? { until: { ...op.until } } : {}),
           body: program(op.body),
         }
       : { kind: 'op', op: op.id },

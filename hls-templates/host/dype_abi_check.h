@@ -181,6 +181,12 @@ struct AbiCheck : OpRunner {
     return false;
   }
 
+  void fetch(const std::string& region) override {
+    const std::string k = P.physical(region);
+    Region& r = P.regions.at(k);
+    check(DYPE_ABI(download)(devs[0], r.data(), mem[k][0], 0, bytes_of(r), nullptr), "download of " + k);
+  }
+
   void permuted(const OpSpec&, const std::string& region) override {
     Region& r = P.regions.at(region);
     for (size_t s = 0; s < devs.size(); s++) check(DYPE_ABI(upload)(devs[s], mem[region][s], 0, r.data(), bytes_of(r), nullptr), "upload of " + region);

@@ -13,6 +13,7 @@
 #ifndef DYPE_HOST_H
 #define DYPE_HOST_H
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -71,6 +72,8 @@ struct OpRunner {
   virtual ~OpRunner() {}
   virtual void launch(const OpSpec& o) = 0;
   virtual void permuted(const OpSpec& o, const std::string& region) = 0;
+  // Brings a region's current value into the host's copy (a convergence loop's stop test reads it).
+  virtual void fetch(const std::string& region) = 0;
 };
 
 struct Step {
@@ -79,6 +82,8 @@ struct Step {
   int64_t count;  // literal count, or -1 when count_param names a scalar
   std::string count_param;
   std::vector<Step> body;
+  std::string until;    // the value a convergence loop watches; "" for a plain repeat
+  double within = -1;   // `until v within T`: stop when sum |new - old| <= T; below 0: `until v stable`
 };
 
 struct KernelSpec {
@@ -418,8 +423,48 @@ struct Program {
         if (it->second < 0 || it->second != double(int64_t(it->second))) fail("kernel " + K.name + ": repeat count must be a non-negative integer");
         n = int64_t(it->second);
       }
-      for (int64_t t = 0; t < n; t++) exec(s.body);
+      if (s.until.empty()) {
+        for (int64_t t = 0; t < n; t++) exec(s.body);
+        continue;
+      }
+      // The stop test of runtime/converge.ts: the watched value before and after each trip.
+      std::vector<double> before = watched(s.until);
+      int64_t t = 0;
+      bool stopped = false;
+      while (t < n && !stopped) {
+        exec(s.body);
+        t++;
+        std::vector<double> after = watched(s.until);
+        double l1 = 0;
+        bool same = true;
+        for (size_t q = 0; q < after.size(); q++) {
+          const double a = before[q], b = after[q];
+          if (a != b && !(a != a && b != b)) {
+            same = false;
+            l1 += std::fabs(b - a);
+          }
+        }
+        stopped = s.within < 0 ? same : l1 <= s.within;
+        before.swap(after);
+      }
+      trips.push_back(TripLog{s.until, n, t, stopped});
     }
+  }
+
+  // What each convergence loop did, in the order they ran.
+  struct TripLog {
+    std::string value;
+    int64_t max, trips;
+    bool converged;
+  };
+  std::vector<TripLog> trips;
+
+  std::vector<double> watched(const std::string& name) {
+    if (runner) runner->fetch("D:" + name);
+    Region& g = region("D:" + name);
+    std::vector<double> d(g.length);
+    for (size_t q = 0; q < g.length; q++) d[q] = get_as_double(g, q);
+    return d;
   }
 
   void write_outputs(const std::map<std::string, std::string>& outputs) {
@@ -524,6 +569,9 @@ static inline int host_main(const KernelSpec& K, int argc, char** argv) {
 #else
     std::fprintf(stderr, " (C simulation)\n");
 #endif
+    for (const Program::TripLog& l : P.trips)
+      std::fprintf(stderr, "  until %s: %lld trip(s), %s\n", l.value.c_str(), (long long)l.trips,
+                   l.converged ? "converged" : ("did not converge: hit the maximum of " + std::to_string(l.max) + " trips").c_str());
     print_cycle_notes();
     return 0;
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
  * input in flight (a slot) has its own temporaries. Results come home after
  * the stage that last writes them.
  */
+import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { InputError } from '../errors.js';
 import { instances, type DeviceKind, type SystemSpec } from '../system/types.js';
 import type { Tensor } from '../tensor.js';
@@ -68,6 +69,8 @@ export interface StageRun {
   unsplit: string[];
   /** Each op run of the stage (a repeat's ops once per trip), measured from its launch to its end. */
   opRuns: OpRun[];
+  /** The repeat regions the stage ran: trips, and whether an `until` test stopped each. */
+  repeats: RepeatTrips[];
   /** It ran while stages of other inputs ran (calls off the main thread): its times include waiting for the cores. */
   concurrent: boolean;
 }
@@ -330,7 +333,8 @@ export class KernelEngine {
     const opRuns: OpRun[] = [];
     const start = this.now();
     const inStage = new Set(stage.ops);
-    await this.walk(this.manifest.program, slot, stage, inStage, t, clock, unsplit, opRuns);
+    const log = new Map<string, RepeatTrips>();
+    await this.walk(this.manifest.program, slot, stage, inStage, t, clock, unsplit, opRuns, log);
     for (const p of places)
       await p.backend.sync(p.dev, this.opts).catch((e: unknown) => {
         throw e instanceof DeviceCallError ? new StageFault(stage.ops.join('+'), p.name, e) : e;
@@ -358,6 +362,7 @@ export class KernelEngine {
       endMs: end,
       unsplit,
       opRuns,
+      repeats: [...log.values()],
       concurrent: this.opts.offThread === true,
     };
   }
@@ -376,6 +381,7 @@ export class KernelEngine {
     clock: { transferMs: number },
     unsplit: string[],
     runs: OpRun[],
+    log: Map<string, RepeatTrips>,
   ): Promise<void> {
     for (const s of steps) {
       if (s.kind === 'op') {
@@ -393,8 +399,36 @@ export class KernelEngine {
           `cuts the repeat region ${s.id}: a repeat region runs within one stage`,
         );
       const n = this.repeatCount(s, slot);
-      for (let i = 0; i < n; i++) await this.walk(s.body, slot, stage, inStage, t, clock, unsplit, runs);
+      const u = s.until;
+      // The test reads the watched value on the host: one copy home per trip when the stage is on a device.
+      let before = u && n > 0 ? await this.hostCopy(slot, u.value, t, clock) : undefined;
+      let trips = 0;
+      let stopped = false;
+      while (trips < n && !stopped) {
+        await this.walk(s.body, slot, stage, inStage, t, clock, unsplit, runs, log);
+        trips++;
+        if (u) {
+          const after = await this.hostCopy(slot, u.value, t, clock);
+          stopped = converged(before!, after, u.within);
+          before = after;
+        }
+      }
+      recordTrips(log, s.id, n, u, trips, stopped);
     }
+  }
+
+  /** A host copy of dense value `name` as it is now (brought home if a device wrote it last). */
+  private async hostCopy(
+    slot: Slot,
+    name: string,
+    t: Traffic,
+    clock: { transferMs: number },
+  ): Promise<ArrayLike<number>> {
+    const t0 = performance.now();
+    const v = this.valueOf(slot, `D:${name}`);
+    await this.mover.ensure(v, HOST, 0, v.bytes, t);
+    clock.transferMs += performance.now() - t0;
+    return v.hostData().slice() as ArrayLike<number>;
   }
 
   private repeatCount(s: Extract<WasmStep, { kind: 'repeat' }>, slot: Slot): number {

@@ -1,7 +1,8 @@
 /**
  * Binds a PlanSpec's symbolic work to one input: feature symbols (nnz(A),
  * rows(A), cols(A)) from the sparse inputs' features, dims from the bound
- * shapes, repeat trip counts from literals or scalar parameters.
+ * shapes, repeat trip counts from literals or scalar parameters (for a
+ * convergence loop, the trips observed on this input or a prior).
  */
 import { compilePoly, evaluateCompiled } from './sym.js';
 import type { PlanProblem, PlanSpec, SparseFeatures } from './types.js';
@@ -11,6 +12,21 @@ export interface Binding {
   sparse: ReadonlyMap<string, SparseFeatures>;
   dims: ReadonlyMap<string, number>;
   scalars: ReadonlyMap<string, number>;
+  /** Trips a convergence loop (by repeat id) was observed to run on this input; absent: the prior. */
+  trips?: ReadonlyMap<string, number>;
+}
+
+/**
+ * The trips a convergence loop is costed at before any run is observed: the
+ * square root of the largest row count among the sparse inputs (the hop
+ * diameter of a mesh-like graph grows about so; a power iteration needs tens
+ * of trips), at least 1 and at most the loop's maximum. A prior, not a
+ * measurement: `dype run` re-plans with the trips it observed.
+ */
+export function expectedTrips(max: number, sparse: ReadonlyMap<string, SparseFeatures>): number {
+  let rows = 0;
+  for (const f of sparse.values()) rows = Math.max(rows, f.rows);
+  return Math.min(max, Math.max(1, Math.ceil(Math.sqrt(rows))));
 }
 
 /** A factor of a cost expression: a feature of a sparse input, or a dim. */
@@ -44,6 +60,7 @@ export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
       const t = o.group.trips;
       trips = typeof t === 'number' ? t : (b.scalars.get(t) ?? NaN);
       if (!Number.isFinite(trips)) throw new Error(`repeat count '${String(t)}' of ${o.id} is not given`);
+      if (o.group.until) trips = Math.min(trips, b.trips?.get(o.group.id) ?? expectedTrips(trips, b.sparse));
     }
     const base = {
       id: o.id,

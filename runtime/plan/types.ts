@@ -32,8 +32,12 @@ export interface PlanOpSpec {
   resultBytes: string;
   /** The sparse parameter whose pattern drives or shapes this op, for skew features. */
   sparse?: string;
-  /** Enclosing repeat region and its trip count (literal or scalar parameter name). */
-  group?: { id: string; trips: number | string };
+  /**
+   * Enclosing repeat region and its trip count (literal or scalar parameter name); for a
+   * convergence loop (`until`) the count is the maximum and the planner costs expected trips
+   * (runtime/plan/bind.ts `expectedTrips`).
+   */
+  group?: { id: string; trips: number | string; until?: boolean };
   semiring?: string;
   /** The implementations codegen emitted for this op, per device kind (runtime/catalogue). */
   impls: OpImpls;

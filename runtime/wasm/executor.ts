@@ -26,6 +26,7 @@
  * Inputs are expected to be validated already (the CLI binds them with
  * interp/bind.ts first); the checks here are the few the executor relies on.
  */
+import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
 import { instantiateKernel } from './instantiate.js';
@@ -52,6 +53,8 @@ export interface WasmRunInputs {
 export interface WasmRunResult {
   outputs: Map<string, Tensor>;
   dims: Map<string, number>;
+  /** Trips each repeat region ran in the last execute(), and whether its `until` test stopped it. */
+  repeats: RepeatTrips[];
 }
 
 export interface WasmExecutor {
@@ -139,6 +142,7 @@ class Executor implements WasmExecutor {
   private dims = new Map<string, number>();
   private executed = false;
   private defined = new Set<string>();
+  private repeatLog = new Map<string, RepeatTrips>();
 
   private pool: WasmThreadPool | undefined;
   private cuts = new Map<string, number[]>();
@@ -263,6 +267,7 @@ class Executor implements WasmExecutor {
     const given = inputs ?? this.current;
     if (!given) throw new Error('wasm executor: execute() without inputs before any execute(inputs)');
     this.current = given;
+    this.repeatLog = new Map();
     // Memory holds these very inputs, laid out for them: only the ops to run (and the scalars that steer repeats).
     if (this.executed && this.holds(given) && (given.dims === undefined || given.dims === this.lastDimsArg)) {
       this.defined = new Set(this.manifest.params.map((p) => p.name));
@@ -373,7 +378,7 @@ class Executor implements WasmExecutor {
         this.L.readResult(r.name, r.type, this.dims, this.patterns, (k) => this.viewOf(k)),
       );
     }
-    return { outputs, dims: new Map(this.dims) };
+    return { outputs, dims: new Map(this.dims), repeats: [...this.repeatLog.values()] };
   }
 
   private exec(steps: readonly WasmStep[], scalars: ReadonlyMap<string, number>): void {
@@ -392,8 +397,23 @@ class Executor implements WasmExecutor {
         if (!Number.isSafeInteger(n) || n < 0)
           this.fail(`--param ${s.count.param}`, `repeat count must be a non-negative integer, got ${n}`);
       }
-      for (let t = 0; t < n; t++) this.exec(s.body, scalars);
+      this.trips(s, n, scalars);
     }
+  }
+
+  /** Up to n trips; with `until`, the watched value is copied before each trip and compared after it. */
+  private trips(s: Extract<WasmStep, { kind: 'repeat' }>, n: number, scalars: ReadonlyMap<string, number>): void {
+    const u = s.until;
+    let t = 0;
+    let stopped = false;
+    while (t < n && !stopped) {
+      const before = u ? this.viewOf(`D:${u.value}`).slice() : undefined;
+      this.exec(s.body, scalars);
+      t++;
+      if (u)
+        stopped = converged(before as ArrayLike<number>, this.viewOf(`D:${u.value}`) as ArrayLike<number>, u.within);
+    }
+    recordTrips(this.repeatLog, s.id, n, u, t, stopped);
   }
 
   /** Arguments of one op's function: buffer offsets, then sizes. */

@@ -66,8 +66,16 @@ export interface WasmOp {
   rowLocal?: string[];
 }
 
+/** A repeat region: `count` trips at most; with `until`, it stops once that value stops changing (runtime/converge.ts). */
 export type WasmStep =
-  { kind: 'op'; op: string } | { kind: 'repeat'; id: string; count: number | { param: string }; body: WasmStep[] };
+  | { kind: 'op'; op: string }
+  | {
+      kind: 'repeat';
+      id: string;
+      count: number | { param: string };
+      until?: { value: string; within?: number };
+      body: WasmStep[];
+    };
 
 export interface WasmManifest {
   format: 'dype-wasm-manifest';

@@ -9,10 +9,10 @@ import { cString, mangle } from '../../codegen/cuda/names.js';
 import type { CompiledProgram } from '../../codegen/project.js';
 import { compileProgram } from '../../cli/compile.js';
 import { DiagnosticError } from '../../ir/diagnostics.js';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exampleProgram, fixtureProgram } from './helpers.js';
+import { exampleProgram, fixtureProgram, ROOT } from './helpers.js';
 
 function variants(p: CompiledProgram): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -86,15 +86,35 @@ describe('variants derived from the loop nests', () => {
   });
 
   it('drives repeat loops from the host and swaps X and X.next after each trip (no copy in the loop)', () => {
-    const pr = emitCuda(exampleProgram('pagerank')).get('pagerank.cu')!;
-    const run = pr.slice(pr.indexOf('int dype_pagerank_pagerank_run_buffers('));
+    const src = readFileSync(join(ROOT, 'examples', 'pagerank.dy'), 'utf8').replace(
+      'repeat 1000 until r within 1e-6',
+      'repeat 20',
+    );
+    const pr = emitCuda(programOf(src)).get('prog.cu')!;
+    const run = pr.slice(pr.indexOf('int dype_prog_pagerank_run_buffers('));
     const body = run.slice(0, run.indexOf('\n}\n'));
     expect(body).toMatch(
-      /for \(long long dy_it0 = 0; dy_it0 < 20; \+\+dy_it0\) \{\n\s+if \(\(dy_rc = dy_pagerank_pagerank_op1\(b, variants \? variants\[1\] : 0, stream\)\) != 0\) return dy_rc;\n\s+\{ float\* dy_t = b->r; dy_l\.r = b->r_next; dy_l\.r_next = dy_t; \}\n\s+\}/,
+      /for \(long long dy_it0 = 0; dy_it0 < 20; \+\+dy_it0\) \{\n\s+if \(\(dy_rc = dy_prog_pagerank_op1\(b, variants \? variants\[1\] : 0, stream\)\) != 0\) return dy_rc;\n\s+\{ float\* dy_t = b->r; dy_l\.r = b->r_next; dy_l\.r_next = dy_t; \}\n\s+\}/,
     );
     // One copy home after the loop, and only when the trips left r in r.next's storage.
     expect(body.match(/cudaMemcpyAsync/g)).toHaveLength(1);
     expect(body).toMatch(/if \(b->r != dy_in->r && \(dy_rc = \(int\)cudaMemcpyAsync\(dy_in->r, b->r, /);
+  });
+
+  it('tests a convergence loop on the device and reads two doubles back per trip', () => {
+    const pr = emitCuda(exampleProgram('pagerank')).get('pagerank.cu')!;
+    const run = pr.slice(pr.indexOf('int dype_pagerank_pagerank_run_buffers('));
+    const trip = run.slice(run.indexOf('for (long long dy_it0 = 0; dy_it0 < 1000; ++dy_it0) {'));
+    expect(trip).toMatch(
+      /^for[^\n]*\n\s+if \(\(dy_rc = \(int\)cudaMemcpyAsync\(dy_prev0, b->r, [^\n]*cudaMemcpyDeviceToDevice/,
+    );
+    expect(trip).toContain('DY_LAUNCH(dy_until_change<float>, 1, 32, stream, dy_prev0, b->r, ');
+    expect(trip).toContain('cudaMemcpyAsync(dy_h0, dy_chg0, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream)');
+    expect(trip).toContain('if (dy_h0[0] <= 0.000001) break;');
+    // Nothing else leaves the device in the loop: the only device-to-host copy is the two doubles.
+    expect(trip.slice(0, trip.indexOf('cudaFreeAsync')).match(/cudaMemcpyDeviceToHost/g)).toHaveLength(1);
+    const sssp = emitCuda(exampleProgram('sssp')).get('sssp.cu')!;
+    expect(sssp).toContain('if (dy_h0[1] == 0) break;');
   });
 
   it('writes every project file, and notes the variants of each op in the header', () => {

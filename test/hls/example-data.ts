@@ -78,6 +78,12 @@ export function exampleInputs(
       break;
     }
     case 'sssp': {
+      // |A|: a negative cycle would keep `until d stable` going to its maximum.
+      files.A = join(dir, 'A.mtx');
+      writeFileSync(
+        files.A,
+        formatMatrixMarketCoordinate({ ...A, values: Float64Array.from(A.values, Math.abs) }, 'real'),
+      );
       const d0 = new Float64Array(A.rows).fill(Infinity);
       d0[0] = 0;
       dense.d0 = { format: 'dense', shape: [A.rows, 1], data: d0 };

@@ -70,6 +70,28 @@ static int dy_launch_status(void) { return (int)cudaGetLastError(); }
 #else
 #define DY_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>>(__VA_ARGS__)
 #endif
+
+// The stop test of `repeat N until v ...`, on the device: one warp folds, over the elements of v,
+// out[0] = sum |cur - prev| and out[1] = how many changed (an element that kept its value, NaN or
+// an infinity included, adds nothing). The host reads these two doubles back once per trip:
+// `stable` stops when out[1] == 0, `within T` when out[0] <= T.
+template <typename T> static __global__ void __launch_bounds__(32) dy_until_change(const T* __restrict__ prev, const T* __restrict__ cur, long long n, double* out) {
+  double l1 = 0, changed = 0;
+  for (long long i = threadIdx.x; i < n; i += 32) {
+    const T a = prev[i], b = cur[i];
+    if (a != b && !(a != a && b != b)) {
+      const double d = (double)b - (double)a;
+      l1 += d < 0 ? -d : d;
+      changed += 1;
+    }
+  }
+  l1 = dy_warp_reduce<dy_op_sum>(l1);
+  changed = dy_warp_reduce<dy_op_sum>(changed);
+  if (threadIdx.x == 0) {
+    out[0] = l1;
+    out[1] = changed;
+  }
+}
 #endif
 
 // ================================================================ kernel spmv
