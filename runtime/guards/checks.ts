@@ -17,7 +17,7 @@ import { bindProblem, type Binding } from '../plan/bind.js';
 import { objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { PlanProblem, PlanSpec, SparseFeatures } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
-import { featureValue } from './features.js';
+import { copyFeatures, featureValue } from './features.js';
 import type { GuardNode } from './types.js';
 
 /** Training samples of a leaf the skew test is run on, at most (spread over the leaf's samples). */
@@ -28,7 +28,7 @@ export function skewExtremes(f: SparseFeatures): [SparseFeatures, SparseFeatures
   const { rows, cols, nnz } = f;
   const mean = rows > 0 ? nnz / rows : 0;
   const even: SparseFeatures = {
-    ...plain(f),
+    ...copyFeatures(f),
     rowLenMax: Math.ceil(mean),
     rowLenCv: 0,
     emptyRowFraction: nnz >= rows || rows === 0 ? 0 : 1 - nnz / rows,
@@ -40,28 +40,13 @@ export function skewExtremes(f: SparseFeatures): [SparseFeatures, SparseFeatures
   const used = full + (nnz - full * cols > 0 ? 1 : 0);
   const sq = rows > 0 ? (full * cols * cols + (nnz - full * cols) ** 2) / rows : 0;
   const skewed: SparseFeatures = {
-    ...plain(f),
+    ...copyFeatures(f),
     rowLenMax: long,
     rowLenCv: mean > 0 ? Math.sqrt(Math.max(0, sq - mean * mean)) / mean : 0,
     emptyRowFraction: rows > 0 ? 1 - Math.min(rows, used) / rows : 0,
     top1PctNnzShare: nnz > 0 ? Math.min(1, (Math.max(1, Math.ceil(rows / 100)) * long) / nnz) : 0,
   };
   return [even, skewed];
-}
-
-/** The fields of a features object (a sampled one keeps them in getters, which a spread would drop). */
-function plain(f: SparseFeatures): SparseFeatures {
-  return {
-    rows: f.rows,
-    cols: f.cols,
-    nnz: f.nnz,
-    rowLenMean: f.rowLenMean,
-    rowLenMax: f.rowLenMax,
-    rowLenCv: f.rowLenCv,
-    emptyRowFraction: f.emptyRowFraction,
-    top1PctNnzShare: f.top1PctNnzShare,
-    ...(f.localityScore !== undefined ? { localityScore: f.localityScore } : {}),
-  };
 }
 
 export interface CheckInputs {
