@@ -11,7 +11,7 @@ import type { LElem } from '../../ir/loops.js';
 import { cString } from './names.js';
 import { storageType } from './cprint.js';
 import { hostSource, inputLines } from './driver.js';
-import { manifestOp, type KernelPlan } from './host.js';
+import { cDouble, manifestOp, type KernelPlan } from './host.js';
 import type { WasmStep } from '../../runtime/wasm/manifest.js';
 
 const ELEM: Record<LElem, string> = {
@@ -83,6 +83,24 @@ export function abiCheckBody(plan: KernelPlan): string[] {
       if (s.kind === 'repeat') {
         const count = typeof s.count === 'number' ? `${s.count}` : `b->${sizes.get(s.count.param)!}`;
         const it = `dy_it${depth}`;
+        if (s.until) {
+          // The host reads the watched value back after every trip and stops as the runtime does.
+          const v = at(s.until.value);
+          const within = s.until.within === undefined ? '-1.0' : cDouble(s.until.within);
+          const [prev, cur] = [`dy_prev${depth}`, `dy_cur${depth}`];
+          return [
+            `${ind}{  // ${s.id}: at most ${count} trips, until ${s.until.value} ${s.until.within === undefined ? 'stable' : `within ${s.until.within}`}`,
+            `${ind}  std::vector<double> ${prev}, ${cur};`,
+            `${ind}  if ((rc = R.value(${v}, ${prev})) != 0) return rc;`,
+            `${ind}  for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`,
+            ...steps(s.body, `${ind}    `, depth + 1),
+            `${ind}    if ((rc = R.value(${v}, ${cur})) != 0) return rc;`,
+            `${ind}    if (abi_converged(${prev}, ${cur}, ${within})) break;`,
+            `${ind}    ${prev}.swap(${cur});`,
+            `${ind}  }`,
+            `${ind}}`,
+          ];
+        }
         return [
           `${ind}for (long long ${it} = 0; ${it} < ${count}; ++${it}) {`,
           ...steps(s.body, `${ind}  `, depth + 1),

@@ -508,7 +508,7 @@ export function kernelView(plan: KernelPlan): KernelView {
 }
 
 /** A double literal C reads back to the same value (JavaScript's shortest round-trip form). */
-function cDouble(x: number): string {
+export function cDouble(x: number): string {
   const t = String(x);
   return /[.e]/.test(t) ? t : `${t}.0`;
 }
