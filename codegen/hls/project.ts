@@ -345,7 +345,8 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
     for (const vm of vms) checkDesign(vm, platform, program.file);
     const extra = new Map(k.loops.map((f) => [f.name, ctx.extraDims(f)]));
     for (const vm of vms) {
-      const base = { banner: BANNER, guard: `DYPE_${ident(vm.name).toUpperCase()}_H`, ...vm };
+      // The guard keeps the name's case: kernels P and p are two kernels, and one guard would hide the second header.
+      const base = { banner: BANNER, guard: `DYPE_${ident(vm.name)}_H`, ...vm };
       files.set(`${vm.name}/${vm.name}.h`, render('kernel/kernel.h.hbs', base));
       files.set(`${vm.name}/${vm.name}.cpp`, render(`kernel/${vm.template}`, base));
       files.set(`${vm.name}/${vm.name}_launch.h`, render('host/launch.h.hbs', launchVM(vm)));

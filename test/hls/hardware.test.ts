@@ -8,6 +8,9 @@
  * card refused (DY6207). Structural checks on the emitted text, no g++:
  * test/hls/csim.test.ts runs the same projects against the interpreter.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileProgram } from '../../cli/compile.js';
 import { emitHlsProject } from '../../codegen/hls/project.js';
@@ -98,6 +101,20 @@ describe('generated HLS designs declare what hardware needs', () => {
         expect(maxi.length, path).toBeGreaterThan(0);
         for (const l of maxi) expect(l, path).toMatch(/ depth=\d+/);
       }
+    }
+  });
+
+  it('kernels whose names differ only in case get headers with their own include guards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dype-hls-case-'));
+    try {
+      const spmv = readFileSync(example('spmv.dy'), 'utf8');
+      const file = join(dir, 'case.dy');
+      writeFileSync(file, `${spmv.replace('kernel spmv', 'kernel P')}\n${spmv.replace('kernel spmv', 'kernel p')}`);
+      const files = await emitHlsProject(compileProgram(file).program);
+      const guards = ['P_op0/P_op0.h', 'p_op0/p_op0.h'].map((h) => /#ifndef (\w+)/.exec(text(files, h))![1]);
+      expect(guards).toEqual(['DYPE_P_op0_H', 'DYPE_p_op0_H']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
