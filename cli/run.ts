@@ -19,7 +19,7 @@ import { outputWriter, summarize, summaryText, writeAllAtomic } from './outputs.
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
-import { capThreads } from './threads.js';
+import { capThreads, opThreads } from './threads.js';
 import { snakeValues } from './json-keys.js';
 import { runTrace } from './run-trace.js';
 import { repeatsJson, repeatText } from './repeats.js';
@@ -117,11 +117,20 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const kernelInputs = { tensors, scalars, sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}` };
+  // The system first: the CPU model picks each op's threads for the run (and the partition printed after it).
+  const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
+  const feats = sparseFeatures(kernel, tensors);
+  const dims = boundDims(kernel, tensors, scalars);
+  const spec = plannedSpec(module, file, kernel.name);
+  const perOp =
+    o.backend === 'reference'
+      ? { counts: new Map<string, number>(), from: 'the reference backend runs on one thread' }
+      : opThreads(spec, sys, { sparse: feats, dims, scalars }, threads);
   let note: string | undefined;
   let compiled: Runner | undefined;
   if (o.backend === 'native' || o.backend === 'auto') {
     try {
-      compiled = await nativeRunner(file, kernel, kernelInputs, threads, o.cache !== false);
+      compiled = await nativeRunner(file, kernel, kernelInputs, threads, perOp.counts, o.cache !== false);
       o.backend = 'native';
     } catch (e) {
       // codegen/cpu/build.ts CpuBuildError (that module is loaded only when a native build is tried).
@@ -136,7 +145,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     }
   }
   if (o.backend === 'wasm')
-    compiled = await wasmRunner(program.source, kernel, kernelInputs, threads, o.cache !== false);
+    compiled = await wasmRunner(program.source, kernel, kernelInputs, threads, perOp.counts, o.cache !== false);
   const wasm = compiled;
   let reference: InterpretResult | undefined;
   const execute = wasm ? wasm.execute : (): void => void (reference = interpretKernel(kernel, kernelInputs));
@@ -171,20 +180,10 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   // The mapping the planner would pick on the described system for this data.
   const goal = parseGoal(o);
   const { objective } = goal;
-  const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
-  const feats = sparseFeatures(kernel, tensors);
   // Convergence loops: the planner's prior, and the trips this run observed (mean per run), which the partition is costed at.
   const observed = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, r.trips / Math.max(1, r.runs)]));
   const estimates = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, expectedTrips(r.max, feats)]));
-  const plan = planFor(
-    plannedSpec(module, file, kernel.name),
-    sys,
-    feats,
-    boundDims(kernel, tensors, scalars),
-    scalars,
-    goal,
-    observed,
-  );
+  const plan = planFor(spec, sys, feats, dims, scalars, goal, observed);
   const best = plan.pareto[0]!;
   if (o.trace !== undefined)
     writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);
@@ -218,6 +217,8 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
           ...(asked !== o.backend ? { backend_asked: asked } : {}),
           ...(note !== undefined ? { backend_note: note } : {}),
           threads,
+          threads_per_op: Object.fromEntries(perOp.counts),
+          threads_from: perOp.from,
           ...(wasm ? { compile: wasm.compile } : {}),
           outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
           timing,
@@ -236,6 +237,11 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   }
   const lines: string[] = [];
   lines.push(`kernel ${kernel.name}: ${o.backend} backend, ${threads} thread${threads === 1 ? '' : 's'}`);
+  if (perOp.counts.size > 0)
+    lines.push(
+      `  threads per op: ${[...perOp.counts].map(([op, n]) => `${op} ${n}`).join(', ')} (picked by ${perOp.from})`,
+    );
+  else if (o.backend !== 'reference') lines.push(`  threads per op: ${perOp.from}`);
   for (const [n, f] of Object.entries(features)) {
     const shape =
       f.format === 'dense' ? (loaded.get(n)!.tensor as { shape: number[] }).shape.join(' x ') : `${f.rows} x ${f.cols}`;
@@ -289,6 +295,7 @@ async function nativeRunner(
   kernel: Kernel,
   inputs: KernelInputs,
   threads: number,
+  counts: ReadonlyMap<string, number>,
   useCache: boolean,
 ): Promise<Runner> {
   const { dims } = bindInputs(kernel, inputs);
@@ -312,6 +319,7 @@ async function nativeRunner(
   } finally {
     c.build.cleanup();
   }
+  exec.setOpThreads(counts);
   const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
   return { execute: () => exec.execute(args), results: () => exec.results(), close: () => exec.close(), compile };
 }
@@ -328,6 +336,7 @@ async function wasmRunner(
   kernel: Kernel,
   inputs: KernelInputs,
   threads: number,
+  counts: ReadonlyMap<string, number>,
   useCache: boolean,
 ): Promise<{
   execute: () => void;
@@ -348,6 +357,7 @@ async function wasmRunner(
   );
   const compile = { cached, ms: performance.now() - t0 };
   const exec = await createWasmExecutor(binary, manifest, { threads });
+  exec.setOpThreads(counts);
   const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
   return { execute: () => exec.execute(args), results: () => exec.results(), close: () => exec.close(), compile };
 }

@@ -33,12 +33,34 @@ function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
   return t * Math.min(longest, threads) * 1e3;
 }
 
+/**
+ * The threads a split op runs on: the count in 1..max (the device's threads unless given) that its model prices
+ * lowest, the fewest on a tie. With a fitted model a small op stays on one thread, since waking another costs
+ * dispatchUsPerThread and buys only parallelEfficiency of a thread; the roofline has no such cost and takes all.
+ * The executors run each op on this count (cli/run.ts) and the planner prices it, so the two agree.
+ */
+export function cpuThreadsFor(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
+  let best = 1;
+  let bestMs = cpuMs(op, d, 1);
+  for (let t = 2; t <= max; t++) {
+    const ms = cpuMs(op, d, t);
+    if (ms < bestMs) {
+      best = t;
+      bestMs = ms;
+    }
+  }
+  return best;
+}
+
 export const CPU_CATALOGUE: Record<CpuImpl, ImplEntry> = {
   'nnz-split': {
-    summary: 'rows split across threads balanced by stored entries',
-    ms: (op, d) => cpuMs(op, d, d.threads ?? 1),
+    summary: 'rows split across the threads the model picks for the op, balanced by stored entries',
+    ms: (op, d, threads) => cpuMs(op, d, threads ?? cpuThreadsFor(op, d)),
   },
-  'row-split': { summary: 'rows split evenly across threads', ms: (op, d) => cpuMs(op, d, d.threads ?? 1) },
+  'row-split': {
+    summary: 'rows split evenly across the threads the model picks for the op',
+    ms: (op, d, threads) => cpuMs(op, d, threads ?? cpuThreadsFor(op, d)),
+  },
   serial: { summary: 'one thread (no parallel loop)', ms: (op, d) => cpuMs(op, d, 1) },
 };
 

@@ -15,7 +15,7 @@ import { IMPLEMENTATIONS, type FpgaImpl, type ImplByKind } from './names.js';
 import type { FpgaImplEntry, ImplEntry } from './types.js';
 
 export * from './names.js';
-export { cpuImplOf } from './cpu.js';
+export { cpuImplOf, cpuThreadsFor } from './cpu.js';
 export type { FpgaImplEntry, ImplEntry } from './types.js';
 
 export const CATALOGUE: { readonly [K in DeviceKind]: Readonly<Record<ImplByKind[K], ImplEntry>> } = {
@@ -42,13 +42,16 @@ export function callOverheadUs(op: PlanOp, d: DeviceSpec): number {
   return gpuModelled(op, d) ? d.gpuModel!.sparseFloorUs : d.launchOverheadUs;
 }
 
-/** The time of each implementation of `op` that its program has for the kind of `d` (per-call overhead excluded). */
-export function implTimes(op: PlanOp, d: DeviceSpec): ImplTime[] {
+/**
+ * The time of each implementation of `op` that its program has for the kind of `d` (per-call overhead excluded).
+ * `threads` (CPU): every op on exactly that many (a calibration run); absent, the model's pick (ImplEntry.ms).
+ */
+export function implTimes(op: PlanOp, d: DeviceSpec, threads?: number): ImplTime[] {
   const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry>>;
   // Measured runs of this kind, size and imbalance, where there are enough of them (runtime/history); the formula otherwise.
   return (op.impls[d.kind] as readonly string[]).map((impl) => ({
     impl,
-    ms: historyMs(op, impl, d) ?? table[impl]!.ms(op, d),
+    ms: (threads === undefined ? historyMs(op, impl, d) : undefined) ?? table[impl]!.ms(op, d, threads),
   }));
 }
 

@@ -99,7 +99,8 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
     emulated: false,
     buildCommand: 'dype run --backend native (it compiles the library with the system C compiler)',
   });
-  const threads = lib.bind('int set_threads(int n)')(o.threads ?? 1) as number;
+  const setThreads = lib.bind('int set_threads(int n)');
+  const threads = setThreads(o.threads ?? 1) as number;
   // launch() with the pointer arrays as raw 64-bit words: one typed array per op, refilled per call.
   const launch = lib.bind(
     'int launch(int dev, int handle, const void *buffers, const void *sizes, int64_t row_begin, int64_t row_end, void *stream)',
@@ -136,5 +137,9 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
         );
     };
   }
-  return executorOver(manifest, { fns, threads, close: () => memory.free() }, memory);
+  return executorOver(
+    manifest,
+    { fns, threads, setThreads: (n: number) => void setThreads(n), close: () => memory.free() },
+    memory,
+  );
 }

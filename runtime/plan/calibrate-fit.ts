@@ -80,9 +80,13 @@ export function cpuDeviceFor(p: CpuParams, threads: number, base: DeviceSpec = B
 }
 
 /** The model's time of one kernel run (every op, once each trip, on one CPU instance). */
-export function predictMs(ops: readonly PlanOp[], d: DeviceSpec): number {
+/**
+ * The kernel's time on `d`: each op on the threads the model picks (as dype run runs it), or with `allThreads`
+ * every op on all of d.threads (as a calibration run measures it, so that the fit sees what was timed).
+ */
+export function predictMs(ops: readonly PlanOp[], d: DeviceSpec, allThreads = false): number {
   let ms = 0;
-  for (const op of ops) ms += bestOpTime(op, d, 1).ms;
+  for (const op of ops) ms += bestOpTime(op, d, 1, allThreads ? (d.threads ?? 1) : undefined).ms;
   return ms;
 }
 
@@ -265,7 +269,7 @@ function threadTimeMs(s: CalibrationSample, p: CpuParams, e: number, dispatchUs:
     s.threads,
     base,
   );
-  return predictMs(s.ops, d);
+  return predictMs(s.ops, d, true);
 }
 
 /** Least squares (relative) fit of the CPU model; see the file comment. */

@@ -18,9 +18,9 @@ export interface VariantTime {
 }
 
 /** Every emitted implementation's time for one run of `op` on one instance (per-call overhead included). */
-export function variantTimes(op: PlanOp, d: DeviceSpec): VariantTime[] {
+export function variantTimes(op: PlanOp, d: DeviceSpec, threads?: number): VariantTime[] {
   const call = callOverheadUs(op, d) / 1e3;
-  return implTimes(op, d).map((v) => ({ variant: v.impl, ms: v.ms + call }));
+  return implTimes(op, d, threads).map((v) => ({ variant: v.impl, ms: v.ms + call }));
 }
 
 /**
@@ -28,9 +28,9 @@ export function variantTimes(op: PlanOp, d: DeviceSpec): VariantTime[] {
  * by nnz, all trips included; Infinity (variant '') when its program has no
  * implementation of it for this device kind.
  */
-export function bestOpTime(op: PlanOp, d: DeviceSpec, count: number): VariantTime {
+export function bestOpTime(op: PlanOp, d: DeviceSpec, count: number, threads?: number): VariantTime {
   let best: VariantTime | undefined;
-  for (const v of variantTimes(op, d)) if (!best || v.ms < best.ms) best = v;
+  for (const v of variantTimes(op, d, threads)) if (!best || v.ms < best.ms) best = v;
   if (!best) return { variant: '', ms: Infinity };
   // Each instance pays the per-call overhead in full; only the work is split.
   const launch = callOverheadUs(op, d) / 1e3;

@@ -82,8 +82,14 @@ export interface WasmExecutor {
   resultView(name: string): Float32Array | Float64Array | Int32Array | BigInt64Array;
   /** The memory the module runs in (for threads and tests). */
   readonly memory: KernelMemory;
-  /** Threads ops run on (1: the calling thread only). */
+  /** Threads ops run on (1: the calling thread only): the most any op runs on. */
   readonly threads: number;
+  /**
+   * Per op id, how many of `threads` its parallel loop runs on (at most `threads`; ops not named take all):
+   * the model's pick (runtime/catalogue/cpu.ts cpuThreadsFor), so that a small op stays on one thread.
+   * Results are the same for any counts.
+   */
+  setOpThreads(counts: ReadonlyMap<string, number>): void;
   /** Stops the worker threads (the executor runs single-threaded afterwards). */
   close(): void;
 }
@@ -100,6 +106,8 @@ export interface KernelFunctions {
   readonly fns: Readonly<Record<string, unknown>>;
   /** Threads the functions split ops over themselves (a native library's OpenMP team); with a wasm pool, the pool's. */
   readonly threads?: number;
+  /** Sets the threads the functions split the next calls over (1..threads), for per-op counts. */
+  readonly setThreads?: (n: number) => void;
   /** Called once by close(). */
   readonly close?: () => void;
 }
@@ -146,6 +154,9 @@ class Executor implements WasmExecutor {
 
   private pool: WasmThreadPool | undefined;
   private cuts = new Map<string, number[]>();
+  private opThreads = new Map<string, number>();
+  /** The count the functions' own threads are set to (native), so that a change costs one call. */
+  private ownThreads: number;
 
   private readonly own: KernelFunctions;
 
@@ -158,6 +169,7 @@ class Executor implements WasmExecutor {
     this.pool = pool;
     this.memory = memory;
     this.own = fns;
+    this.ownThreads = fns.threads ?? 1;
     this.L = new ProgramLayout(manifest);
     for (const o of manifest.ops) {
       const fn = fns.fns[o.export];
@@ -168,6 +180,14 @@ class Executor implements WasmExecutor {
 
   get threads(): number {
     return this.pool?.threads ?? this.own.threads ?? 1;
+  }
+
+  setOpThreads(counts: ReadonlyMap<string, number>): void {
+    for (const [op, n] of counts) {
+      if (!this.fns.has(op)) throw new Error(`wasm executor: setOpThreads names op '${op}', which the kernel has not`);
+      if (!Number.isSafeInteger(n) || n < 1) throw new Error(`wasm executor: setOpThreads gives op ${op} ${n} threads`);
+    }
+    this.opThreads = new Map([...counts].map(([op, n]) => [op, Math.min(n, this.threads)]));
   }
 
   private closed = false;
@@ -438,20 +458,30 @@ class Executor implements WasmExecutor {
       if (!this.L.swapping.has(o.op)) this.argCache.set(o.op, args);
     }
     const fn = this.fns.get(o.op)!;
+    const threads = this.opThreads.get(o.op) ?? this.threads;
+    if (!this.pool) {
+      if (this.own.setThreads && threads !== this.ownThreads) {
+        this.own.setThreads(threads);
+        this.ownThreads = threads;
+      }
+      fn(...args, 0, FULL_HI);
+      this.afterOp(o);
+      return;
+    }
     const rows =
-      this.pool && o.splittable && o.splitRange !== undefined
+      o.splittable && o.splitRange !== undefined
         ? typeof o.splitRange === 'number'
           ? o.splitRange
           : (this.dims.get(o.splitRange) ?? 0)
         : 0;
-    if (this.pool && rows >= MIN_SPLIT_ROWS) {
-      const key = `${o.op}:${rows}`;
+    if (threads > 1 && rows >= MIN_SPLIT_ROWS) {
+      const key = `${o.op}:${rows}:${threads}`;
       let cuts = this.cuts.get(key);
       if (!cuts) {
         const bal = o.balanceBy;
         const pat = bal ? this.patterns.get(bal.root) : undefined;
         const ptr = bal && pat ? grouping(pat, bal.layout).ptr : undefined;
-        cuts = balancedCuts(rows, this.pool.threads, ptr && ptr.length === rows + 1 ? ptr : undefined);
+        cuts = balancedCuts(rows, threads, ptr && ptr.length === rows + 1 ? ptr : undefined);
         this.cuts.set(key, cuts);
       }
       const a = args;

@@ -69,7 +69,7 @@ function runs(): PlanOp[][] {
 
 function synthetic(truth: CpuParams, threads: number[]): CalibrationSample[] {
   return threads.flatMap((t) =>
-    runs().map((o) => ({ ops: o, threads: t, measuredMs: predictMs(o, cpuDeviceFor(truth, t)) })),
+    runs().map((o) => ({ ops: o, threads: t, measuredMs: predictMs(o, cpuDeviceFor(truth, t), true) })),
   );
 }
 
@@ -126,7 +126,7 @@ describe('fitCpuParams', () => {
         errorSummary(
           samples
             .filter((s) => s.threads === 2)
-            .map((s) => ({ predictedMs: predictMs(s.ops, d), measuredMs: s.measuredMs })),
+            .map((s) => ({ predictedMs: predictMs(s.ops, d, true), measuredMs: s.measuredMs })),
         ).worstAbsRelError,
       ).toBeLessThan(1e-6);
     });

@@ -3,9 +3,11 @@
  * library once (the second run, under auto, finds it in the compile cache;
  * test/native/cpu.test.ts compares the results with wasm's); with no C compiler (CC naming a program that does
  * not exist) `auto` runs on wasm and says so (stderr note, `backend_note` in
- * --json) and `--backend native` is error DY3040.
+ * --json) and `--backend native` is error DY3040. Each op runs on the
+ * threads the CPU model of the system picks (`threads_per_op`).
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +28,9 @@ function haveCompiler(): boolean {
 
 type RunJson = {
   backend: string;
+  threads: number;
+  threads_per_op: Record<string, number>;
+  threads_from: string;
   backend_asked?: string;
   backend_note?: string;
   compile: { cached: boolean };
@@ -87,4 +92,29 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
       else process.env.CC = saved.cc;
     }
   });
+
+  it.skipIf(availableParallelism() < 2)(
+    "runs each op on the threads this machine's CPU model picks: karate's SpMV on one, bcsstk33's on two",
+    () => {
+      const pick = (matrix: string, ...extra: string[]): { j: RunJson; text: string } => {
+        const args = ['run', example('spmv.dy'), '--input', `A=${matrix}`, '--input', 'x=@ones', '--threads', '2'];
+        const r = runCli([...args, '--backend', 'wasm', '--json', ...extra], { timeoutMs: 60_000 });
+        expect(r.status, r.stderr).toBe(0);
+        const t = runCli([...args, '--backend', 'wasm', ...extra], { timeoutMs: 60_000 });
+        return { j: JSON.parse(r.stdout) as RunJson, text: t.stdout };
+      };
+      // this-machine's model (systems/this-machine.json): a second thread pays from about 20 us of work.
+      const small = pick(KARATE);
+      expect(small.j.threads).toBe(2);
+      expect(small.j.threads_per_op).toEqual({ op0: 1 });
+      expect(small.j.threads_from).toBe("the model of this-machine's cpu");
+      expect(small.text).toContain("threads per op: op0 1 (picked by the model of this-machine's cpu)");
+      const big = pick(join(KARATE, '..', 'bcsstk33.mtx'));
+      expect(big.j.threads_per_op).toEqual({ op0: 2 });
+      // A CPU priced by the roofline (no fitted model, no dispatch cost) takes every thread, and it says so.
+      const roofline = pick(KARATE, '--system', 'paper-1g1f');
+      expect(roofline.j.threads_per_op).toEqual({ op0: 2 });
+      expect(roofline.j.threads_from).toBe("the model of paper-1g1f's cpu (roofline: no fitted model)");
+    },
+  );
 });

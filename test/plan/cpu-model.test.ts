@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
+import { cpuThreadsFor } from '../../runtime/catalogue/index.js';
 import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
@@ -109,6 +110,28 @@ describe('CPU model terms', () => {
     );
     // Omitted thread figures: linear speedup, no dispatch.
     expect(ms(op, cpu(MODEL, 2)) - 0.003).toBeCloseTo(one / 2, 12);
+  });
+
+  it('each op runs on the thread count its model prices lowest: a small SpMV on one, a large one on all', () => {
+    const d = cpu({ ...MODEL, parallelEfficiency: 0.5, dispatchUsPerThread: 10 }, 4);
+    // Work w ns at T threads: w / (1 + (T - 1) / 2) + (T - 1) 10 us. 2 threads pay from w = 60 us.
+    const small = spmm(feats(1_000, 8, 0.5), 1);
+    const large = spmm(feats(1_000_000, 8, 0.5), 1);
+    expect(cpuThreadsFor(small, d)).toBe(1);
+    expect(cpuThreadsFor(large, d)).toBe(4);
+    expect(cpuThreadsFor(large, d, 2)).toBe(2);
+    // The price is the chosen count's: the least of the model's times over 1..T (launch 3 us, work w at one thread).
+    for (const op of [small, large, spmm(feats(20_000, 8, 0.5), 1)]) {
+      const w = ms(op, { ...d, threads: 1 }) - 0.003;
+      const each = [1, 2, 3, 4].map((t) => w / (1 + (t - 1) * 0.5) + (t - 1) * 0.01);
+      expect(ms(op, d) - 0.003).toBeCloseTo(Math.min(...each), 12);
+      expect(each[cpuThreadsFor(op, d) - 1]).toBe(Math.min(...each));
+    }
+    // w = 42.3 us: 2 threads pay (38.2 us), a third does not (41.2 us: a third of the work saved for 10 us more).
+    const mid = spmm(feats(6_000, 8, 0.5), 1);
+    expect(cpuThreadsFor(mid, d)).toBe(2);
+    // The roofline has no dispatch cost: every op takes all threads.
+    expect(cpuThreadsFor(small, cpu(undefined, 4))).toBe(4);
   });
 
   it('one long row bounds the threaded time (rows are split by nnz)', () => {

@@ -1,0 +1,156 @@
+/**
+ * Threads that pay: SpMV (f32) on every real matrix through the native and
+ * wasm backends at 1 thread, at 2 threads on every op, and at 2 threads with
+ * each op on the count this machine's CPU model picks (what `dype run` does:
+ * cli/threads.ts, runtime/catalogue/cpu.ts cpuThreadsFor). The aim: the
+ * picked run never slower than the 1-thread run on any matrix (the model
+ * picks 1 where 2 loses). Medians of RUNS runs, the three timed in turn
+ * within each repetition so that load hits them alike; prints a table and
+ * saves JSON (bench/results/cpu-threads.json).
+ *   npm run build && node dist/bench/cpu-threads.js [RUNS] [SYSTEM]
+ * (SYSTEM: a system file or preset, default this-machine.)
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { opThreads } from '../cli/threads.js';
+import { loadSystem } from '../cli/planning.js';
+import { compileCpuKernel } from '../codegen/cpu/compile.js';
+import { plannedSpec } from '../codegen/implementations.js';
+import { emitWasm } from '../codegen/wasm/emit.js';
+import { compileSource } from '../frontend/compile.js';
+import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
+import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { cacheRoot } from '../codegen/wasm/cache.js';
+import { sparseFeaturesOf } from '../runtime/guards/index.js';
+import { toCsr } from '../runtime/io/convert.js';
+import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
+import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
+import type { CsrMatrix, Tensor } from '../runtime/tensor.js';
+import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const RUNS = Number(process.argv[2] ?? 21);
+const SYSTEM = process.argv[3] ?? 'this-machine';
+const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+const module = runPipeline(compileSource(SPMV, 'spmv.dy').module!, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
+const kernel = module.kernels[0]!;
+const spec = plannedSpec(module, 'spmv.dy', kernel.name);
+const sys = loadSystem({ system: SYSTEM }, 'this-machine');
+
+async function executors(backend: 'native' | 'wasm'): Promise<[WasmExecutor, WasmExecutor, WasmExecutor]> {
+  if (backend === 'native') {
+    const c = compileCpuKernel('spmv', kernel, cacheRoot());
+    const o = { program: c.program, programHash: c.hash };
+    const made = [1, 2, 2].map((threads) => createNativeCpuExecutor(c.build.path, c.manifest, { ...o, threads }));
+    c.build.cleanup();
+    return made as [WasmExecutor, WasmExecutor, WasmExecutor];
+  }
+  const { binary, manifest } = await emitWasm(kernel);
+  return Promise.all([1, 2, 2].map((threads) => createWasmExecutor(binary, manifest, { threads }))) as Promise<
+    [WasmExecutor, WasmExecutor, WasmExecutor]
+  >;
+}
+
+interface Row {
+  backend: string;
+  matrix: string;
+  rows: number;
+  nnz: number;
+  picked: number;
+  t1Us: number;
+  t2Us: number;
+  pickedUs: number;
+  /** picked / 1-thread: the aim is at most 1 (within timing noise). */
+  pickedVsOne: number;
+  /** picked / the better of 1 and 2 threads. */
+  pickedVsBest: number;
+}
+
+const dir = join(root, '..', 'shared', 'data', 'matrices');
+const mats = readdirSync(dir)
+  .filter((f) => f.endsWith('.mtx') || isEdgeListPath(f))
+  .sort()
+  .map((f) => ({ name: f.replace(/\.(mtx|txt|cites)$/, ''), m: toCsr(loadMatrix(join(dir, f))) }))
+  .filter((x) => x.m.values.length > 0);
+const rows: Row[] = [];
+const loadBefore = loadavg();
+console.log(`system ${sys.name}; ${RUNS} runs; load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
+console.log('backend  matrix                       rows       nnz  pick   1t us   2t us  pick us  pick/1t  pick/best');
+for (const backend of ['native', 'wasm'] as const) {
+  const [one, two, pick] = await executors(backend);
+  for (const { name, m } of mats) {
+    const per = opThreads(
+      spec,
+      sys,
+      {
+        sparse: new Map([['A', sparseFeaturesOf(m, 2)]]),
+        dims: new Map([
+          ['m', m.rows],
+          ['n', m.cols],
+        ]),
+        scalars: new Map(),
+      },
+      2,
+    );
+    pick.setOpThreads(per.counts);
+    const x = { format: 'dense' as const, shape: [m.cols], data: new Float64Array(m.cols).fill(1) };
+    const inputs = {
+      tensors: new Map<string, Tensor>([
+        ['A', m as CsrMatrix],
+        ['x', x],
+      ]),
+      scalars: new Map<string, number>(),
+    };
+    const ts: number[][] = [[], [], []];
+    [one, two, pick].forEach((e) => e.execute(inputs));
+    for (let r = 0; r < RUNS; r++)
+      [one, two, pick].forEach((e, i) => {
+        const t0 = performance.now();
+        e.execute(inputs);
+        ts[i]!.push((performance.now() - t0) * 1e3);
+      });
+    const [t1, t2, tp] = ts.map(median) as [number, number, number];
+    const picked = per.counts.get('op0') ?? 2;
+    const row: Row = {
+      backend,
+      matrix: name,
+      rows: m.rows,
+      nnz: m.values.length,
+      picked,
+      t1Us: t1,
+      t2Us: t2,
+      pickedUs: tp,
+      pickedVsOne: tp / t1,
+      pickedVsBest: tp / Math.min(t1, t2),
+    };
+    rows.push(row);
+    console.log(
+      `${backend.padEnd(8)} ${name.padEnd(24)} ${String(m.rows).padStart(9)} ${String(m.values.length).padStart(9)} ${String(picked).padStart(5)} ${t1.toFixed(1).padStart(7)} ${t2.toFixed(1).padStart(7)} ${tp.toFixed(1).padStart(8)} ${row.pickedVsOne.toFixed(2).padStart(8)} ${row.pickedVsBest.toFixed(2).padStart(10)}`,
+    );
+  }
+  for (const e of [one, two, pick]) e.close();
+}
+const loadAfter = loadavg();
+console.log(`load average after: ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
+for (const backend of ['native', 'wasm']) {
+  const rs = rows.filter((r) => r.backend === backend);
+  const twoLoses = rs.filter((r) => r.t2Us > r.t1Us);
+  const slower = rs.filter((r) => r.pickedVsOne > 1.05);
+  console.log(
+    `${backend}: 2 threads on every op slower than 1 on ${twoLoses.length} of ${rs.length} matrices; ` +
+      `the picked counts more than 5% slower than 1 thread on ${slower.length} (${slower.map((r) => r.matrix).join(', ') || 'none'}); ` +
+      `picked / best: median ${median(rs.map((r) => r.pickedVsBest)).toFixed(2)}, max ${Math.max(...rs.map((r) => r.pickedVsBest)).toFixed(2)}`,
+  );
+}
+mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+writeFileSync(
+  join(root, 'bench', 'results', 'cpu-threads.json'),
+  JSON.stringify({ system: sys.name, runs: RUNS, loadBefore, loadAfter, rows }, null, 2),
+);
+console.log('wrote bench/results/cpu-threads.json');
