@@ -11,10 +11,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { emitWasm } from '../codegen/wasm/emit.js';
+import { cacheRoot } from '../codegen/wasm/cache.js';
 import { compileSource } from '../frontend/compile.js';
 import { plannedSpec } from '../codegen/implementations.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { cpuThreadsFor } from '../runtime/catalogue/index.js';
 import { features } from '../runtime/features/index.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
@@ -26,6 +28,7 @@ import { loadSystemFile, parseSystem } from '../runtime/system/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import type { DeviceSpec } from '../runtime/system/types.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+import { InputError } from '../runtime/errors.js';
 import { usage } from './errors.js';
 import { checkOutputFile } from './output-path.js';
 import { capThreads } from './threads.js';
@@ -41,9 +44,13 @@ export interface CalibrateOptions {
   /** With --history: the system file whose devices the runs are for (default this-machine). */
   system?: string;
   threads?: string;
+  /** auto (native where a C compiler runs, else wasm with a note), native or wasm: the backend timed and fitted. */
+  backend?: string;
   quick?: boolean;
   json?: boolean;
 }
+
+const CALIBRATE_BACKENDS = ['auto', 'native', 'wasm'] as const;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RUNS = 5;
@@ -129,7 +136,7 @@ interface Compiled {
   executors: Map<string, WasmExecutor>;
 }
 
-async function compile(threadCounts: readonly number[]): Promise<Compiled> {
+async function compile(threadCounts: readonly number[], backend: 'native' | 'wasm'): Promise<Compiled> {
   const planned = new Map<ProgramName, PlanSpec>();
   const executors = new Map<string, WasmExecutor>();
   for (const name of Object.keys(PROGRAMS) as ProgramName[]) {
@@ -137,11 +144,44 @@ async function compile(threadCounts: readonly number[]): Promise<Compiled> {
     const loweredModule = runPipeline(m, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
     const lowered = loweredModule.kernels[0]!;
     planned.set(name, plannedSpec(loweredModule, `${name}.dy`, lowered.name));
+    if (backend === 'native') {
+      // The library of dype run --backend native (codegen/cpu), through the same compile cache.
+      const { compileCpuKernel } = await import('../codegen/cpu/compile.js');
+      const { createNativeCpuExecutor } = await import('../runtime/native/cpu-executor.js');
+      const c = compileCpuKernel(name, lowered, cacheRoot());
+      try {
+        for (const t of threadCounts)
+          executors.set(
+            `${name}/${t}`,
+            createNativeCpuExecutor(c.build.path, c.manifest, { threads: t, program: c.program, programHash: c.hash }),
+          );
+      } finally {
+        c.build.cleanup();
+      }
+      continue;
+    }
     const { binary, manifest } = await emitWasm(lowered);
     for (const t of threadCounts)
       executors.set(`${name}/${t}`, await createWasmExecutor(binary, manifest, { threads: t }));
   }
   return { planned, executors };
+}
+
+/** The backend asked for, resolved as dype run resolves it: auto takes native where the C compiler runs. */
+async function calibrateBackend(asked: string): Promise<{ backend: 'native' | 'wasm'; note?: string }> {
+  if (!(CALIBRATE_BACKENDS as readonly string[]).includes(asked))
+    throw usage(`--backend expects one of ${CALIBRATE_BACKENDS.join(', ')}, got '${asked}'`);
+  if (asked === 'wasm') return { backend: 'wasm' };
+  const { cCompiler, compilerVersion } = await import('../codegen/cpu/build.js');
+  try {
+    compilerVersion(cCompiler());
+    return { backend: 'native' };
+  } catch (e) {
+    const why = (e as Error).message;
+    if (asked === 'native')
+      throw new InputError('DY3040', '--backend native', undefined, `the native backend is not available: ${why}`);
+    return { backend: 'wasm', note: `the native backend is not available (${why}); timing the wasm backend instead` };
+  }
 }
 
 const program = (r: Run): ProgramName => (r.k === 0 ? 'spmv' : 'spmm');
@@ -261,6 +301,9 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   // Timing more threads than cores measures the operating system's scheduler, not the kernels.
   const threads = capThreads(threadsAsked);
   const quick = o.quick === true;
+  const { backend, note } = await calibrateBackend(o.backend ?? 'auto');
+  // Never silently: the note goes to stderr and into --json.
+  if (note !== undefined) process.stderr.write(`note: ${note}\n`);
   const presetPath = resolveSystem('this-machine');
   const preset = loadSystemFile(presetPath);
   const cpuIndex = preset.devices.findIndex((d) => d.kind === 'cpu');
@@ -281,7 +324,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const evalRuns: Run[] = [{ k: 0 }, { k: HELD_OUT_K }];
   const threadCounts = [...new Set([1, fitThreads, threads])];
 
-  const c = await compile(threadCounts);
+  const c = await compile(threadCounts, backend);
   const total =
     fitSet.length * fitRuns.length +
     threadSet.length * threadRuns.length +
@@ -290,9 +333,14 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   let done = 0;
   const fitTimed: (Timed & { sampleThreads: number })[] = [];
   const heldTimed: Timed[] = [];
+  let closed = false;
+  const closeAll = (): void => {
+    if (!closed) for (const ex of c.executors.values()) ex.close();
+    closed = true;
+  };
+  const useCpu = cpuClockUsable();
   try {
     warmUp(c, threadCounts);
-    const useCpu = cpuClockUsable();
     const inThreadSet = new Set(threadSet.map((e) => e.name));
     for (const e of fitSet) {
       const A = e.A();
@@ -314,23 +362,23 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     }
     for (const n of heldOut) {
       const A = toCsr(loadMatrix(join(dataDir, `${n}.mtx`)));
-      for (const t of threads > 1 ? [1, threads] : [1])
-        for (const r of evalRuns) {
-          heldTimed.push({
-            matrix: n,
-            kernel: label(r),
-            threads: t,
-            rows: A.rows,
-            nnz: A.values.length,
-            measuredMs: timeMs(c, A, r, t, useCpu),
-            ops: boundOps(c, A, r),
-          });
-          bar.tick(++done);
-        }
+      for (const r of evalRuns) {
+        heldTimed.push({
+          matrix: n,
+          kernel: label(r),
+          threads: 1,
+          rows: A.rows,
+          nnz: A.values.length,
+          measuredMs: timeMs(c, A, r, 1, useCpu),
+          ops: boundOps(c, A, r),
+        });
+        bar.tick(++done);
+      }
     }
-  } finally {
+  } catch (e) {
     bar.done();
-    for (const ex of c.executors.values()) ex.close();
+    closeAll();
+    throw e;
   }
 
   const samples: CalibrationSample[] = fitTimed.map((r) => ({
@@ -341,7 +389,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const fit = fitCpuParams(samples, { base });
   const p = fit.params;
   const date = new Date().toISOString().slice(0, 10);
-  const how = `measured by dype calibrate on ${date} (wasm SpMV and SpMM K = ${fitRuns
+  const how = `measured by dype calibrate on ${date} (${backend} SpMV and SpMM K = ${fitRuns
     .filter((r) => r.k > 0)
     .map((r) => r.k)
     .join(
@@ -372,15 +420,48 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const text = JSON.stringify(sys, null, 2) + '\n';
   const written = parseSystem(text, o.output ?? '<calibrated system>');
   const d = written.devices[cpuIndex]!;
+  // The held-out runs at T threads run each op on the threads the fitted model picks, as dype run does
+  // (cli/threads.ts), so the error is that of the model where it is used.
+  try {
+    if (threads > 1)
+      for (const n of heldOut) {
+        const A = toCsr(loadMatrix(join(dataDir, `${n}.mtx`)));
+        for (const r of evalRuns) {
+          const ops = boundOps(c, A, r);
+          c.executors
+            .get(`${program(r)}/${threads}`)!
+            .setOpThreads(new Map(ops.map((op) => [op.id, cpuThreadsFor(op, d, threads)])));
+          heldTimed.push({
+            matrix: n,
+            kernel: label(r),
+            threads,
+            rows: A.rows,
+            nnz: A.values.length,
+            measuredMs: timeMs(c, A, r, threads, useCpu),
+            ops,
+          });
+          bar.tick(++done);
+        }
+      }
+  } finally {
+    bar.done();
+    closeAll();
+  }
   const at1 = { ...d, threads: 1 };
   const atT = (t: number): DeviceSpec => ({ ...d, threads: t });
-  const predict = (rows: Timed[]): CalibrationRow[] =>
-    rows.map(({ ops, ...r }) => ({ ...r, predictedMs: predictMs(ops, r.threads === 1 ? at1 : atT(r.threads)) }));
+  // allThreads: the fit's runs, every op on all threads as timed; the held-out ones ran the model's picks.
+  const predict = (rows: Timed[], allThreads = false): CalibrationRow[] =>
+    rows.map(({ ops, ...r }) => ({
+      ...r,
+      predictedMs: predictMs(ops, r.threads === 1 ? at1 : atT(r.threads), allThreads),
+    }));
   const evalRows = predict(heldTimed.filter((r) => r.threads === 1));
   const evalRowsThreads = predict(heldTimed.filter((r) => r.threads > 1));
   const summary = errorSummary(evalRows);
   const summaryThreads = evalRowsThreads.length ? errorSummary(evalRowsThreads) : undefined;
   const fitted = {
+    backend,
+    ...(note !== undefined ? { backendNote: note } : {}),
     launchOverheadUs: d.launchOverheadUs,
     cpuModel: d.cpuModel,
     threads,
@@ -391,7 +472,10 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   if (o.output !== undefined) writeFileAtomic(o.output, text);
 
   if (o.json) {
-    const fitRows = predict(fitTimed.map(({ sampleThreads: _t, ...r }) => r));
+    const fitRows = predict(
+      fitTimed.map(({ sampleThreads: _t, ...r }) => r),
+      true,
+    );
     // snake_case like every --json output; the system file keeps its own format.
     const report = snakeKeys({
       fitted,
@@ -420,7 +504,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       : `median absolute relative error ${pct(s.medianAbsRelError)}, worst ${pct(s.worstAbsRelError)}`,
   ];
   const lines = [
-    `fitted on ${samples.length} runs (${fitSet.length} matrices x ${fitRuns.length} kernels at 1 thread${fitThreads > 1 ? `, ${threadSet.length} x ${threadRuns.length} at ${fitThreads} threads` : ''}; fit rms relative error ${pct(fit.rmsRelError)}${Number.isNaN(fit.rmsRelErrorThreads) ? '' : `, ${pct(fit.rmsRelErrorThreads)} at ${fitThreads} threads`})`,
+    `fitted on ${samples.length} runs of the ${backend} backend (${fitSet.length} matrices x ${fitRuns.length} kernels at 1 thread${fitThreads > 1 ? `, ${threadSet.length} x ${threadRuns.length} at ${fitThreads} threads` : ''}; fit rms relative error ${pct(fit.rmsRelError)}${Number.isNaN(fit.rmsRelErrorThreads) ? '' : `, ${pct(fit.rmsRelErrorThreads)} at ${fitThreads} threads`})`,
     `per op ${d.launchOverheadUs} us; ns per entry ${m.nsPerNnz}, per gathered element ${m.nsPerGather}, per row ${m.nsPerRow}, per output ${m.nsPerItem}, per cache miss ${m.nsPerMiss}, per byte beyond cache ${m.nsPerByte}; cache ${m.cacheMB} MB${m.parallelEfficiency !== undefined ? `; parallel efficiency ${m.parallelEfficiency}, dispatch ${m.dispatchUsPerThread} us per extra thread` : ''}`,
     ...undetermined.map(
       (k) => `warning: the runs do not determine ${k}; its value is arbitrary within what fits equally well`,

@@ -237,6 +237,10 @@ export function buildProgram(): Command {
     )
     .option('-o, --output <FILE>', 'write the system file here (default: print it on stdout)')
     .option('--threads <T>', 'worker threads to time with (default: the CPUs available)')
+    .option(
+      '--backend <name>',
+      'the CPU backend to time and fit: auto (the default: native where a C compiler exists, else wasm with a note, as dype run), native or wasm',
+    )
     .option('--quick', 'a smaller ladder of generated matrices')
     .option(
       '--history <FILE>',

@@ -1,11 +1,14 @@
 /**
  * `dype calibrate --quick` end to end through the built CLI: it exits 0,
  * writes a system file loadSystemFile accepts with the fitted CPU model, and
- * reports the model error on the held-out matrices at 1 and 2 threads.
+ * reports the model error on the held-out matrices at 1 and 2 threads (at 2,
+ * each op on the threads the fitted model picks); `--backend` names the
+ * backend timed (auto: native where the C compiler runs, as `dype run`).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cCompiler, compilerVersion } from '../../codegen/cpu/build.js';
 import { snakeCase } from '../../cli/json-keys.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { runCliAsync } from '../helpers/cli.js';
@@ -20,14 +23,25 @@ function camelKeys(v: unknown): string[] {
   return Object.entries(v).flatMap(([k, x]) => [...(/[a-z0-9][A-Z]/.test(k) ? [k] : []), ...camelKeys(x)]);
 }
 
+function haveCompiler(): boolean {
+  try {
+    compilerVersion(cCompiler());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('dype calibrate --quick', () => {
   it('writes a loadable system file and prints the error summary', async () => {
     const dir = tmp();
     const file = join(dir, 'm.json');
-    const r = await runCliAsync(['calibrate', '--quick', '--threads', '2', '-o', file], { timeoutMs: 90_000 });
+    const r = await runCliAsync(['calibrate', '--quick', '--threads', '2', '--backend', 'wasm', '-o', file], {
+      timeoutMs: 90_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/fitted on \d+ runs/);
+    expect(r.stdout).toMatch(/fitted on \d+ runs of the wasm backend/);
     expect(r.stdout).toMatch(/median absolute relative error [\d.]+%, worst [\d.]+%/);
     for (const m of ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05']) expect(r.stdout).toContain(m);
     const sys = loadSystemFile(file);
@@ -41,7 +55,9 @@ describe('dype calibrate --quick', () => {
     expect(cpu.threads).toBe(2);
     expect(m.parallelEfficiency).toBeGreaterThanOrEqual(0);
     expect(m.parallelEfficiency).toBeLessThanOrEqual(1);
-    expect(sys.sources?.['devices[0].cpuModel']).toMatch(/^measured by dype calibrate on \d{4}-\d{2}-\d{2}/);
+    expect(sys.sources?.['devices[0].cpuModel']).toMatch(
+      /^measured by dype calibrate on \d{4}-\d{2}-\d{2} \(wasm SpMV/,
+    );
     expect(r.stdout).toMatch(/model error on the same matrices, 2 threads:/);
     expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
   });
@@ -50,7 +66,13 @@ describe('dype calibrate --quick', () => {
     const r = await runCliAsync(['calibrate', '--quick', '--json', '--threads', '1'], { timeoutMs: 90_000 });
     expect(r.status).toBe(0);
     const j = JSON.parse(r.stdout) as {
-      fitted: { threads: number; cpu_model: Record<string, number>; determined: Record<string, boolean> };
+      fitted: {
+        backend: string;
+        backend_note?: string;
+        threads: number;
+        cpu_model: Record<string, number>;
+        determined: Record<string, boolean>;
+      };
       fit_rows: { kernel: string; threads: number }[];
       rows: { matrix: string; kernel: string; predicted_ms: number; measured_ms: number }[];
       error: { median_abs_rel_error: number; worst_abs_rel_error: number };
@@ -58,6 +80,9 @@ describe('dype calibrate --quick', () => {
       system: { devices: { cpuModel?: Record<string, number> }[] };
     };
     expect(j.fitted.threads).toBe(1);
+    // auto, as dype run: the native library where the C compiler runs, else wasm with a note.
+    expect(j.fitted.backend).toBe(haveCompiler() ? 'native' : 'wasm');
+    if (j.fitted.backend === 'wasm') expect(j.fitted.backend_note).toMatch(/native backend is not available/);
     expect(j.fitted.cpu_model['parallel_efficiency']).toBeUndefined();
     expect(j.fitted.determined['parallel_efficiency']).toBe(false);
     expect(new Set(j.fit_rows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm16', 'spmm32']));
@@ -74,9 +99,12 @@ describe('dype calibrate --quick', () => {
     expect(Object.fromEntries(Object.entries(model).map(([k, v]) => [snakeCase(k), v]))).toEqual(j.fitted.cpu_model);
   });
 
-  it('rejects a bad --threads with exit 2', async () => {
+  it('rejects a bad --threads or --backend with exit 2', async () => {
     const r = await runCliAsync(['calibrate', '--threads', '0']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--threads expects a positive integer/);
+    const b = await runCliAsync(['calibrate', '--backend', 'reference']);
+    expect(b.status).toBe(2);
+    expect(b.stderr).toMatch(/--backend expects one of auto, native, wasm, got 'reference'/);
   });
 });
