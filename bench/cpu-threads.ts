@@ -5,7 +5,8 @@
  * cli/threads.ts, runtime/catalogue/cpu.ts cpuThreadsFor). The aim: the
  * picked run never slower than the 1-thread run on any matrix (the model
  * picks 1 where 2 loses). Medians of RUNS runs, the three timed in turn
- * within each repetition so that load hits them alike; prints a table and
+ * within each repetition so that load hits them alike (each after an untimed
+ * run of its own, so its caches are its own); prints a table and
  * saves JSON (bench/results/cpu-threads.json).
  *   npm run build && node dist/bench/cpu-threads.js [RUNS] [SYSTEM]
  * (SYSTEM: a system file or preset, default this-machine.)
@@ -43,18 +44,23 @@ const kernel = module.kernels[0]!;
 const spec = plannedSpec(module, 'spmv.dy', kernel.name);
 const sys = loadSystem({ system: SYSTEM }, 'this-machine');
 
-async function executors(backend: 'native' | 'wasm'): Promise<[WasmExecutor, WasmExecutor, WasmExecutor]> {
+/**
+ * One executor at 2 threads per backend, its op's count set per configuration: two wasm pools (or two OpenMP
+ * teams) in one process on two cores would have one's idle worker compete with the other's.
+ */
+async function executor(backend: 'native' | 'wasm'): Promise<WasmExecutor> {
   if (backend === 'native') {
     const c = compileCpuKernel('spmv', kernel, cacheRoot());
-    const o = { program: c.program, programHash: c.hash };
-    const made = [1, 2, 2].map((threads) => createNativeCpuExecutor(c.build.path, c.manifest, { ...o, threads }));
+    const made = createNativeCpuExecutor(c.build.path, c.manifest, {
+      program: c.program,
+      programHash: c.hash,
+      threads: 2,
+    });
     c.build.cleanup();
-    return made as [WasmExecutor, WasmExecutor, WasmExecutor];
+    return made;
   }
   const { binary, manifest } = await emitWasm(kernel);
-  return Promise.all([1, 2, 2].map((threads) => createWasmExecutor(binary, manifest, { threads }))) as Promise<
-    [WasmExecutor, WasmExecutor, WasmExecutor]
-  >;
+  return createWasmExecutor(binary, manifest, { threads: 2 });
 }
 
 interface Row {
@@ -83,7 +89,7 @@ const loadBefore = loadavg();
 console.log(`system ${sys.name}; ${RUNS} runs; load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
 console.log('backend  matrix                       rows       nnz  pick   1t us   2t us  pick us  pick/1t  pick/best');
 for (const backend of ['native', 'wasm'] as const) {
-  const [one, two, pick] = await executors(backend);
+  const exec = await executor(backend);
   for (const { name, m } of mats) {
     const per = opThreads(
       spec,
@@ -98,7 +104,7 @@ for (const backend of ['native', 'wasm'] as const) {
       },
       2,
     );
-    pick.setOpThreads(per.counts);
+    const configs = [new Map([['op0', 1]]), new Map([['op0', 2]]), per.counts];
     const x = { format: 'dense' as const, shape: [m.cols], data: new Float64Array(m.cols).fill(1) };
     const inputs = {
       tensors: new Map<string, Tensor>([
@@ -108,11 +114,14 @@ for (const backend of ['native', 'wasm'] as const) {
       scalars: new Map<string, number>(),
     };
     const ts: number[][] = [[], [], []];
-    [one, two, pick].forEach((e) => e.execute(inputs));
+    // Each timed run follows an untimed one of the same configuration: a 1-thread run right after a 2-thread one
+    // finds half the data in the other core's caches, which a run of one configuration does not.
     for (let r = 0; r < RUNS; r++)
-      [one, two, pick].forEach((e, i) => {
+      configs.forEach((c, i) => {
+        exec.setOpThreads(c);
+        exec.execute(inputs);
         const t0 = performance.now();
-        e.execute(inputs);
+        exec.execute(inputs);
         ts[i]!.push((performance.now() - t0) * 1e3);
       });
     const [t1, t2, tp] = ts.map(median) as [number, number, number];
@@ -134,7 +143,7 @@ for (const backend of ['native', 'wasm'] as const) {
       `${backend.padEnd(8)} ${name.padEnd(24)} ${String(m.rows).padStart(9)} ${String(m.values.length).padStart(9)} ${String(picked).padStart(5)} ${t1.toFixed(1).padStart(7)} ${t2.toFixed(1).padStart(7)} ${tp.toFixed(1).padStart(8)} ${row.pickedVsOne.toFixed(2).padStart(8)} ${row.pickedVsBest.toFixed(2).padStart(10)}`,
     );
   }
-  for (const e of [one, two, pick]) e.close();
+  exec.close();
 }
 const loadAfter = loadavg();
 console.log(`load average after: ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);

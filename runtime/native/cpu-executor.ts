@@ -89,6 +89,9 @@ function passiveOpenMp(): void {
   if (process.env.OMP_WAIT_POLICY === undefined) process.env.OMP_WAIT_POLICY = 'PASSIVE';
 }
 
+/** Per library file: the thread count its launches split over now (set_threads is process-wide for it). */
+const threadState = new Map<string, { current: number }>();
+
 /** Opens the library at `path` and returns an executor of `manifest`'s kernel on it. */
 export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o: NativeCpuOptions): WasmExecutor {
   passiveOpenMp();
@@ -99,8 +102,17 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
     emulated: false,
     buildCommand: 'dype run --backend native (it compiles the library with the system C compiler)',
   });
-  const setThreads = lib.bind('int set_threads(int n)');
-  const threads = setThreads(o.threads ?? 1) as number;
+  // The count is the library's, shared by every executor over the same file (one dlopen): each op sets its own
+  // before its launch, and the shared record makes that one comparison unless the count changes.
+  const setThreadsFn = lib.bind('int set_threads(int n)');
+  let state = threadState.get(path);
+  if (!state) threadState.set(path, (state = { current: 0 }));
+  const shared = state;
+  const setThreads = (n: number): void => {
+    if (shared.current !== n) shared.current = setThreadsFn(n) as number;
+  };
+  const threads = o.threads ?? 1;
+  setThreads(threads);
   // launch() with the pointer arrays as raw 64-bit words: one typed array per op, refilled per call.
   const launch = lib.bind(
     'int launch(int dev, int handle, const void *buffers, const void *sizes, int64_t row_begin, int64_t row_end, void *stream)',
@@ -137,9 +149,5 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
         );
     };
   }
-  return executorOver(
-    manifest,
-    { fns, threads, setThreads: (n: number) => void setThreads(n), close: () => memory.free() },
-    memory,
-  );
+  return executorOver(manifest, { fns, threads, setThreads, close: () => memory.free() }, memory);
 }

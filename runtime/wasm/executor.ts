@@ -106,7 +106,10 @@ export interface KernelFunctions {
   readonly fns: Readonly<Record<string, unknown>>;
   /** Threads the functions split ops over themselves (a native library's OpenMP team); with a wasm pool, the pool's. */
   readonly threads?: number;
-  /** Sets the threads the functions split the next calls over (1..threads), for per-op counts. */
+  /**
+   * Sets the threads the functions split the next calls over (1..threads). Called before every op: the count may
+   * be shared with other executors over the same library, so the setter keeps the state and skips a repeat.
+   */
   readonly setThreads?: (n: number) => void;
   /** Called once by close(). */
   readonly close?: () => void;
@@ -155,8 +158,6 @@ class Executor implements WasmExecutor {
   private pool: WasmThreadPool | undefined;
   private cuts = new Map<string, number[]>();
   private opThreads = new Map<string, number>();
-  /** The count the functions' own threads are set to (native), so that a change costs one call. */
-  private ownThreads: number;
 
   private readonly own: KernelFunctions;
 
@@ -169,7 +170,6 @@ class Executor implements WasmExecutor {
     this.pool = pool;
     this.memory = memory;
     this.own = fns;
-    this.ownThreads = fns.threads ?? 1;
     this.L = new ProgramLayout(manifest);
     for (const o of manifest.ops) {
       const fn = fns.fns[o.export];
@@ -460,10 +460,7 @@ class Executor implements WasmExecutor {
     const fn = this.fns.get(o.op)!;
     const threads = this.opThreads.get(o.op) ?? this.threads;
     if (!this.pool) {
-      if (this.own.setThreads && threads !== this.ownThreads) {
-        this.own.setThreads(threads);
-        this.ownThreads = threads;
-      }
+      this.own.setThreads?.(threads);
       fn(...args, 0, FULL_HI);
       this.afterOp(o);
       return;

@@ -20,6 +20,7 @@ import type { Kernel } from '../../ir/module.js';
 import { interpretKernel } from '../../interp/interpret.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
+import { NativeLibrary } from '../../runtime/native/library.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
 import type { SparseMatrix, Tensor } from '../../runtime/tensor.js';
 import type { WasmExecutor } from '../../runtime/wasm/executor.js';
@@ -125,6 +126,24 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     expect(outputs.outputs.get('y')!.format).toBe('dense');
     expect(execs.get('spmv')!.threads).toBe(1);
     expect(threaded.get('spmv')!.threads).toBe(2);
+    // The thread count is the library's (one dlopen for both executors): each sets its own before its ops.
+    const lib = NativeLibrary.open(build.path, {
+      program: 'examples',
+      programHash: 'test',
+      family: 'cpu',
+      emulated: false,
+      buildCommand: 'test/native/cpu.test.ts',
+    });
+    const inForce = lib.bind('int set_threads(int n)') as (n: number) => number;
+    const karate = toMaps(exampleInputs('spmv', toCsr(loadMatrix(join(MATRIX_DIR, 'karate.mtx')))));
+    for (const [e, n] of [
+      [threaded, 2],
+      [execs, 1],
+      [threaded, 2],
+    ] as const) {
+      e.get('spmv')!.run(karate);
+      expect(inForce(0)).toBe(n);
+    }
     const t: Tensor = outputs.outputs.get('y')!;
     expect(t.format === 'dense' && t.shape).toEqual([34]);
   });
