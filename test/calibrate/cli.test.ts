@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cCompiler, compilerVersion } from '../../codegen/cpu/build.js';
+import { haveCompiler } from '../helpers/cc.js';
 import { snakeCase } from '../../cli/json-keys.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { runCliAsync } from '../helpers/cli.js';
@@ -21,15 +21,6 @@ function camelKeys(v: unknown): string[] {
   if (Array.isArray(v)) return v.flatMap(camelKeys);
   if (v === null || typeof v !== 'object') return [];
   return Object.entries(v).flatMap(([k, x]) => [...(/[a-z0-9][A-Z]/.test(k) ? [k] : []), ...camelKeys(x)]);
-}
-
-function haveCompiler(): boolean {
-  try {
-    compilerVersion(cCompiler());
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('dype calibrate --quick', () => {

@@ -11,20 +11,11 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cCompiler, compilerVersion } from '../../codegen/cpu/build.js';
+import { haveCompiler } from '../helpers/cc.js';
 import { cleanup, example, freshDir, runCli } from '../helpers/cli.js';
 
 const KARATE = fileURLToPath(new URL('../../../shared/data/matrices/karate.mtx', import.meta.url));
 const HAVE_DATA = existsSync(KARATE);
-
-function haveCompiler(): boolean {
-  try {
-    compilerVersion(cCompiler());
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 type RunJson = {
   backend: string;

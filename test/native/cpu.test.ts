@@ -13,7 +13,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCpuLibraryAsync, cCompiler, compilerVersion, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
+import { buildCpuLibraryAsync, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
+import { haveCompiler } from '../helpers/cc.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import type { Kernel } from '../../ir/module.js';
@@ -42,14 +43,6 @@ const EXAMPLES = ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'];
 /** Where the C library's exp and V8's may round differently. */
 const HOST_MATH = new Set(['attention']);
 
-function haveCompiler(): boolean {
-  try {
-    compilerVersion(cCompiler());
-    return true;
-  } catch {
-    return false;
-  }
-}
 const READY = existsSync(MATRIX_DIR) && haveCompiler();
 
 interface Variant {
