@@ -209,7 +209,11 @@ function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
  * each run counts the smaller of the two (when that clock is fine-grained:
  * cpuClockUsable). Short kernels get more calls (up
  * to MAX_RUNS, about BUDGET_MS in all), since a short run is the easiest to
- * disturb.
+ * disturb. At more threads the median instead: waking a sleeping worker
+ * takes a few to tens of microseconds, and the fastest of many runs is the
+ * one wake-up that came at once, not what an op pays (with the fastest, the
+ * fitted dispatch cost was half the typical one and the model put a second
+ * thread on ops it slowed down: bench/cpu-threads.ts).
  */
 function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: boolean): number {
   const ex = c.executors.get(`${program(r)}/${threads}`)!;
@@ -229,6 +233,10 @@ function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: bool
   };
   const first = run();
   const runs = Math.max(RUNS, Math.min(MAX_RUNS, Math.ceil(BUDGET_MS / Math.max(first, 1e-3))));
+  if (threads > 1) {
+    const all = Array.from({ length: runs }, run).sort((a, b) => a - b);
+    return all[all.length >> 1]!;
+  }
   let best = Infinity;
   for (let i = 0; i < runs; i++) best = Math.min(best, run());
   return best;
