@@ -166,7 +166,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--threads <T>',
-      'threads for the native and wasm backends (default: all cores; the reference backend runs on one)',
+      'threads for the native and wasm backends, at most (default: all cores; without --project each op runs on the count the CPU model of --system picks; the reference backend runs on one)',
     )
     .option('--repeat <N>', 'run N times after one warm-up and report the median')
     .option(
