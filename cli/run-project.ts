@@ -226,7 +226,7 @@ export async function runProjectCommand(
       );
     const engine = new KernelEngine(manifest, backends, sys);
     engine.timeOps = history !== undefined;
-    const plans = stagePlans(sys, spec, fixed, mapping);
+    const plans = stagePlans(sys, spec, fixed, mapping, problem);
     const slot = new Slot();
     const f = fixed;
     runOnce = async () => {
@@ -348,6 +348,7 @@ export async function runProjectCommand(
     transfer_ms: r.transferMs,
     compute_ms: r.computeMs,
     ...(r.unsplit.length ? { unsplit: r.unsplit } : {}),
+    ...(r.threads ? { threads_per_op: r.threads } : {}),
     predicted_ms: ex.mapping.stages[i]?.timeMs,
     repeats: repeatsJson(r.repeats),
   }));
@@ -384,7 +385,13 @@ export async function runProjectCommand(
   );
   ex.runs.forEach((r, i) => {
     lines.push(
-      `  stage ${i} [${r.ops.join(' ')}] on ${r.devices.join('+')}: ${r.backend}, ${r.ms.toFixed(3)} ms measured (transfers ${r.transferMs.toFixed(3)} ms; ${r.bytesIn} B in, ${r.bytesOut} B out), ${(ex.mapping.stages[i]?.timeMs ?? NaN).toPrecision(3)} ms predicted for ${sys.name}${r.unsplit.length ? `; ${r.unsplit.join(', ')} ran unsplit` : ''}`,
+      `  stage ${i} [${r.ops.join(' ')}] on ${r.devices.join('+')}: ${r.backend}, ${r.ms.toFixed(3)} ms measured (transfers ${r.transferMs.toFixed(3)} ms; ${r.bytesIn} B in, ${r.bytesOut} B out), ${(ex.mapping.stages[i]?.timeMs ?? NaN).toPrecision(3)} ms predicted for ${sys.name}${r.unsplit.length ? `; ${r.unsplit.join(', ')} ran unsplit` : ''}${
+        r.threads
+          ? `; threads per op: ${Object.entries(r.threads)
+              .map(([op, n]) => `${op} ${n}`)
+              .join(', ')}`
+          : ''
+      }`,
     );
     for (const t of r.repeats) lines.push(`    ${repeatText(t)} (${r.backend})`);
   });

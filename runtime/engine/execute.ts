@@ -7,26 +7,39 @@
 import { InputError } from '../errors.js';
 import { KernelEngine, StageFault, type Slot, type StagePlan, type StageRun } from '../exec/index.js';
 import type { StageChoice } from '../plan/dp.js';
-import type { Mapping, PlanSpec } from '../plan/types.js';
+import { cpuThreadsFor } from '../catalogue/index.js';
+import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import { stageInstances } from '../policy/cost.js';
 import type { SystemSpec } from '../system/types.js';
 import type { Part } from './choose.js';
 
-/** The engine's stages of a partition, for one input's mapping (which names each op's implementation). */
+/**
+ * The engine's stages of a partition, for one input's mapping (which names each op's implementation). With the
+ * input's bound problem, a CPU stage's ops carry the thread count the device's model picks for each
+ * (runtime/catalogue/cpu.ts cpuThreadsFor; the backend caps it at its own threads), as `dype run` runs them.
+ */
 export function stagePlans(
   sys: SystemSpec,
   spec: PlanSpec,
   part: { choices: readonly StageChoice[] },
   m: Mapping,
+  problem?: PlanProblem,
 ): StagePlan[] {
   const inst = stageInstances(part.choices);
+  const bound = new Map(problem?.ops.map((op) => [op.id, op]));
   return part.choices.map((c, i) => {
     const dev = sys.devices.find((d) => d.id === c.device)!;
+    const ops = spec.ops.slice(c.start, c.end).map((o) => o.id);
+    const threads =
+      dev.kind === 'cpu' && problem
+        ? Object.fromEntries(ops.flatMap((id) => (bound.has(id) ? [[id, cpuThreadsFor(bound.get(id)!, dev)]] : [])))
+        : undefined;
     return {
-      ops: spec.ops.slice(c.start, c.end).map((o) => o.id),
+      ops,
       kind: dev.kind,
       devices: inst[i]!,
       impls: m.stages[i]!.variants,
+      ...(threads ? { threads } : {}),
     };
   });
 }

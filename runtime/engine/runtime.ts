@@ -140,7 +140,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       previous,
       switched: d.switch && previous !== undefined,
       mapping,
-      plans: stagePlans(sys, cfg.spec, running, mapping),
+      plans: stagePlans(sys, cfg.spec, running, mapping, c.problem),
       tried: new Set([running.id]),
     };
   };
@@ -163,7 +163,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     engine.retain(new Set(stageInstances(alt.choices).flat()), slots);
     p.running = alt;
     p.mapping = m;
-    p.plans = stagePlans(sys, cfg.spec, alt, m);
+    p.plans = stagePlans(sys, cfg.spec, alt, m, p.c.problem);
   };
 
   /** Runs every stage of one input in turn (falling back on out-of-memory). */

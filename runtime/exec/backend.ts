@@ -20,6 +20,8 @@ export type BackendName = 'wasm' | NativeBackendName;
  */
 export interface CallOptions {
   offThread?: boolean;
+  /** launch: the threads the op's parallel loop runs on, at most (a CPU backend's; devices ignore it). */
+  threads?: number;
 }
 
 /** A buffer in one device's memory. */

@@ -48,6 +48,8 @@ export interface StagePlan {
   devices: readonly string[];
   /** The implementation (runtime/catalogue name) of each op. */
   impls: Readonly<Record<string, string>>;
+  /** CPU stages: the threads each op's parallel loop runs on (the model's pick; absent: all the backend has). */
+  threads?: Readonly<Record<string, number>>;
 }
 
 /** What really ran, and how long it took on this host's clock. */
@@ -73,6 +75,8 @@ export interface StageRun {
   repeats: RepeatTrips[];
   /** It ran while stages of other inputs ran (calls off the main thread): its times include waiting for the cores. */
   concurrent: boolean;
+  /** CPU stages: the threads each op ran on (the plan's pick, capped at the backend's threads). */
+  threads?: Record<string, number>;
 }
 
 export interface OpRun {
@@ -364,6 +368,13 @@ export class KernelEngine {
       opRuns,
       repeats: [...log.values()],
       concurrent: this.opts.offThread === true,
+      ...(stage.kind === 'cpu'
+        ? {
+            threads: Object.fromEntries(
+              stage.ops.map((op) => [op, Math.min(backend.threads ?? 1, stage.threads?.[op] ?? Infinity)]),
+            ),
+          }
+        : {}),
     };
   }
 
@@ -464,6 +475,7 @@ export class KernelEngine {
           `'${v}' was never computed: the repeat that assigns it ran zero times`,
         );
     const impl = stage.impls[o.op];
+    const threads = stage.threads?.[o.op];
     if (impl === undefined)
       throw new InputError(
         'DY3047',
@@ -522,7 +534,7 @@ export class KernelEngine {
       }
       const t1 = performance.now();
       const run = place.backend
-        .launch(place.dev, handle, bufs, sizes, lo, hi, this.opts)
+        .launch(place.dev, handle, bufs, sizes, lo, hi, threads === undefined ? this.opts : { ...this.opts, threads })
         .then(() => (this.timeOps && place.backend.queues ? place.backend.sync(place.dev, this.opts) : undefined))
         .then(() => void (opMs = Math.max(opMs, performance.now() - t1)))
         .catch((e: unknown) =>

@@ -15,7 +15,7 @@ import { bytesOf, view } from '../wasm/layout.js';
 import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
 import { instantiateKernel } from '../wasm/instantiate.js';
 import { balancedCuts, type WasmThreadPool } from '../wasm/threads.js';
-import { DeviceCallError, type DeviceBuffer, type StageBackend } from './backend.js';
+import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend } from './backend.js';
 import { Heap } from './heap.js';
 
 const PAGE = 65536;
@@ -151,6 +151,7 @@ export class WasmStageBackend implements StageBackend {
     sizes: readonly number[],
     lo: number,
     hi: number,
+    opts?: CallOptions,
   ): Promise<void> {
     const o = this.manifest.ops[handle];
     if (dev !== 0 || !o) throw new DeviceCallError('wasm', 'launch', -3, `no op ${handle} on device ${dev}`);
@@ -172,9 +173,10 @@ export class WasmStageBackend implements StageBackend {
           : (sizes[o.sizes.indexOf(o.splitRange)] ?? 0)
         : 0;
     const end = hi < 0 ? rows : Math.min(hi, rows);
-    if (this.pool && end - lo >= MIN_SPLIT_ROWS) {
+    const threads = Math.min(this.pool?.threads ?? 1, opts?.threads ?? Infinity);
+    if (this.pool && threads > 1 && end - lo >= MIN_SPLIT_ROWS) {
       const ptr = this.balancePointers(o, buffers, lo, end);
-      const cuts = balancedCuts(end - lo, this.pool.threads, ptr).map((c) => c + lo);
+      const cuts = balancedCuts(end - lo, threads, ptr).map((c) => c + lo);
       this.pool.run(o.export, args, cuts, (a, b) => fn(...args, a, b));
     } else fn(...args, lo, hi < 0 ? 0x7fffffff : hi);
   }

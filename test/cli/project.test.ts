@@ -39,6 +39,7 @@ afterAll(() => cleanup(dir));
 
 interface RunJson {
   backend: string;
+  threads: number;
   emulated: boolean;
   partition: { source: string; label: string; id?: number; objective: string };
   stages: {
@@ -49,6 +50,7 @@ interface RunJson {
     bytes_in: number;
     bytes_out: number;
     predicted_ms: number;
+    threads_per_op?: Record<string, number>;
   }[];
   timing: { runs: number; median_ms: number; clock: string };
   predicted: { clock: string };
@@ -157,6 +159,12 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     for (const s of j.stages) {
       expect(s.ms).toBeGreaterThan(0);
       expect(s.predicted_ms).toBeGreaterThan(0);
+      // A CPU stage runs each op on the threads the system's CPU model picks, at most --threads.
+      if (s.backend !== 'wasm') expect(s.threads_per_op).toBeUndefined();
+      else {
+        expect(Object.keys(s.threads_per_op!)).toEqual(s.ops);
+        for (const n of Object.values(s.threads_per_op!)) expect(n >= 1 && n <= j.threads, String(n)).toBe(true);
+      }
     }
     expect(j.stages.reduce((a, s) => a + s.bytes_in, 0)).toBeGreaterThan(0);
     expect(j.timing.clock).toBe('measured');
