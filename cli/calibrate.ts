@@ -31,6 +31,7 @@ import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.
 import { InputError } from '../runtime/errors.js';
 import { usage } from './errors.js';
 import { checkOutputFile } from './output-path.js';
+import { calibrateDense, denseShapeCount, type DenseFit } from './calibrate-dense.js';
 import { capThreads } from './threads.js';
 import { snakeKeys } from './json-keys.js';
 import { resolveSystem } from './planning.js';
@@ -222,10 +223,15 @@ function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: bool
     [r.k === 0 ? 'x' : 'B', operand(A.cols, r.k)],
   ]);
   const dims = dimsOf(A, r);
+  return timeRuns(() => ex.execute({ tensors, scalars: new Map(), dims }), threads, useCpu);
+}
+
+/** One call's time as timeMs describes it, `call` repeated. */
+function timeRuns(call: () => void, threads: number, useCpu: boolean): number {
   const run = (): number => {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    ex.execute({ tensors, scalars: new Map(), dims });
+    call();
     const wall = performance.now() - t0;
     if (threads > 1 || !useCpu) return wall;
     const cpu = process.cpuUsage(cpu0);
@@ -336,7 +342,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const total =
     fitSet.length * fitRuns.length +
     threadSet.length * threadRuns.length +
-    heldOut.length * evalRuns.length * (threads > 1 ? 2 : 1);
+    heldOut.length * evalRuns.length * (threads > 1 ? 2 : 1) +
+    denseShapeCount(quick);
   const bar = progress('calibrate', total);
   let done = 0;
   const fitTimed: (Timed & { sampleThreads: number })[] = [];
@@ -396,6 +403,20 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   }));
   const fit = fitCpuParams(samples, { base });
   const p = fit.params;
+  let denseFit: DenseFit;
+  try {
+    denseFit = await calibrateDense(
+      backend,
+      quick,
+      p.overheadUs,
+      (call) => timeRuns(call, 1, useCpu),
+      () => bar.tick(++done),
+    );
+  } catch (e) {
+    bar.done();
+    closeAll();
+    throw e;
+  }
   const date = new Date().toISOString().slice(0, 10);
   const how = `measured by dype calibrate on ${date} (${backend} SpMV and SpMM K = ${fitRuns
     .filter((r) => r.k > 0)
@@ -407,9 +428,13 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const undetermined = (Object.keys(fit.determined) as (keyof typeof fit.determined)[]).filter(
     (k) => !fit.determined[k] && (fitThreads > 1 || (k !== 'parallelEfficiency' && k !== 'dispatchUsPerThread')),
   );
-  const model = Object.fromEntries(Object.entries(p.model).map(([k, v]) => [k, round(v)])) as unknown as NonNullable<
-    DeviceSpec['cpuModel']
-  >;
+  const model = Object.fromEntries(
+    Object.entries({
+      ...p.model,
+      nsPerDenseFlop: denseFit.nsPerDenseFlop,
+      nsPerDenseByte: denseFit.nsPerDenseByte,
+    }).map(([k, v]) => [k, round(v)]),
+  ) as unknown as NonNullable<DeviceSpec['cpuModel']>;
   const device: DeviceSpec = { ...base, launchOverheadUs: round(p.overheadUs), threads, cpuModel: model };
   const at = `devices[${cpuIndex}]`;
   const sys = {
@@ -421,6 +446,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     sources: {
       ...(preset.sources ?? {}),
       [`${at}.cpuModel`]: `${how}: non-negative least squares on relative errors, cache size from a grid (runtime/plan/calibrate-fit.ts)${undetermined.length ? `; not determined by the runs: ${undetermined.join(', ')}` : ''}`,
+      [`${at}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
+      [`${at}.cpuModel.nsPerDenseByte`]: `(see \`${at}.cpuModel.nsPerDenseFlop\`)`,
       [`${at}.launchOverheadUs`]: `${how}: per-op overhead fitted with the model`,
       [`${at}.threads`]: `${how}: worker threads the planner assumes (the parallel efficiency was fitted at ${fitThreads})`,
     },
@@ -466,6 +493,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const evalRows = predict(heldTimed.filter((r) => r.threads === 1));
   const evalRowsThreads = predict(heldTimed.filter((r) => r.threads > 1));
   const summary = errorSummary(evalRows);
+  const denseSummary = errorSummary(denseFit.rows);
   const summaryThreads = evalRowsThreads.length ? errorSummary(evalRowsThreads) : undefined;
   const fitted = {
     backend,
@@ -490,6 +518,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       fitRows,
       rows: evalRows,
       error: summary,
+      dense: { fitRows: denseFit.fitRows, rows: denseFit.rows, error: denseSummary },
       ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}),
     }) as Record<string, unknown>;
     out(
@@ -524,6 +553,14 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     ...(summaryThreads
       ? ['', `model error on the same matrices, ${threads} threads:`, ...table(evalRowsThreads, summaryThreads)]
       : []),
+    '',
+    `dense ops (GEMM, elementwise; fitted on ${denseFit.fitRows.length} shapes at 1 thread): ns per flop ${m.nsPerDenseFlop}, per byte ${m.nsPerDenseByte}; error on shapes not in the fit:`,
+    `${'kernel'.padEnd(8)} ${'n x k -> h'.padEnd(22)} ${'measured ms'.padStart(12)} ${'predicted ms'.padStart(13)} ${'error'.padStart(8)}`,
+    ...denseFit.rows.map(
+      (r) =>
+        `${r.kernel.padEnd(8)} ${`${r.n} x ${r.k} -> ${r.h}`.padEnd(22)} ${r.measuredMs.toFixed(3).padStart(12)} ${r.predictedMs.toFixed(3).padStart(13)} ${pct((r.predictedMs - r.measuredMs) / r.measuredMs).padStart(8)}`,
+    ),
+    `median absolute relative error ${pct(denseSummary.medianAbsRelError)}, worst ${pct(denseSummary.worstAbsRelError)}`,
   ];
   // With the system file on stdout, the report goes to stderr so stdout stays valid JSON.
   (o.output === undefined ? (s: string) => void process.stderr.write(s) : out)(lines.join('\n') + '\n');

@@ -20,6 +20,12 @@ function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
     const dispatch = (threads - 1) * (m.dispatchUsPerThread ?? 0) * 1e3;
     return (cpuWorkNs(cpuTerms(op, m.cacheMB), m) * share + dispatch) / 1e6;
   }
+  if (m && m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined) {
+    // A dense op with the fitted dense figures: its flops and bytes at the measured rates, split like a sparse one.
+    const share = threads === 1 ? 1 : cpuThreadShare(undefined, threads, m.parallelEfficiency ?? 1);
+    const dispatch = (threads - 1) * (m.dispatchUsPerThread ?? 0) * 1e3;
+    return ((op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte) * share + dispatch) / 1e6;
+  }
   const bw = d.memBandwidthGBs * 1e9 * MODEL.cpu.memory;
   const size = DTYPE_SIZE[op.dtype];
   const locality = op.sparse?.localityScore ?? MODEL.defaultLocality;

@@ -39,17 +39,24 @@ const fpgaSchema = z.strictObject({
   bitstreamLoadMs: nonNegative,
 });
 
-const cpuModelSchema = z.strictObject({
-  nsPerNnz: nonNegative,
-  nsPerGather: nonNegative,
-  nsPerRow: nonNegative,
-  nsPerItem: nonNegative,
-  nsPerMiss: nonNegative,
-  nsPerByte: nonNegative,
-  cacheMB: nonNegative,
-  parallelEfficiency: z.number().min(0).max(1).optional(),
-  dispatchUsPerThread: nonNegative.optional(),
-});
+const cpuModelSchema = z
+  .strictObject({
+    nsPerNnz: nonNegative,
+    nsPerGather: nonNegative,
+    nsPerRow: nonNegative,
+    nsPerItem: nonNegative,
+    nsPerMiss: nonNegative,
+    nsPerByte: nonNegative,
+    cacheMB: nonNegative,
+    parallelEfficiency: z.number().min(0).max(1).optional(),
+    dispatchUsPerThread: nonNegative.optional(),
+    nsPerDenseFlop: nonNegative.optional(),
+    nsPerDenseByte: nonNegative.optional(),
+  })
+  .refine((m) => (m.nsPerDenseFlop === undefined) === (m.nsPerDenseByte === undefined), {
+    message: 'nsPerDenseFlop and nsPerDenseByte go together (both, or neither for the roofline)',
+    path: ['nsPerDenseByte'],
+  });
 
 const historySchema = z.array(
   z.strictObject({

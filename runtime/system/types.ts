@@ -42,6 +42,12 @@ export interface CpuModelSpec {
   parallelEfficiency?: number;
   /** Per-op cost of handing work to the worker threads, us per extra thread (default 0). */
   dispatchUsPerThread?: number;
+  /**
+   * Dense ops (GEMM, elementwise, dense reductions): ns per flop and per byte of the op's counts, fitted by
+   * `dype calibrate` on GEMM and a map; both or neither. Without them dense ops keep the roofline.
+   */
+  nsPerDenseFlop?: number;
+  nsPerDenseByte?: number;
 }
 
 /**

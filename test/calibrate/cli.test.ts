@@ -43,6 +43,10 @@ describe('dype calibrate --quick', () => {
     const m = cpu.cpuModel!;
     expect(m.nsPerNnz + m.nsPerGather).toBeGreaterThan(0);
     expect(m.cacheMB).toBeGreaterThan(0);
+    // Dense ops fitted too (GEMM and a map), with their error on shapes held out.
+    expect(m.nsPerDenseFlop! + m.nsPerDenseByte!).toBeGreaterThan(0);
+    expect(sys.sources?.['devices[0].cpuModel.nsPerDenseFlop']).toMatch(/\(wasm GEMM and an elementwise map, f32/);
+    expect(r.stdout).toMatch(/dense ops \(GEMM, elementwise; fitted on \d+ shapes at 1 thread\): ns per flop [\d.e-]+/);
     expect(cpu.threads).toBe(2);
     expect(m.parallelEfficiency).toBeGreaterThanOrEqual(0);
     expect(m.parallelEfficiency).toBeLessThanOrEqual(1);
@@ -68,8 +72,11 @@ describe('dype calibrate --quick', () => {
       rows: { matrix: string; kernel: string; predicted_ms: number; measured_ms: number }[];
       error: { median_abs_rel_error: number; worst_abs_rel_error: number };
       rows_threads?: unknown;
+      dense: { rows: { kernel: string; measured_ms: number; predicted_ms: number }[]; error: unknown };
       system: { devices: { cpuModel?: Record<string, number> }[] };
     };
+    expect(j.dense.rows.map((r) => r.kernel)).toEqual(['gemm', 'gemm', 'map', 'map']);
+    for (const r of j.dense.rows) expect(r.measured_ms > 0 && r.predicted_ms > 0).toBe(true);
     expect(j.fitted.threads).toBe(1);
     // auto, as dype run: the native library where the C compiler runs, else wasm with a note.
     expect(j.fitted.backend).toBe(haveCompiler() ? 'native' : 'wasm');

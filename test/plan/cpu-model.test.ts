@@ -159,4 +159,34 @@ describe('CPU model terms', () => {
     const op = spmm(feats(10_000, 8, 0.5), 16);
     expect(ms(op, cpu(undefined))).not.toBe(ms(op, cpu(MODEL)));
   });
+
+  it('dense ops take the fitted dense figures where the model has them: flops and bytes at their rates', () => {
+    const map: PlanOp = {
+      id: 'm',
+      kind: 'map',
+      result: 'z',
+      dtype: 'f32',
+      reads: [],
+      items: 1e6,
+      flops: 1e6,
+      bytes: 8e6,
+      gathers: 0,
+      resultBytes: 4e6,
+      trips: 1,
+      impls: typicalImpls('map'),
+    };
+    const dense = {
+      ...MODEL,
+      nsPerDenseFlop: 0.05,
+      nsPerDenseByte: 0.1,
+      parallelEfficiency: 0.5,
+      dispatchUsPerThread: 10,
+    };
+    expect(ms(map, cpu(dense))).toBeCloseTo(0.003 + (1e6 * 0.05 + 8e6 * 0.1) / 1e6, 12);
+    // At 2 threads: the work over 1 + e, plus one dispatch (0.85 ms of work: 2 threads pay).
+    expect(ms(map, cpu(dense, 2))).toBeCloseTo(0.003 + 0.85 / 1.5 + 0.01, 12);
+    // Sparse ops are unchanged by the dense figures.
+    const op = spmm(feats(10_000, 8, 0.5), 16);
+    expect(ms(op, cpu(dense))).toBe(ms(op, cpu({ ...MODEL, parallelEfficiency: 0.5, dispatchUsPerThread: 10 })));
+  });
 });

@@ -72,6 +72,14 @@ describe('cpuModel in a system file', () => {
     expect(parseSystem(system({ cpuModel: full }), 'sys.json').devices[0]!.cpuModel).toEqual(full);
   });
 
+  it('the dense figures load together; one without the other is DY3021', () => {
+    const dense = { ...MODEL, nsPerDenseFlop: 0.03, nsPerDenseByte: 0.06 };
+    expect(parseSystem(system({ cpuModel: dense }), 'sys.json').devices[0]!.cpuModel).toEqual(dense);
+    const e = fails(system({ cpuModel: { ...MODEL, nsPerDenseFlop: 0.03 } }));
+    expect(e.code).toBe('DY3021');
+    expect(e.detail).toContain('nsPerDenseFlop and nsPerDenseByte go together');
+  });
+
   it('a missing coefficient is DY3020 naming it', () => {
     const { nsPerRow: _, ...partial } = MODEL;
     const e = fails(system({ cpuModel: partial }));

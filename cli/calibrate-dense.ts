@@ -1,0 +1,176 @@
+/**
+ * The dense part of `dype calibrate`: GEMM (Y = X W) and an elementwise map
+ * (Y = relu(X)) timed at one thread on the backend being calibrated, and
+ * fitted as `ms = overhead + flops x nsPerDenseFlop + bytes x
+ * nsPerDenseByte` (the op's flops and bytes as annotate-cost counts them),
+ * non-negative least squares on relative errors, the per-op overhead the
+ * sparse fit's. Without these two figures a CPU prices dense ops by the
+ * roofline of its peak, which the generated kernels reach a small part of
+ * (docs/COST-MODEL.md). Shapes held out of the fit report the error.
+ */
+import { plannedSpec } from '../codegen/implementations.js';
+import { cacheRoot } from '../codegen/wasm/cache.js';
+import { emitWasm } from '../codegen/wasm/emit.js';
+import { compileSource } from '../frontend/compile.js';
+import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
+import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { bindProblem } from '../runtime/plan/bind.js';
+import { nnls } from '../runtime/plan/calibrate-fit.js';
+import type { PlanOp } from '../runtime/plan/types.js';
+import type { DenseTensor, Tensor } from '../runtime/tensor.js';
+import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+
+const DENSE = {
+  gemm: 'kernel gemm(X: dense<f32>[n, k], W: dense<f32>[k, h]) -> (Y: dense<f32>[n, h]) { Y[i, j] = X[i, l] * W[l, j]; }',
+  map: 'kernel map(X: dense<f32>[n, k]) -> (Y: dense<f32>[n, k]) { Y[i, j] = relu(X[i, j]); }',
+} as const;
+type DenseName = keyof typeof DENSE;
+
+/** One timed shape: n rows, k columns in, h out (GEMM; a map keeps k). */
+export interface DenseShape {
+  kernel: DenseName;
+  n: number;
+  k: number;
+  h: number;
+}
+
+const FIT: readonly DenseShape[] = [
+  ...[2_000, 20_000, 100_000].flatMap((n) =>
+    [
+      [16, 16],
+      [64, 64],
+      [16, 128],
+    ].map(([k, h]) => ({ kernel: 'gemm' as const, n, k: k!, h: h! })),
+  ),
+  ...[10_000, 100_000, 1_000_000].flatMap((n) => [4, 32].map((k) => ({ kernel: 'map' as const, n, k, h: k }))),
+];
+const FIT_QUICK: readonly DenseShape[] = [
+  { kernel: 'gemm', n: 5_000, k: 16, h: 16 },
+  { kernel: 'gemm', n: 20_000, k: 64, h: 64 },
+  { kernel: 'map', n: 20_000, k: 8, h: 8 },
+  { kernel: 'map', n: 400_000, k: 16, h: 16 },
+];
+const HELD_OUT: readonly DenseShape[] = [
+  { kernel: 'gemm', n: 50_000, k: 32, h: 32 },
+  { kernel: 'gemm', n: 8_000, k: 128, h: 16 },
+  { kernel: 'map', n: 300_000, k: 8, h: 8 },
+  { kernel: 'map', n: 50_000, k: 64, h: 64 },
+];
+
+export interface DenseRow extends DenseShape {
+  flops: number;
+  bytes: number;
+  measuredMs: number;
+  predictedMs: number;
+}
+
+export interface DenseFit {
+  nsPerDenseFlop: number;
+  nsPerDenseByte: number;
+  fitRows: DenseRow[];
+  rows: DenseRow[];
+}
+
+interface DenseKernel {
+  exec: WasmExecutor;
+  spec: ReturnType<typeof plannedSpec>;
+}
+
+async function compileDense(name: DenseName, backend: 'native' | 'wasm'): Promise<DenseKernel> {
+  const m = runPipeline(compileSource(DENSE[name], `${name}.dy`).module!, {
+    passes: [...DEFAULT_PIPELINE, lowerKernelsPass],
+  });
+  const k = m.kernels[0]!;
+  const spec = plannedSpec(m, `${name}.dy`, k.name);
+  if (backend === 'native') {
+    const { compileCpuKernel } = await import('../codegen/cpu/compile.js');
+    const { createNativeCpuExecutor } = await import('../runtime/native/cpu-executor.js');
+    const c = compileCpuKernel(`calibrate_${name}`, k, cacheRoot());
+    try {
+      return {
+        exec: createNativeCpuExecutor(c.build.path, c.manifest, {
+          threads: 1,
+          program: c.program,
+          programHash: c.hash,
+        }),
+        spec,
+      };
+    } finally {
+      c.build.cleanup();
+    }
+  }
+  const { binary, manifest } = await emitWasm(k);
+  return { exec: await createWasmExecutor(binary, manifest, { threads: 1 }), spec };
+}
+
+const dense = (rows: number, cols: number): DenseTensor => ({
+  format: 'dense',
+  shape: [rows, cols],
+  data: Float64Array.from({ length: rows * cols }, (_, p) => ((p % 7) - 3) * 0.25),
+});
+
+/** The op's flops and bytes as the planner counts them, and the fastest of several runs (ms). */
+function timeShape(c: DenseKernel, s: DenseShape, cpuMs: (run: () => void) => number): Omit<DenseRow, 'predictedMs'> {
+  const dims = new Map([
+    ['n', s.n],
+    ['k', s.k],
+    ['h', s.h],
+  ]);
+  const tensors = new Map<string, Tensor>(
+    s.kernel === 'gemm'
+      ? [
+          ['X', dense(s.n, s.k)],
+          ['W', dense(s.k, s.h)],
+        ]
+      : [['X', dense(s.n, s.k)]],
+  );
+  const ops: PlanOp[] = bindProblem(c.spec, { sparse: new Map(), dims, scalars: new Map() }).ops;
+  const measuredMs = cpuMs(() => c.exec.execute({ tensors, scalars: new Map(), dims }));
+  return {
+    ...s,
+    flops: ops.reduce((a, o) => a + o.flops, 0),
+    bytes: ops.reduce((a, o) => a + o.bytes, 0),
+    measuredMs,
+  };
+}
+
+/**
+ * Times and fits the dense ops. `time` runs a kernel call repeatedly and
+ * returns its time as the sparse part measures one thread (cli/calibrate.ts);
+ * `overheadUs` is the per-op overhead the sparse fit found.
+ */
+export async function calibrateDense(
+  backend: 'native' | 'wasm',
+  quick: boolean,
+  overheadUs: number,
+  time: (run: () => void) => number,
+  tick: () => void,
+): Promise<DenseFit> {
+  const kernels = new Map<DenseName, DenseKernel>();
+  for (const name of Object.keys(DENSE) as DenseName[]) kernels.set(name, await compileDense(name, backend));
+  try {
+    const timed = (list: readonly DenseShape[]) =>
+      list.map((s) => {
+        const r = timeShape(kernels.get(s.kernel)!, s, time);
+        tick();
+        return r;
+      });
+    const fitTimed = timed(quick ? FIT_QUICK : FIT);
+    const heldTimed = timed(HELD_OUT);
+    const over = overheadUs / 1e3;
+    // Relative errors: each row divided by its measured time; ns to ms.
+    const A = fitTimed.map((r) => [(r.flops * 1e-6) / r.measuredMs, (r.bytes * 1e-6) / r.measuredMs]);
+    const b = fitTimed.map((r) => Math.max(0, r.measuredMs - over) / r.measuredMs);
+    const [nsPerDenseFlop, nsPerDenseByte] = nnls(A, b) as [number, number];
+    const predict = (r: Omit<DenseRow, 'predictedMs'>): DenseRow => ({
+      ...r,
+      predictedMs: over + (r.flops * nsPerDenseFlop + r.bytes * nsPerDenseByte) * 1e-6,
+    });
+    return { nsPerDenseFlop, nsPerDenseByte, fitRows: fitTimed.map(predict), rows: heldTimed.map(predict) };
+  } finally {
+    for (const k of kernels.values()) k.exec.close();
+  }
+}
+
+/** How many shapes calibrateDense times (for the progress bar). */
+export const denseShapeCount = (quick: boolean): number => (quick ? FIT_QUICK : FIT).length + HELD_OUT.length;
