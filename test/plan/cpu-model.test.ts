@@ -70,6 +70,22 @@ function spmm(f: SparseFeatures, k: number): PlanOp {
 }
 const ms = (op: PlanOp, d: DeviceSpec): number => variantTimes(op, d)[0]!.ms;
 
+/** An elementwise map over 1e6 f32 elements (1 flop and 8 bytes each). */
+const map: PlanOp = {
+  id: 'm',
+  kind: 'map',
+  result: 'z',
+  dtype: 'f32',
+  reads: [],
+  items: 1e6,
+  flops: 1e6,
+  bytes: 8e6,
+  gathers: 0,
+  resultBytes: 4e6,
+  trips: 1,
+  impls: typicalImpls('map'),
+};
+
 describe('CPU model terms', () => {
   it('a small problem is entries, gathers, rows and outputs, plus the launch', () => {
     const op = spmm(feats(1_000, 8, 0), 16);
@@ -141,40 +157,12 @@ describe('CPU model terms', () => {
   });
 
   it('dense ops keep the roofline, and without the block every op does', () => {
-    const map: PlanOp = {
-      id: 'm',
-      kind: 'map',
-      result: 'z',
-      dtype: 'f32',
-      reads: [],
-      items: 1e6,
-      flops: 1e6,
-      bytes: 8e6,
-      gathers: 0,
-      resultBytes: 4e6,
-      trips: 1,
-      impls: typicalImpls('map'),
-    };
     expect(ms(map, cpu(MODEL))).toBe(ms(map, cpu(undefined)));
     const op = spmm(feats(10_000, 8, 0.5), 16);
     expect(ms(op, cpu(undefined))).not.toBe(ms(op, cpu(MODEL)));
   });
 
   it('dense ops take the fitted dense figures where the model has them: flops and bytes at their rates', () => {
-    const map: PlanOp = {
-      id: 'm',
-      kind: 'map',
-      result: 'z',
-      dtype: 'f32',
-      reads: [],
-      items: 1e6,
-      flops: 1e6,
-      bytes: 8e6,
-      gathers: 0,
-      resultBytes: 4e6,
-      trips: 1,
-      impls: typicalImpls('map'),
-    };
     const dense = {
       ...MODEL,
       nsPerDenseFlop: 0.05,
