@@ -16,7 +16,7 @@ import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { nnls } from '../runtime/plan/calibrate-fit.js';
-import type { PlanOp } from '../runtime/plan/types.js';
+import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
 import type { DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
 
@@ -73,34 +73,48 @@ export interface DenseFit {
 
 interface DenseKernel {
   exec: WasmExecutor;
-  spec: ReturnType<typeof plannedSpec>;
+  spec: PlanSpec;
 }
 
-async function compileDense(name: DenseName, backend: 'native' | 'wasm'): Promise<DenseKernel> {
-  const m = runPipeline(compileSource(DENSE[name], `${name}.dy`).module!, {
+/**
+ * A calibration kernel from its source: its planned spec and one executor per thread count on the backend
+ * timed (the native library through the compile cache, as dype run --backend native builds it; or wasm).
+ */
+export async function calibrationKernel(
+  name: string,
+  source: string,
+  backend: 'native' | 'wasm',
+  threadCounts: readonly number[],
+): Promise<{ spec: PlanSpec; executors: Map<number, WasmExecutor> }> {
+  const m = runPipeline(compileSource(source, `${name}.dy`).module!, {
     passes: [...DEFAULT_PIPELINE, lowerKernelsPass],
   });
   const k = m.kernels[0]!;
   const spec = plannedSpec(m, `${name}.dy`, k.name);
+  const executors = new Map<number, WasmExecutor>();
   if (backend === 'native') {
     const { compileCpuKernel } = await import('../codegen/cpu/compile.js');
     const { createNativeCpuExecutor } = await import('../runtime/native/cpu-executor.js');
-    const c = compileCpuKernel(`calibrate_${name}`, k, cacheRoot());
+    const c = compileCpuKernel(name, k, cacheRoot());
     try {
-      return {
-        exec: createNativeCpuExecutor(c.build.path, c.manifest, {
-          threads: 1,
-          program: c.program,
-          programHash: c.hash,
-        }),
-        spec,
-      };
+      for (const threads of threadCounts)
+        executors.set(
+          threads,
+          createNativeCpuExecutor(c.build.path, c.manifest, { threads, program: c.program, programHash: c.hash }),
+        );
     } finally {
       c.build.cleanup();
     }
+  } else {
+    const { binary, manifest } = await emitWasm(k);
+    for (const threads of threadCounts) executors.set(threads, await createWasmExecutor(binary, manifest, { threads }));
   }
-  const { binary, manifest } = await emitWasm(k);
-  return { exec: await createWasmExecutor(binary, manifest, { threads: 1 }), spec };
+  return { spec, executors };
+}
+
+async function compileDense(name: DenseName, backend: 'native' | 'wasm'): Promise<DenseKernel> {
+  const { spec, executors } = await calibrationKernel(`calibrate_${name}`, DENSE[name], backend, [1]);
+  return { exec: executors.get(1)!, spec };
 }
 
 const dense = (rows: number, cols: number): DenseTensor => ({

@@ -10,12 +10,6 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { emitWasm } from '../codegen/wasm/emit.js';
-import { cacheRoot } from '../codegen/wasm/cache.js';
-import { compileSource } from '../frontend/compile.js';
-import { plannedSpec } from '../codegen/implementations.js';
-import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
-import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { cpuThreadsFor } from '../runtime/catalogue/index.js';
 import { features } from '../runtime/features/index.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -27,11 +21,11 @@ import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
 import { loadSystemFile, parseSystem } from '../runtime/system/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import type { DeviceSpec } from '../runtime/system/types.js';
-import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+import type { WasmExecutor } from '../runtime/wasm/executor.js';
 import { InputError } from '../runtime/errors.js';
 import { usage } from './errors.js';
 import { checkOutputFile } from './output-path.js';
-import { calibrateDense, denseShapeCount, type DenseFit } from './calibrate-dense.js';
+import { calibrateDense, calibrationKernel, denseShapeCount, type DenseFit } from './calibrate-dense.js';
 import { capThreads } from './threads.js';
 import { snakeKeys } from './json-keys.js';
 import { resolveSystem } from './planning.js';
@@ -141,29 +135,9 @@ async function compile(threadCounts: readonly number[], backend: 'native' | 'was
   const planned = new Map<ProgramName, PlanSpec>();
   const executors = new Map<string, WasmExecutor>();
   for (const name of Object.keys(PROGRAMS) as ProgramName[]) {
-    const m = compileSource(PROGRAMS[name], `${name}.dy`).module!;
-    const loweredModule = runPipeline(m, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] });
-    const lowered = loweredModule.kernels[0]!;
-    planned.set(name, plannedSpec(loweredModule, `${name}.dy`, lowered.name));
-    if (backend === 'native') {
-      // The library of dype run --backend native (codegen/cpu), through the same compile cache.
-      const { compileCpuKernel } = await import('../codegen/cpu/compile.js');
-      const { createNativeCpuExecutor } = await import('../runtime/native/cpu-executor.js');
-      const c = compileCpuKernel(name, lowered, cacheRoot());
-      try {
-        for (const t of threadCounts)
-          executors.set(
-            `${name}/${t}`,
-            createNativeCpuExecutor(c.build.path, c.manifest, { threads: t, program: c.program, programHash: c.hash }),
-          );
-      } finally {
-        c.build.cleanup();
-      }
-      continue;
-    }
-    const { binary, manifest } = await emitWasm(lowered);
-    for (const t of threadCounts)
-      executors.set(`${name}/${t}`, await createWasmExecutor(binary, manifest, { threads: t }));
+    const k = await calibrationKernel(name, PROGRAMS[name], backend, threadCounts);
+    planned.set(name, k.spec);
+    for (const [t, e] of k.executors) executors.set(`${name}/${t}`, e);
   }
   return { planned, executors };
 }
@@ -348,11 +322,12 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   let done = 0;
   const fitTimed: (Timed & { sampleThreads: number })[] = [];
   const heldTimed: Timed[] = [];
-  let closed = false;
+  // Called once on every path: where a timing step throws, or after the last one.
   const closeAll = (): void => {
-    if (!closed) for (const ex of c.executors.values()) ex.close();
-    closed = true;
+    for (const ex of c.executors.values()) ex.close();
   };
+  // The held-out matrices, loaded once for the runs at 1 thread and at T.
+  const heldMatrices = new Map<string, CsrMatrix>();
   const useCpu = cpuClockUsable();
   try {
     warmUp(c, threadCounts);
@@ -377,6 +352,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     }
     for (const n of heldOut) {
       const A = toCsr(loadMatrix(join(dataDir, `${n}.mtx`)));
+      heldMatrices.set(n, A);
       for (const r of evalRuns) {
         heldTimed.push({
           matrix: n,
@@ -459,8 +435,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   // (cli/threads.ts), so the error is that of the model where it is used.
   try {
     if (threads > 1)
-      for (const n of heldOut) {
-        const A = toCsr(loadMatrix(join(dataDir, `${n}.mtx`)));
+      for (const [n, A] of heldMatrices)
         for (const r of evalRuns) {
           const ops = boundOps(c, A, r);
           c.executors
@@ -477,7 +452,6 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
           });
           bar.tick(++done);
         }
-      }
   } finally {
     bar.done();
     closeAll();

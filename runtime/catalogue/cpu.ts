@@ -15,16 +15,19 @@ import type { ImplEntry } from './types.js';
 function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
   const f = op.sparse;
   const m = d.cpuModel;
-  if (m && cpuModelled(op)) {
-    const share = threads === 1 ? 1 : cpuThreadShare(f, threads, m.parallelEfficiency ?? 1);
+  const sparse = m !== undefined && cpuModelled(op);
+  // One thread's work in ns: the sparse terms, or a dense op's flops and bytes at the fitted dense rates.
+  const work = !m
+    ? undefined
+    : sparse
+      ? cpuWorkNs(cpuTerms(op, m.cacheMB), m)
+      : m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined
+        ? op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte
+        : undefined;
+  if (m && work !== undefined) {
+    const share = threads === 1 ? 1 : cpuThreadShare(sparse ? f : undefined, threads, m.parallelEfficiency ?? 1);
     const dispatch = (threads - 1) * (m.dispatchUsPerThread ?? 0) * 1e3;
-    return (cpuWorkNs(cpuTerms(op, m.cacheMB), m) * share + dispatch) / 1e6;
-  }
-  if (m && m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined) {
-    // A dense op with the fitted dense figures: its flops and bytes at the measured rates, split like a sparse one.
-    const share = threads === 1 ? 1 : cpuThreadShare(undefined, threads, m.parallelEfficiency ?? 1);
-    const dispatch = (threads - 1) * (m.dispatchUsPerThread ?? 0) * 1e3;
-    return ((op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte) * share + dispatch) / 1e6;
+    return (work * share + dispatch) / 1e6;
   }
   const bw = d.memBandwidthGBs * 1e9 * MODEL.cpu.memory;
   const size = DTYPE_SIZE[op.dtype];
