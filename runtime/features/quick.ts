@@ -166,27 +166,59 @@ export function sampledRowStats(m: CsrMatrix, seed = 0): RowStats {
   const mean = rows > 0 ? nnz / rows : 0;
   const blocks = quickBlocks(rows, nnz);
   const count = blocks === 0 ? rows : blocks * QUICK_BLOCK_ROWS;
+  const alone = count * mean;
   // Each step its own small function: V8 optimizes a function sooner the smaller it is, and a runtime meets few new patterns.
-  scanBlocks(rowPtr, rows, blocks, mean, seed);
-  const longs = blocks === 0 ? 0 : takeLongSampled(count * mean, mean);
+  // The longest few are kept only as far as estimate() reads them: the scan keeps as many as it reads without long rows (usually one, its longest); with long rows a second pass over the same rows, now in cache, keeps them too.
+  const keep = topSampled(rows, blocks, count);
+  topLen.fill(0);
+  const beyond = scanBlocks(rowPtr, rows, blocks, mean, alone, seed, keep);
+  const taken = blocks === 0 ? 0 : Math.min(MAX_LONG_SAMPLED, beyond);
+  topCount = Math.min(MAX_TOP, taken + topSampled(rows, blocks, count - taken));
+  if (taken > 0) keepLongest(rowPtr, rows, blocks, topCount);
+  else if (keep <= 1) topLen[0] = sampledMax;
+  topFrom = 0;
+  const longs = blocks === 0 ? 0 : takeLongSampled(alone, mean);
   const found = blocks === 0 ? 0 : searchGaps(rowPtr, rows, blocks, mean, count - longs, longs);
   return estimate(rows, cols, nnz, mean, blocks, count - longs, longs + found, count);
 }
 
-// What scanBlocks leaves: the sampled rows' longest few (descending), longest, empty count and squared deviations.
-let best: number[] = [];
+/** Sampled rows whose mean stands for the matrix's longest 1% in estimate() (`standing` rows stand for the others). */
+function topSampled(rows: number, blocks: number, standing: number): number {
+  return Math.min(MAX_TOP, blocks === 0 ? Math.ceil(rows / 100) : Math.max(1, Math.round(standing / 100)));
+}
+
+// What scanBlocks and keepLongest leave: the sampled rows' longest, empty count and squared deviations; topLen[topFrom, topCount) the longest few not yet taken as long rows (descending; 0 past them).
+const topLen = new Int32Array(MAX_TOP);
+let topFrom = 0;
+let topCount = 0;
 let sampledMax = 0;
 let sampledEmpty = 0;
 let sampledSq = 0;
 let longestSeen = 0;
 
-/** Reads the sampled blocks' row pointers (all rows when blocks is 0), keeping each block's first row and end pointers. */
-function scanBlocks(rowPtr: Int32Array, rows: number, blocks: number, mean: number, seed: number): void {
-  // A local array of small integers: the loop below reads it per row.
-  const top = [0, 0, 0, 0, 0, 0, 0, 0];
+/** The i-th longest sampled row not yet taken as a long row (0 past those kept). */
+const best = (i: number): number => (topFrom + i < topCount ? topLen[topFrom + i]! : 0);
+
+/**
+ * Reads the sampled blocks' row pointers (all rows when blocks is 0),
+ * keeping each block's first row and end pointers, and the longest,
+ * empty count and squared deviations. Returns how many rows are longer
+ * than `alone`.
+ */
+function scanBlocks(
+  rowPtr: Int32Array,
+  rows: number,
+  blocks: number,
+  mean: number,
+  alone: number,
+  seed: number,
+  keep: number,
+): number {
+  const lastAt = keep - 1;
   let max = 0;
   let empty = 0;
   let sq = 0;
+  let beyond = 0;
   const runs = blocks === 0 ? 1 : blocks;
   const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
   for (let b = 0; b < runs; b++) {
@@ -198,17 +230,10 @@ function scanBlocks(rowPtr: Int32Array, rows: number, blocks: number, mean: numb
       end = rowPtr[r]! | 0;
       const n = (end - start) | 0;
       if (n < 0) throw badPointers(rows, r - 1, r, start, end);
-      if (n > top[7]!) {
-        // Insertion into the (descending) longest few.
-        let i = 7;
-        while (i > 0 && top[i - 1]! < n) {
-          top[i] = top[i - 1]!;
-          i--;
-        }
-        top[i] = n;
-      }
       if (n > max) max = n;
       if (n === 0) empty++;
+      if (n > alone) beyond++;
+      if (lastAt > 0 && n > topLen[lastAt]!) insertLongest(n, lastAt);
       const d = n - mean;
       sq += d * d;
     }
@@ -218,11 +243,39 @@ function scanBlocks(rowPtr: Int32Array, rows: number, blocks: number, mean: numb
       blockP1[b] = end;
     }
   }
-  best = top;
   sampledMax = max;
   sampledEmpty = empty;
   sampledSq = sq;
   longestSeen = max;
+  return beyond;
+}
+
+/** Inserts a row of length n into topLen[0, lastAt] (descending; n > topLen[lastAt]). */
+function insertLongest(n: number, lastAt: number): void {
+  let i = lastAt;
+  while (i > 0 && topLen[i - 1]! < n) {
+    topLen[i] = topLen[i - 1]!;
+    i--;
+  }
+  topLen[i] = n;
+}
+
+/** The `k` longest sampled rows into topLen (descending), from the rows scanBlocks read (its pointers were checked there). */
+function keepLongest(rowPtr: Int32Array, rows: number, blocks: number, k: number): void {
+  topLen.fill(0);
+  const runs = blocks === 0 ? 1 : blocks;
+  const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
+  const lastAt = k - 1;
+  for (let b = 0; b < runs; b++) {
+    const first = blocks === 0 ? 0 : blockFirst[b]!;
+    let end = rowPtr[first]! | 0;
+    for (let r = first + 1, last = first + runRows; r <= last; r++) {
+      const start = end;
+      end = rowPtr[r]! | 0;
+      const n = (end - start) | 0;
+      if (n > topLen[lastAt]!) insertLongest(n, lastAt);
+    }
+  }
 }
 
 /**
@@ -232,14 +285,13 @@ function scanBlocks(rowPtr: Int32Array, rows: number, blocks: number, mean: numb
  */
 function takeLongSampled(alone: number, mean: number): number {
   let longs = 0;
-  while (longs < MAX_LONG_SAMPLED && best[0]! > alone) {
-    const n = best[0]!;
+  while (longs < MAX_LONG_SAMPLED && best(0) > alone) {
+    const n = best(0);
     longLen[longs++] = n;
     sampledSq = Math.max(0, sampledSq - (n - mean) * (n - mean));
-    best.shift();
-    best.push(0);
+    topFrom++;
     // With the cap reached, the rows left may be as long as the last one taken out.
-    sampledMax = longs === MAX_LONG_SAMPLED ? n : best[0]!;
+    sampledMax = longs === MAX_LONG_SAMPLED ? n : best(0);
   }
   return longs;
 }
@@ -334,9 +386,9 @@ function estimate(
     longLen[taken] = n;
     topSum += n;
   }
-  const top = Math.min(MAX_TOP, blocks === 0 ? topRows : Math.max(1, Math.round(standing / 100)));
+  const top = topSampled(rows, blocks, standing);
   let sampledTop = 0;
-  for (let i = 0; i < top; i++) sampledTop += best[i]!;
+  for (let i = 0; i < top; i++) sampledTop += best(i);
   if (top > 0 && taken < topRows) topSum += (sampledTop / top) * (topRows - taken);
   return {
     rows,
