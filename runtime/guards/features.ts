@@ -41,6 +41,52 @@ export function sparseValue(f: SparseFeatures, key: string): number | undefined 
   }
 }
 
+/**
+ * One field's reader with its own named property load: a load keyed by a
+ * variable field name sees every field at one site and goes megamorphic,
+ * which for a sampled record's accessors (runtime/features/quick.ts) costs
+ * microseconds per read. The per-input paths (the feature view, the range
+ * check) read through these.
+ */
+const FIELD_READERS: Readonly<Record<string, (f: SparseFeatures) => number | undefined>> = {
+  rows: (f) => f.rows,
+  cols: (f) => f.cols,
+  nnz: (f) => f.nnz,
+  density: (f) => (f.rows * f.cols > 0 ? f.nnz / (f.rows * f.cols) : 0),
+  rowLenMean: (f) => f.rowLenMean,
+  rowLenMax: (f) => f.rowLenMax,
+  rowLenCv: (f) => f.rowLenCv,
+  emptyRowFraction: (f) => f.emptyRowFraction,
+  top1PctNnzShare: (f) => f.top1PctNnzShare,
+  localityScore: (f) => f.localityScore,
+};
+
+/** The reader of a sparse field (SPARSE_FIELDS); throws for another name. */
+export function fieldReader(field: string): (f: SparseFeatures) => number | undefined {
+  const read = FIELD_READERS[field];
+  if (!read) throw new Error(`no reader for sparse field ${field}: expected one of ${SPARSE_FIELDS.join(', ')}`);
+  return read;
+}
+
+/** A reader of one feature key (`A.rowLenCv`, `dim.n`, `scalar.alpha`) from a binding, made once per key: undefined where the binding lacks it. */
+export function keyReader(key: string): (b: Binding) => number | undefined {
+  if (key.startsWith('dim.')) {
+    const d = key.slice(4);
+    return (b) => b.dims.get(d);
+  }
+  if (key.startsWith('scalar.')) {
+    const s = key.slice(7);
+    return (b) => b.scalars.get(s);
+  }
+  const dot = key.lastIndexOf('.');
+  const name = key.slice(0, dot);
+  const read = fieldReader(key.slice(dot + 1));
+  return (b) => {
+    const f = b.sparse.get(name);
+    return f === undefined ? undefined : read(f);
+  };
+}
+
 /** Every feature key of a binding with its tier. */
 export function featureKeys(b: Binding): { key: string; tier: Tier }[] {
   const out: { key: string; tier: Tier }[] = [];

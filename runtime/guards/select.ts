@@ -4,7 +4,7 @@
  * from the runtime, not a guess).
  */
 import type { Binding } from '../plan/bind.js';
-import { featureValue, tierOf } from './features.js';
+import { featureValue, fieldReader, keyReader, tierOf } from './features.js';
 import { fmt, walkTree } from './tree.js';
 import type { GuardDecision, GuardPlan } from './types.js';
 
@@ -46,6 +46,73 @@ export function inRanges(
   }
   return true;
 }
+
+type RangeTest = (b: Binding) => boolean;
+/** Compiled checks per plan's ranges and leaf's `checks` list (ALL_KEYS for a leaf without one). */
+const tests = new WeakMap<GuardPlan['ranges'], WeakMap<readonly string[], RangeTest>>();
+const ALL_KEYS: readonly string[] = [];
+
+/**
+ * inRanges on a binding, compiled once per (ranges, checks): the keys a
+ * leaf checks, each read through its own reader (features.ts keyReader),
+ * against bounds held in typed arrays. Reading a feature view by a variable
+ * key goes megamorphic, which made the per-input range check cost more
+ * than the sampled row statistics it guards.
+ */
+export function inRangesOf(ranges: GuardPlan['ranges'], b: Binding, checks?: readonly string[]): boolean {
+  let byLeaf = tests.get(ranges);
+  if (!byLeaf) tests.set(ranges, (byLeaf = new WeakMap()));
+  const at = checks ?? ALL_KEYS;
+  let t = byLeaf.get(at);
+  if (!t) byLeaf.set(at, (t = compileRangeTest(ranges, checks)));
+  return t(b);
+}
+
+function compileRangeTest(ranges: GuardPlan['ranges'], checks?: readonly string[]): RangeTest {
+  const kept = rangeList(ranges).filter((r) => checks === undefined || r.tier0 || checks.includes(r.key));
+  // Grouped by sparse input, so each input's record is looked up once; dims and scalars one by one.
+  const groups = new Map<string, typeof kept>();
+  const other: typeof kept = [];
+  for (const r of kept) {
+    const name =
+      r.key.startsWith('dim.') || r.key.startsWith('scalar.') ? undefined : r.key.slice(0, r.key.lastIndexOf('.'));
+    if (name === undefined) other.push(r);
+    else groups.set(name, [...(groups.get(name) ?? []), r]);
+  }
+  const parts: RangeTest[] = [...groups].map(([name, rs]) => {
+    const read = rs.map((r) => fieldReader(r.key.slice(r.key.lastIndexOf('.') + 1)));
+    const [lo, hi] = bounds(rs);
+    return (b) => {
+      const f = b.sparse.get(name);
+      if (f === undefined) return true;
+      for (let i = 0; i < read.length; i++) {
+        const v = read[i]!(f);
+        if (v !== undefined && (v < lo[i]! || v > hi[i]!)) return false;
+      }
+      return true;
+    };
+  });
+  if (other.length > 0) {
+    const read = other.map((r) => keyReader(r.key));
+    const [lo, hi] = bounds(other);
+    parts.push((b) => {
+      for (let i = 0; i < read.length; i++) {
+        const v = read[i]!(b);
+        if (v !== undefined && (v < lo[i]! || v > hi[i]!)) return false;
+      }
+      return true;
+    });
+  }
+  return (b) => {
+    for (let i = 0; i < parts.length; i++) if (!parts[i]!(b)) return false;
+    return true;
+  };
+}
+
+const bounds = (rs: readonly { lo: number; hi: number }[]): [Float64Array, Float64Array] => [
+  Float64Array.from(rs, (r) => r.lo),
+  Float64Array.from(rs, (r) => r.hi),
+];
 
 /** The checked features outside the guards' ranges, each as a message (for the log of an input that is re-planned). */
 export function outOfRange(

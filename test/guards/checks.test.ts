@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { SampledFeatures } from '../../runtime/features/quick.js';
 import { skewExtremes, withChecks } from '../../runtime/guards/checks.js';
 import { planOptions, scoreChoices } from '../../runtime/guards/build.js';
-import { selectPartition, inRanges } from '../../runtime/guards/select.js';
+import { selectPartition, inRanges, inRangesOf } from '../../runtime/guards/select.js';
 import { leafAt } from '../../runtime/guards/tree.js';
 import { featureView } from '../../runtime/guards/view.js';
 import type { GuardNode, GuardPlan } from '../../runtime/guards/types.js';
@@ -164,6 +164,29 @@ describe('the range check at a leaf', () => {
     ]);
   });
 
+  it('the compiled check on a binding agrees with the check through a getter, at every leaf and edge', () => {
+    const leaves: (readonly string[] | undefined)[] = [[], ['A.rowLenCv'], undefined];
+    for (const rows of [0, 50, 300, 1000, 1000.5, 5000])
+      for (const cv of [-1, 0, 0.5, 1, 1 + 1e-6, 5, NaN])
+        for (const checks of leaves) {
+          const b = at(rows, cv);
+          const rec = featureView({ sparse: ['A'], dims: [], scalars: [] })(b);
+          expect(inRangesOf(plan.ranges, b, checks), `rows ${rows}, cv ${cv}, checks ${checks?.join()}`).toBe(
+            inRanges(plan.ranges, (k) => rec[k], checks),
+          );
+        }
+    // A dim and a scalar range, and a key the binding lacks (skipped, as featureValue gives undefined).
+    const ranges = { 'dim.n': [1, 10], 'scalar.alpha': [0, 1], 'B.rows': [0, 0] } as GuardPlan['ranges'];
+    const with_ = (n: number, alpha: number): Binding => ({
+      sparse: new Map(),
+      dims: new Map([['n', n]]),
+      scalars: new Map([['alpha', alpha]]),
+    });
+    expect(inRangesOf(ranges, with_(5, 0.5))).toBe(true);
+    expect(inRangesOf(ranges, with_(11, 0.5))).toBe(false);
+    expect(inRangesOf(ranges, with_(5, 2))).toBe(false);
+  });
+
   it('a sampled input reaching a tier-0-only leaf reads no row; one reaching a tier-1 check does', () => {
     const view = featureView({ sparse: ['A'], dims: [], scalars: [] });
     for (const [g, read] of [
@@ -175,6 +198,10 @@ describe('the range check at a leaf', () => {
       const leaf = leafAt(plan.tree, (k) => rec[k]);
       inRanges(plan.ranges, (k) => rec[k], leaf.checks);
       expect(f.rowStatsTaken).toBe(read);
+      // The compiled check reads as little.
+      const h = new SampledFeatures(graph(g));
+      inRangesOf(plan.ranges, { sparse: new Map([['A', h]]), dims: new Map(), scalars: new Map() }, leaf.checks);
+      expect(h.rowStatsTaken).toBe(read);
     }
   });
 });
