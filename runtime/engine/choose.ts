@@ -11,7 +11,7 @@ import { InputError } from '../errors.js';
 import { choiceKey, partitionLabel, planOptions } from '../guards/build.js';
 import { checkGuardPlans, partitionTable } from '../guards/objectives.js';
 import type { GuardPlan } from '../guards/types.js';
-import { inRanges, outOfRange } from '../guards/select.js';
+import { inRangesOf, outOfRange } from '../guards/select.js';
 import { walkTree } from '../guards/tree.js';
 import { featureView, type FeatureView } from '../guards/view.js';
 import { choicesOf, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
@@ -175,21 +175,67 @@ export class Chooser {
     return this.served(p) && Number.isFinite(this.memo.score(problem, p, this.cur.popts));
   }
 
+  /**
+   * What the guards (with the cost model's weighing of an open leaf and the fallbacks) chose per bound problem
+   * and objective: a problem is one pattern's features with its dims and scalars (memo.ts), on which every step
+   * of choose() is deterministic, so the same input again reads no feature and walks no tree. A re-planned
+   * choice is kept from its second time on, when its report says the plan is reused (`replans` keeps the plan).
+   */
+  private readonly chosen = new WeakMap<PlanProblem, Map<Objective, Omit<Choice, 'b' | 'problem' | 'features'>>>();
+
   choose(inputs: RuntimeInputs): Choice {
     const cfg = this.cfg;
     const st = this.cur;
     const b = bindInputs(cfg.kernel, cfg.params, inputs);
     const features = this.view(b.binding);
+    const problem = this.memo.problem(b.binding);
+    const known = this.chosen.get(problem)?.get(st.objective);
+    // Objects built field by field: V8 spreads (and rest-destructures) such records an order of magnitude slower.
+    if (known) {
+      const c: Choice = {
+        objective: known.objective,
+        b,
+        problem,
+        features,
+        path: known.path.slice(),
+        oor: known.oor.slice(),
+        selected: known.selected,
+      };
+      if (known.fallback !== undefined) c.fallback = known.fallback;
+      if (known.replanInfo !== undefined) c.replanInfo = known.replanInfo;
+      return c;
+    }
+    const c = this.chooseFresh(st, b, features, problem);
+    if (!c.replanInfo || this.replanReused) {
+      let m = this.chosen.get(problem);
+      if (!m) this.chosen.set(problem, (m = new Map()));
+      m.set(st.objective, {
+        objective: c.objective,
+        path: c.path.slice(),
+        oor: c.oor.slice(),
+        selected: c.selected,
+        ...(c.fallback !== undefined ? { fallback: c.fallback } : {}),
+        ...(c.replanInfo !== undefined ? { replanInfo: c.replanInfo } : {}),
+      });
+    }
+    return c;
+  }
+
+  /** Whether the last chooseFresh re-planned from a plan kept for its problem (so its report will not change again). */
+  private replanReused = false;
+
+  private chooseFresh(st: ObjectiveGuards, b: BoundInputs, features: FeatureView, problem: PlanProblem): Choice {
+    this.replanReused = false;
+    const cfg = this.cfg;
     const id = st.guard(features);
     const walked = walkTree(st.plan.tree, (k) => features[k]);
     if (st.ids[walked.leaf] !== id)
       throw new Error(
         `generated ${st.objective} guards of ${cfg.kernel} disagree with the guard tree (partition ${id} vs ${st.ids[walked.leaf]}): regenerate the runtime`,
       );
-    const oor = inRanges(st.plan.ranges, (k) => features[k], walked.checks)
+    const oor = inRangesOf(st.plan.ranges, b.binding, walked.checks)
       ? []
       : outOfRange(st.plan.ranges, (k) => features[k], walked.checks);
-    const problem = this.memo.problem(b.binding);
     let selected = this.parts[id]!;
     const path = walked.path;
     if (walked.also && oor.length === 0) {
@@ -206,6 +252,7 @@ export class Chooser {
     let replanInfo: Choice['replanInfo'];
     if (oor.length > 0) {
       const r = this.replan(problem);
+      this.replanReused = r.cached;
       selected = r.part;
       replanInfo = {
         reason: `outside the guards' ranges: ${oor.join('; ')}${r.cached ? ' (planned for this input before: the plan is reused)' : ''}`,

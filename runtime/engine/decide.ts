@@ -65,7 +65,13 @@ export class Decider {
     if (cur && cur.key === c.selected.key) {
       // The guards pick the running partition: nothing moves, nothing to weigh.
       const d = pol.decide({ current: 0, candidate: 0, cost: 0, differs: false }, units);
-      return { ...d, cost: NO_SWITCH, gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns };
+      return {
+        switch: d.switch,
+        reason: d.reason,
+        cost: NO_SWITCH,
+        gainPerRun: d.gainPerRun,
+        expectedRuns: d.expectedRuns,
+      };
     }
     const resident = new Set([...c.b.tensors].filter(([n, t]) => this.lastTensors.get(n) === t).map(([n]) => n));
     const curMapping = cur ? this.memo.mapping(c.problem, cur) : undefined;
@@ -95,7 +101,7 @@ export class Decider {
           .replace(/^the guards pick/, 'the re-plan picks')
           .replace(/^the guards\u2019 pick/, 'the re-plan\u2019s pick')
       : d.reason;
-    return { ...d, reason, cost, gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns };
+    return { switch: d.switch, reason, cost, gainPerRun: d.gainPerRun, expectedRuns: d.expectedRuns };
   }
 
   /** The partition now runs: its FPGA stages hold their designs. */

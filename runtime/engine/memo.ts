@@ -15,12 +15,10 @@ import { evaluateChoices, type PlanOptions, type StageChoice } from '../plan/dp.
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 
-/** Bound problems kept (least recently used first out). */
+/** Bound problems kept per first sparse input's features record, and for bindings without one (least recently used first out). */
 export const MEMO_PROBLEMS = 64;
 
 export class ModelMemo {
-  private readonly ids = new WeakMap<object, number>();
-  private nextId = 1;
   private readonly problems = new Map<string, PlanProblem>();
   private readonly mappings = new WeakMap<PlanProblem, Map<string, Mapping | undefined>>();
 
@@ -31,15 +29,41 @@ export class ModelMemo {
     private readonly popts: PlanOptions,
   ) {}
 
-  private id(o: object): number {
-    let i = this.ids.get(o);
-    if (i === undefined) this.ids.set(o, (i = this.nextId++));
-    return i;
+  /** Problems of a binding whose first sparse input has this features record: the rest of the binding as numbers (most recent first). */
+  private readonly byFeatures = new WeakMap<object, { rest: (number | object)[]; p: PlanProblem }[]>();
+
+  /**
+   * The bound problem of a binding, made once per pattern, dims and scalars. A binding with a sparse input is
+   * looked up by that input's features record (cached per pattern by inputs.ts) and compared value by value,
+   * which costs no string per input; one without is keyed by a string.
+   */
+  problem(b: Binding): PlanProblem {
+    const first = b.sparse.values().next();
+    if (first.done) return this.problemByKey(b);
+    const rest: (number | object)[] = [];
+    let i = 0;
+    for (const f of b.sparse.values()) if (i++ > 0) rest.push(f);
+    for (const v of b.dims.values()) rest.push(v);
+    for (const v of b.scalars.values()) rest.push(v);
+    let list = this.byFeatures.get(first.value);
+    if (!list) this.byFeatures.set(first.value, (list = []));
+    const at = list.findIndex((e) => e.rest.length === rest.length && e.rest.every((x, k) => Object.is(x, rest[k])));
+    if (at >= 0) {
+      const e = list[at]!;
+      if (at > 0) {
+        list.splice(at, 1);
+        list.unshift(e);
+      }
+      return e.p;
+    }
+    const p = bindProblem(this.spec, b);
+    list.unshift({ rest, p });
+    if (list.length > MEMO_PROBLEMS) list.pop();
+    return p;
   }
 
-  problem(b: Binding): PlanProblem {
+  private problemByKey(b: Binding): PlanProblem {
     let key = '';
-    for (const [n, f] of b.sparse) key += `${n}#${this.id(f)};`;
     for (const v of b.dims.values()) key += `${v},`;
     key += '|';
     for (const v of b.scalars.values()) key += `${v},`;

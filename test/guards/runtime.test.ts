@@ -146,6 +146,46 @@ describe('out of range', () => {
   });
 });
 
+describe('the same input again', () => {
+  it('reuses the choice made for its pattern and dims: no guard runs, the same pick, path and report', async () => {
+    let calls = 0;
+    const counted = {
+      ...fx.config,
+      guard: {
+        throughput: (f: Parameters<typeof fx.config.guard.throughput & object>[0]) => {
+          calls++;
+          return fx.config.guard.throughput!(f);
+        },
+      },
+    };
+    const rt = runtimeFor({ ...fx, config: counted });
+    calls = 0;
+    const first = rt.explain(fx.inputs('ca-GrQc.mtx'));
+    expect(calls).toBe(1);
+    const again = rt.explain(fx.inputs('ca-GrQc.mtx'));
+    expect(calls).toBe(1);
+    expect(again.selected.id).toBe(first.selected.id);
+    expect(again.path).toEqual(first.path);
+    // New values on the same pattern (new X, the same A arrays) are the same problem; a new pattern is not.
+    const A = fx.graphs.get('ca-GrQc.mtx')!;
+    rt.explain({ ...fx.inputs('ca-GrQc.mtx'), X: fx.inputs('ca-GrQc.mtx').X });
+    expect(calls).toBe(1);
+    rt.explain({ ...fx.inputs('ca-GrQc.mtx'), A: { ...A, rowPtr: A.rowPtr.slice(), colIdx: A.colIdx.slice() } });
+    expect(calls).toBe(2);
+    // Other dims are another problem.
+    rt.explain(fx.inputs('ca-GrQc.mtx', 48));
+    expect(calls).toBe(3);
+    // An out-of-range input: re-planned once, its reused plan reported the same from then on.
+    await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48');
+    const second = await rt.run(fx.inputs('cora.cites', 48), 'again');
+    const third = await rt.run(fx.inputs('cora.cites', 48), 'and again');
+    expect(third.log.replan).toEqual(second.log.replan);
+    expect(third.log.selected.id).toBe(second.log.selected.id);
+    expect(third.log.replan!.planMs).toBe(0);
+    rt.close();
+  });
+});
+
 describe('a leaf that leaves partitions open', () => {
   it('the cost model weighs them on each input: the lowest predicted period runs, and the path says so', () => {
     // Every partition open at one leaf: the pick must be the model's best of them all, whatever the tree would say.
