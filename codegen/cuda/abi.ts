@@ -5,12 +5,13 @@
  * ABI's untyped buffers and sizes into the stub's typed arguments. Buffers
  * and sizes are in the manifest's order (= the LoopFunc's), followed by the
  * three pattern figures of the op's sparse operand (rows, cols, entries);
- * merge-path's entry count is the third of those.
+ * the entry count of merge-path and adaptive-rows (variants.ts needsNnz) is the third of those.
  */
 import { abiPrefix, ABI_FUNCTIONS, ABI_VERSION, NATIVE_BACKENDS } from '../../runtime/native/abi.js';
 import { storageType } from './cprint.js';
 import type { KernelPlan } from './host.js';
 import { cString } from './names.js';
+import { needsNnz } from './variants.js';
 
 export interface AbiView {
   prefix: string;
@@ -52,7 +53,7 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
         const args = [
           ...bufs,
           ...sizes,
-          ...(v.name === 'merge-path' ? [`s[${ns + 2}]`] : []),
+          ...(needsNnz(v) ? [`s[${ns + 2}]`] : []),
           ...(op.splittable ? ['rb', 're'] : []),
           'stream',
         ];
@@ -60,7 +61,7 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
           `int launch_${h}(void* const* b, const int* s, int rb, int re, cudaStream_t stream) {`,
           ...(op.splittable ? [] : ['  (void)rb;', '  (void)re;']),
           ...(f.buffers.length === 0 ? ['  (void)b;'] : []),
-          ...(ns === 0 && v.name !== 'merge-path' ? ['  (void)s;'] : []),
+          ...(ns === 0 && !needsNnz(v) ? ['  (void)s;'] : []),
           `  return ${op.symbols[vi]!}(${args.join(', ')});`,
           '}',
         );

@@ -10,9 +10,10 @@ cudaMemcpyHostToDevice cudaMemcpyPeerAsync cudaSetDevice cudaStreamCreateWithFla
 cudaStreamDestroy cudaStreamNonBlocking cudaStreamSynchronize cudaSuccess cuda_runtime_api cur define defined
 destroyed dev device_count device_name devices diag done download dst dst_dev dst_off e end endif entry0 erase
 error error_text find from grid handle hi host ifdef ifndef impl impls include insert it iv l1 launch launch_0
-launch_1 launch_10 launch_11 launch_12 launch_2 launch_3 launch_4 launch_5 launch_6 launch_7 launch_8 launch_9
-lo lock lock_guard mid mutex name names nnz nothrow o off on_device op op_buffer_count op_impls op_lookup
-op_size_count out p peer prev program program_hash ptr push_back rb rc re row0 row_begin row_end rows set size
-sizes splittable src src_dev src_off staged stddef stdint strcmp stream stream_create stream_destroy
-stream_lock stream_of streams string sync to_string uintptr_t undef upload v variant variants vector w
+launch_1 launch_10 launch_11 launch_12 launch_13 launch_14 launch_2 launch_3 launch_4 launch_5 launch_6
+launch_7 launch_8 launch_9 lo lock lock_guard mid mutex name names nnz nothrow o off on_device op
+op_buffer_count op_impls op_lookup op_size_count out p peer prev program program_hash ptr push_back rb rc re
+row0 row_begin row_end rows set size sizes splittable src src_dev src_off staged stddef stdint strcmp stream
+stream_create stream_destroy stream_lock stream_of streams string sync to_string uintptr_t undef upload v
+variant variants vector w width
 `;

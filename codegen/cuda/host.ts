@@ -12,7 +12,7 @@ import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtim
 import { cType, FuncNames, storageType } from './cprint.js';
 import { cudaDiagnostic, Scope, symbolPart, type NameContext } from './names.js';
 import { topLoop } from './nest.js';
-import { OpCode, variantsOf, type Variant } from './variants.js';
+import { needsNnz, OpCode, variantsOf, type Variant } from './variants.js';
 
 export interface Storage {
   /** Loop-IR buffer name it backs (pattern arrays under their root's name). */
@@ -349,7 +349,7 @@ export function kernelView(plan: KernelPlan): KernelView {
     );
     op.variants.forEach((v, vi) => {
       const args = [...op.storage.map((k) => `b->${storages.get(k)!.c}`), ...op.sizes.map((c) => `b->${c}`)];
-      if (v.name === 'merge-path') {
+      if (needsNnz(v)) {
         const ptr = op.f.buffers.find((x) => x.role === 'rowPtr' || x.role === 'colPtr')!;
         args.push(`b->${sizes.get(`nnz(${manifest.roots[ptr.of]!})`)!}`);
       }

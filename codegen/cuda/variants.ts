@@ -27,6 +27,7 @@
  * merge path of those rows and their entries alone.
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import { ADAPTIVE_LANES } from '../../runtime/catalogue/gpu.js';
 import { cConst, cType, ExprPrinter, FuncNames, StmtPrinter, type LLoad } from './cprint.js';
 import {
   declared,
@@ -200,6 +201,8 @@ export function rowPerThread(o: OpCode): Variant | undefined {
 /** Prints a row body for a warp: lanes split reductions and independent loops; see the file header. */
 class WarpPrinter extends StmtPrinter {
   splits = 0;
+  /** Splits that put lanes on a loop's iterations or cache entries (not row reductions). */
+  laneSplits = 0;
   /** IR variables whose value differs between lanes. */
   private varying = new Set<string>();
   /** Active-lane flags of the enclosing lane-split loops (empty: the values are warp-uniform). */
@@ -213,8 +216,18 @@ class WarpPrinter extends StmtPrinter {
   constructor(
     p: ExprPrinter,
     private readonly f: LoopFunc,
+    /**
+     * Lanes per row: 32 (a warp), or a C expression of a power of two up to 32 (adaptive-rows: the rows of a
+     * warp's groups share its shuffles); then only row reductions split, and `live` guards the stores of groups
+     * past the last row.
+     */
+    private readonly lanes: { width: string; live?: string } = { width: '32' },
   ) {
     super(p);
+  }
+
+  private get narrow(): boolean {
+    return this.lanes.width !== '32';
   }
 
   private uniform(e: LExpr): boolean {
@@ -227,8 +240,13 @@ class WarpPrinter extends StmtPrinter {
       const s = ss[k]!;
       const red = s.k === 'for' ? reductionAt(ss, k) : undefined;
       if (red && this.canSplit(s as For) && !this.varying.has(red.init.var)) {
-        out.push(...this.splitReduction(red, ind));
-        continue;
+        // Narrow groups are sized by the row length: they split a row's walk over its entries, nothing else.
+        const entries = entryLoopOf(red.loop, varOfLoad(red.loop.lo), this.f) !== undefined;
+        if (!this.narrow || entries) {
+          out.push(...this.splitReduction(red, ind));
+          continue;
+        }
+        this.laneSplits++;
       }
       if (s.k === 'let' && !this.uniform(s.value)) this.varying.add(s.var);
       if (s.k === 'if' && !this.uniform(s.cond)) {
@@ -260,10 +278,12 @@ class WarpPrinter extends StmtPrinter {
     [this.laneOwned, this.converged] = saved;
     const acc = this.p.var(red.init.var);
     return [
-      `${ind}for (int ${v} = ${this.p.as(s.lo, 'index')} + dy_lane, ${end} = ${this.p.as(s.hi, 'index')}; ${v} < ${end}; ${v} += 32) {`,
+      `${ind}for (int ${v} = ${this.p.as(s.lo, 'index')} + dy_lane, ${end} = ${this.p.as(s.hi, 'index')}; ${v} < ${end}; ${v} += ${this.lanes.width}) {`,
       ...body,
       `${ind}}`,
-      `${ind}${acc} = dy_warp_reduce<${FOLD_FN[red.op]}>(${acc});`,
+      this.narrow
+        ? `${ind}${acc} = dy_group_reduce<${FOLD_FN[red.op]}>(${acc}, ${this.lanes.width});`
+        : `${ind}${acc} = dy_warp_reduce<${FOLD_FN[red.op]}>(${acc});`,
     ];
   }
 
@@ -274,15 +294,19 @@ class WarpPrinter extends StmtPrinter {
 
   override forStmt(s: For, ind: string): string[] {
     const independent = outerSets(s.body).size === 0;
-    if (independent && this.canSplit(s) && !this.hasDenseReduction(s.body)) return this.splitLanes(s, ind);
-    if (
+    if (independent && this.canSplit(s) && !this.hasDenseReduction(s.body)) {
+      this.laneSplits++;
+      if (!this.narrow) return this.splitLanes(s, ind);
+    } else if (
       this.converged &&
       this.laneOwned &&
       this.uniform(s.lo) &&
       this.uniform(s.hi) &&
       entryLoopOf(s, varOfLoad(s.lo), this.f)
-    )
-      return this.cachedEntries(s, ind);
+    ) {
+      this.laneSplits++;
+      if (!this.narrow) return this.cachedEntries(s, ind);
+    }
     const uni = this.uniform(s.lo) && this.uniform(s.hi);
     const saved = this.converged;
     if (!uni) {
@@ -374,7 +398,10 @@ class WarpPrinter extends StmtPrinter {
   }
 
   override storeStmt(s: Extract<LStmt, { k: 'store' }>, ind: string): string[] {
-    const guard = this.laneOwned ? this.actives.join(' && ') : ['dy_lane == 0', ...this.actives].join(' && ');
+    const live = this.lanes.live ? [this.lanes.live] : [];
+    const guard = (this.laneOwned ? [...live, ...this.actives] : [...live, 'dy_lane == 0', ...this.actives]).join(
+      ' && ',
+    );
     return guard === '' ? super.storeStmt(s, ind) : [`${ind}if (${guard}) ${this.storeLine(s)}`];
   }
 }
@@ -443,6 +470,73 @@ export function warpPerRow(o: OpCode): Variant | undefined {
     device,
     launch,
     extra: [],
+  };
+}
+
+// ---------------------------------------------------------------- adaptive-rows
+
+/** The entry count a variant's stub takes beside the op's sizes (merge-path, adaptive-rows). */
+export const NNZ_PARAM: ExtraParam = {
+  type: 'int',
+  name: 'dy_nnz',
+  doc: "stored entries of the matrix whose row pointers the op walks (its rowPtr[rows]); the launch is sized by them, the range's own entries are read on the device",
+};
+
+export const needsNnz = (v: Variant): boolean => v.extra.some((e) => e.name === NNZ_PARAM.name);
+
+/**
+ * Rows of a row reduction (SpMV's shape) on groups of `dy_width` lanes, the
+ * width the smallest power of two at least the mean row length, within
+ * [ADAPTIVE_LANES.min, ADAPTIVE_LANES.max] (runtime/catalogue/gpu.ts, which
+ * prices it with the same rule): several short rows per warp, a warp per row
+ * from 32 entries on. A warp's groups take consecutive rows and every lane
+ * of it the same trips, so the group shuffles see all 32 lanes; groups past
+ * the last row repeat the warp's first row and store nothing. Only ops whose
+ * lanes split row reductions alone qualify (an SpMM's dense width keeps
+ * warp-per-row's lanes).
+ */
+export function adaptiveRows(o: OpCode): Variant | undefined {
+  const top = topLoop(o.f);
+  if (!top || !onlySizes(top.lo, o.f) || !onlySizes(top.hi, o.f)) return undefined;
+  const wp = new WarpPrinter(o.p, o.f, { width: 'dy_width', live: 'dy_live' });
+  const body = wp.block(top.body, '    ');
+  if (wp.splits === 0 || wp.laneSplits > 0) return undefined;
+  const name = `${o.base}_adaptive_rows`;
+  const i = o.p.var(top.var);
+  const device = [
+    `${kernelHead(o, name, 256, [...RANGE_PARAMS, 'int dy_width'])} {`,
+    '  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));',
+    '  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;',
+    "  // The warp's first group: the same for its 32 lanes, so they run the same trips.",
+    '  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {',
+    '    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);',
+    '    const bool dy_live = dy_row < dy_hi;',
+    `    const int ${i} = (int)(dy_live ? dy_row : dy_base);`,
+    ...body,
+    '  }',
+    '}',
+  ];
+  const [lo, hi] = [paren(o.host(top.lo)), paren(o.host(top.hi))];
+  const launch = [
+    ...clampLines(o, top),
+    'const long long dy_n = (long long)dy_hi - dy_lo;',
+    'if (dy_n <= 0) return 0;',
+    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
+    `// Lanes per row from the whole matrix's mean row length (runtime/catalogue/gpu.ts adaptiveLanes).`,
+    `const long long dy_all = ${lo === '0' ? `(long long)${hi}` : `(long long)${hi} - ${lo}`};`,
+    'const long long dy_mean = dy_all > 0 ? ((long long)dy_nnz + dy_all - 1) / dy_all : 0;',
+    `int dy_width = ${ADAPTIVE_LANES.min};`,
+    `while (dy_width < ${ADAPTIVE_LANES.max} && dy_width < dy_mean) dy_width <<= 1;`,
+    ...grid('(dy_n * dy_width + 255) / 256'),
+    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS, 'dy_width']),
+  ];
+  return {
+    name: 'adaptive-rows',
+    cname: 'adaptive_rows',
+    note: `rows on groups of ${ADAPTIVE_LANES.min}-${ADAPTIVE_LANES.max} lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp`,
+    device,
+    launch,
+    extra: [NNZ_PARAM],
   };
 }
 
@@ -621,13 +715,7 @@ export function mergePath(o: OpCode): Variant | undefined {
       : `nnz-balanced merge path: each thread takes ${ipt} rows+entries; a second kernel combines split rows and runs the epilogue`,
     device: [...segLines, '', ...rowLines],
     launch,
-    extra: [
-      {
-        type: 'int',
-        name: 'dy_nnz',
-        doc: `stored entries of the matrix whose row pointers are ${ptr} (its ${ptr}[rows]; the grid is sized for them, the range's own entries are read on the device)`,
-      },
-    ],
+    extra: [NNZ_PARAM],
   };
 }
 
@@ -863,7 +951,7 @@ export function blockReduce(o: OpCode): Variant | undefined {
 export function variantsOf(o: OpCode): Variant[] {
   const sparse = isSparseOp(o.f);
   const list = sparse
-    ? [warpPerRow(o), mergePath(o), rowPerThread(o)]
+    ? [adaptiveRows(o), warpPerRow(o), mergePath(o), rowPerThread(o)]
     : [tiled(o), elementwise(o), warpPerRow(o), blockReduce(o), serial(o)];
   const out = list.filter((v): v is Variant => v !== undefined);
   // A dense op that is neither a tiled contraction nor elementwise keeps the plain nest.

@@ -6,14 +6,15 @@
  * card sustains, where gathers from a dense operand that fits the L2 cost no
  * DRAM traffic, times what the schedule loses to row-length imbalance:
  * a warp of row-per-thread waits for its longest row, warp-per-row idles
- * lanes on short rows and keeps warps on a few long ones, merge-path pays
- * only its partitioning. The per-call floor is the device's
+ * lanes on short rows and keeps warps on a few long ones, adaptive-rows
+ * fits its lanes to the mean row and waits for the longest of a warp's
+ * rows, merge-path pays only its partitioning. The per-call floor is the device's
  * (`callOverheadUs`, index.ts). Everything else, and every op on a GPU
  * without a gpuModel, is the roofline of the op's flops and bytes at fixed
  * efficiencies. Constants and sources: docs/COST-MODEL.md.
  */
 import { DTYPE_SIZE, isSparseKind, MODEL, peak, roofline, width } from '../plan/model.js';
-import type { PlanOp } from '../plan/types.js';
+import type { PlanOp, SparseFeatures } from '../plan/types.js';
 import type { DeviceSpec, GpuModelSpec } from '../system/types.js';
 import { lockstepImbalance } from './imbalance.js';
 import type { GpuImpl } from './names.js';
@@ -85,6 +86,28 @@ function warpPerRow(op: PlanOp, d: DeviceSpec): number {
   return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * tail * 1e3;
 }
 
+/** Lanes per row of adaptive-rows, a power of two: the CUDA stub picks them by this rule (codegen/cuda/variants.ts). */
+export const ADAPTIVE_LANES = { min: 2, max: 32 } as const;
+
+/** The smallest power of two at least the mean row length (rounded up), within ADAPTIVE_LANES. */
+export function adaptiveLanes(f: SparseFeatures): number {
+  const mean = f.rows > 0 ? Math.ceil(f.nnz / f.rows) : 0;
+  let w: number = ADAPTIVE_LANES.min;
+  while (w < ADAPTIVE_LANES.max && w < mean) w *= 2;
+  return w;
+}
+
+function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
+  const b = work(op, d);
+  if (!sparse(op)) return b * 1e3;
+  const f = op.sparse!;
+  const w = adaptiveLanes(f);
+  // A row takes ceil(len / w) steps of w lanes (lanes idle on its last step); a warp's 32 / w rows run in lockstep.
+  const steps = Math.max(1, Math.ceil(Math.max(f.rowLenMean, 1e-9) / w));
+  const lanesBusy = Math.min(1, Math.max(f.rowLenMean, 1e-9) / (steps * w));
+  return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * lockstepImbalance(f, MODEL.warp / w) * 1e3;
+}
+
 function mergePath(op: PlanOp, d: DeviceSpec): number {
   const b = work(op, d);
   const rows = op.sparse?.rows ?? 0;
@@ -98,6 +121,11 @@ const dense = (op: PlanOp, d: DeviceSpec, efficiency: number): number =>
   roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * efficiency, bandwidth(d));
 
 export const GPU_CATALOGUE: Record<GpuImpl, ImplEntry> = {
+  'adaptive-rows': {
+    summary:
+      'rows on groups of 2-32 lanes (by the mean row length) that split the row reduction, several rows per warp',
+    ms: adaptiveRows,
+  },
   'row-per-thread': { summary: 'one thread per row of the parallel loop', ms: rowPerThread },
   'warp-per-row': { summary: 'a warp per row; lanes split the row reduction or the dense width', ms: warpPerRow },
   'merge-path': { summary: 'nnz-balanced merge-path segments with a carry fix-up', ms: mergePath },

@@ -12,6 +12,7 @@ import type { FpgaDesignName } from '../plan/fpga-designs.js';
 export const CPU_IMPLS = ['nnz-split', 'row-split', 'serial'] as const;
 /** GPU (generated CUDA): the schedules of codegen/cuda/variants.ts. */
 export const GPU_IMPLS = [
+  'adaptive-rows',
   'warp-per-row',
   'merge-path',
   'row-per-thread',

@@ -228,7 +228,7 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       expect(f.device_count()).toBe(6);
       expect(f.device_name(5)).toMatch(/CPU emulation/);
       expect(f.device_name(6)).toBeNull();
-      expect(f.op_impls('spmv', 'op0')).toBe('warp-per-row,merge-path,row-per-thread');
+      expect(f.op_impls('spmv', 'op0')).toBe('adaptive-rows,warp-per-row,merge-path,row-per-thread');
       expect(f.op_impls('spmv', 'op9')).toBeNull();
       const h = f.op_lookup('spmv', 'op0', 'merge-path') as number;
       expect(h).toBeGreaterThanOrEqual(0);
@@ -244,6 +244,15 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       expect(f.launch(0, h, on0, sizes, 0, 120, null)).toBe(0);
       expect(f.launch(0, h, on0, sizes, 120, -1, null)).toBe(0);
       const y = new Float32Array(300);
+      expect(f.download(0, y, on0[4], 0, y.byteLength, null)).toBe(0);
+      expect(f.sync(0, null)).toBe(0);
+      for (let i = 0; i < 300; i++) expect(y[i]).toBeCloseTo(c.y[i]!, 4);
+      // adaptive-rows takes the entry count too (its lanes per row): whole and in two ranges.
+      const a = f.op_lookup('spmv', 'op0', 'adaptive-rows') as number;
+      y.fill(0);
+      expect(f.upload(0, on0[4], 0, y, y.byteLength, null)).toBe(0);
+      expect(f.launch(0, a, on0, sizes, 0, 120, null)).toBe(0);
+      expect(f.launch(0, a, on0, sizes, 120, -1, null)).toBe(0);
       expect(f.download(0, y, on0[4], 0, y.byteLength, null)).toBe(0);
       expect(f.sync(0, null)).toBe(0);
       for (let i = 0; i < 300; i++) expect(y[i]).toBeCloseTo(c.y[i]!, 4);

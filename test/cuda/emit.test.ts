@@ -44,7 +44,9 @@ function diagnostic(f: () => unknown): { code: string; message: string } {
 
 describe('variants derived from the loop nests', () => {
   it('gives each example op the schedules its nest supports', () => {
-    expect(variants(exampleProgram('spmv'))).toEqual({ spmv_op0: ['warp-per-row', 'merge-path', 'row-per-thread'] });
+    expect(variants(exampleProgram('spmv'))).toEqual({
+      spmv_op0: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
+    });
     expect(variants(exampleProgram('gcn'))).toEqual({
       gcn_op0: ['tiled', 'warp-per-row', 'row-per-thread'],
       gcn_op1: ['warp-per-row', 'merge-path', 'row-per-thread'],
@@ -53,7 +55,7 @@ describe('variants derived from the loop nests', () => {
     });
     expect(variants(exampleProgram('pagerank'))).toEqual({
       pagerank_op0: ['elementwise'],
-      pagerank_op2: ['warp-per-row', 'merge-path', 'row-per-thread'],
+      pagerank_op2: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
     });
     // The SDDMM writes per entry: no merge path (nothing to combine across rows).
     expect(variants(exampleProgram('attention'))['attention_op0']).toEqual(['warp-per-row', 'row-per-thread']);
@@ -61,8 +63,8 @@ describe('variants derived from the loop nests', () => {
       shapes_op0: ['block-reduce', 'serial'],
       shapes_op1: ['warp-per-row', 'row-per-thread'],
       shapes_op2: ['elementwise'],
-      shapes_op3: ['warp-per-row', 'merge-path', 'row-per-thread'],
-      shapes_op4: ['warp-per-row', 'merge-path', 'row-per-thread'],
+      shapes_op3: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
+      shapes_op4: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
     });
   });
 

@@ -66,8 +66,47 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
       'w.mtx',
       `%%MatrixMarket matrix array integer general\n198 1\n${Array.from({ length: 198 }, (_, i) => String(((i * 37) % 101) - 50)).join('\n')}\n`,
     );
+    // adaptive-rows at its narrowest and widest groups: mean row length 1.5 (2 lanes, 16 rows a warp, the last warp
+    // part empty) and 40 (32 lanes, rows longer than the group).
+    const coo = (n: number, entries: [number, number][]): string =>
+      `%%MatrixMarket matrix coordinate real general\n${n} ${n} ${entries.length}\n${entries.map(([i, j]) => `${i + 1} ${j + 1} ${((i * 7 + j * 3) % 11) - 5}`).join('\n')}\n`;
+    const pairs = file(
+      'pairs300.mtx',
+      coo(
+        300,
+        Array.from({ length: 300 }, (_, i): [number, number][] =>
+          i % 2 === 0
+            ? [
+                [i, i],
+                [i, (i + 1) % 300],
+              ]
+            : [[i, i]],
+        ).flat(),
+      ),
+    );
+    const full = file(
+      'full40.mtx',
+      coo(
+        40,
+        Array.from({ length: 1600 }, (_, k): [number, number] => [k % 40, Math.floor(k / 40)]),
+      ),
+    );
     const jobs: Job[] = [
       { prog: 'spmv', matrix: 'jazz', inputs: { A: jazz, x: x198 }, params: [], outs: ['y'] },
+      {
+        prog: 'spmv',
+        matrix: 'pairs300',
+        inputs: { A: pairs, x: file('x300.mtx', dense(300, 1)) },
+        params: [],
+        outs: ['y'],
+      },
+      {
+        prog: 'spmv',
+        matrix: 'full40',
+        inputs: { A: full, x: file('x40.mtx', dense(40, 1)) },
+        params: [],
+        outs: ['y'],
+      },
       { prog: 'spmv', matrix: 'erdos', inputs: { A: erdos, x: x472 }, params: [], outs: ['y'] },
       { prog: 'spmm', matrix: 'erdos', inputs: { A: erdos, B: X472 }, params: [], outs: ['Y'] },
       { prog: 'gcn', matrix: 'jazz', inputs: { A: jazz, X: X198, W1, W2 }, params: [], outs: ['Y'] },

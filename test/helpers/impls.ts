@@ -12,7 +12,11 @@ export function typicalImpls(kind: string): OpImpls {
   switch (kind) {
     case 'spmv':
     case 'reduce':
-      return { cpu: ['nnz-split'], gpu: ['warp-per-row', 'merge-path', 'row-per-thread'], fpga: ['serpens-spmv'] };
+      return {
+        cpu: ['nnz-split'],
+        gpu: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
+        fpga: ['serpens-spmv'],
+      };
     case 'spmm':
       return { cpu: ['nnz-split'], gpu: ['warp-per-row', 'merge-path', 'row-per-thread'], fpga: ['sextans-spmm'] };
     case 'sddmm':

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
 import { heft, singleKind } from '../../runtime/plan/baselines.js';
 import { variantTimes } from '../../runtime/plan/cost.js';
+import { adaptiveLanes } from '../../runtime/catalogue/gpu.js';
 import { FPGA_UNIT_COSTS, fpgaDesignResources, fpgaProjectResources } from '../../runtime/plan/fpga-designs.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
 import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
@@ -23,6 +24,22 @@ const ms = (op: PlanOp, d: DeviceSpec, variant: string): number => {
   expect(v, `${variant} on ${d.kind}`).toBeDefined();
   return v!.ms;
 };
+
+describe('adaptive-rows', () => {
+  it("takes the smallest power of two of lanes at least the mean row length, within 2..32 (the CUDA stub's rule)", () => {
+    const lanes = (rows: number, nnz: number): number => adaptiveLanes({ ...features(rows, 1, 0, 1, 0), rows, nnz });
+    expect([lanes(300, 450), lanes(472, 1314), lanes(198, 2742), lanes(40, 1600), lanes(0, 0), lanes(10, 20)]).toEqual([
+      2, 4, 16, 32, 2, 2,
+    ]);
+  });
+
+  it('beats warp-per-row on short rows and matches it on uniform rows of a warp or more', () => {
+    const short = spmv(features(1_000_000, 3, 0.3, 8, 0.01));
+    expect(ms(short, GPU, 'adaptive-rows')).toBeLessThan(ms(short, GPU, 'warp-per-row') / 4);
+    const exact = spmv(features(100_000, 64, 0, 64, 0.01));
+    expect(ms(exact, GPU, 'adaptive-rows')).toBeCloseTo(ms(exact, GPU, 'warp-per-row'), 9);
+  });
+});
 
 describe('GPU SpMV variants and row skew', () => {
   const uniform = spmv(features(1_000_000, 10, 0, 10, 0.01));

@@ -44,6 +44,13 @@ template <typename Op, typename T> static __device__ __forceinline__ T dy_warp_r
   return v;
 }
 
+// Butterfly over aligned groups of `width` lanes (a power of two up to 32): every lane ends with its group's
+// fold. All 32 lanes take part (an xor below the width stays inside the group).
+template <typename Op, typename T> static __device__ __forceinline__ T dy_group_reduce(T v, int width) {
+  for (int m = width >> 1; m > 0; m >>= 1) v = Op::f(v, dy_shfl_xor(v, m));
+  return v;
+}
+
 // Merge-path search over rows [row0, row0 + rows) and their entries [entry0, entry0 + nnz): the
 // (row, entry) coordinate of diagonal `diag` of that path, which merges the row ends ptr[row0 + 1 ..]
 // with the entry positions (a row end goes before entry k when ptr[r + 1] <= k).

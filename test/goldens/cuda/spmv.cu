@@ -44,6 +44,13 @@ template <typename Op, typename T> static __device__ __forceinline__ T dy_warp_r
   return v;
 }
 
+// Butterfly over aligned groups of `width` lanes (a power of two up to 32): every lane ends with its group's
+// fold. All 32 lanes take part (an xor below the width stays inside the group).
+template <typename Op, typename T> static __device__ __forceinline__ T dy_group_reduce(T v, int width) {
+  for (int m = width >> 1; m > 0; m >>= 1) v = Op::f(v, dy_shfl_xor(v, m));
+  return v;
+}
+
 // Merge-path search over rows [row0, row0 + rows) and their entries [entry0, entry0 + nnz): the
 // (row, entry) coordinate of diagonal `diag` of that path, which merges the row ends ptr[row0 + 1 ..]
 // with the entry positions (a row end goes before entry k when ptr[r + 1] <= k).
@@ -97,7 +104,25 @@ template <typename T> static __global__ void __launch_bounds__(32) dy_until_chan
 // ================================================================ kernel spmv
 // kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m])
 // ---------------------------------------------------------------- device code
-// ---- spmv_op0 (op op0: y -> y); variants: warp-per-row, merge-path, row-per-thread
+// ---- spmv_op0 (op op0: y -> y); variants: adaptive-rows, warp-per-row, merge-path, row-per-thread
+static __global__ void __launch_bounds__(256) dy_spmv_op0_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, int dy_width) {
+  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
+  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
+  // The warp's first group: the same for its 32 lanes, so they run the same trips.
+  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {
+    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
+    const bool dy_live = dy_row < dy_hi;
+    const int i = (int)(dy_live ? dy_row : dy_base);
+    float acc0 = 0.0f;
+    for (int p0 = A_rowPtr[i] + dy_lane, dy_end0 = A_rowPtr[(i + 1)]; p0 < dy_end0; p0 += dy_width) {
+      int j = A_colIdx[p0];
+      acc0 = (acc0 + (A_vals[p0] * x[j]));
+    }
+    acc0 = dy_group_reduce<dy_op_sum>(acc0, dy_width);
+    if (dy_live && dy_lane == 0) y[i] = acc0;
+  }
+}
+
 static __global__ void __launch_bounds__(256) dy_spmv_op0_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi) {
   const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_w = (int)(threadIdx.x >> 5);
@@ -179,6 +204,25 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_row_per_thread(const i
 }
 
 // ---------------------------------------------------------------- launch stubs
+// adaptive-rows: rows on groups of 2-32 lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp
+extern "C" int dype_spmv_spmv_op0_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
+  if (m < 0) return DYPE_ERR_BAD_SIZE;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < m ? dy_row_end : m;
+  const long long dy_n = (long long)dy_hi - dy_lo;
+  if (dy_n <= 0) return 0;
+  if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;
+  // Lanes per row from the whole matrix's mean row length (runtime/catalogue/gpu.ts adaptiveLanes).
+  const long long dy_all = (long long)m;
+  const long long dy_mean = dy_all > 0 ? ((long long)dy_nnz + dy_all - 1) / dy_all : 0;
+  int dy_width = 2;
+  while (dy_width < 32 && dy_width < dy_mean) dy_width <<= 1;
+  const long long dy_blocks = (dy_n * dy_width + 255) / 256;
+  if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  DY_LAUNCH(dy_spmv_op0_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_width);
+  return dy_launch_status();
+}
+
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
 extern "C" int dype_spmv_spmv_op0_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (m < 0) return DYPE_ERR_BAD_SIZE;
@@ -236,9 +280,10 @@ extern "C" int dype_spmv_spmv_op0_row_per_thread(const int* A_rowPtr, const int*
 // ---------------------------------------------------------------- program stubs
 static int dy_spmv_spmv_op0(const dype_spmv_spmv_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_spmv_spmv_op0_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
-    case 1: return dype_spmv_spmv_op0_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, 0, -1, stream);
-    case 2: return dype_spmv_spmv_op0_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
+    case 0: return dype_spmv_spmv_op0_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, 0, -1, stream);
+    case 1: return dype_spmv_spmv_op0_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
+    case 2: return dype_spmv_spmv_op0_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, 0, -1, stream);
+    case 3: return dype_spmv_spmv_op0_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
@@ -254,16 +299,17 @@ extern "C" int dype_spmv_spmv_op_count(void) { return 1; }
 
 extern "C" int dype_spmv_spmv_variant_count(int op) {
   switch (op) {
-    case 0: return 3;
+    case 0: return 4;
     default: return 0;
   }
 }
 
 extern "C" const char* dype_spmv_spmv_variant_name(int op, int variant) {
   switch (op * 64 + variant) {
-    case 0: return "warp-per-row";
-    case 1: return "merge-path";
-    case 2: return "row-per-thread";
+    case 0: return "adaptive-rows";
+    case 1: return "warp-per-row";
+    case 2: return "merge-path";
+    case 3: return "row-per-thread";
     default: return nullptr;
   }
 }
