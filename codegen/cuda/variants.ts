@@ -598,6 +598,7 @@ class EpiloguePrinter extends StmtPrinter {
 export function mergePath(o: OpCode): Variant | undefined {
   const m = mergeShape(o.f);
   if (!m) return undefined;
+  if (!m.dense) return mergeTiles(o, m);
   const { top, dense, red, ptr } = m;
   const p = o.p;
   const T = cType(red.init.type);
@@ -695,24 +696,175 @@ export function mergePath(o: OpCode): Variant | undefined {
     'if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
     `const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));`,
     `${T}* dy_scratch = nullptr;`,
-    `cudaError_t dy_err = cudaMallocAsync((void**)&dy_scratch, dy_elems * sizeof(${T}), stream);`,
+    `cudaError_t dy_err = dy_workspace(stream, dy_elems * sizeof(${T}), (void**)&dy_scratch);`,
     'if (dy_err != cudaSuccess) return (int)dy_err;',
     `${T}* dy_part = dy_scratch;`,
     `${T}* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);`,
     `${T}* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);`,
     `if (dy_K > 0) ${launchLine(seg, '(unsigned)dy_seg_blocks', '256', scratchArgs)}`,
     launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
-    'dy_err = cudaGetLastError();',
-    'cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);',
-    'if (dy_err != cudaSuccess) return (int)dy_err;',
-    'if (dy_free != cudaSuccess) return (int)dy_free;',
+    'return dy_launch_status();',
   ];
   return {
     name: 'merge-path',
     cname: 'merge_path',
-    note: dense
-      ? `nnz-balanced: each warp takes ${ipt} rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue`
-      : `nnz-balanced merge path: each thread takes ${ipt} rows+entries; a second kernel combines split rows and runs the epilogue`,
+    note: `nnz-balanced: each warp takes ${ipt} rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue`,
+    device: [...segLines, '', ...rowLines],
+    launch,
+    extra: [NNZ_PARAM],
+  };
+}
+
+/** Diagonals of the merge path per block of mergeTiles (256 threads x MERGE_ITEMS). */
+export const MERGE_TILE = 2048;
+const MERGE_ITEMS = 8;
+
+/**
+ * Merrill and Garland's merge-based row reduction (SC 2016), for a row fold
+ * without a dense loop (SpMV's shape). Each block takes MERGE_TILE
+ * diagonals of the merge of row ends and entries: one thread searches the
+ * global row pointers for the tile's two ends, the block stages the tile's
+ * row ends in shared memory, and each thread searches those for its
+ * MERGE_ITEMS diagonals. A thread writes the rows it holds whole; the
+ * partials of rows that cross threads are combined by a segmented scan over
+ * the block (keyed by row) and written by the thread that ends the row;
+ * the partial of the row that crosses the tile's end is the block's carry.
+ * The row kernel adds to a row that crossed tiles the carries of the
+ * blocks it crossed (O(blocks) per row, none for most) and runs the rest of
+ * the row body (the fused epilogue). Scratch (a partial per row, a carry
+ * per block) comes from the workspace kept per stream (dy_workspace): a
+ * call allocates nothing once its stream has it.
+ */
+function mergeTiles(o: OpCode, m: MergeShape): Variant {
+  const { top, red, ptr } = m;
+  const p = o.p;
+  const T = cType(red.init.type);
+  const ptrC = o.names.buf(ptr).c;
+  const acc = p.var(red.init.var);
+  const ident = cConst((red.init.value as { value: number }).value, red.init.type);
+  const fold = FOLD_FN[red.op];
+  const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry`];
+  const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry'];
+  const seg = `${o.base}_merge_path_tiles`;
+  const fix = `${o.base}_merge_path_rows`;
+  const i = p.var(top.var);
+  const pv = p.var(red.loop.var);
+  const foldBody = new StmtPrinter(p).block(red.loop.body, '      ');
+  const B = 256;
+  const segLines = [
+    `${kernelHead(o, seg, B, scratch)} {`,
+    `  __shared__ int dy_s_end[${MERGE_TILE}];`,
+    `  __shared__ ${T} dy_s_val[${B}];`,
+    `  __shared__ int dy_s_row[${B}];`,
+    '  __shared__ int dy_s_rk[4];',
+    `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
+    '  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;',
+    `  const long long dy_d0 = (long long)blockIdx.x * ${MERGE_TILE};`,
+    '  if (dy_d0 >= dy_total) return;',
+    `  const int dy_len = (int)min((long long)${MERGE_TILE}, dy_total - dy_d0);`,
+    '  const int dy_t = (int)threadIdx.x;',
+    '  // The one global search of the block: both ends of its tile.',
+    '  if (dy_t == 0) {',
+    '    int dy_r, dy_k;',
+    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);`,
+    '    dy_s_rk[0] = dy_r;',
+    '    dy_s_rk[1] = dy_k;',
+    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);`,
+    '    dy_s_rk[2] = dy_r;',
+    '    dy_s_rk[3] = dy_k;',
+    '  }',
+    '  __syncthreads();',
+    '  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.',
+    '  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;',
+    `  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += ${B}) dy_s_end[dy_u] = ${ptrC}[dy_r0 + 1 + dy_u];`,
+    '  __syncthreads();',
+    `  const int dy_t0 = min(dy_t * ${MERGE_ITEMS}, dy_len), dy_t1 = min(dy_t0 + ${MERGE_ITEMS}, dy_len);`,
+    '  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;',
+    '  while (dy_a < dy_b) {',
+    '    const int dy_mid = (dy_a + dy_b) >> 1;',
+    '    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;',
+    '    else dy_b = dy_mid;',
+    '  }',
+    `  int ${i} = dy_r0 + dy_a, ${pv} = dy_k0 + (dy_t0 - dy_a);`,
+    '  // Whether this thread starts inside its first row (earlier threads or blocks hold part of it).',
+    `  const bool dy_inside = ${i} < dy_hi && ${pv} > (dy_a > 0 ? dy_s_end[dy_a - 1] : ${ptrC}[dy_r0]);`,
+    `  ${T} ${acc} = ${ident}, dy_head = ${ident};`,
+    '  int dy_head_row = -1;',
+    '  bool dy_first = true;',
+    '  for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {',
+    `    if (${i} - dy_r0 < dy_nr && dy_s_end[${i} - dy_r0] <= ${pv}) {`,
+    '      if (dy_first && dy_inside) {',
+    `        dy_head = ${acc};`,
+    `        dy_head_row = ${i};`,
+    `      } else dy_part[${i} - dy_lo] = ${acc};`,
+    `      ${acc} = ${ident};`,
+    `      ++${i};`,
+    '      dy_first = false;',
+    '    } else {',
+    ...foldBody,
+    `      ++${pv};`,
+    '    }',
+    '  }',
+    "  // Segmented inclusive scan of the threads' open rows (keys non-decreasing: a row is a run of threads).",
+    `  const int dy_key = dy_t0 < dy_t1 && ${i} < dy_hi ? ${i} : -1;`,
+    '  dy_s_row[dy_t] = dy_key;',
+    `  dy_s_val[dy_t] = ${acc};`,
+    '  __syncthreads();',
+    `  for (int dy_off = 1; dy_off < ${B}; dy_off <<= 1) {`,
+    `    ${T} dy_v = dy_s_val[dy_t];`,
+    `    if (dy_key >= 0 && dy_t >= dy_off && dy_s_row[dy_t - dy_off] == dy_key) dy_v = ${fold}::f(dy_s_val[dy_t - dy_off], dy_v);`,
+    '    __syncthreads();',
+    '    dy_s_val[dy_t] = dy_v;',
+    '    __syncthreads();',
+    '  }',
+    '  if (dy_head_row >= 0) {',
+    `    if (dy_t > 0 && dy_s_row[dy_t - 1] == dy_head_row) dy_head = ${fold}::f(dy_s_val[dy_t - 1], dy_head);`,
+    '    dy_part[dy_head_row - dy_lo] = dy_head;',
+    '  }',
+    `  if (dy_t == (dy_len - 1) / ${MERGE_ITEMS} && dy_key >= 0) dy_carry[blockIdx.x] = dy_s_val[dy_t];`,
+    '}',
+  ];
+  const combine = [
+    `${T} ${acc};`,
+    '{',
+    `  const long long dy_bs = ((long long)(${i} - dy_lo) + (${ptrC}[${i}] - dy_e0)) / ${MERGE_TILE}, dy_be = ((long long)(${i} - dy_lo) + (${ptrC}[${i} + 1] - dy_e0)) / ${MERGE_TILE};`,
+    `  if (dy_bs == dy_be) ${acc} = dy_part[${i} - dy_lo];`,
+    '  else {',
+    `    ${acc} = dy_carry[dy_bs];`,
+    `    for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) ${acc} = ${fold}::f(${acc}, dy_carry[dy_u]);`,
+    `    ${acc} = ${fold}::f(${acc}, dy_part[${i} - dy_lo]);`,
+    '  }',
+    '}',
+  ];
+  const ep = new EpiloguePrinter(p, red, combine);
+  const rowLines = [
+    `${kernelHead(o, fix, B, scratch)} {`,
+    `  const int dy_e0 = ${ptrC}[dy_lo];`,
+    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
+    ...ep.block(top.body, '    '),
+    '  }',
+    '}',
+  ];
+  const launch = [
+    ...clampLines(o, top),
+    'const long long dy_rows = (long long)dy_hi - dy_lo;',
+    'if (dy_rows <= 0) return 0;',
+    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
+    '// The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.',
+    `const long long dy_tiles = (dy_rows + dy_nnz + ${MERGE_TILE - 1}) / ${MERGE_TILE};`,
+    'if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
+    `${T}* dy_part = nullptr;`,
+    `const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_rows + dy_tiles) * sizeof(${T}), (void**)&dy_part);`,
+    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    `${T}* dy_carry = dy_part + dy_rows;`,
+    launchLine(seg, '(unsigned)dy_tiles', `${B}`, scratchArgs),
+    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', `${B}`, scratchArgs),
+    'return dy_launch_status();',
+  ];
+  return {
+    name: 'merge-path',
+    cname: 'merge_path',
+    note: `Merrill-Garland merge path: each block takes ${MERGE_TILE} rows+entries (one global search, row ends in shared memory, ${MERGE_ITEMS} per thread, rows crossing threads combined by a segmented block scan); a second kernel adds the carries of rows that cross tiles and runs the epilogue`,
     device: [...segLines, '', ...rowLines],
     launch,
     extra: [NNZ_PARAM],

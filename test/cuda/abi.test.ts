@@ -281,6 +281,19 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       expect(f.sync(1, s1[0])).toBe(0);
       expect(f.stream_destroy(0, s1[0])).toBe(ABI_ERRORS.BAD_DEVICE);
       expect(f.stream_destroy(1, s1[0])).toBe(0);
+      // merge-path's workspace, kept per stream, grows with the call: a small call, then a larger one on one stream.
+      const big = spmvCase(3000, 9);
+      const onBig = place(f, 1, big);
+      const s2: unknown[] = [null];
+      expect(f.stream_create(1, s2)).toBe(0);
+      expect(f.launch(1, h, on1, sizes, 0, -1, s2[0])).toBe(0);
+      expect(f.launch(1, h, onBig, [3000, 3000, 3000, big.idx.length], 0, -1, s2[0])).toBe(0);
+      const yBig = new Float32Array(3000);
+      expect(f.download(1, yBig, onBig[4], 0, yBig.byteLength, s2[0])).toBe(0);
+      expect(f.sync(1, s2[0])).toBe(0);
+      for (let r = 0; r < 3000; r++) expect(yBig[r]).toBeCloseTo(big.y[r]!, 4);
+      expect(f.stream_destroy(1, s2[0])).toBe(0);
+      for (const p of onBig) expect(f.free(1, p)).toBe(0);
       expect(f.free(1, on0[0])).toBe(ABI_ERRORS.BAD_DEVICE);
       for (const p of on0) expect(f.free(0, p)).toBe(0);
       for (const p of on1) expect(f.free(1, p)).toBe(0);

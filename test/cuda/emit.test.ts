@@ -84,7 +84,14 @@ describe('variants derived from the loop nests', () => {
     expect(gcn).toContain('__shared__ float dy_sh_A_vals[8][32];');
     const sssp = emitCuda(exampleProgram('sssp')).get('sssp.cu')!;
     expect(sssp).toContain('dy_warp_reduce<dy_op_min>');
-    expect(sssp).toContain('dy_op_min::f(acc0, dy_carry_a[');
+    // merge-path's SpMV form: one global search per block, a segmented block scan, carries per tile, no allocation per call.
+    expect(sssp).toContain('dy_op_min::f(acc0, dy_carry[dy_u]);');
+    const mp = sssp.slice(sssp.indexOf('dy_sssp_op2_merge_path_tiles('), sssp.indexOf('dy_sssp_op2_merge_path_rows('));
+    expect(mp.match(/dy_merge_search\(/g)).toHaveLength(2);
+    expect(mp).toContain('if (dy_t == 0) {');
+    expect(mp).toContain('dy_op_min::f(dy_s_val[dy_t - dy_off], dy_v)');
+    expect(sssp).toContain('dy_workspace(stream, ');
+    expect(sssp).not.toMatch(/cudaMallocAsync\(\(void\*\*\)&dy_scratch|cudaMallocAsync\(\(void\*\*\)&dy_part/);
   });
 
   it('drives repeat loops from the host and swaps X and X.next after each trip (no copy in the loop)', () => {

@@ -91,8 +91,27 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         Array.from({ length: 1600 }, (_, k): [number, number] => [k % 40, Math.floor(k / 40)]),
       ),
     );
+    // merge-path's tiles (2048 rows + entries): a hub row of 5000 entries crosses at least three, among rows of 0-3.
+    const hub = file(
+      'hub5000.mtx',
+      coo(
+        5000,
+        Array.from({ length: 5000 }, (_, i): [number, number][] =>
+          i === 5
+            ? Array.from({ length: 5000 }, (_, j): [number, number] => [i, j])
+            : Array.from({ length: i % 4 }, (_, j): [number, number] => [i, (i * 7 + j * 13) % 5000]),
+        ).flat(),
+      ),
+    );
     const jobs: Job[] = [
       { prog: 'spmv', matrix: 'jazz', inputs: { A: jazz, x: x198 }, params: [], outs: ['y'] },
+      {
+        prog: 'spmv',
+        matrix: 'hub5000',
+        inputs: { A: hub, x: file('x5000.mtx', dense(5000, 1)) },
+        params: [],
+        outs: ['y'],
+      },
       {
         prog: 'spmv',
         matrix: 'pairs300',

@@ -8,6 +8,9 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 // ---------------------------------------------------------------- device helpers
 // Guarded, so that several generated programs can be compiled as one translation unit.
@@ -67,6 +70,50 @@ __device__ __forceinline__ void dy_merge_search(const int* __restrict__ ptr, int
 }
 
 static int dy_launch_status(void) { return (int)cudaGetLastError(); }
+
+// Scratch of the stubs that need it (merge-path), one buffer per device and stream, grown on demand and
+// kept: a call allocates nothing once its stream holds enough. Stream-ordered: a buffer outgrown is
+// freed on its stream after the kernels queued before. dype_<prog>_release_workspace frees a stream's.
+static std::mutex& dy_workspace_lock() { static std::mutex m; return m; }
+static std::map<std::pair<int, cudaStream_t>, std::pair<void*, size_t>>& dy_workspaces() {
+  static std::map<std::pair<int, cudaStream_t>, std::pair<void*, size_t>> held;
+  return held;
+}
+static cudaError_t dy_workspace(cudaStream_t stream, size_t bytes, void** out) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> guard(dy_workspace_lock());
+  std::pair<void*, size_t>& w = dy_workspaces()[std::make_pair(dev, stream)];
+  if (w.second < bytes) {
+    const size_t grown = bytes > 2 * w.second ? bytes : 2 * w.second;
+    if (w.first) {
+      e = cudaFreeAsync(w.first, stream);
+      w.first = nullptr;
+      w.second = 0;
+      if (e != cudaSuccess) return e;
+    }
+    e = cudaMallocAsync(&w.first, grown, stream);
+    if (e != cudaSuccess) {
+      w.first = nullptr;
+      return e;
+    }
+    w.second = grown;
+  }
+  *out = w.first;
+  return cudaSuccess;
+}
+static cudaError_t dy_workspace_release(cudaStream_t stream) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> guard(dy_workspace_lock());
+  const auto it = dy_workspaces().find(std::make_pair(dev, stream));
+  if (it == dy_workspaces().end()) return cudaSuccess;
+  e = it->second.first ? cudaFreeAsync(it->second.first, stream) : cudaSuccess;
+  dy_workspaces().erase(it);
+  return e;
+}
 
 #ifdef DYPE_CUDA_EMU
 #ifndef DY_EMU_CUDA_RUNTIME_API_H
@@ -495,17 +542,14 @@ extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_col
   if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
   const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));
   float* dy_scratch = nullptr;
-  cudaError_t dy_err = cudaMallocAsync((void**)&dy_scratch, dy_elems * sizeof(float), stream);
+  cudaError_t dy_err = dy_workspace(stream, dy_elems * sizeof(float), (void**)&dy_scratch);
   if (dy_err != cudaSuccess) return (int)dy_err;
   float* dy_part = dy_scratch;
   float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
   float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
   if (dy_K > 0) DY_LAUNCH(dy_gcn_op1_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   DY_LAUNCH(dy_gcn_op1_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
-  dy_err = cudaGetLastError();
-  cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);
-  if (dy_err != cudaSuccess) return (int)dy_err;
-  if (dy_free != cudaSuccess) return (int)dy_free;
+  return dy_launch_status();
   return dy_launch_status();
 }
 
@@ -597,17 +641,14 @@ extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_col
   if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
   const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));
   float* dy_scratch = nullptr;
-  cudaError_t dy_err = cudaMallocAsync((void**)&dy_scratch, dy_elems * sizeof(float), stream);
+  cudaError_t dy_err = dy_workspace(stream, dy_elems * sizeof(float), (void**)&dy_scratch);
   if (dy_err != cudaSuccess) return (int)dy_err;
   float* dy_part = dy_scratch;
   float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
   float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
   if (dy_K > 0) DY_LAUNCH(dy_gcn_op3_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   DY_LAUNCH(dy_gcn_op3_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
-  dy_err = cudaGetLastError();
-  cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);
-  if (dy_err != cudaSuccess) return (int)dy_err;
-  if (dy_free != cudaSuccess) return (int)dy_free;
+  return dy_launch_status();
   return dy_launch_status();
 }
 
@@ -753,3 +794,5 @@ extern "C" int dype_gcn_gcn_run(const dype_gcn_gcn_args* a, const int* variants,
   return dy_rc;
 }
 
+
+extern "C" int dype_gcn_release_workspace(cudaStream_t stream) { return (int)dy_workspace_release(stream); }

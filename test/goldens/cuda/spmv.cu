@@ -8,6 +8,9 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 // ---------------------------------------------------------------- device helpers
 // Guarded, so that several generated programs can be compiled as one translation unit.
@@ -67,6 +70,50 @@ __device__ __forceinline__ void dy_merge_search(const int* __restrict__ ptr, int
 }
 
 static int dy_launch_status(void) { return (int)cudaGetLastError(); }
+
+// Scratch of the stubs that need it (merge-path), one buffer per device and stream, grown on demand and
+// kept: a call allocates nothing once its stream holds enough. Stream-ordered: a buffer outgrown is
+// freed on its stream after the kernels queued before. dype_<prog>_release_workspace frees a stream's.
+static std::mutex& dy_workspace_lock() { static std::mutex m; return m; }
+static std::map<std::pair<int, cudaStream_t>, std::pair<void*, size_t>>& dy_workspaces() {
+  static std::map<std::pair<int, cudaStream_t>, std::pair<void*, size_t>> held;
+  return held;
+}
+static cudaError_t dy_workspace(cudaStream_t stream, size_t bytes, void** out) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> guard(dy_workspace_lock());
+  std::pair<void*, size_t>& w = dy_workspaces()[std::make_pair(dev, stream)];
+  if (w.second < bytes) {
+    const size_t grown = bytes > 2 * w.second ? bytes : 2 * w.second;
+    if (w.first) {
+      e = cudaFreeAsync(w.first, stream);
+      w.first = nullptr;
+      w.second = 0;
+      if (e != cudaSuccess) return e;
+    }
+    e = cudaMallocAsync(&w.first, grown, stream);
+    if (e != cudaSuccess) {
+      w.first = nullptr;
+      return e;
+    }
+    w.second = grown;
+  }
+  *out = w.first;
+  return cudaSuccess;
+}
+static cudaError_t dy_workspace_release(cudaStream_t stream) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> guard(dy_workspace_lock());
+  const auto it = dy_workspaces().find(std::make_pair(dev, stream));
+  if (it == dy_workspaces().end()) return cudaSuccess;
+  e = it->second.first ? cudaFreeAsync(it->second.first, stream) : cudaSuccess;
+  dy_workspaces().erase(it);
+  return e;
+}
 
 #ifdef DYPE_CUDA_EMU
 #ifndef DY_EMU_CUDA_RUNTIME_API_H
@@ -139,52 +186,91 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_warp_per_row(const int
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
-  const int dy_K = 1;
-  const long long dy_unit = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_tiles(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
+  __shared__ int dy_s_end[2048];
+  __shared__ float dy_s_val[256];
+  __shared__ int dy_s_row[256];
+  __shared__ int dy_s_rk[4];
   const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
   const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
-  const long long dy_d0 = min(dy_unit * 8, dy_total), dy_d1 = min(dy_d0 + 8, dy_total);
+  const long long dy_d0 = (long long)blockIdx.x * 2048;
   if (dy_d0 >= dy_total) return;
-  int dy_r0, dy_k0;
-  dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);
-  {
-    const bool dy_act = true;
-    const int dy_kk = 0;
-    int i = dy_r0, p0 = dy_k0;
-    float acc0 = 0.0f;
-    for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {
-      if (i < dy_hi && A_rowPtr[i + 1] <= p0) {
-        if (dy_act) {
-          if (i == dy_r0 && dy_k0 > A_rowPtr[dy_r0]) dy_carry_a[dy_unit * dy_K + dy_kk] = acc0;
-          else dy_part[(long long)(i - dy_lo) * dy_K + dy_kk] = acc0;
-        }
-        acc0 = 0.0f;
-        ++i;
-      } else {
-        int j = A_colIdx[p0];
-        acc0 = (acc0 + (A_vals[p0] * x[j]));
-        ++p0;
-      }
-    }
-    if (i < dy_hi && dy_act) dy_carry_b[dy_unit * dy_K + dy_kk] = acc0;
+  const int dy_len = (int)min((long long)2048, dy_total - dy_d0);
+  const int dy_t = (int)threadIdx.x;
+  // The one global search of the block: both ends of its tile.
+  if (dy_t == 0) {
+    int dy_r, dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);
+    dy_s_rk[0] = dy_r;
+    dy_s_rk[1] = dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);
+    dy_s_rk[2] = dy_r;
+    dy_s_rk[3] = dy_k;
   }
+  __syncthreads();
+  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.
+  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;
+  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += 256) dy_s_end[dy_u] = A_rowPtr[dy_r0 + 1 + dy_u];
+  __syncthreads();
+  const int dy_t0 = min(dy_t * 8, dy_len), dy_t1 = min(dy_t0 + 8, dy_len);
+  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;
+  while (dy_a < dy_b) {
+    const int dy_mid = (dy_a + dy_b) >> 1;
+    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;
+    else dy_b = dy_mid;
+  }
+  int i = dy_r0 + dy_a, p0 = dy_k0 + (dy_t0 - dy_a);
+  // Whether this thread starts inside its first row (earlier threads or blocks hold part of it).
+  const bool dy_inside = i < dy_hi && p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : A_rowPtr[dy_r0]);
+  float acc0 = 0.0f, dy_head = 0.0f;
+  int dy_head_row = -1;
+  bool dy_first = true;
+  for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {
+    if (i - dy_r0 < dy_nr && dy_s_end[i - dy_r0] <= p0) {
+      if (dy_first && dy_inside) {
+        dy_head = acc0;
+        dy_head_row = i;
+      } else dy_part[i - dy_lo] = acc0;
+      acc0 = 0.0f;
+      ++i;
+      dy_first = false;
+    } else {
+      int j = A_colIdx[p0];
+      acc0 = (acc0 + (A_vals[p0] * x[j]));
+      ++p0;
+    }
+  }
+  // Segmented inclusive scan of the threads' open rows (keys non-decreasing: a row is a run of threads).
+  const int dy_key = dy_t0 < dy_t1 && i < dy_hi ? i : -1;
+  dy_s_row[dy_t] = dy_key;
+  dy_s_val[dy_t] = acc0;
+  __syncthreads();
+  for (int dy_off = 1; dy_off < 256; dy_off <<= 1) {
+    float dy_v = dy_s_val[dy_t];
+    if (dy_key >= 0 && dy_t >= dy_off && dy_s_row[dy_t - dy_off] == dy_key) dy_v = dy_op_sum::f(dy_s_val[dy_t - dy_off], dy_v);
+    __syncthreads();
+    dy_s_val[dy_t] = dy_v;
+    __syncthreads();
+  }
+  if (dy_head_row >= 0) {
+    if (dy_t > 0 && dy_s_row[dy_t - 1] == dy_head_row) dy_head = dy_op_sum::f(dy_s_val[dy_t - 1], dy_head);
+    dy_part[dy_head_row - dy_lo] = dy_head;
+  }
+  if (dy_t == (dy_len - 1) / 8 && dy_key >= 0) dy_carry[blockIdx.x] = dy_s_val[dy_t];
 }
 
-static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
-  const int dy_K = 1;
+static __global__ void __launch_bounds__(256) dy_spmv_op0_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
   const int dy_e0 = A_rowPtr[dy_lo];
-  (void)dy_K;
   for (long long dy_row = dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x); dy_row < dy_hi; dy_row += (long long)gridDim.x * blockDim.x) {
     const int i = (int)dy_row;
     float acc0;
     {
-      const long long dy_tf = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 8, dy_tl = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 8;
-      if (dy_tf == dy_tl) acc0 = dy_part[(long long)(i - dy_lo) * dy_K + 0];
+      const long long dy_bs = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 2048, dy_be = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 2048;
+      if (dy_bs == dy_be) acc0 = dy_part[i - dy_lo];
       else {
-        acc0 = dy_carry_b[dy_tf * dy_K + 0];
-        for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) acc0 = dy_op_sum::f(acc0, dy_carry_b[dy_t * dy_K + 0]);
-        acc0 = dy_op_sum::f(acc0, dy_carry_a[dy_tl * dy_K + 0]);
+        acc0 = dy_carry[dy_bs];
+        for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) acc0 = dy_op_sum::f(acc0, dy_carry[dy_u]);
+        acc0 = dy_op_sum::f(acc0, dy_part[i - dy_lo]);
       }
     }
     y[i] = acc0;
@@ -236,31 +322,24 @@ extern "C" int dype_spmv_spmv_op0_warp_per_row(const int* A_rowPtr, const int* A
   return dy_launch_status();
 }
 
-// merge-path: nnz-balanced merge path: each thread takes 8 rows+entries; a second kernel combines split rows and runs the epilogue
+// merge-path: Merrill-Garland merge path: each block takes 2048 rows+entries (one global search, row ends in shared memory, 8 per thread, rows crossing threads combined by a segmented block scan); a second kernel adds the carries of rows that cross tiles and runs the epilogue
 extern "C" int dype_spmv_spmv_op0_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (m < 0) return DYPE_ERR_BAD_SIZE;
   const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
   const int dy_hi = dy_row_end >= 0 && dy_row_end < m ? dy_row_end : m;
-  const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = 1;
+  const long long dy_rows = (long long)dy_hi - dy_lo;
   if (dy_rows <= 0) return 0;
   if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;
-  // The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.
-  const long long dy_units = (dy_rows + dy_nnz + 7) / 8;
-  const long long dy_seg_blocks = (dy_units + 255) / 256;
-  if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));
-  float* dy_scratch = nullptr;
-  cudaError_t dy_err = cudaMallocAsync((void**)&dy_scratch, dy_elems * sizeof(float), stream);
+  // The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.
+  const long long dy_tiles = (dy_rows + dy_nnz + 2047) / 2048;
+  if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  float* dy_part = nullptr;
+  const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_rows + dy_tiles) * sizeof(float), (void**)&dy_part);
   if (dy_err != cudaSuccess) return (int)dy_err;
-  float* dy_part = dy_scratch;
-  float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
-  float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_spmv_op0_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
-  DY_LAUNCH(dy_spmv_op0_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
-  dy_err = cudaGetLastError();
-  cudaError_t dy_free = cudaFreeAsync(dy_scratch, stream);
-  if (dy_err != cudaSuccess) return (int)dy_err;
-  if (dy_free != cudaSuccess) return (int)dy_free;
+  float* dy_carry = dy_part + dy_rows;
+  DY_LAUNCH(dy_spmv_op0_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry);
+  DY_LAUNCH(dy_spmv_op0_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry);
+  return dy_launch_status();
   return dy_launch_status();
 }
 
@@ -347,3 +426,5 @@ extern "C" int dype_spmv_spmv_run(const dype_spmv_spmv_args* a, const int* varia
   return dy_rc;
 }
 
+
+extern "C" int dype_spmv_release_workspace(cudaStream_t stream) { return (int)dy_workspace_release(stream); }
