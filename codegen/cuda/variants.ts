@@ -198,6 +198,22 @@ export function rowPerThread(o: OpCode): Variant | undefined {
 
 // ---------------------------------------------------------------- warp-per-row
 
+/** How WarpPrinter puts lanes on a row (see its constructor). */
+interface LaneSplit {
+  width: string;
+  /** The row variable whose entry walks may split (narrow widths). */
+  row?: string;
+  live?: string;
+  skip?: string;
+}
+
+/** Threads of adaptive-rows' long-row blocks. */
+const BLOCK_LANES = 256;
+/** adaptive-rows sends a row to a block of its own when its group would take more than this many steps. */
+const LONG_ROW_STEPS = ADAPTIVE_LANES.longRowSteps;
+/** Blocks of the long-row kernel at most (each loops over the queued rows). */
+const LONG_ROW_BLOCKS = 1024;
+
 /** Prints a row body for a warp: lanes split reductions and independent loops; see the file header. */
 class WarpPrinter extends StmtPrinter {
   splits = 0;
@@ -217,11 +233,13 @@ class WarpPrinter extends StmtPrinter {
     p: ExprPrinter,
     private readonly f: LoopFunc,
     /**
-     * Lanes per row: 32 (a warp), or a C expression of a power of two up to 32 (adaptive-rows: the rows of a
-     * warp's groups share its shuffles); then only row reductions split, and `live` guards the stores of groups
-     * past the last row.
+     * Lanes per row: 32 (a warp); a C expression of a power of two up to 32 (adaptive-rows' groups, whose
+     * rows share the warp's shuffles); or the 256 threads of a block (adaptive-rows' long rows). Below or
+     * above a warp only the walks of row `row`'s entries split, `live` guards the stores (groups past the
+     * last row, rows sent to the long-row kernel), and `skip` empties those walks (the lanes still meet at
+     * the reduction's shuffles).
      */
-    private readonly lanes: { width: string; live?: string } = { width: '32' },
+    private readonly lanes: LaneSplit = { width: '32' },
   ) {
     super(p);
   }
@@ -229,6 +247,9 @@ class WarpPrinter extends StmtPrinter {
   private get narrow(): boolean {
     return this.lanes.width !== '32';
   }
+
+  /** The row-pointer buffer of the entry walks split so far (narrow splits must all walk one matrix's rows). */
+  entryPtr: string | undefined;
 
   private uniform(e: LExpr): boolean {
     return [...exprVars(e)].every((v) => !this.varying.has(v));
@@ -240,8 +261,11 @@ class WarpPrinter extends StmtPrinter {
       const s = ss[k]!;
       const red = s.k === 'for' ? reductionAt(ss, k) : undefined;
       if (red && this.canSplit(s as For) && !this.varying.has(red.init.var)) {
-        // Narrow groups are sized by the row length: they split a row's walk over its entries, nothing else.
-        const entries = entryLoopOf(red.loop, varOfLoad(red.loop.lo), this.f) !== undefined;
+        // Narrow groups and blocks are sized by the row length: they split a walk over the row's entries, nothing else.
+        const ptr =
+          varOfLoad(red.loop.lo) === this.lanes.row ? entryLoopOf(red.loop, this.lanes.row, this.f) : undefined;
+        const entries = ptr !== undefined && (this.entryPtr === undefined || this.entryPtr === ptr);
+        if (entries) this.entryPtr = ptr;
         if (!this.narrow || entries) {
           out.push(...this.splitReduction(red, ind));
           continue;
@@ -277,13 +301,21 @@ class WarpPrinter extends StmtPrinter {
     const body = this.block(s.body, `${ind}  `);
     [this.laneOwned, this.converged] = saved;
     const acc = this.p.var(red.init.var);
+    const hi = this.p.as(s.hi, 'index');
+    const fold = FOLD_FN[red.op];
+    let reduce: string;
+    if (this.lanes.width === '32') reduce = `dy_warp_reduce<${fold}>(${acc})`;
+    else if (this.lanes.width === `${BLOCK_LANES}`) {
+      const scratch = this.fresh('red');
+      const T = red.init.type === 'bool' ? 'int' : cType(red.init.type);
+      this.shared.push(`__shared__ ${T} ${scratch}[${BLOCK_LANES / 32}];`);
+      reduce = `dy_block_reduce<${fold}>(${acc}, ${scratch})`;
+    } else reduce = `dy_group_reduce<${fold}>(${acc}, ${this.lanes.width})`;
     return [
-      `${ind}for (int ${v} = ${this.p.as(s.lo, 'index')} + dy_lane, ${end} = ${this.p.as(s.hi, 'index')}; ${v} < ${end}; ${v} += ${this.lanes.width}) {`,
+      `${ind}for (int ${v} = ${this.p.as(s.lo, 'index')} + dy_lane, ${end} = ${this.lanes.skip ? `${this.lanes.skip} ? 0 : ${hi}` : hi}; ${v} < ${end}; ${v} += ${this.lanes.width}) {`,
       ...body,
       `${ind}}`,
-      this.narrow
-        ? `${ind}${acc} = dy_group_reduce<${FOLD_FN[red.op]}>(${acc}, ${this.lanes.width});`
-        : `${ind}${acc} = dy_warp_reduce<${FOLD_FN[red.op]}>(${acc});`,
+      `${ind}${acc} = ${reduce};`,
     ];
   }
 
@@ -498,13 +530,23 @@ export const needsNnz = (v: Variant): boolean => v.extra.some((e) => e.name === 
 export function adaptiveRows(o: OpCode): Variant | undefined {
   const top = topLoop(o.f);
   if (!top || !onlySizes(top.lo, o.f) || !onlySizes(top.hi, o.f)) return undefined;
-  const wp = new WarpPrinter(o.p, o.f, { width: 'dy_width', live: 'dy_live' });
+  const wp = new WarpPrinter(o.p, o.f, {
+    width: 'dy_width',
+    row: top.var,
+    live: 'dy_live && !dy_long',
+    skip: 'dy_long',
+  });
   const body = wp.block(top.body, '    ');
-  if (wp.splits === 0 || wp.laneSplits > 0) return undefined;
+  if (wp.splits === 0 || wp.laneSplits > 0 || !wp.entryPtr) return undefined;
+  const bp = new WarpPrinter(o.p, o.f, { width: `${BLOCK_LANES}`, row: top.var });
+  const blockBody = bp.block(top.body, '    ');
+  if (bp.splits === 0 || bp.laneSplits > 0 || bp.entryPtr !== wp.entryPtr) return undefined;
+  const ptrC = o.names.buf(wp.entryPtr).c;
   const name = `${o.base}_adaptive_rows`;
+  const longName = `${o.base}_adaptive_rows_long`;
   const i = o.p.var(top.var);
   const device = [
-    `${kernelHead(o, name, 256, [...RANGE_PARAMS, 'int dy_width'])} {`,
+    `${kernelHead(o, name, 256, [...RANGE_PARAMS, 'int dy_width', 'int* __restrict__ dy_queue', 'int* __restrict__ dy_count'])} {`,
     '  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));',
     '  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;',
     "  // The warp's first group: the same for its 32 lanes, so they run the same trips.",
@@ -512,7 +554,22 @@ export function adaptiveRows(o: OpCode): Variant | undefined {
     '    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);',
     '    const bool dy_live = dy_row < dy_hi;',
     `    const int ${i} = (int)(dy_live ? dy_row : dy_base);`,
+    `    // A row that would keep its group more than ${LONG_ROW_STEPS} steps goes to the long-row kernel; its group walks nothing.`,
+    `    const bool dy_long = dy_live && ${ptrC}[${i} + 1] - ${ptrC}[${i}] > ${LONG_ROW_STEPS} * dy_width;`,
+    `    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = ${i};`,
     ...body,
+    '  }',
+    '}',
+    '',
+    `${kernelHead(o, longName, BLOCK_LANES, [...RANGE_PARAMS, 'const int* __restrict__ dy_queue', 'const int* __restrict__ dy_count'])} {`,
+    ...indent(bp.shared, '  '),
+    '  const int dy_lane = (int)threadIdx.x;',
+    '  const int dy_queued = *dy_count;',
+    '  (void)dy_lo;',
+    '  (void)dy_hi;',
+    '  for (int dy_q = (int)blockIdx.x; dy_q < dy_queued; dy_q += (int)gridDim.x) {',
+    `    const int ${i} = dy_queue[dy_q];`,
+    ...blockBody,
     '  }',
     '}',
   ];
@@ -528,12 +585,26 @@ export function adaptiveRows(o: OpCode): Variant | undefined {
     `int dy_width = ${ADAPTIVE_LANES.min};`,
     `while (dy_width < ${ADAPTIVE_LANES.max} && dy_width < dy_mean) dy_width <<= 1;`,
     ...grid('(dy_n * dy_width + 255) / 256'),
-    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS, 'dy_width']),
+    '// Long rows hold more than the steps x width entries each: at most this many, queued on the device.',
+    `const long long dy_cap = (long long)dy_nnz / (${LONG_ROW_STEPS}LL * dy_width) + 1;`,
+    'int* dy_queue = nullptr;',
+    'cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_cap + 1) * sizeof(int), (void**)&dy_queue);',
+    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    'int* dy_count = dy_queue + dy_cap;',
+    'dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);',
+    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS, 'dy_width', 'dy_queue', 'dy_count']),
+    launchLine(longName, `(unsigned)(dy_cap < ${LONG_ROW_BLOCKS} ? dy_cap : ${LONG_ROW_BLOCKS})`, `${BLOCK_LANES}`, [
+      ...o.args(),
+      ...RANGE_ARGS,
+      'dy_queue',
+      'dy_count',
+    ]),
   ];
   return {
     name: 'adaptive-rows',
     cname: 'adaptive_rows',
-    note: `rows on groups of ${ADAPTIVE_LANES.min}-${ADAPTIVE_LANES.max} lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp`,
+    note: `rows on groups of ${ADAPTIVE_LANES.min}-${ADAPTIVE_LANES.max} lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp; rows longer than ${LONG_ROW_STEPS} x the lanes go to a block each`,
     device,
     launch,
     extra: [NNZ_PARAM],
@@ -703,7 +774,6 @@ export function mergePath(o: OpCode): Variant | undefined {
     `${T}* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);`,
     `if (dy_K > 0) ${launchLine(seg, '(unsigned)dy_seg_blocks', '256', scratchArgs)}`,
     launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
-    'return dy_launch_status();',
   ];
   return {
     name: 'merge-path',
@@ -859,7 +929,6 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
     `${T}* dy_carry = dy_part + dy_rows;`,
     launchLine(seg, '(unsigned)dy_tiles', `${B}`, scratchArgs),
     launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', `${B}`, scratchArgs),
-    'return dy_launch_status();',
   ];
   return {
     name: 'merge-path',

@@ -86,8 +86,11 @@ function warpPerRow(op: PlanOp, d: DeviceSpec): number {
   return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * tail * 1e3;
 }
 
-/** Lanes per row of adaptive-rows, a power of two: the CUDA stub picks them by this rule (codegen/cuda/variants.ts). */
-export const ADAPTIVE_LANES = { min: 2, max: 32 } as const;
+/**
+ * Lanes per row of adaptive-rows, a power of two: the CUDA stub picks them by this rule
+ * (codegen/cuda/variants.ts); a row longer than `longRowSteps` x the lanes runs on a block of its own.
+ */
+export const ADAPTIVE_LANES = { min: 2, max: 32, longRowSteps: 32 } as const;
 
 /** The smallest power of two at least the mean row length (rounded up), within ADAPTIVE_LANES. */
 export function adaptiveLanes(f: SparseFeatures): number {
@@ -102,10 +105,12 @@ function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
   if (!sparse(op)) return b * 1e3;
   const f = op.sparse!;
   const w = adaptiveLanes(f);
-  // A row takes ceil(len / w) steps of w lanes (lanes idle on its last step); a warp's 32 / w rows run in lockstep.
+  // A row takes ceil(len / w) steps of w lanes (lanes idle on its last step); a warp's 32 / w rows run in lockstep,
+  // up to the longest a group keeps (longer rows run on blocks of their own, beside).
   const steps = Math.max(1, Math.ceil(Math.max(f.rowLenMean, 1e-9) / w));
   const lanesBusy = Math.min(1, Math.max(f.rowLenMean, 1e-9) / (steps * w));
-  return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * lockstepImbalance(f, MODEL.warp / w) * 1e3;
+  const kept = { ...f, rowLenMax: Math.min(f.rowLenMax, ADAPTIVE_LANES.longRowSteps * w) };
+  return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * lockstepImbalance(kept, MODEL.warp / w) * 1e3;
 }
 
 function mergePath(op: PlanOp, d: DeviceSpec): number {

@@ -82,6 +82,11 @@ describe('variants derived from the loop nests', () => {
     expect(sddmm).toMatch(/if \(dy_lane == 0\) S_vals\[p0\] = /);
     const gcn = emitCuda(exampleProgram('gcn')).get('gcn.cu')!;
     expect(gcn).toContain('__shared__ float dy_sh_A_vals[8][32];');
+    // adaptive-rows: groups of dy_width lanes, long rows queued for a block each.
+    expect(spmv).toContain('acc0 = dy_group_reduce<dy_op_sum>(acc0, dy_width);');
+    expect(spmv).toContain('if (dy_live && !dy_long && dy_lane == 0) y[i] = acc0;');
+    expect(spmv).toContain('if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;');
+    expect(spmv).toMatch(/acc0 = dy_block_reduce<dy_op_sum>\(acc0, dy_red\d+\);/);
     const sssp = emitCuda(exampleProgram('sssp')).get('sssp.cu')!;
     expect(sssp).toContain('dy_warp_reduce<dy_op_min>');
     // merge-path's SpMV form: one global search per block, a segmented block scan, carries per tile, no allocation per call.

@@ -91,14 +91,20 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         Array.from({ length: 1600 }, (_, k): [number, number] => [k % 40, Math.floor(k / 40)]),
       ),
     );
-    // merge-path's tiles (2048 rows + entries): a hub row of 5000 entries crosses at least three, among rows of 0-3.
+    // merge-path's tiles (2048 rows + entries): a hub row of 5000 entries crosses at least three, among rows of 0-3;
+    // for adaptive-rows (4 lanes a row) it and rows of 300 and 129 entries are long rows, each run by a block.
+    const longRows = new Map([
+      [5, 5000],
+      [17, 300],
+      [4000, 129],
+    ]);
     const hub = file(
       'hub5000.mtx',
       coo(
         5000,
         Array.from({ length: 5000 }, (_, i): [number, number][] =>
-          i === 5
-            ? Array.from({ length: 5000 }, (_, j): [number, number] => [i, j])
+          longRows.has(i)
+            ? Array.from({ length: longRows.get(i)! }, (_, j): [number, number] => [i, j])
             : Array.from({ length: i % 4 }, (_, j): [number, number] => [i, (i * 7 + j * 13) % 5000]),
         ).flat(),
       ),

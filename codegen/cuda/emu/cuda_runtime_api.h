@@ -350,6 +350,12 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int m) {
   dy_emu::yield();
   return out;
 }
+// Fibers switch only at barriers and shuffles, and a grid's blocks run one after another: a plain update is atomic.
+template <typename T> T atomicAdd(T* p, T v) {
+  const T old = *p;
+  *p = old + v;
+  return old;
+}
 inline int min(int a, int b) { return a < b ? a : b; }
 inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }

@@ -54,6 +54,18 @@ template <typename Op, typename T> static __device__ __forceinline__ T dy_group_
   return v;
 }
 
+// Fold over a block's threads (warps of 32, then the warps' folds in order through `red`, one slot per
+// warp): every thread ends with the block's fold. Every thread of the block calls it (it synchronizes).
+template <typename Op, typename T, typename S> static __device__ __forceinline__ T dy_block_reduce(T v, S* red) {
+  v = dy_warp_reduce<Op>(v);
+  __syncthreads();
+  if ((threadIdx.x & 31u) == 0) red[threadIdx.x >> 5] = (S)v;
+  __syncthreads();
+  T r = (T)red[0];
+  for (unsigned w = 1; w < (blockDim.x >> 5); ++w) r = Op::f(r, (T)red[w]);
+  return r;
+}
+
 // Merge-path search over rows [row0, row0 + rows) and their entries [entry0, entry0 + nnz): the
 // (row, entry) coordinate of diagonal `diag` of that path, which merges the row ends ptr[row0 + 1 ..]
 // with the entry positions (a row end goes before entry k when ptr[r + 1] <= k).
@@ -550,7 +562,6 @@ extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_col
   if (dy_K > 0) DY_LAUNCH(dy_gcn_op1_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   DY_LAUNCH(dy_gcn_op1_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   return dy_launch_status();
-  return dy_launch_status();
 }
 
 // row-per-thread: one thread per iteration of the parallel loop
@@ -648,7 +659,6 @@ extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_col
   float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
   if (dy_K > 0) DY_LAUNCH(dy_gcn_op3_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
   DY_LAUNCH(dy_gcn_op3_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
-  return dy_launch_status();
   return dy_launch_status();
 }
 

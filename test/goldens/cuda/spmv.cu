@@ -54,6 +54,18 @@ template <typename Op, typename T> static __device__ __forceinline__ T dy_group_
   return v;
 }
 
+// Fold over a block's threads (warps of 32, then the warps' folds in order through `red`, one slot per
+// warp): every thread ends with the block's fold. Every thread of the block calls it (it synchronizes).
+template <typename Op, typename T, typename S> static __device__ __forceinline__ T dy_block_reduce(T v, S* red) {
+  v = dy_warp_reduce<Op>(v);
+  __syncthreads();
+  if ((threadIdx.x & 31u) == 0) red[threadIdx.x >> 5] = (S)v;
+  __syncthreads();
+  T r = (T)red[0];
+  for (unsigned w = 1; w < (blockDim.x >> 5); ++w) r = Op::f(r, (T)red[w]);
+  return r;
+}
+
 // Merge-path search over rows [row0, row0 + rows) and their entries [entry0, entry0 + nnz): the
 // (row, entry) coordinate of diagonal `diag` of that path, which merges the row ends ptr[row0 + 1 ..]
 // with the entry positions (a row end goes before entry k when ptr[r + 1] <= k).
@@ -152,7 +164,7 @@ template <typename T> static __global__ void __launch_bounds__(32) dy_until_chan
 // kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m])
 // ---------------------------------------------------------------- device code
 // ---- spmv_op0 (op op0: y -> y); variants: adaptive-rows, warp-per-row, merge-path, row-per-thread
-static __global__ void __launch_bounds__(256) dy_spmv_op0_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, int dy_width) {
+static __global__ void __launch_bounds__(256) dy_spmv_op0_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, int dy_width, int* __restrict__ dy_queue, int* __restrict__ dy_count) {
   const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
   const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
   // The warp's first group: the same for its 32 lanes, so they run the same trips.
@@ -160,13 +172,34 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_adaptive_rows(const in
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
+    // A row that would keep its group more than 32 steps goes to the long-row kernel; its group walks nothing.
+    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 32 * dy_width;
+    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
     float acc0 = 0.0f;
-    for (int p0 = A_rowPtr[i] + dy_lane, dy_end0 = A_rowPtr[(i + 1)]; p0 < dy_end0; p0 += dy_width) {
+    for (int p0 = A_rowPtr[i] + dy_lane, dy_end0 = dy_long ? 0 : A_rowPtr[(i + 1)]; p0 < dy_end0; p0 += dy_width) {
       int j = A_colIdx[p0];
       acc0 = (acc0 + (A_vals[p0] * x[j]));
     }
     acc0 = dy_group_reduce<dy_op_sum>(acc0, dy_width);
-    if (dy_live && dy_lane == 0) y[i] = acc0;
+    if (dy_live && !dy_long && dy_lane == 0) y[i] = acc0;
+  }
+}
+
+static __global__ void __launch_bounds__(256) dy_spmv_op0_adaptive_rows_long(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ x, float* __restrict__ y, int m, int dy_lo, int dy_hi, const int* __restrict__ dy_queue, const int* __restrict__ dy_count) {
+  __shared__ float dy_red1[8];
+  const int dy_lane = (int)threadIdx.x;
+  const int dy_queued = *dy_count;
+  (void)dy_lo;
+  (void)dy_hi;
+  for (int dy_q = (int)blockIdx.x; dy_q < dy_queued; dy_q += (int)gridDim.x) {
+    const int i = dy_queue[dy_q];
+    float acc0 = 0.0f;
+    for (int p0 = A_rowPtr[i] + dy_lane, dy_end0 = A_rowPtr[(i + 1)]; p0 < dy_end0; p0 += 256) {
+      int j = A_colIdx[p0];
+      acc0 = (acc0 + (A_vals[p0] * x[j]));
+    }
+    acc0 = dy_block_reduce<dy_op_sum>(acc0, dy_red1);
+    if (dy_lane == 0) y[i] = acc0;
   }
 }
 
@@ -290,7 +323,7 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_row_per_thread(const i
 }
 
 // ---------------------------------------------------------------- launch stubs
-// adaptive-rows: rows on groups of 2-32 lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp
+// adaptive-rows: rows on groups of 2-32 lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp; rows longer than 32 x the lanes go to a block each
 extern "C" int dype_spmv_spmv_op0_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (m < 0) return DYPE_ERR_BAD_SIZE;
   const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
@@ -305,7 +338,16 @@ extern "C" int dype_spmv_spmv_op0_adaptive_rows(const int* A_rowPtr, const int* 
   while (dy_width < 32 && dy_width < dy_mean) dy_width <<= 1;
   const long long dy_blocks = (dy_n * dy_width + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_spmv_op0_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_width);
+  // Long rows hold more than the steps x width entries each: at most this many, queued on the device.
+  const long long dy_cap = (long long)dy_nnz / (32LL * dy_width) + 1;
+  int* dy_queue = nullptr;
+  cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_cap + 1) * sizeof(int), (void**)&dy_queue);
+  if (dy_err != cudaSuccess) return (int)dy_err;
+  int* dy_count = dy_queue + dy_cap;
+  dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
+  if (dy_err != cudaSuccess) return (int)dy_err;
+  DY_LAUNCH(dy_spmv_op0_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
+  DY_LAUNCH(dy_spmv_op0_adaptive_rows_long, (unsigned)(dy_cap < 1024 ? dy_cap : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_queue, dy_count);
   return dy_launch_status();
 }
 
@@ -339,7 +381,6 @@ extern "C" int dype_spmv_spmv_op0_merge_path(const int* A_rowPtr, const int* A_c
   float* dy_carry = dy_part + dy_rows;
   DY_LAUNCH(dy_spmv_op0_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry);
   DY_LAUNCH(dy_spmv_op0_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry);
-  return dy_launch_status();
   return dy_launch_status();
 }
 
