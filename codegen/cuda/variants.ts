@@ -201,6 +201,8 @@ export function rowPerThread(o: OpCode): Variant | undefined {
 /** How WarpPrinter puts lanes on a row (see its constructor). */
 interface LaneSplit {
   width: string;
+  /** Narrow lanes split the row's dense loop (an SpMM's columns) instead of its entry walks. */
+  dense?: boolean;
   /** The row variable whose entry walks may split (narrow widths). */
   row?: string;
   live?: string;
@@ -250,6 +252,8 @@ class WarpPrinter extends StmtPrinter {
 
   /** The row-pointer buffer of the entry walks split so far (narrow splits must all walk one matrix's rows). */
   entryPtr: string | undefined;
+  /** The end of the dense loop narrow lanes split (`dense` mode). */
+  denseHi: LExpr | undefined;
 
   private uniform(e: LExpr): boolean {
     return [...exprVars(e)].every((v) => !this.varying.has(v));
@@ -263,7 +267,9 @@ class WarpPrinter extends StmtPrinter {
       if (red && this.canSplit(s as For) && !this.varying.has(red.init.var)) {
         // Narrow groups and blocks are sized by the row length: they split a walk over the row's entries, nothing else.
         const ptr =
-          varOfLoad(red.loop.lo) === this.lanes.row ? entryLoopOf(red.loop, this.lanes.row, this.f) : undefined;
+          !this.lanes.dense && varOfLoad(red.loop.lo) === this.lanes.row
+            ? entryLoopOf(red.loop, this.lanes.row, this.f)
+            : undefined;
         const entries = ptr !== undefined && (this.entryPtr === undefined || this.entryPtr === ptr);
         if (entries) this.entryPtr = ptr;
         if (!this.narrow || entries) {
@@ -327,8 +333,16 @@ class WarpPrinter extends StmtPrinter {
   override forStmt(s: For, ind: string): string[] {
     const independent = outerSets(s.body).size === 0;
     if (independent && this.canSplit(s) && !this.hasDenseReduction(s.body)) {
+      if (!this.narrow) {
+        this.laneSplits++;
+        return this.splitLanes(s, ind);
+      }
+      // Narrow groups over a dense dimension (an SpMM's columns): one such loop, from 0 to a size.
+      if (this.lanes.dense && this.denseHi === undefined && isConst0(s.lo) && onlySizes(s.hi, this.f)) {
+        this.denseHi = s.hi;
+        return this.splitLanes(s, ind);
+      }
       this.laneSplits++;
-      if (!this.narrow) return this.splitLanes(s, ind);
     } else if (
       this.converged &&
       this.laneOwned &&
@@ -336,8 +350,12 @@ class WarpPrinter extends StmtPrinter {
       this.uniform(s.hi) &&
       entryLoopOf(s, varOfLoad(s.lo), this.f)
     ) {
-      this.laneSplits++;
-      if (!this.narrow) return this.cachedEntries(s, ind);
+      if (!this.narrow) {
+        this.laneSplits++;
+        return this.cachedEntries(s, ind);
+      }
+      // Narrow groups read the entries directly (a group's lanes read the same ones: one broadcast load).
+      if (!this.lanes.dense) this.laneSplits++;
     }
     const uni = this.uniform(s.lo) && this.uniform(s.hi);
     const saved = this.converged;
@@ -365,7 +383,7 @@ class WarpPrinter extends StmtPrinter {
     this.laneOwned = saved;
     this.actives.pop();
     return [
-      `${ind}for (int ${b} = ${this.p.as(s.lo, 'index')}, ${e} = ${this.p.as(s.hi, 'index')}; ${b} < ${e}; ${b} += 32) {`,
+      `${ind}for (int ${b} = ${this.p.as(s.lo, 'index')}, ${e} = ${this.p.as(s.hi, 'index')}; ${b} < ${e}; ${b} += ${this.lanes.width}) {`,
       `${ind}  const bool ${act} = ${b} + dy_lane < ${e};`,
       `${ind}  const int ${v} = ${act} ? ${b} + dy_lane : ${e} - 1;`,
       ...body,
@@ -530,6 +548,63 @@ export const needsNnz = (v: Variant): boolean => v.extra.some((e) => e.name === 
 export function adaptiveRows(o: OpCode): Variant | undefined {
   const top = topLoop(o.f);
   if (!top || !onlySizes(top.lo, o.f) || !onlySizes(top.hi, o.f)) return undefined;
+  return entryRows(o, top) ?? denseRows(o, top);
+}
+
+/** The warp-uniform loop over a group's rows (adaptive-rows' kernels): `i` the row, `dy_live` false past the last. */
+function groupRowLoop(i: string): string[] {
+  return [
+    '  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;',
+    "  // The warp's first group: the same for its 32 lanes, so they run the same trips.",
+    '  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {',
+    '    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);',
+    '    const bool dy_live = dy_row < dy_hi;',
+    `    const int ${i} = (int)(dy_live ? dy_row : dy_base);`,
+  ];
+}
+
+/**
+ * adaptive-rows over an SpMM's columns (GE-SpMM's sub-warp rows): groups of
+ * the smallest power of two of lanes at least the dense width K, up to 32
+ * (adaptiveDenseLanes), each lane its columns, several rows per warp when K
+ * is small; a group's lanes read the row's entries directly (the same
+ * address: one broadcast load). No shuffles, so nothing needs a whole warp.
+ */
+function denseRows(o: OpCode, top: For): Variant | undefined {
+  const wp = new WarpPrinter(o.p, o.f, { width: 'dy_width', row: top.var, live: 'dy_live', dense: true });
+  const body = wp.block(top.body, '    ');
+  if (wp.splits === 0 || wp.laneSplits > 0 || wp.denseHi === undefined) return undefined;
+  const name = `${o.base}_adaptive_rows`;
+  const device = [
+    `${kernelHead(o, name, 256, [...RANGE_PARAMS, 'int dy_width'])} {`,
+    '  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));',
+    ...groupRowLoop(o.p.var(top.var)),
+    ...body,
+    '  }',
+    '}',
+  ];
+  const launch = [
+    ...clampLines(o, top),
+    'const long long dy_n = (long long)dy_hi - dy_lo;',
+    'if (dy_n <= 0) return 0;',
+    `// Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes).`,
+    `const long long dy_k = ${o.host(wp.denseHi)};`,
+    'int dy_width = 1;',
+    `while (dy_width < ${ADAPTIVE_LANES.max} && dy_width < dy_k) dy_width <<= 1;`,
+    ...grid('(dy_n * dy_width + 255) / 256'),
+    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS, 'dy_width']),
+  ];
+  return {
+    name: 'adaptive-rows',
+    cname: 'adaptive_rows',
+    note: `rows on groups of 1-${ADAPTIVE_LANES.max} lanes (a power of two, the dense width's), each lane its columns, several rows per warp for narrow widths`,
+    device,
+    launch,
+    extra: [],
+  };
+}
+
+function entryRows(o: OpCode, top: For): Variant | undefined {
   const wp = new WarpPrinter(o.p, o.f, {
     width: 'dy_width',
     row: top.var,
@@ -548,12 +623,7 @@ export function adaptiveRows(o: OpCode): Variant | undefined {
   const device = [
     `${kernelHead(o, name, 256, [...RANGE_PARAMS, 'int dy_width', 'int* __restrict__ dy_queue', 'int* __restrict__ dy_count'])} {`,
     '  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));',
-    '  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;',
-    "  // The warp's first group: the same for its 32 lanes, so they run the same trips.",
-    '  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {',
-    '    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);',
-    '    const bool dy_live = dy_row < dy_hi;',
-    `    const int ${i} = (int)(dy_live ? dy_row : dy_base);`,
+    ...groupRowLoop(i),
     `    // A row that would keep its group more than ${LONG_ROW_STEPS} steps goes to the long-row kernel; its group walks nothing.`,
     `    const bool dy_long = dy_live && ${ptrC}[${i} + 1] - ${ptrC}[${i}] > ${LONG_ROW_STEPS} * dy_width;`,
     `    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = ${i};`,

@@ -100,10 +100,24 @@ export function adaptiveLanes(f: SparseFeatures): number {
   return w;
 }
 
+/** adaptive-rows over an SpMM's columns: the smallest power of two at least the dense width, up to ADAPTIVE_LANES.max. */
+export function adaptiveDenseLanes(k: number): number {
+  let w = 1;
+  while (w < ADAPTIVE_LANES.max && w < k) w *= 2;
+  return w;
+}
+
 function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
   const b = work(op, d);
   if (!sparse(op)) return b * 1e3;
   const f = op.sparse!;
+  if (op.kind !== 'spmv' && op.kind !== 'reduce') {
+    // Lanes over the dense width, 32 / w rows a warp in lockstep (each lane walks its row's entries).
+    const k = Math.max(1, width(op));
+    const w = adaptiveDenseLanes(k);
+    const busy = k / (w * Math.ceil(k / w));
+    return (b / Math.max(busy, 1 / MODEL.warp)) * lockstepImbalance(f, MODEL.warp / w) * 1e3;
+  }
   const w = adaptiveLanes(f);
   // A row takes ceil(len / w) steps of w lanes (lanes idle on its last step); a warp's 32 / w rows run in lockstep,
   // up to the longest a group keeps (longer rows run on blocks of their own, beside).

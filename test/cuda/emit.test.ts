@@ -49,9 +49,9 @@ describe('variants derived from the loop nests', () => {
     });
     expect(variants(exampleProgram('gcn'))).toEqual({
       gcn_op0: ['tiled', 'warp-per-row', 'row-per-thread'],
-      gcn_op1: ['warp-per-row', 'merge-path', 'row-per-thread'],
+      gcn_op1: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
       gcn_op2: ['tiled', 'warp-per-row', 'row-per-thread'],
-      gcn_op3: ['warp-per-row', 'merge-path', 'row-per-thread'],
+      gcn_op3: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
     });
     expect(variants(exampleProgram('pagerank'))).toEqual({
       pagerank_op0: ['elementwise'],
@@ -147,7 +147,7 @@ describe('variants derived from the loop nests', () => {
       'gcn_cuda.h',
     ]);
     expect(files.get('gcn_cuda.h')).toContain(
-      'op 1: op1 (H1 -> H1): 0 = warp-per-row, 1 = merge-path, 2 = row-per-thread',
+      'op 1: op1 (H1 -> H1): 0 = adaptive-rows, 1 = warp-per-row, 2 = merge-path, 3 = row-per-thread',
     );
     expect(files.get('Makefile')).toContain('arch=compute_80,code=sm_80');
     expect(files.get('CMakeLists.txt')).toContain('80-real 90-real 90-virtual');

@@ -18,7 +18,11 @@ export function typicalImpls(kind: string): OpImpls {
         fpga: ['serpens-spmv'],
       };
     case 'spmm':
-      return { cpu: ['nnz-split'], gpu: ['warp-per-row', 'merge-path', 'row-per-thread'], fpga: ['sextans-spmm'] };
+      return {
+        cpu: ['nnz-split'],
+        gpu: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
+        fpga: ['sextans-spmm'],
+      };
     case 'sddmm':
       return { cpu: ['nnz-split'], gpu: ['warp-per-row', 'merge-path', 'row-per-thread'], fpga: ['sddmm-dot'] };
     case 'gemm':

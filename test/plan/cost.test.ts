@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
 import { heft, singleKind } from '../../runtime/plan/baselines.js';
 import { variantTimes } from '../../runtime/plan/cost.js';
-import { adaptiveLanes } from '../../runtime/catalogue/gpu.js';
+import { adaptiveDenseLanes, adaptiveLanes } from '../../runtime/catalogue/gpu.js';
 import { FPGA_UNIT_COSTS, fpgaDesignResources, fpgaProjectResources } from '../../runtime/plan/fpga-designs.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
 import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
@@ -31,6 +31,14 @@ describe('adaptive-rows', () => {
     expect([lanes(300, 450), lanes(472, 1314), lanes(198, 2742), lanes(40, 1600), lanes(0, 0), lanes(10, 20)]).toEqual([
       2, 4, 16, 32, 2, 2,
     ]);
+  });
+
+  it("over an SpMM's columns: the lanes of the dense width; narrow widths beat warp-per-row, wide ones tie it", () => {
+    expect([1, 2, 5, 16, 17, 32, 128].map(adaptiveDenseLanes)).toEqual([1, 2, 8, 16, 32, 32, 32]);
+    const f = features(200_000, 8, 0, 8, 0.01);
+    const spmm = (k: number): PlanOp => ({ ...spmv(f), kind: 'spmm', gathers: f.nnz * k, impls: typicalImpls('spmm') });
+    expect(ms(spmm(4), GPU, 'adaptive-rows')).toBeLessThan(ms(spmm(4), GPU, 'warp-per-row') / 4);
+    expect(ms(spmm(64), GPU, 'adaptive-rows')).toBeCloseTo(ms(spmm(64), GPU, 'warp-per-row'), 9);
   });
 
   it('beats warp-per-row on short rows and matches it on uniform rows of a warp or more', () => {

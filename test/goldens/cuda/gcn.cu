@@ -220,7 +220,28 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_row_per_thread(const fl
   }
 }
 
-// ---- gcn_op1 (op op1: H1 -> H1); variants: warp-per-row, merge-path, row-per-thread
+// ---- gcn_op1 (op op1: H1 -> H1); variants: adaptive-rows, warp-per-row, merge-path, row-per-thread
+static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, int dy_width) {
+  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
+  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
+  // The warp's first group: the same for its 32 lanes, so they run the same trips.
+  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {
+    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
+    const bool dy_live = dy_row < dy_hi;
+    const int i = (int)(dy_live ? dy_row : dy_base);
+    for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += dy_width) {
+      const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
+      const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
+      float acc0 = 0.0f;
+      for (int p0 = A_rowPtr[i], dy_end3 = A_rowPtr[(i + 1)]; p0 < dy_end3; ++p0) {
+        int j = A_colIdx[p0];
+        acc0 = (acc0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
+      }
+      if (dy_live && dy_act2) H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
+    }
+  }
+}
+
 static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi) {
   __shared__ int dy_sh_A_colIdx[8][32];
   __shared__ float dy_sh_A_vals[8][32];
@@ -378,7 +399,28 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_row_per_thread(const fl
   }
 }
 
-// ---- gcn_op3 (op op3: Y -> Y); variants: warp-per-row, merge-path, row-per-thread
+// ---- gcn_op3 (op op3: Y -> Y); variants: adaptive-rows, warp-per-row, merge-path, row-per-thread
+static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, int dy_width) {
+  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
+  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
+  // The warp's first group: the same for its 32 lanes, so they run the same trips.
+  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {
+    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
+    const bool dy_live = dy_row < dy_hi;
+    const int i = (int)(dy_live ? dy_row : dy_base);
+    for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += dy_width) {
+      const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
+      const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
+      float acc0 = 0.0f;
+      for (int p0 = A_rowPtr[i], dy_end3 = A_rowPtr[(i + 1)]; p0 < dy_end3; ++p0) {
+        int j = A_colIdx[p0];
+        acc0 = (acc0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
+      }
+      if (dy_live && dy_act2) Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
+    }
+  }
+}
+
 static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi) {
   __shared__ int dy_sh_A_colIdx[8][32];
   __shared__ float dy_sh_A_vals[8][32];
@@ -525,6 +567,24 @@ extern "C" int dype_gcn_gcn_op0_row_per_thread(const float* X, const float* W1, 
   return dy_launch_status();
 }
 
+// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns, several rows per warp for narrow widths
+extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
+  if (h < 0) return DYPE_ERR_BAD_SIZE;
+  if (n < 0) return DYPE_ERR_BAD_SIZE;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
+  if (dy_n <= 0) return 0;
+  // Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes).
+  const long long dy_k = h;
+  int dy_width = 1;
+  while (dy_width < 32 && dy_width < dy_k) dy_width <<= 1;
+  const long long dy_blocks = (dy_n * dy_width + 255) / 256;
+  if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  DY_LAUNCH(dy_gcn_op1_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width);
+  return dy_launch_status();
+}
+
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
 extern "C" int dype_gcn_gcn_op1_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
@@ -623,6 +683,24 @@ extern "C" int dype_gcn_gcn_op2_row_per_thread(const float* H1, const float* W2,
   return dy_launch_status();
 }
 
+// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns, several rows per warp for narrow widths
+extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
+  if (c < 0) return DYPE_ERR_BAD_SIZE;
+  if (n < 0) return DYPE_ERR_BAD_SIZE;
+  const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
+  const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
+  const long long dy_n = (long long)dy_hi - dy_lo;
+  if (dy_n <= 0) return 0;
+  // Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes).
+  const long long dy_k = c;
+  int dy_width = 1;
+  while (dy_width < 32 && dy_width < dy_k) dy_width <<= 1;
+  const long long dy_blocks = (dy_n * dy_width + 255) / 256;
+  if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  DY_LAUNCH(dy_gcn_op3_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width);
+  return dy_launch_status();
+}
+
 // warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
 extern "C" int dype_gcn_gcn_op3_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
@@ -688,9 +766,10 @@ static int dy_gcn_gcn_op0(const dype_gcn_gcn_buffers* b, int variant, cudaStream
 
 static int dy_gcn_gcn_op1(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op1_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
-    case 1: return dype_gcn_gcn_op1_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, b->nnz_A, 0, -1, stream);
-    case 2: return dype_gcn_gcn_op1_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
+    case 0: return dype_gcn_gcn_op1_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
+    case 1: return dype_gcn_gcn_op1_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
+    case 2: return dype_gcn_gcn_op1_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, b->nnz_A, 0, -1, stream);
+    case 3: return dype_gcn_gcn_op1_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
@@ -706,9 +785,10 @@ static int dy_gcn_gcn_op2(const dype_gcn_gcn_buffers* b, int variant, cudaStream
 
 static int dy_gcn_gcn_op3(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op3_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
-    case 1: return dype_gcn_gcn_op3_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, b->nnz_A, 0, -1, stream);
-    case 2: return dype_gcn_gcn_op3_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
+    case 0: return dype_gcn_gcn_op3_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
+    case 1: return dype_gcn_gcn_op3_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
+    case 2: return dype_gcn_gcn_op3_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, b->nnz_A, 0, -1, stream);
+    case 3: return dype_gcn_gcn_op3_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
     default: return DYPE_ERR_BAD_VARIANT;
   }
 }
@@ -728,9 +808,9 @@ extern "C" int dype_gcn_gcn_op_count(void) { return 4; }
 extern "C" int dype_gcn_gcn_variant_count(int op) {
   switch (op) {
     case 0: return 3;
-    case 1: return 3;
+    case 1: return 4;
     case 2: return 3;
-    case 3: return 3;
+    case 3: return 4;
     default: return 0;
   }
 }
@@ -740,15 +820,17 @@ extern "C" const char* dype_gcn_gcn_variant_name(int op, int variant) {
     case 0: return "tiled";
     case 1: return "warp-per-row";
     case 2: return "row-per-thread";
-    case 64: return "warp-per-row";
-    case 65: return "merge-path";
-    case 66: return "row-per-thread";
+    case 64: return "adaptive-rows";
+    case 65: return "warp-per-row";
+    case 66: return "merge-path";
+    case 67: return "row-per-thread";
     case 128: return "tiled";
     case 129: return "warp-per-row";
     case 130: return "row-per-thread";
-    case 192: return "warp-per-row";
-    case 193: return "merge-path";
-    case 194: return "row-per-thread";
+    case 192: return "adaptive-rows";
+    case 193: return "warp-per-row";
+    case 194: return "merge-path";
+    case 195: return "row-per-thread";
     default: return nullptr;
   }
 }
