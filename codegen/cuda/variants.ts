@@ -159,6 +159,11 @@ function rowLoop(i: string, first: string, stride: string): string[] {
   ];
 }
 
+/** The clamped range and its row count dy_n (long long); an empty range launches nothing. */
+function rangeLines(o: OpCode, top: For): string[] {
+  return [...clampLines(o, top), 'const long long dy_n = (long long)dy_hi - dy_lo;', 'if (dy_n <= 0) return 0;'];
+}
+
 /** Lines that compute a 1-D grid of `blocks` (a long long expression) and reject one too large. */
 function grid(blocks: string): string[] {
   return [`const long long dy_blocks = ${blocks};`, 'if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;'];
@@ -180,9 +185,7 @@ export function rowPerThread(o: OpCode): Variant | undefined {
     '}',
   ];
   const launch = [
-    ...clampLines(o, top),
-    'const long long dy_n = (long long)dy_hi - dy_lo;',
-    'if (dy_n <= 0) return 0;',
+    ...rangeLines(o, top),
     ...grid('(dy_n + 255) / 256'),
     launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
@@ -507,9 +510,7 @@ export function warpPerRow(o: OpCode): Variant | undefined {
     '}',
   ];
   const launch = [
-    ...clampLines(o, top),
-    'const long long dy_n = (long long)dy_hi - dy_lo;',
-    'if (dy_n <= 0) return 0;',
+    ...rangeLines(o, top),
     ...grid('(dy_n + 7) / 8'),
     launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
   ];
@@ -584,9 +585,7 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
     '}',
   ];
   const launch = [
-    ...clampLines(o, top),
-    'const long long dy_n = (long long)dy_hi - dy_lo;',
-    'if (dy_n <= 0) return 0;',
+    ...rangeLines(o, top),
     `// Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes).`,
     `const long long dy_k = ${o.host(wp.denseHi)};`,
     'int dy_width = 1;',
@@ -645,9 +644,7 @@ function entryRows(o: OpCode, top: For): Variant | undefined {
   ];
   const [lo, hi] = [paren(o.host(top.lo)), paren(o.host(top.hi))];
   const launch = [
-    ...clampLines(o, top),
-    'const long long dy_n = (long long)dy_hi - dy_lo;',
-    'if (dy_n <= 0) return 0;',
+    ...rangeLines(o, top),
     'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
     `// Lanes per row from the whole matrix's mean row length (runtime/catalogue/gpu.ts adaptiveLanes).`,
     `const long long dy_all = ${lo === '0' ? `(long long)${hi}` : `(long long)${hi} - ${lo}`};`,
