@@ -267,9 +267,13 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const locals = new Map<string, LElem>();
   for (const s of f.sizes) locals.set(s, 'index');
   locals.set(m.acc.var, m.acc.type);
+  locals.set('__part', m.acc.type);
   const names = baseNames(f, locals);
   const winName = (b: string): string => `win_${ident(b)}`;
   const kVar = m.colLoop?.var;
+  // Long rows shared over the lanes need their partial sums merged: only where the accumulation is a ⊕ b.
+  const mergeExpr = mergeOf(m);
+  const SHARE = mergeExpr ? c.sharedRows : 0;
   const rename = (
     base: Names,
     vars: Record<string, string>,
@@ -396,11 +400,19 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     producers: [`${N}_meta`],
     consumers: [`${N}_compute`],
   });
+  if (SHARE > 0)
+    streams.push({
+      name: 'share_s',
+      type: 'int32_t',
+      depth: SPARSE_ROW_STREAMS.share,
+      producers: [`${N}_meta`],
+      consumers: [`${N}_compute`],
+    });
   const arrays: ArrayDecl[] = [
     {
       name: 'acc',
       type: cppType(m.acc.type),
-      dims: [LANES, c.rowSlots, KT],
+      dims: [LANES, c.rowSlots + SHARE, KT],
       partitions: [
         { dim: 1, kind: 'complete', factor: LANES },
         ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : []),
@@ -430,6 +442,13 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     { label: 'L_init', dataDependent: true, tripcount: { min: 1, max: c.rowSlots, avg: c.rowSlots } },
     { label: 'L_load', dataDependent: false },
     { label: 'L_out', dataDependent: true, tripcount: { min: 1, max: (LANES * c.rowSlots) / YW, avg: 4096 } },
+    ...(SHARE > 0
+      ? [
+          { label: 'L_share_init', dataDependent: true, tripcount: { min: 0, max: SHARE, avg: 1 } },
+          { label: 'L_fold', dataDependent: true, tripcount: { min: 0, max: SHARE, avg: c.addLatency } },
+          { label: 'L_fold_out', dataDependent: true, tripcount: { min: 0, max: SHARE, avg: 1 } },
+        ]
+      : []),
   ];
   const readers = Array.from({ length: CH }, (_, ch) => `${N}_read_${ch}`);
   const functions = [
@@ -444,21 +463,25 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     ...countDecls(f, (b) => ctx.sizeOf(f, b)),
     ...rangeDecls(f, ctx.manifestOp(f), '0', lastRow),
     `static dype::PackCache pack_cache;`,
-    `dype::RowPack pk = dype::cached_pack(pack_cache, ${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${N}_ADD_LATENCY);`,
+    `dype::RowPack pk = dype::cached_pack(pack_cache, ${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${N}_ADD_LATENCY, ${N}_SHARE);`,
     ...(m.vals ? [`dype::fill_values(pk, ${bufName(m.vals.name)});`] : []),
-    `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
+    `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.fold_cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
   ];
-  const cycles =
-    design === 'spmm'
-      ? `ceil(k/${KT}) * (max(nnz/${LANES}, rowLenMax*${c.addLatency}) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow}))`
-      : `max(nnz/${LANES}, rowLenMax*${c.addLatency}) + ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow})`;
+  // The design as this kernel builds it: rows stay on their lanes where partial sums cannot be merged.
+  const cfg: FpgaDesignConfig = SHARE > 0 ? c : { ...c, longRows: 'lane', sharedRows: 0 };
+  const stream =
+    SHARE > 0
+      ? `max(nnz/${LANES}, longest unshared row*${c.addLatency}) + fold(rows shared, at most ${SHARE} a tile)`
+      : `max(nnz/${LANES}, rowLenMax*${c.addLatency})`;
+  const pass = `ceil(rows/${LANES * c.rowSlots}) * (${c.rowSlots} + ceil(cols/${c.colWindow}) * ${c.colWindow})`;
+  const cycles = design === 'spmm' ? `ceil(k/${KT}) * (${stream} + ${pass})` : `${stream} + ${pass}`;
   return {
     name: N,
     kernel: ctx.kernel,
     op: f.op,
     design,
     template: 'sparse_rows.cpp.hbs',
-    config: c,
+    config: cfg,
     args,
     streams,
     arrays,
@@ -483,6 +506,13 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       valType,
       identity,
       combine,
+      share: SHARE > 0 ? 'shared rows' : '',
+      merge: mergeExpr
+        ? new CppPrinter(rename(names, { [m.acc.var]: 'a', __part: 'b' })).as(mergeExpr, m.acc.type)
+        : '',
+      tripShareInit: trip('L_share_init'),
+      tripFold: trip('L_fold'),
+      tripFoldOut: trip('L_fold_out'),
       store,
       windowLoads: windowLoads.flatMap((w) => [
         `const ${w.type} ${w.tmp} = in ? ${w.load} : ${w.type}(0);`,
@@ -520,6 +550,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         "// The read-add-write chain of one accumulator slot: the dependence distance, and the host packer's spacing.",
         `#define ${N}_ADD_LATENCY (${N}_ACC_READ_LATENCY + ${N}_FADD_LATENCY + 1)`,
         `#define ${N}_YW ${YW}`,
+        '// Long rows a row tile may share over all lanes (accumulator slots ROW_SLOTS + j), folded after its stream.',
+        `#define ${N}_SHARE ${SHARE}`,
       ],
       types: [
         `struct ${N}_pack_t {`,
@@ -534,8 +566,21 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '' },
     reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
     testbench: ctx.testbench(f),
-    estimates: estimates(design, c, cycles),
+    estimates: estimates(design, cfg, cycles),
   };
+}
+
+/**
+ * The accumulation a ⊕ x of partial sums (a, __part), where the combine is
+ * a ⊕ term with ⊕ a binary operator or a two-argument call on the
+ * accumulator; undefined for any other form (its rows stay on their lanes).
+ */
+function mergeOf(m: SparseRowsMatch): LExpr | undefined {
+  const c = m.combine;
+  const isAcc = (e: LExpr | undefined): boolean => e?.k === 'var' && e.name === m.acc.var;
+  if ((c.k === 'bin' && isAcc(c.lhs)) || (c.k === 'call' && c.args.length === 2 && isAcc(c.args[0])))
+    return combineWith(c, '__part');
+  return undefined;
 }
 
 /** Whether an accumulation is an f32 addition (the adder BIND_OP pins). */

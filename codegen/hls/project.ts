@@ -419,6 +419,7 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
     'dype_host.h',
     'dype_mtx.h',
     'dype_pack.h',
+    'dype_share.h',
     'dype_util.h',
     'dype_xrt.h',
     'dype_abi_lib.h',

@@ -543,7 +543,7 @@ static inline Args parse_args(int argc, char** argv, const std::set<std::string>
 static inline void print_cycle_notes() {
   std::lock_guard<std::mutex> g(cycle_notes_lock());
   for (const auto& kv : cycle_notes())
-    std::fprintf(stderr, "  %s: %lld runs, %lld scheduled stream cycles for %lld nonzeros\n", kv.first.c_str(), kv.second.runs, kv.second.cycles, kv.second.nnz);
+    std::fprintf(stderr, "  %s: %lld runs, %lld scheduled stream cycles and %lld folding shared rows for %lld nonzeros\n", kv.first.c_str(), kv.second.runs, kv.second.cycles, kv.second.fold, kv.second.nnz);
 }
 
 // Exit status of an error: 1 for a user error (dype::Error: bad input, a size

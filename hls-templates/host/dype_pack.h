@@ -13,6 +13,10 @@
 // a bubble is issued. All lanes of a (tile, window) are padded to the same
 // length so the kernel consumes the channels in lock step.
 //
+// A tile's longest rows may instead be shared over all lanes (dype_share.h):
+// their entries go to partial slots row_slots + j of every lane, and the
+// kernel folds the partials into the row after the tile's stream.
+//
 // A 64-bit stream entry: [63:48] slot (0xFFFF = bubble), [47:32] column in
 // the window, [31:0] the value's bits (filled by fill_values for each run,
 // since a computed sparse value changes between runs but its pattern does not).
@@ -30,15 +34,17 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "dype_share.h"
 
 namespace dype {
 
 static const uint64_t BUBBLE_SLOT = 0xFFFF;
 
 struct RowPack {
-  int ch = 0, pe = 0, lanes = 0, row_slots = 0, col_win = 0;
+  int ch = 0, pe = 0, lanes = 0, row_slots = 0, col_win = 0, share_cap = 0;
   int n_tiles = 0, n_wins = 0;
-  // Per tile, n_wins + 1 offsets (in words of pe entries) into every channel's stream.
+  // Per tile, n_wins + 1 offsets (in words of pe entries) into every channel's stream, then
+  // share_cap rows (tile-relative) whose entries are shared over the lanes, -1 for none.
   std::vector<int32_t> meta;
   // Per channel: words * pe entries, and the CSR position of each (-1: bubble).
   std::vector<std::vector<uint64_t>> words;
@@ -46,6 +52,9 @@ struct RowPack {
   // Stream length in words (cycles of the nonzero pipeline per column tile) and nonzeros.
   long long cycles = 0;
   long long nnz = 0;
+  // Rows shared over the lanes, and the kernel's cycles folding them (per dense tile: fold_cycles).
+  long long shared = 0;
+  long long fold_cycles = 0;
 };
 
 // Orders one lane's entries (slot, payload) so that equal slots are >= lat apart; -1 marks a bubble.
@@ -86,13 +95,16 @@ static inline std::vector<int32_t> schedule_lane(const std::vector<std::pair<int
   return out;
 }
 
-static inline RowPack pack_rows(const int32_t* ptr, const int32_t* idx, int rows, int cols, int ch, int pe, int row_slots, int col_win, int lat) {
+// share_cap: rows a tile may share over the lanes (the kernel's partial slots; 0: none).
+static inline RowPack pack_rows(const int32_t* ptr, const int32_t* idx, int rows, int cols, int ch, int pe, int row_slots, int col_win, int lat, int share_cap) {
   RowPack P;
   P.ch = ch;
   P.pe = pe;
   P.lanes = ch * pe;
   P.row_slots = row_slots;
   P.col_win = col_win;
+  P.share_cap = share_cap;
+  if (row_slots + share_cap > int(BUBBLE_SLOT)) throw std::runtime_error("row slots and shared-row slots exceed the 16-bit slot field");
   const long long tile_rows = (long long)P.lanes * row_slots;
   P.n_tiles = std::max<int>(1, int((rows + tile_rows - 1) / tile_rows));
   P.n_wins = std::max(1, (cols + col_win - 1) / col_win);
@@ -113,14 +125,34 @@ static inline RowPack pack_rows(const int32_t* ptr, const int32_t* idx, int rows
     for (auto& w : byLane)
       for (auto& l : w) l.clear();
     ent.clear();
+    for (long long r = r0; r < r1; r++)
+      for (int32_t p = ptr[r]; p < ptr[r + 1]; p++)
+        if (idx[p] < 0 || idx[p] >= cols) throw std::runtime_error("column index out of range in a sparse pattern");
+    const std::vector<int32_t> shared = choose_shared(ptr, idx, r0, r1, ch, P.lanes, col_win, P.n_wins, lat, share_cap);
+    // Per window, the shared rows' entries (shared row j, index into `ent`).
+    std::vector<std::vector<std::pair<int32_t, int32_t>>> sharedIn(P.n_wins);
     for (long long r = r0; r < r1; r++) {
+      const int j = int(std::find(shared.begin(), shared.end(), int32_t(r)) - shared.begin());
       const int lane = int((r - r0) % P.lanes);
-      const int slot = int((r - r0) / P.lanes);
+      const int slot = j < int(shared.size()) ? row_slots + j : int((r - r0) / P.lanes);
       for (int32_t p = ptr[r]; p < ptr[r + 1]; p++) {
         const int32_t c = idx[p];
-        if (c < 0 || c >= cols) throw std::runtime_error("column index out of range in a sparse pattern");
-        byLane[c / col_win][lane].push_back({slot, int32_t(ent.size())});
+        if (j < int(shared.size()))
+          sharedIn[c / col_win].push_back({j, int32_t(ent.size())});
+        else
+          byLane[c / col_win][lane].push_back({slot, int32_t(ent.size())});
         ent.push_back({p, c % col_win, slot});
+      }
+    }
+    for (int w = 0; w < P.n_wins; w++) {
+      std::vector<long long> lane_load(size_t(P.lanes));
+      for (int l = 0; l < P.lanes; l++) lane_load[size_t(l)] = (long long)byLane[w][l].size();
+      for (size_t a = 0; a < sharedIn[w].size();) {
+        size_t b = a;
+        while (b < sharedIn[w].size() && sharedIn[w][b].first == sharedIn[w][a].first) b++;
+        const std::vector<int32_t> to = deal_shared(int32_t(b - a), lane_load, lat);
+        for (size_t q = a; q < b; q++) byLane[w][to[q - a]].push_back({row_slots + sharedIn[w][q].first, sharedIn[w][q].second});
+        a = b;
       }
     }
     for (int w = 0; w < P.n_wins; w++) {
@@ -150,6 +182,9 @@ static inline RowPack pack_rows(const int32_t* ptr, const int32_t* idx, int rows
       if (offset > INT32_MAX) throw std::runtime_error("the packed nonzero stream is longer than 2^31 words");
     }
     P.meta.push_back(int32_t(offset));
+    for (int j = 0; j < share_cap; j++) P.meta.push_back(j < int(shared.size()) ? int32_t(shared[size_t(j)] - r0) : -1);
+    P.shared += (long long)shared.size();
+    P.fold_cycles += dype::fold_cycles(ch, (long long)shared.size(), lat);
   }
   P.cycles = offset;
   return P;
@@ -188,7 +223,7 @@ static inline bool same_pattern(const PackCache::Entry& e, const int32_t* ptr, c
          e.idx.size() == size_t(ptr[rows] - ptr[0]) && std::equal(e.idx.begin(), e.idx.end(), idx + ptr[0]);
 }
 
-static inline RowPack cached_pack(PackCache& cache, const int32_t* ptr, const int32_t* idx, int rows, int cols, int ch, int pe, int row_slots, int col_win, int lat) {
+static inline RowPack cached_pack(PackCache& cache, const int32_t* ptr, const int32_t* idx, int rows, int cols, int ch, int pe, int row_slots, int col_win, int lat, int share_cap) {
   // The design's parameters are fixed per launch function (one cache each); the pattern and shape vary.
   const auto key = std::make_tuple(pattern_hash(ptr, idx, rows), rows, cols, int(ptr[0]));
   {
@@ -200,7 +235,7 @@ static inline RowPack cached_pack(PackCache& cache, const int32_t* ptr, const in
     }
     cache.misses++;
   }
-  RowPack P = pack_rows(ptr, idx, rows, cols, ch, pe, row_slots, col_win, lat);
+  RowPack P = pack_rows(ptr, idx, rows, cols, ch, pe, row_slots, col_win, lat, share_cap);
   PackCache::Entry e{std::vector<int32_t>(ptr, ptr + rows + 1), std::vector<int32_t>(idx + ptr[0], idx + ptr[rows]), P};
   std::lock_guard<std::mutex> g(cache.lock);
   // A handful of patterns (the row ranges of a split op, a few matrices) is what one program sees.

@@ -49,7 +49,7 @@ static inline void whole_only(const LaunchAt& at, const char* kernel) {
 }
 
 struct CycleNote {
-  long long cycles = 0, nnz = 0, runs = 0;
+  long long cycles = 0, fold = 0, nnz = 0, runs = 0;
 };
 // Launches of different devices may run at once (the ABI library), so the table is locked.
 static inline std::mutex& cycle_notes_lock() {
@@ -60,11 +60,13 @@ static inline std::map<std::string, CycleNote>& cycle_notes() {
   static std::map<std::string, CycleNote> m;
   return m;
 }
-// Scheduled stream length of a sparse kernel run (cycles of its nonzero pipeline at II=1).
-static inline void note_cycles(const char* kernel, long long cycles, long long nnz) {
+// Scheduled stream length of a sparse kernel run (cycles of its nonzero pipeline at II=1), and
+// the cycles it folds rows shared over its lanes.
+static inline void note_cycles(const char* kernel, long long cycles, long long fold, long long nnz) {
   std::lock_guard<std::mutex> g(cycle_notes_lock());
   CycleNote& n = cycle_notes()[kernel];
   n.cycles += cycles;
+  n.fold += fold;
   n.nnz += nnz;
   n.runs++;
 }

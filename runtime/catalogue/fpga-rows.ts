@@ -8,10 +8,10 @@
  * its HBM channels are. Launch and host-side packing are not included (the
  * catalogue adds them). Formula and sources: docs/COST-MODEL.md.
  */
-import type { FpgaDesignConfig } from '../plan/fpga-designs.js';
+import { foldCycles, type FpgaDesignConfig } from '../plan/fpga-designs.js';
 import type { SparseFeatures } from '../plan/types.js';
 import type { DeviceSpec } from '../system/types.js';
-import { cyclicImbalance } from './imbalance.js';
+import { cyclicImbalance, withoutLongest } from './imbalance.js';
 
 /** The parts of one run, seconds (total = their sum, the window loads already overlapped where the design can). */
 export interface RowsTime {
@@ -19,7 +19,7 @@ export interface RowsTime {
   stream: number;
   /** Loading the dense operand's windows into the PEs (what of it the stream does not hide). */
   load: number;
-  /** Clearing accumulators, writing result rows, pipeline fill per pass. */
+  /** Clearing accumulators, folding shared rows, writing result rows, pipeline fill per pass. */
   other: number;
   total: number;
   /** The PE imbalance delta used (estimated from the features unless given). */
@@ -32,25 +32,58 @@ export function channelGBs(d: DeviceSpec): number {
   return d.fpgaModel ? d.fpgaModel.effectiveBandwidthGBs / f.hbmChannels : f.channelBandwidthGBs;
 }
 
+/** The nonzero stream of one dense tile, and the rows a tile shares over its lanes ('fold'). */
+export interface PeStream {
+  cycles: number;
+  /** The PE imbalance delta used (estimated from the features unless given). */
+  imbalance: number;
+  /** Rows shared per row tile (a 'fold' design; 0 otherwise). */
+  shared: number;
+}
+
 /**
  * Cycles of the nonzero stream of one dense tile (the packed stream's
  * length, dype_pack.h's RowPack::cycles): the busiest PE's entries with the
- * cyclic imbalance estimated from the features (or `imbalance` given),
- * bounded below by the longest row, whose entries stay on one lane
- * addLatency slots apart unless the design shares long rows.
+ * cyclic imbalance estimated from the features (or `imbalance` given).
+ *  - 'lane': bounded below by the longest row, whose entries stay on one
+ *    lane addLatency slots apart;
+ *  - 'tree': long rows are spread over the PEs, so no row binds;
+ *  - 'fold': as the packer (dype_share.h) does per tile, the k <= sharedRows
+ *    longest rows are shared for the k whose stream plus fold is least: the
+ *    rest as 'lane' (their moments and longest row estimated by
+ *    withoutLongest) plus the shared entries spread over every PE.
  */
-export function peStreamCycles(
-  c: FpgaDesignConfig,
-  f: SparseFeatures,
-  imbalance?: number,
-): { cycles: number; imbalance: number } {
+export function peStreamCycles(c: FpgaDesignConfig, f: SparseFeatures, imbalance?: number): PeStream {
   const pes = c.channels * c.pesPerChannel;
   const tileRows = pes * c.rowSlots;
-  const delta = imbalance ?? cyclicImbalance(f, { pes, tileRows, colWindow: c.colWindow });
+  const deal = { pes, tileRows, colWindow: c.colWindow };
   // The busiest PE sets the pace; a rebalancing design keeps only part of the excess.
-  let cycles = (f.nnz / pes) * (1 + c.imbalanceExposure * (delta - 1)) * c.ii;
-  if (!c.sharesLongRows) cycles = Math.max(cycles, f.rowLenMax * c.addLatency);
-  return { cycles, imbalance: delta };
+  const busiest = (g: SparseFeatures, delta: number): number =>
+    (g.nnz / pes) * (1 + c.imbalanceExposure * (delta - 1)) * c.ii;
+  const onLanes = (g: SparseFeatures): { cycles: number; imbalance: number } => {
+    const delta = imbalance ?? cyclicImbalance(g, deal);
+    return { cycles: Math.max(busiest(g, delta), g.rowLenMax * c.addLatency), imbalance: delta };
+  };
+  switch (c.longRows) {
+    case 'lane':
+      return { ...onLanes(f), shared: 0 };
+    case 'tree': {
+      const delta = imbalance ?? cyclicImbalance(f, { ...deal, sharesLongest: true });
+      return { cycles: busiest(f, delta), imbalance: delta, shared: 0 };
+    }
+    case 'fold': {
+      const rowTiles = Math.max(1, Math.ceil(f.rows / tileRows));
+      let best: PeStream & { cost: number } = { ...onLanes(f), shared: 0, cost: onLanes(f).cycles };
+      for (let k = 1; k <= Math.min(c.sharedRows, f.rows); k++) {
+        const { rest, removed } = withoutLongest(f, k * rowTiles);
+        const lanes = onLanes(rest);
+        const cycles = Math.max(lanes.cycles + removed / pes, f.nnz / pes);
+        const cost = cycles + rowTiles * foldCycles(c, k);
+        if (cost < best.cost) best = { cycles, imbalance: lanes.imbalance, shared: k, cost };
+      }
+      return { cycles: best.cycles, imbalance: best.imbalance, shared: best.shared };
+    }
+  }
 }
 
 /**
@@ -72,14 +105,16 @@ export function sparseRowsTime(
   const rowTiles = Math.max(1, Math.ceil(f.rows / tileRows));
   const windows = Math.max(1, Math.ceil(f.cols / c.colWindow));
   const kTiles = Math.max(1, Math.ceil(k / c.lanes));
-  const { cycles: peCycles, imbalance: delta } = peStreamCycles(c, f, imbalance);
+  const { cycles: peCycles, imbalance: delta, shared } = peStreamCycles(c, f, imbalance);
   const hbm = (f.nnz * c.entryBytes) / (c.channels * chGBs * 1e9);
   const stream = kTiles * Math.max(peCycles / clockHz, hbm);
   const loadAll = (rowTiles * kTiles * windows * c.colWindow) / c.xPerCycle / clockHz;
   // Ping-pong buffers hide a load behind the stream; HiSpMV's estimator charges min(load, stream).
   const load = c.pingPong ? Math.min(loadAll, stream) : loadAll;
   const clear = c.clearsAllSlots ? c.rowSlots : Math.ceil(Math.min(f.rows, tileRows) / pes);
-  const otherCycles = rowTiles * kTiles * (clear + windows * c.passOverheadCycles) + (kTiles * f.rows) / c.yPerCycle;
+  const otherCycles =
+    rowTiles * kTiles * (clear + foldCycles(c, shared) + windows * c.passOverheadCycles) +
+    (kTiles * f.rows) / c.yPerCycle;
   const other = otherCycles / clockHz;
   return { stream, load, other, total: stream + load + other, imbalance: delta };
 }

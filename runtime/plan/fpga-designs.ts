@@ -51,8 +51,16 @@ export interface FpgaDesignConfig {
   yPerCycle: number;
   /** Whether a row tile clears every accumulator slot (the loop as written) or only the rows it holds. */
   clearsAllSlots: boolean;
-  /** Whether long rows are split over all PEs (intra-row distribution): then no lane waits on its longest row. */
-  sharesLongRows: boolean;
+  /**
+   * What a row longer than its lane's share costs: 'lane', its entries stay on
+   * one lane addLatency cycles apart; 'fold', up to sharedRows rows a tile go
+   * to partial slots of every lane, folded into the row after the tile's
+   * stream (foldCycles, dype's template); 'tree', every long row is split over
+   * the PEs and summed in the pipeline (HiSpMV's intra-row distribution).
+   */
+  longRows: LongRowDeal;
+  /** Rows a tile may share over all lanes (their partial slots per lane), with longRows 'fold'. */
+  sharedRows: number;
   /**
    * Share of the cyclic PE imbalance's excess (delta - 1) the design keeps:
    * 1 when rows are only dealt cyclically (Serpens, dype's template); below 1
@@ -65,6 +73,24 @@ export interface FpgaDesignConfig {
   passOverheadCycles: number;
   /** Bytes streamed per nonzero: a 64-bit word of value, row slot and window column. */
   entryBytes: number;
+}
+
+export type LongRowDeal = 'lane' | 'fold' | 'tree';
+
+/** Fill of the fold's three pipelines (clear, fold, add into the rows), cycles; dype_share.h FOLD_FILL_CYCLES. */
+export const FOLD_FILL_CYCLES = 40;
+
+/**
+ * Cycles a 'fold' design spends on n shared rows of a tile, per dense tile:
+ * clearing their partial slots (n), folding one channel's PE partials of one
+ * row a cycle with each row's sum taken up again at least addLatency cycles
+ * later (channels x max(n, addLatency)), adding the sums into the rows (n),
+ * and the pipelines' fill. The host packer weighs sharing with the same
+ * formula (hls-templates/host/dype_share.h fold_cycles; test/hls/cycle-model.test.ts
+ * holds the two equal).
+ */
+export function foldCycles(c: FpgaDesignConfig, n: number): number {
+  return n > 0 ? 2 * n + c.channels * Math.max(n, c.addLatency) + FOLD_FILL_CYCLES : 0;
 }
 
 export interface FpgaResources {
@@ -97,7 +123,8 @@ const base = {
   pingPong: false,
   yPerCycle: 1,
   clearsAllSlots: true,
-  sharesLongRows: false,
+  longRows: 'lane' as LongRowDeal,
+  sharedRows: 0,
   imbalanceExposure: 1,
   windowStorage: 'bram' as 'uram' | 'bram',
   passOverheadCycles: 100,
@@ -111,8 +138,9 @@ const base = {
  * with its shell; resources counted per partition bank), a 16 x 16
  * output-stationary GEMM array (256 MACs), 8-lane streams. The sparse-row
  * fields are the template as written (hls-templates/kernel/sparse_rows.cpp.hbs):
- * rows dealt cyclically to the lanes with nothing rebalanced, a row's entries
- * addLatency slots apart, one window column loaded per cycle before the
+ * rows dealt cyclically to the lanes, a row's entries addLatency slots apart,
+ * except up to 16 long rows a tile shared over all lanes and folded after the
+ * tile's stream (where the packer finds that shorter), one window column loaded per cycle before the
  * stream (no ping-pong), only the tile's own rows cleared (all lanes a cycle)
  * and written back, 512 bits a cycle (16 SpMV rows, 2 SpMM rows of 8 lanes).
  */
@@ -129,6 +157,8 @@ export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
     clearsAllSlots: false,
     yPerCycle: 16,
     windowStorage: 'uram',
+    longRows: 'fold',
+    sharedRows: 16,
   },
   spmm: {
     ...base,
@@ -141,6 +171,8 @@ export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
     clockMHz: 190,
     clearsAllSlots: false,
     yPerCycle: 2,
+    longRows: 'fold',
+    sharedRows: 16,
   },
   sddmm: {
     ...base,
@@ -196,14 +228,14 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
     unit: '-',
     kind: 'design',
     source:
-      "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4096 row slots per PE, 4096-column windows in UltraRAM (one block a lane), rows dealt cyclically (dype_pack.h), one window column loaded a cycle before the stream, only the tile's rows cleared (all lanes a cycle) and written back 16 a cycle (512 bits)",
+      "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4096 row slots per PE, 4096-column windows in UltraRAM (one block a lane), rows dealt cyclically (dype_pack.h) but for up to 16 long rows a tile shared over all lanes and folded after the stream (dype_share.h), one window column loaded a cycle before the stream, only the tile's rows cleared (all lanes a cycle) and written back 16 a cycle (512 bits)",
     measuredOn: 'design',
   },
   'FPGA_DESIGN_DEFAULTS.spmm': {
     unit: '-',
     kind: 'design',
     source:
-      "dype's Sextans-style SpMM as its template is written: 4 channels x 8 PEs x 8 dense lanes (so that a GCN's two SpMM and two GEMM instances fit a U280 with its shell: DY6207), 2048 row slots, 1024-column windows in BRAM, result rows written 2 a cycle (512 bits)",
+      "dype's Sextans-style SpMM as its template is written: 4 channels x 8 PEs x 8 dense lanes (so that a GCN's two SpMM and two GEMM instances fit a U280 with its shell: DY6207), 2048 row slots, 1024-column windows in BRAM, up to 16 long rows a tile shared over all lanes, result rows written 2 a cycle (512 bits)",
     measuredOn: 'design',
   },
   'FPGA_DESIGN_DEFAULTS.sddmm': {
@@ -313,15 +345,17 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
 };
 
 /** Depths of the sparse-row designs' streams (hls-templates/kernel/sparse_rows.cpp.hbs; codegen/hls sizes them from here). */
-export const SPARSE_ROW_STREAMS = { range: 4, words: 64, len: 4 } as const;
+export const SPARSE_ROW_STREAMS = { range: 4, words: 64, len: 4, share: 16 } as const;
 
 /** LUTs of a design's FIFOs (SRL shift registers: bits x ceil(depth / 32)). */
 function fifoLuts(d: FpgaDesignName, c: FpgaDesignConfig): number {
   if (d !== 'spmv' && d !== 'spmm') return 0;
   const srl = (bits: number, depth: number): number => bits * Math.ceil(depth / 32) * UNIT.fifoLutPerBit32;
   const S = SPARSE_ROW_STREAMS;
-  // Per channel a range stream (two int32) and a word stream (pesPerChannel 64-bit entries); one length stream.
-  return c.channels * (srl(64, S.range) + srl(64 * c.pesPerChannel, S.words)) + srl(32, S.len);
+  // Per channel a range stream (two int32) and a word stream (pesPerChannel 64-bit entries); one length
+  // stream, and with shared rows one stream of their numbers.
+  const share = c.longRows === 'fold' ? srl(32, S.share) : 0;
+  return c.channels * (srl(64, S.range) + srl(64 * c.pesPerChannel, S.words)) + srl(32, S.len) + share;
 }
 
 /** Multiply-accumulate units per cycle. */
@@ -364,22 +398,44 @@ export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPG
     const banks = pes * c.lanes;
     if (c.windowStorage === 'uram') uram += banks * Math.ceil((c.colWindow * 4) / UNIT.uramBytes);
     else bram += banks * Math.ceil((c.colWindow * 4) / UNIT.bramBytes);
-    uram += banks * Math.ceil((c.rowSlots * 4) / UNIT.uramBytes);
+    uram += banks * Math.ceil(((c.rowSlots + c.sharedRows) * 4) / UNIT.uramBytes);
   } else if (d === 'gemm') {
     bram += 2 * c.lanes * Math.ceil((c.maxInner * 4) / UNIT.bramBytes);
   } else if (d === 'sddmm') {
     bram += 2 * Math.ceil((c.maxInner * 4) / UNIT.bramBytes);
   }
   const arith = d === 'stream' || d === 'generic' ? c.lanes : macs;
+  const fold = foldUnits(c);
   return {
     lut:
       UNIT.kernel.lut +
       ports * UNIT.maxi.lut +
       arith * (UNIT.fmul.lut + UNIT.fadd.lut + UNIT.laneControl.lut) +
+      fold.adders * UNIT.fadd.lut +
       fifoLuts(d, c),
-    ff: UNIT.kernel.ff + ports * UNIT.maxi.ff + arith * (UNIT.fmul.ff + UNIT.fadd.ff + UNIT.laneControl.ff),
+    ff:
+      UNIT.kernel.ff +
+      ports * UNIT.maxi.ff +
+      arith * (UNIT.fmul.ff + UNIT.fadd.ff + UNIT.laneControl.ff) +
+      fold.adders * UNIT.fadd.ff +
+      fold.sumBits,
     bram,
     uram,
-    dsp: arith * (UNIT.fmul.dsp + UNIT.fadd.dsp),
+    dsp: arith * (UNIT.fmul.dsp + UNIT.fadd.dsp) + fold.adders * UNIT.fadd.dsp,
   };
+}
+
+/**
+ * The fold of shared rows ('fold' designs): per dense lane an adder tree over
+ * a channel's PEs (pes - 1), the running sum and the add into the row (one
+ * each), and the shared rows' running sums in registers.
+ */
+function foldUnits(c: FpgaDesignConfig): { adders: number; sumBits: number } {
+  switch (c.longRows) {
+    case 'fold':
+      return { adders: (c.pesPerChannel + 1) * c.lanes, sumBits: 32 * c.sharedRows * c.lanes };
+    case 'lane':
+    case 'tree':
+      return { adders: 0, sumBits: 0 };
+  }
 }

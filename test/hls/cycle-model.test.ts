@@ -6,7 +6,9 @@
  * (hls-templates/host/dype_pack.h, RowPack::cycles: what the kernel's L_nz
  * loop runs, one word a cycle) on real matrices. The same build checks the
  * launch functions' pattern cache (a repeat call reuses the schedule, a
- * pattern changed in place does not). One g++ build of
+ * pattern changed in place does not), and long rows shared over the lanes
+ * (dype_share.h): never a longer pass, the hub of adder_dcop_05 no longer
+ * setting it, the fold priced as the planner prices it. One g++ build of
  * test/hls/pack-cycles.cpp serves every matrix, both designs and the cache.
  * Skipped when the data directory or g++ is absent.
  */
@@ -18,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peStreamCycles } from '../../runtime/catalogue/fpga-rows.js';
 import { sparseFeaturesOf } from '../../runtime/guards/features.js';
-import { FPGA_DESIGN_DEFAULTS } from '../../runtime/plan/fpga-designs.js';
+import { FPGA_DESIGN_DEFAULTS, foldCycles } from '../../runtime/plan/fpga-designs.js';
 import type { SparseFeatures } from '../../runtime/plan/types.js';
 import { HAVE_DATA, HAVE_GXX, loadCsr } from './example-data.js';
 
@@ -35,6 +37,9 @@ const MATRICES = [
   'fidapex6.mtx',
   'whitaker3.mtx',
   'bayer10.mtx',
+  'adder_dcop_05.mtx',
+  'jazz.mtx',
+  'Groebner_id2003_aug.mtx',
 ];
 /**
  * The aim: the median matrix within 10%. Each matrix within 60%: the
@@ -81,18 +86,33 @@ beforeAll(() => {
   }
 }, 60_000);
 
-function packed(design: 'spmv' | 'spmm'): number[] {
+interface Packed {
+  cycles: number;
+  nnz: number;
+  shared: number;
+  foldCycles: number;
+}
+
+function packedAs(design: 'spmv' | 'spmm', sharedRows: number): Packed[] {
   const c = FPGA_DESIGN_DEFAULTS[design];
   const out = execFileSync(
     bin,
-    [c.channels, c.pesPerChannel, c.rowSlots, c.colWindow, c.addLatency, ...inputs.map((i) => i.path)].map(String),
+    [c.channels, c.pesPerChannel, c.rowSlots, c.colWindow, c.addLatency, sharedRows, ...inputs.map((i) => i.path)].map(
+      String,
+    ),
     { encoding: 'utf8' },
   );
   return out
     .trim()
     .split('\n')
-    .map((l) => Number(l.split(' ')[0]));
+    .map((l) => {
+      const [cycles, nnz, shared, fold] = l.split(' ').map(Number);
+      return { cycles: cycles!, nnz: nnz!, shared: shared!, foldCycles: fold! };
+    });
 }
+
+const packed = (design: 'spmv' | 'spmm'): number[] =>
+  packedAs(design, FPGA_DESIGN_DEFAULTS[design].sharedRows).map((p) => p.cycles);
 
 describe.skipIf(!RUN)('the FPGA cycle model against the host packer on real matrices', () => {
   for (const design of ['spmv', 'spmm'] as const) {
@@ -117,12 +137,39 @@ describe.skipIf(!RUN)('the FPGA cycle model against the host packer on real matr
     });
   }
 
+  for (const design of ['spmv', 'spmm'] as const) {
+    it(`${design}: sharing long rows over the lanes never lengthens a pass and shortens it where a row binds`, () => {
+      const c = FPGA_DESIGN_DEFAULTS[design];
+      const alone = packedAs(design, 0);
+      const shared = packedAs(design, c.sharedRows);
+      const lines = ['matrix                 rowLenMax  alone  shared  rows  fold  speed-up'];
+      inputs.forEach(({ file, f }, i) => {
+        const a = alone[i]!;
+        const s = shared[i]!;
+        lines.push(
+          `${file.padEnd(22)} ${String(f.rowLenMax).padStart(9)} ${String(a.cycles).padStart(6)} ${String(s.cycles).padStart(7)} ${String(s.shared).padStart(5)} ${String(s.foldCycles).padStart(5)} ${(a.cycles / (s.cycles + s.foldCycles)).toFixed(2).padStart(8)}x`,
+        );
+        expect(a.shared, file).toBe(0);
+        expect(s.cycles + s.foldCycles, file).toBeLessThanOrEqual(a.cycles);
+        // One row tile: the packer's fold is the planner's formula for the rows it shared.
+        if (f.rows <= c.channels * c.pesPerChannel * c.rowSlots)
+          expect(s.foldCycles, file).toBe(foldCycles(c, s.shared));
+      });
+      console.log(`${design}\n${lines.join('\n')}`);
+      // A hub row (adder_dcop_05: 1,310 entries among rows of 6) no longer sets the pass: at least 10x shorter.
+      const hub = inputs.findIndex((i) => i.file === 'adder_dcop_05.mtx');
+      expect(alone[hub]!.cycles).toBeGreaterThan(10 * (shared[hub]!.cycles + shared[hub]!.foldCycles));
+    });
+  }
+
   it('a repeat launch reuses the packed schedule; a pattern changed in place is packed anew', () => {
     const c = FPGA_DESIGN_DEFAULTS.spmv;
     const some = inputs.slice(0, 3).map((i) => i.path);
     const out = execFileSync(
       bin,
-      ['--cache', c.channels, c.pesPerChannel, c.rowSlots, c.colWindow, c.addLatency, ...some].map(String),
+      ['--cache', c.channels, c.pesPerChannel, c.rowSlots, c.colWindow, c.addLatency, c.sharedRows, ...some].map(
+        String,
+      ),
       { encoding: 'utf8' },
     );
     // Per file: first call equals a fresh pack, the repeat too, the changed pattern equals its own fresh pack; 1 hit, 2 misses.

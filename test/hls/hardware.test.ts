@@ -63,7 +63,13 @@ describe('generated HLS designs declare what hardware needs', () => {
       expect(h).toContain(`#define ${op}_ACC_READ_LATENCY ${c.accReadLatency}`);
       expect(h).toContain(`#define ${op}_ADD_LATENCY (${op}_ACC_READ_LATENCY + ${op}_FADD_LATENCY + 1)`);
       // The host spaces equal slots by the kernel's own macro, not a number of its own.
-      expect(launch).toMatch(new RegExp(`cached_pack\\(pack_cache, [^;]*, ${op}_ADD_LATENCY\\);`));
+      expect(launch).toMatch(new RegExp(`cached_pack\\(pack_cache, [^;]*, ${op}_ADD_LATENCY, ${op}_SHARE\\);`));
+      // Shared long rows: the parts' running sums are taken up again no sooner than the chain allows.
+      expect(h).toContain(`#define ${op}_SHARE ${c.sharedRows}`);
+      expect(cpp).toContain(
+        `#pragma HLS DEPENDENCE variable=part type=inter direction=RAW dependent=true distance=${op}_ADD_LATENCY`,
+      );
+      expect(cpp).toContain(`const int32_t n_fold = n_share > ${op}_ADD_LATENCY ? n_share : ${op}_ADD_LATENCY;`);
       const bind = `#pragma HLS BIND_OP variable=sum op=fadd impl=fulldsp latency=${op}_FADD_LATENCY`;
       if (adds) expect(cpp).toContain(bind);
       else expect(cpp).not.toContain('BIND_OP');

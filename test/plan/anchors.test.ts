@@ -385,7 +385,8 @@ const HISPMV16 = (exposure: number): FpgaDesignConfig => ({
   pingPong: true,
   yPerCycle: 32,
   clearsAllSlots: false,
-  sharesLongRows: true,
+  longRows: 'tree',
+  sharedRows: 0,
   passOverheadCycles: 5,
   imbalanceExposure: exposure,
 });

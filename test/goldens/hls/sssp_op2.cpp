@@ -10,23 +10,34 @@
 // (sssp_op2_LANES x sssp_op2_ROW_SLOTS rows), and the epilogue is fused into
 // the write-back. The host may pack only rows [row_lo, n_rows) (a row range
 // of a split op): tiles count from row_lo, and only those rows are written.
+// Up to sssp_op2_SHARE long rows a tile are shared over all lanes (dype_share.h):
+// each lane accumulates its part in slot ROW_SLOTS + j, and after the tile's
+// stream an adder tree per channel folds the parts into the row's own slot.
 #include "sssp_op2.h"
 
-// Step ranges of the packed streams: one (lo, hi) per (row tile, column tile, window).
-static void sssp_op2_meta(const int32_t* meta, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins, hls::stream<sssp_op2_range_t> rd_s[sssp_op2_CH], hls::stream<int32_t>& len_s) {
+// Step ranges of the packed streams: one (lo, hi) per (row tile, column tile, window); per
+// tile the table holds n_wins + 1 offsets, then the tile's shared rows (-1: none).
+static void sssp_op2_meta(const int32_t* meta, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins, hls::stream<sssp_op2_range_t> rd_s[sssp_op2_CH], hls::stream<int32_t>& len_s, hls::stream<int32_t>& share_s) {
 L_mtile:
   for (int32_t t = 0; t < n_tiles; t++) {
     #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+    const int32_t base = t * (n_wins + 1 + sssp_op2_SHARE);
   L_mktile:
     for (int32_t kt = 0; kt < n_ktiles; kt++) {
       #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+      // The tile's shared rows go first: the compute reads them before the tile's windows.
+    L_mshare:
+      for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
+#pragma HLS PIPELINE II=1
+        share_s.write(meta[base + n_wins + 1 + j]);
+      }
     L_mwin:
       for (int32_t w = 0; w < n_wins; w++) {
         #pragma HLS LOOP_TRIPCOUNT min=1 max=1024 avg=4
 #pragma HLS PIPELINE II=1
         sssp_op2_range_t r;
-        r.lo = meta[t * (n_wins + 1) + w];
-        r.hi = meta[t * (n_wins + 1) + w + 1];
+        r.lo = meta[base + w];
+        r.hi = meta[base + w + 1];
         for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
 #pragma HLS UNROLL
           rd_s[ch].write(r);
@@ -68,8 +79,13 @@ static void sssp_op2_read_13(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_ran
 static void sssp_op2_read_14(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_range_t>& rd, hls::stream<sssp_op2_pack_t>& out, int32_t n_steps) { sssp_op2_read_words(nz, rd, out, n_steps); }
 static void sssp_op2_read_15(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_range_t>& rd, hls::stream<sssp_op2_pack_t>& out, int32_t n_steps) { sssp_op2_read_words(nz, rd, out, n_steps); }
 
-static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH], const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
-  static float acc[128][4096][1];
+// Merges two partial sums of a row (the accumulation's a ⊕ b).
+static inline float sssp_op2_merge(float a, float b) {
+  return dype_min<float>(a, b);
+}
+
+static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<int32_t>& share_s, hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH], const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
+  static float acc[128][4112][1];
   #pragma HLS ARRAY_PARTITION variable=acc dim=1 type=complete
   #pragma HLS BIND_STORAGE variable=acc type=ram_2p impl=uram latency=2
   static float win_d[128][4096][1];
@@ -86,6 +102,27 @@ L_tile:
   L_ktile:
     for (int32_t kt = 0; kt < n_ktiles; kt++) {
       #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+      // The tile's shared rows (tile-relative, the used ones first; -1: none) and their cleared parts.
+      int32_t share_row[sssp_op2_SHARE];
+      int32_t n_share = 0;
+    L_share_rd:
+      for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
+#pragma HLS PIPELINE II=1
+        share_row[j] = share_s.read();
+        if (share_row[j] >= 0) n_share = j + 1;
+      }
+    L_share_init:
+      for (int32_t j = 0; j < n_share; j++) {
+        #pragma HLS LOOP_TRIPCOUNT min=0 max=16 avg=1
+#pragma HLS PIPELINE II=1
+        for (int32_t l = 0; l < sssp_op2_LANES; l++) {
+#pragma HLS UNROLL
+          for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+            acc[l][sssp_op2_ROW_SLOTS + j][kk] = std::numeric_limits<float>::infinity();
+          }
+        }
+      }
     L_init:
       for (int32_t s = 0; s < tile_slots; s++) {
         #pragma HLS LOOP_TRIPCOUNT min=1 max=4096 avg=4096
@@ -154,6 +191,58 @@ L_tile:
           }
         }
       }
+      // Fold the shared rows: one channel's PE parts of one row a cycle through an adder tree
+      // into the row's running sum, which is taken up again n_fold >= ADD_LATENCY cycles later.
+      float part[sssp_op2_SHARE][sssp_op2_KT];
+#pragma HLS ARRAY_PARTITION variable=part type=complete dim=0
+      for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
+#pragma HLS UNROLL
+        for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+          part[j][kk] = std::numeric_limits<float>::infinity();
+        }
+      }
+      const int32_t n_fold = n_share > sssp_op2_ADD_LATENCY ? n_share : sssp_op2_ADD_LATENCY;
+    L_fold_ch:
+      for (int32_t ch = 0; ch < (n_share > 0 ? sssp_op2_CH : 0); ch++) {
+      L_fold:
+        for (int32_t j = 0; j < n_fold; j++) {
+          #pragma HLS LOOP_TRIPCOUNT min=0 max=16 avg=8
+#pragma HLS PIPELINE II=1
+#pragma HLS DEPENDENCE variable=part type=inter direction=RAW dependent=true distance=sssp_op2_ADD_LATENCY
+          if (j < n_share) {
+            for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+              float t[sssp_op2_PE];
+#pragma HLS ARRAY_PARTITION variable=t type=complete
+              for (int32_t e = 0; e < sssp_op2_PE; e++) {
+#pragma HLS UNROLL
+                t[e] = acc[ch * sssp_op2_PE + e][sssp_op2_ROW_SLOTS + j][kk];
+              }
+              for (int32_t half = sssp_op2_PE / 2; half > 0; half /= 2) {
+#pragma HLS UNROLL
+                for (int32_t e = 0; e < half; e++) {
+#pragma HLS UNROLL
+                  t[e] = sssp_op2_merge(t[e], t[e + half]);
+                }
+              }
+              part[j][kk] = sssp_op2_merge(part[j][kk], t[0]);
+            }
+          }
+        }
+      }
+    L_fold_out:
+      for (int32_t j = 0; j < n_share; j++) {
+        #pragma HLS LOOP_TRIPCOUNT min=0 max=16 avg=1
+#pragma HLS PIPELINE II=1
+        // A shared row's own slot took no entries (the packer sent them all to the parts): a
+        // plain write, no read-modify-write to space out.
+        const int32_t r = share_row[j];
+        for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+          acc[r % sssp_op2_LANES][r / sssp_op2_LANES][kk] = part[j][kk];
+        }
+      }
     L_out:
       // YW consecutive result rows a cycle (one 512-bit word on the widened port), the tile's rows only.
       for (int32_t g = 0; g < (tile_n + sssp_op2_YW - 1) / sssp_op2_YW; g++) {
@@ -214,10 +303,12 @@ extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_
   hls::stream<sssp_op2_range_t> rd_s[sssp_op2_CH];
   hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH];
   hls::stream<int32_t> len_s;
+  hls::stream<int32_t> share_s;
 #pragma HLS STREAM variable=len_s depth=4
+#pragma HLS STREAM variable=share_s depth=16
 #pragma HLS STREAM variable=nz_s depth=64
 #pragma HLS STREAM variable=rd_s depth=4
-  sssp_op2_meta(meta, n_tiles, n_ktiles, n_wins, rd_s, len_s);
+  sssp_op2_meta(meta, n_tiles, n_ktiles, n_wins, rd_s, len_s, share_s);
   sssp_op2_read_0(nz_0, rd_s[0], nz_s[0], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_1(nz_1, rd_s[1], nz_s[1], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_2(nz_2, rd_s[2], nz_s[2], n_tiles * n_ktiles * n_wins);
@@ -234,5 +325,5 @@ extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_
   sssp_op2_read_13(nz_13, rd_s[13], nz_s[13], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_14(nz_14, rd_s[14], nz_s[14], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_15(nz_15, rd_s[15], nz_s[15], n_tiles * n_ktiles * n_wins);
-  sssp_op2_compute(len_s, nz_s, b_d, b_d_next, v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute(len_s, share_s, nz_s, b_d, b_d_next, v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
 }

@@ -18,6 +18,8 @@
 // The read-add-write chain of one accumulator slot: the dependence distance, and the host packer's spacing.
 #define sssp_op2_ADD_LATENCY (sssp_op2_ACC_READ_LATENCY + sssp_op2_FADD_LATENCY + 1)
 #define sssp_op2_YW 16
+// Long rows a row tile may share over all lanes (accumulator slots ROW_SLOTS + j), folded after its stream.
+#define sssp_op2_SHARE 16
 struct sssp_op2_pack_t {
   ap_uint<64> e[8];
 };
