@@ -287,7 +287,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   if (kVar) vars[kVar] = 'kcol';
   const termNames = rename(names, vars, (buf, index) => {
     if (m.vals && buf === m.vals.name) return 'val';
-    if (m.windows.some((w) => w.name === buf)) return `${winName(buf)}[l][col][kk]`;
+    // The half of the window buffer the current window streams from (rd, in words of XW columns).
+    if (m.windows.some((w) => w.name === buf)) return `${winName(buf)}[l][rd + col / ${N}_XW][kk].v[col % ${N}_XW]`;
     void index;
     return undefined;
   });
@@ -297,8 +298,15 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   const outP = new CppPrinter(outNames);
   const store = `${outNames.load(m.store.buf, m.store.index)} = ${outP.as(m.store.value, names.bufElem(m.store.buf))}`;
   const loadNames = rename(names, vars);
+  // Window words hold XW consecutive columns: a load cycle fills one on every lane.
+  const XW = c.xPerCycle;
+  if (c.colWindow % XW !== 0 || (XW & (XW - 1)) !== 0)
+    throw new Error(
+      `hls: ${design} loads ${XW} window columns a cycle; expected a power of two dividing ${c.colWindow}`,
+    );
   const windowLoads = m.windows.map((w, i) => ({
     array: winName(w.name),
+    word: `${N}_${winName(w.name)}_t`,
     tmp: `wv${i}`,
     type: elemOf(w),
     load: new CppPrinter(loadNames).expr({ k: 'load', buf: w.name, index: findWindowIndex(m, w.name) }),
@@ -421,10 +429,12 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       storage: 'uram',
       latency: c.accReadLatency,
     },
+    // Two halves a window (double-buffered: the next window loads into one while the other streams),
+    // in words of XW columns.
     ...m.windows.map((w): ArrayDecl => ({
       name: winName(w.name),
-      type: elemOf(w),
-      dims: [LANES, c.colWindow, KT],
+      type: `${N}_${winName(w.name)}_t`,
+      dims: [LANES, (2 * c.colWindow) / XW, KT],
       partitions: [
         { dim: 1, kind: 'complete', factor: LANES },
         ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : []),
@@ -440,7 +450,6 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     { label: 'L_nz', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
     { label: 'L_read', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
     { label: 'L_init', dataDependent: true, tripcount: { min: 1, max: c.rowSlots, avg: c.rowSlots } },
-    { label: 'L_load', dataDependent: false },
     { label: 'L_out', dataDependent: true, tripcount: { min: 1, max: (LANES * c.rowSlots) / YW, avg: 4096 } },
     ...(SHARE > 0
       ? [
@@ -510,12 +519,21 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       merge: mergeExpr
         ? new CppPrinter(rename(names, { [m.acc.var]: 'a', __part: 'b' })).as(mergeExpr, m.acc.type)
         : '',
+      windowIndependence: m.windows.flatMap((w) => [
+        '          // Written in one half, read in the other: no dependence between them within a step.',
+        `#pragma HLS DEPENDENCE variable=${winName(w.name)} type=inter direction=RAW dependent=false`,
+      ]),
       tripShareInit: trip('L_share_init'),
       tripFold: trip('L_fold'),
       tripFoldOut: trip('L_fold_out'),
       store,
       windowLoads: windowLoads.flatMap((w) => [
-        `const ${w.type} ${w.tmp} = in ? ${w.load} : ${w.type}(0);`,
+        `${w.word} ${w.tmp};`,
+        `for (int32_t u = 0; u < ${N}_XW; u++) {`,
+        '#pragma HLS UNROLL',
+        '  const int32_t gcol = g0 + u;',
+        `  ${w.tmp}.v[u] = in && q * ${N}_XW + u < n_ld ? ${w.load} : ${w.type}(0);`,
+        '}',
         `for (int32_t l = 0; l < ${LANES}; l++) {`,
         '#pragma HLS UNROLL',
         `  ${w.array}[l][c][kk] = ${w.tmp};`,
@@ -550,6 +568,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         "// The read-add-write chain of one accumulator slot: the dependence distance, and the host packer's spacing.",
         `#define ${N}_ADD_LATENCY (${N}_ACC_READ_LATENCY + ${N}_FADD_LATENCY + 1)`,
         `#define ${N}_YW ${YW}`,
+        '// Window columns a window word holds and a load cycle fills (one 64-bit word a lane and dense lane).',
+        `#define ${N}_XW ${XW}`,
         '// Long rows a row tile may share over all lanes (accumulator slots ROW_SLOTS + j), folded after its stream.',
         `#define ${N}_SHARE ${SHARE}`,
       ],
@@ -561,6 +581,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         '  int32_t lo;',
         '  int32_t hi;',
         '};',
+        ...windowLoads.flatMap((w) => [`struct ${w.word} {`, `  ${w.type} v[${XW}];`, '};']),
       ],
     },
     launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '' },

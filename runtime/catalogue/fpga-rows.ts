@@ -17,7 +17,7 @@ import { cyclicImbalance, withoutLongest } from './imbalance.js';
 export interface RowsTime {
   /** The nonzero stream: PE-bound (imbalance included) or HBM-bound, whichever is slower. */
   stream: number;
-  /** Loading the dense operand's windows into the PEs (what of it the stream does not hide). */
+  /** Loading the dense operand's windows into the PEs (what of it the stream does not hide: windowLoads). */
   load: number;
   /** Clearing accumulators, folding shared rows, writing result rows, pipeline fill per pass. */
   other: number;
@@ -87,6 +87,32 @@ export function peStreamCycles(c: FpgaDesignConfig, f: SparseFeatures, imbalance
 }
 
 /**
+ * What loading the dense operand's windows adds to the stream, seconds, over
+ * `passes` (row tile x dense tile) of `windows` windows each.
+ */
+function windowLoadTime(
+  c: FpgaDesignConfig,
+  f: SparseFeatures,
+  passes: number,
+  windows: number,
+  stream: number,
+  clockHz: number,
+): number {
+  const seconds = (columns: number): number => (passes * columns) / c.xPerCycle / clockHz;
+  switch (c.windowLoads) {
+    case 'serial':
+      return seconds(windows * c.colWindow);
+    case 'hispmv':
+      return Math.min(seconds(windows * c.colWindow), stream);
+    case 'overlap': {
+      // The first window loads alone; the others behind the streams of the windows before them.
+      const first = Math.min(c.colWindow, f.cols);
+      return seconds(first) + Math.max(0, seconds(f.cols - first) - stream);
+    }
+  }
+}
+
+/**
  * One run over a matrix with features `f` and dense width `k` (1 for SpMV)
  * of design `c` at `clockHz`, its nonzeros streamed over `c.channels`
  * channels of `channelGBs` each. `imbalance` overrides the estimate of the
@@ -108,9 +134,7 @@ export function sparseRowsTime(
   const { cycles: peCycles, imbalance: delta, shared } = peStreamCycles(c, f, imbalance);
   const hbm = (f.nnz * c.entryBytes) / (c.channels * chGBs * 1e9);
   const stream = kTiles * Math.max(peCycles / clockHz, hbm);
-  const loadAll = (rowTiles * kTiles * windows * c.colWindow) / c.xPerCycle / clockHz;
-  // Ping-pong buffers hide a load behind the stream; HiSpMV's estimator charges min(load, stream).
-  const load = c.pingPong ? Math.min(loadAll, stream) : loadAll;
+  const load = windowLoadTime(c, f, rowTiles * kTiles, windows, stream, clockHz);
   const clear = c.clearsAllSlots ? c.rowSlots : Math.ceil(Math.min(f.rows, tileRows) / pes);
   const otherCycles =
     rowTiles * kTiles * (clear + foldCycles(c, shared) + windows * c.passOverheadCycles) +

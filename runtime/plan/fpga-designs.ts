@@ -43,10 +43,16 @@ export interface FpgaDesignConfig {
   ii: number;
   // Sparse-row designs (spmv, spmm): how the kernel deals rows out and moves its vectors.
   // Their cost is runtime/catalogue/fpga-rows.ts; the other designs leave these neutral.
-  /** Dense-operand columns loaded into a PE's window per cycle (512-bit words: 16 floats). */
+  /** Dense-operand columns loaded into a PE's window per cycle: the columns one window word holds (dype's: 2, 64 bits). */
   xPerCycle: number;
-  /** Whether the next window loads while the PEs stream the current one (ping-pong buffers). */
-  pingPong: boolean;
+  /**
+   * How window loads and the stream share time: 'serial', each window's
+   * colWindow columns load before its stream; 'overlap', the window's real
+   * columns load into one of two buffers while the other streams (dype's
+   * template: only the first window and what the streams do not cover show);
+   * 'hispmv', HiSpMV's estimator for its ping-pong buffers, min(load, stream).
+   */
+  windowLoads: WindowLoads;
   /** Result rows written per cycle. */
   yPerCycle: number;
   /** Whether a row tile clears every accumulator slot (the loop as written) or only the rows it holds. */
@@ -76,6 +82,7 @@ export interface FpgaDesignConfig {
 }
 
 export type LongRowDeal = 'lane' | 'fold' | 'tree';
+export type WindowLoads = 'serial' | 'overlap' | 'hispmv';
 
 /** Fill of the fold's three pipelines (clear, fold, add into the rows), cycles; dype_share.h FOLD_FILL_CYCLES. */
 export const FOLD_FILL_CYCLES = 40;
@@ -120,7 +127,7 @@ const base = {
   addLatency: accSpacing(FADD_LATENCY, ACC_READ_LATENCY),
   ii: 1,
   xPerCycle: 1,
-  pingPong: false,
+  windowLoads: 'serial' as WindowLoads,
   yPerCycle: 1,
   clearsAllSlots: true,
   longRows: 'lane' as LongRowDeal,
@@ -140,9 +147,10 @@ const base = {
  * fields are the template as written (hls-templates/kernel/sparse_rows.cpp.hbs):
  * rows dealt cyclically to the lanes, a row's entries addLatency slots apart,
  * except up to 16 long rows a tile shared over all lanes and folded after the
- * tile's stream (where the packer finds that shorter), one window column loaded per cycle before the
- * stream (no ping-pong), only the tile's own rows cleared (all lanes a cycle)
- * and written back, 512 bits a cycle (16 SpMV rows, 2 SpMM rows of 8 lanes).
+ * tile's stream (where the packer finds that shorter), a window's real
+ * columns loaded two a cycle (one 64-bit word) into one half of its buffer
+ * while the other half streams, only the tile's own rows cleared (all lanes a cycle) and written
+ * back, 512 bits a cycle (16 SpMV rows, 2 SpMM rows of 8 lanes).
  */
 export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
   spmv: {
@@ -150,8 +158,9 @@ export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
     channels: 16,
     pesPerChannel: 8,
     lanes: 1,
-    rowSlots: 4096,
+    rowSlots: 4080,
     colWindow: 4096,
+    xPerCycle: 2,
     maxInner: 0,
     clockMHz: 225,
     clearsAllSlots: false,
@@ -159,6 +168,7 @@ export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
     windowStorage: 'uram',
     longRows: 'fold',
     sharedRows: 16,
+    windowLoads: 'overlap',
   },
   spmm: {
     ...base,
@@ -167,12 +177,14 @@ export const FPGA_DESIGN_DEFAULTS: Record<FpgaDesignName, FpgaDesignConfig> = {
     lanes: 8,
     rowSlots: 2048,
     colWindow: 1024,
+    xPerCycle: 2,
     maxInner: 0,
     clockMHz: 190,
     clearsAllSlots: false,
     yPerCycle: 2,
     longRows: 'fold',
     sharedRows: 16,
+    windowLoads: 'overlap',
   },
   sddmm: {
     ...base,
@@ -213,9 +225,12 @@ export const FPGA_UNIT_COSTS = {
    * bitstream against the card's resources.
    */
   shell: { lut: 180_000, ff: 280_000, bram: 200, uram: 0, dsp: 4 },
-  /** Bytes per BRAM36 and per URAM block. */
-  bramBytes: 4608,
-  uramBytes: 36864,
+  /**
+   * 32-bit words one block holds at full depth: a BRAM36 as 1K x 36, an UltraRAM as 4K x 72 (one
+   * word a row: a deeper array cascades more blocks whatever its bytes).
+   */
+  bramWords32: 1024,
+  uramWords32: 4096,
 };
 const UNIT = FPGA_UNIT_COSTS;
 
@@ -228,14 +243,14 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
     unit: '-',
     kind: 'design',
     source:
-      "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4096 row slots per PE, 4096-column windows in UltraRAM (one block a lane), rows dealt cyclically (dype_pack.h) but for up to 16 long rows a tile shared over all lanes and folded after the stream (dype_share.h), one window column loaded a cycle before the stream, only the tile's rows cleared (all lanes a cycle) and written back 16 a cycle (512 bits)",
+      "dype's Serpens-style SpMV as its template is written (hls-templates/kernel/sparse_rows.cpp.hbs): 16 channels x 8 PEs, 4080 row slots and 16 shared-row parts per PE (one 4096-deep UltraRAM), 4096-column windows double-buffered in UltraRAM (two halves of two-column words in one block a lane, two columns loaded a cycle), rows dealt cyclically (dype_pack.h) but for up to 16 long rows a tile shared over all lanes and folded after the stream (dype_share.h), a window's real columns loaded into one half while the other streams, only the tile's rows cleared (all lanes a cycle) and written back 16 a cycle (512 bits)",
     measuredOn: 'design',
   },
   'FPGA_DESIGN_DEFAULTS.spmm': {
     unit: '-',
     kind: 'design',
     source:
-      "dype's Sextans-style SpMM as its template is written: 4 channels x 8 PEs x 8 dense lanes (so that a GCN's two SpMM and two GEMM instances fit a U280 with its shell: DY6207), 2048 row slots, 1024-column windows in BRAM, up to 16 long rows a tile shared over all lanes, result rows written 2 a cycle (512 bits)",
+      "dype's Sextans-style SpMM as its template is written: 4 channels x 8 PEs x 8 dense lanes (so that a GCN's two SpMM and two GEMM instances fit a U280 with its shell: DY6207), 2048 row slots, 1024-column windows in BRAM (two halves of two-column words, the next window loading two columns a cycle while one streams), up to 16 long rows a tile shared over all lanes, result rows written 2 a cycle (512 bits)",
     measuredOn: 'design',
   },
   'FPGA_DESIGN_DEFAULTS.sddmm': {
@@ -330,16 +345,17 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
       "estimate: per-unit resource costs of an f32 multiplier (3 DSPs) and adder (2 DSPs) in full-DSP floating-point cores, a lane's control, a 512-bit m_axi adapter and the kernel's control; not synthesis reports (no Vitis where this was written). Only FPGA feasibility (a stage's designs must fit one card) reads them",
     measuredOn: 'none',
   },
-  'FPGA_UNIT_COSTS.bramBytes': {
-    unit: 'bytes',
+  'FPGA_UNIT_COSTS.bramWords32': {
+    unit: '32-bit words',
     kind: 'architecture',
-    source: 'a BRAM36 block holds 36 Kb = 4608 bytes (AMD UltraScale+ memory resources, UG573)',
+    source: 'a BRAM36 block configured 1K x 36 holds 1,024 words of 32 bits (AMD UltraScale+ memory resources, UG573)',
     measuredOn: 'UltraScale+ architecture',
   },
-  'FPGA_UNIT_COSTS.uramBytes': {
-    unit: 'bytes',
+  'FPGA_UNIT_COSTS.uramWords32': {
+    unit: '32-bit words',
     kind: 'architecture',
-    source: 'an UltraRAM block holds 288 Kb = 36864 bytes (AMD UltraScale+ memory resources, UG573)',
+    source:
+      'an UltraRAM block is 4K x 72 with a fixed aspect ratio, so it holds 4,096 words of 32 bits; a deeper array cascades blocks (AMD UltraScale+ memory resources, UG573)',
     measuredOn: 'UltraScale+ architecture',
   },
 };
@@ -395,14 +411,21 @@ export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPG
   if (d === 'spmv' || d === 'spmm') {
     // Each PE keeps its own copy of the dense window and its rows' accumulators, partitioned by
     // lane and dense lane (sparse_rows.cpp.hbs): every bank is a memory of its own, at least one block.
+    // Two halves of each window where the next loads while one streams; the accumulators' depth
+    // is the row slots and the shared rows' parts.
     const banks = pes * c.lanes;
-    if (c.windowStorage === 'uram') uram += banks * Math.ceil((c.colWindow * 4) / UNIT.uramBytes);
-    else bram += banks * Math.ceil((c.colWindow * 4) / UNIT.bramBytes);
-    uram += banks * Math.ceil(((c.rowSlots + c.sharedRows) * 4) / UNIT.uramBytes);
+    const buffers = windowBuffers(c);
+    // Window words of xPerCycle 32-bit columns: an UltraRAM row is 72 bits wide (two columns), a
+    // BRAM36 1K x 36, 512 x 72 (as deep as it is narrow).
+    const words = (buffers * c.colWindow) / c.xPerCycle;
+    const wide = Math.ceil((32 * c.xPerCycle) / 72);
+    if (c.windowStorage === 'uram') uram += banks * wide * Math.ceil(words / UNIT.uramWords32);
+    else bram += banks * Math.ceil((words * c.xPerCycle) / UNIT.bramWords32);
+    uram += banks * Math.ceil((c.rowSlots + c.sharedRows) / UNIT.uramWords32);
   } else if (d === 'gemm') {
-    bram += 2 * c.lanes * Math.ceil((c.maxInner * 4) / UNIT.bramBytes);
+    bram += 2 * c.lanes * Math.ceil(c.maxInner / UNIT.bramWords32);
   } else if (d === 'sddmm') {
-    bram += 2 * Math.ceil((c.maxInner * 4) / UNIT.bramBytes);
+    bram += 2 * Math.ceil(c.maxInner / UNIT.bramWords32);
   }
   const arith = d === 'stream' || d === 'generic' ? c.lanes : macs;
   const fold = foldUnits(c);
@@ -423,6 +446,16 @@ export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPG
     uram,
     dsp: arith * (UNIT.fmul.dsp + UNIT.fadd.dsp) + fold.adders * UNIT.fadd.dsp,
   };
+}
+
+function windowBuffers(c: FpgaDesignConfig): number {
+  switch (c.windowLoads) {
+    case 'serial':
+      return 1;
+    case 'overlap':
+    case 'hispmv':
+      return 2;
+  }
 }
 
 /**

@@ -382,7 +382,7 @@ const HISPMV16 = (exposure: number): FpgaDesignConfig => ({
   colWindow: 8192,
   rowSlots: 12288,
   xPerCycle: 16,
-  pingPong: true,
+  windowLoads: 'hispmv',
   yPerCycle: 32,
   clearsAllSlots: false,
   longRows: 'tree',

@@ -6,10 +6,11 @@
 // word and schedules them so that no accumulator slot is hit twice within
 // sssp_op2_ADD_LATENCY cycles; the kernel then accepts one nonzero per PE
 // per cycle (II=1). The dense operand is held on chip window by window
-// (sssp_op2_COL_WIN columns), rows are accumulated tile by tile
-// (sssp_op2_LANES x sssp_op2_ROW_SLOTS rows), and the epilogue is fused into
-// the write-back. The host may pack only rows [row_lo, n_rows) (a row range
-// of a split op): tiles count from row_lo, and only those rows are written.
+// (sssp_op2_COL_WIN columns; the next window loads while one streams), rows
+// are accumulated tile by tile (sssp_op2_LANES x sssp_op2_ROW_SLOTS rows), and
+// the epilogue is fused into the write-back. The host may pack only rows
+// [row_lo, n_rows) (a row range of a split op): tiles count from row_lo, and
+// only those rows are written.
 // Up to sssp_op2_SHARE long rows a tile are shared over all lanes (dype_share.h):
 // each lane accumulates its part in slot ROW_SLOTS + j, and after the tile's
 // stream an adder tree per channel folds the parts into the row's own slot.
@@ -85,10 +86,10 @@ static inline float sssp_op2_merge(float a, float b) {
 }
 
 static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<int32_t>& share_s, hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH], const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
-  static float acc[128][4112][1];
+  static float acc[128][4096][1];
   #pragma HLS ARRAY_PARTITION variable=acc dim=1 type=complete
   #pragma HLS BIND_STORAGE variable=acc type=ram_2p impl=uram latency=2
-  static float win_d[128][4096][1];
+  static sssp_op2_win_d_t win_d[128][4096][1];
   #pragma HLS ARRAY_PARTITION variable=win_d dim=1 type=complete
   #pragma HLS BIND_STORAGE variable=win_d type=ram_2p impl=uram
   const int32_t tile_rows = sssp_op2_LANES * sssp_op2_ROW_SLOTS;
@@ -125,7 +126,7 @@ L_tile:
       }
     L_init:
       for (int32_t s = 0; s < tile_slots; s++) {
-        #pragma HLS LOOP_TRIPCOUNT min=1 max=4096 avg=4096
+        #pragma HLS LOOP_TRIPCOUNT min=1 max=4080 avg=4080
 #pragma HLS PIPELINE II=1
         for (int32_t l = 0; l < sssp_op2_LANES; l++) {
 #pragma HLS UNROLL
@@ -136,60 +137,81 @@ L_tile:
         }
       }
     L_win:
-      for (int32_t w = 0; w < n_wins; w++) {
+      // Step s loads window s into one half of the window buffers while window s - 1 streams
+      // from the other half: max(columns / XW, words) cycles a step.
+      for (int32_t s = 0; s <= n_wins; s++) {
         #pragma HLS LOOP_TRIPCOUNT min=1 max=1024 avg=4
-        const int32_t c0 = w * sssp_op2_COL_WIN;
-      L_load:
-        for (int32_t c = 0; c < sssp_op2_COL_WIN; c++) {
-#pragma HLS PIPELINE II=1
-          const int32_t gcol = c0 + c;
-          for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
-#pragma HLS UNROLL
-            const int32_t kcol = kt * sssp_op2_KT + kk;
-            const bool in = gcol < n_cols && kcol < n_k;
-            const float wv0 = in ? b_d[gcol] : float(0);
-            for (int32_t l = 0; l < 128; l++) {
-            #pragma HLS UNROLL
-              win_d[l][c][kk] = wv0;
-            }
-            (void)in;
-          }
-        }
-        const int32_t len = len_s.read();
+        const int32_t c0_ld = s * sssp_op2_COL_WIN;
+        const int32_t cols_left = n_cols - c0_ld;
+        const int32_t n_ld = s == n_wins ? 0 : cols_left < sssp_op2_COL_WIN ? cols_left : sssp_op2_COL_WIN;
+        const int32_t len = s == 0 ? 0 : len_s.read();
+        const int32_t c0 = (s - 1) * sssp_op2_COL_WIN;
+        // The half being written and the half being read (in words of XW columns): never the
+        // same within a step.
+        const int32_t wr = (s % 2) * (sssp_op2_COL_WIN / sssp_op2_XW);
+        const int32_t rd = sssp_op2_COL_WIN / sssp_op2_XW - wr;
+        const int32_t n_ldw = (n_ld + sssp_op2_XW - 1) / sssp_op2_XW;
+        const int32_t trip = n_ldw > len ? n_ldw : len;
       L_nz:
-        for (int32_t q = 0; q < len; q++) {
-#pragma HLS PIPELINE II=1
-        // The host packer issues a slot again only ADD_LATENCY cycles later: the real
-        // read-add-write dependence, at that distance (the adder's latency pinned below).
-#pragma HLS DEPENDENCE variable=acc type=inter direction=RAW dependent=true distance=sssp_op2_ADD_LATENCY
+        for (int32_t q = 0; q < trip; q++) {
           #pragma HLS LOOP_TRIPCOUNT min=0 max=1048576 avg=4096
-          for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
+#pragma HLS PIPELINE II=1
+          // The host packer issues a slot again only ADD_LATENCY cycles later: the real
+          // read-add-write dependence, at that distance (the adder's latency pinned below).
+#pragma HLS DEPENDENCE variable=acc type=inter direction=RAW dependent=true distance=sssp_op2_ADD_LATENCY
+          // Written in one half, read in the other: no dependence between them within a step.
+#pragma HLS DEPENDENCE variable=win_d type=inter direction=RAW dependent=false
+          if (q < n_ldw) {
+            // Columns [q XW, q XW + XW) of the next window, one word on every lane.
+            const int32_t c = wr + q;
+            const int32_t g0 = c0_ld + q * sssp_op2_XW;
+            for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
-            const sssp_op2_pack_t pk = nz_s[ch].read();
-            for (int32_t e = 0; e < sssp_op2_PE; e++) {
+              const int32_t kcol = kt * sssp_op2_KT + kk;
+              const bool in = kcol < n_k;
+              sssp_op2_win_d_t wv0;
+              for (int32_t u = 0; u < sssp_op2_XW; u++) {
+              #pragma HLS UNROLL
+                const int32_t gcol = g0 + u;
+                wv0.v[u] = in && q * sssp_op2_XW + u < n_ld ? b_d[gcol] : float(0);
+              }
+              for (int32_t l = 0; l < 128; l++) {
+              #pragma HLS UNROLL
+                win_d[l][c][kk] = wv0;
+              }
+              (void)in;
+            }
+          }
+          if (q < len) {
+            for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
 #pragma HLS UNROLL
-              const int32_t l = ch * sssp_op2_PE + e;
-              const ap_uint<64> word = pk.e[e];
-              const int32_t slot = int32_t(word.range(63, 48));
-              if (slot != 0xFFFF) {
-                const int32_t col = int32_t(word.range(47, 32));
-                const int32_t gcol = c0 + col;
-                const float val = dype_from_bits<float>(uint32_t(word.range(31, 0)));
-                for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+              const sssp_op2_pack_t pk = nz_s[ch].read();
+              for (int32_t e = 0; e < sssp_op2_PE; e++) {
 #pragma HLS UNROLL
-                  const int32_t kcol = kt * sssp_op2_KT + kk;
-                  const float a = acc[l][slot][kk];
-                  const float sum = dype_min<float>(a, (val + win_d[l][col][kk]));
+                const int32_t l = ch * sssp_op2_PE + e;
+                const ap_uint<64> word = pk.e[e];
+                const int32_t slot = int32_t(word.range(63, 48));
+                if (slot != 0xFFFF) {
+                  const int32_t col = int32_t(word.range(47, 32));
+                  const int32_t gcol = c0 + col;
+                  const float val = dype_from_bits<float>(uint32_t(word.range(31, 0)));
+                  for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+                    const int32_t kcol = kt * sssp_op2_KT + kk;
+                    const float a = acc[l][slot][kk];
+                    const float sum = dype_min<float>(a, (val + win_d[l][rd + col / sssp_op2_XW][kk].v[col % sssp_op2_XW]));
 // f32 min: no floating-point adder to pin; its chain is shorter than sssp_op2_FADD_LATENCY
-                  acc[l][slot][kk] = sum;
-                  (void)kcol;
+                    acc[l][slot][kk] = sum;
+                    (void)kcol;
+                  }
+                  (void)gcol;
+                  (void)val;
                 }
-                (void)gcol;
-                (void)val;
               }
             }
           }
         }
+        (void)rd;
       }
       // Fold the shared rows: one channel's PE parts of one row a cycle through an adder tree
       // into the row's running sum, which is taken up again n_fold >= ADD_LATENCY cycles later.
@@ -246,7 +268,7 @@ L_tile:
     L_out:
       // YW consecutive result rows a cycle (one 512-bit word on the widened port), the tile's rows only.
       for (int32_t g = 0; g < (tile_n + sssp_op2_YW - 1) / sssp_op2_YW; g++) {
-        #pragma HLS LOOP_TRIPCOUNT min=1 max=32768 avg=4096
+        #pragma HLS LOOP_TRIPCOUNT min=1 max=32640 avg=4096
 #pragma HLS PIPELINE II=1
         for (int32_t u = 0; u < sssp_op2_YW; u++) {
 #pragma HLS UNROLL

@@ -10,7 +10,7 @@
 #define sssp_op2_CH 16
 #define sssp_op2_PE 8
 #define sssp_op2_LANES 128
-#define sssp_op2_ROW_SLOTS 4096
+#define sssp_op2_ROW_SLOTS 4080
 #define sssp_op2_COL_WIN 4096
 #define sssp_op2_KT 1
 #define sssp_op2_FADD_LATENCY 5
@@ -18,6 +18,8 @@
 // The read-add-write chain of one accumulator slot: the dependence distance, and the host packer's spacing.
 #define sssp_op2_ADD_LATENCY (sssp_op2_ACC_READ_LATENCY + sssp_op2_FADD_LATENCY + 1)
 #define sssp_op2_YW 16
+// Window columns a window word holds and a load cycle fills (one 64-bit word a lane and dense lane).
+#define sssp_op2_XW 2
 // Long rows a row tile may share over all lanes (accumulator slots ROW_SLOTS + j), folded after its stream.
 #define sssp_op2_SHARE 16
 struct sssp_op2_pack_t {
@@ -26,6 +28,9 @@ struct sssp_op2_pack_t {
 struct sssp_op2_range_t {
   int32_t lo;
   int32_t hi;
+};
+struct sssp_op2_win_d_t {
+  float v[2];
 };
 
 extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins);
