@@ -1,7 +1,8 @@
 """cuSPARSE baseline through CuPy for bench/gpu/run.sh.
 
-Times y = A x (SpMV) and Y = A B (SpMM, B with 16 columns) in float32 with
-cupyx.scipy.sparse (cuSPARSE) on the matrices and inputs of the dype jobs
+Times y = A x (SpMV) and Y = A B (SpMM, B as each job gives it: 16, 32 or
+128 columns) in float32 with cupyx.scipy.sparse (cuSPARSE) on the matrices
+and inputs of the dype jobs
 (median of 20 runs after 3 warm-ups, CUDA events), reads the dype_check CSVs
 for the same ops, and prints dype's best variant against cuSPARSE with the
 geometric mean of the ratios. Writes cusparse.json into OUT.

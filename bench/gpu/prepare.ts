@@ -5,7 +5,8 @@
  * dype: the generated CUDA project of every example, the matrices, dense
  * inputs (uniform in [-1, 1), fixed seed, four decimals), reference outputs
  * from dype's float64 interpreter, and jobs.txt, one dype_check command line
- * per example and matrix.
+ * per example and matrix (SpMM once per dense width in SPMM_WIDTHS on the
+ * smaller matrices, its job named <matrix>-K<width>).
  *   npm run build && node dist/bench/gpu/prepare.js
  * Then carry bench/results/gpu-work to the GPU machine and run bench/gpu/run.sh.
  */
@@ -25,6 +26,13 @@ const cli = join(root, 'dist', 'cli', 'main.js');
 /** Structure: skewed circuit, power-law graph, FEM with wide rows, uniform Markov chain, irregular chemical process. */
 export const MATRICES = ['adder_dcop_05', 'ca-GrQc', 'bcsstk13', 'cage8', 'bayer10'];
 const F = 16;
+/**
+ * SpMM's dense widths: a job per width (the other examples keep F); the wider
+ * ones on the matrices of at most WIDE_ROWS rows only, so that the work
+ * folder (its references are float64 text) stays small enough to carry.
+ */
+export const SPMM_WIDTHS = [16, 32, 128];
+const WIDE_ROWS = 2_100;
 
 function dype(args: string[]): void {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
@@ -86,11 +94,19 @@ function main(): void {
       sssp: { inputs: [`A=${A}`, `d0=${d0}`], params: [], out: 'd' },
       attention: { inputs: [`A=${A}`, `Q=${Xn}`, `K=${Xn}`, `V=${Xn}`], params: [], out: 'O' },
     };
-    for (const ex of examples) {
-      const r = runs[ex]!;
+    const cases = examples.flatMap((ex) =>
+      ex === 'spmm'
+        ? SPMM_WIDTHS.filter((k) => k === F || n <= WIDE_ROWS).map((k) => ({
+            ex,
+            job: `${name}-K${k}`,
+            r: { ...runs[ex]!, inputs: [`A=${A}`, `B=${k === F ? Xn : file(`X${k}`, randomDense(cols, k, 2))}`] },
+          }))
+        : [{ ex, job: name, r: runs[ex]! }],
+    );
+    for (const { ex, job, r } of cases) {
       // Square-only kernels skip rectangular matrices.
       if (n !== cols && ex !== 'spmv' && ex !== 'spmm') continue;
-      const ref = join(work, 'ref', `${ex}.${name}.${r.out}.mtx`);
+      const ref = join(work, 'ref', `${ex}.${job}.${r.out}.mtx`);
       dype([
         'run',
         join('examples', `${ex}.dy`),
@@ -106,7 +122,7 @@ function main(): void {
         ...r.params.map((p) => `--param ${p}`),
         `--ref ${r.out}=${rel(ref)}`,
       ];
-      jobs.push(`${ex} ${name} ${args.join(' ')}`);
+      jobs.push(`${ex} ${job} ${args.join(' ')}`);
     }
     console.log(`${name}: ${n} x ${cols}, nnz ${m.kind === 'coordinate' ? m.rowIdx.length : n * cols}`);
   }
