@@ -4,8 +4,10 @@ Times y = A x (SpMV) and Y = A B (SpMM, B as each job gives it: 16, 32 or
 128 columns) in float32 with cupyx.scipy.sparse (cuSPARSE) on the matrices
 and inputs of the dype jobs
 (median of 20 runs after 3 warm-ups, CUDA events), reads the dype_check CSVs
-for the same ops, and prints dype's best variant against cuSPARSE with the
-geometric mean of the ratios. Writes cusparse.json into OUT.
+for the same ops, and prints dype's best variant and the variant dype picks
+for the input (picks.txt) against cuSPARSE with the geometric means of the
+ratios; then, for every job and op, the pick beside the fastest variant.
+Writes cusparse.json into OUT.
 
     python3 bench/gpu/cusparse.py WORK OUT
 """
@@ -69,9 +71,54 @@ def dype_best(out, ex, matrix):
     return min(rows, key=lambda r: float(r['median_ms'])) if rows else None
 
 
+def dype_rows(out, ex, matrix):
+    """The dype_check CSV rows of one job that passed their check (no whole-program row)."""
+    path = os.path.join(out, 'csv', f'{ex}-{matrix}.csv')
+    if not os.path.exists(path):
+        return []
+    return [r for r in csv.DictReader(open(path)) if r['op'] != 'program' and r['check'] != 'MISMATCH']
+
+
+def read_picks(work):
+    """(example, job, op) -> the variant dype picks on the GPU for that input (prepare.ts's picks.txt)."""
+    picks = {}
+    for line in open(os.path.join(work, 'picks.txt')):
+        if line.strip():
+            ex, job, op, variant = line.split()
+            picks[(ex, job, op)] = variant
+    return picks
+
+
+def pick_report(jobs, picks, out):
+    """Per job and op: dype's pick beside the fastest variant measured; returns the entries."""
+    entries = []
+    for job in jobs:
+        ex, matrix = job[0], job[1]
+        by_op = {}
+        for r in dype_rows(out, ex, matrix):
+            by_op.setdefault(r['op'], []).append(r)
+        for op, rows in sorted(by_op.items()):
+            best = min(rows, key=lambda r: float(r['median_ms']))
+            variant = picks.get((ex, matrix, op))
+            mine = next((r for r in rows if r['variant'] == variant), None)
+            entries.append({'example': ex, 'job': matrix, 'op': op, 'pick': variant,
+                            'pick_ms': float(mine['median_ms']) if mine else None,
+                            'best': best['variant'], 'best_ms': float(best['median_ms'])})
+    print(f"\n{'example':9} {'job':22} {'op':4} {'dype picks':16} {'ms':>9} {'fastest':16} {'ms':>9} {'pick/fastest':>12}")
+    for e in entries:
+        ratio = e['pick_ms'] / e['best_ms'] if e['pick_ms'] else float('nan')
+        print(f"{e['example']:9} {e['job']:22} {e['op']:4} {e['pick'] or '-':16} {e['pick_ms'] or float('nan'):9.4f} {e['best']:16} {e['best_ms']:9.4f} {ratio:12.2f}")
+    ratios = [e['pick_ms'] / e['best_ms'] for e in entries if e['pick_ms']]
+    if ratios:
+        print(f'dype\'s pick is the fastest variant in {sum(1 for e in entries if e["pick"] == e["best"])} of {len(entries)} ops; '
+              f'geomean pick/fastest {math.exp(sum(math.log(x) for x in ratios) / len(ratios)):.2f}x')
+    return entries
+
+
 def main():
     work, out = sys.argv[1], sys.argv[2]
     jobs = [line.split() for line in open(os.path.join(work, 'jobs.txt')) if line.strip()]
+    picks = read_picks(work)
     results = []
     for job in jobs:
         ex, matrix, args = job[0], job[1], job[2:]
@@ -91,14 +138,20 @@ def main():
         entry = {'op': ex, 'matrix': matrix, 'rows': rows, 'nnz': int(A.nnz), 'cusparse_ms': ms}
         if best:
             entry.update({'dype_variant': best['variant'], 'dype_ms': float(best['median_ms']), 'speedup': ms / float(best['median_ms'])})
+            pick = picks.get((ex, matrix, best['op']))
+            mine = next((r for r in dype_rows(out, ex, matrix) if r['variant'] == pick), None)
+            if mine:
+                entry.update({'dype_pick': pick, 'dype_pick_ms': float(mine['median_ms']), 'pick_speedup': ms / float(mine['median_ms'])})
         results.append(entry)
-    print(f"{'op':5} {'matrix':16} {'nnz':>8} {'cuSPARSE ms':>12} {'dype ms':>9} {'variant':16} {'speedup':>8}")
+    print(f"{'op':5} {'matrix':22} {'nnz':>8} {'cuSPARSE ms':>12} {'dype best ms':>12} {'variant':16} {'speedup':>8} {'dype pick ms':>12} {'speedup':>8}")
     for e in results:
-        print(f"{e['op']:5} {e['matrix']:16} {e['nnz']:8d} {e['cusparse_ms']:12.4f} {e.get('dype_ms', float('nan')):9.4f} {e.get('dype_variant', '-'):16} {e.get('speedup', float('nan')):8.2f}")
-    ratios = [e['speedup'] for e in results if 'speedup' in e]
-    if ratios:
-        print(f'geomean speedup of dype over cuSPARSE: {math.exp(sum(math.log(x) for x in ratios) / len(ratios)):.2f}x over {len(ratios)} runs')
-    json.dump(results, open(os.path.join(out, 'cusparse.json'), 'w'), indent=2)
+        print(f"{e['op']:5} {e['matrix']:22} {e['nnz']:8d} {e['cusparse_ms']:12.4f} {e.get('dype_ms', float('nan')):12.4f} {e.get('dype_variant', '-'):16} {e.get('speedup', float('nan')):8.2f} {e.get('dype_pick_ms', float('nan')):12.4f} {e.get('pick_speedup', float('nan')):8.2f}")
+    for key, what in (('speedup', 'best variant'), ('pick_speedup', 'pick')):
+        ratios = [e[key] for e in results if key in e]
+        if ratios:
+            print(f'geomean speedup of dype\'s {what} over cuSPARSE: {math.exp(sum(math.log(x) for x in ratios) / len(ratios)):.2f}x over {len(ratios)} runs')
+    picked = pick_report(jobs, picks, out)
+    json.dump({'cusparse': results, 'picks': picked}, open(os.path.join(out, 'cusparse.json'), 'w'), indent=2)
 
 
 if __name__ == '__main__':

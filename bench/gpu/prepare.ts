@@ -6,7 +6,10 @@
  * inputs (uniform in [-1, 1), fixed seed, four decimals), reference outputs
  * from dype's float64 interpreter, and jobs.txt, one dype_check command line
  * per example and matrix (SpMM once per dense width in SPMM_WIDTHS on the
- * smaller matrices, its job named <matrix>-K<width>).
+ * smaller matrices, its job named <matrix>-K<width>), and picks.txt, per job
+ * and op the variant dype picks on the H200 for that input (`dype plan
+ * --system h200-cpu`, its GPU-only mapping): what a user gets, which
+ * run.sh reports beside the fastest variant.
  *   npm run build && node dist/bench/gpu/prepare.js
  * Then carry bench/results/gpu-work to the GPU machine and run bench/gpu/run.sh.
  */
@@ -34,9 +37,35 @@ const F = 16;
 export const SPMM_WIDTHS = [16, 32, 128];
 const WIDE_ROWS = 2_100;
 
-function dype(args: string[]): void {
+function dype(args: string[]): string {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
   if (r.status !== 0) throw new Error(`dype ${args.join(' ')} failed:\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** The system whose GPU the picks are for: the H200 the GPU machine has. */
+const PICK_SYSTEM = 'h200-cpu';
+
+/**
+ * The variant dype itself runs each op as on the system's GPU for this
+ * input: the catalogue's choice in `dype plan`'s GPU-only mapping (what a
+ * user gets), reported beside the fastest variant measured.
+ */
+function gpuPicks(ex: string, inputs: string[], params: string[]): [string, string][] {
+  const plan = JSON.parse(
+    dype([
+      'plan',
+      join('examples', `${ex}.dy`),
+      '--system',
+      PICK_SYSTEM,
+      ...inputs.flatMap((i) => ['--input', i]),
+      ...params.flatMap((p) => ['--param', p]),
+      '--json',
+    ]),
+  ) as { baselines: Record<string, { stages: { variants: Record<string, string> }[] } | null> };
+  const gpu = plan.baselines['gpu-only'];
+  if (!gpu) throw new Error(`${ex}: no GPU-only mapping on ${PICK_SYSTEM}`);
+  return gpu.stages.flatMap((st) => Object.entries(st.variants));
 }
 
 /** xorshift32 from a fixed seed; four decimals keep the files small. */
@@ -67,6 +96,7 @@ function main(): void {
   const examples = ['spmv', 'spmm', 'gcn', 'pagerank', 'sssp', 'attention'];
   for (const ex of examples) dype(['compile', join('examples', `${ex}.dy`), '--targets', 'cuda', '-o', join(work, ex)]);
   const jobs: string[] = [];
+  const picks: string[] = [];
   const rel = (p: string): string => relative(work, p);
   for (const name of MATRICES) {
     const src = join(matrices, `${name}.mtx`);
@@ -123,10 +153,12 @@ function main(): void {
         `--ref ${r.out}=${rel(ref)}`,
       ];
       jobs.push(`${ex} ${job} ${args.join(' ')}`);
+      for (const [op, variant] of gpuPicks(ex, r.inputs, r.params)) picks.push(`${ex} ${job} ${op} ${variant}`);
     }
     console.log(`${name}: ${n} x ${cols}, nnz ${m.kind === 'coordinate' ? m.rowIdx.length : n * cols}`);
   }
   writeFileSync(join(work, 'jobs.txt'), `${jobs.join('\n')}\n`);
+  writeFileSync(join(work, 'picks.txt'), `${picks.join('\n')}\n`);
   console.log(`wrote ${jobs.length} jobs to ${relative(root, join(work, 'jobs.txt'))}`);
 }
 

@@ -9,11 +9,13 @@
 # reference, then timed: median of 20 after 3 warm-ups) and dype_abi_check (the same checks
 # through the native ABI, whole and split over 2 and 3 instances), runs every job's checks under
 # compute-sanitizer (memcheck and racecheck), then times SpMV and SpMM through CuPy (cuSPARSE) on
-# the same matrices and inputs.
+# the same matrices and inputs, and reports the variant dype picks for each op (picks.txt) beside
+# the fastest one measured.
 #
-# Strict: any missing piece (work folder, jobs.txt, a project, an input or reference file, a
-# tool), any failed build, check or Python step, or a job over its time limit (JOB_TIMEOUT
-# seconds, default 900) makes the exit status non-zero; nothing is skipped silently.
+# Strict: any missing piece (work folder, jobs.txt, picks.txt or a job's pick, a project, an
+# input or reference file, a tool), any failed build, check or Python step, or a job over its
+# time limit (JOB_TIMEOUT seconds, default 900) makes the exit status non-zero; nothing is
+# skipped silently.
 # --dry-run (no GPU needed): checks every piece it needs is present (the work, nvcc, make; not
 # the driver, compute-sanitizer or CuPy) and builds every project with nvcc (for ARCH, default
 # 90), then stops; it runs nothing on a device.
@@ -38,6 +40,7 @@ fail() {
 [ -d "$work" ] || fail "no work folder '$work' (run node dist/bench/gpu/prepare.js first)"
 work="$(cd "$work" && pwd)"
 [ -s "$work/jobs.txt" ] || fail "no jobs in '$work/jobs.txt'"
+[ -s "$work/picks.txt" ] || fail "no picks in '$work/picks.txt' (the variants dype picks; run prepare.js)"
 for tool in nvcc make timeout; do
   command -v "$tool" > /dev/null || fail "'$tool' is not on PATH"
 done
@@ -56,6 +59,7 @@ for ex in $examples; do
 done
 while read -r ex matrix args; do
   [ -n "$ex" ] || continue
+  grep -q "^$ex $matrix " "$work/picks.txt" || { echo "$ex $matrix: no pick in $work/picks.txt" >&2; missing=1; }
   # shellcheck disable=SC2086
   set -- $args
   while [ $# -gt 0 ]; do

@@ -1,7 +1,7 @@
 /**
  * bench/gpu/run.sh --dry-run on a one-job work folder (the spmv project, a
- * real matrix, its input and reference): it exits non-zero, naming the
- * piece, when a piece is missing (no build started); with every piece
+ * real matrix, its input and reference, dype's pick of variant): it exits
+ * non-zero, naming the piece, when a piece is missing (no build started); with every piece
  * present it builds every project and exits 0, or non-zero when a build
  * fails. `make` and `nvcc` are shims that log their calls (about a second);
  * the real nvcc build through the script (a minute on two cores) runs with
@@ -36,6 +36,7 @@ function work(): string {
     join(w, 'jobs.txt'),
     'spmv jazz --input A=matrices/jazz.mtx --input x=inputs/x.mtx --ref y=inputs/y.mtx\n',
   );
+  writeFileSync(join(w, 'picks.txt'), 'spmv jazz op0 adaptive-rows\n');
   return w;
 }
 
@@ -68,6 +69,14 @@ describe('bench/gpu/run.sh --dry-run', () => {
     expect(r.status).toBe(1);
     expect(r.out).toMatch(/spmv jazz: missing --input file .*inputs\/x\.mtx/);
     expect(r.out).not.toContain('building');
+    // The variant dype picks for each job is a piece too (reported beside the fastest).
+    writeFileSync(join(w, 'inputs', 'x.mtx'), denseMtx(198, 1, lcg(1)));
+    writeFileSync(join(w, 'picks.txt'), 'spmv other op0 adaptive-rows\n');
+    const unpicked = dryRun(w, shims(0));
+    expect(unpicked.status).toBe(1);
+    expect(unpicked.out).toContain('spmv jazz: no pick in');
+    rmSync(join(w, 'picks.txt'));
+    expect(dryRun(w, shims(0)).out).toContain('no picks in');
     const none = dryRun(join(dir, 'nowhere'), shims(0));
     expect(none.status).toBe(1);
     expect(none.out).toContain('no work folder');
