@@ -11,8 +11,8 @@
 // partials into the row (an adder tree per channel) after the tile's
 // stream (fold_cycles, per dense tile).
 //
-// Per tile the k longest rows (k up to the design's capacity) are shared
-// for the k whose estimated stream plus fold (fold_cycles) is shortest. The estimate per
+// Per tile the k longest rows (k up to the design's capacity) are shared for
+// the k whose estimated stream plus fold (fold_cycles) is shortest. The estimate per
 // column window: the busiest lane's entries, the longest chain a lane keeps,
 // the level the shared entries fill the lanes to, and a shared row's own
 // chain in a lane; summed over the windows.
@@ -107,13 +107,15 @@ static inline std::vector<int32_t> choose_shared(const int32_t* ptr, const int32
       t[i] = {wc.second, int32_t(r)};
     }
   }
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> cw(static_cast<size_t>(K));
-  for (int j = 0; j < K; j++) cw[size_t(j)] = window_counts(idx, ptr[cand[size_t(j)]], ptr[cand[size_t(j)] + 1], col_win);
+  // The candidates' entries per window, dense: inner loops look them up by window.
+  std::vector<int32_t> cw(size_t(K) * size_t(n_wins), 0);
+  for (int j = 0; j < K; j++)
+    for (const auto& wc : window_counts(idx, ptr[cand[size_t(j)]], ptr[cand[size_t(j)] + 1], col_win)) cw[size_t(j) * size_t(n_wins) + size_t(wc.first)] = wc.second;
   int best_k = 0;
   long long best = -1;
   std::vector<long long> a(static_cast<size_t>(lanes));
   // Rank of a row among the candidates (K: not one): removing the first k is rank < k.
-  const auto rank = [&cand, K](int32_t r) { return int(std::find(cand.begin(), cand.end(), r) - cand.begin()); };
+  const auto rank = [&cand](int32_t r) { return int(std::find(cand.begin(), cand.end(), r) - cand.begin()); };
   std::vector<int32_t> topRank(top.size());
   for (size_t i = 0; i < top.size(); i++) topRank[i] = top[i].second < 0 ? K : rank(top[i].second);
   for (int k = 0; k <= K; k++) {
@@ -121,13 +123,13 @@ static inline std::vector<int32_t> choose_shared(const int32_t* ptr, const int32
     for (int w = 0; w < n_wins; w++) {
       long long shared = 0, own_chain = 0;
       for (int l = 0; l < lanes; l++) a[size_t(l)] = load[size_t(w) * size_t(lanes) + size_t(l)];
-      for (int j = 0; j < k; j++)
-        for (const auto& wc : cw[size_t(j)])
-          if (wc.first == w) {
-            a[size_t((cand[size_t(j)] - r0) % lanes)] -= wc.second;
-            shared += wc.second;
-            own_chain = std::max(own_chain, chain_cycles((wc.second + lanes - 1) / lanes, lat));
-          }
+      for (int j = 0; j < k; j++) {
+        const int32_t n = cw[size_t(j) * size_t(n_wins) + size_t(w)];
+        if (n == 0) continue;
+        a[size_t((cand[size_t(j)] - r0) % lanes)] -= n;
+        shared += n;
+        own_chain = std::max(own_chain, chain_cycles((n + lanes - 1) / lanes, lat));
+      }
       long long busiest = 0, chain = 0;
       for (int l = 0; l < lanes; l++) {
         busiest = std::max(busiest, a[size_t(l)]);

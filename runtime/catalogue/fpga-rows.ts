@@ -11,7 +11,7 @@
 import { foldCycles, type FpgaDesignConfig } from '../plan/fpga-designs.js';
 import type { SparseFeatures } from '../plan/types.js';
 import type { DeviceSpec } from '../system/types.js';
-import { cyclicImbalance, withoutLongest } from './imbalance.js';
+import { cyclicImbalance, longestRows, withoutLongest } from './imbalance.js';
 
 /** The parts of one run, seconds (total = their sum, the window loads already overlapped where the design can). */
 export interface RowsTime {
@@ -54,6 +54,25 @@ export interface PeStream {
  *    withoutLongest) plus the shared entries spread over every PE.
  */
 export function peStreamCycles(c: FpgaDesignConfig, f: SparseFeatures, imbalance?: number): PeStream {
+  if (imbalance !== undefined) return streamCycles(c, f, imbalance);
+  // The planner prices one op's features on a design many times (every split, stage and
+  // goal); a 'fold' design's estimate walks hundreds of row lengths, so it is kept per
+  // features object (never mutated: bound problems build new ones) and design.
+  const key = designKey(c);
+  let byDesign = streamMemo.get(f);
+  if (!byDesign) streamMemo.set(f, (byDesign = new Map()));
+  let s = byDesign.get(key);
+  if (!s) byDesign.set(key, (s = streamCycles(c, f, undefined)));
+  return s;
+}
+
+const streamMemo = new WeakMap<SparseFeatures, Map<string, PeStream>>();
+
+/** The fields of a design the stream estimate reads. */
+const designKey = (c: FpgaDesignConfig): string =>
+  `${c.channels}/${c.pesPerChannel}/${c.rowSlots}/${c.colWindow}/${c.addLatency}/${c.ii}/${c.imbalanceExposure}/${c.longRows}/${c.sharedRows}`;
+
+function streamCycles(c: FpgaDesignConfig, f: SparseFeatures, imbalance: number | undefined): PeStream {
   const pes = c.channels * c.pesPerChannel;
   const tileRows = pes * c.rowSlots;
   const deal = { pes, tileRows, colWindow: c.colWindow };
@@ -73,9 +92,12 @@ export function peStreamCycles(c: FpgaDesignConfig, f: SparseFeatures, imbalance
     }
     case 'fold': {
       const rowTiles = Math.max(1, Math.ceil(f.rows / tileRows));
-      let best: PeStream & { cost: number } = { ...onLanes(f), shared: 0, cost: onLanes(f).cycles };
-      for (let k = 1; k <= Math.min(c.sharedRows, f.rows); k++) {
-        const { rest, removed } = withoutLongest(f, k * rowTiles);
+      const alone = onLanes(f);
+      let best: PeStream & { cost: number } = { ...alone, shared: 0, cost: alone.cycles };
+      const most = Math.min(c.sharedRows, f.rows);
+      const top = longestRows(f, most * rowTiles + 1);
+      for (let k = 1; k <= most; k++) {
+        const { rest, removed } = withoutLongest(f, top, k * rowTiles);
         const lanes = onLanes(rest);
         const cycles = Math.max(lanes.cycles + removed / pes, f.nnz / pes);
         const cost = cycles + rowTiles * foldCycles(c, k);

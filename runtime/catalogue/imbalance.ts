@@ -100,10 +100,12 @@ export function longestRowLengths(f: SparseFeatures, k: number): number[] {
   const s2 = Math.log(1 + f.rowLenCv * f.rowLenCv);
   const mu = Math.log(f.rowLenMean) - s2 / 2;
   const logNormal = (i: number): number => Math.exp(mu + Math.sqrt(s2) * normalQuantile(1 - (i + 0.5) / f.rows));
-  return Array.from({ length: n }, (_, i) => {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
     const power = f.rowLenMax * (i + 1) ** -b;
-    return Math.max(f.rowLenMean, m < n ? Math.min(power, logNormal(i)) : power);
-  });
+    out[i] = Math.max(f.rowLenMean, m < n ? Math.min(power, logNormal(i)) : power);
+  }
+  return out;
 }
 
 /**
@@ -136,16 +138,42 @@ export function normalQuantile(p: number): number {
   );
 }
 
-/** The features of a matrix without its `k` longest rows, estimated by longestRowLengths. */
-export function withoutLongest(f: SparseFeatures, k: number): { rest: SparseFeatures; removed: number } {
-  const top = longestRowLengths(f, k + 1);
-  const gone = top.slice(0, k);
-  const removed = gone.reduce((a, b) => a + b, 0);
-  const rows = f.rows - gone.length;
-  if (gone.length === 0) return { rest: f, removed: 0 };
+/** The estimated lengths of a matrix's longest rows with their running sums, for withoutLongest. */
+export interface LongestRows {
+  lengths: number[];
+  /** sum[k], sumSq[k]: of the first k lengths and of their squares. */
+  sum: number[];
+  sumSq: number[];
+}
+
+/** The `count` longest rows' estimated lengths (longestRowLengths) and their running sums. */
+export function longestRows(f: SparseFeatures, count: number): LongestRows {
+  const lengths = longestRowLengths(f, count);
+  const sum = [0];
+  const sumSq = [0];
+  for (const l of lengths) {
+    sum.push(sum.at(-1)! + l);
+    sumSq.push(sumSq.at(-1)! + l * l);
+  }
+  return { lengths, sum, sumSq };
+}
+
+/**
+ * The features of a matrix without its `k` longest rows, given `top`, the
+ * estimates of at least its k + 1 longest (longestRows, computed once for
+ * every k a caller tries).
+ */
+export function withoutLongest(
+  f: SparseFeatures,
+  top: LongestRows,
+  k: number,
+): { rest: SparseFeatures; removed: number } {
+  const gone = Math.min(k, top.lengths.length);
+  if (gone === 0) return { rest: f, removed: 0 };
+  const removed = top.sum[gone]!;
+  const rows = f.rows - gone;
   const nnz = Math.max(0, f.nnz - removed);
-  const sumSq =
-    f.rows * f.rowLenMean * f.rowLenMean * (1 + f.rowLenCv * f.rowLenCv) - gone.reduce((a, b) => a + b * b, 0);
+  const sumSq = f.rows * f.rowLenMean * f.rowLenMean * (1 + f.rowLenCv * f.rowLenCv) - top.sumSq[gone]!;
   const mean = rows > 0 ? nnz / rows : 0;
   const variance = rows > 0 ? Math.max(0, sumSq / rows - mean * mean) : 0;
   return {
@@ -154,7 +182,7 @@ export function withoutLongest(f: SparseFeatures, k: number): { rest: SparseFeat
       rows,
       nnz,
       rowLenMean: mean,
-      rowLenMax: Math.min(f.rowLenMax, top[k] ?? mean),
+      rowLenMax: Math.min(f.rowLenMax, top.lengths[k] ?? mean),
       rowLenCv: mean > 0 ? Math.sqrt(variance) / mean : 0,
     },
     removed,
