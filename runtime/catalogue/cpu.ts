@@ -12,19 +12,22 @@ import type { WasmOp } from '../wasm/manifest.js';
 import type { CpuImpl } from './names.js';
 import type { ImplEntry } from './types.js';
 
+/** One thread's work in ns by the fitted model: the sparse terms, or a dense op's flops and bytes at the fitted dense rates; undefined where the roofline prices the op. */
+function fittedWorkNs(op: PlanOp, d: DeviceSpec): number | undefined {
+  const m = d.cpuModel;
+  if (!m) return undefined;
+  if (cpuModelled(op)) return cpuWorkNs(cpuTerms(op, m.cacheMB), m);
+  return m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined
+    ? op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte
+    : undefined;
+}
+
 function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
   const f = op.sparse;
   const m = d.cpuModel;
-  const sparse = m !== undefined && cpuModelled(op);
-  // One thread's work in ns: the sparse terms, or a dense op's flops and bytes at the fitted dense rates.
-  const work = !m
-    ? undefined
-    : sparse
-      ? cpuWorkNs(cpuTerms(op, m.cacheMB), m)
-      : m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined
-        ? op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte
-        : undefined;
+  const work = fittedWorkNs(op, d);
   if (m && work !== undefined) {
+    const sparse = cpuModelled(op);
     const share = threads === 1 ? 1 : cpuThreadShare(sparse ? f : undefined, threads, m.parallelEfficiency ?? 1);
     const dispatch = (threads - 1) * (m.dispatchUsPerThread ?? 0) * 1e3;
     return (work * share + dispatch) / 1e6;
@@ -43,17 +46,66 @@ function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
 }
 
 /**
+ * Where cpuMs, as a function of real t >= 1, is lowest: it is convex there, so the best count is next to it.
+ *   Fitted: work x max(1 / (1 + (t - 1) e), c) + (t - 1) x dispatch, c the longest row's share of the entries
+ *   (cpuThreadShare); the first term's slope meets the dispatch cost at 1 + (sqrt(work e / dispatch) - 1) / e,
+ *   and past 1 + (1/c - 1) / e (the longest row bounds the op) only dispatch grows.
+ *   Roofline: one thread's time / t until the longest row bounds the op at t = nnz / rowLenMax, then flat.
+ */
+function threadsTurn(op: PlanOp, d: DeviceSpec): number {
+  const f = op.sparse;
+  const m = d.cpuModel;
+  const work = fittedWorkNs(op, d);
+  if (m && work !== undefined) {
+    const e = m.parallelEfficiency ?? 1;
+    if (!(e > 0) || !(work > 0)) return 1;
+    const c = cpuModelled(op) && f && f.nnz > 0 ? Math.min(1, f.rowLenMax / f.nnz) : 0;
+    const bound = c > 0 ? 1 + (1 / c - 1) / e : Infinity;
+    const dispatch = (m.dispatchUsPerThread ?? 0) * 1e3;
+    const slope = dispatch > 0 ? 1 + (Math.sqrt((work * e) / dispatch) - 1) / e : Infinity;
+    return Math.min(bound, slope);
+  }
+  return f && f.nnz > 0 && f.rowLenMax > 0 ? f.nnz / f.rowLenMax : Infinity;
+}
+
+/** Counts whose times differ by less than this share of the lower are a tie (the fewest wins): rounding, not a gain. */
+export const THREADS_TIE = 1e-12;
+
+/**
  * The threads a split op runs on: the count in 1..max (the device's threads unless given) that its model prices
  * lowest, the fewest on a tie. With a fitted model a small op stays on one thread, since waking another costs
- * dispatchUsPerThread and buys only parallelEfficiency of a thread; the roofline has no such cost and takes all.
- * The executors run each op on this count (cli/run.ts) and the planner prices it, so the two agree.
+ * dispatchUsPerThread and buys only parallelEfficiency of a thread; the roofline has no such cost and takes
+ * threads until the longest row bounds the op. The executors run each op on this count (cli/run.ts) and the
+ * planner prices it, so the two agree. The model is convex in the count (threadsTurn), so the counts around its
+ * turning point, 1 and max are priced, not every count: a 64-thread host priced 64 counts per op and
+ * implementation, a fifth of the runtime's decision for a new pattern.
  */
 export function cpuThreadsFor(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
+  if (max <= 1) return 1;
+  const turn = threadsTurn(op, d);
+  const near = Number.isFinite(turn) ? Math.floor(turn) : max;
+  let best = 1;
+  let bestMs = cpuMs(op, d, 1);
+  const consider = (t: number): void => {
+    if (t <= best || t > max) return;
+    const ms = cpuMs(op, d, t);
+    if (ms < bestMs - Math.abs(bestMs) * THREADS_TIE) {
+      best = t;
+      bestMs = ms;
+    }
+  };
+  for (let t = Math.max(2, near - 1); t <= Math.min(max, near + 2); t++) consider(t);
+  consider(max);
+  return best;
+}
+
+/** cpuThreadsFor by pricing every count in 1..max (the definition it must agree with; tests). */
+export function cpuThreadsByEveryCount(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
   let best = 1;
   let bestMs = cpuMs(op, d, 1);
   for (let t = 2; t <= max; t++) {
     const ms = cpuMs(op, d, t);
-    if (ms < bestMs) {
+    if (ms < bestMs - Math.abs(bestMs) * THREADS_TIE) {
       best = t;
       bestMs = ms;
     }
