@@ -736,120 +736,7 @@ class EpiloguePrinter extends StmtPrinter {
 export function mergePath(o: OpCode): Variant | undefined {
   const m = mergeShape(o.f);
   if (!m) return undefined;
-  if (!m.dense) return mergeTiles(o, m);
-  const { top, dense, red, ptr } = m;
-  const p = o.p;
-  const T = cType(red.init.type);
-  const ptrC = o.names.buf(ptr).c;
-  const acc = p.var(red.init.var);
-  const ident = cConst((red.init.value as { value: number }).value, red.init.type);
-  const fold = FOLD_FN[red.op];
-  const K = dense ? o.host(dense.hi) : '1';
-  const ipt = dense ? 32 : 8;
-  const scratch = [
-    ...RANGE_PARAMS,
-    `${T}* __restrict__ dy_part`,
-    `${T}* __restrict__ dy_carry_a`,
-    `${T}* __restrict__ dy_carry_b`,
-  ];
-  const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry_a', 'dy_carry_b'];
-  const seg = `${o.base}_merge_path_segments`;
-  const fix = `${o.base}_merge_path_rows`;
-  const i = p.var(top.var);
-  const pv = p.var(red.loop.var);
-  const k = dense ? p.var(dense.var) : '0';
-  // Segment kernel: the fold body with the row and entry bound to the merge coordinates.
-  const sp = new StmtPrinter(p);
-  const foldBody = sp.block(red.loop.body, dense ? '        ' : '      ');
-  const unit = dense ? 'dy_unit' : 'dy_unit';
-  const segLines = [
-    `${kernelHead(o, seg, 256, scratch)} {`,
-    `  const int dy_K = ${K};`,
-    dense
-      ? `  const long long ${unit} = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;`
-      : `  const long long ${unit} = (long long)blockIdx.x * blockDim.x + threadIdx.x;`,
-    dense ? '  const int dy_lane = (int)(threadIdx.x & 31u);' : '',
-    `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
-    `  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;`,
-    `  const long long dy_d0 = min(${unit} * ${ipt}, dy_total), dy_d1 = min(dy_d0 + ${ipt}, dy_total);`,
-    '  if (dy_d0 >= dy_total) return;',
-    `  int dy_r0, dy_k0;`,
-    `  dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);`,
-    dense ? '  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {' : '  {',
-    dense ? '    const bool dy_act = dy_kb + dy_lane < dy_K;' : '    const bool dy_act = true;',
-    dense ? `    const int ${k} = dy_act ? dy_kb + dy_lane : dy_K - 1;` : `    const int dy_kk = 0;`,
-    `    int ${i} = dy_r0, ${pv} = dy_k0;`,
-    `    ${T} ${acc} = ${ident};`,
-    '    for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {',
-    `      if (${i} < dy_hi && ${ptrC}[${i} + 1] <= ${pv}) {`,
-    `        if (dy_act) {`,
-    `          if (${i} == dy_r0 && dy_k0 > ${ptrC}[dy_r0]) dy_carry_a[${unit} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
-    `          else dy_part[(long long)(${i} - dy_lo) * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
-    '        }',
-    `        ${acc} = ${ident};`,
-    `        ++${i};`,
-    '      } else {',
-    ...(dense ? foldBody.map((l) => l.slice(2)) : foldBody.map((l) => `  ${l}`)),
-    `        ++${pv};`,
-    '      }',
-    '    }',
-    `    if (${i} < dy_hi && dy_act) dy_carry_b[${unit} * dy_K + ${dense ? k : 'dy_kk'}] = ${acc};`,
-    '  }',
-    '}',
-  ].filter((l) => l !== '');
-  // Row kernel: combine a row's segments, then the rest of the row body.
-  const col = dense ? k : '0';
-  const combine = [
-    `${T} ${acc};`,
-    '{',
-    `  const long long dy_tf = ((long long)(${i} - dy_lo) + (${ptrC}[${i}] - dy_e0)) / ${ipt}, dy_tl = ((long long)(${i} - dy_lo) + (${ptrC}[${i} + 1] - dy_e0)) / ${ipt};`,
-    `  if (dy_tf == dy_tl) ${acc} = dy_part[(long long)(${i} - dy_lo) * dy_K + ${col}];`,
-    '  else {',
-    `    ${acc} = dy_carry_b[dy_tf * dy_K + ${col}];`,
-    `    for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) ${acc} = ${fold}::f(${acc}, dy_carry_b[dy_t * dy_K + ${col}]);`,
-    `    ${acc} = ${fold}::f(${acc}, dy_carry_a[dy_tl * dy_K + ${col}]);`,
-    '  }',
-    '}',
-  ];
-  const ep = new EpiloguePrinter(p, red, combine);
-  const rowLines = [
-    `${kernelHead(o, fix, 256, scratch)} {`,
-    `  const int dy_K = ${K};`,
-    `  const int dy_e0 = ${ptrC}[dy_lo];`,
-    '  (void)dy_K;',
-    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
-    ...ep.block(top.body, '    '),
-    '  }',
-    '}',
-  ];
-  const units = dense ? 8 : 256;
-  const launch = [
-    ...clampLines(o, top),
-    `const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = ${K};`,
-    'if (dy_rows <= 0) return 0;',
-    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
-    '// The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.',
-    `const long long dy_units = (dy_rows + dy_nnz + ${ipt - 1}) / ${ipt};`,
-    `const long long dy_seg_blocks = (dy_units + ${units - 1}) / ${units};`,
-    'if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
-    `const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));`,
-    `${T}* dy_scratch = nullptr;`,
-    `cudaError_t dy_err = dy_workspace(stream, dy_elems * sizeof(${T}), (void**)&dy_scratch);`,
-    'if (dy_err != cudaSuccess) return (int)dy_err;',
-    `${T}* dy_part = dy_scratch;`,
-    `${T}* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);`,
-    `${T}* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);`,
-    `if (dy_K > 0) ${launchLine(seg, '(unsigned)dy_seg_blocks', '256', scratchArgs)}`,
-    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
-  ];
-  return {
-    name: 'merge-path',
-    cname: 'merge_path',
-    note: `nnz-balanced: each warp takes ${ipt} rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue`,
-    device: [...segLines, '', ...rowLines],
-    launch,
-    extra: [NNZ_PARAM],
-  };
+  return m.dense ? mergeTilesDense(o, m, m.dense) : mergeTiles(o, m);
 }
 
 /** Diagonals of the merge path per block of mergeTiles (256 threads x MERGE_ITEMS). */
@@ -1001,6 +888,176 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
     name: 'merge-path',
     cname: 'merge_path',
     note: `Merrill-Garland merge path: each block takes ${MERGE_TILE} rows+entries (one global search, row ends in shared memory, ${MERGE_ITEMS} per thread, rows crossing threads combined by a segmented block scan); a second kernel adds the carries of rows that cross tiles and runs the epilogue`,
+    device: [...segLines, '', ...rowLines],
+    launch,
+    extra: [NNZ_PARAM],
+  };
+}
+
+/** Warps per block of mergeTilesDense and the merge-path diagonals each walks (lanes over 32 dense columns). */
+const MERGE_WARPS = 8;
+const MERGE_WARP_ITEMS = 64;
+/** Diagonals of the merge path per block of mergeTilesDense. */
+export const MERGE_DENSE_TILE = MERGE_WARPS * MERGE_WARP_ITEMS;
+
+/**
+ * Merrill and Garland's merge-based row reduction for a row fold inside a
+ * loop over dense columns (SpMM's shape). Each block of MERGE_WARPS warps
+ * takes MERGE_DENSE_TILE diagonals of the merge of row ends and entries:
+ * one thread searches the global row pointers for the tile's two ends and
+ * the block stages the tile's row ends in shared memory; each warp
+ * searches those for its MERGE_WARP_ITEMS diagonals and walks them with
+ * its lanes over 32 columns at a time. A warp writes the rows it holds
+ * whole; a row begun by earlier warps gets their open partials (kept in
+ * shared memory per warp and column) from the warp that ends it, O(warps)
+ * per such row; the row open at the tile's end is the block's carry, one
+ * per column. The row kernel adds to a row that crossed tiles the carries
+ * of the tiles it crossed and runs the rest of the row body (the fused
+ * epilogue). Scratch (a partial per row and column, a carry per tile and
+ * column) comes from the workspace kept per stream: no allocation per call.
+ */
+function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
+  const { top, red, ptr } = m;
+  const p = o.p;
+  const T = cType(red.init.type);
+  const ptrC = o.names.buf(ptr).c;
+  const acc = p.var(red.init.var);
+  const ident = cConst((red.init.value as { value: number }).value, red.init.type);
+  const fold = FOLD_FN[red.op];
+  const K = o.host(dense.hi);
+  const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry`];
+  const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry'];
+  const seg = `${o.base}_merge_path_tiles`;
+  const fix = `${o.base}_merge_path_rows`;
+  const i = p.var(top.var);
+  const pv = p.var(red.loop.var);
+  const k = p.var(dense.var);
+  const foldBody = new StmtPrinter(p).block(red.loop.body, '        ');
+  const B = MERGE_WARPS * 32;
+  const W = MERGE_WARP_ITEMS;
+  const segLines = [
+    `${kernelHead(o, seg, B, scratch)} {`,
+    `  __shared__ int dy_s_end[${MERGE_DENSE_TILE}];`,
+    `  __shared__ ${T} dy_s_tail[${B}];`,
+    `  __shared__ int dy_s_trow[${MERGE_WARPS}];`,
+    '  __shared__ int dy_s_rk[4];',
+    `  const int dy_K = ${K};`,
+    `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
+    '  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;',
+    `  const long long dy_d0 = (long long)blockIdx.x * ${MERGE_DENSE_TILE};`,
+    '  if (dy_d0 >= dy_total) return;',
+    `  const int dy_len = (int)min((long long)${MERGE_DENSE_TILE}, dy_total - dy_d0);`,
+    '  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;',
+    '  // The one global search of the block: both ends of its tile.',
+    '  if (dy_t == 0) {',
+    '    int dy_r, dy_k;',
+    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);`,
+    '    dy_s_rk[0] = dy_r;',
+    '    dy_s_rk[1] = dy_k;',
+    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);`,
+    '    dy_s_rk[2] = dy_r;',
+    '    dy_s_rk[3] = dy_k;',
+    '  }',
+    '  __syncthreads();',
+    '  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;',
+    `  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += ${B}) dy_s_end[dy_u] = ${ptrC}[dy_r0 + 1 + dy_u];`,
+    '  __syncthreads();',
+    `  const int dy_t0 = min(dy_w * ${W}, dy_len), dy_t1 = min(dy_t0 + ${W}, dy_len);`,
+    '  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;',
+    '  while (dy_a < dy_b) {',
+    '    const int dy_mid = (dy_a + dy_b) >> 1;',
+    '    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;',
+    '    else dy_b = dy_mid;',
+    '  }',
+    '  const int dy_i0 = dy_r0 + dy_a, dy_p0 = dy_k0 + (dy_t0 - dy_a);',
+    '  // Whether this warp starts inside its first row (earlier warps or blocks hold part of it).',
+    `  const bool dy_inside = dy_i0 < dy_hi && dy_p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : ${ptrC}[dy_r0]);`,
+    `  const int dy_last = (dy_len - 1) / ${W};`,
+    '  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {',
+    '    const bool dy_act = dy_kb + dy_lane < dy_K;',
+    `    const int ${k} = dy_act ? dy_kb + dy_lane : dy_K - 1;`,
+    `    int ${i} = dy_i0, ${pv} = dy_p0;`,
+    `    ${T} ${acc} = ${ident}, dy_head = ${ident};`,
+    '    int dy_head_row = -1;',
+    '    bool dy_first = true;',
+    '    for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {',
+    `      if (${i} - dy_r0 < dy_nr && dy_s_end[${i} - dy_r0] <= ${pv}) {`,
+    '        if (dy_first && dy_inside) {',
+    `          dy_head = ${acc};`,
+    `          dy_head_row = ${i};`,
+    `        } else if (dy_act) dy_part[(long long)(${i} - dy_lo) * dy_K + ${k}] = ${acc};`,
+    `        ${acc} = ${ident};`,
+    `        ++${i};`,
+    '        dy_first = false;',
+    '      } else {',
+    ...foldBody,
+    `        ++${pv};`,
+    '      }',
+    '    }',
+    "    // Each warp's open row and its partials; a row is a run of warps (rows never decrease along the tile).",
+    `    const int dy_key = dy_t0 < dy_t1 && ${i} < dy_hi ? ${i} : -1;`,
+    '    if (dy_lane == 0) dy_s_trow[dy_w] = dy_key;',
+    `    dy_s_tail[dy_t] = ${acc};`,
+    '    __syncthreads();',
+    '    if (dy_head_row >= 0) {',
+    '      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_head_row; --dy_u)',
+    `        dy_head = ${fold}::f(dy_s_tail[dy_u * 32 + dy_lane], dy_head);`,
+    `      if (dy_act) dy_part[(long long)(dy_head_row - dy_lo) * dy_K + ${k}] = dy_head;`,
+    '    }',
+    '    if (dy_w == dy_last && dy_key >= 0) {',
+    `      ${T} dy_c = ${acc};`,
+    '      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_key; --dy_u)',
+    `        dy_c = ${fold}::f(dy_s_tail[dy_u * 32 + dy_lane], dy_c);`,
+    `      if (dy_act) dy_carry[(long long)blockIdx.x * dy_K + ${k}] = dy_c;`,
+    '    }',
+    '    // The next columns reuse the shared partials.',
+    '    __syncthreads();',
+    '  }',
+    '}',
+  ];
+  const combine = [
+    `${T} ${acc};`,
+    '{',
+    `  const long long dy_bs = ((long long)(${i} - dy_lo) + (${ptrC}[${i}] - dy_e0)) / ${MERGE_DENSE_TILE}, dy_be = ((long long)(${i} - dy_lo) + (${ptrC}[${i} + 1] - dy_e0)) / ${MERGE_DENSE_TILE};`,
+    `  const long long dy_at = (long long)(${i} - dy_lo) * dy_K + ${k};`,
+    `  if (dy_bs == dy_be) ${acc} = dy_part[dy_at];`,
+    '  else {',
+    `    ${acc} = dy_carry[dy_bs * dy_K + ${k}];`,
+    `    for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) ${acc} = ${fold}::f(${acc}, dy_carry[dy_u * dy_K + ${k}]);`,
+    `    ${acc} = ${fold}::f(${acc}, dy_part[dy_at]);`,
+    '  }',
+    '}',
+  ];
+  const ep = new EpiloguePrinter(p, red, combine);
+  const rowLines = [
+    `${kernelHead(o, fix, 256, scratch)} {`,
+    `  const int dy_K = ${K};`,
+    `  const int dy_e0 = ${ptrC}[dy_lo];`,
+    '  (void)dy_K;',
+    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
+    ...ep.block(top.body, '    '),
+    '  }',
+    '}',
+  ];
+  const launch = [
+    ...clampLines(o, top),
+    `const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = ${K};`,
+    'if (dy_rows <= 0) return 0;',
+    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
+    '// The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.',
+    `const long long dy_tiles = (dy_rows + dy_nnz + ${MERGE_DENSE_TILE - 1}) / ${MERGE_DENSE_TILE};`,
+    'if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
+    `${T}* dy_part = nullptr;`,
+    `const cudaError_t dy_err = dy_workspace(stream, (size_t)((dy_rows + dy_tiles) * (dy_K > 0 ? dy_K : 1)) * sizeof(${T}), (void**)&dy_part);`,
+    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    `${T}* dy_carry = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);`,
+    `if (dy_K > 0) ${launchLine(seg, '(unsigned)dy_tiles', `${B}`, scratchArgs)}`,
+    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
+  ];
+  return {
+    name: 'merge-path',
+    cname: 'merge_path',
+    note: `Merrill-Garland merge path: each block takes ${MERGE_DENSE_TILE} rows+entries (one global search, row ends in shared memory, ${MERGE_WARP_ITEMS} per warp with lanes over 32 columns, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue`,
     device: [...segLines, '', ...rowLines],
     launch,
     extra: [NNZ_PARAM],

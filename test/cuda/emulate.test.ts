@@ -134,6 +134,22 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
       },
       { prog: 'spmv', matrix: 'erdos', inputs: { A: erdos, x: x472 }, params: [], outs: ['y'] },
       { prog: 'spmm', matrix: 'erdos', inputs: { A: erdos, B: X472 }, params: [], outs: ['Y'] },
+      // merge-path's SpMM tiles (512 rows + entries, 64 a warp): the hub row crosses tiles and warps at 20 columns;
+      // 40 columns take the lanes twice over.
+      {
+        prog: 'spmm',
+        matrix: 'hub5000',
+        inputs: { A: hub, B: file('X5000x20.mtx', dense(5000, 20)) },
+        params: [],
+        outs: ['Y'],
+      },
+      {
+        prog: 'spmm',
+        matrix: 'jazz',
+        inputs: { A: jazz, B: file('X198x40.mtx', dense(198, 40)) },
+        params: [],
+        outs: ['Y'],
+      },
       // adaptive-rows over 5 columns: groups of 8 lanes (3 idle), 4 rows a warp.
       {
         prog: 'spmm',

@@ -273,40 +273,87 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int*
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
+static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_tiles(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
+  __shared__ int dy_s_end[512];
+  __shared__ float dy_s_tail[256];
+  __shared__ int dy_s_trow[8];
+  __shared__ int dy_s_rk[4];
   const int dy_K = h;
-  const long long dy_unit = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
   const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
-  const long long dy_d0 = min(dy_unit * 32, dy_total), dy_d1 = min(dy_d0 + 32, dy_total);
+  const long long dy_d0 = (long long)blockIdx.x * 512;
   if (dy_d0 >= dy_total) return;
-  int dy_r0, dy_k0;
-  dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);
+  const int dy_len = (int)min((long long)512, dy_total - dy_d0);
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  // The one global search of the block: both ends of its tile.
+  if (dy_t == 0) {
+    int dy_r, dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);
+    dy_s_rk[0] = dy_r;
+    dy_s_rk[1] = dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);
+    dy_s_rk[2] = dy_r;
+    dy_s_rk[3] = dy_k;
+  }
+  __syncthreads();
+  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;
+  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += 256) dy_s_end[dy_u] = A_rowPtr[dy_r0 + 1 + dy_u];
+  __syncthreads();
+  const int dy_t0 = min(dy_w * 64, dy_len), dy_t1 = min(dy_t0 + 64, dy_len);
+  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;
+  while (dy_a < dy_b) {
+    const int dy_mid = (dy_a + dy_b) >> 1;
+    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;
+    else dy_b = dy_mid;
+  }
+  const int dy_i0 = dy_r0 + dy_a, dy_p0 = dy_k0 + (dy_t0 - dy_a);
+  // Whether this warp starts inside its first row (earlier warps or blocks hold part of it).
+  const bool dy_inside = dy_i0 < dy_hi && dy_p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : A_rowPtr[dy_r0]);
+  const int dy_last = (dy_len - 1) / 64;
   for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {
     const bool dy_act = dy_kb + dy_lane < dy_K;
     const int k = dy_act ? dy_kb + dy_lane : dy_K - 1;
-    int i = dy_r0, p0 = dy_k0;
-    float acc0 = 0.0f;
-    for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {
-      if (i < dy_hi && A_rowPtr[i + 1] <= p0) {
-        if (dy_act) {
-          if (i == dy_r0 && dy_k0 > A_rowPtr[dy_r0]) dy_carry_a[dy_unit * dy_K + k] = acc0;
-          else dy_part[(long long)(i - dy_lo) * dy_K + k] = acc0;
-        }
+    int i = dy_i0, p0 = dy_p0;
+    float acc0 = 0.0f, dy_head = 0.0f;
+    int dy_head_row = -1;
+    bool dy_first = true;
+    for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {
+      if (i - dy_r0 < dy_nr && dy_s_end[i - dy_r0] <= p0) {
+        if (dy_first && dy_inside) {
+          dy_head = acc0;
+          dy_head_row = i;
+        } else if (dy_act) dy_part[(long long)(i - dy_lo) * dy_K + k] = acc0;
         acc0 = 0.0f;
         ++i;
+        dy_first = false;
       } else {
-      int j = A_colIdx[p0];
-      acc0 = (acc0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
+        int j = A_colIdx[p0];
+        acc0 = (acc0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
         ++p0;
       }
     }
-    if (i < dy_hi && dy_act) dy_carry_b[dy_unit * dy_K + k] = acc0;
+    // Each warp's open row and its partials; a row is a run of warps (rows never decrease along the tile).
+    const int dy_key = dy_t0 < dy_t1 && i < dy_hi ? i : -1;
+    if (dy_lane == 0) dy_s_trow[dy_w] = dy_key;
+    dy_s_tail[dy_t] = acc0;
+    __syncthreads();
+    if (dy_head_row >= 0) {
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_head_row; --dy_u)
+        dy_head = dy_op_sum::f(dy_s_tail[dy_u * 32 + dy_lane], dy_head);
+      if (dy_act) dy_part[(long long)(dy_head_row - dy_lo) * dy_K + k] = dy_head;
+    }
+    if (dy_w == dy_last && dy_key >= 0) {
+      float dy_c = acc0;
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_key; --dy_u)
+        dy_c = dy_op_sum::f(dy_s_tail[dy_u * 32 + dy_lane], dy_c);
+      if (dy_act) dy_carry[(long long)blockIdx.x * dy_K + k] = dy_c;
+    }
+    // The next columns reuse the shared partials.
+    __syncthreads();
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
+static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
   const int dy_K = h;
   const int dy_e0 = A_rowPtr[dy_lo];
   (void)dy_K;
@@ -315,12 +362,13 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const i
     for (int k = 0, dy_end0 = h; k < dy_end0; ++k) {
       float acc0;
       {
-        const long long dy_tf = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 32, dy_tl = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 32;
-        if (dy_tf == dy_tl) acc0 = dy_part[(long long)(i - dy_lo) * dy_K + k];
+        const long long dy_bs = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 512, dy_be = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 512;
+        const long long dy_at = (long long)(i - dy_lo) * dy_K + k;
+        if (dy_bs == dy_be) acc0 = dy_part[dy_at];
         else {
-          acc0 = dy_carry_b[dy_tf * dy_K + k];
-          for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) acc0 = dy_op_sum::f(acc0, dy_carry_b[dy_t * dy_K + k]);
-          acc0 = dy_op_sum::f(acc0, dy_carry_a[dy_tl * dy_K + k]);
+          acc0 = dy_carry[dy_bs * dy_K + k];
+          for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) acc0 = dy_op_sum::f(acc0, dy_carry[dy_u * dy_K + k]);
+          acc0 = dy_op_sum::f(acc0, dy_part[dy_at]);
         }
       }
       H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
@@ -452,40 +500,87 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int*
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_segments(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
+static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_tiles(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
+  __shared__ int dy_s_end[512];
+  __shared__ float dy_s_tail[256];
+  __shared__ int dy_s_trow[8];
+  __shared__ int dy_s_rk[4];
   const int dy_K = c;
-  const long long dy_unit = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int dy_lane = (int)(threadIdx.x & 31u);
   const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
   const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
-  const long long dy_d0 = min(dy_unit * 32, dy_total), dy_d1 = min(dy_d0 + 32, dy_total);
+  const long long dy_d0 = (long long)blockIdx.x * 512;
   if (dy_d0 >= dy_total) return;
-  int dy_r0, dy_k0;
-  dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r0, &dy_k0);
+  const int dy_len = (int)min((long long)512, dy_total - dy_d0);
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  // The one global search of the block: both ends of its tile.
+  if (dy_t == 0) {
+    int dy_r, dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);
+    dy_s_rk[0] = dy_r;
+    dy_s_rk[1] = dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);
+    dy_s_rk[2] = dy_r;
+    dy_s_rk[3] = dy_k;
+  }
+  __syncthreads();
+  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;
+  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += 256) dy_s_end[dy_u] = A_rowPtr[dy_r0 + 1 + dy_u];
+  __syncthreads();
+  const int dy_t0 = min(dy_w * 64, dy_len), dy_t1 = min(dy_t0 + 64, dy_len);
+  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;
+  while (dy_a < dy_b) {
+    const int dy_mid = (dy_a + dy_b) >> 1;
+    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;
+    else dy_b = dy_mid;
+  }
+  const int dy_i0 = dy_r0 + dy_a, dy_p0 = dy_k0 + (dy_t0 - dy_a);
+  // Whether this warp starts inside its first row (earlier warps or blocks hold part of it).
+  const bool dy_inside = dy_i0 < dy_hi && dy_p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : A_rowPtr[dy_r0]);
+  const int dy_last = (dy_len - 1) / 64;
   for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {
     const bool dy_act = dy_kb + dy_lane < dy_K;
     const int k = dy_act ? dy_kb + dy_lane : dy_K - 1;
-    int i = dy_r0, p0 = dy_k0;
-    float acc0 = 0.0f;
-    for (long long dy_d = dy_d0; dy_d < dy_d1; ++dy_d) {
-      if (i < dy_hi && A_rowPtr[i + 1] <= p0) {
-        if (dy_act) {
-          if (i == dy_r0 && dy_k0 > A_rowPtr[dy_r0]) dy_carry_a[dy_unit * dy_K + k] = acc0;
-          else dy_part[(long long)(i - dy_lo) * dy_K + k] = acc0;
-        }
+    int i = dy_i0, p0 = dy_p0;
+    float acc0 = 0.0f, dy_head = 0.0f;
+    int dy_head_row = -1;
+    bool dy_first = true;
+    for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {
+      if (i - dy_r0 < dy_nr && dy_s_end[i - dy_r0] <= p0) {
+        if (dy_first && dy_inside) {
+          dy_head = acc0;
+          dy_head_row = i;
+        } else if (dy_act) dy_part[(long long)(i - dy_lo) * dy_K + k] = acc0;
         acc0 = 0.0f;
         ++i;
+        dy_first = false;
       } else {
-      int j = A_colIdx[p0];
-      acc0 = (acc0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
+        int j = A_colIdx[p0];
+        acc0 = (acc0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
         ++p0;
       }
     }
-    if (i < dy_hi && dy_act) dy_carry_b[dy_unit * dy_K + k] = acc0;
+    // Each warp's open row and its partials; a row is a run of warps (rows never decrease along the tile).
+    const int dy_key = dy_t0 < dy_t1 && i < dy_hi ? i : -1;
+    if (dy_lane == 0) dy_s_trow[dy_w] = dy_key;
+    dy_s_tail[dy_t] = acc0;
+    __syncthreads();
+    if (dy_head_row >= 0) {
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_head_row; --dy_u)
+        dy_head = dy_op_sum::f(dy_s_tail[dy_u * 32 + dy_lane], dy_head);
+      if (dy_act) dy_part[(long long)(dy_head_row - dy_lo) * dy_K + k] = dy_head;
+    }
+    if (dy_w == dy_last && dy_key >= 0) {
+      float dy_c = acc0;
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_key; --dy_u)
+        dy_c = dy_op_sum::f(dy_s_tail[dy_u * 32 + dy_lane], dy_c);
+      if (dy_act) dy_carry[(long long)blockIdx.x * dy_K + k] = dy_c;
+    }
+    // The next columns reuse the shared partials.
+    __syncthreads();
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry_a, float* __restrict__ dy_carry_b) {
+static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
   const int dy_K = c;
   const int dy_e0 = A_rowPtr[dy_lo];
   (void)dy_K;
@@ -494,12 +589,13 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const i
     for (int k = 0, dy_end0 = c; k < dy_end0; ++k) {
       float acc0;
       {
-        const long long dy_tf = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 32, dy_tl = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 32;
-        if (dy_tf == dy_tl) acc0 = dy_part[(long long)(i - dy_lo) * dy_K + k];
+        const long long dy_bs = ((long long)(i - dy_lo) + (A_rowPtr[i] - dy_e0)) / 512, dy_be = ((long long)(i - dy_lo) + (A_rowPtr[i + 1] - dy_e0)) / 512;
+        const long long dy_at = (long long)(i - dy_lo) * dy_K + k;
+        if (dy_bs == dy_be) acc0 = dy_part[dy_at];
         else {
-          acc0 = dy_carry_b[dy_tf * dy_K + k];
-          for (long long dy_t = dy_tf + 1; dy_t < dy_tl; ++dy_t) acc0 = dy_op_sum::f(acc0, dy_carry_b[dy_t * dy_K + k]);
-          acc0 = dy_op_sum::f(acc0, dy_carry_a[dy_tl * dy_K + k]);
+          acc0 = dy_carry[dy_bs * dy_K + k];
+          for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) acc0 = dy_op_sum::f(acc0, dy_carry[dy_u * dy_K + k]);
+          acc0 = dy_op_sum::f(acc0, dy_part[dy_at]);
         }
       }
       Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
@@ -599,7 +695,7 @@ extern "C" int dype_gcn_gcn_op1_warp_per_row(const int* A_rowPtr, const int* A_c
   return dy_launch_status();
 }
 
-// merge-path: nnz-balanced: each warp takes 32 rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue
+// merge-path: Merrill-Garland merge path: each block takes 512 rows+entries (one global search, row ends in shared memory, 64 per warp with lanes over 32 columns, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue
 extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -608,19 +704,15 @@ extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_col
   const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = h;
   if (dy_rows <= 0) return 0;
   if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;
-  // The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.
-  const long long dy_units = (dy_rows + dy_nnz + 31) / 32;
-  const long long dy_seg_blocks = (dy_units + 7) / 8;
-  if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));
-  float* dy_scratch = nullptr;
-  cudaError_t dy_err = dy_workspace(stream, dy_elems * sizeof(float), (void**)&dy_scratch);
+  // The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.
+  const long long dy_tiles = (dy_rows + dy_nnz + 511) / 512;
+  if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  float* dy_part = nullptr;
+  const cudaError_t dy_err = dy_workspace(stream, (size_t)((dy_rows + dy_tiles) * (dy_K > 0 ? dy_K : 1)) * sizeof(float), (void**)&dy_part);
   if (dy_err != cudaSuccess) return (int)dy_err;
-  float* dy_part = dy_scratch;
-  float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
-  float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_gcn_op1_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
-  DY_LAUNCH(dy_gcn_op1_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
+  float* dy_carry = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
+  if (dy_K > 0) DY_LAUNCH(dy_gcn_op1_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry);
+  DY_LAUNCH(dy_gcn_op1_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry);
   return dy_launch_status();
 }
 
@@ -715,7 +807,7 @@ extern "C" int dype_gcn_gcn_op3_warp_per_row(const int* A_rowPtr, const int* A_c
   return dy_launch_status();
 }
 
-// merge-path: nnz-balanced: each warp takes 32 rows+entries of the merge path, lanes over the dense dimension; a second kernel combines split rows and runs the epilogue
+// merge-path: Merrill-Garland merge path: each block takes 512 rows+entries (one global search, row ends in shared memory, 64 per warp with lanes over 32 columns, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue
 extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -724,19 +816,15 @@ extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_col
   const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = c;
   if (dy_rows <= 0) return 0;
   if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;
-  // The range holds at most dy_nnz entries (exactly, for all rows); shares past its end return at once.
-  const long long dy_units = (dy_rows + dy_nnz + 31) / 32;
-  const long long dy_seg_blocks = (dy_units + 7) / 8;
-  if (dy_seg_blocks > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  const size_t dy_elems = (size_t)((dy_rows + 2 * dy_units) * (dy_K > 0 ? dy_K : 1));
-  float* dy_scratch = nullptr;
-  cudaError_t dy_err = dy_workspace(stream, dy_elems * sizeof(float), (void**)&dy_scratch);
+  // The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.
+  const long long dy_tiles = (dy_rows + dy_nnz + 511) / 512;
+  if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  float* dy_part = nullptr;
+  const cudaError_t dy_err = dy_workspace(stream, (size_t)((dy_rows + dy_tiles) * (dy_K > 0 ? dy_K : 1)) * sizeof(float), (void**)&dy_part);
   if (dy_err != cudaSuccess) return (int)dy_err;
-  float* dy_part = dy_scratch;
-  float* dy_carry_a = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
-  float* dy_carry_b = dy_carry_a + dy_units * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_gcn_op3_merge_path_segments, (unsigned)dy_seg_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
-  DY_LAUNCH(dy_gcn_op3_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry_a, dy_carry_b);
+  float* dy_carry = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
+  if (dy_K > 0) DY_LAUNCH(dy_gcn_op3_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry);
+  DY_LAUNCH(dy_gcn_op3_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry);
   return dy_launch_status();
 }
 
