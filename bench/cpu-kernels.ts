@@ -2,16 +2,21 @@
  * CPU kernels: dype's wasm and native backends at 1 and 2 threads against a C baseline
  * (gcc -O3 -march=native; SpMM with explicit vector extensions) and scipy
  * (when importable), on a generated 1M-row matrix with ~15 nnz per row and
- * the largest real matrices. SpMV f32/f64 and SpMM with K = 32 (f32); medians
- * of RUNS runs after a warm-up; SpMM also through the scalar path (SIMD
- * off) to show what SIMD gives; the load average is recorded with the
- * figures (other jobs on the machine skew them). The native backend's
- * library (codegen/cpu, the system C compiler) is built once per kernel
- * through the compile cache. Prints a table and saves JSON.
+ * the largest real matrices. SpMV f32/f64 and SpMM with K = 32 (f32); SpMM
+ * also through the scalar path (SIMD off) to show what SIMD gives. The C
+ * baseline is a shared library called in process (koffi), and per kernel
+ * the C call and every dype executor are timed in turn within each of RUNS
+ * repetitions (the order rotating), so that the machine's load, which
+ * varies by tens of percent on a shared host within seconds, hits them
+ * alike; medians after a warm-up. scipy runs in its own process. The load
+ * average is recorded with the figures. The native backend's library
+ * (codegen/cpu, the system C compiler) is built once per kernel through
+ * the compile cache. Prints a table and saves JSON.
  *   npm run build && node dist/bench/cpu-kernels.js [RUNS] [MATRIX ...]
  * (MATRIX: names of the table's matrices to run, default all).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import koffi from 'koffi';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,7 +38,7 @@ import { generatedMatrix } from '../runtime/generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const RUNS = Number(process.argv[2] ?? 7);
+const RUNS = Number(process.argv[2] ?? 15);
 const ONLY = process.argv.slice(3);
 
 function writeBin(path: string, m: CsrMatrix): void {
@@ -79,56 +84,79 @@ const kernelOf = (name: KernelName): Kernel =>
     passes: [...DEFAULT_PIPELINE, lowerKernelsPass],
   }).kernels[0]!;
 
-async function dypeTimes(
-  name: KernelName,
-  A: CsrMatrix,
-  threads: number,
-  simd = true,
-): Promise<{ ms: number; check: number }> {
-  const { binary, manifest } = await emitWasm(kernelOf(name), { simd });
-  return timed(name, A, await createWasmExecutor(binary, manifest, { threads }));
+/** One way of running a kernel on the matrix: `run` is timed; `check` reads an output element after the runs. */
+interface Runner {
+  run: () => unknown;
+  check: () => number;
+  close: () => void;
 }
 
-function nativeTimes(name: KernelName, A: CsrMatrix, threads: number): { ms: number; check: number } {
+async function wasmRunner(name: KernelName, A: CsrMatrix, threads: number, simd = true): Promise<Runner> {
+  const { binary, manifest } = await emitWasm(kernelOf(name), { simd });
+  return executorRunner(name, A, await createWasmExecutor(binary, manifest, { threads }));
+}
+
+function nativeRunner(name: KernelName, A: CsrMatrix, threads: number): Runner {
   const c = compileCpuKernel(name, kernelOf(name), cacheRoot());
   const ex = createNativeCpuExecutor(c.build.path, c.manifest, { threads, program: c.program, programHash: c.hash });
   c.build.cleanup();
-  return timed(name, A, ex);
+  return executorRunner(name, A, ex);
 }
 
-function timed(name: KernelName, A: CsrMatrix, ex: WasmExecutor): { ms: number; check: number } {
-  try {
-    const tensors = new Map<string, Tensor>([
-      ['A', A],
-      [name === 'spmm32_f32' ? 'B' : 'x', operand(name, A.cols)],
-    ]);
-    const dims = new Map([
-      ['m', A.rows],
-      ['n', A.cols],
-      ['c', 32],
-    ]);
-    // Timed: execute (results stay in wasm memory, as C's stay in its arrays); read back once after.
-    const run = () => ex.execute({ tensors, scalars: new Map(), dims });
-    run();
-    const ts: number[] = [];
-    for (let r = 0; r < RUNS; r++) {
+function executorRunner(name: KernelName, A: CsrMatrix, ex: WasmExecutor): Runner {
+  const tensors = new Map<string, Tensor>([
+    ['A', A],
+    [name === 'spmm32_f32' ? 'B' : 'x', operand(name, A.cols)],
+  ]);
+  const dims = new Map([
+    ['m', A.rows],
+    ['n', A.cols],
+    ['c', 32],
+  ]);
+  return {
+    // Results stay in the executor's memory, as C's stay in its arrays; read back once after.
+    run: () => ex.execute({ tensors, scalars: new Map(), dims }),
+    check: () => {
+      const res = [...ex.results().outputs.values()][0] as DenseTensor;
+      const mid = A.rows >> 1;
+      return name === 'spmm32_f32' ? res.data[mid * 32 + 3]! : res.data[mid]!;
+    },
+    close: () => ex.close(),
+  };
+}
+
+/** Medians (ms) of each runner over RUNS repetitions, the runners timed in turn in each (the first one first in turn). */
+function timeInTurn(runners: readonly Runner[]): number[] {
+  for (const r of runners) r.run();
+  const ts: number[][] = runners.map(() => []);
+  for (let rep = 0; rep < RUNS; rep++)
+    for (let n = 0; n < runners.length; n++) {
+      const at = (n + rep) % runners.length;
       const t0 = performance.now();
-      run();
-      ts.push(performance.now() - t0);
+      runners[at]!.run();
+      ts[at]!.push(performance.now() - t0);
     }
-    const res = [...ex.results().outputs.values()][0] as DenseTensor;
-    const mid = A.rows >> 1;
-    return { ms: median(ts), check: name === 'spmm32_f32' ? res.data[mid * 32 + 3]! : res.data[mid]! };
-  } finally {
-    ex.close();
-  }
+  return ts.map(median);
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'dype-bench-'));
   try {
-    const exe = join(dir, 'kernels');
-    execFileSync('gcc', ['-O3', '-march=native', '-o', exe, join(root, 'bench', 'cpu-kernels', 'kernels.c')]);
+    const so = join(dir, 'kernels.so');
+    execFileSync('gcc', [
+      '-O3',
+      '-march=native',
+      '-fPIC',
+      '-shared',
+      '-o',
+      so,
+      join(root, 'bench', 'cpu-kernels', 'kernels.c'),
+    ]);
+    const lib = koffi.load(so);
+    const cLoad = lib.func('int dy_bench_load(const char *path)') as (path: string) => number;
+    const cRun = lib.func('double dy_bench_run(int kernel)') as (kernel: number) => number;
+    const cFree = lib.func('void dy_bench_free(void)') as () => void;
+    const C_KERNEL: Record<KernelName, number> = { spmv_f32: 0, spmv_f64: 1, spmm32_f32: 2 };
     const scipy = spawnSync('python3', ['-c', 'import scipy, numpy'], { encoding: 'utf8' }).status === 0;
     const data = join(root, '..', 'shared', 'data', 'matrices');
     const all: { name: string; m: () => CsrMatrix }[] = [
@@ -152,13 +180,7 @@ async function main(): Promise<void> {
     for (const { name, m } of matrices) {
       const bin = join(dir, `${name}.bin`);
       writeBin(bin, m);
-      const c = new Map(
-        execFileSync(exe, [bin, String(RUNS)], { encoding: 'utf8' })
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as { kernel: string; median_ms: number; check: number })
-          .map((j) => [j.kernel, j]),
-      );
+      if (cLoad(bin) !== 0) throw new Error(`the C baseline could not read ${bin}`);
       const py = scipy
         ? new Map(
             execFileSync('python3', [join(root, 'bench', 'cpu-kernels', 'scipy_kernels.py'), bin, String(RUNS)], {
@@ -172,13 +194,38 @@ async function main(): Promise<void> {
           )
         : new Map<string, number>();
       for (const k of Object.keys(PROGRAMS) as KernelName[]) {
-        const d1 = await dypeTimes(k, m, 1);
-        const d2 = await dypeTimes(k, m, 2);
-        const scalar = k === 'spmm32_f32' ? await dypeTimes(k, m, 1, false) : undefined;
-        const n1 = nativeTimes(k, m, 1);
-        const n2 = nativeTimes(k, m, 2);
-        const cm = c.get(k)!;
-        const relErr = Math.max(...[d1, n1].map((d) => Math.abs(d.check - cm.check) / Math.max(1, Math.abs(cm.check))));
+        let cCheck = NaN;
+        const cRunner: Runner = {
+          run: () => (cCheck = cRun(C_KERNEL[k])),
+          check: () => cCheck,
+          close: () => {},
+        };
+        const runners = [
+          cRunner,
+          await wasmRunner(k, m, 1),
+          await wasmRunner(k, m, 2),
+          nativeRunner(k, m, 1),
+          nativeRunner(k, m, 2),
+          ...(k === 'spmm32_f32' ? [await wasmRunner(k, m, 1, false)] : []),
+        ];
+        let medians: number[];
+        let checks: number[];
+        try {
+          medians = timeInTurn(runners);
+          checks = runners.map((r) => r.check());
+        } finally {
+          for (const r of runners) r.close();
+        }
+        const [cMs, d1Ms, d2Ms, n1Ms, n2Ms, scalarMs] = medians;
+        const cm = { median_ms: cMs!, check: checks[0]! };
+        const d1 = { ms: d1Ms!, check: checks[1]! };
+        const d2 = { ms: d2Ms! };
+        const n1 = { ms: n1Ms!, check: checks[3]! };
+        const n2 = { ms: n2Ms! };
+        const scalar = scalarMs === undefined ? undefined : { ms: scalarMs };
+        const relErr = Math.max(
+          ...[d1.check, n1.check].map((d) => Math.abs(d - cm.check) / Math.max(1, Math.abs(cm.check))),
+        );
         const sc = py.get(k);
         const row = {
           matrix: name,
@@ -208,12 +255,13 @@ async function main(): Promise<void> {
         );
       }
     }
+    cFree();
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
     const loadAfter = loadavg();
     console.log(`load average after: ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
     writeFileSync(
       join(root, 'bench', 'results', 'cpu-kernels.json'),
-      JSON.stringify({ runs: RUNS, scipy, loadBefore, loadAfter, rows }, null, 2),
+      JSON.stringify({ runs: RUNS, timedInTurn: true, scipy, loadBefore, loadAfter, rows }, null, 2),
     );
     console.log('wrote bench/results/cpu-kernels.json');
   } finally {
