@@ -12,12 +12,17 @@
  * average is recorded with the figures. The native backend's library
  * (codegen/cpu, the system C compiler) is built once per kernel through
  * the compile cache. Prints a table and saves JSON.
- *   npm run build && node dist/bench/cpu-kernels.js [RUNS] [MATRIX ...]
- * (MATRIX: names of the table's matrices to run, default all).
+ *   npm run build && node dist/bench/cpu-kernels.js [RUNS] [MATRIX ...] [--processes=N]
+ * (MATRIX: names of the table's matrices to run, default all). With
+ * --processes=N the whole run is made in N processes one after another and
+ * the table gives, per kernel, the median over them of each time and of
+ * each ratio (with the ratios' range): a memory-bound kernel's time moves
+ * up to 2x between processes on a virtual machine, with where its pages
+ * landed, while within a process the sides are timed alike.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import koffi from 'koffi';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,8 +43,13 @@ import { generatedMatrix } from '../runtime/generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const RUNS = Number(process.argv[2] ?? 15);
-const ONLY = process.argv.slice(3);
+const ARGS = process.argv.slice(2).filter((a) => !a.startsWith('--processes='));
+const PROCESSES = Number(process.argv.find((a) => a.startsWith('--processes='))?.slice('--processes='.length) ?? 1);
+if (!Number.isInteger(PROCESSES) || PROCESSES < 1) throw new Error('--processes=N: N must be a positive integer');
+const RUNS = Number(ARGS[0] ?? 15);
+const ONLY = ARGS.slice(1);
+/** Where a child process of --processes writes its rows (the parent aggregates them). */
+const CHILD_OUT = process.env.DYPE_BENCH_CHILD_OUT;
 
 function writeBin(path: string, m: CsrMatrix): void {
   const head = Int32Array.of(m.rows, m.cols, m.values.length);
@@ -259,9 +269,67 @@ async function main(): Promise<void> {
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
     const loadAfter = loadavg();
     console.log(`load average after: ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
+    const out = CHILD_OUT ?? join(root, 'bench', 'results', 'cpu-kernels.json');
+    writeFileSync(out, JSON.stringify({ runs: RUNS, timedInTurn: true, scipy, loadBefore, loadAfter, rows }, null, 2));
+    if (!CHILD_OUT) console.log('wrote bench/results/cpu-kernels.json');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Row = Record<string, number | string | null | number[]>;
+
+/** --processes=N: the run N times in fresh processes; per kernel the medians of times and ratios over them. */
+function acrossProcesses(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'dype-bench-runs-'));
+  try {
+    const runs: { rows: Row[]; loadBefore: number[]; loadAfter: number[]; scipy: boolean }[] = [];
+    for (let n = 0; n < PROCESSES; n++) {
+      const out = join(dir, `run${n}.json`);
+      console.log(`process ${n + 1} of ${PROCESSES}:`);
+      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...ARGS], {
+        stdio: 'inherit',
+        env: { ...process.env, DYPE_BENCH_CHILD_OUT: out },
+      });
+      if (r.status !== 0) throw new Error(`bench/cpu-kernels: process ${n + 1} failed (status ${r.status})`);
+      runs.push(JSON.parse(readFileSync(out, 'utf8')) as (typeof runs)[number]);
+    }
+    const times = ['c_ms', 'scipy_ms', 'dype1_ms', 'dype2_ms', 'native1_ms', 'native2_ms', 'scalar1_ms'];
+    const ratios = [
+      'speed_vs_c',
+      'scaling_2t',
+      'native1_vs_c',
+      'native2_vs_c',
+      'native_scaling_2t',
+      'native1_vs_scipy',
+    ];
+    const rows: Row[] = runs[0]!.rows.map((first, i) => {
+      const all = runs.map((r) => r.rows[i]!);
+      if (all.some((r) => r.matrix !== first.matrix || r.kernel !== first.kernel))
+        throw new Error('bench/cpu-kernels: the processes ran different kernels');
+      const row: Row = { matrix: first.matrix!, rows: first.rows!, nnz: first.nnz!, kernel: first.kernel! };
+      for (const k of [...times, ...ratios]) {
+        const xs = all.map((r) => r[k]).filter((x): x is number => typeof x === 'number');
+        row[k] = xs.length === all.length ? median(xs) : null;
+        if (ratios.includes(k) && xs.length === all.length) row[`${k}_range`] = [Math.min(...xs), Math.max(...xs)];
+      }
+      row.check_rel_err = Math.max(...all.map((r) => r.check_rel_err as number));
+      return row;
+    });
+    const f = (x: Row[string], w: number, d = 2): string => (typeof x === 'number' ? x.toFixed(d) : '-').padStart(w);
+    const rng = (x: Row[string]): string => (Array.isArray(x) ? `${x[0]!.toFixed(2)}-${x[1]!.toFixed(2)}` : '-');
+    console.log(`\nmedians over ${PROCESSES} processes (ratios: median, range):`);
+    console.log(
+      'matrix               kernel      C ms  scipy ms  wasm1 ms  wasm2 ms  nat1 ms  nat2 ms |  wasm1/C (range)   nat1/C (range)    nat2/C (range)    nat2/nat1 (range)',
+    );
+    for (const r of rows)
+      console.log(
+        `${String(r.matrix).padEnd(20)} ${String(r.kernel).padEnd(10)} ${f(r.c_ms, 7)} ${f(r.scipy_ms, 9)} ${f(r.dype1_ms, 9)} ${f(r.dype2_ms, 9)} ${f(r.native1_ms, 8)} ${f(r.native2_ms, 8)} | ${f(r.speed_vs_c, 6)}x ${rng(r.speed_vs_c_range).padEnd(10)} ${f(r.native1_vs_c, 6)}x ${rng(r.native1_vs_c_range).padEnd(10)} ${f(r.native2_vs_c, 6)}x ${rng(r.native2_vs_c_range).padEnd(10)} ${f(r.native_scaling_2t, 6)}x ${rng(r.native_scaling_2t_range)}`,
+      );
+    mkdirSync(join(root, 'bench', 'results'), { recursive: true });
     writeFileSync(
       join(root, 'bench', 'results', 'cpu-kernels.json'),
-      JSON.stringify({ runs: RUNS, timedInTurn: true, scipy, loadBefore, loadAfter, rows }, null, 2),
+      JSON.stringify({ runs: RUNS, processes: PROCESSES, timedInTurn: true, rows, perProcess: runs }, null, 2),
     );
     console.log('wrote bench/results/cpu-kernels.json');
   } finally {
@@ -269,4 +337,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (PROCESSES > 1) acrossProcesses();
+else await main();
