@@ -176,3 +176,17 @@ export function hasLaneLoop(ss: readonly LStmt[]): boolean {
       (s.k === 'if' && (hasLaneLoop(s.then) || hasLaneLoop(s.else ?? []))),
   );
 }
+
+/** The sizes that alone bound a loop printed in blocks of columns (SpMM's k): the widths worth a specialised copy. */
+export function laneWidthSizes(ss: readonly LStmt[], sizes: ReadonlySet<string>, out = new Set<string>()): Set<string> {
+  for (const s of ss) {
+    if (s.k === 'for') {
+      if (shapeOf(s) !== undefined && s.hi.k === 'var' && sizes.has(s.hi.name)) out.add(s.hi.name);
+      laneWidthSizes(s.body, sizes, out);
+    } else if (s.k === 'if') {
+      laneWidthSizes(s.then, sizes, out);
+      laneWidthSizes(s.else ?? [], sizes, out);
+    }
+  }
+  return out;
+}

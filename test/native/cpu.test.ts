@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCpuLibraryAsync, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
 import { haveCompiler } from '../helpers/cc.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
+import { LANE_WIDTHS } from '../../codegen/cpu/emit.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import type { Kernel } from '../../ir/module.js';
 import { interpretKernel } from '../../interp/interpret.js';
@@ -110,6 +111,20 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     const A = toCsr(loadMatrix(join(MATRIX_DIR, 'cora.cites')));
     for (const v of variants.filter((x) => x.ex === 'spmm'))
       check(v, A, { tensors: { A, B: rand([A.cols, 35], 'B35') } }, `${v.kernel.name}/cora/35`);
+  });
+
+  it('spmm at the widths with their own copies (codegen/cpu/emit.ts LANE_WIDTHS), equal to wasm bit for bit and to the reference', () => {
+    const A = toCsr(loadMatrix(join(MATRIX_DIR, 'cora.cites')));
+    const source = cpuLibrarySource('examples', 'test', [
+      {
+        kernel: variants.find((x) => x.ex === 'spmm')!.kernel,
+        manifest: wasmManifest(variants.find((x) => x.ex === 'spmm')!.kernel, [], true),
+      },
+    ]);
+    for (const w of LANE_WIDTHS) expect(source).toContain(`case ${w}: dy_f0_w${w}(`);
+    for (const w of LANE_WIDTHS)
+      for (const v of variants.filter((x) => x.ex === 'spmm'))
+        check(v, A, { tensors: { A, B: rand([A.cols, w], `B${w}`) } }, `${v.kernel.name}/cora/${w}`);
   });
 
   it('the library is what the loader expects: its backend is native, its ops are the catalogue CPU implementations', () => {
