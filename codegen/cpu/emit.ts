@@ -22,6 +22,11 @@
  * ran 1.3x faster than with K at run time on bcsstk33 and Groebner_id2003_aug
  * and 1.45x on luxembourg_osm (2 entries a row), where it trailed the
  * hand-vectorised C baseline (measured in a C harness, docs/PERFORMANCE.md).
+ * A width of half a block (16 columns of f32, 8 of f64) gets no copy: gcc
+ * 12's straight-line vectoriser left that copy scalar or nearly, 1.2-4.4x
+ * slower than the general one (f32 K = 16 on bcsstk33: 1.72 against
+ * 0.39 ms), while the other widths' copies ran 1.2-1.8x faster (K = 8 to
+ * 128, f32 and f64, bcsstk33).
  */
 import type { LoopFunc } from '../../ir/loops.js';
 import { storageType } from '../cuda/cprint.js';
@@ -35,14 +40,17 @@ export const LANE_WIDTHS = [8, 16, 32, 64, 128] as const;
 
 /** C text of one op's function, named `fn` (with its copies per width and their dispatcher, where it has them). */
 export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): string {
-  const at = [...laneWidthSizes(f.body, new Set(f.sizes))].map((w) => f.sizes.indexOf(w)).sort((a, b) => a - b)[0];
+  const bounded = laneWidthSizes(f.body, new Set(f.sizes));
+  const at = [...bounded.keys()].map((w) => f.sizes.indexOf(w)).sort((a, b) => a - b)[0];
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
   if (at === undefined) return [head, ...functionText(f, fn, ctx)].join('\n');
+  const blocks = bounded.get(f.sizes[at]!)!;
+  const widths = LANE_WIDTHS.filter((w) => ![...blocks].some((b) => w * 2 === b));
   return [
     head,
     ...functionText(f, `${fn}_any`, ctx),
-    ...LANE_WIDTHS.flatMap((w) => functionText(f, `${fn}_w${w}`, ctx, { at, width: w })),
-    ...widthDispatch(fn, at),
+    ...widths.flatMap((w) => functionText(f, `${fn}_w${w}`, ctx, { at, width: w })),
+    ...widthDispatch(fn, at, widths),
   ].join('\n');
 }
 
@@ -84,11 +92,11 @@ function functionText(f: LoopFunc, fn: string, ctx: NameContext, fixed?: { at: n
 }
 
 /** The op's function: the copy for size `at`'s width where there is one, the general one otherwise. */
-function widthDispatch(fn: string, at: number): string[] {
+function widthDispatch(fn: string, at: number, widths: readonly number[]): string[] {
   return [
     `static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
     `  switch (dy_s[${at}]) {`,
-    ...LANE_WIDTHS.map((w) => `    case ${w}: ${fn}_w${w}(dy_b, dy_s, dy_lo, dy_hi); return;`),
+    ...widths.map((w) => `    case ${w}: ${fn}_w${w}(dy_b, dy_s, dy_lo, dy_hi); return;`),
     `    default: ${fn}_any(dy_b, dy_s, dy_lo, dy_hi);`,
     '  }',
     '}',

@@ -177,11 +177,23 @@ export function hasLaneLoop(ss: readonly LStmt[]): boolean {
   );
 }
 
-/** The sizes that alone bound a loop printed in blocks of columns (SpMM's k): the widths worth a specialised copy. */
-export function laneWidthSizes(ss: readonly LStmt[], sizes: ReadonlySet<string>, out = new Set<string>()): Set<string> {
+/**
+ * The sizes that alone bound a loop printed in blocks of columns (SpMM's k), each with the block widths of the
+ * loops it bounds: the widths worth a specialised copy (codegen/cpu/emit.ts).
+ */
+export function laneWidthSizes(
+  ss: readonly LStmt[],
+  sizes: ReadonlySet<string>,
+  out = new Map<string, Set<number>>(),
+): Map<string, Set<number>> {
   for (const s of ss) {
     if (s.k === 'for') {
-      if (shapeOf(s) !== undefined && s.hi.k === 'var' && sizes.has(s.hi.name)) out.add(s.hi.name);
+      const shape = shapeOf(s);
+      if (shape !== undefined && s.hi.k === 'var' && sizes.has(s.hi.name)) {
+        const ws = out.get(s.hi.name) ?? new Set<number>();
+        ws.add(blockWidth(shape.acc.map((a) => a.type)));
+        out.set(s.hi.name, ws);
+      }
       laneWidthSizes(s.body, sizes, out);
     } else if (s.k === 'if') {
       laneWidthSizes(s.then, sizes, out);

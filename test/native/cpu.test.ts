@@ -121,7 +121,9 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
         manifest: wasmManifest(variants.find((x) => x.ex === 'spmm')!.kernel, [], true),
       },
     ]);
-    for (const w of LANE_WIDTHS) expect(source).toContain(`case ${w}: dy_f0_w${w}(`);
+    // f32 blocks are 32 columns: half a block (16) has no copy and takes the general one.
+    for (const w of LANE_WIDTHS.filter((x) => x !== 16)) expect(source).toContain(`case ${w}: dy_f0_w${w}(`);
+    expect(source).not.toContain('case 16:');
     for (const w of LANE_WIDTHS)
       for (const v of variants.filter((x) => x.ex === 'spmm'))
         check(v, A, { tensors: { A, B: rand([A.cols, w], `B${w}`) } }, `${v.kernel.name}/cora/${w}`);
