@@ -739,6 +739,98 @@ export function mergePath(o: OpCode): Variant | undefined {
   return m.dense ? mergeTilesDense(o, m, m.dense) : mergeTiles(o, m);
 }
 
+/**
+ * The start of a merge-path tile kernel (mergeTiles, mergeTilesDense): the
+ * block's tile of `tile` diagonals, one thread's global search for both
+ * ends, and the row ends inside the tile staged in dy_s_end by the block's
+ * `threads` threads (`threadLine` declares dy_t).
+ */
+function mergeTileHead(ptrC: string, tile: number, threads: number, threadLine: string): string[] {
+  return [
+    `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
+    '  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;',
+    `  const long long dy_d0 = (long long)blockIdx.x * ${tile};`,
+    '  if (dy_d0 >= dy_total) return;',
+    `  const int dy_len = (int)min((long long)${tile}, dy_total - dy_d0);`,
+    threadLine,
+    '  // The one global search of the block: both ends of its tile.',
+    '  if (dy_t == 0) {',
+    '    int dy_r, dy_k;',
+    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);`,
+    '    dy_s_rk[0] = dy_r;',
+    '    dy_s_rk[1] = dy_k;',
+    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);`,
+    '    dy_s_rk[2] = dy_r;',
+    '    dy_s_rk[3] = dy_k;',
+    '  }',
+    '  __syncthreads();',
+    '  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.',
+    '  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;',
+    `  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += ${threads}) dy_s_end[dy_u] = ${ptrC}[dy_r0 + 1 + dy_u];`,
+    '  __syncthreads();',
+  ];
+}
+
+/** The diagonals [dy_t0, dy_t1) of unit `unit` (a thread or a warp) taking `items` each, and where they start among the staged row ends (dy_a rows in). */
+function mergeLocalSearch(unit: string, items: number): string[] {
+  return [
+    `  const int dy_t0 = min(${unit} * ${items}, dy_len), dy_t1 = min(dy_t0 + ${items}, dy_len);`,
+    '  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;',
+    '  while (dy_a < dy_b) {',
+    '    const int dy_mid = (dy_a + dy_b) >> 1;',
+    '    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;',
+    '    else dy_b = dy_mid;',
+    '  }',
+  ];
+}
+
+/**
+ * The walk of a unit's diagonals (mergeTiles, mergeTilesDense): a row end
+ * closes the row (`store` writes a row held whole; the first row, when the
+ * unit starts inside it, is kept as dy_head for the rows crossing units),
+ * an entry runs the fold body (printed at `ind` + 4 spaces).
+ */
+function mergeWalk(
+  i: string,
+  pv: string,
+  acc: string,
+  ident: string,
+  store: string,
+  foldBody: readonly string[],
+  ind: string,
+): string[] {
+  return [
+    `${ind}int dy_head_row = -1;`,
+    `${ind}bool dy_first = true;`,
+    `${ind}for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {`,
+    `${ind}  if (${i} - dy_r0 < dy_nr && dy_s_end[${i} - dy_r0] <= ${pv}) {`,
+    `${ind}    if (dy_first && dy_inside) {`,
+    `${ind}      dy_head = ${acc};`,
+    `${ind}      dy_head_row = ${i};`,
+    `${ind}    } else ${store}`,
+    `${ind}    ${acc} = ${ident};`,
+    `${ind}    ++${i};`,
+    `${ind}    dy_first = false;`,
+    `${ind}  } else {`,
+    ...foldBody,
+    `${ind}    ++${pv};`,
+    `${ind}  }`,
+    `${ind}}`,
+  ];
+}
+
+/** The reduction's C type, row pointers, accumulator, identity and fold, as the merge-path kernels print them. */
+function mergeNames(o: OpCode, m: MergeShape): { T: string; ptrC: string; acc: string; ident: string; fold: string } {
+  const { red, ptr } = m;
+  return {
+    T: cType(red.init.type),
+    ptrC: o.names.buf(ptr).c,
+    acc: o.p.var(red.init.var),
+    ident: cConst((red.init.value as { value: number }).value, red.init.type),
+    fold: FOLD_FN[red.op],
+  };
+}
+
 /** Diagonals of the merge path per block of mergeTiles (256 threads x MERGE_ITEMS). */
 export const MERGE_TILE = 2048;
 const MERGE_ITEMS = 8;
@@ -760,13 +852,9 @@ const MERGE_ITEMS = 8;
  * call allocates nothing once its stream has it.
  */
 function mergeTiles(o: OpCode, m: MergeShape): Variant {
-  const { top, red, ptr } = m;
+  const { top, red } = m;
   const p = o.p;
-  const T = cType(red.init.type);
-  const ptrC = o.names.buf(ptr).c;
-  const acc = p.var(red.init.var);
-  const ident = cConst((red.init.value as { value: number }).value, red.init.type);
-  const fold = FOLD_FN[red.op];
+  const { T, ptrC, acc, ident, fold } = mergeNames(o, m);
   const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry`];
   const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry'];
   const seg = `${o.base}_merge_path_tiles`;
@@ -781,54 +869,13 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
     `  __shared__ ${T} dy_s_val[${B}];`,
     `  __shared__ int dy_s_row[${B}];`,
     '  __shared__ int dy_s_rk[4];',
-    `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
-    '  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;',
-    `  const long long dy_d0 = (long long)blockIdx.x * ${MERGE_TILE};`,
-    '  if (dy_d0 >= dy_total) return;',
-    `  const int dy_len = (int)min((long long)${MERGE_TILE}, dy_total - dy_d0);`,
-    '  const int dy_t = (int)threadIdx.x;',
-    '  // The one global search of the block: both ends of its tile.',
-    '  if (dy_t == 0) {',
-    '    int dy_r, dy_k;',
-    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);`,
-    '    dy_s_rk[0] = dy_r;',
-    '    dy_s_rk[1] = dy_k;',
-    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);`,
-    '    dy_s_rk[2] = dy_r;',
-    '    dy_s_rk[3] = dy_k;',
-    '  }',
-    '  __syncthreads();',
-    '  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.',
-    '  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;',
-    `  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += ${B}) dy_s_end[dy_u] = ${ptrC}[dy_r0 + 1 + dy_u];`,
-    '  __syncthreads();',
-    `  const int dy_t0 = min(dy_t * ${MERGE_ITEMS}, dy_len), dy_t1 = min(dy_t0 + ${MERGE_ITEMS}, dy_len);`,
-    '  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;',
-    '  while (dy_a < dy_b) {',
-    '    const int dy_mid = (dy_a + dy_b) >> 1;',
-    '    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;',
-    '    else dy_b = dy_mid;',
-    '  }',
+    ...mergeTileHead(ptrC, MERGE_TILE, B, '  const int dy_t = (int)threadIdx.x;'),
+    ...mergeLocalSearch('dy_t', MERGE_ITEMS),
     `  int ${i} = dy_r0 + dy_a, ${pv} = dy_k0 + (dy_t0 - dy_a);`,
     '  // Whether this thread starts inside its first row (earlier threads or blocks hold part of it).',
     `  const bool dy_inside = ${i} < dy_hi && ${pv} > (dy_a > 0 ? dy_s_end[dy_a - 1] : ${ptrC}[dy_r0]);`,
     `  ${T} ${acc} = ${ident}, dy_head = ${ident};`,
-    '  int dy_head_row = -1;',
-    '  bool dy_first = true;',
-    '  for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {',
-    `    if (${i} - dy_r0 < dy_nr && dy_s_end[${i} - dy_r0] <= ${pv}) {`,
-    '      if (dy_first && dy_inside) {',
-    `        dy_head = ${acc};`,
-    `        dy_head_row = ${i};`,
-    `      } else dy_part[${i} - dy_lo] = ${acc};`,
-    `      ${acc} = ${ident};`,
-    `      ++${i};`,
-    '      dy_first = false;',
-    '    } else {',
-    ...foldBody,
-    `      ++${pv};`,
-    '    }',
-    '  }',
+    ...mergeWalk(i, pv, acc, ident, `dy_part[${i} - dy_lo] = ${acc};`, foldBody, '  '),
     "  // Segmented inclusive scan of the threads' open rows (keys non-decreasing: a row is a run of threads).",
     `  const int dy_key = dy_t0 < dy_t1 && ${i} < dy_hi ? ${i} : -1;`,
     '  dy_s_row[dy_t] = dy_key;',
@@ -917,13 +964,9 @@ export const MERGE_DENSE_TILE = MERGE_WARPS * MERGE_WARP_ITEMS;
  * column) comes from the workspace kept per stream: no allocation per call.
  */
 function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
-  const { top, red, ptr } = m;
+  const { top, red } = m;
   const p = o.p;
-  const T = cType(red.init.type);
-  const ptrC = o.names.buf(ptr).c;
-  const acc = p.var(red.init.var);
-  const ident = cConst((red.init.value as { value: number }).value, red.init.type);
-  const fold = FOLD_FN[red.op];
+  const { T, ptrC, acc, ident, fold } = mergeNames(o, m);
   const K = o.host(dense.hi);
   const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry`];
   const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry'];
@@ -942,33 +985,13 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
     `  __shared__ int dy_s_trow[${MERGE_WARPS}];`,
     '  __shared__ int dy_s_rk[4];',
     `  const int dy_K = ${K};`,
-    `  const int dy_e0 = ${ptrC}[dy_lo], dy_ne = ${ptrC}[dy_hi] - dy_e0;`,
-    '  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;',
-    `  const long long dy_d0 = (long long)blockIdx.x * ${MERGE_DENSE_TILE};`,
-    '  if (dy_d0 >= dy_total) return;',
-    `  const int dy_len = (int)min((long long)${MERGE_DENSE_TILE}, dy_total - dy_d0);`,
-    '  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;',
-    '  // The one global search of the block: both ends of its tile.',
-    '  if (dy_t == 0) {',
-    '    int dy_r, dy_k;',
-    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);`,
-    '    dy_s_rk[0] = dy_r;',
-    '    dy_s_rk[1] = dy_k;',
-    `    dy_merge_search(${ptrC}, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);`,
-    '    dy_s_rk[2] = dy_r;',
-    '    dy_s_rk[3] = dy_k;',
-    '  }',
-    '  __syncthreads();',
-    '  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;',
-    `  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += ${B}) dy_s_end[dy_u] = ${ptrC}[dy_r0 + 1 + dy_u];`,
-    '  __syncthreads();',
-    `  const int dy_t0 = min(dy_w * ${W}, dy_len), dy_t1 = min(dy_t0 + ${W}, dy_len);`,
-    '  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;',
-    '  while (dy_a < dy_b) {',
-    '    const int dy_mid = (dy_a + dy_b) >> 1;',
-    '    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;',
-    '    else dy_b = dy_mid;',
-    '  }',
+    ...mergeTileHead(
+      ptrC,
+      MERGE_DENSE_TILE,
+      B,
+      '  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;',
+    ),
+    ...mergeLocalSearch('dy_w', W),
     '  const int dy_i0 = dy_r0 + dy_a, dy_p0 = dy_k0 + (dy_t0 - dy_a);',
     '  // Whether this warp starts inside its first row (earlier warps or blocks hold part of it).',
     `  const bool dy_inside = dy_i0 < dy_hi && dy_p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : ${ptrC}[dy_r0]);`,
@@ -978,22 +1001,15 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
     `    const int ${k} = dy_act ? dy_kb + dy_lane : dy_K - 1;`,
     `    int ${i} = dy_i0, ${pv} = dy_p0;`,
     `    ${T} ${acc} = ${ident}, dy_head = ${ident};`,
-    '    int dy_head_row = -1;',
-    '    bool dy_first = true;',
-    '    for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {',
-    `      if (${i} - dy_r0 < dy_nr && dy_s_end[${i} - dy_r0] <= ${pv}) {`,
-    '        if (dy_first && dy_inside) {',
-    `          dy_head = ${acc};`,
-    `          dy_head_row = ${i};`,
-    `        } else if (dy_act) dy_part[(long long)(${i} - dy_lo) * dy_K + ${k}] = ${acc};`,
-    `        ${acc} = ${ident};`,
-    `        ++${i};`,
-    '        dy_first = false;',
-    '      } else {',
-    ...foldBody,
-    `        ++${pv};`,
-    '      }',
-    '    }',
+    ...mergeWalk(
+      i,
+      pv,
+      acc,
+      ident,
+      `if (dy_act) dy_part[(long long)(${i} - dy_lo) * dy_K + ${k}] = ${acc};`,
+      foldBody,
+      '    ',
+    ),
     "    // Each warp's open row and its partials; a row is a run of warps (rows never decrease along the tile).",
     `    const int dy_key = dy_t0 < dy_t1 && ${i} < dy_hi ? ${i} : -1;`,
     '    if (dy_lane == 0) dy_s_trow[dy_w] = dy_key;',

@@ -296,6 +296,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_tiles(const 
     dy_s_rk[3] = dy_k;
   }
   __syncthreads();
+  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.
   const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;
   for (int dy_u = dy_t; dy_u < dy_nr; dy_u += 256) dy_s_end[dy_u] = A_rowPtr[dy_r0 + 1 + dy_u];
   __syncthreads();
@@ -523,6 +524,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_tiles(const 
     dy_s_rk[3] = dy_k;
   }
   __syncthreads();
+  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.
   const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;
   for (int dy_u = dy_t; dy_u < dy_nr; dy_u += 256) dy_s_end[dy_u] = A_rowPtr[dy_r0 + 1 + dy_u];
   __syncthreads();
