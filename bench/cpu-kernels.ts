@@ -101,15 +101,21 @@ interface Runner {
   close: () => void;
 }
 
+/** Each kernel's wasm module (per SIMD on or off) and native library, made once for every matrix and thread count. */
+const wasmModules = new Map<string, ReturnType<typeof emitWasm>>();
+const nativeLibs = new Map<KernelName, ReturnType<typeof compileCpuKernel>>();
+
 async function wasmRunner(name: KernelName, A: CsrMatrix, threads: number, simd = true): Promise<Runner> {
-  const { binary, manifest } = await emitWasm(kernelOf(name), { simd });
+  const key = `${name}/${simd}`;
+  if (!wasmModules.has(key)) wasmModules.set(key, emitWasm(kernelOf(name), { simd }));
+  const { binary, manifest } = await wasmModules.get(key)!;
   return executorRunner(name, A, await createWasmExecutor(binary, manifest, { threads }));
 }
 
 function nativeRunner(name: KernelName, A: CsrMatrix, threads: number): Runner {
-  const c = compileCpuKernel(name, kernelOf(name), cacheRoot());
+  let c = nativeLibs.get(name);
+  if (!c) nativeLibs.set(name, (c = compileCpuKernel(name, kernelOf(name), cacheRoot())));
   const ex = createNativeCpuExecutor(c.build.path, c.manifest, { threads, program: c.program, programHash: c.hash });
-  c.build.cleanup();
   return executorRunner(name, A, ex);
 }
 
@@ -226,15 +232,10 @@ async function main(): Promise<void> {
         } finally {
           for (const r of runners) r.close();
         }
-        const [cMs, d1Ms, d2Ms, n1Ms, n2Ms, scalarMs] = medians;
-        const cm = { median_ms: cMs!, check: checks[0]! };
-        const d1 = { ms: d1Ms!, check: checks[1]! };
-        const d2 = { ms: d2Ms! };
-        const n1 = { ms: n1Ms!, check: checks[3]! };
-        const n2 = { ms: n2Ms! };
-        const scalar = scalarMs === undefined ? undefined : { ms: scalarMs };
+        const [c, d1, d2, n1, n2, scalar] = medians as [number, number, number, number, number, number?];
+        // dype's 1-thread results (wasm, native) against C's, by the element each runner read back.
         const relErr = Math.max(
-          ...[d1.check, n1.check].map((d) => Math.abs(d - cm.check) / Math.max(1, Math.abs(cm.check))),
+          ...[checks[1]!, checks[3]!].map((d) => Math.abs(d - checks[0]!) / Math.max(1, Math.abs(checks[0]!))),
         );
         const sc = py.get(k);
         const row = {
@@ -242,30 +243,31 @@ async function main(): Promise<void> {
           rows: m.rows,
           nnz: m.values.length,
           kernel: k,
-          c_ms: cm.median_ms,
+          c_ms: c,
           scipy_ms: sc ?? null,
-          dype1_ms: d1.ms,
-          dype2_ms: d2.ms,
-          speed_vs_c: cm.median_ms / d1.ms,
-          scaling_2t: d1.ms / d2.ms,
-          speed_vs_scipy: sc ? sc / d1.ms : null,
-          scalar1_ms: scalar?.ms ?? null,
-          native1_ms: n1.ms,
-          native2_ms: n2.ms,
-          native1_vs_c: cm.median_ms / n1.ms,
-          native2_vs_c: cm.median_ms / n2.ms,
-          native_scaling_2t: n1.ms / n2.ms,
-          native1_vs_scipy: sc ? sc / n1.ms : null,
+          dype1_ms: d1,
+          dype2_ms: d2,
+          speed_vs_c: c / d1,
+          scaling_2t: d1 / d2,
+          speed_vs_scipy: sc ? sc / d1 : null,
+          scalar1_ms: scalar ?? null,
+          native1_ms: n1,
+          native2_ms: n2,
+          native1_vs_c: c / n1,
+          native2_vs_c: c / n2,
+          native_scaling_2t: n1 / n2,
+          native1_vs_scipy: sc ? sc / n1 : null,
           check_rel_err: relErr,
           loadavg: loadavg(),
         };
         rows.push(row);
         console.log(
-          `${name.padEnd(20)} ${k.padEnd(10)} ${cm.median_ms.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.ms.toFixed(2).padStart(10)} ${d2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / d1.ms).toFixed(2).padStart(8)}x ${(d1.ms / d2.ms).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1.ms).toFixed(2).padStart(10)}x` : '         -'} ${scalar ? scalar.ms.toFixed(2).padStart(11) : '          -'} | ${n1.ms.toFixed(2).padStart(11)} ${n2.ms.toFixed(2).padStart(10)} ${(cm.median_ms / n1.ms).toFixed(2).padStart(6)}x ${(cm.median_ms / n2.ms).toFixed(2).padStart(6)}x ${(n1.ms / n2.ms).toFixed(2).padStart(9)}x ${sc ? `${(sc / n1.ms).toFixed(2).padStart(10)}x` : '          -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`,
+          `${name.padEnd(20)} ${k.padEnd(10)} ${c.toFixed(2).padStart(7)} ${sc === undefined ? '       -' : sc.toFixed(2).padStart(9)} ${d1.toFixed(2).padStart(10)} ${d2.toFixed(2).padStart(10)} ${(c / d1).toFixed(2).padStart(8)}x ${(d1 / d2).toFixed(2).padStart(11)}x ${sc ? `${(sc / d1).toFixed(2).padStart(10)}x` : '         -'} ${scalar !== undefined ? scalar.toFixed(2).padStart(11) : '          -'} | ${n1.toFixed(2).padStart(11)} ${n2.toFixed(2).padStart(10)} ${(c / n1).toFixed(2).padStart(6)}x ${(c / n2).toFixed(2).padStart(6)}x ${(n1 / n2).toFixed(2).padStart(9)}x ${sc ? `${(sc / n1).toFixed(2).padStart(10)}x` : '          -'}${relErr > 1e-3 ? '  CHECK MISMATCH' : ''}`,
         );
       }
     }
     cFree();
+    for (const c of nativeLibs.values()) c.build.cleanup();
     mkdirSync(join(root, 'bench', 'results'), { recursive: true });
     const loadAfter = loadavg();
     console.log(`load average after: ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);

@@ -831,6 +831,32 @@ function mergeNames(o: OpCode, m: MergeShape): { T: string; ptrC: string; acc: s
   };
 }
 
+/**
+ * The row kernel of the merge-path tile variants (256 threads, a row each): `before` and `after` around dy_e0,
+ * then the rows' body with their segments combined (`body`, printed by an EpiloguePrinter).
+ */
+function mergeRowKernel(
+  o: OpCode,
+  name: string,
+  scratch: string[],
+  ptrC: string,
+  i: string,
+  before: string[],
+  body: string[],
+  after: string[] = [],
+): string[] {
+  return [
+    `${kernelHead(o, name, 256, scratch)} {`,
+    ...before,
+    `  const int dy_e0 = ${ptrC}[dy_lo];`,
+    ...after,
+    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
+    ...body,
+    '  }',
+    '}',
+  ];
+}
+
 /** Diagonals of the merge path per block of mergeTiles (256 threads x MERGE_ITEMS). */
 export const MERGE_TILE = 2048;
 const MERGE_ITEMS = 8;
@@ -908,14 +934,7 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
     '}',
   ];
   const ep = new EpiloguePrinter(p, red, combine);
-  const rowLines = [
-    `${kernelHead(o, fix, B, scratch)} {`,
-    `  const int dy_e0 = ${ptrC}[dy_lo];`,
-    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
-    ...ep.block(top.body, '    '),
-    '  }',
-    '}',
-  ];
+  const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, [], ep.block(top.body, '    '));
   const launch = [
     ...clampLines(o, top),
     'const long long dy_rows = (long long)dy_hi - dy_lo;',
@@ -1045,16 +1064,9 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
     '}',
   ];
   const ep = new EpiloguePrinter(p, red, combine);
-  const rowLines = [
-    `${kernelHead(o, fix, 256, scratch)} {`,
-    `  const int dy_K = ${K};`,
-    `  const int dy_e0 = ${ptrC}[dy_lo];`,
+  const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, [`  const int dy_K = ${K};`], ep.block(top.body, '    '), [
     '  (void)dy_K;',
-    ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
-    ...ep.block(top.body, '    '),
-    '  }',
-    '}',
-  ];
+  ]);
   const launch = [
     ...clampLines(o, top),
     `const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = ${K};`,

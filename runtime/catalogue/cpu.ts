@@ -84,26 +84,26 @@ export function cpuThreadsFor(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): 
   if (max <= 1) return 1;
   const turn = threadsTurn(op, d);
   const near = Number.isFinite(turn) ? Math.floor(turn) : max;
-  let best = 1;
-  let bestMs = cpuMs(op, d, 1);
-  const consider = (t: number): void => {
-    if (t <= best || t > max) return;
-    const ms = cpuMs(op, d, t);
-    if (ms < bestMs - Math.abs(bestMs) * THREADS_TIE) {
-      best = t;
-      bestMs = ms;
-    }
-  };
-  for (let t = Math.max(2, near - 1); t <= Math.min(max, near + 2); t++) consider(t);
-  consider(max);
-  return best;
+  const counts: number[] = [];
+  for (let t = Math.max(2, near - 1); t <= Math.min(max, near + 2); t++) counts.push(t);
+  if (counts[counts.length - 1] !== max) counts.push(max);
+  return lowestOf(op, d, counts);
 }
 
 /** cpuThreadsFor by pricing every count in 1..max (the definition it must agree with; tests). */
 export function cpuThreadsByEveryCount(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
+  return lowestOf(
+    op,
+    d,
+    Array.from({ length: Math.max(0, max - 1) }, (_, i) => i + 2),
+  );
+}
+
+/** Of 1 and `counts` (ascending, each above 1), the count cpuMs prices lowest, the fewest on a tie (THREADS_TIE). */
+function lowestOf(op: PlanOp, d: DeviceSpec, counts: readonly number[]): number {
   let best = 1;
   let bestMs = cpuMs(op, d, 1);
-  for (let t = 2; t <= max; t++) {
+  for (const t of counts) {
     const ms = cpuMs(op, d, t);
     if (ms < bestMs - Math.abs(bestMs) * THREADS_TIE) {
       best = t;
