@@ -44,6 +44,7 @@ const FEATURES: { key: keyof SparseFeatures; how: 'relative' | 'absolute' | 'rat
   { key: 'emptyRowFraction', how: 'absolute' },
   { key: 'top1PctNnzShare', how: 'absolute' },
   { key: 'localityScore', how: 'absolute' },
+  { key: 'rowLenChangeFraction', how: 'absolute' },
   { key: 'rowLenMax', how: 'ratio' },
 ];
 const errorOf = (how: 'relative' | 'absolute' | 'ratio', sampled: number, exact: number): number =>

@@ -74,6 +74,13 @@ export const FEATURE_DOCS: Readonly<Record<FeatureKey, FeatureDoc>> = Object.fre
     description: 'Share of nnz held by the ceil(rows / 100) longest rows; 0 when nnz is 0.',
     cost: T1_COST_CSR,
   },
+  rowLenChangeFraction: {
+    tier: 1,
+    type: 'number',
+    description:
+      "Share of rows r = 1..rows-1 whose length differs from row r - 1's: how often a row's inner loop ends at another trip count than the one before, the branch a CPU predicts (the fitted CPU model's branch-miss term). 0 with fewer than 2 rows.",
+    cost: T1_COST_CSR,
+  },
   sampledRows: {
     tier: 2,
     type: 'number',

@@ -29,7 +29,9 @@
  *   - rowLenMax: the longest row seen or found, a lower bound (exact when
  *     the longest row stands out of the rows around it);
  *   - top1PctNnzShare: the long rows, then the sampled rows' top 1% scaled;
- *   - localityScore: as tier 2, from the first entries of each sampled row.
+ *   - localityScore: as tier 2, from the first entries of each sampled row;
+ *   - rowLenChangeFraction: the share of length changes between consecutive
+ *     rows within the blocks (exact when every row is read).
  * CSC and COO have no row pointers to sample: the caller takes the exact
  * features (O(nnz)) for them.
  */
@@ -76,7 +78,7 @@ function blockStart(rows: number, blocks: number, b: number, seed: number): numb
 }
 
 /** Tier 0 and the sampled row statistics: what a runtime reads of every new pattern. */
-export type RowStats = Omit<QuickFeatures, 'localityScore'>;
+export type RowStats = Omit<QuickFeatures, 'localityScore' | 'rowLenChangeFraction'>;
 
 /**
  * Gaps between sampled blocks searched for a row longer than every sampled
@@ -448,9 +450,40 @@ export function sampledLocality(m: CsrMatrix, seed = 0): number {
   return pairs > 0 ? local / pairs : 0;
 }
 
+/**
+ * The share of consecutive rows whose lengths differ, over the pairs within
+ * the sampled blocks (every pair when every row is read: tier 1's figure).
+ * Its own pass over the blocks' row pointers, taken on first read: only the
+ * fitted CPU model reads it, so the guards' per-input step never pays for it.
+ */
+export function sampledRowChange(m: CsrMatrix, seed = 0): number {
+  const { rows, rowPtr } = m;
+  const blocks = quickBlocks(rows, rowPtr[rows]! - rowPtr[0]!);
+  const runs = blocks === 0 ? 1 : blocks;
+  const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
+  let pairs = 0;
+  let changes = 0;
+  for (let b = 0; b < runs; b++) {
+    const first = blocks === 0 ? 0 : blockStart(rows, blocks, b, seed);
+    if (runRows < 2) continue;
+    let last = (rowPtr[first + 1]! - rowPtr[first]!) | 0;
+    for (let r = first + 1, end = first + runRows; r < end; r++) {
+      const n = (rowPtr[r + 1]! - rowPtr[r]!) | 0;
+      if (n !== last) changes++;
+      last = n;
+    }
+    pairs += runRows - 1;
+  }
+  return pairs > 0 ? changes / pairs : 0;
+}
+
 /** Every sampled feature, locality included (for measuring the sample's errors). */
 export function quickFeatures(m: CsrMatrix, seed = 0): QuickFeatures {
-  return { ...sampledRowStats(m, seed), localityScore: sampledLocality(m, seed) };
+  return {
+    ...sampledRowStats(m, seed),
+    localityScore: sampledLocality(m, seed),
+    rowLenChangeFraction: sampledRowChange(m, seed),
+  };
 }
 
 /**
@@ -477,6 +510,7 @@ export class SampledFeatures implements SparseFeatures {
   readonly #onError: ((e: RangeError) => never) | undefined;
   #stats: RowStats | undefined;
   #locality: number | undefined;
+  #change: number | undefined;
 
   constructor(m: CsrMatrix, seed = 0, onError?: (e: RangeError) => never) {
     const { rows, cols, rowPtr } = m;
@@ -536,6 +570,10 @@ export class SampledFeatures implements SparseFeatures {
     return this.#locality !== undefined;
   }
 
+  get rowLenChangeFraction(): number {
+    return (this.#change ??= sampledRowChange(this.#m, this.#seed));
+  }
+
   toJSON(): QuickFeatures {
     return {
       rows: this.rows,
@@ -547,6 +585,7 @@ export class SampledFeatures implements SparseFeatures {
       emptyRowFraction: this.emptyRowFraction,
       top1PctNnzShare: this.top1PctNnzShare,
       localityScore: this.localityScore,
+      rowLenChangeFraction: this.rowLenChangeFraction,
       sampledRows: this.sampledRows,
     };
   }

@@ -27,6 +27,7 @@ const EMPTY: Readonly<Tier1Features> = {
   rowLenGini: 0,
   emptyRowFraction: 0,
   top1PctNnzShare: 0,
+  rowLenChangeFraction: 0,
 };
 
 /** How many rows the "longest 1%" takes: ceil(rows / 100). */
@@ -52,10 +53,15 @@ export function rowLengthStats(ptr: Int32Array, rows: number): Tier1Features {
   let min = total;
   let max = 0;
   let prev = ptr[0]!;
+  // The first row's length counts as no change.
+  let last = rows > 0 ? ptr[1]! - prev : 0;
+  let changes = 0;
   for (let r = 1; r <= rows; r++) {
     const next = ptr[r]!;
     const len = next - prev;
     prev = next;
+    if (len !== last) changes++;
+    last = len;
     if (len >= cap) {
       if (len > total) throw badLength(hist, max, r - 1, len);
       hist = grow(hist, len, total);
@@ -111,6 +117,7 @@ export function rowLengthStats(ptr: Int32Array, rows: number): Tier1Features {
     rowLenGini: gini,
     emptyRowFraction: emptyRows / rows,
     top1PctNnzShare: total > 0 ? topNnz / total : 0,
+    rowLenChangeFraction: rows > 1 ? changes / (rows - 1) : 0,
   };
 }
 
@@ -140,6 +147,7 @@ function denseTier1(t: DenseTensor): Tier1Features {
     rowLenGini: 0,
     emptyRowFraction: cols === 0 ? 1 : 0,
     top1PctNnzShare: cols === 0 ? 0 : top1PctRowCount(rows) / rows,
+    rowLenChangeFraction: 0,
   };
 }
 

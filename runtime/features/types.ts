@@ -28,6 +28,8 @@ export interface Tier1Features {
   emptyRowFraction: number;
   /** Share of nnz in the ceil(rows / 100) longest rows; 0 when nnz is 0. */
   top1PctNnzShare: number;
+  /** Share of rows (after the first) whose length differs from the previous row's; 0 with fewer than 2 rows. */
+  rowLenChangeFraction: number;
 }
 
 /** Tier 2: sampled rows; cost bounded by samples x maxEntriesPerRow whatever nnz is. */

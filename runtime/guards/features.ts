@@ -162,7 +162,10 @@ export function sparseFeaturesOf(m: SparseMatrix, tier: 1 | 2): SparseFeatures {
 }
 
 /** The planner's view of tier 0+1 features (and the locality score when tier 2 was computed). */
-export function planFeatures(f: Tier0Features & Tier1Features & { localityScore?: number }): SparseFeatures {
+export function planFeatures(
+  f: Tier0Features &
+    Omit<Tier1Features, 'rowLenChangeFraction'> & { localityScore?: number; rowLenChangeFraction?: number },
+): SparseFeatures {
   return {
     rows: f.rows,
     cols: f.cols,
@@ -173,12 +176,14 @@ export function planFeatures(f: Tier0Features & Tier1Features & { localityScore?
     emptyRowFraction: f.emptyRowFraction,
     top1PctNnzShare: f.top1PctNnzShare,
     ...(f.localityScore !== undefined ? { localityScore: f.localityScore } : {}),
+    ...(f.rowLenChangeFraction !== undefined ? { rowLenChangeFraction: f.rowLenChangeFraction } : {}),
   };
 }
 
 /** A plain copy of a features record, read field by field (a spread would miss a sampled record's locality getter). */
 export function copyFeatures(f: SparseFeatures): SparseFeatures {
   const loc = f.localityScore;
+  const change = f.rowLenChangeFraction;
   return {
     rows: f.rows,
     cols: f.cols,
@@ -189,5 +194,6 @@ export function copyFeatures(f: SparseFeatures): SparseFeatures {
     emptyRowFraction: f.emptyRowFraction,
     top1PctNnzShare: f.top1PctNnzShare,
     ...(loc !== undefined ? { localityScore: loc } : {}),
+    ...(change !== undefined ? { rowLenChangeFraction: change } : {}),
   };
 }

@@ -62,6 +62,8 @@ export interface SparseFeatures {
   top1PctNnzShare: number;
   /** Fraction of near-consecutive column indices (tier 2); 0.5 when unknown. */
   localityScore?: number;
+  /** Share of rows whose length differs from the previous row's (tier 1); MODEL.defaultRowLenChange when unknown. */
+  rowLenChangeFraction?: number;
 }
 
 export interface PlanOp {

@@ -84,6 +84,7 @@ describe('features of adversarial inputs', () => {
       rowLenGini: 0,
       emptyRowFraction: 1,
       top1PctNnzShare: 0,
+      rowLenChangeFraction: 0,
       colSpanMean: 0,
       bandwidthEstimate: 0,
       localityScore: 0,
@@ -120,6 +121,7 @@ describe('features of adversarial inputs', () => {
       top1PctNnzShare: 0,
       sampledRows: 0,
       localityScore: 0,
+      rowLenChangeFraction: 0,
     });
     expect(quickFeatures(emptyMatrix(100_000, 100_000))).toMatchObject({
       rowLenMean: 0,

@@ -48,6 +48,7 @@ describe('tier 1 (hand-computed)', () => {
     rowLenGini: 0,
     emptyRowFraction: 0,
     top1PctNnzShare: 0,
+    rowLenChangeFraction: 0,
   };
 
   it('0 x 0: all zero', () => {
@@ -73,6 +74,8 @@ describe('tier 1 (hand-computed)', () => {
     expect(f.rowLenGini).toBeCloseTo(199 / 200, 14);
     expect(f.emptyRowFraction).toBe(199 / 200);
     expect(f.top1PctNnzShare).toBe(1);
+    // Row 7 differs from row 6 and row 8 from it: 2 changes over 199 pairs.
+    expect(f.rowLenChangeFraction).toBe(2 / 199);
   });
 
   it('uniform rows: CV 0, Gini 0, top-1% share = ceil(n/100)/n', () => {
@@ -92,12 +95,15 @@ describe('tier 1 (hand-computed)', () => {
     expect(f.rowLenMean).toBe(1.5);
     expect(f.emptyRowFraction).toBe(0.25);
     expect(f.top1PctNnzShare).toBe(3 / 6); // ceil(4/100) = 1 row
+    expect(f.rowLenChangeFraction).toBe(1);
   });
 
   it('the longest ceil(1%) rows: 250 rows take 3', () => {
     const rows = Array.from({ length: 250 }, (_, r) => (r < 4 ? [0, 1, 2, 3, 4] : [0]));
     // lengths: four 5s, 246 1s; top 3 rows hold 15 of 266
     expect(tier1(csrOf(5, rows)).top1PctNnzShare).toBe(15 / 266);
+    // One change, from the fourth row to the fifth, over 249 pairs.
+    expect(tier1(csrOf(5, rows)).rowLenChangeFraction).toBe(1 / 249);
   });
 
   it('reads only rowPtr: no column index, no value', () => {
@@ -135,6 +141,7 @@ describe('tier 1 (hand-computed)', () => {
       rowLenCv: 1 / 3,
       rowLenGini: 1 / 6,
       top1PctNnzShare: 2 / 3,
+      rowLenChangeFraction: 1,
     });
   });
 

@@ -7,7 +7,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { QUICK_BLOCK_ROWS, QUICK_MAX_BLOCKS, quickFeatures } from '../../runtime/features/quick.js';
+import {
+  QUICK_BLOCK_ROWS,
+  QUICK_MAX_BLOCKS,
+  quickFeatures,
+  SampledFeatures,
+  sampledRowChange,
+} from '../../runtime/features/quick.js';
 import { sparseFeaturesOf } from '../../runtime/guards/features.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
@@ -35,7 +41,13 @@ describe('bounded-cost features', () => {
         expect(q.rowLenCv, f).toBeCloseTo(e.rowLenCv, 10);
         expect(q.emptyRowFraction, f).toBe(e.emptyRowFraction);
         expect(q.top1PctNnzShare, f).toBeCloseTo(e.top1PctNnzShare, 10);
+        expect(q.rowLenChangeFraction, f).toBe(e.rowLenChangeFraction);
       }
+      // The change share is taken on first read only, and is the sample's.
+      const s = new SampledFeatures(m);
+      expect(s.rowStatsTaken || s.localityTaken).toBe(false);
+      expect(s.rowLenChangeFraction, f).toBe(sampledRowChange(m));
+      expect(s.rowStatsTaken, f).toBe(false);
     }
   });
 
@@ -44,6 +56,7 @@ describe('bounded-cost features', () => {
     const empty: number[] = [];
     const top: number[] = [];
     const loc: number[] = [];
+    const change: number[] = [];
     for (const [, m] of mats) {
       const e = sparseFeaturesOf(m, 2);
       for (let seed = 0; seed < 10; seed++) {
@@ -53,6 +66,7 @@ describe('bounded-cost features', () => {
         empty.push(Math.abs(q.emptyRowFraction - e.emptyRowFraction));
         top.push(Math.abs(q.top1PctNnzShare - e.top1PctNnzShare));
         loc.push(Math.abs(q.localityScore! - e.localityScore!));
+        change.push(Math.abs(q.rowLenChangeFraction! - e.rowLenChangeFraction!));
       }
     }
     expect(cv.length).toBeGreaterThan(100);
@@ -61,5 +75,7 @@ describe('bounded-cost features', () => {
     expect(median(empty)).toBeLessThanOrEqual(0.005);
     expect(median(top)).toBeLessThanOrEqual(0.005);
     expect(median(loc)).toBeLessThanOrEqual(0.05);
+    // docs/FEATURES.md: median 0.023 (seed 0).
+    expect(median(change)).toBeLessThanOrEqual(0.05);
   });
 });
