@@ -421,7 +421,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     devices: preset.devices.map((d, i) => (i === cpuIndex ? device : d)),
     sources: {
       ...(preset.sources ?? {}),
-      [`${at}.cpuModel`]: `${how}: non-negative least squares on relative errors, cache size from a grid (runtime/plan/calibrate-fit.ts)${undetermined.length ? `; not determined by the runs: ${undetermined.join(', ')}` : ''}`,
+      [`${at}.cpuModel`]: `${how}: non-negative least squares on relative errors, cache size and branch-predictor history from grids (runtime/plan/calibrate-fit.ts)${undetermined.length ? `; not determined by the runs: ${undetermined.join(', ')}` : ''}`,
       [`${at}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
       [`${at}.cpuModel.nsPerDenseByte`]: `(see \`${at}.cpuModel.nsPerDenseFlop\`)`,
       [`${at}.launchOverheadUs`]: `${how}: per-op overhead fitted with the model`,
@@ -516,7 +516,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   ];
   const lines = [
     `fitted on ${samples.length} runs of the ${backend} backend (${fitSet.length} matrices x ${fitRuns.length} kernels at 1 thread${fitThreads > 1 ? `, ${threadSet.length} x ${threadRuns.length} at ${fitThreads} threads` : ''}; fit rms relative error ${pct(fit.rmsRelError)}${Number.isNaN(fit.rmsRelErrorThreads) ? '' : `, ${pct(fit.rmsRelErrorThreads)} at ${fitThreads} threads`})`,
-    `per op ${d.launchOverheadUs} us; ns per entry ${m.nsPerNnz}, per gathered element ${m.nsPerGather}, per row ${m.nsPerRow}, per output ${m.nsPerItem}, per cache miss ${m.nsPerMiss}, per byte beyond cache ${m.nsPerByte}; cache ${m.cacheMB} MB${m.parallelEfficiency !== undefined ? `; parallel efficiency ${m.parallelEfficiency}, dispatch ${m.dispatchUsPerThread} us per extra thread` : ''}`,
+    `per op ${d.launchOverheadUs} us; ns per entry ${m.nsPerNnz}, per gathered element ${m.nsPerGather}, per row ${m.nsPerRow}, per output ${m.nsPerItem}, per cache miss ${m.nsPerMiss}, per byte beyond cache ${m.nsPerByte}; cache ${m.cacheMB} MB; per mispredicted row ${m.nsPerBranchMiss ?? 0} past ${m.branchHistoryRows ?? 0} rows, per entry of a column block ${m.nsPerBlockEntry ?? 0}${m.parallelEfficiency !== undefined ? `; parallel efficiency ${m.parallelEfficiency}, dispatch ${m.dispatchUsPerThread} us per extra thread` : ''}`,
     ...undetermined.map(
       (k) => `warning: the runs do not determine ${k}; its value is arbitrary within what fits equally well`,
     ),

@@ -23,7 +23,7 @@ import {
   type ParameterTable,
 } from '../runtime/plan/parameters.js';
 import { loadSystemFile } from '../runtime/system/load.js';
-import type { SystemSpec } from '../runtime/system/types.js';
+import type { CpuModelSpec, SystemSpec } from '../runtime/system/types.js';
 import { repoRoot } from './paths.js';
 import { SIM, SIM_SOURCES } from './sim/params.js';
 import { SETTINGS } from './systems.js';
@@ -179,6 +179,24 @@ export function presetFields(name: string, s: SystemSpec = loadPreset(name)): Pr
   return out;
 }
 
+/** Every cpuModel field's unit: a new field is a type error here until it has one. */
+const CPU_MODEL_UNITS: Record<keyof CpuModelSpec, string> = {
+  nsPerNnz: 'ns',
+  nsPerGather: 'ns',
+  nsPerRow: 'ns',
+  nsPerItem: 'ns',
+  nsPerMiss: 'ns',
+  nsPerByte: 'ns',
+  cacheMB: 'MB',
+  nsPerBranchMiss: 'ns',
+  branchHistoryRows: 'rows',
+  nsPerBlockEntry: 'ns',
+  parallelEfficiency: 'fraction',
+  dispatchUsPerThread: 'us per thread',
+  nsPerDenseFlop: 'ns',
+  nsPerDenseByte: 'ns',
+};
+
 /** The unit of a preset field, from its name. */
 export function presetUnit(field: string): string {
   const last = field.split('.').pop()!;
@@ -187,14 +205,11 @@ export function presetUnit(field: string): string {
     return (
       { lut: 'LUTs', ff: 'flip-flops', bram: 'BRAM36 blocks', uram: 'UltraRAM blocks', dsp: 'DSP slices' }[last] ?? '-'
     );
-  if (field.startsWith('cpuModel.'))
-    return last.startsWith('nsPer')
-      ? 'ns'
-      : last === 'cacheMB'
-        ? 'MB'
-        : last === 'dispatchUsPerThread'
-          ? 'us per thread'
-          : 'fraction';
+  if (field.startsWith('cpuModel.')) {
+    const unit = CPU_MODEL_UNITS[last as keyof CpuModelSpec];
+    if (unit === undefined) throw new Error(`presetUnit: no unit for cpuModel field '${last}'`);
+    return unit;
+  }
   if (last === 'threads') return 'threads';
   if (last === 'hbmChannels') return 'channels';
   const suffix: [RegExp, string][] = [

@@ -14,7 +14,7 @@
  * Ranges of fewer than 256 rows run on the calling thread.
  */
 import type { Kernel } from '../../ir/module.js';
-import { cpuImplOf } from '../../runtime/catalogue/cpu.js';
+import { cpuImplOf, MIN_SPLIT_ROWS } from '../../runtime/catalogue/cpu.js';
 import { abiPrefix, NATIVE_BACKENDS } from '../../runtime/native/abi.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 import { cString, symbolPart } from '../cuda/names.js';
@@ -25,8 +25,6 @@ export interface CpuKernel {
   kernel: Kernel;
   manifest: WasmManifest;
 }
-
-export const MIN_SPLIT_ROWS = 256;
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
 export const CPU_EMITTER_VERSION = 4;

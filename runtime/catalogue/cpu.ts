@@ -16,14 +16,27 @@ import type { ImplEntry } from './types.js';
 function fittedWorkNs(op: PlanOp, d: DeviceSpec): number | undefined {
   const m = d.cpuModel;
   if (!m) return undefined;
-  if (cpuModelled(op)) return cpuWorkNs(cpuTerms(op, m.cacheMB), m);
+  if (cpuModelled(op)) return cpuWorkNs(cpuTerms(op, m.cacheMB, m.branchHistoryRows), m);
   return m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined
     ? op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte
     : undefined;
 }
 
-function cpuMs(op: PlanOp, d: DeviceSpec, threads: number): number {
+/**
+ * An op whose split loop has fewer rows than this runs on the calling thread alone, whatever count it is given:
+ * the executors' rule (runtime/wasm/executor.ts, runtime/exec/wasm-backend.ts, the native library's launch in
+ * codegen/cpu/library.ts), since waking a worker costs more than so few rows save.
+ */
+export const MIN_SPLIT_ROWS = 256;
+
+/** Whether the executors run this op on one thread whatever count it is given: a sparse-driven op of few rows. */
+export function runsAlone(op: PlanOp): boolean {
+  return op.sparse !== undefined && op.sparse.rows < MIN_SPLIT_ROWS;
+}
+
+function cpuMs(op: PlanOp, d: DeviceSpec, asked: number): number {
   const f = op.sparse;
+  const threads = runsAlone(op) ? 1 : asked;
   const m = d.cpuModel;
   const work = fittedWorkNs(op, d);
   if (m && work !== undefined) {
@@ -81,7 +94,7 @@ export const THREADS_TIE = 1e-12;
  * implementation, a fifth of the runtime's decision for a new pattern.
  */
 export function cpuThreadsFor(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
-  if (max <= 1) return 1;
+  if (max <= 1 || runsAlone(op)) return 1;
   const turn = threadsTurn(op, d);
   const near = Number.isFinite(turn) ? Math.floor(turn) : max;
   const counts: number[] = [];
@@ -92,6 +105,7 @@ export function cpuThreadsFor(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): 
 
 /** cpuThreadsFor by pricing every count in 1..max (the definition it must agree with; tests). */
 export function cpuThreadsByEveryCount(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
+  if (runsAlone(op)) return 1;
   return lowestOf(
     op,
     d,

@@ -15,7 +15,7 @@ import { IMPLEMENTATIONS, type FpgaImpl, type ImplByKind } from './names.js';
 import type { FpgaImplEntry, ImplEntry } from './types.js';
 
 export * from './names.js';
-export { cpuImplOf, cpuThreadsFor } from './cpu.js';
+export { cpuImplOf, cpuThreadsFor, MIN_SPLIT_ROWS } from './cpu.js';
 export type { FpgaImplEntry, ImplEntry } from './types.js';
 
 export const CATALOGUE: { readonly [K in DeviceKind]: Readonly<Record<ImplByKind[K], ImplEntry>> } = {

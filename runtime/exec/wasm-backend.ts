@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuImplOf } from '../catalogue/index.js';
+import { cpuImplOf, MIN_SPLIT_ROWS } from '../catalogue/index.js';
 import { InputError } from '../errors.js';
 import { fsReason } from '../io/files.js';
 import { bytesOf, view } from '../wasm/layout.js';
@@ -19,8 +19,6 @@ import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend
 import { Heap } from './heap.js';
 
 const PAGE = 65536;
-/** Fewer rows than this run on the calling thread alone (dispatch costs more than it saves). */
-const MIN_SPLIT_ROWS = 256;
 
 interface WasmBuf extends DeviceBuffer {
   readonly offset: number;

@@ -15,6 +15,7 @@
  * section. Everything is deterministic: the same samples give the same
  * figures, bit for bit.
  */
+import { runsAlone } from '../catalogue/cpu.js';
 import type { CpuModelSpec, DeviceSpec } from '../system/types.js';
 import { bestOpTime, cpuModelled, cpuTerms, type CpuTerms } from './cost.js';
 import type { PlanOp } from './types.js';
@@ -42,6 +43,8 @@ export const LINEAR_KEYS = [
   'nsPerItem',
   'nsPerMiss',
   'nsPerByte',
+  'nsPerBranchMiss',
+  'nsPerBlockEntry',
 ] as const;
 export type LinearKey = (typeof LINEAR_KEYS)[number];
 const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
@@ -51,10 +54,16 @@ const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
   nsPerItem: 'items',
   nsPerMiss: 'missLines',
   nsPerByte: 'dramBytes',
+  nsPerBranchMiss: 'branchRows',
+  nsPerBlockEntry: 'blockEntries',
 };
 
 /** Cache sizes tried, MB: 2^(k/2) from 0.125 to 256. */
 export const CACHE_GRID_MB: readonly number[] = Array.from({ length: 23 }, (_, k) => 2 ** ((k - 6) / 2));
+/** Branch-predictor histories tried, rows (model.ts cpuTerms): 2^(k/2) x 1000 from 1k to 256k. */
+export const HISTORY_GRID_ROWS: readonly number[] = Array.from({ length: 17 }, (_, k) =>
+  Math.round(1000 * 2 ** (k / 2)),
+);
 
 /** Huber's constant (in robust standard deviations) and the reweighting rounds. */
 const HUBER_K = 1.345;
@@ -99,6 +108,8 @@ export interface FitOptions {
   base?: DeviceSpec;
   /** Cache sizes to try (default CACHE_GRID_MB). */
   cacheGridMB?: readonly number[];
+  /** Branch-predictor histories to try, rows (default HISTORY_GRID_ROWS). */
+  historyGridRows?: readonly number[];
 }
 
 export interface FitResult {
@@ -113,11 +124,19 @@ export interface FitResult {
    * term), for the cache size when every size of the grid fits equally
    * well, and for the thread figures when no run used more than one thread.
    */
-  determined: Record<LinearKey | 'cacheMB' | 'parallelEfficiency' | 'dispatchUsPerThread', boolean>;
+  determined: Record<
+    LinearKey | 'cacheMB' | 'branchHistoryRows' | 'parallelEfficiency' | 'dispatchUsPerThread',
+    boolean
+  >;
 }
 
 /** One design row: coefficient multipliers (ms per unit) and the time of the ops the model does not cover. */
-function designRow(ops: readonly PlanOp[], cacheMB: number, base: DeviceSpec): { a: number[]; fixedMs: number } {
+function designRow(
+  ops: readonly PlanOp[],
+  cacheMB: number,
+  historyRows: number,
+  base: DeviceSpec,
+): { a: number[]; fixedMs: number } {
   const a = new Array<number>(LINEAR_KEYS.length).fill(0);
   let fixedMs = 0;
   const plain = { ...base, launchOverheadUs: 0, threads: 1, cpuModel: undefined };
@@ -127,7 +146,7 @@ function designRow(ops: readonly PlanOp[], cacheMB: number, base: DeviceSpec): {
       fixedMs += bestOpTime(op, plain, 1).ms;
       continue;
     }
-    const t = cpuTerms(op, cacheMB);
+    const t = cpuTerms(op, cacheMB, historyRows);
     LINEAR_KEYS.forEach((k, i) => {
       if (k !== 'overheadUs') a[i]! += op.trips * t[TERM_OF[k]] * 1e-6;
     });
@@ -278,25 +297,33 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   const many = samples.filter((s) => s.threads > 1);
   if (one.length === 0) throw new Error('no one-thread samples to fit');
   const base = o.base ?? BASE;
-  let best: { loss: number; cacheMB: number; x: number[]; A: number[][] } | undefined;
-  let ties = 0;
-  for (const cacheMB of o.cacheGridMB ?? CACHE_GRID_MB) {
-    const rows = one.map((s) => designRow(s.ops, cacheMB, base));
-    // Relative errors: each row divided by its measured time.
-    const A = rows.map((r, i) => r.a.map((v) => v / one[i]!.measuredMs));
-    const b = rows.map((r, i) => (one[i]!.measuredMs - r.fixedMs) / one[i]!.measuredMs);
-    const x = robustNnls(A, b);
-    const loss = A.reduce((s, r, i) => s + (r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!) ** 2, 0);
-    if (best && Math.abs(loss - best.loss) <= 1e-12 * Math.max(1e-12, best.loss)) ties++;
-    if (!best || loss < best.loss * (1 - 1e-12)) best = { loss, cacheMB, x, A };
-  }
-  const { x, A, cacheMB } = best!;
+  let best: { loss: number; cacheMB: number; historyRows: number; x: number[]; A: number[][] } | undefined;
+  const losses = new Map<string, number>();
+  const cacheGrid = o.cacheGridMB ?? CACHE_GRID_MB;
+  const historyGrid = o.historyGridRows ?? HISTORY_GRID_ROWS;
+  for (const cacheMB of cacheGrid)
+    for (const historyRows of historyGrid) {
+      const rows = one.map((s) => designRow(s.ops, cacheMB, historyRows, base));
+      // Relative errors: each row divided by its measured time.
+      const A = rows.map((r, i) => r.a.map((v) => v / one[i]!.measuredMs));
+      const b = rows.map((r, i) => (one[i]!.measuredMs - r.fixedMs) / one[i]!.measuredMs);
+      const x = robustNnls(A, b);
+      const loss = A.reduce((s, r, i) => s + (r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!) ** 2, 0);
+      losses.set(`${cacheMB}/${historyRows}`, loss);
+      if (!best || loss < best.loss * (1 - 1e-12)) best = { loss, cacheMB, historyRows, x, A };
+    }
+  const { x, A, cacheMB, historyRows } = best!;
   const coef = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, x[i]!])) as Record<LinearKey, number>;
   const { overheadUs, ...ns } = coef;
-  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB } };
+  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB, branchHistoryRows: historyRows } };
   const determined = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, independent(A, i)])) as FitResult['determined'];
+  // A grid figure is determined when some other value of it (the other figure kept) fits worse.
+  const tie = (l: number | undefined): boolean =>
+    l !== undefined && Math.abs(l - best!.loss) <= 1e-12 * Math.max(1e-12, best!.loss);
   const anyBeyond = A.some((r) => r[5] !== 0 || r[6] !== 0);
-  determined.cacheMB = anyBeyond && ties + 1 < (o.cacheGridMB ?? CACHE_GRID_MB).length;
+  determined.cacheMB = anyBeyond && !cacheGrid.every((c) => tie(losses.get(`${c}/${historyRows}`)));
+  determined.branchHistoryRows =
+    determined.nsPerBranchMiss && !historyGrid.every((h) => tie(losses.get(`${cacheMB}/${h}`)));
   determined.parallelEfficiency = many.length > 0;
   determined.dispatchUsPerThread = many.length > 0;
   const rms1 = Math.sqrt(
@@ -305,20 +332,21 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   );
   if (many.length === 0) return { params, rmsRelError: rms1, rmsRelErrorThreads: NaN, determined };
 
-  // Given e, each multi-thread prediction is c + (T - 1) x dispatch: solve dispatch (>= 0) in closed form.
+  // Given e, each multi-thread prediction is c + (T - 1) x dispatch: solve dispatch (>= 0) in closed form. Only
+  // ops the executors split pay it: one of fewer than MIN_SPLIT_ROWS rows runs on the calling thread alone.
+  const handOffs = many.map((s) => s.ops.reduce((t, op) => t + (cpuModelled(op) && !runsAlone(op) ? op.trips : 0), 0));
   const atE = (e: number): { loss: number; dispatchUs: number } => {
     let num = 0;
     let den = 0;
     const cs = many.map((s) => threadTimeMs(s, params, e, 0, base));
     many.forEach((s, i) => {
-      const g =
-        (s.ops.reduce((t, op) => t + (cpuModelled(op) ? op.trips : 0), 0) * (s.threads - 1) * 1e-3) / s.measuredMs;
+      const g = (handOffs[i]! * (s.threads - 1) * 1e-3) / s.measuredMs;
       num += g * (1 - cs[i]! / s.measuredMs);
       den += g * g;
     });
     const dispatchUs = den > 0 ? Math.max(0, num / den) : 0;
     const loss = many.reduce((t, s, i) => {
-      const g = s.ops.reduce((u, op) => u + (cpuModelled(op) ? op.trips : 0), 0) * (s.threads - 1) * 1e-3;
+      const g = handOffs[i]! * (s.threads - 1) * 1e-3;
       return t + relativeError(cs[i]! + g * dispatchUs, s.measuredMs) ** 2;
     }, 0);
     return { loss, dispatchUs };

@@ -40,6 +40,8 @@ export const MODEL = {
   cpu: { compute: 0.5, memory: 0.7, lineBytes: 64, gatherLineShare: 0.25 },
   /** Locality (the tier-2 feature) assumed for a matrix that has none. */
   defaultLocality: 0.5,
+  /** rowLenChangeFraction (tier 1) assumed for features that lack it (records made before it, synthetic profiles). */
+  defaultRowLenChange: 0.5,
   /** Warp width, and the extra work of merge-path partitioning (search plus carry-out fix-up). */
   warp: 32,
   mergePathOverhead: 1.12,
@@ -166,6 +168,14 @@ export const MODEL_SOURCES: ParameterTable = {
     measuredOn: 'none',
     max: 1,
   },
+  'MODEL.defaultRowLenChange': {
+    unit: 'fraction',
+    kind: 'estimate',
+    source:
+      'estimate: the rowLenChangeFraction of features that lack it, half the rows changing length (the 24 real matrices here: 0 to 1, median 0.55)',
+    measuredOn: 'none',
+    max: 1,
+  },
   'MODEL.warp': {
     unit: 'threads',
     kind: 'architecture',
@@ -265,6 +275,10 @@ export interface CpuTerms {
   missLines: number;
   /** Bytes streamed beyond the cache. */
   dramBytes: number;
+  /** Entries whose row is a block of dense columns (SpMM, SDDMM: width > 1): the column loop each entry runs. */
+  blockEntries: number;
+  /** Rows whose loop exit the branch predictor is expected to miss (rows x rowLenChangeFraction, past its history). */
+  branchRows: number;
 }
 
 /** Whether the fitted CPU model (rather than the roofline) times this op. */
@@ -278,8 +292,20 @@ export function cpuModelled(op: PlanOp): boolean {
  * C of it cached, and none for the share of near-consecutive columns; a
  * miss costs the row's 64-byte lines (at least one). The op's own bytes W
  * come from memory in proportion max(0, 1 - C / W).
+ *
+ * A row's inner loop ends on a branch whose outcome is the row's length:
+ * with varying lengths the predictor misses it, unless it has learnt the
+ * sequence. Across repeated runs of one pattern it learns the lengths of
+ * some thousands of rows (bench/cpu-branch.ts, a C SpMV run 12-20 times in
+ * a row: rows of 1-3 entries in random order cost about what rows of 2 do
+ * by the fifth run at 8k rows, 1.7-4.9x as much at 32k-256k rows, 5.3-7.8
+ * against 1.3-3.6 ns a row; docs/PERFORMANCE.md). So the rows past H = historyRows miss
+ * (none up to H, all from 2H, linearly between) where their length
+ * differs from the row before (rowLenChangeFraction: the loop exit taken
+ * at another trip count than last time). Without a fitted H (historyRows
+ * undefined) the term is 0.
  */
-export function cpuTerms(op: PlanOp, cacheMB: number): CpuTerms {
+export function cpuTerms(op: PlanOp, cacheMB: number, historyRows?: number): CpuTerms {
   const f = op.sparse!;
   const cache = cacheMB * 1e6;
   const dense = f.cols * width(op) * DTYPE_SIZE[op.dtype];
@@ -295,7 +321,17 @@ export function cpuTerms(op: PlanOp, cacheMB: number): CpuTerms {
         ? f.nnz * (1 - locality) * beyond(dense) * Math.max(1, (width(op) * DTYPE_SIZE[op.dtype]) / MODEL.cpu.lineBytes)
         : 0,
     dramBytes: op.bytes * beyond(op.bytes),
+    blockEntries: width(op) > 1 ? f.nnz : 0,
+    branchRows:
+      historyRows === undefined
+        ? 0
+        : f.rows * (f.rowLenChangeFraction ?? MODEL.defaultRowLenChange) * pastHistory(f.rows, historyRows),
   };
+}
+
+/** Share of rows past the predictor's history H: 0 up to H, 1 from 2H, linear between. */
+export function pastHistory(rows: number, historyRows: number): number {
+  return historyRows > 0 ? Math.min(1, Math.max(0, rows / historyRows - 1)) : 1;
 }
 
 /** Per-thread work of a fitted op, ns. */
@@ -306,7 +342,9 @@ export function cpuWorkNs(t: CpuTerms, m: CpuModelSpec): number {
     t.rows * m.nsPerRow +
     t.items * m.nsPerItem +
     t.missLines * m.nsPerMiss +
-    t.dramBytes * m.nsPerByte
+    t.dramBytes * m.nsPerByte +
+    t.blockEntries * (m.nsPerBlockEntry ?? 0) +
+    t.branchRows * (m.nsPerBranchMiss ?? 0)
   );
 }
 

@@ -48,6 +48,9 @@ const cpuModelSchema = z
     nsPerMiss: nonNegative,
     nsPerByte: nonNegative,
     cacheMB: nonNegative,
+    nsPerBranchMiss: nonNegative.optional(),
+    nsPerBlockEntry: nonNegative.optional(),
+    branchHistoryRows: nonNegative.optional(),
     parallelEfficiency: z.number().min(0).max(1).optional(),
     dispatchUsPerThread: nonNegative.optional(),
     nsPerDenseFlop: nonNegative.optional(),
@@ -56,6 +59,10 @@ const cpuModelSchema = z
   .refine((m) => (m.nsPerDenseFlop === undefined) === (m.nsPerDenseByte === undefined), {
     message: 'nsPerDenseFlop and nsPerDenseByte go together (both, or neither for the roofline)',
     path: ['nsPerDenseByte'],
+  })
+  .refine((m) => (m.nsPerBranchMiss === undefined) === (m.branchHistoryRows === undefined), {
+    message: 'nsPerBranchMiss and branchHistoryRows go together (both, or neither for no branch-miss term)',
+    path: ['branchHistoryRows'],
   });
 
 const historySchema = z.array(

@@ -38,6 +38,14 @@ export interface CpuModelSpec {
   nsPerByte: number;
   /** Cache the dense operand and the op's bytes are measured against, MB. */
   cacheMB: number;
+  /**
+   * ns per row whose loop exit the branch predictor misses, and the rows of one pattern whose lengths it learns
+   * across repeated runs (runtime/plan/model.ts cpuTerms): both or neither (without them, no such term).
+   */
+  nsPerBranchMiss?: number;
+  /** ns per stored entry of an op whose entries each update a block of dense columns (SpMM, SDDMM; absent: 0). */
+  nsPerBlockEntry?: number;
+  branchHistoryRows?: number;
   /** Speedup on T threads is 1 + (T - 1) x this (default 1: linear). */
   parallelEfficiency?: number;
   /** Per-op cost of handing work to the worker threads, us per extra thread (default 0). */

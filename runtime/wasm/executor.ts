@@ -26,6 +26,7 @@
  * Inputs are expected to be validated already (the CLI binds them with
  * interp/bind.ts first); the checks here are the few the executor relies on.
  */
+import { MIN_SPLIT_ROWS } from '../catalogue/cpu.js';
 import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
@@ -119,9 +120,6 @@ export interface WasmExecutorOptions {
   /** Threads for ops with a parallel row loop (default 1); needs a module with shared memory. */
   threads?: number;
 }
-
-/** Fewer rows than this run on the calling thread alone (dispatch costs more than it saves). */
-const MIN_SPLIT_ROWS = 256;
 
 type OpFn = (...args: number[]) => void;
 /**

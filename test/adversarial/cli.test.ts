@@ -286,6 +286,9 @@ describe.skipIf(!HAVE_DATA)('dype run --project (spmv: its partitions all run on
         out,
         '--targets',
         'wasm,runtime',
+        // A CPU-only system: on paper-1g1f, small sampled inputs (a 198-row op runs on one of its 64 threads) go to the GPU.
+        '--system',
+        'this-machine',
         '--profile',
         `A=${join(M, 'cage8.mtx')}`,
         '--profile',

@@ -54,7 +54,7 @@ function feats(rows: number, perRow: number, localityScore: number, skew = 1.5):
 /** Runs of SpMV and SpMM (K = 4, 16, 32) over sizes that straddle any cache of the grid. */
 function runs(): PlanOp[][] {
   const out: PlanOp[][] = [];
-  for (const rows of [1_000, 8_000, 64_000, 512_000])
+  for (const rows of [1_000, 8_000, 12_000, 64_000, 512_000])
     for (const perRow of [2, 8, 32])
       for (const loc of [0.02, 0.95]) {
         const f = feats(rows, perRow, loc);
@@ -84,6 +84,9 @@ const TRUTHS: CpuParams[] = [
       nsPerMiss: 12,
       nsPerByte: 0.1,
       cacheMB: 4,
+      nsPerBranchMiss: 9,
+      nsPerBlockEntry: 0.7,
+      branchHistoryRows: 8000,
       parallelEfficiency: 0.8,
       dispatchUsPerThread: 6,
     },
@@ -98,6 +101,9 @@ const TRUTHS: CpuParams[] = [
       nsPerMiss: 60,
       nsPerByte: 0.02,
       cacheMB: 32,
+      nsPerBranchMiss: 3,
+      nsPerBlockEntry: 0,
+      branchHistoryRows: 32000,
       parallelEfficiency: 0.35,
       dispatchUsPerThread: 0,
     },
@@ -112,10 +118,11 @@ describe('fitCpuParams', () => {
       const samples = synthetic(truth, [1, 2]);
       const r = fitCpuParams(samples);
       expect(r.params.model.cacheMB).toBe(truth.model.cacheMB);
+      expect(r.params.model.branchHistoryRows).toBe(truth.model.branchHistoryRows);
       expect(close(r.params.overheadUs, truth.overheadUs)).toBe(true);
       for (const k of LINEAR_KEYS)
         if (k !== 'overheadUs')
-          expect([k, r.params.model[k]]).toSatisfy(([, v]: [string, number]) => close(v, truth.model[k]));
+          expect([k, r.params.model[k]]).toSatisfy(([, v]: [string, number]) => close(v, truth.model[k]!));
       expect(Math.abs(r.params.model.parallelEfficiency! - truth.model.parallelEfficiency!)).toBeLessThan(1e-6);
       expect(close(r.params.model.dispatchUsPerThread!, truth.model.dispatchUsPerThread!)).toBe(true);
       expect(r.rmsRelError).toBeLessThan(1e-9);

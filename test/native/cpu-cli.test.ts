@@ -94,7 +94,7 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
         const t = runCli([...args, '--backend', 'wasm', ...extra], { timeoutMs: 60_000 });
         return { j: JSON.parse(r.stdout) as RunJson, text: t.stdout };
       };
-      // this-machine's model (systems/this-machine.json): a second thread pays from about 20 us of work.
+      // this-machine's model (systems/this-machine.json): a second thread pays from about 54 us of work.
       const small = pick(KARATE);
       expect(small.j.threads).toBe(2);
       expect(small.j.threads_per_op).toEqual({ op0: 1 });
@@ -102,10 +102,15 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
       expect(small.text).toContain("threads per op: op0 1 (picked by the model of this-machine's cpu)");
       const big = pick(join(KARATE, '..', 'bcsstk33.mtx'));
       expect(big.j.threads_per_op).toEqual({ op0: 2 });
-      // A CPU priced by the roofline (no fitted model, no dispatch cost) takes every thread, and it says so.
-      const roofline = pick(KARATE, '--system', 'paper-1g1f');
+      // A CPU priced by the roofline (no fitted model, no dispatch cost) takes every thread, and it says so;
+      // 1138_bus (1138 rows, 4054 entries) stays on one thread with this-machine's model.
+      const bus = join(KARATE, '..', '1138_bus.mtx');
+      expect(pick(bus).j.threads_per_op).toEqual({ op0: 1 });
+      const roofline = pick(bus, '--system', 'paper-1g1f');
       expect(roofline.j.threads_per_op).toEqual({ op0: 2 });
       expect(roofline.j.threads_from).toBe("the model of paper-1g1f's cpu (roofline: no fitted model)");
+      // Karate's 34 rows run on one thread whatever the model (the executors split 256 rows or more).
+      expect(pick(KARATE, '--system', 'paper-1g1f').j.threads_per_op).toEqual({ op0: 1 });
     },
   );
 });

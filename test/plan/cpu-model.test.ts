@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
-import { cpuThreadsFor } from '../../runtime/catalogue/index.js';
+import { cpuThreadsFor, MIN_SPLIT_ROWS } from '../../runtime/catalogue/index.js';
+import { CPU_CATALOGUE } from '../../runtime/catalogue/cpu.js';
 import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
@@ -90,8 +91,47 @@ describe('CPU model terms', () => {
   it('a small problem is entries, gathers, rows and outputs, plus the launch', () => {
     const op = spmm(feats(1_000, 8, 0), 16);
     const t = cpuTerms(op, MODEL.cacheMB);
-    expect(t).toEqual({ nnz: 8_000, gathers: 128_000, rows: 1_000, items: 16_000, missLines: 0, dramBytes: 0 });
+    expect(t).toEqual({
+      nnz: 8_000,
+      gathers: 128_000,
+      rows: 1_000,
+      items: 16_000,
+      missLines: 0,
+      dramBytes: 0,
+      blockEntries: 8_000,
+      branchRows: 0,
+    });
     expect(ms(op, cpu(MODEL))).toBeCloseTo((8_000 * 0.5 + 128_000 * 0.1 + 1_000 * 2 + 16_000 * 0.25) / 1e6 + 0.003, 12);
+    // An SpMV's entries update one column: no block term.
+    expect(cpuTerms(spmm(feats(1_000, 8, 0), 1), MODEL.cacheMB).blockEntries).toBe(0);
+    expect(ms(op, cpu({ ...MODEL, nsPerBlockEntry: 3 })) - ms(op, cpu(MODEL))).toBeCloseTo((8_000 * 3) / 1e6, 12);
+  });
+
+  it('rows whose length changes miss the branch predictor past its history: none up to H, all from 2H', () => {
+    const op = (rows: number, change?: number): PlanOp =>
+      spmm({ ...feats(rows, 2, 0.5), ...(change !== undefined ? { rowLenChangeFraction: change } : {}) }, 1);
+    const m = { ...MODEL, nsPerBranchMiss: 5, branchHistoryRows: 10_000 };
+    expect(cpuTerms(op(10_000, 0.6), 4, 10_000).branchRows).toBe(0);
+    expect(cpuTerms(op(15_000, 0.6), 4, 10_000).branchRows).toBeCloseTo(15_000 * 0.6 * 0.5, 9);
+    expect(cpuTerms(op(40_000, 0.6), 4, 10_000).branchRows).toBeCloseTo(40_000 * 0.6, 9);
+    // Features without the change share take MODEL.defaultRowLenChange (0.5).
+    expect(cpuTerms(op(40_000), 4, 10_000).branchRows).toBeCloseTo(40_000 * 0.5, 9);
+    // Without a fitted history the term is 0, whatever nsPerBranchMiss says.
+    expect(cpuTerms(op(40_000, 0.6), 4).branchRows).toBe(0);
+    expect(ms(op(40_000, 0.6), cpu(m)) - ms(op(40_000, 0.6), cpu(MODEL))).toBeCloseTo((40_000 * 0.6 * 5) / 1e6, 12);
+    expect(ms(op(40_000, 0), cpu(m))).toBe(ms(op(40_000, 0), cpu(MODEL)));
+  });
+
+  it(`an op of fewer than ${MIN_SPLIT_ROWS} rows runs on one thread whatever the count, as the executors run it`, () => {
+    const few = spmm(feats(MIN_SPLIT_ROWS - 1, 64, 0.5), 1);
+    const enough = spmm(feats(MIN_SPLIT_ROWS, 64, 0.5), 1);
+    for (const d of [cpu(undefined, 4), cpu({ ...MODEL, parallelEfficiency: 1 }, 4)]) {
+      expect(cpuThreadsFor(few, d)).toBe(1);
+      const split = CPU_CATALOGUE['nnz-split'];
+      expect(split.ms(few, d, 4)).toBe(split.ms(few, d, 1));
+      expect(split.ms(enough, d, 4)).toBeLessThan(split.ms(enough, d, 1));
+    }
+    expect(cpuThreadsFor(enough, cpu(undefined, 4))).toBe(4);
   });
 
   it('column locality matters only once the dense operand outgrows the cache', () => {

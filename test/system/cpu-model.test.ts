@@ -80,6 +80,14 @@ describe('cpuModel in a system file', () => {
     expect(e.detail).toContain('nsPerDenseFlop and nsPerDenseByte go together');
   });
 
+  it('the branch-miss figures load together; one without the other is DY3021', () => {
+    const branch = { ...MODEL, nsPerBranchMiss: 7, branchHistoryRows: 16_000, nsPerBlockEntry: 0.25 };
+    expect(parseSystem(system({ cpuModel: branch }), 'sys.json').devices[0]!.cpuModel).toEqual(branch);
+    const e = fails(system({ cpuModel: { ...MODEL, nsPerBranchMiss: 7 } }));
+    expect(e.code).toBe('DY3021');
+    expect(e.detail).toContain('nsPerBranchMiss and branchHistoryRows go together');
+  });
+
   it('a missing coefficient is DY3020 naming it', () => {
     const { nsPerRow: _, ...partial } = MODEL;
     const e = fails(system({ cpuModel: partial }));
