@@ -23,11 +23,16 @@
  * ran 1.3x faster than with K at run time on bcsstk33 and Groebner_id2003_aug
  * and 1.45x on luxembourg_osm (2 entries a row), where it trailed the
  * hand-vectorised C baseline (measured in a C harness, docs/PERFORMANCE.md).
- * A width of half a block (16 columns of f32, 8 of f64) gets no copy: gcc
- * 12's straight-line vectoriser left that copy scalar or nearly, 1.2-4.4x
- * slower than the general one (f32 K = 16 on bcsstk33: 1.72 against
- * 0.39 ms), while the other widths' copies ran 1.2-1.8x faster (K = 8 to
- * 128, f32 and f64, bcsstk33).
+ * The copy for half a block (16 columns of f32, 8 of f64) is marked
+ * DY_HALF_BLOCK (codegen/cpu/library.ts): gcc 12 on an AVX-512 host left it
+ * scalar (1.2-4.4x slower than the general copy, f32 K = 16 on bcsstk33:
+ * 1.72 against 0.39 ms, when it had no copy at all), and packs it in two
+ * 256-bit registers when that function prefers 256-bit vectors: f32 K = 16
+ * then ran 1.2-1.9x and f64 K = 8 1.9-3.5x faster than through the general
+ * copy (ca-GrQc, bcsstk33, luxembourg_osm; docs/PERFORMANCE.md). The
+ * preference for the whole library instead slowed f32 K = 32 on bcsstk33
+ * 1.7x. The other widths' copies ran 1.2-1.8x faster than the general one
+ * (K = 8 to 128, f32 and f64, bcsstk33).
  */
 import type { LoopFunc } from '../../ir/loops.js';
 import { storageType } from '../cuda/cprint.js';
@@ -46,24 +51,31 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): stri
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
   if (at === undefined) return [head, ...functionText(f, fn, ctx)].join('\n');
   const blocks = bounded.get(f.sizes[at]!)!;
-  const widths = LANE_WIDTHS.filter((w) => ![...blocks].some((b) => w * 2 === b));
+  const widths = LANE_WIDTHS;
   return [
     head,
     ...functionText(f, `${fn}_any`, ctx),
-    ...widths.flatMap((w) => functionText(f, `${fn}_w${w}`, ctx, { at, width: w })),
+    ...widths.flatMap((w) =>
+      functionText(f, `${fn}_w${w}`, ctx, { at, width: w, halfBlock: [...blocks].some((b) => w * 2 === b) }),
+    ),
     ...widthDispatch(fn, at, widths),
   ].join('\n');
 }
 
 /** The function's C text; with `fixed`, size `at` is the constant `width` (the caller dispatches on it). */
-function functionText(f: LoopFunc, fn: string, ctx: NameContext, fixed?: { at: number; width: number }): string[] {
+function functionText(
+  f: LoopFunc,
+  fn: string,
+  ctx: NameContext,
+  fixed?: { at: number; width: number; halfBlock: boolean },
+): string[] {
   const names = new FuncNames(f, ctx);
   const p = new CPrinter(names);
   const sp = new CStmtPrinter(p, laneLoop);
   const lines: string[] = [
     // With column blocks, gcc's loop vectoriser would take the entry loop instead (gathers of B, in-order
     // reductions: 8x slower than the blocks measured); its straight-line vectoriser packs the blocks.
-    `${hasLaneLoop(f.body) ? '__attribute__((optimize("no-tree-loop-vectorize"))) ' : ''}static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
+    `${fixed?.halfBlock ? 'DY_HALF_BLOCK ' : ''}${hasLaneLoop(f.body) ? '__attribute__((optimize("no-tree-loop-vectorize"))) ' : ''}static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
   ];
   f.buffers.forEach((b, i) => {
     const c = names.buf(b.name).c;
