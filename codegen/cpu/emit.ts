@@ -25,14 +25,17 @@
  * hand-vectorised C baseline (measured in a C harness, docs/PERFORMANCE.md).
  * The copy for half a block (16 columns of f32, 8 of f64) is marked
  * DY_HALF_BLOCK (codegen/cpu/library.ts): gcc 12 on an AVX-512 host left it
- * scalar (1.2-4.4x slower than the general copy, f32 K = 16 on bcsstk33:
- * 1.72 against 0.39 ms, when it had no copy at all), and packs it in two
+ * scalar (so printed it ran 1.2-4.4x slower than the general copy, f32
+ * K = 16 on bcsstk33 1.72 against 0.39 ms, and until 2026-12-04 that width
+ * had no copy), and packs it in two
  * 256-bit registers when that function prefers 256-bit vectors: f32 K = 16
  * then ran 1.2-1.9x and f64 K = 8 1.9-3.5x faster than through the general
  * copy (ca-GrQc, bcsstk33, luxembourg_osm; docs/PERFORMANCE.md). The
  * preference for the whole library instead slowed f32 K = 32 on bcsstk33
  * 1.7x. The other widths' copies ran 1.2-1.8x faster than the general one
- * (K = 8 to 128, f32 and f64, bcsstk33).
+ * (K = 8 to 128, f32 and f64, bcsstk33), and K = 4's 1.2-2.8x (ca-GrQc,
+ * bcsstk33, luxembourg_osm). A copy for K = 24 (a 16- and an 8-column
+ * block a row) ran f32 1.2-1.7x slower than the general one: none.
  */
 import type { LoopFunc } from '../../ir/loops.js';
 import { storageType } from '../cuda/cprint.js';
@@ -42,7 +45,7 @@ import { CPrinter, CStmtPrinter } from './cprint.js';
 import { hasLaneLoop, laneLoop, laneWidthSizes } from './lanes.js';
 
 /** Widths of a column-blocked loop given a constant copy of its function (GNN feature widths, SpMM's K). */
-export const LANE_WIDTHS = [8, 16, 32, 64, 128] as const;
+export const LANE_WIDTHS = [4, 8, 16, 32, 64, 128] as const;
 
 /** C text of one op's function, named `fn` (with its copies per width and their dispatcher, where it has them). */
 export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): string {
@@ -56,7 +59,7 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): stri
     head,
     ...functionText(f, `${fn}_any`, ctx),
     ...widths.flatMap((w) =>
-      functionText(f, `${fn}_w${w}`, ctx, { at, width: w, halfBlock: [...blocks].some((b) => w * 2 === b) }),
+      functionText(f, `${fn}_w${w}`, ctx, { at, width: w, halfBlock: [...blocks].some((b) => w % b >= b / 2) }),
     ),
     ...widthDispatch(fn, at, widths),
   ].join('\n');
