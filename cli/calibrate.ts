@@ -188,16 +188,20 @@ function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
  * takes a few to tens of microseconds, and the fastest of many runs is the
  * one wake-up that came at once, not what an op pays (with the fastest, the
  * fitted dispatch cost was half the typical one and the model put a second
- * thread on ops it slowed down: bench/cpu-threads.ts).
+ * thread on ops it slowed down: bench/cpu-threads.ts). A run whose ops
+ * all stay on one thread (`timedAs` 1: the model's pick for every op) wakes
+ * no worker and is timed as a one-thread run (timed as a multi-thread one,
+ * the median of its wall times read 13-24% above the one-thread figure on
+ * ops of 8-10 us).
  */
-function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: boolean): number {
+function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: boolean, timedAs = threads): number {
   const ex = c.executors.get(`${program(r)}/${threads}`)!;
   const tensors = new Map<string, Tensor>([
     ['A', A],
     [r.k === 0 ? 'x' : 'B', operand(A.cols, r.k)],
   ]);
   const dims = dimsOf(A, r);
-  return timeRuns(() => ex.execute({ tensors, scalars: new Map(), dims }), threads, useCpu);
+  return timeRuns(() => ex.execute({ tensors, scalars: new Map(), dims }), timedAs, useCpu);
 }
 
 /** One call's time as timeMs describes it, `call` repeated. */
@@ -438,16 +442,15 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       for (const [n, A] of heldMatrices)
         for (const r of evalRuns) {
           const ops = boundOps(c, A, r);
-          c.executors
-            .get(`${program(r)}/${threads}`)!
-            .setOpThreads(new Map(ops.map((op) => [op.id, cpuThreadsFor(op, d, threads)])));
+          const picks = new Map(ops.map((op) => [op.id, cpuThreadsFor(op, d, threads)]));
+          c.executors.get(`${program(r)}/${threads}`)!.setOpThreads(picks);
           heldTimed.push({
             matrix: n,
             kernel: label(r),
             threads,
             rows: A.rows,
             nnz: A.values.length,
-            measuredMs: timeMs(c, A, r, threads, useCpu),
+            measuredMs: timeMs(c, A, r, threads, useCpu, Math.max(...picks.values())),
             ops,
           });
           bar.tick(++done);
