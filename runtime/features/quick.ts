@@ -423,16 +423,25 @@ function estimate(
   };
 }
 
+/** The runs of consecutive rows a pass over the sample reads: `runs` of `runRows` rows, run b from first(b). */
+function sampleRuns(m: CsrMatrix, seed: number): { runs: number; runRows: number; first: (b: number) => number } {
+  const { rows, rowPtr } = m;
+  const blocks = quickBlocks(rows, rowPtr[rows]! - rowPtr[0]!);
+  return {
+    runs: blocks === 0 ? 1 : blocks,
+    runRows: blocks === 0 ? rows : QUICK_BLOCK_ROWS,
+    first: (b) => (blocks === 0 ? 0 : blockStart(rows, blocks, b, seed)),
+  };
+}
+
 /** The locality score (as tier 2's) from the first QUICK_ENTRIES_PER_ROW column indices of the sampled rows. */
 export function sampledLocality(m: CsrMatrix, seed = 0): number {
-  const { rows, rowPtr, colIdx } = m;
-  const blocks = quickBlocks(rows, rowPtr[rows]! - rowPtr[0]!);
-  const runs = blocks === 0 ? 1 : blocks;
-  const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
+  const { rowPtr, colIdx } = m;
+  const { runs, runRows, first: firstOf } = sampleRuns(m, seed);
   let pairs = 0;
   let local = 0;
   for (let b = 0; b < runs; b++) {
-    const first = blocks === 0 ? 0 : blockStart(rows, blocks, b, seed);
+    const first = firstOf(b);
     for (let r = first, last = first + runRows; r < last; r++) {
       const start = rowPtr[r]! | 0;
       const end = rowPtr[r + 1]! | 0;
@@ -457,15 +466,12 @@ export function sampledLocality(m: CsrMatrix, seed = 0): number {
  * fitted CPU model reads it, so the guards' per-input step never pays for it.
  */
 export function sampledRowChange(m: CsrMatrix, seed = 0): number {
-  const { rows, rowPtr } = m;
-  const blocks = quickBlocks(rows, rowPtr[rows]! - rowPtr[0]!);
-  const runs = blocks === 0 ? 1 : blocks;
-  const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
+  const { rowPtr } = m;
+  const { runs, runRows, first: firstOf } = sampleRuns(m, seed);
   let pairs = 0;
   let changes = 0;
-  for (let b = 0; b < runs; b++) {
-    const first = blocks === 0 ? 0 : blockStart(rows, blocks, b, seed);
-    if (runRows < 2) continue;
+  for (let b = 0; b < runs && runRows >= 2; b++) {
+    const first = firstOf(b);
     let last = (rowPtr[first + 1]! - rowPtr[first]!) | 0;
     for (let r = first + 1, end = first + runRows; r < end; r++) {
       const n = (rowPtr[r + 1]! - rowPtr[r]!) | 0;
