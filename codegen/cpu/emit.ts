@@ -74,7 +74,7 @@ function functionText(
 ): string[] {
   const names = new FuncNames(f, ctx);
   const p = new CPrinter(names);
-  const sp = new CStmtPrinter(p, laneLoop);
+  const sp = new CStmtPrinter(p, (s, ind, q) => laneLoop(s, ind, q, fixed ? 'loop' : 'blocks'));
   const lines: string[] = [
     // With column blocks, gcc's loop vectoriser would take the entry loop instead (gathers of B, in-order
     // reductions: 8x slower than the blocks measured); its straight-line vectoriser packs the blocks.

@@ -70,8 +70,17 @@ function shapeOf(s: For): Shape | undefined {
   return { acc: acc as Shape['acc'], entries, tail };
 }
 
+/**
+ * How the columns left after the blocks of W, W/2, W/4 and W/8 are printed: in a loop over lanes, whose
+ * accumulators live on the stack (`loop`), or as more blocks written out, down to one lane (`blocks`). The
+ * general copy of a function takes `blocks` (f32 K = 3 and 7 ran 1.6-2.3x faster, K = 12 and 40 up to 1.6x,
+ * f64 alike); a copy for a constant width keeps `loop`, since with `blocks` gcc left the K = 8 f32 copy 1.7-3x
+ * slower (docs/PERFORMANCE.md).
+ */
+export type LaneTail = 'loop' | 'blocks';
+
 /** The loop printed in blocks of columns, or undefined when it does not have the shape. */
-export function laneLoop(s: For, ind: string, sp: CStmtPrinter): string[] | undefined {
+export function laneLoop(s: For, ind: string, sp: CStmtPrinter, tail: LaneTail = 'loop'): string[] | undefined {
   const shape = shapeOf(s);
   if (!shape) return undefined;
   const p = sp.p;
@@ -150,8 +159,10 @@ export function laneLoop(s: For, ind: string, sp: CStmtPrinter): string[] | unde
   const i1 = `${ind}  `;
   const i2 = `${ind}    `;
   const step = sp.fresh('step');
-  // Blocks of W, W/2, W/4 and W/8 lanes written out, then the last few lanes in a loop.
-  const widths = [W, W / 2, W / 4, W / 8];
+  // Blocks of W, W/2, W/4 and W/8 lanes written out, then the last few lanes in a loop, or in more blocks
+  // written out (LaneTail), the last of one lane.
+  const widths = tail === 'loop' ? [W, W / 2, W / 4, W / 8] : [W, W / 2, W / 4, W / 8, W / 16].filter((w) => w >= 2);
+  const last = tail === 'loop' ? [`${i2}${step} = ${n};`, ...block(n, i2)] : [`${i2}${step} = 1;`, ...unrolled(1, i2)];
   return [
     `${ind}for (int ${c0} = ${p.as(s.lo, 'index')}, ${end} = ${p.as(s.hi, 'index')}, ${step} = 0; ${c0} < ${end}; ${c0} += ${step}) {`,
     `${i1}const int ${n} = ${end} - ${c0};`,
@@ -161,8 +172,7 @@ export function laneLoop(s: For, ind: string, sp: CStmtPrinter): string[] | unde
       ...unrolled(w, i2),
     ]),
     `${i1}} else {`,
-    `${i2}${step} = ${n};`,
-    ...block(n, i2),
+    ...last,
     `${i1}}`,
     `${ind}}`,
   ];
