@@ -27,7 +27,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 7;
+export const CPU_EMITTER_VERSION = 8;
 
 /** The library's C source for `program` (a C identifier); `hash` is what program_hash() returns. */
 export function cpuLibrarySource(program: string, hash: string, kernels: readonly CpuKernel[], file?: string): string {
@@ -68,8 +68,9 @@ export function cpuLibrarySource(program: string, hash: string, kernels: readonl
 
 /* The copy for half a column block (f32 K = 16, f64 K = 8: codegen/cpu/emit.ts): gcc 12 on an AVX-512 host
    leaves that copy scalar unless it prefers 256-bit vectors, and the preference for the whole library slowed
-   other widths by up to 1.7x; on other compilers and hosts, nothing. */
-#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+   other widths by up to 1.7x; on other compilers and hosts, and gcc before 8 (which has no such target
+   option), nothing. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8 && (defined(__x86_64__) || defined(__i386__))
 #define DY_HALF_BLOCK __attribute__((target("prefer-vector-width=256")))
 #else
 #define DY_HALF_BLOCK
