@@ -54,14 +54,13 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): stri
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
   if (at === undefined) return [head, ...functionText(f, fn, ctx)].join('\n');
   const blocks = bounded.get(f.sizes[at]!)!;
-  const widths = LANE_WIDTHS;
   return [
     head,
     ...functionText(f, `${fn}_any`, ctx),
-    ...widths.flatMap((w) =>
+    ...LANE_WIDTHS.flatMap((w) =>
       functionText(f, `${fn}_w${w}`, ctx, { at, width: w, halfBlock: [...blocks].some((b) => w % b >= b / 2) }),
     ),
-    ...widthDispatch(fn, at, widths),
+    ...widthDispatch(fn, at, LANE_WIDTHS),
   ].join('\n');
 }
 

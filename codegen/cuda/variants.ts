@@ -820,15 +820,80 @@ function mergeWalk(
 }
 
 /** The reduction's C type, row pointers, accumulator, identity and fold, as the merge-path kernels print them. */
-function mergeNames(o: OpCode, m: MergeShape): { T: string; ptrC: string; acc: string; ident: string; fold: string } {
-  const { red, ptr } = m;
+function mergeNames(o: OpCode, m: MergeShape) {
+  const { red, ptr, top } = m;
+  const T = cType(red.init.type);
   return {
-    T: cType(red.init.type),
+    T,
     ptrC: o.names.buf(ptr).c,
     acc: o.p.var(red.init.var),
     ident: cConst((red.init.value as { value: number }).value, red.init.type),
     fold: FOLD_FN[red.op],
+    i: o.p.var(top.var),
+    pv: o.p.var(red.loop.var),
+    /** Both kernels' parameters beyond the op's: the row range, a partial per row (and column), a carry per tile. */
+    scratch: [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry`],
+    scratchArgs: [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry'],
+    seg: `${o.base}_merge_path_tiles`,
+    fix: `${o.base}_merge_path_rows`,
   };
+}
+
+/**
+ * The row kernel's value of row i's fold: its own partial where its entries lie in one tile, else the carries
+ * of the tiles it crossed, then its partial. With `k` (a dense column) every partial and carry is per column
+ * (dy_K of them per row or tile).
+ */
+function mergeCombine(m: ReturnType<typeof mergeNames>, tile: number, k?: string): string[] {
+  const { T, acc, fold, ptrC, i } = m;
+  const part = k === undefined ? `${i} - dy_lo` : 'dy_at';
+  const carry = (b: string): string => (k === undefined ? b : `${b} * dy_K + ${k}`);
+  return [
+    `${T} ${acc};`,
+    '{',
+    `  const long long dy_bs = ((long long)(${i} - dy_lo) + (${ptrC}[${i}] - dy_e0)) / ${tile}, dy_be = ((long long)(${i} - dy_lo) + (${ptrC}[${i} + 1] - dy_e0)) / ${tile};`,
+    ...(k === undefined ? [] : [`  const long long dy_at = (long long)(${i} - dy_lo) * dy_K + ${k};`]),
+    `  if (dy_bs == dy_be) ${acc} = dy_part[${part}];`,
+    '  else {',
+    `    ${acc} = dy_carry[${carry('dy_bs')}];`,
+    `    for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) ${acc} = ${fold}::f(${acc}, dy_carry[${carry('dy_u')}]);`,
+    `    ${acc} = ${fold}::f(${acc}, dy_part[${part}]);`,
+    '  }',
+    '}',
+  ];
+}
+
+/**
+ * The host side of the merge-path tile variants: the range, the tile count, the scratch from the stream's
+ * workspace, then the tile kernel (`segBlock` threads) and the row kernel. With `K` (the dense width) the
+ * scratch holds K values per row and tile, and a width of 0 launches the row kernel alone.
+ */
+function mergeLaunch(
+  o: OpCode,
+  top: For,
+  m: ReturnType<typeof mergeNames>,
+  tile: number,
+  segBlock: number,
+  K?: string,
+): string[] {
+  const { T, seg, fix, scratchArgs } = m;
+  const per = K === undefined ? undefined : '(dy_K > 0 ? dy_K : 1)';
+  const segLaunch = launchLine(seg, '(unsigned)dy_tiles', `${segBlock}`, scratchArgs);
+  return [
+    ...clampLines(o, top),
+    `const long long dy_rows = (long long)dy_hi - dy_lo${K === undefined ? '' : `, dy_K = ${K}`};`,
+    'if (dy_rows <= 0) return 0;',
+    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
+    '// The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.',
+    `const long long dy_tiles = (dy_rows + dy_nnz + ${tile - 1}) / ${tile};`,
+    'if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
+    `${T}* dy_part = nullptr;`,
+    `const cudaError_t dy_err = dy_workspace(stream, (size_t)${per === undefined ? '(dy_rows + dy_tiles)' : `((dy_rows + dy_tiles) * ${per})`} * sizeof(${T}), (void**)&dy_part);`,
+    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    `${T}* dy_carry = dy_part + dy_rows${per === undefined ? '' : ` * ${per}`};`,
+    K === undefined ? segLaunch : `if (dy_K > 0) ${segLaunch}`,
+    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
+  ];
 }
 
 /**
@@ -880,13 +945,8 @@ const MERGE_ITEMS = 8;
 function mergeTiles(o: OpCode, m: MergeShape): Variant {
   const { top, red } = m;
   const p = o.p;
-  const { T, ptrC, acc, ident, fold } = mergeNames(o, m);
-  const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry`];
-  const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry'];
-  const seg = `${o.base}_merge_path_tiles`;
-  const fix = `${o.base}_merge_path_rows`;
-  const i = p.var(top.var);
-  const pv = p.var(red.loop.var);
+  const names = mergeNames(o, m);
+  const { T, ptrC, acc, ident, fold, i, pv, scratch, seg, fix } = names;
   const foldBody = new StmtPrinter(p).block(red.loop.body, '      ');
   const B = 256;
   const segLines = [
@@ -921,35 +981,9 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
     `  if (dy_t == (dy_len - 1) / ${MERGE_ITEMS} && dy_key >= 0) dy_carry[blockIdx.x] = dy_s_val[dy_t];`,
     '}',
   ];
-  const combine = [
-    `${T} ${acc};`,
-    '{',
-    `  const long long dy_bs = ((long long)(${i} - dy_lo) + (${ptrC}[${i}] - dy_e0)) / ${MERGE_TILE}, dy_be = ((long long)(${i} - dy_lo) + (${ptrC}[${i} + 1] - dy_e0)) / ${MERGE_TILE};`,
-    `  if (dy_bs == dy_be) ${acc} = dy_part[${i} - dy_lo];`,
-    '  else {',
-    `    ${acc} = dy_carry[dy_bs];`,
-    `    for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) ${acc} = ${fold}::f(${acc}, dy_carry[dy_u]);`,
-    `    ${acc} = ${fold}::f(${acc}, dy_part[${i} - dy_lo]);`,
-    '  }',
-    '}',
-  ];
-  const ep = new EpiloguePrinter(p, red, combine);
+  const ep = new EpiloguePrinter(p, red, mergeCombine(names, MERGE_TILE));
   const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, [], ep.block(top.body, '    '));
-  const launch = [
-    ...clampLines(o, top),
-    'const long long dy_rows = (long long)dy_hi - dy_lo;',
-    'if (dy_rows <= 0) return 0;',
-    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
-    '// The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.',
-    `const long long dy_tiles = (dy_rows + dy_nnz + ${MERGE_TILE - 1}) / ${MERGE_TILE};`,
-    'if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
-    `${T}* dy_part = nullptr;`,
-    `const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_rows + dy_tiles) * sizeof(${T}), (void**)&dy_part);`,
-    'if (dy_err != cudaSuccess) return (int)dy_err;',
-    `${T}* dy_carry = dy_part + dy_rows;`,
-    launchLine(seg, '(unsigned)dy_tiles', `${B}`, scratchArgs),
-    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', `${B}`, scratchArgs),
-  ];
+  const launch = mergeLaunch(o, top, names, MERGE_TILE, B);
   return {
     name: 'merge-path',
     cname: 'merge_path',
@@ -985,14 +1019,9 @@ export const MERGE_DENSE_TILE = MERGE_WARPS * MERGE_WARP_ITEMS;
 function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
   const { top, red } = m;
   const p = o.p;
-  const { T, ptrC, acc, ident, fold } = mergeNames(o, m);
+  const names = mergeNames(o, m);
+  const { T, ptrC, acc, ident, fold, i, pv, scratch, seg, fix } = names;
   const K = o.host(dense.hi);
-  const scratch = [...RANGE_PARAMS, `${T}* __restrict__ dy_part`, `${T}* __restrict__ dy_carry`];
-  const scratchArgs = [...o.args(), ...RANGE_ARGS, 'dy_part', 'dy_carry'];
-  const seg = `${o.base}_merge_path_tiles`;
-  const fix = `${o.base}_merge_path_rows`;
-  const i = p.var(top.var);
-  const pv = p.var(red.loop.var);
   const k = p.var(dense.var);
   const foldBody = new StmtPrinter(p).block(red.loop.body, '        ');
   const B = MERGE_WARPS * 32;
@@ -1050,38 +1079,11 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
     '  }',
     '}',
   ];
-  const combine = [
-    `${T} ${acc};`,
-    '{',
-    `  const long long dy_bs = ((long long)(${i} - dy_lo) + (${ptrC}[${i}] - dy_e0)) / ${MERGE_DENSE_TILE}, dy_be = ((long long)(${i} - dy_lo) + (${ptrC}[${i} + 1] - dy_e0)) / ${MERGE_DENSE_TILE};`,
-    `  const long long dy_at = (long long)(${i} - dy_lo) * dy_K + ${k};`,
-    `  if (dy_bs == dy_be) ${acc} = dy_part[dy_at];`,
-    '  else {',
-    `    ${acc} = dy_carry[dy_bs * dy_K + ${k}];`,
-    `    for (long long dy_u = dy_bs + 1; dy_u < dy_be; ++dy_u) ${acc} = ${fold}::f(${acc}, dy_carry[dy_u * dy_K + ${k}]);`,
-    `    ${acc} = ${fold}::f(${acc}, dy_part[dy_at]);`,
-    '  }',
-    '}',
-  ];
-  const ep = new EpiloguePrinter(p, red, combine);
+  const ep = new EpiloguePrinter(p, red, mergeCombine(names, MERGE_DENSE_TILE, k));
   const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, [`  const int dy_K = ${K};`], ep.block(top.body, '    '), [
     '  (void)dy_K;',
   ]);
-  const launch = [
-    ...clampLines(o, top),
-    `const long long dy_rows = (long long)dy_hi - dy_lo, dy_K = ${K};`,
-    'if (dy_rows <= 0) return 0;',
-    'if (dy_nnz < 0) return DYPE_ERR_BAD_SIZE;',
-    '// The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.',
-    `const long long dy_tiles = (dy_rows + dy_nnz + ${MERGE_DENSE_TILE - 1}) / ${MERGE_DENSE_TILE};`,
-    'if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
-    `${T}* dy_part = nullptr;`,
-    `const cudaError_t dy_err = dy_workspace(stream, (size_t)((dy_rows + dy_tiles) * (dy_K > 0 ? dy_K : 1)) * sizeof(${T}), (void**)&dy_part);`,
-    'if (dy_err != cudaSuccess) return (int)dy_err;',
-    `${T}* dy_carry = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);`,
-    `if (dy_K > 0) ${launchLine(seg, '(unsigned)dy_tiles', `${B}`, scratchArgs)}`,
-    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
-  ];
+  const launch = mergeLaunch(o, top, names, MERGE_DENSE_TILE, B, K);
   return {
     name: 'merge-path',
     cname: 'merge_path',
