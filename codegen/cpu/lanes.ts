@@ -1,74 +1,19 @@
 /**
- * The strip-mined column loop of the native CPU target. A loop over c whose
- * body is
- *   lets A (accumulators) ; one loop over entries p ; lets and stores T
- * where the entry loop's bounds do not depend on c or A, its body only
- * declares values and updates A, and no buffer T stores to is read in the
- * body, is printed as blocks of columns:
+ * The strip-mined column loop of the native CPU target: a loop of the
+ * column shape (codegen/c/columns.ts) is printed as blocks of columns:
  *   for c0 in steps of W: a[W] = init; for p { scalars; for lane: a[lane] = ...(c0 + lane) }; for lane: T
  * Each accumulator folds the same values in the same order as the plain
  * loop; only independent columns change places, so the results are the
  * same bit for bit. Full blocks have a constant width, which the C compiler
  * turns into vector registers held across the entry loop.
  */
-import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
-import { walkLExpr } from '../../ir/loops-walk.js';
+import type { LElem, LStmt } from '../../ir/loops.js';
+import { columnShape as shapeOf, mentions } from '../c/columns.js';
 import { cType } from '../cuda/cprint.js';
 import type { CStmtPrinter, For } from './cprint.js';
 
 /** Lanes per block by the widest accumulator: 128 bytes (four AVX2 registers). */
 const blockWidth = (types: LElem[]): number => (types.some((t) => t === 'f64' || t === 'i64') ? 16 : 32);
-
-function mentions(e: LExpr, vars: ReadonlySet<string>): boolean {
-  let hit = false;
-  walkLExpr(e, (x) => {
-    if (x.k === 'var' && vars.has(x.name)) hit = true;
-  });
-  return hit;
-}
-
-function loads(e: LExpr, bufs: Set<string>): void {
-  walkLExpr(e, (x) => {
-    if (x.k === 'load') bufs.add(x.buf);
-  });
-}
-
-interface Shape {
-  acc: Extract<LStmt, { k: 'let' }>[];
-  entries: For;
-  tail: LStmt[];
-}
-
-function shapeOf(s: For): Shape | undefined {
-  const body = s.body;
-  const at = body.findIndex((x) => x.k === 'for');
-  if (at < 0) return undefined;
-  const acc = body.slice(0, at);
-  const entries = body[at] as For;
-  const tail = body.slice(at + 1);
-  if (!acc.every((x) => x.k === 'let') || acc.length === 0) return undefined;
-  if (!tail.every((x) => x.k === 'let' || x.k === 'store')) return undefined;
-  const accVars = new Set(acc.map((x) => (x as Extract<LStmt, { k: 'let' }>).var));
-  const laneVars = new Set([s.var, ...accVars]);
-  if (mentions(entries.lo, laneVars) || mentions(entries.hi, laneVars)) return undefined;
-  const read = new Set<string>();
-  for (const x of entries.body) {
-    if (x.k === 'let') loads(x.value, read);
-    else if (x.k === 'set') {
-      if (!accVars.has(x.var)) return undefined;
-      loads(x.value, read);
-    } else return undefined;
-  }
-  for (const x of [...acc, ...tail]) {
-    if (x.k === 'let') loads(x.value, read);
-    if (x.k === 'store') {
-      loads(x.index, read);
-      loads(x.value, read);
-    }
-  }
-  if (tail.some((x) => x.k === 'store' && read.has(x.buf))) return undefined;
-  return { acc: acc as Shape['acc'], entries, tail };
-}
 
 /**
  * How the columns left after the blocks of W, W/2, W/4 and W/8 are printed: in a loop over lanes, whose

@@ -168,6 +168,12 @@ export class ExprPrinter extends CExprPrinter {
     return new ExprPrinter(this.names, new Map([...this.rename, ...rename]), loadHook ?? this.loadHook);
   }
 
+  /** This printer with more renames and a load hook tried before its own. */
+  over(rename: ReadonlyMap<string, string>, loadHook: (e: LLoad) => string | undefined): ExprPrinter {
+    const own = this.loadHook;
+    return new ExprPrinter(this.names, new Map([...this.rename, ...rename]), (e) => loadHook(e) ?? own?.(e));
+  }
+
   varElem(name: string): LElem {
     const t = this.names.vars.get(name);
     if (t === undefined) throw new Error(`cuda emitter: ${this.names.f.name}: unknown variable '${name}'`);

@@ -16,5 +16,5 @@ launch_9 lo lock lock_guard make_pair map mid mutex name names nnz nothrow o off
 op_impls op_lookup op_size_count out p pair peer prev program program_hash ptr push_back rb rc re red row0
 row_begin row_end rows second set size sizes splittable src src_dev src_off staged stddef stdint strcmp stream
 stream_create stream_destroy stream_lock stream_of streams string sync to_string uintptr_t undef upload
-utility v variant variants vector w width
+utility v variant variants vector w width z
 `;

@@ -16,7 +16,7 @@ export const LANGUAGE_RESERVED: ReadonlySet<string> = new Set(
   (
     'alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq ' +
     'final override import module main NULL restrict ' +
-    'threadIdx blockIdx blockDim gridDim warpSize dim3 uint3 cudaStream_t cudaError_t assert errno stdin stdout stderr ' +
+    'threadIdx blockIdx blockDim gridDim warpSize dim3 uint3 float4 double2 make_float4 make_double2 cudaStream_t cudaError_t assert errno stdin stdout stderr ' +
     'min max exp expf log logf sqrt sqrtf fabs fabsf abs tanh tanhf pow powf fmin fminf fmax fmaxf isnan isinf INFINITY NAN ' +
     'std size_t int32_t int64_t uint8_t uint32_t printf malloc free memcpy memset'
   ).split(' '),

@@ -27,8 +27,10 @@
  * merge path of those rows and their entries alone.
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
-import { ADAPTIVE_LANES } from '../../runtime/catalogue/gpu.js';
+import { ADAPTIVE_LANES, DENSE_VECTOR } from '../../runtime/catalogue/gpu.js';
+import { columnShape } from '../c/columns.js';
 import { cConst, cType, ExprPrinter, FuncNames, StmtPrinter, type LLoad } from './cprint.js';
+import { ColumnJam, loadsOf, vectorType } from './vec-columns.js';
 import {
   declared,
   entryLoopOf,
@@ -210,6 +212,8 @@ interface LaneSplit {
   row?: string;
   live?: string;
   skip?: string;
+  /** Columns a lane owns as one vector (vec-columns.ts): the kernel the launch runs when they divide the width. */
+  vec?: number;
 }
 
 /** Threads of adaptive-rows' long-row blocks. */
@@ -233,6 +237,12 @@ class WarpPrinter extends StmtPrinter {
   /** All lanes run the same statements with the same trip counts here. */
   private converged = true;
   readonly shared: string[] = [];
+  /** Buffers read or written as vectors (the launch checks their alignment). */
+  readonly vectorBufs = new Set<string>();
+  /** The widths of the column loops printed with vectors (the launch checks that V divides them). */
+  readonly vectorWidths: LExpr[] = [];
+  /** Inside a column loop whose columns a lane owns V at a time. */
+  private jam: ColumnJam | undefined;
 
   constructor(
     p: ExprPrinter,
@@ -373,6 +383,8 @@ class WarpPrinter extends StmtPrinter {
 
   /** Lanes take consecutive iterations, 32 at a time; idle lanes repeat the last one and store nothing. */
   private splitLanes(s: For, ind: string): string[] {
+    const vec = this.lanes.vec === undefined ? undefined : this.vecColumns(s, ind);
+    if (vec) return vec;
     this.splits++;
     const v = this.p.var(s.var);
     const b = this.fresh('b');
@@ -392,6 +404,100 @@ class WarpPrinter extends StmtPrinter {
       ...body,
       `${ind}}`,
     ];
+  }
+
+  /**
+   * A column loop with V columns a lane (vec-columns.ts): lanes take V consecutive columns, V x the lanes at a
+   * time (V divides the width: the launch checks), or undefined where the loop has not the column shape.
+   */
+  private vecColumns(s: For, ind: string): string[] | undefined {
+    const V = this.lanes.vec!;
+    const shape = columnShape(s);
+    if (!shape || !isConst0(s.lo) || this.jam) return undefined;
+    const vt = vectorType(shape.acc[0]!.type, V);
+    if (vt === undefined || shape.acc.some((a) => a.type !== shape.acc[0]!.type)) return undefined;
+    this.splits++;
+    const p = this.p;
+    const b = this.fresh('b');
+    const e = this.fresh('e');
+    const act = this.fresh('act');
+    const c = this.fresh('c');
+    for (const d of declared([s])) this.varying.add(d);
+    if (!onlySizes(s.hi, this.f)) return undefined;
+    this.vectorWidths.push(s.hi);
+    const jam = new ColumnJam(V, s.var, s.hi, c);
+    this.actives.push(act);
+    const saved = [this.laneOwned, this.jam] as const;
+    this.laneOwned = true;
+    this.jam = jam;
+    const i2 = `${ind}  `;
+    const body = [
+      ...shape.acc.flatMap((a) => this.jammed(a, i2)),
+      ...this.forStmt(shape.entries, i2),
+      ...this.block(shape.tail, i2),
+    ];
+    [this.laneOwned, this.jam] = saved;
+    this.actives.pop();
+    return [
+      `${ind}for (int ${b} = 0, ${e} = ${p.as(s.hi, 'index')}; ${b} < ${e}; ${b} += ${V} * ${this.lanes.width}) {`,
+      `${i2}// This lane's columns ${c} .. ${c} + ${V - 1}: a ${vt} of each dense row it reads or writes.`,
+      `${i2}const bool ${act} = ${b} + ${V} * dy_lane < ${e};`,
+      `${i2}const int ${c} = ${act} ? ${b} + ${V} * dy_lane : ${e} - ${V};`,
+      ...body,
+      `${ind}}`,
+    ];
+  }
+
+  override stmt(s: LStmt, ind: string): string[] {
+    if (this.jam && (s.k === 'let' || s.k === 'set' || s.k === 'store') && this.jam.touches(s))
+      return this.jammed(s, ind);
+    return super.stmt(s, ind);
+  }
+
+  /** A statement of a vector column loop, once per column; its vector loads first, a vector store where it can. */
+  private jammed(s: Extract<LStmt, { k: 'let' | 'set' | 'store' }>, ind: string): string[] {
+    const jam = this.jam!;
+    const base = this.p;
+    if (s.k === 'let') jam.replicate(s.var, base.var(s.var));
+    const first = base.with(jam.renames[0]!);
+    const out: string[] = [];
+    const vectors = new Map<string, string>();
+    const written = writtenBuffers(this.f);
+    for (const e of s.k === 'store' ? [s.index, s.value] : [s.value]) {
+      for (const l of loadsOf(e)) {
+        const key = JSON.stringify(l);
+        const vt = vectorType(base.bufElem(l.buf), jam.v);
+        if (vectors.has(key) || vt === undefined || written.has(l.buf) || !jam.vectorIndex(l.index)) continue;
+        const name = this.fresh('v');
+        vectors.set(key, name);
+        this.vectorBufs.add(l.buf);
+        out.push(
+          `${ind}const ${vt} ${name} = *reinterpret_cast<const ${vt}*>(&${base.names.buf(l.buf).c}[${first.index(l.index)}]);`,
+        );
+      }
+    }
+    const copies = jam.renames.map((r, u) =>
+      base.over(r, (l) => {
+        const name = vectors.get(JSON.stringify(l));
+        return name === undefined ? undefined : jam.component(name, u);
+      }),
+    );
+    const vt = s.k === 'store' ? vectorType(base.bufElem(s.buf), jam.v) : undefined;
+    if (s.k === 'store' && vt !== undefined && jam.vectorIndex(s.index)) {
+      this.vectorBufs.add(s.buf);
+      const values = copies.map((q) => q.as(s.value, base.bufElem(s.buf)));
+      const target = `*reinterpret_cast<${vt}*>(&${base.names.buf(s.buf).c}[${first.index(s.index)}])`;
+      const guard = this.storeGuard();
+      const line = `${target} = make_${vt}(${values.join(', ')});`;
+      out.push(`${ind}${guard === '' ? line : `if (${guard}) ${line}`}`);
+      return out;
+    }
+    for (const q of copies) {
+      this.p = q;
+      out.push(...super.stmt(s, ind));
+    }
+    this.p = base;
+    return out;
   }
 
   /** The entries every lane walks, loaded once per 32 by the warp into shared memory. */
@@ -450,11 +556,14 @@ class WarpPrinter extends StmtPrinter {
     ];
   }
 
-  override storeStmt(s: Extract<LStmt, { k: 'store' }>, ind: string): string[] {
+  /** What a store here is made under: the group's row is live, the lane's iteration is, or lane 0 for warp-uniform values. */
+  private storeGuard(): string {
     const live = this.lanes.live ? [this.lanes.live] : [];
-    const guard = (this.laneOwned ? [...live, ...this.actives] : [...live, 'dy_lane == 0', ...this.actives]).join(
-      ' && ',
-    );
+    return (this.laneOwned ? [...live, ...this.actives] : [...live, 'dy_lane == 0', ...this.actives]).join(' && ');
+  }
+
+  override storeStmt(s: Extract<LStmt, { k: 'store' }>, ind: string): string[] {
+    const guard = this.storeGuard();
     return guard === '' ? super.storeStmt(s, ind) : [`${ind}if (${guard}) ${this.storeLine(s)}`];
   }
 }
@@ -486,6 +595,30 @@ function bodyLoads(ss: readonly LStmt[]): LLoad[] {
   return out;
 }
 
+/**
+ * The vector copy of a warp schedule's row body (vec-columns.ts): the printer and V of the first vector width
+ * (float4, then double2) that prints some vector access, or undefined.
+ */
+function vectorPrinter(
+  o: OpCode,
+  top: For,
+  lanes: LaneSplit,
+): { wp: WarpPrinter; body: string[]; v: number } | undefined {
+  for (const v of [...new Set(Object.values(DENSE_VECTOR))].filter((x) => x > 1)) {
+    const wp = new WarpPrinter(o.p, o.f, { ...lanes, vec: v });
+    const body = wp.block(top.body, '    ');
+    if (wp.vectorBufs.size > 0) return { wp, body, v };
+  }
+  return undefined;
+}
+
+/** The host condition for a vector kernel: V divides every vector loop's width, every vector buffer is 16-byte aligned. */
+function vectorCondition(o: OpCode, wp: WarpPrinter, v: number): string {
+  const widths = [...new Set(wp.vectorWidths.map((w) => o.host(w)))].map((w) => `${paren(w)} % ${v} == 0`);
+  const aligned = [...wp.vectorBufs].map((b) => `(reinterpret_cast<uintptr_t>(${o.names.buf(b).c}) & 15u) == 0`);
+  return [...widths, ...aligned].join(' && ');
+}
+
 export function warpPerRow(o: OpCode): Variant | undefined {
   const top = topLoop(o.f);
   if (!top || !onlySizes(top.lo, o.f) || !onlySizes(top.hi, o.f)) return undefined;
@@ -494,9 +627,9 @@ export function warpPerRow(o: OpCode): Variant | undefined {
   const body = wp.block(top.body, '    ');
   if (wp.splits === 0) return undefined;
   const i = o.p.var(top.var);
-  const device = [
-    `${kernelHead(o, name, 256, RANGE_PARAMS)} {`,
-    ...indent(wp.shared, '  '),
+  const kernel = (kname: string, w: WarpPrinter, lines: string[]): string[] => [
+    `${kernelHead(o, kname, 256, RANGE_PARAMS)} {`,
+    ...indent(w.shared, '  '),
     '  const int dy_lane = (int)(threadIdx.x & 31u);',
     '  const int dy_w = (int)(threadIdx.x >> 5);',
     '  (void)dy_w;',
@@ -505,20 +638,32 @@ export function warpPerRow(o: OpCode): Variant | undefined {
       'dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5)',
       '((long long)gridDim.x * blockDim.x) >> 5',
     ),
-    ...body,
+    ...lines,
     '  }',
     '}',
   ];
-  const launch = [
-    ...rangeLines(o, top),
-    ...grid('(dy_n + 7) / 8'),
-    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS]),
-  ];
+  const vec = vectorPrinter(o, top, { width: '32' });
+  const vecName = `${name}_vec`;
+  const args = [...o.args(), ...RANGE_ARGS];
+  const scalarLaunch = launchLine(name, '(unsigned)dy_blocks', '256', args);
+  const launch = [...rangeLines(o, top), ...grid('(dy_n + 7) / 8')];
+  if (vec) {
+    // Up to 32 columns the scalar lanes walk a row once already; vectors would idle 3 lanes in 4.
+    const wide = [...new Set(vec.wp.vectorWidths.map((w) => o.host(w)))].map((w) => `${paren(w)} > 32`);
+    launch.push(
+      `// Wider than a warp: ${vec.v} columns a lane as one vector, when ${vec.v} divides the width and the rows are aligned.`,
+      `if (${[...wide, vectorCondition(o, vec.wp, vec.v)].join(' && ')}) {`,
+      `  ${launchLine(vecName, '(unsigned)dy_blocks', '256', args)}`,
+      '} else {',
+      `  ${scalarLaunch}`,
+      '}',
+    );
+  } else launch.push(scalarLaunch);
   return {
     name: 'warp-per-row',
     cname: 'warp_per_row',
-    note: 'a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)',
-    device,
+    note: `a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory${vec ? `; past 32 columns ${vec.v} a lane as one vector` : ''})`,
+    device: [...kernel(name, wp, body), ...(vec ? ['', ...kernel(vecName, vec.wp, vec.body)] : [])],
     launch,
     extra: [],
   };
@@ -572,32 +717,47 @@ function groupRowLoop(i: string): string[] {
  * address: one broadcast load). No shuffles, so nothing needs a whole warp.
  */
 function denseRows(o: OpCode, top: For): Variant | undefined {
-  const wp = new WarpPrinter(o.p, o.f, { width: 'dy_width', row: top.var, live: 'dy_live', dense: true });
+  const lanes: LaneSplit = { width: 'dy_width', row: top.var, live: 'dy_live', dense: true };
+  const wp = new WarpPrinter(o.p, o.f, lanes);
   const body = wp.block(top.body, '    ');
   if (wp.splits === 0 || wp.laneSplits > 0 || wp.denseHi === undefined) return undefined;
   const name = `${o.base}_adaptive_rows`;
-  const device = [
-    `${kernelHead(o, name, 256, [...RANGE_PARAMS, 'int dy_width'])} {`,
+  const kernel = (kname: string, lines: string[]): string[] => [
+    `${kernelHead(o, kname, 256, [...RANGE_PARAMS, 'int dy_width'])} {`,
     '  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));',
     ...groupRowLoop(o.p.var(top.var)),
-    ...body,
+    ...lines,
     '  }',
     '}',
   ];
+  const found = vectorPrinter(o, top, lanes);
+  // The vector copy must split the same dense loop, its only one.
+  const vec = found && found.wp.laneSplits === 0 && found.wp.vectorWidths.length === 1 ? found : undefined;
+  const vecName = `${name}_vec`;
+  const args = [...o.args(), ...RANGE_ARGS, 'dy_width'];
   const launch = [
     ...rangeLines(o, top),
-    `// Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes).`,
+    `// Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes, denseVector).`,
     `const long long dy_k = ${o.host(wp.denseHi)};`,
+    `const int dy_vec = ${vec ? `${vectorCondition(o, vec.wp, vec.v)} ? ${vec.v} : 1` : '1'};`,
     'int dy_width = 1;',
-    `while (dy_width < ${ADAPTIVE_LANES.max} && dy_width < dy_k) dy_width <<= 1;`,
+    `while (dy_width < ${ADAPTIVE_LANES.max} && dy_width * dy_vec < dy_k) dy_width <<= 1;`,
     ...grid('(dy_n * dy_width + 255) / 256'),
-    launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS, 'dy_width']),
   ];
+  if (vec)
+    launch.push(
+      `if (dy_vec == ${vec.v}) {`,
+      `  ${launchLine(vecName, '(unsigned)dy_blocks', '256', args)}`,
+      '} else {',
+      `  ${launchLine(name, '(unsigned)dy_blocks', '256', args)}`,
+      '}',
+    );
+  else launch.push(launchLine(name, '(unsigned)dy_blocks', '256', args));
   return {
     name: 'adaptive-rows',
     cname: 'adaptive_rows',
-    note: `rows on groups of 1-${ADAPTIVE_LANES.max} lanes (a power of two, the dense width's), each lane its columns, several rows per warp for narrow widths`,
-    device,
+    note: `rows on groups of 1-${ADAPTIVE_LANES.max} lanes (a power of two, the dense width's), each lane its columns${vec ? ` (${vec.v} as one vector where ${vec.v} divides the width)` : ''}, several rows per warp for narrow widths`,
+    device: [...kernel(name, body), ...(vec ? ['', ...kernel(vecName, vec.body)] : [])],
     launch,
     extra: [],
   };

@@ -14,7 +14,7 @@
  * efficiencies. Constants and sources: docs/COST-MODEL.md.
  */
 import { DTYPE_SIZE, isSparseKind, MODEL, peak, roofline, width } from '../plan/model.js';
-import type { PlanOp, SparseFeatures } from '../plan/types.js';
+import type { Dtype, PlanOp, SparseFeatures } from '../plan/types.js';
 import type { DeviceSpec, GpuModelSpec } from '../system/types.js';
 import { lockstepImbalance } from './imbalance.js';
 import type { GpuImpl } from './names.js';
@@ -77,7 +77,8 @@ function warpPerRow(op: PlanOp, d: DeviceSpec): number {
   const b = work(op, d);
   if (!sparse(op)) return b * 1e3;
   const f = op.sparse!;
-  // Lanes cover the row's entries (SpMV) or the dense width (SpMM); short rows idle lanes.
+  // Lanes cover the row's entries (SpMV) or the dense width (SpMM); short rows idle lanes. Past 32 columns the
+  // stub's vector copy (denseVector) moves the same bytes in fewer loads: not priced, the model counts bytes.
   const lanesBusy =
     op.kind === 'spmv' || op.kind === 'reduce'
       ? Math.min(1, Math.max(f.rowLenMean, 1e-9) / MODEL.warp)
@@ -100,10 +101,32 @@ export function adaptiveLanes(f: SparseFeatures): number {
   return w;
 }
 
-/** adaptive-rows over an SpMM's columns: the smallest power of two at least the dense width, up to ADAPTIVE_LANES.max. */
-export function adaptiveDenseLanes(k: number): number {
+/**
+ * Columns a lane of an SpMM-shaped CUDA schedule owns as one 16-byte vector
+ * (float4, double2: one 128-bit load of the dense operand per entry, the
+ * row's entries walked once for 4 or 2 columns), by element type; 1 where
+ * CUDA has no such vector of it.
+ */
+export const DENSE_VECTOR: Readonly<Record<Dtype, number>> = { f32: 4, f64: 2, i32: 1, i64: 1, bool: 1 };
+
+/**
+ * The vector width the CUDA stubs use for a dense width k: DENSE_VECTOR where
+ * it divides k (rows of the dense operands then start on 16-byte
+ * boundaries), else 1. The stub also needs its vector buffers 16-byte aligned
+ * (cudaMalloc's are), which only the launch can check.
+ */
+export function denseVector(k: number, dtype: Dtype): number {
+  const v = DENSE_VECTOR[dtype];
+  return k % v === 0 ? v : 1;
+}
+
+/**
+ * adaptive-rows over an SpMM's columns: the smallest power of two at least
+ * the lanes the dense width needs (k / vector columns a lane), up to ADAPTIVE_LANES.max.
+ */
+export function adaptiveDenseLanes(k: number, vector = 1): number {
   let w = 1;
-  while (w < ADAPTIVE_LANES.max && w < k) w *= 2;
+  while (w < ADAPTIVE_LANES.max && w * vector < k) w *= 2;
   return w;
 }
 
@@ -114,8 +137,9 @@ function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
   if (op.kind !== 'spmv' && op.kind !== 'reduce') {
     // Lanes over the dense width, 32 / w rows a warp in lockstep (each lane walks its row's entries).
     const k = Math.max(1, width(op));
-    const w = adaptiveDenseLanes(k);
-    const busy = k / (w * Math.ceil(k / w));
+    const v = denseVector(k, op.dtype);
+    const w = adaptiveDenseLanes(k, v);
+    const busy = k / (w * v * Math.ceil(k / (w * v)));
     return (b / Math.max(busy, 1 / MODEL.warp)) * lockstepImbalance(f, MODEL.warp / w) * 1e3;
   }
   const w = adaptiveLanes(f);

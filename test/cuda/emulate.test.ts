@@ -31,6 +31,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
 
 const rnd = lcg(7);
+/** Programs of test/cuda/fixtures (the others are examples). */
+const FIXTURES = new Set(['shapes', 'spmm64']);
 const dense = (rows: number, cols: number, nonneg = false): string => denseMtx(rows, cols, rnd, nonneg);
 
 describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => {
@@ -150,6 +152,22 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         params: [],
         outs: ['Y'],
       },
+      // Vector columns (float4 a lane): 132 columns take warp-per-row's lanes twice, the second time on one lane.
+      {
+        prog: 'spmm',
+        matrix: 'jazz',
+        inputs: { A: jazz, B: file('X198x132.mtx', dense(198, 132)) },
+        params: [],
+        outs: ['Y'],
+      },
+      // double2 a lane where 2 divides the width (6: adaptive-rows on 4 lanes, 1 idle; 66: warp-per-row), scalar at 5.
+      ...[6, 66, 5].map((k): Job => ({
+        prog: 'spmm64',
+        matrix: 'jazz',
+        inputs: { A: jazz, B: file(`X198x${k}.f64.mtx`, dense(198, k)) },
+        params: [],
+        outs: ['Y'],
+      })),
       // adaptive-rows over 5 columns: groups of 8 lanes (3 idle), 4 rows a warp.
       {
         prog: 'spmm',
@@ -175,7 +193,7 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     for (const p of progs) {
       const d = join(dir, p);
       mkdirSync(d, { recursive: true });
-      const program = p === 'shapes' ? fixtureProgram('shapes') : exampleProgram(p);
+      const program = FIXTURES.has(p) ? fixtureProgram(p) : exampleProgram(p);
       writeProject(d, emitCuda(program));
     }
     writeFileSync(join(dir, 'all.cpp'), progs.map((p) => `#include "${p}/${p}.cu"\n`).join(''));
@@ -198,7 +216,7 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
       const r = runCli(
         [
           'run',
-          join(ROOT, 'examples', `${j.prog}.dy`).replace(/examples\/shapes\.dy$/, 'test/cuda/fixtures/shapes.dy'),
+          join(ROOT, FIXTURES.has(j.prog) ? 'test/cuda/fixtures' : 'examples', `${j.prog}.dy`),
           '--backend',
           'reference',
           ...Object.entries(j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]),

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
 import { heft, singleKind } from '../../runtime/plan/baselines.js';
 import { variantTimes } from '../../runtime/plan/cost.js';
-import { adaptiveDenseLanes, adaptiveLanes } from '../../runtime/catalogue/gpu.js';
+import { adaptiveDenseLanes, adaptiveLanes, denseVector } from '../../runtime/catalogue/gpu.js';
 import { FPGA_UNIT_COSTS, fpgaDesignResources, fpgaProjectResources } from '../../runtime/plan/fpga-designs.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
 import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
@@ -34,7 +34,12 @@ describe('adaptive-rows', () => {
   });
 
   it("over an SpMM's columns: the lanes of the dense width; narrow widths beat warp-per-row, wide ones tie it", () => {
-    expect([1, 2, 5, 16, 17, 32, 128].map(adaptiveDenseLanes)).toEqual([1, 2, 8, 16, 32, 32, 32]);
+    expect([1, 2, 5, 16, 17, 32, 128].map((k) => adaptiveDenseLanes(k))).toEqual([1, 2, 8, 16, 32, 32, 32]);
+    // With float4 columns a lane: K / 4 lanes, rounded up to a power of two.
+    expect([4, 16, 20, 64, 128, 256].map((k) => adaptiveDenseLanes(k, 4))).toEqual([1, 4, 8, 16, 32, 32]);
+    expect([8, 12, 30, 32].map((k) => denseVector(k, 'f32'))).toEqual([4, 4, 1, 4]);
+    expect([8, 7, 30].map((k) => denseVector(k, 'f64'))).toEqual([2, 1, 2]);
+    expect(denseVector(16, 'i32')).toBe(1);
     const f = features(200_000, 8, 0, 8, 0.01);
     const spmm = (k: number): PlanOp => ({ ...spmv(f), kind: 'spmm', gathers: f.nnz * k, impls: typicalImpls('spmm') });
     expect(ms(spmm(4), GPU, 'adaptive-rows')).toBeLessThan(ms(spmm(4), GPU, 'warp-per-row') / 4);

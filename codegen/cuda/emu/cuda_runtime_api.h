@@ -62,6 +62,12 @@
 #pragma GCC visibility push(hidden)
 
 struct uint3 { unsigned x, y, z; };
+// The 16-byte vectors of vector_types.h, with CUDA's alignment: a misaligned vector access is as
+// undefined here as on a GPU (the generated launches check alignment before using them).
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+inline double2 make_double2(double x, double y) { return double2{x, y}; }
 struct dim3 {
   unsigned x, y, z;
   dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}

@@ -242,6 +242,35 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows(const int
   }
 }
 
+static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, int dy_width) {
+  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
+  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
+  // The warp's first group: the same for its 32 lanes, so they run the same trips.
+  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {
+    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
+    const bool dy_live = dy_row < dy_hi;
+    const int i = (int)(dy_live ? dy_row : dy_base);
+    for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
+      // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
+      const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
+      const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
+      float dy_acc0_0 = 0.0f;
+      float dy_acc0_1 = 0.0f;
+      float dy_acc0_2 = 0.0f;
+      float dy_acc0_3 = 0.0f;
+      for (int p0 = A_rowPtr[i], dy_end4 = A_rowPtr[(i + 1)]; p0 < dy_end4; ++p0) {
+        int j = A_colIdx[p0];
+        const float4 dy_v5 = *reinterpret_cast<const float4*>(&T1[((((long long)j) * ((long long)h)) + ((long long)dy_c3))]);
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v5.x));
+        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v5.y));
+        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v5.z));
+        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v5.w));
+      }
+      if (dy_live && dy_act2) *reinterpret_cast<float4*>(&H1[((((long long)i) * ((long long)h)) + ((long long)dy_c3))]) = make_float4(dy_relu(dy_acc0_0), dy_relu(dy_acc0_1), dy_relu(dy_acc0_2), dy_relu(dy_acc0_3));
+    }
+  }
+}
+
 static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi) {
   __shared__ int dy_sh_A_colIdx[8][32];
   __shared__ float dy_sh_A_vals[8][32];
@@ -269,6 +298,45 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row(const int*
         __syncwarp();
       }
       if (dy_act2) H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
+    }
+  }
+}
+
+static __global__ void __launch_bounds__(256) dy_gcn_op1_warp_per_row_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi) {
+  __shared__ int dy_sh_A_colIdx[8][32];
+  __shared__ float dy_sh_A_vals[8][32];
+  const int dy_lane = (int)(threadIdx.x & 31u);
+  const int dy_w = (int)(threadIdx.x >> 5);
+  (void)dy_w;
+  for (long long dy_row = dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); dy_row < dy_hi; dy_row += ((long long)gridDim.x * blockDim.x) >> 5) {
+    const int i = (int)dy_row;
+    for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += 4 * 32) {
+      // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
+      const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
+      const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
+      float dy_acc0_0 = 0.0f;
+      float dy_acc0_1 = 0.0f;
+      float dy_acc0_2 = 0.0f;
+      float dy_acc0_3 = 0.0f;
+      for (int dy_pb4 = A_rowPtr[i], dy_pe5 = A_rowPtr[(i + 1)]; dy_pb4 < dy_pe5; dy_pb4 += 32) {
+        if (dy_pb4 + dy_lane < dy_pe5) {
+          dy_sh_A_colIdx[dy_w][dy_lane] = A_colIdx[dy_pb4 + dy_lane];
+          dy_sh_A_vals[dy_w][dy_lane] = A_vals[dy_pb4 + dy_lane];
+        }
+        __syncwarp();
+        for (int dy_t6 = 0, dy_t6_n = min(32, dy_pe5 - dy_pb4); dy_t6 < dy_t6_n; ++dy_t6) {
+          const int p0 = dy_pb4 + dy_t6;
+          (void)p0;
+          int j = dy_sh_A_colIdx[dy_w][dy_t6];
+          const float4 dy_v7 = *reinterpret_cast<const float4*>(&T1[((((long long)j) * ((long long)h)) + ((long long)dy_c3))]);
+          dy_acc0_0 = (dy_acc0_0 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.x));
+          dy_acc0_1 = (dy_acc0_1 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.y));
+          dy_acc0_2 = (dy_acc0_2 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.z));
+          dy_acc0_3 = (dy_acc0_3 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.w));
+        }
+        __syncwarp();
+      }
+      if (dy_act2) *reinterpret_cast<float4*>(&H1[((((long long)i) * ((long long)h)) + ((long long)dy_c3))]) = make_float4(dy_relu(dy_acc0_0), dy_relu(dy_acc0_1), dy_relu(dy_acc0_2), dy_relu(dy_acc0_3));
     }
   }
 }
@@ -470,6 +538,35 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows(const int
   }
 }
 
+static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, int dy_width) {
+  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
+  const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
+  // The warp's first group: the same for its 32 lanes, so they run the same trips.
+  for (long long dy_base = dy_lo + ((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) / dy_width; dy_base < dy_hi; dy_base += dy_groups) {
+    const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
+    const bool dy_live = dy_row < dy_hi;
+    const int i = (int)(dy_live ? dy_row : dy_base);
+    for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
+      // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
+      const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
+      const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
+      float dy_acc0_0 = 0.0f;
+      float dy_acc0_1 = 0.0f;
+      float dy_acc0_2 = 0.0f;
+      float dy_acc0_3 = 0.0f;
+      for (int p0 = A_rowPtr[i], dy_end4 = A_rowPtr[(i + 1)]; p0 < dy_end4; ++p0) {
+        int j = A_colIdx[p0];
+        const float4 dy_v5 = *reinterpret_cast<const float4*>(&T2[((((long long)j) * ((long long)c)) + ((long long)dy_c3))]);
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v5.x));
+        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v5.y));
+        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v5.z));
+        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v5.w));
+      }
+      if (dy_live && dy_act2) *reinterpret_cast<float4*>(&Y[((((long long)i) * ((long long)c)) + ((long long)dy_c3))]) = make_float4(dy_acc0_0, dy_acc0_1, dy_acc0_2, dy_acc0_3);
+    }
+  }
+}
+
 static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi) {
   __shared__ int dy_sh_A_colIdx[8][32];
   __shared__ float dy_sh_A_vals[8][32];
@@ -497,6 +594,45 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row(const int*
         __syncwarp();
       }
       if (dy_act2) Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
+    }
+  }
+}
+
+static __global__ void __launch_bounds__(256) dy_gcn_op3_warp_per_row_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi) {
+  __shared__ int dy_sh_A_colIdx[8][32];
+  __shared__ float dy_sh_A_vals[8][32];
+  const int dy_lane = (int)(threadIdx.x & 31u);
+  const int dy_w = (int)(threadIdx.x >> 5);
+  (void)dy_w;
+  for (long long dy_row = dy_lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); dy_row < dy_hi; dy_row += ((long long)gridDim.x * blockDim.x) >> 5) {
+    const int i = (int)dy_row;
+    for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += 4 * 32) {
+      // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
+      const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
+      const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
+      float dy_acc0_0 = 0.0f;
+      float dy_acc0_1 = 0.0f;
+      float dy_acc0_2 = 0.0f;
+      float dy_acc0_3 = 0.0f;
+      for (int dy_pb4 = A_rowPtr[i], dy_pe5 = A_rowPtr[(i + 1)]; dy_pb4 < dy_pe5; dy_pb4 += 32) {
+        if (dy_pb4 + dy_lane < dy_pe5) {
+          dy_sh_A_colIdx[dy_w][dy_lane] = A_colIdx[dy_pb4 + dy_lane];
+          dy_sh_A_vals[dy_w][dy_lane] = A_vals[dy_pb4 + dy_lane];
+        }
+        __syncwarp();
+        for (int dy_t6 = 0, dy_t6_n = min(32, dy_pe5 - dy_pb4); dy_t6 < dy_t6_n; ++dy_t6) {
+          const int p0 = dy_pb4 + dy_t6;
+          (void)p0;
+          int j = dy_sh_A_colIdx[dy_w][dy_t6];
+          const float4 dy_v7 = *reinterpret_cast<const float4*>(&T2[((((long long)j) * ((long long)c)) + ((long long)dy_c3))]);
+          dy_acc0_0 = (dy_acc0_0 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.x));
+          dy_acc0_1 = (dy_acc0_1 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.y));
+          dy_acc0_2 = (dy_acc0_2 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.z));
+          dy_acc0_3 = (dy_acc0_3 + (dy_sh_A_vals[dy_w][dy_t6] * dy_v7.w));
+        }
+        __syncwarp();
+      }
+      if (dy_act2) *reinterpret_cast<float4*>(&Y[((((long long)i) * ((long long)c)) + ((long long)dy_c3))]) = make_float4(dy_acc0_0, dy_acc0_1, dy_acc0_2, dy_acc0_3);
     }
   }
 }
@@ -665,7 +801,7 @@ extern "C" int dype_gcn_gcn_op0_row_per_thread(const float* X, const float* W1, 
   return dy_launch_status();
 }
 
-// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns, several rows per warp for narrow widths
+// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths
 extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -673,17 +809,22 @@ extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_
   const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
   const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
-  // Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes).
+  // Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes, denseVector).
   const long long dy_k = h;
+  const int dy_vec = h % 4 == 0 && (reinterpret_cast<uintptr_t>(T1) & 15u) == 0 && (reinterpret_cast<uintptr_t>(H1) & 15u) == 0 ? 4 : 1;
   int dy_width = 1;
-  while (dy_width < 32 && dy_width < dy_k) dy_width <<= 1;
+  while (dy_width < 32 && dy_width * dy_vec < dy_k) dy_width <<= 1;
   const long long dy_blocks = (dy_n * dy_width + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op1_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width);
+  if (dy_vec == 4) {
+    DY_LAUNCH(dy_gcn_op1_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width);
+  } else {
+    DY_LAUNCH(dy_gcn_op1_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width);
+  }
   return dy_launch_status();
 }
 
-// warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
+// warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory; past 32 columns 4 a lane as one vector)
 extern "C" int dype_gcn_gcn_op1_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -693,7 +834,12 @@ extern "C" int dype_gcn_gcn_op1_warp_per_row(const int* A_rowPtr, const int* A_c
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 7) / 8;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op1_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi);
+  // Wider than a warp: 4 columns a lane as one vector, when 4 divides the width and the rows are aligned.
+  if (h > 32 && h % 4 == 0 && (reinterpret_cast<uintptr_t>(T1) & 15u) == 0 && (reinterpret_cast<uintptr_t>(H1) & 15u) == 0) {
+    DY_LAUNCH(dy_gcn_op1_warp_per_row_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi);
+  } else {
+    DY_LAUNCH(dy_gcn_op1_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi);
+  }
   return dy_launch_status();
 }
 
@@ -777,7 +923,7 @@ extern "C" int dype_gcn_gcn_op2_row_per_thread(const float* H1, const float* W2,
   return dy_launch_status();
 }
 
-// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns, several rows per warp for narrow widths
+// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths
 extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -785,17 +931,22 @@ extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_
   const int dy_hi = dy_row_end >= 0 && dy_row_end < n ? dy_row_end : n;
   const long long dy_n = (long long)dy_hi - dy_lo;
   if (dy_n <= 0) return 0;
-  // Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes).
+  // Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes, denseVector).
   const long long dy_k = c;
+  const int dy_vec = c % 4 == 0 && (reinterpret_cast<uintptr_t>(T2) & 15u) == 0 && (reinterpret_cast<uintptr_t>(Y) & 15u) == 0 ? 4 : 1;
   int dy_width = 1;
-  while (dy_width < 32 && dy_width < dy_k) dy_width <<= 1;
+  while (dy_width < 32 && dy_width * dy_vec < dy_k) dy_width <<= 1;
   const long long dy_blocks = (dy_n * dy_width + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op3_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width);
+  if (dy_vec == 4) {
+    DY_LAUNCH(dy_gcn_op3_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width);
+  } else {
+    DY_LAUNCH(dy_gcn_op3_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width);
+  }
   return dy_launch_status();
 }
 
-// warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory)
+// warp-per-row: a warp per iteration of the parallel loop; lanes split its reductions (shuffle-combined) or its dense dimension (entries cached in shared memory; past 32 columns 4 a lane as one vector)
 extern "C" int dype_gcn_gcn_op3_warp_per_row(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -805,7 +956,12 @@ extern "C" int dype_gcn_gcn_op3_warp_per_row(const int* A_rowPtr, const int* A_c
   if (dy_n <= 0) return 0;
   const long long dy_blocks = (dy_n + 7) / 8;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  DY_LAUNCH(dy_gcn_op3_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi);
+  // Wider than a warp: 4 columns a lane as one vector, when 4 divides the width and the rows are aligned.
+  if (c > 32 && c % 4 == 0 && (reinterpret_cast<uintptr_t>(T2) & 15u) == 0 && (reinterpret_cast<uintptr_t>(Y) & 15u) == 0) {
+    DY_LAUNCH(dy_gcn_op3_warp_per_row_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi);
+  } else {
+    DY_LAUNCH(dy_gcn_op3_warp_per_row, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi);
+  }
   return dy_launch_status();
 }
 

@@ -1,0 +1,95 @@
+/**
+ * Vectors of columns per lane for the SpMM-shaped loops of the warp
+ * schedules (GE-SpMM/Sputnik style): a lane owns V consecutive columns of a
+ * column loop (codegen/c/columns.ts), keeps V accumulators in registers,
+ * walks the row's entries once for all of them, and reads each dense row
+ * it gathers, and writes each output row, as one 16-byte vector (float4,
+ * double2) where the index is a row of the dense width plus the column.
+ * Everything else in the body is printed once per column, renamed. The
+ * launch runs such a kernel only when V divides the width and every vector
+ * buffer is 16-byte aligned (runtime/catalogue/gpu.ts denseVector).
+ */
+import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
+import { mentions } from '../c/columns.js';
+import { walkLExpr } from '../../ir/loops-walk.js';
+import type { LLoad } from './cprint.js';
+
+const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
+
+/** CUDA's 16-byte vector of V elements of type t, if there is one. */
+export function vectorType(t: LElem, v: number): string | undefined {
+  if (t === 'f32' && v === 4) return 'float4';
+  if (t === 'f64' && v === 2) return 'double2';
+  return undefined;
+}
+
+const same = (a: LExpr, b: LExpr): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Whether f is a factor of the product e (or e itself). */
+function hasFactor(e: LExpr, f: LExpr): boolean {
+  if (same(e, f)) return true;
+  return e.k === 'bin' && e.op === '*' && (hasFactor(e.lhs, f) || hasFactor(e.rhs, f));
+}
+
+/**
+ * Whether an index is X + col with X a multiple of the column loop's width
+ * (a product with it as a factor) that reads none of `varying`: then the V
+ * columns from a multiple of V are one aligned vector when V divides the width.
+ */
+export function vectorIndex(index: LExpr, col: string, width: LExpr, varying: ReadonlySet<string>): boolean {
+  if (index.k !== 'bin' || index.op !== '+') return false;
+  const isCol = (e: LExpr): boolean => e.k === 'var' && e.name === col;
+  const x = isCol(index.rhs) ? index.lhs : isCol(index.lhs) ? index.rhs : undefined;
+  return x !== undefined && !mentions(x, varying) && hasFactor(x, width);
+}
+
+/** The loads of an expression, outermost first. */
+export function loadsOf(e: LExpr): LLoad[] {
+  const out: LLoad[] = [];
+  walkLExpr(e, (x) => {
+    if (x.k === 'load') out.push(x);
+  });
+  return out;
+}
+
+/** One lane's V columns: the C names each column's copy of a replicated variable takes, and the vectors in scope. */
+export class ColumnJam {
+  /** Per column u, IR variable to C text: the column, the accumulators and the lets that read them. */
+  readonly renames: Map<string, string>[];
+  /** IR variables that differ between the columns. */
+  readonly vars: Set<string>;
+
+  constructor(
+    readonly v: number,
+    /** The column loop's variable and its end (the dense width). */
+    readonly col: string,
+    readonly width: LExpr,
+    /** C name of the lane's first column. */
+    first: string,
+  ) {
+    this.vars = new Set([col]);
+    this.renames = Array.from({ length: v }, (_, u) => new Map([[col, u === 0 ? first : `(${first} + ${u})`]]));
+  }
+
+  /** A variable declared per column: column u's copy is `dy_<name>_<u>` (the dy_ prefix is the emitter's alone). */
+  replicate(irVar: string, cname: string): void {
+    this.vars.add(irVar);
+    this.renames.forEach((m, u) => m.set(irVar, `dy_${cname}_${u}`));
+  }
+
+  /** Whether the statement differs between the columns. */
+  touches(s: Extract<LStmt, { k: 'let' | 'set' | 'store' }>): boolean {
+    if (s.k === 'let') return mentions(s.value, this.vars);
+    if (s.k === 'set') return this.vars.has(s.var) || mentions(s.value, this.vars);
+    return mentions(s.index, this.vars) || mentions(s.value, this.vars);
+  }
+
+  vectorIndex(index: LExpr): boolean {
+    return vectorIndex(index, this.col, this.width, this.vars);
+  }
+
+  /** The component of vector `name` that column u reads. */
+  component(name: string, u: number): string {
+    return `${name}.${COMPONENTS[u]!}`;
+  }
+}
