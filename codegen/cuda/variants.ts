@@ -30,7 +30,7 @@ import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { ADAPTIVE_LANES, DENSE_VECTOR } from '../../runtime/catalogue/gpu.js';
 import { columnShape } from '../c/columns.js';
 import { cConst, cType, ExprPrinter, FuncNames, StmtPrinter, type LLoad } from './cprint.js';
-import { ColumnJam, loadsOf, vectorType } from './vec-columns.js';
+import { ColumnJam, jamStatement, vectorType } from './vec-columns.js';
 import {
   declared,
   entryLoopOf,
@@ -456,48 +456,25 @@ class WarpPrinter extends StmtPrinter {
 
   /** A statement of a vector column loop, once per column; its vector loads first, a vector store where it can. */
   private jammed(s: Extract<LStmt, { k: 'let' | 'set' | 'store' }>, ind: string): string[] {
-    const jam = this.jam!;
-    const base = this.p;
-    if (s.k === 'let') jam.replicate(s.var, base.var(s.var));
-    const first = base.with(jam.renames[0]!);
-    const out: string[] = [];
-    const vectors = new Map<string, string>();
-    const written = writtenBuffers(this.f);
-    for (const e of s.k === 'store' ? [s.index, s.value] : [s.value]) {
-      for (const l of loadsOf(e)) {
-        const key = JSON.stringify(l);
-        const vt = vectorType(base.bufElem(l.buf), jam.v);
-        if (vectors.has(key) || vt === undefined || written.has(l.buf) || !jam.vectorIndex(l.index)) continue;
-        const name = this.fresh('v');
-        vectors.set(key, name);
-        this.vectorBufs.add(l.buf);
-        out.push(
-          `${ind}const ${vt} ${name} = *reinterpret_cast<const ${vt}*>(&${base.names.buf(l.buf).c}[${first.index(l.index)}]);`,
-        );
-      }
-    }
-    const copies = jam.renames.map((r, u) =>
-      base.over(r, (l) => {
-        const name = vectors.get(JSON.stringify(l));
-        return name === undefined ? undefined : jam.component(name, u);
-      }),
+    return jamStatement(
+      {
+        jam: this.jam!,
+        p: this.p,
+        fresh: (x) => this.fresh(x),
+        written: writtenBuffers(this.f),
+        vectorBufs: this.vectorBufs,
+        storeGuard: this.storeGuard(),
+        plain: (q, x, i) => {
+          const base = this.p;
+          this.p = q;
+          const out = super.stmt(x, i);
+          this.p = base;
+          return out;
+        },
+      },
+      s,
+      ind,
     );
-    const vt = s.k === 'store' ? vectorType(base.bufElem(s.buf), jam.v) : undefined;
-    if (s.k === 'store' && vt !== undefined && jam.vectorIndex(s.index)) {
-      this.vectorBufs.add(s.buf);
-      const values = copies.map((q) => q.as(s.value, base.bufElem(s.buf)));
-      const target = `*reinterpret_cast<${vt}*>(&${base.names.buf(s.buf).c}[${first.index(s.index)}])`;
-      const guard = this.storeGuard();
-      const line = `${target} = make_${vt}(${values.join(', ')});`;
-      out.push(`${ind}${guard === '' ? line : `if (${guard}) ${line}`}`);
-      return out;
-    }
-    for (const q of copies) {
-      this.p = q;
-      out.push(...super.stmt(s, ind));
-    }
-    this.p = base;
-    return out;
   }
 
   /** The entries every lane walks, loaded once per 32 by the warp into shared memory. */
@@ -953,7 +930,8 @@ function mergeLocalSearch(unit: string, items: number): string[] {
 function mergeWalk(
   i: string,
   pv: string,
-  acc: string,
+  accs: readonly string[],
+  heads: readonly string[],
   ident: string,
   store: string,
   foldBody: readonly string[],
@@ -965,10 +943,10 @@ function mergeWalk(
     `${ind}for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {`,
     `${ind}  if (${i} - dy_r0 < dy_nr && dy_s_end[${i} - dy_r0] <= ${pv}) {`,
     `${ind}    if (dy_first && dy_inside) {`,
-    `${ind}      dy_head = ${acc};`,
+    ...accs.map((a, u) => `${ind}      ${heads[u]!} = ${a};`),
     `${ind}      dy_head_row = ${i};`,
     `${ind}    } else ${store}`,
-    `${ind}    ${acc} = ${ident};`,
+    ...accs.map((a) => `${ind}    ${a} = ${ident};`),
     `${ind}    ++${i};`,
     `${ind}    dy_first = false;`,
     `${ind}  } else {`,
@@ -1035,10 +1013,23 @@ function mergeLaunch(
   tile: number,
   segBlock: number,
   K?: string,
+  vec?: { kernel: string; cond: string; v: number },
 ): string[] {
   const { T, seg, fix, scratchArgs } = m;
   const per = K === undefined ? undefined : '(dy_K > 0 ? dy_K : 1)';
-  const segLaunch = launchLine(seg, '(unsigned)dy_tiles', `${segBlock}`, scratchArgs);
+  const plain = launchLine(seg, '(unsigned)dy_tiles', `${segBlock}`, scratchArgs);
+  const segLaunch = vec
+    ? [
+        '{',
+        `  // ${vec.v} columns a lane as one vector where ${vec.v} divides the width and the rows are aligned.`,
+        `  if (${vec.cond}) {`,
+        `    ${launchLine(vec.kernel, '(unsigned)dy_tiles', `${segBlock}`, scratchArgs)}`,
+        '  } else {',
+        `    ${plain}`,
+        '  }',
+        '}',
+      ]
+    : [plain];
   return [
     ...clampLines(o, top),
     `const long long dy_rows = (long long)dy_hi - dy_lo${K === undefined ? '' : `, dy_K = ${K}`};`,
@@ -1051,7 +1042,7 @@ function mergeLaunch(
     `const cudaError_t dy_err = dy_workspace(stream, (size_t)${per === undefined ? '(dy_rows + dy_tiles)' : `((dy_rows + dy_tiles) * ${per})`} * sizeof(${T}), (void**)&dy_part);`,
     'if (dy_err != cudaSuccess) return (int)dy_err;',
     `${T}* dy_carry = dy_part + dy_rows${per === undefined ? '' : ` * ${per}`};`,
-    K === undefined ? segLaunch : `if (dy_K > 0) ${segLaunch}`,
+    ...(K === undefined ? segLaunch : [`if (dy_K > 0) ${segLaunch[0]!}`, ...segLaunch.slice(1)]),
     launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
   ];
 }
@@ -1121,7 +1112,7 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
     '  // Whether this thread starts inside its first row (earlier threads or blocks hold part of it).',
     `  const bool dy_inside = ${i} < dy_hi && ${pv} > (dy_a > 0 ? dy_s_end[dy_a - 1] : ${ptrC}[dy_r0]);`,
     `  ${T} ${acc} = ${ident}, dy_head = ${ident};`,
-    ...mergeWalk(i, pv, acc, ident, `dy_part[${i} - dy_lo] = ${acc};`, foldBody, '  '),
+    ...mergeWalk(i, pv, [acc], ['dy_head'], ident, `dy_part[${i} - dy_lo] = ${acc};`, foldBody, '  '),
     "  // Segmented inclusive scan of the threads' open rows (keys non-decreasing: a row is a run of threads).",
     `  const int dy_key = dy_t0 < dy_t1 && ${i} < dy_hi ? ${i} : -1;`,
     '  dy_s_row[dy_t] = dy_key;',
@@ -1186,10 +1177,11 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
   const foldBody = new StmtPrinter(p).block(red.loop.body, '        ');
   const B = MERGE_WARPS * 32;
   const W = MERGE_WARP_ITEMS;
-  const segLines = [
-    `${kernelHead(o, seg, B, scratch)} {`,
+  /** The tile kernel up to its column loop (the partials' shared array declared by `tail`). */
+  const head = (kernel: string, tail: string): string[] => [
+    `${kernelHead(o, kernel, B, scratch)} {`,
     `  __shared__ int dy_s_end[${MERGE_DENSE_TILE}];`,
-    `  __shared__ ${T} dy_s_tail[${B}];`,
+    `  __shared__ ${tail};`,
     `  __shared__ int dy_s_trow[${MERGE_WARPS}];`,
     '  __shared__ int dy_s_rk[4];',
     `  const int dy_K = ${K};`,
@@ -1204,6 +1196,9 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
     '  // Whether this warp starts inside its first row (earlier warps or blocks hold part of it).',
     `  const bool dy_inside = dy_i0 < dy_hi && dy_p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : ${ptrC}[dy_r0]);`,
     `  const int dy_last = (dy_len - 1) / ${W};`,
+  ];
+  const segLines = [
+    ...head(seg, `${T} dy_s_tail[${B}]`),
     '  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 32) {',
     '    const bool dy_act = dy_kb + dy_lane < dy_K;',
     `    const int ${k} = dy_act ? dy_kb + dy_lane : dy_K - 1;`,
@@ -1212,7 +1207,8 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
     ...mergeWalk(
       i,
       pv,
-      acc,
+      [acc],
+      ['dy_head'],
       ident,
       `if (dy_act) dy_part[(long long)(${i} - dy_lo) * dy_K + ${k}] = ${acc};`,
       foldBody,
@@ -1243,15 +1239,131 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
   const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, [`  const int dy_K = ${K};`], ep.block(top.body, '    '), [
     '  (void)dy_K;',
   ]);
-  const launch = mergeLaunch(o, top, names, MERGE_DENSE_TILE, B, K);
+  const vec = mergeVectorTile(o, m, dense, names, head);
+  const launch = mergeLaunch(o, top, names, MERGE_DENSE_TILE, B, K, vec);
   return {
     name: 'merge-path',
     cname: 'merge_path',
-    note: `Merrill-Garland merge path: each block takes ${MERGE_DENSE_TILE} rows+entries (one global search, row ends in shared memory, ${MERGE_WARP_ITEMS} per warp with lanes over 32 columns, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue`,
-    device: [...segLines, '', ...rowLines],
+    note: `Merrill-Garland merge path: each block takes ${MERGE_DENSE_TILE} rows+entries (one global search, row ends in shared memory, ${MERGE_WARP_ITEMS} per warp with lanes over 32 columns${vec ? ` or ${vec.v} columns a lane as one vector where ${vec.v} divides the width` : ''}, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue`,
+    device: [...segLines, '', ...(vec ? [...vec.device, ''] : []), ...rowLines],
     launch,
     extra: [NNZ_PARAM],
   };
+}
+
+/** A merge walk's fold body with V columns a lane (vec-columns.ts). */
+class JamPrinter extends StmtPrinter {
+  readonly vectorBufs = new Set<string>();
+
+  constructor(
+    p: ExprPrinter,
+    private readonly jam: ColumnJam,
+    private readonly written: ReadonlySet<string>,
+  ) {
+    super(p);
+  }
+
+  override stmt(s: LStmt, ind: string): string[] {
+    if ((s.k === 'let' || s.k === 'set' || s.k === 'store') && this.jam.touches(s))
+      return jamStatement(
+        {
+          jam: this.jam,
+          p: this.p,
+          fresh: (x) => this.fresh(x),
+          written: this.written,
+          vectorBufs: this.vectorBufs,
+          storeGuard: '',
+          plain: (q, x, i) => {
+            const base = this.p;
+            this.p = q;
+            const out = super.stmt(x, i);
+            this.p = base;
+            return out;
+          },
+        },
+        s,
+        ind,
+      );
+    return super.stmt(s, ind);
+  }
+}
+
+/**
+ * The tile kernel of mergeTilesDense with V columns a lane (vec-columns.ts): the walk folds V accumulators,
+ * gathering each dense row as one vector, and the partials, the heads and the carry go to the scratch as
+ * vectors (its rows of dy_K start on vector boundaries when V divides dy_K); each column folds in the scalar
+ * kernel's order. Undefined where the fold gathers no dense row as a vector.
+ */
+function mergeVectorTile(
+  o: OpCode,
+  m: MergeShape,
+  dense: For,
+  names: ReturnType<typeof mergeNames>,
+  head: (kernel: string, tail: string) => string[],
+): { device: string[]; cond: string; kernel: string; v: number } | undefined {
+  const { red } = m;
+  const { T, acc, ident, fold, i, pv, seg } = names;
+  for (const v of [...new Set(Object.values(DENSE_VECTOR))].filter((x) => x > 1)) {
+    const vt = vectorType(red.init.type, v);
+    if (vt === undefined) continue;
+    const jam = new ColumnJam(v, dense.var, dense.hi, 'dy_col');
+    jam.replicate(red.init.var, acc);
+    const jp = new JamPrinter(o.p, jam, o.written);
+    const foldBody = jp.block(red.loop.body, '        ');
+    if (jp.vectorBufs.size === 0) return undefined;
+    const us = Array.from({ length: v }, (_, u) => u);
+    const accs = us.map((u) => `dy_${acc}_${u}`);
+    const heads = us.map((u) => `dy_head_${u}`);
+    const carries = us.map((u) => `dy_c_${u}`);
+    const store = (at: string, xs: string[]): string =>
+      `if (dy_act) *reinterpret_cast<${vt}*>(&${at}) = make_${vt}(${xs.join(', ')});`;
+    const back = (xs: string[], ind: string): string[] => [
+      `${ind}for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == ${xs === heads ? 'dy_head_row' : 'dy_key'}; --dy_u) {`,
+      ...xs.map((x, u) => `${ind}  ${x} = ${fold}::f(dy_s_tail[${u}][dy_u * 32 + dy_lane], ${x});`),
+      `${ind}}`,
+    ];
+    const kernel = `${seg}_vec`;
+    const device = [
+      ...head(kernel, `${T} dy_s_tail[${v}][${MERGE_WARPS * 32}]`),
+      `  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += ${v} * 32) {`,
+      `    // This lane's columns dy_col .. dy_col + ${v - 1}: a ${vt} of each dense row it gathers, partial and carry.`,
+      `    const bool dy_act = dy_kb + ${v} * dy_lane < dy_K;`,
+      `    const int dy_col = dy_act ? dy_kb + ${v} * dy_lane : dy_K - ${v};`,
+      `    int ${i} = dy_i0, ${pv} = dy_p0;`,
+      `    ${T} ${[...accs, ...heads].map((x) => `${x} = ${ident}`).join(', ')};`,
+      ...mergeWalk(
+        i,
+        pv,
+        accs,
+        heads,
+        ident,
+        store(`dy_part[(long long)(${i} - dy_lo) * dy_K + dy_col]`, accs),
+        foldBody,
+        '    ',
+      ),
+      `    const int dy_key = dy_t0 < dy_t1 && ${i} < dy_hi ? ${i} : -1;`,
+      '    if (dy_lane == 0) dy_s_trow[dy_w] = dy_key;',
+      ...accs.map((a, u) => `    dy_s_tail[${u}][dy_t] = ${a};`),
+      '    __syncthreads();',
+      '    if (dy_head_row >= 0) {',
+      ...back(heads, '      '),
+      `      ${store('dy_part[(long long)(dy_head_row - dy_lo) * dy_K + dy_col]', heads)}`,
+      '    }',
+      '    if (dy_w == dy_last && dy_key >= 0) {',
+      `      ${T} ${carries.map((c, u) => `${c} = ${accs[u]!}`).join(', ')};`,
+      ...back(carries, '      '),
+      `      ${store('dy_carry[(long long)blockIdx.x * dy_K + dy_col]', carries)}`,
+      '    }',
+      '    __syncthreads();',
+      '  }',
+      '}',
+    ];
+    const aligned = ['dy_part', ...[...jp.vectorBufs].map((b) => o.names.buf(b).c)].map(
+      (b) => `(reinterpret_cast<uintptr_t>(${b}) & 15u) == 0`,
+    );
+    return { device, kernel, v, cond: [`dy_K % ${v} == 0`, ...aligned].join(' && ') };
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------- tiled

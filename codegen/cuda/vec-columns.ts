@@ -12,7 +12,7 @@
 import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
 import { mentions } from '../c/columns.js';
 import { walkLExpr } from '../../ir/loops-walk.js';
-import type { LLoad } from './cprint.js';
+import type { ExprPrinter, LLoad } from './cprint.js';
 
 const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
 
@@ -92,4 +92,66 @@ export class ColumnJam {
   component(name: string, u: number): string {
     return `${name}.${COMPONENTS[u]!}`;
   }
+}
+
+/** What jamStatement needs of the printer it prints for. */
+export interface JamContext {
+  jam: ColumnJam;
+  /** The printer in effect (its renames and load hooks: shared-memory entries). */
+  p: ExprPrinter;
+  fresh: (prefix: string) => string;
+  /** Buffers the op writes: never read as vectors. */
+  written: ReadonlySet<string>;
+  /** Collects the buffers read or written as vectors (the launch checks their alignment). */
+  vectorBufs: Set<string>;
+  /** The condition a store here is made under ('' for none). */
+  storeGuard: string;
+  /** Prints the statement as it would be without the jam, with printer q. */
+  plain: (q: ExprPrinter, s: LStmt, ind: string) => string[];
+}
+
+/**
+ * A statement of a vector column loop, once per column: its vector loads first (each declared once, each column
+ * reading its component), a store as one vector where its index allows, else a copy per column, renamed.
+ */
+export function jamStatement(
+  ctx: JamContext,
+  s: Extract<LStmt, { k: 'let' | 'set' | 'store' }>,
+  ind: string,
+): string[] {
+  const { jam, p: base } = ctx;
+  if (s.k === 'let') jam.replicate(s.var, base.var(s.var));
+  const first = base.with(jam.renames[0]!);
+  const out: string[] = [];
+  const vectors = new Map<string, string>();
+  for (const e of s.k === 'store' ? [s.index, s.value] : [s.value]) {
+    for (const l of loadsOf(e)) {
+      const key = JSON.stringify(l);
+      const vt = vectorType(base.bufElem(l.buf), jam.v);
+      if (vectors.has(key) || vt === undefined || ctx.written.has(l.buf) || !jam.vectorIndex(l.index)) continue;
+      const name = ctx.fresh('v');
+      vectors.set(key, name);
+      ctx.vectorBufs.add(l.buf);
+      out.push(
+        `${ind}const ${vt} ${name} = *reinterpret_cast<const ${vt}*>(&${base.names.buf(l.buf).c}[${first.index(l.index)}]);`,
+      );
+    }
+  }
+  const copies = jam.renames.map((r, u) =>
+    base.over(r, (l) => {
+      const name = vectors.get(JSON.stringify(l));
+      return name === undefined ? undefined : jam.component(name, u);
+    }),
+  );
+  const vt = s.k === 'store' ? vectorType(base.bufElem(s.buf), jam.v) : undefined;
+  if (s.k === 'store' && vt !== undefined && jam.vectorIndex(s.index)) {
+    ctx.vectorBufs.add(s.buf);
+    const values = copies.map((q) => q.as(s.value, base.bufElem(s.buf)));
+    const target = `*reinterpret_cast<${vt}*>(&${base.names.buf(s.buf).c}[${first.index(s.index)}])`;
+    const line = `${target} = make_${vt}(${values.join(', ')});`;
+    out.push(`${ind}${ctx.storeGuard === '' ? line : `if (${ctx.storeGuard}) ${line}`}`);
+    return out;
+  }
+  for (const q of copies) out.push(...ctx.plain(q, s, ind));
+  return out;
 }

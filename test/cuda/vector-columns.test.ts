@@ -41,7 +41,7 @@ function stub(cu: string, name: string): string {
 }
 
 describe('vector columns', () => {
-  it('give the SpMM warp schedules a float4 copy, run when 4 divides the width and the rows are aligned', () => {
+  it('give the SpMM warp and merge-path schedules a float4 copy, run when 4 divides the width and the rows are aligned', () => {
     const cu = cuOf(exampleProgram('spmm'));
     for (const v of ['warp_per_row', 'adaptive_rows']) {
       const k = kernel(cu, `dy_spmm_op0_${v}_vec`);
@@ -57,8 +57,14 @@ describe('vector columns', () => {
     expect(stub(cu, 'dype_spmm_spmm_op0_adaptive_rows')).toContain(
       `const int dy_vec = k % 4 == 0 && ${aligned} ? 4 : 1;`,
     );
-    // merge-path and row-per-thread keep scalar columns.
-    expect(cu).not.toContain('merge_path_tiles_vec');
+    // merge-path's tile kernel: the gathers as vectors, and its partials and carries in the scratch.
+    const tile = kernel(cu, 'dy_spmm_op0_merge_path_tiles_vec');
+    expect(tile).toMatch(/reinterpret_cast<const float4\*>\(&B\[/);
+    expect(tile).toMatch(/reinterpret_cast<float4\*>\(&dy_part\[/);
+    expect(tile).toMatch(/reinterpret_cast<float4\*>\(&dy_carry\[/);
+    expect(stub(cu, 'dype_spmm_spmm_op0_merge_path')).toContain(
+      'if (dy_K % 4 == 0 && (reinterpret_cast<uintptr_t>(dy_part) & 15u) == 0 && (reinterpret_cast<uintptr_t>(B) & 15u) == 0) {',
+    );
     expect(cu).not.toContain('row_per_thread_vec');
   });
 
@@ -101,7 +107,7 @@ describe('vector columns', () => {
         const entries = ptx.split(/\n(?=(?:\.visible )?\.entry )/).filter((e) => /^(?:\.visible )?\.entry /.test(e));
         const entry = (name: string): string | undefined =>
           entries.find((e) => new RegExp(`^(?:\\.visible )?\\.entry _Z\\d+${name}P`).test(e));
-        for (const v of ['warp_per_row', 'adaptive_rows']) {
+        for (const v of ['warp_per_row', 'adaptive_rows', 'merge_path_tiles']) {
           const vecEntry = entry(`dy_${p.name}_op0_${v}_vec`);
           const plain = entry(`dy_${p.name}_op0_${v}`);
           expect(plain, `${p.name} ${v}`).toBeDefined();

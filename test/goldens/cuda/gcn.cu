@@ -422,6 +422,107 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_tiles(const 
   }
 }
 
+static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_tiles_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
+  __shared__ int dy_s_end[512];
+  __shared__ float dy_s_tail[4][256];
+  __shared__ int dy_s_trow[8];
+  __shared__ int dy_s_rk[4];
+  const int dy_K = h;
+  const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
+  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
+  const long long dy_d0 = (long long)blockIdx.x * 512;
+  if (dy_d0 >= dy_total) return;
+  const int dy_len = (int)min((long long)512, dy_total - dy_d0);
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  // The one global search of the block: both ends of its tile.
+  if (dy_t == 0) {
+    int dy_r, dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);
+    dy_s_rk[0] = dy_r;
+    dy_s_rk[1] = dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);
+    dy_s_rk[2] = dy_r;
+    dy_s_rk[3] = dy_k;
+  }
+  __syncthreads();
+  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.
+  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;
+  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += 256) dy_s_end[dy_u] = A_rowPtr[dy_r0 + 1 + dy_u];
+  __syncthreads();
+  const int dy_t0 = min(dy_w * 64, dy_len), dy_t1 = min(dy_t0 + 64, dy_len);
+  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;
+  while (dy_a < dy_b) {
+    const int dy_mid = (dy_a + dy_b) >> 1;
+    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;
+    else dy_b = dy_mid;
+  }
+  const int dy_i0 = dy_r0 + dy_a, dy_p0 = dy_k0 + (dy_t0 - dy_a);
+  // Whether this warp starts inside its first row (earlier warps or blocks hold part of it).
+  const bool dy_inside = dy_i0 < dy_hi && dy_p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : A_rowPtr[dy_r0]);
+  const int dy_last = (dy_len - 1) / 64;
+  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 4 * 32) {
+    // This lane's columns dy_col .. dy_col + 3: a float4 of each dense row it gathers, partial and carry.
+    const bool dy_act = dy_kb + 4 * dy_lane < dy_K;
+    const int dy_col = dy_act ? dy_kb + 4 * dy_lane : dy_K - 4;
+    int i = dy_i0, p0 = dy_p0;
+    float dy_acc0_0 = 0.0f, dy_acc0_1 = 0.0f, dy_acc0_2 = 0.0f, dy_acc0_3 = 0.0f, dy_head_0 = 0.0f, dy_head_1 = 0.0f, dy_head_2 = 0.0f, dy_head_3 = 0.0f;
+    int dy_head_row = -1;
+    bool dy_first = true;
+    for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {
+      if (i - dy_r0 < dy_nr && dy_s_end[i - dy_r0] <= p0) {
+        if (dy_first && dy_inside) {
+          dy_head_0 = dy_acc0_0;
+          dy_head_1 = dy_acc0_1;
+          dy_head_2 = dy_acc0_2;
+          dy_head_3 = dy_acc0_3;
+          dy_head_row = i;
+        } else if (dy_act) *reinterpret_cast<float4*>(&dy_part[(long long)(i - dy_lo) * dy_K + dy_col]) = make_float4(dy_acc0_0, dy_acc0_1, dy_acc0_2, dy_acc0_3);
+        dy_acc0_0 = 0.0f;
+        dy_acc0_1 = 0.0f;
+        dy_acc0_2 = 0.0f;
+        dy_acc0_3 = 0.0f;
+        ++i;
+        dy_first = false;
+      } else {
+        int j = A_colIdx[p0];
+        const float4 dy_v0 = *reinterpret_cast<const float4*>(&T1[((((long long)j) * ((long long)h)) + ((long long)dy_col))]);
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v0.x));
+        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v0.y));
+        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v0.z));
+        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v0.w));
+        ++p0;
+      }
+    }
+    const int dy_key = dy_t0 < dy_t1 && i < dy_hi ? i : -1;
+    if (dy_lane == 0) dy_s_trow[dy_w] = dy_key;
+    dy_s_tail[0][dy_t] = dy_acc0_0;
+    dy_s_tail[1][dy_t] = dy_acc0_1;
+    dy_s_tail[2][dy_t] = dy_acc0_2;
+    dy_s_tail[3][dy_t] = dy_acc0_3;
+    __syncthreads();
+    if (dy_head_row >= 0) {
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_head_row; --dy_u) {
+        dy_head_0 = dy_op_sum::f(dy_s_tail[0][dy_u * 32 + dy_lane], dy_head_0);
+        dy_head_1 = dy_op_sum::f(dy_s_tail[1][dy_u * 32 + dy_lane], dy_head_1);
+        dy_head_2 = dy_op_sum::f(dy_s_tail[2][dy_u * 32 + dy_lane], dy_head_2);
+        dy_head_3 = dy_op_sum::f(dy_s_tail[3][dy_u * 32 + dy_lane], dy_head_3);
+      }
+      if (dy_act) *reinterpret_cast<float4*>(&dy_part[(long long)(dy_head_row - dy_lo) * dy_K + dy_col]) = make_float4(dy_head_0, dy_head_1, dy_head_2, dy_head_3);
+    }
+    if (dy_w == dy_last && dy_key >= 0) {
+      float dy_c_0 = dy_acc0_0, dy_c_1 = dy_acc0_1, dy_c_2 = dy_acc0_2, dy_c_3 = dy_acc0_3;
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_key; --dy_u) {
+        dy_c_0 = dy_op_sum::f(dy_s_tail[0][dy_u * 32 + dy_lane], dy_c_0);
+        dy_c_1 = dy_op_sum::f(dy_s_tail[1][dy_u * 32 + dy_lane], dy_c_1);
+        dy_c_2 = dy_op_sum::f(dy_s_tail[2][dy_u * 32 + dy_lane], dy_c_2);
+        dy_c_3 = dy_op_sum::f(dy_s_tail[3][dy_u * 32 + dy_lane], dy_c_3);
+      }
+      if (dy_act) *reinterpret_cast<float4*>(&dy_carry[(long long)blockIdx.x * dy_K + dy_col]) = make_float4(dy_c_0, dy_c_1, dy_c_2, dy_c_3);
+    }
+    __syncthreads();
+  }
+}
+
 static __global__ void __launch_bounds__(256) dy_gcn_op1_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
   const int dy_K = h;
   const int dy_e0 = A_rowPtr[dy_lo];
@@ -718,6 +819,107 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_tiles(const 
   }
 }
 
+static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_tiles_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
+  __shared__ int dy_s_end[512];
+  __shared__ float dy_s_tail[4][256];
+  __shared__ int dy_s_trow[8];
+  __shared__ int dy_s_rk[4];
+  const int dy_K = c;
+  const int dy_e0 = A_rowPtr[dy_lo], dy_ne = A_rowPtr[dy_hi] - dy_e0;
+  const long long dy_total = (long long)(dy_hi - dy_lo) + dy_ne;
+  const long long dy_d0 = (long long)blockIdx.x * 512;
+  if (dy_d0 >= dy_total) return;
+  const int dy_len = (int)min((long long)512, dy_total - dy_d0);
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  // The one global search of the block: both ends of its tile.
+  if (dy_t == 0) {
+    int dy_r, dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0, &dy_r, &dy_k);
+    dy_s_rk[0] = dy_r;
+    dy_s_rk[1] = dy_k;
+    dy_merge_search(A_rowPtr, dy_lo, dy_hi - dy_lo, dy_e0, dy_ne, dy_d0 + dy_len, &dy_r, &dy_k);
+    dy_s_rk[2] = dy_r;
+    dy_s_rk[3] = dy_k;
+  }
+  __syncthreads();
+  // Rows r0 .. r0 + nr - 1 end inside the tile; their ends go to shared memory.
+  const int dy_r0 = dy_s_rk[0], dy_k0 = dy_s_rk[1], dy_nr = dy_s_rk[2] - dy_r0, dy_nk = dy_s_rk[3] - dy_k0;
+  for (int dy_u = dy_t; dy_u < dy_nr; dy_u += 256) dy_s_end[dy_u] = A_rowPtr[dy_r0 + 1 + dy_u];
+  __syncthreads();
+  const int dy_t0 = min(dy_w * 64, dy_len), dy_t1 = min(dy_t0 + 64, dy_len);
+  int dy_a = dy_t0 - dy_nk > 0 ? dy_t0 - dy_nk : 0, dy_b = dy_t0 < dy_nr ? dy_t0 : dy_nr;
+  while (dy_a < dy_b) {
+    const int dy_mid = (dy_a + dy_b) >> 1;
+    if (dy_s_end[dy_mid] - dy_k0 <= dy_t0 - 1 - dy_mid) dy_a = dy_mid + 1;
+    else dy_b = dy_mid;
+  }
+  const int dy_i0 = dy_r0 + dy_a, dy_p0 = dy_k0 + (dy_t0 - dy_a);
+  // Whether this warp starts inside its first row (earlier warps or blocks hold part of it).
+  const bool dy_inside = dy_i0 < dy_hi && dy_p0 > (dy_a > 0 ? dy_s_end[dy_a - 1] : A_rowPtr[dy_r0]);
+  const int dy_last = (dy_len - 1) / 64;
+  for (int dy_kb = 0; dy_kb < dy_K; dy_kb += 4 * 32) {
+    // This lane's columns dy_col .. dy_col + 3: a float4 of each dense row it gathers, partial and carry.
+    const bool dy_act = dy_kb + 4 * dy_lane < dy_K;
+    const int dy_col = dy_act ? dy_kb + 4 * dy_lane : dy_K - 4;
+    int i = dy_i0, p0 = dy_p0;
+    float dy_acc0_0 = 0.0f, dy_acc0_1 = 0.0f, dy_acc0_2 = 0.0f, dy_acc0_3 = 0.0f, dy_head_0 = 0.0f, dy_head_1 = 0.0f, dy_head_2 = 0.0f, dy_head_3 = 0.0f;
+    int dy_head_row = -1;
+    bool dy_first = true;
+    for (int dy_d = dy_t0; dy_d < dy_t1; ++dy_d) {
+      if (i - dy_r0 < dy_nr && dy_s_end[i - dy_r0] <= p0) {
+        if (dy_first && dy_inside) {
+          dy_head_0 = dy_acc0_0;
+          dy_head_1 = dy_acc0_1;
+          dy_head_2 = dy_acc0_2;
+          dy_head_3 = dy_acc0_3;
+          dy_head_row = i;
+        } else if (dy_act) *reinterpret_cast<float4*>(&dy_part[(long long)(i - dy_lo) * dy_K + dy_col]) = make_float4(dy_acc0_0, dy_acc0_1, dy_acc0_2, dy_acc0_3);
+        dy_acc0_0 = 0.0f;
+        dy_acc0_1 = 0.0f;
+        dy_acc0_2 = 0.0f;
+        dy_acc0_3 = 0.0f;
+        ++i;
+        dy_first = false;
+      } else {
+        int j = A_colIdx[p0];
+        const float4 dy_v0 = *reinterpret_cast<const float4*>(&T2[((((long long)j) * ((long long)c)) + ((long long)dy_col))]);
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v0.x));
+        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v0.y));
+        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v0.z));
+        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v0.w));
+        ++p0;
+      }
+    }
+    const int dy_key = dy_t0 < dy_t1 && i < dy_hi ? i : -1;
+    if (dy_lane == 0) dy_s_trow[dy_w] = dy_key;
+    dy_s_tail[0][dy_t] = dy_acc0_0;
+    dy_s_tail[1][dy_t] = dy_acc0_1;
+    dy_s_tail[2][dy_t] = dy_acc0_2;
+    dy_s_tail[3][dy_t] = dy_acc0_3;
+    __syncthreads();
+    if (dy_head_row >= 0) {
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_head_row; --dy_u) {
+        dy_head_0 = dy_op_sum::f(dy_s_tail[0][dy_u * 32 + dy_lane], dy_head_0);
+        dy_head_1 = dy_op_sum::f(dy_s_tail[1][dy_u * 32 + dy_lane], dy_head_1);
+        dy_head_2 = dy_op_sum::f(dy_s_tail[2][dy_u * 32 + dy_lane], dy_head_2);
+        dy_head_3 = dy_op_sum::f(dy_s_tail[3][dy_u * 32 + dy_lane], dy_head_3);
+      }
+      if (dy_act) *reinterpret_cast<float4*>(&dy_part[(long long)(dy_head_row - dy_lo) * dy_K + dy_col]) = make_float4(dy_head_0, dy_head_1, dy_head_2, dy_head_3);
+    }
+    if (dy_w == dy_last && dy_key >= 0) {
+      float dy_c_0 = dy_acc0_0, dy_c_1 = dy_acc0_1, dy_c_2 = dy_acc0_2, dy_c_3 = dy_acc0_3;
+      for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == dy_key; --dy_u) {
+        dy_c_0 = dy_op_sum::f(dy_s_tail[0][dy_u * 32 + dy_lane], dy_c_0);
+        dy_c_1 = dy_op_sum::f(dy_s_tail[1][dy_u * 32 + dy_lane], dy_c_1);
+        dy_c_2 = dy_op_sum::f(dy_s_tail[2][dy_u * 32 + dy_lane], dy_c_2);
+        dy_c_3 = dy_op_sum::f(dy_s_tail[3][dy_u * 32 + dy_lane], dy_c_3);
+      }
+      if (dy_act) *reinterpret_cast<float4*>(&dy_carry[(long long)blockIdx.x * dy_K + dy_col]) = make_float4(dy_c_0, dy_c_1, dy_c_2, dy_c_3);
+    }
+    __syncthreads();
+  }
+}
+
 static __global__ void __launch_bounds__(256) dy_gcn_op3_merge_path_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, float* __restrict__ dy_part, float* __restrict__ dy_carry) {
   const int dy_K = c;
   const int dy_e0 = A_rowPtr[dy_lo];
@@ -843,7 +1045,7 @@ extern "C" int dype_gcn_gcn_op1_warp_per_row(const int* A_rowPtr, const int* A_c
   return dy_launch_status();
 }
 
-// merge-path: Merrill-Garland merge path: each block takes 512 rows+entries (one global search, row ends in shared memory, 64 per warp with lanes over 32 columns, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue
+// merge-path: Merrill-Garland merge path: each block takes 512 rows+entries (one global search, row ends in shared memory, 64 per warp with lanes over 32 columns or 4 columns a lane as one vector where 4 divides the width, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue
 extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -859,7 +1061,14 @@ extern "C" int dype_gcn_gcn_op1_merge_path(const int* A_rowPtr, const int* A_col
   const cudaError_t dy_err = dy_workspace(stream, (size_t)((dy_rows + dy_tiles) * (dy_K > 0 ? dy_K : 1)) * sizeof(float), (void**)&dy_part);
   if (dy_err != cudaSuccess) return (int)dy_err;
   float* dy_carry = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_gcn_op1_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry);
+  if (dy_K > 0) {
+    // 4 columns a lane as one vector where 4 divides the width and the rows are aligned.
+    if (dy_K % 4 == 0 && (reinterpret_cast<uintptr_t>(dy_part) & 15u) == 0 && (reinterpret_cast<uintptr_t>(T1) & 15u) == 0) {
+      DY_LAUNCH(dy_gcn_op1_merge_path_tiles_vec, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry);
+    } else {
+      DY_LAUNCH(dy_gcn_op1_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry);
+    }
+  }
   DY_LAUNCH(dy_gcn_op1_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_part, dy_carry);
   return dy_launch_status();
 }
@@ -965,7 +1174,7 @@ extern "C" int dype_gcn_gcn_op3_warp_per_row(const int* A_rowPtr, const int* A_c
   return dy_launch_status();
 }
 
-// merge-path: Merrill-Garland merge path: each block takes 512 rows+entries (one global search, row ends in shared memory, 64 per warp with lanes over 32 columns, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue
+// merge-path: Merrill-Garland merge path: each block takes 512 rows+entries (one global search, row ends in shared memory, 64 per warp with lanes over 32 columns or 4 columns a lane as one vector where 4 divides the width, rows crossing warps combined in shared memory); a second kernel adds the carries of rows that cross tiles and runs the epilogue
 extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -981,7 +1190,14 @@ extern "C" int dype_gcn_gcn_op3_merge_path(const int* A_rowPtr, const int* A_col
   const cudaError_t dy_err = dy_workspace(stream, (size_t)((dy_rows + dy_tiles) * (dy_K > 0 ? dy_K : 1)) * sizeof(float), (void**)&dy_part);
   if (dy_err != cudaSuccess) return (int)dy_err;
   float* dy_carry = dy_part + dy_rows * (dy_K > 0 ? dy_K : 1);
-  if (dy_K > 0) DY_LAUNCH(dy_gcn_op3_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry);
+  if (dy_K > 0) {
+    // 4 columns a lane as one vector where 4 divides the width and the rows are aligned.
+    if (dy_K % 4 == 0 && (reinterpret_cast<uintptr_t>(dy_part) & 15u) == 0 && (reinterpret_cast<uintptr_t>(T2) & 15u) == 0) {
+      DY_LAUNCH(dy_gcn_op3_merge_path_tiles_vec, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry);
+    } else {
+      DY_LAUNCH(dy_gcn_op3_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry);
+    }
+  }
   DY_LAUNCH(dy_gcn_op3_merge_path_rows, (unsigned)((dy_rows + 255) / 256), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_part, dy_carry);
   return dy_launch_status();
 }
