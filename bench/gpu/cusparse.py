@@ -2,7 +2,8 @@
 
 Times y = A x (SpMV) and Y = A B (SpMM, B as each job gives it: 16, 32 or
 128 columns) in float32 with cupyx.scipy.sparse (cuSPARSE) on the matrices
-and inputs of the dype jobs
+and inputs of the dype jobs (Matrix Market files, or the NumPy arrays of the
+generated matrices)
 (median of 20 runs after 3 warm-ups, CUDA events), reads the dype_check CSVs
 for the same ops, and prints dype's best variant and the variant dype picks
 for the input (picks.txt) against cuSPARSE with the geometric means of the
@@ -45,6 +46,20 @@ def read_mtx(path):
         if sym != 'general' and i != j:
             r.append(j); c.append(i); v.append(-x if sym == 'skew-symmetric' else x)
     return ('coo', rows, cols, (r, c, v))
+
+
+def read_input(path):
+    """A job's input as read_mtx gives it: NumPy arrays (dense .npy, sparse .csr folders) for generated matrices."""
+    import numpy as np
+    if path.endswith('.npy'):
+        a = np.load(path)
+        return ('dense', a.shape[0], a.shape[1] if a.ndim == 2 else 1, a if a.ndim == 2 else a.reshape(-1, 1))
+    if path.rstrip('/').endswith('.csr'):
+        d = path.rstrip('/')
+        ptr, idx, val = (np.load(os.path.join(d, f)) for f in ('rowPtr.npy', 'colIdx.npy', 'vals.npy'))
+        cols = int(open(os.path.join(d, 'cols')).read())
+        return ('csr', len(ptr) - 1, cols, (ptr, idx, val))
+    return read_mtx(path)
 
 
 def time_gpu(fn, reps=20, warmup=3):
@@ -126,10 +141,15 @@ def main():
             continue
         files = dict(a.split('=', 1) for a in args[1::2] if '=' in a and not a.startswith('--'))
         inputs = {k: os.path.join(work, v) for k, v in files.items()}
-        kind, rows, cols, (r, c, v) = read_mtx(inputs['A'])
-        A = cps.coo_matrix((cp.asarray(v, dtype=cp.float32), (cp.asarray(r), cp.asarray(c))), shape=(rows, cols)).tocsr()
-        A.sum_duplicates()
-        dense = read_mtx(inputs['x' if ex == 'spmv' else 'B'])[3]
+        kind, rows, cols, parts = read_input(inputs['A'])
+        if kind == 'csr':
+            ptr, idx, val = parts
+            A = cps.csr_matrix((cp.asarray(val, dtype=cp.float32), cp.asarray(idx), cp.asarray(ptr)), shape=(rows, cols))
+        else:
+            r, c, v = parts
+            A = cps.coo_matrix((cp.asarray(v, dtype=cp.float32), (cp.asarray(r), cp.asarray(c))), shape=(rows, cols)).tocsr()
+            A.sum_duplicates()
+        dense = read_input(inputs['x' if ex == 'spmv' else 'B'])[3]
         X = cp.asarray(dense, dtype=cp.float32)
         if ex == 'spmv':
             X = X.reshape(-1)

@@ -10,6 +10,12 @@
  * and op the variant dype picks on the H200 for that input (`dype plan
  * --system h200-cpu`, its GPU-only mapping): what a user gets, which
  * run.sh reports beside the fastest variant.
+ * Beside them, SpMV and SpMM (the same widths) on matrices of 10^7 entries
+ * and more that run.sh generates on the GPU machine from generated.txt
+ * (bench/gpu/generate.py: a 3-D stencil and an R-MAT graph with hubs of
+ * 10^5-10^6 entries; NumPy inputs and float64 references, too large to
+ * carry): their jobs read gen/, and their picks are planned here from the
+ * same matrices made by the same rules (generated.ts).
  *   npm run build && node dist/bench/gpu/prepare.js
  * Then carry bench/results/gpu-work to the GPU machine and run bench/gpu/run.sh.
  */
@@ -19,6 +25,12 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatMatrixMarketArray } from '../../runtime/io/mtx-write.js';
 import { loadMatrix } from '../../runtime/io/load.js';
+import { plannedSpec } from '../../codegen/implementations.js';
+import { parseGoal } from '../../cli/goal.js';
+import { boundDims, loadSystem, planFor, sparseFeatures } from '../../cli/planning.js';
+import { loadProgram, optimise, selectKernel } from '../../cli/program.js';
+import type { Tensor } from '../../runtime/tensor.js';
+import { generateMatrix, specLine, type GeneratedSpec } from './generated.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
@@ -66,6 +78,67 @@ function gpuPicks(ex: string, inputs: string[], params: string[]): [string, stri
   const gpu = plan.baselines['gpu-only'];
   if (!gpu) throw new Error(`${ex}: no GPU-only mapping on ${PICK_SYSTEM}`);
   return gpu.stages.flatMap((st) => Object.entries(st.variants));
+}
+
+/**
+ * Matrices run.sh generates on the GPU machine (generate.py): a regular 3-D
+ * stencil (14.6M entries, 2.1M rows of at most 7) and an R-MAT graph over
+ * 2^20 vertices with 10^7 edge draws and three hubs of 10^5, 3 x 10^5 and
+ * 10^6 column draws (10.7M entries, the longest row 644k).
+ */
+export const GENERATED: GeneratedSpec[] = [
+  { name: 'stencil128', kind: 'stencil3d', params: [128], seed: 1 },
+  { name: 'rmat20', kind: 'rmat', params: [20, 10_000_000, 100_000, 300_000, 1_000_000], seed: 2 },
+];
+
+/** gpuPicks for a matrix held here only (a generated one): the planner in-process, its A from memory. */
+function gpuPicksOf(ex: string, a: Tensor, k: number | undefined): [string, string][] {
+  const file = join(root, 'examples', `${ex}.dy`);
+  const module = optimise(loadProgram(file));
+  const kernel = selectKernel(module, file, undefined);
+  const tensors = new Map<string, Tensor>([['A', a]]);
+  const scalars = new Map<string, number>(k === undefined ? [] : [['k', k]]);
+  const sys = loadSystem({ system: PICK_SYSTEM }, PICK_SYSTEM);
+  const r = planFor(
+    plannedSpec(module, file, kernel.name),
+    sys,
+    sparseFeatures(kernel, tensors),
+    boundDims(kernel, tensors, scalars),
+    scalars,
+    parseGoal({}),
+  );
+  const gpu = r.baselines['gpu-only'];
+  if (!gpu) throw new Error(`${ex}: no GPU-only mapping on ${PICK_SYSTEM}`);
+  return gpu.stages.flatMap((st) => Object.entries(st.variants));
+}
+
+/** Jobs and picks of the generated matrices; their spec lines go to generated.txt. */
+function generatedJobs(jobs: string[], picks: string[]): string[] {
+  const specs: string[] = [];
+  for (const g of GENERATED) {
+    const t0 = performance.now();
+    const a = generateMatrix(g);
+    const at = (f: string): string => `gen/${g.name}${f}`;
+    const cases: { ex: string; job: string; args: string; k?: number }[] = [
+      { ex: 'spmv', job: g.name, args: `--input A=${at('.csr')} --input x=${at('-x.npy')} --ref y=${at('-y.npy')}` },
+      ...SPMM_WIDTHS.map((k) => ({
+        ex: 'spmm',
+        job: `${g.name}-K${k}`,
+        args: `--input A=${at('.csr')} --input B=${at(`-B${k}.npy`)} --ref Y=${at(`-Y${k}.npy`)}`,
+        k,
+      })),
+    ];
+    for (const c of cases) {
+      jobs.push(`${c.ex} ${c.job} ${c.args}`);
+      for (const [op, variant] of gpuPicksOf(c.ex, a, c.k)) picks.push(`${c.ex} ${c.job} ${op} ${variant}`);
+    }
+    specs.push(specLine(g, SPMM_WIDTHS));
+    const s = ((performance.now() - t0) / 1e3).toFixed(1);
+    console.log(
+      `${g.name} (generated on the GPU machine): ${a.rows} x ${a.cols}, nnz ${a.colIdx.length}; planned in ${s} s`,
+    );
+  }
+  return specs;
 }
 
 /** xorshift32 from a fixed seed; four decimals keep the files small. */
@@ -157,6 +230,8 @@ function main(): void {
     }
     console.log(`${name}: ${n} x ${cols}, nnz ${m.kind === 'coordinate' ? m.rowIdx.length : n * cols}`);
   }
+  const specs = generatedJobs(jobs, picks);
+  writeFileSync(join(work, 'generated.txt'), `${specs.join('\n')}\n`);
   writeFileSync(join(work, 'jobs.txt'), `${jobs.join('\n')}\n`);
   writeFileSync(join(work, 'picks.txt'), `${picks.join('\n')}\n`);
   console.log(`wrote ${jobs.length} jobs to ${relative(root, join(work, 'jobs.txt'))}`);

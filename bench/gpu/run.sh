@@ -10,15 +10,19 @@
 # through the native ABI, whole and split over 2 and 3 instances), runs every job's checks under
 # compute-sanitizer (memcheck and racecheck), then times SpMV and SpMM through CuPy (cuSPARSE) on
 # the same matrices and inputs, and reports the variant dype picks for each op (picks.txt) beside
-# the fastest one measured.
+# the fastest one measured. Matrices listed in WORK/generated.txt (10^7 entries and more, too
+# large to carry) are generated here first by generate.py (NumPy and SciPy), beside the builds,
+# into WORK/gen; their jobs run dype_check and dype_abi_check but not compute-sanitizer (hours
+# at that size), which the summary says per job.
 #
 # Strict: any missing piece (work folder, jobs.txt, picks.txt or a job's pick, a project, an
 # input or reference file, a tool), any failed build, check or Python step, or a job over its
 # time limit (JOB_TIMEOUT seconds, default 900) makes the exit status non-zero; nothing is
 # skipped silently.
-# --dry-run (no GPU needed): checks every piece it needs is present (the work, nvcc, make; not
-# the driver, compute-sanitizer or CuPy) and builds every project with nvcc (for ARCH, default
-# 90), then stops; it runs nothing on a device.
+# --dry-run (no GPU needed): checks every piece it needs is present (the work, nvcc, make, and
+# for generated matrices python3 with NumPy and SciPy; not the driver, compute-sanitizer or CuPy)
+# and builds every project with nvcc (for ARCH, default 90), then stops; it generates nothing and
+# runs nothing on a device.
 set -euo pipefail
 
 dry=0
@@ -52,6 +56,12 @@ if [ $dry -eq 0 ]; then
   python3 -c 'import cupy, cupyx.scipy.sparse' > /dev/null 2>&1 || fail "python3 cannot import CuPy (the cuSPARSE baseline)"
   [ -f "$here/cusparse.py" ] || fail "missing $here/cusparse.py"
 fi
+generated=0
+if [ -s "$work/generated.txt" ]; then
+  generated=1
+  [ -f "$here/generate.py" ] || fail "missing $here/generate.py (the generated matrices)"
+  python3 -c 'import numpy, scipy.sparse' > /dev/null 2>&1 || fail "python3 cannot import NumPy and SciPy (the generated matrices)"
+fi
 examples="$(cut -d' ' -f1 "$work/jobs.txt" | sort -u)"
 missing=0
 for ex in $examples; do
@@ -66,7 +76,11 @@ while read -r ex matrix args; do
     case "$1" in
       --input | --ref)
         f="${2#*=}"
-        [ -f "$work/$f" ] || { echo "$ex $matrix: missing $1 file $work/$f" >&2; missing=1; }
+        # gen/ is written by generate.py (checked once it has run).
+        case "$f" in
+          gen/*) [ $generated -eq 1 ] || { echo "$ex $matrix: $f is generated, but $work/generated.txt lists nothing" >&2; missing=1; } ;;
+          *) [ -f "$work/$f" ] || { echo "$ex $matrix: missing $1 file $work/$f" >&2; missing=1; } ;;
+        esac
         shift 2
         ;;
       *) shift ;;
@@ -86,6 +100,12 @@ else
 fi
 
 status=0
+# ---- the generated matrices, beside the builds (CPU work while nvcc runs)
+gen_pid=
+if [ $generated -eq 1 ] && [ $dry -eq 0 ]; then
+  timeout "$job_timeout" python3 "$here/generate.py" "$work" > "$out/logs/generate.log" 2>&1 &
+  gen_pid=$!
+fi
 # ---- builds, two at a time
 pids=()
 names=()
@@ -105,6 +125,22 @@ done
 if [ $dry -eq 1 ]; then
   [ $status -eq 0 ] && echo "dry run: every project built" | tee -a "$out/summary.txt"
   exit $status
+fi
+
+if [ -n "$gen_pid" ]; then
+  if wait "$gen_pid"; then
+    tee -a "$out/summary.txt" < "$out/logs/generate.log"
+  else
+    echo "generate.py failed (see logs/generate.log)" | tee -a "$out/summary.txt"
+    exit 1
+  fi
+  while read -r ex matrix args; do
+    for f in $args; do
+      case "$f" in
+        *=gen/*) [ -e "$work/${f#*=}" ] || fail "$ex $matrix: generate.py wrote no $work/${f#*=}" ;;
+      esac
+    done
+  done < "$work/jobs.txt"
 fi
 
 # ---- checks and timings, each job under its time limit
@@ -128,6 +164,12 @@ done < "$work/jobs.txt"
 # ---- every example under compute-sanitizer (memcheck, racecheck), checks only, on each job's data
 while read -r ex matrix args; do
   [ -n "$ex" ] || continue
+  case "$args" in
+    *=gen/*)
+      echo "$ex $matrix: compute-sanitizer not run (a generated matrix of 10^7 entries; the same kernels run under it on the real matrices)" | tee -a "$out/summary.txt"
+      continue
+      ;;
+  esac
   for tool in memcheck racecheck; do
     log="$out/logs/$tool-$ex-$matrix.log"
     rc=0

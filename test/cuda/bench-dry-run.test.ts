@@ -96,6 +96,27 @@ describe('bench/gpu/run.sh --dry-run', () => {
     expect(bad.out).toContain('build of spmv failed');
   });
 
+  it('takes jobs on generated matrices (gen/) only with their generated.txt, which needs NumPy and SciPy', () => {
+    const w = work();
+    const gen = 'spmv rmat20 --input A=gen/rmat20.csr --input x=gen/rmat20-x.npy --ref y=gen/rmat20-y.npy\n';
+    writeFileSync(join(w, 'jobs.txt'), readFileSync(join(w, 'jobs.txt'), 'utf8') + gen);
+    writeFileSync(join(w, 'picks.txt'), 'spmv jazz op0 adaptive-rows\nspmv rmat20 op0 merge-path\n');
+    const orphan = dryRun(w, shims(0));
+    expect(orphan.status).toBe(1);
+    expect(orphan.out).toContain('spmv rmat20: gen/rmat20.csr is generated, but');
+    writeFileSync(join(w, 'generated.txt'), 'rmat20 rmat 20:10000000:100000,300000,1000000 2 16,32,128\n');
+    const python = spawnSync('python3', ['-c', 'import numpy, scipy.sparse']).status === 0;
+    const r = dryRun(w, shims(0));
+    if (python) {
+      // The dry run generates nothing: the gen/ files are written on the GPU machine, beside the builds.
+      expect(r.status, r.out).toBe(0);
+      expect(r.out).toContain('dry run: every project built');
+    } else {
+      expect(r.status).toBe(1);
+      expect(r.out).toContain('cannot import NumPy and SciPy');
+    }
+  });
+
   // The real build: what compile-examples.test.ts and project-build.test.ts already do with nvcc, through this script.
   it.skipIf(!TOOLS || process.env['DYPE_SLOW_TESTS'] !== '1')(
     'builds the project with the real nvcc (DYPE_SLOW_TESTS=1)',

@@ -16,11 +16,21 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitCuda } from '../../codegen/cuda/emit.js';
 import { formatMatrixMarketCoordinate } from '../../runtime/io/mtx-write.js';
-import { toCsr } from '../../runtime/io/convert.js';
+import { toCsr, toDense } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { runCli } from '../helpers/cli.js';
 import { columnStochastic } from '../helpers/example-inputs.js';
-import { type Job, denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
+import {
+  type Job,
+  denseMtx,
+  exampleProgram,
+  fixtureProgram,
+  lcg,
+  ROOT,
+  writeCsrDir,
+  writeNpy,
+  writeProject,
+} from './helpers.js';
 import { have, pool, run } from './nvcc.js';
 
 const GXX = have('g++');
@@ -111,6 +121,18 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         ).flat(),
       ),
     );
+    const X198x40 = file('X198x40.mtx', dense(198, 40));
+    /** A Matrix Market input as NumPy: a sparse one as a .csr folder, a dense one as a float32 .npy array. */
+    const npyOf = (name: string, mtx: string): string => {
+      const m = loadMatrix(mtx);
+      const p = join(data, name);
+      if (name.endsWith('.csr')) writeCsrDir(p, toCsr(m));
+      else {
+        const d = toDense(m);
+        writeNpy(p, d.shape, Float32Array.from(d.data));
+      }
+      return p;
+    };
     const jobs: Job[] = [
       { prog: 'spmv', matrix: 'jazz', inputs: { A: jazz, x: x198 }, params: [], outs: ['y'] },
       {
@@ -148,7 +170,7 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
       {
         prog: 'spmm',
         matrix: 'jazz',
-        inputs: { A: jazz, B: file('X198x40.mtx', dense(198, 40)) },
+        inputs: { A: jazz, B: X198x40 },
         params: [],
         outs: ['Y'],
       },
@@ -168,6 +190,17 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         params: [],
         outs: ['Y'],
       })),
+      // The same SpMM with NumPy inputs and references (bench/gpu's generated matrices): a .csr folder, a .npy
+      // dense operand, float64 .npy references.
+      {
+        prog: 'spmm',
+        matrix: 'jazz-npy',
+        inputs: { A: jazz, B: X198x40 },
+        driverInputs: { A: npyOf('jazz.csr', jazz), B: npyOf('X198x40.npy', X198x40) },
+        npyRefs: true,
+        params: [],
+        outs: ['Y'],
+      },
       // adaptive-rows over 5 columns: groups of 8 lanes (3 idle), 4 rows a warp.
       {
         prog: 'spmm',
@@ -213,6 +246,7 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     // References, then the emulated driver on the same files.
     const checks = jobs.map((j, n) => {
       const refs = j.outs.map((o) => `${o}=${join(data, `ref${n}.${o}.mtx`)}`);
+      const driverRefs = j.npyRefs ? j.outs.map((o) => `${o}=${join(data, `ref${n}.${o}.npy`)}`) : refs;
       const r = runCli(
         [
           'run',
@@ -226,13 +260,18 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         { timeoutMs: 60_000 },
       );
       expect(r.status, r.stderr).toBe(0);
+      if (j.npyRefs)
+        for (const o of j.outs) {
+          const d = toDense(loadMatrix(join(data, `ref${n}.${o}.mtx`)));
+          writeNpy(join(data, `ref${n}.${o}.npy`), d.shape, Float64Array.from(d.data));
+        }
       return () =>
         run(
           join(dir, j.prog, 'emu_check'),
           [
-            ...Object.entries(j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]),
+            ...Object.entries(j.driverInputs ?? j.inputs).flatMap(([k, v]) => ['--input', `${k}=${v}`]),
             ...j.params.flatMap((p) => ['--param', p]),
-            ...refs.flatMap((o) => ['--ref', o]),
+            ...driverRefs.flatMap((o) => ['--ref', o]),
             '--check-only',
           ],
           dir,

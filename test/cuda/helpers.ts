@@ -51,4 +51,38 @@ export interface Job {
   inputs: Record<string, string>;
   params: string[];
   outs: string[];
+  /** What the driver reads instead of `inputs` (the same values in other files: NumPy arrays). */
+  driverInputs?: Record<string, string>;
+  /** The driver reads the references as float64 .npy arrays (converted from dype's Matrix Market). */
+  npyRefs?: boolean;
+}
+
+/** A little-endian NumPy .npy file (format 1.0, C order) of float32, float64 or int32 values. */
+export function writeNpy(path: string, shape: readonly number[], data: Float32Array | Float64Array | Int32Array): void {
+  const descr = data instanceof Float32Array ? '<f4' : data instanceof Float64Array ? '<f8' : '<i4';
+  const dims = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${dims}, }`;
+  // Magic, version and length take 10 bytes; the header pads with spaces to a multiple of 64 and ends in a newline.
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head[7] = 0;
+  head.writeUInt16LE(header.length, 8);
+  writeFileSync(
+    path,
+    Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]),
+  );
+}
+
+/** A CSR matrix as the .csr folder of .npy arrays dype_check reads (rowPtr, colIdx int32; vals float32; cols). */
+export function writeCsrDir(
+  path: string,
+  m: { rows: number; cols: number; rowPtr: Int32Array; colIdx: Int32Array; values: Float64Array },
+): void {
+  mkdirSync(path, { recursive: true });
+  writeNpy(join(path, 'rowPtr.npy'), [m.rows + 1], m.rowPtr);
+  writeNpy(join(path, 'colIdx.npy'), [m.colIdx.length], m.colIdx);
+  writeNpy(join(path, 'vals.npy'), [m.values.length], Float32Array.from(m.values));
+  writeFileSync(join(path, 'cols'), `${m.cols}\n`);
 }
