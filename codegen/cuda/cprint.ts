@@ -236,6 +236,17 @@ export class StmtPrinter {
     }
   }
 
+  /** s by the rules of StmtPrinter.stmt (a subclass's forStmt and storeStmt still apply) with printer q in effect. */
+  baseStmt(q: ExprPrinter, s: LStmt, ind: string): string[] {
+    const p = this.p;
+    this.p = q;
+    try {
+      return StmtPrinter.prototype.stmt.call(this, s, ind);
+    } finally {
+      this.p = p;
+    }
+  }
+
   forStmt(s: Extract<LStmt, { k: 'for' }>, ind: string): string[] {
     const p = this.p;
     const v = p.var(s.var);

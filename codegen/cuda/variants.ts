@@ -30,7 +30,7 @@ import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { ADAPTIVE_LANES, DENSE_VECTOR } from '../../runtime/catalogue/gpu.js';
 import { columnShape } from '../c/columns.js';
 import { cConst, cType, ExprPrinter, FuncNames, StmtPrinter, type LLoad } from './cprint.js';
-import { ColumnJam, jamStatement, vectorType } from './vec-columns.js';
+import { ColumnJam, jamContext, jamStatement, vectorType } from './vec-columns.js';
 import {
   declared,
   entryLoopOf,
@@ -457,21 +457,7 @@ class WarpPrinter extends StmtPrinter {
   /** A statement of a vector column loop, once per column; its vector loads first, a vector store where it can. */
   private jammed(s: Extract<LStmt, { k: 'let' | 'set' | 'store' }>, ind: string): string[] {
     return jamStatement(
-      {
-        jam: this.jam!,
-        p: this.p,
-        fresh: (x) => this.fresh(x),
-        written: writtenBuffers(this.f),
-        vectorBufs: this.vectorBufs,
-        storeGuard: this.storeGuard(),
-        plain: (q, x, i) => {
-          const base = this.p;
-          this.p = q;
-          const out = super.stmt(x, i);
-          this.p = base;
-          return out;
-        },
-      },
+      jamContext(this, this.jam!, writtenBuffers(this.f), this.vectorBufs, this.storeGuard()),
       s,
       ind,
     );
@@ -696,14 +682,30 @@ function groupRowLoop(i: string): string[] {
 function denseRows(o: OpCode, top: For): Variant | undefined {
   const lanes: LaneSplit = { width: 'dy_width', row: top.var, live: 'dy_live', dense: true };
   const wp = new WarpPrinter(o.p, o.f, lanes);
-  const body = wp.block(top.body, '    ');
+  const ind = '    ';
+  const body = wp.block(top.body, ind);
   if (wp.splits === 0 || wp.laneSplits > 0 || wp.denseHi === undefined) return undefined;
   const name = `${o.base}_adaptive_rows`;
+  const i = o.p.var(top.var);
+  // Rows longer than DENSE_LONG_ENTRIES go to a block each where the nest allows it (a fold over one walk of
+  // the row's entries inside the column loop: SpMM's shape).
+  const long = denseLongShape(o);
+  const ptrC = long ? o.names.buf(long.ptr).c : '';
+  const queue = long ? ['int* __restrict__ dy_queue', 'int* __restrict__ dy_count'] : [];
   const kernel = (kname: string, lines: string[]): string[] => [
-    `${kernelHead(o, kname, 256, [...RANGE_PARAMS, 'int dy_width'])} {`,
+    `${kernelHead(o, kname, 256, [...RANGE_PARAMS, 'int dy_width', ...queue])} {`,
     '  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));',
-    ...groupRowLoop(o.p.var(top.var)),
-    ...lines,
+    ...groupRowLoop(i),
+    ...(long
+      ? [
+          `    // A row of more than ${DENSE_LONG_ENTRIES} entries goes to the long-row kernel (a block each); its group skips it.`,
+          `    const bool dy_long = dy_live && ${ptrC}[${i} + 1] - ${ptrC}[${i}] > ${DENSE_LONG_ENTRIES};`,
+          `    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = ${i};`,
+          '    if (!dy_long) {',
+          ...indent(lines, '  '),
+          '    }',
+        ]
+      : lines),
     '  }',
     '}',
   ];
@@ -711,7 +713,21 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
   // The vector copy must split the same dense loop, its only one.
   const vec = found && found.wp.laneSplits === 0 && found.wp.vectorWidths.length === 1 ? found : undefined;
   const vecName = `${name}_vec`;
-  const args = [...o.args(), ...RANGE_ARGS, 'dy_width'];
+  const args = [...o.args(), ...RANGE_ARGS, 'dy_width', ...(long ? ['dy_queue', 'dy_count'] : [])];
+  const longArgs = [...o.args(), ...RANGE_ARGS, 'dy_queue', 'dy_count'];
+  const launches = (kname: string): string[] => [
+    launchLine(kname, '(unsigned)dy_blocks', '256', args),
+    ...(long
+      ? [
+          launchLine(
+            `${kname}_long`,
+            `(unsigned)(dy_n < ${LONG_ROW_BLOCKS} ? dy_n : ${LONG_ROW_BLOCKS})`,
+            `${BLOCK_LANES}`,
+            longArgs,
+          ),
+        ]
+      : []),
+  ];
   const launch = [
     ...rangeLines(o, top),
     `// Lanes per row from the dense width (runtime/catalogue/gpu.ts adaptiveDenseLanes, denseVector).`,
@@ -720,24 +736,111 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
     'int dy_width = 1;',
     `while (dy_width < ${ADAPTIVE_LANES.max} && dy_width * dy_vec < dy_k) dy_width <<= 1;`,
     ...grid('(dy_n * dy_width + 255) / 256'),
+    ...(long
+      ? [
+          "// The queue of long rows (at most one per row of the range) and its count, in the stream's workspace.",
+          'int* dy_queue = nullptr;',
+          'cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);',
+          'if (dy_err != cudaSuccess) return (int)dy_err;',
+          'int* dy_count = dy_queue + dy_n;',
+          'dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);',
+          'if (dy_err != cudaSuccess) return (int)dy_err;',
+        ]
+      : []),
   ];
   if (vec)
     launch.push(
       `if (dy_vec == ${vec.v}) {`,
-      `  ${launchLine(vecName, '(unsigned)dy_blocks', '256', args)}`,
+      ...indent(launches(vecName), '  '),
       '} else {',
-      `  ${launchLine(name, '(unsigned)dy_blocks', '256', args)}`,
+      ...indent(launches(name), '  '),
       '}',
     );
-  else launch.push(launchLine(name, '(unsigned)dy_blocks', '256', args));
+  else launch.push(...launches(name));
+  const longKernels = long
+    ? [
+        '',
+        ...denseLongKernel(o, long, 1, `${name}_long`),
+        ...(vec ? ['', ...denseLongKernel(o, long, vec.v, `${vecName}_long`)] : []),
+      ]
+    : [];
   return {
     name: 'adaptive-rows',
     cname: 'adaptive_rows',
-    note: `rows on groups of 1-${ADAPTIVE_LANES.max} lanes (a power of two, the dense width's), each lane its columns${vec ? ` (${vec.v} as one vector where ${vec.v} divides the width)` : ''}, several rows per warp for narrow widths`,
-    device: [...kernel(name, body), ...(vec ? ['', ...kernel(vecName, vec.body)] : [])],
+    note: `rows on groups of 1-${ADAPTIVE_LANES.max} lanes (a power of two, the dense width's), each lane its columns${vec ? ` (${vec.v} as one vector where ${vec.v} divides the width)` : ''}, several rows per warp for narrow widths${long ? `; rows of more than ${DENSE_LONG_ENTRIES} entries go to a block each` : ''}`,
+    device: [...kernel(name, body), ...(vec ? ['', ...kernel(vecName, vec.body)] : []), ...longKernels],
     launch,
     extra: [],
   };
+}
+
+/** adaptive-rows' SpMM form sends a row of more than this many entries to a block of its own (runtime/catalogue/gpu.ts). */
+const DENSE_LONG_ENTRIES = ADAPTIVE_LANES.denseLongEntries;
+
+/** The nest's column loop, its fold over the row's entries and the row pointers, where a block can take a row. */
+function denseLongShape(o: OpCode): (MergeShape & { dense: For; tail: LStmt[] }) | undefined {
+  const m = mergeShape(o.f);
+  if (!m?.dense) return undefined;
+  const shape = columnShape(m.dense);
+  if (!shape || shape.acc.length !== 1 || shape.acc[0] !== m.red.init || shape.entries !== m.red.loop) return undefined;
+  return { ...m, dense: m.dense, tail: shape.tail };
+}
+
+/**
+ * The long-row kernel of adaptive-rows' SpMM form: a block of BLOCK_LANES threads per queued row (looping over
+ * the queue), its warps taking every 8th entry of the row with lanes over the columns (V a lane, as one vector
+ * where the group kernel has them: vec-columns.ts), then warp 0 folds the 8 warps' partials in warp order and
+ * runs the rest of the column body. The sum's order differs from the group kernel's (the folds are
+ * reassociated, as the entries form's block fold is).
+ */
+function denseLongKernel(o: OpCode, m: MergeShape & { dense: For; tail: LStmt[] }, v: number, kname: string): string[] {
+  const { red, dense, top } = m;
+  const T = cType(red.init.type);
+  const ident = cConst((red.init.value as { value: number }).value, red.init.type);
+  const fold = FOLD_FN[red.op];
+  const warps = BLOCK_LANES / 32;
+  const jam = new ColumnJam(v, dense.var, dense.hi, 'dy_col');
+  const acc = o.p.var(red.init.var);
+  jam.replicate(red.init.var, acc);
+  const jp = new JamPrinter(o.p, jam, o.written);
+  const foldBody = jp.block(red.loop.body, '        ');
+  const tp = new JamPrinter(o.p, jam, o.written, 'dy_act');
+  const tail = tp.block(m.tail, '        ');
+  const us = Array.from({ length: v }, (_, u) => u);
+  const accs = us.map((u) => `dy_${acc}_${u}`);
+  const ptrC = o.names.buf(m.ptr).c;
+  const i = o.p.var(top.var);
+  const pv = o.p.var(red.loop.var);
+  const K = o.host(dense.hi);
+  return [
+    `${kernelHead(o, kname, BLOCK_LANES, [...RANGE_PARAMS, 'const int* __restrict__ dy_queue', 'const int* __restrict__ dy_count'])} {`,
+    `  __shared__ ${T} dy_s_part[${warps}][${v}][32];`,
+    '  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;',
+    '  const int dy_queued = *dy_count;',
+    '  (void)dy_lo;',
+    '  (void)dy_hi;',
+    '  for (int dy_q = (int)blockIdx.x; dy_q < dy_queued; dy_q += (int)gridDim.x) {',
+    `    const int ${i} = dy_queue[dy_q];`,
+    `    for (int dy_kb = 0, dy_K = ${K}; dy_kb < dy_K; dy_kb += ${v * 32}) {`,
+    `      const bool dy_act = dy_kb + ${v === 1 ? '' : `${v} * `}dy_lane < dy_K;`,
+    `      const int dy_col = dy_act ? dy_kb + ${v === 1 ? '' : `${v} * `}dy_lane : dy_K - ${v};`,
+    `      ${T} ${accs.map((a) => `${a} = ${ident}`).join(', ')};`,
+    `      for (int ${pv} = ${ptrC}[${i}] + dy_w, dy_pe = ${ptrC}[${i} + 1]; ${pv} < dy_pe; ${pv} += ${warps}) {`,
+    ...foldBody,
+    '      }',
+    ...accs.map((a, u) => `      dy_s_part[dy_w][${u}][dy_lane] = ${a};`),
+    '      __syncthreads();',
+    '      if (dy_w == 0) {',
+    `        for (int dy_x = 1; dy_x < ${warps}; ++dy_x) {`,
+    ...accs.map((a, u) => `          ${a} = ${fold}::f(${a}, dy_s_part[dy_x][${u}][dy_lane]);`),
+    '        }',
+    ...tail,
+    '      }',
+    '      __syncthreads();',
+    '    }',
+    '  }',
+    '}',
+  ];
 }
 
 function entryRows(o: OpCode, top: For): Variant | undefined {
@@ -1259,32 +1362,20 @@ class JamPrinter extends StmtPrinter {
     p: ExprPrinter,
     private readonly jam: ColumnJam,
     private readonly written: ReadonlySet<string>,
+    /** The condition every store is made under ('' for none). */
+    private readonly guard = '',
   ) {
     super(p);
   }
 
   override stmt(s: LStmt, ind: string): string[] {
     if ((s.k === 'let' || s.k === 'set' || s.k === 'store') && this.jam.touches(s))
-      return jamStatement(
-        {
-          jam: this.jam,
-          p: this.p,
-          fresh: (x) => this.fresh(x),
-          written: this.written,
-          vectorBufs: this.vectorBufs,
-          storeGuard: '',
-          plain: (q, x, i) => {
-            const base = this.p;
-            this.p = q;
-            const out = super.stmt(x, i);
-            this.p = base;
-            return out;
-          },
-        },
-        s,
-        ind,
-      );
+      return jamStatement(jamContext(this, this.jam, this.written, this.vectorBufs, this.guard), s, ind);
     return super.stmt(s, ind);
+  }
+
+  override storeStmt(s: Extract<LStmt, { k: 'store' }>, ind: string): string[] {
+    return this.guard === '' ? super.storeStmt(s, ind) : [`${ind}if (${this.guard}) ${this.storeLine(s)}`];
   }
 }
 

@@ -12,7 +12,7 @@
 import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
 import { mentions } from '../c/columns.js';
 import { walkLExpr } from '../../ir/loops-walk.js';
-import type { ExprPrinter, LLoad } from './cprint.js';
+import type { ExprPrinter, LLoad, StmtPrinter } from './cprint.js';
 
 const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
 
@@ -108,6 +108,25 @@ export interface JamContext {
   storeGuard: string;
   /** Prints the statement as it would be without the jam, with printer q. */
   plain: (q: ExprPrinter, s: LStmt, ind: string) => string[];
+}
+
+/** The context of a statement printer (its renames, fresh names and base rules) for jamStatement. */
+export function jamContext(
+  sp: StmtPrinter,
+  jam: ColumnJam,
+  written: ReadonlySet<string>,
+  vectorBufs: Set<string>,
+  storeGuard: string,
+): JamContext {
+  return {
+    jam,
+    p: sp.p,
+    fresh: (x) => sp.fresh(x),
+    written,
+    vectorBufs,
+    storeGuard,
+    plain: (q, x, i) => sp.baseStmt(q, x, i),
+  };
 }
 
 /**

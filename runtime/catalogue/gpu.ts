@@ -89,9 +89,11 @@ function warpPerRow(op: PlanOp, d: DeviceSpec): number {
 
 /**
  * Lanes per row of adaptive-rows, a power of two: the CUDA stub picks them by this rule
- * (codegen/cuda/variants.ts); a row longer than `longRowSteps` x the lanes runs on a block of its own.
+ * (codegen/cuda/variants.ts); a row longer than `longRowSteps` x the lanes runs on a block of its own, and in
+ * the SpMM form (lanes over the columns, a step per entry) a row of more than `denseLongEntries` entries: the
+ * longest row a group of 32 lanes keeps in the entries form.
  */
-export const ADAPTIVE_LANES = { min: 2, max: 32, longRowSteps: 32 } as const;
+export const ADAPTIVE_LANES = { min: 2, max: 32, longRowSteps: 32, denseLongEntries: 1024 } as const;
 
 /** The smallest power of two at least the mean row length (rounded up), within ADAPTIVE_LANES. */
 export function adaptiveLanes(f: SparseFeatures): number {
@@ -140,7 +142,9 @@ function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
     const v = denseVector(k, op.dtype);
     const w = adaptiveDenseLanes(k, v);
     const busy = k / (w * v * Math.ceil(k / (w * v)));
-    return (b / Math.max(busy, 1 / MODEL.warp)) * lockstepImbalance(f, MODEL.warp / w) * 1e3;
+    // Rows of more than denseLongEntries entries run on blocks of their own, beside.
+    const kept = { ...f, rowLenMax: Math.min(f.rowLenMax, ADAPTIVE_LANES.denseLongEntries) };
+    return (b / Math.max(busy, 1 / MODEL.warp)) * lockstepImbalance(kept, MODEL.warp / w) * 1e3;
   }
   const w = adaptiveLanes(f);
   // A row takes ceil(len / w) steps of w lanes (lanes idle on its last step); a warp's 32 / w rows run in lockstep,

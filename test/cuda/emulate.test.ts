@@ -174,6 +174,15 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         params: [],
         outs: ['Y'],
       },
+      // adaptive-rows' SpMM form sends the hub row (5000 entries, over 1024) to its long-row kernel: the float4 one
+      // at 20 columns (above), the scalar one at 7.
+      {
+        prog: 'spmm',
+        matrix: 'hub5000',
+        inputs: { A: hub, B: file('X5000x7.mtx', dense(5000, 7)) },
+        params: [],
+        outs: ['Y'],
+      },
       // Vector columns (float4 a lane): 132 columns take warp-per-row's lanes twice, the second time on one lane.
       {
         prog: 'spmm',

@@ -57,6 +57,12 @@ describe('vector columns', () => {
     expect(stub(cu, 'dype_spmm_spmm_op0_adaptive_rows')).toContain(
       `const int dy_vec = k % 4 == 0 && ${aligned} ? 4 : 1;`,
     );
+    // adaptive-rows queues rows of more than 1024 entries for a block each, in both copies.
+    const adaptive = stub(cu, 'dype_spmm_spmm_op0_adaptive_rows');
+    for (const k of ['dy_spmm_op0_adaptive_rows_long', 'dy_spmm_op0_adaptive_rows_vec_long'])
+      expect(adaptive).toContain(`DY_LAUNCH(${k}, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream,`);
+    expect(kernel(cu, 'dy_spmm_op0_adaptive_rows')).toContain('A_rowPtr[i + 1] - A_rowPtr[i] > 1024;');
+    expect(kernel(cu, 'dy_spmm_op0_adaptive_rows_vec_long')).toMatch(/reinterpret_cast<const float4\*>\(&B\[/);
     // merge-path's tile kernel: the gathers as vectors, and its partials and carries in the scratch.
     const tile = kernel(cu, 'dy_spmm_op0_merge_path_tiles_vec');
     expect(tile).toMatch(/reinterpret_cast<const float4\*>\(&B\[/);

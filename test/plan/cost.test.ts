@@ -44,6 +44,14 @@ describe('adaptive-rows', () => {
     const spmm = (k: number): PlanOp => ({ ...spmv(f), kind: 'spmm', gathers: f.nnz * k, impls: typicalImpls('spmm') });
     expect(ms(spmm(4), GPU, 'adaptive-rows')).toBeLessThan(ms(spmm(4), GPU, 'warp-per-row') / 4);
     expect(ms(spmm(64), GPU, 'adaptive-rows')).toBeCloseTo(ms(spmm(64), GPU, 'warp-per-row'), 9);
+    // A row of more than denseLongEntries (1024) entries runs on a block of its own: the longest row a warp's groups
+    // wait for is at most 1024 entries (without the cap, 2000 entries over a mean of 500 would price 4x, not 2x).
+    const withMax = (max: number): PlanOp => {
+      const g = features(20_000, 500, 3, max, 0.05);
+      return { ...spmv(g), kind: 'spmm', gathers: g.nnz * 16, impls: typicalImpls('spmm') };
+    };
+    expect(ms(withMax(2000), GPU, 'adaptive-rows')).toBeCloseTo(ms(withMax(1024), GPU, 'adaptive-rows'), 9);
+    expect(ms(withMax(1024), GPU, 'adaptive-rows')).toBeGreaterThan(ms(withMax(600), GPU, 'adaptive-rows'));
   });
 
   it('beats warp-per-row on short rows and matches it on uniform rows of a warp or more', () => {

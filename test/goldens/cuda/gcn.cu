@@ -221,7 +221,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op0_row_per_thread(const fl
 }
 
 // ---- gcn_op1 (op op1: H1 -> H1); variants: adaptive-rows, warp-per-row, merge-path, row-per-thread
-static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, int dy_width) {
+static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, int dy_width, int* __restrict__ dy_queue, int* __restrict__ dy_count) {
   const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
   const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
   // The warp's first group: the same for its 32 lanes, so they run the same trips.
@@ -229,20 +229,25 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows(const int
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += dy_width) {
-      const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
-      const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
-      float acc0 = 0.0f;
-      for (int p0 = A_rowPtr[i], dy_end3 = A_rowPtr[(i + 1)]; p0 < dy_end3; ++p0) {
-        int j = A_colIdx[p0];
-        acc0 = (acc0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
+    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
+    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
+    if (!dy_long) {
+      for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += dy_width) {
+        const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
+        const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
+        float acc0 = 0.0f;
+        for (int p0 = A_rowPtr[i], dy_end3 = A_rowPtr[(i + 1)]; p0 < dy_end3; ++p0) {
+          int j = A_colIdx[p0];
+          acc0 = (acc0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)k))]));
+        }
+        if (dy_live && dy_act2) H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
       }
-      if (dy_live && dy_act2) H1[((((long long)i) * ((long long)h)) + ((long long)k))] = dy_relu(acc0);
     }
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, int dy_width) {
+static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, int dy_width, int* __restrict__ dy_queue, int* __restrict__ dy_count) {
   const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
   const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
   // The warp's first group: the same for its 32 lanes, so they run the same trips.
@@ -250,23 +255,96 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows_vec(const
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
-      // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
-      const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
-      const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
-      float dy_acc0_0 = 0.0f;
-      float dy_acc0_1 = 0.0f;
-      float dy_acc0_2 = 0.0f;
-      float dy_acc0_3 = 0.0f;
-      for (int p0 = A_rowPtr[i], dy_end4 = A_rowPtr[(i + 1)]; p0 < dy_end4; ++p0) {
-        int j = A_colIdx[p0];
-        const float4 dy_v5 = *reinterpret_cast<const float4*>(&T1[((((long long)j) * ((long long)h)) + ((long long)dy_c3))]);
-        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v5.x));
-        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v5.y));
-        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v5.z));
-        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v5.w));
+    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
+    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
+    if (!dy_long) {
+      for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
+        // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
+        const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
+        const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
+        float dy_acc0_0 = 0.0f;
+        float dy_acc0_1 = 0.0f;
+        float dy_acc0_2 = 0.0f;
+        float dy_acc0_3 = 0.0f;
+        for (int p0 = A_rowPtr[i], dy_end4 = A_rowPtr[(i + 1)]; p0 < dy_end4; ++p0) {
+          int j = A_colIdx[p0];
+          const float4 dy_v5 = *reinterpret_cast<const float4*>(&T1[((((long long)j) * ((long long)h)) + ((long long)dy_c3))]);
+          dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v5.x));
+          dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v5.y));
+          dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v5.z));
+          dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v5.w));
+        }
+        if (dy_live && dy_act2) *reinterpret_cast<float4*>(&H1[((((long long)i) * ((long long)h)) + ((long long)dy_c3))]) = make_float4(dy_relu(dy_acc0_0), dy_relu(dy_acc0_1), dy_relu(dy_acc0_2), dy_relu(dy_acc0_3));
       }
-      if (dy_live && dy_act2) *reinterpret_cast<float4*>(&H1[((((long long)i) * ((long long)h)) + ((long long)dy_c3))]) = make_float4(dy_relu(dy_acc0_0), dy_relu(dy_acc0_1), dy_relu(dy_acc0_2), dy_relu(dy_acc0_3));
+    }
+  }
+}
+
+static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows_long(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, const int* __restrict__ dy_queue, const int* __restrict__ dy_count) {
+  __shared__ float dy_s_part[8][1][32];
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  const int dy_queued = *dy_count;
+  (void)dy_lo;
+  (void)dy_hi;
+  for (int dy_q = (int)blockIdx.x; dy_q < dy_queued; dy_q += (int)gridDim.x) {
+    const int i = dy_queue[dy_q];
+    for (int dy_kb = 0, dy_K = h; dy_kb < dy_K; dy_kb += 32) {
+      const bool dy_act = dy_kb + dy_lane < dy_K;
+      const int dy_col = dy_act ? dy_kb + dy_lane : dy_K - 1;
+      float dy_acc0_0 = 0.0f;
+      for (int p0 = A_rowPtr[i] + dy_w, dy_pe = A_rowPtr[i + 1]; p0 < dy_pe; p0 += 8) {
+        int j = A_colIdx[p0];
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * T1[((((long long)j) * ((long long)h)) + ((long long)dy_col))]));
+      }
+      dy_s_part[dy_w][0][dy_lane] = dy_acc0_0;
+      __syncthreads();
+      if (dy_w == 0) {
+        for (int dy_x = 1; dy_x < 8; ++dy_x) {
+          dy_acc0_0 = dy_op_sum::f(dy_acc0_0, dy_s_part[dy_x][0][dy_lane]);
+        }
+        if (dy_act) H1[((((long long)i) * ((long long)h)) + ((long long)dy_col))] = dy_relu(dy_acc0_0);
+      }
+      __syncthreads();
+    }
+  }
+}
+
+static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows_vec_long(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T1, float* __restrict__ H1, int h, int n, int dy_lo, int dy_hi, const int* __restrict__ dy_queue, const int* __restrict__ dy_count) {
+  __shared__ float dy_s_part[8][4][32];
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  const int dy_queued = *dy_count;
+  (void)dy_lo;
+  (void)dy_hi;
+  for (int dy_q = (int)blockIdx.x; dy_q < dy_queued; dy_q += (int)gridDim.x) {
+    const int i = dy_queue[dy_q];
+    for (int dy_kb = 0, dy_K = h; dy_kb < dy_K; dy_kb += 128) {
+      const bool dy_act = dy_kb + 4 * dy_lane < dy_K;
+      const int dy_col = dy_act ? dy_kb + 4 * dy_lane : dy_K - 4;
+      float dy_acc0_0 = 0.0f, dy_acc0_1 = 0.0f, dy_acc0_2 = 0.0f, dy_acc0_3 = 0.0f;
+      for (int p0 = A_rowPtr[i] + dy_w, dy_pe = A_rowPtr[i + 1]; p0 < dy_pe; p0 += 8) {
+        int j = A_colIdx[p0];
+        const float4 dy_v0 = *reinterpret_cast<const float4*>(&T1[((((long long)j) * ((long long)h)) + ((long long)dy_col))]);
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v0.x));
+        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v0.y));
+        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v0.z));
+        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v0.w));
+      }
+      dy_s_part[dy_w][0][dy_lane] = dy_acc0_0;
+      dy_s_part[dy_w][1][dy_lane] = dy_acc0_1;
+      dy_s_part[dy_w][2][dy_lane] = dy_acc0_2;
+      dy_s_part[dy_w][3][dy_lane] = dy_acc0_3;
+      __syncthreads();
+      if (dy_w == 0) {
+        for (int dy_x = 1; dy_x < 8; ++dy_x) {
+          dy_acc0_0 = dy_op_sum::f(dy_acc0_0, dy_s_part[dy_x][0][dy_lane]);
+          dy_acc0_1 = dy_op_sum::f(dy_acc0_1, dy_s_part[dy_x][1][dy_lane]);
+          dy_acc0_2 = dy_op_sum::f(dy_acc0_2, dy_s_part[dy_x][2][dy_lane]);
+          dy_acc0_3 = dy_op_sum::f(dy_acc0_3, dy_s_part[dy_x][3][dy_lane]);
+        }
+        if (dy_act) *reinterpret_cast<float4*>(&H1[((((long long)i) * ((long long)h)) + ((long long)dy_col))]) = make_float4(dy_relu(dy_acc0_0), dy_relu(dy_acc0_1), dy_relu(dy_acc0_2), dy_relu(dy_acc0_3));
+      }
+      __syncthreads();
     }
   }
 }
@@ -618,7 +696,7 @@ static __global__ void __launch_bounds__(256) dy_gcn_op2_row_per_thread(const fl
 }
 
 // ---- gcn_op3 (op op3: Y -> Y); variants: adaptive-rows, warp-per-row, merge-path, row-per-thread
-static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, int dy_width) {
+static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, int dy_width, int* __restrict__ dy_queue, int* __restrict__ dy_count) {
   const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
   const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
   // The warp's first group: the same for its 32 lanes, so they run the same trips.
@@ -626,20 +704,25 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows(const int
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += dy_width) {
-      const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
-      const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
-      float acc0 = 0.0f;
-      for (int p0 = A_rowPtr[i], dy_end3 = A_rowPtr[(i + 1)]; p0 < dy_end3; ++p0) {
-        int j = A_colIdx[p0];
-        acc0 = (acc0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
+    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
+    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
+    if (!dy_long) {
+      for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += dy_width) {
+        const bool dy_act2 = dy_b0 + dy_lane < dy_e1;
+        const int k = dy_act2 ? dy_b0 + dy_lane : dy_e1 - 1;
+        float acc0 = 0.0f;
+        for (int p0 = A_rowPtr[i], dy_end3 = A_rowPtr[(i + 1)]; p0 < dy_end3; ++p0) {
+          int j = A_colIdx[p0];
+          acc0 = (acc0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)k))]));
+        }
+        if (dy_live && dy_act2) Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
       }
-      if (dy_live && dy_act2) Y[((((long long)i) * ((long long)c)) + ((long long)k))] = acc0;
     }
   }
 }
 
-static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, int dy_width) {
+static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows_vec(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, int dy_width, int* __restrict__ dy_queue, int* __restrict__ dy_count) {
   const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));
   const long long dy_groups = ((long long)gridDim.x * blockDim.x) / dy_width;
   // The warp's first group: the same for its 32 lanes, so they run the same trips.
@@ -647,23 +730,96 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows_vec(const
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
-      // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
-      const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
-      const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
-      float dy_acc0_0 = 0.0f;
-      float dy_acc0_1 = 0.0f;
-      float dy_acc0_2 = 0.0f;
-      float dy_acc0_3 = 0.0f;
-      for (int p0 = A_rowPtr[i], dy_end4 = A_rowPtr[(i + 1)]; p0 < dy_end4; ++p0) {
-        int j = A_colIdx[p0];
-        const float4 dy_v5 = *reinterpret_cast<const float4*>(&T2[((((long long)j) * ((long long)c)) + ((long long)dy_c3))]);
-        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v5.x));
-        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v5.y));
-        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v5.z));
-        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v5.w));
+    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
+    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
+    if (!dy_long) {
+      for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
+        // This lane's columns dy_c3 .. dy_c3 + 3: a float4 of each dense row it reads or writes.
+        const bool dy_act2 = dy_b0 + 4 * dy_lane < dy_e1;
+        const int dy_c3 = dy_act2 ? dy_b0 + 4 * dy_lane : dy_e1 - 4;
+        float dy_acc0_0 = 0.0f;
+        float dy_acc0_1 = 0.0f;
+        float dy_acc0_2 = 0.0f;
+        float dy_acc0_3 = 0.0f;
+        for (int p0 = A_rowPtr[i], dy_end4 = A_rowPtr[(i + 1)]; p0 < dy_end4; ++p0) {
+          int j = A_colIdx[p0];
+          const float4 dy_v5 = *reinterpret_cast<const float4*>(&T2[((((long long)j) * ((long long)c)) + ((long long)dy_c3))]);
+          dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v5.x));
+          dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v5.y));
+          dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v5.z));
+          dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v5.w));
+        }
+        if (dy_live && dy_act2) *reinterpret_cast<float4*>(&Y[((((long long)i) * ((long long)c)) + ((long long)dy_c3))]) = make_float4(dy_acc0_0, dy_acc0_1, dy_acc0_2, dy_acc0_3);
       }
-      if (dy_live && dy_act2) *reinterpret_cast<float4*>(&Y[((((long long)i) * ((long long)c)) + ((long long)dy_c3))]) = make_float4(dy_acc0_0, dy_acc0_1, dy_acc0_2, dy_acc0_3);
+    }
+  }
+}
+
+static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows_long(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, const int* __restrict__ dy_queue, const int* __restrict__ dy_count) {
+  __shared__ float dy_s_part[8][1][32];
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  const int dy_queued = *dy_count;
+  (void)dy_lo;
+  (void)dy_hi;
+  for (int dy_q = (int)blockIdx.x; dy_q < dy_queued; dy_q += (int)gridDim.x) {
+    const int i = dy_queue[dy_q];
+    for (int dy_kb = 0, dy_K = c; dy_kb < dy_K; dy_kb += 32) {
+      const bool dy_act = dy_kb + dy_lane < dy_K;
+      const int dy_col = dy_act ? dy_kb + dy_lane : dy_K - 1;
+      float dy_acc0_0 = 0.0f;
+      for (int p0 = A_rowPtr[i] + dy_w, dy_pe = A_rowPtr[i + 1]; p0 < dy_pe; p0 += 8) {
+        int j = A_colIdx[p0];
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * T2[((((long long)j) * ((long long)c)) + ((long long)dy_col))]));
+      }
+      dy_s_part[dy_w][0][dy_lane] = dy_acc0_0;
+      __syncthreads();
+      if (dy_w == 0) {
+        for (int dy_x = 1; dy_x < 8; ++dy_x) {
+          dy_acc0_0 = dy_op_sum::f(dy_acc0_0, dy_s_part[dy_x][0][dy_lane]);
+        }
+        if (dy_act) Y[((((long long)i) * ((long long)c)) + ((long long)dy_col))] = dy_acc0_0;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows_vec_long(const int* __restrict__ A_rowPtr, const int* __restrict__ A_colIdx, const float* __restrict__ A_vals, const float* __restrict__ T2, float* __restrict__ Y, int c, int n, int dy_lo, int dy_hi, const int* __restrict__ dy_queue, const int* __restrict__ dy_count) {
+  __shared__ float dy_s_part[8][4][32];
+  const int dy_t = (int)threadIdx.x, dy_w = dy_t >> 5, dy_lane = dy_t & 31;
+  const int dy_queued = *dy_count;
+  (void)dy_lo;
+  (void)dy_hi;
+  for (int dy_q = (int)blockIdx.x; dy_q < dy_queued; dy_q += (int)gridDim.x) {
+    const int i = dy_queue[dy_q];
+    for (int dy_kb = 0, dy_K = c; dy_kb < dy_K; dy_kb += 128) {
+      const bool dy_act = dy_kb + 4 * dy_lane < dy_K;
+      const int dy_col = dy_act ? dy_kb + 4 * dy_lane : dy_K - 4;
+      float dy_acc0_0 = 0.0f, dy_acc0_1 = 0.0f, dy_acc0_2 = 0.0f, dy_acc0_3 = 0.0f;
+      for (int p0 = A_rowPtr[i] + dy_w, dy_pe = A_rowPtr[i + 1]; p0 < dy_pe; p0 += 8) {
+        int j = A_colIdx[p0];
+        const float4 dy_v0 = *reinterpret_cast<const float4*>(&T2[((((long long)j) * ((long long)c)) + ((long long)dy_col))]);
+        dy_acc0_0 = (dy_acc0_0 + (A_vals[p0] * dy_v0.x));
+        dy_acc0_1 = (dy_acc0_1 + (A_vals[p0] * dy_v0.y));
+        dy_acc0_2 = (dy_acc0_2 + (A_vals[p0] * dy_v0.z));
+        dy_acc0_3 = (dy_acc0_3 + (A_vals[p0] * dy_v0.w));
+      }
+      dy_s_part[dy_w][0][dy_lane] = dy_acc0_0;
+      dy_s_part[dy_w][1][dy_lane] = dy_acc0_1;
+      dy_s_part[dy_w][2][dy_lane] = dy_acc0_2;
+      dy_s_part[dy_w][3][dy_lane] = dy_acc0_3;
+      __syncthreads();
+      if (dy_w == 0) {
+        for (int dy_x = 1; dy_x < 8; ++dy_x) {
+          dy_acc0_0 = dy_op_sum::f(dy_acc0_0, dy_s_part[dy_x][0][dy_lane]);
+          dy_acc0_1 = dy_op_sum::f(dy_acc0_1, dy_s_part[dy_x][1][dy_lane]);
+          dy_acc0_2 = dy_op_sum::f(dy_acc0_2, dy_s_part[dy_x][2][dy_lane]);
+          dy_acc0_3 = dy_op_sum::f(dy_acc0_3, dy_s_part[dy_x][3][dy_lane]);
+        }
+        if (dy_act) *reinterpret_cast<float4*>(&Y[((((long long)i) * ((long long)c)) + ((long long)dy_col))]) = make_float4(dy_acc0_0, dy_acc0_1, dy_acc0_2, dy_acc0_3);
+      }
+      __syncthreads();
     }
   }
 }
@@ -1003,7 +1159,7 @@ extern "C" int dype_gcn_gcn_op0_row_per_thread(const float* X, const float* W1, 
   return dy_launch_status();
 }
 
-// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths
+// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths; rows of more than 1024 entries go to a block each
 extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -1018,10 +1174,19 @@ extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_
   while (dy_width < 32 && dy_width * dy_vec < dy_k) dy_width <<= 1;
   const long long dy_blocks = (dy_n * dy_width + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  // The queue of long rows (at most one per row of the range) and its count, in the stream's workspace.
+  int* dy_queue = nullptr;
+  cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);
+  if (dy_err != cudaSuccess) return (int)dy_err;
+  int* dy_count = dy_queue + dy_n;
+  dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
+  if (dy_err != cudaSuccess) return (int)dy_err;
   if (dy_vec == 4) {
-    DY_LAUNCH(dy_gcn_op1_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width);
+    DY_LAUNCH(dy_gcn_op1_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
+    DY_LAUNCH(dy_gcn_op1_adaptive_rows_vec_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_queue, dy_count);
   } else {
-    DY_LAUNCH(dy_gcn_op1_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width);
+    DY_LAUNCH(dy_gcn_op1_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
+    DY_LAUNCH(dy_gcn_op1_adaptive_rows_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_queue, dy_count);
   }
   return dy_launch_status();
 }
@@ -1132,7 +1297,7 @@ extern "C" int dype_gcn_gcn_op2_row_per_thread(const float* H1, const float* W2,
   return dy_launch_status();
 }
 
-// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths
+// adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths; rows of more than 1024 entries go to a block each
 extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
@@ -1147,10 +1312,19 @@ extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_
   while (dy_width < 32 && dy_width * dy_vec < dy_k) dy_width <<= 1;
   const long long dy_blocks = (dy_n * dy_width + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  // The queue of long rows (at most one per row of the range) and its count, in the stream's workspace.
+  int* dy_queue = nullptr;
+  cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);
+  if (dy_err != cudaSuccess) return (int)dy_err;
+  int* dy_count = dy_queue + dy_n;
+  dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
+  if (dy_err != cudaSuccess) return (int)dy_err;
   if (dy_vec == 4) {
-    DY_LAUNCH(dy_gcn_op3_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width);
+    DY_LAUNCH(dy_gcn_op3_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
+    DY_LAUNCH(dy_gcn_op3_adaptive_rows_vec_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_queue, dy_count);
   } else {
-    DY_LAUNCH(dy_gcn_op3_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width);
+    DY_LAUNCH(dy_gcn_op3_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
+    DY_LAUNCH(dy_gcn_op3_adaptive_rows_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_queue, dy_count);
   }
   return dy_launch_status();
 }
