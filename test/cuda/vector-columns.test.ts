@@ -106,7 +106,11 @@ describe('vector columns', () => {
       ] as const) {
         const d = join(dir, p.name);
         writeProject(d, emitCuda(p));
-        const r = await run('nvcc', ['-ptx', '-arch=sm_90', '-O3', '-std=c++17', `${p.name}.cu`, '-o', 'out.ptx'], d);
+        const r = await run(
+          'nvcc',
+          ['-ptx', '-arch=sm_90', '-O3', '-std=c++17', '-Werror', 'all-warnings', `${p.name}.cu`, '-o', 'out.ptx'],
+          d,
+        );
         expect(r.status, r.output).toBe(0);
         const ptx = readFileSync(join(d, 'out.ptx'), 'utf8');
         // Each kernel's PTX, from its .entry line to the next one.
