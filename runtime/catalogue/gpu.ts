@@ -132,6 +132,14 @@ export function adaptiveDenseLanes(k: number, vector = 1): number {
   return w;
 }
 
+/**
+ * The row statistics lockstepImbalance reads, the longest row taken as at most `max` (longer rows run on blocks
+ * of their own). Read field by field: a sampled record's statistics are getters, which a spread would miss.
+ */
+function longestCapped(f: SparseFeatures, max: number): SparseFeatures {
+  return { ...f, rowLenMean: f.rowLenMean, rowLenCv: f.rowLenCv, rowLenMax: Math.min(f.rowLenMax, max) };
+}
+
 function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
   const b = work(op, d);
   if (!sparse(op)) return b * 1e3;
@@ -143,7 +151,7 @@ function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
     const w = adaptiveDenseLanes(k, v);
     const busy = k / (w * v * Math.ceil(k / (w * v)));
     // Rows of more than denseLongEntries entries run on blocks of their own, beside.
-    const kept = { ...f, rowLenMax: Math.min(f.rowLenMax, ADAPTIVE_LANES.denseLongEntries) };
+    const kept = longestCapped(f, ADAPTIVE_LANES.denseLongEntries);
     return (b / Math.max(busy, 1 / MODEL.warp)) * lockstepImbalance(kept, MODEL.warp / w) * 1e3;
   }
   const w = adaptiveLanes(f);
@@ -151,7 +159,7 @@ function adaptiveRows(op: PlanOp, d: DeviceSpec): number {
   // up to the longest a group keeps (longer rows run on blocks of their own, beside).
   const steps = Math.max(1, Math.ceil(Math.max(f.rowLenMean, 1e-9) / w));
   const lanesBusy = Math.min(1, Math.max(f.rowLenMean, 1e-9) / (steps * w));
-  const kept = { ...f, rowLenMax: Math.min(f.rowLenMax, ADAPTIVE_LANES.longRowSteps * w) };
+  const kept = longestCapped(f, ADAPTIVE_LANES.longRowSteps * w);
   return (b / Math.max(lanesBusy, 1 / MODEL.warp)) * lockstepImbalance(kept, MODEL.warp / w) * 1e3;
 }
 

@@ -4,6 +4,7 @@
  * loses on short ones, FPGA stages need their designs to fit one bitstream,
  * and transfers take a peer link in one hop or two host hops without one.
  */
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
@@ -13,7 +14,12 @@ import { adaptiveDenseLanes, adaptiveLanes, denseVector } from '../../runtime/ca
 import { FPGA_UNIT_COSTS, fpgaDesignResources, fpgaProjectResources } from '../../runtime/plan/fpga-designs.js';
 import { evaluateChoices, planPareto } from '../../runtime/plan/dp.js';
 import { splitExchangeMs, transferMs } from '../../runtime/plan/stage.js';
-import type { PlanOp, PlanProblem } from '../../runtime/plan/types.js';
+import type { PlanOp, PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
+import { SampledFeatures } from '../../runtime/features/quick.js';
+import { copyFeatures } from '../../runtime/guards/features.js';
+import { toCsr } from '../../runtime/io/convert.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+import { ROOT } from '../cuda/helpers.js';
 import type { DeviceSpec } from '../../runtime/system/types.js';
 import { CPU, features, fpga, GPU, spmv, system, U280 } from './devices.js';
 import { featuresArb } from './gen.js';
@@ -52,6 +58,24 @@ describe('adaptive-rows', () => {
     };
     expect(ms(withMax(2000), GPU, 'adaptive-rows')).toBeCloseTo(ms(withMax(1024), GPU, 'adaptive-rows'), 9);
     expect(ms(withMax(1024), GPU, 'adaptive-rows')).toBeGreaterThan(ms(withMax(600), GPU, 'adaptive-rows'));
+  });
+
+  it('prices a sampled features record (its statistics are getters) as its plain copy, in both forms', () => {
+    const m = toCsr(loadMatrix(join(ROOT, '..', 'shared', 'data', 'matrices', 'jazz.mtx')));
+    const sampled = new SampledFeatures(m);
+    const plain = copyFeatures(sampled);
+    for (const f of [sampled, plain]) expect(Number.isFinite(f.rowLenCv)).toBe(true);
+    const asSpmm = (f: SparseFeatures): PlanOp => ({
+      ...spmv(f),
+      kind: 'spmm',
+      gathers: f.nnz * 16,
+      impls: typicalImpls('spmm'),
+    });
+    for (const op of [spmv, asSpmm]) {
+      const a = ms(op(sampled), GPU, 'adaptive-rows');
+      expect(Number.isFinite(a)).toBe(true);
+      expect(a).toBeCloseTo(ms(op(plain), GPU, 'adaptive-rows'), 12);
+    }
   });
 
   it('beats warp-per-row on short rows and matches it on uniform rows of a warp or more', () => {
