@@ -12,7 +12,7 @@
 import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
 import { mentions } from '../c/columns.js';
 import { walkLExpr } from '../../ir/loops-walk.js';
-import type { ExprPrinter, LLoad, StmtPrinter } from './cprint.js';
+import { StmtPrinter, type ExprPrinter, type LLoad } from './cprint.js';
 
 const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
 
@@ -173,4 +173,29 @@ export function jamStatement(
   }
   for (const q of copies) out.push(...ctx.plain(q, s, ind));
   return out;
+}
+
+/** A statement printer whose column-varying statements are jammed (jamStatement): merge-path's fold, adaptive-rows' long rows. */
+export class JamPrinter extends StmtPrinter {
+  readonly vectorBufs = new Set<string>();
+
+  constructor(
+    p: ExprPrinter,
+    private readonly jam: ColumnJam,
+    private readonly written: ReadonlySet<string>,
+    /** The condition every store is made under ('' for none). */
+    private readonly guard = '',
+  ) {
+    super(p);
+  }
+
+  override stmt(s: LStmt, ind: string): string[] {
+    if ((s.k === 'let' || s.k === 'set' || s.k === 'store') && this.jam.touches(s))
+      return jamStatement(jamContext(this, this.jam, this.written, this.vectorBufs, this.guard), s, ind);
+    return super.stmt(s, ind);
+  }
+
+  override storeStmt(s: Extract<LStmt, { k: 'store' }>, ind: string): string[] {
+    return this.guard === '' ? super.storeStmt(s, ind) : [`${ind}if (${this.guard}) ${this.storeLine(s)}`];
+  }
 }
