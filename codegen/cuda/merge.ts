@@ -4,9 +4,8 @@
  * See variants.ts for the schedules together.
  */
 import type { LStmt, LoopFunc } from '../../ir/loops.js';
-import { DENSE_VECTOR } from '../../runtime/catalogue/gpu.js';
 import { cConst, cType, ExprPrinter, StmtPrinter } from './cprint.js';
-import { ColumnJam, JamPrinter, vectorType } from './vec-columns.js';
+import { ColumnJam, JamPrinter, vectorType, aligned16, VECTOR_WIDTHS } from './vec-columns.js';
 import { entryLoopOf, freeVars, isConst0, onlySizes, reductionAt, topLoop, type For, type Reduction } from './nest.js';
 import {
   type Variant,
@@ -472,7 +471,7 @@ function mergeVectorTile(
 ): { device: string[]; cond: string; kernel: string; v: number } | undefined {
   const { red } = m;
   const { T, acc, ident, fold, i, pv, seg } = names;
-  for (const v of [...new Set(Object.values(DENSE_VECTOR))].filter((x) => x > 1)) {
+  for (const v of VECTOR_WIDTHS) {
     const vt = vectorType(red.init.type, v);
     if (vt === undefined) continue;
     const jam = new ColumnJam(v, dense.var, dense.hi, 'dy_col');
@@ -486,8 +485,9 @@ function mergeVectorTile(
     const carries = us.map((u) => `dy_c_${u}`);
     const store = (at: string, xs: string[]): string =>
       `if (dy_act) *reinterpret_cast<${vt}*>(&${at}) = make_${vt}(${xs.join(', ')});`;
-    const back = (xs: string[], ind: string): string[] => [
-      `${ind}for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == ${xs === heads ? 'dy_head_row' : 'dy_key'}; --dy_u) {`,
+    /** Folds into xs the earlier warps' partials of the row `row` (a run of warps). */
+    const back = (xs: string[], row: string, ind: string): string[] => [
+      `${ind}for (int dy_u = dy_w - 1; dy_u >= 0 && dy_s_trow[dy_u] == ${row}; --dy_u) {`,
       ...xs.map((x, u) => `${ind}  ${x} = ${fold}::f(dy_s_tail[${u}][dy_u * 32 + dy_lane], ${x});`),
       `${ind}}`,
     ];
@@ -515,21 +515,19 @@ function mergeVectorTile(
       ...accs.map((a, u) => `    dy_s_tail[${u}][dy_t] = ${a};`),
       '    __syncthreads();',
       '    if (dy_head_row >= 0) {',
-      ...back(heads, '      '),
+      ...back(heads, 'dy_head_row', '      '),
       `      ${store('dy_part[(long long)(dy_head_row - dy_lo) * dy_K + dy_col]', heads)}`,
       '    }',
       '    if (dy_w == dy_last && dy_key >= 0) {',
       `      ${T} ${carries.map((c, u) => `${c} = ${accs[u]!}`).join(', ')};`,
-      ...back(carries, '      '),
+      ...back(carries, 'dy_key', '      '),
       `      ${store('dy_carry[(long long)blockIdx.x * dy_K + dy_col]', carries)}`,
       '    }',
       '    __syncthreads();',
       '  }',
       '}',
     ];
-    const aligned = ['dy_part', ...[...jp.vectorBufs].map((b) => o.names.buf(b).c)].map(
-      (b) => `(reinterpret_cast<uintptr_t>(${b}) & 15u) == 0`,
-    );
+    const aligned = ['dy_part', ...[...jp.vectorBufs].map((b) => o.names.buf(b).c)].map(aligned16);
     return { device, kernel, v, cond: [`dy_K % ${v} == 0`, ...aligned].join(' && ') };
   }
   return undefined;

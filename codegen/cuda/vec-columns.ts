@@ -10,11 +10,20 @@
  * buffer is 16-byte aligned (runtime/catalogue/gpu.ts denseVector).
  */
 import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
+import { DENSE_VECTOR } from '../../runtime/catalogue/gpu.js';
 import { mentions } from '../c/columns.js';
-import { walkLExpr } from '../../ir/loops-walk.js';
-import { StmtPrinter, type ExprPrinter, type LLoad } from './cprint.js';
+import { StmtPrinter, type ExprPrinter } from './cprint.js';
+import { loads } from './nest.js';
 
 const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
+
+/** The vector widths a schedule tries, widest first (DENSE_VECTOR's, above 1). */
+export const VECTOR_WIDTHS: readonly number[] = [...new Set(Object.values(DENSE_VECTOR))]
+  .filter((v) => v > 1)
+  .sort((a, b) => b - a);
+
+/** Host C of the test that a pointer is 16-byte aligned (a vector kernel's precondition). */
+export const aligned16 = (ptr: string): string => `(reinterpret_cast<uintptr_t>(${ptr}) & 15u) == 0`;
 
 /** CUDA's 16-byte vector of V elements of type t, if there is one. */
 export function vectorType(t: LElem, v: number): string | undefined {
@@ -36,20 +45,11 @@ function hasFactor(e: LExpr, f: LExpr): boolean {
  * (a product with it as a factor) that reads none of `varying`: then the V
  * columns from a multiple of V are one aligned vector when V divides the width.
  */
-export function vectorIndex(index: LExpr, col: string, width: LExpr, varying: ReadonlySet<string>): boolean {
+function vectorIndex(index: LExpr, col: string, width: LExpr, varying: ReadonlySet<string>): boolean {
   if (index.k !== 'bin' || index.op !== '+') return false;
   const isCol = (e: LExpr): boolean => e.k === 'var' && e.name === col;
   const x = isCol(index.rhs) ? index.lhs : isCol(index.lhs) ? index.rhs : undefined;
   return x !== undefined && !mentions(x, varying) && hasFactor(x, width);
-}
-
-/** The loads of an expression, outermost first. */
-export function loadsOf(e: LExpr): LLoad[] {
-  const out: LLoad[] = [];
-  walkLExpr(e, (x) => {
-    if (x.k === 'load') out.push(x);
-  });
-  return out;
 }
 
 /** One lane's V columns: the C names each column's copy of a replicated variable takes, and the vectors in scope. */
@@ -144,7 +144,7 @@ export function jamStatement(
   const out: string[] = [];
   const vectors = new Map<string, string>();
   for (const e of s.k === 'store' ? [s.index, s.value] : [s.value]) {
-    for (const l of loadsOf(e)) {
+    for (const l of loads(e)) {
       const key = JSON.stringify(l);
       const vt = vectorType(base.bufElem(l.buf), jam.v);
       if (vectors.has(key) || vt === undefined || ctx.written.has(l.buf) || !jam.vectorIndex(l.index)) continue;

@@ -6,10 +6,10 @@
  * (vec-columns.ts). See variants.ts for the schedules together.
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
-import { ADAPTIVE_LANES, DENSE_VECTOR } from '../../runtime/catalogue/gpu.js';
+import { ADAPTIVE_LANES } from '../../runtime/catalogue/gpu.js';
 import { columnShape } from '../c/columns.js';
 import { cType, ExprPrinter, StmtPrinter, type LLoad } from './cprint.js';
-import { ColumnJam, jamContext, jamStatement, vectorType } from './vec-columns.js';
+import { ColumnJam, jamContext, jamStatement, vectorType, aligned16, VECTOR_WIDTHS } from './vec-columns.js';
 import {
   declared,
   entryLoopOf,
@@ -406,7 +406,7 @@ export function vectorPrinter(
   top: For,
   lanes: LaneSplit,
 ): { wp: WarpPrinter; body: string[]; v: number } | undefined {
-  for (const v of [...new Set(Object.values(DENSE_VECTOR))].filter((x) => x > 1)) {
+  for (const v of VECTOR_WIDTHS) {
     const wp = new WarpPrinter(o.p, o.f, { ...lanes, vec: v });
     const body = wp.block(top.body, '    ');
     if (wp.vectorBufs.size > 0) return { wp, body, v };
@@ -417,7 +417,7 @@ export function vectorPrinter(
 /** The host condition for a vector kernel: V divides every vector loop's width, every vector buffer is 16-byte aligned. */
 export function vectorCondition(o: OpCode, wp: WarpPrinter, v: number): string {
   const widths = [...new Set(wp.vectorWidths.map((w) => o.host(w)))].map((w) => `${paren(w)} % ${v} == 0`);
-  const aligned = [...wp.vectorBufs].map((b) => `(reinterpret_cast<uintptr_t>(${o.names.buf(b).c}) & 15u) == 0`);
+  const aligned = [...wp.vectorBufs].map((b) => aligned16(o.names.buf(b).c));
   return [...widths, ...aligned].join(' && ');
 }
 
