@@ -1,6 +1,7 @@
 /**
  * Stage-by-stage execution (runtime/exec, runtime/native), on the gcn
- * project built with `dype build --emulate`:
+ * project built with `dype build --emulate` (or, with --real on a host with
+ * the devices, `dype build --real`: the runtime's GPU path on a GPU):
  *   (1) the cost of one native call through koffi: a direct call of the
  *       ABI (device_count), a launch over an empty row range, and the same
  *       off the main thread, against a plain JavaScript call;
@@ -15,13 +16,21 @@
  *   (4) a stream of STREAM inputs through two- and three-stage pipelines:
  *       measured makespan against the sum of its stages' times and against
  *       the same inputs one at a time.
+ * Every partition's result is checked against the first partition's (all on
+ * the CPU, wasm): a relative difference over 1e-4 fails the run (exit 1).
  *   npm run build && node dist/bench/exec.js   (writes bench/results/exec.json)
+ * Options: --real (the real libraries; partitions and streams over devices
+ * the system lacks are left out), --system FILE (the system of the
+ * predictions, default this machine's CPU beside paper-1g1f's GPU and FPGA),
+ * --matrices DIR (default ../shared/data/matrices), --graphs a,b,...,
+ * --threads T (wasm stages), --out DIR (default bench/results).
  */
 import { fixedGuards } from '../runtime/guards/build.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { parsePartition } from '../cli/partition-arg.js';
@@ -52,8 +61,19 @@ const GOAL: PlanGoal = {
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const M = join(root, '..', 'shared', 'data', 'matrices');
-const out = join(root, 'bench', 'results');
+const { values: opt } = parseArgs({
+  options: {
+    real: { type: 'boolean', default: false },
+    system: { type: 'string' },
+    matrices: { type: 'string', default: join(root, '..', 'shared', 'data', 'matrices') },
+    graphs: { type: 'string', default: 'jazz.mtx,cora.cites,ca-GrQc.mtx' },
+    threads: { type: 'string', default: '2' },
+    out: { type: 'string', default: join(root, 'bench', 'results') },
+  },
+});
+const emulate = !opt.real;
+const M = resolve(opt.matrices);
+const out = resolve(opt.out);
 const project = join(out, 'exec-gcn');
 const RUNS = 5;
 const STREAM = 16;
@@ -66,17 +86,26 @@ const cli = (args: string[]): void => {
 
 mkdirSync(out, { recursive: true });
 rmSync(project, { recursive: true, force: true });
-cli(['compile', join(root, 'examples', 'gcn.dy'), '-o', project, '--targets', 'wasm,cuda,hls']);
-cli(['build', project, '--emulate']);
+function defaultSystem(): SystemSpec {
+  const here = loadSystemFile(join(root, 'systems', 'this-machine.json'));
+  const paper = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
+  return {
+    ...paper,
+    name: 'this CPU + paper-1g1f GPU and FPGA',
+    devices: [here.devices[0]!, ...paper.devices.filter((d) => d.kind !== 'cpu')],
+  };
+}
+const sys: SystemSpec = opt.system ? loadSystemFile(resolve(opt.system)) : defaultSystem();
+const kinds = new Set(sys.devices.map((d) => d.kind));
+const ids = new Set(sys.devices.map((d) => d.id));
+const targets = ['wasm', ...(kinds.has('gpu') ? ['cuda'] : []), ...(kinds.has('fpga') ? ['hls'] : [])];
+cli(['compile', join(root, 'examples', 'gcn.dy'), '-o', project, '--targets', targets.join(',')]);
+cli(['build', project, emulate ? '--emulate' : '--real']);
 const info = readProject(project);
-const here = loadSystemFile(join(root, 'systems', 'this-machine.json'));
-const paper = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
-const sys: SystemSpec = {
-  ...paper,
-  name: 'this CPU + paper-1g1f GPU and FPGA',
-  devices: [here.devices[0]!, ...paper.devices.filter((d) => d.kind !== 'cpu')],
-};
-const backends = await openProject(project, sys, { emulate: true, kernel: 'gcn', threads: 2 });
+const backends = await openProject(project, sys, { emulate, kernel: 'gcn', threads: Number(opt.threads) });
+/** Whether every stage of a partition text names a device of this system. */
+const runsHere = (text: string): boolean =>
+  text.split('|').every((st) => ids.has(st.split(':')[0]!.replace(/\*.*/, '')));
 const manifest = JSON.parse(readFileSync(join(project, 'wasm', 'gcn.manifest.json'), 'utf8')) as WasmManifest;
 const { plannedSpec } = await import('../codegen/implementations.js');
 const { compileSource } = await import('../frontend/compile.js');
@@ -96,20 +125,20 @@ const timeCalls = (n: number, f: () => unknown): number => {
   for (let i = 0; i < n; i++) f();
   return ((performance.now() - t0) / n) * 1e3;
 };
+const natives = (['gpu', 'fpga'] as const).flatMap((k) => (backends[k] ? [backends[k] as NativeStageBackend] : []));
 const gpu = backends.gpu as NativeStageBackend;
-const fpga = backends.fpga as NativeStageBackend;
 const noop = (x: number): number => x + 1;
 const calls: Record<string, number> = {
   'JavaScript function call (baseline)': timeCalls(1e6, () => noop(1)),
-  'device_count, direct (cuda-emu)': timeCalls(2e5, () => gpu.lib.call('device_count')),
-  'device_count, direct (fpga-csim)': timeCalls(2e5, () => fpga.lib.call('device_count')),
 };
+for (const be of natives)
+  calls[`device_count, direct (${be.name})`] = timeCalls(2e5, () => be.lib.call('device_count'));
 {
   // A launch of gcn's op1 over the empty row range [0, 0): the whole launch path, no work.
   const bufs = manifest.ops[1]!.buffers.map(() => gpu.alloc(0, 64));
   const h = gpu.lookup('gcn', 'op1', 'row-per-thread');
   const sizes = [...manifest.ops[1]!.sizes.map(() => 1), 1, 1, 1];
-  calls['launch of an empty range, through the stage backend (cuda-emu)'] = timeCalls(1e5, () =>
+  calls[`launch of an empty range, through the stage backend (${gpu.name})`] = timeCalls(1e5, () =>
     gpu.launch(0, h, bufs, sizes, 0, 0),
   );
   let n = 0;
@@ -121,8 +150,8 @@ const calls: Record<string, number> = {
 
 // ---- (2) copy throughput ----
 const copies: { backend: string; bytes: number; uploadGBs: number; downloadGBs: number; jsSetGBs: number }[] = [];
-for (const be of [gpu, fpga] as StageBackend[]) {
-  for (const bytes of [4 << 10, 256 << 10, 16 << 20]) {
+for (const be of natives as StageBackend[]) {
+  for (const bytes of [4 << 10, 256 << 10, 16 << 20, ...(emulate ? [] : [256 << 20])]) {
     const src = new Uint8Array(bytes).fill(7);
     const dst = new Uint8Array(bytes);
     const buf = be.alloc(0, bytes);
@@ -167,8 +196,29 @@ const inputsOf = (A: CsrMatrix) => ({
 });
 
 // ---- (3) measured against predicted, per stage ----
-const PARTITIONS = ['cpu:op0-op3', 'gpu:op0-op3', 'fpga:op0-op3', 'cpu:op0|gpu:op1-op3', 'gpu:op0-op1|fpga:op2-op3'];
-const GRAPHS = ['jazz.mtx', 'cora.cites', 'ca-GrQc.mtx'];
+// The first is all on the CPU (wasm): every other partition's result is checked against it.
+const PARTITIONS = [
+  'cpu:op0-op3',
+  'gpu:op0-op3',
+  'fpga:op0-op3',
+  'cpu:op0|gpu:op1-op3',
+  'gpu:op0-op1|fpga:op2-op3',
+  'gpu:op0-op1|cpu:op2-op3',
+].filter(runsHere);
+const GRAPHS = opt.graphs.split(',');
+const TOLERANCE = 1e-4;
+/** max |a - b| over max |b|, over every output. */
+function difference(a: Map<string, Tensor>, b: Map<string, Tensor>): number {
+  let err = 0;
+  for (const [name, t] of b) {
+    const x = a.get(name)!;
+    if (t.format !== 'dense' || x.format !== 'dense') throw new Error(`${name}: a dense result was expected`);
+    let scale = 1e-30;
+    for (const v of t.data) scale = Math.max(scale, Math.abs(v));
+    for (let k = 0; k < t.data.length; k++) err = Math.max(err, Math.abs(x.data[k]! - t.data[k]!) / scale);
+  }
+  return err;
+}
 const engine = new KernelEngine(manifest, backends, sys);
 const slot = new Slot();
 const stages: {
@@ -179,7 +229,10 @@ const stages: {
   measuredMs: number;
   predictedMs: number;
   bytesIn: number;
+  /** The result's relative difference from the first partition's (wasm, all on the CPU). */
+  difference: number;
 }[] = [];
+let failed = false;
 for (const g of GRAPHS) {
   const A = toCsr(loadMatrix(join(M, g)));
   const args = inputsOf(A);
@@ -188,18 +241,22 @@ for (const g of GRAPHS) {
     dims: engine.L.bindDims(args),
     scalars: new Map(),
   });
+  let first: Map<string, Tensor> | undefined;
   for (const text of PARTITIONS) {
     const choices = parsePartition(text, spec, sys);
     const m = evaluateChoices(sys, problem, choices, GOAL)!;
     const plans = stagePlans(sys, spec, { choices }, m);
     const per: number[][] = plans.map(() => []);
     let bytes: number[] = [];
+    let diff = 0;
     for (let r = 0; r <= RUNS; r++) {
       engine.begin(slot, engine.prepare(args));
       const runs = [];
       for (const p of plans) runs.push(await engine.runStage(slot, p));
-      await engine.collect(slot);
+      const result = await engine.collect(slot);
       engine.end(slot);
+      first ??= result;
+      diff = Math.max(diff, difference(result, first));
       if (r === 0) continue; // warm-up: first copies and first-call setup
       runs.forEach((x, i) => per[i]!.push(x.ms));
       bytes = runs.map((x) => x.bytesIn);
@@ -209,12 +266,19 @@ for (const g of GRAPHS) {
         graph: g,
         partition: text,
         stage: i,
-        backend: p.kind === 'cpu' ? 'wasm' : p.kind === 'gpu' ? 'cuda-emu' : 'fpga-csim',
+        backend: backends[p.kind]!.name,
         measuredMs: median(per[i]!),
         predictedMs: m.stages[i]!.timeMs,
         bytesIn: bytes[i]!,
+        difference: diff,
       }),
     );
+    if (diff > TOLERANCE) {
+      console.error(
+        `${g} ${text}: the result differs from ${PARTITIONS[0]}'s by ${diff.toExponential(2)} (over ${TOLERANCE})`,
+      );
+      failed = true;
+    }
   }
 }
 engine.close([slot]);
@@ -229,11 +293,16 @@ const streams: {
   stageSumMs: number;
   overlap: number;
 }[] = [];
-for (const [g, text] of [
-  ['cora.cites', 'gpu:op0-op1|fpga:op2-op3'],
-  ['cora.cites', 'fpga:op0|gpu:op1|cpu:op2-op3'],
-  ['ca-GrQc.mtx', 'gpu:op0-op1|fpga:op2-op3'],
-] as const) {
+for (const [g, text] of (
+  [
+    ['cora.cites', 'gpu:op0-op1|fpga:op2-op3'],
+    ['cora.cites', 'fpga:op0|gpu:op1|cpu:op2-op3'],
+    ['ca-GrQc.mtx', 'gpu:op0-op1|fpga:op2-op3'],
+    ['cora.cites', 'cpu:op0|gpu:op1-op3'],
+    ['ca-GrQc.mtx', 'cpu:op0|gpu:op1-op3'],
+    ['facebook_combined.txt', 'cpu:op0|gpu:op1-op3'],
+  ] as const
+).filter(([g, text]) => GRAPHS.includes(g) && runsHere(text) && (!kinds.has('fpga') || text.includes('fpga')))) {
   const choices = parsePartition(text, spec, sys);
   const guards = fixedGuards(GOAL, choices, text);
   const cfg: RuntimeConfig = {
@@ -279,17 +348,19 @@ const load = loadavg()[0]!;
 console.log(`load average ${load.toFixed(2)}; system for predictions: ${sys.name}\n`);
 console.log('one native call (us)');
 for (const [k, v] of Object.entries(calls)) console.log(`  ${k.padEnd(52)} ${v.toFixed(3)}`);
-console.log('\nhost <-> emulated device copies (GB/s; baseline: TypedArray.set in JavaScript)');
+console.log(`\nhost <-> ${emulate ? 'emulated ' : ''}device copies (GB/s; baseline: TypedArray.set in JavaScript)`);
 console.log('  backend     bytes      upload  download  js set');
 for (const c of copies)
   console.log(
     `  ${c.backend.padEnd(10)} ${String(c.bytes).padStart(9)}  ${c.uploadGBs.toFixed(2).padStart(6)}  ${c.downloadGBs.toFixed(2).padStart(8)}  ${c.jsSetGBs.toFixed(2).padStart(6)}`,
   );
 console.log(`\nper stage: measured (median of ${RUNS} warm runs) against predicted`);
-console.log('  graph         partition                   stage backend     measured ms  predicted ms  ratio');
+console.log(
+  '  graph         partition                   stage backend     measured ms  predicted ms  ratio  difference',
+);
 for (const s of stages)
   console.log(
-    `  ${s.graph.padEnd(13)} ${s.partition.padEnd(27)} ${String(s.stage).padStart(5)} ${s.backend.padEnd(10)} ${s.measuredMs.toFixed(3).padStart(11)}  ${s.predictedMs.toFixed(4).padStart(12)}  ${(s.measuredMs / s.predictedMs).toFixed(1).padStart(6)}`,
+    `  ${s.graph.padEnd(13)} ${s.partition.padEnd(27)} ${String(s.stage).padStart(5)} ${s.backend.padEnd(10)} ${s.measuredMs.toFixed(3).padStart(11)}  ${s.predictedMs.toFixed(4).padStart(12)}  ${(s.measuredMs / s.predictedMs).toFixed(1).padStart(6)}  ${s.difference.toExponential(1).padStart(10)}`,
   );
 console.log(`\nstreams of ${STREAM} inputs (measured)`);
 console.log('  graph         partition                      one at a time  stream wall  sum of stages  overlap');
@@ -300,9 +371,20 @@ for (const s of streams)
 writeFileSync(
   join(out, 'exec.json'),
   JSON.stringify(
-    { date: new Date().toISOString(), load, system: sys.name, runs: RUNS, calls, copies, stages, streams },
+    {
+      date: new Date().toISOString(),
+      load,
+      system: sys.name,
+      libraries: emulate ? 'emulated' : 'real',
+      runs: RUNS,
+      calls,
+      copies,
+      stages,
+      streams,
+    },
     null,
     2,
   ),
 );
 console.log(`\nwrote ${join(out, 'exec.json')}`);
+if (failed) process.exit(1);

@@ -118,3 +118,14 @@ export function generateMatrix(s: GeneratedSpec): CsrMatrix {
       return rmat(s.params[0]!, s.params[1]!, s.params.slice(2), s.seed);
   }
 }
+
+/**
+ * Matrices run.sh generates on the GPU machine (generate.py): a regular 3-D
+ * stencil (14.6M entries, 2.1M rows of at most 7) and an R-MAT graph over
+ * 2^20 vertices with 10^7 edge draws and three hubs of 10^5, 3 x 10^5 and
+ * 10^6 column draws (10.7M entries, the longest row 644k).
+ */
+export const GENERATED: GeneratedSpec[] = [
+  { name: 'stencil128', kind: 'stencil3d', params: [128], seed: 1 },
+  { name: 'rmat20', kind: 'rmat', params: [20, 10_000_000, 100_000, 300_000, 1_000_000], seed: 2 },
+];

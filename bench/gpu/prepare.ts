@@ -32,7 +32,7 @@ import { features } from '../../runtime/features/index.js';
 import type { SparseFeatures } from '../../runtime/plan/types.js';
 import { loadProgram, optimise, selectKernel } from '../../cli/program.js';
 import type { Tensor } from '../../runtime/tensor.js';
-import { generateMatrix, specLine, type GeneratedSpec } from './generated.js';
+import { GENERATED, generateMatrix, specLine } from './generated.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
@@ -81,17 +81,6 @@ function gpuPicks(ex: string, inputs: string[], params: string[]): [string, stri
   if (!gpu) throw new Error(`${ex}: no GPU-only mapping on ${PICK_SYSTEM}`);
   return gpu.stages.flatMap((st) => Object.entries(st.variants));
 }
-
-/**
- * Matrices run.sh generates on the GPU machine (generate.py): a regular 3-D
- * stencil (14.6M entries, 2.1M rows of at most 7) and an R-MAT graph over
- * 2^20 vertices with 10^7 edge draws and three hubs of 10^5, 3 x 10^5 and
- * 10^6 column draws (10.7M entries, the longest row 644k).
- */
-export const GENERATED: GeneratedSpec[] = [
-  { name: 'stencil128', kind: 'stencil3d', params: [128], seed: 1 },
-  { name: 'rmat20', kind: 'rmat', params: [20, 10_000_000, 100_000, 300_000, 1_000_000], seed: 2 },
-];
 
 /** An example compiled once for in-process planning: its module, kernel and plan spec. */
 const compiled = new Map<string, { kernel: ReturnType<typeof selectKernel>; spec: ReturnType<typeof plannedSpec> }>();
