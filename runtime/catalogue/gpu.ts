@@ -171,6 +171,36 @@ function mergePath(op: PlanOp, d: DeviceSpec): number {
   return (b * MODEL.mergePathOverhead + (rows * MODEL.mergePathRowBytes) / bw) * 1e3;
 }
 
+/**
+ * Kernel launches and memsets a schedule's CUDA stub queues on its stream after its first
+ * launch, each priced at gpuModel.queuedLaunchUs (else the device's launchOverheadUs; the
+ * per-call floor pays the first):
+ * adaptive-rows clears the long-row count and launches the long-row pass beside the grouped
+ * rows; merge-path launches the row pass that folds each tile's carry (codegen/cuda/adaptive.ts,
+ * merge.ts; test/catalogue/queued-launches.test.ts counts them in the generated stubs). On the
+ * H200 these made adaptive-rows and merge-path 5-8 us slower than warp-per-row on matrices of
+ * 10^4 entries, where every schedule is its launches (docs/PERFORMANCE.md).
+ */
+export const QUEUED_AFTER_FIRST: Readonly<Record<GpuImpl, number>> = {
+  'adaptive-rows': 2,
+  'merge-path': 1,
+  'row-per-thread': 0,
+  'warp-per-row': 0,
+  tiled: 0,
+  elementwise: 0,
+  'block-reduce': 0,
+  serial: 0,
+};
+
+/** An implementation's time with the launches its stub queues after the first (sparse-driven ops). */
+const queued =
+  (impl: GpuImpl, f: (op: PlanOp, d: DeviceSpec) => number) =>
+  (op: PlanOp, d: DeviceSpec): number =>
+    f(op, d) +
+    (sparse(op)
+      ? (QUEUED_AFTER_FIRST[impl] * (gpuModelled(op, d) ? d.gpuModel!.queuedLaunchUs : d.launchOverheadUs)) / 1e3
+      : 0);
+
 /** The data-independent roofline at a class efficiency (dense ops). */
 const dense = (op: PlanOp, d: DeviceSpec, efficiency: number): number =>
   roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * efficiency, bandwidth(d));
@@ -179,11 +209,14 @@ export const GPU_CATALOGUE: Record<GpuImpl, ImplEntry> = {
   'adaptive-rows': {
     summary:
       'rows on groups of 2-32 lanes (by the mean row length) that split the row reduction, several rows per warp',
-    ms: adaptiveRows,
+    ms: queued('adaptive-rows', adaptiveRows),
   },
   'row-per-thread': { summary: 'one thread per row of the parallel loop', ms: rowPerThread },
   'warp-per-row': { summary: 'a warp per row; lanes split the row reduction or the dense width', ms: warpPerRow },
-  'merge-path': { summary: 'nnz-balanced merge-path segments with a carry fix-up', ms: mergePath },
+  'merge-path': {
+    summary: 'nnz-balanced merge-path segments with a carry fix-up',
+    ms: queued('merge-path', mergePath),
+  },
   tiled: {
     summary: '16 x 16 output tiles staged in shared memory (dense contractions)',
     ms: (op, d) => dense(op, d, MODEL.gpu.gemmCompute) * 1e3,

@@ -85,6 +85,7 @@ const historySchema = z.array(
 const gpuModelSchema = z.strictObject({
   effectiveBandwidthGBs: positive,
   sparseFloorUs: nonNegative,
+  queuedLaunchUs: nonNegative,
   l2CacheMB: nonNegative,
 });
 

@@ -70,6 +70,11 @@ export interface GpuModelSpec {
   effectiveBandwidthGBs: number;
   /** What one call of a sparse-driven kernel costs at the least, us, launch included (so >= launchOverheadUs). */
   sparseFloorUs: number;
+  /**
+   * What each further launch or memset a schedule queues behind its first costs, us (runtime/catalogue/gpu.ts,
+   * QUEUED_AFTER_FIRST): less than a call's floor, the stream having no host round trip between them.
+   */
+  queuedLaunchUs: number;
   /** Last-level (L2) cache: gathers from a dense operand that fits it cost no DRAM traffic, MB. */
   l2CacheMB: number;
 }

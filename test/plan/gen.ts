@@ -400,6 +400,7 @@ const accelArb = (kind: 'gpu' | 'fpga', sp: Spread): fc.Arbitrary<Omit<DeviceSpe
         d.gpuModel = {
           effectiveBandwidthGBs: r.mem * r.model.sustained,
           sparseFloorUs: r.launch + r.model.floorExtraUs,
+          queuedLaunchUs: r.launch / 2,
           l2CacheMB: r.model.l2CacheMB,
         };
       if (r.model && kind === 'fpga')

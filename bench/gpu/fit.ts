@@ -1,0 +1,246 @@
+/**
+ * The GPU model against the GPU: anchors a system file's GPU constants on the
+ * kernel times bench/gpu/run.sh measured, and reports the model's error and
+ * its choice of schedule with the constants it has and with the anchored ones.
+ *
+ *   npm run build && node dist/bench/gpu/fit.js RESULTS [WORK] [--system h200-cpu]
+ *
+ * RESULTS is run.sh's OUT (its csv/ folder: dype_check's rows, every variant of
+ * every op, median of 20 after 3 warm-ups); WORK the prepared work
+ * (bench/results/gpu-work: jobs.txt, data/, the generated matrices' specs). The
+ * SpMV and SpMM jobs are priced as the planner prices them: the catalogue's
+ * time of each schedule on the system's GPU for the job's matrix features,
+ * plus the sparse call floor. Three anchors, each from the measurements that
+ * isolate it: gpuModel.sparseFloorUs (small SpMV, where every schedule is its
+ * launch), gpuModel.queuedLaunchUs (what a launch queued after the first adds:
+ * adaptive-rows against warp-per-row on the same small SpMV) and
+ * gpuModel.effectiveBandwidthGBs (the largest regular SpMV, its time past the
+ * floor being its DRAM bytes). The model's other constants (imbalance, L2,
+ * locality) stay as they are. Writes RESULTS/fit.json and prints a table.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { plannedSpec } from '../../codegen/implementations.js';
+import { boundDims, loadSystem } from '../../cli/planning.js';
+import { loadProgram, optimise, selectKernel } from '../../cli/program.js';
+import { QUEUED_AFTER_FIRST } from '../../runtime/catalogue/gpu.js';
+import { callOverheadUs, implTimes } from '../../runtime/catalogue/index.js';
+import type { GpuImpl } from '../../runtime/catalogue/names.js';
+import { features } from '../../runtime/features/index.js';
+import { toCsr } from '../../runtime/io/convert.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+import { bindProblem } from '../../runtime/plan/bind.js';
+import type { PlanOp } from '../../runtime/plan/types.js';
+import type { DeviceSpec } from '../../runtime/system/types.js';
+import type { CsrMatrix, Tensor } from '../../runtime/tensor.js';
+import { GENERATED, generateMatrix } from './generated.js';
+
+const root = resolve(import.meta.dirname, '..', '..', '..');
+const { values: opt, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { system: { type: 'string', default: 'h200-cpu' } },
+});
+if (positionals.length < 1) throw new Error('usage: node dist/bench/gpu/fit.js RESULTS [WORK] [--system NAME]');
+const results = resolve(positionals[0]!);
+const work = resolve(positionals[1] ?? join(root, 'bench', 'results', 'gpu-work'));
+const sys = loadSystem({ system: opt.system }, opt.system);
+const gpu = sys.devices.find((d) => d.kind === 'gpu');
+if (!gpu?.gpuModel) throw new Error(`${opt.system}: no GPU with a gpuModel`);
+
+interface Row {
+  ex: string;
+  job: string;
+  variant: string;
+  measuredMs: number;
+  op: PlanOp;
+}
+
+/** The job's sparse matrix: a carried Matrix Market file, or a generated one made here by the same rules. */
+const matrices = new Map<string, CsrMatrix>();
+function matrixOf(arg: string): CsrMatrix {
+  const gen = /^gen\/(.+)\.csr$/.exec(arg);
+  const key = gen ? gen[1]! : arg;
+  let m = matrices.get(key);
+  if (!m) {
+    if (gen) {
+      const spec = GENERATED.find((g) => g.name === gen[1]);
+      if (!spec) throw new Error(`${arg}: no generated matrix of that name in bench/gpu/generated.ts`);
+      m = generateMatrix(spec);
+    } else m = toCsr(loadMatrix(join(work, arg)));
+    matrices.clear(); // jobs on one matrix are consecutive: keep one 10^7-entry matrix at a time
+    matrices.set(key, m);
+  }
+  return m;
+}
+
+const programs = new Map<string, { kernel: ReturnType<typeof selectKernel>; spec: ReturnType<typeof plannedSpec> }>();
+function opOf(ex: string, a: CsrMatrix, k: number | undefined): PlanOp {
+  const file = join(root, 'examples', `${ex}.dy`);
+  let c = programs.get(ex);
+  if (!c) {
+    const module = optimise(loadProgram(file));
+    const kernel = selectKernel(module, file, undefined);
+    c = { kernel, spec: plannedSpec(module, file, kernel.name) };
+    programs.set(ex, c);
+  }
+  const tensors = new Map<string, Tensor>([['A', a]]);
+  const scalars = new Map<string, number>(k === undefined ? [] : [['k', k]]);
+  const problem = bindProblem(c.spec, {
+    sparse: new Map([['A', features(a, 2)]]),
+    dims: boundDims(c.kernel, tensors, scalars),
+    scalars,
+  });
+  if (problem.ops.length !== 1) throw new Error(`${ex}: expected one op, found ${problem.ops.length}`);
+  return problem.ops[0]!;
+}
+
+function csvRows(file: string): Record<string, string>[] {
+  const [head, ...lines] = readFileSync(file, 'utf8').trim().split('\n');
+  const keys = head!.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i]!, v])));
+}
+
+const rows: Row[] = [];
+const unmeasured: string[] = [];
+const csvs = new Set(readdirSync(join(results, 'csv')));
+for (const line of readFileSync(join(work, 'jobs.txt'), 'utf8').split('\n')) {
+  const [ex, job, ...args] = line.trim().split(/\s+/);
+  if (ex !== 'spmv' && ex !== 'spmm') continue;
+  const csv = `${ex}-${job}.csv`;
+  if (!csvs.has(csv)) {
+    unmeasured.push(`${ex} ${job}`);
+    continue;
+  }
+  const a = args.find((x) => x.startsWith('A='))!.slice(2);
+  const k = /-K(\d+)$/.exec(job!)?.[1];
+  const op = opOf(ex, matrixOf(a), k === undefined ? undefined : Number(k));
+  for (const r of csvRows(join(results, 'csv', csv)))
+    if (r['op'] !== 'program' && r['check'] === 'ok')
+      rows.push({ ex, job: job!, variant: r['variant']!, measuredMs: Number(r['median_ms']), op });
+}
+if (rows.length === 0) throw new Error('no checked SpMV or SpMM timings to fit');
+/** Matrices this small make every schedule its launches (the H200 runs 10^4 entries in about a microsecond). */
+const SMALL_NNZ = 200_000;
+
+function predict(r: Row, d: DeviceSpec): number {
+  const t = implTimes(r.op, d).find((x) => x.impl === r.variant);
+  if (!t) throw new Error(`${r.ex} ${r.job}: the catalogue has no GPU variant '${r.variant}'`);
+  return t.ms + callOverheadUs(r.op, d) / 1e3;
+}
+
+const before = gpu.gpuModel;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const small = (r: Row): boolean => (r.op.sparse?.nnz ?? Infinity) < SMALL_NNZ;
+const timeOf = (ex: string, job: string, variant: string): number | undefined =>
+  rows.find((r) => r.ex === ex && r.job === job && r.variant === variant)?.measuredMs;
+const jobsOf = (pred: (r: Row) => boolean): [string, string][] => [
+  ...new Map(rows.filter(pred).map((r) => [`${r.ex} ${r.job}`, [r.ex, r.job] as [string, string]])).values(),
+];
+
+// (1) The per-call floor: on SpMV of at most SMALL_NNZ entries every schedule is its launch; the fastest
+// one-launch schedule's time, median over those jobs.
+const oneLaunch = (Object.keys(QUEUED_AFTER_FIRST) as GpuImpl[]).filter((i) => QUEUED_AFTER_FIRST[i] === 0);
+const floors = jobsOf((r) => r.ex === 'spmv' && small(r)).map(([ex, job]) =>
+  Math.min(...oneLaunch.map((v) => timeOf(ex, job, v) ?? Infinity)),
+);
+const floorUs = median(floors) * 1e3;
+// (2) A launch queued after the first: adaptive-rows over warp-per-row on the same small SpMV, per queued launch.
+const queuedUs =
+  median(
+    jobsOf((r) => r.ex === 'spmv' && small(r)).map(
+      ([ex, job]) =>
+        (timeOf(ex, job, 'adaptive-rows')! - timeOf(ex, job, 'warp-per-row')!) / QUEUED_AFTER_FIRST['adaptive-rows'],
+    ),
+  ) * 1e3;
+// (3) The sustained bandwidth: the largest regular SpMV (row-per-thread, rows of equal length, its gathers in
+// the L2), whose time past the floor is its DRAM bytes; the model's bytes at its current bandwidth scaled.
+const anchor = rows
+  .filter((r) => r.ex === 'spmv' && r.variant === 'row-per-thread' && r.op.sparse!.rowLenCv < 0.5)
+  .reduce((a, r) => (r.op.sparse!.nnz > a.op.sparse!.nnz ? r : a));
+const workMs = implTimes(anchor.op, gpu).find((t) => t.impl === 'row-per-thread')!.ms;
+const bandwidthGBs = Math.round((before.effectiveBandwidthGBs * workMs) / (anchor.measuredMs - floorUs / 1e3));
+const anchors = {
+  sparseFloorUs: Number(floorUs.toFixed(1)),
+  queuedLaunchUs: Number(queuedUs.toFixed(1)),
+  effectiveBandwidthGBs: bandwidthGBs,
+  from: {
+    sparseFloorUs: `median over ${floors.length} SpMV jobs under ${SMALL_NNZ} entries of the fastest one-launch schedule`,
+    queuedLaunchUs: 'median over the same jobs of (adaptive-rows - warp-per-row) / its queued launches',
+    effectiveBandwidthGBs: `spmv ${anchor.job} row-per-thread (${anchor.op.sparse!.nnz} entries), ${anchor.measuredMs} ms less the floor`,
+  },
+};
+const after: DeviceSpec = {
+  ...gpu,
+  gpuModel: {
+    ...before,
+    effectiveBandwidthGBs: bandwidthGBs,
+    sparseFloorUs: anchors.sparseFloorUs,
+    queuedLaunchUs: anchors.queuedLaunchUs,
+  },
+};
+
+/** Per job: whether the model's cheapest variant is the fastest measured, and what its choice costs over the fastest. */
+function choices(d: DeviceSpec): { right: number; jobs: number; lossGeomean: number } {
+  const byJob = new Map<string, Row[]>();
+  for (const r of rows) byJob.set(`${r.ex} ${r.job}`, [...(byJob.get(`${r.ex} ${r.job}`) ?? []), r]);
+  let right = 0;
+  let logLoss = 0;
+  for (const rs of byJob.values()) {
+    const fastest = rs.reduce((a, b) => (b.measuredMs < a.measuredMs ? b : a));
+    const chosen = rs.reduce((a, b) => (predict(b, d) < predict(a, d) ? b : a));
+    if (chosen === fastest) right++;
+    logLoss += Math.log(chosen.measuredMs / fastest.measuredMs);
+  }
+  return { right, jobs: byJob.size, lossGeomean: Math.exp(logLoss / byJob.size) };
+}
+const errors = (d: DeviceSpec): number[] => rows.map((r) => Math.abs(Math.log(predict(r, d) / r.measuredMs)));
+
+if (unmeasured.length > 0) console.log(`no dype_check timings (left out): ${unmeasured.join(', ')}`);
+console.log(`${rows.length} checked timings of ${new Set(rows.map((r) => `${r.ex} ${r.job}`)).size} SpMV/SpMM jobs`);
+console.log(
+  `${'job'.padEnd(24)} ${'variant'.padEnd(16)} ${'measured ms'.padStart(11)} ${'before'.padStart(9)} ${'after'.padStart(9)}`,
+);
+for (const r of rows)
+  console.log(
+    `${`${r.ex} ${r.job}`.padEnd(24)} ${r.variant.padEnd(16)} ${r.measuredMs.toFixed(4).padStart(11)} ${predict(r, gpu).toFixed(4).padStart(9)} ${predict(r, after).toFixed(4).padStart(9)}`,
+  );
+const summary = (name: string, d: DeviceSpec) => {
+  const c = choices(d);
+  const e = errors(d);
+  return {
+    model: name,
+    queuedLaunchUs: d.gpuModel!.queuedLaunchUs,
+    effectiveBandwidthGBs: d.gpuModel!.effectiveBandwidthGBs,
+    sparseFloorUs: d.gpuModel!.sparseFloorUs,
+    medianErrorFactor: Math.exp(median(e)),
+    maxErrorFactor: Math.exp(Math.max(...e)),
+    fastestChosen: `${c.right} of ${c.jobs}`,
+    chosenOverFastestGeomean: c.lossGeomean,
+  };
+};
+const report = [summary('before', gpu), summary('after', after)];
+console.log('anchors:', JSON.stringify(anchors, null, 2));
+console.table(report);
+writeFileSync(
+  join(results, 'fit.json'),
+  JSON.stringify(
+    {
+      system: opt.system,
+      unmeasured,
+      rows: rows.map((r) => ({
+        ex: r.ex,
+        job: r.job,
+        variant: r.variant,
+        measuredMs: r.measuredMs,
+        beforeMs: predict(r, gpu),
+        afterMs: predict(r, after),
+      })),
+      anchors,
+      report,
+    },
+    null,
+    2,
+  ),
+);
+console.log(`wrote ${join(results, 'fit.json')}`);
