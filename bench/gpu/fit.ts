@@ -15,7 +15,8 @@
  * launch), gpuModel.queuedLaunchUs (what a launch queued after the first adds:
  * adaptive-rows against warp-per-row on the same small SpMV) and
  * gpuModel.effectiveBandwidthGBs (the largest regular SpMV, its time past the
- * floor being its DRAM bytes). The model's other constants (imbalance, L2,
+ * floor being its DRAM bytes); and launchOverheadUs, a dense kernel's call
+ * (the tiled and elementwise kernels of gcn, PageRank and SSSP). The model's other constants (imbalance, L2,
  * locality) stay as they are. Writes RESULTS/fit.json and prints a table.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -160,11 +161,20 @@ const anchor = rows
   .reduce((a, r) => (r.op.sparse!.nnz > a.op.sparse!.nnz ? r : a));
 const workMs = implTimes(anchor.op, gpu).find((t) => t.impl === 'row-per-thread')!.ms;
 const bandwidthGBs = Math.round((before.effectiveBandwidthGBs * workMs) / (anchor.measuredMs - floorUs / 1e3));
+// (4) A dense kernel's call (launchOverheadUs): the tiled and elementwise kernels of the other examples, whose work
+// on these sizes is a fraction of their launch, median (timed whatever their program's check: each is one op).
+const denseMs = [...csvs]
+  .filter((f) => /^(gcn|pagerank|sssp)-/.test(f))
+  .flatMap((f) => csvRows(join(results, 'csv', f)))
+  .filter((r) => r['variant'] === 'tiled' || r['variant'] === 'elementwise')
+  .map((r) => Number(r['median_ms']));
 const anchors = {
+  launchOverheadUs: denseMs.length > 0 ? Number((median(denseMs) * 1e3).toFixed(1)) : undefined,
   sparseFloorUs: Number(floorUs.toFixed(1)),
   queuedLaunchUs: Number(queuedUs.toFixed(1)),
   effectiveBandwidthGBs: bandwidthGBs,
   from: {
+    launchOverheadUs: `median of ${denseMs.length} tiled and elementwise kernels of gcn, pagerank and sssp`,
     sparseFloorUs: `median over ${floors.length} SpMV jobs under ${SMALL_NNZ} entries of the fastest one-launch schedule`,
     queuedLaunchUs: 'median over the same jobs of (adaptive-rows - warp-per-row) / its queued launches',
     effectiveBandwidthGBs: `spmv ${anchor.job} row-per-thread (${anchor.op.sparse!.nnz} entries), ${anchor.measuredMs} ms less the floor`,
