@@ -19,8 +19,6 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
-#include <functional>
-#include <memory>
 
 namespace {
 
@@ -80,6 +78,13 @@ template <typename F> Timing time_it(F call, const Cli& cli, cudaStream_t stream
   return t;
 }
 
+// cuSPARSE's answer for a layout it does not take (the SpMM algorithms are layout-specific).
+bool supported(cusparseStatus_t s, const char* what) {
+  if (s == CUSPARSE_STATUS_NOT_SUPPORTED) return false;
+  sparse_ok(s, what);
+  return true;
+}
+
 struct Job {
   const Cli& cli;
   Checker& chk;
@@ -87,14 +92,21 @@ struct Job {
   cusparseHandle_t handle;
   cudaStream_t stream;
 
-  // One algorithm: buffer and preprocessing once, a checked call, then the timed calls.
-  // `prepare` returns false where cuSPARSE does not take this algorithm for the layout.
-  template <typename Prepare, typename Call>
-  void algorithm(const char* op, const char* name, Prepare prepare, Call call, const char* result, const std::function<std::vector<double>()>& got) {
-    if (!prepare()) {
+  // One algorithm: its work buffer and preprocessing once, a checked call, then the timed calls. `size`,
+  // `preprocess` and `compute` are the algorithm's three cuSPARSE calls (the last two given the work buffer).
+  template <typename Size, typename Preprocess, typename Compute, typename Got>
+  void algorithm(const char* op, const char* name, Size size, Preprocess preprocess, Compute compute, const char* result, Got got) {
+    size_t bytes = 0;
+    if (!supported(size(&bytes), "bufferSize")) {
       std::printf("  %-12s %-16s not supported for this layout\n", op, name);
       return;
     }
+    DeviceBuffer<char> work(bytes);
+    if (!supported(preprocess((void*)work.p), "preprocess")) {
+      std::printf("  %-12s %-16s not supported for this layout\n", op, name);
+      return;
+    }
+    auto call = [&] { sparse_ok(compute((void*)work.p), name); };
     call();
     cuda_ok(cudaStreamSynchronize(stream), name);
     const std::string check = chk.compare(std::string(op) + " " + name, result, got(), nullptr, cli.rtol < 0 ? 1e-4 : cli.rtol);
@@ -115,13 +127,6 @@ Sparse csr_of(const Mtx& file) {
   return s;
 }
 
-// cuSPARSE's answer for a layout it does not take (the SpMM algorithms are layout-specific).
-bool supported(cusparseStatus_t s, const char* what) {
-  if (s == CUSPARSE_STATUS_NOT_SUPPORTED) return false;
-  sparse_ok(s, what);
-  return true;
-}
-
 void spmv(Job& job, const Sparse& a, const Dense& x) {
   if (x.rows * x.cols != a.cols) throw std::runtime_error("x has " + std::to_string(x.rows * x.cols) + " values, A has " + std::to_string(a.cols) + " columns");
   DeviceBuffer<int> ptr(a.rowPtr), idx(a.colIdx);
@@ -133,19 +138,15 @@ void spmv(Job& job, const Sparse& a, const Dense& x) {
   sparse_ok(cusparseCreateDnVec(&Y, a.rows, dy.p, CUDA_R_32F), "cusparseCreateDnVec");
   const float one = 1, zero = 0;
   const std::pair<cusparseSpMVAlg_t, const char*> algs[] = {{CUSPARSE_SPMV_CSR_ALG1, "CSR_ALG1"}, {CUSPARSE_SPMV_CSR_ALG2, "CSR_ALG2"}};
+  const auto N = CUSPARSE_OPERATION_NON_TRANSPOSE;
   for (const auto& entry : algs) {
     const auto alg = entry.first;
-    const char* name = entry.second;
-    std::unique_ptr<DeviceBuffer<char>> work;
-    auto prepare = [&] {
-      size_t bytes = 0;
-      if (!supported(cusparseSpMV_bufferSize(job.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, X, &zero, Y, CUDA_R_32F, alg, &bytes), "cusparseSpMV_bufferSize")) return false;
-      work = std::make_unique<DeviceBuffer<char>>(bytes);
-      sparse_ok(cusparseSpMV_preprocess(job.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, X, &zero, Y, CUDA_R_32F, alg, work->p), "cusparseSpMV_preprocess");
-      return true;
-    };
-    auto call = [&] { sparse_ok(cusparseSpMV(job.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, X, &zero, Y, CUDA_R_32F, alg, work->p), "cusparseSpMV"); };
-    job.algorithm("spmv", name, prepare, call, "y", [&] { return dy.download((size_t)a.rows); });
+    job.algorithm(
+        "spmv", entry.second,
+        [&](size_t* bytes) { return cusparseSpMV_bufferSize(job.handle, N, &one, A, X, &zero, Y, CUDA_R_32F, alg, bytes); },
+        [&](void* w) { return cusparseSpMV_preprocess(job.handle, N, &one, A, X, &zero, Y, CUDA_R_32F, alg, w); },
+        [&](void* w) { return cusparseSpMV(job.handle, N, &one, A, X, &zero, Y, CUDA_R_32F, alg, w); },
+        "y", [&] { return dy.download((size_t)a.rows); });
   }
   cusparseDestroyDnVec(X);
   cusparseDestroyDnVec(Y);
@@ -167,16 +168,12 @@ void spmm(Job& job, const Sparse& a, const Dense& b) {
   const std::pair<cusparseSpMMAlg_t, const char*> algs[] = {{CUSPARSE_SPMM_CSR_ALG1, "CSR_ALG1"}, {CUSPARSE_SPMM_CSR_ALG2, "CSR_ALG2"}, {CUSPARSE_SPMM_CSR_ALG3, "CSR_ALG3"}};
   for (const auto& entry : algs) {
     const auto alg = entry.first;
-    const char* name = entry.second;
-    std::unique_ptr<DeviceBuffer<char>> work;
-    auto prepare = [&] {
-      size_t bytes = 0;
-      if (!supported(cusparseSpMM_bufferSize(job.handle, N, N, &one, A, B, &zero, C, CUDA_R_32F, alg, &bytes), "cusparseSpMM_bufferSize")) return false;
-      work = std::make_unique<DeviceBuffer<char>>(bytes);
-      return supported(cusparseSpMM_preprocess(job.handle, N, N, &one, A, B, &zero, C, CUDA_R_32F, alg, work->p), "cusparseSpMM_preprocess");
-    };
-    auto call = [&] { sparse_ok(cusparseSpMM(job.handle, N, N, &one, A, B, &zero, C, CUDA_R_32F, alg, work->p), "cusparseSpMM"); };
-    job.algorithm("spmm", name, prepare, call, "Y", [&] { return dC.download((size_t)(a.rows * k)); });
+    job.algorithm(
+        "spmm", entry.second,
+        [&](size_t* bytes) { return cusparseSpMM_bufferSize(job.handle, N, N, &one, A, B, &zero, C, CUDA_R_32F, alg, bytes); },
+        [&](void* w) { return cusparseSpMM_preprocess(job.handle, N, N, &one, A, B, &zero, C, CUDA_R_32F, alg, w); },
+        [&](void* w) { return cusparseSpMM(job.handle, N, N, &one, A, B, &zero, C, CUDA_R_32F, alg, w); },
+        "Y", [&] { return dC.download((size_t)(a.rows * k)); });
   }
   cusparseDestroyDnMat(B);
   cusparseDestroyDnMat(C);

@@ -22,9 +22,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { plannedSpec } from '../../codegen/implementations.js';
 import { boundDims, loadSystem } from '../../cli/planning.js';
-import { loadProgram, optimise, selectKernel } from '../../cli/program.js';
 import { QUEUED_AFTER_FIRST } from '../../runtime/catalogue/gpu.js';
 import { callOverheadUs, implTimes } from '../../runtime/catalogue/index.js';
 import type { GpuImpl } from '../../runtime/catalogue/names.js';
@@ -34,7 +32,8 @@ import { loadMatrix } from '../../runtime/io/load.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import type { PlanOp } from '../../runtime/plan/types.js';
 import type { DeviceSpec } from '../../runtime/system/types.js';
-import type { CsrMatrix, Tensor } from '../../runtime/tensor.js';
+import type { CsrMatrix } from '../../runtime/tensor.js';
+import { compiledExample, jobBindings } from './examples.js';
 import { GENERATED, generateMatrix } from './generated.js';
 
 const root = resolve(import.meta.dirname, '..', '..', '..');
@@ -75,18 +74,9 @@ function matrixOf(arg: string): CsrMatrix {
   return m;
 }
 
-const programs = new Map<string, { kernel: ReturnType<typeof selectKernel>; spec: ReturnType<typeof plannedSpec> }>();
 function opOf(ex: string, a: CsrMatrix, k: number | undefined): PlanOp {
-  const file = join(root, 'examples', `${ex}.dy`);
-  let c = programs.get(ex);
-  if (!c) {
-    const module = optimise(loadProgram(file));
-    const kernel = selectKernel(module, file, undefined);
-    c = { kernel, spec: plannedSpec(module, file, kernel.name) };
-    programs.set(ex, c);
-  }
-  const tensors = new Map<string, Tensor>([['A', a]]);
-  const scalars = new Map<string, number>(k === undefined ? [] : [['k', k]]);
+  const c = compiledExample(root, ex);
+  const { tensors, scalars } = jobBindings(a, k);
   const problem = bindProblem(c.spec, {
     sparse: new Map([['A', features(a, 2)]]),
     dims: boundDims(c.kernel, tensors, scalars),

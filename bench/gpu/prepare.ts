@@ -26,13 +26,12 @@ import { fileURLToPath } from 'node:url';
 import { formatMatrixMarketArray, formatMatrixMarketCoordinate } from '../../runtime/io/mtx-write.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
-import { plannedSpec } from '../../codegen/implementations.js';
 import { parseGoal } from '../../cli/goal.js';
 import { boundDims, loadSystem, planFor } from '../../cli/planning.js';
 import { features } from '../../runtime/features/index.js';
 import type { SparseFeatures } from '../../runtime/plan/types.js';
-import { loadProgram, optimise, selectKernel } from '../../cli/program.js';
 import type { CsrMatrix, Tensor } from '../../runtime/tensor.js';
+import { compiledExample, jobBindings } from './examples.js';
 import { GENERATED, generateMatrix, specLine } from './generated.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -83,9 +82,6 @@ function gpuPicks(ex: string, inputs: string[], params: string[]): [string, stri
   return gpu.stages.flatMap((st) => Object.entries(st.variants));
 }
 
-/** An example compiled once for in-process planning: its module, kernel and plan spec. */
-const compiled = new Map<string, { kernel: ReturnType<typeof selectKernel>; spec: ReturnType<typeof plannedSpec> }>();
-
 /** gpuPicks for a matrix held here only (a generated one): the planner in-process, its A from memory. */
 function gpuPicksOf(
   ex: string,
@@ -93,16 +89,8 @@ function gpuPicksOf(
   feats: ReadonlyMap<string, SparseFeatures>,
   k: number | undefined,
 ): [string, string][] {
-  const file = join(root, 'examples', `${ex}.dy`);
-  let c = compiled.get(ex);
-  if (!c) {
-    const module = optimise(loadProgram(file));
-    const kernel = selectKernel(module, file, undefined);
-    c = { kernel, spec: plannedSpec(module, file, kernel.name) };
-    compiled.set(ex, c);
-  }
-  const tensors = new Map<string, Tensor>([['A', a]]);
-  const scalars = new Map<string, number>(k === undefined ? [] : [['k', k]]);
+  const c = compiledExample(root, ex);
+  const { tensors, scalars } = jobBindings(a, k);
   pickSystem ??= loadSystem({ system: PICK_SYSTEM }, PICK_SYSTEM);
   const r = planFor(c.spec, pickSystem, feats, boundDims(c.kernel, tensors, scalars), scalars, parseGoal({}));
   const gpu = r.baselines['gpu-only'];
