@@ -28,14 +28,6 @@ def cusparse_rows(out, ex, matrix):
     return [r for r in csv.DictReader(open(path)) if r['check'] != 'MISMATCH']
 
 
-def dype_best(out, ex, matrix):
-    path = os.path.join(out, 'csv', f'{ex}-{matrix}.csv')
-    if not os.path.exists(path):
-        return None
-    rows = [r for r in csv.DictReader(open(path)) if r['op'] != 'program' and r['check'] != 'MISMATCH']
-    return min(rows, key=lambda r: float(r['median_ms'])) if rows else None
-
-
 def dype_rows(out, ex, matrix):
     """The dype_check CSV rows of one job that passed their check (no whole-program row)."""
     path = os.path.join(out, 'csv', f'{ex}-{matrix}.csv')
@@ -97,11 +89,12 @@ def main():
         ms = float(fastest['median_ms'])
         entry = {'op': ex, 'matrix': matrix, 'cusparse_alg': fastest['variant'], 'cusparse_ms': ms,
                  'cusparse_algs': {r['variant']: float(r['median_ms']) for r in algs}}
-        best = dype_best(out, ex, matrix)
+        rows = dype_rows(out, ex, matrix)
+        best = min(rows, key=lambda r: float(r['median_ms'])) if rows else None
         if best:
             entry.update({'dype_variant': best['variant'], 'dype_ms': float(best['median_ms']), 'speedup': ms / float(best['median_ms'])})
             pick = picks.get((ex, matrix, best['op']))
-            mine = next((r for r in dype_rows(out, ex, matrix) if r['variant'] == pick), None)
+            mine = next((r for r in rows if r['variant'] == pick), None)
             if mine:
                 entry.update({'dype_pick': pick, 'dype_pick_ms': float(mine['median_ms']), 'pick_speedup': ms / float(mine['median_ms'])})
         results.append(entry)

@@ -216,13 +216,18 @@ runnable() {
 }
 
 # ---- checks and timings, one job at a time (they time the GPU), each under its time limit
+run_logged() { # log command...: runs in the work folder under the job time limit, output to log
+  local log="$1" rc=0
+  shift
+  (cd "$work" && timeout "$job_timeout" "$@") > "$log" 2>&1 || rc=$?
+  [ $rc -ne 124 ] || echo "exceeded ${job_timeout}s" >> "$log"
+  return $rc
+}
 run_tool() { # tool binary log job-args...
-  local tool="$1" bin="$2" log="$3"
+  local tool="$1" bin="$2" log="$3" rc=0
   shift 3
   if [ ! -x "$bin" ]; then echo "$ex $matrix: $tool not built" | tee -a "$out/summary.txt"; status=1; return; fi
-  local rc=0
-  (cd "$work" && timeout "$job_timeout" "$bin" "$@") > "$log" 2>&1 || rc=$?
-  [ $rc -ne 124 ] || echo "$ex $matrix: $tool exceeded ${job_timeout}s" >> "$log"
+  run_logged "$log" "$bin" "$@" || rc=$?
   echo "$ex $matrix: $tool exit $rc ($(tail -1 "$log"))" | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || status=1
 }
@@ -250,8 +255,7 @@ if [ $rc -ne 0 ]; then echo "cusparse.py exit $rc" | tee -a "$out/summary.txt"; 
 checked() { # label log command...: runs a check, appends its line to checks.txt
   local label="$1" log="$2" rc=0
   shift 2
-  (cd "$work" && timeout "$job_timeout" "$@") > "$log" 2>&1 || rc=$?
-  [ $rc -ne 124 ] || echo "exceeded ${job_timeout}s" >> "$log"
+  run_logged "$log" "$@" || rc=$?
   echo "$label exit $rc ($(tail -1 "$log"))" >> "$out/checks.txt"
   return $rc
 }
