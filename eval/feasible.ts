@@ -4,6 +4,7 @@
  * pipeline stage shares an instance with another, and the peak draw of the
  * instances it uses (the rest idle) stays under the power cap.
  */
+import { bestOpTime } from '../runtime/plan/cost.js';
 import { lastWriters } from '../runtime/plan/dp.js';
 import { evalStage } from '../runtime/plan/stage.js';
 import type { Mapping, PlanProblem } from '../runtime/plan/types.js';
@@ -42,6 +43,7 @@ export function feasibility(
         producerDevice: (id) => sys.devices.find((d) => d.id === where.get(id)),
         lastWriter: writers,
         opById,
+        opTime: bestOpTime,
       },
       ops,
       dev,

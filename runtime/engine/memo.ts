@@ -11,7 +11,7 @@
 import { scoreMapping } from '../guards/build.js';
 import type { Binding } from '../plan/bind.js';
 import { bindProblem } from '../plan/bind.js';
-import { evaluateChoices, type PlanOptions, type StageChoice } from '../plan/dp.js';
+import { choiceEvaluator, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 
@@ -20,7 +20,11 @@ export const MEMO_PROBLEMS = 64;
 
 export class ModelMemo {
   private readonly problems = new Map<string, PlanProblem>();
-  private readonly mappings = new WeakMap<PlanProblem, Map<string, Mapping | undefined>>();
+  /** Per problem: the partitions' mappings by key, and the evaluator they share (one planner set-up and its caches). */
+  private readonly mappings = new WeakMap<
+    PlanProblem,
+    { by: Map<string, Mapping | undefined>; evaluate: (c: readonly StageChoice[]) => Mapping | undefined }
+  >();
 
   constructor(
     private readonly sys: SystemSpec,
@@ -81,9 +85,9 @@ export class ModelMemo {
   /** A partition's mapping on a problem (undefined: it cannot run there). */
   mapping(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): Mapping | undefined {
     let m = this.mappings.get(p);
-    if (!m) this.mappings.set(p, (m = new Map()));
-    if (!m.has(part.key)) m.set(part.key, evaluateChoices(this.sys, p, part.choices, this.popts));
-    return m.get(part.key);
+    if (!m) this.mappings.set(p, (m = { by: new Map(), evaluate: choiceEvaluator(this.sys, p, this.popts) }));
+    if (!m.by.has(part.key)) m.by.set(part.key, m.evaluate(part.choices));
+    return m.by.get(part.key);
   }
 
   /** The objective's value of a partition on a problem (the objective and constraints of `opts`), Infinity when it cannot run there or breaks a constraint. */

@@ -110,7 +110,14 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
     for (const x of inst) {
       // Only devices that can hold and run the task (memory, FPGA resources, dtypes).
       const check = evalStage(
-        { sys, problem: p, producerDevice: (id) => place.get(taskOf.get(id)!)?.dev, lastWriter: writers, opById },
+        {
+          sys,
+          problem: p,
+          producerDevice: (id) => place.get(taskOf.get(id)!)?.dev,
+          lastWriter: writers,
+          opById,
+          opTime: bestOpTime,
+        },
         tasks[t]!.ops,
         x.dev,
         1,

@@ -26,6 +26,7 @@ import {
   type PartialFigures,
   type PlanGoal,
 } from './figures.js';
+import { bestOpTime, type VariantTime } from './cost.js';
 import { evalStage, type StageContext, type StageEval } from './stage.js';
 import type { Mapping, Objective, PlanOp, PlanProblem, Stage } from './types.js';
 
@@ -135,6 +136,17 @@ class Planner {
     this.index = new Map(p.ops.map((o, i) => [o.id, i]));
   }
 
+  /** bestOpTime per (op, device, instances): the DP prices an op once per stage range that holds it, and the partitions one problem weighs share most of their ops. */
+  private readonly opTimes = new Map<number, VariantTime>();
+
+  opTime(op: PlanOp, dev: DeviceSpec, count: number): VariantTime {
+    const nd = this.sys.devices.length;
+    const key = (this.index.get(op.id)! * nd + this.sys.devices.indexOf(dev)) * 65536 + count;
+    let t = this.opTimes.get(key);
+    if (!t) this.opTimes.set(key, (t = bestOpTime(op, dev, count)));
+    return t;
+  }
+
   /** Producer ops that a stage over [start, end) reads from before it (cached per range). */
   private external(start: number, end: number): string[] {
     const key = start * 4096 + end;
@@ -166,6 +178,7 @@ class Planner {
         },
         lastWriter: this.writers,
         opById: this.opById,
+        opTime: (op, d, count) => this.opTime(op, d, count),
       };
       this.cache.set(key, (ev = evalStage(ctx, this.p.ops.slice(choice.start, choice.end), dev, choice.count)));
     }
@@ -377,20 +390,35 @@ export function evaluateChoices(
   choices: readonly StageChoice[],
   acct: Accounting,
 ): Mapping | undefined {
+  return choiceEvaluator(sys, p, acct)(choices);
+}
+
+/**
+ * evaluateChoices for many lists of stage choices on one problem: one planner's set-up (live values, writers)
+ * and its stage and op-time caches serve them all, so the partitions a runtime weighs for an input share what
+ * their stages have in common.
+ */
+export function choiceEvaluator(
+  sys: SystemSpec,
+  p: PlanProblem,
+  acct: Accounting,
+): (choices: readonly StageChoice[]) => Mapping | undefined {
   const pl = new Planner(sys, p, { energyScope: acct.energyScope, streamLength: acct.streamLength });
-  const used = sys.devices.map(() => 0);
-  const where = new Map<string, number>();
-  let l: Label = { ...START, parent: undefined, pick: undefined };
-  for (const c of choices) {
-    const s = sys.devices.findIndex((d) => d.id === c.device);
-    if (s < 0 || used[s]! + c.count > sys.devices[s]!.count) return undefined;
-    const r = pl.stageFor(c, s, where);
-    if ('why' in r) return undefined;
-    used[s]! += c.count;
-    for (let i = c.start; i < c.end; i++) where.set(p.ops[i]!.id, s);
-    l = extend(l, r);
-  }
-  return pl.finish(l, used);
+  return (choices) => {
+    const used = sys.devices.map(() => 0);
+    const where = new Map<string, number>();
+    let l: Label = { ...START, parent: undefined, pick: undefined };
+    for (const c of choices) {
+      const s = sys.devices.findIndex((d) => d.id === c.device);
+      if (s < 0 || used[s]! + c.count > sys.devices[s]!.count) return undefined;
+      const r = pl.stageFor(c, s, where);
+      if ('why' in r) return undefined;
+      used[s]! += c.count;
+      for (let i = c.start; i < c.end; i++) where.set(p.ops[i]!.id, s);
+      l = extend(l, r);
+    }
+    return pl.finish(l, used);
+  };
 }
 
 /** The stage choices behind a mapping. */

@@ -7,7 +7,7 @@
  */
 import type { DeviceSpec, SystemSpec } from '../system/types.js';
 import { fpgaEntry, type FpgaImpl } from '../catalogue/index.js';
-import { bestOpTime, MODEL } from './cost.js';
+import { MODEL, type VariantTime } from './cost.js';
 import { fpgaProjectResources, resourceOverflow } from './fpga-designs.js';
 import type { PlanOp, PlanProblem } from './types.js';
 
@@ -76,18 +76,20 @@ export interface StageContext {
   /** The op that finally writes each kernel result. */
   lastWriter: Map<string, string>;
   opById: ReadonlyMap<string, PlanOp>;
+  /** bestOpTime (./cost.ts), or a cache of it. */
+  opTime: (op: PlanOp, dev: DeviceSpec, count: number) => VariantTime;
 }
 
 export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: DeviceSpec, count: number): StageEval {
   const variants: Record<string, string> = {};
   let compute = 0;
   for (const op of ops) {
-    const t = bestOpTime(op, dev, count);
+    const t = ctx.opTime(op, dev, count);
     variants[op.id] = t.variant;
     compute += t.ms;
   }
   if (!Number.isFinite(compute)) {
-    const op = ops.find((o) => !Number.isFinite(bestOpTime(o, dev, count).ms))!;
+    const op = ops.find((o) => !Number.isFinite(ctx.opTime(o, dev, count).ms))!;
     const why =
       op.impls[dev.kind].length === 0
         ? `${op.id} (${op.kind}) has no ${dev.kind} implementation in its program`
