@@ -23,7 +23,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boundDims, loadSystem } from '../../cli/planning.js';
-import { QUEUED_AFTER_FIRST } from '../../runtime/catalogue/gpu.js';
+import { laneSteps, QUEUED_AFTER_FIRST } from '../../runtime/catalogue/gpu.js';
 import { callOverheadUs, implTimes } from '../../runtime/catalogue/index.js';
 import type { GpuImpl } from '../../runtime/catalogue/names.js';
 import { features } from '../../runtime/features/index.js';
@@ -113,6 +113,8 @@ for (const line of readFileSync(join(work, 'jobs.txt'), 'utf8').split('\n')) {
 if (rows.length === 0) throw new Error('no checked SpMV or SpMM timings to fit');
 /** Matrices this small make every schedule its launches (the H200 runs 10^4 entries in about a microsecond). */
 const SMALL_NNZ = 200_000;
+/** A lane walk this long is far from the launch's own latency (a step is tens to hundreds of ns). */
+const MIN_WALK = 1000;
 
 function predict(r: Row, d: DeviceSpec): number {
   const t = implTimes(r.op, d).find((x) => x.impl === r.variant);
@@ -158,7 +160,30 @@ const denseMs = [...csvs]
   .flatMap((f) => csvRows(join(results, 'csv', f)))
   .filter((r) => r['variant'] === 'tiled' || r['variant'] === 'elementwise')
   .map((r) => Number(r['median_ms']));
+// (5) One step of a lane's walk (laneStepNs): jobs whose longest lane walk (runtime/catalogue/gpu.ts laneSteps)
+// is long and whose bytes, as the model counts them with the anchors above, explain under a quarter of their time
+// past the floor and queued launches: that time over the walk's steps, median.
+const bytesOnly: DeviceSpec = {
+  ...gpu,
+  gpuModel: {
+    ...before,
+    effectiveBandwidthGBs: bandwidthGBs,
+    sparseFloorUs: floorUs,
+    queuedLaunchUs: queuedUs,
+    laneStepNs: 0,
+  },
+};
+const walks = rows.flatMap((r) => {
+  const steps = laneSteps(r.variant as GpuImpl, r.op);
+  const paid = (floorUs + QUEUED_AFTER_FIRST[r.variant as GpuImpl] * queuedUs) / 1e3;
+  const past = r.measuredMs - paid;
+  const bytesMs = predict(r, bytesOnly) - paid;
+  return steps >= MIN_WALK && bytesMs < past / 4 ? [{ r, steps, ns: (past * 1e6) / steps }] : [];
+});
+if (walks.length === 0) throw new Error(`no job has a lane walk of ${MIN_WALK} steps that its bytes do not explain`);
+const laneStepNs = median(walks.map((w) => w.ns));
 const anchors = {
+  laneStepNs: Number(laneStepNs.toFixed(0)),
   launchOverheadUs: denseMs.length > 0 ? Number((median(denseMs) * 1e3).toFixed(1)) : undefined,
   sparseFloorUs: Number(floorUs.toFixed(1)),
   queuedLaunchUs: Number(queuedUs.toFixed(1)),
@@ -167,6 +192,9 @@ const anchors = {
     launchOverheadUs: `median of ${denseMs.length} tiled and elementwise kernels of gcn, pagerank and sssp`,
     sparseFloorUs: `median over ${floors.length} SpMV jobs under ${SMALL_NNZ} entries of the fastest one-launch schedule`,
     queuedLaunchUs: 'median over the same jobs of (adaptive-rows - warp-per-row) / its queued launches',
+    laneStepNs: `median over ${walks.length} timings whose lane walks of ${MIN_WALK} steps or more outlast their bytes 4x (${walks
+      .map((w) => `${w.r.ex} ${w.r.job} ${w.r.variant} ${w.ns.toFixed(0)} ns`)
+      .join('; ')})`,
     effectiveBandwidthGBs: `spmv ${anchor.job} row-per-thread (${anchor.op.sparse!.nnz} entries), ${anchor.measuredMs} ms less the floor`,
   },
 };
@@ -177,6 +205,7 @@ const after: DeviceSpec = {
     effectiveBandwidthGBs: bandwidthGBs,
     sparseFloorUs: anchors.sparseFloorUs,
     queuedLaunchUs: anchors.queuedLaunchUs,
+    laneStepNs: anchors.laneStepNs,
   },
 };
 
@@ -211,6 +240,7 @@ const summary = (name: string, d: DeviceSpec) => {
   return {
     model: name,
     queuedLaunchUs: d.gpuModel!.queuedLaunchUs,
+    laneStepNs: d.gpuModel!.laneStepNs,
     effectiveBandwidthGBs: d.gpuModel!.effectiveBandwidthGBs,
     sparseFloorUs: d.gpuModel!.sparseFloorUs,
     medianErrorFactor: Math.exp(median(e)),

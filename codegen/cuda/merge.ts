@@ -4,6 +4,7 @@
  * See variants.ts for the schedules together.
  */
 import type { LStmt, LoopFunc } from '../../ir/loops.js';
+import { GPU_SCHEDULE } from '../../runtime/catalogue/gpu.js';
 import { cConst, cType, ExprPrinter, StmtPrinter } from './cprint.js';
 import { ColumnJam, JamPrinter, vectorType, aligned16, VECTOR_WIDTHS } from './vec-columns.js';
 import { entryLoopOf, freeVars, isConst0, onlySizes, reductionAt, topLoop, type For, type Reduction } from './nest.js';
@@ -278,9 +279,9 @@ function mergeRowKernel(
   ];
 }
 
-/** Diagonals of the merge path per block of mergeTiles (256 threads x MERGE_ITEMS). */
-export const MERGE_TILE = 2048;
-const MERGE_ITEMS = 8;
+/** Diagonals of the merge path per thread of mergeTiles (the catalogue counts them: runtime/catalogue/gpu.ts laneSteps), and per block of 256 threads. */
+const MERGE_ITEMS = GPU_SCHEDULE.mergeItems;
+export const MERGE_TILE = 256 * MERGE_ITEMS;
 
 /**
  * Merrill and Garland's merge-based row reduction (SC 2016), for a row fold
@@ -352,7 +353,7 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
 
 /** Warps per block of mergeTilesDense and the merge-path diagonals each walks (lanes over 32 dense columns). */
 const MERGE_WARPS = 8;
-const MERGE_WARP_ITEMS = 64;
+const MERGE_WARP_ITEMS = GPU_SCHEDULE.mergeWarpItems;
 /** Diagonals of the merge path per block of mergeTilesDense. */
 export const MERGE_DENSE_TILE = MERGE_WARPS * MERGE_WARP_ITEMS;
 

@@ -6,7 +6,7 @@
  * (vec-columns.ts). See variants.ts for the schedules together.
  */
 import type { LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
-import { ADAPTIVE_LANES } from '../../runtime/catalogue/gpu.js';
+import { ADAPTIVE_LANES, GPU_SCHEDULE } from '../../runtime/catalogue/gpu.js';
 import { columnShape } from '../c/columns.js';
 import { cType, ExprPrinter, StmtPrinter, type LLoad } from './cprint.js';
 import { ColumnJam, jamContext, jamStatement, vectorType, aligned16, VECTOR_WIDTHS } from './vec-columns.js';
@@ -55,8 +55,8 @@ export interface LaneSplit {
   vec?: number;
 }
 
-/** Threads of adaptive-rows' long-row blocks. */
-export const BLOCK_LANES = 256;
+/** Threads of adaptive-rows' long-row blocks (the catalogue counts their walks: runtime/catalogue/gpu.ts laneSteps). */
+export const BLOCK_LANES = GPU_SCHEDULE.blockLanes;
 /** adaptive-rows sends a row to a block of its own when its group would take more than this many steps. */
 export const LONG_ROW_STEPS = ADAPTIVE_LANES.longRowSteps;
 /** Blocks of the long-row kernel at most (each loops over the queued rows). */

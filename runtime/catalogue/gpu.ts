@@ -66,6 +66,74 @@ function work(op: PlanOp, d: DeviceSpec): number {
   return roofline(op.flops, gpuBytes(op), peak(d, op.dtype) * MODEL.gpu.sparseCompute, bandwidth(d));
 }
 
+/**
+ * Fixed shapes of the CUDA schedules, which codegen/cuda prints and the model counts: the threads of the block
+ * that takes one long row (adaptive-rows), and merge-path's diagonals per thread (SpMV form, MERGE_TILE / 256
+ * threads) and per warp (SpMM form).
+ */
+export const GPU_SCHEDULE = { blockLanes: 256, mergeItems: 8, mergeWarpItems: 64 } as const;
+
+const warpsPerBlock = GPU_SCHEDULE.blockLanes / MODEL.warp;
+
+/**
+ * Steps of the longest walk one lane of a schedule makes: each step a load (an entry, or an entry's columns
+ * a lane owns) the lane's next step follows, so however few bytes an op moves, its schedule takes at least
+ * these steps x gpuModel.laneStepNs. This is what the bandwidth term cannot see: one thread walking a
+ * 644k-entry hub row (row-per-thread), or every entry of its row once per column of an SpMM (row-per-thread
+ * has no lanes over the columns), or merge-path's row pass over the columns of a row. The shapes are the
+ * stubs' (codegen/cuda: warp.ts, adaptive.ts, merge.ts): a lane over the columns owns a vector of
+ * denseVector columns (warp-per-row only past 32 columns).
+ */
+export function laneSteps(impl: GpuImpl, op: PlanOp): number {
+  const f = op.sparse;
+  if (!f || !isSparseKind(op.kind)) return 0;
+  const k = Math.max(1, Math.round(width(op)));
+  const entries = op.kind === 'spmv' || op.kind === 'reduce';
+  const max = Math.max(0, f.rowLenMax);
+  const v = denseVector(k, op.dtype);
+  const passes = (lanes: number, vector: number): number => Math.ceil(k / (lanes * vector));
+  switch (impl) {
+    case 'row-per-thread':
+      return max * k;
+    case 'warp-per-row':
+      return entries ? Math.ceil(max / MODEL.warp) : max * passes(MODEL.warp, k > MODEL.warp ? v : 1);
+    case 'adaptive-rows': {
+      if (entries) {
+        // Rows up to longRowSteps x w on a group of w lanes; longer ones on a block each.
+        const w = adaptiveLanes(f);
+        const kept = Math.min(max, ADAPTIVE_LANES.longRowSteps * w);
+        return Math.max(Math.ceil(kept / w), Math.ceil(max / GPU_SCHEDULE.blockLanes));
+      }
+      const w = adaptiveDenseLanes(k, v);
+      const kept = Math.min(max, ADAPTIVE_LANES.denseLongEntries);
+      // A long row's block: its warps take every warpsPerBlock-th entry, lanes over the columns.
+      return Math.max(kept * passes(w, v), Math.ceil(max / warpsPerBlock) * passes(MODEL.warp, v));
+    }
+    case 'merge-path':
+      // The tile pass (diagonals per thread, or per warp over the columns), then the row pass that folds each
+      // row's partial and carries, column by column in the SpMM form.
+      return entries ? GPU_SCHEDULE.mergeItems + 1 : GPU_SCHEDULE.mergeWarpItems * passes(MODEL.warp, v) + k;
+    case 'tiled':
+    case 'elementwise':
+    case 'block-reduce':
+    case 'serial':
+      return 0;
+    default: {
+      const never: never = impl;
+      throw new Error(`no lane steps for GPU implementation ${String(never)}`);
+    }
+  }
+}
+
+/** A sparse schedule's time, ms: its bytes and imbalance (`ms`), or its longest lane walk where that is longer. */
+const walked =
+  (impl: GpuImpl, f: (op: PlanOp, d: DeviceSpec) => number) =>
+  (op: PlanOp, d: DeviceSpec): number => {
+    const ms = f(op, d);
+    if (!gpuModelled(op, d)) return ms;
+    return Math.max(ms, (laneSteps(impl, op) * d.gpuModel!.laneStepNs) / 1e6);
+  };
+
 function rowPerThread(op: PlanOp, d: DeviceSpec): number {
   const b = work(op, d);
   if (!sparse(op)) return b * 1e3;
@@ -209,13 +277,16 @@ export const GPU_CATALOGUE: Record<GpuImpl, ImplEntry> = {
   'adaptive-rows': {
     summary:
       'rows on groups of 2-32 lanes (by the mean row length) that split the row reduction, several rows per warp',
-    ms: queued('adaptive-rows', adaptiveRows),
+    ms: queued('adaptive-rows', walked('adaptive-rows', adaptiveRows)),
   },
-  'row-per-thread': { summary: 'one thread per row of the parallel loop', ms: rowPerThread },
-  'warp-per-row': { summary: 'a warp per row; lanes split the row reduction or the dense width', ms: warpPerRow },
+  'row-per-thread': { summary: 'one thread per row of the parallel loop', ms: walked('row-per-thread', rowPerThread) },
+  'warp-per-row': {
+    summary: 'a warp per row; lanes split the row reduction or the dense width',
+    ms: walked('warp-per-row', warpPerRow),
+  },
   'merge-path': {
     summary: 'nnz-balanced merge-path segments with a carry fix-up',
-    ms: queued('merge-path', mergePath),
+    ms: queued('merge-path', walked('merge-path', mergePath)),
   },
   tiled: {
     summary: '16 x 16 output tiles staged in shared memory (dense contractions)',

@@ -86,6 +86,7 @@ const gpuModelSchema = z.strictObject({
   effectiveBandwidthGBs: positive,
   sparseFloorUs: nonNegative,
   queuedLaunchUs: nonNegative,
+  laneStepNs: nonNegative,
   l2CacheMB: nonNegative,
 });
 

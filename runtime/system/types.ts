@@ -75,6 +75,11 @@ export interface GpuModelSpec {
    * QUEUED_AFTER_FIRST): less than a call's floor, the stream having no host round trip between them.
    */
   queuedLaunchUs: number;
+  /**
+   * One step of one lane's walk, ns: a load the lane's next step follows, as a lone thread or warp on a long row
+   * pays it (runtime/catalogue/gpu.ts laneSteps). A schedule takes at least its longest walk's steps x this.
+   */
+  laneStepNs: number;
   /** Last-level (L2) cache: gathers from a dense operand that fits it cost no DRAM traffic, MB. */
   l2CacheMB: number;
 }

@@ -401,6 +401,7 @@ const accelArb = (kind: 'gpu' | 'fpga', sp: Spread): fc.Arbitrary<Omit<DeviceSpe
           effectiveBandwidthGBs: r.mem * r.model.sustained,
           sparseFloorUs: r.launch + r.model.floorExtraUs,
           queuedLaunchUs: r.launch / 2,
+          laneStepNs: r.launch * 10,
           l2CacheMB: r.model.l2CacheMB,
         };
       if (r.model && kind === 'fpga')

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSystem } from '../../runtime/system/load.js';
 import { fails } from './fails.js';
 
-const GPU_MODEL = { effectiveBandwidthGBs: 800, sparseFloorUs: 15, queuedLaunchUs: 3, l2CacheMB: 6 };
+const GPU_MODEL = { effectiveBandwidthGBs: 800, sparseFloorUs: 15, queuedLaunchUs: 3, laneStepNs: 70, l2CacheMB: 6 };
 const FPGA_MODEL = { effectiveBandwidthGBs: 400 };
 
 function system(

@@ -1,0 +1,102 @@
+/**
+ * The GPU model's lane walk (runtime/catalogue/gpu.ts laneSteps, x gpuModel.laneStepNs): a schedule takes at least
+ * its longest lane's steps, whatever its bytes. Held against what the H200 showed (docs/PERFORMANCE.md, "The H200
+ * run"): one thread on a hub row, and row-per-thread SpMM walking every entry once per column, cost far more than
+ * their bytes, while merge-path and warp-per-row over few columns do not; and a GPU without a gpuModel keeps the
+ * roofline.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { plannedSpec } from '../../codegen/implementations.js';
+import { lowerKernelsPass } from '../../passes/lower-kernels.js';
+import { implTimes } from '../../runtime/catalogue/index.js';
+import { GPU_SCHEDULE, laneSteps } from '../../runtime/catalogue/gpu.js';
+import type { GpuImpl } from '../../runtime/catalogue/names.js';
+import { bindProblem } from '../../runtime/plan/bind.js';
+import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
+import { loadSystemFile } from '../../runtime/system/load.js';
+import type { DeviceSpec } from '../../runtime/system/types.js';
+import { optimised } from '../helpers/compile.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const gpu = loadSystemFile(join(root, 'systems', 'h200-cpu.json')).devices.find((d) => d.kind === 'gpu')!;
+
+function opOf(example: 'spmv' | 'spmm', f: SparseFeatures, k?: number): PlanOp {
+  const file = `examples/${example}.dy`;
+  const module = lowerKernelsPass.run(optimised(readFileSync(join(root, file), 'utf8')));
+  const p = bindProblem(plannedSpec(module, file, example), {
+    sparse: new Map([['A', f]]),
+    dims: new Map([['m', f.rows], ['n', f.cols], ...(k === undefined ? [] : [['k', k] as [string, number]])]),
+    scalars: new Map(),
+  });
+  return p.ops[0]!;
+}
+
+/** A square matrix of short rows (mean 4) and one row of `hub` entries. */
+const withHub = (rows: number, hub: number): SparseFeatures => {
+  const nnz = (rows - 1) * 4 + hub;
+  const mean = nnz / rows;
+  const sq = (rows - 1) * (4 - mean) ** 2 + (hub - mean) ** 2;
+  return {
+    rows,
+    cols: rows,
+    nnz,
+    rowLenMean: mean,
+    rowLenMax: hub,
+    rowLenCv: Math.sqrt(sq / rows) / mean,
+    emptyRowFraction: 0,
+    top1PctNnzShare: Math.min(1, (hub + (Math.ceil(rows / 100) - 1) * 4) / nnz),
+    localityScore: 0.5,
+  };
+};
+
+const ms = (op: PlanOp, impl: GpuImpl, d: DeviceSpec = gpu): number =>
+  implTimes(op, d).find((t) => t.impl === impl)!.ms;
+
+describe('the GPU lane walk', () => {
+  it('prices a thread on a hub row at its steps: row-per-thread over the entries, warp-per-row a 32nd of them', () => {
+    const op = opOf('spmv', withHub(1 << 20, 600_000));
+    expect(laneSteps('row-per-thread', op)).toBe(600_000);
+    expect(laneSteps('warp-per-row', op)).toBe(Math.ceil(600_000 / 32));
+    const step = gpu.gpuModel!.laneStepNs / 1e6;
+    expect(ms(op, 'row-per-thread')).toBeGreaterThanOrEqual(600_000 * step);
+    expect(ms(op, 'warp-per-row')).toBeGreaterThanOrEqual((600_000 / 32) * step);
+    // merge-path walks a fixed number of diagonals per thread: its bytes price it, and it is now the cheapest.
+    expect(laneSteps('merge-path', op)).toBe(GPU_SCHEDULE.mergeItems + 1);
+    const impls: GpuImpl[] = ['row-per-thread', 'warp-per-row', 'adaptive-rows', 'merge-path'];
+    const cheapest = impls.reduce((a, b) => (ms(op, b) < ms(op, a) ? b : a));
+    expect(cheapest).toBe('merge-path');
+  });
+
+  it('grows row-per-thread SpMM with the columns on a long row, while warp-per-row stays flat up to 32 columns', () => {
+    const f = withHub(2000, 1300);
+    const rpt = [16, 32, 128].map((k) => ms(opOf('spmm', f, k), 'row-per-thread'));
+    expect(rpt[1]! / rpt[0]!).toBeCloseTo(2, 1);
+    expect(rpt[2]! / rpt[0]!).toBeCloseTo(8, 1);
+    expect(laneSteps('row-per-thread', opOf('spmm', f, 32))).toBe(1300 * 32);
+    // Lanes over the columns: one step per entry up to 32 columns (no vectors there), then K / (32 x 4) with float4.
+    expect(laneSteps('warp-per-row', opOf('spmm', f, 16))).toBe(1300);
+    expect(laneSteps('warp-per-row', opOf('spmm', f, 32))).toBe(1300);
+    expect(laneSteps('warp-per-row', opOf('spmm', f, 256))).toBe(1300 * 2);
+    expect(ms(opOf('spmm', f, 32), 'warp-per-row')).toBeLessThan(rpt[1]! / 10);
+  });
+
+  it('sends adaptive-rows long rows to a block, so its walk is the block share or the capped group walk', () => {
+    const op = opOf('spmv', withHub(1 << 20, 600_000));
+    // Mean below 2 entries: groups of 2 lanes, rows kept up to 32 x 2 entries; the hub on a block of 256 threads.
+    expect(laneSteps('adaptive-rows', op)).toBe(Math.max(32, Math.ceil(600_000 / GPU_SCHEDULE.blockLanes)));
+    const dense = opOf('spmm', withHub(1 << 20, 600_000), 128);
+    // float4 columns, lanes 32: kept rows up to 1024 entries one step each; the hub over 8 warps.
+    expect(laneSteps('adaptive-rows', dense)).toBe(Math.max(1024, Math.ceil(600_000 / 8)));
+  });
+
+  it('has no walk without a gpuModel (the roofline), and none for dense schedules', () => {
+    const op = opOf('spmv', withHub(1 << 20, 600_000));
+    const { gpuModel: _, ...bare } = gpu;
+    const roofline: DeviceSpec = bare;
+    expect(ms(op, 'row-per-thread', roofline)).toBeLessThan(600_000 * (gpu.gpuModel!.laneStepNs / 1e6));
+    expect(laneSteps('tiled', op)).toBe(0);
+    expect(laneSteps('elementwise', op)).toBe(0);
+  });
+});
