@@ -42,6 +42,7 @@ import { storageType } from '../cuda/cprint.js';
 import { FuncNames } from '../cuda/cprint.js';
 import type { NameContext } from '../cuda/names.js';
 import { CPrinter, CStmtPrinter } from './cprint.js';
+import { FOLD_GATHER_BYTES, hasF32EntryFold } from './folds.js';
 import { hasLaneLoop, laneLoop, laneWidthSizes } from './lanes.js';
 
 /** Widths of a column-blocked loop given a constant copy of its function (GNN feature widths, SpMM's K). */
@@ -52,7 +53,16 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): stri
   const bounded = laneWidthSizes(f.body, new Set(f.sizes));
   const at = [...bounded.keys()].map((w) => f.sizes.indexOf(w)).sort((a, b) => a - b)[0];
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
-  if (at === undefined) return [head, ...functionText(f, fn, ctx)].join('\n');
+  if (at === undefined) {
+    const rows = !hasLaneLoop(f.body) && hasF32EntryFold(f) ? rowsSize(f) : undefined;
+    if (rows === undefined) return [head, ...functionText(f, fn, ctx)].join('\n');
+    return [
+      head,
+      ...functionText(f, `${fn}_seq`, ctx, undefined, true),
+      ...functionText(f, `${fn}_gather`, ctx),
+      ...foldDispatch(fn, rows),
+    ].join('\n');
+  }
   const blocks = bounded.get(f.sizes[at]!)!;
   return [
     head,
@@ -70,14 +80,16 @@ function functionText(
   fn: string,
   ctx: NameContext,
   fixed?: { at: number; width: number; halfBlock: boolean },
+  scalarFolds = false,
 ): string[] {
   const names = new FuncNames(f, ctx);
   const p = new CPrinter(names);
   const sp = new CStmtPrinter(p, (s, ind, q) => laneLoop(s, ind, q, fixed ? 'loop' : 'blocks'));
   const lines: string[] = [
     // With column blocks, gcc's loop vectoriser would take the entry loop instead (gathers of B, in-order
-    // reductions: 8x slower than the blocks measured); its straight-line vectoriser packs the blocks.
-    `${fixed?.halfBlock ? 'DY_HALF_BLOCK ' : ''}${hasLaneLoop(f.body) ? '__attribute__((optimize("no-tree-loop-vectorize"))) ' : ''}static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
+    // reductions: 8x slower than the blocks measured); its straight-line vectoriser packs the blocks. A
+    // floating-point fold over a row's entries it can only take as a fold-left, slower while x is cached (./folds.ts).
+    `${fixed?.halfBlock ? 'DY_HALF_BLOCK ' : ''}${hasLaneLoop(f.body) || scalarFolds ? '__attribute__((optimize("no-tree-loop-vectorize"))) ' : ''}static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
   ];
   f.buffers.forEach((b, i) => {
     const c = names.buf(b.name).c;
@@ -104,6 +116,24 @@ function functionText(
   }
   lines.push('}');
   return lines;
+}
+
+/** The size that bounds the top-level parallel loop (the rows), as an index into the sizes; undefined when none does. */
+function rowsSize(f: LoopFunc): number | undefined {
+  const top = f.body.find((s) => s.k === 'for' && s.parallel);
+  if (!top || top.k !== 'for' || top.hi.k !== 'var') return undefined;
+  const at = f.sizes.indexOf(top.hi.name);
+  return at < 0 ? undefined : at;
+}
+
+/** The op's function over its two f32 fold copies: the scalar one while the gathered operand (4 bytes a row) fits the caches. */
+function foldDispatch(fn: string, rows: number): string[] {
+  return [
+    `static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
+    `  if (dy_s[${rows}] * 4LL > ${FOLD_GATHER_BYTES}LL) ${fn}_gather(dy_b, dy_s, dy_lo, dy_hi);`,
+    `  else ${fn}_seq(dy_b, dy_s, dy_lo, dy_hi);`,
+    '}',
+  ];
 }
 
 /** The op's function: the copy for size `at`'s width where there is one, the general one otherwise. */

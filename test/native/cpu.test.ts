@@ -17,6 +17,7 @@ import { buildCpuLibraryAsync, type CpuLibraryBuild } from '../../codegen/cpu/bu
 import { haveCompiler } from '../helpers/cc.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { LANE_WIDTHS } from '../../codegen/cpu/emit.js';
+import { FOLD_GATHER_BYTES } from '../../codegen/cpu/folds.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import type { Kernel } from '../../ir/module.js';
 import { interpretKernel } from '../../interp/interpret.js';
@@ -132,6 +133,33 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     for (const w of [...LANE_WIDTHS, 1, 3, 7, 40, 45])
       for (const v of variants.filter((x) => x.ex === 'spmm'))
         check(v, A, { tensors: { A, B: rand([A.cols, w], `B${w}`) } }, `${v.kernel.name}/cora/${w}`);
+  });
+
+  it('spmv past FOLD_GATHER_BYTES of rows runs its vectorised fold copy, below it the scalar one: both equal wasm bit for bit', () => {
+    const source = cpuLibrarySource('examples', 'test', [
+      {
+        kernel: variants.find((x) => x.ex === 'spmv')!.kernel,
+        manifest: wasmManifest(variants.find((x) => x.ex === 'spmv')!.kernel, [], true),
+      },
+    ]);
+    expect(source).toMatch(/__attribute__\(\(optimize\("no-tree-loop-vectorize"\)\)\) static void dy_f0_seq\(/);
+    expect(source).toMatch(/\nstatic void dy_f0_gather\(/);
+    expect(source).toContain(`if (dy_s[0] * 4LL > ${FOLD_GATHER_BYTES}LL) dy_f0_gather(`);
+    // 300,000 rows of 1-5 entries at hashed columns: 1.2 MB of f32 rows (2.4 MB of f64), past the bound.
+    const rows = 300_000;
+    const rowPtr = new Int32Array(rows + 1);
+    for (let i = 0; i < rows; i++) rowPtr[i + 1] = rowPtr[i]! + 1 + ((Math.imul(i, 0x9e3779b1) >>> 29) % 5);
+    const colIdx = new Int32Array(rowPtr[rows]!);
+    for (let i = 0; i < rows; i++) {
+      let c = Math.imul(i + 7, 0x85ebca6b) >>> 0;
+      for (let p = rowPtr[i]!; p < rowPtr[i + 1]!; p++)
+        colIdx[p] = c = (c + 1 + (Math.imul(p, 0x27d4eb2f) >>> 14)) % rows;
+      colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
+    }
+    const values = Float64Array.from(colIdx, (c, p) => ((c * 31 + p) % 17) / 8 - 1);
+    const A = { format: 'csr' as const, rows, cols: rows, rowPtr, colIdx, values };
+    for (const v of variants.filter((x) => x.ex === 'spmv'))
+      check(v, A, exampleInputs('spmv', A), `${v.kernel.name}/300k`);
   });
 
   it('the library is what the loader expects: its backend is native, its ops are the catalogue CPU implementations', () => {
