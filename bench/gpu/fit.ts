@@ -31,7 +31,7 @@ import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import type { PlanOp } from '../../runtime/plan/types.js';
-import type { DeviceSpec } from '../../runtime/system/types.js';
+import type { DeviceSpec, GpuModelSpec } from '../../runtime/system/types.js';
 import type { CsrMatrix } from '../../runtime/tensor.js';
 import { compiledExample, jobBindings } from './examples.js';
 import { GENERATED, generateMatrix } from './generated.js';
@@ -163,16 +163,14 @@ const denseMs = [...csvs]
 // (5) One step of a lane's walk (laneStepNs): jobs whose longest lane walk (runtime/catalogue/gpu.ts laneSteps)
 // is long and whose bytes, as the model counts them with the anchors above, explain under a quarter of their time
 // past the floor and queued launches: that time over the walk's steps, median.
-const bytesOnly: DeviceSpec = {
-  ...gpu,
-  gpuModel: {
-    ...before,
-    effectiveBandwidthGBs: bandwidthGBs,
-    sparseFloorUs: floorUs,
-    queuedLaunchUs: queuedUs,
-    laneStepNs: 0,
-  },
-};
+/** The system's GPU with some of its model's constants replaced. */
+const withModel = (m: Partial<GpuModelSpec>): DeviceSpec => ({ ...gpu, gpuModel: { ...before, ...m } });
+const bytesOnly = withModel({
+  effectiveBandwidthGBs: bandwidthGBs,
+  sparseFloorUs: floorUs,
+  queuedLaunchUs: queuedUs,
+  laneStepNs: 0,
+});
 const walks = rows.flatMap((r) => {
   const steps = laneSteps(r.variant as GpuImpl, r.op);
   const paid = (floorUs + QUEUED_AFTER_FIRST[r.variant as GpuImpl] * queuedUs) / 1e3;
@@ -198,16 +196,12 @@ const anchors = {
     effectiveBandwidthGBs: `spmv ${anchor.job} row-per-thread (${anchor.op.sparse!.nnz} entries), ${anchor.measuredMs} ms less the floor`,
   },
 };
-const after: DeviceSpec = {
-  ...gpu,
-  gpuModel: {
-    ...before,
-    effectiveBandwidthGBs: bandwidthGBs,
-    sparseFloorUs: anchors.sparseFloorUs,
-    queuedLaunchUs: anchors.queuedLaunchUs,
-    laneStepNs: anchors.laneStepNs,
-  },
-};
+const after = withModel({
+  effectiveBandwidthGBs: bandwidthGBs,
+  sparseFloorUs: anchors.sparseFloorUs,
+  queuedLaunchUs: anchors.queuedLaunchUs,
+  laneStepNs: anchors.laneStepNs,
+});
 
 /** Per job: whether the model's cheapest variant is the fastest measured, and what its choice costs over the fastest. */
 function choices(d: DeviceSpec): { right: number; jobs: number; lossGeomean: number } {

@@ -31,21 +31,14 @@ export const FOLD_GATHER_BYTES = 1 << 20;
 
 /** Whether `f`'s body folds a row's entries into an f32 accumulator. */
 export function hasF32EntryFold(f: LoopFunc): boolean {
-  let found = false;
-  const visit = (block: readonly LStmt[]): void =>
-    block.forEach((s, i) => {
+  const visit = (block: readonly LStmt[]): boolean =>
+    block.some((s, i) => {
       const r = reductionAt(block, i);
-      if (r && r.init.type === 'f32') {
-        const lo = r.loop.lo;
-        if (lo.k === 'load' && lo.index.k === 'var' && entryLoopOf(r.loop, lo.index.name, f) !== undefined)
-          found = true;
-      }
-      if (s.k === 'for') visit(s.body);
-      if (s.k === 'if') {
-        visit(s.then);
-        visit(s.else ?? []);
-      }
+      const lo = r?.loop.lo;
+      if (r?.init.type === 'f32' && lo?.k === 'load' && lo.index.k === 'var' && entryLoopOf(r.loop, lo.index.name, f))
+        return true;
+      if (s.k === 'for') return visit(s.body);
+      return s.k === 'if' && (visit(s.then) || visit(s.else ?? []));
     });
-  visit(f.body);
-  return found;
+  return visit(f.body);
 }
