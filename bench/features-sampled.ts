@@ -1,8 +1,9 @@
 /**
  * How far the runtime's sampled features (runtime/features/quick.ts: row
  * statistics from at most 16 blocks of 16 rows, the locality score from the
- * first entries of those rows) lie from the exact ones (tier 1 over every
- * row pointer, tier 2's locality from its own sample), on every real matrix
+ * first entries of those rows, the band from their first and last columns)
+ * lie from the exact ones (tier 1 over every row pointer, tier 2's locality
+ * and band from its own sample of 1024 rows), on every real matrix
  * whose rows exceed the sample (smaller ones are read whole and exact).
  * Per matrix and feature the error, then per feature the median and the
  * 90th percentile over the matrices; the times of both.
@@ -45,6 +46,7 @@ const FEATURES: { key: keyof SparseFeatures; how: 'relative' | 'absolute' | 'rat
   { key: 'top1PctNnzShare', how: 'absolute' },
   { key: 'localityScore', how: 'absolute' },
   { key: 'rowLenChangeFraction', how: 'absolute' },
+  { key: 'bandwidthEstimateNorm', how: 'absolute' },
   { key: 'rowLenMax', how: 'ratio' },
 ];
 const errorOf = (how: 'relative' | 'absolute' | 'ratio', sampled: number, exact: number): number =>

@@ -129,6 +129,9 @@ export function scaledFeatures(family: Exclude<Family, 'real'>, rows: number, me
     emptyRowFraction: base.emptyRowFraction,
     top1PctNnzShare: base.top1PctNnzShare,
     localityScore: locality,
+    // The banded family's band is its width in rows, whatever the size; the others' columns spread over all rows.
+    bandwidthEstimateNorm:
+      family === 'banded' ? Math.min(1, base.bandwidthEstimate / rows) : base.bandwidthEstimateNorm,
   };
   return {
     name: `${family}-${rows >= 1 << 20 ? `${rows >> 20}M` : `${rows >> 10}k`}-d${mean}`,

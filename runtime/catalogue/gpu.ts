@@ -35,15 +35,36 @@ const gpuBytes = (op: PlanOp): number => op.bytes + op.gathers * gatherBytes(op)
 /**
  * DRAM bytes with an L2 of `l2CacheMB`: the op's compulsory bytes (its
  * operands once, the result once), plus the gathers that miss, in the share
- * max(0, 1 - L2 / D) that uniform reuse of a dense operand of D bytes gives.
+ * max(0, 1 - L2 / R) that uniform reuse over R bytes of the dense operand
+ * gives. R is the whole operand, or where the matrix's entries keep within a
+ * band of the diagonal (tier 2's bandwidthEstimateNorm: the farthest column
+ * from its row over the sampled rows), the rows of it one row's band reaches:
+ * the rows the kernel works on at any time move along the diagonal, so what
+ * they gather stays in the L2 while their band does. On the H200 a 2M-row
+ * 7-point stencil's SpMM (a 1 GB dense operand at 128 columns, a 17 MB band)
+ * runs in a tenth of the time uniform reuse prices (docs/PERFORMANCE.md).
  */
 function dramBytes(op: PlanOp, m: GpuModelSpec): number {
   const f = op.sparse!;
-  const dense = f.cols * width(op) * DTYPE_SIZE[op.dtype];
+  const row = width(op) * DTYPE_SIZE[op.dtype];
+  const dense = f.cols * row;
+  const band = f.bandwidthEstimateNorm;
+  const reach = band === undefined ? dense : Math.min(dense, (2 * band * Math.max(f.rows, f.cols) + 1) * row);
   const l2 = m.l2CacheMB * 1e6;
-  const miss = dense > l2 ? 1 - l2 / dense : 0;
+  const miss = reach > l2 ? 1 - l2 / reach : 0;
   return op.bytes + op.gathers * miss * gatherBytes(op);
 }
+
+/**
+ * DRAM bytes of a schedule whose lanes gather from rows of the dense operand
+ * apart from each other's (row-per-thread over a dense width: each lane walks
+ * its own row's entries, a column at a time): every gathered element is a
+ * sector of its own, L2 hit or not, so the gathers cost their sectors at the
+ * sustained bandwidth. Uniform reuse (dramBytes) priced the stencil's
+ * row-per-thread SpMM at 32 and 128 columns 2.2-3.3x under the H200's time;
+ * sectors price it 1.3-2.2x under.
+ */
+const sectorBytes = (op: PlanOp): number => op.bytes + op.gathers * MODEL.gpuSectorBytes;
 
 const sparse = (op: PlanOp): boolean => isSparseKind(op.kind) && op.sparse !== undefined;
 
@@ -52,13 +73,16 @@ export function gpuModelled(op: PlanOp, d: DeviceSpec): boolean {
   return d.gpuModel !== undefined && sparse(op);
 }
 
-/** Seconds of a sparse-driven op before its schedule's imbalance: compute at the sparse efficiency, or DRAM bytes at the sustained bandwidth. */
-function work(op: PlanOp, d: DeviceSpec): number {
+/**
+ * Seconds of a sparse-driven op before its schedule's imbalance: compute at the sparse efficiency, or DRAM bytes at
+ * the sustained bandwidth (`apart`: lanes gathering from rows apart, sectorBytes).
+ */
+function work(op: PlanOp, d: DeviceSpec, apart = false): number {
   if (gpuModelled(op, d)) {
     const m = d.gpuModel!;
     return roofline(
       op.flops,
-      dramBytes(op, m),
+      apart ? sectorBytes(op) : dramBytes(op, m),
       peak(d, op.dtype) * MODEL.gpu.sparseCompute,
       m.effectiveBandwidthGBs * 1e9,
     );
@@ -135,7 +159,8 @@ const walked =
   };
 
 function rowPerThread(op: PlanOp, d: DeviceSpec): number {
-  const b = work(op, d);
+  // Over a dense width each lane gathers its own rows' columns, a column at a time.
+  const b = work(op, d, width(op) > 1);
   if (!sparse(op)) return b * 1e3;
   // A warp waits for the longest of its 32 rows.
   return b * lockstepImbalance(op.sparse!, MODEL.warp) * 1e3;
@@ -236,7 +261,11 @@ function mergePath(op: PlanOp, d: DeviceSpec): number {
   const rows = op.sparse?.rows ?? 0;
   // The path search reads the row pointers again: 8 bytes a row.
   const bw = gpuModelled(op, d) ? d.gpuModel!.effectiveBandwidthGBs * 1e9 : bandwidth(d);
-  return (b * MODEL.mergePathOverhead + (rows * MODEL.mergePathRowBytes) / bw) * 1e3;
+  // The SpMM form's row pass (codegen/cuda/merge.ts mergeCombine) has a thread per row read its partial and write
+  // its output column by column: two sectors an element, rows apart. On the H200 the stencil's merge-path SpMM took
+  // 1.9-8.9 ms against 0.13-0.69 priced without them (docs/PERFORMANCE.md).
+  const rowPass = gpuModelled(op, d) && op.kind === 'spmm' ? rows * width(op) * 2 * MODEL.gpuSectorBytes : 0;
+  return (b * MODEL.mergePathOverhead + (rows * MODEL.mergePathRowBytes + rowPass) / bw) * 1e3;
 }
 
 /**

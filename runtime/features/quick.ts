@@ -31,7 +31,9 @@
  *   - top1PctNnzShare: the long rows, then the sampled rows' top 1% scaled;
  *   - localityScore: as tier 2, from the first entries of each sampled row;
  *   - rowLenChangeFraction: the share of length changes between consecutive
- *     rows within the blocks (exact when every row is read).
+ *     rows within the blocks (exact when every row is read);
+ *   - bandwidthEstimateNorm: as tier 2, the farthest column from its row over
+ *     the sampled rows (their first and last columns), a lower bound.
  * CSC and COO have no row pointers to sample: the caller takes the exact
  * features (O(nnz)) for them.
  */
@@ -483,12 +485,39 @@ export function sampledRowChange(m: CsrMatrix, seed = 0): number {
   return pairs > 0 ? changes / pairs : 0;
 }
 
-/** Every sampled feature, locality included (for measuring the sample's errors). */
+/**
+ * The band as tier 2 takes it (bandwidthEstimateNorm: the farthest column
+ * from its row, / max(rows, cols)) over the sampled rows: each non-empty
+ * row's first and last column (columns ascend within a row, as CsrMatrix
+ * promises). Its own pass, taken on first read: only the GPU model reads it.
+ */
+export function sampledBandwidth(m: CsrMatrix, seed = 0): number {
+  const { rows, cols, rowPtr, colIdx } = m;
+  const { runs, runRows, first: firstOf } = sampleRuns(m, seed);
+  let band = 0;
+  for (let b = 0; b < runs; b++) {
+    const first = firstOf(b);
+    for (let r = first, last = first + runRows; r < last; r++) {
+      const start = rowPtr[r]! | 0;
+      const end = rowPtr[r + 1]! | 0;
+      if (end <= start) continue;
+      const lo = colIdx[start]! | 0;
+      const hi = colIdx[end - 1]! | 0;
+      const reach = Math.max(r > lo ? r - lo : lo - r, r > hi ? r - hi : hi - r);
+      if (reach > band) band = reach;
+    }
+  }
+  const extent = Math.max(rows, cols);
+  return extent > 0 ? band / extent : 0;
+}
+
+/** Every sampled feature, locality and band included (for measuring the sample's errors). */
 export function quickFeatures(m: CsrMatrix, seed = 0): QuickFeatures {
   return {
     ...sampledRowStats(m, seed),
     localityScore: sampledLocality(m, seed),
     rowLenChangeFraction: sampledRowChange(m, seed),
+    bandwidthEstimateNorm: sampledBandwidth(m, seed),
   };
 }
 
@@ -517,6 +546,7 @@ export class SampledFeatures implements SparseFeatures {
   #stats: RowStats | undefined;
   #locality: number | undefined;
   #change: number | undefined;
+  #band: number | undefined;
 
   constructor(m: CsrMatrix, seed = 0, onError?: (e: RangeError) => never) {
     const { rows, cols, rowPtr } = m;
@@ -580,6 +610,10 @@ export class SampledFeatures implements SparseFeatures {
     return (this.#change ??= sampledRowChange(this.#m, this.#seed));
   }
 
+  get bandwidthEstimateNorm(): number {
+    return (this.#band ??= sampledBandwidth(this.#m, this.#seed));
+  }
+
   toJSON(): QuickFeatures {
     return {
       rows: this.rows,
@@ -592,6 +626,7 @@ export class SampledFeatures implements SparseFeatures {
       top1PctNnzShare: this.top1PctNnzShare,
       localityScore: this.localityScore,
       rowLenChangeFraction: this.rowLenChangeFraction,
+      bandwidthEstimateNorm: this.bandwidthEstimateNorm,
       sampledRows: this.sampledRows,
     };
   }

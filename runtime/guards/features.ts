@@ -161,10 +161,14 @@ export function sparseFeaturesOf(m: SparseMatrix, tier: 1 | 2): SparseFeatures {
   return planFeatures(tensorFeatures(m, 1));
 }
 
-/** The planner's view of tier 0+1 features (and the locality score when tier 2 was computed). */
+/** The planner's view of tier 0+1 features (and the locality score and band when tier 2 was computed). */
 export function planFeatures(
   f: Tier0Features &
-    Omit<Tier1Features, 'rowLenChangeFraction'> & { localityScore?: number; rowLenChangeFraction?: number },
+    Omit<Tier1Features, 'rowLenChangeFraction'> & {
+      localityScore?: number;
+      rowLenChangeFraction?: number;
+      bandwidthEstimateNorm?: number;
+    },
 ): SparseFeatures {
   return {
     rows: f.rows,
@@ -177,13 +181,15 @@ export function planFeatures(
     top1PctNnzShare: f.top1PctNnzShare,
     ...(f.localityScore !== undefined ? { localityScore: f.localityScore } : {}),
     ...(f.rowLenChangeFraction !== undefined ? { rowLenChangeFraction: f.rowLenChangeFraction } : {}),
+    ...(f.bandwidthEstimateNorm !== undefined ? { bandwidthEstimateNorm: f.bandwidthEstimateNorm } : {}),
   };
 }
 
-/** A plain copy of a features record, read field by field (a spread would miss a sampled record's locality getter). */
+/** A plain copy of a features record, read field by field (a spread would miss a sampled record's getters). */
 export function copyFeatures(f: SparseFeatures): SparseFeatures {
   const loc = f.localityScore;
   const change = f.rowLenChangeFraction;
+  const band = f.bandwidthEstimateNorm;
   return {
     rows: f.rows,
     cols: f.cols,
@@ -195,5 +201,6 @@ export function copyFeatures(f: SparseFeatures): SparseFeatures {
     top1PctNnzShare: f.top1PctNnzShare,
     ...(loc !== undefined ? { localityScore: loc } : {}),
     ...(change !== undefined ? { rowLenChangeFraction: change } : {}),
+    ...(band !== undefined ? { bandwidthEstimateNorm: band } : {}),
   };
 }

@@ -64,6 +64,11 @@ export interface SparseFeatures {
   localityScore?: number;
   /** Share of rows whose length differs from the previous row's (tier 1); MODEL.defaultRowLenChange when unknown. */
   rowLenChangeFraction?: number;
+  /**
+   * The farthest column from its row over the sampled rows, / max(rows, cols) (tier 2); unknown: no band (the GPU
+   * model's L2 reuse then spans the whole dense operand).
+   */
+  bandwidthEstimateNorm?: number;
 }
 
 export interface PlanOp {

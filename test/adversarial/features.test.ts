@@ -122,6 +122,7 @@ describe('features of adversarial inputs', () => {
       sampledRows: 0,
       localityScore: 0,
       rowLenChangeFraction: 0,
+      bandwidthEstimateNorm: 0,
     });
     expect(quickFeatures(emptyMatrix(100_000, 100_000))).toMatchObject({
       rowLenMean: 0,
@@ -130,6 +131,7 @@ describe('features of adversarial inputs', () => {
       emptyRowFraction: 1,
       top1PctNnzShare: 0,
       localityScore: 0,
+      bandwidthEstimateNorm: 0,
     });
     expect(features(csrOf(1, 1, [[0]]), 1)).toMatchObject({
       density: 1,

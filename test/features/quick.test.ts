@@ -12,6 +12,7 @@ import {
   QUICK_MAX_BLOCKS,
   quickFeatures,
   SampledFeatures,
+  sampledBandwidth,
   sampledRowChange,
 } from '../../runtime/features/quick.js';
 import { sparseFeaturesOf } from '../../runtime/guards/features.js';
@@ -23,6 +24,16 @@ const M = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'matrice
 const files = readdirSync(M).filter((f) => /\.(mtx|cites|txt)$/.test(f));
 const mats = new Map<string, CsrMatrix>(files.map((f) => [f, toCsr(loadMatrix(join(M, f)))]));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+/** The farthest column from its row over every row, / max(rows, cols): what the sampled band bounds from below. */
+function exactBand(m: CsrMatrix): number {
+  let band = 0;
+  for (let r = 0; r < m.rows; r++) {
+    const s = m.rowPtr[r]!;
+    const e = m.rowPtr[r + 1]!;
+    if (e > s) band = Math.max(band, Math.abs(r - m.colIdx[s]!), Math.abs(r - m.colIdx[e - 1]!));
+  }
+  return band / Math.max(m.rows, m.cols);
+}
 
 describe('bounded-cost features', () => {
   it('read at most the bound of rows, are deterministic per seed, and are exact in tier 1 where every row is read', () => {
@@ -42,12 +53,16 @@ describe('bounded-cost features', () => {
         expect(q.emptyRowFraction, f).toBe(e.emptyRowFraction);
         expect(q.top1PctNnzShare, f).toBeCloseTo(e.top1PctNnzShare, 10);
         expect(q.rowLenChangeFraction, f).toBe(e.rowLenChangeFraction);
+        expect(q.bandwidthEstimateNorm, f).toBe(exactBand(m));
       }
+      expect(q.bandwidthEstimateNorm!, `${f}: a lower bound`).toBeLessThanOrEqual(exactBand(m));
       // The change share is taken on first read only, and is the sample's.
       const s = new SampledFeatures(m);
       expect(s.rowStatsTaken || s.localityTaken).toBe(false);
       expect(s.rowLenChangeFraction, f).toBe(sampledRowChange(m));
       expect(s.rowStatsTaken, f).toBe(false);
+      expect(s.bandwidthEstimateNorm, f).toBe(sampledBandwidth(m));
+      expect(s.rowStatsTaken || s.localityTaken, f).toBe(false);
     }
   });
 
@@ -57,8 +72,10 @@ describe('bounded-cost features', () => {
     const top: number[] = [];
     const loc: number[] = [];
     const change: number[] = [];
+    const band: number[] = [];
     for (const [, m] of mats) {
       const e = sparseFeaturesOf(m, 2);
+      const b = exactBand(m);
       for (let seed = 0; seed < 10; seed++) {
         const q = quickFeatures(m, seed);
         if (q.sampledRows === m.rows) continue;
@@ -67,6 +84,7 @@ describe('bounded-cost features', () => {
         top.push(Math.abs(q.top1PctNnzShare - e.top1PctNnzShare));
         loc.push(Math.abs(q.localityScore! - e.localityScore!));
         change.push(Math.abs(q.rowLenChangeFraction! - e.rowLenChangeFraction!));
+        band.push(b - q.bandwidthEstimateNorm!);
       }
     }
     expect(cv.length).toBeGreaterThan(100);
@@ -77,5 +95,7 @@ describe('bounded-cost features', () => {
     expect(median(loc)).toBeLessThanOrEqual(0.05);
     // docs/FEATURES.md: median 0.023 (seed 0).
     expect(median(change)).toBeLessThanOrEqual(0.05);
+    // docs/FEATURES.md: the band, a maximum over few rows, median 0.096 under the whole matrix's.
+    expect(median(band)).toBeLessThanOrEqual(0.12);
   });
 });
