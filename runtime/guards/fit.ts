@@ -62,15 +62,19 @@ function cover(d: GuardData, train: readonly number[], maxPartitions: number): n
   return chosen;
 }
 
-/** Partitions a leaf may hold for the runtime to weigh with the cost model: its own and at most this many less one others. */
-export const LEAF_CANDIDATES = 4;
-
 /**
- * Gives each leaf the other partitions that are clearly best for some of
- * its training samples (most such samples first): the tree cannot draw
- * every boundary between them (they lie along products of features, work
- * against bandwidth, which axis-aligned tests approximate poorly), the cost
- * model can, for the few the leaf leaves open.
+ * Leaves every partition open at every leaf, for the runtime to weigh with
+ * the cost model: first the leaf's own, then those clearly best for some of
+ * its training samples (most such samples first), then the rest. The tree
+ * cannot draw every boundary between partitions (they lie along products of
+ * features, work against bandwidth, which axis-aligned tests approximate
+ * poorly), the cost model can. Leaving open only the partitions clearly best
+ * on a leaf's training samples (at most four) missed held-out samples that
+ * another kept partition serves: on gcn for paper-2g2f (throughput, six
+ * sampling seeds) 80-93% of held-out samples within the 5% tolerance and
+ * 1.1-4.6% mean loss, against 94-98% and 0.3-1.2% with every partition open
+ * (docs/RUNTIME.md). The price is the runtime pricing each partition on a new
+ * pattern (at most maxPartitions, 8 by default).
  */
 function addCandidates(tree: GuardNode, d: GuardData, train: readonly number[], chosen: readonly number[]): GuardNode {
   const at = new Map<GuardNode, number[]>();
@@ -86,10 +90,9 @@ function addCandidates(tree: GuardNode, d: GuardData, train: readonly number[], 
       const best = row.reduce((b, x, p) => (x < row[b]! ? p : b), 0);
       if (best !== n.leaf && row[best]! < row[n.leaf]! - 1e-3) count.set(best, (count.get(best) ?? 0) + 1);
     }
-    const also = [...count]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, LEAF_CANDIDATES - 1)
-      .map(([p]) => p);
+    const clearly = [...count].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([p]) => p);
+    const rest = chosen.map((_, p) => p).filter((p) => p !== n.leaf && !count.has(p));
+    const also = [...clearly, ...rest];
     return also.length > 0 ? { leaf: n.leaf, also } : { leaf: n.leaf };
   };
   return visit(tree);

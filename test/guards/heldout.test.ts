@@ -17,12 +17,12 @@ import { goal } from '../helpers/goal.js';
 
 const PROFILES = ['ca-GrQc.mtx', 'bcsstk33.mtx', 'luxembourg_osm.mtx', 'dnn_n1024-l1.mtx'];
 /**
- * The share within the tolerance each objective's guards reach. Throughput's fell from 0.95 to 0.93 when the GPU
- * model began pricing lane walks (gpuModel.laneStepNs, docs/COST-MODEL.md): 5 of its 7 held-out misses are samples
- * whose own optimum occurs at most once among the training samples, so no partition the guards keep is within 5%
- * of it (more samples do not help: 40, 64 and 96 per profile gave 0.94, 0.93, 0.93). The 95% aim is not met there.
+ * The share within the tolerance each objective's guards must reach. Throughput's stood at 0.93 (0.80-0.93 over
+ * other sampling seeds) while a leaf left open only the partitions clearly best on its training samples; with
+ * every partition open to the runtime's cost model (runtime/guards/fit.ts addCandidates) it is 0.95 here and
+ * 0.94-0.98 over sampling seeds 7-12 (docs/RUNTIME.md).
  */
-const WITHIN: Record<Objective, number> = { throughput: 0.93, energy: 0.95, latency: 0.95 };
+const WITHIN: Record<Objective, number> = { throughput: 0.95, energy: 0.95, latency: 0.95 };
 let plans: Partial<Record<Objective, GuardPlan>>;
 
 beforeAll(() => {
@@ -44,7 +44,7 @@ describe.each(['throughput', 'energy', 'latency'] as const)(
   'gcn on paper-2g2f, four real graphs, widths over [16, 256]: the %s guards',
   (objective) => {
     const guards = (): GuardPlan => plans[objective]!;
-    it('meet the held-out aim: mean loss <= 3%, >= 95% within the 5% tolerance (throughput: 93%, below)', () => {
+    it('meet the held-out aim: mean loss <= 3%, >= 95% within the 5% tolerance', () => {
       const h = guards().heldOut!;
       expect(h.folds).toBe(5);
       expect(h.meanLossPct).toBeLessThanOrEqual(3);
