@@ -62,7 +62,7 @@ export interface ModelChoice {
   depth: number;
   folds: number;
   /** Every (partitions, depth) tried, with its cross-validated figures. */
-  grid: { partitions: number; depth: number; meanLossPct: number; withinTolerance: number }[];
+  grid: { partitions: number; depth: number; meanLossPct: number; withinTolerance: number; treeMeanLossPct: number }[];
 }
 
 export interface HeldOutFigures {

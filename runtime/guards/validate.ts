@@ -54,6 +54,7 @@ function crossValidate(d: GuardData, samples: readonly number[], o: SelectOption
   return grid(o).map(({ partitions, depth }) => {
     let sum = 0;
     let within = 0;
+    let treeSum = 0;
     let n = 0;
     for (let f = 0; f < folds.length; f++) {
       const train = folds.flatMap((x, g) => (g === f ? [] : x));
@@ -61,20 +62,33 @@ function crossValidate(d: GuardData, samples: readonly number[], o: SelectOption
       const sc = scoreFit(fit, d, folds[f]!);
       sum += sc.meanLoss * folds[f]!.length;
       within += sc.within * folds[f]!.length;
+      treeSum += scoreFit(fit, d, folds[f]!, false).meanLoss * folds[f]!.length;
       n += folds[f]!.length;
     }
-    return { partitions, depth, meanLossPct: (sum / n) * 100, withinTolerance: within / n };
+    return {
+      partitions,
+      depth,
+      meanLossPct: (sum / n) * 100,
+      withinTolerance: within / n,
+      treeMeanLossPct: (treeSum / n) * 100,
+    };
   });
 }
 
-/** The (partitions, depth) of lowest cross-validated loss; within 0.05 points of it, the smallest model. */
+/**
+ * The partitions: the fewest within 0.05 points of the lowest cross-validated loss of the runtime's pick (every
+ * partition open to its cost model at every leaf, ./fit.ts). The depth, for that many partitions: the shallowest
+ * within 0.05 points of the lowest cross-validated loss of the tree alone, which is what a host without the cost
+ * model (the C++ dispatch header) takes, and what the runtime falls back on where the cost model cannot price.
+ */
 export function chooseModel(d: GuardData, samples: readonly number[], o: SelectOptions): ModelChoice {
   const g = crossValidate(d, samples, o);
   const best = Math.min(...g.map((x) => x.meanLossPct));
-  const pick = g
-    .filter((x) => x.meanLossPct <= best + 0.05)
-    .sort((a, b) => a.partitions - b.partitions || a.depth - b.depth)[0]!;
-  return { partitions: pick.partitions, depth: pick.depth, folds: Math.min(o.folds, samples.length), grid: g };
+  const partitions = Math.min(...g.filter((x) => x.meanLossPct <= best + 0.05).map((x) => x.partitions));
+  const same = g.filter((x) => x.partitions === partitions);
+  const bestTree = Math.min(...same.map((x) => x.treeMeanLossPct));
+  const depth = Math.min(...same.filter((x) => x.treeMeanLossPct <= bestTree + 0.05).map((x) => x.depth));
+  return { partitions, depth, folds: Math.min(o.folds, samples.length), grid: g };
 }
 
 /** The held-out samples outside the ranges of a training set (the runtime re-plans those with the DP). */
