@@ -20,11 +20,16 @@ export const MEMO_PROBLEMS = 64;
 
 export class ModelMemo {
   private readonly problems = new Map<string, PlanProblem>();
-  /** Per problem: the partitions' mappings by key, and the evaluator they share (one planner set-up and its caches). */
-  private readonly mappings = new WeakMap<
-    PlanProblem,
-    { by: Map<string, Mapping | undefined>; evaluate: (c: readonly StageChoice[]) => Mapping | undefined }
-  >();
+  /** Per problem: the partitions' mappings by key. */
+  private readonly mappings = new WeakMap<PlanProblem, Map<string, Mapping | undefined>>();
+  /**
+   * The evaluator the partitions of the last problem priced share (one planner set-up and its stage and op-time
+   * caches), kept for that problem only: kept per problem, those caches outlived each pattern and V8 promoted them
+   * to its old space, so that in a stream of new patterns collections took about 40% of each decision (the held-out
+   * case's guards, five partitions, on whitaker3: 156 -> 133 us a new pattern, docs/PERFORMANCE.md). A partition
+   * priced later on an older problem sets its evaluator up again.
+   */
+  private last: { p: PlanProblem; evaluate: (c: readonly StageChoice[]) => Mapping | undefined } | undefined;
 
   constructor(
     private readonly sys: SystemSpec,
@@ -84,10 +89,13 @@ export class ModelMemo {
 
   /** A partition's mapping on a problem (undefined: it cannot run there). */
   mapping(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): Mapping | undefined {
-    let m = this.mappings.get(p);
-    if (!m) this.mappings.set(p, (m = { by: new Map(), evaluate: choiceEvaluator(this.sys, p, this.popts) }));
-    if (!m.by.has(part.key)) m.by.set(part.key, m.evaluate(part.choices));
-    return m.by.get(part.key);
+    let by = this.mappings.get(p);
+    if (!by) this.mappings.set(p, (by = new Map()));
+    if (!by.has(part.key)) {
+      if (this.last?.p !== p) this.last = { p, evaluate: choiceEvaluator(this.sys, p, this.popts) };
+      by.set(part.key, this.last.evaluate(part.choices));
+    }
+    return by.get(part.key);
   }
 
   /** The objective's value of a partition on a problem (the objective and constraints of `opts`), Infinity when it cannot run there or breaks a constraint. */
