@@ -24,12 +24,16 @@ export class ModelMemo {
   private readonly mappings = new WeakMap<PlanProblem, Map<string, Mapping | undefined>>();
   /**
    * The evaluator the partitions of the last problem priced share (one planner set-up and its stage and op-time
-   * caches), kept for that problem only: kept per problem, those caches outlived each pattern and V8 promoted them
-   * to its old space, so that in a stream of new patterns collections took about 40% of each decision (the held-out
-   * case's guards, five partitions, on whitaker3: 156 -> 133 us a new pattern, docs/PERFORMANCE.md). A partition
-   * priced later on an older problem sets its evaluator up again.
+   * caches), and that problem's mappings while it is not kept (`admitted`). A partition priced later on an older
+   * problem sets its evaluator up again.
    */
-  private last: { p: PlanProblem; evaluate: (c: readonly StageChoice[]) => Mapping | undefined } | undefined;
+  private last:
+    | {
+        p: PlanProblem;
+        evaluate: (c: readonly StageChoice[]) => Mapping | undefined;
+        by: Map<string, Mapping | undefined>;
+      }
+    | undefined;
 
   constructor(
     private readonly sys: SystemSpec,
@@ -40,6 +44,15 @@ export class ModelMemo {
 
   /** Problems of a binding whose first sparse input has this features record: the rest of the binding as numbers (most recent first). */
   private readonly byFeatures = new WeakMap<object, { rest: (number | object)[]; p: PlanProblem }[]>();
+  /**
+   * The problems whose mappings are kept: those bound a second time (a pattern seen again), and every binding
+   * without a sparse input. Kept per problem from the first input on, the mappings and the planner set-up outlived
+   * each pattern in a stream of new patterns and V8 promoted them to its old space: its collections took about 40%
+   * of each decision. Kept from the second input on, and the set-up for the last problem only, a new pattern's
+   * decision on the held-out case's guards (five partitions) went from 156 to 105 us on whitaker3 and from 149 to
+   * 94 us on bcsstk13 (docs/PERFORMANCE.md); a pattern seen again costs its second input one pricing more.
+   */
+  private readonly admitted = new WeakSet<PlanProblem>();
 
   /**
    * The bound problem of a binding, made once per pattern, dims and scalars. A binding with a sparse input is
@@ -63,6 +76,8 @@ export class ModelMemo {
         list.splice(at, 1);
         list.unshift(e);
       }
+      // Seen again: its mappings are kept from now on.
+      this.admitted.add(e.p);
       return e.p;
     }
     const p = bindProblem(this.spec, b);
@@ -81,6 +96,7 @@ export class ModelMemo {
       this.problems.delete(key);
     } else {
       p = bindProblem(this.spec, b);
+      this.admitted.add(p);
       if (this.problems.size >= MEMO_PROBLEMS) this.problems.delete(this.problems.keys().next().value!);
     }
     this.problems.set(key, p);
@@ -90,9 +106,14 @@ export class ModelMemo {
   /** A partition's mapping on a problem (undefined: it cannot run there). */
   mapping(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): Mapping | undefined {
     let by = this.mappings.get(p);
-    if (!by) this.mappings.set(p, (by = new Map()));
+    if (!by) {
+      by = new Map();
+      // A problem not kept holds its mappings beside its evaluator, for its own input only.
+      if (this.admitted.has(p)) this.mappings.set(p, by);
+      else if (this.last?.p === p) by = this.last.by;
+    }
     if (!by.has(part.key)) {
-      if (this.last?.p !== p) this.last = { p, evaluate: choiceEvaluator(this.sys, p, this.popts) };
+      if (this.last?.p !== p) this.last = { p, evaluate: choiceEvaluator(this.sys, p, this.popts), by };
       by.set(part.key, this.last.evaluate(part.choices));
     }
     return by.get(part.key);
