@@ -15,12 +15,21 @@
  *       pattern and for the same pattern again.
  *   (3) How often the guards pick the same partition from sampled as from
  *       exact features.
+ *   (4) The whole decision in a stream of new patterns: --stream N decides N
+ *       new patterns back to back on each of the --stream-matrices (default
+ *       whitaker3, bcsstk13), us per decision (what V8's collections add
+ *       included).
  *   npm run build && node --expose-gc dist/bench/guards.js
+ *     [--system paper-1g1f] [--profiles cora.cites,ca-GrQc.mtx,facebook_combined.txt,jazz.mtx]
+ *     [--stream 10000] [--stream-matrices whitaker3.mtx,bcsstk13.mtx]
+ * The held-out case of test/guards/heldout.test.ts: --system paper-2g2f
+ * --profiles ca-GrQc.mtx,bcsstk33.mtx,luxembourg_osm.mtx,dnn_n1024-l1.mtx.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { emitRuntimeTs } from '../codegen/runtime/emit-ts.js';
 import { emitWasm, wasmManifest } from '../codegen/wasm/emit.js';
 import { programHash } from '../codegen/native/hash.js';
@@ -67,7 +76,17 @@ for (const f of files) mats.set(f, toCsr(loadMatrix(join(dir, f))));
 const gcnModule = compileModule('gcn.dy');
 const gcn = gcnModule.kernels[0]!;
 const spec = plannedSpec(gcnModule, 'gcn.dy', gcn.name);
-const system = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
+const { values: opt } = parseArgs({
+  options: {
+    system: { type: 'string', default: 'paper-1g1f' },
+    profiles: { type: 'string', default: 'cora.cites,ca-GrQc.mtx,facebook_combined.txt,jazz.mtx' },
+    stream: { type: 'string', default: '0' },
+    'stream-matrices': { type: 'string', default: 'whitaker3.mtx,bcsstk13.mtx' },
+  },
+});
+const STREAM = Number(opt.stream);
+if (!Number.isInteger(STREAM) || STREAM < 0) throw new Error(`--stream ${opt.stream}: expected a count of decisions`);
+const system = loadSystemFile(join(root, 'systems', `${opt.system}.json`));
 const gcnDims = (n: number): Map<string, number> =>
   new Map([
     ['n', n],
@@ -80,9 +99,9 @@ const bindWith = (f: SparseFeatures, n: number): Binding => ({
   dims: gcnDims(n),
   scalars: new Map(),
 });
-const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) =>
-  bindWith(sparseFeaturesOf(mats.get(f)!, 2), mats.get(f)!.rows),
-);
+const profileFiles = opt.profiles.split(',');
+for (const f of profileFiles) if (!mats.has(f)) throw new Error(`--profiles: no matrix ${f} in the shared matrices`);
+const profiles = profileFiles.map((f) => bindWith(sparseFeaturesOf(mats.get(f)!, 2), mats.get(f)!.rows));
 const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), {
   objective: 'throughput',
   energyScope: DEFAULT_ENERGY_SCOPE,
@@ -342,6 +361,32 @@ for (const [name, m] of mats) {
 }
 exec.close();
 
+// (4) The whole decision in a stream of new patterns, back to back (collections included).
+const stream: { matrix: string; decisions: number; usPerDecision: number; path: string }[] = [];
+for (const name of STREAM > 0 ? opt['stream-matrices'].split(',') : []) {
+  const m = mats.get(name);
+  if (!m || m.rows !== m.cols) throw new Error(`--stream-matrices: ${name} is not a square shared matrix`);
+  const denseOf = (shape: number[]): DenseTensor => ({
+    format: 'dense',
+    shape,
+    data: new Float64Array(shape[0]! * shape[1]!),
+  });
+  const dense: Record<string, Tensor> = { X: denseOf([m.rows, 64]), W1: denseOf([64, 64]), W2: denseOf([64, 16]) };
+  const chooser = new Chooser(cfg, system, () => true);
+  const decider = new Decider(system, () => popts, chooser.memo);
+  const policy = new SwitchPolicy();
+  const fresh = (): Record<string, Tensor> => ({
+    ...dense,
+    A: { ...m, rowPtr: m.rowPtr.subarray(0), colIdx: m.colIdx.subarray(0) },
+  });
+  for (let i = 0; i < Math.min(200, STREAM); i++) sink += decideOnce(chooser, decider, policy, fresh());
+  (globalThis as { gc?: () => void }).gc?.();
+  const t0 = performance.now();
+  for (let i = 0; i < STREAM; i++) sink += decideOnce(chooser, decider, policy, fresh());
+  const us = ((performance.now() - t0) * 1e3) / STREAM;
+  stream.push({ matrix: name, decisions: STREAM, usPerDecision: us, path: chooser.choose(fresh()).path.join(' / ') });
+}
+
 const leaves = (n: GuardNode): string[] =>
   'leaf' in n
     ? [
@@ -402,6 +447,10 @@ for (const [, m] of square)
 console.log(
   `the guards pick the same partition from sampled as from exact features on ${agree} of ${square.length} square real matrices`,
 );
+for (const x of stream)
+  console.log(
+    `the whole decision in a stream of ${x.decisions} new patterns of ${x.matrix}: ${x.usPerDecision.toFixed(1)} us each (${x.path})`,
+  );
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
   join(root, 'bench', 'results', 'guards.json'),
@@ -412,6 +461,9 @@ writeFileSync(
       guardFeatures: tested,
       partitions: plan.partitions.length,
       records: records.length,
+      system: opt.system,
+      profiles: profileFiles,
+      decisionStream: stream,
       shares: s,
       guardAgreement: { same: agree, of: square.length },
       matrices: rows,
