@@ -153,6 +153,34 @@ const decideOnce = (
   if (d.switch) decider.switchTo(c.selected, c);
   return chooser.memo.mapping(c.problem, decider.current ?? c.selected)?.periodMs ?? 0;
 };
+/**
+ * A runtime's decision state for gcn on matrix m (its dense inputs at widths 64, 64, 16), and `decide`: the whole
+ * decision for the same pattern, or (`fresh`) for a new one each time: fresh views of the same arrays (no copy),
+ * which the runtime's feature cache has not seen.
+ */
+function decisionsOn(m: CsrMatrix): {
+  decide: (fresh: boolean) => number;
+  chooser: Chooser;
+  inputs: (fresh: boolean) => Record<string, Tensor>;
+} {
+  const denseOf = (shape: number[]): DenseTensor => ({
+    format: 'dense',
+    shape,
+    data: new Float64Array(shape[0]! * shape[1]!),
+  });
+  const dense: Record<string, Tensor> = {
+    A: m,
+    X: denseOf([m.rows, 64]),
+    W1: denseOf([64, 64]),
+    W2: denseOf([64, 16]),
+  };
+  const chooser = new Chooser(cfg, system, () => true);
+  const decider = new Decider(system, () => popts, chooser.memo);
+  const policy = new SwitchPolicy();
+  const inputs = (fresh: boolean): Record<string, Tensor> =>
+    fresh ? { ...dense, A: { ...m, rowPtr: m.rowPtr.subarray(0), colIdx: m.colIdx.subarray(0) } } : dense;
+  return { decide: (fresh) => decideOnce(chooser, decider, policy, inputs(fresh)), chooser, inputs };
+}
 
 // (1) guards alone: batches of calls cycling over the records.
 const BATCH = 200_000;
@@ -276,22 +304,7 @@ for (const [name, m] of mats) {
     ]),
     scalars: new Map<string, number>(),
   };
-  const denseOf = (shape: number[]): DenseTensor => ({
-    format: 'dense',
-    shape,
-    data: new Float64Array(shape[0]! * shape[1]!),
-  });
-  const dense: Record<string, Tensor> = {
-    A: m,
-    X: denseOf([m.rows, 64]),
-    W1: denseOf([64, 64]),
-    W2: denseOf([64, 16]),
-  };
-  const chooser = new Chooser(cfg, system, () => true);
-  const decider = new Decider(system, () => popts, chooser.memo);
-  const policy = new SwitchPolicy();
-  // A new pattern each time: fresh views of the same arrays (no copy), which the runtime's feature cache has not seen.
-  const fresh = (): CsrMatrix => ({ ...m, rowPtr: m.rowPtr.subarray(0), colIdx: m.colIdx.subarray(0) });
+  const decisions = decisionsOn(m);
   let localityRead = false;
   let rowsRead = false;
   // gcn's A is n x n: the whole decision is timed on square matrices only.
@@ -327,10 +340,7 @@ for (const [name, m] of mats) {
   const [, dNew = NaN, dSame = NaN] = sq
     ? timeAlong(
         () => exec.execute(inputs),
-        [
-          () => (sink += decideOnce(chooser, decider, policy, { ...dense, A: fresh() })),
-          () => (sink += decideOnce(chooser, decider, policy, dense)),
-        ],
+        [() => (sink += decisions.decide(true)), () => (sink += decisions.decide(false))],
         41,
       )
     : [];
@@ -366,25 +376,18 @@ const stream: { matrix: string; decisions: number; usPerDecision: number; path: 
 for (const name of STREAM > 0 ? opt['stream-matrices'].split(',') : []) {
   const m = mats.get(name);
   if (!m || m.rows !== m.cols) throw new Error(`--stream-matrices: ${name} is not a square shared matrix`);
-  const denseOf = (shape: number[]): DenseTensor => ({
-    format: 'dense',
-    shape,
-    data: new Float64Array(shape[0]! * shape[1]!),
-  });
-  const dense: Record<string, Tensor> = { X: denseOf([m.rows, 64]), W1: denseOf([64, 64]), W2: denseOf([64, 16]) };
-  const chooser = new Chooser(cfg, system, () => true);
-  const decider = new Decider(system, () => popts, chooser.memo);
-  const policy = new SwitchPolicy();
-  const fresh = (): Record<string, Tensor> => ({
-    ...dense,
-    A: { ...m, rowPtr: m.rowPtr.subarray(0), colIdx: m.colIdx.subarray(0) },
-  });
-  for (let i = 0; i < Math.min(200, STREAM); i++) sink += decideOnce(chooser, decider, policy, fresh());
+  const { decide, chooser, inputs } = decisionsOn(m);
+  for (let i = 0; i < Math.min(200, STREAM); i++) sink += decide(true);
   (globalThis as { gc?: () => void }).gc?.();
   const t0 = performance.now();
-  for (let i = 0; i < STREAM; i++) sink += decideOnce(chooser, decider, policy, fresh());
+  for (let i = 0; i < STREAM; i++) sink += decide(true);
   const us = ((performance.now() - t0) * 1e3) / STREAM;
-  stream.push({ matrix: name, decisions: STREAM, usPerDecision: us, path: chooser.choose(fresh()).path.join(' / ') });
+  stream.push({
+    matrix: name,
+    decisions: STREAM,
+    usPerDecision: us,
+    path: chooser.choose(inputs(true)).path.join(' / '),
+  });
 }
 
 const leaves = (n: GuardNode): string[] =>
