@@ -42,6 +42,7 @@ import { features } from '../runtime/features/index.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import { NativeStageBackend } from '../runtime/native/backend.js';
+import { PATTERN_FIGURES } from '../runtime/native/abi.js';
 import { openProject, readProject } from '../runtime/native/project.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { evaluateChoices } from '../runtime/plan/dp.js';
@@ -137,7 +138,7 @@ for (const be of natives)
   // A launch of gcn's op1 over the empty row range [0, 0): the whole launch path, no work.
   const bufs = manifest.ops[1]!.buffers.map(() => gpu.alloc(0, 64));
   const h = gpu.lookup('gcn', 'op1', 'row-per-thread');
-  const sizes = [...manifest.ops[1]!.sizes.map(() => 1), 1, 1, 1];
+  const sizes = [...manifest.ops[1]!.sizes.map(() => 1), ...PATTERN_FIGURES.map(() => 1)];
   calls[`launch of an empty range, through the stage backend (${gpu.name})`] = timeCalls(1e5, () =>
     gpu.launch(0, h, bufs, sizes, 0, 0),
   );

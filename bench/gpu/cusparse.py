@@ -29,11 +29,13 @@ def cusparse_rows(out, ex, matrix):
 
 
 def dype_rows(out, ex, matrix):
-    """The dype_check CSV rows of one job that passed their check (no whole-program row)."""
+    """The dype_check CSV rows of one job that passed their check (no whole-program row, and no
+    re-timing of a variant under other conditions, such as adaptive-rows:longest-unknown)."""
     path = os.path.join(out, 'csv', f'{ex}-{matrix}.csv')
     if not os.path.exists(path):
         return []
-    return [r for r in csv.DictReader(open(path)) if r['op'] != 'program' and r['check'] != 'MISMATCH']
+    return [r for r in csv.DictReader(open(path))
+            if r['op'] != 'program' and r['check'] != 'MISMATCH' and ':' not in r['variant']]
 
 
 def read_picks(work):

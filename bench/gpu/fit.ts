@@ -13,7 +13,9 @@
  * plus the sparse call floor. Three anchors, each from the measurements that
  * isolate it: gpuModel.sparseFloorUs (small SpMV, where every schedule is its
  * launch), gpuModel.queuedLaunchUs (what a launch queued after the first adds:
- * adaptive-rows against warp-per-row on the same small SpMV) and
+ * adaptive-rows against warp-per-row on the same small SpMV, where a row is long
+ * enough for adaptive-rows' long-row pass; timings from stubs that queued it on
+ * every call, before it took the longest-row figure, price the others wrong) and
  * gpuModel.effectiveBandwidthGBs (the largest regular SpMV, its time past the
  * floor being its DRAM bytes); and launchOverheadUs, a dense kernel's call
  * (the tiled and elementwise kernels of gcn, PageRank and SSSP). The model's other constants (imbalance, L2,
@@ -23,7 +25,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boundDims, loadSystem } from '../../cli/planning.js';
-import { laneSteps, QUEUED_AFTER_FIRST } from '../../runtime/catalogue/gpu.js';
+import { laneSteps, QUEUED_AFTER_FIRST, queuedAfterFirst } from '../../runtime/catalogue/gpu.js';
 import { callOverheadUs, implTimes } from '../../runtime/catalogue/index.js';
 import type { GpuImpl } from '../../runtime/catalogue/names.js';
 import { features } from '../../runtime/features/index.js';
@@ -92,7 +94,11 @@ function csvRows(file: string): Record<string, string>[] {
   return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i]!, v])));
 }
 
+/** dype_check's second timing of adaptive-rows, its longest-row figure 0 so that it queues its long-row pass. */
+const UNKNOWN_LONGEST = 'adaptive-rows:longest-unknown';
 const rows: Row[] = [];
+/** Those second timings; none in results of stubs that queued the pass on every call (before ABI version 2). */
+const forcedPass: Row[] = [];
 const unmeasured: string[] = [];
 const csvs = new Set(readdirSync(join(results, 'csv')));
 for (const line of readFileSync(join(work, 'jobs.txt'), 'utf8').split('\n')) {
@@ -106,9 +112,11 @@ for (const line of readFileSync(join(work, 'jobs.txt'), 'utf8').split('\n')) {
   const a = args.find((x) => x.startsWith('A='))!.slice(2);
   const k = /-K(\d+)$/.exec(job!)?.[1];
   const op = opOf(ex, matrixOf(a), k === undefined ? undefined : Number(k));
-  for (const r of csvRows(join(results, 'csv', csv)))
-    if (r['op'] !== 'program' && r['check'] === 'ok')
-      rows.push({ ex, job: job!, variant: r['variant']!, measuredMs: Number(r['median_ms']), op });
+  for (const r of csvRows(join(results, 'csv', csv))) {
+    if (r['op'] === 'program' || r['check'] !== 'ok') continue;
+    const t = { ex, job: job!, variant: r['variant']!, measuredMs: Number(r['median_ms']), op };
+    (r['variant'] === UNKNOWN_LONGEST ? forcedPass : rows).push(t);
+  }
 }
 if (rows.length === 0) throw new Error('no checked SpMV or SpMM timings to fit');
 /** Matrices this small make every schedule its launches (the H200 runs 10^4 entries in about a microsecond). */
@@ -119,7 +127,9 @@ const MIN_WALK = 1000;
 function predict(r: Row, d: DeviceSpec): number {
   const t = implTimes(r.op, d).find((x) => x.impl === r.variant);
   if (!t) throw new Error(`${r.ex} ${r.job}: the catalogue has no GPU variant '${r.variant}'`);
-  return t.ms + callOverheadUs(r.op, d) / 1e3;
+  // Older stubs queued what the catalogue no longer charges (adaptive-rows' pass where no row is long).
+  const extra = stubQueued(r) - queuedAfterFirst(r.variant as GpuImpl, r.op);
+  return t.ms + callOverheadUs(r.op, d) / 1e3 + (extra * d.gpuModel!.queuedLaunchUs) / 1e3;
 }
 
 const before = gpu.gpuModel;
@@ -138,14 +148,27 @@ const floors = jobsOf((r) => r.ex === 'spmv' && small(r)).map(([ex, job]) =>
   Math.min(...oneLaunch.map((v) => timeOf(ex, job, v) ?? Infinity)),
 );
 const floorUs = median(floors) * 1e3;
-// (2) A launch queued after the first: adaptive-rows over warp-per-row on the same small SpMV, per queued launch.
-const queuedUs =
-  median(
-    jobsOf((r) => r.ex === 'spmv' && small(r)).map(
-      ([ex, job]) =>
-        (timeOf(ex, job, 'adaptive-rows')! - timeOf(ex, job, 'warp-per-row')!) / QUEUED_AFTER_FIRST['adaptive-rows'],
-    ),
-  ) * 1e3;
+// (2) A launch queued after the first. Stubs that take the longest-row figure: adaptive-rows timed with the figure
+// 0 against itself with the exact figure, on small SpMV without a long row (the same kernels, the pass's memset and
+// launch besides). Older stubs queued the pass on every call: adaptive-rows over warp-per-row on the same small SpMV.
+const passAlways = forcedPass.length === 0;
+/** What the measured stub queued after its first launch (the catalogue's rule for current stubs). */
+const stubQueued = (r: Row): number =>
+  passAlways ? QUEUED_AFTER_FIRST[r.variant as GpuImpl] : queuedAfterFirst(r.variant as GpuImpl, r.op);
+const smallSpmv = jobsOf((r) => r.ex === 'spmv' && small(r));
+const queuedPairs = passAlways
+  ? smallSpmv.map(([ex, job]) => [timeOf(ex, job, 'adaptive-rows')!, timeOf(ex, job, 'warp-per-row')!])
+  : smallSpmv
+      .filter(
+        ([ex, job]) => queuedAfterFirst('adaptive-rows', rows.find((r) => r.ex === ex && r.job === job)!.op) === 0,
+      )
+      .map(([ex, job]) => [
+        forcedPass.find((r) => r.ex === ex && r.job === job)!.measuredMs,
+        timeOf(ex, job, 'adaptive-rows')!,
+      ]);
+if (queuedPairs.length === 0)
+  throw new Error(`no SpMV job under ${SMALL_NNZ} entries to anchor gpuModel.queuedLaunchUs on`);
+const queuedUs = median(queuedPairs.map(([a, b]) => (a! - b!) / QUEUED_AFTER_FIRST['adaptive-rows'])) * 1e3;
 // (3) The sustained bandwidth: the largest regular SpMV (row-per-thread, rows of equal length, its gathers in
 // the L2), whose time past the floor is its DRAM bytes; the model's bytes at its current bandwidth scaled.
 const anchor = rows
@@ -173,7 +196,7 @@ const bytesOnly = withModel({
 });
 const walks = rows.flatMap((r) => {
   const steps = laneSteps(r.variant as GpuImpl, r.op);
-  const paid = (floorUs + QUEUED_AFTER_FIRST[r.variant as GpuImpl] * queuedUs) / 1e3;
+  const paid = (floorUs + stubQueued(r) * queuedUs) / 1e3;
   const past = r.measuredMs - paid;
   const bytesMs = predict(r, bytesOnly) - paid;
   return steps >= MIN_WALK && bytesMs < past / 4 ? [{ r, steps, ns: (past * 1e6) / steps }] : [];
@@ -189,7 +212,9 @@ const anchors = {
   from: {
     launchOverheadUs: `median of ${denseMs.length} tiled and elementwise kernels of gcn, pagerank and sssp`,
     sparseFloorUs: `median over ${floors.length} SpMV jobs under ${SMALL_NNZ} entries of the fastest one-launch schedule`,
-    queuedLaunchUs: 'median over the same jobs of (adaptive-rows - warp-per-row) / its queued launches',
+    queuedLaunchUs: passAlways
+      ? `median over the same jobs of (adaptive-rows - warp-per-row) / its queued launches (stubs that queued adaptive-rows' long-row pass on every call)`
+      : `median over ${queuedPairs.length} of those jobs without a long row of (adaptive-rows with the longest-row figure unknown - with it exact) / the pass's queued operations`,
     laneStepNs: `median over ${walks.length} timings whose lane walks of ${MIN_WALK} steps or more outlast their bytes 4x (${walks
       .map((w) => `${w.r.ex} ${w.r.job} ${w.r.variant} ${w.ns.toFixed(0)} ns`)
       .join('; ')})`,

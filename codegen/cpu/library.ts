@@ -163,7 +163,7 @@ const char *DYPE_ABI(op_impls)(const char *kernel, const char *op) {
   return NULL;
 }
 int DYPE_ABI(op_buffer_count)(int h) { return h >= 0 && h < DY_NOPS ? dy_ops[h].nbuf : -1; }
-int DYPE_ABI(op_size_count)(int h) { return h >= 0 && h < DY_NOPS ? dy_ops[h].nsize + 3 : -1; }
+int DYPE_ABI(op_size_count)(int h) { return h >= 0 && h < DY_NOPS ? dy_ops[h].nsize + DYPE_PATTERN_FIGURES : -1; }
 
 /* The first row r of [lo, hi] whose entries + rows before it reach target (ptr: the row pointers). */
 static long long dy_cut(const int *ptr, long long lo, long long hi, long long target) {

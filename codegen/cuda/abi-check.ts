@@ -54,7 +54,9 @@ export function abiCheckBody(plan: KernelPlan): string[] {
     const m = manifestOp(plan, op);
     const ptr = f.buffers.find((x) => x.role === 'rowPtr' || x.role === 'colPtr');
     const root = ptr ? host.get(manifest.roots[ptr.of]!)! : undefined;
-    const figures = root ? `{(long long)${root}.rows, (long long)${root}.cols, ${root}.nnz()}` : '{0, 0, 0}';
+    const figures = root
+      ? `{(long long)${root}.rows, (long long)${root}.cols, ${root}.nnz(), ${root}.maxrow(), ${root}.maxcol()}`
+      : '{0, 0, 0, 0, 0}';
     const rows = m.splitRange === undefined ? '-1LL' : size(m.splitRange);
     const writes =
       m.splitWrites === 'rows' ? 'Writes::Rows' : m.splitWrites === 'entries' ? 'Writes::Entries' : 'Writes::Unknown';

@@ -4,14 +4,14 @@
  * launch handle is its index), and per row a small function that turns the
  * ABI's untyped buffers and sizes into the stub's typed arguments. Buffers
  * and sizes are in the manifest's order (= the LoopFunc's), followed by the
- * three pattern figures of the op's sparse operand (rows, cols, entries);
- * the entry count of merge-path and adaptive-rows (variants.ts needsNnz) is the third of those.
+ * pattern figures of the op's sparse operand (runtime/native/abi.ts
+ * PATTERN_FIGURES); a variant's extra parameters (variant.ts ExtraParam: the
+ * entry count, the longest row) are figures from there.
  */
-import { abiPrefix, ABI_FUNCTIONS, ABI_VERSION, NATIVE_BACKENDS } from '../../runtime/native/abi.js';
+import { abiPrefix, ABI_FUNCTIONS, ABI_VERSION, NATIVE_BACKENDS, PATTERN_FIGURES } from '../../runtime/native/abi.js';
 import { storageType } from './cprint.js';
 import type { KernelPlan } from './host.js';
 import { cString } from './names.js';
-import { needsNnz } from './variants.js';
 
 export interface AbiView {
   prefix: string;
@@ -35,12 +35,13 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
   const launchers: string[] = [];
   const impls: string[] = [];
   const ops: string[] = [];
-  let maxSizes = 3;
+  const nf = PATTERN_FIGURES.length;
+  let maxSizes: number = nf;
   for (const plan of plans) {
     for (const op of plan.ops) {
       const f = op.f;
       const ns = f.sizes.length;
-      maxSizes = Math.max(maxSizes, ns + 3);
+      maxSizes = Math.max(maxSizes, ns + nf);
       const bufs = f.buffers.map(
         (b, n) => `(${op.code.written.has(b.name) ? '' : 'const '}${storageType(b.elem)}*)b[${n}]`,
       );
@@ -53,7 +54,7 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
         const args = [
           ...bufs,
           ...sizes,
-          ...(needsNnz(v) ? [`s[${ns + 2}]`] : []),
+          ...v.extra.map((e) => `s[${ns + PATTERN_FIGURES.indexOf(e.figure)}]`),
           ...(op.splittable ? ['rb', 're'] : []),
           'stream',
         ];
@@ -61,12 +62,12 @@ export function abiView(prog: string, hash: string, plans: readonly KernelPlan[]
           `int launch_${h}(void* const* b, const int* s, int rb, int re, cudaStream_t stream) {`,
           ...(op.splittable ? [] : ['  (void)rb;', '  (void)re;']),
           ...(f.buffers.length === 0 ? ['  (void)b;'] : []),
-          ...(ns === 0 && !needsNnz(v) ? ['  (void)s;'] : []),
+          ...(ns === 0 && v.extra.length === 0 ? ['  (void)s;'] : []),
           `  return ${op.symbols[vi]!}(${args.join(', ')});`,
           '}',
         );
         impls.push(
-          `{${cString(plan.kernel.name)}, ${cString(f.op)}, ${cString(v.name)}, ${f.buffers.length}, ${ns + 3}, ${op.splittable}, launch_${h}},`,
+          `{${cString(plan.kernel.name)}, ${cString(f.op)}, ${cString(v.name)}, ${f.buffers.length}, ${ns + nf}, ${op.splittable}, launch_${h}},`,
         );
       });
     }

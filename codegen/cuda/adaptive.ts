@@ -22,6 +22,7 @@ import {
   rangeLines,
   grid,
   NNZ_PARAM,
+  longestParam,
 } from './variant.js';
 import {
   BLOCK_LANES,
@@ -91,8 +92,9 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
     ...groupRowLoop(i),
     ...(long
       ? [
-          `    // A row of more than ${DENSE_LONG_ENTRIES} entries goes to the long-row kernel (a block each); its group skips it.`,
-          `    const bool dy_long = dy_live && ${ptrC}[${i} + 1] - ${ptrC}[${i}] > ${DENSE_LONG_ENTRIES};`,
+          `    // A row of more than ${DENSE_LONG_ENTRIES} entries goes to the long-row kernel (a block each) where the stub`,
+          '    // queued it (dy_count set); its group skips it. Without the pass every group walks its own row.',
+          `    const bool dy_long = dy_count != nullptr && dy_live && ${ptrC}[${i} + 1] - ${ptrC}[${i}] > ${DENSE_LONG_ENTRIES};`,
           `    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = ${i};`,
           '    if (!dy_long) {',
           ...indent(lines, '  '),
@@ -112,12 +114,14 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
     launchLine(kname, '(unsigned)dy_blocks', '256', args),
     ...(long
       ? [
-          launchLine(
-            `${kname}_long`,
-            `(unsigned)(dy_n < ${LONG_ROW_BLOCKS} ? dy_n : ${LONG_ROW_BLOCKS})`,
-            `${BLOCK_LANES}`,
-            longArgs,
-          ),
+          'if (dy_count != nullptr)',
+          '  ' +
+            launchLine(
+              `${kname}_long`,
+              `(unsigned)(dy_n < ${LONG_ROW_BLOCKS} ? dy_n : ${LONG_ROW_BLOCKS})`,
+              `${BLOCK_LANES}`,
+              longArgs,
+            ),
         ]
       : []),
   ];
@@ -129,17 +133,7 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
     'int dy_width = 1;',
     `while (dy_width < ${ADAPTIVE_LANES.max} && dy_width * dy_vec < dy_k) dy_width <<= 1;`,
     ...grid('(dy_n * dy_width + 255) / 256'),
-    ...(long
-      ? [
-          "// The queue of long rows (at most one per row of the range) and its count, in the stream's workspace.",
-          'int* dy_queue = nullptr;',
-          'cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);',
-          'if (dy_err != cudaSuccess) return (int)dy_err;',
-          'int* dy_count = dy_queue + dy_n;',
-          'dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);',
-          'if (dy_err != cudaSuccess) return (int)dy_err;',
-        ]
-      : []),
+    ...(long ? longQueue(`${DENSE_LONG_ENTRIES}`, `${DENSE_LONG_ENTRIES} entries`, '(dy_n + 1)', 'dy_n') : []),
   ];
   if (vec)
     launch.push(
@@ -163,20 +157,52 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
     note: `rows on groups of 1-${ADAPTIVE_LANES.max} lanes (a power of two, the dense width's), each lane its columns${vec ? ` (${vec.v} as one vector where ${vec.v} divides the width)` : ''}, several rows per warp for narrow widths${long ? `; rows of more than ${DENSE_LONG_ENTRIES} entries go to a block each` : ''}`,
     device: [...kernel(name, body), ...(vec ? ['', ...kernel(vecName, vec.body)] : []), ...longKernels],
     launch,
-    extra: [],
+    extra: long ? [longestParam(long.ptrRole)] : [],
   };
+}
+
+/**
+ * Host lines that set up the long-row pass only where a row can exceed `most` entries: the queue of long rows
+ * and its count (dy_queue, dy_count) in the stream's workspace, the count cleared. The caller's figure
+ * dy_longest (0: not known) bounds every row; where it shows none is long, both stay null, the groups walk
+ * every row and the stub queues one launch, not a memset and two (5.4 us a call on an H200,
+ * docs/PERFORMANCE.md). A figure below the true one therefore only leaves long rows on their groups.
+ */
+function longQueue(most: string, what: string, slots: string, countAt: string): string[] {
+  return [
+    `// The long-row pass, only where a row can be longer than a group keeps, ${what} (dy_longest: the caller's bound; 0: not known).`,
+    'int* dy_queue = nullptr;',
+    'int* dy_count = nullptr;',
+    `if (dy_longest <= 0 || (long long)dy_longest > ${most}) {`,
+    `  const cudaError_t dy_err = dy_workspace(stream, (size_t)${slots} * sizeof(int), (void**)&dy_queue);`,
+    '  if (dy_err != cudaSuccess) return (int)dy_err;',
+    `  dy_count = dy_queue + ${countAt};`,
+    '  const cudaError_t dy_clr = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);',
+    '  if (dy_clr != cudaSuccess) return (int)dy_clr;',
+    '}',
+  ];
 }
 
 /** adaptive-rows' SpMM form sends a row of more than this many entries to a block of its own (runtime/catalogue/gpu.ts). */
 const DENSE_LONG_ENTRIES = ADAPTIVE_LANES.denseLongEntries;
 
 /** The nest's column loop, its fold over the row's entries and the row pointers, where a block can take a row. */
-function denseLongShape(o: OpCode): (MergeShape & { dense: For; tail: LStmt[] }) | undefined {
+function denseLongShape(
+  o: OpCode,
+): (MergeShape & { dense: For; tail: LStmt[]; ptrRole: 'rowPtr' | 'colPtr' }) | undefined {
   const m = mergeShape(o.f);
   if (!m?.dense) return undefined;
   const shape = columnShape(m.dense);
   if (!shape || shape.acc.length !== 1 || shape.acc[0] !== m.red.init || shape.entries !== m.red.loop) return undefined;
-  return { ...m, dense: m.dense, tail: shape.tail };
+  const ptrRole = pointerRole(o, m.ptr);
+  if (!ptrRole) return undefined;
+  return { ...m, dense: m.dense, tail: shape.tail, ptrRole };
+}
+
+/** Whether buffer `name` of the op is row or column pointers (the longest figure the stub takes). */
+function pointerRole(o: OpCode, name: string): 'rowPtr' | 'colPtr' | undefined {
+  const role = o.f.buffers.find((b) => b.name === name)?.role;
+  return role === 'rowPtr' || role === 'colPtr' ? role : undefined;
 }
 
 /**
@@ -249,6 +275,8 @@ function entryRows(o: OpCode, top: For): Variant | undefined {
   const blockBody = bp.block(top.body, '    ');
   if (bp.splits === 0 || bp.laneSplits > 0 || bp.entryPtr !== wp.entryPtr) return undefined;
   const ptrC = o.names.buf(wp.entryPtr).c;
+  const ptrRole = pointerRole(o, wp.entryPtr);
+  if (!ptrRole) return undefined;
   const name = `${o.base}_adaptive_rows`;
   const longName = `${o.base}_adaptive_rows_long`;
   const i = o.p.var(top.var);
@@ -256,8 +284,9 @@ function entryRows(o: OpCode, top: For): Variant | undefined {
     `${kernelHead(o, name, 256, [...RANGE_PARAMS, 'int dy_width', 'int* __restrict__ dy_queue', 'int* __restrict__ dy_count'])} {`,
     '  const int dy_lane = (int)(threadIdx.x & (unsigned)(dy_width - 1));',
     ...groupRowLoop(i),
-    `    // A row that would keep its group more than ${LONG_ROW_STEPS} steps goes to the long-row kernel; its group walks nothing.`,
-    `    const bool dy_long = dy_live && ${ptrC}[${i} + 1] - ${ptrC}[${i}] > ${LONG_ROW_STEPS} * dy_width;`,
+    `    // A row that would keep its group more than ${LONG_ROW_STEPS} steps goes to the long-row kernel where the stub`,
+    '    // queued it (dy_count set); its group walks nothing. Without the pass every group walks its own row.',
+    `    const bool dy_long = dy_count != nullptr && dy_live && ${ptrC}[${i} + 1] - ${ptrC}[${i}] > ${LONG_ROW_STEPS} * dy_width;`,
     `    if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = ${i};`,
     ...body,
     '  }',
@@ -287,19 +316,16 @@ function entryRows(o: OpCode, top: For): Variant | undefined {
     ...grid('(dy_n * dy_width + 255) / 256'),
     '// Long rows hold more than the steps x width entries each: at most this many, queued on the device.',
     `const long long dy_cap = (long long)dy_nnz / (${LONG_ROW_STEPS}LL * dy_width) + 1;`,
-    'int* dy_queue = nullptr;',
-    'cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_cap + 1) * sizeof(int), (void**)&dy_queue);',
-    'if (dy_err != cudaSuccess) return (int)dy_err;',
-    'int* dy_count = dy_queue + dy_cap;',
-    'dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);',
-    'if (dy_err != cudaSuccess) return (int)dy_err;',
+    ...longQueue(`${LONG_ROW_STEPS}LL * dy_width`, `${LONG_ROW_STEPS} steps of its lanes`, '(dy_cap + 1)', 'dy_cap'),
     launchLine(name, '(unsigned)dy_blocks', '256', [...o.args(), ...RANGE_ARGS, 'dy_width', 'dy_queue', 'dy_count']),
-    launchLine(longName, `(unsigned)(dy_cap < ${LONG_ROW_BLOCKS} ? dy_cap : ${LONG_ROW_BLOCKS})`, `${BLOCK_LANES}`, [
-      ...o.args(),
-      ...RANGE_ARGS,
-      'dy_queue',
-      'dy_count',
-    ]),
+    'if (dy_count != nullptr)',
+    '  ' +
+      launchLine(longName, `(unsigned)(dy_cap < ${LONG_ROW_BLOCKS} ? dy_cap : ${LONG_ROW_BLOCKS})`, `${BLOCK_LANES}`, [
+        ...o.args(),
+        ...RANGE_ARGS,
+        'dy_queue',
+        'dy_count',
+      ]),
   ];
   return {
     name: 'adaptive-rows',
@@ -307,6 +333,6 @@ function entryRows(o: OpCode, top: For): Variant | undefined {
     note: `rows on groups of ${ADAPTIVE_LANES.min}-${ADAPTIVE_LANES.max} lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp; rows longer than ${LONG_ROW_STEPS} x the lanes go to a block each`,
     device,
     launch,
-    extra: [NNZ_PARAM],
+    extra: [NNZ_PARAM, longestParam(ptrRole)],
   };
 }

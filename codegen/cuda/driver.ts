@@ -14,6 +14,9 @@ function dimBind(dim: string | number, value: string, what: string): string {
     : `bind_dim(dims, ${cString(dim)}, ${value}, ${cString(what)});`;
 }
 
+/** A pattern figure's size symbol (variant.ts figureSize), named as the Sparse method that gives it. */
+const FIGURE = /^(nnz|maxrow|maxcol)\((.*)\)$/;
+
 /** The host variable holding each kernel parameter (`in<n>`: a Sparse, a Dense's values, or a scalar's one value). */
 export type HostInputs = Map<string, string>;
 
@@ -25,7 +28,7 @@ export type HostInputs = Map<string, string>;
 export function inputLines(plan: KernelPlan): { loads: string[]; sizes: string[]; host: HostInputs } {
   const { kernel, manifest, sizes } = plan;
   const out: string[] = [];
-  const dimNames = [...sizes.keys()].filter((s) => !s.startsWith('nnz('));
+  const dimNames = [...sizes.keys()].filter((s) => !FIGURE.test(s));
   out.push(`Dims dims = dims_of(cli, {${dimNames.map(cString).join(', ')}});`);
   const host: HostInputs = new Map();
   kernel.params.forEach((p, n) => {
@@ -55,8 +58,8 @@ export function inputLines(plan: KernelPlan): { loads: string[]; sizes: string[]
     }
   });
   const set = [...sizes].map(([s, c]) => {
-    const nnz = /^nnz\((.*)\)$/.exec(s);
-    return nnz ? `b->${c} = (int)${host.get(nnz[1]!)!}.nnz();` : `b->${c} = dim(dims, ${cString(s)});`;
+    const fig = FIGURE.exec(s);
+    return fig ? `b->${c} = (int)${host.get(fig[2]!)!}.${fig[1]!}();` : `b->${c} = dim(dims, ${cString(s)});`;
   });
   return { loads: out, sizes: set, host };
 }
@@ -103,8 +106,13 @@ export function checkBody(plan: KernelPlan): string[] {
     );
   }
   out.push('  return s;', '};');
+  // The same buffers with every longest-row figure 0 (not known): adaptive-rows then queues its long-row pass
+  // whatever the rows, and the two timings' difference is what the pass's queued operations cost.
+  const longest = [...plan.sizes].filter(([s]) => /^max(row|col)\(/.test(s)).map(([, c]) => c);
+  if (longest.length > 0)
+    out.push(`${prefix}_buffers unknown_longest = *b;`, ...longest.map((c) => `unknown_longest.${c} = 0;`));
   out.push(
-    `check_and_time<${prefix}_buffers>(${cString(kernel.name)}, b, ${prefix}_run_buffers, ${prefix}_op, ${prefix}_op_count(), ${prefix}_variant_count, ${prefix}_variant_name, ${prefix}_op_name, compare, chk, csv, cli, stream);`,
+    `check_and_time<${prefix}_buffers>(${cString(kernel.name)}, b, ${longest.length > 0 ? '&unknown_longest' : 'nullptr'}, ${prefix}_run_buffers, ${prefix}_op, ${prefix}_op_count(), ${prefix}_variant_count, ${prefix}_variant_name, ${prefix}_op_name, compare, chk, csv, cli, stream);`,
   );
   out.push('return chk.failures;');
   return out.map((l) => `  ${l}`);

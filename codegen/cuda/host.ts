@@ -12,7 +12,7 @@ import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtim
 import { cType, FuncNames, storageType } from './cprint.js';
 import { cudaDiagnostic, Scope, symbolPart, type NameContext } from './names.js';
 import { topLoop } from './nest.js';
-import { needsNnz, OpCode, variantsOf, type Variant } from './variants.js';
+import { figureSize, OpCode, variantsOf, type Variant } from './variants.js';
 
 export interface Storage {
   /** Loop-IR buffer name it backs (pattern arrays under their root's name). */
@@ -46,7 +46,7 @@ export interface KernelPlan {
   prefix: string;
   manifest: WasmManifest;
   storages: Map<string, Storage>;
-  /** Dim symbol or nnz(X) -> struct field, in a stable order. */
+  /** Dim symbol or pattern figure (nnz(X), maxrow(X), maxcol(X): variant.ts figureSize) -> struct field, in a stable order. */
   sizes: Map<string, string>;
   ops: OpPlan[];
 }
@@ -187,6 +187,12 @@ export function planKernel(
       throw new Error(
         `cuda emitter: kernel ${k.name}: op ${f.op} is ${splittable ? '' : 'not '}splittable in the manifest but its nest says otherwise`,
       );
+    // A variant's figures of the sparse operand (the entry count, the longest row) are size fields of the program.
+    const ptr = f.buffers.find((x) => x.role === 'rowPtr' || x.role === 'colPtr');
+    for (const e of variants.flatMap((v) => v.extra)) {
+      if (!ptr) throw new Error(`cuda emitter: kernel ${k.name}: op ${f.op} takes ${e.name} but walks no pointers`);
+      addSize(figureSize(e.figure, rootOf(ptr.of)));
+    }
     return {
       f,
       code,
@@ -238,6 +244,13 @@ export function planKernel(
   }
   return { kernel: k, prefix, manifest, storages, sizes, ops };
 }
+
+/** What a pattern figure's size field holds (variant.ts figureSize), for the header. */
+const FIGURE_NOTE: Record<string, string> = {
+  nnz: ': stored entries',
+  maxrow: ': the most entries in one row, or any larger figure; 0: not known (long rows then get their own pass)',
+  maxcol: ': the most entries in one column, or any larger figure; 0: not known (long columns then get their own pass)',
+};
 
 /** `const T*` / `T*` declaration of a storage pointer. */
 function ptrDecl(s: Storage, constant: boolean): string {
@@ -323,7 +336,7 @@ export function kernelView(plan: KernelPlan): KernelView {
     op.variants.forEach((_, vi) => stubs.push(stubView(plan, op, vi)));
   }
   const all = [...storages.values()];
-  const sizeFields = [...sizes.entries()].map(([s, c]) => `int ${c};  // ${s}`);
+  const sizeFields = [...sizes.entries()].map(([s, c]) => `int ${c};  // ${s}${FIGURE_NOTE[s.split('(')[0]!] ?? ''}`);
   const buffersStruct = [
     ...all.map(
       (s) =>
@@ -349,10 +362,8 @@ export function kernelView(plan: KernelPlan): KernelView {
     );
     op.variants.forEach((v, vi) => {
       const args = [...op.storage.map((k) => `b->${storages.get(k)!.c}`), ...op.sizes.map((c) => `b->${c}`)];
-      if (needsNnz(v)) {
-        const ptr = op.f.buffers.find((x) => x.role === 'rowPtr' || x.role === 'colPtr')!;
-        args.push(`b->${sizes.get(`nnz(${manifest.roots[ptr.of]!})`)!}`);
-      }
+      const ptr = op.f.buffers.find((x) => x.role === 'rowPtr' || x.role === 'colPtr');
+      for (const e of v.extra) args.push(`b->${sizes.get(figureSize(e.figure, manifest.roots[ptr!.of]!))!}`);
       // The program runs every row.
       if (op.splittable) args.push('0', '-1');
       dispatch.push(`    case ${vi}: return ${op.symbols[vi]!}(${[...args, 'stream'].join(', ')});`);

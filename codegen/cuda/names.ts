@@ -54,12 +54,12 @@ export function shown(name: string): string {
 
 /**
  * The C spelling of one loop-IR name: `.` becomes `_`, `nnz(X)` becomes
- * `nnz_X`, a reserved word or a `dy`-prefixed name gets `u_` in front.
+ * `nnz_X` (`maxrow(X)`, `maxcol(X)`: `maxrow_X`, `maxcol_X`), a reserved word or a `dy`-prefixed name gets `u_` in front.
  * Returns undefined for names that are no identifier after that.
  */
 export function mangle(name: string): string | undefined {
-  const nnz = /^nnz\(([^()]*)\)$/.exec(name);
-  let id = nnz ? `nnz_${nnz[1]!}` : name.replace(/\./g, '_');
+  const figure = /^(nnz|maxrow|maxcol)\(([^()]*)\)$/.exec(name);
+  let id = figure ? `${figure[1]!}_${figure[2]!}` : name.replace(/\./g, '_');
   if (!IDENT.test(id) || id.includes('__')) return undefined;
   if (RESERVED.has(id) || /^dy(pe)?_/i.test(id) || /^u_/.test(id)) id = `u_${id}`;
   return id;

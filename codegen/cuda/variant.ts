@@ -5,6 +5,7 @@
  * (the clamped row range, the grid, the launch on the stub's stream).
  */
 import type { LExpr, LoopFunc } from '../../ir/loops.js';
+import type { PatternFigure } from '../../runtime/native/abi.js';
 import { cType, ExprPrinter, FuncNames } from './cprint.js';
 import { writtenBuffers, type FoldOp, type For } from './nest.js';
 
@@ -12,6 +13,11 @@ export interface ExtraParam {
   type: string;
   name: string;
   doc: string;
+  /**
+   * The pattern figure of the op's sparse operand it is (runtime/native/abi.ts PATTERN_FIGURES): the ABI
+   * passes that figure, the program stub its size field (`figureSize`).
+   */
+  figure: Exclude<PatternFigure, 'rows' | 'cols'>;
 }
 
 export interface Variant {
@@ -135,6 +141,31 @@ export const NNZ_PARAM: ExtraParam = {
   type: 'int',
   name: 'dy_nnz',
   doc: "stored entries of the matrix whose row pointers the op walks (its rowPtr[rows]); the launch is sized by them, the range's own entries are read on the device",
+  figure: 'entries',
 };
 
-export const needsNnz = (v: Variant): boolean => v.extra.some((e) => e.name === NNZ_PARAM.name);
+/**
+ * The longest run of the pointers a stub walks (adaptive-rows: rows longer than its groups keep go to a pass
+ * of their own, which the stub queues only if this figure can hold one). 0 means not known.
+ */
+export function longestParam(role: 'rowPtr' | 'colPtr'): ExtraParam {
+  const what = role === 'rowPtr' ? 'row' : 'column';
+  return {
+    type: 'int',
+    name: 'dy_longest',
+    doc: `the most stored entries in one ${what} of the matrix whose pointers the op walks, or any larger figure; 0 if not known. The long-${what} pass is queued only where this can exceed what a group keeps; without it every ${what} runs on its group, so a figure below the true one costs time, not correctness`,
+    figure: role === 'rowPtr' ? 'longestRow' : 'longestCol',
+  };
+}
+
+/** The program stub's size symbol of a figure of root `r` (names.ts mangles it into a field). */
+export function figureSize(figure: ExtraParam['figure'], r: string): string {
+  switch (figure) {
+    case 'entries':
+      return `nnz(${r})`;
+    case 'longestRow':
+      return `maxrow(${r})`;
+    case 'longestCol':
+      return `maxcol(${r})`;
+  }
+}

@@ -48,7 +48,7 @@ import { elementwise, tiled } from './dense.js';
 import { mergePath } from './merge.js';
 import { warpPerRow } from './warp.js';
 
-export { needsNnz, NNZ_PARAM, OpCode, type ExtraParam, type Variant } from './variant.js';
+export { figureSize, longestParam, NNZ_PARAM, OpCode, type ExtraParam, type Variant } from './variant.js';
 export { MERGE_DENSE_TILE, MERGE_TILE } from './merge.js';
 
 // ---------------------------------------------------------------- row-per-thread

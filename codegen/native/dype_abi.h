@@ -1,4 +1,4 @@
-// The dype native ABI (version 1): what every generated native library exports
+// The dype native ABI (version 2): what every generated native library exports
 // besides its own kernel stubs, so that one loader (runtime/native/) serves the
 // CUDA library, its CPU emulation, the FPGA host library over XRT and its
 // C-simulation build alike. Shipped verbatim into every compiled project.
@@ -23,17 +23,23 @@
 //    (runtime/wasm/manifest.ts): f32, f64, i32, i64 natively, `index` as int32,
 //    bool as one int32 (0 or 1); dense row-major; sparse as CSR or CSC arrays.
 //  - launch(): `buffers` are device pointers in the order of the op's buffers in
-//    the manifest; `sizes` are the op's sizes in manifest order followed by three
-//    figures of the pattern of the op's sparse operand (rows, cols, stored
-//    entries; 0 0 0 for an op without one). [row_begin, row_end) clamps the
-//    op's top-level parallel loop (row_end < 0: no upper clamp); an op whose
-//    manifest entry is not `splittable` accepts only 0, -1.
+//    the manifest; `sizes` are the op's sizes in manifest order followed by five
+//    figures of the pattern of the op's sparse operand: rows, cols, stored
+//    entries, the most entries of one row, the most entries of one column (all
+//    0 for an op without one). A longest figure may be 0 for "not known"; one
+//    above 0 must be at least the true figure: a stub that runs long rows in a
+//    pass of their own skips that pass when the figure shows no row is long.
+//    [row_begin, row_end) clamps the op's top-level parallel loop (row_end < 0:
+//    no upper clamp); an op whose manifest entry is not `splittable` accepts
+//    only 0, -1.
 #ifndef DYPE_ABI_H
 #define DYPE_ABI_H
 
 #include <stddef.h>
 
-#define DYPE_ABI_VERSION 1
+#define DYPE_ABI_VERSION 2
+/* launch()'s sizes end with this many pattern figures (rows, cols, entries, longest row, longest column). */
+#define DYPE_PATTERN_FIGURES 5
 #define DYPE_HOST (-1)
 
 #define DYPE_ERR_BAD_SIZE (-1)
@@ -85,7 +91,7 @@ int DYPE_ABI(sync)(int dev, void* stream);
 int DYPE_ABI(op_lookup)(const char* kernel, const char* op, const char* impl);
 /** The implementations emitted for an op, comma-separated, in the order plan.json lists them (NULL for an unknown op). */
 const char* DYPE_ABI(op_impls)(const char* kernel, const char* op);
-/** Buffers and sizes (the three pattern figures included) launch() expects for a handle; -1 for a bad handle. */
+/** Buffers and sizes (the five pattern figures included) launch() expects for a handle; -1 for a bad handle. */
 int DYPE_ABI(op_buffer_count)(int handle);
 int DYPE_ABI(op_size_count)(int handle);
 int DYPE_ABI(launch)(int dev, int handle, void* const* buffers, const long long* sizes, long long row_begin, long long row_end, void* stream);

@@ -122,13 +122,15 @@ struct AbiCheck : OpRunner {
     if (!impls) throw std::runtime_error("op_impls: the library has no op " + o.op + " of kernel " + P.K.name);
     const int h = DYPE_ABI(op_lookup)(P.K.name.c_str(), o.op.c_str(), impls);
     if (h < 0) check(h, "op_lookup of " + o.op + " as " + impls);
-    if (DYPE_ABI(op_buffer_count)(h) != int(o.buffers.size()) || DYPE_ABI(op_size_count)(h) != int(o.sizes.size()) + 3)
+    if (DYPE_ABI(op_buffer_count)(h) != int(o.buffers.size()) || DYPE_ABI(op_size_count)(h) != int(o.sizes.size()) + DYPE_PATTERN_FIGURES)
       throw std::runtime_error("op " + o.op + ": the library's buffer and size counts are not the program's");
     std::vector<long long> sizes;
     for (size_t i = 0; i < o.sizes.size(); i++) sizes.push_back(P.size(o, i));
     sizes.push_back(P.sp_rows(o));
     sizes.push_back(P.sp_cols(o));
     sizes.push_back(P.sp_nnz(o));
+    sizes.push_back(P.sp_longest_row(o));
+    sizes.push_back(P.sp_longest_col(o));
 
     const std::string out = P.physical(P.key(*std::find_if(o.buffers.begin(), o.buffers.end(), [&](const BufSpec& b) { return b.name == o.out; })));
     const bool split = devs.size() > 1 && o.split.splittable && !o.split.writes.empty() && !o.split.range.empty();

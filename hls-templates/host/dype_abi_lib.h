@@ -378,7 +378,7 @@ static inline int launch(const Op* ops, int n, int dev, int handle, void* const*
     if (row_begin < 0) raise(DYPE_ERR_RANGE, "launch " + name + ": row_begin " + std::to_string(row_begin) + " is negative");
     Call c{dev, buffers, {}, LaunchAt{dev, row_begin, row_end}, nullptr};
     c.op = name.c_str();
-    for (int i = 0; i < o.sizes + 3; i++) {
+    for (int i = 0; i < o.sizes + DYPE_PATTERN_FIGURES; i++) {
       if (sizes[i] < 0) raise(DYPE_ERR_BAD_SIZE, "launch " + name + ": size " + std::to_string(i) + " is negative (" + std::to_string(sizes[i]) + ")");
       if (sizes[i] > INT32_MAX) raise(DYPE_ERR_TOO_LARGE, "launch " + name + ": size " + std::to_string(i) + " is " + std::to_string(sizes[i]) + "; the FPGA designs count in 32 bits");
       c.sizes.push_back(int32_t(sizes[i]));

@@ -12,6 +12,7 @@
 // launch wrapper per op.
 #ifndef DYPE_HOST_H
 #define DYPE_HOST_H
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -109,6 +110,13 @@ struct Region {
   std::vector<uint64_t> bytes;  // 8-byte aligned storage
   void* data() { return bytes.data(); }
 };
+
+// The most entries between consecutive pointers: a CSR's longest row, a CSC's longest column.
+static inline int32_t longest_run(const std::vector<int32_t>& ptr) {
+  int32_t most = 0;
+  for (size_t i = 1; i < ptr.size(); i++) most = std::max(most, ptr[i] - ptr[i - 1]);
+  return most;
+}
 
 static inline double get_as_double(const Region& r, size_t k) {
   const void* p = r.bytes.data();
@@ -367,6 +375,9 @@ struct Program {
   int32_t sp_rows(const OpSpec& o) const { const Pattern* p = driving(o); return p ? int32_t(p->rows) : 0; }
   int32_t sp_cols(const OpSpec& o) const { const Pattern* p = driving(o); return p ? int32_t(p->cols) : 0; }
   int32_t sp_nnz(const OpSpec& o) const { const Pattern* p = driving(o); return p ? int32_t(p->colIdx.size()) : 0; }
+  // The ABI's longest-row and longest-column figures (dype_abi.h); 0 where the grouping was not built.
+  int32_t sp_longest_row(const OpSpec& o) const { const Pattern* p = driving(o); return p ? longest_run(p->rowPtr) : 0; }
+  int32_t sp_longest_col(const OpSpec& o) const { const Pattern* p = driving(o); return p ? longest_run(p->colPtr) : 0; }
 
   // ---- running ----
   void run_op(const OpSpec& o) {

@@ -269,14 +269,15 @@ function mergePath(op: PlanOp, d: DeviceSpec): number {
 }
 
 /**
- * Kernel launches and memsets a schedule's CUDA stub queues on its stream after its first
- * launch, each priced at gpuModel.queuedLaunchUs (else the device's launchOverheadUs; the
+ * The most kernel launches and memsets a schedule's CUDA stub queues on its stream after its
+ * first launch, each priced at gpuModel.queuedLaunchUs (else the device's launchOverheadUs; the
  * per-call floor pays the first):
  * adaptive-rows clears the long-row count and launches the long-row pass beside the grouped
- * rows; merge-path launches the row pass that folds each tile's carry (codegen/cuda/adaptive.ts,
- * merge.ts; test/catalogue/queued-launches.test.ts counts them in the generated stubs). On the
- * H200 these made adaptive-rows and merge-path 5-8 us slower than warp-per-row on matrices of
- * 10^4 entries, where every schedule is its launches (docs/PERFORMANCE.md).
+ * rows, where a row can be long (`queuedAfterFirst`); merge-path launches the row pass that folds
+ * each tile's carry (codegen/cuda/adaptive.ts, merge.ts; test/catalogue/queued-launches.test.ts
+ * counts them in the generated stubs). On the H200 these made adaptive-rows and merge-path 5-8 us
+ * slower than warp-per-row on matrices of 10^4 entries, where every schedule is its launches
+ * (docs/PERFORMANCE.md; adaptive-rows then queued its pass on every call).
  */
 export const QUEUED_AFTER_FIRST: Readonly<Record<GpuImpl, number>> = {
   'adaptive-rows': 2,
@@ -289,13 +290,27 @@ export const QUEUED_AFTER_FIRST: Readonly<Record<GpuImpl, number>> = {
   serial: 0,
 };
 
+/**
+ * What a schedule's stub queues after its first launch on this op. adaptive-rows queues its long-row pass
+ * (a memset and a launch) only where the longest row can exceed what a group keeps: the stub reads the
+ * exact longest row from its caller (the ABI's pattern figures), the model the feature record's.
+ */
+export function queuedAfterFirst(impl: GpuImpl, op: PlanOp): number {
+  const most = QUEUED_AFTER_FIRST[impl];
+  const f = op.sparse;
+  if (impl !== 'adaptive-rows' || !f || !isSparseKind(op.kind)) return most;
+  const entries = op.kind === 'spmv' || op.kind === 'reduce';
+  const keeps = entries ? ADAPTIVE_LANES.longRowSteps * adaptiveLanes(f) : ADAPTIVE_LANES.denseLongEntries;
+  return f.rowLenMax > keeps ? most : 0;
+}
+
 /** An implementation's time with the launches its stub queues after the first (sparse-driven ops). */
 const queued =
   (impl: GpuImpl, f: (op: PlanOp, d: DeviceSpec) => number) =>
   (op: PlanOp, d: DeviceSpec): number =>
     f(op, d) +
     (sparse(op)
-      ? (QUEUED_AFTER_FIRST[impl] * (gpuModelled(op, d) ? d.gpuModel!.queuedLaunchUs : d.launchOverheadUs)) / 1e3
+      ? (queuedAfterFirst(impl, op) * (gpuModelled(op, d) ? d.gpuModel!.queuedLaunchUs : d.launchOverheadUs)) / 1e3
       : 0);
 
 /** The data-independent roofline at a class efficiency (dense ops). */

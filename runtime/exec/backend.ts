@@ -74,7 +74,7 @@ export interface StageBackend {
   lookup(kernel: string, op: string, impl: string): number;
   /** The implementations this build has of an op (catalogue names). */
   implementations(kernel: string, op: string): string[];
-  /** Runs an op: buffers in manifest order, sizes in manifest order plus the pattern's rows, cols and entries; [lo, hi) clamps its parallel loop (hi < 0: none). */
+  /** Runs an op: buffers in manifest order, sizes in manifest order plus the pattern's figures (runtime/native/abi.ts PATTERN_FIGURES); [lo, hi) clamps its parallel loop (hi < 0: none). */
   launch(
     dev: number,
     handle: number,

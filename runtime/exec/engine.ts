@@ -11,6 +11,7 @@
  * the stage that last writes them.
  */
 import { converged, recordTrips, type RepeatTrips } from '../converge.js';
+import { longestRun } from '../native/abi.js';
 import { InputError } from '../errors.js';
 import { instances, type DeviceKind, type SystemSpec } from '../system/types.js';
 import type { Tensor } from '../tensor.js';
@@ -196,7 +197,7 @@ export class KernelEngine {
       this.manifest.ops.map((o) => {
         const root = this.L.sparseRootOf(o);
         const pat = root !== undefined ? patterns.get(root) : undefined;
-        return [o.op, [...this.L.sizesOf(o, dims, patterns), pat?.rows ?? 0, pat?.cols ?? 0, pat?.ri.length ?? 0]];
+        return [o.op, [...this.L.sizesOf(o, dims, patterns), ...patternFigures(pat)]];
       }),
     );
     const prep: Prepared = {
@@ -634,3 +635,21 @@ export class KernelEngine {
 function opsOf(steps: readonly WasmStep[]): string[] {
   return steps.flatMap((s) => (s.kind === 'op' ? [s.op] : opsOf(s.body)));
 }
+
+/**
+ * The pattern figures launch() takes after an op's sizes (runtime/native/abi.ts PATTERN_FIGURES): the
+ * longest row and column from whichever groupings the layout built (0, "not known", for one it did not),
+ * an O(rows) pass kept with the pattern, which is itself kept while its tensor is.
+ */
+function patternFigures(p: Pattern | undefined): number[] {
+  if (!p) return [0, 0, 0, 0, 0];
+  let f = FIGURES.get(p);
+  if (!f) {
+    const run = (g: { ptr: Int32Array } | undefined): number => (g ? longestRun(g.ptr) : 0);
+    f = [p.rows, p.cols, p.ri.length, run(p.groups.csr), run(p.groups.csc)];
+    FIGURES.set(p, f);
+  }
+  return f;
+}
+
+const FIGURES = new WeakMap<Pattern, number[]>();

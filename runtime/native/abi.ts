@@ -6,7 +6,29 @@
  * checks that these prototypes are the header's.
  */
 
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
+
+/**
+ * The figures of an op's sparse operand that launch() takes after the op's
+ * sizes, in this order (0 for each where the op has no sparse operand):
+ * rows, columns, stored entries, the most entries of one row and of one
+ * column. A longest figure of 0 means "not known" (a stub then assumes any
+ * row may be long); a figure above 0 must be at least the real one, since a
+ * stub that sends long rows to a pass of their own skips that pass when the
+ * figure shows none. Version 2 added the two longest figures.
+ */
+export const PATTERN_FIGURES = ['rows', 'cols', 'entries', 'longestRow', 'longestCol'] as const;
+export type PatternFigure = (typeof PATTERN_FIGURES)[number];
+
+/** The most entries between consecutive pointers (a CSR's longest row, a CSC's longest column). */
+export function longestRun(ptr: ArrayLike<number>): number {
+  let most = 0;
+  for (let i = 1; i < ptr.length; i++) {
+    const n = ptr[i]! - ptr[i - 1]!;
+    if (n > most) most = n;
+  }
+  return most;
+}
 
 /** Host memory in the ABI's device numbering. */
 export const ABI_HOST = -1;

@@ -12,7 +12,7 @@ import { InputError } from '../errors.js';
 import { executorOver, type KernelMemory, type WasmExecutor } from '../wasm/executor.js';
 import type { WasmManifest } from '../wasm/manifest.js';
 import { cpuImplOf } from '../catalogue/cpu.js';
-import { ABI_HOST } from './abi.js';
+import { ABI_HOST, PATTERN_FIGURES } from './abi.js';
 import { NativeLibrary } from './library.js';
 
 const PAGE = 65536;
@@ -131,8 +131,8 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
     const nb = op.buffers.length;
     const ns = op.sizes.length;
     const bufs = new BigUint64Array(nb);
-    // The ABI's three pattern figures follow the sizes; the CPU library reads only the sizes.
-    const sizes = new BigInt64Array(ns + 3);
+    // The ABI's pattern figures follow the sizes; the CPU library reads only the sizes.
+    const sizes = new BigInt64Array(ns + PATTERN_FIGURES.length);
     fns[op.export] = (...args: number[]): void => {
       const base = memory.base;
       for (let i = 0; i < nb; i++) bufs[i] = base + BigInt(args[i]!);

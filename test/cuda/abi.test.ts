@@ -24,7 +24,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram } from '../../cli/compile.js';
 import { emitCuda } from '../../codegen/cuda/emit.js';
 import { programHash } from '../../codegen/native/hash.js';
-import { ABI_ERRORS, ABI_FUNCTIONS, ABI_VERSION, abiPrefix, type AbiFunction } from '../../runtime/native/abi.js';
+import {
+  ABI_ERRORS,
+  ABI_FUNCTIONS,
+  ABI_VERSION,
+  abiPrefix,
+  longestRun,
+  type AbiFunction,
+} from '../../runtime/native/abi.js';
 import { formatMatrixMarketCoordinate } from '../../runtime/io/mtx-write.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
@@ -234,12 +241,12 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       const h = f.op_lookup('spmv', 'op0', 'merge-path') as number;
       expect(h).toBeGreaterThanOrEqual(0);
       expect(f.op_lookup('spmv', 'op0', 'tiled')).toBe(ABI_ERRORS.BAD_VARIANT);
-      expect([f.op_buffer_count(h), f.op_size_count(h), f.op_buffer_count(99)]).toEqual([5, 4, -1]);
+      expect([f.op_buffer_count(h), f.op_size_count(h), f.op_buffer_count(99)]).toEqual([5, 6, -1]);
 
       const c = spmvCase(300, 6);
       const on0 = place(f, 0, c);
       const on1 = place(f, 1, c);
-      const sizes = [300, 300, 300, c.idx.length];
+      const sizes = [300, 300, 300, c.idx.length, longestRun(c.ptr), 0];
       // Right: every buffer on device 0, whole and in two ranges.
       expect(f.launch(0, h, on0, sizes, 0, -1, null)).toBe(0);
       expect(f.launch(0, h, on0, sizes, 0, 120, null)).toBe(0);
@@ -270,8 +277,8 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       expect(f.launch(6, h, on0, sizes, 0, -1, null)).toBe(ABI_ERRORS.BAD_DEVICE);
       expect(f.launch(-1, h, on0, sizes, 0, -1, null)).toBe(ABI_ERRORS.BAD_DEVICE);
       expect(f.launch(0, 99, on0, sizes, 0, -1, null)).toBe(ABI_ERRORS.BAD_VARIANT);
-      expect(f.launch(0, h, on0, [300, 300, 300, 2 ** 31], 0, -1, null)).toBe(ABI_ERRORS.TOO_LARGE);
-      expect(f.launch(0, h, on0, [-1, 300, 300, c.idx.length], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
+      expect(f.launch(0, h, on0, [300, 300, 300, 2 ** 31, 0, 0], 0, -1, null)).toBe(ABI_ERRORS.TOO_LARGE);
+      expect(f.launch(0, h, on0, [-1, 300, 300, c.idx.length, 0, 0], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
       expect(f.launch(0, h, on0, sizes, 50, 10, null)).toBe(ABI_ERRORS.RANGE);
       expect(f.launch(0, h, on0, sizes, -5, -1, null)).toBe(ABI_ERRORS.RANGE);
       const s1: unknown[] = [null];
@@ -288,7 +295,7 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       const s2: unknown[] = [null];
       expect(f.stream_create(1, s2)).toBe(0);
       expect(f.launch(1, h, on1, sizes, 0, -1, s2[0])).toBe(0);
-      expect(f.launch(1, h, onBig, [3000, 3000, 3000, big.idx.length], 0, -1, s2[0])).toBe(0);
+      expect(f.launch(1, h, onBig, [3000, 3000, 3000, big.idx.length, longestRun(big.ptr), 0], 0, -1, s2[0])).toBe(0);
       const yBig = new Float32Array(3000);
       expect(f.download(1, yBig, onBig[4], 0, yBig.byteLength, s2[0])).toBe(0);
       expect(f.sync(1, s2[0])).toBe(0);
@@ -307,8 +314,8 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       const t = g.op_lookup('shapes', 'op0', 'serial') as number;
       const xs = alloc(g, 0, 8 * 10);
       const ts = alloc(g, 0, 8);
-      expect(g.launch(0, t, [xs, ts], [10, 0, 0, 0], 0, 5, null)).toBe(ABI_ERRORS.UNSUPPORTED);
-      expect(g.launch(0, t, [xs, ts], [10, 0, 0, 0], 0, -1, null)).toBe(0);
+      expect(g.launch(0, t, [xs, ts], [10, 0, 0, 0, 0, 0], 0, 5, null)).toBe(ABI_ERRORS.UNSUPPORTED);
+      expect(g.launch(0, t, [xs, ts], [10, 0, 0, 0, 0, 0], 0, -1, null)).toBe(0);
       expect(g.free(0, xs)).toBe(0);
       expect(g.free(0, ts)).toBe(0);
     });
@@ -319,7 +326,7 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
       // Large enough (each launch takes a good part of a second) that the two overlap.
       const rows = 20000;
       const c = spmvCase(rows, 8);
-      const sizes = [rows, rows, rows, c.idx.length];
+      const sizes = [rows, rows, rows, c.idx.length, longestRun(c.ptr), 0];
       const bufs = [0, 1].map((dev) => place(f, dev, c));
       const launchAsync = (dev: number): Promise<number> =>
         new Promise((resolve, reject) =>

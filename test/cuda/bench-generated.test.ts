@@ -97,6 +97,24 @@ describe.skipIf(!PY)('generated matrices of the GPU benchmark', () => {
             expect(r.output).toContain('all checks passed');
             expect(r.output).not.toMatch(/MISMATCH|no-ref/);
           }
+        // Timed: every variant, and adaptive-rows a second time with the longest-row figure unknown (its
+        // long-row pass queued whatever the rows), which bench/gpu/fit.ts anchors a queued operation on.
+        const g = (f: string): string => join(w, 'gen', `${SPECS[0]!.name}${f}`);
+        const inputs = ex === 'spmv' ? ['--input', `x=${g('-x.npy')}`] : ['--input', `B=${g('-B8.npy')}`];
+        const csv = join(d, 'timed.csv');
+        const t = await run(
+          join(d, 'emu_check'),
+          ['--input', `A=${g('.csr')}`, ...inputs, '--reps', '20', '--warmup', '1', '--csv', csv],
+          d,
+        );
+        expect(t.status, t.output).toBe(0);
+        const variants = readFileSync(csv, 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(',')[2]);
+        expect(variants).toContain('adaptive-rows');
+        expect(variants).toContain('adaptive-rows:longest-unknown');
       }
     },
     240_000,

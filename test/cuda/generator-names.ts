@@ -33,6 +33,8 @@ function userForms(source: string): Set<string> {
   for (const w of words) {
     out.add(w);
     out.add(`nnz_${w}`);
+    out.add(`maxrow_${w}`);
+    out.add(`maxcol_${w}`);
     for (const s of ['rowPtr', 'colIdx', 'vals', 'colPtr', 'rowIdx', 'cscVals', 'next', 'op0', 'op1', 'op2', 'op3'])
       out.add(`${w}_${s}`);
   }

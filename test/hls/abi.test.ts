@@ -28,7 +28,7 @@ import koffi from 'koffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram } from '../../cli/compile.js';
 import { programHash } from '../../codegen/native/hash.js';
-import { ABI_ERRORS, ABI_FUNCTIONS, abiPrefix, type AbiFunction } from '../../runtime/native/abi.js';
+import { ABI_ERRORS, ABI_FUNCTIONS, ABI_VERSION, abiPrefix, type AbiFunction } from '../../runtime/native/abi.js';
 import { example, runCliAsync } from '../helpers/cli.js';
 import {
   HAVE_DATA,
@@ -175,11 +175,11 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
   const x = new Float32Array([1, 2, 3]);
   const want = [7, 0, 6, 14];
   const SENTINEL = -99;
-  const spmvSizes = [4, 4, 3, 5]; // m; rows, cols, nnz
+  const spmvSizes = [4, 4, 3, 5, 2, 0]; // m; rows, cols, nnz, longest row, longest column (0: not known)
 
   it('says what it is, and exports the ABI functions and nothing else', () => {
     const abi = bind('spmv');
-    expect(abi.abi_version()).toBe(1);
+    expect(abi.abi_version()).toBe(ABI_VERSION);
     expect(abi.program()).toBe('spmv');
     expect(abi.program_hash()).toBe(programHash(compileProgram(example('spmv.dy')).program.module));
     expect(abi.backend()).toBe('fpga-csim');
@@ -211,7 +211,7 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     expect(abi.op_impls('gcn', 'op9')).toBeNull();
     const h = abi.op_lookup('gcn', 'op1', 'sextans-spmm') as number;
     expect(h).toBe(1);
-    expect([abi.op_buffer_count(h), abi.op_size_count(h)]).toEqual([5, 5]);
+    expect([abi.op_buffer_count(h), abi.op_size_count(h)]).toEqual([5, 7]);
     expect([abi.op_buffer_count(4), abi.op_size_count(-1)]).toEqual([-1, -1]);
     expect(abi.op_lookup('gcn', 'op1', 'warp-per-row')).toBe(ABI_ERRORS.BAD_VARIANT);
     expect(abi.error_text(ABI_ERRORS.BAD_VARIANT)).toBe(
@@ -241,7 +241,7 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     const g = bind('gcn');
     const T = put(g, 0, new Float32Array(6).fill(SENTINEL));
     const gb = [put(g, 0, new Float32Array([1, 2, 3, 4, 5, 6])), put(g, 0, new Float32Array([1, 0, 0, 1])), T];
-    expect(g.launch(0, g.op_lookup('gcn', 'op0', 'systolic-gemm'), gb, [2, 2, 3, 0, 0, 0], 1, 2, null)).toBe(0);
+    expect(g.launch(0, g.op_lookup('gcn', 'op0', 'systolic-gemm'), gb, [2, 2, 3, 0, 0, 0, 0, 0], 1, 2, null)).toBe(0);
     expect(Array.from(get(g, 0, T, 6))).toEqual([SENTINEL, SENTINEL, 3, 4, SENTINEL, SENTINEL]);
   });
 
@@ -274,7 +274,7 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     expect(abi.upload(1, onOne, 4, x, 12, null)).toBe(ABI_ERRORS.RANGE);
     expect(abi.copy(1, onOne, 0, 1, onOne, 0, 12, null)).toBe(0);
     // A buffer smaller than the sizes say is a range error too, before anything runs.
-    expect(abi.launch(1, h, [copies[0], copies[1], copies[2], onOne, copies[3]], [4, 4, 5, 5], 0, -1, null)).toBe(
+    expect(abi.launch(1, h, [copies[0], copies[1], copies[2], onOne, copies[3]], [4, 4, 5, 5, 2, 0], 0, -1, null)).toBe(
       ABI_ERRORS.RANGE,
     );
     // Memory and streams of one device are not another's.
@@ -298,9 +298,9 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
       put(abi, 0, x),
       put(abi, 0, new Float32Array(4)),
     ];
-    expect(abi.launch(0, h, bufs, [4, 4, 3, 2 ** 31], 0, -1, null)).toBe(ABI_ERRORS.TOO_LARGE);
-    expect(abi.launch(0, h, bufs, [4, 4, 3, -5], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
-    expect(abi.launch(0, h, bufs, [5, 4, 3, 5], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
+    expect(abi.launch(0, h, bufs, [4, 4, 3, 2 ** 31, 2, 0], 0, -1, null)).toBe(ABI_ERRORS.TOO_LARGE);
+    expect(abi.launch(0, h, bufs, [4, 4, 3, -5, 2, 0], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
+    expect(abi.launch(0, h, bufs, [5, 4, 3, 5, 2, 0], 0, -1, null)).toBe(ABI_ERRORS.BAD_SIZE);
     expect(abi.error_text(ABI_ERRORS.BAD_SIZE)).toBe('launch spmv_op0: it runs 5 rows over a pattern of 4');
     expect(abi.launch(0, h, bufs, spmvSizes, -1, -1, null)).toBe(ABI_ERRORS.RANGE);
     expect(abi.launch(0, 7, bufs, spmvSizes, 0, -1, null)).toBe(ABI_ERRORS.BAD_VARIANT);
@@ -309,7 +309,7 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     const g = bind('gcn');
     const big = new Float32Array(2000).fill(1);
     const gb = [put(g, 0, big), put(g, 0, big), put(g, 0, new Float32Array(1))];
-    expect(g.launch(0, g.op_lookup('gcn', 'op0', 'systolic-gemm'), gb, [2000, 1, 1, 0, 0, 0], 0, -1, null)).toBe(
+    expect(g.launch(0, g.op_lookup('gcn', 'op0', 'systolic-gemm'), gb, [2000, 1, 1, 0, 0, 0, 0, 0], 0, -1, null)).toBe(
       ABI_ERRORS.BACKEND,
     );
     expect(g.error_text(ABI_ERRORS.BACKEND)).toBe(
@@ -321,10 +321,10 @@ describe.skipIf(!RUN)('the ABI library in process (koffi)', () => {
     const hn = n.op_lookup('ns', 'op0', 'loop-nest');
     const s = put(n, 0, new Float32Array([SENTINEL]));
     const nb = [put(n, 0, x), s];
-    expect(n.launch(0, hn, nb, [3, 0, 0, 0], 0, 2, null)).toBe(ABI_ERRORS.UNSUPPORTED);
-    expect(n.launch(0, hn, nb, [3, 0, 0, 0], 1, -1, null)).toBe(ABI_ERRORS.UNSUPPORTED);
+    expect(n.launch(0, hn, nb, [3, 0, 0, 0, 0, 0], 0, 2, null)).toBe(ABI_ERRORS.UNSUPPORTED);
+    expect(n.launch(0, hn, nb, [3, 0, 0, 0, 0, 0], 1, -1, null)).toBe(ABI_ERRORS.UNSUPPORTED);
     expect(Array.from(get(n, 0, s, 1))).toEqual([SENTINEL]);
-    expect(n.launch(0, hn, nb, [3, 0, 0, 0], 0, -1, null)).toBe(0);
+    expect(n.launch(0, hn, nb, [3, 0, 0, 0, 0, 0], 0, -1, null)).toBe(0);
     expect(Array.from(get(n, 0, s, 1))).toEqual([6]);
   });
 });

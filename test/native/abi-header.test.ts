@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ABI_ERRORS, ABI_FUNCTIONS, ABI_HOST, ABI_VERSION } from '../../runtime/native/abi.js';
+import { ABI_ERRORS, ABI_FUNCTIONS, ABI_HOST, ABI_VERSION, PATTERN_FIGURES } from '../../runtime/native/abi.js';
 
 const header = readFileSync(join(import.meta.dirname, '..', '..', 'codegen', 'native', 'dype_abi.h'), 'utf8');
 
@@ -46,6 +46,7 @@ describe('the native ABI', () => {
 
   it('version, host device and error codes agree', () => {
     expect(header).toContain(`#define DYPE_ABI_VERSION ${ABI_VERSION}`);
+    expect(header).toContain(`#define DYPE_PATTERN_FIGURES ${PATTERN_FIGURES.length}`);
     expect(header).toContain(`#define DYPE_HOST (${ABI_HOST})`);
     for (const [name, code] of Object.entries(ABI_ERRORS))
       expect(header, name).toContain(`#define DYPE_ERR_${name} (${code})`);

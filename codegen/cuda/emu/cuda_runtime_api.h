@@ -135,6 +135,8 @@ struct State {
   unsigned char slots[1024][8];
   int device = 0;
   cudaError_t last = cudaSuccess;
+  // Kernel launches and memsets this thread has queued: what a stream would carry (tests count them).
+  unsigned long long queued = 0;
 };
 inline State& st() { static thread_local State s; return s; }
 inline cudaError_t fail(cudaError_t e) { st().last = e; return e; }
@@ -284,6 +286,7 @@ template <typename F> void launch(dim3 g, dim3 b, cudaStream_t stream, F body) {
     return;
   }
   if (!valid_device(s.device) || (stream && stream->dev != s.device)) { fail(cudaErrorInvalidResourceHandle); return; }
+  ++s.queued;
   try {
     s.fibers.assign(n, Fiber{});
     if (s.stacks.size() < n * STACK) s.stacks.resize(n * STACK);
@@ -430,7 +433,10 @@ inline cudaError_t cudaMemset(void* p, int v, size_t n) {
   std::memset(p, v, n);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+inline cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) {
+  ++dy_emu::st().queued;
+  return cudaMemset(p, v, n);
+}
 inline cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) { return dy_emu::copy(d, s, n, k); }
 inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t) { return dy_emu::copy(d, s, n, k); }
 inline cudaError_t cudaMemcpyPeerAsync(void* d, int dd, const void* s, int sd, size_t n, cudaStream_t) {

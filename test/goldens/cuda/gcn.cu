@@ -229,8 +229,9 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows(const int
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
-    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    // A row of more than 1024 entries goes to the long-row kernel (a block each) where the stub
+    // queued it (dy_count set); its group skips it. Without the pass every group walks its own row.
+    const bool dy_long = dy_count != nullptr && dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
     if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
     if (!dy_long) {
       for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += dy_width) {
@@ -255,8 +256,9 @@ static __global__ void __launch_bounds__(256) dy_gcn_op1_adaptive_rows_vec(const
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
-    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    // A row of more than 1024 entries goes to the long-row kernel (a block each) where the stub
+    // queued it (dy_count set); its group skips it. Without the pass every group walks its own row.
+    const bool dy_long = dy_count != nullptr && dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
     if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
     if (!dy_long) {
       for (int dy_b0 = 0, dy_e1 = h; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
@@ -704,8 +706,9 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows(const int
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
-    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    // A row of more than 1024 entries goes to the long-row kernel (a block each) where the stub
+    // queued it (dy_count set); its group skips it. Without the pass every group walks its own row.
+    const bool dy_long = dy_count != nullptr && dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
     if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
     if (!dy_long) {
       for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += dy_width) {
@@ -730,8 +733,9 @@ static __global__ void __launch_bounds__(256) dy_gcn_op3_adaptive_rows_vec(const
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    // A row of more than 1024 entries goes to the long-row kernel (a block each); its group skips it.
-    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
+    // A row of more than 1024 entries goes to the long-row kernel (a block each) where the stub
+    // queued it (dy_count set); its group skips it. Without the pass every group walks its own row.
+    const bool dy_long = dy_count != nullptr && dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 1024;
     if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
     if (!dy_long) {
       for (int dy_b0 = 0, dy_e1 = c; dy_b0 < dy_e1; dy_b0 += 4 * dy_width) {
@@ -1160,7 +1164,7 @@ extern "C" int dype_gcn_gcn_op0_row_per_thread(const float* X, const float* W1, 
 }
 
 // adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths; rows of more than 1024 entries go to a block each
-extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T1, float* H1, int h, int n, int dy_longest, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (h < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
   const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
@@ -1174,19 +1178,24 @@ extern "C" int dype_gcn_gcn_op1_adaptive_rows(const int* A_rowPtr, const int* A_
   while (dy_width < 32 && dy_width * dy_vec < dy_k) dy_width <<= 1;
   const long long dy_blocks = (dy_n * dy_width + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  // The queue of long rows (at most one per row of the range) and its count, in the stream's workspace.
+  // The long-row pass, only where a row can be longer than a group keeps, 1024 entries (dy_longest: the caller's bound; 0: not known).
   int* dy_queue = nullptr;
-  cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);
-  if (dy_err != cudaSuccess) return (int)dy_err;
-  int* dy_count = dy_queue + dy_n;
-  dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
-  if (dy_err != cudaSuccess) return (int)dy_err;
+  int* dy_count = nullptr;
+  if (dy_longest <= 0 || (long long)dy_longest > 1024) {
+    const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);
+    if (dy_err != cudaSuccess) return (int)dy_err;
+    dy_count = dy_queue + dy_n;
+    const cudaError_t dy_clr = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
+    if (dy_clr != cudaSuccess) return (int)dy_clr;
+  }
   if (dy_vec == 4) {
     DY_LAUNCH(dy_gcn_op1_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
-    DY_LAUNCH(dy_gcn_op1_adaptive_rows_vec_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_queue, dy_count);
+    if (dy_count != nullptr)
+      DY_LAUNCH(dy_gcn_op1_adaptive_rows_vec_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_queue, dy_count);
   } else {
     DY_LAUNCH(dy_gcn_op1_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
-    DY_LAUNCH(dy_gcn_op1_adaptive_rows_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_queue, dy_count);
+    if (dy_count != nullptr)
+      DY_LAUNCH(dy_gcn_op1_adaptive_rows_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T1, H1, h, n, dy_lo, dy_hi, dy_queue, dy_count);
   }
   return dy_launch_status();
 }
@@ -1298,7 +1307,7 @@ extern "C" int dype_gcn_gcn_op2_row_per_thread(const float* H1, const float* W2,
 }
 
 // adaptive-rows: rows on groups of 1-32 lanes (a power of two, the dense width's), each lane its columns (4 as one vector where 4 divides the width), several rows per warp for narrow widths; rows of more than 1024 entries go to a block each
-extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
+extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* T2, float* Y, int c, int n, int dy_longest, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (c < 0) return DYPE_ERR_BAD_SIZE;
   if (n < 0) return DYPE_ERR_BAD_SIZE;
   const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
@@ -1312,19 +1321,24 @@ extern "C" int dype_gcn_gcn_op3_adaptive_rows(const int* A_rowPtr, const int* A_
   while (dy_width < 32 && dy_width * dy_vec < dy_k) dy_width <<= 1;
   const long long dy_blocks = (dy_n * dy_width + 255) / 256;
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
-  // The queue of long rows (at most one per row of the range) and its count, in the stream's workspace.
+  // The long-row pass, only where a row can be longer than a group keeps, 1024 entries (dy_longest: the caller's bound; 0: not known).
   int* dy_queue = nullptr;
-  cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);
-  if (dy_err != cudaSuccess) return (int)dy_err;
-  int* dy_count = dy_queue + dy_n;
-  dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
-  if (dy_err != cudaSuccess) return (int)dy_err;
+  int* dy_count = nullptr;
+  if (dy_longest <= 0 || (long long)dy_longest > 1024) {
+    const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_n + 1) * sizeof(int), (void**)&dy_queue);
+    if (dy_err != cudaSuccess) return (int)dy_err;
+    dy_count = dy_queue + dy_n;
+    const cudaError_t dy_clr = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
+    if (dy_clr != cudaSuccess) return (int)dy_clr;
+  }
   if (dy_vec == 4) {
     DY_LAUNCH(dy_gcn_op3_adaptive_rows_vec, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
-    DY_LAUNCH(dy_gcn_op3_adaptive_rows_vec_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_queue, dy_count);
+    if (dy_count != nullptr)
+      DY_LAUNCH(dy_gcn_op3_adaptive_rows_vec_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_queue, dy_count);
   } else {
     DY_LAUNCH(dy_gcn_op3_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
-    DY_LAUNCH(dy_gcn_op3_adaptive_rows_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_queue, dy_count);
+    if (dy_count != nullptr)
+      DY_LAUNCH(dy_gcn_op3_adaptive_rows_long, (unsigned)(dy_n < 1024 ? dy_n : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, T2, Y, c, n, dy_lo, dy_hi, dy_queue, dy_count);
   }
   return dy_launch_status();
 }
@@ -1402,7 +1416,7 @@ static int dy_gcn_gcn_op0(const dype_gcn_gcn_buffers* b, int variant, cudaStream
 
 static int dy_gcn_gcn_op1(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op1_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
+    case 0: return dype_gcn_gcn_op1_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, b->maxrow_A, 0, -1, stream);
     case 1: return dype_gcn_gcn_op1_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
     case 2: return dype_gcn_gcn_op1_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, b->nnz_A, 0, -1, stream);
     case 3: return dype_gcn_gcn_op1_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T1, b->H1, b->h, b->n, 0, -1, stream);
@@ -1421,7 +1435,7 @@ static int dy_gcn_gcn_op2(const dype_gcn_gcn_buffers* b, int variant, cudaStream
 
 static int dy_gcn_gcn_op3(const dype_gcn_gcn_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_gcn_gcn_op3_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
+    case 0: return dype_gcn_gcn_op3_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, b->maxrow_A, 0, -1, stream);
     case 1: return dype_gcn_gcn_op3_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
     case 2: return dype_gcn_gcn_op3_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, b->nnz_A, 0, -1, stream);
     case 3: return dype_gcn_gcn_op3_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->T2, b->Y, b->c, b->n, 0, -1, stream);
@@ -1506,11 +1520,13 @@ extern "C" int dype_gcn_gcn_run(const dype_gcn_gcn_args* a, const int* variants,
   b->c = a->c;
   b->f = a->f;
   b->nnz_A = a->nnz_A;
+  b->maxrow_A = a->maxrow_A;
   if (b->n < 0) return DYPE_ERR_BAD_SIZE;
   if (b->h < 0) return DYPE_ERR_BAD_SIZE;
   if (b->c < 0) return DYPE_ERR_BAD_SIZE;
   if (b->f < 0) return DYPE_ERR_BAD_SIZE;
   if (b->nnz_A < 0) return DYPE_ERR_BAD_SIZE;
+  if (b->maxrow_A < 0) return DYPE_ERR_BAD_SIZE;
   int dy_rc = 0;
   if (dy_rc == 0) dy_rc = (int)cudaMallocAsync((void**)&b->T1, ((size_t)b->n * (size_t)b->h > 0 ? (size_t)b->n * (size_t)b->h : 1) * sizeof(float), stream);
   if (dy_rc == 0) dy_rc = (int)cudaMallocAsync((void**)&b->H1, ((size_t)b->n * (size_t)b->h > 0 ? (size_t)b->n * (size_t)b->h : 1) * sizeof(float), stream);

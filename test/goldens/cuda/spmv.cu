@@ -172,8 +172,9 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_adaptive_rows(const in
     const long long dy_row = dy_base + (long long)((threadIdx.x & 31u) / (unsigned)dy_width);
     const bool dy_live = dy_row < dy_hi;
     const int i = (int)(dy_live ? dy_row : dy_base);
-    // A row that would keep its group more than 32 steps goes to the long-row kernel; its group walks nothing.
-    const bool dy_long = dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 32 * dy_width;
+    // A row that would keep its group more than 32 steps goes to the long-row kernel where the stub
+    // queued it (dy_count set); its group walks nothing. Without the pass every group walks its own row.
+    const bool dy_long = dy_count != nullptr && dy_live && A_rowPtr[i + 1] - A_rowPtr[i] > 32 * dy_width;
     if (dy_long && dy_lane == 0) dy_queue[atomicAdd(dy_count, 1)] = i;
     float acc0 = 0.0f;
     for (int p0 = A_rowPtr[i] + dy_lane, dy_end0 = dy_long ? 0 : A_rowPtr[(i + 1)]; p0 < dy_end0; p0 += dy_width) {
@@ -324,7 +325,7 @@ static __global__ void __launch_bounds__(256) dy_spmv_op0_row_per_thread(const i
 
 // ---------------------------------------------------------------- launch stubs
 // adaptive-rows: rows on groups of 2-32 lanes (a power of two, the mean row length's) that split the row reduction, several rows per warp; rows longer than 32 x the lanes go to a block each
-extern "C" int dype_spmv_spmv_op0_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_nnz, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
+extern "C" int dype_spmv_spmv_op0_adaptive_rows(const int* A_rowPtr, const int* A_colIdx, const float* A_vals, const float* x, float* y, int m, int dy_nnz, int dy_longest, int dy_row_begin, int dy_row_end, cudaStream_t stream) {
   if (m < 0) return DYPE_ERR_BAD_SIZE;
   const int dy_lo = dy_row_begin > 0 ? dy_row_begin : 0;
   const int dy_hi = dy_row_end >= 0 && dy_row_end < m ? dy_row_end : m;
@@ -340,14 +341,19 @@ extern "C" int dype_spmv_spmv_op0_adaptive_rows(const int* A_rowPtr, const int* 
   if (dy_blocks > 2147483647LL) return DYPE_ERR_TOO_LARGE;
   // Long rows hold more than the steps x width entries each: at most this many, queued on the device.
   const long long dy_cap = (long long)dy_nnz / (32LL * dy_width) + 1;
+  // The long-row pass, only where a row can be longer than a group keeps, 32 steps of its lanes (dy_longest: the caller's bound; 0: not known).
   int* dy_queue = nullptr;
-  cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_cap + 1) * sizeof(int), (void**)&dy_queue);
-  if (dy_err != cudaSuccess) return (int)dy_err;
-  int* dy_count = dy_queue + dy_cap;
-  dy_err = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
-  if (dy_err != cudaSuccess) return (int)dy_err;
+  int* dy_count = nullptr;
+  if (dy_longest <= 0 || (long long)dy_longest > 32LL * dy_width) {
+    const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_cap + 1) * sizeof(int), (void**)&dy_queue);
+    if (dy_err != cudaSuccess) return (int)dy_err;
+    dy_count = dy_queue + dy_cap;
+    const cudaError_t dy_clr = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
+    if (dy_clr != cudaSuccess) return (int)dy_clr;
+  }
   DY_LAUNCH(dy_spmv_op0_adaptive_rows, (unsigned)dy_blocks, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_width, dy_queue, dy_count);
-  DY_LAUNCH(dy_spmv_op0_adaptive_rows_long, (unsigned)(dy_cap < 1024 ? dy_cap : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_queue, dy_count);
+  if (dy_count != nullptr)
+    DY_LAUNCH(dy_spmv_op0_adaptive_rows_long, (unsigned)(dy_cap < 1024 ? dy_cap : 1024), 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_queue, dy_count);
   return dy_launch_status();
 }
 
@@ -400,7 +406,7 @@ extern "C" int dype_spmv_spmv_op0_row_per_thread(const int* A_rowPtr, const int*
 // ---------------------------------------------------------------- program stubs
 static int dy_spmv_spmv_op0(const dype_spmv_spmv_buffers* b, int variant, cudaStream_t stream) {
   switch (variant) {
-    case 0: return dype_spmv_spmv_op0_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, 0, -1, stream);
+    case 0: return dype_spmv_spmv_op0_adaptive_rows(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, b->maxrow_A, 0, -1, stream);
     case 1: return dype_spmv_spmv_op0_warp_per_row(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
     case 2: return dype_spmv_spmv_op0_merge_path(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, b->nnz_A, 0, -1, stream);
     case 3: return dype_spmv_spmv_op0_row_per_thread(b->A_rowPtr, b->A_colIdx, b->A_vals, b->x, b->y, b->m, 0, -1, stream);
@@ -459,9 +465,11 @@ extern "C" int dype_spmv_spmv_run(const dype_spmv_spmv_args* a, const int* varia
   b->m = a->m;
   b->n = a->n;
   b->nnz_A = a->nnz_A;
+  b->maxrow_A = a->maxrow_A;
   if (b->m < 0) return DYPE_ERR_BAD_SIZE;
   if (b->n < 0) return DYPE_ERR_BAD_SIZE;
   if (b->nnz_A < 0) return DYPE_ERR_BAD_SIZE;
+  if (b->maxrow_A < 0) return DYPE_ERR_BAD_SIZE;
   int dy_rc = 0;
   if (dy_rc == 0) dy_rc = dype_spmv_spmv_run_buffers(b, variants, stream);
   return dy_rc;
