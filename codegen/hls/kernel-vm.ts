@@ -325,6 +325,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       hostCount: `pk.words[${ch}].size() / ${PE}`,
       elemType: `${N}_pack_t`,
       output: false,
+      packed: { part: 'words', channel: ch },
     });
   args.push({
     name: 'meta',
@@ -336,6 +337,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     hostCount: 'pk.meta.size()',
     elemType: 'int32_t',
     output: false,
+    packed: { part: 'meta' },
   });
   let bank = CH + 1;
   const computeParams: string[] = [];

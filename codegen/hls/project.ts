@@ -295,21 +295,46 @@ function hostVM(k: Kernel, vms: KernelVM[], extra: Map<string, string[]>, spec: 
 
 function launchVM(vm: KernelVM): unknown {
   const ptrs = vm.args.map((a, i) => ({ ...a, index: i })).filter((a) => a.kind === 'ptr');
+  // The packed sparse operand stays on the card between calls (dype_xrt.h keep_on_card); the rest moves per call.
+  const words = ptrs.filter((a) => a.packed?.part === 'words');
+  const meta = ptrs.find((a) => a.packed?.part === 'meta');
+  if (words.length > 0 !== (meta !== undefined) || words.some((a, c) => a.index !== words[0]!.index + c))
+    throw new Error(`hls: kernel ${vm.name}: packed channels must be consecutive arguments, with a step table`);
+  const onCard =
+    words.length > 0
+      ? [
+          'static dype::CardPacks card_packs;',
+          'std::unique_lock<std::mutex> card_hold;',
+          `dype::CardPack& card = dype::keep_on_card(card_packs, "${vm.name}", X, krn, pk, ${words[0]!.index}, ${meta!.index}, sizeof(${words[0]!.elemType}), ${vm.name}_PE, card_hold);`,
+        ]
+      : [];
+  const argOf = (a: (typeof vm.args)[number]): string =>
+    a.kind !== 'ptr'
+      ? a.host
+      : a.packed?.part === 'words'
+        ? `card.words[${a.packed.channel}]`
+        : a.packed?.part === 'meta'
+          ? 'card.meta'
+          : `bo_${a.name}`;
   return {
     banner: BANNER,
     name: vm.name,
     params: [...vm.launch.params, 'const dype::LaunchAt& at = dype::LaunchAt()'].join(', '),
     prepare: vm.launch.prepare,
     call: vm.launch.call,
-    xrtBuffers: ptrs
-      .map((a) => [
-        `const size_t bytes_${a.name} = std::max<size_t>(1, size_t(${a.hostCount})) * sizeof(${a.elemType});`,
-        `xrt::bo bo_${a.name}(X.device, bytes_${a.name}, dype::bo_flags(), krn.group_id(${a.index}));`,
-        `if (size_t(${a.hostCount}) > 0) bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
-        `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
-      ])
-      .flat(),
-    xrtCall: `xrt::run run = krn(${vm.args.map((a) => (a.kind === 'ptr' ? `bo_${a.name}` : a.host)).join(', ')});`,
+    xrtBuffers: [
+      ...onCard,
+      ...ptrs
+        .filter((a) => !a.packed)
+        .map((a) => [
+          `const size_t bytes_${a.name} = std::max<size_t>(1, size_t(${a.hostCount})) * sizeof(${a.elemType});`,
+          `xrt::bo bo_${a.name}(X.device, bytes_${a.name}, dype::bo_flags(), krn.group_id(${a.index}));`,
+          `if (size_t(${a.hostCount}) > 0) bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
+          `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
+        ])
+        .flat(),
+    ],
+    xrtCall: `xrt::run run = krn(${vm.args.map(argOf).join(', ')});`,
     // Only the elements the launch's rows write come back (w_lo, w_hi: rangeDecls in kernel-vm.ts).
     xrtBack: ptrs
       .filter((a) => a.output)

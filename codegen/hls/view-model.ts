@@ -24,6 +24,11 @@ export interface KernelArg {
   output: boolean;
   /** For pointers: let HLS widen the port to 512 bits (the design reads or writes it in consecutive runs). */
   wide?: boolean;
+  /**
+   * Part of the host's packed sparse operand (a channel's nonzero stream, or the step table): over XRT it stays
+   * on the card between calls and moves only when it changes (dype_xrt.h keep_on_card).
+   */
+  packed?: { part: 'words'; channel: number } | { part: 'meta' };
 }
 
 export interface StreamDecl {

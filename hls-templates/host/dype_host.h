@@ -553,8 +553,11 @@ static inline Args parse_args(int argc, char** argv, const std::set<std::string>
 
 static inline void print_cycle_notes() {
   std::lock_guard<std::mutex> g(cycle_notes_lock());
-  for (const auto& kv : cycle_notes())
+  for (const auto& kv : cycle_notes()) {
     std::fprintf(stderr, "  %s: %lld runs, %lld scheduled stream cycles and %lld folding shared rows for %lld nonzeros\n", kv.first.c_str(), kv.second.runs, kv.second.cycles, kv.second.fold, kv.second.nnz);
+    if (kv.second.card_moved + kv.second.card_kept > 0)
+      std::fprintf(stderr, "  %s: packed matrix %lld bytes moved to the card, %lld bytes found there already\n", kv.first.c_str(), kv.second.card_moved, kv.second.card_kept);
+  }
 }
 
 // Exit status of an error: 1 for a user error (dype::Error: bad input, a size

@@ -50,6 +50,8 @@ static inline void whole_only(const LaunchAt& at, const char* kernel) {
 
 struct CycleNote {
   long long cycles = 0, fold = 0, nnz = 0, runs = 0;
+  // Over XRT: bytes of the packed sparse operand synced to the card, and found there already (dype_xrt.h).
+  long long card_moved = 0, card_kept = 0;
 };
 // Launches of different devices may run at once (the ABI library), so the table is locked.
 static inline std::mutex& cycle_notes_lock() {
@@ -69,6 +71,13 @@ static inline void note_cycles(const char* kernel, long long cycles, long long f
   n.fold += fold;
   n.nnz += nnz;
   n.runs++;
+}
+
+static inline void note_card(const char* kernel, long long moved, long long kept) {
+  std::lock_guard<std::mutex> g(cycle_notes_lock());
+  CycleNote& n = cycle_notes()[kernel];
+  n.card_moved += moved;
+  n.card_kept += kept;
 }
 
 }  // namespace dype
