@@ -65,20 +65,25 @@ static inline xrt::bo::flags bo_flags() {
 // turns with its buffers (the caller holds `hold` until its run is done).
 struct CardPack {
   std::mutex lock;
+  // Per channel its buffer and bytes (0: none yet; a default xrt::bo has no handle to ask), and what it holds.
   std::vector<xrt::bo> words;
+  std::vector<size_t> cap;
   std::vector<std::vector<uint64_t>> held;
   xrt::bo meta;
+  size_t meta_cap = 0;
   std::vector<int32_t> held_meta;
-  bool has_meta = false;
 };
 struct CardPacks {
   std::mutex lock;
   std::map<const XrtContext*, std::unique_ptr<CardPack>> cards;
 };
 
-// Writes and syncs `bytes` of `src` into `bo` (made anew, in argument group `group`, where it is too small).
-static inline void to_card(xrt::bo& bo, const xrt::device& dev, int group, const void* src, size_t bytes) {
-  if (bo.size() < std::max<size_t>(1, bytes)) bo = xrt::bo(dev, std::max<size_t>(1, bytes), bo_flags(), group);
+// Writes and syncs `bytes` of `src` into `bo` of `cap` bytes (made anew, in argument group `group`, where too small).
+static inline void to_card(xrt::bo& bo, size_t& cap, const xrt::device& dev, int group, const void* src, size_t bytes) {
+  if (cap < std::max<size_t>(1, bytes)) {
+    cap = std::max<size_t>(1, bytes);
+    bo = xrt::bo(dev, cap, bo_flags(), group);
+  }
   if (bytes == 0) return;
   bo.write(src, bytes, 0);
   bo.sync(XCL_BO_SYNC_BO_TO_DEVICE, bytes, 0);
@@ -99,27 +104,27 @@ static inline CardPack& keep_on_card(CardPacks& c, const char* kernel, XrtContex
   hold = std::unique_lock<std::mutex>(cp->lock);
   if (cp->words.size() != size_t(pk.ch)) {
     cp->words.assign(size_t(pk.ch), xrt::bo());
+    cp->cap.assign(size_t(pk.ch), 0);
     cp->held.assign(size_t(pk.ch), std::vector<uint64_t>());
   }
   long long moved = 0, kept = 0;
   for (int ch = 0; ch < pk.ch; ch++) {
     const std::vector<uint64_t>& w = pk.words[size_t(ch)];
     const size_t bytes = w.size() / size_t(pe) * word_bytes;
-    if (cp->words[size_t(ch)].size() > 0 && cp->held[size_t(ch)] == w) {
+    if (cp->cap[size_t(ch)] > 0 && cp->held[size_t(ch)] == w) {
       kept += (long long)bytes;
       continue;
     }
-    to_card(cp->words[size_t(ch)], X.device, krn.group_id(words_group + ch), w.data(), bytes);
+    to_card(cp->words[size_t(ch)], cp->cap[size_t(ch)], X.device, krn.group_id(words_group + ch), w.data(), bytes);
     cp->held[size_t(ch)] = w;
     moved += (long long)bytes;
   }
   const size_t meta_bytes = pk.meta.size() * sizeof(int32_t);
-  if (cp->has_meta && cp->held_meta == pk.meta) {
+  if (cp->meta_cap > 0 && cp->held_meta == pk.meta) {
     kept += (long long)meta_bytes;
   } else {
-    to_card(cp->meta, X.device, krn.group_id(meta_group), pk.meta.data(), meta_bytes);
+    to_card(cp->meta, cp->meta_cap, X.device, krn.group_id(meta_group), pk.meta.data(), meta_bytes);
     cp->held_meta = pk.meta;
-    cp->has_meta = true;
     moved += (long long)meta_bytes;
   }
   note_card(kernel, moved, kept);

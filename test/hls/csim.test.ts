@@ -22,8 +22,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliAsync, example } from '../helpers/cli.js';
 import {
+  eachProject,
   HAVE_DATA,
   HAVE_GXX,
   MATRIX_DIR,
@@ -49,18 +49,11 @@ const built = new Map<string, string>();
 beforeAll(async () => {
   if (!RUN) return;
   const run = promisify(execFile);
-  const queue = [...EXAMPLES];
-  const worker = async (): Promise<void> => {
-    for (let ex = queue.shift(); ex !== undefined; ex = queue.shift()) {
-      const proj = join(work, ex);
-      const r = await runCliAsync(['hls', example(`${ex}.dy`), '-o', proj], { timeoutMs: 60_000 });
-      if (r.status !== 0 || r.stderr !== '') throw new Error(`dype hls ${ex}: ${r.stderr}`);
-      // One g++ build per example: the Makefile's csim binary.
-      await run('make', ['-s', '-C', proj, `build/csim/${ex}_host`], { timeout: 300_000 });
-      built.set(ex, join(proj, 'build', 'csim', `${ex}_host`));
-    }
-  };
-  await Promise.all([worker(), worker()]);
+  await eachProject(EXAMPLES, work, async (ex, proj) => {
+    // One g++ build per example: the Makefile's csim binary.
+    await run('make', ['-s', '-C', proj, `build/csim/${ex}_host`], { timeout: 300_000 });
+    built.set(ex, join(proj, 'build', 'csim', `${ex}_host`));
+  });
 }, 400_000);
 
 describe.skipIf(!RUN)('C simulation of every example on real matrices equals the interpreter', () => {

@@ -20,7 +20,7 @@ import { loadMatrix } from '../../runtime/io/load.js';
 import { formatMatrixMarketArray, formatMatrixMarketCoordinate } from '../../runtime/io/mtx-write.js';
 import { Rng, seedFor } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
-import { example } from '../helpers/cli.js';
+import { example, runCliAsync } from '../helpers/cli.js';
 import { compileModule, pickKernel } from '../helpers/interp-run.js';
 
 export const MATRIX_DIR = fileURLToPath(new URL('../../../shared/data/matrices/', import.meta.url));
@@ -172,4 +172,25 @@ export function expectCloseToReference(name: string, data: Float64Array, ref: Te
 
 export function loadCsr(file: string): CsrMatrix {
   return toCsr(loadMatrix(join(MATRIX_DIR, file)));
+}
+
+/**
+ * Writes each example's project with the BUILT cli (`dype hls`, so the templates must be found from dist/) into
+ * `work/<example>` and then runs `build` on it, two examples at a time (the two cores).
+ */
+export async function eachProject(
+  examples: readonly string[],
+  work: string,
+  build: (ex: string, proj: string) => Promise<void>,
+): Promise<void> {
+  const queue = [...examples];
+  const worker = async (): Promise<void> => {
+    for (let ex = queue.shift(); ex !== undefined; ex = queue.shift()) {
+      const proj = join(work, ex);
+      const r = await runCliAsync(['hls', example(`${ex}.dy`), '-o', proj], { timeoutMs: 60_000 });
+      if (r.status !== 0 || r.stderr !== '') throw new Error(`dype hls ${ex}: ${r.stderr}`);
+      await build(ex, proj);
+    }
+  };
+  await Promise.all([worker(), worker()]);
 }

@@ -15,8 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { example, runCliAsync } from '../helpers/cli.js';
-import { HAVE_DATA, HAVE_GXX, MATRIX_DIR, exampleInputs, exampleKernel, hostArgs, loadCsr } from './example-data.js';
+import {
+  eachProject,
+  HAVE_DATA,
+  HAVE_GXX,
+  MATRIX_DIR,
+  exampleInputs,
+  exampleKernel,
+  hostArgs,
+  loadCsr,
+} from './example-data.js';
 
 const RUN = HAVE_DATA && HAVE_GXX;
 const EXAMPLES = ['gcn', 'pagerank', 'attention'];
@@ -47,31 +55,24 @@ function fixture(ex: string, kernels: string[]): string {
 const hosts = new Map<string, { csim: string; xrt: string }>();
 beforeAll(async () => {
   if (!RUN) return;
-  const queue = [...EXAMPLES];
-  const worker = async (): Promise<void> => {
-    for (let ex = queue.shift(); ex !== undefined; ex = queue.shift()) {
-      const proj = join(work, ex);
-      const r = await runCliAsync(['hls', example(`${ex}.dy`), '-o', proj], { timeoutMs: 60_000 });
-      if (r.status !== 0 || r.stderr !== '') throw new Error(`dype hls ${ex}: ${r.stderr}`);
-      const kernels = readdirSync(proj).filter((d) => new RegExp(`^${ex}_op\\d+$`).test(d));
-      writeFileSync(join(proj, 'xrt_fixture.cpp'), fixture(ex, kernels));
-      const inc = ['-Icsim', '-Ihost', ...kernels.map((k) => `-I${k}`), `-I${SHIM}`];
-      const flags = ['-std=c++17', '-O1', '-Wno-unknown-pragmas', '-Wno-unused-label', '-DDYPE_XRT', ...inc];
-      await run('make', ['-s', '-C', proj, `build/csim/${ex}_host`], { timeout: 300_000 });
-      await run(
-        'g++',
-        [...flags, '-o', 'xrt_host', 'xrt_fixture.cpp', ...kernels.map((k) => `${k}/${k}.cpp`), '-pthread'],
-        {
-          cwd: proj,
-          timeout: 300_000,
-        },
-      );
-      // The ABI library's XRT build: compiled (its launches are the host's; the kernels come from the xclbin).
-      await run('g++', [...flags, '-fsyntax-only', `host/${ex}_fpga_abi.cpp`], { cwd: proj, timeout: 300_000 });
-      hosts.set(ex, { csim: join(proj, 'build', 'csim', `${ex}_host`), xrt: join(proj, 'xrt_host') });
-    }
-  };
-  await Promise.all([worker(), worker()]);
+  await eachProject(EXAMPLES, work, async (ex, proj) => {
+    const kernels = readdirSync(proj).filter((d) => new RegExp(`^${ex}_op\\d+$`).test(d));
+    writeFileSync(join(proj, 'xrt_fixture.cpp'), fixture(ex, kernels));
+    const inc = ['-Icsim', '-Ihost', ...kernels.map((k) => `-I${k}`), `-I${SHIM}`];
+    const flags = ['-std=c++17', '-O1', '-Wno-unknown-pragmas', '-Wno-unused-label', '-DDYPE_XRT', ...inc];
+    await run('make', ['-s', '-C', proj, `build/csim/${ex}_host`], { timeout: 300_000 });
+    await run(
+      'g++',
+      [...flags, '-o', 'xrt_host', 'xrt_fixture.cpp', ...kernels.map((k) => `${k}/${k}.cpp`), '-pthread'],
+      {
+        cwd: proj,
+        timeout: 300_000,
+      },
+    );
+    // The ABI library's XRT build: compiled (its launches are the host's; the kernels come from the xclbin).
+    await run('g++', [...flags, '-fsyntax-only', `host/${ex}_fpga_abi.cpp`], { cwd: proj, timeout: 300_000 });
+    hosts.set(ex, { csim: join(proj, 'build', 'csim', `${ex}_host`), xrt: join(proj, 'xrt_host') });
+  });
 }, 600_000);
 
 describe.skipIf(!RUN)('the XRT host and ABI library over an XRT stand-in', () => {

@@ -33,7 +33,11 @@ class bo {
     s_->card.assign(size, 0xEF);
     xrt_shim::traffic().buffers++;
   }
-  size_t size() const { return s_ ? s_->host.size() : 0; }
+  // As in XRT, a default-constructed buffer has no handle: asking it anything is an error.
+  size_t size() const {
+    if (!s_) throw std::runtime_error("xrt shim: a buffer object without a handle");
+    return s_->host.size();
+  }
   void write(const void* src, size_t n, size_t off) {
     check(n, off);
     std::memcpy(s_->host.data() + off, src, n);
@@ -54,7 +58,10 @@ class bo {
   }
   void sync(xclBOSyncDirection dir) { sync(dir, size(), 0); }
   // What a kernel on the card sees.
-  unsigned char* card_data() const { return s_ ? s_->card.data() : nullptr; }
+  unsigned char* card_data() const {
+    if (!s_) throw std::runtime_error("xrt shim: a buffer object without a handle passed to a kernel");
+    return s_->card.data();
+  }
 
  private:
   struct Store {
