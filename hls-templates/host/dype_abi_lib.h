@@ -342,7 +342,7 @@ struct Op {
   const char* op;
   const char* impl;  // the FPGA implementation (runtime/catalogue/names.ts) of the op's design
   int buffers;
-  int sizes;  // the manifest's; launch() takes three more (the pattern's rows, cols, stored entries)
+  int sizes;  // the manifest's; launch() takes DYPE_PATTERN_FIGURES more (the pattern's figures, dype_abi.h)
   bool splittable;
   void (*run)(const Call& c);
 };

@@ -96,7 +96,7 @@ export interface Prepared {
   regions: Map<string, RegionSpec>;
   /** Input regions with the parameter (tensor or scalar) each holds part of. */
   inputKeys: { key: string; owner: unknown }[];
-  /** Per op: sizes in manifest order and the pattern's rows, cols, entries (the launch's size arguments). */
+  /** Per op: sizes in manifest order and the pattern's figures (runtime/native/abi.ts PATTERN_FIGURES; the launch's size arguments). */
   sizes: Map<string, number[]>;
   /** The tensor objects and scalars it was prepared for, in parameter order (what a new input is compared with). */
   entries: unknown[];
