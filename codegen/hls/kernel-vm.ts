@@ -7,6 +7,7 @@
  * estimates (runtime/plan/fpga-designs.ts).
  */
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import { loadsFrom } from '../../ir/loops-walk.js';
 import type { WasmOp } from '../../runtime/wasm/manifest.js';
 import {
   FPGA_DESIGN_DEFAULTS,
@@ -356,6 +357,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
           hostCount: `n_${bufName(b.name)}`,
           elemType: elemOf(b),
           output: b.name === f.out,
+          // The write-back stores every row of the range and every column (L_out): unread, it need not go to the card.
+          writeOnly: b.name === f.out && !loadsFrom(f.body, b.name),
           wide: true,
         };
     args.push(a);

@@ -329,8 +329,13 @@ function launchVM(vm: KernelVM): unknown {
         .map((a) => [
           `const size_t bytes_${a.name} = std::max<size_t>(1, size_t(${a.hostCount})) * sizeof(${a.elemType});`,
           `xrt::bo bo_${a.name}(X.device, bytes_${a.name}, dype::bo_flags(), krn.group_id(${a.index}));`,
-          `if (size_t(${a.hostCount}) > 0) bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
-          `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
+          // A write-only output's host values would only be overwritten: nothing goes to the card.
+          ...(a.writeOnly
+            ? []
+            : [
+                `if (size_t(${a.hostCount}) > 0) bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
+                `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
+              ]),
         ])
         .flat(),
     ],

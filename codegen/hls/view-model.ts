@@ -22,6 +22,11 @@ export interface KernelArg {
   elemType?: string;
   /** Written by the kernel (copied back from the device). */
   output: boolean;
+  /**
+   * An output the kernel never reads and writes in full over a launch's rows: over XRT its host values are not
+   * sent to the card first (what comes back is only what the kernel wrote).
+   */
+  writeOnly?: boolean;
   /** For pointers: let HLS widen the port to 512 bits (the design reads or writes it in consecutive runs). */
   wide?: boolean;
   /**

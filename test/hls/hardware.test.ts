@@ -78,6 +78,23 @@ describe('generated HLS designs declare what hardware needs', () => {
     }
   });
 
+  it('over XRT the sparse-rows output goes back from the card and never to it (the write-back writes every row)', async () => {
+    for (const [ex, op, out] of [
+      ['spmv', 'spmv_op0', 'b_y'],
+      ['spmm', 'spmm_op0', 'b_Y'],
+      ['pagerank', 'pagerank_op2', 'b_r_next'],
+    ] as const) {
+      const launch = text(await project(ex), `${op}/${op}_launch.h`);
+      expect(launch, op).toContain(`xrt::bo bo_${out}(`);
+      expect(launch, op).toContain(`bo_${out}.sync(XCL_BO_SYNC_BO_FROM_DEVICE`);
+      expect(launch, op).not.toContain(`bo_${out}.write(`);
+      expect(launch, op).not.toContain(`bo_${out}.sync(XCL_BO_SYNC_BO_TO_DEVICE`);
+    }
+    // The other designs still send their outputs (their writes are not known to cover the range).
+    const copy = text(await project('pagerank'), 'pagerank_op0/pagerank_op0_launch.h');
+    expect(copy).toContain('bo_b_r.sync(XCL_BO_SYNC_BO_TO_DEVICE');
+  });
+
   it('the write-back covers only the tile rows, YW rows a cycle over a widened port', async () => {
     for (const [ex, op, design] of [
       ['spmv', 'spmv_op0', 'spmv'],
