@@ -115,6 +115,10 @@ export function abiOpVM(
       'c.at',
     ];
     body.push(`launch_${f.name}(${args.join(', ')});`);
+    // Its result is new: a later launch must not reuse what it derived from the old one.
+    const out = f.buffers.findIndex((b) => b.name === f.out);
+    if (out < 0) throw new Error(`hls: op ${f.name} writes ${f.out}, which is none of its buffers`);
+    body.push(`c.wrote(${out});`);
   }
   return {
     name: f.name,

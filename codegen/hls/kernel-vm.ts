@@ -473,14 +473,18 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   ];
   const trip = (label: string): string => tripPragma(loops.find((l) => l.label === label))[0] ?? '';
   const valType = m.vals ? elemOf(m.vals) : 'float';
-  const prepare = [
-    ...countDecls(f, (b) => ctx.sizeOf(f, b)),
-    ...rangeDecls(f, ctx.manifestOp(f), '0', lastRow),
-    `static dype::PackCache pack_cache;`,
-    `dype::RowPack pk = dype::cached_pack(pack_cache, ${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${N}_ADD_LATENCY, ${N}_SHARE);`,
-    ...(m.vals ? [`dype::fill_values(pk, ${bufName(m.vals.name)});`] : []),
-    `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.fold_cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
-  ];
+  const prepare = [...countDecls(f, (b) => ctx.sizeOf(f, b)), ...rangeDecls(f, ctx.manifestOp(f), '0', lastRow)];
+  const pack = {
+    lines: [
+      `static dype::PackCache pack_cache;`,
+      `dype::RowPack pk = dype::cached_pack(pack_cache, ${bufName(m.ptr.name)} + r_lo, ${bufName(m.idx.name)}, r_hi - r_lo, sp_cols, ${CH}, ${PE}, ${c.rowSlots}, ${c.colWindow}, ${N}_ADD_LATENCY, ${N}_SHARE);`,
+      ...(m.vals ? [`dype::fill_values(pk, ${bufName(m.vals.name)});`] : []),
+    ],
+    note: [
+      `dype::note_cycles("${N}", pk.cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.fold_cycles * ((${kExpr} + ${KT - 1}) / ${KT}), pk.nnz);`,
+    ],
+    from: [m.ptr, m.idx, ...(m.vals ? [m.vals] : [])].map((b) => f.buffers.findIndex((x) => x.name === b.name)),
+  };
   // The design as this kernel builds it: rows stay on their lanes where partial sums cannot be merged.
   const cfg: FpgaDesignConfig = SHARE > 0 ? c : { ...c, longRows: 'lane', sharedRows: 0 };
   const stream =
@@ -589,7 +593,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         ...windowLoads.flatMap((w) => [`struct ${w.word} {`, `  ${w.type} v[${XW}];`, '};']),
       ],
     },
-    launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '' },
+    launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '', pack },
     reference: { params: launchParams(f, ctx.extraDims(f)), body: referenceBody(f) },
     testbench: ctx.testbench(f),
     estimates: estimates(design, cfg, cycles),

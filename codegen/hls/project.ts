@@ -300,14 +300,23 @@ function launchVM(vm: KernelVM): unknown {
   const meta = ptrs.find((a) => a.packed?.part === 'meta');
   if (words.length > 0 !== (meta !== undefined) || words.some((a, c) => a.index !== words[0]!.index + c))
     throw new Error(`hls: kernel ${vm.name}: packed channels must be consecutive arguments, with a step table`);
-  const onCard =
-    words.length > 0
-      ? [
-          'static dype::CardPacks card_packs;',
-          'std::unique_lock<std::mutex> card_hold;',
-          `dype::CardPack& card = dype::keep_on_card(card_packs, "${vm.name}", X, krn, pk, ${words[0]!.index}, ${meta!.index}, sizeof(${words[0]!.elemType}), ${vm.name}_PE, card_hold);`,
-        ]
-      : [];
+  const pack = vm.launch.pack;
+  if (words.length > 0 !== (pack !== undefined))
+    throw new Error(`hls: kernel ${vm.name}: packed arguments and the lines that pack them go together`);
+  const onCard = pack
+    ? [
+        'static dype::CardPacks card_packs;',
+        'std::unique_lock<std::mutex> card_hold;',
+        'dype::CardPack& card = dype::card_of(card_packs, X, card_hold);',
+        `const dype::PackKey card_key = dype::pack_key(at, {${pack.from.join(', ')}}, r_lo, r_hi, sp_cols);`,
+        `if (!dype::holds(card, card_key, "${vm.name}")) {`,
+        ...pack.lines.map((l) => `  ${l}`),
+        `  dype::keep_on_card(card, "${vm.name}", X, krn, pk, card_key, ${words[0]!.index}, ${meta!.index}, sizeof(${words[0]!.elemType}), ${vm.name}_PE);`,
+        '}',
+        'const dype::PackHead& pk = card.head;',
+        ...pack.note,
+      ]
+    : [];
   const argOf = (a: (typeof vm.args)[number]): string =>
     a.kind !== 'ptr'
       ? a.host
@@ -321,6 +330,8 @@ function launchVM(vm: KernelVM): unknown {
     name: vm.name,
     params: [...vm.launch.params, 'const dype::LaunchAt& at = dype::LaunchAt()'].join(', '),
     prepare: vm.launch.prepare,
+    // C simulation packs on every call (its kernels read host memory).
+    csimPrepare: pack ? [...pack.lines, ...pack.note] : [],
     call: vm.launch.call,
     xrtBuffers: [
       ...onCard,

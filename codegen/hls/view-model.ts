@@ -98,7 +98,16 @@ export interface KernelVM {
   /** Printed C++ fragments the template places (names documented per template). */
   code: Record<string, string | string[]>;
   /** Launch function: parameters (loop-IR buffers, sizes) and host-side packing statements. */
-  launch: { params: string[]; prepare: string[]; call: string };
+  launch: {
+    params: string[];
+    prepare: string[];
+    call: string;
+    /**
+     * A packed sparse operand (sparse-rows designs): the lines that pack it (declaring `pk`), the line noting its
+     * cycles, and its buffers' indices among the launch's (the versions that key it, dype_xrt.h card_of).
+     */
+    pack?: { lines: string[]; note: string[]; from: number[] };
+  };
   /** The plain loop nest as a reference function for the testbench. */
   reference: { params: string[]; body: string[] };
   /** Testbench inputs: how to fill each loop-IR buffer and size; the checks of the whole run and of a run in two row ranges. */

@@ -13,11 +13,12 @@
 //    the first time (dype_xrt.h) and runs through the XRT path of the op's
 //    launch function.
 //
-// Device memory is host memory in both builds: today's launch functions take
-// host pointers and make their XRT buffers per call, so over XRT an
-// allocation is a host shadow of the card's memory, and every launch moves
-// its operands to the card and the rows it computed back (docs/HLS.md says
-// what that costs). Every allocation remembers its device and size, so that a
+// Device memory is host memory in both builds: the launch functions take
+// host pointers, so over XRT an allocation is a host shadow of the card's
+// memory; a launch moves its dense operands to the card and the rows it
+// computed back, and keeps a sparse-rows design's packed matrix there while
+// the versions of its buffers say it is unchanged (every write into an
+// allocation gives it a new version; docs/HLS.md says what moves when). Every allocation remembers its device and size, so that a
 // pointer of another device is DYPE_ERR_BAD_DEVICE and a transfer past its
 // end DYPE_ERR_RANGE in both builds: the runtime must move data as it would
 // between real memories. copy() between devices is staged through the host,
@@ -150,19 +151,51 @@ static inline void check_device(int dev, const char* what) {
 struct Block {
   int dev;
   size_t bytes;
+  // Set from State::writes at allocation and at every write (upload, copy, a launch's output): equal
+  // versions, equal contents (LaunchAt::versions).
+  uint64_t version;
 };
 struct Stream {
   int dev;
 };
+struct State;
+static inline State& state_of();
 struct State {
   std::mutex lock;
   std::map<uintptr_t, Block> blocks;  // by base address
   std::set<const Stream*> streams;
+  uint64_t writes = 0;
 };
-static inline State& state() {
+
+static inline State& state_of() {
   static State s;
   return s;
 }
+static inline State& state() { return state_of(); }
+
+// The block holding p (s.lock held), or null.
+static inline Block* block_of(State& s, const void* p) {
+  auto it = s.blocks.upper_bound(uintptr_t(p));
+  if (it == s.blocks.begin()) return nullptr;
+  --it;
+  return uintptr_t(p) - it->first <= it->second.bytes ? &it->second : nullptr;
+}
+
+// Notes a write into the allocation holding p: its contents are new.
+static inline void wrote(const void* p) {
+  State& s = state_of();
+  std::lock_guard<std::mutex> g(s.lock);
+  if (Block* b = block_of(s, p)) b->version = ++s.writes;
+}
+
+// The version of the allocation holding p (0: none).
+static inline uint64_t version_of(const void* p) {
+  State& s = state_of();
+  std::lock_guard<std::mutex> g(s.lock);
+  const Block* b = p ? block_of(s, p) : nullptr;
+  return b ? b->version : 0;
+}
+
 
 // Page-aligned, as a card's allocations are and as XRT wants host memory it maps.
 static const size_t ALIGN = 4096;
@@ -177,7 +210,7 @@ static inline int alloc(int dev, size_t bytes, void** out) {
     if (!p) raise(DYPE_ERR_ALLOC, "alloc: " + std::to_string(bytes) + " bytes on device " + std::to_string(dev) + " are not available");
     State& s = state();
     std::lock_guard<std::mutex> g(s.lock);
-    s.blocks[uintptr_t(p)] = Block{dev, bytes};
+    s.blocks[uintptr_t(p)] = Block{dev, bytes, ++s.writes};
     *out = p;
     return 0;
   });
@@ -266,6 +299,7 @@ static inline int upload(int dev, void* dst, size_t dst_off, const void* src, si
     char* to = span(dev, dst, dst_off, bytes, "upload to device " + std::to_string(dev));
     if (bytes > 0 && !src) raise(DYPE_ERR_BAD_SIZE, "upload: the host source is NULL");
     if (bytes > 0) std::memcpy(to, src, bytes);
+    wrote(to);
     return 0;
   });
 }
@@ -296,6 +330,7 @@ static inline int copy(int dst_dev, void* dst, size_t dst_off, int src_dev, cons
     char* to = span(dst_dev, dst, dst_off, bytes, "copy to device " + std::to_string(dst_dev));
     const char* from = span(src_dev, src, src_off, bytes, "copy from device " + std::to_string(src_dev));
     if (bytes > 0) std::memmove(to, from, bytes);
+    wrote(to);
     return 0;
   });
 }
@@ -319,6 +354,9 @@ struct Call {
   const char* op;
 
   int32_t size(int i) const { return sizes[size_t(i)]; }
+
+  // The op wrote buffer i (its result): what was derived from its old contents is stale.
+  void wrote(int i) const { abi::wrote(buffers[i]); }
 
   // Buffer i as `count` elements of T on the launch's device (NULL allowed for none).
   template <class T>
@@ -383,6 +421,10 @@ static inline int launch(const Op* ops, int n, int dev, int handle, void* const*
       if (sizes[i] > INT32_MAX) raise(DYPE_ERR_TOO_LARGE, "launch " + name + ": size " + std::to_string(i) + " is " + std::to_string(sizes[i]) + "; the FPGA designs count in 32 bits");
       c.sizes.push_back(int32_t(sizes[i]));
     }
+    // What each buffer holds now, for a launch function that keeps what it derives from it (dype_xrt.h).
+    std::vector<uint64_t> versions(size_t(o.buffers), 0);
+    for (int i = 0; i < o.buffers; i++) versions[size_t(i)] = version_of(buffers[i]);
+    c.at.versions = versions.data();
     o.run(c);
     return 0;
   });

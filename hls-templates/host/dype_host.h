@@ -556,7 +556,7 @@ static inline void print_cycle_notes() {
   for (const auto& kv : cycle_notes()) {
     std::fprintf(stderr, "  %s: %lld runs, %lld scheduled stream cycles and %lld folding shared rows for %lld nonzeros\n", kv.first.c_str(), kv.second.runs, kv.second.cycles, kv.second.fold, kv.second.nnz);
     if (kv.second.card_moved + kv.second.card_kept > 0)
-      std::fprintf(stderr, "  %s: packed matrix %lld bytes moved to the card, %lld bytes found there already\n", kv.first.c_str(), kv.second.card_moved, kv.second.card_kept);
+      std::fprintf(stderr, "  %s: packed matrix %lld bytes moved to the card, %lld bytes found there already (%lld launches without packing)\n", kv.first.c_str(), kv.second.card_moved, kv.second.card_kept, kv.second.card_reused);
   }
 }
 

@@ -32,7 +32,14 @@ struct LaunchAt {
   int device = -1;
   long long row_begin = 0;
   long long row_end = -1;
+  // Per buffer of the launch (manifest order): a number that changes whenever the memory behind it is
+  // written (the ABI library's write count, unique across its allocations), 0 where not known; null for
+  // none (the host program). Equal numbers mean equal contents: a launch may reuse what it derived from them.
+  const uint64_t* versions = nullptr;
 };
+
+// The version of buffer i of a launch (0: not known).
+static inline uint64_t version_of(const LaunchAt& at, int i) { return at.versions ? at.versions[i] : 0; }
 
 // The rows of the top loop [first, last) a launch computes: the requested
 // range clamped to the loop's own, empty (begin == end) when they miss.
@@ -50,8 +57,9 @@ static inline void whole_only(const LaunchAt& at, const char* kernel) {
 
 struct CycleNote {
   long long cycles = 0, fold = 0, nnz = 0, runs = 0;
-  // Over XRT: bytes of the packed sparse operand synced to the card, and found there already (dype_xrt.h).
-  long long card_moved = 0, card_kept = 0;
+  // Over XRT: bytes of the packed sparse operand synced to the card, and found there already (dype_xrt.h);
+  // launches that found it without packing (their buffers' versions unchanged).
+  long long card_moved = 0, card_kept = 0, card_reused = 0;
 };
 // Launches of different devices may run at once (the ABI library), so the table is locked.
 static inline std::mutex& cycle_notes_lock() {
@@ -73,11 +81,12 @@ static inline void note_cycles(const char* kernel, long long cycles, long long f
   n.runs++;
 }
 
-static inline void note_card(const char* kernel, long long moved, long long kept) {
+static inline void note_card(const char* kernel, long long moved, long long kept, bool reused = false) {
   std::lock_guard<std::mutex> g(cycle_notes_lock());
   CycleNote& n = cycle_notes()[kernel];
   n.card_moved += moved;
   n.card_kept += kept;
+  n.card_reused += reused ? 1 : 0;
 }
 
 }  // namespace dype

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <algorithm>
+#include <initializer_list>
 #include <vector>
 #include <xrt/xrt_bo.h>
 #include "dype_pack.h"
@@ -57,12 +58,29 @@ static inline xrt::bo::flags bo_flags() {
 }
 
 // The packed sparse operand (per channel its nonzero stream, and the step table) that one launch
-// function last left on a card, with a host copy of what the card holds. The packed words carry
-// the values, so a call whose words equal the card's (the same matrix with the same values: every
-// repeat trip, every further call on one input) moves none of them: the host compares them in
-// memory it has just written (a pass at memory speed), against a sync over PCIe at a fraction of
-// that; a changed channel is written and synced alone. Launches of the function on one card take
-// turns with its buffers (the caller holds `hold` until its run is done).
+// function last left on a card, with a host copy of what the card holds. Two ways to find it still
+// right. Where the ABI library says the operand's buffers are unchanged (LaunchAt::versions: the same
+// versions of rowPtr, colIdx and values over the same rows), the launch does no host work on it at all:
+// no pattern lookup, no value refill, nothing moved. Otherwise it packs (the pack cache finds a known
+// pattern), refills the values and compares the packed words with what the card holds: a channel whose
+// words are unchanged stays (every repeat trip of the host program, whose buffers have no versions), a
+// changed one is written and synced alone. Launches of the function on one card take turns with its
+// buffers (the caller holds the entry's lock until its run is done).
+struct PackKey {
+  std::vector<uint64_t> versions;  // of the operand's buffers; a 0 among them: not known
+  int32_t r_lo = 0, r_hi = 0, cols = 0;
+  bool known() const {
+    return !versions.empty() && std::find(versions.begin(), versions.end(), uint64_t(0)) == versions.end();
+  }
+  bool operator==(const PackKey& o) const { return versions == o.versions && r_lo == o.r_lo && r_hi == o.r_hi && cols == o.cols; }
+};
+
+// What a launch reads of its pack besides the words: its step counts and the figures it notes.
+struct PackHead {
+  int n_tiles = 0, n_wins = 0;
+  long long cycles = 0, fold_cycles = 0, nnz = 0;
+};
+
 struct CardPack {
   std::mutex lock;
   // Per channel its buffer and bytes (0: none yet; a default xrt::bo has no handle to ask), and what it holds.
@@ -72,11 +90,45 @@ struct CardPack {
   xrt::bo meta;
   size_t meta_cap = 0;
   std::vector<int32_t> held_meta;
+  // The buffers' versions the held pack was made from (known only through the ABI library), its head, its bytes.
+  PackKey key;
+  PackHead head;
+  long long bytes = 0;
 };
 struct CardPacks {
   std::mutex lock;
   std::map<const XrtContext*, std::unique_ptr<CardPack>> cards;
 };
+
+// The key of a launch's packed operand: the versions of its buffers `from` (launch order) and its rows and columns.
+static inline PackKey pack_key(const LaunchAt& at, std::initializer_list<int> from, int32_t r_lo, int32_t r_hi, int32_t cols) {
+  PackKey k;
+  for (int i : from) k.versions.push_back(version_of(at, i));
+  k.r_lo = r_lo;
+  k.r_hi = r_hi;
+  k.cols = cols;
+  return k;
+}
+
+// The entry of card X, locked in `hold` for the caller's run.
+static inline CardPack& card_of(CardPacks& c, XrtContext& X, std::unique_lock<std::mutex>& hold) {
+  CardPack* cp;
+  {
+    std::lock_guard<std::mutex> g(c.lock);
+    std::unique_ptr<CardPack>& e = c.cards[&X];
+    if (!e) e.reset(new CardPack());
+    cp = e.get();
+  }
+  hold = std::unique_lock<std::mutex>(cp->lock);
+  return *cp;
+}
+
+// Whether the card holds the pack of exactly these buffers' contents (noted as kept for `kernel` if so).
+static inline bool holds(CardPack& cp, const PackKey& key, const char* kernel) {
+  if (!key.known() || !(cp.key == key)) return false;
+  note_card(kernel, 0, cp.bytes, true);
+  return true;
+}
 
 // Writes and syncs `bytes` of `src` into `bo` of `cap` bytes (made anew, in argument group `group`, where too small).
 static inline void to_card(xrt::bo& bo, size_t& cap, const xrt::device& dev, int group, const void* src, size_t bytes) {
@@ -89,46 +141,39 @@ static inline void to_card(xrt::bo& bo, size_t& cap, const xrt::device& dev, int
   bo.sync(XCL_BO_SYNC_BO_TO_DEVICE, bytes, 0);
 }
 
-// Brings pk onto the card of X: channel c into argument group words_group + c (its words of `pe`
-// entries, `word_bytes` each), the step table into meta_group; moves only what differs from what
-// the card holds, and notes the bytes moved and kept for `kernel`. Returns the card's buffers,
-// locked in `hold` for the caller's run.
-static inline CardPack& keep_on_card(CardPacks& c, const char* kernel, XrtContext& X, const xrt::kernel& krn, const RowPack& pk, int words_group, int meta_group, size_t word_bytes, int pe, std::unique_lock<std::mutex>& hold) {
-  CardPack* cp;
-  {
-    std::lock_guard<std::mutex> g(c.lock);
-    std::unique_ptr<CardPack>& e = c.cards[&X];
-    if (!e) e.reset(new CardPack());
-    cp = e.get();
-  }
-  hold = std::unique_lock<std::mutex>(cp->lock);
-  if (cp->words.size() != size_t(pk.ch)) {
-    cp->words.assign(size_t(pk.ch), xrt::bo());
-    cp->cap.assign(size_t(pk.ch), 0);
-    cp->held.assign(size_t(pk.ch), std::vector<uint64_t>());
+// Brings pk, made from the buffers of `key`, onto the card: channel c into argument group words_group + c
+// (its words of `pe` entries, `word_bytes` each), the step table into meta_group; moves only what differs
+// from what the card holds, and notes the bytes moved and kept for `kernel`.
+static inline void keep_on_card(CardPack& cp, const char* kernel, XrtContext& X, const xrt::kernel& krn, const RowPack& pk, const PackKey& key, int words_group, int meta_group, size_t word_bytes, int pe) {
+  if (cp.words.size() != size_t(pk.ch)) {
+    cp.words.assign(size_t(pk.ch), xrt::bo());
+    cp.cap.assign(size_t(pk.ch), 0);
+    cp.held.assign(size_t(pk.ch), std::vector<uint64_t>());
   }
   long long moved = 0, kept = 0;
   for (int ch = 0; ch < pk.ch; ch++) {
     const std::vector<uint64_t>& w = pk.words[size_t(ch)];
     const size_t bytes = w.size() / size_t(pe) * word_bytes;
-    if (cp->cap[size_t(ch)] > 0 && cp->held[size_t(ch)] == w) {
+    if (cp.cap[size_t(ch)] > 0 && cp.held[size_t(ch)] == w) {
       kept += (long long)bytes;
       continue;
     }
-    to_card(cp->words[size_t(ch)], cp->cap[size_t(ch)], X.device, krn.group_id(words_group + ch), w.data(), bytes);
-    cp->held[size_t(ch)] = w;
+    to_card(cp.words[size_t(ch)], cp.cap[size_t(ch)], X.device, krn.group_id(words_group + ch), w.data(), bytes);
+    cp.held[size_t(ch)] = w;
     moved += (long long)bytes;
   }
   const size_t meta_bytes = pk.meta.size() * sizeof(int32_t);
-  if (cp->meta_cap > 0 && cp->held_meta == pk.meta) {
+  if (cp.meta_cap > 0 && cp.held_meta == pk.meta) {
     kept += (long long)meta_bytes;
   } else {
-    to_card(cp->meta, cp->meta_cap, X.device, krn.group_id(meta_group), pk.meta.data(), meta_bytes);
-    cp->held_meta = pk.meta;
+    to_card(cp.meta, cp.meta_cap, X.device, krn.group_id(meta_group), pk.meta.data(), meta_bytes);
+    cp.held_meta = pk.meta;
     moved += (long long)meta_bytes;
   }
+  cp.key = key;
+  cp.head = PackHead{pk.n_tiles, pk.n_wins, pk.cycles, pk.fold_cycles, pk.nnz};
+  cp.bytes = moved + kept;
   note_card(kernel, moved, kept);
-  return *cp;
 }
 }  // namespace dype
 #endif

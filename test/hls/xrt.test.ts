@@ -7,6 +7,9 @@
  * the C simulation's output bit for bit on a real matrix. gcn, pagerank and attention between them have
  * every design (spmv, spmm, sddmm, gemm, stream, generic). PageRank's repeat trips find its packed matrix
  * on the card (hls-templates/host/dype_xrt.h keep_on_card): it crosses the link once, not once a trip.
+ * Through the ABI library (as the runtime drives it), a launch whose matrix buffers the library has not
+ * seen written since does no host work on the matrix at all, and one after an upload of new values packs
+ * and moves them.
  * Skipped when the data directory or g++ is absent.
  */
 import { execFile } from 'node:child_process';
@@ -14,7 +17,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import koffi from 'koffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ABI_FUNCTIONS, abiPrefix, longestRun, type AbiFunction } from '../../runtime/native/abi.js';
 import {
   eachProject,
   HAVE_DATA,
@@ -52,11 +57,35 @@ function fixture(ex: string, kernels: string[]): string {
   ].join('\n');
 }
 
+/** The XRT ABI library of spmv over the stand-in, with a function reading its per-kernel notes (moved, kept, reused, runs). */
+function abiFixture(kernels: string[]): string {
+  return [
+    '#include "host/spmv_fpga_abi.cpp"',
+    fixture('spmv', kernels).replace(/^#include "host\/spmv_host.cpp"\n/, ''),
+    'extern "C" long long xrt_test_note(const char* kernel, int what) {',
+    '  std::lock_guard<std::mutex> g(dype::cycle_notes_lock());',
+    '  const dype::CycleNote& n = dype::cycle_notes()[kernel];',
+    '  return what == 0 ? n.card_moved : what == 1 ? n.card_kept : what == 2 ? n.card_reused : n.runs;',
+    '}',
+    '',
+  ].join('\n');
+}
+
 const hosts = new Map<string, { csim: string; xrt: string }>();
+let abiLib = '';
 beforeAll(async () => {
   if (!RUN) return;
-  await eachProject(EXAMPLES, work, async (ex, proj) => {
+  await eachProject([...EXAMPLES, 'spmv'], work, async (ex, proj) => {
     const kernels = readdirSync(proj).filter((d) => new RegExp(`^${ex}_op\\d+$`).test(d));
+    if (ex === 'spmv') {
+      writeFileSync(join(proj, 'xrt_abi_fixture.cpp'), abiFixture(kernels));
+      const inc = ['-Icsim', '-Ihost', ...kernels.map((k) => `-I${k}`), `-I${SHIM}`];
+      const sources = ['xrt_abi_fixture.cpp', ...kernels.map((k) => `${k}/${k}.cpp`)];
+      const flags = ['-std=c++17', '-O1', '-fPIC', '-shared', '-pthread', '-DDYPE_XRT', ...inc];
+      await run('g++', [...flags, '-o', 'libspmv_xrt_test.so', ...sources], { cwd: proj, timeout: 300_000 });
+      abiLib = join(proj, 'libspmv_xrt_test.so');
+      return;
+    }
     writeFileSync(join(proj, 'xrt_fixture.cpp'), fixture(ex, kernels));
     const inc = ['-Icsim', '-Ihost', ...kernels.map((k) => `-I${k}`), `-I${SHIM}`];
     const flags = ['-std=c++17', '-O1', '-Wno-unknown-pragmas', '-Wno-unused-label', '-DDYPE_XRT', ...inc];
@@ -106,3 +135,81 @@ describe.skipIf(!RUN)('the XRT host and ABI library over an XRT stand-in', () =>
       }
     });
 });
+
+describe.skipIf(!RUN)(
+  'the XRT ABI library over the stand-in: a matrix whose buffers did not change is not packed again',
+  () => {
+    it("reuses the card's pack while the buffers keep their versions, and packs anew after an upload", () => {
+      process.env.DYPE_XCLBIN = 'shim.xclbin';
+      const handle = koffi.load(abiLib);
+      const prefix = abiPrefix('spmv', 'fpga');
+      const abi = {} as Record<AbiFunction, (...args: unknown[]) => unknown>;
+      for (const [name, proto] of Object.entries(ABI_FUNCTIONS))
+        abi[name as AbiFunction] = handle.func(proto.replace(`${name}(`, `${prefix}${name}(`));
+      const note = handle.func('long long xrt_test_note(const char* kernel, int what)');
+      const notes = (): number[] => [0, 1, 2, 3].map((w) => Number(note('spmv_op0', w)));
+      expect(abi.backend()).toBe('xrt');
+      const A = loadCsr('jazz.mtx');
+      const ptr = Int32Array.from(A.rowPtr);
+      const idx = Int32Array.from(A.colIdx);
+      const x = Float32Array.from({ length: A.cols }, (_, j) => ((j % 7) - 3) / 4);
+      const expected = (scale: number): number[] =>
+        Array.from({ length: A.rows }, (_, i) => {
+          let acc = 0;
+          for (let p = ptr[i]!; p < ptr[i + 1]!; p++) acc += scale * Math.fround(A.values[p]!) * x[idx[p]!]!;
+          return acc;
+        });
+      const put = (data: Float32Array | Int32Array): unknown => {
+        const out: unknown[] = [null];
+        expect(abi.alloc(0, data.byteLength, out)).toBe(0);
+        expect(abi.upload(0, out[0], 0, data, data.byteLength, null)).toBe(0);
+        return out[0];
+      };
+      const vals = Float32Array.from(A.values);
+      const bufs = [put(ptr), put(idx), put(vals), put(x), put(new Float32Array(A.rows))];
+      const y = (): number[] => {
+        const back = new Float32Array(A.rows);
+        expect(abi.download(0, back, bufs[4], 0, back.byteLength, null)).toBe(0);
+        return Array.from(back);
+      };
+      const close = (got: number[], want: number[]): void =>
+        got.forEach((g, i) =>
+          expect(Math.abs(g - want[i]!), `row ${i}`).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(want[i]!))),
+        );
+      const h = abi.op_lookup('spmv', 'op0', 'serpens-spmv');
+      const sizes = [A.rows, A.rows, A.cols, idx.length, longestRun(ptr), 0];
+
+      expect(abi.launch(0, h, bufs, sizes, 0, -1, null)).toBe(0);
+      close(y(), expected(1));
+      const [moved] = notes();
+      expect(moved).toBeGreaterThan(8 * idx.length);
+      // The same buffers again (the launch's own output written meanwhile): the card's pack, no packing, nothing moved.
+      expect(abi.launch(0, h, bufs, sizes, 0, -1, null)).toBe(0);
+      close(y(), expected(1));
+      expect(notes()).toEqual([moved, moved, 1, 2]);
+      // New values in the same pattern: packed and moved again.
+      expect(
+        abi.upload(
+          0,
+          bufs[2],
+          0,
+          vals.map((v) => 2 * v),
+          vals.byteLength,
+          null,
+        ),
+      ).toBe(0);
+      expect(abi.launch(0, h, bufs, sizes, 0, -1, null)).toBe(0);
+      close(y(), expected(2));
+      const after = notes();
+      expect(after[0]).toBeGreaterThan(moved);
+      expect(after.slice(2)).toEqual([1, 3]);
+      expect(abi.launch(0, h, bufs, sizes, 0, -1, null)).toBe(0);
+      close(y(), expected(2));
+      expect(notes().slice(2)).toEqual([2, 4]);
+      // Another row range is another pack.
+      expect(abi.launch(0, h, bufs, sizes, 0, 50, null)).toBe(0);
+      expect(notes().slice(2)).toEqual([2, 5]);
+      for (const b of bufs) expect(abi.free(0, b)).toBe(0);
+    });
+  },
+);
