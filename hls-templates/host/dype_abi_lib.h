@@ -18,8 +18,9 @@
 // memory; a launch moves its dense operands to the card and the rows it
 // computed back, and keeps a sparse-rows design's packed matrix there while
 // the versions of its buffers say it is unchanged (every write into an
-// allocation gives it a new version; docs/HLS.md says what moves when). Every allocation remembers its device and size, so that a
-// pointer of another device is DYPE_ERR_BAD_DEVICE and a transfer past its
+// allocation gives it a new version; docs/HLS.md says what moves when).
+// Every allocation remembers its device and size, so that a pointer of
+// another device is DYPE_ERR_BAD_DEVICE and a transfer past its
 // end DYPE_ERR_RANGE in both builds: the runtime must move data as it would
 // between real memories. copy() between devices is staged through the host,
 // which here is one memcpy between the two allocations. Work runs at the
@@ -158,8 +159,6 @@ struct Block {
 struct Stream {
   int dev;
 };
-struct State;
-static inline State& state_of();
 struct State {
   std::mutex lock;
   std::map<uintptr_t, Block> blocks;  // by base address
@@ -195,7 +194,6 @@ static inline uint64_t version_of(const void* p) {
   const Block* b = p ? block_of(s, p) : nullptr;
   return b ? b->version : 0;
 }
-
 
 // Page-aligned, as a card's allocations are and as XRT wants host memory it maps.
 static const size_t ALIGN = 4096;
