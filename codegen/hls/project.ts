@@ -295,7 +295,7 @@ function hostVM(k: Kernel, vms: KernelVM[], extra: Map<string, string[]>, spec: 
 
 function launchVM(vm: KernelVM): unknown {
   const ptrs = vm.args.map((a, i) => ({ ...a, index: i })).filter((a) => a.kind === 'ptr');
-  // The packed sparse operand stays on the card between calls (dype_xrt.h keep_on_card); the rest moves per call.
+  // The packed sparse operand and the dense inputs stay on the card between calls (dype_xrt.h); outputs are per call.
   const words = ptrs.filter((a) => a.packed?.part === 'words');
   const meta = ptrs.find((a) => a.packed?.part === 'meta');
   if (words.length > 0 !== (meta !== undefined) || words.some((a, c) => a.index !== words[0]!.index + c))
@@ -303,11 +303,23 @@ function launchVM(vm: KernelVM): unknown {
   const pack = vm.launch.pack;
   if (words.length > 0 !== (pack !== undefined))
     throw new Error(`hls: kernel ${vm.name}: packed arguments and the lines that pack them go together`);
+  // The launch's buffers (its pointer parameters, in manifest order: LaunchAt::versions' order).
+  const bufferIndex = new Map(
+    vm.launch.params.flatMap((p, i) => {
+      const m = /\*\s*(\w+)$/.exec(p);
+      return m ? [[m[1]!, i] as const] : [];
+    }),
+  );
+  const card =
+    ptrs.length > 0
+      ? [
+          'static dype::CardPacks card_packs;',
+          'std::unique_lock<std::mutex> card_hold;',
+          'dype::CardPack& card = dype::card_of(card_packs, X, card_hold);',
+        ]
+      : [];
   const onCard = pack
     ? [
-        'static dype::CardPacks card_packs;',
-        'std::unique_lock<std::mutex> card_hold;',
-        'dype::CardPack& card = dype::card_of(card_packs, X, card_hold);',
         `const dype::PackKey card_key = dype::pack_key(at, {${pack.from.join(', ')}}, r_lo, r_hi, sp_cols);`,
         `if (!dype::holds(card, card_key, "${vm.name}")) {`,
         ...pack.lines.map((l) => `  ${l}`),
@@ -334,9 +346,18 @@ function launchVM(vm: KernelVM): unknown {
     csimPrepare: pack ? [...pack.lines, ...pack.note] : [],
     call: vm.launch.call,
     xrtBuffers: [
+      ...card,
       ...onCard,
+      // A dense input stays on the card while the ABI's version of its memory does (dype_xrt.h input_on_card).
       ...ptrs
-        .filter((a) => !a.packed)
+        .filter((a) => !a.packed && !a.output)
+        .map((a) => {
+          const from = bufferIndex.get(a.host);
+          const version = from === undefined ? '0' : `dype::version_of(at, ${from})`;
+          return `xrt::bo& bo_${a.name} = dype::input_on_card(card, ${a.index}, X, krn, ${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), ${version}, "${vm.name}");`;
+        }),
+      ...ptrs
+        .filter((a) => !a.packed && a.output)
         .map((a) => [
           `const size_t bytes_${a.name} = std::max<size_t>(1, size_t(${a.hostCount})) * sizeof(${a.elemType});`,
           `xrt::bo bo_${a.name}(X.device, bytes_${a.name}, dype::bo_flags(), krn.group_id(${a.index}));`,

@@ -554,9 +554,13 @@ static inline Args parse_args(int argc, char** argv, const std::set<std::string>
 static inline void print_cycle_notes() {
   std::lock_guard<std::mutex> g(cycle_notes_lock());
   for (const auto& kv : cycle_notes()) {
-    std::fprintf(stderr, "  %s: %lld runs, %lld scheduled stream cycles and %lld folding shared rows for %lld nonzeros\n", kv.first.c_str(), kv.second.runs, kv.second.cycles, kv.second.fold, kv.second.nnz);
+    // Only sparse kernels note cycles; any kernel over XRT notes what it moved.
+    if (kv.second.runs > 0)
+      std::fprintf(stderr, "  %s: %lld runs, %lld scheduled stream cycles and %lld folding shared rows for %lld nonzeros\n", kv.first.c_str(), kv.second.runs, kv.second.cycles, kv.second.fold, kv.second.nnz);
     if (kv.second.card_moved + kv.second.card_kept > 0)
       std::fprintf(stderr, "  %s: packed matrix %lld bytes moved to the card, %lld bytes found there already (%lld launches without packing)\n", kv.first.c_str(), kv.second.card_moved, kv.second.card_kept, kv.second.card_reused);
+    if (kv.second.in_moved + kv.second.in_kept > 0)
+      std::fprintf(stderr, "  %s: dense inputs %lld bytes moved to the card, %lld bytes found there already\n", kv.first.c_str(), kv.second.in_moved, kv.second.in_kept);
   }
 }
 

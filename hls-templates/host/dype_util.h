@@ -60,6 +60,8 @@ struct CycleNote {
   // Over XRT: bytes of the packed sparse operand synced to the card, and found there already (dype_xrt.h);
   // launches that found it without packing (their buffers' versions unchanged).
   long long card_moved = 0, card_kept = 0, card_reused = 0;
+  // Over XRT: bytes of dense inputs synced to the card, and found there already at their version.
+  long long in_moved = 0, in_kept = 0;
 };
 // Launches of different devices may run at once (the ABI library), so the table is locked.
 static inline std::mutex& cycle_notes_lock() {
@@ -79,6 +81,13 @@ static inline void note_cycles(const char* kernel, long long cycles, long long f
   n.fold += fold;
   n.nnz += nnz;
   n.runs++;
+}
+
+static inline void note_input(const char* kernel, long long moved, long long kept) {
+  std::lock_guard<std::mutex> g(cycle_notes_lock());
+  CycleNote& n = cycle_notes()[kernel];
+  n.in_moved += moved;
+  n.in_kept += kept;
 }
 
 static inline void note_card(const char* kernel, long long moved, long long kept, bool reused = false) {

@@ -57,8 +57,9 @@ static inline xrt::bo::flags bo_flags() {
   return p2p && std::string(p2p) == "1" ? xrt::bo::flags::p2p : xrt::bo::flags::normal;
 }
 
-// The packed sparse operand (per channel its nonzero stream, and the step table) that one launch
-// function last left on a card, with a host copy of what the card holds. Two ways to find it still
+// What one launch function keeps on a card: its dense inputs, each with the version of the memory it
+// came from (an input whose ABI allocation was not written since moves nothing), and its packed sparse
+// operand (per channel its nonzero stream, and the step table), the one it last left there, with a host copy of what the card holds. Two ways to find it still
 // right. Where the ABI library says the operand's buffers are unchanged (LaunchAt::versions: the same
 // versions of rowPtr, colIdx and values over the same rows), the launch does no host work on it at all:
 // no pattern lookup, no value refill, nothing moved. Otherwise it packs (the pack cache finds a known
@@ -81,8 +82,18 @@ struct PackHead {
   long long cycles = 0, fold_cycles = 0, nnz = 0;
 };
 
+// A dense input kept on the card: its buffer and bytes, and the memory and version it was synced from.
+struct CardInput {
+  xrt::bo bo;
+  size_t cap = 0, bytes = 0;
+  const void* src = nullptr;
+  uint64_t version = 0;
+};
+
 struct CardPack {
   std::mutex lock;
+  // The launch function's dense inputs by argument index (the matrix's pack below).
+  std::map<int, CardInput> inputs;
   // Per channel its buffer and bytes (0: none yet; a default xrt::bo has no handle to ask), and what it holds.
   std::vector<xrt::bo> words;
   std::vector<size_t> cap;
@@ -139,6 +150,22 @@ static inline void to_card(xrt::bo& bo, size_t& cap, const xrt::device& dev, int
   if (bytes == 0) return;
   bo.write(src, bytes, 0);
   bo.sync(XCL_BO_SYNC_BO_TO_DEVICE, bytes, 0);
+}
+
+// Dense input `arg` (its `bytes` at src) on the card: synced unless the card already holds this memory at
+// this version (the ABI library's, LaunchAt::versions; 0, not known, always syncs). Notes the bytes.
+static inline xrt::bo& input_on_card(CardPack& cp, int arg, XrtContext& X, const xrt::kernel& krn, const void* src, size_t bytes, uint64_t version, const char* kernel) {
+  CardInput& in = cp.inputs[arg];
+  if (version != 0 && in.cap > 0 && in.version == version && in.src == src && in.bytes == bytes) {
+    note_input(kernel, 0, (long long)bytes);
+    return in.bo;
+  }
+  to_card(in.bo, in.cap, X.device, krn.group_id(arg), src, bytes);
+  in.src = src;
+  in.bytes = bytes;
+  in.version = version;
+  note_input(kernel, (long long)bytes, 0);
+  return in.bo;
 }
 
 // Brings pk, made from the buffers of `key`, onto the card: channel c into argument group words_group + c

@@ -8,8 +8,8 @@
  * every design (spmv, spmm, sddmm, gemm, stream, generic). PageRank's repeat trips find its packed matrix
  * on the card (hls-templates/host/dype_xrt.h keep_on_card): it crosses the link once, not once a trip.
  * Through the ABI library (as the runtime drives it), a launch whose matrix buffers the library has not
- * seen written since does no host work on the matrix at all, and one after an upload of new values packs
- * and moves them.
+ * seen written since does no host work on the matrix at all, one after an upload of new values packs and
+ * moves them, and a dense input whose allocation was not written since stays on the card too.
  * Skipped when the data directory or g++ is absent.
  */
 import { execFile } from 'node:child_process';
@@ -57,7 +57,7 @@ function fixture(ex: string, kernels: string[]): string {
   ].join('\n');
 }
 
-/** The XRT ABI library of spmv over the stand-in, with a function reading its per-kernel notes (moved, kept, reused, runs). */
+/** The XRT ABI library of spmv over the stand-in, and a function reading its notes (matrix moved, kept, reused; runs; inputs moved, kept). */
 function abiFixture(kernels: string[]): string {
   return [
     '#include "host/spmv_fpga_abi.cpp"',
@@ -65,7 +65,8 @@ function abiFixture(kernels: string[]): string {
     'extern "C" long long xrt_test_note(const char* kernel, int what) {',
     '  std::lock_guard<std::mutex> g(dype::cycle_notes_lock());',
     '  const dype::CycleNote& n = dype::cycle_notes()[kernel];',
-    '  return what == 0 ? n.card_moved : what == 1 ? n.card_kept : what == 2 ? n.card_reused : n.runs;',
+    '  const long long v[] = {n.card_moved, n.card_kept, n.card_reused, n.runs, n.in_moved, n.in_kept};',
+    '  return v[what];',
     '}',
     '',
   ].join('\n');
@@ -148,6 +149,7 @@ describe.skipIf(!RUN)(
         abi[name as AbiFunction] = handle.func(proto.replace(`${name}(`, `${prefix}${name}(`));
       const note = handle.func('long long xrt_test_note(const char* kernel, int what)');
       const notes = (): number[] => [0, 1, 2, 3].map((w) => Number(note('spmv_op0', w)));
+      const inputs = (): number[] => [4, 5].map((w) => Number(note('spmv_op0', w)));
       expect(abi.backend()).toBe('xrt');
       const A = loadCsr('jazz.mtx');
       const ptr = Int32Array.from(A.rowPtr);
@@ -187,6 +189,8 @@ describe.skipIf(!RUN)(
       expect(abi.launch(0, h, bufs, sizes, 0, -1, null)).toBe(0);
       close(y(), expected(1));
       expect(notes()).toEqual([moved, moved, 1, 2]);
+      // x too: its allocation was not written since, so it stayed on the card.
+      expect(inputs()).toEqual([x.byteLength, x.byteLength]);
       // New values in the same pattern: packed and moved again.
       expect(
         abi.upload(
@@ -203,8 +207,13 @@ describe.skipIf(!RUN)(
       const after = notes();
       expect(after[0]).toBeGreaterThan(moved);
       expect(after.slice(2)).toEqual([1, 3]);
+      expect(inputs()).toEqual([x.byteLength, 2 * x.byteLength]);
+      // A new x moves; the matrix stays.
+      x.set(x.map((v) => -v));
+      expect(abi.upload(0, bufs[3], 0, x, x.byteLength, null)).toBe(0);
       expect(abi.launch(0, h, bufs, sizes, 0, -1, null)).toBe(0);
       close(y(), expected(2));
+      expect(inputs()).toEqual([2 * x.byteLength, 2 * x.byteLength]);
       expect(notes().slice(2)).toEqual([2, 4]);
       // Another row range is another pack.
       expect(abi.launch(0, h, bufs, sizes, 0, 50, null)).toBe(0);
