@@ -310,14 +310,6 @@ function launchVM(vm: KernelVM): unknown {
       return m ? [[m[1]!, i] as const] : [];
     }),
   );
-  const card =
-    ptrs.length > 0
-      ? [
-          'static dype::CardPacks card_packs;',
-          'std::unique_lock<std::mutex> card_hold;',
-          'dype::CardPack& card = dype::card_of(card_packs, X, card_hold);',
-        ]
-      : [];
   const onCard = pack
     ? [
         `const dype::PackKey card_key = dype::pack_key(at, {${pack.from.join(', ')}}, r_lo, r_hi, sp_cols);`,
@@ -346,7 +338,6 @@ function launchVM(vm: KernelVM): unknown {
     csimPrepare: pack ? [...pack.lines, ...pack.note] : [],
     call: vm.launch.call,
     xrtBuffers: [
-      ...card,
       ...onCard,
       // A dense input stays on the card while the ABI's version of its memory does (dype_xrt.h input_on_card).
       ...ptrs
@@ -359,14 +350,15 @@ function launchVM(vm: KernelVM): unknown {
       ...ptrs
         .filter((a) => !a.packed && a.output)
         .map((a) => [
-          `const size_t bytes_${a.name} = std::max<size_t>(1, size_t(${a.hostCount})) * sizeof(${a.elemType});`,
-          `xrt::bo bo_${a.name}(X.device, bytes_${a.name}, dype::bo_flags(), krn.group_id(${a.index}));`,
+          `xrt::bo& bo_${a.name} = dype::output_on_card(card, ${a.index}, X, krn, size_t(${a.hostCount}) * sizeof(${a.elemType}));`,
           // A write-only output's host values would only be overwritten: nothing goes to the card.
           ...(a.writeOnly
             ? []
             : [
-                `if (size_t(${a.hostCount}) > 0) bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
-                `bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE);`,
+                `if (size_t(${a.hostCount}) > 0) {`,
+                `  bo_${a.name}.write(${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
+                `  bo_${a.name}.sync(XCL_BO_SYNC_BO_TO_DEVICE, size_t(${a.hostCount}) * sizeof(${a.elemType}), 0);`,
+                '}',
               ]),
         ])
         .flat(),

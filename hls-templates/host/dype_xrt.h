@@ -90,8 +90,12 @@ struct CardInput {
   uint64_t version = 0;
 };
 
-struct CardPack {
+struct CardState {
   std::mutex lock;
+  // The kernel's handle on this card, opened at its first launch there (XRT opens a context on its
+  // compute unit per handle: not a per-call cost), and the output buffers by argument index.
+  std::unique_ptr<xrt::kernel> kernel;
+  std::map<int, CardInput> outputs;
   // The launch function's dense inputs by argument index (the matrix's pack below).
   std::map<int, CardInput> inputs;
   // Per channel its buffer and bytes (0: none yet; a default xrt::bo has no handle to ask), and what it holds.
@@ -106,9 +110,9 @@ struct CardPack {
   PackHead head;
   long long bytes = 0;
 };
-struct CardPacks {
+struct CardStates {
   std::mutex lock;
-  std::map<const XrtContext*, std::unique_ptr<CardPack>> cards;
+  std::map<const XrtContext*, std::unique_ptr<CardState>> cards;
 };
 
 // The key of a launch's packed operand: the versions of its buffers `from` (launch order) and its rows and columns.
@@ -122,20 +126,36 @@ static inline PackKey pack_key(const LaunchAt& at, std::initializer_list<int> fr
 }
 
 // The entry of card X, locked in `hold` for the caller's run.
-static inline CardPack& card_of(CardPacks& c, XrtContext& X, std::unique_lock<std::mutex>& hold) {
-  CardPack* cp;
+static inline CardState& card_of(CardStates& c, XrtContext& X, std::unique_lock<std::mutex>& hold) {
+  CardState* cp;
   {
     std::lock_guard<std::mutex> g(c.lock);
-    std::unique_ptr<CardPack>& e = c.cards[&X];
-    if (!e) e.reset(new CardPack());
+    std::unique_ptr<CardState>& e = c.cards[&X];
+    if (!e) e.reset(new CardState());
     cp = e.get();
   }
   hold = std::unique_lock<std::mutex>(cp->lock);
   return *cp;
 }
 
+// The kernel `name` on the card of cs (opened once).
+static inline xrt::kernel& kernel_of(CardState& cs, XrtContext& X, const char* name) {
+  if (!cs.kernel) cs.kernel.reset(new xrt::kernel(X.device, X.uuid, name));
+  return *cs.kernel;
+}
+
+// Output `arg`'s buffer of at least `bytes` on the card (made once, anew only where too small).
+static inline xrt::bo& output_on_card(CardState& cs, int arg, XrtContext& X, const xrt::kernel& krn, size_t bytes) {
+  CardInput& o = cs.outputs[arg];
+  if (o.cap < std::max<size_t>(1, bytes)) {
+    o.cap = std::max<size_t>(1, bytes);
+    o.bo = xrt::bo(X.device, o.cap, bo_flags(), krn.group_id(arg));
+  }
+  return o.bo;
+}
+
 // Whether the card holds the pack of exactly these buffers' contents (noted as kept for `kernel` if so).
-static inline bool holds(CardPack& cp, const PackKey& key, const char* kernel) {
+static inline bool holds(CardState& cp, const PackKey& key, const char* kernel) {
   if (!key.known() || !(cp.key == key)) return false;
   note_card(kernel, 0, cp.bytes, true);
   return true;
@@ -154,7 +174,7 @@ static inline void to_card(xrt::bo& bo, size_t& cap, const xrt::device& dev, int
 
 // Dense input `arg` (its `bytes` at src) on the card: synced unless the card already holds this memory at
 // this version (the ABI library's, LaunchAt::versions; 0, not known, always syncs). Notes the bytes.
-static inline xrt::bo& input_on_card(CardPack& cp, int arg, XrtContext& X, const xrt::kernel& krn, const void* src, size_t bytes, uint64_t version, const char* kernel) {
+static inline xrt::bo& input_on_card(CardState& cp, int arg, XrtContext& X, const xrt::kernel& krn, const void* src, size_t bytes, uint64_t version, const char* kernel) {
   CardInput& in = cp.inputs[arg];
   if (version != 0 && in.cap > 0 && in.version == version && in.src == src && in.bytes == bytes) {
     note_input(kernel, 0, (long long)bytes);
@@ -171,7 +191,7 @@ static inline xrt::bo& input_on_card(CardPack& cp, int arg, XrtContext& X, const
 // Brings pk, made from the buffers of `key`, onto the card: channel c into argument group words_group + c
 // (its words of `pe` entries, `word_bytes` each), the step table into meta_group; moves only what differs
 // from what the card holds, and notes the bytes moved and kept for `kernel`.
-static inline void keep_on_card(CardPack& cp, const char* kernel, XrtContext& X, const xrt::kernel& krn, const RowPack& pk, const PackKey& key, int words_group, int meta_group, size_t word_bytes, int pe) {
+static inline void keep_on_card(CardState& cp, const char* kernel, XrtContext& X, const xrt::kernel& krn, const RowPack& pk, const PackKey& key, int words_group, int meta_group, size_t word_bytes, int pe) {
   if (cp.words.size() != size_t(pk.ch)) {
     cp.words.assign(size_t(pk.ch), xrt::bo());
     cp.cap.assign(size_t(pk.ch), 0);

@@ -78,14 +78,17 @@ describe('generated HLS designs declare what hardware needs', () => {
     }
   });
 
-  it('over XRT the sparse-rows output goes back from the card and never to it (the write-back writes every row)', async () => {
+  it('over XRT the sparse-rows output goes back from the card and never to it (the write-back writes every row); buffers and kernel handle are kept per card', async () => {
     for (const [ex, op, out] of [
       ['spmv', 'spmv_op0', 'b_y'],
       ['spmm', 'spmm_op0', 'b_Y'],
       ['pagerank', 'pagerank_op2', 'b_r_next'],
     ] as const) {
       const launch = text(await project(ex), `${op}/${op}_launch.h`);
-      expect(launch, op).toContain(`xrt::bo bo_${out}(`);
+      expect(launch, op).toContain(`xrt::bo& bo_${out} = dype::output_on_card(card, `);
+      // The kernel's handle is the card's, opened at its first launch there, not one a call.
+      expect(launch, op).toContain(`xrt::kernel& krn = dype::kernel_of(card, X, "${op}");`);
+      expect(launch, op).not.toContain('xrt::kernel krn(');
       expect(launch, op).toContain(`bo_${out}.sync(XCL_BO_SYNC_BO_FROM_DEVICE`);
       expect(launch, op).not.toContain(`bo_${out}.write(`);
       expect(launch, op).not.toContain(`bo_${out}.sync(XCL_BO_SYNC_BO_TO_DEVICE`);
