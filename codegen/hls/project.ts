@@ -325,9 +325,9 @@ function launchVM(vm: KernelVM): unknown {
     a.kind !== 'ptr'
       ? a.host
       : a.packed?.part === 'words'
-        ? `card.words[${a.packed.channel}]`
+        ? `card.words[${a.packed.channel}].buf.bo`
         : a.packed?.part === 'meta'
-          ? 'card.meta'
+          ? 'card.meta.buf.bo'
           : `bo_${a.name}`;
   return {
     banner: BANNER,

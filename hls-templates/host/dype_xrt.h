@@ -57,16 +57,17 @@ static inline xrt::bo::flags bo_flags() {
   return p2p && std::string(p2p) == "1" ? xrt::bo::flags::p2p : xrt::bo::flags::normal;
 }
 
-// What one launch function keeps on a card: its dense inputs, each with the version of the memory it
-// came from (an input whose ABI allocation was not written since moves nothing), and its packed sparse
-// operand (per channel its nonzero stream, and the step table), the one it last left there, with a host copy of what the card holds. Two ways to find it still
-// right. Where the ABI library says the operand's buffers are unchanged (LaunchAt::versions: the same
-// versions of rowPtr, colIdx and values over the same rows), the launch does no host work on it at all:
-// no pattern lookup, no value refill, nothing moved. Otherwise it packs (the pack cache finds a known
-// pattern), refills the values and compares the packed words with what the card holds: a channel whose
-// words are unchanged stays (every repeat trip of the host program, whose buffers have no versions), a
-// changed one is written and synced alone. Launches of the function on one card take turns with its
-// buffers (the caller holds the entry's lock until its run is done).
+// What one launch function keeps on a card: its kernel handle and buffers, its dense inputs, each with
+// the version of the memory it came from (an input whose ABI allocation was not written since moves
+// nothing), and the packed sparse operand it last left there (per channel its nonzero stream, and the
+// step table) with a host copy of what the card holds. Two ways to find that pack still right. Where the
+// ABI library says the operand's buffers are unchanged (LaunchAt::versions: the same versions of rowPtr,
+// colIdx and values over the same rows), the launch does no host work on it at all: no pattern lookup,
+// no value refill, nothing moved. Otherwise it packs (the pack cache finds a known pattern), refills the
+// values and compares the packed words with what the card holds: a channel whose words are unchanged
+// stays (every repeat trip of the host program, whose buffers have no versions), a changed one is
+// written and synced alone. Launches of the function on one card take turns with its buffers (the
+// caller holds the entry's lock until its run is done).
 struct PackKey {
   std::vector<uint64_t> versions;  // of the operand's buffers; a 0 among them: not known
   int32_t r_lo = 0, r_hi = 0, cols = 0;
@@ -82,12 +83,25 @@ struct PackHead {
   long long cycles = 0, fold_cycles = 0, nnz = 0;
 };
 
-// A dense input kept on the card: its buffer and bytes, and the memory and version it was synced from.
-struct CardInput {
+// A buffer on the card and its bytes (0: none yet; a default xrt::bo has no handle to ask).
+struct CardBuffer {
   xrt::bo bo;
-  size_t cap = 0, bytes = 0;
+  size_t cap = 0;
+};
+
+// A dense input kept on the card, with the memory and version it was synced from.
+struct CardInput {
+  CardBuffer buf;
+  size_t bytes = 0;
   const void* src = nullptr;
   uint64_t version = 0;
+};
+
+// A part of the packed operand on the card, with a host copy of what it holds.
+template <class T>
+struct CardCopy {
+  CardBuffer buf;
+  std::vector<T> held;
 };
 
 struct CardState {
@@ -95,16 +109,12 @@ struct CardState {
   // The kernel's handle on this card, opened at its first launch there (XRT opens a context on its
   // compute unit per handle: not a per-call cost), and the output buffers by argument index.
   std::unique_ptr<xrt::kernel> kernel;
-  std::map<int, CardInput> outputs;
-  // The launch function's dense inputs by argument index (the matrix's pack below).
+  std::map<int, CardBuffer> outputs;
+  // The launch function's dense inputs by argument index.
   std::map<int, CardInput> inputs;
-  // Per channel its buffer and bytes (0: none yet; a default xrt::bo has no handle to ask), and what it holds.
-  std::vector<xrt::bo> words;
-  std::vector<size_t> cap;
-  std::vector<std::vector<uint64_t>> held;
-  xrt::bo meta;
-  size_t meta_cap = 0;
-  std::vector<int32_t> held_meta;
+  // The packed operand: per channel its nonzero stream, and the step table.
+  std::vector<CardCopy<uint64_t>> words;
+  CardCopy<int32_t> meta;
   // The buffers' versions the held pack was made from (known only through the ABI library), its head, its bytes.
   PackKey key;
   PackHead head;
@@ -144,14 +154,18 @@ static inline xrt::kernel& kernel_of(CardState& cs, XrtContext& X, const char* n
   return *cs.kernel;
 }
 
-// Output `arg`'s buffer of at least `bytes` on the card (made once, anew only where too small).
-static inline xrt::bo& output_on_card(CardState& cs, int arg, XrtContext& X, const xrt::kernel& krn, size_t bytes) {
-  CardInput& o = cs.outputs[arg];
-  if (o.cap < std::max<size_t>(1, bytes)) {
-    o.cap = std::max<size_t>(1, bytes);
-    o.bo = xrt::bo(X.device, o.cap, bo_flags(), krn.group_id(arg));
+// b with room for `bytes` (made anew, in argument group `group`, where too small).
+static inline xrt::bo& room(CardBuffer& b, const xrt::device& dev, int group, size_t bytes) {
+  if (b.cap < std::max<size_t>(1, bytes)) {
+    b.cap = std::max<size_t>(1, bytes);
+    b.bo = xrt::bo(dev, b.cap, bo_flags(), group);
   }
-  return o.bo;
+  return b.bo;
+}
+
+// Output `arg`'s buffer of at least `bytes` on the card.
+static inline xrt::bo& output_on_card(CardState& cs, int arg, XrtContext& X, const xrt::kernel& krn, size_t bytes) {
+  return room(cs.outputs[arg], X.device, krn.group_id(arg), bytes);
 }
 
 // Whether the card holds the pack of exactly these buffers' contents (noted as kept for `kernel` if so).
@@ -161,66 +175,58 @@ static inline bool holds(CardState& cp, const PackKey& key, const char* kernel) 
   return true;
 }
 
-// Writes and syncs `bytes` of `src` into `bo` of `cap` bytes (made anew, in argument group `group`, where too small).
-static inline void to_card(xrt::bo& bo, size_t& cap, const xrt::device& dev, int group, const void* src, size_t bytes) {
-  if (cap < std::max<size_t>(1, bytes)) {
-    cap = std::max<size_t>(1, bytes);
-    bo = xrt::bo(dev, cap, bo_flags(), group);
-  }
+// Writes and syncs `bytes` of `src` into b (grown where too small).
+static inline void to_card(CardBuffer& b, const xrt::device& dev, int group, const void* src, size_t bytes) {
+  xrt::bo& bo = room(b, dev, group, bytes);
   if (bytes == 0) return;
   bo.write(src, bytes, 0);
   bo.sync(XCL_BO_SYNC_BO_TO_DEVICE, bytes, 0);
+}
+
+// Brings `now` (its first `bytes`) into c unless c holds it already; returns the bytes moved.
+template <class T>
+static inline long long refresh(CardCopy<T>& c, const std::vector<T>& now, size_t bytes, const xrt::device& dev, int group) {
+  if (c.buf.cap > 0 && c.held == now) return 0;
+  to_card(c.buf, dev, group, now.data(), bytes);
+  c.held = now;
+  return (long long)bytes;
 }
 
 // Dense input `arg` (its `bytes` at src) on the card: synced unless the card already holds this memory at
 // this version (the ABI library's, LaunchAt::versions; 0, not known, always syncs). Notes the bytes.
 static inline xrt::bo& input_on_card(CardState& cp, int arg, XrtContext& X, const xrt::kernel& krn, const void* src, size_t bytes, uint64_t version, const char* kernel) {
   CardInput& in = cp.inputs[arg];
-  if (version != 0 && in.cap > 0 && in.version == version && in.src == src && in.bytes == bytes) {
+  if (version != 0 && in.buf.cap > 0 && in.version == version && in.src == src && in.bytes == bytes) {
     note_input(kernel, 0, (long long)bytes);
-    return in.bo;
+    return in.buf.bo;
   }
-  to_card(in.bo, in.cap, X.device, krn.group_id(arg), src, bytes);
+  to_card(in.buf, X.device, krn.group_id(arg), src, bytes);
   in.src = src;
   in.bytes = bytes;
   in.version = version;
   note_input(kernel, (long long)bytes, 0);
-  return in.bo;
+  return in.buf.bo;
 }
 
 // Brings pk, made from the buffers of `key`, onto the card: channel c into argument group words_group + c
 // (its words of `pe` entries, `word_bytes` each), the step table into meta_group; moves only what differs
 // from what the card holds, and notes the bytes moved and kept for `kernel`.
 static inline void keep_on_card(CardState& cp, const char* kernel, XrtContext& X, const xrt::kernel& krn, const RowPack& pk, const PackKey& key, int words_group, int meta_group, size_t word_bytes, int pe) {
-  if (cp.words.size() != size_t(pk.ch)) {
-    cp.words.assign(size_t(pk.ch), xrt::bo());
-    cp.cap.assign(size_t(pk.ch), 0);
-    cp.held.assign(size_t(pk.ch), std::vector<uint64_t>());
-  }
-  long long moved = 0, kept = 0;
+  if (cp.words.size() != size_t(pk.ch)) cp.words.assign(size_t(pk.ch), CardCopy<uint64_t>());
+  long long moved = 0, total = 0;
   for (int ch = 0; ch < pk.ch; ch++) {
     const std::vector<uint64_t>& w = pk.words[size_t(ch)];
     const size_t bytes = w.size() / size_t(pe) * word_bytes;
-    if (cp.cap[size_t(ch)] > 0 && cp.held[size_t(ch)] == w) {
-      kept += (long long)bytes;
-      continue;
-    }
-    to_card(cp.words[size_t(ch)], cp.cap[size_t(ch)], X.device, krn.group_id(words_group + ch), w.data(), bytes);
-    cp.held[size_t(ch)] = w;
-    moved += (long long)bytes;
+    moved += refresh(cp.words[size_t(ch)], w, bytes, X.device, krn.group_id(words_group + ch));
+    total += (long long)bytes;
   }
   const size_t meta_bytes = pk.meta.size() * sizeof(int32_t);
-  if (cp.meta_cap > 0 && cp.held_meta == pk.meta) {
-    kept += (long long)meta_bytes;
-  } else {
-    to_card(cp.meta, cp.meta_cap, X.device, krn.group_id(meta_group), pk.meta.data(), meta_bytes);
-    cp.held_meta = pk.meta;
-    moved += (long long)meta_bytes;
-  }
+  moved += refresh(cp.meta, pk.meta, meta_bytes, X.device, krn.group_id(meta_group));
+  total += (long long)meta_bytes;
   cp.key = key;
   cp.head = PackHead{pk.n_tiles, pk.n_wins, pk.cycles, pk.fold_cycles, pk.nnz};
-  cp.bytes = moved + kept;
-  note_card(kernel, moved, kept);
+  cp.bytes = total;
+  note_card(kernel, moved, total - moved);
 }
 }  // namespace dype
 #endif

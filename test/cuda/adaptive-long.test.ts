@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emitCuda } from '../../codegen/cuda/emit.js';
-import { exampleProgram, ROOT, writeProject } from './helpers.js';
+import { buildEmuFixture } from './helpers.js';
 import { have, run } from './nvcc.js';
 
 const GXX = have('g++');
@@ -19,17 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(!GXX)("adaptive-rows' long-row pass (CPU emulation)", () => {
   it('is queued only where the longest row can be long, and the results never depend on the figure', async () => {
-    for (const ex of ['spmv', 'spmm']) {
-      const files = emitCuda(exampleProgram(ex));
-      const wanted = [`${ex}.cu`, `${ex}_cuda.h`, 'emu/cuda_runtime_api.h', 'dype_abi.h'];
-      writeProject(dir, new Map(wanted.map((f) => [f, files.get(f)!])));
-    }
-    const fixture = join(ROOT, 'test/cuda/fixtures/adaptive-long.cpp');
-    const built = await run(
-      'g++',
-      ['-std=c++17', '-O1', '-DDYPE_CUDA_EMU', '-Iemu', '-I.', '-o', 'long', fixture],
-      dir,
-    );
+    const built = await buildEmuFixture(dir, ['spmv', 'spmm'], 'adaptive-long.cpp', 'long');
     expect(built.status, built.output).toBe(0);
     const r = await run('./long', [], dir, 60_000);
     expect(r.status, r.output).toBe(0);

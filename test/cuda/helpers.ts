@@ -3,8 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileProgram } from '../../cli/compile.js';
+import { emitCuda } from '../../codegen/cuda/emit.js';
 import type { CompiledProgram } from '../../codegen/project.js';
 import { formatMatrixMarketArray } from '../../runtime/io/mtx-write.js';
+import { run } from './nvcc.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -85,4 +87,23 @@ export function writeCsrDir(
   writeNpy(join(path, 'colIdx.npy'), [m.colIdx.length], m.colIdx);
   writeNpy(join(path, 'vals.npy'), [m.values.length], Float32Array.from(m.values));
   writeFileSync(join(path, 'cols'), `${m.cols}\n`);
+}
+
+/**
+ * Writes the examples' kernels (`<ex>.cu`, its header, the emulation and the ABI header) into `dir` and builds
+ * test/cuda/fixtures/`fixture` against them on the CPU emulation as `exe`; returns g++'s status and output.
+ */
+export async function buildEmuFixture(
+  dir: string,
+  examples: readonly string[],
+  fixture: string,
+  exe: string,
+): Promise<{ status: number | null; output: string }> {
+  for (const ex of examples) {
+    const files = emitCuda(exampleProgram(ex));
+    const wanted = [`${ex}.cu`, `${ex}_cuda.h`, 'emu/cuda_runtime_api.h', 'dype_abi.h'];
+    writeProject(dir, new Map(wanted.map((f) => [f, files.get(f)!])));
+  }
+  const src = join(ROOT, 'test/cuda/fixtures', fixture);
+  return run('g++', ['-std=c++17', '-O1', '-DDYPE_CUDA_EMU', '-Iemu', '-I.', '-o', exe, src], dir);
 }

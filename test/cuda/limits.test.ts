@@ -13,8 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emitCuda } from '../../codegen/cuda/emit.js';
-import { exampleProgram, ROOT, writeProject } from './helpers.js';
+import { buildEmuFixture } from './helpers.js';
 import { have, run } from './nvcc.js';
 
 const GXX = have('g++');
@@ -24,17 +23,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(!GXX)('launch limits and 64-bit indices (CPU emulation)', () => {
   it('refuses what a GPU refuses, and computes the last rows past 2^27 rows and 2^31 elements', async () => {
-    for (const ex of ['spmv', 'spmm', 'gcn']) {
-      const files = emitCuda(exampleProgram(ex));
-      const wanted = [`${ex}.cu`, `${ex}_cuda.h`, 'emu/cuda_runtime_api.h', 'dype_abi.h'];
-      writeProject(dir, new Map(wanted.map((f) => [f, files.get(f)!])));
-    }
-    const fixture = join(ROOT, 'test/cuda/fixtures/limits.cpp');
-    const built = await run(
-      'g++',
-      ['-std=c++17', '-O1', '-DDYPE_CUDA_EMU', '-Iemu', '-I.', '-o', 'limits', fixture],
-      dir,
-    );
+    const built = await buildEmuFixture(dir, ['spmv', 'spmm', 'gcn'], 'limits.cpp', 'limits');
     expect(built.status, built.output).toBe(0);
     const limits = await run('./limits', ['limits'], dir, 60_000);
     expect(limits.status, limits.output).toBe(0);
