@@ -85,6 +85,8 @@ const mats = readdirSync(dir)
   .map((f) => ({ name: f.replace(/\.(mtx|txt|cites)$/, ''), m: toCsr(loadMatrix(join(dir, f))) }))
   .filter((x) => x.m.values.length > 0);
 const rows: Row[] = [];
+/** Per backend, whose fit picked its counts (runtime/system/cpu-backend.ts): each backend's own where the system has it. */
+const pickedBy: Record<string, string> = {};
 const loadBefore = loadavg();
 console.log(`system ${sys.name}; ${RUNS} runs; load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
 console.log('backend  matrix                       rows       nnz  pick   1t us   2t us  pick us  pick/1t  pick/best');
@@ -103,7 +105,9 @@ for (const backend of ['native', 'wasm'] as const) {
         scalars: new Map(),
       },
       2,
+      backend,
     );
+    pickedBy[backend] = per.from;
     const configs = [new Map([['op0', 1]]), new Map([['op0', 2]]), per.counts];
     const x = { format: 'dense' as const, shape: [m.cols], data: new Float64Array(m.cols).fill(1) };
     const inputs = {
@@ -154,12 +158,13 @@ for (const backend of ['native', 'wasm']) {
   console.log(
     `${backend}: 2 threads on every op slower than 1 on ${twoLoses.length} of ${rs.length} matrices; ` +
       `the picked counts more than 5% slower than 1 thread on ${slower.length} (${slower.map((r) => r.matrix).join(', ') || 'none'}); ` +
-      `picked / best: median ${median(rs.map((r) => r.pickedVsBest)).toFixed(2)}, max ${Math.max(...rs.map((r) => r.pickedVsBest)).toFixed(2)}`,
+      `picked / best: median ${median(rs.map((r) => r.pickedVsBest)).toFixed(2)}, max ${Math.max(...rs.map((r) => r.pickedVsBest)).toFixed(2)}; ` +
+      `picked by ${pickedBy[backend]}`,
   );
 }
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
   join(root, 'bench', 'results', 'cpu-threads.json'),
-  JSON.stringify({ system: sys.name, runs: RUNS, loadBefore, loadAfter, rows }, null, 2),
+  JSON.stringify({ system: sys.name, runs: RUNS, loadBefore, loadAfter, pickedBy, rows }, null, 2),
 );
 console.log('wrote bench/results/cpu-threads.json');

@@ -19,6 +19,7 @@ import { bindProblem } from '../runtime/plan/bind.js';
 import { errorSummary, fitCpuParams, predictMs, type CalibrationSample } from '../runtime/plan/calibrate-fit.js';
 import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
 import { loadSystemFile, parseSystem } from '../runtime/system/load.js';
+import { cpuFitFor, cpuFitPath, withCpuFit } from '../runtime/system/cpu-backend.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import type { DeviceSpec } from '../runtime/system/types.js';
 import type { WasmExecutor } from '../runtime/wasm/executor.js';
@@ -381,7 +382,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     measuredMs: r.measuredMs,
     threads: r.sampleThreads,
   }));
-  const fit = fitCpuParams(samples, { base });
+  // The fit starts from the backend's own figures where the preset has them (the others play no part).
+  const fit = fitCpuParams(samples, { base: cpuFitFor(base, backend).device });
   const p = fit.params;
   let denseFit: DenseFit;
   try {
@@ -415,8 +417,13 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       nsPerDenseByte: denseFit.nsPerDenseByte,
     }).map(([k, v]) => [k, round(v)]),
   ) as unknown as NonNullable<DeviceSpec['cpuModel']>;
-  const device: DeviceSpec = { ...base, launchOverheadUs: round(p.overheadUs), threads, cpuModel: model };
+  // Into the backend's slot: the preset keeps the other backend's fit (runtime/system/cpu-backend.ts).
+  const device: DeviceSpec = {
+    ...withCpuFit(base, backend, { launchOverheadUs: round(p.overheadUs), cpuModel: model }),
+    threads,
+  };
   const at = `devices[${cpuIndex}]`;
+  const slot = cpuFitPath(device, backend, at);
   const sys = {
     ...preset,
     description: preset.description.includes(FITTED_NOTE)
@@ -425,16 +432,17 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     devices: preset.devices.map((d, i) => (i === cpuIndex ? device : d)),
     sources: {
       ...(preset.sources ?? {}),
-      [`${at}.cpuModel`]: `${how}: non-negative least squares on relative errors, cache size and branch-predictor history from grids (runtime/plan/calibrate-fit.ts)${undetermined.length ? `; not determined by the runs: ${undetermined.join(', ')}` : ''}`,
-      [`${at}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
-      [`${at}.cpuModel.nsPerDenseByte`]: `(see \`${at}.cpuModel.nsPerDenseFlop\`)`,
-      [`${at}.launchOverheadUs`]: `${how}: per-op overhead fitted with the model`,
+      [`${slot}.cpuModel`]: `${how}: non-negative least squares on relative errors, cache size and branch-predictor history from grids (runtime/plan/calibrate-fit.ts)${undetermined.length ? `; not determined by the runs: ${undetermined.join(', ')}` : ''}`,
+      [`${slot}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
+      [`${slot}.cpuModel.nsPerDenseByte`]: `(see \`${slot}.cpuModel.nsPerDenseFlop\`)`,
+      [`${slot}.launchOverheadUs`]: `${how}: per-op overhead fitted with the model`,
       [`${at}.threads`]: `${how}: worker threads the planner assumes (the parallel efficiency was fitted at ${fitThreads})`,
     },
   };
   const text = JSON.stringify(sys, null, 2) + '\n';
   const written = parseSystem(text, o.output ?? '<calibrated system>');
-  const d = written.devices[cpuIndex]!;
+  // The fit just made, as the backend that was timed runs with it.
+  const d = cpuFitFor(written.devices[cpuIndex]!, backend).device;
   // The held-out runs at T threads run each op on the threads the fitted model picks, as dype run does
   // (cli/threads.ts), so the error is that of the model where it is used.
   try {

@@ -27,6 +27,7 @@ import { TraceRecorder } from '../runtime/engine/trace.js';
 import { HistoryLog } from '../runtime/history/log.js';
 import { historyRecords } from '../runtime/history/record.js';
 import { InputError } from '../runtime/errors.js';
+import { cpuBackendOf, systemForCpuBackend } from '../runtime/system/cpu-backend.js';
 import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
 import { tier0 } from '../runtime/features/index.js';
 import { planOptions } from '../runtime/guards/build.js';
@@ -208,6 +209,10 @@ export async function runProjectCommand(
     ),
   ];
   const backends = await openProject(dir, sys, { emulate: o.emulate === true, kernel: kernel.name, threads, kinds });
+  // A fixed partition is priced, and its CPU ops given threads, by the fit of the CPU backend that opened (the
+  // guarded runtime does the same itself).
+  const cpuFit = cpuBackendOf(backends.cpu?.name);
+  const fitSys = cpuFit ? systemForCpuBackend(sys, cpuFit).system : sys;
   const inputs = { tensors, scalars, dims };
   const trace = o.trace !== undefined ? new TraceRecorder() : undefined;
   const history = o.history !== undefined ? new HistoryLog(o.history) : undefined;
@@ -216,7 +221,7 @@ export async function runProjectCommand(
   let close: () => void;
   if (fixed) {
     // A fixed partition's figures are counted the way the project's guards were planned, else as the options say.
-    const mapping = evaluateChoices(sys, problem, fixed.choices, guards && kplan ? guards[kplan.objective]! : goal);
+    const mapping = evaluateChoices(fitSys, problem, fixed.choices, guards && kplan ? guards[kplan.objective]! : goal);
     if (!mapping)
       throw new InputError(
         'DY3030',
@@ -226,7 +231,7 @@ export async function runProjectCommand(
       );
     const engine = new KernelEngine(manifest, backends, sys);
     engine.timeOps = history !== undefined;
-    const plans = stagePlans(sys, spec, fixed, mapping, problem);
+    const plans = stagePlans(fitSys, spec, fixed, mapping, problem);
     const slot = new Slot();
     const f = fixed;
     runOnce = async () => {

@@ -11,6 +11,8 @@ import { interpretKernel, type InterpretResult } from '../interp/interpret.js';
 import type { Kernel } from '../ir/module.js';
 import { InputError } from '../runtime/errors.js';
 import type { Tensor } from '../runtime/tensor.js';
+import { cpuBackendOf, systemForCpuBackend } from '../runtime/system/cpu-backend.js';
+import type { CpuBackendName } from '../runtime/system/types.js';
 import { DEFAULT_RUN_SYSTEM } from './defaults.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
@@ -19,7 +21,7 @@ import { outputWriter, summarize, summaryText, writeAllAtomic } from './outputs.
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
-import { capThreads, opThreads } from './threads.js';
+import { capThreads, opThreads, type OpThreads } from './threads.js';
 import { snakeValues } from './json-keys.js';
 import { runTrace } from './run-trace.js';
 import { repeatsJson, repeatText } from './repeats.js';
@@ -122,14 +124,14 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const feats = sparseFeatures(kernel, tensors);
   const dims = boundDims(kernel, tensors, scalars);
   const spec = plannedSpec(module, file, kernel.name);
-  const perOp =
-    o.backend === 'reference'
-      ? { counts: new Map<string, number>(), from: 'the reference backend runs on one thread' }
-      : opThreads(spec, sys, { sparse: feats, dims, scalars }, threads);
+  // Each CPU backend picks threads by its own fit (runtime/system/cpu-backend.ts).
+  const picks = (b: CpuBackendName): OpThreads => opThreads(spec, sys, { sparse: feats, dims, scalars }, threads, b);
+  let perOp: OpThreads = { counts: new Map<string, number>(), from: 'the reference backend runs on one thread' };
   let note: string | undefined;
   let compiled: Runner | undefined;
   if (o.backend === 'native' || o.backend === 'auto') {
     try {
+      perOp = picks('native');
       compiled = await nativeRunner(file, kernel, kernelInputs, threads, perOp.counts, o.cache !== false);
       o.backend = 'native';
     } catch (e) {
@@ -144,8 +146,10 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
       o.backend = 'wasm';
     }
   }
-  if (o.backend === 'wasm')
+  if (o.backend === 'wasm') {
+    perOp = picks('wasm');
     compiled = await wasmRunner(program.source, kernel, kernelInputs, threads, perOp.counts, o.cache !== false);
+  }
   const wasm = compiled;
   let reference: InterpretResult | undefined;
   const execute = wasm ? wasm.execute : (): void => void (reference = interpretKernel(kernel, kernelInputs));
@@ -183,7 +187,9 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   // Convergence loops: the planner's prior, and the trips this run observed (mean per run), which the partition is costed at.
   const observed = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, r.trips / Math.max(1, r.runs)]));
   const estimates = new Map(result.repeats.filter((r) => r.until).map((r) => [r.id, expectedTrips(r.max, feats)]));
-  const plan = planFor(spec, sys, feats, dims, scalars, goal, observed);
+  // Priced as the backend that ran would run its CPU stages (the reference interpreter is no CPU backend: as given).
+  const ran = cpuBackendOf(o.backend);
+  const plan = planFor(spec, ran ? systemForCpuBackend(sys, ran).system : sys, feats, dims, scalars, goal, observed);
   const best = plan.pareto[0]!;
   if (o.trace !== undefined)
     writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);

@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import { cpuThreadsFor } from '../runtime/catalogue/index.js';
 import { bindProblem, type Binding } from '../runtime/plan/bind.js';
 import type { PlanSpec } from '../runtime/plan/types.js';
-import type { SystemSpec } from '../runtime/system/types.js';
+import { systemForCpuBackend } from '../runtime/system/cpu-backend.js';
+import type { CpuBackendName, SystemSpec } from '../runtime/system/types.js';
 
 export function capThreads(asked: number, warn: (s: string) => void = (s) => void process.stderr.write(s)): number {
   const cores = availableParallelism();
@@ -27,14 +28,20 @@ export interface OpThreads {
 
 /**
  * The threads each op of the kernel runs on, out of `max`: the count the
- * system's CPU model prices lowest for that op on this input
- * (runtime/catalogue/cpu.ts cpuThreadsFor, the planner's own pricing). A
- * kernel its spec cannot bind leaves every op on `max`, and says so.
+ * system's CPU model, as `backend` is fitted (runtime/system/cpu-backend.ts),
+ * prices lowest for that op on this input (runtime/catalogue/cpu.ts
+ * cpuThreadsFor, the planner's own pricing). A kernel its spec cannot bind
+ * leaves every op on `max`, and says so.
  */
-export function opThreads(spec: PlanSpec, sys: SystemSpec, binding: Binding, max: number): OpThreads {
-  // Every system has exactly one host CPU (runtime/system/schema.ts, DY3024).
-  const cpu = sys.devices.find((d) => d.kind === 'cpu');
-  if (!cpu) throw new Error(`internal: system ${sys.name} has no CPU device`);
+export function opThreads(
+  spec: PlanSpec,
+  sys: SystemSpec,
+  binding: Binding,
+  max: number,
+  backend: CpuBackendName,
+): OpThreads {
+  const { system, fit } = systemForCpuBackend(sys, backend);
+  const cpu = system.devices.find((d) => d.kind === 'cpu')!;
   let problem;
   try {
     problem = bindProblem(spec, binding);
@@ -42,5 +49,5 @@ export function opThreads(spec: PlanSpec, sys: SystemSpec, binding: Binding, max
     return { counts: new Map(), from: `not priced (${(e as Error).message}): every op on ${max}` };
   }
   const counts = new Map(problem.ops.map((op) => [op.id, cpuThreadsFor(op, cpu, max)]));
-  return { counts, from: `the model of ${sys.name}'s ${cpu.id}${cpu.cpuModel ? '' : ' (roofline: no fitted model)'}` };
+  return { counts, from: `the model of ${sys.name}'s ${cpu.id}, ${fit}` };
 }

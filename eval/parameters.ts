@@ -205,7 +205,8 @@ export function presetUnit(field: string): string {
     return (
       { lut: 'LUTs', ff: 'flip-flops', bram: 'BRAM36 blocks', uram: 'UltraRAM blocks', dsp: 'DSP slices' }[last] ?? '-'
     );
-  if (field.startsWith('cpuModel.')) {
+  // A CPU backend's own fit (cpuBackendModels.<backend>.cpuModel.*) has the top-level model's units.
+  if (/^(cpuBackendModels\.[a-z]+\.)?cpuModel\./.test(field)) {
     const unit = CPU_MODEL_UNITS[last as keyof CpuModelSpec];
     if (unit === undefined) throw new Error(`presetUnit: no unit for cpuModel field '${last}'`);
     return unit;

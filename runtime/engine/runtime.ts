@@ -19,6 +19,7 @@ import { stageInstances } from '../policy/cost.js';
 import { SwitchPolicy } from '../policy/policy.js';
 import type { Tensor } from '../tensor.js';
 import { historyRecords } from '../history/record.js';
+import { cpuBackendOf, systemForCpuBackend } from '../system/cpu-backend.js';
 import { Chooser, type Choice, type Part } from './choose.js';
 import { ModelClock } from './clock.js';
 import { Decider, type Decision } from './decide.js';
@@ -87,7 +88,9 @@ interface Planned {
 }
 
 export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): GuardedRuntime {
-  const sys = o.system;
+  // The guards' cost model, the thread picks and the model clock price the CPU by the fit of the backend that runs it.
+  const cpuBackend = cpuBackendOf(o.backends.cpu?.name);
+  const sys = cpuBackend ? systemForCpuBackend(o.system, cpuBackend).system : o.system;
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
   engine.timeOps = o.history !== undefined;
   const chooser = new Chooser(cfg, sys, (p) => served(engine, p));

@@ -8,7 +8,7 @@
 
 import { z } from 'zod';
 import type { DataErrorCode } from '../errors.js';
-import type { DeviceKind } from './types.js';
+import { CPU_BACKENDS, type DeviceKind } from './types.js';
 
 /** Device ids become instance names (gpu0) and reach generated code: keep them plain. */
 export const DEVICE_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -65,6 +65,11 @@ const cpuModelSchema = z
     path: ['branchHistoryRows'],
   });
 
+const cpuBackendFitSchema = z.strictObject({
+  launchOverheadUs: nonNegative,
+  cpuModel: cpuModelSchema,
+});
+
 const historySchema = z.array(
   z.strictObject({
     opKind: z.string().min(1),
@@ -111,6 +116,8 @@ const deviceSchema = z.strictObject({
   threads: positiveInt.optional(),
   rootComplexGBs: positive.optional(),
   cpuModel: cpuModelSchema.optional(),
+  cpuModelBackend: z.enum(CPU_BACKENDS).optional(),
+  cpuBackendModels: z.partialRecord(z.enum(CPU_BACKENDS), cpuBackendFitSchema).optional(),
   history: historySchema.optional(),
   gpuModel: gpuModelSchema.optional(),
   fpga: fpgaSchema.optional(),
@@ -208,13 +215,14 @@ function checkSystem(s: Shape, ctx: Ctx): void {
           at('threads'),
           `"threads" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`,
         );
-      if (d.cpuModel !== undefined)
-        report(
-          ctx,
-          'DY3025',
-          at('cpuModel'),
-          `"cpuModel" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`,
-        );
+      for (const field of ['cpuModel', 'cpuModelBackend', 'cpuBackendModels'] as const)
+        if (d[field] !== undefined)
+          report(
+            ctx,
+            'DY3025',
+            at(field),
+            `"${field}" is for the host CPU only, not a device of kind "${d.kind}"; remove the field`,
+          );
       if (d.rootComplexGBs !== undefined)
         report(
           ctx,
@@ -308,6 +316,7 @@ function checkSystem(s: Shape, ctx: Ctx): void {
 /** The GPU and FPGA model blocks: on their own kind only, and consistent with the device's datasheet figures. */
 function checkDeviceModels(d: Shape['devices'][number], i: number, ctx: Ctx): void {
   const at = (...rest: (string | number)[]): (string | number)[] => ['devices', i, ...rest];
+  checkCpuBackendFits(d, at, ctx);
   const blocks = [
     ['gpuModel', 'gpu', d.gpuModel],
     ['fpgaModel', 'fpga', d.fpgaModel],
@@ -339,6 +348,39 @@ function checkDeviceModels(d: Shape['devices'][number], i: number, ctx: Ctx): vo
       'DY3021',
       at('gpuModel', 'sparseFloorUs'),
       `expected at least launchOverheadUs (${d.launchOverheadUs}): the floor of a sparse kernel call includes its launch; got ${d.gpuModel.sparseFloorUs}`,
+    );
+}
+
+/** One fit per CPU backend, each saying whose it is: the top-level model names its backend, the others are keyed by theirs. */
+function checkCpuBackendFits(
+  d: Shape['devices'][number],
+  at: (...rest: (string | number)[]) => (string | number)[],
+  ctx: Ctx,
+): void {
+  if (d.kind !== 'cpu') return;
+  if (d.cpuModelBackend !== undefined && d.cpuModel === undefined)
+    report(
+      ctx,
+      'DY3025',
+      at('cpuModelBackend'),
+      '"cpuModelBackend" names the backend "cpuModel" was fitted on, and there is no "cpuModel"; add it or remove the field',
+    );
+  if (d.cpuBackendModels === undefined) return;
+  if (d.cpuModelBackend === undefined) {
+    report(
+      ctx,
+      'DY3025',
+      at('cpuBackendModels'),
+      `"cpuBackendModels" holds the other backends' fits, so "cpuModelBackend" must say which backend "cpuModel" is (one of ${CPU_BACKENDS.join(', ')})`,
+    );
+    return;
+  }
+  if (d.cpuBackendModels[d.cpuModelBackend] !== undefined)
+    report(
+      ctx,
+      'DY3025',
+      at('cpuBackendModels', d.cpuModelBackend),
+      `"cpuModel" is already the ${d.cpuModelBackend} backend's fit ("cpuModelBackend"); a backend has one fit: remove this one or the top-level one`,
     );
 }
 

@@ -58,6 +58,16 @@ export interface CpuModelSpec {
   nsPerDenseByte?: number;
 }
 
+/** The CPU backends a fit can be of: the generated native library (codegen/cpu) and the wasm kernels. */
+export const CPU_BACKENDS = ['native', 'wasm'] as const;
+export type CpuBackendName = (typeof CPU_BACKENDS)[number];
+
+/** One CPU backend's fit: what `cpuModel` and `launchOverheadUs` are for the backend `cpuModelBackend` names. */
+export interface CpuBackendFit {
+  launchOverheadUs: number;
+  cpuModel: CpuModelSpec;
+}
+
 /**
  * A GPU's sparse-kernel model (docs/COST-MODEL.md, "GPU sparse kernels"):
  * a sparse-driven op costs `sparseFloorUs` per call plus its DRAM bytes over
@@ -129,8 +139,19 @@ export interface DeviceSpec {
    * root complex is not a shared limit (only each device's hostLink is).
    */
   rootComplexGBs?: number;
-  /** CPUs: the fitted sparse-kernel model (absent: the roofline). */
+  /** CPUs: the fitted sparse-kernel model (absent: the roofline), of the backend `cpuModelBackend` names. */
   cpuModel?: CpuModelSpec;
+  /**
+   * CPUs: the backend whose runs `cpuModel` and `launchOverheadUs` were fitted on (`dype calibrate` writes it;
+   * absent: not said, and the one model serves every CPU backend).
+   */
+  cpuModelBackend?: CpuBackendName;
+  /**
+   * CPUs: the fits of the other CPU backends (never of `cpuModelBackend`'s): the wasm pool wakes a thread and
+   * runs a row at other costs than the native library, so each backend picks threads by its own figures
+   * (./cpu-backend.ts).
+   */
+  cpuBackendModels?: Partial<Record<CpuBackendName, CpuBackendFit>>;
   /** Measured op times on this device (`dype calibrate --history`), preferred to the formulas where they rest on enough runs. */
   history?: HistoryEntry[];
   /** GPUs: the sparse-kernel model (absent: the roofline). */

@@ -40,19 +40,31 @@ describe('dype calibrate --quick', () => {
     // The hardware figures stay the preset's; the fitted model is added.
     expect(cpu.peakGflops.f64 / cpu.peakGflops.f32).toBeCloseTo(0.5, 2);
     expect(cpu.memBandwidthGBs).toBeGreaterThan(0);
-    const m = cpu.cpuModel!;
+    // The preset's top-level fit is the native backend's: a wasm fit goes beside it, the native one kept.
+    const preset = loadSystemFile(join(import.meta.dirname, '..', '..', 'systems', 'this-machine.json'));
+    const presetCpu = preset.devices.find((d) => d.kind === 'cpu')!;
+    expect(presetCpu.cpuModelBackend).toBe('native');
+    expect(cpu.cpuModelBackend).toBe('native');
+    expect(cpu.cpuModel).toEqual(presetCpu.cpuModel);
+    expect(cpu.launchOverheadUs).toBe(presetCpu.launchOverheadUs);
+    const fit = cpu.cpuBackendModels!.wasm!;
+    const m = fit.cpuModel;
+    expect(fit.launchOverheadUs).toBeGreaterThanOrEqual(0);
     expect(m.nsPerNnz + m.nsPerGather).toBeGreaterThan(0);
     expect(m.cacheMB).toBeGreaterThan(0);
     // Dense ops fitted too (GEMM and a map), with their error on shapes held out.
     expect(m.nsPerDenseFlop! + m.nsPerDenseByte!).toBeGreaterThan(0);
-    expect(sys.sources?.['devices[0].cpuModel.nsPerDenseFlop']).toMatch(/\(wasm GEMM and an elementwise map, f32/);
+    expect(sys.sources?.['devices[0].cpuBackendModels.wasm.cpuModel.nsPerDenseFlop']).toMatch(
+      /\(wasm GEMM and an elementwise map, f32/,
+    );
     expect(r.stdout).toMatch(/dense ops \(GEMM, elementwise; fitted on \d+ shapes at 1 thread\): ns per flop [\d.e-]+/);
     expect(cpu.threads).toBe(2);
     expect(m.parallelEfficiency).toBeGreaterThanOrEqual(0);
     expect(m.parallelEfficiency).toBeLessThanOrEqual(1);
-    expect(sys.sources?.['devices[0].cpuModel']).toMatch(
+    expect(sys.sources?.['devices[0].cpuBackendModels.wasm.cpuModel']).toMatch(
       /^measured by dype calibrate on \d{4}-\d{2}-\d{2} \(wasm SpMV/,
     );
+    expect(sys.sources?.['devices[0].cpuModel']).toBe(preset.sources?.['devices[0].cpuModel']);
     expect(r.stdout).toMatch(/model error on the same matrices, 2 threads:/);
     expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
   });

@@ -94,12 +94,14 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
         const t = runCli([...args, '--backend', 'wasm', ...extra], { timeoutMs: 60_000 });
         return { j: JSON.parse(r.stdout) as RunJson, text: t.stdout };
       };
-      // this-machine's model (systems/this-machine.json): a second thread pays from about 54 us of work.
+      // this-machine's wasm fit (systems/this-machine.json): a second thread pays from about 60 us of work.
       const small = pick(KARATE);
       expect(small.j.threads).toBe(2);
       expect(small.j.threads_per_op).toEqual({ op0: 1 });
-      expect(small.j.threads_from).toBe("the model of this-machine's cpu");
-      expect(small.text).toContain("threads per op: op0 1 (picked by the model of this-machine's cpu)");
+      expect(small.j.threads_from).toBe("the model of this-machine's cpu, the wasm backend's fit");
+      expect(small.text).toContain(
+        "threads per op: op0 1 (picked by the model of this-machine's cpu, the wasm backend's fit)",
+      );
       const big = pick(join(KARATE, '..', 'bcsstk33.mtx'));
       expect(big.j.threads_per_op).toEqual({ op0: 2 });
       // A CPU priced by the roofline (no fitted model, no dispatch cost) takes every thread, and it says so;
@@ -108,7 +110,7 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
       expect(pick(bus).j.threads_per_op).toEqual({ op0: 1 });
       const roofline = pick(bus, '--system', 'paper-1g1f');
       expect(roofline.j.threads_per_op).toEqual({ op0: 2 });
-      expect(roofline.j.threads_from).toBe("the model of paper-1g1f's cpu (roofline: no fitted model)");
+      expect(roofline.j.threads_from).toBe("the model of paper-1g1f's cpu, the roofline (no fitted model)");
       // Karate's 34 rows run on one thread whatever the model (the executors split 256 rows or more).
       expect(pick(KARATE, '--system', 'paper-1g1f').j.threads_per_op).toEqual({ op0: 1 });
     },
