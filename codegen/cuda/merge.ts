@@ -248,30 +248,27 @@ function mergeLaunch(
     `const cudaError_t dy_err = dy_workspace(stream, (size_t)${per === undefined ? '(dy_rows + dy_tiles)' : `((dy_rows + dy_tiles) * ${per})`} * sizeof(${T}), (void**)&dy_part);`,
     'if (dy_err != cudaSuccess) return (int)dy_err;',
     `${T}* dy_carry = dy_part + dy_rows${per === undefined ? '' : ` * ${per}`};`,
-    ...(K === undefined ? segLaunch : [`if (dy_K > 0) ${segLaunch[0]!}`, ...segLaunch.slice(1)]),
-    launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs),
+    ...(K === undefined
+      ? [...segLaunch, launchLine(fix, '(unsigned)((dy_rows + 255) / 256)', '256', scratchArgs)]
+      : [
+          `if (dy_K > 0) ${segLaunch[0]!}`,
+          ...segLaunch.slice(1),
+          '// The row kernel takes an output element a thread (a grid-stride loop past the largest grid).',
+          'const long long dy_fix_blocks = (dy_rows * dy_K + 255) / 256;',
+          `if (dy_K > 0) ${launchLine(fix, '(unsigned)(dy_fix_blocks < 2147483647LL ? dy_fix_blocks : 2147483647LL)', '256', scratchArgs)}`,
+        ]),
   ];
 }
 
 /**
- * The row kernel of the merge-path tile variants (256 threads, a row each): `before` and `after` around dy_e0,
- * then the rows' body with their segments combined (`body`, printed by an EpiloguePrinter).
+ * The row kernel of the SpMV-form merge-path (256 threads, a row each): the rows' body with their segments
+ * combined (`body`, printed by an EpiloguePrinter). The SpMM form's takes an output element a thread
+ * (mergeTilesDense).
  */
-function mergeRowKernel(
-  o: OpCode,
-  name: string,
-  scratch: string[],
-  ptrC: string,
-  i: string,
-  before: string[],
-  body: string[],
-  after: string[] = [],
-): string[] {
+function mergeRowKernel(o: OpCode, name: string, scratch: string[], ptrC: string, i: string, body: string[]): string[] {
   return [
     `${kernelHead(o, name, 256, scratch)} {`,
-    ...before,
     `  const int dy_e0 = ${ptrC}[dy_lo];`,
-    ...after,
     ...rowLoop(i, 'dy_lo + ((long long)blockIdx.x * blockDim.x + threadIdx.x)', '(long long)gridDim.x * blockDim.x'),
     ...body,
     '  }',
@@ -339,7 +336,7 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
     '}',
   ];
   const ep = new EpiloguePrinter(p, red, mergeCombine(names, MERGE_TILE));
-  const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, [], ep.block(top.body, '    '));
+  const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, ep.block(top.body, '    '));
   const launch = mergeLaunch(o, top, names, MERGE_TILE, B);
   return {
     name: 'merge-path',
@@ -442,9 +439,22 @@ function mergeTilesDense(o: OpCode, m: MergeShape, dense: For): Variant {
     '}',
   ];
   const ep = new EpiloguePrinter(p, red, mergeCombine(names, MERGE_DENSE_TILE, k));
-  const rowLines = mergeRowKernel(o, fix, scratch, ptrC, i, [`  const int dy_K = ${K};`], ep.block(top.body, '    '), [
-    '  (void)dy_K;',
-  ]);
+  const rowLines = [
+    `${kernelHead(o, fix, 256, scratch)} {`,
+    `  const int dy_K = ${K};`,
+    `  const int dy_e0 = ${ptrC}[dy_lo];`,
+    "  // A thread per output element, a row's columns on neighbouring threads. A thread per row walked its columns",
+    "  // one after another, a warp's loads rows apart: the H200 took 0.42 us a column (84 us at K = 128).",
+    '  const long long dy_elems = ((long long)dy_hi - dy_lo) * dy_K;',
+    '  for (long long dy_x = (long long)blockIdx.x * blockDim.x + threadIdx.x; dy_x < dy_elems; dy_x += (long long)gridDim.x * blockDim.x) {',
+    '    // 32-bit division where the elements allow (a 64-bit one is a long call on the GPU).',
+    '    const long long dy_r = dy_elems <= 4294967295LL ? (long long)((unsigned)dy_x / (unsigned)dy_K) : dy_x / dy_K;',
+    `    const int ${i} = dy_lo + (int)dy_r;`,
+    `    const int ${k} = (int)(dy_x - dy_r * dy_K);`,
+    ...ep.block(dense.body, '    '),
+    '  }',
+    '}',
+  ];
   const vec = mergeVectorTile(o, m, dense, names, head);
   const launch = mergeLaunch(o, top, names, MERGE_DENSE_TILE, B, K, vec);
   return {

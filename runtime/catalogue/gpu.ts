@@ -104,7 +104,7 @@ const warpsPerBlock = GPU_SCHEDULE.blockLanes / MODEL.warp;
  * a lane owns) the lane's next step follows, so however few bytes an op moves, its schedule takes at least
  * these steps x gpuModel.laneStepNs. This is what the bandwidth term cannot see: one thread walking a
  * 644k-entry hub row (row-per-thread), or every entry of its row once per column of an SpMM (row-per-thread
- * has no lanes over the columns), or merge-path's row pass over the columns of a row. The shapes are the
+ * has no lanes over the columns). The shapes are the
  * stubs' (codegen/cuda: warp.ts, adaptive.ts, merge.ts): a lane over the columns owns a vector of
  * denseVector columns (warp-per-row only past 32 columns).
  */
@@ -134,9 +134,9 @@ export function laneSteps(impl: GpuImpl, op: PlanOp): number {
       return Math.max(kept * passes(w, v), Math.ceil(max / warpsPerBlock) * passes(MODEL.warp, v));
     }
     case 'merge-path':
-      // The tile pass (diagonals per thread, or per warp over the columns), then the row pass that folds each
-      // row's partial and carries, column by column in the SpMM form.
-      return entries ? GPU_SCHEDULE.mergeItems + 1 : GPU_SCHEDULE.mergeWarpItems * passes(MODEL.warp, v) + k;
+      // The tile pass (diagonals per thread, or per warp over the columns), then the row pass that folds a row's
+      // partial and carries (in the SpMM form one column of it a thread).
+      return entries ? GPU_SCHEDULE.mergeItems + 1 : GPU_SCHEDULE.mergeWarpItems * passes(MODEL.warp, v) + 1;
     case 'tiled':
     case 'elementwise':
     case 'block-reduce':
@@ -261,10 +261,9 @@ function mergePath(op: PlanOp, d: DeviceSpec): number {
   const rows = op.sparse?.rows ?? 0;
   // The path search reads the row pointers again: 8 bytes a row.
   const bw = gpuModelled(op, d) ? d.gpuModel!.effectiveBandwidthGBs * 1e9 : bandwidth(d);
-  // The SpMM form's row pass (codegen/cuda/merge.ts mergeCombine) has a thread per row read its partial and write
-  // its output column by column: two sectors an element, rows apart. On the H200 the stencil's merge-path SpMM took
-  // 1.9-8.9 ms against 0.13-0.69 priced without them (docs/PERFORMANCE.md).
-  const rowPass = gpuModelled(op, d) && op.kind === 'spmm' ? rows * width(op) * 2 * MODEL.gpuSectorBytes : 0;
+  // The SpMM form's tile pass writes a partial per row and column and its row pass reads it back (codegen/cuda/
+  // merge.ts: a thread per output element, a row's columns on neighbouring threads): two values an element.
+  const rowPass = gpuModelled(op, d) && op.kind === 'spmm' ? rows * width(op) * 2 * DTYPE_SIZE[op.dtype] : 0;
   return (b * MODEL.mergePathOverhead + (rows * MODEL.mergePathRowBytes + rowPass) / bw) * 1e3;
 }
 

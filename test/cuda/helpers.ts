@@ -18,6 +18,18 @@ export function fixtureProgram(name: string): CompiledProgram {
   return compileProgram(`${ROOT}test/cuda/fixtures/${name}.dy`).program;
 }
 
+/** The text of one __global__ function of a generated .cu file (empty where there is none: a test's expect fails on it). */
+export function kernelText(cu: string, name: string): string {
+  const at = cu.indexOf(` ${name}(`);
+  return at < 0 ? '' : cu.slice(at, cu.indexOf('\n}\n', at));
+}
+
+/** The launch stub of one variant in a generated .cu file (empty where there is none). */
+export function stubText(cu: string, name: string): string {
+  const at = cu.indexOf(`extern "C" int ${name}(`);
+  return at < 0 ? '' : cu.slice(at, cu.indexOf('\n}\n', at));
+}
+
 /** Writes a project's files (names may hold folders, e.g. emu/cuda_runtime_api.h) under dir. */
 export function writeProject(dir: string, files: ReadonlyMap<string, string>): void {
   for (const [f, text] of files) {

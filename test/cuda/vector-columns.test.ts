@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compileProgram } from '../../cli/compile.js';
 import { emitCuda } from '../../codegen/cuda/emit.js';
 import type { CompiledProgram } from '../../codegen/project.js';
-import { exampleProgram, fixtureProgram, writeProject } from './helpers.js';
+import { exampleProgram, fixtureProgram, kernelText, stubText, writeProject } from './helpers.js';
 import { have, run } from './nvcc.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-vec-'));
@@ -28,16 +28,16 @@ const cuOf = (p: CompiledProgram): string => emitCuda(p).get(`${p.name}.cu`)!;
 
 /** The text of one __global__ function. */
 function kernel(cu: string, name: string): string {
-  const at = cu.indexOf(` ${name}(`);
-  expect(at, name).toBeGreaterThan(0);
-  return cu.slice(at, cu.indexOf('\n}\n', at));
+  const text = kernelText(cu, name);
+  expect(text, name).not.toBe('');
+  return text;
 }
 
 /** The launch stub of one variant. */
 function stub(cu: string, name: string): string {
-  const at = cu.indexOf(`extern "C" int ${name}(`);
-  expect(at, name).toBeGreaterThan(0);
-  return cu.slice(at, cu.indexOf('\n}\n', at));
+  const text = stubText(cu, name);
+  expect(text, name).not.toBe('');
+  return text;
 }
 
 describe('vector columns', () => {
