@@ -15,7 +15,7 @@ import { loadSystemFile, parseSystem } from '../../runtime/system/load.js';
 import type { SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
 import { specOf } from '../helpers/compile.js';
-import { MODEL, system } from './cpu-system.js';
+import { MODEL, system } from './devices.js';
 import { fails } from './fails.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -23,6 +23,13 @@ const root = join(import.meta.dirname, '..', '..');
 const EAGER: CpuModelSpec = { ...MODEL, parallelEfficiency: 1, dispatchUsPerThread: 0 };
 /** A second thread that costs a second to wake: every op stays on one. */
 const LONE: CpuModelSpec = { ...MODEL, parallelEfficiency: 0.5, dispatchUsPerThread: 1e6 };
+
+/** The native fit at the top, the wasm fit beside it. */
+const BOTH = {
+  cpuModel: EAGER,
+  cpuModelBackend: 'native',
+  cpuBackendModels: { wasm: { launchOverheadUs: 9, cpuModel: LONE } },
+};
 
 /** 100k rows of 10 entries each. */
 const UNIFORM: SparseFeatures = {
@@ -40,13 +47,7 @@ const cpuOf = (src: string): DeviceSpec => parseSystem(src, 'sys.json').devices[
 
 describe('a fit per CPU backend in a system file', () => {
   it('loads the top-level fit named and another backend beside it', () => {
-    const d = cpuOf(
-      system({
-        cpuModel: EAGER,
-        cpuModelBackend: 'native',
-        cpuBackendModels: { wasm: { launchOverheadUs: 9, cpuModel: LONE } },
-      }),
-    );
+    const d = cpuOf(system(BOTH));
     expect(d.cpuModelBackend).toBe('native');
     expect(d.cpuBackendModels?.wasm).toEqual({ launchOverheadUs: 9, cpuModel: LONE });
   });
@@ -94,14 +95,7 @@ describe('a fit per CPU backend in a system file', () => {
 });
 
 describe('the CPU as one backend sees it', () => {
-  const both = cpuOf(
-    system({
-      cpuModel: EAGER,
-      cpuModelBackend: 'native',
-      launchOverheadUs: 2,
-      cpuBackendModels: { wasm: { launchOverheadUs: 9, cpuModel: LONE } },
-    }),
-  );
+  const both = cpuOf(system({ ...BOTH, launchOverheadUs: 2 }));
 
   it("takes the backend's own fit, with its overhead, and drops the others", () => {
     expect(cpuFitFor(both, 'native')).toEqual({
@@ -130,14 +124,7 @@ describe('the CPU as one backend sees it', () => {
   it('a system keeps its other devices and is the same object where nothing changes', () => {
     const sys = parseSystem(system({ cpuModel: EAGER, cpuModelBackend: 'native' }), 'sys.json');
     expect(systemForCpuBackend(sys, 'native').system).toBe(sys);
-    const two = parseSystem(
-      system({
-        cpuModel: EAGER,
-        cpuModelBackend: 'native',
-        cpuBackendModels: { wasm: { launchOverheadUs: 9, cpuModel: LONE } },
-      }),
-      'sys.json',
-    );
+    const two = parseSystem(system(BOTH), 'sys.json');
     const w = systemForCpuBackend(two, 'wasm').system;
     expect(w.devices[0]!.cpuModel).toEqual(LONE);
     expect(w.devices[1]).toBe(two.devices[1]);
@@ -163,14 +150,7 @@ describe('the CPU as one backend sees it', () => {
 
   it("dype run's thread picks: each backend by its fit, naming it", () => {
     const spec = specOf(readFileSync(join(root, 'examples', 'spmv.dy'), 'utf8'), 'spmv.dy');
-    const sys = parseSystem(
-      system({
-        cpuModel: EAGER,
-        cpuModelBackend: 'native',
-        cpuBackendModels: { wasm: { launchOverheadUs: 9, cpuModel: LONE } },
-      }),
-      'sys.json',
-    );
+    const sys = parseSystem(system(BOTH), 'sys.json');
     const binding = {
       sparse: new Map<string, SparseFeatures>([['A', UNIFORM]]),
       dims: new Map([

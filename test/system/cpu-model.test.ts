@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadSystemFile, parseSystem } from '../../runtime/system/load.js';
-import { MODEL, system } from './cpu-system.js';
+import { MODEL, system } from './devices.js';
 import { fails } from './fails.js';
 
 describe('cpuModel in a system file', () => {

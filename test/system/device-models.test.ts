@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseSystem } from '../../runtime/system/load.js';
+import { GPU, HOST_CPU } from './devices.js';
 import { fails } from './fails.js';
 
 const GPU_MODEL = { effectiveBandwidthGBs: 800, sparseFloorUs: 15, queuedLaunchUs: 3, laneStepNs: 70, l2CacheMB: 6 };
@@ -20,36 +21,8 @@ function system(
     name: 's',
     description: 'cpu, gpu and fpga',
     devices: [
-      {
-        id: 'cpu',
-        kind: 'cpu',
-        name: 'host',
-        count: 1,
-        peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 },
-        memBandwidthGBs: 20,
-        launchOverheadUs: 5,
-        idlePowerW: 10,
-        waitingPowerW: 10,
-        activePowerW: 50,
-        memoryGB: 16,
-        threads: 4,
-        ...cpu,
-      },
-      {
-        id: 'gpu',
-        kind: 'gpu',
-        name: 'g',
-        count: 1,
-        peakGflops: { f32: 1000, f64: 500, i32: 1000, i64: 250 },
-        memBandwidthGBs: 900,
-        launchOverheadUs: 5,
-        idlePowerW: 30,
-        waitingPowerW: 60,
-        activePowerW: 200,
-        memoryGB: 24,
-        hostLink: { bandwidthGBs: 12, latencyUs: 10 },
-        ...gpu,
-      },
+      { ...HOST_CPU, ...cpu },
+      { ...GPU, waitingPowerW: 60, ...gpu },
       {
         id: 'fpga',
         kind: 'fpga',

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError, type DataErrorCode } from '../../runtime/errors.js';
 import { loadSystemFile, parseSystem } from '../../runtime/system/load.js';
+import { HOST_CPU } from './devices.js';
 import { fails } from './fails.js';
 
 /** A small valid system: host CPU, one GPU, one FPGA, one peer link. */
@@ -18,20 +19,7 @@ function base(): any {
     name: 'tiny',
     description: 'one of each kind',
     devices: [
-      {
-        id: 'cpu',
-        kind: 'cpu',
-        name: 'host',
-        count: 1,
-        peakGflops: { f32: 100, f64: 50, i32: 50, i64: 25 },
-        memBandwidthGBs: 20,
-        launchOverheadUs: 5,
-        idlePowerW: 10,
-        waitingPowerW: 12,
-        activePowerW: 50,
-        memoryGB: 16,
-        threads: 4,
-      },
+      { ...HOST_CPU, peakGflops: { ...HOST_CPU.peakGflops }, waitingPowerW: 12 },
       {
         id: 'gpu',
         kind: 'gpu',
