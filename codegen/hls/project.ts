@@ -333,7 +333,15 @@ function launchVM(vm: KernelVM): unknown {
     banner: BANNER,
     name: vm.name,
     params: [...vm.launch.params, 'const dype::LaunchAt& at = dype::LaunchAt()'].join(', '),
-    prepare: vm.launch.prepare,
+    // What the launch reads on the host comes back from the cards first (through the ABI library over XRT, an
+    // earlier launch's output may be held there); dense inputs see to it themselves (input_on_card reads a
+    // held output in place), write-only outputs are not read.
+    prepare: [
+      ...[...bufferIndex.keys()]
+        .filter((n) => !ptrs.some((a) => a.host === n && !a.packed && (!a.output || a.writeOnly)))
+        .map((n) => `dype::host_fresh(at, ${n});`),
+      ...vm.launch.prepare,
+    ],
     // C simulation packs on every call (its kernels read host memory).
     csimPrepare: pack ? [...pack.lines, ...pack.note] : [],
     call: vm.launch.call,
@@ -345,12 +353,12 @@ function launchVM(vm: KernelVM): unknown {
         .map((a) => {
           const from = bufferIndex.get(a.host);
           const version = from === undefined ? '0' : `dype::version_of(at, ${from})`;
-          return `xrt::bo& bo_${a.name} = dype::input_on_card(card, ${a.index}, X, krn, ${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), ${version}, "${vm.name}");`;
+          return `xrt::bo& bo_${a.name} = dype::input_on_card(card, ${a.index}, X, krn, ${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), ${version}, "${vm.name}", at);`;
         }),
       ...ptrs
         .filter((a) => !a.packed && a.output)
         .map((a) => [
-          `xrt::bo& bo_${a.name} = dype::output_on_card(card, ${a.index}, X, krn, size_t(${a.hostCount}) * sizeof(${a.elemType}));`,
+          `xrt::bo& bo_${a.name} = dype::output_on_card(card, ${a.index}, X, krn, ${a.host}, size_t(${a.hostCount}) * sizeof(${a.elemType}), w_lo * sizeof(${a.elemType}), w_hi * sizeof(${a.elemType}), at);`,
           // A write-only output's host values would only be overwritten: nothing goes to the card.
           ...(a.writeOnly
             ? []
@@ -364,15 +372,14 @@ function launchVM(vm: KernelVM): unknown {
         .flat(),
     ],
     xrtCall: `xrt::run run = krn(${vm.args.map(argOf).join(', ')});`,
-    // Only the elements the launch's rows write come back (w_lo, w_hi: rangeDecls in kernel-vm.ts).
+    // Only the elements the launch's rows write (w_lo, w_hi: rangeDecls in kernel-vm.ts): back now in the host
+    // program, left on the card until the host side reads them through the ABI library (dype_xrt.h output_back).
     xrtBack: ptrs
       .filter((a) => a.output)
-      .flatMap((a) => [
-        'if (w_hi > w_lo) {',
-        `  bo_${a.name}.sync(XCL_BO_SYNC_BO_FROM_DEVICE, (w_hi - w_lo) * sizeof(${a.elemType}), w_lo * sizeof(${a.elemType}));`,
-        `  bo_${a.name}.read(const_cast<${a.elemType}*>(${a.host}) + w_lo, (w_hi - w_lo) * sizeof(${a.elemType}), w_lo * sizeof(${a.elemType}));`,
-        '}',
-      ]),
+      .map(
+        (a) =>
+          `if (w_hi > w_lo) dype::output_back(card, ${a.index}, X, const_cast<${a.elemType}*>(${a.host}), w_lo * sizeof(${a.elemType}), (w_hi - w_lo) * sizeof(${a.elemType}), at, "${vm.name}");`,
+      ),
   };
 }
 

@@ -15,10 +15,13 @@
 //
 // Device memory is host memory in both builds: the launch functions take
 // host pointers, so over XRT an allocation is a host shadow of the card's
-// memory; a launch moves its dense operands to the card and the rows it
-// computed back, and keeps a sparse-rows design's packed matrix there while
-// the versions of its buffers say it is unchanged (every write into an
-// allocation gives it a new version; docs/HLS.md says what moves when).
+// memory; a launch moves its dense operands to the card, keeps a sparse-rows
+// design's packed matrix there while the versions of its buffers say it is
+// unchanged (every write into an allocation gives it a new version), and
+// leaves the rows it computed there: the allocation records which card buffer
+// holds which bytes (Block::held), a later launch on that card reads them
+// there, and they come home when the host side reads or writes that memory
+// (docs/HLS.md says what moves when).
 // Every allocation remembers its device and size, so that a pointer of
 // another device is DYPE_ERR_BAD_DEVICE and a transfer past its
 // end DYPE_ERR_RANGE in both builds: the runtime must move data as it would
@@ -37,6 +40,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <new>
@@ -149,12 +153,22 @@ static inline void check_device(int dev, const char* what) {
 
 // ---------------------------------------------------------------- memory and streams
 
+// Bytes [lo, hi) of an allocation that a card holds newer than the host (XRT: a launch's output left
+// there), held by a card buffer of a card, and how to bring them to the host.
+struct Held {
+  uintptr_t lo, hi;
+  uintptr_t base;  // the host address the holder's offset 0 stands for
+  const void* holder;
+  const void* card;
+  std::function<void(void*)> fetch;
+};
 struct Block {
   int dev;
   size_t bytes;
   // Set from State::writes at allocation and at every write (upload, copy, a launch's output): equal
   // versions, equal contents (LaunchAt::versions).
   uint64_t version;
+  std::vector<Held> held;
 };
 struct Stream {
   int dev;
@@ -178,6 +192,84 @@ static inline Block* block_of(State& s, const void* p) {
   if (it == s.blocks.begin()) return nullptr;
   --it;
   return uintptr_t(p) - it->first <= it->second.bytes ? &it->second : nullptr;
+}
+
+// Brings to the host what the cards hold of b in [lo, hi) (all of it: 0, UINTPTR_MAX); s.lock held. A
+// fetch is a copy from a card buffer into this allocation: it takes no lock of this library.
+static inline void settle_range(Block& b, uintptr_t lo, uintptr_t hi) {
+  for (size_t k = 0; k < b.held.size();) {
+    Held& h = b.held[k];
+    if (h.hi <= lo || h.lo >= hi) {
+      k++;
+      continue;
+    }
+    h.fetch(reinterpret_cast<void*>(h.lo));
+    b.held.erase(b.held.begin() + std::ptrdiff_t(k));
+  }
+}
+
+// LaunchAt::settle: whatever the cards hold of the allocation around p comes back to the host.
+static inline void settle_at(const void* p) {
+  State& s = state_of();
+  std::lock_guard<std::mutex> g(s.lock);
+  if (Block* b = block_of(s, p)) settle_range(*b, 0, UINTPTR_MAX);
+}
+
+// LaunchAt::settle_holder: what this card buffer holds comes back before it is written again, but for the
+// bytes inside [lo, hi), which the coming launch rewrites.
+static inline void settle_holder_at(const void* holder, const void* lo, const void* hi) {
+  State& s = state_of();
+  std::lock_guard<std::mutex> g(s.lock);
+  for (auto& kv : s.blocks) {
+    std::vector<Held>& hs = kv.second.held;
+    for (size_t k = 0; k < hs.size();) {
+      if (hs[k].holder != holder) {
+        k++;
+        continue;
+      }
+      if (hs[k].lo < uintptr_t(lo) || hs[k].hi > uintptr_t(hi)) hs[k].fetch(reinterpret_cast<void*>(hs[k].lo));
+      hs.erase(hs.begin() + std::ptrdiff_t(k));
+    }
+  }
+}
+
+// LaunchAt::leave: a launch's output bytes stay on the card. What another card held of them is superseded,
+// but an older entry that reaches past them comes back first (its other bytes are still the newest).
+static inline void leave_at(const void* base, size_t off, size_t bytes, const void* holder, const void* card, std::function<void(void*)> fetch) {
+  State& s = state_of();
+  std::lock_guard<std::mutex> g(s.lock);
+  const uintptr_t lo = uintptr_t(base) + off, hi = lo + bytes;
+  Block* b = block_of(s, reinterpret_cast<const void*>(lo));
+  if (!b) {
+    fetch(reinterpret_cast<void*>(lo));
+    return;
+  }
+  for (size_t k = 0; k < b->held.size();) {
+    Held& h = b->held[k];
+    if (h.hi <= lo || h.lo >= hi) {
+      k++;
+      continue;
+    }
+    if (h.lo < lo || h.hi > hi) h.fetch(reinterpret_cast<void*>(h.lo));
+    b->held.erase(b->held.begin() + std::ptrdiff_t(k));
+  }
+  b->held.push_back(Held{lo, hi, uintptr_t(base), holder, card, std::move(fetch)});
+}
+
+// LaunchAt::held_by: the card buffer on `card` that holds all of [p, p + bytes) and nothing else does, or null.
+static inline const void* held_by_at(const void* p, size_t bytes, const void* card) {
+  State& s = state_of();
+  std::lock_guard<std::mutex> g(s.lock);
+  const Block* b = block_of(s, p);
+  if (!b) return nullptr;
+  const uintptr_t lo = uintptr_t(p), hi = lo + bytes;
+  const Held* only = nullptr;
+  for (const Held& h : b->held) {
+    if (h.hi <= lo || h.lo >= hi) continue;
+    if (only) return nullptr;
+    only = &h;
+  }
+  return only && only->card == card && only->base == lo && only->lo <= lo && only->hi >= hi ? only->holder : nullptr;
 }
 
 // Notes a write into the allocation holding p: its contents are new.
@@ -246,6 +338,13 @@ static inline char* span(int dev, const void* p, size_t off, size_t bytes, const
   return static_cast<char*>(const_cast<void*>(p)) + off;
 }
 
+// The host copy of [p, p + bytes) brought up to date from the cards (before it is read or partly written).
+static inline void fresh(const void* p, size_t bytes) {
+  State& s = state();
+  std::lock_guard<std::mutex> g(s.lock);
+  if (Block* b = block_of(s, p)) settle_range(*b, uintptr_t(p), uintptr_t(p) + std::max<size_t>(bytes, 1));
+}
+
 // Bytes from p to the end of its allocation on dev (for a dim the sizes do not carry).
 static inline size_t extent(int dev, const void* p, const std::string& what) {
   span(dev, p, 0, 0, what);
@@ -296,6 +395,7 @@ static inline int upload(int dev, void* dst, size_t dst_off, const void* src, si
     check_stream(dev, stream, "upload");
     char* to = span(dev, dst, dst_off, bytes, "upload to device " + std::to_string(dev));
     if (bytes > 0 && !src) raise(DYPE_ERR_BAD_SIZE, "upload: the host source is NULL");
+    fresh(to, bytes);
     if (bytes > 0) std::memcpy(to, src, bytes);
     wrote(to);
     return 0;
@@ -308,6 +408,7 @@ static inline int download(int dev, void* dst, const void* src, size_t src_off, 
     check_stream(dev, stream, "download");
     const char* from = span(dev, src, src_off, bytes, "download from device " + std::to_string(dev));
     if (bytes > 0 && !dst) raise(DYPE_ERR_BAD_SIZE, "download: the host destination is NULL");
+    fresh(from, bytes);
     if (bytes > 0) std::memcpy(dst, from, bytes);
     return 0;
   });
@@ -327,6 +428,8 @@ static inline int copy(int dst_dev, void* dst, size_t dst_off, int src_dev, cons
     }
     char* to = span(dst_dev, dst, dst_off, bytes, "copy to device " + std::to_string(dst_dev));
     const char* from = span(src_dev, src, src_off, bytes, "copy from device " + std::to_string(src_dev));
+    fresh(from, bytes);
+    fresh(to, bytes);
     if (bytes > 0) std::memmove(to, from, bytes);
     wrote(to);
     return 0;
@@ -423,6 +526,10 @@ static inline int launch(const Op* ops, int n, int dev, int handle, void* const*
     std::vector<uint64_t> versions(size_t(o.buffers), 0);
     for (int i = 0; i < o.buffers; i++) versions[size_t(i)] = version_of(buffers[i]);
     c.at.versions = versions.data();
+    c.at.leave = leave_at;
+    c.at.held_by = held_by_at;
+    c.at.settle = settle_at;
+    c.at.settle_holder = settle_holder_at;
     o.run(c);
     return 0;
   });

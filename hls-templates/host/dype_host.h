@@ -561,6 +561,8 @@ static inline void print_cycle_notes() {
       std::fprintf(stderr, "  %s: packed matrix %lld bytes moved to the card, %lld bytes found there already (%lld launches without packing)\n", kv.first.c_str(), kv.second.card_moved, kv.second.card_kept, kv.second.card_reused);
     if (kv.second.in_moved + kv.second.in_kept > 0)
       std::fprintf(stderr, "  %s: dense inputs %lld bytes moved to the card, %lld bytes found there already\n", kv.first.c_str(), kv.second.in_moved, kv.second.in_kept);
+    if (kv.second.out_moved + kv.second.out_left > 0)
+      std::fprintf(stderr, "  %s: outputs %lld bytes brought back from the card, %lld bytes left there\n", kv.first.c_str(), kv.second.out_moved, kv.second.out_left);
   }
 }
 

@@ -9,7 +9,9 @@
 #ifndef DYPE_UTIL_H
 #define DYPE_UTIL_H
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -36,7 +38,24 @@ struct LaunchAt {
   // written (the ABI library's write count, unique across its allocations), 0 where not known; null for
   // none (the host program). Equal numbers mean equal contents: a launch may reuse what it derived from them.
   const uint64_t* versions = nullptr;
+  // The ABI library's over XRT (null in the host program, whose outputs come back at once). A launch leaves
+  // what it wrote on the card: `leave` says the host's bytes [base + lo, base + lo + bytes) are held newer by
+  // the card buffer `holder` of card `card`, whose offset 0 stands for `base`, and `fetch` copies them to a
+  // host address. The library fetches them before the host side reads or writes that memory, and before the
+  // holder is written again (`settle_holder`). `held_by` names the holder on this card of all the bytes
+  // [host, host + bytes), its offset 0 standing for `host`, if one holds them and nothing else holds any of
+  // them; `settle` fetches whatever the cards hold of the allocation around `host`. `settle_holder` drops,
+  // rather than fetches, what the holder holds inside [lo, hi): the bytes the launch about to run rewrites.
+  void (*leave)(const void* base, size_t lo, size_t bytes, const void* holder, const void* card, std::function<void(void*)> fetch) = nullptr;
+  const void* (*held_by)(const void* host, size_t bytes, const void* card) = nullptr;
+  void (*settle)(const void* host) = nullptr;
+  void (*settle_holder)(const void* holder, const void* lo, const void* hi) = nullptr;
 };
+
+// Before a launch reads a buffer on the host: what a card holds newer of it comes back first.
+static inline void host_fresh(const LaunchAt& at, const void* host) {
+  if (at.settle && host) at.settle(host);
+}
 
 // The version of buffer i of a launch (0: not known).
 static inline uint64_t version_of(const LaunchAt& at, int i) { return at.versions ? at.versions[i] : 0; }
@@ -60,8 +79,11 @@ struct CycleNote {
   // Over XRT: bytes of the packed sparse operand synced to the card, and found there already (dype_xrt.h);
   // launches that found it without packing (their buffers' versions unchanged).
   long long card_moved = 0, card_kept = 0, card_reused = 0;
-  // Over XRT: bytes of dense inputs synced to the card, and found there already at their version.
+  // Over XRT: bytes of dense inputs synced to the card, and found there already (at their version, or
+  // left there by an earlier launch's output).
   long long in_moved = 0, in_kept = 0;
+  // Over XRT: bytes of outputs brought back to the host, and left on the card at the end of a launch.
+  long long out_moved = 0, out_left = 0;
 };
 // Launches of different devices may run at once (the ABI library), so the table is locked.
 static inline std::mutex& cycle_notes_lock() {
@@ -88,6 +110,13 @@ static inline void note_input(const char* kernel, long long moved, long long kep
   CycleNote& n = cycle_notes()[kernel];
   n.in_moved += moved;
   n.in_kept += kept;
+}
+
+static inline void note_output(const char* kernel, long long moved, long long left) {
+  std::lock_guard<std::mutex> g(cycle_notes_lock());
+  CycleNote& n = cycle_notes()[kernel];
+  n.out_moved += moved;
+  n.out_left += left;
 }
 
 static inline void note_card(const char* kernel, long long moved, long long kept, bool reused = false) {

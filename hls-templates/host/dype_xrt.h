@@ -10,6 +10,7 @@
 #define DYPE_XRT_H
 #ifdef DYPE_XRT
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -83,10 +84,12 @@ struct PackHead {
   long long cycles = 0, fold_cycles = 0, nnz = 0;
 };
 
-// A buffer on the card and its bytes (0: none yet; a default xrt::bo has no handle to ask).
+// A buffer on the card, its bytes (0: none yet; a default xrt::bo has no handle to ask) and its kernel
+// argument's memory group.
 struct CardBuffer {
   xrt::bo bo;
   size_t cap = 0;
+  int group = -1;
 };
 
 // A dense input kept on the card, with the memory and version it was synced from.
@@ -109,7 +112,9 @@ struct CardState {
   // The kernel's handle on this card, opened at its first launch there (XRT opens a context on its
   // compute unit per handle: not a per-call cost), and the output buffers by argument index.
   std::unique_ptr<xrt::kernel> kernel;
-  std::map<int, CardBuffer> outputs;
+  // The output buffers by argument index and the host memory they stand for, least recently used first: a
+  // launch's output left on the card (through the ABI library) stays there while other memory is written.
+  std::map<int, std::vector<std::pair<const void*, std::unique_ptr<CardBuffer>>>> outputs;
   // The launch function's dense inputs by argument index.
   std::map<int, CardInput> inputs;
   // The packed operand: per channel its nonzero stream, and the step table.
@@ -159,13 +164,62 @@ static inline xrt::bo& room(CardBuffer& b, const xrt::device& dev, int group, si
   if (b.cap < std::max<size_t>(1, bytes)) {
     b.cap = std::max<size_t>(1, bytes);
     b.bo = xrt::bo(dev, b.cap, bo_flags(), group);
+    b.group = group;
   }
   return b.bo;
 }
 
-// Output `arg`'s buffer of at least `bytes` on the card.
-static inline xrt::bo& output_on_card(CardState& cs, int arg, XrtContext& X, const xrt::kernel& krn, size_t bytes) {
-  return room(cs.outputs[arg], X.device, krn.group_id(arg), bytes);
+// Output buffers kept per argument (each for other host memory): a loop's two swapped values both stay.
+static const size_t OUTPUTS_KEPT = 4;
+
+// The buffer of output `arg` for the host memory `host`, moved to the most recently used end; a new one
+// where there is none, the least recently used given up (what it held of an output comes back first).
+static inline CardBuffer& output_buffer(CardState& cs, int arg, const void* host, const LaunchAt& at) {
+  auto& list = cs.outputs[arg];
+  auto it = std::find_if(list.begin(), list.end(), [host](const auto& e) { return e.first == host; });
+  std::pair<const void*, std::unique_ptr<CardBuffer>> e;
+  if (it != list.end()) {
+    e = std::move(*it);
+    list.erase(it);
+  } else {
+    if (list.size() >= OUTPUTS_KEPT) {
+      if (at.settle_holder) at.settle_holder(list.front().second.get(), nullptr, nullptr);
+      list.erase(list.begin());
+    }
+    e = {host, std::unique_ptr<CardBuffer>(new CardBuffer())};
+  }
+  list.push_back(std::move(e));
+  return *list.back().second;
+}
+
+// Output `arg`'s buffer for `host` of at least `bytes` on the card, which the launch writes in [w_lo, w_hi)
+// (bytes from the start). What it still holds of earlier launches (left there through the ABI library)
+// outside those bytes comes back to the host first.
+static inline xrt::bo& output_on_card(CardState& cs, int arg, XrtContext& X, const xrt::kernel& krn, const void* host, size_t bytes, size_t w_lo, size_t w_hi, const LaunchAt& at) {
+  CardBuffer& b = output_buffer(cs, arg, host, at);
+  if (at.settle_holder) at.settle_holder(&b, static_cast<const char*>(host) + w_lo, static_cast<const char*>(host) + w_hi);
+  return room(b, X.device, krn.group_id(arg), bytes);
+}
+
+// After the kernel: the output's rows [lo, lo + bytes) (bytes from the buffer's start) at `host` (its start).
+// Through the ABI library they stay on the card until the host side reads them (LaunchAt::leave); in the
+// host program they come back now. Notes the bytes.
+static inline void output_back(CardState& cs, int arg, XrtContext& X, void* host, size_t lo, size_t bytes, const LaunchAt& at, const char* kernel) {
+  if (bytes == 0) return;
+  CardBuffer& b = output_buffer(cs, arg, host, at);
+  xrt::bo bo = b.bo;
+  const std::string name(kernel);
+  auto fetch = [bo, lo, bytes, name](void* dst) mutable {
+    bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE, bytes, lo);
+    bo.read(dst, bytes, lo);
+    note_output(name.c_str(), (long long)bytes, 0);
+  };
+  if (!at.leave) {
+    fetch(static_cast<char*>(host) + lo);
+    return;
+  }
+  at.leave(host, lo, bytes, &b, &X, fetch);
+  note_output(kernel, 0, (long long)bytes);
 }
 
 // Whether the card holds the pack of exactly these buffers' contents (noted as kept for `kernel` if so).
@@ -194,12 +248,28 @@ static inline long long refresh(CardCopy<T>& c, const std::vector<T>& now, size_
 
 // Dense input `arg` (its `bytes` at src) on the card: synced unless the card already holds this memory at
 // this version (the ABI library's, LaunchAt::versions; 0, not known, always syncs). Notes the bytes.
-static inline xrt::bo& input_on_card(CardState& cp, int arg, XrtContext& X, const xrt::kernel& krn, const void* src, size_t bytes, uint64_t version, const char* kernel) {
+static inline xrt::bo& input_on_card(CardState& cp, int arg, XrtContext& X, const xrt::kernel& krn, const void* src, size_t bytes, uint64_t version, const char* kernel, const LaunchAt& at = LaunchAt()) {
   CardInput& in = cp.inputs[arg];
   if (version != 0 && in.buf.cap > 0 && in.version == version && in.src == src && in.bytes == bytes) {
     note_input(kernel, 0, (long long)bytes);
     return in.buf.bo;
   }
+  // An earlier launch's output left on this card: read there if it is in this argument's memory, else copied
+  // across on the card (nothing crosses the link either way).
+  if (at.held_by && bytes > 0) {
+    const CardBuffer* h = static_cast<const CardBuffer*>(at.held_by(src, bytes, &X));
+    if (h) {
+      note_input(kernel, 0, (long long)bytes);
+      if (h->group == krn.group_id(arg)) return const_cast<CardBuffer*>(h)->bo;
+      xrt::bo& bo = room(in.buf, X.device, krn.group_id(arg), bytes);
+      bo.copy(h->bo, bytes, 0, 0);
+      in.src = src;
+      in.bytes = bytes;
+      in.version = version;
+      return bo;
+    }
+  }
+  host_fresh(at, src);
   to_card(in.buf, X.device, krn.group_id(arg), src, bytes);
   in.src = src;
   in.bytes = bytes;

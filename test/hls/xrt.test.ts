@@ -65,8 +65,12 @@ function abiFixture(kernels: string[]): string {
     'extern "C" long long xrt_test_note(const char* kernel, int what) {',
     '  std::lock_guard<std::mutex> g(dype::cycle_notes_lock());',
     '  const dype::CycleNote& n = dype::cycle_notes()[kernel];',
-    '  const long long v[] = {n.card_moved, n.card_kept, n.card_reused, n.runs, n.in_moved, n.in_kept};',
+    '  const long long v[] = {n.card_moved, n.card_kept, n.card_reused, n.runs, n.in_moved, n.in_kept, n.out_moved, n.out_left};',
     '  return v[what];',
+    '}',
+    // What crossed the link each way (the stand-in's counters).
+    'extern "C" long long xrt_test_traffic(int what) {',
+    '  return what == 0 ? (long long)xrt_shim::traffic().to_card : (long long)xrt_shim::traffic().from_card;',
     '}',
     '',
   ].join('\n');
@@ -137,36 +141,67 @@ describe.skipIf(!RUN)('the XRT host and ABI library over an XRT stand-in', () =>
     });
 });
 
+/** spmv's XRT ABI library over the stand-in, jazz (square: an output can be the next launch's input), and helpers. */
+function openSpmvAbi() {
+  process.env.DYPE_XCLBIN = 'shim.xclbin';
+  const handle = koffi.load(abiLib);
+  const prefix = abiPrefix('spmv', 'fpga');
+  const abi = {} as Record<AbiFunction, (...args: unknown[]) => unknown>;
+  for (const [name, proto] of Object.entries(ABI_FUNCTIONS))
+    abi[name as AbiFunction] = handle.func(proto.replace(`${name}(`, `${prefix}${name}(`));
+  const note = handle.func('long long xrt_test_note(const char* kernel, int what)');
+  const traffic = handle.func('long long xrt_test_traffic(int what)');
+  expect(abi.backend()).toBe('xrt');
+  const A = loadCsr('jazz.mtx');
+  const ptr = Int32Array.from(A.rowPtr);
+  const idx = Int32Array.from(A.colIdx);
+  return {
+    abi,
+    A,
+    ptr,
+    idx,
+    /** The matrix packed and moved, kept, launches that found it, runs. */
+    notes: (): number[] => [0, 1, 2, 3].map((w) => Number(note('spmv_op0', w))),
+    /** Dense input bytes moved to the card, found there. */
+    inputs: (): number[] => [4, 5].map((w) => Number(note('spmv_op0', w))),
+    /** Output bytes brought back, left on the card. */
+    outputs: (): number[] => [6, 7].map((w) => Number(note('spmv_op0', w))),
+    /** Bytes synced to the card, from the card. */
+    traffic: (): number[] => [0, 1].map((w) => Number(traffic(w))),
+    /** f32 SpMV of jazz's values times `scale` with v. */
+    spmv: (v: Float32Array, scale = 1): number[] =>
+      Array.from({ length: A.rows }, (_, i) => {
+        let acc = 0;
+        for (let p = ptr[i]!; p < ptr[i + 1]!; p++) acc += scale * Math.fround(A.values[p]!) * v[idx[p]!]!;
+        return acc;
+      }),
+    put: (data: Float32Array | Int32Array): unknown => {
+      const out: unknown[] = [null];
+      expect(abi.alloc(0, data.byteLength, out)).toBe(0);
+      expect(abi.upload(0, out[0], 0, data, data.byteLength, null)).toBe(0);
+      return out[0];
+    },
+    get: (buf: unknown, n: number): Float32Array => {
+      const back = new Float32Array(n);
+      expect(abi.download(0, back, buf, 0, back.byteLength, null)).toBe(0);
+      return back;
+    },
+    close: (got: ArrayLike<number>, want: number[]): void =>
+      Array.from(got).forEach((g, i) =>
+        expect(Math.abs(g - want[i]!), `row ${i}`).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(want[i]!))),
+      ),
+    h: abi.op_lookup('spmv', 'op0', 'serpens-spmv'),
+    sizes: [A.rows, A.rows, A.cols, idx.length, longestRun(ptr), 0],
+  };
+}
+
 describe.skipIf(!RUN)(
   'the XRT ABI library over the stand-in: a matrix whose buffers did not change is not packed again',
   () => {
     it("reuses the card's pack while the buffers keep their versions, and packs anew after an upload", () => {
-      process.env.DYPE_XCLBIN = 'shim.xclbin';
-      const handle = koffi.load(abiLib);
-      const prefix = abiPrefix('spmv', 'fpga');
-      const abi = {} as Record<AbiFunction, (...args: unknown[]) => unknown>;
-      for (const [name, proto] of Object.entries(ABI_FUNCTIONS))
-        abi[name as AbiFunction] = handle.func(proto.replace(`${name}(`, `${prefix}${name}(`));
-      const note = handle.func('long long xrt_test_note(const char* kernel, int what)');
-      const notes = (): number[] => [0, 1, 2, 3].map((w) => Number(note('spmv_op0', w)));
-      const inputs = (): number[] => [4, 5].map((w) => Number(note('spmv_op0', w)));
-      expect(abi.backend()).toBe('xrt');
-      const A = loadCsr('jazz.mtx');
-      const ptr = Int32Array.from(A.rowPtr);
-      const idx = Int32Array.from(A.colIdx);
+      const { abi, notes, inputs, A, ptr, idx, put, close, h, sizes, spmv } = openSpmvAbi();
       const x = Float32Array.from({ length: A.cols }, (_, j) => ((j % 7) - 3) / 4);
-      const expected = (scale: number): number[] =>
-        Array.from({ length: A.rows }, (_, i) => {
-          let acc = 0;
-          for (let p = ptr[i]!; p < ptr[i + 1]!; p++) acc += scale * Math.fround(A.values[p]!) * x[idx[p]!]!;
-          return acc;
-        });
-      const put = (data: Float32Array | Int32Array): unknown => {
-        const out: unknown[] = [null];
-        expect(abi.alloc(0, data.byteLength, out)).toBe(0);
-        expect(abi.upload(0, out[0], 0, data, data.byteLength, null)).toBe(0);
-        return out[0];
-      };
+      const expected = (scale: number): number[] => spmv(x, scale);
       const vals = Float32Array.from(A.values);
       const bufs = [put(ptr), put(idx), put(vals), put(x), put(new Float32Array(A.rows))];
       const y = (): number[] => {
@@ -174,12 +209,6 @@ describe.skipIf(!RUN)(
         expect(abi.download(0, back, bufs[4], 0, back.byteLength, null)).toBe(0);
         return Array.from(back);
       };
-      const close = (got: number[], want: number[]): void =>
-        got.forEach((g, i) =>
-          expect(Math.abs(g - want[i]!), `row ${i}`).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(want[i]!))),
-        );
-      const h = abi.op_lookup('spmv', 'op0', 'serpens-spmv');
-      const sizes = [A.rows, A.rows, A.cols, idx.length, longestRun(ptr), 0];
 
       expect(abi.launch(0, h, bufs, sizes, 0, -1, null)).toBe(0);
       close(y(), expected(1));
@@ -219,6 +248,49 @@ describe.skipIf(!RUN)(
       expect(abi.launch(0, h, bufs, sizes, 0, 50, null)).toBe(0);
       expect(notes().slice(2)).toEqual([2, 5]);
       for (const b of bufs) expect(abi.free(0, b)).toBe(0);
+    });
+
+    it('leaves an output on the card until the host reads it: the next launch there reads it in place', () => {
+      const { abi, A, ptr, idx, put, get, close, h, sizes, spmv, inputs, outputs, traffic } = openSpmvAbi();
+      expect(A.rows).toBe(A.cols);
+      const x = Float32Array.from({ length: A.cols }, (_, j) => ((j % 5) - 2) / 3);
+      const bytes = 4 * A.rows;
+      const [A0, A1, A2] = [put(ptr), put(idx), put(Float32Array.from(A.values))];
+      const [X, Y, Z] = [put(x), put(new Float32Array(A.rows)), put(new Float32Array(A.rows))];
+      const [in0, out0] = [inputs(), outputs()];
+      // y = A x: y stays on the card.
+      expect(abi.launch(0, h, [A0, A1, A2, X, Y], sizes, 0, -1, null)).toBe(0);
+      expect(outputs()).toEqual([out0[0]!, out0[1]! + bytes]);
+      // z = A y on the same card: y is read where it is, nothing crosses the link either way.
+      const t = traffic();
+      expect(abi.launch(0, h, [A0, A1, A2, Y, Z], sizes, 0, -1, null)).toBe(0);
+      expect(traffic()).toEqual(t);
+      expect(inputs()[1]! - in0[1]!).toBe(bytes);
+      // Each comes back when read, once.
+      const z = get(Z, A.rows);
+      expect(traffic()).toEqual([t[0]!, t[1]! + bytes]);
+      const y = get(Y, A.rows);
+      expect(traffic()).toEqual([t[0]!, t[1]! + 2 * bytes]);
+      expect(outputs()).toEqual([out0[0]! + 2 * bytes, out0[1]! + 2 * bytes]);
+      close(y, spmv(x));
+      close(z, spmv(y));
+      get(Y, A.rows);
+      expect(traffic()).toEqual([t[0]!, t[1]! + 2 * bytes]);
+      // A write into memory the card holds replaces it: the card's copy is not fetched over it afterwards.
+      expect(abi.launch(0, h, [A0, A1, A2, X, Y], sizes, 0, -1, null)).toBe(0);
+      const mine = Float32Array.from({ length: A.rows }, (_, i) => i);
+      expect(abi.upload(0, Y, 0, mine, bytes, null)).toBe(0);
+      expect(Array.from(get(Y, A.rows))).toEqual(Array.from(mine));
+      // The card keeps a few outputs per argument (OUTPUTS_KEPT, 4): the fifth sends the oldest home first
+      // (the two buffers before them hold nothing now, so they go first, quietly), and each reads back right,
+      // the one already home without crossing again.
+      const more = [0, 1, 2, 3, 4].map(() => put(new Float32Array(A.rows)));
+      const t2 = traffic();
+      for (const o of more) expect(abi.launch(0, h, [A0, A1, A2, X, o], sizes, 0, -1, null)).toBe(0);
+      expect(traffic()[1]! - t2[1]!).toBe(bytes);
+      for (const o of more) close(get(o, A.rows), spmv(x));
+      expect(traffic()[1]! - t2[1]!).toBe(5 * bytes);
+      for (const b of [A0, A1, A2, X, Y, Z, ...more]) expect(abi.free(0, b)).toBe(0);
     });
   },
 );
