@@ -194,18 +194,27 @@ static inline Block* block_of(State& s, const void* p) {
   return uintptr_t(p) - it->first <= it->second.bytes ? &it->second : nullptr;
 }
 
-// Brings to the host what the cards hold of b in [lo, hi) (all of it: 0, UINTPTR_MAX); s.lock held. A
-// fetch is a copy from a card buffer into this allocation: it takes no lock of this library.
-static inline void settle_range(Block& b, uintptr_t lo, uintptr_t hi) {
-  for (size_t k = 0; k < b.held.size();) {
-    Held& h = b.held[k];
-    if (h.hi <= lo || h.lo >= hi) {
+static inline bool overlaps(const Held& h, uintptr_t lo, uintptr_t hi) { return h.lo < hi && h.hi > lo; }
+
+// Takes out of hs the entries `hit` selects, each brought to the host first unless it lies wholly inside
+// [keep_lo, keep_hi) (bytes about to be rewritten: dropped); s.lock held. A fetch is a copy from a card
+// buffer into an allocation: it takes no lock of this library.
+template <class Hit>
+static inline void take_held(std::vector<Held>& hs, Hit hit, uintptr_t keep_lo, uintptr_t keep_hi) {
+  for (size_t k = 0; k < hs.size();) {
+    Held& h = hs[k];
+    if (!hit(h)) {
       k++;
       continue;
     }
-    h.fetch(reinterpret_cast<void*>(h.lo));
-    b.held.erase(b.held.begin() + std::ptrdiff_t(k));
+    if (h.lo < keep_lo || h.hi > keep_hi) h.fetch(reinterpret_cast<void*>(h.lo));
+    hs.erase(hs.begin() + std::ptrdiff_t(k));
   }
+}
+
+// Brings to the host what the cards hold of b in [lo, hi); s.lock held.
+static inline void settle_range(Block& b, uintptr_t lo, uintptr_t hi) {
+  take_held(b.held, [lo, hi](const Held& h) { return overlaps(h, lo, hi); }, 0, 0);
 }
 
 // LaunchAt::settle: whatever the cards hold of the allocation around p comes back to the host.
@@ -220,17 +229,8 @@ static inline void settle_at(const void* p) {
 static inline void settle_holder_at(const void* holder, const void* lo, const void* hi) {
   State& s = state_of();
   std::lock_guard<std::mutex> g(s.lock);
-  for (auto& kv : s.blocks) {
-    std::vector<Held>& hs = kv.second.held;
-    for (size_t k = 0; k < hs.size();) {
-      if (hs[k].holder != holder) {
-        k++;
-        continue;
-      }
-      if (hs[k].lo < uintptr_t(lo) || hs[k].hi > uintptr_t(hi)) hs[k].fetch(reinterpret_cast<void*>(hs[k].lo));
-      hs.erase(hs.begin() + std::ptrdiff_t(k));
-    }
-  }
+  for (auto& kv : s.blocks)
+    take_held(kv.second.held, [holder](const Held& h) { return h.holder == holder; }, uintptr_t(lo), uintptr_t(hi));
 }
 
 // LaunchAt::leave: a launch's output bytes stay on the card. What another card held of them is superseded,
@@ -244,15 +244,7 @@ static inline void leave_at(const void* base, size_t off, size_t bytes, const vo
     fetch(reinterpret_cast<void*>(lo));
     return;
   }
-  for (size_t k = 0; k < b->held.size();) {
-    Held& h = b->held[k];
-    if (h.hi <= lo || h.lo >= hi) {
-      k++;
-      continue;
-    }
-    if (h.lo < lo || h.hi > hi) h.fetch(reinterpret_cast<void*>(h.lo));
-    b->held.erase(b->held.begin() + std::ptrdiff_t(k));
-  }
+  take_held(b->held, [lo, hi](const Held& h) { return overlaps(h, lo, hi); }, lo, hi);
   b->held.push_back(Held{lo, hi, uintptr_t(base), holder, card, std::move(fetch)});
 }
 
@@ -265,7 +257,7 @@ static inline const void* held_by_at(const void* p, size_t bytes, const void* ca
   const uintptr_t lo = uintptr_t(p), hi = lo + bytes;
   const Held* only = nullptr;
   for (const Held& h : b->held) {
-    if (h.hi <= lo || h.lo >= hi) continue;
+    if (!overlaps(h, lo, hi)) continue;
     if (only) return nullptr;
     only = &h;
   }
