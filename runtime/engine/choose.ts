@@ -11,7 +11,8 @@ import { InputError } from '../errors.js';
 import { choiceKey, partitionLabel, planOptions } from '../guards/build.js';
 import { checkGuardPlans, partitionTable } from '../guards/objectives.js';
 import type { GuardPlan } from '../guards/types.js';
-import { inRangesOf, outOfRange } from '../guards/select.js';
+import { outOfRange } from '../guards/select.js';
+import { guardStep, leavesOf, type GuardLeaf, type GuardStep } from '../guards/step.js';
 import { walkTree } from '../guards/tree.js';
 import { featureView, type FeatureView } from '../guards/view.js';
 import { choicesOf, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
@@ -42,6 +43,9 @@ export interface ObjectiveGuards {
   ids: number[];
   /** The planner's options for this objective (re-plans and scores). */
   popts: PlanOptions;
+  /** The plan's tree and range checks compiled (runtime/guards/step.ts), and its leaves by the step's ordinals. */
+  step: GuardStep;
+  leaves: GuardLeaf[];
 }
 
 export interface Choice {
@@ -83,7 +87,15 @@ export class Chooser {
           `the runtime of ${cfg.kernel} has guards for objective ${o} but no guard function for it: regenerate the runtime`,
         );
       const plan = cfg.guards[o]!;
-      this.by[o] = { objective: o, plan, guard, ids: table.ids[o]!, popts: planOptions(sys, plan) };
+      this.by[o] = {
+        objective: o,
+        plan,
+        guard,
+        ids: table.ids[o]!,
+        popts: planOptions(sys, plan),
+        step: guardStep(plan),
+        leaves: leavesOf(plan.tree),
+      };
     }
     this.cur = this.by[cfg.objective]!;
     // Every objective's figures are counted alike (checkGuardPlans): one memo prices partitions for all.
@@ -227,20 +239,22 @@ export class Chooser {
   private chooseFresh(st: ObjectiveGuards, b: BoundInputs, features: FeatureView, problem: PlanProblem): Choice {
     this.replanReused = false;
     const cfg = this.cfg;
+    // The decision: the compiled step (the leaf and its range checks). The path's messages are for the report, and
+    // the generated guard is checked against the step on every new pattern (a stale generated runtime is an error).
+    const r = st.step(b.binding);
+    const leaf = st.leaves[r < 0 ? -1 - r : r]!;
     const id = st.guard(features);
     const walked = walkTree(st.plan.tree, (k) => features[k]);
-    if (st.ids[walked.leaf] !== id)
+    if (st.ids[walked.leaf] !== id || walked.leaf !== leaf.leaf)
       throw new Error(
-        `generated ${st.objective} guards of ${cfg.kernel} disagree with the guard tree (partition ${id} vs ${st.ids[walked.leaf]}): regenerate the runtime`,
+        `generated ${st.objective} guards of ${cfg.kernel} disagree with the guard tree (partition ${id} vs ${st.ids[walked.leaf]} vs ${st.ids[leaf.leaf]}): regenerate the runtime`,
       );
-    const oor = inRangesOf(st.plan.ranges, b.binding, walked.checks)
-      ? []
-      : outOfRange(st.plan.ranges, (k) => features[k], walked.checks);
+    const oor = r >= 0 ? [] : outOfRange(st.plan.ranges, (k) => features[k], leaf.checks);
     let selected = this.parts[id]!;
     const path = walked.path;
-    if (walked.also && oor.length === 0) {
+    if (leaf.also && oor.length === 0) {
       // The leaf leaves a few partitions open: the cost model weighs them on this input for the current objective (kept per pattern in the memo).
-      const cands = [walked.leaf, ...walked.also].map((i) => this.parts[st.ids[i]!]!).filter((p) => this.served(p));
+      const cands = [leaf.leaf, ...leaf.also].map((i) => this.parts[st.ids[i]!]!).filter((p) => this.served(p));
       const scored = cands
         .map((p) => ({ p, v: this.memo.score(problem, p, st.popts) }))
         .filter((x) => Number.isFinite(x.v));
