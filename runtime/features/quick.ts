@@ -89,6 +89,8 @@ export type RowStats = Omit<QuickFeatures, 'localityScore' | 'rowLenChangeFracti
  * Each search reads log2(gap rows) row pointers.
  */
 export const QUICK_SEARCHES = 4;
+/** A search reads the last this many rows of its range in one pass rather than halving down to one. */
+export const QUICK_SEARCH_SCAN = QUICK_BLOCK_ROWS;
 /** A gap is searched when its excess over the mean exceeds this many standard deviations of its sum (and the longest sampled row). */
 export const QUICK_SEARCH_SIGMAS = 3;
 /** Sampled rows counted as themselves rather than as a sample of others, at most (the searches add up to QUICK_SEARCHES more). */
@@ -112,10 +114,11 @@ function badPointers(rows: number, from: number, to: number, a: number, b: numbe
  * The longest row in rows [a, b) if it is longer than `than`: halves the
  * range towards the half holding more entries beyond `mean` per row (one
  * row-pointer read per step) while the range holds more than `than`
- * entries (a range holding at most `than` cannot hold a longer row). A
- * lone long row among short ones draws the descent to it whenever its
- * excess over the mean outweighs the spread of the other rows' sums.
- * Returns its length, or 0 (a row found, if any, is at most `than`).
+ * entries (a range holding at most `than` cannot hold a longer row) and
+ * more than QUICK_SEARCH_SCAN rows, then reads those rows. A lone long row
+ * among short ones draws the descent to it whenever its excess over the
+ * mean outweighs the spread of the other rows' sums. Returns its length,
+ * or 0 (a row found, if any, is at most `than`).
  */
 function searchLong(
   rowPtr: Int32Array,
@@ -127,7 +130,7 @@ function searchLong(
   than: number,
   mean: number,
 ): number {
-  while (b - a > 1) {
+  while (b - a > QUICK_SEARCH_SCAN) {
     if (pb - pa <= than) return 0;
     const mid = a + ((b - a) >> 1);
     const pm = rowPtr[mid]! | 0;
@@ -142,7 +145,18 @@ function searchLong(
       pa = pm;
     }
   }
-  return b - a === 1 && pb - pa > than ? pb - pa : 0;
+  if (pb - pa <= than) return 0;
+  // The last rows in one pass: their pointers share a cache line or two, fetched together, where halving on would
+  // wait for one dependent read after another (four more for 16 rows, each a cache miss between kernels).
+  let longest = 0;
+  let end = pa;
+  for (let r = a + 1; r <= b; r++) {
+    const start = end;
+    end = rowPtr[r]! | 0;
+    if (end < start) throw badPointers(rows, r - 1, r, start, end);
+    if (end - start > longest) longest = end - start;
+  }
+  return longest > than ? longest : 0;
 }
 
 /**

@@ -10,7 +10,11 @@ import { describe, expect, it } from 'vitest';
 import {
   QUICK_BLOCK_ROWS,
   QUICK_MAX_BLOCKS,
+  QUICK_SEARCH_SCAN,
+  QUICK_SEARCHES,
+  quickBlocks,
   quickFeatures,
+  sampledRowStats,
   SampledFeatures,
   sampledBandwidth,
   sampledRowChange,
@@ -97,5 +101,56 @@ describe('bounded-cost features', () => {
     expect(median(change)).toBeLessThanOrEqual(0.05);
     // docs/FEATURES.md: the band, a maximum over few rows, median 0.096 under the whole matrix's.
     expect(median(band)).toBeLessThanOrEqual(0.12);
+  });
+
+  /** Row pointers counting their reads (a typed array behind a proxy reads like one). */
+  const counted = (lengths: readonly number[]): { m: CsrMatrix; reads: () => number } => {
+    const ptr = new Int32Array(lengths.length + 1);
+    lengths.forEach((n, r) => (ptr[r + 1] = ptr[r]! + n));
+    let reads = 0;
+    const rowPtr = new Proxy(ptr, {
+      get: (t, k) => {
+        if (typeof k === 'string' && /^[0-9]+$/.test(k)) reads++;
+        const v = Reflect.get(t, k, t) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
+    const nnz = ptr[lengths.length]!;
+    const m: CsrMatrix = {
+      format: 'csr',
+      rows: lengths.length,
+      cols: Math.max(1, ...lengths),
+      rowPtr,
+      colIdx: new Int32Array(nnz),
+      values: new Float64Array(nnz),
+    };
+    return { m, reads: () => reads };
+  };
+
+  it('bound the reads of a drift in row lengths, and find a lone dense row in it', () => {
+    // 100,000 rows drifting from 4 to 7 entries along the matrix: every gap but the first holds more than its rows
+    // x the mean, far beyond the sampled rows' spread (they barely vary within a block).
+    const rows = 100_000;
+    const drift = Array.from({ length: rows }, (_, r) => 4 + Math.floor((4 * r) / rows));
+    const nnz = drift.reduce((a, x) => a + x, 0);
+    const blocks = quickBlocks(rows, nnz);
+    expect(blocks).toBe(QUICK_MAX_BLOCKS);
+    // The sample (each block's rows and end pointers), the validation, at most QUICK_SEARCHES searches: log2 of a gap's
+    // rows halvings each and the last QUICK_SEARCH_SCAN rows read in one pass.
+    const gapRows = rows / blocks;
+    const oneSearch = Math.ceil(Math.log2(gapRows / QUICK_SEARCH_SCAN)) + QUICK_SEARCH_SCAN + 2;
+    const sample = blocks * (QUICK_BLOCK_ROWS + 3) + 4;
+    const plain = counted(drift);
+    const s = sampledRowStats(plain.m);
+    expect(plain.reads()).toBeLessThanOrEqual(sample + QUICK_SEARCHES * oneSearch);
+    expect(s.rowLenMax).toBeLessThanOrEqual(7);
+    // A lone row of 5,000 entries in the drift is found (its gap strays most), and so are rowLenMax and the top 1%.
+    const lone = drift.slice();
+    lone[61_234] = 5000;
+    const withRow = counted(lone);
+    const t = sampledRowStats(withRow.m);
+    expect(t.rowLenMax).toBe(5000);
+    const exact = sparseFeaturesOf(withRow.m, 1);
+    expect(Math.abs(t.rowLenCv - exact.rowLenCv) / exact.rowLenCv).toBeLessThan(0.1);
   });
 });
