@@ -42,8 +42,7 @@ import type { RuntimeConfig } from '../runtime/engine/types.js';
 import { quickFeatures, SampledFeatures } from '../runtime/features/quick.js';
 import { buildGuards, featureRecord, sampleBindings, sparseFeaturesOf } from '../runtime/guards/index.js';
 import { planOptions } from '../runtime/guards/build.js';
-import { inRangesOf } from '../runtime/guards/select.js';
-import { leafAt } from '../runtime/guards/tree.js';
+import { guardStep as compiledStep, leavesOf } from '../runtime/guards/step.js';
 import type { GuardNode } from '../runtime/guards/types.js';
 import { featureView } from '../runtime/guards/view.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -237,13 +236,7 @@ const streamShare = (run: () => unknown, extra: () => unknown, runMs: number, pa
   return median(ratios) * 100;
 };
 const view = featureView({ sparse: ['A'], dims: ['n', 'f', 'h', 'c'], scalars: [] });
-/**
- * The generated guard's pick, then the range check of the leaf it reached: tier 0 always, the tier-1 keys the
- * leaf lists (runtime/guards/checks.ts). A leaf that leaves several partitions open has the cost model weigh them,
- * which reads every feature: its step reads them all (so the sampled row statistics are paid for there).
- */
-const get = (rec: Record<string, number>) => (k: string) => rec[k];
-/** The binding as the runtime's bindInputs builds it (runtime/engine/inputs.ts: maps filled by set). */
+/** The binding as the runtime's bindInputs builds it for every call, same pattern or not (runtime/engine/inputs.ts: maps filled by set). */
 const bindAsRuntime = (f: SparseFeatures, n: number): Binding => {
   const sparse = new Map<string, SparseFeatures>();
   sparse.set('A', f);
@@ -254,18 +247,36 @@ const bindAsRuntime = (f: SparseFeatures, n: number): Binding => {
   dims.set('c', 16);
   return { sparse, dims, scalars: new Map() };
 };
-const guardStep = (f: SparseFeatures, n: number): number => {
-  const b = bindAsRuntime(f, n);
-  const rec = view(b);
-  const id = guard(rec);
-  const leaf = leafAt(plan.tree, get(rec));
-  const all = leaf.also ? rec['A.rowLenCv']! + rec['A.top1PctNnzShare']! : 0;
-  return id + all + (inRangesOf(plan.ranges, b, leaf.checks) ? 1 : 0);
+/**
+ * A new pattern's step as the runtime's chooser takes it (runtime/engine/choose.ts): the compiled guard step
+ * (runtime/guards/step.ts: the tree and the reached leaf's range checks, reading the features the path needs) on
+ * the call's binding, which holds the pattern's new features. A leaf that leaves several partitions open has the
+ * cost model weigh them, which reads every feature: the step reads them all there (so the sampled row statistics
+ * are paid for). The binding itself is built by every call, same pattern or not: timed apart (bindAsRuntime).
+ */
+const step = compiledStep(plan);
+const stepLeaves = leavesOf(plan.tree);
+const bindings = new Map<CsrMatrix, { b: Binding; sparse: Map<string, SparseFeatures> }>();
+const guardStep = (f: SparseFeatures, m: CsrMatrix): number => {
+  let bound = bindings.get(m);
+  if (!bound) {
+    const sparse = new Map<string, SparseFeatures>();
+    bindings.set(m, (bound = { b: { ...bindAsRuntime(f, m.rows), sparse }, sparse }));
+  }
+  const b = bound.b;
+  bound.sparse.set('A', f);
+  const r = step(b);
+  const leaf = stepLeaves[r < 0 ? -1 - r : r]!;
+  return r + (leaf.also ? f.rowLenCv + f.top1PctNnzShare : 0);
 };
 // A runtime decides per input, so the feature code it runs is optimised by the JIT: warm it on every matrix first.
 for (let i = 0; i < 300; i++)
   for (const [, m] of mats)
-    if (m.values.length >= 10_000) sink += guardStep(new SampledFeatures(m), m.rows) + quickFeatures(m).rowLenCv;
+    if (m.values.length >= 10_000)
+      sink +=
+        guardStep(new SampledFeatures(m), m) +
+        quickFeatures(m).rowLenCv +
+        bindAsRuntime(m as unknown as SparseFeatures, 1).dims.size;
 interface Row {
   matrix: string;
   rows: number;
@@ -278,6 +289,8 @@ interface Row {
   shareMinPct: number;
   /** The step's share in a stream of new patterns, one SpMV each (streamShare: no timer inside). */
   streamSharePct: number;
+  /** Building the call's binding (every call does, same pattern or not), in the same stream: not part of the step. */
+  bindSharePct: number;
   /** Per step in batches of BATCHED new patterns (the sampled rows warm after the first). */
   batchedUs: number;
   batchedSharePct: number;
@@ -316,15 +329,15 @@ for (const [name, m] of mats) {
     [
       () => {
         const f = new SampledFeatures(m);
-        sink += guardStep(f, m.rows);
+        sink += guardStep(f, m);
         localityRead = f.localityTaken;
         rowsRead = f.rowStatsTaken;
       },
       // Ten new patterns' steps back to back: a single call of a few microseconds carries the timer's and the call site's own overhead.
       () => {
-        for (let i = 0; i < BATCHED; i++) sink += guardStep(new SampledFeatures(m), m.rows);
+        for (let i = 0; i < BATCHED; i++) sink += guardStep(new SampledFeatures(m), m);
       },
-      () => (sink += guardStep(quickFeatures(m), m.rows)),
+      () => (sink += guardStep(quickFeatures(m), m)),
       () => (sink += guard(featureRecord(bindWith(sparseFeaturesOf(m, 1), m.rows)))),
     ],
     41,
@@ -332,9 +345,15 @@ for (const [name, m] of mats) {
   const mins = [...lastMins];
   const streamSharePct = streamShare(
     () => exec.execute(inputs),
-    () => (sink += guardStep(new SampledFeatures(m), m.rows)),
+    () => (sink += guardStep(new SampledFeatures(m), m)),
     spmvMs!,
-    15,
+    31,
+  );
+  const bindSharePct = streamShare(
+    () => exec.execute(inputs),
+    () => (sink += bindAsRuntime(m as unknown as SparseFeatures, m.rows).dims.size),
+    spmvMs!,
+    31,
   );
   // The whole decisions apart: a new pattern out of the guards' ranges runs the DP, whose garbage would land in the small steps' timings as collections.
   const [, dNew = NaN, dSame = NaN] = sq
@@ -356,6 +375,7 @@ for (const [name, m] of mats) {
     sharePct: pct(step!),
     shareMinPct,
     streamSharePct,
+    bindSharePct,
     batchedUs,
     batchedSharePct: pct(batched! / BATCHED),
     localityRead,
@@ -402,14 +422,14 @@ console.log(
 );
 console.log('');
 console.log(
-  "                                           |  new pattern: guards' features  | stream  | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same",
+  "                                           |  new pattern: guards' features  | stream  bind | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same",
 );
 console.log(
-  'matrix                      rows       nnz  SpMV us |      us  share %      read | share % |  us share % |          us |       us  share % |        us  share %        |        us  share %',
+  'matrix                      rows       nnz  SpMV us |      us  share %      read | share %     % |  us share % |          us |       us  share % |        us  share %        |        us  share %',
 );
 for (const r of rows)
   console.log(
-    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.rowsRead ? (r.localityRead ? 'rows+loc' : 'rows') : '-').padStart(9)} | ${r.streamSharePct.toFixed(2).padStart(7)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
+    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.rowsRead ? (r.localityRead ? 'rows+loc' : 'rows') : '-').padStart(9)} | ${r.streamSharePct.toFixed(2).padStart(7)} ${r.bindSharePct.toFixed(2).padStart(6)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
   );
 const col = (k: keyof Row): number[] => rows.map((r) => r[k] as number);
 const summary = (k: keyof Row): { median: number; max: number; of: number } => {
@@ -420,6 +440,7 @@ const s = {
   guardStep: summary('sharePct'),
   guardStepMin: summary('shareMinPct'),
   guardStepStream: summary('streamSharePct'),
+  bindStream: summary('bindSharePct'),
   guardStepBatched: summary('batchedSharePct'),
   exactT01: summary('exactT01SharePct'),
   decisionNew: summary('decisionNewSharePct'),
@@ -429,11 +450,14 @@ const line = (what: string, x: { median: number; max: number; of: number }): str
   `${what}: median ${x.median.toFixed(2)}%, max ${x.max.toFixed(2)}% (${x.of} matrices)`;
 console.log('\nas a share of one SpMV (1 thread):');
 console.log(
-  `  ${line('new pattern, the guards\u2019 features + record + guards + range check', s.guardStep)} (aim: 2% median, 5% max)`,
+  `  ${line('new pattern, the guards\u2019 features + the compiled guard step (tree and range checks)', s.guardStep)} (aim: 2% median, 5% max)`,
 );
 console.log(`  ${line('the same from the minimum times over the repetitions', s.guardStepMin)}`);
 console.log(
   `  ${line('the same in a stream of new patterns, one SpMV each (timer outside; the aim is read here)', s.guardStepStream)}`,
+);
+console.log(
+  `  ${line('building the call\u2019s binding (every call, same pattern or not; not in the step), in the same stream', s.bindStream)}`,
 );
 console.log(`  ${line(`the same per step in batches of ${BATCHED} new patterns`, s.guardStepBatched)}`);
 console.log(`  ${line('exact tier 0+1 + guards (what it replaced)', s.exactT01)}`);
