@@ -219,6 +219,28 @@ const timeAlong = (a: () => unknown, others: (() => unknown)[], reps: number): n
  * the blocks, so its own cost (a few microseconds cold, between kernels) is not counted, while the caches the
  * kernel leaves cold for the step (and the step for the kernel) are.
  */
+/**
+ * What `step` costs run right after `run`, as it runs between kernels: the median over `n` alternations of one run
+ * and one timed step (process.hrtime, a few tens of nanoseconds), less the median of an empty function timed alike,
+ * ns. Finer than streamShare's blocks (their sums carry the kernel's own spread), the timer's resolution aside.
+ */
+const AFTER_KERNEL = 1500;
+const noop = (): number => 0;
+const afterKernelNs = (run: () => unknown, step: () => unknown, n: number): number => {
+  const xs: number[] = [];
+  const zero: number[] = [];
+  for (let i = 0; i < n; i++) {
+    run();
+    let t0 = process.hrtime.bigint();
+    step();
+    xs.push(Number(process.hrtime.bigint() - t0));
+    run();
+    t0 = process.hrtime.bigint();
+    noop();
+    zero.push(Number(process.hrtime.bigint() - t0));
+  }
+  return median(xs) - median(zero);
+};
 const streamShare = (run: () => unknown, extra: () => unknown, runMs: number, pairs: number): number => {
   const n = Math.max(8, Math.ceil(4 / runMs));
   const ratios: number[] = [];
@@ -289,6 +311,9 @@ interface Row {
   shareMinPct: number;
   /** The step's share in a stream of new patterns, one SpMV each (streamShare: no timer inside). */
   streamSharePct: number;
+  /** The step right after an SpMV, median over AFTER_KERNEL single timed calls (afterKernelNs), ns, and as a share. */
+  afterKernelNs: number;
+  afterKernelSharePct: number;
   /** Building the call's binding (every call does, same pattern or not), in the same stream: not part of the step. */
   bindSharePct: number;
   /** Per step in batches of BATCHED new patterns (the sampled rows warm after the first). */
@@ -349,6 +374,11 @@ for (const [name, m] of mats) {
     spmvMs!,
     31,
   );
+  const afterNs = afterKernelNs(
+    () => exec.execute(inputs),
+    () => (sink += guardStep(new SampledFeatures(m), m)),
+    AFTER_KERNEL,
+  );
   const bindSharePct = streamShare(
     () => exec.execute(inputs),
     () => (sink += bindAsRuntime(m as unknown as SparseFeatures, m.rows).dims.size),
@@ -375,6 +405,8 @@ for (const [name, m] of mats) {
     sharePct: pct(step!),
     shareMinPct,
     streamSharePct,
+    afterKernelNs: afterNs,
+    afterKernelSharePct: (afterNs / 1e6 / spmvMs!) * 100,
     bindSharePct,
     batchedUs,
     batchedSharePct: pct(batched! / BATCHED),
@@ -422,14 +454,14 @@ console.log(
 );
 console.log('');
 console.log(
-  "                                           |  new pattern: guards' features  | stream  bind | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same",
+  "                                           |  new pattern: guards' features  | stream  after SpMV   bind | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same",
 );
 console.log(
-  'matrix                      rows       nnz  SpMV us |      us  share %      read | share %     % |  us share % |          us |       us  share % |        us  share %        |        us  share %',
+  'matrix                      rows       nnz  SpMV us |      us  share %      read | share %     ns      %      % |  us share % |          us |       us  share % |        us  share %        |        us  share %',
 );
 for (const r of rows)
   console.log(
-    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.rowsRead ? (r.localityRead ? 'rows+loc' : 'rows') : '-').padStart(9)} | ${r.streamSharePct.toFixed(2).padStart(7)} ${r.bindSharePct.toFixed(2).padStart(6)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
+    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.rowsRead ? (r.localityRead ? 'rows+loc' : 'rows') : '-').padStart(9)} | ${r.streamSharePct.toFixed(2).padStart(7)} ${r.afterKernelNs.toFixed(0).padStart(6)} ${r.afterKernelSharePct.toFixed(2).padStart(6)} ${r.bindSharePct.toFixed(2).padStart(6)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
   );
 const col = (k: keyof Row): number[] => rows.map((r) => r[k] as number);
 const summary = (k: keyof Row): { median: number; max: number; of: number } => {
@@ -440,6 +472,7 @@ const s = {
   guardStep: summary('sharePct'),
   guardStepMin: summary('shareMinPct'),
   guardStepStream: summary('streamSharePct'),
+  afterKernel: summary('afterKernelSharePct'),
   bindStream: summary('bindSharePct'),
   guardStepBatched: summary('batchedSharePct'),
   exactT01: summary('exactT01SharePct'),
@@ -455,6 +488,9 @@ console.log(
 console.log(`  ${line('the same from the minimum times over the repetitions', s.guardStepMin)}`);
 console.log(
   `  ${line('the same in a stream of new patterns, one SpMV each (timer outside; the aim is read here)', s.guardStepStream)}`,
+);
+console.log(
+  `  ${line(`the same right after an SpMV, single timed calls (median of ${AFTER_KERNEL}, the timer's own time taken off)`, s.afterKernel)}`,
 );
 console.log(
   `  ${line('building the call\u2019s binding (every call, same pattern or not; not in the step), in the same stream', s.bindStream)}`,
