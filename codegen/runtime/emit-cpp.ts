@@ -6,7 +6,9 @@
  * partition table (every objective's partitions, the same ids as the
  * TypeScript runtime and plan.json). Header-only, C++11, no dependencies.
  */
+import { tierOf } from '../../runtime/guards/features.js';
 import { OBJECTIVES, partitionTable } from '../../runtime/guards/objectives.js';
+import { RANGE_SLACK } from '../../runtime/guards/select.js';
 import type { GuardNode, GuardPlan } from '../../runtime/guards/types.js';
 import type { Objective } from '../../runtime/plan/types.js';
 import type { KernelRuntime } from './emit-ts.js';
@@ -35,6 +37,25 @@ function keysOf(k: Omit<KernelRuntime, 'manifest'>): string[] {
 function guardCode(n: GuardNode, ids: readonly number[], indent: string): string {
   if ('leaf' in n) return `${indent}return ${ids[n.leaf]};\n`;
   return `${indent}if (f.${ident(n.feature)} <= ${num(n.threshold)}) {\n${guardCode(n.le, ids, indent + '  ')}${indent}}\n${guardCode(n.gt, ids, indent)}`;
+}
+
+/**
+ * The range check as the TypeScript runtime takes it (runtime/guards/step.ts): the tree walked to its leaf, then
+ * that leaf's ranges: every tier-0 range, and the row-statistic ranges the leaf lists (`checks`; all of them where
+ * it lists none), each widened by RANGE_SLACK. A NaN feature is out of range.
+ */
+function rangeCode(n: GuardNode, ranges: GuardPlan['ranges'], indent: string): string {
+  if (!('leaf' in n))
+    return `${indent}if (f.${ident(n.feature)} <= ${num(n.threshold)}) {\n${rangeCode(n.le, ranges, indent + '  ')}${indent}}\n${rangeCode(n.gt, ranges, indent)}`;
+  const checked = Object.entries(ranges).filter(
+    ([key]) => tierOf(key) === 0 || n.checks === undefined || n.checks.includes(key),
+  );
+  if (checked.length === 0) return `${indent}return true;\n`;
+  const tests = checked.map(
+    ([key, [lo, hi]]) =>
+      `(f.${ident(key)} >= ${num(lo - Math.abs(lo) * RANGE_SLACK)} && f.${ident(key)} <= ${num(hi + Math.abs(hi) * RANGE_SLACK)})`,
+  );
+  return `${indent}return ${tests.join(` &&\n${indent}       `)};\n`;
 }
 
 /**
@@ -87,8 +108,9 @@ ${OBJECTIVES.map((o, i) => `  ${objectiveConstant(program, o)} = ${i}`).join(',\
     for (const o of table.objectives) {
       const plan = k.plans[o]!;
       s += `/* Partition id (${name}_partition_labels) the ${o} guards pick for the features.${treeOnlyNote(plan)} */\ninline int ${name}_dispatch_${o}(const ${name}_features& f) {\n${'leaf' in plan.tree ? '  (void)f;\n' : ''}${guardCode(plan.tree, table.ids[o]!, '  ')}}\n\n`;
-      const ranges = Object.entries(plan.ranges);
-      s += `/* Whether the features lie in the ranges the ${o} guards were built for. */\ninline bool ${name}_in_range_${o}(const ${name}_features& f) {\n${ranges.length ? '' : '  (void)f;\n'}  return ${ranges.length ? ranges.map(([key, [lo, hi]]) => `(f.${ident(key)} >= ${num(lo)} && f.${ident(key)} <= ${num(hi)})`).join(' &&\n         ') : 'true'};\n}\n\n`;
+      const body = rangeCode(plan.tree, plan.ranges, '  ');
+      const reads = 'leaf' in plan.tree && body === '  return true;\n' ? '  (void)f;\n' : '';
+      s += `/* Whether the features lie in the ranges the ${o} guards were built for, as the TypeScript runtime checks them: every tier-0 range, and the row-statistic ranges of the leaf the features reach where its pick depends on them (a leaf whose pick holds however the rows are laid out reads none). */\ninline bool ${name}_in_range_${o}(const ${name}_features& f) {\n${reads}${body}}\n\n`;
     }
     const others = table.objectives.slice(1);
     const missing = OBJECTIVES.filter((o) => !table.objectives.includes(o));

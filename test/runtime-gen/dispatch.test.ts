@@ -20,12 +20,12 @@ import {
   buildGuards,
   featureRecord,
   OBJECTIVES,
-  outOfRange,
   partitionTable,
   sampleBindings,
   walkTree,
   type GuardPlans,
 } from '../../runtime/guards/index.js';
+import { guardStep } from '../../runtime/guards/step.js';
 import { gcnBinding, gcnSpec, graph, system } from '../guards/fixtures.js';
 import { optimised } from '../helpers/compile.js';
 import { example } from '../helpers/cli.js';
@@ -50,11 +50,11 @@ const kernel = optimised(readFileSync(example('gcn.dy'), 'utf8')).kernels[0]!;
 const manifest = wasmManifest(lowerKernelsPass.run({ kernels: [kernel] }).kernels[0]!, [], true);
 // Outside the ranges: a much larger graph and a wider layer.
 const probes = [...samples, gcnBinding(graph('karate.mtx'), 32, 32, 16), gcnBinding(graph('cora.cites'), 512, 32, 16)];
-/** What each objective's guard tree picks, as a table id, and whether the probe is in its ranges. */
+/** What each objective's guard tree picks, as a table id, and whether the probe is in its ranges as the runtime's compiled step checks them (the reached leaf's). */
 const expected = (o: (typeof OBJECTIVES)[number]): string[] =>
   probes.map((b) => {
     const f = featureRecord(b);
-    return `${table.ids[o]![walkTree(plans[o]!.tree, (k) => f[k]).leaf]} ${outOfRange(plans[o]!.ranges, (k) => f[k]).length === 0 ? 1 : 0}`;
+    return `${table.ids[o]![walkTree(plans[o]!.tree, (k) => f[k]).leaf]} ${guardStep(plans[o]!)(b) >= 0 ? 1 : 0}`;
   });
 
 describe('the partition table of every objective', () => {
@@ -146,6 +146,54 @@ describe('guards of one partition', () => {
       cwd: dir,
     });
     expect(spawnSync(join(dir, 'one')).status).toBe(0);
+  });
+});
+
+describe.skipIf(!HAVE_GXX)('the header\u2019s range check', () => {
+  it('checks, as the runtime does, tier 0 always and only the row statistics the reached leaf lists, widened alike', () => {
+    // One partition whose pick holds however the rows are laid out (checks: none), and one listing the row cv.
+    const ranges = plan.ranges;
+    const cv = ranges['A.rowLenCv']!;
+    const rows = ranges['A.rows']!;
+    const tier0Only = { throughput: { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0, checks: [] } } };
+    const cvChecked = {
+      throughput: { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0, checks: ['A.rowLenCv'] } },
+    };
+    const run = (name: string, plans1: GuardPlans, sets: Record<string, number>): number => {
+      const header = emitDispatchHeader(name, `${name}.dy`, [{ kernel, spec, objective: 'throughput', plans: plans1 }]);
+      writeFileSync(join(dir, `${name}_dispatch.h`), header);
+      const fields = [...header.matchAll(/^ {2}double (\w+); \/\* (\S+) \*\/$/gm)].map((m) => ({
+        c: m[1]!,
+        key: m[2]!,
+      }));
+      // Every feature at its range's middle (or 1), then the ones under test.
+      const mid = (key: string): number => (ranges[key] ? (ranges[key][0] + ranges[key][1]) / 2 : 1);
+      const body = fields.map(({ c, key }) => `  f.${c} = ${(sets[key] ?? mid(key)).toPrecision(17)};\n`).join('');
+      writeFileSync(
+        join(dir, `${name}.cpp`),
+        `#include "${name}_dispatch.h"\nint main() {\n  ${name}_gcn_features f;\n${body}  return ${name}_gcn_in_range(f) ? 1 : 0;\n}\n`,
+      );
+      execFileSync(
+        'g++',
+        ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-o', join(dir, name), join(dir, `${name}.cpp`)],
+        {
+          cwd: dir,
+        },
+      );
+      return spawnSync(join(dir, name)).status!;
+    };
+    const farCv = { 'A.rowLenCv': cv[1] * 10 + 1 };
+    // A cv far outside: the tier-0-only leaf keeps its pick, the leaf listing cv re-plans; the runtime's step agrees.
+    expect(run('t0', tier0Only, farCv)).toBe(1);
+    expect(run('cv', cvChecked, farCv)).toBe(0);
+    // A row count outside is out at either leaf; just inside the widened bound is in.
+    expect(run('t0rows', tier0Only, { 'A.rows': rows[1] * 2 + 1 })).toBe(0);
+    expect(run('t0edge', tier0Only, { 'A.rows': rows[1] * (1 + 1e-10) })).toBe(1);
+    // The runtime's compiled step on cora with that cv (every other feature inside the ranges): the same verdicts.
+    const b0 = gcnBinding(graph('cora.cites'), 32, 32, 16);
+    const b = { ...b0, sparse: new Map([['A', { ...b0.sparse.get('A')!, rowLenCv: farCv['A.rowLenCv'] }]]) };
+    expect(guardStep(tier0Only.throughput)(b)).toBe(0);
+    expect(guardStep(cvChecked.throughput)(b)).toBe(-1);
   });
 });
 
