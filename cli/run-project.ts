@@ -72,6 +72,8 @@ interface Execution {
   wallMs: number;
   mapping: Mapping;
   partition: { source: string; id?: number; label: string; choices: StageChoice[] };
+  /** The guarded runtime's measured decision for this run (absent for a fixed partition). */
+  decision?: { ms: number; reused: boolean };
 }
 
 export async function runProjectCommand(
@@ -285,6 +287,7 @@ export async function runProjectCommand(
         runs: r.stages,
         wallMs: r.wallMs,
         mapping: r.mapping,
+        decision: { ms: r.log.decisionMs, reused: r.log.decisionReused },
         partition: {
           source: `auto: the project's ${r.log.objective} guards (path ${r.path.join(' -> ') || 'one partition'})${r.log.replan ? `; ${r.log.replan.reason}, re-planned` : ''}`,
           id: r.partition.id,
@@ -374,6 +377,13 @@ export async function runProjectCommand(
     ...(ex.partition.id !== undefined ? { id: ex.partition.id } : {}),
     label: ex.partition.label,
     stages: ex.mapping.stages.map((st) => ({ ops: st.ops, devices: st.devices, variants: st.variants })),
+    ...(ex.decision
+      ? {
+          decision_ms: ex.decision.ms,
+          decision_reused: ex.decision.reused,
+          decision_clock: 'measured',
+        }
+      : {}),
   };
   if (o.json) {
     stdout(
@@ -388,6 +398,10 @@ export async function runProjectCommand(
   lines.push(
     `  partition ${ex.partition.id !== undefined ? `${ex.partition.id} ` : ''}${ex.partition.label} (${ex.partition.source})`,
   );
+  if (ex.decision)
+    lines.push(
+      `  decision: ${(ex.decision.ms * 1e3).toFixed(1)} us measured (${ex.decision.reused ? 'the choice kept for this pattern, reused' : 'features, guards and the cost model on this input'})`,
+    );
   ex.runs.forEach((r, i) => {
     lines.push(
       `  stage ${i} [${r.ops.join(' ')}] on ${r.devices.join('+')}: ${r.backend}, ${r.ms.toFixed(3)} ms measured (transfers ${r.transferMs.toFixed(3)} ms; ${r.bytesIn} B in, ${r.bytesOut} B out), ${(ex.mapping.stages[i]?.timeMs ?? NaN).toPrecision(3)} ms predicted for ${sys.name}${r.unsplit.length ? `; ${r.unsplit.join(', ')} ran unsplit` : ''}${

@@ -133,7 +133,7 @@ async function runOne(file: string): Promise<void> {
       bytesOut: s.bytesOut,
     }));
     process.stdout.write(
-      `${JSON.stringify({ input: file, objective: r.log.objective, units: r.log.units, rows: inputs.A.rows, nnz: inputs.A.values.length, selected: r.log.selected, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, predicted: r.predicted, stages, wallMs: r.wallMs, ySum: sum, yAbsSum: abs })}\n`,
+      `${JSON.stringify({ input: file, objective: r.log.objective, units: r.log.units, rows: inputs.A.rows, nnz: inputs.A.values.length, selected: r.log.selected, partition: r.partition, switched: r.switched, reason: r.reason, path: r.path, replan: r.log.replan ?? null, decisionMs: r.log.decisionMs, decisionReused: r.log.decisionReused, predicted: r.predicted, stages, wallMs: r.wallMs, ySum: sum, yAbsSum: abs })}\n`,
     );
   } else {
     console.log(
@@ -142,6 +142,9 @@ async function runOne(file: string): Promise<void> {
     console.log(`  partition ${r.partition.id}${r.partition.replanned ? ' (re-planned)' : ''}: ${r.partition.label}`);
     console.log(`  guard path: ${r.path.join(' -> ') || '(one partition)'}`);
     if (r.log.replan) console.log(`  re-plan: ${r.log.replan.reason}`);
+    console.log(
+      `  decision: ${(r.log.decisionMs * 1e3).toFixed(1)} us measured (${r.log.decisionReused ? 'the choice kept for this graph, reused' : 'features, guards and the cost model on this input'})`,
+    );
     console.log(`  ${r.switched ? 'switched' : r.log.event === 'initial' ? 'first input' : 'stayed'}: ${r.reason}`);
     console.log(
       `  ran: ${stagesText(r)} (measured); predicted period ${r.predicted.periodMs.toFixed(4)} ms on ${plan.system.name}; Y sum ${sum.toPrecision(8)}`,
@@ -173,7 +176,9 @@ trace.write(join(outDir, 'trace.json'));
 if (json) process.stdout.write(`${JSON.stringify({ summary })}\n`);
 else
   console.log(
-    `\n${s.runs} inputs, ${s.switches} switches, ${s.replans} re-plans; by backend: ${Object.entries(s.byBackend)
+    `\n${s.runs} inputs, ${s.switches} switches, ${s.replans} re-plans; decisions ${s.decisionMs.toFixed(2)} ms measured in all (${s.decisionsReused} reused a kept choice); by backend: ${Object.entries(
+      s.byBackend,
+    )
       .map(([b, x]) => `${b} ${x.stages} stages ${x.ms.toFixed(1)} ms`)
       .join(', ')}; runs by objective: ${Object.entries(summary.byObjective)
       .map(([o, n]) => `${o} ${n}`)

@@ -60,6 +60,8 @@ export interface Choice {
   selected: Part;
   replanInfo?: { reason: string; planMs: number };
   fallback?: string;
+  /** Whether this input's problem (pattern, dims, scalars) was decided afresh: features, guards, the cost model's weighing, a re-plan; false when the choice kept for it was reused. */
+  fresh: boolean;
 }
 
 export class Chooser {
@@ -193,7 +195,10 @@ export class Chooser {
    * of choose() is deterministic, so the same input again reads no feature and walks no tree. A re-planned
    * choice is kept from its second time on, when its report says the plan is reused (`replans` keeps the plan).
    */
-  private readonly chosen = new WeakMap<PlanProblem, Map<Objective, Omit<Choice, 'b' | 'problem' | 'features'>>>();
+  private readonly chosen = new WeakMap<
+    PlanProblem,
+    Map<Objective, Omit<Choice, 'b' | 'problem' | 'features' | 'fresh'>>
+  >();
 
   choose(inputs: RuntimeInputs): Choice {
     const cfg = this.cfg;
@@ -212,6 +217,7 @@ export class Chooser {
         path: known.path.slice(),
         oor: known.oor.slice(),
         selected: known.selected,
+        fresh: false,
       };
       if (known.fallback !== undefined) c.fallback = known.fallback;
       if (known.replanInfo !== undefined) c.replanInfo = known.replanInfo;
@@ -302,6 +308,7 @@ export class Chooser {
       path,
       oor,
       selected,
+      fresh: true,
       ...(replanInfo ? { replanInfo } : {}),
       ...(fallback ? { fallback } : {}),
     };

@@ -77,6 +77,8 @@ interface Planned {
   name: string | undefined;
   c: Choice;
   d: Decision;
+  /** Measured: choose, decide and the running partition's mapping. */
+  decisionMs: number;
   running: Part;
   previous: Part | undefined;
   switched: boolean;
@@ -100,7 +102,15 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   const slots: Slot[] = [];
   const idle: Slot[] = [];
   const log: DecisionLogEntry[] = [];
-  const counts = { switches: 0, replans: 0, fallbacks: 0, wallMs: 0, switchCostMs: 0 };
+  const counts = {
+    switches: 0,
+    replans: 0,
+    fallbacks: 0,
+    wallMs: 0,
+    switchCostMs: 0,
+    decisionsReused: 0,
+    decisionMs: 0,
+  };
   const byPartition: Record<string, number> = {};
   const byBackend: Record<string, { stages: number; ms: number }> = {};
   const byObjective: Partial<Record<Objective, number>> = {};
@@ -112,6 +122,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
 
   /** Choose and decide, in input order (the policy's state moves with each input). */
   const plan = (inputs: RuntimeInputs, name: string | undefined): Planned => {
+    const t0 = performance.now();
     const c = chooser.choose(inputs);
     const d = decider.decide(c, policy);
     const previous = decider.current;
@@ -133,12 +144,16 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         `partition ${running.id} (${running.label}) cannot run this input and no fallback can`,
       );
     const s = ++seq;
+    const decisionMs = performance.now() - t0;
+    counts.decisionMs += decisionMs;
+    if (!c.fresh) counts.decisionsReused++;
     return {
       seq: s,
       label: name ?? `input ${s}`,
       name,
       c,
       d,
+      decisionMs,
       running,
       previous,
       switched: d.switch && previous !== undefined,
@@ -221,6 +236,8 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       ...(p.d.gainPerRun !== undefined ? { gainPerRun: p.d.gainPerRun, expectedRuns: p.d.expectedRuns! } : {}),
       units: Decider.unitsOf(p.c.objective),
       ...(p.previous ? { switchCost: p.d.cost } : {}),
+      decisionMs: p.decisionMs,
+      decisionReused: !p.c.fresh,
       predicted: predicted(p.mapping)!,
       stages: runs.map((r) => ({
         ops: r.ops,
@@ -388,6 +405,8 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       switches: counts.switches,
       replans: counts.replans,
       fallbacks: counts.fallbacks,
+      decisionsReused: counts.decisionsReused,
+      decisionMs: counts.decisionMs,
       byPartition: { ...byPartition },
       byBackend: structuredClone(byBackend),
       clockMs: clock.lastEnd,

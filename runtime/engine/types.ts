@@ -110,6 +110,14 @@ export interface DecisionLogEntry {
   expectedRuns?: number;
   units: 'ms' | 'J';
   switchCost?: SwitchCost;
+  /**
+   * Measured wall time of this input's decision, ms: binding the inputs, the features the guards read, the guards,
+   * the cost model's weighing of a leaf's open partitions, a re-plan, fallbacks and the switching policy (not the
+   * run). `decisionReused`: the choice kept for the same pattern, dims and scalars was taken (no feature read, no
+   * guard run); false for a new pattern, and for a re-planned one's second input (its choice is kept from then on).
+   */
+  decisionMs: number;
+  decisionReused: boolean;
   predicted: Predicted;
   /** What ran: per stage the ops, instances, backend, measured ms and bytes moved in and sent home. */
   stages: { ops: string[]; devices: string[]; backend: string; ms: number; bytesIn: number; bytesOut: number }[];
@@ -158,6 +166,9 @@ export interface RuntimeStats {
   switches: number;
   replans: number;
   fallbacks: number;
+  /** Inputs whose kept choice was reused (DecisionLogEntry.decisionReused), and every decision's measured time summed, ms. */
+  decisionsReused: number;
+  decisionMs: number;
   byPartition: Record<string, number>;
   clockMs: number;
   wallMs: number;

@@ -41,7 +41,15 @@ interface RunJson {
   backend: string;
   threads: number;
   emulated: boolean;
-  partition: { source: string; label: string; id?: number; objective: string };
+  partition: {
+    source: string;
+    label: string;
+    id?: number;
+    objective: string;
+    decision_ms?: number;
+    decision_reused?: boolean;
+    decision_clock?: string;
+  };
   stages: {
     ops: string[];
     devices: string[];
@@ -152,6 +160,10 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     expect(j.emulated).toBe(true);
     expect(j.partition.source).toMatch(/^auto: the project's throughput guards \(path /);
     expect(j.partition.objective).toBe('throughput');
+    // One run of a graph the runtime never saw: decided on it (nothing kept to reuse), measured.
+    expect(j.partition.decision_reused).toBe(false);
+    expect(j.partition.decision_clock).toBe('measured');
+    expect(j.partition.decision_ms).toBeGreaterThan(0);
     const backends = j.stages.map((s) => s.backend);
     expect(backends).toContain('wasm');
     expect(backends.some((b) => b === 'cuda-emu' || b === 'fpga-csim')).toBe(true);

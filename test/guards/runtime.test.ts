@@ -64,6 +64,14 @@ describe('a sequence of 200 input changes', () => {
     const log = lines.map((l) => JSON.parse(l) as DecisionLogEntry);
     expect(log).toHaveLength(seq.length);
     expect(log).toEqual(s.log);
+    // Every decision measured; a graph seen before reuses its kept choice (a re-planned one from its third input).
+    expect(log.every((e) => e.decisionMs > 0)).toBe(true);
+    expect(log.filter((e) => e.decisionReused)).toHaveLength(s.decisionsReused);
+    expect(seq.length - s.decisionsReused).toBeLessThanOrEqual(2 * names.length);
+    expect(s.decisionMs).toBeCloseTo(
+      log.reduce((a, e) => a + e.decisionMs, 0),
+      6,
+    );
     const switches = log.filter((e) => e.switched);
     expect(switches).toHaveLength(s.switches);
     for (const e of switches) {
@@ -176,9 +184,20 @@ describe('the same input again', () => {
     rt.explain(fx.inputs('ca-GrQc.mtx', 48));
     expect(calls).toBe(3);
     // An out-of-range input: re-planned once, its reused plan reported the same from then on.
-    await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48');
+    const before = rt.stats();
+    const first2 = await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48');
     const second = await rt.run(fx.inputs('cora.cites', 48), 'again');
     const third = await rt.run(fx.inputs('cora.cites', 48), 'and again');
+    // Each decision is measured and says whether the kept choice was reused: a re-planned pattern's is kept from its
+    // second input on (then its report says the plan is reused), so only the third reuses it.
+    expect([first2, second, third].map((x) => x.log.decisionReused)).toEqual([false, false, true]);
+    for (const x of [first2, second, third]) expect(x.log.decisionMs).toBeGreaterThan(0);
+    const after = rt.stats();
+    expect(after.decisionsReused - before.decisionsReused).toBe(1);
+    expect(after.decisionMs - before.decisionMs).toBeCloseTo(
+      first2.log.decisionMs + second.log.decisionMs + third.log.decisionMs,
+      9,
+    );
     expect(third.log.replan).toEqual(second.log.replan);
     expect(third.log.selected.id).toBe(second.log.selected.id);
     expect(third.log.replan!.planMs).toBe(0);
