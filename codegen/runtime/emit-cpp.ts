@@ -6,9 +6,8 @@
  * partition table (every objective's partitions, the same ids as the
  * TypeScript runtime and plan.json). Header-only, C++11, no dependencies.
  */
-import { tierOf } from '../../runtime/guards/features.js';
 import { OBJECTIVES, partitionTable } from '../../runtime/guards/objectives.js';
-import { RANGE_SLACK } from '../../runtime/guards/select.js';
+import { checkedRanges } from '../../runtime/guards/select.js';
 import type { GuardNode, GuardPlan } from '../../runtime/guards/types.js';
 import type { Objective } from '../../runtime/plan/types.js';
 import type { KernelRuntime } from './emit-ts.js';
@@ -47,14 +46,9 @@ function guardCode(n: GuardNode, ids: readonly number[], indent: string): string
 function rangeCode(n: GuardNode, ranges: GuardPlan['ranges'], indent: string): string {
   if (!('leaf' in n))
     return `${indent}if (f.${ident(n.feature)} <= ${num(n.threshold)}) {\n${rangeCode(n.le, ranges, indent + '  ')}${indent}}\n${rangeCode(n.gt, ranges, indent)}`;
-  const checked = Object.entries(ranges).filter(
-    ([key]) => tierOf(key) === 0 || n.checks === undefined || n.checks.includes(key),
-  );
+  const checked = checkedRanges(ranges, n.checks);
   if (checked.length === 0) return `${indent}return true;\n`;
-  const tests = checked.map(
-    ([key, [lo, hi]]) =>
-      `(f.${ident(key)} >= ${num(lo - Math.abs(lo) * RANGE_SLACK)} && f.${ident(key)} <= ${num(hi + Math.abs(hi) * RANGE_SLACK)})`,
-  );
+  const tests = checked.map(({ key, lo, hi }) => `(f.${ident(key)} >= ${num(lo)} && f.${ident(key)} <= ${num(hi)})`);
   return `${indent}return ${tests.join(` &&\n${indent}       `)};\n`;
 }
 

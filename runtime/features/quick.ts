@@ -240,7 +240,6 @@ function scanBlocks(
   let t1 = 0;
   let t2 = 0;
   let empty = 0;
-  let sq = 0;
   let beyond = 0;
   const count = blocks === 0 ? rows : blocks * QUICK_BLOCK_ROWS;
   const runs = blocks === 0 ? 1 : blocks;
@@ -304,7 +303,7 @@ function scanBlocks(
   // Squared deviations about the exact mean from the sums of lengths and of squares: exact integers (at most 256
   // rows of at most 2^31 entries), so the subtraction loses only rounding, and no dependent chain of float
   // subtractions and products a row.
-  sq = Math.max(0, s2 - 2 * mean * s1 + count * mean * mean);
+  const sq = Math.max(0, s2 - 2 * mean * s1 + count * mean * mean);
   if (keep > KEPT_IN_SCAN)
     throw new RangeError(`scanBlocks keeps ${KEPT_IN_SCAN} longest rows, ${keep} were asked for`);
   topLen[0] = t0;

@@ -11,9 +11,17 @@ import type { GuardDecision, GuardPlan } from './types.js';
 /** Ranges are widened by this relative slack, so rounding in a profile's own features never trips them. */
 export const RANGE_SLACK = 1e-9;
 
-/** A plan's ranges as a list, each with whether it is tier 0 (checked at every leaf): made once per plan. */
-const compiled = new WeakMap<GuardPlan['ranges'], { key: string; lo: number; hi: number; tier0: boolean }[]>();
-function rangeList(ranges: GuardPlan['ranges']): { key: string; lo: number; hi: number; tier0: boolean }[] {
+/** One range as the checks take it: its bounds widened by RANGE_SLACK, and whether it is tier 0 (checked at every leaf). */
+export interface CheckedRange {
+  key: string;
+  lo: number;
+  hi: number;
+  tier0: boolean;
+}
+
+/** A plan's ranges as a list of CheckedRange: made once per plan. */
+const compiled = new WeakMap<GuardPlan['ranges'], CheckedRange[]>();
+function rangeList(ranges: GuardPlan['ranges']): CheckedRange[] {
   let l = compiled.get(ranges);
   if (!l)
     compiled.set(
@@ -68,8 +76,16 @@ export function inRangesOf(ranges: GuardPlan['ranges'], b: Binding, checks?: rea
   return t(b);
 }
 
+/**
+ * The ranges a leaf checks: every tier-0 one, and the row-statistic ones its `checks` list (all of them where it has
+ * no list). The one rule the runtime's step (step.ts), this module's checks and the C++ header share.
+ */
+export function checkedRanges(ranges: GuardPlan['ranges'], checks?: readonly string[]): CheckedRange[] {
+  return rangeList(ranges).filter((r) => checks === undefined || r.tier0 || checks.includes(r.key));
+}
+
 function compileRangeTest(ranges: GuardPlan['ranges'], checks?: readonly string[]): RangeTest {
-  const kept = rangeList(ranges).filter((r) => checks === undefined || r.tier0 || checks.includes(r.key));
+  const kept = checkedRanges(ranges, checks);
   // Grouped by sparse input, so each input's record is looked up once; dims and scalars one by one.
   const groups = new Map<string, typeof kept>();
   const other: typeof kept = [];

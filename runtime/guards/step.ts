@@ -15,8 +15,8 @@
  * side of a test (walkTree's rule) and passes its range check (inRanges').
  */
 import type { Binding } from '../plan/bind.js';
-import { RANGE_SLACK } from './select.js';
-import { SPARSE_FIELDS, tierOf } from './features.js';
+import { checkedRanges } from './select.js';
+import { SPARSE_FIELDS } from './features.js';
 import type { GuardNode, GuardPlan } from './types.js';
 
 export type GuardLeaf = Extract<GuardNode, { leaf: number }>;
@@ -70,18 +70,11 @@ function readOf(key: string, r: Reads): string {
 /** The step's source: `return ordinal` or `return -1 - ordinal` at each leaf. */
 function stepSource(plan: GuardPlan): string {
   const reads: Reads = { sparse: new Map(), dims: new Map(), scalars: new Map() };
-  const ranges = Object.entries(plan.ranges).map(([key, [lo, hi]]) => ({
-    key,
-    lo: lo - Math.abs(lo) * RANGE_SLACK,
-    hi: hi + Math.abs(hi) * RANGE_SLACK,
-    tier0: tierOf(key) === 0,
-  }));
   let ordinal = 0;
   const body = (n: GuardNode, indent: string): string => {
     if ('leaf' in n) {
       const at = ordinal++;
-      const checked = ranges.filter((r) => r.tier0 || n.checks === undefined || n.checks.includes(r.key));
-      const tests = checked.map(
+      const tests = checkedRanges(plan.ranges, n.checks).map(
         (r) =>
           `${indent}v = ${readOf(r.key, reads)};\n${indent}if (v !== undefined && (v < ${literal(r.lo, `the range of ${r.key}`)} || v > ${literal(r.hi, `the range of ${r.key}`)})) return ${-1 - at};\n`,
       );
