@@ -7,9 +7,10 @@
  * estimates (runtime/plan/fpga-designs.ts).
  */
 import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
-import { loadsFrom } from '../../ir/loops-walk.js';
+import { loadsFrom, walkLExpr } from '../../ir/loops-walk.js';
 import type { WasmOp } from '../../runtime/wasm/manifest.js';
 import {
+  FOLD_PES_PER_CYCLE,
   FPGA_DESIGN_DEFAULTS,
   SPARSE_ROW_STREAMS,
   fpgaDesignResources,
@@ -31,6 +32,8 @@ const MAX_TRIP = 1 << 20;
 export const bufName = (b: string): string => `b_${ident(b)}`;
 export const varName = (v: string): string => `v_${ident(v)}`;
 const scalarName = (b: string): string => `s_${ident(b)}`;
+/** A second port on a dense input, for a process other than the one reading it through its own (ep_ never begins a b_, v_ or s_ name). */
+const epName = (b: string): string => `ep_${ident(b)}`;
 
 function baseNames(f: LoopFunc, locals: Map<string, LElem>): Names & { bufs: Map<string, LBuffer> } {
   const bufs = new Map(f.buffers.map((b) => [b.name, b]));
@@ -275,6 +278,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   // Long rows shared over the lanes need their partial sums merged: only where the accumulation is a ⊕ b.
   const mergeExpr = mergeOf(m);
   const SHARE = mergeExpr ? c.sharedRows : 0;
+  if (PE % FOLD_PES_PER_CYCLE !== 0)
+    throw new Error(`hls: ${design} folds ${FOLD_PES_PER_CYCLE} PE parts a cycle; expected it to divide ${PE} PEs`);
   const rename = (
     base: Names,
     vars: Record<string, string>,
@@ -295,7 +300,18 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   });
   const combine = new CppPrinter(termNames).as(m.combine, m.acc.type);
   const identity = new CppPrinter(names).as(m.acc.init, m.acc.type);
-  const outNames = rename(names, { ...vars, [m.acc.var]: 'acc_v' });
+  // The write-back process reads the epilogue's dense operands; one that is also a window (SSSP's min(d[i], acc))
+  // is read there through a port of its own (epName), since in a dataflow region one m_axi port serves one process.
+  const windowNames = new Set(m.windows.map((w) => w.name));
+  if (windowNames.has(f.out))
+    throw new Error(`hls: ${N} reads its output '${f.out}' as a window; expected the result in a buffer of its own`);
+  const epilogueReads = new Set<string>();
+  walkLExpr(m.store.value, (e) => {
+    if (e.k === 'load' && names.bufs.get(e.buf)?.role === 'dense') epilogueReads.add(e.buf);
+  });
+  const outNames: Names = rename(names, { ...vars, [m.acc.var]: 'acc_v' }, (buf, index) =>
+    windowNames.has(buf) ? `${epName(buf)}[${new CppPrinter(outNames).as(index, 'index')}]` : undefined,
+  );
   const outP = new CppPrinter(outNames);
   const store = `${outNames.load(m.store.buf, m.store.index)} = ${outP.as(m.store.value, names.bufElem(m.store.buf))}`;
   const loadNames = rename(names, vars);
@@ -341,34 +357,57 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     packed: { part: 'meta' },
   });
   let bank = CH + 1;
-  const computeParams: string[] = [];
-  const computeArgs: string[] = [];
+  // Which process takes each pointer (one m_axi port serves one dataflow process): the loader the windows, the
+  // write-back the output and the epilogue's operands; every process takes every scalar.
+  const loadPtrs: string[] = [];
+  const writePtrs: string[] = [];
+  const scalarParams: string[] = [];
+  const scalarArgs: string[] = [];
+  const ptrArg = (b: LBuffer, name: string): KernelArg => ({
+    name,
+    cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`,
+    kind: 'ptr',
+    bundle: `${name === bufName(b.name) ? 'hbm_' : 'hbmep_'}${ident(b.name)}`,
+    bank: bank++,
+    host: bufName(b.name),
+    hostCount: `n_${bufName(b.name)}`,
+    elemType: elemOf(b),
+    output: b.name === f.out,
+    // The write-back stores every row of the range and every column (L_out): unread, it need not go to the card.
+    writeOnly: b.name === f.out && !loadsFrom(f.body, b.name),
+    wide: true,
+  });
+  const epPorts: KernelArg[] = [];
   for (const b of f.buffers) {
     if (b.role === 'rowPtr' || b.role === 'colIdx' || b.role === 'values') continue;
-    const a: KernelArg = isScalarIn(f, b)
-      ? { name: scalarName(b.name), cType: elemOf(b), kind: 'scalar', host: `${bufName(b.name)}[0]`, output: false }
-      : {
-          name: bufName(b.name),
-          cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`,
-          kind: 'ptr',
-          bundle: `hbm_${ident(b.name)}`,
-          bank: bank++,
-          host: bufName(b.name),
-          hostCount: `n_${bufName(b.name)}`,
-          elemType: elemOf(b),
-          output: b.name === f.out,
-          // The write-back stores every row of the range and every column (L_out): unread, it need not go to the card.
-          writeOnly: b.name === f.out && !loadsFrom(f.body, b.name),
-          wide: true,
-        };
+    if (isScalarIn(f, b)) {
+      const a: KernelArg = {
+        name: scalarName(b.name),
+        cType: elemOf(b),
+        kind: 'scalar',
+        host: `${bufName(b.name)}[0]`,
+        output: false,
+      };
+      args.push(a);
+      scalarParams.push(`${a.cType} ${a.name}`);
+      scalarArgs.push(a.name);
+      continue;
+    }
+    const a = ptrArg(b, bufName(b.name));
     args.push(a);
-    computeParams.push(`${a.cType} ${a.name}`);
-    computeArgs.push(a.name);
+    const param = `${a.cType} ${a.name}`;
+    if (windowNames.has(b.name)) loadPtrs.push(param);
+    else if (b.name === f.out || epilogueReads.has(b.name)) writePtrs.push(param);
+    if (windowNames.has(b.name) && epilogueReads.has(b.name)) epPorts.push(ptrArg(b, epName(b.name)));
   }
-  for (const s of f.sizes) {
-    args.push({ name: varName(s), cType: 'int32_t', kind: 'scalar', host: varName(s), output: false });
-    computeParams.push(`int32_t ${varName(s)}`);
-    computeArgs.push(varName(s));
+  for (const a of epPorts) {
+    args.push(a);
+    writePtrs.push(`${a.cType} ${a.name}`);
+  }
+  for (const sz of f.sizes) {
+    args.push({ name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false });
+    scalarParams.push(`int32_t ${varName(sz)}`);
+    scalarArgs.push(varName(sz));
   }
   // The host packs only rows [r_lo, r_hi) (tiles relative to r_lo); the kernel adds row_lo back and writes rows below n_rows = r_hi.
   const dims = ['row_lo', 'n_rows', 'n_cols', 'n_k', 'n_tiles', 'n_ktiles', 'n_wins'];
@@ -385,52 +424,58 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   };
   for (const d of dims) {
     args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: hostDims[d]!, output: false });
-    computeParams.push(`int32_t ${d}`);
-    computeArgs.push(d);
+    scalarParams.push(`int32_t ${d}`);
+    scalarArgs.push(d);
   }
+  const loadArg = (p: string): string => p.slice(p.lastIndexOf(' ') + 1);
 
+  const S = SPARSE_ROW_STREAMS;
+  const hasWindows = m.windows.length > 0;
+  const compute = (ch: number): string => `${N}_compute<${ch}>`;
   const streams: StreamDecl[] = [];
-  for (let ch = 0; ch < CH; ch++) {
+  const perChannel = (
+    name: string,
+    type: string,
+    depth: number,
+    from: (ch: number) => string,
+    to: (ch: number) => string,
+  ): void => {
+    for (let ch = 0; ch < CH; ch++)
+      streams.push({ name: `${name}[${ch}]`, type, depth, producers: [from(ch)], consumers: [to(ch)] });
+  };
+  perChannel(
+    'rd_s',
+    `${N}_range_t`,
+    S.range,
+    () => `${N}_meta`,
+    (ch) => `${N}_read_${ch}`,
+  );
+  perChannel('nz_s', `${N}_pack_t`, S.words, (ch) => `${N}_read_${ch}`, compute);
+  perChannel('len_s', 'int32_t', S.len, () => `${N}_meta`, compute);
+  perChannel('res_s', `${N}_slot_t`, S.slot, compute, () => `${N}_write`);
+  if (hasWindows) perChannel('xw_s', `${N}_xw_t`, S.window, () => `${N}_load`, compute);
+  if (SHARE > 0) {
+    perChannel('share_s', 'int32_t', S.share, () => `${N}_meta`, compute);
+    perChannel('part_s', `${N}_row_t`, S.part, compute, () => `${N}_write`);
     streams.push({
-      name: `rd_s[${ch}]`,
-      type: `${N}_range_t`,
-      depth: SPARSE_ROW_STREAMS.range,
+      name: 'share_w',
+      type: 'int32_t',
+      depth: S.share,
       producers: [`${N}_meta`],
-      consumers: [`${N}_read_${ch}`],
-    });
-    streams.push({
-      name: `nz_s[${ch}]`,
-      type: `${N}_pack_t`,
-      depth: SPARSE_ROW_STREAMS.words,
-      producers: [`${N}_read_${ch}`],
-      consumers: [`${N}_compute`],
+      consumers: [`${N}_write`],
     });
   }
-  streams.push({
-    name: 'len_s',
-    type: 'int32_t',
-    depth: SPARSE_ROW_STREAMS.len,
-    producers: [`${N}_meta`],
-    consumers: [`${N}_compute`],
-  });
-  if (SHARE > 0)
-    streams.push({
-      name: 'share_s',
-      type: 'int32_t',
-      depth: SPARSE_ROW_STREAMS.share,
-      producers: [`${N}_meta`],
-      consumers: [`${N}_compute`],
-    });
+  // Each channel's PEs: their accumulators and their copy of each window (arrays of the channel's process).
   const arrays: ArrayDecl[] = [
     {
       name: 'acc',
       type: cppType(m.acc.type),
-      dims: [LANES, c.rowSlots + SHARE, KT],
+      dims: [PE, c.rowSlots + SHARE, KT],
       partitions: [
-        { dim: 1, kind: 'complete', factor: LANES },
+        { dim: 1, kind: 'complete', factor: PE },
         ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : []),
       ],
-      unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
+      unrolledBy: [{ dim: 1, factor: PE }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
       storage: 'uram',
       latency: c.accReadLatency,
     },
@@ -439,12 +484,12 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     ...m.windows.map((w): ArrayDecl => ({
       name: winName(w.name),
       type: `${N}_${winName(w.name)}_t`,
-      dims: [LANES, (2 * c.colWindow) / XW, KT],
+      dims: [PE, (2 * c.colWindow) / XW, KT],
       partitions: [
-        { dim: 1, kind: 'complete', factor: LANES },
+        { dim: 1, kind: 'complete', factor: PE },
         ...(KT > 1 ? [{ dim: 3, kind: 'complete' as const, factor: KT }] : []),
       ],
-      unrolledBy: [{ dim: 1, factor: LANES }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
+      unrolledBy: [{ dim: 1, factor: PE }, ...(KT > 1 ? [{ dim: 3, factor: KT }] : [])],
       storage: c.windowStorage,
     })),
   ];
@@ -454,23 +499,23 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     { label: 'L_win', dataDependent: true, tripcount: { min: 1, max: 1024, avg: 4 } },
     { label: 'L_nz', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
     { label: 'L_read', dataDependent: true, tripcount: { min: 0, max: MAX_TRIP, avg: 4096 } },
+    { label: 'L_ld', dataDependent: true, tripcount: { min: 1, max: c.colWindow / XW, avg: c.colWindow / XW } },
+    // L_init and L_send: the tile's slots.
     { label: 'L_init', dataDependent: true, tripcount: { min: 1, max: c.rowSlots, avg: c.rowSlots } },
     { label: 'L_out', dataDependent: true, tripcount: { min: 1, max: (LANES * c.rowSlots) / YW, avg: 4096 } },
     ...(SHARE > 0
       ? [
           { label: 'L_share_init', dataDependent: true, tripcount: { min: 0, max: SHARE, avg: 1 } },
           { label: 'L_fold', dataDependent: true, tripcount: { min: 0, max: SHARE, avg: c.addLatency } },
-          { label: 'L_fold_out', dataDependent: true, tripcount: { min: 0, max: SHARE, avg: 1 } },
+          // L_fold_send and L_merge: the tile's shared rows.
+          { label: 'L_fold_send', dataDependent: true, tripcount: { min: 0, max: SHARE, avg: 1 } },
         ]
       : []),
   ];
   const readers = Array.from({ length: CH }, (_, ch) => `${N}_read_${ch}`);
-  const functions = [
-    { name: N, calls: [`${N}_meta`, ...readers, `${N}_compute`] },
-    { name: `${N}_meta`, calls: [] },
-    ...readers.map((r) => ({ name: r, calls: [] })),
-    { name: `${N}_compute`, calls: [] },
-  ];
+  const computes = Array.from({ length: CH }, (_, ch) => compute(ch));
+  const processes = [`${N}_meta`, ...readers, ...(hasWindows ? [`${N}_load`] : []), ...computes, `${N}_write`];
+  const functions = [{ name: N, calls: processes }, ...processes.map((p) => ({ name: p, calls: [] }))];
   const trip = (label: string): string => tripPragma(loops.find((l) => l.label === label))[0] ?? '';
   const valType = m.vals ? elemOf(m.vals) : 'float';
   const prepare = [...countDecls(f, (b) => ctx.sizeOf(f, b)), ...rangeDecls(f, ctx.manifestOp(f), '0', lastRow)];
@@ -508,8 +553,17 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     code: {
       signature: args.map((a) => `${a.cType} ${a.name}`).join(', '),
       interfaces: interfaceLines(args),
-      computeParams: computeParams.join(', '),
-      computeArgs: computeArgs.join(', '),
+      computeParams: scalarParams.join(', '),
+      loadParams: [...loadPtrs, ...scalarParams].join(', '),
+      loadArgs: [...loadPtrs.map(loadArg), ...scalarArgs].join(', '),
+      writeParams: [...writePtrs, ...scalarParams].join(', '),
+      writeArgs: [...writePtrs.map(loadArg), ...scalarArgs].join(', '),
+      windows: hasWindows ? 'windows' : '',
+      computeCalls: Array.from(
+        { length: CH },
+        (_, ch) =>
+          `${compute(ch)}(len_s[${ch}]${SHARE > 0 ? `, share_s[${ch}]` : ''}, nz_s[${ch}]${hasWindows ? `, xw_s[${ch}]` : ''}, res_s[${ch}]${SHARE > 0 ? `, part_s[${ch}]` : ''}, ${scalarArgs.join(', ')});`,
+      ),
       readerCalls: Array.from(
         { length: CH },
         (_, ch) => `${N}_read_${ch}(nz_${ch}, rd_s[${ch}], nz_s[${ch}], n_tiles * n_ktiles * n_wins);`,
@@ -534,7 +588,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
       ]),
       tripShareInit: trip('L_share_init'),
       tripFold: trip('L_fold'),
-      tripFoldOut: trip('L_fold_out'),
+      tripFoldOut: trip('L_fold_send'),
       store,
       windowLoads: windowLoads.flatMap((w) => [
         `${w.word} ${w.tmp};`,
@@ -543,11 +597,10 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         '  const int32_t gcol = g0 + u;',
         `  ${w.tmp}.v[u] = in && q * ${N}_XW + u < n_ld ? ${w.load} : ${w.type}(0);`,
         '}',
-        `for (int32_t l = 0; l < ${LANES}; l++) {`,
-        '#pragma HLS UNROLL',
-        `  ${w.array}[l][c][kk] = ${w.tmp};`,
-        '}',
+        `xw.${w.array}[kk] = ${w.tmp};`,
       ]),
+      windowStores: windowLoads.map((w) => `${w.array}[l][c][kk] = xw.${w.array}[kk];`),
+      tripLoad: trip('L_ld'),
       tripTile: trip('L_tile'),
       tripKtile: trip('L_ktile'),
       tripWin: trip('L_win'),
@@ -558,13 +611,10 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         ? `#pragma HLS BIND_OP variable=sum op=fadd impl=fulldsp latency=${N}_FADD_LATENCY`
         : `// ${m.acc.type} ${combineKind(m.combine)}: no floating-point adder to pin; its chain is shorter than ${N}_FADD_LATENCY`,
       tripRead: trip('L_read'),
-      streamPragmas: streams
-        .filter((s) => !s.name.includes('['))
-        .map((s) => `#pragma HLS STREAM variable=${s.name} depth=${s.depth}`)
-        .concat([
-          `#pragma HLS STREAM variable=nz_s depth=${SPARSE_ROW_STREAMS.words}`,
-          `#pragma HLS STREAM variable=rd_s depth=${SPARSE_ROW_STREAMS.range}`,
-        ]),
+      // One pragma a stream array (it sets every channel's stream).
+      streamPragmas: [...new Map(streams.map((st) => [st.name.replace(/\[\d+\]$/, ''), st.depth])).entries()].map(
+        ([name, depth]) => `#pragma HLS STREAM variable=${name} depth=${depth}`,
+      ),
       constants: [
         `#define ${N}_CH ${CH}`,
         `#define ${N}_PE ${PE}`,
@@ -581,6 +631,8 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         `#define ${N}_XW ${XW}`,
         '// Long rows a row tile may share over all lanes (accumulator slots ROW_SLOTS + j), folded after its stream.',
         `#define ${N}_SHARE ${SHARE}`,
+        "// PE parts of a shared row a channel folds a cycle (the host's dype_share.h FOLD_W).",
+        `#define ${N}_FOLD_W ${FOLD_PES_PER_CYCLE}`,
       ],
       types: [
         `struct ${N}_pack_t {`,
@@ -591,6 +643,22 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         '  int32_t hi;',
         '};',
         ...windowLoads.flatMap((w) => [`struct ${w.word} {`, `  ${w.type} v[${XW}];`, '};']),
+        ...(hasWindows
+          ? [
+              '// A window word of every window and dense lane, from the loader to a channel.',
+              `struct ${N}_xw_t {`,
+              ...windowLoads.map((w) => `  ${w.word} ${w.array}[${KT}];`),
+              '};',
+            ]
+          : []),
+        "// One slot's sums of a channel's PEs (PE consecutive rows of a tile's slot), to the write-back.",
+        `struct ${N}_slot_t {`,
+        `  ${cppType(m.acc.type)} v[${PE}][${KT}];`,
+        '};',
+        "// A channel's sum of one shared row, to the write-back.",
+        `struct ${N}_row_t {`,
+        `  ${cppType(m.acc.type)} v[${KT}];`,
+        '};',
       ],
     },
     launch: { params: launchParams(f, ctx.extraDims(f)), prepare, call: '', pack },

@@ -184,7 +184,7 @@ static inline RowPack pack_rows(const int32_t* ptr, const int32_t* idx, int rows
     P.meta.push_back(int32_t(offset));
     for (int j = 0; j < share_cap; j++) P.meta.push_back(j < int(shared.size()) ? int32_t(shared[size_t(j)] - r0) : -1);
     P.shared += (long long)shared.size();
-    P.fold_cycles += dype::fold_cycles(ch, (long long)shared.size(), lat);
+    P.fold_cycles += dype::fold_cycles(pe, (long long)shared.size(), lat);
   }
   P.cycles = offset;
   return P;

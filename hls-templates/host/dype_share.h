@@ -7,9 +7,9 @@
 // the whole tile's stream 8,000 cycles long where its entries alone would
 // take 8. A shared row instead has a partial slot in every lane (slot
 // row_slots + j for the tile's j-th shared row); its entries go to the
-// lanes whose stream they lengthen least, and the kernel folds the lanes'
-// partials into the row (an adder tree per channel) after the tile's
-// stream (fold_cycles, per dense tile).
+// lanes whose stream they lengthen least, and after the tile's stream every
+// channel folds its PEs' partials and the write-back merges the channels'
+// sums into the row (an adder tree) (fold_cycles, per dense tile).
 //
 // Per tile the k longest rows (k up to the design's capacity) are shared for
 // the k whose estimated stream plus fold (fold_cycles) is shortest. The estimate per
@@ -59,14 +59,16 @@ static inline long long water_level(std::vector<long long> loads, long long extr
 static inline long long chain_cycles(long long entries, int lat) { return entries > 0 ? (entries - 1) * lat + 1 : 0; }
 
 // Cycles the kernel spends folding n shared rows of a tile, per dense tile
-// (sparse_rows.cpp.hbs, L_share_init, L_fold, L_fold_out): clearing the
-// partial slots (n), one channel's PE partials of one row a cycle, each row's
-// running sum taken up again at least `lat` cycles later (ch x max(n, lat)),
-// adding the sums into the rows (n), and the pipelines' fill. The planner's
-// copy of this formula is runtime/plan/fpga-designs.ts foldCycles.
-static const long long FOLD_FILL_CYCLES = 40;
-static inline long long fold_cycles(int ch, long long n, int lat) {
-  return n > 0 ? 2 * n + (long long)ch * std::max<long long>(n, lat) + FOLD_FILL_CYCLES : 0;
+// (sparse_rows.cpp.hbs, L_share_init, L_fold, L_merge): clearing the partial
+// slots (n); every channel at once folding its `pe` PEs' partials, FOLD_W of
+// one row a cycle into the row's running sum, taken up again at least `lat`
+// cycles later (pe / FOLD_W x max(n, lat)); the write-back merging the
+// channels' sums of one row a cycle (n); and the pipelines' fill. The
+// planner's copy of this formula is runtime/plan/fpga-designs.ts foldCycles.
+static const long long FOLD_FILL_CYCLES = 48;
+static const int FOLD_W = 2;
+static inline long long fold_cycles(int pe, long long n, int lat) {
+  return n > 0 ? 2 * n + (long long)(pe / FOLD_W) * std::max<long long>(n, lat) + FOLD_FILL_CYCLES : 0;
 }
 
 // Rows of the tile [r0, r1) to share (absolute row numbers, longest first), at most `capacity`.
@@ -119,7 +121,7 @@ static inline std::vector<int32_t> choose_shared(const int32_t* ptr, const int32
   std::vector<int32_t> topRank(top.size());
   for (size_t i = 0; i < top.size(); i++) topRank[i] = top[i].second < 0 ? K : rank(top[i].second);
   for (int k = 0; k <= K; k++) {
-    long long total = fold_cycles(ch, k, lat);
+    long long total = fold_cycles(lanes / ch, k, lat);
     for (int w = 0; w < n_wins; w++) {
       long long shared = 0, own_chain = 0;
       for (int l = 0; l < lanes; l++) a[size_t(l)] = load[size_t(w) * size_t(lanes) + size_t(l)];

@@ -84,20 +84,29 @@ export interface FpgaDesignConfig {
 export type LongRowDeal = 'lane' | 'fold' | 'tree';
 export type WindowLoads = 'serial' | 'overlap' | 'hispmv';
 
-/** Fill of the fold's three pipelines (clear, fold, add into the rows), cycles; dype_share.h FOLD_FILL_CYCLES. */
-export const FOLD_FILL_CYCLES = 40;
+/**
+ * Fill of the fold's pipelines (clear, the channels' folds, the write-back's merge tree over the channels),
+ * cycles; dype_share.h FOLD_FILL_CYCLES. An estimate: the merge tree is log2(channels) adders of faddLatency
+ * deep, the fold a URAM read and an add.
+ */
+export const FOLD_FILL_CYCLES = 48;
+
+/** PE parts of a shared row a channel folds a cycle (sparse_rows.cpp.hbs _FOLD_W; dype_share.h FOLD_W). */
+export const FOLD_PES_PER_CYCLE = 2;
 
 /**
  * Cycles a 'fold' design spends on n shared rows of a tile, per dense tile:
- * clearing their partial slots (n), folding one channel's PE partials of one
- * row a cycle with each row's sum taken up again at least addLatency cycles
- * later (channels x max(n, addLatency)), adding the sums into the rows (n),
+ * clearing their partial slots (n); every channel at once folding its PEs'
+ * parts, FOLD_PES_PER_CYCLE of one row a cycle into the row's running sum,
+ * which is taken up again at least addLatency cycles later
+ * (pesPerChannel / FOLD_PES_PER_CYCLE x max(n, addLatency)); the write-back
+ * merging the channels' sums of one row a cycle through an adder tree (n);
  * and the pipelines' fill. The host packer weighs sharing with the same
- * formula (hls-templates/host/dype_share.h fold_cycles; test/hls/cycle-model.test.ts
- * holds the two equal).
+ * formula (hls-templates/host/dype_share.h fold_cycles;
+ * test/hls/cycle-model.test.ts holds the two equal).
  */
 export function foldCycles(c: FpgaDesignConfig, n: number): number {
-  return n > 0 ? 2 * n + c.channels * Math.max(n, c.addLatency) + FOLD_FILL_CYCLES : 0;
+  return n > 0 ? 2 * n + (c.pesPerChannel / FOLD_PES_PER_CYCLE) * Math.max(n, c.addLatency) + FOLD_FILL_CYCLES : 0;
 }
 
 export interface FpgaResources {
@@ -360,18 +369,31 @@ export const FPGA_DESIGN_SOURCES: ParameterTable = {
   },
 };
 
-/** Depths of the sparse-row designs' streams (hls-templates/kernel/sparse_rows.cpp.hbs; codegen/hls sizes them from here). */
-export const SPARSE_ROW_STREAMS = { range: 4, words: 64, len: 4, share: 16 } as const;
+/**
+ * Depths of the sparse-row designs' streams (hls-templates/kernel/sparse_rows.cpp.hbs; codegen/hls sizes them
+ * from here): step ranges, packed words and step lengths per channel; window words from the loader to each
+ * channel and a tile's slot sums from each channel to the write-back (32: one SRL32 deep, so the loader runs a
+ * burst ahead and a channel goes on to its next tile while the write-back writes the last 32 slots); shared rows and their sums.
+ */
+export const SPARSE_ROW_STREAMS = { range: 4, words: 64, len: 4, share: 16, window: 32, slot: 32, part: 16 } as const;
 
 /** LUTs of a design's FIFOs (SRL shift registers: bits x ceil(depth / 32)). */
 function fifoLuts(d: FpgaDesignName, c: FpgaDesignConfig): number {
   if (d !== 'spmv' && d !== 'spmm') return 0;
   const srl = (bits: number, depth: number): number => bits * Math.ceil(depth / 32) * UNIT.fifoLutPerBit32;
   const S = SPARSE_ROW_STREAMS;
-  // Per channel a range stream (two int32) and a word stream (pesPerChannel 64-bit entries); one length
-  // stream, and with shared rows one stream of their numbers.
-  const share = c.longRows === 'fold' ? srl(32, S.share) : 0;
-  return c.channels * (srl(64, S.range) + srl(64 * c.pesPerChannel, S.words)) + srl(32, S.len) + share;
+  // Per channel: a range stream (two int32), a word stream (pesPerChannel 64-bit entries), a length stream, a
+  // window stream (xPerCycle columns of each dense lane; one dense operand) and a slot stream (a slot's sums of
+  // every PE and dense lane). With shared rows, per channel their numbers and sums, and the numbers once more for
+  // the write-back.
+  const perChannel =
+    srl(64, S.range) +
+    srl(64 * c.pesPerChannel, S.words) +
+    srl(32, S.len) +
+    srl(32 * c.xPerCycle * c.lanes, S.window) +
+    srl(32 * c.pesPerChannel * c.lanes, S.slot) +
+    (c.longRows === 'fold' ? srl(32, S.share) + srl(32 * c.lanes, S.part) : 0);
+  return c.channels * perChannel + (c.longRows === 'fold' ? srl(32, S.share) : 0);
 }
 
 /** Multiply-accumulate units per cycle. */
@@ -405,6 +427,10 @@ export function resourceOverflow(
 export function fpgaDesignResources(d: FpgaDesignName, c: FpgaDesignConfig = FPGA_DESIGN_DEFAULTS[d]): FpgaResources {
   const macs = macsPerCycle(d, c);
   const pes = c.channels * c.pesPerChannel;
+  // m_axi ports: a sparse-row design's channels, its step table, one dense operand and the result. An epilogue's
+  // further dense operands (a bias; SSSP's d[i], read through a second port of the window's buffer since one port
+  // serves one dataflow process) are each one more adapter that this count leaves out (the planner does not see
+  // the epilogue; UNIT.maxi is about 0.2% of a U280's LUTs).
   const ports = d === 'spmv' || d === 'spmm' ? c.channels + 3 : d === 'gemm' || d === 'sddmm' ? 4 : 3;
   let bram = UNIT.kernel.bram + ports * UNIT.maxi.bram;
   let uram = 0;
@@ -459,14 +485,18 @@ function windowBuffers(c: FpgaDesignConfig): number {
 }
 
 /**
- * The fold of shared rows ('fold' designs): per dense lane an adder tree over
- * a channel's PEs (pes - 1), the running sum and the add into the row (one
- * each), and the shared rows' running sums in registers.
+ * The fold of shared rows ('fold' designs), per dense lane: in each channel
+ * FOLD_PES_PER_CYCLE adders (the parts a cycle added up, then into the
+ * running sum) and the write-back's tree over the channels (channels - 1
+ * adders); in registers the channels' running sums and the merged rows.
  */
 function foldUnits(c: FpgaDesignConfig): { adders: number; sumBits: number } {
   switch (c.longRows) {
     case 'fold':
-      return { adders: (c.pesPerChannel + 1) * c.lanes, sumBits: 32 * c.sharedRows * c.lanes };
+      return {
+        adders: (c.channels * FOLD_PES_PER_CYCLE + c.channels - 1) * c.lanes,
+        sumBits: 32 * c.sharedRows * c.lanes * (c.channels + 1),
+      };
     case 'lane':
     case 'tree':
       return { adders: 0, sumBits: 0 };

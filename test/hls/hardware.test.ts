@@ -120,6 +120,53 @@ describe('generated HLS designs declare what hardware needs', () => {
     }
   });
 
+  it('one dataflow process per HBM channel, each m_axi port read or written by one process', async () => {
+    for (const [ex, op, design] of [
+      ['spmv', 'spmv_op0', 'spmv'],
+      ['spmm', 'spmm_op0', 'spmm'],
+      ['sssp', 'sssp_op2', 'spmv'],
+      ['gcn', 'gcn_op1', 'spmm'],
+    ] as const) {
+      const cpp = text(await project(ex), `${op}/${op}.cpp`);
+      const CH = FPGA_DESIGN_DEFAULTS[design].channels;
+      const top = cpp.slice(cpp.indexOf(`extern "C" void ${op}(`));
+      const calls = [...top.matchAll(new RegExp(`^  (${op}_\\w+(?:<\\d+>)?)\\(([^;]*)\\);$`, 'gm'))].map((m) => ({
+        fn: m[1]!,
+        args: m[2]!.split(', '),
+      }));
+      // Meta, a reader and a compute process per channel, the window loader, the write-back.
+      const computes = calls.filter((c) => c.fn.startsWith(`${op}_compute<`)).map((c) => c.fn);
+      expect(computes, op).toEqual(Array.from({ length: CH }, (_, ch) => `${op}_compute<${ch}>`));
+      expect(cpp, op).toContain(`template <int CH_ID>\nstatic void ${op}_compute(`);
+      expect(calls.map((c) => c.fn).filter((f) => !computes.includes(f) && !/_read_\d+$/.test(f))).toEqual([
+        `${op}_meta`,
+        `${op}_load`,
+        `${op}_write`,
+      ]);
+      // A channel's process holds its PEs' accumulators and window copies only, and reads only its own streams.
+      expect(cpp, op).toMatch(new RegExp(`static \\w+ acc\\[${FPGA_DESIGN_DEFAULTS[design].pesPerChannel}\\]`));
+      for (let ch = 0; ch < CH; ch++)
+        expect(calls.find((c) => c.fn === `${op}_compute<${ch}>`)!.args.slice(0, 3), op).toEqual([
+          `len_s[${ch}]`,
+          `share_s[${ch}]`,
+          `nz_s[${ch}]`,
+        ]);
+      const ports = [...top.matchAll(/port=(\w+) bundle=(\w+)/g)].map((m) => [m[1]!, m[2]!] as const);
+      for (const [port] of ports) {
+        const users = calls.filter((c) => c.args.includes(port)).map((c) => c.fn);
+        expect(users, `${op} ${port}`).toHaveLength(1);
+      }
+      expect(new Set(ports.map(([, b]) => b)).size, op).toBe(ports.length);
+    }
+    // SSSP's epilogue min(d[i], acc) reads the window's buffer again: through a port of its own, from the write-back.
+    const sssp = text(await project('sssp'), 'sssp_op2/sssp_op2.cpp');
+    expect(sssp).toContain('port=ep_d bundle=hbmep_d');
+    expect(sssp).toContain('b_d_next[row] = dype_min<float>(ep_d[row], acc_v);');
+    expect(sssp).toMatch(/sssp_op2_load\(b_d, /);
+    expect(sssp).toMatch(/sssp_op2_write\(res_s, share_w, part_s, b_d_next, ep_d, /);
+    expect(text(await project('sssp'), 'connectivity.cfg')).toMatch(/sp=sssp_op2_1\.ep_d:HBM\[\d+\]/);
+  });
+
   it('every m_axi port of every kernel has a co-simulation depth', async () => {
     for (const ex of ['gcn', 'attention', 'pagerank']) {
       const files = await project(ex);

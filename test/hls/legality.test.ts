@@ -53,7 +53,7 @@ describe('HLS legality checks', () => {
 
   it('DY6201: a stream with two producers', () => {
     const vm = vmOf('spmv');
-    vm.streams[1]!.producers.push('spmv_op0_read_5');
+    vm.streams.find((st) => st.name === 'nz_s[0]')!.producers.push('spmv_op0_read_5');
     const ps = refusal(vm);
     expect(ps).toHaveLength(1);
     expect(ps[0]!.code).toBe('DY6201');
@@ -74,7 +74,7 @@ describe('HLS legality checks', () => {
     const ps = refusal(vm);
     expect(ps.map((p) => p.code)).toEqual(['DY6202']);
     expect(ps[0]!.message).toMatch(
-      /HLS kernel spmm_op0 .*array 'acc' dimension 1 is partitioned cyclic by 16 but a loop unrolled 32 times indexes it/,
+      /HLS kernel spmm_op0 .*array 'acc' dimension 1 is partitioned cyclic by 16 but a loop unrolled 8 times indexes it/,
     );
   });
 

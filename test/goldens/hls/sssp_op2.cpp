@@ -4,21 +4,24 @@
 // Sextans (SpMM, KT dense columns per nonzero): the host (dype_pack.h) packs
 // the nonzeros into sssp_op2_CH per-channel streams of sssp_op2_PE entries per
 // word and schedules them so that no accumulator slot is hit twice within
-// sssp_op2_ADD_LATENCY cycles; the kernel then accepts one nonzero per PE
-// per cycle (II=1). The dense operand is held on chip window by window
-// (sssp_op2_COL_WIN columns; the next window loads while one streams), rows
-// are accumulated tile by tile (sssp_op2_LANES x sssp_op2_ROW_SLOTS rows), and
-// the epilogue is fused into the write-back. The host may pack only rows
+// sssp_op2_ADD_LATENCY cycles; each channel's compute process then accepts one
+// word (sssp_op2_PE nonzeros) per cycle (II=1). The dense operand is loaded once
+// and sent to every channel, which holds its own copy window by window
+// (sssp_op2_COL_WIN columns; the next window loads while one streams); rows are
+// accumulated tile by tile (sssp_op2_LANES x sssp_op2_ROW_SLOTS rows, lane l on
+// PE l % PE of channel l / PE), and a write-back process gathers each slot of
+// all channels and applies the epilogue. The host may pack only rows
 // [row_lo, n_rows) (a row range of a split op): tiles count from row_lo, and
 // only those rows are written.
 // Up to sssp_op2_SHARE long rows a tile are shared over all lanes (dype_share.h):
-// each lane accumulates its part in slot ROW_SLOTS + j, and after the tile's
-// stream an adder tree per channel folds the parts into the row's own slot.
+// each lane accumulates its part in slot ROW_SLOTS + j; after the tile's stream
+// every channel folds its PEs' parts, and the write-back process merges the
+// channels' sums through an adder tree into the row.
 #include "sssp_op2.h"
 
 // Step ranges of the packed streams: one (lo, hi) per (row tile, column tile, window); per
 // tile the table holds n_wins + 1 offsets, then the tile's shared rows (-1: none).
-static void sssp_op2_meta(const int32_t* meta, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins, hls::stream<sssp_op2_range_t> rd_s[sssp_op2_CH], hls::stream<int32_t>& len_s, hls::stream<int32_t>& share_s) {
+static void sssp_op2_meta(const int32_t* meta, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins, hls::stream<sssp_op2_range_t> rd_s[sssp_op2_CH], hls::stream<int32_t> len_s[sssp_op2_CH], hls::stream<int32_t> share_s[sssp_op2_CH], hls::stream<int32_t>& share_w) {
 L_mtile:
   for (int32_t t = 0; t < n_tiles; t++) {
     #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
@@ -26,11 +29,16 @@ L_mtile:
   L_mktile:
     for (int32_t kt = 0; kt < n_ktiles; kt++) {
       #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
-      // The tile's shared rows go first: the compute reads them before the tile's windows.
+      // The tile's shared rows go first: the channels and the write-back read them before the tile's windows.
     L_mshare:
       for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
 #pragma HLS PIPELINE II=1
-        share_s.write(meta[base + n_wins + 1 + j]);
+        const int32_t r = meta[base + n_wins + 1 + j];
+        for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
+#pragma HLS UNROLL
+          share_s[ch].write(r);
+        }
+        share_w.write(r);
       }
     L_mwin:
       for (int32_t w = 0; w < n_wins; w++) {
@@ -42,8 +50,8 @@ L_mtile:
         for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
 #pragma HLS UNROLL
           rd_s[ch].write(r);
+          len_s[ch].write(r.hi - r.lo);
         }
-        len_s.write(r.hi - r.lo);
       }
     }
   }
@@ -80,43 +88,88 @@ static void sssp_op2_read_13(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_ran
 static void sssp_op2_read_14(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_range_t>& rd, hls::stream<sssp_op2_pack_t>& out, int32_t n_steps) { sssp_op2_read_words(nz, rd, out, n_steps); }
 static void sssp_op2_read_15(const sssp_op2_pack_t* nz, hls::stream<sssp_op2_range_t>& rd, hls::stream<sssp_op2_pack_t>& out, int32_t n_steps) { sssp_op2_read_words(nz, rd, out, n_steps); }
 
+// Reads each window's real columns once, XW a cycle (one word), and sends the word to every channel.
+static void sssp_op2_load(const float* b_d, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins, hls::stream<sssp_op2_xw_t> xw_s[sssp_op2_CH]) {
+L_ltile:
+  for (int32_t t = 0; t < n_tiles; t++) {
+    #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+  L_lktile:
+    for (int32_t kt = 0; kt < n_ktiles; kt++) {
+      #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+    L_lwin:
+      for (int32_t s = 0; s < n_wins; s++) {
+        #pragma HLS LOOP_TRIPCOUNT min=1 max=1024 avg=4
+        const int32_t c0_ld = s * sssp_op2_COL_WIN;
+        const int32_t cols_left = n_cols - c0_ld;
+        const int32_t n_ld = cols_left < sssp_op2_COL_WIN ? cols_left : sssp_op2_COL_WIN;
+      L_ld:
+        for (int32_t q = 0; q < (n_ld + sssp_op2_XW - 1) / sssp_op2_XW; q++) {
+          #pragma HLS LOOP_TRIPCOUNT min=1 max=2048 avg=2048
+#pragma HLS PIPELINE II=1
+          const int32_t g0 = c0_ld + q * sssp_op2_XW;
+          sssp_op2_xw_t xw;
+          for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+            const int32_t kcol = kt * sssp_op2_KT + kk;
+            const bool in = kcol < n_k;
+            sssp_op2_win_d_t wv0;
+            for (int32_t u = 0; u < sssp_op2_XW; u++) {
+            #pragma HLS UNROLL
+              const int32_t gcol = g0 + u;
+              wv0.v[u] = in && q * sssp_op2_XW + u < n_ld ? b_d[gcol] : float(0);
+            }
+            xw.win_d[kk] = wv0;
+            (void)in;
+          }
+          for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
+#pragma HLS UNROLL
+            xw_s[ch].write(xw);
+          }
+        }
+      }
+    }
+  }
+}
+
 // Merges two partial sums of a row (the accumulation's a ⊕ b).
 static inline float sssp_op2_merge(float a, float b) {
   return dype_min<float>(a, b);
 }
 
-static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<int32_t>& share_s, hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH], const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
-  static float acc[128][4096][1];
+// The PEs of one HBM channel (one instance per channel: CH_ID keeps each instance's on-chip
+// arrays its own). Per tile it clears its rows' slots, streams the channel's words against its
+// copy of the windows, folds its parts of the shared rows, and sends each slot's PE sums on.
+template <int CH_ID>
+static void sssp_op2_compute(hls::stream<int32_t>& len_s, hls::stream<int32_t>& share_s, hls::stream<sssp_op2_pack_t>& nz_s, hls::stream<sssp_op2_xw_t>& xw_s, hls::stream<sssp_op2_slot_t>& res_s, hls::stream<sssp_op2_row_t>& part_s, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
+  static float acc[8][4096][1];
   #pragma HLS ARRAY_PARTITION variable=acc dim=1 type=complete
   #pragma HLS BIND_STORAGE variable=acc type=ram_2p impl=uram latency=2
-  static sssp_op2_win_d_t win_d[128][4096][1];
+  static sssp_op2_win_d_t win_d[8][4096][1];
   #pragma HLS ARRAY_PARTITION variable=win_d dim=1 type=complete
   #pragma HLS BIND_STORAGE variable=win_d type=ram_2p impl=uram
   const int32_t tile_rows = sssp_op2_LANES * sssp_op2_ROW_SLOTS;
 L_tile:
   for (int32_t t = 0; t < n_tiles; t++) {
     #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
-    // The rows this tile holds: only their slots are cleared and written back.
+    // The rows this tile holds: only their slots are cleared and sent.
     const int32_t rows_left = n_rows - row_lo - t * tile_rows;
     const int32_t tile_n = rows_left < tile_rows ? rows_left : tile_rows;
     const int32_t tile_slots = (tile_n + sssp_op2_LANES - 1) / sssp_op2_LANES;
   L_ktile:
     for (int32_t kt = 0; kt < n_ktiles; kt++) {
       #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
-      // The tile's shared rows (tile-relative, the used ones first; -1: none) and their cleared parts.
-      int32_t share_row[sssp_op2_SHARE];
+      // How many of the tile's shared rows are used (the used ones come first; -1: none); their parts cleared.
       int32_t n_share = 0;
     L_share_rd:
       for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
 #pragma HLS PIPELINE II=1
-        share_row[j] = share_s.read();
-        if (share_row[j] >= 0) n_share = j + 1;
+        if (share_s.read() >= 0) n_share = j + 1;
       }
     L_share_init:
       for (int32_t j = 0; j < n_share; j++) {
         #pragma HLS LOOP_TRIPCOUNT min=0 max=16 avg=1
 #pragma HLS PIPELINE II=1
-        for (int32_t l = 0; l < sssp_op2_LANES; l++) {
+        for (int32_t l = 0; l < sssp_op2_PE; l++) {
 #pragma HLS UNROLL
           for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
@@ -128,7 +181,7 @@ L_tile:
       for (int32_t s = 0; s < tile_slots; s++) {
         #pragma HLS LOOP_TRIPCOUNT min=1 max=4080 avg=4080
 #pragma HLS PIPELINE II=1
-        for (int32_t l = 0; l < sssp_op2_LANES; l++) {
+        for (int32_t l = 0; l < sssp_op2_PE; l++) {
 #pragma HLS UNROLL
           for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
@@ -137,7 +190,7 @@ L_tile:
         }
       }
     L_win:
-      // Step s loads window s into one half of the window buffers while window s - 1 streams
+      // Step s takes window s into one half of the window buffers while window s - 1 streams
       // from the other half: max(columns / XW, words) cycles a step.
       for (int32_t s = 0; s <= n_wins; s++) {
         #pragma HLS LOOP_TRIPCOUNT min=1 max=1024 avg=4
@@ -162,59 +215,48 @@ L_tile:
           // Written in one half, read in the other: no dependence between them within a step.
 #pragma HLS DEPENDENCE variable=win_d type=inter direction=RAW dependent=false
           if (q < n_ldw) {
-            // Columns [q XW, q XW + XW) of the next window, one word on every lane.
+            // Columns [q XW, q XW + XW) of the next window, one word on every PE.
+            const sssp_op2_xw_t xw = xw_s.read();
             const int32_t c = wr + q;
-            const int32_t g0 = c0_ld + q * sssp_op2_XW;
             for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
-              const int32_t kcol = kt * sssp_op2_KT + kk;
-              const bool in = kcol < n_k;
-              sssp_op2_win_d_t wv0;
-              for (int32_t u = 0; u < sssp_op2_XW; u++) {
-              #pragma HLS UNROLL
-                const int32_t gcol = g0 + u;
-                wv0.v[u] = in && q * sssp_op2_XW + u < n_ld ? b_d[gcol] : float(0);
+              for (int32_t l = 0; l < sssp_op2_PE; l++) {
+#pragma HLS UNROLL
+                win_d[l][c][kk] = xw.win_d[kk];
               }
-              for (int32_t l = 0; l < 128; l++) {
-              #pragma HLS UNROLL
-                win_d[l][c][kk] = wv0;
-              }
-              (void)in;
             }
           }
           if (q < len) {
-            for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
+            const sssp_op2_pack_t pk = nz_s.read();
+            for (int32_t l = 0; l < sssp_op2_PE; l++) {
 #pragma HLS UNROLL
-              const sssp_op2_pack_t pk = nz_s[ch].read();
-              for (int32_t e = 0; e < sssp_op2_PE; e++) {
+              const ap_uint<64> word = pk.e[l];
+              const int32_t slot = int32_t(word.range(63, 48));
+              if (slot != 0xFFFF) {
+                const int32_t col = int32_t(word.range(47, 32));
+                const int32_t gcol = c0 + col;
+                const float val = dype_from_bits<float>(uint32_t(word.range(31, 0)));
+                for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
-                const int32_t l = ch * sssp_op2_PE + e;
-                const ap_uint<64> word = pk.e[e];
-                const int32_t slot = int32_t(word.range(63, 48));
-                if (slot != 0xFFFF) {
-                  const int32_t col = int32_t(word.range(47, 32));
-                  const int32_t gcol = c0 + col;
-                  const float val = dype_from_bits<float>(uint32_t(word.range(31, 0)));
-                  for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
-#pragma HLS UNROLL
-                    const int32_t kcol = kt * sssp_op2_KT + kk;
-                    const float a = acc[l][slot][kk];
-                    const float sum = dype_min<float>(a, (val + win_d[l][rd + col / sssp_op2_XW][kk].v[col % sssp_op2_XW]));
+                  const int32_t kcol = kt * sssp_op2_KT + kk;
+                  const float a = acc[l][slot][kk];
+                  const float sum = dype_min<float>(a, (val + win_d[l][rd + col / sssp_op2_XW][kk].v[col % sssp_op2_XW]));
 // f32 min: no floating-point adder to pin; its chain is shorter than sssp_op2_FADD_LATENCY
-                    acc[l][slot][kk] = sum;
-                    (void)kcol;
-                  }
-                  (void)gcol;
-                  (void)val;
+                  acc[l][slot][kk] = sum;
+                  (void)kcol;
                 }
+                (void)gcol;
+                (void)val;
               }
             }
           }
         }
         (void)rd;
+        (void)wr;
       }
-      // Fold the shared rows: one channel's PE parts of one row a cycle through an adder tree
-      // into the row's running sum, which is taken up again n_fold >= ADD_LATENCY cycles later.
+      // Fold this channel's parts of the shared rows: FOLD_W PEs' parts of one row a cycle into the
+      // row's running sum, which is taken up again n_fold >= ADD_LATENCY cycles later; the sums go
+      // to the write-back.
       float part[sssp_op2_SHARE][sssp_op2_KT];
 #pragma HLS ARRAY_PARTITION variable=part type=complete dim=0
       for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
@@ -225,8 +267,8 @@ L_tile:
         }
       }
       const int32_t n_fold = n_share > sssp_op2_ADD_LATENCY ? n_share : sssp_op2_ADD_LATENCY;
-    L_fold_ch:
-      for (int32_t ch = 0; ch < (n_share > 0 ? sssp_op2_CH : 0); ch++) {
+    L_fold_pe:
+      for (int32_t e = 0; e < (n_share > 0 ? sssp_op2_PE / sssp_op2_FOLD_W : 0); e++) {
       L_fold:
         for (int32_t j = 0; j < n_fold; j++) {
           #pragma HLS LOOP_TRIPCOUNT min=0 max=16 avg=8
@@ -235,34 +277,99 @@ L_tile:
           if (j < n_share) {
             for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
-              float t[sssp_op2_PE];
-#pragma HLS ARRAY_PARTITION variable=t type=complete
-              for (int32_t e = 0; e < sssp_op2_PE; e++) {
+              float sum = acc[e * sssp_op2_FOLD_W][sssp_op2_ROW_SLOTS + j][kk];
+              for (int32_t w = 1; w < sssp_op2_FOLD_W; w++) {
 #pragma HLS UNROLL
-                t[e] = acc[ch * sssp_op2_PE + e][sssp_op2_ROW_SLOTS + j][kk];
+                sum = sssp_op2_merge(sum, acc[e * sssp_op2_FOLD_W + w][sssp_op2_ROW_SLOTS + j][kk]);
               }
-              for (int32_t half = sssp_op2_PE / 2; half > 0; half /= 2) {
-#pragma HLS UNROLL
-                for (int32_t e = 0; e < half; e++) {
-#pragma HLS UNROLL
-                  t[e] = sssp_op2_merge(t[e], t[e + half]);
-                }
-              }
-              part[j][kk] = sssp_op2_merge(part[j][kk], t[0]);
+              part[j][kk] = sssp_op2_merge(part[j][kk], sum);
             }
           }
         }
       }
-    L_fold_out:
+    L_fold_send:
       for (int32_t j = 0; j < n_share; j++) {
         #pragma HLS LOOP_TRIPCOUNT min=0 max=16 avg=1
 #pragma HLS PIPELINE II=1
-        // A shared row's own slot took no entries (the packer sent them all to the parts): a
-        // plain write, no read-modify-write to space out.
-        const int32_t r = share_row[j];
+        sssp_op2_row_t p;
         for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
-          acc[r % sssp_op2_LANES][r / sssp_op2_LANES][kk] = part[j][kk];
+          p.v[kk] = part[j][kk];
+        }
+        part_s.write(p);
+      }
+    L_send:
+      // The tile's slots, one a cycle (the write-back takes LANES / YW cycles a slot).
+      for (int32_t s = 0; s < tile_slots; s++) {
+        #pragma HLS LOOP_TRIPCOUNT min=1 max=4080 avg=4080
+#pragma HLS PIPELINE II=1
+        sssp_op2_slot_t v;
+        for (int32_t l = 0; l < sssp_op2_PE; l++) {
+#pragma HLS UNROLL
+          for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+            v.v[l][kk] = acc[l][s][kk];
+          }
+        }
+        res_s.write(v);
+      }
+    }
+  }
+}
+
+// Gathers slot s of every channel (LANES consecutive rows) and writes YW rows a cycle, the
+// epilogue fused in; a shared row's value is the channels' sums merged.
+static void sssp_op2_write(hls::stream<sssp_op2_slot_t> res_s[sssp_op2_CH], hls::stream<int32_t>& share_s, hls::stream<sssp_op2_row_t> part_s[sssp_op2_CH], float* b_d_next, const float* ep_d, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
+  const int32_t tile_rows = sssp_op2_LANES * sssp_op2_ROW_SLOTS;
+  float slotv[sssp_op2_LANES][sssp_op2_KT];
+#pragma HLS ARRAY_PARTITION variable=slotv type=complete dim=0
+L_wtile:
+  for (int32_t t = 0; t < n_tiles; t++) {
+    #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+    const int32_t rows_left = n_rows - row_lo - t * tile_rows;
+    const int32_t tile_n = rows_left < tile_rows ? rows_left : tile_rows;
+  L_wktile:
+    for (int32_t kt = 0; kt < n_ktiles; kt++) {
+      #pragma HLS LOOP_TRIPCOUNT min=1 max=64 avg=1
+      // The tile's shared rows (tile-relative; -1: none), and their values: the channels' sums merged.
+      int32_t share_row[sssp_op2_SHARE];
+#pragma HLS ARRAY_PARTITION variable=share_row type=complete
+      float shared[sssp_op2_SHARE][sssp_op2_KT];
+#pragma HLS ARRAY_PARTITION variable=shared type=complete dim=0
+      int32_t n_share = 0;
+    L_wshare_rd:
+      for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
+#pragma HLS PIPELINE II=1
+        share_row[j] = share_s.read();
+        if (share_row[j] >= 0) n_share = j + 1;
+      }
+    L_merge:
+      for (int32_t j = 0; j < n_share; j++) {
+        #pragma HLS LOOP_TRIPCOUNT min=0 max=16 avg=1
+#pragma HLS PIPELINE II=1
+        sssp_op2_row_t p[sssp_op2_CH];
+#pragma HLS ARRAY_PARTITION variable=p type=complete dim=0
+        for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
+#pragma HLS UNROLL
+          p[ch] = part_s[ch].read();
+        }
+        for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+          float m[sssp_op2_CH];
+#pragma HLS ARRAY_PARTITION variable=m type=complete
+          for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
+#pragma HLS UNROLL
+            m[ch] = p[ch].v[kk];
+          }
+          // An adder tree of CH - 1 merges: at each level the first half takes the second.
+          for (int32_t n = sssp_op2_CH; n > 1; n = (n + 1) / 2) {
+#pragma HLS UNROLL
+            for (int32_t e = 0; e < n / 2; e++) {
+#pragma HLS UNROLL
+              m[e] = sssp_op2_merge(m[e], m[e + (n + 1) / 2]);
+            }
+          }
+          shared[j][kk] = m[0];
         }
       }
     L_out:
@@ -270,19 +377,36 @@ L_tile:
       for (int32_t g = 0; g < (tile_n + sssp_op2_YW - 1) / sssp_op2_YW; g++) {
         #pragma HLS LOOP_TRIPCOUNT min=1 max=32640 avg=4096
 #pragma HLS PIPELINE II=1
+        const int32_t l0 = (g * sssp_op2_YW) % sssp_op2_LANES;
+        if (l0 == 0) {
+          for (int32_t ch = 0; ch < sssp_op2_CH; ch++) {
+#pragma HLS UNROLL
+            const sssp_op2_slot_t v = res_s[ch].read();
+            for (int32_t e = 0; e < sssp_op2_PE; e++) {
+#pragma HLS UNROLL
+              for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
+#pragma HLS UNROLL
+                slotv[ch * sssp_op2_PE + e][kk] = v.v[e][kk];
+              }
+            }
+          }
+        }
         for (int32_t u = 0; u < sssp_op2_YW; u++) {
 #pragma HLS UNROLL
           const int32_t r = g * sssp_op2_YW + u;
-          const int32_t l = r % sssp_op2_LANES;
-          const int32_t s = r / sssp_op2_LANES;
           const int32_t row = row_lo + t * tile_rows + r;
           if (r < tile_n) {
             for (int32_t kk = 0; kk < sssp_op2_KT; kk++) {
 #pragma HLS UNROLL
               const int32_t kcol = kt * sssp_op2_KT + kk;
               if (kcol < n_k) {
-                const float acc_v = acc[l][s][kk];
-                b_d_next[row] = dype_min<float>(b_d[row], acc_v);
+                float acc_v = slotv[l0 + u][kk];
+                // A shared row's own slot took no entries (the packer sent them all to the parts).
+                for (int32_t j = 0; j < sssp_op2_SHARE; j++) {
+#pragma HLS UNROLL
+                  if (j < n_share && share_row[j] == r) acc_v = shared[j][kk];
+                }
+                b_d_next[row] = dype_min<float>(ep_d[row], acc_v);
               }
             }
           }
@@ -292,7 +416,7 @@ L_tile:
   }
 }
 
-extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
+extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, const float* ep_d, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins) {
 #pragma HLS INTERFACE mode=m_axi port=nz_0 bundle=hbm0 offset=slave depth=1048576
 #pragma HLS INTERFACE mode=m_axi port=nz_1 bundle=hbm1 offset=slave depth=1048576
 #pragma HLS INTERFACE mode=m_axi port=nz_2 bundle=hbm2 offset=slave depth=1048576
@@ -312,6 +436,7 @@ extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_
 #pragma HLS INTERFACE mode=m_axi port=meta bundle=hbm_meta offset=slave depth=1048576
 #pragma HLS INTERFACE mode=m_axi port=b_d bundle=hbm_d offset=slave depth=1048576 max_widen_bitwidth=512
 #pragma HLS INTERFACE mode=m_axi port=b_d_next bundle=hbm_d_next offset=slave depth=1048576 max_widen_bitwidth=512
+#pragma HLS INTERFACE mode=m_axi port=ep_d bundle=hbmep_d offset=slave depth=1048576 max_widen_bitwidth=512
 #pragma HLS INTERFACE mode=s_axilite port=v_n
 #pragma HLS INTERFACE mode=s_axilite port=row_lo
 #pragma HLS INTERFACE mode=s_axilite port=n_rows
@@ -324,13 +449,21 @@ extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_
 #pragma HLS DATAFLOW
   hls::stream<sssp_op2_range_t> rd_s[sssp_op2_CH];
   hls::stream<sssp_op2_pack_t> nz_s[sssp_op2_CH];
-  hls::stream<int32_t> len_s;
-  hls::stream<int32_t> share_s;
-#pragma HLS STREAM variable=len_s depth=4
-#pragma HLS STREAM variable=share_s depth=16
-#pragma HLS STREAM variable=nz_s depth=64
+  hls::stream<int32_t> len_s[sssp_op2_CH];
+  hls::stream<sssp_op2_slot_t> res_s[sssp_op2_CH];
+  hls::stream<sssp_op2_xw_t> xw_s[sssp_op2_CH];
+  hls::stream<int32_t> share_s[sssp_op2_CH];
+  hls::stream<int32_t> share_w;
+  hls::stream<sssp_op2_row_t> part_s[sssp_op2_CH];
 #pragma HLS STREAM variable=rd_s depth=4
-  sssp_op2_meta(meta, n_tiles, n_ktiles, n_wins, rd_s, len_s, share_s);
+#pragma HLS STREAM variable=nz_s depth=64
+#pragma HLS STREAM variable=len_s depth=4
+#pragma HLS STREAM variable=res_s depth=32
+#pragma HLS STREAM variable=xw_s depth=32
+#pragma HLS STREAM variable=share_s depth=16
+#pragma HLS STREAM variable=part_s depth=16
+#pragma HLS STREAM variable=share_w depth=16
+  sssp_op2_meta(meta, n_tiles, n_ktiles, n_wins, rd_s, len_s, share_s, share_w);
   sssp_op2_read_0(nz_0, rd_s[0], nz_s[0], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_1(nz_1, rd_s[1], nz_s[1], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_2(nz_2, rd_s[2], nz_s[2], n_tiles * n_ktiles * n_wins);
@@ -347,5 +480,22 @@ extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_
   sssp_op2_read_13(nz_13, rd_s[13], nz_s[13], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_14(nz_14, rd_s[14], nz_s[14], n_tiles * n_ktiles * n_wins);
   sssp_op2_read_15(nz_15, rd_s[15], nz_s[15], n_tiles * n_ktiles * n_wins);
-  sssp_op2_compute(len_s, share_s, nz_s, b_d, b_d_next, v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_load(b_d, v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins, xw_s);
+  sssp_op2_compute<0>(len_s[0], share_s[0], nz_s[0], xw_s[0], res_s[0], part_s[0], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<1>(len_s[1], share_s[1], nz_s[1], xw_s[1], res_s[1], part_s[1], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<2>(len_s[2], share_s[2], nz_s[2], xw_s[2], res_s[2], part_s[2], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<3>(len_s[3], share_s[3], nz_s[3], xw_s[3], res_s[3], part_s[3], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<4>(len_s[4], share_s[4], nz_s[4], xw_s[4], res_s[4], part_s[4], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<5>(len_s[5], share_s[5], nz_s[5], xw_s[5], res_s[5], part_s[5], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<6>(len_s[6], share_s[6], nz_s[6], xw_s[6], res_s[6], part_s[6], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<7>(len_s[7], share_s[7], nz_s[7], xw_s[7], res_s[7], part_s[7], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<8>(len_s[8], share_s[8], nz_s[8], xw_s[8], res_s[8], part_s[8], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<9>(len_s[9], share_s[9], nz_s[9], xw_s[9], res_s[9], part_s[9], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<10>(len_s[10], share_s[10], nz_s[10], xw_s[10], res_s[10], part_s[10], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<11>(len_s[11], share_s[11], nz_s[11], xw_s[11], res_s[11], part_s[11], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<12>(len_s[12], share_s[12], nz_s[12], xw_s[12], res_s[12], part_s[12], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<13>(len_s[13], share_s[13], nz_s[13], xw_s[13], res_s[13], part_s[13], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<14>(len_s[14], share_s[14], nz_s[14], xw_s[14], res_s[14], part_s[14], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_compute<15>(len_s[15], share_s[15], nz_s[15], xw_s[15], res_s[15], part_s[15], v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
+  sssp_op2_write(res_s, share_w, part_s, b_d_next, ep_d, v_n, row_lo, n_rows, n_cols, n_k, n_tiles, n_ktiles, n_wins);
 }

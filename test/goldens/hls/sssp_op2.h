@@ -22,6 +22,8 @@
 #define sssp_op2_XW 2
 // Long rows a row tile may share over all lanes (accumulator slots ROW_SLOTS + j), folded after its stream.
 #define sssp_op2_SHARE 16
+// PE parts of a shared row a channel folds a cycle (the host's dype_share.h FOLD_W).
+#define sssp_op2_FOLD_W 2
 struct sssp_op2_pack_t {
   ap_uint<64> e[8];
 };
@@ -32,7 +34,19 @@ struct sssp_op2_range_t {
 struct sssp_op2_win_d_t {
   float v[2];
 };
+// A window word of every window and dense lane, from the loader to a channel.
+struct sssp_op2_xw_t {
+  sssp_op2_win_d_t win_d[1];
+};
+// One slot's sums of a channel's PEs (PE consecutive rows of a tile's slot), to the write-back.
+struct sssp_op2_slot_t {
+  float v[8][1];
+};
+// A channel's sum of one shared row, to the write-back.
+struct sssp_op2_row_t {
+  float v[1];
+};
 
-extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins);
+extern "C" void sssp_op2(const sssp_op2_pack_t* nz_0, const sssp_op2_pack_t* nz_1, const sssp_op2_pack_t* nz_2, const sssp_op2_pack_t* nz_3, const sssp_op2_pack_t* nz_4, const sssp_op2_pack_t* nz_5, const sssp_op2_pack_t* nz_6, const sssp_op2_pack_t* nz_7, const sssp_op2_pack_t* nz_8, const sssp_op2_pack_t* nz_9, const sssp_op2_pack_t* nz_10, const sssp_op2_pack_t* nz_11, const sssp_op2_pack_t* nz_12, const sssp_op2_pack_t* nz_13, const sssp_op2_pack_t* nz_14, const sssp_op2_pack_t* nz_15, const int32_t* meta, const float* b_d, float* b_d_next, const float* ep_d, int32_t v_n, int32_t row_lo, int32_t n_rows, int32_t n_cols, int32_t n_k, int32_t n_tiles, int32_t n_ktiles, int32_t n_wins);
 
 #endif
