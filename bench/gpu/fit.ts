@@ -25,7 +25,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boundDims, loadSystem } from '../../cli/planning.js';
-import { laneSteps, QUEUED_AFTER_FIRST, queuedAfterFirst } from '../../runtime/catalogue/gpu.js';
+import { laneSteps, QUEUED_AFTER_FIRST, queuedAfterFirst, warpRows } from '../../runtime/catalogue/gpu.js';
 import { callOverheadUs, implTimes } from '../../runtime/catalogue/index.js';
 import type { GpuImpl } from '../../runtime/catalogue/names.js';
 import { features } from '../../runtime/features/index.js';
@@ -205,6 +205,7 @@ const bytesOnly = withModel({
   sparseFloorUs: floorUs,
   queuedLaunchUs: queuedUs,
   laneStepNs: 0,
+  rowChainNs: 0,
 });
 const walks = rows.flatMap((r) => {
   const steps = laneSteps(r.variant as GpuImpl, r.op);
@@ -215,8 +216,26 @@ const walks = rows.flatMap((r) => {
 });
 if (walks.length === 0) throw new Error(`no job has a lane walk of ${MIN_WALK} steps that its bytes do not explain`);
 const laneStepNs = median(walks.map((w) => w.ns));
+// (6) A row's chain under a full GPU (rowChainNs): jobs with many more warps than the GPU holds (MIN_ROUNDS rounds
+// of residentWarps) whose bytes explain under a third and whose longest walk under a quarter of their time past the
+// floor and queued launches: that time over the rounds, less each round's steps at laneStepNs, median.
+const MIN_ROUNDS = 8;
+const chains = rows.flatMap((r) => {
+  const { warps, steps } = warpRows(r.variant as GpuImpl, r.op);
+  const rounds = Math.ceil(warps / before.residentWarps);
+  const paid = (floorUs + stubQueued(r) * queuedUs) / 1e3;
+  const past = r.measuredMs - paid;
+  const bytesMs = predict(r, bytesOnly) - paid;
+  const walkMs = (laneSteps(r.variant as GpuImpl, r.op) * laneStepNs) / 1e6;
+  if (rounds < MIN_ROUNDS || bytesMs >= past / 3 || walkMs >= past / 4) return [];
+  return [{ r, rounds, ns: (past * 1e6) / rounds - steps * laneStepNs }];
+});
+if (chains.length === 0)
+  throw new Error(`no job runs ${MIN_ROUNDS} rounds of resident warps that its bytes do not explain`);
+const rowChainNs = median(chains.map((c) => c.ns));
 const anchors = {
   laneStepNs: Number(laneStepNs.toFixed(0)),
+  rowChainNs: Number(rowChainNs.toFixed(0)),
   launchOverheadUs: denseMs.length > 0 ? Number((median(denseMs) * 1e3).toFixed(1)) : undefined,
   sparseFloorUs: Number(floorUs.toFixed(1)),
   queuedLaunchUs: Number(queuedUs.toFixed(1)),
@@ -230,6 +249,9 @@ const anchors = {
     laneStepNs: `median over ${walks.length} timings whose lane walks of ${MIN_WALK} steps or more outlast their bytes 4x (${walks
       .map((w) => `${w.r.ex} ${w.r.job} ${w.r.variant} ${w.ns.toFixed(0)} ns`)
       .join('; ')})`,
+    rowChainNs: `median over ${chains.length} timings of ${MIN_ROUNDS} or more rounds of ${before.residentWarps} resident warps that their bytes and walks do not explain (${chains
+      .map((c) => `${c.r.ex} ${c.r.job} ${c.r.variant} ${c.rounds} rounds ${c.ns.toFixed(0)} ns`)
+      .join('; ')})`,
     effectiveBandwidthGBs: `spmv ${anchor.job} row-per-thread (${anchor.op.sparse!.nnz} entries), ${anchor.measuredMs} ms less the floor`,
   },
 };
@@ -238,6 +260,7 @@ const after = withModel({
   sparseFloorUs: anchors.sparseFloorUs,
   queuedLaunchUs: anchors.queuedLaunchUs,
   laneStepNs: anchors.laneStepNs,
+  rowChainNs: anchors.rowChainNs,
 });
 
 /** Per job: whether the model's cheapest variant is the fastest measured, and what its choice costs over the fastest. */
@@ -272,6 +295,7 @@ const summary = (name: string, d: DeviceSpec) => {
     model: name,
     queuedLaunchUs: d.gpuModel!.queuedLaunchUs,
     laneStepNs: d.gpuModel!.laneStepNs,
+    rowChainNs: d.gpuModel!.rowChainNs,
     effectiveBandwidthGBs: d.gpuModel!.effectiveBandwidthGBs,
     sparseFloorUs: d.gpuModel!.sparseFloorUs,
     medianErrorFactor: Math.exp(median(e)),

@@ -149,13 +149,72 @@ export function laneSteps(impl: GpuImpl, op: PlanOp): number {
   }
 }
 
-/** A sparse schedule's time, ms: its bytes and imbalance (`ms`), or its longest lane walk where that is longer. */
+/**
+ * The warps a schedule runs for an op and the dependent steps a warp's rows take (row-per-thread: 32 rows a
+ * warp, a lane walking its row's entries, once per column of an SpMM; warp-per-row: a row a warp; adaptive-rows:
+ * 32 / w rows a warp on groups of w lanes). merge-path's warps walk a fixed number of items: none counted.
+ * Rows are taken at their mean length: the longest is laneSteps'.
+ */
+export function warpRows(impl: GpuImpl, op: PlanOp): { warps: number; steps: number } {
+  const f = op.sparse;
+  if (!f || !isSparseKind(op.kind) || f.rows === 0) return { warps: 0, steps: 0 };
+  const k = Math.max(1, Math.round(width(op)));
+  const entries = op.kind === 'spmv' || op.kind === 'reduce';
+  const mean = Math.max(1, Math.ceil(f.nnz / f.rows));
+  const v = denseVector(k, op.dtype);
+  const passes = (lanes: number, vector: number): number => Math.ceil(k / (lanes * vector));
+  switch (impl) {
+    case 'row-per-thread':
+      return { warps: Math.ceil(f.rows / MODEL.warp), steps: entries ? mean : mean * k };
+    case 'warp-per-row':
+      return {
+        warps: f.rows,
+        steps: entries ? Math.ceil(mean / MODEL.warp) : mean * passes(MODEL.warp, k > MODEL.warp ? v : 1),
+      };
+    case 'adaptive-rows': {
+      if (entries) {
+        const w = adaptiveLanes(f);
+        return { warps: Math.ceil(f.rows / (MODEL.warp / w)), steps: Math.ceil(mean / w) };
+      }
+      const w = adaptiveDenseLanes(k, v);
+      return { warps: Math.ceil(f.rows / (MODEL.warp / w)), steps: mean * passes(w, v) };
+    }
+    case 'merge-path':
+    case 'tiled':
+    case 'elementwise':
+    case 'block-reduce':
+    case 'serial':
+      return { warps: 0, steps: 0 };
+    default: {
+      const never: never = impl;
+      throw new Error(`no warp rows for GPU implementation ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * What the warps' rows take where more warps run than the GPU holds at once: rounds of residentWarps warps,
+ * each round a row's dependent chain (its pointers, then its entries, then the gathers they index, the store:
+ * rowChainNs) and its steps (laneStepNs each). A 2M-row stencil's warp-per-row SpMV, 7 entries a warp, waits on
+ * that chain 248 times on an H200 while its bytes would take a seventh of the time (docs/PERFORMANCE.md).
+ */
+export function roundsMs(impl: GpuImpl, op: PlanOp, m: GpuModelSpec): number {
+  const { warps, steps } = warpRows(impl, op);
+  if (warps === 0) return 0;
+  return (Math.ceil(warps / m.residentWarps) * (m.rowChainNs + steps * m.laneStepNs)) / 1e6;
+}
+
+/**
+ * A sparse schedule's time, ms: its bytes and imbalance (`ms`), or its longest lane walk, or its rounds of
+ * resident warps, whichever is longest.
+ */
 const walked =
   (impl: GpuImpl, f: (op: PlanOp, d: DeviceSpec) => number) =>
   (op: PlanOp, d: DeviceSpec): number => {
     const ms = f(op, d);
     if (!gpuModelled(op, d)) return ms;
-    return Math.max(ms, (laneSteps(impl, op) * d.gpuModel!.laneStepNs) / 1e6);
+    const m = d.gpuModel!;
+    return Math.max(ms, (laneSteps(impl, op) * m.laneStepNs) / 1e6, roundsMs(impl, op, m));
   };
 
 function rowPerThread(op: PlanOp, d: DeviceSpec): number {

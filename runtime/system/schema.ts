@@ -92,6 +92,8 @@ const gpuModelSchema = z.strictObject({
   sparseFloorUs: nonNegative,
   queuedLaunchUs: nonNegative,
   laneStepNs: nonNegative,
+  residentWarps: positive,
+  rowChainNs: nonNegative,
   l2CacheMB: nonNegative,
 });
 

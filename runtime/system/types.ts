@@ -90,6 +90,13 @@ export interface GpuModelSpec {
    * pays it (runtime/catalogue/gpu.ts laneSteps). A schedule takes at least its longest walk's steps x this.
    */
   laneStepNs: number;
+  /** Warps the GPU holds at once (streaming multiprocessors x resident warps each): a round of rows (gpu.ts roundsMs). */
+  residentWarps: number;
+  /**
+   * A row's dependent chain under a full GPU, ns: its row pointers, then its entries, then the gathers they index,
+   * and the store, as each round of resident warps pays it (runtime/catalogue/gpu.ts roundsMs).
+   */
+  rowChainNs: number;
   /** Last-level (L2) cache: gathers from a dense operand that fits it cost no DRAM traffic, MB. */
   l2CacheMB: number;
 }

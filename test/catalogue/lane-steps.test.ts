@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { plannedSpec } from '../../codegen/implementations.js';
 import { lowerKernelsPass } from '../../passes/lower-kernels.js';
 import { implTimes } from '../../runtime/catalogue/index.js';
-import { GPU_SCHEDULE, laneSteps } from '../../runtime/catalogue/gpu.js';
+import { GPU_SCHEDULE, laneSteps, roundsMs, warpRows } from '../../runtime/catalogue/gpu.js';
 import type { GpuImpl } from '../../runtime/catalogue/names.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
@@ -98,5 +98,44 @@ describe('the GPU lane walk', () => {
     expect(ms(op, 'row-per-thread', roofline)).toBeLessThan(600_000 * (gpu.gpuModel!.laneStepNs / 1e6));
     expect(laneSteps('tiled', op)).toBe(0);
     expect(laneSteps('elementwise', op)).toBe(0);
+  });
+
+  it('prices rounds of resident warps where more warps run than the GPU holds: a 2M-row stencil, not a small matrix', () => {
+    // A 7-point stencil over 128^3 points: 2,097,152 rows of 7 entries (what the H200 ran).
+    const rows = 1 << 21;
+    const stencil: SparseFeatures = {
+      rows,
+      cols: rows,
+      nnz: rows * 7,
+      rowLenMean: 7,
+      rowLenMax: 7,
+      rowLenCv: 0,
+      emptyRowFraction: 0,
+      top1PctNnzShare: 0.01,
+      localityScore: 1,
+      bandwidthEstimateNorm: 16_384 / rows,
+    };
+    const m = gpu.gpuModel!;
+    const spmv = opOf('spmv', stencil);
+    // A row a warp, 7 entries in one step; adaptive-rows puts 4 rows of 8 lanes on a warp; row-per-thread 32 rows.
+    expect(warpRows('warp-per-row', spmv)).toEqual({ warps: rows, steps: 1 });
+    expect(warpRows('adaptive-rows', spmv)).toEqual({ warps: rows / 4, steps: 1 });
+    expect(warpRows('row-per-thread', spmv)).toEqual({ warps: rows / 32, steps: 7 });
+    expect(warpRows('merge-path', spmv)).toEqual({ warps: 0, steps: 0 });
+    const rounds = Math.ceil(rows / m.residentWarps);
+    expect(roundsMs('warp-per-row', spmv, m)).toBeCloseTo((rounds * (m.rowChainNs + m.laneStepNs)) / 1e6, 9);
+    // The rounds, not the bytes, set warp-per-row's time there (0.39 ms measured on the H200, 0.18 from its bytes).
+    expect(ms(spmv, 'warp-per-row')).toBeGreaterThanOrEqual(roundsMs('warp-per-row', spmv, m));
+    expect(ms(spmv, 'warp-per-row')).toBeGreaterThan(0.4);
+    // Over a dense width a warp-per-row warp steps through its row's 7 entries.
+    const spmm = opOf('spmm', stencil, 32);
+    expect(warpRows('warp-per-row', spmm)).toEqual({ warps: rows, steps: 7 });
+    expect(ms(spmm, 'warp-per-row')).toBeGreaterThanOrEqual(roundsMs('warp-per-row', spmm, m));
+    // A small matrix fits in one round, which its call floor covers.
+    const small = opOf('spmv', withHub(2000, 40));
+    expect(roundsMs('warp-per-row', small, m)).toBeLessThan(m.sparseFloorUs / 1e3);
+    // Without a gpuModel, the roofline.
+    const { gpuModel: _, ...bare } = gpu;
+    expect(ms(spmv, 'warp-per-row', bare)).toBeLessThan(roundsMs('warp-per-row', spmv, m));
   });
 });

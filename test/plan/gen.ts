@@ -402,6 +402,8 @@ const accelArb = (kind: 'gpu' | 'fpga', sp: Spread): fc.Arbitrary<Omit<DeviceSpe
           sparseFloorUs: r.launch + r.model.floorExtraUs,
           queuedLaunchUs: r.launch / 2,
           laneStepNs: r.launch * 10,
+          residentWarps: 1024 + Math.round(r.mem),
+          rowChainNs: r.launch * 200,
           l2CacheMB: r.model.l2CacheMB,
         };
       if (r.model && kind === 'fpga')

@@ -9,7 +9,15 @@ import { parseSystem } from '../../runtime/system/load.js';
 import { GPU, HOST_CPU } from './devices.js';
 import { fails } from './fails.js';
 
-const GPU_MODEL = { effectiveBandwidthGBs: 800, sparseFloorUs: 15, queuedLaunchUs: 3, laneStepNs: 70, l2CacheMB: 6 };
+const GPU_MODEL = {
+  effectiveBandwidthGBs: 800,
+  sparseFloorUs: 15,
+  queuedLaunchUs: 3,
+  laneStepNs: 70,
+  residentWarps: 4096,
+  rowChainNs: 1500,
+  l2CacheMB: 6,
+};
 const FPGA_MODEL = { effectiveBandwidthGBs: 400 };
 
 function system(
