@@ -25,7 +25,13 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boundDims, loadSystem } from '../../cli/planning.js';
-import { laneSteps, QUEUED_AFTER_FIRST, queuedAfterFirst, warpRows } from '../../runtime/catalogue/gpu.js';
+import {
+  laneSteps,
+  mergeSearchSteps,
+  QUEUED_AFTER_FIRST,
+  queuedAfterFirst,
+  warpRows,
+} from '../../runtime/catalogue/gpu.js';
 import { callOverheadUs, implTimes } from '../../runtime/catalogue/index.js';
 import type { GpuImpl } from '../../runtime/catalogue/names.js';
 import { features } from '../../runtime/features/index.js';
@@ -206,6 +212,7 @@ const bytesOnly = withModel({
   queuedLaunchUs: queuedUs,
   laneStepNs: 0,
   rowChainNs: 0,
+  searchStepNs: 0,
 });
 const walks = rows.flatMap((r) => {
   const steps = laneSteps(r.variant as GpuImpl, r.op);
@@ -233,9 +240,23 @@ const chains = rows.flatMap((r) => {
 if (chains.length === 0)
   throw new Error(`no job runs ${MIN_ROUNDS} rounds of resident warps that its bytes do not explain`);
 const rowChainNs = median(chains.map((c) => c.ns));
+// (7) A step of merge-path's global search (searchStepNs): its SpMV timings, their time past the floor, queued
+// launches, bytes and the rounds' walked items, over the rounds' search steps (two binary searches over the rows a
+// block), median.
+const searches = rows.flatMap((r) => {
+  if (r.ex !== 'spmv' || r.variant !== 'merge-path') return [];
+  const { warps, steps } = warpRows('merge-path', r.op);
+  const rounds = Math.ceil(warps / before.residentWarps);
+  const paid = (floorUs + stubQueued(r) * queuedUs) / 1e3;
+  const rest = r.measuredMs - paid - (predict(r, bytesOnly) - paid) - (rounds * steps * laneStepNs) / 1e6;
+  return [{ r, rounds, ns: (rest * 1e6) / (rounds * mergeSearchSteps(r.op)) }];
+});
+if (searches.length === 0) throw new Error('no merge-path SpMV timing to anchor gpuModel.searchStepNs on');
+const searchStepNs = median(searches.map((c) => c.ns));
 const anchors = {
   laneStepNs: Number(laneStepNs.toFixed(0)),
   rowChainNs: Number(rowChainNs.toFixed(0)),
+  searchStepNs: Number(searchStepNs.toFixed(0)),
   launchOverheadUs: denseMs.length > 0 ? Number((median(denseMs) * 1e3).toFixed(1)) : undefined,
   sparseFloorUs: Number(floorUs.toFixed(1)),
   queuedLaunchUs: Number(queuedUs.toFixed(1)),
@@ -252,6 +273,9 @@ const anchors = {
     rowChainNs: `median over ${chains.length} timings of ${MIN_ROUNDS} or more rounds of ${before.residentWarps} resident warps that their bytes and walks do not explain (${chains
       .map((c) => `${c.r.ex} ${c.r.job} ${c.r.variant} ${c.rounds} rounds ${c.ns.toFixed(0)} ns`)
       .join('; ')})`,
+    searchStepNs: `median over ${searches.length} merge-path SpMV timings (${searches
+      .map((c) => `${c.r.job} ${c.rounds} round(s) ${c.ns.toFixed(0)} ns`)
+      .join('; ')})`,
     effectiveBandwidthGBs: `spmv ${anchor.job} row-per-thread (${anchor.op.sparse!.nnz} entries), ${anchor.measuredMs} ms less the floor`,
   },
 };
@@ -261,6 +285,7 @@ const after = withModel({
   queuedLaunchUs: anchors.queuedLaunchUs,
   laneStepNs: anchors.laneStepNs,
   rowChainNs: anchors.rowChainNs,
+  searchStepNs: anchors.searchStepNs,
 });
 
 /** Per job: whether the model's cheapest variant is the fastest measured, and what its choice costs over the fastest. */
@@ -296,6 +321,7 @@ const summary = (name: string, d: DeviceSpec) => {
     queuedLaunchUs: d.gpuModel!.queuedLaunchUs,
     laneStepNs: d.gpuModel!.laneStepNs,
     rowChainNs: d.gpuModel!.rowChainNs,
+    searchStepNs: d.gpuModel!.searchStepNs,
     effectiveBandwidthGBs: d.gpuModel!.effectiveBandwidthGBs,
     sparseFloorUs: d.gpuModel!.sparseFloorUs,
     medianErrorFactor: Math.exp(median(e)),

@@ -152,8 +152,9 @@ export function laneSteps(impl: GpuImpl, op: PlanOp): number {
 /**
  * The warps a schedule runs for an op and the dependent steps a warp's rows take (row-per-thread: 32 rows a
  * warp, a lane walking its row's entries, once per column of an SpMM; warp-per-row: a row a warp; adaptive-rows:
- * 32 / w rows a warp on groups of w lanes). merge-path's warps walk a fixed number of items: none counted.
- * Rows are taken at their mean length: the longest is laneSteps'.
+ * 32 / w rows a warp on groups of w lanes; merge-path: blocks of GPU_SCHEDULE.blockLanes threads over tiles of
+ * its diagonals, a thread's or a warp's items walked). Rows are taken at their mean length: the longest is
+ * laneSteps'.
  */
 export function warpRows(impl: GpuImpl, op: PlanOp): { warps: number; steps: number } {
   const f = op.sparse;
@@ -179,7 +180,17 @@ export function warpRows(impl: GpuImpl, op: PlanOp): { warps: number; steps: num
       const w = adaptiveDenseLanes(k, v);
       return { warps: Math.ceil(f.rows / (MODEL.warp / w)), steps: mean * passes(w, v) };
     }
-    case 'merge-path':
+    case 'merge-path': {
+      // codegen/cuda/merge.ts: a block takes mergeItems diagonals a thread (SpMV) or mergeWarpItems a warp (SpMM).
+      const tile = entries
+        ? GPU_SCHEDULE.blockLanes * GPU_SCHEDULE.mergeItems
+        : warpsPerBlock * GPU_SCHEDULE.mergeWarpItems;
+      const blocks = Math.ceil((f.rows + f.nnz) / tile);
+      return {
+        warps: blocks * warpsPerBlock,
+        steps: entries ? GPU_SCHEDULE.mergeItems : GPU_SCHEDULE.mergeWarpItems * passes(MODEL.warp, v),
+      };
+    }
     case 'tiled':
     case 'elementwise':
     case 'block-reduce':
@@ -193,20 +204,32 @@ export function warpRows(impl: GpuImpl, op: PlanOp): { warps: number; steps: num
 }
 
 /**
- * What the warps' rows take where more warps run than the GPU holds at once: rounds of residentWarps warps,
- * each round a row's dependent chain (its pointers, then its entries, then the gathers they index, the store:
- * rowChainNs) and its steps (laneStepNs each). A 2M-row stencil's warp-per-row SpMV, 7 entries a warp, waits on
- * that chain 248 times on an H200 while its bytes would take a seventh of the time (docs/PERFORMANCE.md).
+ * The steps of merge-path's global search: a block's thread finds both ends of its tile, each a binary search
+ * over the rows, one dependent load a step (codegen/cuda/merge.ts mergeTileHead).
+ */
+export function mergeSearchSteps(op: PlanOp): number {
+  const rows = op.sparse?.rows ?? 0;
+  return rows > 0 ? 2 * Math.ceil(Math.log2(rows + 1)) : 0;
+}
+
+/**
+ * What the warps take where more warps run than the GPU holds at once: rounds of residentWarps warps, each round
+ * a row's dependent chain (its pointers, then its entries, then the gathers they index, the store: rowChainNs;
+ * merge-path: its block's global search, searchStepNs a step) and its steps (laneStepNs each). A 2M-row
+ * stencil's warp-per-row SpMV, 7 entries a warp, waits on that chain 249 times on an H200 while its bytes would
+ * take half the time; merge-path's searches make it 0.14 ms there where its bytes give 0.05 (docs/PERFORMANCE.md).
+ * One round at the least: a small op's warps still wait on one chain.
  */
 export function roundsMs(impl: GpuImpl, op: PlanOp, m: GpuModelSpec): number {
   const { warps, steps } = warpRows(impl, op);
   if (warps === 0) return 0;
-  return (Math.ceil(warps / m.residentWarps) * (m.rowChainNs + steps * m.laneStepNs)) / 1e6;
+  const chain = impl === 'merge-path' ? mergeSearchSteps(op) * m.searchStepNs : m.rowChainNs;
+  return (Math.ceil(warps / m.residentWarps) * (chain + steps * m.laneStepNs)) / 1e6;
 }
 
 /**
  * A sparse schedule's time, ms: its bytes and imbalance (`ms`), or its longest lane walk, or its rounds of
- * resident warps, whichever is longest.
+ * resident warps, whichever is longest (merge-path: the longer of the first two, and its rounds of searches).
  */
 const walked =
   (impl: GpuImpl, f: (op: PlanOp, d: DeviceSpec) => number) =>
@@ -214,7 +237,11 @@ const walked =
     const ms = f(op, d);
     if (!gpuModelled(op, d)) return ms;
     const m = d.gpuModel!;
-    return Math.max(ms, (laneSteps(impl, op) * m.laneStepNs) / 1e6, roundsMs(impl, op, m));
+    const walk = (laneSteps(impl, op) * m.laneStepNs) / 1e6;
+    // merge-path's blocks all search before they stream: its rounds add to its bytes. The others' rounds are the
+    // chains that move their bytes: whichever is longer.
+    if (impl === 'merge-path') return Math.max(ms, walk) + roundsMs(impl, op, m);
+    return Math.max(ms, walk, roundsMs(impl, op, m));
   };
 
 function rowPerThread(op: PlanOp, d: DeviceSpec): number {

@@ -94,6 +94,7 @@ const gpuModelSchema = z.strictObject({
   laneStepNs: nonNegative,
   residentWarps: positive,
   rowChainNs: nonNegative,
+  searchStepNs: nonNegative,
   l2CacheMB: nonNegative,
 });
 

@@ -97,6 +97,11 @@ export interface GpuModelSpec {
    * and the store, as each round of resident warps pays it (runtime/catalogue/gpu.ts roundsMs).
    */
   rowChainNs: number;
+  /**
+   * One step of a binary search over a matrix's row pointers under a full GPU, ns: a load at an address the last
+   * one chose (merge-path's global search; runtime/catalogue/gpu.ts roundsMs).
+   */
+  searchStepNs: number;
   /** Last-level (L2) cache: gathers from a dense operand that fits it cost no DRAM traffic, MB. */
   l2CacheMB: number;
 }

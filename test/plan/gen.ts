@@ -404,6 +404,7 @@ const accelArb = (kind: 'gpu' | 'fpga', sp: Spread): fc.Arbitrary<Omit<DeviceSpe
           laneStepNs: r.launch * 10,
           residentWarps: 1024 + Math.round(r.mem),
           rowChainNs: r.launch * 200,
+          searchStepNs: r.launch * 30,
           l2CacheMB: r.model.l2CacheMB,
         };
       if (r.model && kind === 'fpga')

@@ -16,6 +16,7 @@ const GPU_MODEL = {
   laneStepNs: 70,
   residentWarps: 4096,
   rowChainNs: 1500,
+  searchStepNs: 300,
   l2CacheMB: 6,
 };
 const FPGA_MODEL = { effectiveBandwidthGBs: 400 };
