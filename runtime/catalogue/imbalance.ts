@@ -20,11 +20,15 @@ export function expectedMaxOverMean(cv: number, draws: number): number {
 /**
  * Lockstep groups of consecutive rows (a warp of row-per-thread: 32 rows,
  * 32 threads): the group takes as long as its longest row, so the work is
- * stretched by E[max] / mean of `width` rows, never more than max / mean.
+ * stretched by E[max] / mean of `width` rows, never more than max / mean,
+ * and never more than `width` (the longest of `width` rows is at most their
+ * sum). The last bound matters where the rows' cv is a hub's and the group
+ * small: adaptive-rows on an R-MAT graph (cv 68, 2 rows a warp) was priced
+ * 50x its bytes, 3x its H200 time (docs/PERFORMANCE.md).
  */
 export function lockstepImbalance(f: SparseFeatures, width: number): number {
   if (f.rowLenMean <= 0) return 1;
-  return Math.min(expectedMaxOverMean(f.rowLenCv, width), Math.max(1, f.rowLenMax / f.rowLenMean));
+  return Math.min(expectedMaxOverMean(f.rowLenCv, width), Math.max(1, f.rowLenMax / f.rowLenMean), Math.max(1, width));
 }
 
 /** How a streaming FPGA design deals out a sparse matrix (runtime/plan/fpga-designs.ts). */

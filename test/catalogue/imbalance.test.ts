@@ -78,7 +78,7 @@ describe('cyclic PE imbalance: estimate from features against exact counts', () 
     });
   }
 
-  it('a lockstep warp never loses more than max / mean, and nothing on equal rows', () => {
+  it('a lockstep group never loses more than max / mean or its rows, and nothing on equal rows', () => {
     const f = (cv: number, max: number): SparseFeatures => ({
       rows: 1000,
       cols: 1000,
@@ -92,5 +92,9 @@ describe('cyclic PE imbalance: estimate from features against exact counts', () 
     expect(lockstepImbalance(f(0, 10), 32)).toBe(1);
     expect(lockstepImbalance(f(3, 20), 32)).toBe(2);
     expect(lockstepImbalance(f(0.1, 1000), 32)).toBeCloseTo(1 + 0.1 * Math.sqrt(2 * Math.log(32)), 12);
+    // g rows in lockstep take at most g times their mean (the longest is at most their sum), whatever a hub makes
+    // of the cv: the R-MAT graph's cv 68 and capped longest row 50 x the mean, 2 rows a warp.
+    expect(lockstepImbalance(f(68, 500), 2)).toBe(2);
+    expect(lockstepImbalance(f(68, 500), 32)).toBe(32);
   });
 });
