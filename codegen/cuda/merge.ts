@@ -4,7 +4,7 @@
  * See variants.ts for the schedules together.
  */
 import type { LStmt, LoopFunc } from '../../ir/loops.js';
-import { GPU_SCHEDULE } from '../../runtime/catalogue/gpu.js';
+import { GPU_SCHEDULE, MERGE_TILES } from '../../runtime/catalogue/gpu.js';
 import { cConst, cType, ExprPrinter, StmtPrinter } from './cprint.js';
 import { ColumnJam, JamPrinter, vectorType, aligned16, VECTOR_WIDTHS } from './vec-columns.js';
 import { entryLoopOf, freeVars, isConst0, onlySizes, reductionAt, topLoop, type For, type Reduction } from './nest.js';
@@ -276,9 +276,9 @@ function mergeRowKernel(o: OpCode, name: string, scratch: string[], ptrC: string
   ];
 }
 
-/** Diagonals of the merge path per thread of mergeTiles (the catalogue counts them: runtime/catalogue/gpu.ts laneSteps), and per block of 256 threads. */
+/** Diagonals of the merge path per thread of mergeTiles, and per block (the catalogue counts them: runtime/catalogue/gpu.ts). */
 const MERGE_ITEMS = GPU_SCHEDULE.mergeItems;
-export const MERGE_TILE = 256 * MERGE_ITEMS;
+export const MERGE_TILE = MERGE_TILES.entries;
 
 /**
  * Merrill and Garland's merge-based row reduction (SC 2016), for a row fold
@@ -349,10 +349,10 @@ function mergeTiles(o: OpCode, m: MergeShape): Variant {
 }
 
 /** Warps per block of mergeTilesDense and the merge-path diagonals each walks (lanes over 32 dense columns). */
-const MERGE_WARPS = 8;
+const MERGE_WARPS = GPU_SCHEDULE.blockLanes / 32;
 const MERGE_WARP_ITEMS = GPU_SCHEDULE.mergeWarpItems;
 /** Diagonals of the merge path per block of mergeTilesDense. */
-export const MERGE_DENSE_TILE = MERGE_WARPS * MERGE_WARP_ITEMS;
+export const MERGE_DENSE_TILE = MERGE_TILES.dense;
 
 /**
  * Merrill and Garland's merge-based row reduction for a row fold inside a

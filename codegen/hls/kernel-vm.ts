@@ -359,15 +359,14 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
   let bank = CH + 1;
   // Which process takes each pointer (one m_axi port serves one dataflow process): the loader the windows, the
   // write-back the output and the epilogue's operands; every process takes every scalar.
-  const loadPtrs: string[] = [];
-  const writePtrs: string[] = [];
-  const scalarParams: string[] = [];
-  const scalarArgs: string[] = [];
-  const ptrArg = (b: LBuffer, name: string): KernelArg => ({
+  const loadPtrs: KernelArg[] = [];
+  const writePtrs: KernelArg[] = [];
+  const scalars: KernelArg[] = [];
+  const ptrArg = (b: LBuffer, name: string, bundle: string): KernelArg => ({
     name,
     cType: `${b.name === f.out ? '' : 'const '}${elemOf(b)}*`,
     kind: 'ptr',
-    bundle: `${name === bufName(b.name) ? 'hbm_' : 'hbmep_'}${ident(b.name)}`,
+    bundle,
     bank: bank++,
     host: bufName(b.name),
     hostCount: `n_${bufName(b.name)}`,
@@ -389,25 +388,22 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
         output: false,
       };
       args.push(a);
-      scalarParams.push(`${a.cType} ${a.name}`);
-      scalarArgs.push(a.name);
+      scalars.push(a);
       continue;
     }
-    const a = ptrArg(b, bufName(b.name));
+    const a = ptrArg(b, bufName(b.name), `hbm_${ident(b.name)}`);
     args.push(a);
-    const param = `${a.cType} ${a.name}`;
-    if (windowNames.has(b.name)) loadPtrs.push(param);
-    else if (b.name === f.out || epilogueReads.has(b.name)) writePtrs.push(param);
-    if (windowNames.has(b.name) && epilogueReads.has(b.name)) epPorts.push(ptrArg(b, epName(b.name)));
+    if (windowNames.has(b.name)) loadPtrs.push(a);
+    else if (b.name === f.out || epilogueReads.has(b.name)) writePtrs.push(a);
+    if (windowNames.has(b.name) && epilogueReads.has(b.name))
+      epPorts.push(ptrArg(b, epName(b.name), `hbmep_${ident(b.name)}`));
   }
-  for (const a of epPorts) {
-    args.push(a);
-    writePtrs.push(`${a.cType} ${a.name}`);
-  }
+  args.push(...epPorts);
+  writePtrs.push(...epPorts);
   for (const sz of f.sizes) {
-    args.push({ name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false });
-    scalarParams.push(`int32_t ${varName(sz)}`);
-    scalarArgs.push(varName(sz));
+    const a: KernelArg = { name: varName(sz), cType: 'int32_t', kind: 'scalar', host: varName(sz), output: false };
+    args.push(a);
+    scalars.push(a);
   }
   // The host packs only rows [r_lo, r_hi) (tiles relative to r_lo); the kernel adds row_lo back and writes rows below n_rows = r_hi.
   const dims = ['row_lo', 'n_rows', 'n_cols', 'n_k', 'n_tiles', 'n_ktiles', 'n_wins'];
@@ -423,11 +419,12 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     n_wins: 'pk.n_wins',
   };
   for (const d of dims) {
-    args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: hostDims[d]!, output: false });
-    scalarParams.push(`int32_t ${d}`);
-    scalarArgs.push(d);
+    const a: KernelArg = { name: d, cType: 'int32_t', kind: 'scalar', host: hostDims[d]!, output: false };
+    args.push(a);
+    scalars.push(a);
   }
-  const loadArg = (p: string): string => p.slice(p.lastIndexOf(' ') + 1);
+  const params = (as: KernelArg[]): string => as.map((a) => `${a.cType} ${a.name}`).join(', ');
+  const argList = (as: KernelArg[]): string => as.map((a) => a.name).join(', ');
 
   const S = SPARSE_ROW_STREAMS;
   const hasWindows = m.windows.length > 0;
@@ -553,16 +550,16 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     code: {
       signature: args.map((a) => `${a.cType} ${a.name}`).join(', '),
       interfaces: interfaceLines(args),
-      computeParams: scalarParams.join(', '),
-      loadParams: [...loadPtrs, ...scalarParams].join(', '),
-      loadArgs: [...loadPtrs.map(loadArg), ...scalarArgs].join(', '),
-      writeParams: [...writePtrs, ...scalarParams].join(', '),
-      writeArgs: [...writePtrs.map(loadArg), ...scalarArgs].join(', '),
+      computeParams: params(scalars),
+      loadParams: params([...loadPtrs, ...scalars]),
+      loadArgs: argList([...loadPtrs, ...scalars]),
+      writeParams: params([...writePtrs, ...scalars]),
+      writeArgs: argList([...writePtrs, ...scalars]),
       windows: hasWindows ? 'windows' : '',
       computeCalls: Array.from(
         { length: CH },
         (_, ch) =>
-          `${compute(ch)}(len_s[${ch}]${SHARE > 0 ? `, share_s[${ch}]` : ''}, nz_s[${ch}]${hasWindows ? `, xw_s[${ch}]` : ''}, res_s[${ch}]${SHARE > 0 ? `, part_s[${ch}]` : ''}, ${scalarArgs.join(', ')});`,
+          `${compute(ch)}(len_s[${ch}]${SHARE > 0 ? `, share_s[${ch}]` : ''}, nz_s[${ch}]${hasWindows ? `, xw_s[${ch}]` : ''}, res_s[${ch}]${SHARE > 0 ? `, part_s[${ch}]` : ''}, ${argList(scalars)});`,
       ),
       readerCalls: Array.from(
         { length: CH },

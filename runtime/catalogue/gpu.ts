@@ -100,6 +100,31 @@ export const GPU_SCHEDULE = { blockLanes: 256, mergeItems: 8, mergeWarpItems: 64
 const warpsPerBlock = GPU_SCHEDULE.blockLanes / MODEL.warp;
 
 /**
+ * Diagonals of the merge path (rows + entries) one block of merge-path takes: mergeItems a thread in the SpMV form,
+ * mergeWarpItems a warp in the SpMM form (codegen/cuda/merge.ts prints its tiles with these).
+ */
+export const MERGE_TILES = {
+  entries: GPU_SCHEDULE.blockLanes * GPU_SCHEDULE.mergeItems,
+  dense: warpsPerBlock * GPU_SCHEDULE.mergeWarpItems,
+} as const;
+
+/** What the shapes of the CUDA schedules read of an op: its dense width k, whether it folds entries, the vector. */
+function shapeOf(op: PlanOp): {
+  k: number;
+  entries: boolean;
+  v: number;
+  passes: (lanes: number, vector: number) => number;
+} {
+  const k = Math.max(1, Math.round(width(op)));
+  return {
+    k,
+    entries: op.kind === 'spmv' || op.kind === 'reduce',
+    v: denseVector(k, op.dtype),
+    passes: (lanes, vector) => Math.ceil(k / (lanes * vector)),
+  };
+}
+
+/**
  * Steps of the longest walk one lane of a schedule makes: each step a load (an entry, or an entry's columns
  * a lane owns) the lane's next step follows, so however few bytes an op moves, its schedule takes at least
  * these steps x gpuModel.laneStepNs. This is what the bandwidth term cannot see: one thread walking a
@@ -111,11 +136,8 @@ const warpsPerBlock = GPU_SCHEDULE.blockLanes / MODEL.warp;
 export function laneSteps(impl: GpuImpl, op: PlanOp): number {
   const f = op.sparse;
   if (!f || !isSparseKind(op.kind)) return 0;
-  const k = Math.max(1, Math.round(width(op)));
-  const entries = op.kind === 'spmv' || op.kind === 'reduce';
+  const { k, entries, v, passes } = shapeOf(op);
   const max = Math.max(0, f.rowLenMax);
-  const v = denseVector(k, op.dtype);
-  const passes = (lanes: number, vector: number): number => Math.ceil(k / (lanes * vector));
   switch (impl) {
     case 'row-per-thread':
       return max * k;
@@ -159,11 +181,8 @@ export function laneSteps(impl: GpuImpl, op: PlanOp): number {
 export function warpRows(impl: GpuImpl, op: PlanOp): { warps: number; steps: number } {
   const f = op.sparse;
   if (!f || !isSparseKind(op.kind) || f.rows === 0) return { warps: 0, steps: 0 };
-  const k = Math.max(1, Math.round(width(op)));
-  const entries = op.kind === 'spmv' || op.kind === 'reduce';
+  const { k, entries, v, passes } = shapeOf(op);
   const mean = Math.max(1, Math.ceil(f.nnz / f.rows));
-  const v = denseVector(k, op.dtype);
-  const passes = (lanes: number, vector: number): number => Math.ceil(k / (lanes * vector));
   switch (impl) {
     case 'row-per-thread':
       return { warps: Math.ceil(f.rows / MODEL.warp), steps: entries ? mean : mean * k };
@@ -181,11 +200,7 @@ export function warpRows(impl: GpuImpl, op: PlanOp): { warps: number; steps: num
       return { warps: Math.ceil(f.rows / (MODEL.warp / w)), steps: mean * passes(w, v) };
     }
     case 'merge-path': {
-      // codegen/cuda/merge.ts: a block takes mergeItems diagonals a thread (SpMV) or mergeWarpItems a warp (SpMM).
-      const tile = entries
-        ? GPU_SCHEDULE.blockLanes * GPU_SCHEDULE.mergeItems
-        : warpsPerBlock * GPU_SCHEDULE.mergeWarpItems;
-      const blocks = Math.ceil((f.rows + f.nnz) / tile);
+      const blocks = Math.ceil((f.rows + f.nnz) / (entries ? MERGE_TILES.entries : MERGE_TILES.dense));
       return {
         warps: blocks * warpsPerBlock,
         steps: entries ? GPU_SCHEDULE.mergeItems : GPU_SCHEDULE.mergeWarpItems * passes(MODEL.warp, v),
