@@ -11,29 +11,39 @@
 import { scoreMapping } from '../guards/build.js';
 import type { Binding } from '../plan/bind.js';
 import { bindProblem } from '../plan/bind.js';
-import { choiceEvaluator, type PlanOptions, type StageChoice } from '../plan/dp.js';
+import {
+  choicePricer,
+  planStructure,
+  type ChoiceFigures,
+  type ChoicePricer,
+  type PlanOptions,
+  type PlanStructure,
+  type StageChoice,
+} from '../plan/dp.js';
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 
 /** Bound problems kept per first sparse input's features record, and for bindings without one (least recently used first out). */
 export const MEMO_PROBLEMS = 64;
 
+/** What a problem's partitions were priced at, by partition key (undefined: it cannot run there). */
+interface Priced {
+  mappings: Map<string, Mapping | undefined>;
+  figures: Map<string, ChoiceFigures | undefined>;
+}
+
 export class ModelMemo {
   private readonly problems = new Map<string, PlanProblem>();
-  /** Per problem: the partitions' mappings by key. */
-  private readonly mappings = new WeakMap<PlanProblem, Map<string, Mapping | undefined>>();
+  /** Per problem: the partitions' mappings by key, and their figures (what a score reads) by key. */
+  private readonly mappings = new WeakMap<PlanProblem, Priced>();
   /**
-   * The evaluator the partitions of the last problem priced share (one planner set-up and its stage and op-time
-   * caches), and that problem's mappings while it is not kept (`admitted`). A partition priced later on an older
-   * problem sets its evaluator up again.
+   * The pricer the partitions of the last problem priced share (one planner set-up and its stage and op-time
+   * caches), and that problem's prices while it is not kept (`admitted`). A partition priced later on an older
+   * problem sets its pricer up again.
    */
-  private last:
-    | {
-        p: PlanProblem;
-        evaluate: (c: readonly StageChoice[]) => Mapping | undefined;
-        by: Map<string, Mapping | undefined>;
-      }
-    | undefined;
+  private last: { p: PlanProblem; pricer: ChoicePricer; by: Priced } | undefined;
+  /** What pricing reads of the spec's ops whatever the input (cuts, live values, stage shapes): one for every problem. */
+  private structure: PlanStructure | undefined;
 
   constructor(
     private readonly sys: SystemSpec,
@@ -50,7 +60,7 @@ export class ModelMemo {
    * each pattern in a stream of new patterns and V8 promoted them to its old space: its collections took about 40%
    * of each decision. Kept from the second input on, and the set-up for the last problem only, a new pattern's
    * decision on the held-out case's guards (five partitions) went from 156 to 105 us on whitaker3 and from 149 to
-   * 94 us on bcsstk13 (docs/PERFORMANCE.md); a pattern seen again costs its second input one pricing more.
+   * 94 us on bcsstk13 (docs/PERFORMANCE.md); a pattern seen again costs its second input one pricing more when another pattern came between.
    */
   private readonly admitted = new WeakSet<PlanProblem>();
 
@@ -103,20 +113,39 @@ export class ModelMemo {
     return p;
   }
 
-  /** A partition's mapping on a problem (undefined: it cannot run there). */
-  mapping(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): Mapping | undefined {
+  /** The prices of a problem's partitions, and the pricer set up for it. */
+  private priced(p: PlanProblem): { p: PlanProblem; pricer: ChoicePricer; by: Priced } {
+    if (this.last?.p === p) {
+      // Seen again since it was priced: its prices are kept from now on.
+      if (this.admitted.has(p) && !this.mappings.has(p)) this.mappings.set(p, this.last.by);
+      return this.last;
+    }
+    // A problem not kept holds its prices beside its pricer, for its own input only.
     let by = this.mappings.get(p);
     if (!by) {
-      by = new Map();
-      // A problem not kept holds its mappings beside its evaluator, for its own input only.
+      by = { mappings: new Map(), figures: new Map() };
       if (this.admitted.has(p)) this.mappings.set(p, by);
-      else if (this.last?.p === p) by = this.last.by;
     }
-    if (!by.has(part.key)) {
-      if (this.last?.p !== p) this.last = { p, evaluate: choiceEvaluator(this.sys, p, this.popts), by };
-      by.set(part.key, this.last.evaluate(part.choices));
-    }
-    return by.get(part.key);
+    this.structure ??= planStructure(p);
+    return (this.last = { p, pricer: choicePricer(this.sys, p, this.popts, this.structure), by });
+  }
+
+  /** A partition's mapping on a problem (undefined: it cannot run there). */
+  mapping(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): Mapping | undefined {
+    const { pricer, by } = this.priced(p);
+    if (!by.mappings.has(part.key)) by.mappings.set(part.key, pricer.mapping(part.choices));
+    return by.mappings.get(part.key);
+  }
+
+  /**
+   * A partition's figures on a problem (undefined: it cannot run there): its mapping's when that was built, else
+   * priced without building its stages (the open partitions of a guard leaf are scored, one of them runs).
+   */
+  figures(p: PlanProblem, part: { key: string; choices: readonly StageChoice[] }): ChoiceFigures | undefined {
+    const { pricer, by } = this.priced(p);
+    if (by.mappings.has(part.key)) return by.mappings.get(part.key);
+    if (!by.figures.has(part.key)) by.figures.set(part.key, pricer.figures(part.choices));
+    return by.figures.get(part.key);
   }
 
   /** The objective's value of a partition on a problem (the objective and constraints of `opts`), Infinity when it cannot run there or breaks a constraint. */
@@ -125,6 +154,6 @@ export class ModelMemo {
     part: { key: string; choices: readonly StageChoice[] },
     opts: PlanOptions = this.popts,
   ): number {
-    return scoreMapping(this.mapping(p, part), opts);
+    return scoreMapping(this.figures(p, part), opts);
   }
 }

@@ -8,14 +8,7 @@
  */
 import type { Binding } from '../plan/bind.js';
 import { bindProblem } from '../plan/bind.js';
-import {
-  choicesOf,
-  evaluateChoices,
-  objectiveValue,
-  planPareto,
-  type PlanOptions,
-  type StageChoice,
-} from '../plan/dp.js';
+import { choicesOf, choicePricer, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { PlanGoal } from '../plan/figures.js';
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
@@ -77,11 +70,14 @@ export function planOptions(sys: SystemSpec, goal: PlanGoal, powerCapW?: number)
 
 /** The objective value of fixed choices on a problem, Infinity when they cannot run there (or break the power cap). */
 export function scoreChoices(sys: SystemSpec, p: PlanProblem, c: readonly StageChoice[], opts: PlanOptions): number {
-  return scoreMapping(evaluateChoices(sys, p, c, opts), opts);
+  return scoreMapping(choicePricer(sys, p, opts).figures(c), opts);
 }
 
 /** The objective value of a mapping, Infinity when there is none or it breaks the power cap or latency bound. */
-export function scoreMapping(m: Mapping | undefined, opts: PlanOptions): number {
+export function scoreMapping(
+  m: Pick<Mapping, 'powerW' | 'latencyMs' | 'perInputMs' | 'energyJ'> | undefined,
+  opts: PlanOptions,
+): number {
   if (!m) return Infinity;
   if (opts.powerCapW !== undefined && m.powerW > opts.powerCapW) return Infinity;
   if (opts.latencyBoundMs !== undefined && m.latencyMs > opts.latencyBoundMs) return Infinity;

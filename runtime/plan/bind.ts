@@ -5,7 +5,7 @@
  * convergence loop, the trips observed on this input or a prior).
  */
 import { compilePoly, evaluateCompiled } from './sym.js';
-import type { PlanProblem, PlanSpec, SparseFeatures } from './types.js';
+import type { PlanOp, PlanProblem, PlanSpec, SparseFeatures } from './types.js';
 
 export interface Binding {
   /** Features of each sparse parameter. */
@@ -47,11 +47,12 @@ export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
     if ('dim' in x) return b.dims.get(x.dim);
     return b.sparse.get(x.sparse)?.[x.field];
   };
-  const ev = (text: string, what: string): number => {
+  // The message's subject is put together only on an error: a runtime binds every new pattern.
+  const ev = (text: string, of: string, what: string): number => {
     try {
       return evaluateCompiled(compilePoly(text), lookup);
     } catch (e) {
-      throw new Error(`${what}: ${(e as Error).message}`);
+      throw new Error(`${of}${what}: ${(e as Error).message}`);
     }
   };
   const ops = spec.ops.map((o) => {
@@ -62,26 +63,29 @@ export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
       if (!Number.isFinite(trips)) throw new Error(`repeat count '${String(t)}' of ${o.id} is not given`);
       if (o.group.until) trips = Math.min(trips, b.trips?.get(o.group.id) ?? expectedTrips(trips, b.sparse));
     }
-    const base = {
+    // Built field by field: V8 spreads such records an order of magnitude slower, and a runtime binds every new pattern.
+    const op: PlanOp = {
       id: o.id,
       kind: o.kind,
       result: o.result,
       dtype: o.dtype,
       reads: o.reads,
-      items: ev(o.items, `${o.id} items`),
-      flops: ev(o.flops, `${o.id} flops`),
-      bytes: ev(o.bytes, `${o.id} bytes`),
-      gathers: ev(o.gathers, `${o.id} gathers`),
-      resultBytes: ev(o.resultBytes, `${o.id} result size`),
+      items: ev(o.items, o.id, ' items'),
+      flops: ev(o.flops, o.id, ' flops'),
+      bytes: ev(o.bytes, o.id, ' bytes'),
+      gathers: ev(o.gathers, o.id, ' gathers'),
+      resultBytes: ev(o.resultBytes, o.id, ' result size'),
       trips,
       impls: o.impls,
     };
     const feat = o.sparse === undefined ? undefined : b.sparse.get(o.sparse);
-    return { ...base, ...(feat ? { sparse: feat } : {}), ...(o.group ? { group: o.group.id } : {}) };
+    if (feat) op.sparse = feat;
+    if (o.group) op.group = o.group.id;
+    return op;
   });
   return {
     kernel: spec.kernel,
-    paramBytes: new Map(spec.params.map((p) => [p.name, ev(p.bytes, `size of ${p.name}`)])),
+    paramBytes: new Map(spec.params.map((p) => [p.name, ev(p.bytes, 'size of ', p.name)])),
     sparseParams: new Set(spec.params.filter((p) => p.sparse).map((p) => p.name)),
     results: spec.results,
     ops,

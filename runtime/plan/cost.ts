@@ -29,8 +29,22 @@ export function variantTimes(op: PlanOp, d: DeviceSpec, threads?: number): Varia
  * implementation of it for this device kind.
  */
 export function bestOpTime(op: PlanOp, d: DeviceSpec, count: number, threads?: number): VariantTime {
+  return onInstances(op, d, fastestVariant(op, d, threads), count);
+}
+
+/** The fastest implementation of one run of `op` on one instance (per-call overhead included); undefined when there is none. */
+export function fastestVariant(op: PlanOp, d: DeviceSpec, threads?: number): VariantTime | undefined {
   let best: VariantTime | undefined;
   for (const v of variantTimes(op, d, threads)) if (!best || v.ms < best.ms) best = v;
+  return best;
+}
+
+/**
+ * An implementation's time for one run on one instance (fastestVariant) as `count` instances splitting the op's
+ * rows by nnz take it, all trips included: the implementations' times do not depend on the count, so a planner
+ * weighing one op on 1 and 2 instances of a device costs them once.
+ */
+export function onInstances(op: PlanOp, d: DeviceSpec, best: VariantTime | undefined, count: number): VariantTime {
   if (!best) return { variant: '', ms: Infinity };
   // Each instance pays the per-call overhead in full; only the work is split.
   const launch = callOverheadUs(op, d) / 1e3;

@@ -22,13 +22,14 @@ import {
   checkStreamLength,
   figures,
   rootComplexMs,
+  type Figures,
   type Accounting,
   type PartialFigures,
   type PlanGoal,
 } from './figures.js';
-import { bestOpTime, type VariantTime } from './cost.js';
-import { evalStage, type StageContext, type StageEval } from './stage.js';
-import type { Mapping, Objective, PlanOp, PlanProblem, Stage } from './types.js';
+import { fastestVariant, onInstances, type VariantTime } from './cost.js';
+import { evalStage, stageShape, type StageContext, type StageEval, type StageShape } from './stage.js';
+import type { Mapping, Objective, PlanOp, PlanProblem, Stage, ValueRead } from './types.js';
 
 /** The goal (objective, energy scope, stream length) and the constraints. */
 export interface PlanOptions extends PlanGoal {
@@ -114,36 +115,116 @@ function liveAfter(p: PlanProblem): Set<string>[] {
   return out;
 }
 
+/**
+ * What a planner reads of a problem's ops that does not depend on the input: where stages may be cut, which
+ * values stay live, the kernel results' last writers, each op's index, and each op range's stage shape and
+ * outside reads. Problems bound from one spec share it (a runtime prices partitions on every new pattern).
+ */
+export interface PlanStructure {
+  readonly cuts: boolean[];
+  readonly live: Set<string>[];
+  readonly writers: Map<string, string>;
+  readonly index: Map<string, number>;
+  /** Stage shapes (stage.ts) per range, start * 4096 + end. */
+  readonly shapes: Map<number, StageShape>;
+  /** Producer ops a stage over a range reads from before it, per start * 4096 + end. */
+  readonly externalReads: Map<number, string[]>;
+  /** The op ids and reads it was taken from, to check a problem against. */
+  readonly ops: readonly Pick<PlanOp, 'id' | 'reads'>[];
+}
+
+export function planStructure(p: PlanProblem): PlanStructure {
+  return {
+    cuts: cutPoints(p),
+    live: liveAfter(p),
+    writers: lastWriters(p),
+    index: new Map(p.ops.map((o, i) => [o.id, i])),
+    shapes: new Map(),
+    externalReads: new Map(),
+    ops: p.ops.map((o) => ({ id: o.id, reads: o.reads })),
+  };
+}
+
+const sameReads = (a: readonly ValueRead[], b: readonly ValueRead[]): boolean =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((r, i) => {
+      const q = b[i]!;
+      return (
+        r.value === q.value &&
+        r.from.kind === q.from.kind &&
+        (r.from.kind === 'param' || (q.from.kind === 'op' && r.from.id === q.from.id))
+      );
+    }));
+
+/** Whether a structure was taken from ops like these (same ids and reads in the same order, the same results). */
+function fits(st: PlanStructure, p: PlanProblem): boolean {
+  return (
+    st.ops.length === p.ops.length &&
+    st.ops.every((o, i) => o.id === p.ops[i]!.id && sameReads(o.reads, p.ops[i]!.reads)) &&
+    [...st.writers.keys()].every((r) => p.results.includes(r)) &&
+    st.writers.size === new Set(p.results).size
+  );
+}
+
 class Planner {
   readonly cuts: boolean[];
   readonly live: Set<string>[];
   readonly writers: Map<string, string>;
   private readonly cache = new Map<string, StageEval>();
-  private readonly externalReads = new Map<number, string[]>();
+  private readonly externalReads: Map<number, string[]>;
+  private readonly shapes: Map<number, StageShape>;
   readonly opById: Map<string, PlanOp>;
   readonly index: Map<string, number>;
+  private readonly ctx: StageContext;
 
   constructor(
     readonly sys: SystemSpec,
     readonly p: PlanProblem,
     readonly opts: Accounting & Pick<PlanOptions, 'kinds'>,
+    structure?: PlanStructure,
   ) {
     checkStreamLength(opts.streamLength);
-    this.cuts = cutPoints(p);
-    this.live = liveAfter(p);
-    this.writers = lastWriters(p);
+    if (structure && !fits(structure, p))
+      throw new Error(`a plan structure of other ops was given for kernel ${p.kernel}'s problem`);
+    const st = structure ?? planStructure(p);
+    this.cuts = st.cuts;
+    this.live = st.live;
+    this.writers = st.writers;
+    this.index = st.index;
+    this.shapes = st.shapes;
+    this.externalReads = st.externalReads;
     this.opById = new Map(p.ops.map((o) => [o.id, o]));
-    this.index = new Map(p.ops.map((o, i) => [o.id, i]));
+    this.ctx = {
+      sys,
+      problem: p,
+      producerDevice: (id) => {
+        const at = this.where.get(id);
+        return at === undefined ? undefined : sys.devices[at];
+      },
+      lastWriter: this.writers,
+      opById: this.opById,
+      opTime: (op, d, count) => this.opTime(op, d, count),
+    };
   }
 
+  /** Where earlier values live for the stage being priced (read by ctx.producerDevice). */
+  private where: ReadonlyMap<string, number> = new Map();
   /** bestOpTime per (op, device, instances): the DP prices an op once per stage range that holds it, and the partitions one problem weighs share most of their ops. */
   private readonly opTimes = new Map<number, VariantTime>();
+  /** The fastest implementation per (op, device), whatever the instances (cost.ts onInstances). */
+  private readonly fastest = new Map<number, VariantTime | undefined>();
 
   opTime(op: PlanOp, dev: DeviceSpec, count: number): VariantTime {
     const nd = this.sys.devices.length;
-    const key = (this.index.get(op.id)! * nd + this.sys.devices.indexOf(dev)) * 65536 + count;
+    const at = this.index.get(op.id)! * nd + this.sys.devices.indexOf(dev);
+    const key = at * 65536 + count;
     let t = this.opTimes.get(key);
-    if (!t) this.opTimes.set(key, (t = bestOpTime(op, dev, count)));
+    if (!t) {
+      let best = this.fastest.get(at);
+      if (best === undefined && !this.fastest.has(at)) this.fastest.set(at, (best = fastestVariant(op, dev)));
+      this.opTimes.set(key, (t = onInstances(op, dev, best, count)));
+    }
     return t;
   }
 
@@ -169,18 +250,14 @@ class Planner {
     for (const id of this.external(choice.start, choice.end)) key += `,${where.get(id) ?? -1}`;
     let ev = this.cache.get(key);
     if (!ev) {
-      const ctx: StageContext = {
-        sys: this.sys,
-        problem: this.p,
-        producerDevice: (id) => {
-          const at = where.get(id);
-          return at === undefined ? undefined : this.sys.devices[at];
-        },
-        lastWriter: this.writers,
-        opById: this.opById,
-        opTime: (op, d, count) => this.opTime(op, d, count),
-      };
-      this.cache.set(key, (ev = evalStage(ctx, this.p.ops.slice(choice.start, choice.end), dev, choice.count)));
+      this.where = where;
+      const rangeKey = choice.start * 4096 + choice.end;
+      let shape = this.shapes.get(rangeKey);
+      if (!shape) this.shapes.set(rangeKey, (shape = stageShape(this.ctx, this.p.ops.slice(choice.start, choice.end))));
+      this.cache.set(
+        key,
+        (ev = evalStage(this.ctx, this.p.ops.slice(choice.start, choice.end), dev, choice.count, shape)),
+      );
     }
     if (!ev.ok) return { why: ev.why! };
     return {
@@ -357,7 +434,7 @@ export function paretoFilter(ms: readonly Mapping[]): Mapping[] {
 }
 
 /** The figure an objective minimises: time per input over the stream, energy in the planned scope, or latency. */
-export function objectiveValue(m: Mapping, o: Objective): number {
+export function objectiveValue(m: Pick<Figures, 'perInputMs' | 'energyJ' | 'latencyMs'>, o: Objective): number {
   switch (o) {
     case 'throughput':
       return m.perInputMs;
@@ -393,32 +470,87 @@ export function evaluateChoices(
   return choiceEvaluator(sys, p, acct)(choices);
 }
 
+/** A mapping's figures without its stages: what scoring a partition reads (scoreMapping, objectiveValue). */
+export interface ChoiceFigures extends Figures {
+  /** Peak power of the devices as used (active), the rest idle, W. */
+  powerW: number;
+}
+
 /**
- * evaluateChoices for many lists of stage choices on one problem: one planner's set-up (live values, writers)
- * and its stage and op-time caches serve them all, so the partitions a runtime weighs for an input share what
- * their stages have in common.
+ * Many lists of stage choices priced on one problem: one planner's set-up (live values, writers) and its stage
+ * and op-time caches serve them all, so the partitions a runtime weighs for an input share what their stages have
+ * in common. `figures` gives what a score reads and builds no Stage (a runtime prices every open partition of a
+ * guard leaf on each new pattern and runs one: building each candidate's stages and instance names was a fifth of
+ * that pricing, docs/PERFORMANCE.md); `mapping` gives the whole mapping.
  */
+export interface ChoicePricer {
+  figures(choices: readonly StageChoice[]): ChoiceFigures | undefined;
+  mapping(choices: readonly StageChoice[]): Mapping | undefined;
+}
+
+export function choicePricer(
+  sys: SystemSpec,
+  p: PlanProblem,
+  acct: Accounting,
+  /** The structure of the problems of p's spec, shared (planStructure); taken from p when absent. */
+  structure?: PlanStructure,
+): ChoicePricer {
+  const pl = new Planner(sys, p, { energyScope: acct.energyScope, streamLength: acct.streamLength }, structure);
+  const nd = sys.devices.length;
+  const deviceAt = new Map(sys.devices.map((d, s) => [d.id, s]));
+  // The stages' picks in order, the instances used and where each op's result lives; undefined when infeasible.
+  const walk = (
+    choices: readonly StageChoice[],
+    picks: StagePick[] | undefined,
+  ): { used: number[]; partial: PartialFigures } | undefined => {
+    const used = new Array<number>(nd).fill(0);
+    const where = new Map<string, number>();
+    let stagePeriodMs = 0;
+    let rootMs = 0;
+    let latencyMs = 0;
+    let activeJ = 0;
+    for (const c of choices) {
+      const s = deviceAt.get(c.device);
+      if (s === undefined || used[s]! + c.count > sys.devices[s]!.count) return undefined;
+      const r = pl.stageFor(c, s, where);
+      if ('why' in r) return undefined;
+      used[s]! += c.count;
+      for (let i = c.start; i < c.end; i++) where.set(p.ops[i]!.id, s);
+      // As extend() adds a stage to a label.
+      if (r.periodMs > stagePeriodMs) stagePeriodMs = r.periodMs;
+      rootMs += r.rootMs;
+      latencyMs += r.timeMs;
+      activeJ += r.activeJ;
+      picks?.push(r);
+    }
+    return { used, partial: { stagePeriodMs, rootMs, latencyMs, activeJ } };
+  };
+  return {
+    figures: (choices) => {
+      const w = walk(choices, undefined);
+      if (!w) return undefined;
+      const f = figures(sys, w.used, w.partial, pl.opts) as ChoiceFigures;
+      f.powerW = peakPowerW(sys, w.used);
+      return f;
+    },
+    mapping: (choices) => {
+      const picks: StagePick[] = [];
+      const w = walk(choices, picks);
+      if (!w) return undefined;
+      let l: Label = { ...START, parent: undefined, pick: undefined };
+      for (const r of picks) l = extend(l, r);
+      return pl.finish(l, w.used);
+    },
+  };
+}
+
+/** evaluateChoices for many lists of stage choices on one problem (choicePricer's whole mappings). */
 export function choiceEvaluator(
   sys: SystemSpec,
   p: PlanProblem,
   acct: Accounting,
 ): (choices: readonly StageChoice[]) => Mapping | undefined {
-  const pl = new Planner(sys, p, { energyScope: acct.energyScope, streamLength: acct.streamLength });
-  return (choices) => {
-    const used = sys.devices.map(() => 0);
-    const where = new Map<string, number>();
-    let l: Label = { ...START, parent: undefined, pick: undefined };
-    for (const c of choices) {
-      const s = sys.devices.findIndex((d) => d.id === c.device);
-      if (s < 0 || used[s]! + c.count > sys.devices[s]!.count) return undefined;
-      const r = pl.stageFor(c, s, where);
-      if ('why' in r) return undefined;
-      used[s]! += c.count;
-      for (let i = c.start; i < c.end; i++) where.set(p.ops[i]!.id, s);
-      l = extend(l, r);
-    }
-    return pl.finish(l, used);
-  };
+  return choicePricer(sys, p, acct).mapping;
 }
 
 /** The stage choices behind a mapping. */

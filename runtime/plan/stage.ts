@@ -18,13 +18,16 @@ export interface Route {
   crossings: number;
 }
 
+/** The route of no transfer (shared: a planner asks for routes by the thousand). */
+const NO_ROUTE: Route = Object.freeze({ ms: 0, crossings: 0 });
+
 /** How `bytes` move from device `from` to device `to` (undefined = host memory). */
 export function route(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): Route {
-  if (bytes <= 0) return { ms: 0, crossings: 0 };
+  if (bytes <= 0) return NO_ROUTE;
   const onHost = (d: DeviceSpec | undefined): boolean => d === undefined || d.kind === 'cpu';
   const hop = (d: DeviceSpec): number =>
     d.hostLink ? d.hostLink.latencyUs / 1e3 + (bytes / (d.hostLink.bandwidthGBs * 1e9)) * 1e3 : 0;
-  if (onHost(from) && onHost(to)) return { ms: 0, crossings: 0 };
+  if (onHost(from) && onHost(to)) return NO_ROUTE;
   if (onHost(from)) return { ms: hop(to!), crossings: 1 };
   if (onHost(to)) return { ms: hop(from!), crossings: 1 };
   const staged = hop(from!) + hop(to!);
@@ -44,10 +47,8 @@ export function transferMs(
   return route(sys, from, to, bytes).ms;
 }
 
-/** Bytes crossing the root complex when `bytes` move from `from` to `to`. */
-function rootBytesOf(sys: SystemSpec, from: DeviceSpec | undefined, to: DeviceSpec | undefined, bytes: number): number {
-  return route(sys, from, to, bytes).crossings * Math.max(0, bytes);
-}
+/** Bytes crossing the root complex when `bytes` move along route r. */
+const crossed = (r: Route, bytes: number): number => r.crossings * Math.max(0, bytes);
 
 export interface StageEval {
   ok: boolean;
@@ -80,7 +81,57 @@ export interface StageContext {
   opTime: (op: PlanOp, dev: DeviceSpec, count: number) => VariantTime;
 }
 
-export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: DeviceSpec, count: number): StageEval {
+/**
+ * What a stage over a range of ops reads and writes, whatever device and instances run it and whatever the
+ * input: for each op in order, the values it reads that no earlier op of the stage read (a parameter, or an
+ * earlier stage's op), then its result; the ops that finally write a kernel result; the FPGA designs its
+ * bitstream holds. It names values, not sizes, so one shape serves every problem bound from one spec: a runtime
+ * prices a range on several devices, counts, producers' places and inputs, and evalStage walks it (the same sums in
+ * the same order as a walk of the ops).
+ */
+export interface StageShape {
+  items: readonly ShapeItem[];
+  /** Positions in the stage's ops of those that finally write a kernel result, in the order of ctx.lastWriter. */
+  writers: readonly number[];
+  /** One design per op of the stage (codegen/hls emits one per op). */
+  fpgaInstances: readonly FpgaImpl[];
+  /** resourceOverflow of the designs on each FPGA device once checked; null where they fit. */
+  overflow: WeakMap<DeviceSpec, ReturnType<typeof resourceOverflow> | null>;
+}
+
+type ShapeItem =
+  | { kind: 'param'; name: string; sparse: boolean }
+  | { kind: 'op'; id: string }
+  /** The result of the op at this position of the stage. */
+  | { kind: 'result'; at: number };
+
+export function stageShape(ctx: Pick<StageContext, 'problem' | 'lastWriter'>, ops: readonly PlanOp[]): StageShape {
+  const inStage = new Set(ops.map((o) => o.id));
+  const seen = new Set<string>();
+  const items: ShapeItem[] = [];
+  ops.forEach((op, at) => {
+    for (const r of op.reads) {
+      const key = r.from.kind === 'param' ? `param:${r.value}` : `op:${r.from.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (r.from.kind === 'param')
+        items.push({ kind: 'param', name: r.value, sparse: ctx.problem.sparseParams.has(r.value) });
+      else if (!inStage.has(r.from.id)) items.push({ kind: 'op', id: r.from.id });
+    }
+    items.push({ kind: 'result', at });
+  });
+  const writers: number[] = [];
+  for (const [, writer] of ctx.lastWriter) if (inStage.has(writer)) writers.push(ops.findIndex((o) => o.id === writer));
+  return { items, writers, fpgaInstances: ops.flatMap((o) => o.impls.fpga.slice(0, 1)), overflow: new WeakMap() };
+}
+
+export function evalStage(
+  ctx: StageContext,
+  ops: readonly PlanOp[],
+  dev: DeviceSpec,
+  count: number,
+  shape: StageShape = stageShape(ctx, ops),
+): StageEval {
   const variants: Record<string, string> = {};
   let compute = 0;
   for (const op of ops) {
@@ -99,40 +150,37 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
   const exchange = splitExchange(ctx.sys, ops, dev, count);
   const sync = splitSyncMs(ops, count);
   compute += exchange.ms + sync;
-  const inStage = new Set(ops.map((o) => o.id));
-  const seen = new Set<string>();
   let transfer = 0;
   let outbound = 0;
   let memory = 0;
   // Every instance of a split stage receives its own copy (its share of a sparse operand, the whole of anything else).
   let rootBytes = exchange.rootBytes;
-  for (const op of ops) {
-    for (const r of op.reads) {
-      const key = r.from.kind === 'param' ? `param:${r.value}` : `op:${r.from.id}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if (r.from.kind === 'param') {
-        const bytes = ctx.problem.paramBytes.get(r.value) ?? 0;
-        // Sparse operands are split by rows across instances; dense ones are broadcast.
-        const share = ctx.problem.sparseParams.has(r.value) ? bytes / count : bytes;
-        transfer += transferMs(ctx.sys, undefined, dev, share);
-        rootBytes += count * rootBytesOf(ctx.sys, undefined, dev, share);
-        memory += share;
-      } else if (!inStage.has(r.from.id)) {
-        const producer = ctx.opById.get(r.from.id)!;
-        const from = ctx.producerDevice(producer.id);
-        transfer += transferMs(ctx.sys, from, dev, producer.resultBytes);
-        rootBytes += count * rootBytesOf(ctx.sys, from, dev, producer.resultBytes);
-        memory += producer.resultBytes;
-      }
+  for (const it of shape.items) {
+    if (it.kind === 'param') {
+      // Sparse operands are split by rows across instances; dense ones are broadcast.
+      const bytes = ctx.problem.paramBytes.get(it.name) ?? 0;
+      const share = it.sparse ? bytes / count : bytes;
+      const r = route(ctx.sys, undefined, dev, share);
+      transfer += r.ms;
+      rootBytes += count * crossed(r, share);
+      memory += share;
+    } else if (it.kind === 'op') {
+      const producer = ctx.opById.get(it.id)!;
+      const from = ctx.producerDevice(it.id);
+      const r = route(ctx.sys, from, dev, producer.resultBytes);
+      transfer += r.ms;
+      rootBytes += count * crossed(r, producer.resultBytes);
+      memory += producer.resultBytes;
+    } else {
+      const op = ops[it.at]!;
+      memory += op.resultBytes / (op.sparse ? count : 1);
     }
-    memory += op.resultBytes / (op.sparse ? count : 1);
   }
-  for (const [, writer] of ctx.lastWriter) {
-    if (!inStage.has(writer)) continue;
-    const op = ops.find((o) => o.id === writer)!;
-    outbound += transferMs(ctx.sys, dev, undefined, op.resultBytes / count);
-    rootBytes += count * rootBytesOf(ctx.sys, dev, undefined, op.resultBytes / count);
+  for (const at of shape.writers) {
+    const op = ops[at]!;
+    const r = route(ctx.sys, dev, undefined, op.resultBytes / count);
+    outbound += r.ms;
+    rootBytes += count * crossed(r, op.resultBytes / count);
   }
   if (memory > dev.memoryGB * 1e9)
     return {
@@ -148,15 +196,19 @@ export function evalStage(ctx: StageContext, ops: readonly PlanOp[], dev: Device
     };
   if (dev.kind === 'fpga' && dev.fpga) {
     // One bitstream holds the shell and a kernel instance per op of the stage (codegen/hls emits one per op).
-    const instances = ops.flatMap((o) => o.impls.fpga.slice(0, 1));
-    const over = resourceOverflow(
-      fpgaProjectResources(instances.map((d) => fpgaEntry(d).resources())),
-      dev.fpga.resources,
-    );
+    let over = shape.overflow.get(dev);
+    if (over === undefined) {
+      over =
+        resourceOverflow(
+          fpgaProjectResources(shape.fpgaInstances.map((d) => fpgaEntry(d).resources())),
+          dev.fpga.resources,
+        ) ?? null;
+      shape.overflow.set(dev, over);
+    }
     if (over)
       return {
         ok: false,
-        why: `kernels ${instances.join('+')} and the shell need ${over.need} ${over.kind.toUpperCase()} on ${dev.id}, which has ${over.have}`,
+        why: `kernels ${shape.fpgaInstances.join('+')} and the shell need ${over.need} ${over.kind.toUpperCase()} on ${dev.id}, which has ${over.have}`,
         computeMs: Infinity,
         inMs: transfer,
         outMs: outbound,
@@ -214,8 +266,9 @@ function splitExchange(
   let ms = 0;
   let rootBytes = 0;
   const allGather = (bytes: number, times: number): void => {
-    ms += times * ((count - 1) * transferMs(sys, dev, dev, bytes / count));
-    rootBytes += times * count * (count - 1) * rootBytesOf(sys, dev, dev, bytes / count);
+    const r = route(sys, dev, dev, bytes / count);
+    ms += times * ((count - 1) * r.ms);
+    rootBytes += times * count * (count - 1) * crossed(r, bytes / count);
   };
   let prev: PlanOp | undefined;
   for (const op of ops) {
