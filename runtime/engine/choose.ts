@@ -159,7 +159,7 @@ export class Chooser {
 
   private planFresh(problem: PlanProblem): { part: Part; ms: number } {
     const t0 = performance.now();
-    const best = planPareto(this.sys, problem, this.cur.popts).pareto[0];
+    const best = planPareto(this.sys, problem, this.cur.popts, this.memo.structureFor(problem)).pareto[0];
     const ms = performance.now() - t0;
     if (!best)
       throw new InputError(

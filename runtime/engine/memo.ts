@@ -113,6 +113,11 @@ export class ModelMemo {
     return p;
   }
 
+  /** The plan structure of this spec's problems (the planner's input-independent set-up), taken from the first. */
+  structureFor(p: PlanProblem): PlanStructure {
+    return (this.structure ??= planStructure(p));
+  }
+
   /** The prices of a problem's partitions, and the pricer set up for it. */
   private priced(p: PlanProblem): { p: PlanProblem; pricer: ChoicePricer; by: Priced } {
     if (this.last?.p === p) {
@@ -126,8 +131,7 @@ export class ModelMemo {
       by = { mappings: new Map(), figures: new Map() };
       if (this.admitted.has(p)) this.mappings.set(p, by);
     }
-    this.structure ??= planStructure(p);
-    return (this.last = { p, pricer: choicePricer(this.sys, p, this.popts, this.structure), by });
+    return (this.last = { p, pricer: choicePricer(this.sys, p, this.popts, this.structureFor(p)), by });
   }
 
   /** A partition's mapping on a problem (undefined: it cannot run there). */

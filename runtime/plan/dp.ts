@@ -332,8 +332,14 @@ export interface PlanOutcome {
   states: number;
 }
 
-export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): PlanOutcome {
-  const pl = new Planner(sys, p, opts);
+export function planPareto(
+  sys: SystemSpec,
+  p: PlanProblem,
+  opts: PlanOptions,
+  /** The structure of the problems of p's spec, shared (planStructure); taken from p when absent. */
+  structure?: PlanStructure,
+): PlanOutcome {
+  const pl = new Planner(sys, p, opts, structure);
   const n = p.ops.length;
   const why = new Map<string, number>();
   const note = (w: string): void => void why.set(w, (why.get(w) ?? 0) + 1);
@@ -341,11 +347,18 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
   // states[i]: key -> { used, where, labels }
   type State = { used: number[]; where: Map<string, number>; labels: Label[] };
   const states: Map<string, State>[] = Array.from({ length: n + 1 }, () => new Map());
-  const keyOf = (used: number[], where: Map<string, number>): string =>
-    `${used.join(',')}|${[...where]
-      .sort()
-      .map(([k, v]) => `${k}@${v}`)
-      .join(',')}`;
+  // A state's key: the instances used, then where each op's value lives ('.': nowhere live), in op order. One
+  // string per transition, built without sorting or arrays (it was a tenth of a runtime's re-plan).
+  const keyOf = (used: number[], where: Map<string, number>): string => {
+    let k = '';
+    for (const u of used) k += `${u},`;
+    k += '|';
+    for (const op of p.ops) {
+      const at = where.get(op.id);
+      k += at === undefined ? '.,' : `${at},`;
+    }
+    return k;
+  };
   const start: State = {
     used: sys.devices.map(() => 0),
     where: new Map(),
@@ -356,9 +369,10 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
   for (let i = 0; i < n; i++) {
     for (const st of states[i]!.values()) {
       count++;
+      const options = pl.options(st.used);
       for (let j = i + 1; j <= n; j++) {
         if (!pl.cuts[j]) continue;
-        for (const { s, dev, free } of pl.options(st.used)) {
+        for (const { s, dev, free } of options) {
           for (let k = 1; k <= free; k++) {
             const choice: StageChoice = { start: i, end: j, device: dev.id, count: k };
             const r = pl.stageFor(choice, s, st.where);
@@ -395,9 +409,16 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
       }
     }
   }
-  const finals: Mapping[] = [];
-  for (const st of states[n]!.values()) for (const l of st.labels) finals.push(pl.finish(l, st.used));
-  const pareto = paretoFilter(finals);
+  // The front is taken on the final labels' figures, and only its mappings are built (their stages and instance
+  // names): a runtime re-plans an input outside its guards' ranges, and building every final label's mapping was a
+  // tenth of that.
+  const finals: (Pick<Figures, 'perInputMs' | 'latencyMs' | 'energyJ'> & { l: Label; used: number[] })[] = [];
+  for (const st of states[n]!.values())
+    for (const l of st.labels) {
+      const f = figures(sys, st.used, l, opts);
+      finals.push({ perInputMs: f.perInputMs, latencyMs: f.latencyMs, energyJ: f.energyJ, l, used: st.used });
+    }
+  const pareto = paretoFilter(finals).map((x) => pl.finish(x.l, x.used));
   sortByObjective(pareto, opts.objective);
   const infeasible = [...why].sort((a, b) => b[1] - a[1]).map(([w]) => w);
   return minPowerW === undefined
@@ -405,12 +426,15 @@ export function planPareto(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): 
     : { pareto, infeasible, minPowerW, states: count };
 }
 
+/** The figures the Pareto front is taken over. */
+export type FrontFigures = Pick<Figures, 'perInputMs' | 'latencyMs' | 'energyJ'>;
+
 /**
  * Dominance over the three objectives' figures: time per input over the
  * stream, latency, energy in the planned scope. Each objective's optimum is
  * on this front.
  */
-export function mappingDominates(a: Mapping, b: Mapping): boolean {
+export function mappingDominates(a: FrontFigures, b: FrontFigures): boolean {
   return (
     a.perInputMs <= b.perInputMs &&
     a.latencyMs <= b.latencyMs &&
@@ -420,8 +444,8 @@ export function mappingDominates(a: Mapping, b: Mapping): boolean {
 }
 
 /** Non-dominated mappings over (time per input, latency, energy), one per distinct figure triple. */
-export function paretoFilter(ms: readonly Mapping[]): Mapping[] {
-  const out: Mapping[] = [];
+export function paretoFilter<M extends FrontFigures>(ms: readonly M[]): M[] {
+  const out: M[] = [];
   const seen = new Set<string>();
   for (const m of ms) {
     if (ms.some((o) => mappingDominates(o, m))) continue;
