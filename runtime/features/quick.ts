@@ -284,9 +284,29 @@ function scanBlocks(
         if (n > aloneI) beyond++;
         s2 += n * n;
       }
-    else
-      // The longest only (a sample of fewer than 150 rows reads its longest 1% as one row): one compare a row.
-      for (let r = first + 1, last = first + runRows; r <= last; r++) {
+    else {
+      // The longest only (a sample of fewer than 150 rows reads its longest 1% as one row): one compare a row. Two
+      // rows a step into two sums of squares: one float sum waited on its previous add every row (whitaker3's scan
+      // of 112 rows 310 -> 190 ns hot). The sums are of integers, exact below 2^53 whatever their order.
+      let s2b = 0;
+      let r = first + 1;
+      for (const last = first + runRows; r < last; r += 2) {
+        const mid = rowPtr[r]! | 0;
+        const next = rowPtr[r + 1]! | 0;
+        const n = (mid - end) | 0;
+        const n2 = (next - mid) | 0;
+        end = next;
+        neg |= n | n2;
+        if (n > t0) t0 = n;
+        if (n2 > t0) t0 = n2;
+        if (n === 0) empty++;
+        if (n2 === 0) empty++;
+        if (n > aloneI) beyond++;
+        if (n2 > aloneI) beyond++;
+        s2 += n * n;
+        s2b += n2 * n2;
+      }
+      if (r === first + runRows) {
         const start = end;
         end = rowPtr[r]! | 0;
         const n = (end - start) | 0;
@@ -296,6 +316,8 @@ function scanBlocks(
         if (n > aloneI) beyond++;
         s2 += n * n;
       }
+      s2 += s2b;
+    }
     s1 += end - p0;
   }
   // One test for the sign of every length read; the pair that decreased is looked for only then.
