@@ -129,8 +129,9 @@ export interface PlanStructure {
   readonly shapes: Map<number, StageShape>;
   /** Producer ops a stage over a range reads from before it, per start * 4096 + end. */
   readonly externalReads: Map<number, string[]>;
-  /** The op ids and reads it was taken from, to check a problem against. */
+  /** The op ids and reads it was taken from, and the parameters split by rows, to check a problem against. */
   readonly ops: readonly Pick<PlanOp, 'id' | 'reads'>[];
+  readonly sparseParams: ReadonlySet<string>;
 }
 
 export function planStructure(p: PlanProblem): PlanStructure {
@@ -142,6 +143,7 @@ export function planStructure(p: PlanProblem): PlanStructure {
     shapes: new Map(),
     externalReads: new Map(),
     ops: p.ops.map((o) => ({ id: o.id, reads: o.reads })),
+    sparseParams: new Set(p.sparseParams),
   };
 }
 
@@ -157,13 +159,15 @@ const sameReads = (a: readonly ValueRead[], b: readonly ValueRead[]): boolean =>
       );
     }));
 
-/** Whether a structure was taken from ops like these (same ids and reads in the same order, the same results). */
+/** Whether a structure was taken from ops like these (same ids and reads in the same order, the same results and sparse parameters). */
 function fits(st: PlanStructure, p: PlanProblem): boolean {
   return (
     st.ops.length === p.ops.length &&
     st.ops.every((o, i) => o.id === p.ops[i]!.id && sameReads(o.reads, p.ops[i]!.reads)) &&
     [...st.writers.keys()].every((r) => p.results.includes(r)) &&
-    st.writers.size === new Set(p.results).size
+    st.writers.size === new Set(p.results).size &&
+    st.sparseParams.size === p.sparseParams.size &&
+    [...p.sparseParams].every((x) => st.sparseParams.has(x))
   );
 }
 
