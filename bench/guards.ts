@@ -12,7 +12,8 @@
  *       adds to each SpMV of a stream of new patterns, the timer outside). Beside it: every sampled feature (locality read), the
  *       exact tier 0+1 pass it replaced, and the runtime's whole decision
  *       (choose, decide, the cost model of the running partition) for a new
- *       pattern and for the same pattern again.
+ *       pattern and for the same pattern again (alternating with new ones,
+ *       and as a pure repeat right after an SpMV).
  *   (3) How often the guards pick the same partition from sampled as from
  *       exact features.
  *   (4) The whole decision in a stream of new patterns: --stream N decides N
@@ -330,6 +331,9 @@ interface Row {
   decisionNewSharePct: number;
   decisionSameUs: number;
   decisionSameSharePct: number;
+  /** The whole decision for the same inputs every time, right after an SpMV (a runtime of its own, no new pattern between): ns. */
+  decisionRepeatNs: number;
+  decisionRepeatSharePct: number;
 }
 const rows: Row[] = [];
 for (const [name, m] of mats) {
@@ -393,6 +397,16 @@ for (const [name, m] of mats) {
         41,
       )
     : [];
+  // A pure repeat (the same graph, the common case), each decision right after an SpMV, on a runtime that has seen no
+  // other pattern: the column before alternates with new patterns, whose decisions may switch the running partition.
+  const repeat = sq ? decisionsOn(m) : undefined;
+  const dRepeatNs = repeat
+    ? afterKernelNs(
+        () => exec.execute(inputs),
+        () => (sink += repeat.decide(false)),
+        AFTER_KERNEL,
+      )
+    : NaN;
   const pct = (ms: number): number => (ms / spmvMs!) * 100;
   const shareMinPct = (mins[1]! / mins[0]!) * 100;
   const batchedUs = (batched! / BATCHED) * 1e3;
@@ -419,6 +433,8 @@ for (const [name, m] of mats) {
     decisionNewSharePct: pct(dNew!),
     decisionSameUs: dSame! * 1e3,
     decisionSameSharePct: pct(dSame!),
+    decisionRepeatNs: dRepeatNs,
+    decisionRepeatSharePct: pct(dRepeatNs / 1e6),
   });
 }
 exec.close();
@@ -454,14 +470,14 @@ console.log(
 );
 console.log('');
 console.log(
-  "                                           |  new pattern: guards' features  | stream  after SpMV   bind | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same",
+  "                                           |  new pattern: guards' features  | stream  after SpMV   bind | batched x10 | all sampled | exact t0+1+guards |   runtime decision, new   |   runtime decision, same | repeat after SpMV",
 );
 console.log(
-  'matrix                      rows       nnz  SpMV us |      us  share %      read | share %     ns      %      % |  us share % |          us |       us  share % |        us  share %        |        us  share %',
+  'matrix                      rows       nnz  SpMV us |      us  share %      read | share %     ns      %      % |  us share % |          us |       us  share % |        us  share %        |        us  share % |     ns  share %',
 );
 for (const r of rows)
   console.log(
-    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.rowsRead ? (r.localityRead ? 'rows+loc' : 'rows') : '-').padStart(9)} | ${r.streamSharePct.toFixed(2).padStart(7)} ${r.afterKernelNs.toFixed(0).padStart(6)} ${r.afterKernelSharePct.toFixed(2).padStart(6)} ${r.bindSharePct.toFixed(2).padStart(6)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)}`,
+    `${r.matrix.padEnd(24)} ${String(r.rows).padStart(7)} ${String(r.nnz).padStart(9)} ${r.spmvUs.toFixed(1).padStart(8)} | ${r.guardStepUs.toFixed(2).padStart(7)} ${r.sharePct.toFixed(2).padStart(8)} ${(r.rowsRead ? (r.localityRead ? 'rows+loc' : 'rows') : '-').padStart(9)} | ${r.streamSharePct.toFixed(2).padStart(7)} ${r.afterKernelNs.toFixed(0).padStart(6)} ${r.afterKernelSharePct.toFixed(2).padStart(6)} ${r.bindSharePct.toFixed(2).padStart(6)} | ${r.batchedUs.toFixed(2).padStart(4)} ${r.batchedSharePct.toFixed(2).padStart(6)} | ${r.allSampledUs.toFixed(2).padStart(11)} | ${r.exactT01Us.toFixed(1).padStart(8)} ${r.exactT01SharePct.toFixed(2).padStart(8)} | ${r.decisionNewUs.toFixed(1).padStart(9)} ${r.decisionNewSharePct.toFixed(2).padStart(8)}        | ${r.decisionSameUs.toFixed(1).padStart(9)} ${r.decisionSameSharePct.toFixed(2).padStart(8)} | ${r.decisionRepeatNs.toFixed(0).padStart(6)} ${r.decisionRepeatSharePct.toFixed(2).padStart(8)}`,
   );
 const col = (k: keyof Row): number[] => rows.map((r) => r[k] as number);
 const summary = (k: keyof Row): { median: number; max: number; of: number } => {
@@ -478,6 +494,7 @@ const s = {
   exactT01: summary('exactT01SharePct'),
   decisionNew: summary('decisionNewSharePct'),
   decisionSame: summary('decisionSameSharePct'),
+  decisionRepeat: summary('decisionRepeatSharePct'),
 };
 const line = (what: string, x: { median: number; max: number; of: number }): string =>
   `${what}: median ${x.median.toFixed(2)}%, max ${x.max.toFixed(2)}% (${x.of} matrices)`;
@@ -498,7 +515,12 @@ console.log(
 console.log(`  ${line(`the same per step in batches of ${BATCHED} new patterns`, s.guardStepBatched)}`);
 console.log(`  ${line('exact tier 0+1 + guards (what it replaced)', s.exactT01)}`);
 console.log(`  ${line('the runtime\u2019s whole decision, new pattern', s.decisionNew)}`);
-console.log(`  ${line('the runtime\u2019s whole decision, the same pattern again', s.decisionSame)}`);
+console.log(
+  `  ${line('the runtime\u2019s whole decision, the same pattern again (alternating with new patterns)', s.decisionSame)}`,
+);
+console.log(
+  `  ${line(`the runtime\u2019s whole decision, a pure repeat right after an SpMV (median of ${AFTER_KERNEL})`, s.decisionRepeat)}`,
+);
 // The guards' pick with sampled features against exact ones, over every square real matrix.
 let agree = 0;
 for (const [, m] of square)

@@ -18,7 +18,7 @@ import { featureView, type FeatureView } from '../guards/view.js';
 import { choicesOf, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { Objective, PlanProblem } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
-import { bindInputs, type BoundInputs } from './inputs.js';
+import { InputBinder, type BoundInputs } from './inputs.js';
 import { ModelMemo } from './memo.js';
 import type { GuardFeatures, RuntimeConfig, RuntimeInputs } from './types.js';
 
@@ -69,6 +69,8 @@ export class Chooser {
   /** Bound problems and partition mappings per pattern (shared with the decider and the runtime). */
   readonly memo: ModelMemo;
   private readonly view: (b: BoundInputs['binding']) => FeatureView;
+  /** Binds each call's inputs, reusing the previous call's binding when the same tensors come back. */
+  private readonly binder: InputBinder;
 
   /** Guards, table ids and planner options of each objective with guards. */
   private readonly by: Partial<Record<Objective, ObjectiveGuards>> = {};
@@ -100,6 +102,7 @@ export class Chooser {
       };
     }
     this.cur = this.by[cfg.objective]!;
+    this.binder = new InputBinder(cfg.kernel, cfg.params);
     // Every objective's figures are counted alike (checkGuardPlans): one memo prices partitions for all.
     this.memo = new ModelMemo(sys, cfg.spec, this.cur.popts);
     this.view = featureView({
@@ -201,9 +204,8 @@ export class Chooser {
   >();
 
   choose(inputs: RuntimeInputs): Choice {
-    const cfg = this.cfg;
     const st = this.cur;
-    const b = bindInputs(cfg.kernel, cfg.params, inputs);
+    const b = this.binder.bind(inputs);
     const features = this.view(b.binding);
     const problem = this.memo.problem(b.binding);
     const known = this.chosen.get(problem)?.get(st.objective);

@@ -163,3 +163,71 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
   }
   return { tensors, scalars, binding: { sparse, dims, scalars } };
 }
+
+/**
+ * bindInputs for a stream of calls, where the same tensors come back call after call (new values in the same
+ * arrays, or the same inputs again: the common case). A call whose every input is the previous call's own object
+ * (or the same number), with the same O(1) facts bindInputs checks (a dense tensor's data array, its length and
+ * shape; a sparse input's features record as inputFeatures finds it, which re-checks its pointer arrays, shape and
+ * entry count; its values array and length) and no other key, gets the previous call's binding: building the four
+ * maps and checking every input again was half of a repeated pattern's whole decision (about 0.6 of 1.2 us hot,
+ * docs/PERFORMANCE.md). Anything else binds afresh, with bindInputs' errors.
+ */
+export class InputBinder {
+  private last:
+    | {
+        values: (Tensor | number)[];
+        /** Per input: its data (dense) or values (sparse) array, and that array's length. */
+        arrays: (ArrayLike<number> | undefined)[];
+        lengths: number[];
+        /** Per dense input: its shape, copied. */
+        shapes: (readonly number[] | undefined)[];
+        keys: number;
+        b: BoundInputs;
+      }
+    | undefined;
+
+  constructor(
+    private readonly kernel: string,
+    private readonly params: readonly RuntimeParam[],
+  ) {}
+
+  bind(inputs: RuntimeInputs): BoundInputs {
+    const last = this.last;
+    if (last && this.same(inputs, last)) return last.b;
+    const b = bindInputs(this.kernel, this.params, inputs);
+    const values = this.params.map((p) => inputs[p.name]!);
+    this.last = {
+      values,
+      arrays: values.map((v) => (typeof v === 'number' ? undefined : v.format === 'dense' ? v.data : v.values)),
+      lengths: values.map((v) => (typeof v === 'number' ? 0 : v.format === 'dense' ? v.data.length : v.values.length)),
+      shapes: values.map((v) => (typeof v !== 'number' && v.format === 'dense' ? [...v.shape] : undefined)),
+      keys: Object.keys(inputs).length,
+      b,
+    };
+    return b;
+  }
+
+  private same(inputs: RuntimeInputs, last: NonNullable<InputBinder['last']>): boolean {
+    const params = this.params;
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!;
+      const v = inputs[p.name];
+      if (v !== last.values[i]) return false;
+      if (typeof v === 'number') continue;
+      if (v === undefined) return false;
+      if (v.format === 'dense') {
+        const shape = last.shapes[i]!;
+        if (v.data !== last.arrays[i] || v.data.length !== last.lengths[i] || v.shape.length !== shape.length)
+          return false;
+        for (let k = 0; k < shape.length; k++) if (v.shape[k] !== shape[k]) return false;
+      } else if (
+        v.values !== last.arrays[i] ||
+        v.values.length !== last.lengths[i] ||
+        inputFeatures(v, p.name) !== last.b.binding.sparse.get(p.name)
+      )
+        return false;
+    }
+    return Object.keys(inputs).length === last.keys;
+  }
+}
