@@ -175,7 +175,10 @@ class Planner {
   readonly cuts: boolean[];
   readonly live: Set<string>[];
   readonly writers: Map<string, string>;
-  private readonly cache = new Map<string, StageEval>();
+  private readonly cache = new Map<number | string, StageEval>();
+  /** The most instances of any device, and the span of a stage key before its producers' places (stageFor). */
+  private readonly maxCount: number;
+  private readonly stageKeySpan: number;
   private readonly externalReads: Map<number, string[]>;
   private readonly shapes: Map<number, StageShape>;
   readonly opById: Map<string, PlanOp>;
@@ -199,6 +202,8 @@ class Planner {
     this.shapes = st.shapes;
     this.externalReads = st.externalReads;
     this.opById = new Map(p.ops.map((o) => [o.id, o]));
+    this.maxCount = sys.devices.reduce((a, d) => Math.max(a, d.count), 0);
+    this.stageKeySpan = (p.ops.length + 1) * (p.ops.length + 1) * sys.devices.length * (this.maxCount + 1);
     this.ctx = {
       sys,
       problem: p,
@@ -249,9 +254,27 @@ class Planner {
   /** Cost of a stage choice given where earlier values live; the Stage object itself is built only for final mappings. */
   stageFor(choice: StageChoice, s: number, where: ReadonlyMap<string, number>): StagePick | { why: string } {
     const dev = this.sys.devices[s]!;
-    // A stage's cost depends only on its ops, device, count and where its inbound values come from.
-    let key = `${choice.start}:${choice.end}:${s}:${choice.count}`;
-    for (const id of this.external(choice.start, choice.end)) key += `,${where.get(id) ?? -1}`;
+    // A stage's cost depends only on its ops, device, count and where its inbound values come from: a number in
+    // mixed radix where that fits a double's integers (see planPareto's state keys), else a string.
+    const ext = this.external(choice.start, choice.end);
+    const nd = this.sys.devices.length;
+    let key: number | string;
+    if (this.stageKeySpan * Math.pow(nd + 1, ext.length) <= 2 ** 52) {
+      // The producers' places above the range, device and count (which fix how many producers there are), so keys
+      // of ranges with different numbers of producers cannot meet.
+      let places = 0;
+      for (const id of ext) {
+        const at = where.get(id);
+        places = places * (nd + 1) + (at === undefined ? 0 : at + 1);
+      }
+      key =
+        places * this.stageKeySpan +
+        ((choice.start * (this.p.ops.length + 1) + choice.end) * nd + s) * (this.maxCount + 1) +
+        choice.count;
+    } else {
+      key = `${choice.start}:${choice.end}:${s}:${choice.count}`;
+      for (const id of ext) key += `,${where.get(id) ?? -1}`;
+    }
     let ev = this.cache.get(key);
     if (!ev) {
       this.where = where;
@@ -350,15 +373,30 @@ export function planPareto(
   let minPowerW: number | undefined;
   // states[i]: key -> { used, where, labels }
   type State = { used: number[]; where: Map<string, number>; labels: Label[] };
-  const states: Map<string, State>[] = Array.from({ length: n + 1 }, () => new Map());
-  // A state's key: the instances used, then where each op's value lives ('.': nowhere live), in op order. One
-  // string per transition, built without sorting or arrays (it was a tenth of a runtime's re-plan).
-  const keyOf = (used: number[], where: Map<string, number>): string => {
+  const states: Map<number | string, State>[] = Array.from({ length: n + 1 }, () => new Map());
+  // A state's key after op j - 1: the instances used per device, then where each value live at j is (or nowhere),
+  // the live values in a fixed order. A number in mixed radix where that fits a double's integers (the maps hash a
+  // number at once, where a string built per transition had to be flattened and hashed: a tenth of a re-plan),
+  // else a string.
+  const nd = sys.devices.length;
+  const liveIds = pl.live.map((set) => [...set]);
+  const usedSpan = sys.devices.reduce((a, d) => a * (d.count + 1), 1);
+  const numericAt = liveIds.map((ids) => usedSpan * Math.pow(nd + 1, ids.length) <= 2 ** 52);
+  const keyOf = (j: number, used: number[], where: Map<string, number>): number | string => {
+    if (numericAt[j]) {
+      let k = 0;
+      for (let d = 0; d < nd; d++) k = k * (sys.devices[d]!.count + 1) + used[d]!;
+      for (const id of liveIds[j]!) {
+        const at = where.get(id);
+        k = k * (nd + 1) + (at === undefined ? 0 : at + 1);
+      }
+      return k;
+    }
     let k = '';
     for (const u of used) k += `${u},`;
     k += '|';
-    for (const op of p.ops) {
-      const at = where.get(op.id);
+    for (const id of liveIds[j]!) {
+      const at = where.get(id);
       k += at === undefined ? '.,' : `${at},`;
     }
     return k;
@@ -368,7 +406,7 @@ export function planPareto(
     where: new Map(),
     labels: [{ ...START, parent: undefined, pick: undefined }],
   };
-  states[0]!.set(keyOf(start.used, start.where), start);
+  states[0]!.set(keyOf(0, start.used, start.where), start);
   let count = 0;
   for (let i = 0; i < n; i++) {
     for (const st of states[i]!.values()) {
@@ -392,7 +430,7 @@ export function planPareto(
               const at = st.where.get(id) ?? (pl.index.get(id)! >= i && pl.index.get(id)! < j ? s : undefined);
               if (at !== undefined) where.set(id, at);
             }
-            const key = keyOf(used, where);
+            const key = keyOf(j, used, where);
             let next = states[j]!.get(key);
             for (const l of st.labels) {
               const lab = extend(l, r);
