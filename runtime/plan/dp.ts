@@ -279,12 +279,10 @@ class Planner {
     if (!ev) {
       this.where = where;
       const rangeKey = choice.start * 4096 + choice.end;
+      const ops = this.p.ops.slice(choice.start, choice.end);
       let shape = this.shapes.get(rangeKey);
-      if (!shape) this.shapes.set(rangeKey, (shape = stageShape(this.ctx, this.p.ops.slice(choice.start, choice.end))));
-      this.cache.set(
-        key,
-        (ev = evalStage(this.ctx, this.p.ops.slice(choice.start, choice.end), dev, choice.count, shape)),
-      );
+      if (!shape) this.shapes.set(rangeKey, (shape = stageShape(this.ctx, ops)));
+      this.cache.set(key, (ev = evalStage(this.ctx, ops, dev, choice.count, shape)));
     }
     if (!ev.ok) return { why: ev.why! };
     return {
@@ -454,7 +452,7 @@ export function planPareto(
   // The front is taken on the final labels' figures, and only its mappings are built (their stages and instance
   // names): a runtime re-plans an input outside its guards' ranges, and building every final label's mapping was a
   // tenth of that.
-  const finals: (Pick<Figures, 'perInputMs' | 'latencyMs' | 'energyJ'> & { l: Label; used: number[] })[] = [];
+  const finals: (FrontFigures & { l: Label; used: number[] })[] = [];
   for (const st of states[n]!.values())
     for (const l of st.labels) {
       const f = figures(sys, st.used, l, opts);
@@ -500,7 +498,7 @@ export function paretoFilter<M extends FrontFigures>(ms: readonly M[]): M[] {
 }
 
 /** The figure an objective minimises: time per input over the stream, energy in the planned scope, or latency. */
-export function objectiveValue(m: Pick<Figures, 'perInputMs' | 'energyJ' | 'latencyMs'>, o: Objective): number {
+export function objectiveValue(m: FrontFigures, o: Objective): number {
   switch (o) {
     case 'throughput':
       return m.perInputMs;
@@ -564,17 +562,11 @@ export function choicePricer(
   const pl = new Planner(sys, p, { energyScope: acct.energyScope, streamLength: acct.streamLength }, structure);
   const nd = sys.devices.length;
   const deviceAt = new Map(sys.devices.map((d, s) => [d.id, s]));
-  // The stages' picks in order, the instances used and where each op's result lives; undefined when infeasible.
-  const walk = (
-    choices: readonly StageChoice[],
-    picks: StagePick[] | undefined,
-  ): { used: number[]; partial: PartialFigures } | undefined => {
+  // The label of the stages in order and the instances used; undefined when infeasible.
+  const walk = (choices: readonly StageChoice[]): { used: number[]; l: Label } | undefined => {
     const used = new Array<number>(nd).fill(0);
     const where = new Map<string, number>();
-    let stagePeriodMs = 0;
-    let rootMs = 0;
-    let latencyMs = 0;
-    let activeJ = 0;
+    let l: Label = { ...START, parent: undefined, pick: undefined };
     for (const c of choices) {
       const s = deviceAt.get(c.device);
       if (s === undefined || used[s]! + c.count > sys.devices[s]!.count) return undefined;
@@ -582,30 +574,21 @@ export function choicePricer(
       if ('why' in r) return undefined;
       used[s]! += c.count;
       for (let i = c.start; i < c.end; i++) where.set(p.ops[i]!.id, s);
-      // As extend() adds a stage to a label.
-      if (r.periodMs > stagePeriodMs) stagePeriodMs = r.periodMs;
-      rootMs += r.rootMs;
-      latencyMs += r.timeMs;
-      activeJ += r.activeJ;
-      picks?.push(r);
+      l = extend(l, r);
     }
-    return { used, partial: { stagePeriodMs, rootMs, latencyMs, activeJ } };
+    return { used, l };
   };
   return {
     figures: (choices) => {
-      const w = walk(choices, undefined);
+      const w = walk(choices);
       if (!w) return undefined;
-      const f = figures(sys, w.used, w.partial, pl.opts) as ChoiceFigures;
+      const f = figures(sys, w.used, w.l, pl.opts) as ChoiceFigures;
       f.powerW = peakPowerW(sys, w.used);
       return f;
     },
     mapping: (choices) => {
-      const picks: StagePick[] = [];
-      const w = walk(choices, picks);
-      if (!w) return undefined;
-      let l: Label = { ...START, parent: undefined, pick: undefined };
-      for (const r of picks) l = extend(l, r);
-      return pl.finish(l, w.used);
+      const w = walk(choices);
+      return w && pl.finish(w.l, w.used);
     },
   };
 }
