@@ -16,7 +16,7 @@
 import { DTYPE_SIZE, isSparseKind, MODEL, peak, roofline, width } from '../plan/model.js';
 import type { Dtype, PlanOp, SparseFeatures } from '../plan/types.js';
 import type { DeviceSpec, GpuModelSpec } from '../system/types.js';
-import { lockstepImbalance } from './imbalance.js';
+import { lockstepImbalance, type RowSpread } from './imbalance.js';
 import type { GpuImpl } from './names.js';
 import type { ImplEntry } from './types.js';
 
@@ -328,10 +328,11 @@ export function adaptiveDenseLanes(k: number, vector = 1): number {
 
 /**
  * The row statistics lockstepImbalance reads, the longest row taken as at most `max` (longer rows run on blocks
- * of their own). Read field by field: a sampled record's statistics are getters, which a spread would miss.
+ * of their own). Only those three, read field by field: a sampled record's statistics are getters, which a spread
+ * would miss, and spreading a class instance takes V8's slow path on every new pattern the runtime prices.
  */
-function longestCapped(f: SparseFeatures, max: number): SparseFeatures {
-  return { ...f, rowLenMean: f.rowLenMean, rowLenCv: f.rowLenCv, rowLenMax: Math.min(f.rowLenMax, max) };
+function longestCapped(f: SparseFeatures, max: number): RowSpread {
+  return { rowLenMean: f.rowLenMean, rowLenCv: f.rowLenCv, rowLenMax: Math.min(f.rowLenMax, max) };
 }
 
 function adaptiveRows(op: PlanOp, d: DeviceSpec): number {

@@ -17,6 +17,9 @@ export function expectedMaxOverMean(cv: number, draws: number): number {
   return draws > 1 ? 1 + cv * Math.sqrt(2 * Math.log(draws)) : 1;
 }
 
+/** The row statistics lockstepImbalance reads. */
+export type RowSpread = Pick<SparseFeatures, 'rowLenMean' | 'rowLenCv' | 'rowLenMax'>;
+
 /**
  * Lockstep groups of consecutive rows (a warp of row-per-thread: 32 rows,
  * 32 threads): the group takes as long as its longest row, so the work is
@@ -26,7 +29,7 @@ export function expectedMaxOverMean(cv: number, draws: number): number {
  * small: adaptive-rows on an R-MAT graph (cv 68, 2 rows a warp) was priced
  * 50x its bytes, 3x its H200 time (docs/PERFORMANCE.md).
  */
-export function lockstepImbalance(f: SparseFeatures, width: number): number {
+export function lockstepImbalance(f: RowSpread, width: number): number {
   if (f.rowLenMean <= 0) return 1;
   return Math.min(expectedMaxOverMean(f.rowLenCv, width), Math.max(1, f.rowLenMax / f.rowLenMean), Math.max(1, width));
 }
