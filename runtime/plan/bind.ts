@@ -4,7 +4,7 @@
  * shapes, repeat trip counts from literals or scalar parameters (for a
  * convergence loop, the trips observed on this input or a prior).
  */
-import { compilePoly, evaluateCompiled } from './sym.js';
+import { compilePoly } from './sym.js';
 import type { PlanOp, PlanProblem, PlanSpec, SparseFeatures } from './types.js';
 
 export interface Binding {
@@ -29,65 +29,105 @@ export function expectedTrips(max: number, sparse: ReadonlyMap<string, SparseFea
   return Math.min(max, Math.max(1, Math.ceil(Math.sqrt(rows))));
 }
 
-/** A factor of a cost expression: a feature of a sparse input, or a dim. */
-type Factor = { sparse: string; field: 'nnz' | 'rows' | 'cols' } | { dim: string };
-const factors = new Map<string, Factor>();
-const factorOf = (f: string): Factor => {
-  let x = factors.get(f);
-  if (!x) {
-    const m = /^(nnz|rows|cols)\(([A-Za-z_][A-Za-z0-9_]*)\)$/.exec(f);
-    factors.set(f, (x = m ? { sparse: m[2]!, field: m[1] as 'nnz' | 'rows' | 'cols' } : { dim: f }));
+/**
+ * A factor of a cost expression resolved once: a dim (`dim`), or a feature of a sparse input (`sparse`, `field`),
+ * with its exponent and its text for the error. One shape for every factor, read by name: a runtime binds the same
+ * few expressions for every new pattern, and looking each factor's text up in a map and reading the feature by a
+ * computed key took about 7 us of a gcn problem's binding (docs/PERFORMANCE.md).
+ */
+interface Factor {
+  name: string;
+  e: number;
+  dim: string | undefined;
+  sparse: string;
+  field: 'nnz' | 'rows' | 'cols';
+}
+type Resolved = readonly { coef: number; factors: readonly Factor[] }[];
+const resolved = new Map<string, Resolved>();
+
+function resolve(text: string): Resolved {
+  let r = resolved.get(text);
+  if (!r) {
+    r = compilePoly(text).map((t) => ({
+      coef: t.coef,
+      factors: t.factors.map(([name, e]): Factor => {
+        const m = /^(nnz|rows|cols)\(([A-Za-z_][A-Za-z0-9_]*)\)$/.exec(name);
+        return m
+          ? { name, e, dim: undefined, sparse: m[2]!, field: m[1] as Factor['field'] }
+          : { name, e, dim: name, sparse: '', field: 'nnz' };
+      }),
+    }));
+    resolved.set(text, r);
   }
-  return x;
-};
+  return r;
+}
+
+/** evaluateCompiled (./sym.ts) over resolved factors: the same products and sums in the same order. */
+function evaluate(c: Resolved, b: Binding): number {
+  let total = 0;
+  for (let i = 0; i < c.length; i++) {
+    const t = c[i]!;
+    let v = t.coef;
+    for (let j = 0; j < t.factors.length; j++) {
+      const f = t.factors[j]!;
+      let x: number | undefined;
+      if (f.dim !== undefined) x = b.dims.get(f.dim);
+      else {
+        const s = b.sparse.get(f.sparse);
+        x = s === undefined ? undefined : f.field === 'nnz' ? s.nnz : f.field === 'rows' ? s.rows : s.cols;
+      }
+      if (x === undefined) throw new Error(`cost expression needs '${f.name}', which is not bound`);
+      v *= f.e === 1 ? x : Math.pow(x, f.e);
+    }
+    total += v;
+  }
+  return total;
+}
+
+/** An expression's value on a binding; the message's subject is put together only on an error (a runtime binds every new pattern). */
+function ev(text: string, b: Binding, of: string, what: string): number {
+  try {
+    return evaluate(resolve(text), b);
+  } catch (e) {
+    throw new Error(`${of}${what}: ${(e as Error).message}`);
+  }
+}
+
+function bindOp(o: PlanSpec['ops'][number], b: Binding): PlanOp {
+  let trips = 1;
+  if (o.group) {
+    const t = o.group.trips;
+    trips = typeof t === 'number' ? t : (b.scalars.get(t) ?? NaN);
+    if (!Number.isFinite(trips)) throw new Error(`repeat count '${String(t)}' of ${o.id} is not given`);
+    if (o.group.until) trips = Math.min(trips, b.trips?.get(o.group.id) ?? expectedTrips(trips, b.sparse));
+  }
+  // Built field by field: V8 spreads such records an order of magnitude slower, and a runtime binds every new pattern.
+  const op: PlanOp = {
+    id: o.id,
+    kind: o.kind,
+    result: o.result,
+    dtype: o.dtype,
+    reads: o.reads,
+    items: ev(o.items, b, o.id, ' items'),
+    flops: ev(o.flops, b, o.id, ' flops'),
+    bytes: ev(o.bytes, b, o.id, ' bytes'),
+    gathers: ev(o.gathers, b, o.id, ' gathers'),
+    resultBytes: ev(o.resultBytes, b, o.id, ' result size'),
+    trips,
+    impls: o.impls,
+  };
+  const feat = o.sparse === undefined ? undefined : b.sparse.get(o.sparse);
+  if (feat) op.sparse = feat;
+  if (o.group) op.group = o.group.id;
+  return op;
+}
 
 export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
-  const lookup = (f: string): number | undefined => {
-    const x = factorOf(f);
-    if ('dim' in x) return b.dims.get(x.dim);
-    return b.sparse.get(x.sparse)?.[x.field];
-  };
-  // The message's subject is put together only on an error: a runtime binds every new pattern.
-  const ev = (text: string, of: string, what: string): number => {
-    try {
-      return evaluateCompiled(compilePoly(text), lookup);
-    } catch (e) {
-      throw new Error(`${of}${what}: ${(e as Error).message}`);
-    }
-  };
-  const ops = spec.ops.map((o) => {
-    let trips = 1;
-    if (o.group) {
-      const t = o.group.trips;
-      trips = typeof t === 'number' ? t : (b.scalars.get(t) ?? NaN);
-      if (!Number.isFinite(trips)) throw new Error(`repeat count '${String(t)}' of ${o.id} is not given`);
-      if (o.group.until) trips = Math.min(trips, b.trips?.get(o.group.id) ?? expectedTrips(trips, b.sparse));
-    }
-    // Built field by field: V8 spreads such records an order of magnitude slower, and a runtime binds every new pattern.
-    const op: PlanOp = {
-      id: o.id,
-      kind: o.kind,
-      result: o.result,
-      dtype: o.dtype,
-      reads: o.reads,
-      items: ev(o.items, o.id, ' items'),
-      flops: ev(o.flops, o.id, ' flops'),
-      bytes: ev(o.bytes, o.id, ' bytes'),
-      gathers: ev(o.gathers, o.id, ' gathers'),
-      resultBytes: ev(o.resultBytes, o.id, ' result size'),
-      trips,
-      impls: o.impls,
-    };
-    const feat = o.sparse === undefined ? undefined : b.sparse.get(o.sparse);
-    if (feat) op.sparse = feat;
-    if (o.group) op.group = o.group.id;
-    return op;
-  });
-  return {
-    kernel: spec.kernel,
-    paramBytes: new Map(spec.params.map((p) => [p.name, ev(p.bytes, 'size of ', p.name)])),
-    sparseParams: new Set(spec.params.filter((p) => p.sparse).map((p) => p.name)),
-    results: spec.results,
-    ops,
-  };
+  const ops: PlanOp[] = [];
+  for (const o of spec.ops) ops.push(bindOp(o, b));
+  const paramBytes = new Map<string, number>();
+  for (const p of spec.params) paramBytes.set(p.name, ev(p.bytes, b, 'size of ', p.name));
+  const sparseParams = new Set<string>();
+  for (const p of spec.params) if (p.sparse) sparseParams.add(p.name);
+  return { kernel: spec.kernel, paramBytes, sparseParams, results: spec.results, ops };
 }
