@@ -97,10 +97,11 @@ export const QUICK_SEARCH_SIGMAS = 3;
 const MAX_LONG_SAMPLED = 8;
 const MAX_LONG = MAX_LONG_SAMPLED + QUICK_SEARCHES;
 
-// Scratch reused between calls: each block's first row and the row pointers at its ends, each gap's score, the long rows' lengths.
+// Scratch reused between calls: each block's first row, the row pointers at its ends and its longest row, each gap's score, the long rows' lengths.
 const blockFirst = new Int32Array(QUICK_MAX_BLOCKS);
 const blockP0 = new Int32Array(QUICK_MAX_BLOCKS);
 const blockP1 = new Int32Array(QUICK_MAX_BLOCKS);
+const blockMax = new Int32Array(QUICK_MAX_BLOCKS);
 const gapScore = new Float64Array(QUICK_MAX_BLOCKS + 1);
 const longLen = new Float64Array(MAX_LONG);
 
@@ -219,9 +220,9 @@ const best = (i: number): number => (topFrom + i < topCount ? topLen[topFrom + i
 
 /**
  * Reads the sampled blocks' row pointers (all rows when blocks is 0),
- * keeping each block's first row and end pointers, and the longest,
- * empty count and squared deviations, and the `keep` longest rows in
- * topLen (keep <= KEPT_IN_SCAN). Returns how many rows are longer than
+ * keeping each block's first row, end pointers and longest row, and the
+ * longest, empty count and squared deviations, and the `keep` longest rows
+ * in topLen (keep <= KEPT_IN_SCAN). Returns how many rows are longer than
  * `alone`.
  */
 function scanBlocks(
@@ -233,14 +234,11 @@ function scanBlocks(
   seed: number,
   keep: number,
 ): number {
-  // Locals only, int32 compares, one float add a row: this loop is most of a new pattern's statistics, and a call or
-  // a typed-array store per row doubled its time (0.61 -> 0.30 us on 160 rows); the three longest are kept only where
-  // estimate() reads them (samples of 150 rows and more).
+  // Locals only, int32 compares, one compare a row for the longest and one float add: this loop is most of a new
+  // pattern's statistics. Each block's longest is kept; the few longest rows, and the rows longer than `alone`,
+  // are taken from the blocks that can hold them afterwards (rows in cache by then; none in most matrices).
   let t0 = 0;
-  let t1 = 0;
-  let t2 = 0;
   let empty = 0;
-  let beyond = 0;
   const count = blocks === 0 ? rows : blocks * QUICK_BLOCK_ROWS;
   const runs = blocks === 0 ? 1 : blocks;
   const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
@@ -256,69 +254,42 @@ function scanBlocks(
   let neg = 0;
   let s1 = 0;
   let s2 = 0;
-  // `n > alone` in int32 (a length is an int32; n > x is n > floor(x) for integer n): a compare against a double
-  // converts every length first, a fifth of the loop's time.
-  const aloneI = alone >= 2147483647 ? 2147483647 : Math.floor(alone) | 0;
   for (let b = 0; b < runs; b++) {
     const first = blocks === 0 ? 0 : blockFirst[b]!;
     const p0 = blocks === 0 ? rowPtr[0]! | 0 : blockP0[b]!;
     let end = p0;
-    if (keep > 1)
-      for (let r = first + 1, last = first + runRows; r <= last; r++) {
-        const start = end;
-        end = rowPtr[r]! | 0;
-        const n = (end - start) | 0;
-        neg |= n;
-        if (n > t2) {
-          if (n <= t1) t2 = n;
-          else {
-            t2 = t1;
-            if (n <= t0) t1 = n;
-            else {
-              t1 = t0;
-              t0 = n;
-            }
-          }
-        }
-        if (n === 0) empty++;
-        if (n > aloneI) beyond++;
-        s2 += n * n;
-      }
-    else {
-      // The longest only (a sample of fewer than 150 rows reads its longest 1% as one row): one compare a row. Two
-      // rows a step into two sums of squares: one float sum waited on its previous add every row (whitaker3's scan
-      // of 112 rows about 310 -> 245 ns hot). The sums are of integers, exact below 2^53 whatever their order.
-      let s2b = 0;
-      let r = first + 1;
-      for (const last = first + runRows; r < last; r += 2) {
-        const mid = rowPtr[r]! | 0;
-        const next = rowPtr[r + 1]! | 0;
-        const n = (mid - end) | 0;
-        const n2 = (next - mid) | 0;
-        end = next;
-        neg |= n | n2;
-        if (n > t0) t0 = n;
-        if (n2 > t0) t0 = n2;
-        if (n === 0) empty++;
-        if (n2 === 0) empty++;
-        if (n > aloneI) beyond++;
-        if (n2 > aloneI) beyond++;
-        s2 += n * n;
-        s2b += n2 * n2;
-      }
-      if (r === first + runRows) {
-        const start = end;
-        end = rowPtr[r]! | 0;
-        const n = (end - start) | 0;
-        neg |= n;
-        if (n > t0) t0 = n;
-        if (n === 0) empty++;
-        if (n > aloneI) beyond++;
-        s2 += n * n;
-      }
-      s2 += s2b;
+    let bmax = 0;
+    // Two rows a step into two sums of squares: one float sum waited on its previous add every row (whitaker3's
+    // scan of 112 rows about 310 -> 245 ns hot). The sums are of integers, exact below 2^53 whatever their order.
+    let s2b = 0;
+    let r = first + 1;
+    for (const last = first + runRows; r < last; r += 2) {
+      const mid = rowPtr[r]! | 0;
+      const next = rowPtr[r + 1]! | 0;
+      const n = (mid - end) | 0;
+      const n2 = (next - mid) | 0;
+      end = next;
+      neg |= n | n2;
+      if (n > bmax) bmax = n;
+      if (n2 > bmax) bmax = n2;
+      if (n === 0) empty++;
+      if (n2 === 0) empty++;
+      s2 += n * n;
+      s2b += n2 * n2;
     }
+    if (r === first + runRows) {
+      const start = end;
+      end = rowPtr[r]! | 0;
+      const n = (end - start) | 0;
+      neg |= n;
+      if (n > bmax) bmax = n;
+      if (n === 0) empty++;
+      s2 += n * n;
+    }
+    s2 += s2b;
     s1 += end - p0;
+    blockMax[b] = bmax;
+    if (bmax > t0) t0 = bmax;
   }
   // One test for the sign of every length read; the pair that decreased is looked for only then.
   if (neg < 0) throw decreasingIn(rowPtr, rows, blocks, runs, runRows);
@@ -328,14 +299,62 @@ function scanBlocks(
   const sq = Math.max(0, s2 - 2 * mean * s1 + count * mean * mean);
   if (keep > KEPT_IN_SCAN)
     throw new RangeError(`scanBlocks keeps ${KEPT_IN_SCAN} longest rows, ${keep} were asked for`);
-  topLen[0] = t0;
-  topLen[1] = keep > 1 ? t1 : 0;
-  topLen[2] = keep > 2 ? t2 : 0;
+  if (keep > 1) topOfBlocks(rowPtr, blocks, runs, runRows, keep);
+  else topLen[0] = t0;
   sampledMax = t0;
   sampledEmpty = empty;
   sampledSq = sq;
   longestSeen = t0;
+  // `n > alone` is `n > floor(alone)` for an integer length: only the blocks whose longest passes it are read again.
+  const aloneI = alone >= 2147483647 ? 2147483647 : Math.floor(alone) | 0;
+  return t0 > aloneI ? countBeyond(rowPtr, blocks, runs, runRows, aloneI) : 0;
+}
+
+/** Rows longer than `aloneI` in the blocks scanBlocks read, from the blocks whose longest row is. */
+function countBeyond(rowPtr: Int32Array, blocks: number, runs: number, runRows: number, aloneI: number): number {
+  let beyond = 0;
+  for (let b = 0; b < runs; b++) {
+    if (blockMax[b]! <= aloneI) continue;
+    const first = blocks === 0 ? 0 : blockFirst[b]!;
+    let end = rowPtr[first]! | 0;
+    for (let r = first + 1, last = first + runRows; r <= last; r++) {
+      const start = end;
+      end = rowPtr[r]! | 0;
+      if (((end - start) | 0) > aloneI) beyond++;
+    }
+  }
   return beyond;
+}
+
+/**
+ * The `k` longest of the rows scanBlocks read into topLen[0, k) (descending).
+ * The k-th longest block maximum, `bar`, is at most the k-th longest row (k
+ * blocks hold a row that long), so the k longest are the rows longer than
+ * bar, which lie in the fewer than k blocks whose maximum passes it (read
+ * again, in cache), and then rows of exactly bar (every block whose maximum
+ * it is holds one): no block that ties at bar is read again.
+ */
+function topOfBlocks(rowPtr: Int32Array, blocks: number, runs: number, runRows: number, k: number): void {
+  // The k-th largest block maximum, by insertion over at most QUICK_MAX_BLOCKS of them.
+  for (let i = 0; i < k; i++) topLen[i] = 0;
+  for (let b = 0; b < runs; b++) {
+    const n = blockMax[b]!;
+    if (n > topLen[k - 1]!) insertLongest(n, k - 1);
+  }
+  const bar = topLen[k - 1]! | 0;
+  for (let i = 0; i < k; i++) topLen[i] = 0;
+  for (let b = 0; b < runs; b++) {
+    if (blockMax[b]! <= bar) continue;
+    const first = blocks === 0 ? 0 : blockFirst[b]!;
+    let end = rowPtr[first]! | 0;
+    for (let r = first + 1, last = first + runRows; r <= last; r++) {
+      const start = end;
+      end = rowPtr[r]! | 0;
+      const n = (end - start) | 0;
+      if (n > bar && n > topLen[k - 1]!) insertLongest(n, k - 1);
+    }
+  }
+  for (let i = 0; i < k; i++) if (topLen[i]! < bar) topLen[i] = bar;
 }
 
 /** The first decreasing pair of row pointers in the sampled runs (scanBlocks saw a negative length), as the error to throw. */
@@ -360,20 +379,7 @@ function insertLongest(n: number, lastAt: number): void {
 
 /** The `k` longest sampled rows into topLen (descending), from the rows scanBlocks read (its pointers were checked there). */
 function keepLongest(rowPtr: Int32Array, rows: number, blocks: number, k: number): void {
-  topLen.fill(0);
-  const runs = blocks === 0 ? 1 : blocks;
-  const runRows = blocks === 0 ? rows : QUICK_BLOCK_ROWS;
-  const lastAt = k - 1;
-  for (let b = 0; b < runs; b++) {
-    const first = blocks === 0 ? 0 : blockFirst[b]!;
-    let end = rowPtr[first]! | 0;
-    for (let r = first + 1, last = first + runRows; r <= last; r++) {
-      const start = end;
-      end = rowPtr[r]! | 0;
-      const n = (end - start) | 0;
-      if (n > topLen[lastAt]!) insertLongest(n, lastAt);
-    }
-  }
+  topOfBlocks(rowPtr, blocks, blocks === 0 ? 1 : blocks, blocks === 0 ? rows : QUICK_BLOCK_ROWS, k);
 }
 
 /**
