@@ -63,7 +63,7 @@ function resolve(text: string): Resolved {
 }
 
 /** evaluateCompiled (./sym.ts) over resolved factors: the same products and sums in the same order. */
-function evaluate(c: Resolved, b: Binding): number {
+function evaluate(c: Resolved, dims: Binding['dims'], sparse: Binding['sparse']): number {
   let total = 0;
   for (let i = 0; i < c.length; i++) {
     const t = c[i]!;
@@ -71,9 +71,9 @@ function evaluate(c: Resolved, b: Binding): number {
     for (let j = 0; j < t.factors.length; j++) {
       const f = t.factors[j]!;
       let x: number | undefined;
-      if (f.dim !== undefined) x = b.dims.get(f.dim);
+      if (f.dim !== undefined) x = dims.get(f.dim);
       else {
-        const s = b.sparse.get(f.sparse);
+        const s = sparse.get(f.sparse);
         x = s === undefined ? undefined : f.field === 'nnz' ? s.nnz : f.field === 'rows' ? s.rows : s.cols;
       }
       if (x === undefined) throw new Error(`cost expression needs '${f.name}', which is not bound`);
@@ -85,15 +85,15 @@ function evaluate(c: Resolved, b: Binding): number {
 }
 
 /** An expression's value on a binding; the message's subject is put together only on an error (a runtime binds every new pattern). */
-function ev(text: string, b: Binding, of: string, what: string): number {
+function ev(text: string, dims: Binding['dims'], sparse: Binding['sparse'], of: string, what: string): number {
   try {
-    return evaluate(resolve(text), b);
+    return evaluate(resolve(text), dims, sparse);
   } catch (e) {
     throw new Error(`${of}${what}: ${(e as Error).message}`);
   }
 }
 
-function bindOp(o: PlanSpec['ops'][number], b: Binding): PlanOp {
+function bindOp(o: PlanSpec['ops'][number], b: Binding, dims: Binding['dims'], sparse: Binding['sparse']): PlanOp {
   let trips = 1;
   if (o.group) {
     const t = o.group.trips;
@@ -108,25 +108,29 @@ function bindOp(o: PlanSpec['ops'][number], b: Binding): PlanOp {
     result: o.result,
     dtype: o.dtype,
     reads: o.reads,
-    items: ev(o.items, b, o.id, ' items'),
-    flops: ev(o.flops, b, o.id, ' flops'),
-    bytes: ev(o.bytes, b, o.id, ' bytes'),
-    gathers: ev(o.gathers, b, o.id, ' gathers'),
-    resultBytes: ev(o.resultBytes, b, o.id, ' result size'),
+    items: ev(o.items, dims, sparse, o.id, ' items'),
+    flops: ev(o.flops, dims, sparse, o.id, ' flops'),
+    bytes: ev(o.bytes, dims, sparse, o.id, ' bytes'),
+    gathers: ev(o.gathers, dims, sparse, o.id, ' gathers'),
+    resultBytes: ev(o.resultBytes, dims, sparse, o.id, ' result size'),
     trips,
     impls: o.impls,
   };
-  const feat = o.sparse === undefined ? undefined : b.sparse.get(o.sparse);
+  const feat = o.sparse === undefined ? undefined : sparse.get(o.sparse);
   if (feat) op.sparse = feat;
   if (o.group) op.group = o.group.id;
   return op;
 }
 
 export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
+  // The binding's maps read once: bindings come from several places (a runtime's inputs, the guards' samples), and
+  // a read of the binding's fields per factor met all their shapes.
+  const dims = b.dims;
+  const sparse = b.sparse;
   const ops: PlanOp[] = [];
-  for (const o of spec.ops) ops.push(bindOp(o, b));
+  for (const o of spec.ops) ops.push(bindOp(o, b, dims, sparse));
   const paramBytes = new Map<string, number>();
-  for (const p of spec.params) paramBytes.set(p.name, ev(p.bytes, b, 'size of ', p.name));
+  for (const p of spec.params) paramBytes.set(p.name, ev(p.bytes, dims, sparse, 'size of ', p.name));
   const sparseParams = new Set<string>();
   for (const p of spec.params) if (p.sparse) sparseParams.add(p.name);
   return { kernel: spec.kernel, paramBytes, sparseParams, results: spec.results, ops };
