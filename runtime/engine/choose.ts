@@ -64,6 +64,26 @@ export interface Choice {
   fresh: boolean;
 }
 
+/** A choice kept per problem and objective (Chooser.chosen): what does not depend on the call. */
+type Kept = Omit<Choice, 'b' | 'problem' | 'features' | 'fresh'>;
+
+/** A kept choice for this call's binding. Built field by field: V8 spreads (and rest-destructures) such records an order of magnitude slower. */
+function keptChoice(known: Kept, b: BoundInputs, problem: PlanProblem, features: FeatureView): Choice {
+  const c: Choice = {
+    objective: known.objective,
+    b,
+    problem,
+    features,
+    path: known.path.slice(),
+    oor: known.oor.slice(),
+    selected: known.selected,
+    fresh: false,
+  };
+  if (known.fallback !== undefined) c.fallback = known.fallback;
+  if (known.replanInfo !== undefined) c.replanInfo = known.replanInfo;
+  return c;
+}
+
 export class Chooser {
   readonly parts: Part[];
   /** Bound problems and partition mappings per pattern (shared with the decider and the runtime). */
@@ -198,45 +218,48 @@ export class Chooser {
    * of choose() is deterministic, so the same input again reads no feature and walks no tree. A re-planned
    * choice is kept from its second time on, when its report says the plan is reused (`replans` keeps the plan).
    */
-  private readonly chosen = new WeakMap<
-    PlanProblem,
-    Map<Objective, Omit<Choice, 'b' | 'problem' | 'features' | 'fresh'>>
-  >();
+  private readonly chosen = new WeakMap<PlanProblem, Map<Objective, Kept>>();
+
+  /**
+   * The last call's binding when its choice was a kept one (or was kept by it), with what choose() found for it:
+   * the same inputs again (the binder hands back the very binding) under the same objective get that choice
+   * without a feature view, a problem lookup or the two maps of `chosen`, about a third of a repeat's decision
+   * right after a kernel (docs/PERFORMANCE.md).
+   */
+  private lastKept:
+    { b: BoundInputs; objective: Objective; features: FeatureView; problem: PlanProblem; known: Kept } | undefined;
 
   choose(inputs: RuntimeInputs): Choice {
     const st = this.cur;
     const b = this.binder.bind(inputs);
+    const last = this.lastKept;
+    if (last !== undefined && last.b === b && last.objective === st.objective) {
+      // What memo.problem() does when it finds the problem again.
+      this.memo.seenAgain(last.problem);
+      return keptChoice(last.known, b, last.problem, last.features);
+    }
     const features = this.view(b.binding);
     const problem = this.memo.problem(b.binding);
     const known = this.chosen.get(problem)?.get(st.objective);
-    // Objects built field by field: V8 spreads (and rest-destructures) such records an order of magnitude slower.
     if (known) {
-      const c: Choice = {
-        objective: known.objective,
-        b,
-        problem,
-        features,
-        path: known.path.slice(),
-        oor: known.oor.slice(),
-        selected: known.selected,
-        fresh: false,
-      };
-      if (known.fallback !== undefined) c.fallback = known.fallback;
-      if (known.replanInfo !== undefined) c.replanInfo = known.replanInfo;
-      return c;
+      this.lastKept = { b, objective: st.objective, features, problem, known };
+      return keptChoice(known, b, problem, features);
     }
+    this.lastKept = undefined;
     const c = this.chooseFresh(st, b, features, problem);
     if (!c.replanInfo || this.replanReused) {
       let m = this.chosen.get(problem);
       if (!m) this.chosen.set(problem, (m = new Map()));
-      m.set(st.objective, {
+      const kept: Kept = {
         objective: c.objective,
         path: c.path.slice(),
         oor: c.oor.slice(),
         selected: c.selected,
         ...(c.fallback !== undefined ? { fallback: c.fallback } : {}),
         ...(c.replanInfo !== undefined ? { replanInfo: c.replanInfo } : {}),
-      });
+      };
+      m.set(st.objective, kept);
+      this.lastKept = { b, objective: st.objective, features, problem, known: kept };
     }
     return c;
   }

@@ -228,6 +228,9 @@ export class InputBinder {
       )
         return false;
     }
-    return Object.keys(inputs).length === last.keys;
+    // Counted without the array Object.keys would build on every call.
+    let keys = 0;
+    for (const k in inputs) if (Object.prototype.hasOwnProperty.call(inputs, k)) keys++;
+    return keys === last.keys;
   }
 }

@@ -96,6 +96,14 @@ export class ModelMemo {
     return p;
   }
 
+  /**
+   * What problem() does for a binding that found `p` again at the head of its list: the caller (the chooser, for
+   * the previous call's own inputs) knows the problem without looking it up.
+   */
+  seenAgain(p: PlanProblem): void {
+    this.admitted.add(p);
+  }
+
   private problemByKey(b: Binding): PlanProblem {
     let key = '';
     for (const v of b.dims.values()) key += `${v},`;
