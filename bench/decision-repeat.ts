@@ -1,0 +1,155 @@
+/**
+ * What a repeated input's decision costs right after a kernel: the runtime's chooser, decider and policy over gcn's
+ * guards (paper-1g1f, built from four real graphs as in bench/guards.ts), the same inputs every call, one decision
+ * timed right after each 1-thread wasm SpMV (f32) of the same matrix. Per matrix, the median over ten rounds of the
+ * median of 300 such calls (the rounds alternate the order of the parts, so load hits all alike), less an empty
+ * function timed alike, ns:
+ *   bind    the input binder alone (the previous call's binding handed back after its O(1) checks);
+ *   choose  the chooser (binding, and the kept choice);
+ *   whole   choose, the decider with the switching policy, and the running partition's predicted figures.
+ *   npm run build && node dist/bench/decision-repeat.js [matrix ...]
+ * (default: adder_dcop_05.mtx cage8.mtx whitaker3.mtx bcsstk13.mtx).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { wasmManifest, emitWasm } from '../codegen/wasm/emit.js';
+import { plannedSpec } from '../codegen/implementations.js';
+import { compileSource } from '../frontend/compile.js';
+import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
+import { Chooser } from '../runtime/engine/choose.js';
+import { Decider } from '../runtime/engine/decide.js';
+import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
+import { buildGuards, sampleBindings, sparseFeaturesOf, treeGuards } from '../runtime/guards/index.js';
+import { toCsr } from '../runtime/io/convert.js';
+import { loadMatrix } from '../runtime/io/load.js';
+import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/figures.js';
+import { SwitchPolicy } from '../runtime/policy/policy.js';
+import { loadSystemFile } from '../runtime/system/load.js';
+import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
+import { createWasmExecutor } from '../runtime/wasm/executor.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dir = join(root, '..', 'shared', 'data', 'matrices');
+const lowered = (file: string) =>
+  runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, {
+    passes: [...DEFAULT_PIPELINE, 'lower-kernels'],
+  });
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const matrix = (f: string): CsrMatrix => toCsr(loadMatrix(join(dir, f)));
+
+const gcnModule = lowered('gcn.dy');
+const gcn = gcnModule.kernels[0]!;
+const spec = plannedSpec(gcnModule, 'gcn.dy', gcn.name);
+const system = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
+const dims = (n: number) =>
+  new Map([
+    ['n', n],
+    ['f', 64],
+    ['h', 64],
+    ['c', 16],
+  ]);
+const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) => {
+  const m = matrix(f);
+  return { sparse: new Map([['A', sparseFeaturesOf(m, 2)]]), dims: dims(m.rows), scalars: new Map() };
+});
+const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), {
+  objective: 'throughput',
+  energyScope: DEFAULT_ENERGY_SCOPE,
+  streamLength: DEFAULT_STREAM_LENGTH,
+});
+const cfg: RuntimeConfig = {
+  program: 'gcn',
+  programHash: 'bench',
+  kernel: gcn.name,
+  manifest: wasmManifest(gcn, [], true),
+  spec,
+  objective: 'throughput',
+  guards: { throughput: plan },
+  guard: treeGuards({ throughput: plan }, 'throughput'),
+  params: [
+    { name: 'A', kind: 'sparse', shape: ['n', 'n'] },
+    { name: 'X', kind: 'dense', shape: ['n', 'f'] },
+    { name: 'W1', kind: 'dense', shape: ['f', 'h'] },
+    { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
+  ],
+};
+const missing = gcn.params.map((p) => p.name).filter((n) => !cfg.params.some((p) => p.name === n));
+if (missing.length > 0) throw new Error(`gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
+
+const spmv = await emitWasm(lowered('spmv.dy').kernels[0]!);
+const exec = await createWasmExecutor(spmv.binary, spmv.manifest, { threads: 1 });
+const dense = (rows: number, cols: number): DenseTensor => ({
+  format: 'dense',
+  shape: [rows, cols],
+  data: new Float64Array(rows * cols),
+});
+const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : undefined;
+const rows: { matrix: string; nnz: number; spmvUs: number; bindNs: number; chooseNs: number; wholeNs: number }[] = [];
+let sink = 0;
+for (const f of files ?? ['adder_dcop_05.mtx', 'cage8.mtx', 'whitaker3.mtx', 'bcsstk13.mtx']) {
+  const m = matrix(f);
+  if (m.rows !== m.cols) throw new Error(`${f}: gcn needs a square matrix`);
+  const spmvInputs = {
+    tensors: new Map<string, Tensor>([
+      ['A', m],
+      ['x', { format: 'dense', shape: [m.cols], data: new Float64Array(m.cols).fill(1) }],
+    ]),
+    scalars: new Map<string, number>(),
+  };
+  const inputs: RuntimeInputs = { A: m, X: dense(m.rows, 64), W1: dense(64, 64), W2: dense(64, 16) };
+  const chooser = new Chooser(cfg, system, () => true);
+  const decider = new Decider(system, (o) => chooser.popts(o), chooser.memo);
+  const policy = new SwitchPolicy();
+  const whole = (): number => {
+    const c = chooser.choose(inputs);
+    const d = decider.decide(c, policy);
+    if (d.switch) decider.switchTo(c.selected, c);
+    return chooser.memo.mapping(c.problem, decider.current ?? c.selected)?.periodMs ?? 0;
+  };
+  // The binder is the chooser's own (a private field: this bench times it alone).
+  const binder = (chooser as unknown as { binder: { bind(x: RuntimeInputs): { tensors: Map<string, Tensor> } } })
+    .binder;
+  const parts: Record<string, () => number> = {
+    empty: () => 0,
+    bind: () => binder.bind(inputs).tensors.size,
+    choose: () => chooser.choose(inputs).selected.id,
+    whole,
+  };
+  for (let i = 0; i < 5000; i++) for (const p of Object.values(parts)) sink += p();
+  const spmvNs: number[] = [];
+  const medians: Record<string, number[]> = {};
+  for (let round = 0; round < 10; round++) {
+    const order = Object.entries(parts);
+    for (const [name, part] of round % 2 === 0 ? order : order.reverse()) {
+      const xs: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        let t0 = process.hrtime.bigint();
+        exec.execute(spmvInputs);
+        if (i % 10 === 0) spmvNs.push(Number(process.hrtime.bigint() - t0));
+        t0 = process.hrtime.bigint();
+        sink += part();
+        xs.push(Number(process.hrtime.bigint() - t0));
+      }
+      (medians[name] ??= []).push(median(xs));
+    }
+  }
+  const zero = median(medians.empty!);
+  rows.push({
+    matrix: f,
+    nnz: m.values.length,
+    spmvUs: median(spmvNs) / 1e3,
+    bindNs: median(medians.bind!) - zero,
+    chooseNs: median(medians.choose!) - zero,
+    wholeNs: median(medians.whole!) - zero,
+  });
+}
+exec.close();
+console.log(`a repeated input's decision right after a 1-thread SpMV, ns (sink ${sink % 7})`);
+console.log('matrix                        nnz  SpMV us     bind   choose    whole  whole % of SpMV');
+for (const r of rows)
+  console.log(
+    `${r.matrix.padEnd(24)} ${String(r.nnz).padStart(8)} ${r.spmvUs.toFixed(1).padStart(8)} ${r.bindNs.toFixed(0).padStart(8)} ${r.chooseNs.toFixed(0).padStart(8)} ${r.wholeNs.toFixed(0).padStart(8)} ${((r.wholeNs / 1e3 / r.spmvUs) * 100).toFixed(2).padStart(16)}`,
+  );
+mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+writeFileSync(join(root, 'bench', 'results', 'decision-repeat.json'), JSON.stringify({ rows }, null, 2));
