@@ -4,7 +4,8 @@
  * timed right after each 1-thread wasm SpMV (f32) of the same matrix. Per matrix, the median over ten rounds of the
  * median of 300 such calls (the rounds alternate the order of the parts, so load hits all alike), less an empty
  * function timed alike, ns:
- *   bind    the input binder alone (the previous call's binding handed back after its O(1) checks);
+ *   bind    an input binder like the chooser's, alone (the previous call's binding handed back after its O(1)
+ *           checks);
  *   choose  the chooser (binding, and the kept choice);
  *   whole   choose, the decider with the switching policy, and the running partition's predicted figures.
  *   npm run build && node dist/bench/decision-repeat.js [matrix ...]
@@ -19,6 +20,7 @@ import { compileSource } from '../frontend/compile.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { Chooser } from '../runtime/engine/choose.js';
 import { Decider } from '../runtime/engine/decide.js';
+import { InputBinder } from '../runtime/engine/inputs.js';
 import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
 import { buildGuards, sampleBindings, sparseFeaturesOf, treeGuards } from '../runtime/guards/index.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -107,9 +109,8 @@ for (const f of files ?? ['adder_dcop_05.mtx', 'cage8.mtx', 'whitaker3.mtx', 'bc
     if (d.switch) decider.switchTo(c.selected, c);
     return chooser.memo.mapping(c.problem, decider.current ?? c.selected)?.periodMs ?? 0;
   };
-  // The binder is the chooser's own (a private field: this bench times it alone).
-  const binder = (chooser as unknown as { binder: { bind(x: RuntimeInputs): { tensors: Map<string, Tensor> } } })
-    .binder;
+  // A binder of the same parameters as the chooser's own, timed alone.
+  const binder = new InputBinder(cfg.kernel, cfg.params);
   const parts: Record<string, () => number> = {
     empty: () => 0,
     bind: () => binder.bind(inputs).tensors.size,
