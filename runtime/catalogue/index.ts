@@ -47,12 +47,14 @@ export function callOverheadUs(op: PlanOp, d: DeviceSpec): number {
  * `threads` (CPU): every op on exactly that many (a calibration run); absent, the model's pick (ImplEntry.ms).
  */
 export function implTimes(op: PlanOp, d: DeviceSpec, threads?: number): ImplTime[] {
+  return (op.impls[d.kind] as readonly string[]).map((impl) => ({ impl, ms: implMs(op, d, impl, threads) }));
+}
+
+/** One of implTimes' entries: the time of implementation `impl` (one of op.impls for d's kind). */
+export function implMs(op: PlanOp, d: DeviceSpec, impl: string, threads?: number): number {
   const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry>>;
   // Measured runs of this kind, size and imbalance, where there are enough of them (runtime/history); the formula otherwise.
-  return (op.impls[d.kind] as readonly string[]).map((impl) => ({
-    impl,
-    ms: (threads === undefined ? historyMs(op, impl, d) : undefined) ?? table[impl]!.ms(op, d, threads),
-  }));
+  return (threads === undefined ? historyMs(op, impl, d) : undefined) ?? table[impl]!.ms(op, d, threads);
 }
 
 export function fpgaEntry(impl: FpgaImpl): FpgaImplEntry {

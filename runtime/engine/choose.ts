@@ -285,13 +285,24 @@ export class Chooser {
     const path = walked.path;
     if (leaf.also && oor.length === 0) {
       // The leaf leaves a few partitions open: the cost model weighs them on this input for the current objective (kept per pattern in the memo).
-      const cands = [leaf.leaf, ...leaf.also].map((i) => this.parts[st.ids[i]!]!).filter((p) => this.served(p));
-      const scored = cands
-        .map((p) => ({ p, v: this.memo.score(problem, p, st.popts) }))
-        .filter((x) => Number.isFinite(x.v));
-      if (scored.length > 0) {
-        selected = scored.reduce((a, x) => (x.v < a.v ? x : a)).p;
-        path.push(`cost model: partition ${selected.id} of ${cands.map((p) => p.id).join(', ')}`);
+      // The served ones in the leaf's order, each scored, the first of the lowest finite score kept (no arrays:
+      // a runtime weighs the open partitions of every new pattern).
+      let best: Part | undefined;
+      let bestV = Infinity;
+      let ids = '';
+      for (let k = -1; k < leaf.also.length; k++) {
+        const p = this.parts[st.ids[k < 0 ? leaf.leaf : leaf.also[k]!]!]!;
+        if (!this.served(p)) continue;
+        ids += ids === '' ? `${p.id}` : `, ${p.id}`;
+        const v = this.memo.score(problem, p, st.popts);
+        if (Number.isFinite(v) && (best === undefined || v < bestV)) {
+          best = p;
+          bestV = v;
+        }
+      }
+      if (best !== undefined) {
+        selected = best;
+        path.push(`cost model: partition ${selected.id} of ${ids}`);
       }
     }
     let replanInfo: Choice['replanInfo'];

@@ -5,7 +5,7 @@
  * call floor), split by rows across instances, times the op's trips. Constants and formulas:
  * docs/COST-MODEL.md (runtime/plan/model.ts).
  */
-import { callOverheadUs, implTimes } from '../catalogue/index.js';
+import { callOverheadUs, implMs, implTimes } from '../catalogue/index.js';
 import type { DeviceSpec } from '../system/types.js';
 import { MODEL } from './model.js';
 import type { PlanOp } from './types.js';
@@ -34,9 +34,19 @@ export function bestOpTime(op: PlanOp, d: DeviceSpec, count: number, threads?: n
 
 /** The fastest implementation of one run of `op` on one instance (per-call overhead included); undefined when there is none. */
 export function fastestVariant(op: PlanOp, d: DeviceSpec, threads?: number): VariantTime | undefined {
-  let best: VariantTime | undefined;
-  for (const v of variantTimes(op, d, threads)) if (!best || v.ms < best.ms) best = v;
-  return best;
+  // variantTimes' figures one at a time, the first of the lowest kept: a runtime prices every op of a new pattern
+  // on every device, and the two arrays variantTimes builds were a tenth of a new pattern's garbage.
+  const call = callOverheadUs(op, d) / 1e3;
+  let bestImpl: string | undefined;
+  let bestMs = 0;
+  for (const impl of op.impls[d.kind] as readonly string[]) {
+    const ms = implMs(op, d, impl, threads) + call;
+    if (bestImpl === undefined || ms < bestMs) {
+      bestImpl = impl;
+      bestMs = ms;
+    }
+  }
+  return bestImpl === undefined ? undefined : { variant: bestImpl, ms: bestMs };
 }
 
 /**
