@@ -308,13 +308,18 @@ class Planner {
   makeStage(pick: StagePick, first: number): Stage {
     const dev = this.sys.devices[pick.s]!;
     const { choice, ev } = pick;
+    const variants: Record<string, string> = {};
+    for (let i = choice.start; i < choice.end; i++) {
+      const op = this.p.ops[i]!;
+      variants[op.id] = this.opTime(op, dev, choice.count).variant;
+    }
     return {
       ops: this.p.ops.slice(choice.start, choice.end).map((o) => o.id),
       device: dev.id,
       kind: dev.kind,
       count: choice.count,
       devices: Array.from({ length: choice.count }, (_, j) => instanceName(dev.id, first + j)),
-      variants: ev.variants,
+      variants,
       computeMs: ev.computeMs,
       syncMs: ev.syncMs,
       rootBytes: ev.rootBytes,
@@ -570,10 +575,12 @@ export function choicePricer(
   const pl = new Planner(sys, p, { energyScope: acct.energyScope, streamLength: acct.streamLength }, structure);
   const nd = sys.devices.length;
   const deviceAt = new Map(sys.devices.map((d, s) => [d.id, s]));
+  // Where the walk's earlier values live: one map for every walk (stageFor reads it during its call only).
+  const where = new Map<string, number>();
   // The label of the stages in order and the instances used; undefined when infeasible.
   const walk = (choices: readonly StageChoice[]): { used: number[]; l: Label } | undefined => {
     const used = new Array<number>(nd).fill(0);
-    const where = new Map<string, number>();
+    where.clear();
     let l: Label = startLabel();
     for (const c of choices) {
       const s = deviceAt.get(c.device);

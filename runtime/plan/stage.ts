@@ -66,7 +66,6 @@ export interface StageEval {
   syncMs: number;
   /** Bytes one input's copies in, out and among the instances move across the host's root complex. */
   rootBytes: number;
-  variants: Record<string, string>;
 }
 
 export interface StageContext {
@@ -132,20 +131,17 @@ export function evalStage(
   count: number,
   shape: StageShape = stageShape(ctx, ops),
 ): StageEval {
-  const variants: Record<string, string> = {};
+  // Which implementation each op runs as is the mapping's (dp.ts makeStage, from the same cached op times): a stage
+  // priced for a partition that does not run needs only its figures.
   let compute = 0;
-  for (const op of ops) {
-    const t = ctx.opTime(op, dev, count);
-    variants[op.id] = t.variant;
-    compute += t.ms;
-  }
+  for (const op of ops) compute += ctx.opTime(op, dev, count).ms;
   if (!Number.isFinite(compute)) {
     const op = ops.find((o) => !Number.isFinite(ctx.opTime(o, dev, count).ms))!;
     const why =
       op.impls[dev.kind].length === 0
         ? `${op.id} (${op.kind}) has no ${dev.kind} implementation in its program`
         : `${dev.id} cannot run ${op.id} (${op.kind}, ${op.dtype})`;
-    return { ok: false, why, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, syncMs: 0, rootBytes: 0, variants };
+    return { ok: false, why, computeMs: Infinity, inMs: 0, outMs: 0, exchangeMs: 0, syncMs: 0, rootBytes: 0 };
   }
   const exchange = splitExchange(ctx.sys, ops, dev, count);
   const sync = splitSyncMs(ops, count);
@@ -192,7 +188,6 @@ export function evalStage(
       exchangeMs: exchange.ms,
       syncMs: sync,
       rootBytes,
-      variants,
     };
   if (dev.kind === 'fpga' && dev.fpga) {
     // One bitstream holds the shell and a kernel instance per op of the stage (codegen/hls emits one per op).
@@ -215,7 +210,6 @@ export function evalStage(
         exchangeMs: exchange.ms,
         syncMs: sync,
         rootBytes,
-        variants,
       };
   }
   return {
@@ -226,7 +220,6 @@ export function evalStage(
     exchangeMs: exchange.ms,
     syncMs: sync,
     rootBytes,
-    variants,
   };
 }
 
