@@ -202,7 +202,7 @@ export class InputBinder {
       arrays: values.map((v) => (typeof v === 'number' ? undefined : v.format === 'dense' ? v.data : v.values)),
       lengths: values.map((v) => (typeof v === 'number' ? 0 : v.format === 'dense' ? v.data.length : v.values.length)),
       shapes: values.map((v) => (typeof v !== 'number' && v.format === 'dense' ? [...v.shape] : undefined)),
-      keys: Object.keys(inputs).length,
+      keys: ownKeys(inputs),
       b,
     };
     return b;
@@ -228,9 +228,13 @@ export class InputBinder {
       )
         return false;
     }
-    // Counted without the array Object.keys would build on every call.
-    let keys = 0;
-    for (const k in inputs) if (Object.prototype.hasOwnProperty.call(inputs, k)) keys++;
-    return keys === last.keys;
+    return ownKeys(inputs) === last.keys;
   }
+}
+
+/** How many keys a call's inputs have (Object.keys' count, without the array it would build on every call). */
+function ownKeys(inputs: RuntimeInputs): number {
+  let keys = 0;
+  for (const k in inputs) if (Object.prototype.hasOwnProperty.call(inputs, k)) keys++;
+  return keys;
 }

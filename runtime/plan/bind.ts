@@ -93,7 +93,10 @@ function ev(text: string, dims: Binding['dims'], sparse: Binding['sparse'], of: 
   }
 }
 
-function bindOp(o: PlanSpec['ops'][number], b: Binding, dims: Binding['dims'], sparse: Binding['sparse']): PlanOp {
+function bindOp(o: PlanSpec['ops'][number], b: Binding): PlanOp {
+  // The binding's maps read once per op, not per factor: bindings come from several places (a runtime's inputs,
+  // the guards' samples), and a read of the binding's fields per factor met all their shapes.
+  const { dims, sparse } = b;
   let trips = 1;
   if (o.group) {
     const t = o.group.trips;
@@ -123,14 +126,10 @@ function bindOp(o: PlanSpec['ops'][number], b: Binding, dims: Binding['dims'], s
 }
 
 export function bindProblem(spec: PlanSpec, b: Binding): PlanProblem {
-  // The binding's maps read once: bindings come from several places (a runtime's inputs, the guards' samples), and
-  // a read of the binding's fields per factor met all their shapes.
-  const dims = b.dims;
-  const sparse = b.sparse;
   const ops: PlanOp[] = [];
-  for (const o of spec.ops) ops.push(bindOp(o, b, dims, sparse));
+  for (const o of spec.ops) ops.push(bindOp(o, b));
   const paramBytes = new Map<string, number>();
-  for (const p of spec.params) paramBytes.set(p.name, ev(p.bytes, dims, sparse, 'size of ', p.name));
+  for (const p of spec.params) paramBytes.set(p.name, ev(p.bytes, b.dims, b.sparse, 'size of ', p.name));
   const sparseParams = new Set<string>();
   for (const p of spec.params) if (p.sparse) sparseParams.add(p.name);
   return { kernel: spec.kernel, paramBytes, sparseParams, results: spec.results, ops };

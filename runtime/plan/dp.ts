@@ -308,13 +308,15 @@ class Planner {
   makeStage(pick: StagePick, first: number): Stage {
     const dev = this.sys.devices[pick.s]!;
     const { choice, ev } = pick;
+    const ops: string[] = [];
     const variants: Record<string, string> = {};
     for (let i = choice.start; i < choice.end; i++) {
       const op = this.p.ops[i]!;
+      ops.push(op.id);
       variants[op.id] = this.opTime(op, dev, choice.count).variant;
     }
     return {
-      ops: this.p.ops.slice(choice.start, choice.end).map((o) => o.id),
+      ops,
       device: dev.id,
       kind: dev.kind,
       count: choice.count,
