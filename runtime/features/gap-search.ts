@@ -1,0 +1,233 @@
+/**
+ * Long rows among the rows a sample of blocks does not read
+ * (sample-blocks.ts): the gaps between the blocks hold the unsampled rows,
+ * and the row pointers the blocks read give each gap's entries exactly. A
+ * gap holding more than is expected of it, by more than chance explains, is
+ * searched by halving towards the half holding more. docs/FEATURES.md states
+ * the rule and what it finds. Imports sample-blocks.ts only.
+ */
+import { badPointers, blockFirst, blockP0, blockP1, QUICK_BLOCK_ROWS, QUICK_MAX_BLOCKS } from './sample-blocks.js';
+
+/**
+ * Gaps between sampled blocks searched for a row longer than every sampled
+ * one, at most: those holding the most entries beyond what is expected of them,
+ * where that excess is more than the spread of the gap's rows explains.
+ * Each search reads log2(gap rows) row pointers.
+ */
+export const QUICK_SEARCHES = 4;
+/** A search reads the last this many rows of its range in one pass rather than halving down to one. */
+export const QUICK_SEARCH_SCAN = QUICK_BLOCK_ROWS;
+/** A gap is searched when its excess over the mean exceeds this many standard deviations of its sum (and the longest sampled row). */
+export const QUICK_SEARCH_SIGMAS = 3;
+/**
+ * With at least this many blocks (one more gap), gaps are measured against the blocks beside them and the spread of
+ * the gaps' own residuals, pooled over the gaps but the two most astray (driftGaps): enough gaps that the one or two
+ * holding a long row are left out of the spread.
+ */
+export const QUICK_DRIFT_BLOCKS = 4;
+
+// Scratch reused between calls: each gap's score (its excess where open for a search, else -1), residual and rows.
+const gapScore = new Float64Array(QUICK_MAX_BLOCKS + 1);
+const gapResidual = new Float64Array(QUICK_MAX_BLOCKS + 1);
+const gapRows = new Float64Array(QUICK_MAX_BLOCKS + 1);
+
+/**
+ * The longest row in rows [a, b) if it is longer than `than`: halves the
+ * range towards the half holding more entries beyond `mean` per row (one
+ * row-pointer read per step) while the range holds more than `than`
+ * entries (a range holding at most `than` cannot hold a longer row) and
+ * more than QUICK_SEARCH_SCAN rows, then reads those rows. A lone long row
+ * among short ones draws the descent to it whenever its excess over the
+ * mean outweighs the spread of the other rows' sums. Returns its length,
+ * or 0 (a row found, if any, is at most `than`).
+ */
+function searchLong(
+  rowPtr: Int32Array,
+  rows: number,
+  a: number,
+  b: number,
+  pa: number,
+  pb: number,
+  than: number,
+  mean: number,
+): number {
+  while (b - a > QUICK_SEARCH_SCAN) {
+    if (pb - pa <= than) return 0;
+    const mid = a + ((b - a) >> 1);
+    const pm = rowPtr[mid]! | 0;
+    if (pm < pa || pm > pb)
+      throw badPointers(rows, pm < pa ? a : mid, pm < pa ? mid : b, pm < pa ? pa : pm, pm < pa ? pm : pb);
+    // The half holding more entries beyond the mean.
+    if (pm - pa - (mid - a) * mean >= pb - pm - (b - mid) * mean) {
+      b = mid;
+      pb = pm;
+    } else {
+      a = mid;
+      pa = pm;
+    }
+  }
+  if (pb - pa <= than) return 0;
+  // The last rows in one pass: their pointers share a cache line or two, fetched together, where halving on would
+  // wait for one dependent read after another (four more for 16 rows, each a cache miss between kernels).
+  let longest = 0;
+  let end = pa;
+  for (let r = a + 1; r <= b; r++) {
+    const start = end;
+    end = rowPtr[r]! | 0;
+    if (end < start) throw badPointers(rows, r - 1, r, start, end);
+    if (end - start > longest) longest = end - start;
+  }
+  return longest > than ? longest : 0;
+}
+
+/**
+ * Scores the gaps between the blocks (gapScore: how far the gap's entries
+ * exceed what is expected of it where it is open for a search, else -1)
+ * and returns how many are open; `max` is the longest sampled row and `sq`
+ * the `standing` sampled rows' squared deviations. With QUICK_DRIFT_BLOCKS blocks or more,
+ * against its neighbourhood (driftGaps); with fewer, against the matrix: a
+ * gap is open when its entries beyond its rows x mean are more than
+ * QUICK_SEARCH_SIGMAS standard deviations of the `standing` sampled rows'
+ * sum and more than the longest sampled row.
+ */
+export function scoreGaps(
+  rowPtr: Int32Array,
+  rows: number,
+  blocks: number,
+  mean: number,
+  standing: number,
+  max: number,
+  sq: number,
+): number {
+  const p00 = rowPtr[0]! | 0;
+  const pEnd = rowPtr[rows]! | 0;
+  if (blocks >= QUICK_DRIFT_BLOCKS) {
+    const open = driftGaps(rows, blocks, p00, pEnd, max);
+    if (open >= 0) return open;
+  }
+  // The variance of a gap's sum of n rows is n x the rows' variance: compared squared, no square root per gap.
+  const bar = standing > 0 ? (QUICK_SEARCH_SIGMAS * QUICK_SEARCH_SIGMAS * sq) / standing : 0;
+  // Gap g holds the rows between block g - 1 and block g (before the first, after the last).
+  let open = 0;
+  for (let g = 0; g <= blocks; g++) {
+    const a = g === 0 ? 0 : blockFirst[g - 1]! + QUICK_BLOCK_ROWS;
+    const b = g === blocks ? rows : blockFirst[g]!;
+    const pa = g === 0 ? p00 : blockP1[g - 1]!;
+    const pb = g === blocks ? pEnd : blockP0[g]!;
+    if (pb < pa) throw badPointers(rows, a, b, pa, pb);
+    const excess = pb - pa - (b - a) * mean;
+    gapScore[g] = b - a > 0 && excess > max && excess * excess > bar * (b - a) ? excess : -1;
+    if (gapScore[g]! > 0) open++;
+  }
+  return open;
+}
+
+/**
+ * Scores the gaps against their neighbourhood and returns how many are
+ * open, or -1 with fewer than five gaps holding rows (too few to pool:
+ * scoreGaps then measures them against the matrix). Rows within a block
+ * resemble each other (a mesh's numbering keeps like rows together), so the
+ * sampled rows' spread understates how far a gap's sum strays from rows x
+ * mean, and row lengths drift along a matrix: against the matrix's mean,
+ * whitaker3's sampled rows (0.18 entries of standard deviation a row) made
+ * every gap (about 3 per sqrt(row) astray) look like one holding a long
+ * row, and a lone long row where the rows are shorter than the mean was
+ * never looked for. So a gap's residual r is its entries less its rows x
+ * the mean row length of the blocks on either side (the one block beside
+ * the first and the last gap), and it is open when r is more than the
+ * longest sampled row and r^2 more than QUICK_SEARCH_SIGMAS^2 x its rows x
+ * the residuals' spread per row: r^2 / n pooled over the gaps with rows but
+ * the two of largest r^2 / n (where long rows would be).
+ */
+function driftGaps(rows: number, blocks: number, p00: number, pEnd: number, max: number): number {
+  // Each gap's residual and rows; the two of largest r^2 / n kept in locals, compared as products (no division).
+  let filled = 0;
+  let topR2 = 0;
+  let topN = 0;
+  let nextR2 = 0;
+  let nextN = 0;
+  let r2Sum = 0;
+  let rowSum = 0;
+  for (let g = 0; g <= blocks; g++) {
+    const a = g === 0 ? 0 : blockFirst[g - 1]! + QUICK_BLOCK_ROWS;
+    const b = g === blocks ? rows : blockFirst[g]!;
+    const pa = g === 0 ? p00 : blockP1[g - 1]!;
+    const pb = g === blocks ? pEnd : blockP0[g]!;
+    if (pb < pa) throw badPointers(rows, a, b, pa, pb);
+    const n = b - a;
+    if (n <= 0) {
+      gapRows[g] = 0;
+      continue;
+    }
+    const left = g === 0 ? -1 : blockP1[g - 1]! - blockP0[g - 1]!;
+    const right = g === blocks ? -1 : blockP1[g]! - blockP0[g]!;
+    const near = (left < 0 ? right : right < 0 ? left : (left + right) / 2) / QUICK_BLOCK_ROWS;
+    const r = pb - pa - n * near;
+    const r2 = r * r;
+    gapRows[g] = n;
+    gapResidual[g] = r;
+    r2Sum += r2;
+    rowSum += n;
+    filled++;
+    if (r2 * topN >= topR2 * n) {
+      nextR2 = topR2;
+      nextN = topN;
+      topR2 = r2;
+      topN = n;
+    } else if (r2 * nextN >= nextR2 * n) {
+      nextR2 = r2;
+      nextN = n;
+    }
+  }
+  if (filled < 5) return -1;
+  const perRow = (r2Sum - topR2 - nextR2) / (rowSum - topN - nextN);
+  const bar = QUICK_SEARCH_SIGMAS * QUICK_SEARCH_SIGMAS * perRow;
+  let open = 0;
+  for (let g = 0; g <= blocks; g++) {
+    const n = gapRows[g]!;
+    const r = gapResidual[g]!;
+    gapScore[g] = n > 0 && r > max && r * r > bar * n ? r : -1;
+    if (gapScore[g]! > 0) open++;
+  }
+  return open;
+}
+
+/**
+ * Searches the `open` gaps scoreGaps left open, the most in excess first,
+ * QUICK_SEARCHES at most; each row found longer than every sampled one
+ * (longer than `max`) goes to `into` after the `longs` already there.
+ * Returns how many.
+ */
+export function searchOpen(
+  rowPtr: Int32Array,
+  rows: number,
+  blocks: number,
+  mean: number,
+  max: number,
+  into: Float64Array,
+  longs: number,
+  open: number,
+): number {
+  const p00 = rowPtr[0]! | 0;
+  const pEnd = rowPtr[rows]! | 0;
+  let found = 0;
+  for (let s = 0; s < QUICK_SEARCHES && open > 0; s++, open--) {
+    let g = 0;
+    for (let h = 1; h <= blocks; h++) if (gapScore[h]! > gapScore[g]!) g = h;
+    gapScore[g] = -1;
+    const a = g === 0 ? 0 : blockFirst[g - 1]! + QUICK_BLOCK_ROWS;
+    const b = g === blocks ? rows : blockFirst[g]!;
+    const len = searchLong(
+      rowPtr,
+      rows,
+      a,
+      b,
+      g === 0 ? p00 : blockP1[g - 1]!,
+      g === blocks ? pEnd : blockP0[g]!,
+      max,
+      mean,
+    );
+    if (len > 0) into[longs + found++] = len;
+  }
+  return found;
+}

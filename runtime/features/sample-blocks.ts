@@ -1,0 +1,55 @@
+/**
+ * Where the runtime's row sample lies in a CSR matrix (runtime/features/
+ * quick.ts tells what is taken from it): the rows cut into B strata and a
+ * block of QUICK_BLOCK_ROWS consecutive rows read in each, at an offset
+ * hashed from (seed, block), B growing with the matrix. The blocks' first
+ * rows and end pointers are kept here between the passes of one call
+ * (sampled-rows.ts reads them, gap-search.ts searches between them).
+ * Imports nothing.
+ */
+
+/** Consecutive rows read in each block (even: sampled-rows.ts reads two a step). */
+export const QUICK_BLOCK_ROWS = 16;
+/** One block per this many stored entries, within [QUICK_MIN_BLOCKS, QUICK_MAX_BLOCKS]. */
+export const QUICK_ENTRIES_PER_BLOCK = 8192;
+export const QUICK_MIN_BLOCKS = 2;
+export const QUICK_MAX_BLOCKS = 16;
+
+/** Blocks sampled for a matrix of `nnz` entries and `rows` rows (0: every row is read). */
+export function quickBlocks(rows: number, nnz: number): number {
+  const blocks = Math.max(QUICK_MIN_BLOCKS, Math.min(QUICK_MAX_BLOCKS, Math.floor(nnz / QUICK_ENTRIES_PER_BLOCK)));
+  return blocks * QUICK_BLOCK_ROWS >= rows ? 0 : blocks;
+}
+
+/**
+ * The first row of block b of `blocks` in a matrix of `rows` rows: in
+ * stratum b at an offset hashed from (seed, b), in int32 arithmetic (V8 is
+ * slow on typed-array reads at indices it holds as doubles, and on `%` of
+ * doubles).
+ */
+export function blockStart(rows: number, blocks: number, b: number, seed: number): number {
+  return blockAt(Math.floor((b * rows) / blocks), Math.floor(((b + 1) * rows) / blocks), b, seed);
+}
+
+/** blockStart's first row from its stratum [lo, hi): apart, so a pass over every block carries hi to the next lo. */
+export function blockAt(lo: number, hi: number, b: number, seed: number): number {
+  const span = Math.max(1, hi - lo - QUICK_BLOCK_ROWS + 1);
+  let h = Math.imul((b + 1) ^ seed, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  h ^= h >>> 13;
+  // x 2^-32 is / 2^32 exactly, without a division.
+  return (lo + Math.floor((h >>> 0) * 2.3283064365386963e-10 * span)) | 0;
+}
+
+/** The error for row pointers that decrease where they are read. */
+export function badPointers(rows: number, from: number, to: number, a: number, b: number): RangeError {
+  return new RangeError(
+    `row pointers are not non-decreasing within 0..nnz: rowPtr[${from}] = ${a} > rowPtr[${to}] = ${b} (${rows} rows)`,
+  );
+}
+
+// Scratch reused between calls: each block's first row, the row pointers at its ends and its longest row.
+export const blockFirst = new Int32Array(QUICK_MAX_BLOCKS);
+export const blockP0 = new Int32Array(QUICK_MAX_BLOCKS);
+export const blockP1 = new Int32Array(QUICK_MAX_BLOCKS);
+export const blockMax = new Int32Array(QUICK_MAX_BLOCKS);

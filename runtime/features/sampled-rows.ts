@@ -1,0 +1,405 @@
+/**
+ * The row-length statistics of a CSR matrix from the sample of blocks
+ * (sample-blocks.ts), long rows counted as themselves: a sampled row too
+ * long to stand for others, and rows a search of the gaps finds
+ * (gap-search.ts). What each statistic is and its measured error:
+ * runtime/features/quick.ts and docs/FEATURES.md. Imports sample-blocks.ts,
+ * gap-search.ts and types only.
+ */
+import type { SparseFeatures } from '../plan/types.js';
+import type { CsrMatrix } from '../tensor.js';
+import { QUICK_SEARCHES, scoreGaps, searchOpen } from './gap-search.js';
+import {
+  badPointers,
+  blockAt,
+  blockFirst,
+  blockMax,
+  blockP0,
+  blockP1,
+  QUICK_BLOCK_ROWS,
+  QUICK_MAX_BLOCKS,
+  quickBlocks,
+} from './sample-blocks.js';
+
+/** The longest sampled rows kept for the top-1% share (1% of the largest sample). */
+const MAX_TOP = 8;
+/** The longest sampled rows the scan itself keeps: topSampled of at most QUICK_MAX_BLOCKS x QUICK_BLOCK_ROWS rows (or of all rows, when they are fewer). */
+const KEPT_IN_SCAN = Math.ceil((QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS) / 100);
+
+export interface QuickFeatures extends SparseFeatures {
+  /** Rows the statistics were taken from (all of them when it equals rows: tier 1 exact). */
+  sampledRows: number;
+}
+
+/** Tier 0 and the sampled row statistics: what a runtime reads of every new pattern. */
+export type RowStats = Omit<QuickFeatures, 'localityScore' | 'rowLenChangeFraction'>;
+
+/** Sampled rows counted as themselves rather than as a sample of others, at most (the searches add up to QUICK_SEARCHES more). */
+const MAX_LONG_SAMPLED = 8;
+const MAX_LONG = MAX_LONG_SAMPLED + QUICK_SEARCHES;
+
+// Scratch reused between calls: the long rows' lengths.
+const longLen = new Float64Array(MAX_LONG);
+
+/**
+ * Tier 0 and the row statistics from the sampled blocks, with long rows
+ * counted as themselves: a sampled row so long that, standing for
+ * rows / sampled rows others, it alone would hold more than nnz entries;
+ * and rows longer than every sampled one that a search of the unsampled
+ * rows finds. The gaps between the blocks hold the unsampled rows, and the
+ * row pointers the blocks read give each gap's entries exactly: a gap
+ * holding more entries than its neighbourhood predicts, by more than the
+ * spread of the gaps explains (driftGaps; with fewer than
+ * QUICK_DRIFT_BLOCKS blocks, more than the matrix's mean and
+ * QUICK_SEARCH_SIGMAS standard deviations of the sampled rows), and by more
+ * than the longest sampled row, is searched (searchLong), the
+ * QUICK_SEARCHES most in excess first.
+ * The other sampled rows stand for the rest. So one dense row among short
+ * ones moves rowLenMax, rowLenCv and top1PctNnzShare as it should whether a
+ * block holds it or not, and a matrix without one costs no extra read.
+ * Throws RangeError for row pointers shorter than rows + 1 or decreasing
+ * where read. Empty shapes give 0 for every statistic, never NaN.
+ */
+export function sampledRowStats(m: CsrMatrix, seed = 0): RowStats {
+  const { rows, cols, rowPtr } = m;
+  if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0))
+    throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
+  if (rowPtr.length < rows + 1)
+    throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
+  const nnz = rowPtr[rows]! - rowPtr[0]!;
+  if (nnz < 0) throw badPointers(rows, 0, rows, rowPtr[0]!, rowPtr[rows]!);
+  const mean = rows > 0 ? nnz / rows : 0;
+  const blocks = quickBlocks(rows, nnz);
+  return blocks === 0
+    ? allRowStats(rowPtr, rows, cols, nnz, mean)
+    : blockRowStats(rowPtr, rows, cols, nnz, mean, blocks, seed);
+}
+
+/**
+ * The statistics from the sampled blocks: one pass over them, the longest
+ * few rows, the gaps' scores, the record. This is what almost every new
+ * pattern runs, between kernels: one pass over fixed runs of
+ * QUICK_BLOCK_ROWS rows (even: two rows a step), with no branch for the
+ * every-row case (allRowStats) and no work for long rows unless the sample
+ * holds one (withLongRows) or a gap is open for a search.
+ */
+function blockRowStats(
+  rowPtr: Int32Array,
+  rows: number,
+  cols: number,
+  nnz: number,
+  mean: number,
+  blocks: number,
+  seed: number,
+): RowStats {
+  const count = blocks * QUICK_BLOCK_ROWS;
+  // Every block's first and last pointer before any row: independent loads, so the cache misses of a step run
+  // between kernels overlap rather than come one block at a time (after an 8 MB sweep of the caches, the statistics
+  // of whitaker3 1.7 -> 1.2 us, cage8 1.0 -> 0.83 us: docs/PERFORMANCE.md).
+  let lo = 0;
+  for (let b = 0; b < blocks; b++) {
+    const hi = Math.floor(((b + 1) * rows) / blocks);
+    const first = blockAt(lo, hi, b, seed);
+    lo = hi;
+    blockFirst[b] = first;
+    blockP0[b] = rowPtr[first]! | 0;
+    blockP1[b] = rowPtr[first + QUICK_BLOCK_ROWS]! | 0;
+  }
+  // Locals only, int32 compares, two rows a step into two longest and two float sums of squares (one float sum
+  // waited on its previous add every row). The sums are of integers, exact below 2^53 whatever their order.
+  let t0 = 0;
+  let empty = 0;
+  let neg = 0;
+  let s1 = 0;
+  let s2 = 0;
+  for (let b = 0; b < blocks; b++) {
+    const first = blockFirst[b]!;
+    const p0 = blockP0[b]!;
+    let end = p0;
+    let m1 = 0;
+    let m2 = 0;
+    let s2b = 0;
+    for (let r = first + 1, last = first + QUICK_BLOCK_ROWS; r < last; r += 2) {
+      const mid = rowPtr[r]! | 0;
+      const next = rowPtr[r + 1]! | 0;
+      const n = (mid - end) | 0;
+      const n2 = (next - mid) | 0;
+      end = next;
+      neg |= n | n2;
+      if (n > m1) m1 = n;
+      if (n2 > m2) m2 = n2;
+      empty += (n === 0 ? 1 : 0) + (n2 === 0 ? 1 : 0);
+      s2 += n * n;
+      s2b += n2 * n2;
+    }
+    s2 += s2b;
+    s1 += end - p0;
+    const bmax = m1 > m2 ? m1 : m2;
+    blockMax[b] = bmax;
+    if (bmax > t0) t0 = bmax;
+  }
+  // One test for the sign of every length read; the pair that decreased is looked for only then.
+  if (neg < 0) throw decreasingIn(rowPtr, rows, blocks, blocks, QUICK_BLOCK_ROWS);
+  sampledMax = t0;
+  sampledEmpty = empty;
+  sampledSq = squaredDeviations(s1, s2, count, mean);
+  longestSeen = t0;
+  // `n > alone` is `n > floor(alone)` for an integer length: only the blocks whose longest passes it are read again.
+  const alone = count * mean;
+  const aloneI = alone >= 2147483647 ? 2147483647 : Math.floor(alone) | 0;
+  if (t0 > aloneI)
+    return withLongRows(
+      rowPtr,
+      rows,
+      cols,
+      nnz,
+      mean,
+      blocks,
+      countBeyond(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, aloneI),
+    );
+  // The longest few estimate() reads (at most three).
+  const keep = topSampled(rows, blocks, count);
+  if (keep > 1) topOfBlocks(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, keep);
+  else topLen[0] = t0;
+  topFrom = 0;
+  topCount = keep;
+  const open = scoreGaps(rowPtr, rows, blocks, mean, count, t0, sampledSq);
+  const found = open > 0 ? searchOpen(rowPtr, rows, blocks, mean, t0, longLen, 0, open) : 0;
+  return estimate(rows, cols, nnz, mean, blocks, count, found, count);
+}
+
+/**
+ * Squared deviations about the exact mean from the sums of lengths and of squares: exact integers (at most 256 rows
+ * of at most 2^31 entries), so the subtraction loses only rounding, and no dependent chain of float subtractions and
+ * products a row.
+ */
+function squaredDeviations(s1: number, s2: number, count: number, mean: number): number {
+  return Math.max(0, s2 - 2 * mean * s1 + count * mean * mean);
+}
+
+/**
+ * blockRowStats' continuation with `beyond` (> 0) sampled rows longer than
+ * count x mean: those rows, the longest MAX_LONG_SAMPLED, leave the sample,
+ * then the gaps are scored against the rows left and searched.
+ */
+function withLongRows(
+  rowPtr: Int32Array,
+  rows: number,
+  cols: number,
+  nnz: number,
+  mean: number,
+  blocks: number,
+  beyond: number,
+): RowStats {
+  const count = blocks * QUICK_BLOCK_ROWS;
+  const taken = Math.min(MAX_LONG_SAMPLED, beyond);
+  topCount = Math.min(MAX_TOP, taken + topSampled(rows, blocks, count - taken));
+  keepLongest(rowPtr, rows, blocks, topCount);
+  topFrom = 0;
+  const longs = takeLongSampled(count * mean, mean);
+  const open = scoreGaps(rowPtr, rows, blocks, mean, count - longs, sampledMax, sampledSq);
+  const found = open > 0 ? searchOpen(rowPtr, rows, blocks, mean, sampledMax, longLen, longs, open) : 0;
+  return estimate(rows, cols, nnz, mean, blocks, count - longs, longs + found, count);
+}
+
+/** Every row read (no more rows than the sample): tier 1 exactly, no long rows to look for. */
+function allRowStats(rowPtr: Int32Array, rows: number, cols: number, nnz: number, mean: number): RowStats {
+  const keep = topSampled(rows, 0, rows);
+  scanAllRows(rowPtr, rows, mean, keep);
+  topCount = keep;
+  topFrom = 0;
+  return estimate(rows, cols, nnz, mean, 0, rows, 0, rows);
+}
+
+/** Sampled rows whose mean stands for the matrix's longest 1% in estimate() (`standing` rows stand for the others). */
+function topSampled(rows: number, blocks: number, standing: number): number {
+  return Math.min(MAX_TOP, blocks === 0 ? Math.ceil(rows / 100) : Math.max(1, Math.round(standing / 100)));
+}
+
+// What scanBlocks and keepLongest leave: the sampled rows' longest, empty count and squared deviations; topLen[topFrom, topCount) the longest few not yet taken as long rows (descending; 0 past them).
+const topLen = new Int32Array(MAX_TOP);
+let topFrom = 0;
+let topCount = 0;
+let sampledMax = 0;
+let sampledEmpty = 0;
+let sampledSq = 0;
+let longestSeen = 0;
+
+/** The i-th longest sampled row not yet taken as a long row (0 past those kept). */
+const best = (i: number): number => (topFrom + i < topCount ? topLen[topFrom + i]! : 0);
+
+/**
+ * Reads every row pointer (a matrix of no more rows than the sample):
+ * the longest, empty count and squared deviations, and the `keep` longest
+ * rows in topLen (keep <= KEPT_IN_SCAN).
+ */
+function scanAllRows(rowPtr: Int32Array, rows: number, mean: number, keep: number): void {
+  let t0 = 0;
+  let empty = 0;
+  let neg = 0;
+  let s2 = 0;
+  const p0 = rowPtr[0]! | 0;
+  let end = p0;
+  for (let r = 1; r <= rows; r++) {
+    const next = rowPtr[r]! | 0;
+    const n = (next - end) | 0;
+    end = next;
+    neg |= n;
+    if (n > t0) t0 = n;
+    if (n === 0) empty++;
+    s2 += n * n;
+  }
+  if (neg < 0) throw decreasingIn(rowPtr, rows, 0, 1, rows);
+  blockMax[0] = t0;
+  if (keep > KEPT_IN_SCAN)
+    throw new RangeError(`scanAllRows keeps ${KEPT_IN_SCAN} longest rows, ${keep} were asked for`);
+  if (keep > 1) topOfBlocks(rowPtr, 0, 1, rows, keep);
+  else topLen[0] = t0;
+  sampledMax = t0;
+  sampledEmpty = empty;
+  sampledSq = squaredDeviations(end - p0, s2, rows, mean);
+  longestSeen = t0;
+}
+
+/** Rows longer than `aloneI` in the blocks scanBlocks read, from the blocks whose longest row is. */
+function countBeyond(rowPtr: Int32Array, blocks: number, runs: number, runRows: number, aloneI: number): number {
+  let beyond = 0;
+  for (let b = 0; b < runs; b++) {
+    if (blockMax[b]! <= aloneI) continue;
+    const first = blocks === 0 ? 0 : blockFirst[b]!;
+    let end = rowPtr[first]! | 0;
+    for (let r = first + 1, last = first + runRows; r <= last; r++) {
+      const start = end;
+      end = rowPtr[r]! | 0;
+      if (((end - start) | 0) > aloneI) beyond++;
+    }
+  }
+  return beyond;
+}
+
+/**
+ * The `k` longest of the rows scanBlocks read into topLen[0, k) (descending).
+ * The k-th longest block maximum, `bar`, is at most the k-th longest row (k
+ * blocks hold a row that long), so the k longest are the rows longer than
+ * bar, which lie in the fewer than k blocks whose maximum passes it (read
+ * again, in cache), and then rows of exactly bar (every block whose maximum
+ * it is holds one): no block that ties at bar is read again.
+ */
+function topOfBlocks(rowPtr: Int32Array, blocks: number, runs: number, runRows: number, k: number): void {
+  // The k-th largest block maximum, by insertion over at most QUICK_MAX_BLOCKS of them.
+  for (let i = 0; i < k; i++) topLen[i] = 0;
+  for (let b = 0; b < runs; b++) {
+    const n = blockMax[b]!;
+    if (n > topLen[k - 1]!) insertLongest(n, k - 1);
+  }
+  const bar = topLen[k - 1]! | 0;
+  for (let i = 0; i < k; i++) topLen[i] = 0;
+  for (let b = 0; b < runs; b++) {
+    if (blockMax[b]! <= bar) continue;
+    const first = blocks === 0 ? 0 : blockFirst[b]!;
+    let end = rowPtr[first]! | 0;
+    for (let r = first + 1, last = first + runRows; r <= last; r++) {
+      const start = end;
+      end = rowPtr[r]! | 0;
+      const n = (end - start) | 0;
+      if (n > bar && n > topLen[k - 1]!) insertLongest(n, k - 1);
+    }
+  }
+  for (let i = 0; i < k; i++) if (topLen[i]! < bar) topLen[i] = bar;
+}
+
+/** The first decreasing pair of row pointers in the sampled runs (scanBlocks saw a negative length), as the error to throw. */
+function decreasingIn(rowPtr: Int32Array, rows: number, blocks: number, runs: number, runRows: number): RangeError {
+  for (let b = 0; b < runs; b++) {
+    const first = blocks === 0 ? 0 : blockFirst[b]!;
+    for (let r = first + 1; r <= first + runRows; r++)
+      if (rowPtr[r]! < rowPtr[r - 1]!) return badPointers(rows, r - 1, r, rowPtr[r - 1]!, rowPtr[r]!);
+  }
+  return new RangeError(`row pointers decrease within the sampled rows (${rows} rows)`);
+}
+
+/** Inserts a row of length n into topLen[0, lastAt] (descending; n > topLen[lastAt]). */
+function insertLongest(n: number, lastAt: number): void {
+  let i = lastAt;
+  while (i > 0 && topLen[i - 1]! < n) {
+    topLen[i] = topLen[i - 1]!;
+    i--;
+  }
+  topLen[i] = n;
+}
+
+/** The `k` longest sampled rows into topLen (descending), from the rows scanBlocks read (its pointers were checked there). */
+function keepLongest(rowPtr: Int32Array, rows: number, blocks: number, k: number): void {
+  topOfBlocks(rowPtr, blocks, blocks === 0 ? 1 : blocks, blocks === 0 ? rows : QUICK_BLOCK_ROWS, k);
+}
+
+/**
+ * Sampled rows longer than `alone` (count x mean: standing for rows / count
+ * rows, such a row would hold more than nnz entries by itself) leave the
+ * sample and count as themselves, the longest few at most. Returns how many.
+ */
+function takeLongSampled(alone: number, mean: number): number {
+  let longs = 0;
+  while (longs < MAX_LONG_SAMPLED && best(0) > alone) {
+    const n = best(0);
+    longLen[longs++] = n;
+    sampledSq = Math.max(0, sampledSq - (n - mean) * (n - mean));
+    topFrom++;
+    // With the cap reached, the rows left may be as long as the last one taken out.
+    sampledMax = longs === MAX_LONG_SAMPLED ? n : best(0);
+  }
+  return longs;
+}
+
+/**
+ * The statistics: the `longs` rows in longLen as themselves, the `standing`
+ * other sampled rows standing for the rest (the variance, the empty share
+ * and the top 1% scaled by (rows - longs) / standing).
+ */
+function estimate(
+  rows: number,
+  cols: number,
+  nnz: number,
+  mean: number,
+  blocks: number,
+  standing: number,
+  longs: number,
+  count: number,
+): RowStats {
+  let rowMax = longestSeen;
+  const w = standing > 0 ? (rows - longs) / standing : 0;
+  let sq = w * sampledSq;
+  for (let i = 0; i < longs; i++) {
+    const n = longLen[i]!;
+    if (n > rowMax) rowMax = n;
+    sq += (n - mean) * (n - mean);
+  }
+  // The longest 1% of the matrix: the long rows first (longest first), then the sampled rows' longest 1% scaled.
+  const topRows = Math.ceil(rows / 100);
+  let topSum = 0;
+  let taken = 0;
+  for (; taken < longs && taken < topRows; taken++) {
+    // The longest not yet taken (a dozen rows at most: selection, no allocation).
+    let at = taken;
+    for (let i = taken + 1; i < longs; i++) if (longLen[i]! > longLen[at]!) at = i;
+    const n = longLen[at]!;
+    longLen[at] = longLen[taken]!;
+    longLen[taken] = n;
+    topSum += n;
+  }
+  const top = topSampled(rows, blocks, standing);
+  let sampledTop = 0;
+  for (let i = 0; i < top; i++) sampledTop += best(i);
+  if (top > 0 && taken < topRows) topSum += (sampledTop / top) * (topRows - taken);
+  return {
+    rows,
+    cols,
+    nnz,
+    rowLenMean: mean,
+    rowLenMax: rowMax,
+    rowLenCv: mean > 0 && rows > 0 ? Math.sqrt(sq / rows) / mean : 0,
+    emptyRowFraction: rows > 0 ? (w * sampledEmpty) / rows : 0,
+    top1PctNnzShare: nnz > 0 ? Math.min(1, topSum / nnz) : 0,
+    sampledRows: count,
+  };
+}
