@@ -245,16 +245,27 @@ const afterKernelNs = (run: () => unknown, step: () => unknown, n: number): numb
 const streamShare = (run: () => unknown, extra: () => unknown, runMs: number, pairs: number): number => {
   const n = Math.max(8, Math.ceil(4 / runMs));
   const ratios: number[] = [];
-  for (let p = 0; p < pairs; p++) {
-    let t0 = performance.now();
+  const plain = (): number => {
+    const t0 = performance.now();
     for (let i = 0; i < n; i++) run();
-    const without = performance.now() - t0;
-    t0 = performance.now();
+    return performance.now() - t0;
+  };
+  const withExtra = (): number => {
+    const t0 = performance.now();
     for (let i = 0; i < n; i++) {
       extra();
       run();
     }
-    ratios.push((performance.now() - t0 - without) / without);
+    return performance.now() - t0;
+  };
+  // The blocks' order alternates between pairs: a host whose load rises or falls over a pair would otherwise add
+  // its drift to one side every time.
+  for (let p = 0; p < pairs; p++) {
+    const first = p % 2 === 0;
+    const a = first ? plain() : withExtra();
+    const b = first ? withExtra() : plain();
+    const without = first ? a : b;
+    ratios.push(((first ? b : a) - without) / without);
   }
   return median(ratios) * 100;
 };
