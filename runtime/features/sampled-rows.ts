@@ -48,12 +48,12 @@ const longLen = new Float64Array(MAX_LONG);
  * and rows longer than every sampled one that a search of the unsampled
  * rows finds. The gaps between the blocks hold the unsampled rows, and the
  * row pointers the blocks read give each gap's entries exactly: a gap
- * holding more entries than its neighbourhood predicts, by more than the
- * spread of the gaps explains (driftGaps; with fewer than
- * QUICK_DRIFT_BLOCKS blocks, more than the matrix's mean and
- * QUICK_SEARCH_SIGMAS standard deviations of the sampled rows), and by more
- * than the longest sampled row, is searched (searchLong), the
- * QUICK_SEARCHES most in excess first.
+ * holding more entries than the matrix's mean by more than
+ * QUICK_SEARCH_SIGMAS standard deviations of the sampled rows explain (and
+ * than the longest sampled row) is searched (searchLong), the
+ * QUICK_SEARCHES most in excess first; where one is and there are
+ * QUICK_DRIFT_BLOCKS blocks or more, the gaps are scored against their
+ * neighbourhood instead (gap-search.ts scoreGaps).
  * The other sampled rows stand for the rest. So one dense row among short
  * ones moves rowLenMax, rowLenCv and top1PctNnzShare as it should whether a
  * block holds it or not, and a matrix without one costs no extra read.

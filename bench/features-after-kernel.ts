@@ -1,0 +1,134 @@
+/**
+ * What a new pattern's sampled row statistics (runtime/features/quick.ts
+ * `sampledRowStats`) cost where the runtime takes them: right after a
+ * kernel, the caches and branch predictors left to the kernel. Per matrix,
+ * one call timed right after each 1-thread wasm SpMV (f32) of the same
+ * matrix, on a fresh view of its arrays (a pattern the runtime has not
+ * seen); the median of each round of 200 such calls less an empty function
+ * timed alike; over 15 rounds (the variants' order rotating between them)
+ * the minimum and the median of those medians, ns. With --against DIR
+ * (another build's dist folder, e.g. a git worktree's) its statistics are
+ * timed in the same process, each call after its own SpMV, so both meet
+ * the same host.
+ *   npm run build && node dist/bench/features-after-kernel.js [--against DIR] [matrix ...]
+ * (default: adder_dcop_05.mtx cage8.mtx whitaker3.mtx bcsstk13.mtx
+ * facebook_combined.txt bayer10.mtx fidapex6.mtx luxembourg_osm.mtx
+ * Groebner_id2003_aug.mtx).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { emitWasm } from '../codegen/wasm/emit.js';
+import { compileSource } from '../frontend/compile.js';
+import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
+import { sampledRowStats } from '../runtime/features/quick.js';
+import { toCsr } from '../runtime/io/convert.js';
+import { loadMatrix } from '../runtime/io/load.js';
+import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
+import { createWasmExecutor } from '../runtime/wasm/executor.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dir = join(root, '..', 'shared', 'data', 'matrices');
+const ROUNDS = 15;
+const PER_ROUND = 200;
+const WARM = 3000;
+
+const { values: opt, positionals } = parseArgs({
+  options: { against: { type: 'string' } },
+  allowPositionals: true,
+});
+const names = positionals.length
+  ? positionals
+  : [
+      'adder_dcop_05.mtx',
+      'cage8.mtx',
+      'whitaker3.mtx',
+      'bcsstk13.mtx',
+      'facebook_combined.txt',
+      'bayer10.mtx',
+      'fidapex6.mtx',
+      'luxembourg_osm.mtx',
+      'Groebner_id2003_aug.mtx',
+    ];
+
+type Stats = (m: CsrMatrix) => { rowLenCv: number };
+const variants: [string, Stats][] = [['this build', sampledRowStats]];
+if (opt.against !== undefined) {
+  const url = pathToFileURL(join(resolve(opt.against), 'runtime', 'features', 'quick.js')).href;
+  const other = (await import(url)) as { sampledRowStats?: Stats };
+  if (typeof other.sampledRowStats !== 'function')
+    throw new Error(`--against ${opt.against}: no sampledRowStats in runtime/features/quick.js there`);
+  variants.push([`--against ${opt.against}`, other.sampledRowStats]);
+}
+
+const spmvModule = runPipeline(
+  compileSource(readFileSync(join(root, 'examples', 'spmv.dy'), 'utf8'), 'spmv.dy').module!,
+  { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] },
+);
+const wasm = await emitWasm(spmvModule.kernels[0]!);
+const exec = await createWasmExecutor(wasm.binary, wasm.manifest, { threads: 1 });
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const mats = names.map((n) => [n, toCsr(loadMatrix(join(dir, n)))] as const);
+/** A new pattern over the same arrays: a fresh object and row-pointer view, which no cache has seen. */
+const fresh = (m: CsrMatrix): CsrMatrix => ({ ...m, rowPtr: m.rowPtr.subarray(0) });
+const noop: Stats = () => ({ rowLenCv: 0 });
+let sink = 0;
+for (let w = 0; w < WARM; w++) for (const [, m] of mats) for (const [, f] of variants) sink += f(fresh(m)).rowLenCv;
+
+const results: { matrix: string; spmvUs: number; ns: Record<string, { min: number; median: number }> }[] = [];
+for (const [name, m] of mats) {
+  const x: DenseTensor = { format: 'dense', shape: [m.cols], data: new Float64Array(m.cols).fill(1) };
+  const inputs = {
+    tensors: new Map<string, Tensor>([
+      ['A', m],
+      ['x', x],
+    ]),
+    scalars: new Map<string, number>(),
+  };
+  const slots: [string, Stats][] = [['', noop], ...variants];
+  const rounds = slots.map((): number[] => []);
+  const spmv: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const ns = slots.map((): number[] => []);
+    for (let i = 0; i < PER_ROUND; i++)
+      for (let k = 0; k < slots.length; k++) {
+        // The variants' order rotates between rounds (the empty function stays first): a slot's place in the cycle is not its cost.
+        const s = k === 0 ? 0 : 1 + ((k - 1 + round) % variants.length);
+        const t = process.hrtime.bigint();
+        exec.execute(inputs);
+        const t0 = process.hrtime.bigint();
+        sink += slots[s]![1](fresh(m)).rowLenCv;
+        ns[s]!.push(Number(process.hrtime.bigint() - t0));
+        if (s === 0) spmv.push(Number(t0 - t));
+      }
+    const zero = median(ns[0]!);
+    ns.forEach((xs, s) => rounds[s]!.push(median(xs) - zero));
+  }
+  const row = {
+    matrix: name,
+    spmvUs: median(spmv) / 1e3,
+    ns: Object.fromEntries(
+      variants.map(([label], v) => [label, { min: Math.min(...rounds[v + 1]!), median: median(rounds[v + 1]!) }]),
+    ),
+  };
+  results.push(row);
+  console.log(
+    `${name.padEnd(26)} SpMV ${row.spmvUs.toFixed(1).padStart(6)} us  ` +
+      variants
+        .map(([label]) => `${label}: ${row.ns[label]!.min.toFixed(0)} / ${row.ns[label]!.median.toFixed(0)} ns`)
+        .join('  '),
+  );
+}
+exec.close();
+console.log(`(min / median over ${ROUNDS} rounds of the median of ${PER_ROUND} calls after an SpMV; sink ${sink % 7})`);
+mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+writeFileSync(
+  join(root, 'bench', 'results', 'features-after-kernel.json'),
+  JSON.stringify(
+    { command: `node dist/bench/features-after-kernel.js ${process.argv.slice(2).join(' ')}`.trim(), results },
+    null,
+    2,
+  ),
+);
