@@ -216,7 +216,7 @@ function topSampled(rows: number, blocks: number, standing: number): number {
   return Math.min(MAX_TOP, blocks === 0 ? Math.ceil(rows / 100) : Math.max(1, Math.round(standing / 100)));
 }
 
-// What scanBlocks and keepLongest leave: the sampled rows' longest, empty count and squared deviations; topLen[topFrom, topCount) the longest few not yet taken as long rows (descending; 0 past them).
+// What the scan (blockRowStats, scanAllRows) and keepLongest leave: the sampled rows' longest, empty count and squared deviations; topLen[topFrom, topCount) the longest few not yet taken as long rows (descending; 0 past them).
 const topLen = new Int32Array(MAX_TOP);
 let topFrom = 0;
 let topCount = 0;
@@ -261,7 +261,7 @@ function scanAllRows(rowPtr: Int32Array, rows: number, mean: number, keep: numbe
   longestSeen = t0;
 }
 
-/** Rows longer than `aloneI` in the blocks scanBlocks read, from the blocks whose longest row is. */
+/** Rows longer than `aloneI` in the blocks the scan read, from the blocks whose longest row is. */
 function countBeyond(rowPtr: Int32Array, blocks: number, runs: number, runRows: number, aloneI: number): number {
   let beyond = 0;
   for (let b = 0; b < runs; b++) {
@@ -278,7 +278,7 @@ function countBeyond(rowPtr: Int32Array, blocks: number, runs: number, runRows: 
 }
 
 /**
- * The `k` longest of the rows scanBlocks read into topLen[0, k) (descending).
+ * The `k` longest of the rows the scan read into topLen[0, k) (descending).
  * The k-th longest block maximum, `bar`, is at most the k-th longest row (k
  * blocks hold a row that long), so the k longest are the rows longer than
  * bar, which lie in the fewer than k blocks whose maximum passes it (read
@@ -308,7 +308,7 @@ function topOfBlocks(rowPtr: Int32Array, blocks: number, runs: number, runRows: 
   for (let i = 0; i < k; i++) if (topLen[i]! < bar) topLen[i] = bar;
 }
 
-/** The first decreasing pair of row pointers in the sampled runs (scanBlocks saw a negative length), as the error to throw. */
+/** The first decreasing pair of row pointers in the sampled runs (the scan saw a negative length), as the error to throw. */
 function decreasingIn(rowPtr: Int32Array, rows: number, blocks: number, runs: number, runRows: number): RangeError {
   for (let b = 0; b < runs; b++) {
     const first = blocks === 0 ? 0 : blockFirst[b]!;
@@ -328,7 +328,7 @@ function insertLongest(n: number, lastAt: number): void {
   topLen[i] = n;
 }
 
-/** The `k` longest sampled rows into topLen (descending), from the rows scanBlocks read (its pointers were checked there). */
+/** The `k` longest sampled rows into topLen (descending), from the rows the scan read (its pointers were checked there). */
 function keepLongest(rowPtr: Int32Array, rows: number, blocks: number, k: number): void {
   topOfBlocks(rowPtr, blocks, blocks === 0 ? 1 : blocks, blocks === 0 ? rows : QUICK_BLOCK_ROWS, k);
 }
