@@ -39,7 +39,7 @@
  */
 import type { SparseFeatures } from '../plan/types.js';
 import type { CsrMatrix } from '../tensor.js';
-import { badPointers, blockStart, QUICK_BLOCK_ROWS, quickBlocks } from './sample-blocks.js';
+import { blockStart, csrEntries, QUICK_BLOCK_ROWS, quickBlocks } from './sample-blocks.js';
 import { sampledRowStats, type QuickFeatures, type RowStats } from './sampled-rows.js';
 import { LOCALITY_GAP } from './tier2.js';
 
@@ -180,13 +180,8 @@ export class SampledFeatures implements SparseFeatures {
   #band: number | undefined;
 
   constructor(m: CsrMatrix, seed = 0, onError?: (e: RangeError) => never) {
-    const { rows, cols, rowPtr } = m;
-    if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0))
-      throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
-    if (rowPtr.length < rows + 1)
-      throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
-    const nnz = rowPtr[rows]! - rowPtr[0]!;
-    if (nnz < 0) throw badPointers(rows, 0, rows, rowPtr[0]!, rowPtr[rows]!);
+    const nnz = csrEntries(m);
+    const { rows, cols } = m;
     this.rows = rows;
     this.cols = cols;
     this.nnz = nnz;

@@ -5,8 +5,9 @@
  * hashed from (seed, block), B growing with the matrix. The blocks' first
  * rows and end pointers are kept here between the passes of one call
  * (sampled-rows.ts reads them, gap-search.ts searches between them).
- * Imports nothing.
+ * Imports the tensor type only.
  */
+import type { CsrMatrix } from '../tensor.js';
 
 /** Consecutive rows read in each block (even: sampled-rows.ts reads two a step). */
 export const QUICK_BLOCK_ROWS = 16;
@@ -39,6 +40,23 @@ export function blockAt(lo: number, hi: number, b: number, seed: number): number
   h ^= h >>> 13;
   // x 2^-32 is / 2^32 exactly, without a division.
   return (lo + Math.floor((h >>> 0) * 2.3283064365386963e-10 * span)) | 0;
+}
+
+/**
+ * The stored entries of a CSR pattern, from the ends of its row pointers,
+ * after checking what every sampled statistic relies on: rows and cols
+ * non-negative integers, rows + 1 row pointers, the last not below the
+ * first. Throws RangeError otherwise.
+ */
+export function csrEntries(m: CsrMatrix): number {
+  const { rows, cols, rowPtr } = m;
+  if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0))
+    throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
+  if (rowPtr.length < rows + 1)
+    throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
+  const nnz = rowPtr[rows]! - rowPtr[0]!;
+  if (nnz < 0) throw badPointers(rows, 0, rows, rowPtr[0]!, rowPtr[rows]!);
+  return nnz;
 }
 
 /** The error for row pointers that decrease where they are read. */

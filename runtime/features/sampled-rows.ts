@@ -16,6 +16,7 @@ import {
   blockMax,
   blockP0,
   blockP1,
+  csrEntries,
   QUICK_BLOCK_ROWS,
   QUICK_MAX_BLOCKS,
   quickBlocks,
@@ -61,13 +62,8 @@ const longLen = new Float64Array(MAX_LONG);
  * where read. Empty shapes give 0 for every statistic, never NaN.
  */
 export function sampledRowStats(m: CsrMatrix, seed = 0): RowStats {
+  const nnz = csrEntries(m);
   const { rows, cols, rowPtr } = m;
-  if (!(Number.isSafeInteger(rows) && rows >= 0) || !(Number.isSafeInteger(cols) && cols >= 0))
-    throw new RangeError(`a ${rows} x ${cols} matrix: rows and cols must be non-negative integers`);
-  if (rowPtr.length < rows + 1)
-    throw new RangeError(`${rowPtr.length} row pointers for ${rows} rows: expected rows + 1 = ${rows + 1}`);
-  const nnz = rowPtr[rows]! - rowPtr[0]!;
-  if (nnz < 0) throw badPointers(rows, 0, rows, rowPtr[0]!, rowPtr[rows]!);
   const mean = rows > 0 ? nnz / rows : 0;
   const blocks = quickBlocks(rows, nnz);
   return blocks === 0
