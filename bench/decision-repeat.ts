@@ -11,55 +11,21 @@
  *   npm run build && node dist/bench/decision-repeat.js [matrix ...]
  * (default: adder_dcop_05.mtx cage8.mtx whitaker3.mtx bcsstk13.mtx).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { wasmManifest, emitWasm } from '../codegen/wasm/emit.js';
-import { plannedSpec } from '../codegen/implementations.js';
-import { compileSource } from '../frontend/compile.js';
-import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { Chooser } from '../runtime/engine/choose.js';
 import { Decider } from '../runtime/engine/decide.js';
 import { InputBinder } from '../runtime/engine/inputs.js';
 import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
-import { buildGuards, sampleBindings, sparseFeaturesOf, treeGuards } from '../runtime/guards/index.js';
-import { toCsr } from '../runtime/io/convert.js';
-import { loadMatrix } from '../runtime/io/load.js';
-import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/figures.js';
+import { treeGuards } from '../runtime/guards/index.js';
 import { SwitchPolicy } from '../runtime/policy/policy.js';
-import { loadSystemFile } from '../runtime/system/load.js';
-import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
+import type { DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { gcnGuards, lowered, matrix, root } from './gcn-guards.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const dir = join(root, '..', 'shared', 'data', 'matrices');
-const lowered = (file: string) =>
-  runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, {
-    passes: [...DEFAULT_PIPELINE, 'lower-kernels'],
-  });
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const matrix = (f: string): CsrMatrix => toCsr(loadMatrix(join(dir, f)));
-
-const gcnModule = lowered('gcn.dy');
-const gcn = gcnModule.kernels[0]!;
-const spec = plannedSpec(gcnModule, 'gcn.dy', gcn.name);
-const system = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
-const dims = (n: number) =>
-  new Map([
-    ['n', n],
-    ['f', 64],
-    ['h', 64],
-    ['c', 16],
-  ]);
-const profiles = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'].map((f) => {
-  const m = matrix(f);
-  return { sparse: new Map([['A', sparseFeaturesOf(m, 2)]]), dims: dims(m.rows), scalars: new Map() };
-});
-const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), {
-  objective: 'throughput',
-  energyScope: DEFAULT_ENERGY_SCOPE,
-  streamLength: DEFAULT_STREAM_LENGTH,
-});
+const { kernel: gcn, spec, system, plan } = gcnGuards();
 const cfg: RuntimeConfig = {
   program: 'gcn',
   programHash: 'bench',

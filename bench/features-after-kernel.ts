@@ -9,33 +9,35 @@
  * the minimum and the median of those medians, ns. With --against DIR
  * (another build's dist folder, e.g. a git worktree's) its statistics are
  * timed in the same process, each call after its own SpMV, so both meet
- * the same host.
- *   npm run build && node dist/bench/features-after-kernel.js [--against DIR] [matrix ...]
+ * the same host. With --step, this build's whole new-pattern step on gcn's
+ * guards (bench/gcn-guards.ts, paper-1g1f) as well: `features`, a
+ * SampledFeatures and the two row statistics a cost-model leaf reads;
+ * `step`, the compiled guard step over the call's binding holding it, as
+ * the chooser takes it; `step on the record`, the same step over the plain
+ * record sampledRowStats returns (what a step that read the statistics as
+ * one record would cost; the step reads no field the record lacks).
+ *   npm run build && node dist/bench/features-after-kernel.js [--against DIR] [--step] [matrix ...]
  * (default: adder_dcop_05.mtx cage8.mtx whitaker3.mtx bcsstk13.mtx
  * facebook_combined.txt bayer10.mtx fidapex6.mtx luxembourg_osm.mtx
  * Groebner_id2003_aug.mtx).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { emitWasm } from '../codegen/wasm/emit.js';
-import { compileSource } from '../frontend/compile.js';
-import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
-import { sampledRowStats } from '../runtime/features/quick.js';
-import { toCsr } from '../runtime/io/convert.js';
-import { loadMatrix } from '../runtime/io/load.js';
+import { SampledFeatures, sampledRowStats } from '../runtime/features/quick.js';
+import type { SparseFeatures } from '../runtime/plan/types.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { gcnGuards, lowered, matrix, newPatternStep, root } from './gcn-guards.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const dir = join(root, '..', 'shared', 'data', 'matrices');
 const ROUNDS = 15;
 const PER_ROUND = 200;
 const WARM = 3000;
 
 const { values: opt, positionals } = parseArgs({
-  options: { against: { type: 'string' } },
+  options: { against: { type: 'string' }, step: { type: 'boolean', default: false } },
   allowPositionals: true,
 });
 const names = positionals.length
@@ -53,29 +55,44 @@ const names = positionals.length
     ];
 
 type Stats = (m: CsrMatrix) => { rowLenCv: number };
-const variants: [string, Stats][] = [['this build', sampledRowStats]];
+/** A timed call on a new pattern `m` (fresh views of `of`'s arrays). */
+type Timed = (m: CsrMatrix, of: CsrMatrix) => number;
+const variants: [string, Timed][] = [['this build', (m) => sampledRowStats(m).rowLenCv]];
 if (opt.against !== undefined) {
   const url = pathToFileURL(join(resolve(opt.against), 'runtime', 'features', 'quick.js')).href;
   const other = (await import(url)) as { sampledRowStats?: Stats };
-  if (typeof other.sampledRowStats !== 'function')
+  const stats = other.sampledRowStats;
+  if (typeof stats !== 'function')
     throw new Error(`--against ${opt.against}: no sampledRowStats in runtime/features/quick.js there`);
-  variants.push([`--against ${opt.against}`, other.sampledRowStats]);
+  variants.push([`--against ${opt.against}`, (m) => stats(m).rowLenCv]);
+}
+if (opt.step) {
+  const step = newPatternStep(gcnGuards().plan);
+  variants.push(
+    [
+      'features',
+      (m) => {
+        const f = new SampledFeatures(m);
+        return f.rowLenCv + f.top1PctNnzShare;
+      },
+    ],
+    ['step', (m, of) => step(new SampledFeatures(m), of)],
+    // The record lacks the lazily taken features (locality, row changes, band), which gcn's step does not read.
+    ['step on the record', (m, of) => step(sampledRowStats(m) as unknown as SparseFeatures, of)],
+  );
 }
 
-const spmvModule = runPipeline(
-  compileSource(readFileSync(join(root, 'examples', 'spmv.dy'), 'utf8'), 'spmv.dy').module!,
-  { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] },
-);
+const spmvModule = lowered('spmv.dy');
 const wasm = await emitWasm(spmvModule.kernels[0]!);
 const exec = await createWasmExecutor(wasm.binary, wasm.manifest, { threads: 1 });
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const mats = names.map((n) => [n, toCsr(loadMatrix(join(dir, n)))] as const);
+const mats = names.map((n) => [n, matrix(n)] as const);
 /** A new pattern over the same arrays: a fresh object and row-pointer view, which no cache has seen. */
 const fresh = (m: CsrMatrix): CsrMatrix => ({ ...m, rowPtr: m.rowPtr.subarray(0) });
-const noop: Stats = () => ({ rowLenCv: 0 });
+const noop: Timed = () => 0;
 let sink = 0;
-for (let w = 0; w < WARM; w++) for (const [, m] of mats) for (const [, f] of variants) sink += f(fresh(m)).rowLenCv;
+for (let w = 0; w < WARM; w++) for (const [, m] of mats) for (const [, f] of variants) sink += f(fresh(m), m);
 
 const results: { matrix: string; spmvUs: number; ns: Record<string, { min: number; median: number }> }[] = [];
 for (const [name, m] of mats) {
@@ -87,7 +104,7 @@ for (const [name, m] of mats) {
     ]),
     scalars: new Map<string, number>(),
   };
-  const slots: [string, Stats][] = [['', noop], ...variants];
+  const slots: [string, Timed][] = [['', noop], ...variants];
   const rounds = slots.map((): number[] => []);
   const spmv: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -99,7 +116,7 @@ for (const [name, m] of mats) {
         const t = process.hrtime.bigint();
         exec.execute(inputs);
         const t0 = process.hrtime.bigint();
-        sink += slots[s]![1](fresh(m)).rowLenCv;
+        sink += slots[s]![1](fresh(m), m);
         ns[s]!.push(Number(process.hrtime.bigint() - t0));
         if (s === 0) spmv.push(Number(t0 - t));
       }
