@@ -20,6 +20,7 @@ import { toCsr } from '../runtime/io/convert.js';
 import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
+import { countReads } from './read-count.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '..', 'shared', 'data', 'matrices');
@@ -68,16 +69,9 @@ const errorOf = (how: 'relative' | 'absolute' | 'ratio', sampled: number, exact:
  */
 const SEEDS = 10;
 const readsOf = (m: CsrMatrix): number => {
-  let reads = 0;
-  const rowPtr = new Proxy(m.rowPtr, {
-    get: (t, k) => {
-      if (typeof k === 'string' && /^[0-9]+$/.test(k)) reads++;
-      const v = Reflect.get(t, k, t) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-    },
-  });
-  for (let seed = 0; seed < SEEDS; seed++) sampledRowStats({ ...m, rowPtr }, seed);
-  return reads / SEEDS;
+  const counted = countReads(m);
+  for (let seed = 0; seed < SEEDS; seed++) sampledRowStats(counted.m, seed);
+  return counted.reads() / SEEDS;
 };
 
 const rows: Record<string, number | string>[] = [];

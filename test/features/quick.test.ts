@@ -23,6 +23,7 @@ import { sparseFeaturesOf } from '../../runtime/guards/features.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import type { CsrMatrix } from '../../runtime/tensor.js';
+import { countReads } from '../../bench/read-count.js';
 
 const M = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'matrices');
 const files = readdirSync(M).filter((f) => /\.(mtx|cites|txt)$/.test(f));
@@ -104,18 +105,6 @@ describe('bounded-cost features', () => {
   });
 
   /** Row pointers counting their reads (a typed array behind a proxy reads like one). */
-  /** `m` with its row pointers read through a proxy that counts the reads. */
-  const countReads = (m: CsrMatrix): { m: CsrMatrix; reads: () => number } => {
-    let reads = 0;
-    const rowPtr = new Proxy(m.rowPtr, {
-      get: (t, k) => {
-        if (typeof k === 'string' && /^[0-9]+$/.test(k)) reads++;
-        const v = Reflect.get(t, k, t) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-      },
-    });
-    return { m: { ...m, rowPtr }, reads: () => reads };
-  };
   const counted = (lengths: readonly number[]): { m: CsrMatrix; reads: () => number } => {
     const ptr = new Int32Array(lengths.length + 1);
     lengths.forEach((n, r) => (ptr[r + 1] = ptr[r]! + n));
