@@ -40,14 +40,14 @@ export const gcnDims = (n: number): Map<string, number> =>
   ]);
 export const DEFAULT_PROFILES = ['cora.cites', 'ca-GrQc.mtx', 'facebook_combined.txt', 'jazz.mtx'];
 
-/** gcn's guards for systems/<system>.json from the graphs `profiles` (files in the shared matrices). */
-export function gcnGuards(system = 'paper-1g1f', profiles = DEFAULT_PROFILES) {
+/** gcn's guards for systems/<system>.json from the graphs `profiles` (files in the shared matrices, read by `load`). */
+export function gcnGuards(system = 'paper-1g1f', profiles = DEFAULT_PROFILES, load = matrix) {
   const module = lowered('gcn.dy');
   const kernel = module.kernels[0]!;
   const spec = plannedSpec(module, 'gcn.dy', kernel.name);
   const sys = loadSystemFile(join(root, 'systems', `${system}.json`));
   const bindings = profiles.map((f) => {
-    const m = matrix(f);
+    const m = load(f);
     return { sparse: new Map([['A', sparseFeaturesOf(m, 2)]]), dims: gcnDims(m.rows), scalars: new Map() };
   });
   const plan = buildGuards(spec, sys, sampleBindings(bindings, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), {
@@ -63,7 +63,8 @@ export function gcnGuards(system = 'paper-1g1f', profiles = DEFAULT_PROFILES) {
  * leaf's range checks, reading the features the path needs) over the call's binding, which holds the pattern's
  * features `f`; at a leaf that leaves several partitions open the cost model reads every row statistic, so the
  * step reads rowLenCv and top1PctNnzShare there. The binding's maps are kept per graph and the features set in
- * them each call, as the runtime's binder fills a binding by set.
+ * them each call, as the runtime's binder fills a binding by set (building the binding, which every call does
+ * whatever the pattern, is left out).
  */
 export function newPatternStep(
   plan: ReturnType<typeof gcnGuards>['plan'],

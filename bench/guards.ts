@@ -26,24 +26,19 @@
  * The held-out case of test/guards/heldout.test.ts: --system paper-2g2f
  * --profiles ca-GrQc.mtx,bcsstk33.mtx,luxembourg_osm.mtx,dnn_n1024-l1.mtx.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { emitRuntimeTs } from '../codegen/runtime/emit-ts.js';
 import { emitWasm, wasmManifest } from '../codegen/wasm/emit.js';
 import { programHash } from '../codegen/native/hash.js';
-import { compileSource } from '../frontend/compile.js';
-import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
-import { plannedSpec } from '../codegen/implementations.js';
 import { Chooser } from '../runtime/engine/choose.js';
 import { Decider } from '../runtime/engine/decide.js';
 import type { RuntimeConfig } from '../runtime/engine/types.js';
 import { quickFeatures, SampledFeatures } from '../runtime/features/quick.js';
-import { buildGuards, featureRecord, sampleBindings, sparseFeaturesOf } from '../runtime/guards/index.js';
+import { featureRecord, sparseFeaturesOf } from '../runtime/guards/index.js';
 import { planOptions } from '../runtime/guards/build.js';
-import { guardStep as compiledStep, leavesOf } from '../runtime/guards/step.js';
 import type { GuardNode } from '../runtime/guards/types.js';
 import { featureView } from '../runtime/guards/view.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -51,18 +46,11 @@ import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
 import type { Binding } from '../runtime/plan/bind.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
 import { SwitchPolicy } from '../runtime/policy/policy.js';
-import { loadSystemFile } from '../runtime/system/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
-import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/figures.js';
+import { gcnDims, gcnGuards, lowered, matricesDir as dir, newPatternStep, root } from './gcn-guards.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const dir = join(root, '..', 'shared', 'data', 'matrices');
-const compileModule = (file: string) =>
-  runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, {
-    passes: [...DEFAULT_PIPELINE, 'lower-kernels'],
-  });
-const compile = (file: string) => compileModule(file).kernels[0]!;
+const compile = (file: string) => lowered(file).kernels[0]!;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -72,10 +60,6 @@ const files = readdirSync(dir)
 const mats = new Map<string, CsrMatrix>();
 for (const f of files) mats.set(f, toCsr(loadMatrix(join(dir, f))));
 
-// The generated guards of gcn, as the runtime target writes them.
-const gcnModule = compileModule('gcn.dy');
-const gcn = gcnModule.kernels[0]!;
-const spec = plannedSpec(gcnModule, 'gcn.dy', gcn.name);
 const { values: opt } = parseArgs({
   options: {
     system: { type: 'string', default: 'paper-1g1f' },
@@ -86,14 +70,6 @@ const { values: opt } = parseArgs({
 });
 const STREAM = Number(opt.stream);
 if (!Number.isInteger(STREAM) || STREAM < 0) throw new Error(`--stream ${opt.stream}: expected a count of decisions`);
-const system = loadSystemFile(join(root, 'systems', `${opt.system}.json`));
-const gcnDims = (n: number): Map<string, number> =>
-  new Map([
-    ['n', n],
-    ['f', 64],
-    ['h', 64],
-    ['c', 16],
-  ]);
 const bindWith = (f: SparseFeatures, n: number): Binding => ({
   sparse: new Map([['A', f]]),
   dims: gcnDims(n),
@@ -101,12 +77,8 @@ const bindWith = (f: SparseFeatures, n: number): Binding => ({
 });
 const profileFiles = opt.profiles.split(',');
 for (const f of profileFiles) if (!mats.has(f)) throw new Error(`--profiles: no matrix ${f} in the shared matrices`);
-const profiles = profileFiles.map((f) => bindWith(sparseFeaturesOf(mats.get(f)!, 2), mats.get(f)!.rows));
-const plan = buildGuards(spec, system, sampleBindings(profiles, { perProfile: 24, shapeDims: { A: ['n', 'n'] } }), {
-  objective: 'throughput',
-  energyScope: DEFAULT_ENERGY_SCOPE,
-  streamLength: DEFAULT_STREAM_LENGTH,
-});
+// The generated guards of gcn, as the runtime target writes them.
+const { module: gcnModule, kernel: gcn, spec, system, plan } = gcnGuards(opt.system, profileFiles, (f) => mats.get(f)!);
 const manifest = wasmManifest(gcn, [], true);
 const ts = emitRuntimeTs(
   'gcn',
@@ -281,28 +253,8 @@ const bindAsRuntime = (f: SparseFeatures, n: number): Binding => {
   dims.set('c', 16);
   return { sparse, dims, scalars: new Map() };
 };
-/**
- * A new pattern's step as the runtime's chooser takes it (runtime/engine/choose.ts): the compiled guard step
- * (runtime/guards/step.ts: the tree and the reached leaf's range checks, reading the features the path needs) on
- * the call's binding, which holds the pattern's new features. A leaf that leaves several partitions open has the
- * cost model weigh them, which reads every feature: the step reads them all there (so the sampled row statistics
- * are paid for). The binding itself is built by every call, same pattern or not: timed apart (bindAsRuntime).
- */
-const step = compiledStep(plan);
-const stepLeaves = leavesOf(plan.tree);
-const bindings = new Map<CsrMatrix, { b: Binding; sparse: Map<string, SparseFeatures> }>();
-const guardStep = (f: SparseFeatures, m: CsrMatrix): number => {
-  let bound = bindings.get(m);
-  if (!bound) {
-    const sparse = new Map<string, SparseFeatures>();
-    bindings.set(m, (bound = { b: { ...bindAsRuntime(f, m.rows), sparse }, sparse }));
-  }
-  const b = bound.b;
-  bound.sparse.set('A', f);
-  const r = step(b);
-  const leaf = stepLeaves[r < 0 ? -1 - r : r]!;
-  return r + (leaf.also ? f.rowLenCv + f.top1PctNnzShare : 0);
-};
+// A new pattern's step as the chooser takes it (bench/gcn-guards.ts); the binding every call builds is timed apart (bindAsRuntime).
+const guardStep = newPatternStep(plan);
 // A runtime decides per input, so the feature code it runs is optimised by the JIT: warm it on every matrix first.
 for (let i = 0; i < 300; i++)
   for (const [, m] of mats)
