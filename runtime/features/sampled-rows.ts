@@ -143,16 +143,7 @@ function blockRowStats(
   // `n > alone` is `n > floor(alone)` for an integer length: only the blocks whose longest passes it are read again.
   const alone = count * mean;
   const aloneI = alone >= 2147483647 ? 2147483647 : Math.floor(alone) | 0;
-  if (t0 > aloneI)
-    return withLongRows(
-      rowPtr,
-      rows,
-      cols,
-      nnz,
-      mean,
-      blocks,
-      countBeyond(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, aloneI),
-    );
+  if (t0 > aloneI) return withLongRows(rowPtr, rows, cols, nnz, mean, blocks, countBeyond(rowPtr, blocks, aloneI));
   // The longest few estimate() reads (at most three).
   const keep = topSampled(rows, blocks, count);
   if (keep > 1) topOfBlocks(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, keep);
@@ -257,14 +248,14 @@ function scanAllRows(rowPtr: Int32Array, rows: number, mean: number, keep: numbe
   longestSeen = t0;
 }
 
-/** Rows longer than `aloneI` in the blocks the scan read, from the blocks whose longest row is. */
-function countBeyond(rowPtr: Int32Array, blocks: number, runs: number, runRows: number, aloneI: number): number {
+/** Rows longer than `aloneI` in the sampled blocks, from the blocks whose longest row is. */
+function countBeyond(rowPtr: Int32Array, blocks: number, aloneI: number): number {
   let beyond = 0;
-  for (let b = 0; b < runs; b++) {
+  for (let b = 0; b < blocks; b++) {
     if (blockMax[b]! <= aloneI) continue;
-    const first = blocks === 0 ? 0 : blockFirst[b]!;
+    const first = blockFirst[b]!;
     let end = rowPtr[first]! | 0;
-    for (let r = first + 1, last = first + runRows; r <= last; r++) {
+    for (let r = first + 1, last = first + QUICK_BLOCK_ROWS; r <= last; r++) {
       const start = end;
       end = rowPtr[r]! | 0;
       if (((end - start) | 0) > aloneI) beyond++;
