@@ -40,7 +40,7 @@
 import type { SparseFeatures } from '../plan/types.js';
 import type { CsrMatrix } from '../tensor.js';
 import { blockStart, csrEntries, QUICK_BLOCK_ROWS, quickBlocks } from './sample-blocks.js';
-import { sampledRowStats, type QuickFeatures, type RowStats } from './sampled-rows.js';
+import { rowStatsOf, sampledRowStats, type QuickFeatures, type RowStats } from './sampled-rows.js';
 import { LOCALITY_GAP } from './tier2.js';
 
 export {
@@ -172,6 +172,7 @@ export class SampledFeatures implements SparseFeatures {
   readonly nnz: number;
   readonly rowLenMean: number;
   readonly #m: CsrMatrix;
+  readonly #rowPtr: Int32Array;
   readonly #seed: number;
   readonly #onError: ((e: RangeError) => never) | undefined;
   #stats: RowStats | undefined;
@@ -187,6 +188,7 @@ export class SampledFeatures implements SparseFeatures {
     this.nnz = nnz;
     this.rowLenMean = rows > 0 ? nnz / rows : 0;
     this.#m = m;
+    this.#rowPtr = m.rowPtr;
     this.#seed = seed;
     this.#onError = onError;
   }
@@ -194,7 +196,8 @@ export class SampledFeatures implements SparseFeatures {
   #row(): RowStats {
     if (this.#stats) return this.#stats;
     try {
-      return (this.#stats = sampledRowStats(this.#m, this.#seed));
+      // The shape the constructor checked, and its row pointers as they were then: checked once per pattern.
+      return (this.#stats = rowStatsOf(this.#rowPtr, this.rows, this.cols, this.nnz, this.#seed));
     } catch (e) {
       if (e instanceof RangeError && this.#onError) this.#onError(e);
       throw e;

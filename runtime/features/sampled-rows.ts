@@ -62,8 +62,14 @@ const longLen = new Float64Array(MAX_LONG);
  * where read. Empty shapes give 0 for every statistic, never NaN.
  */
 export function sampledRowStats(m: CsrMatrix, seed = 0): RowStats {
-  const nnz = csrEntries(m);
-  const { rows, cols, rowPtr } = m;
+  return rowStatsOf(m.rowPtr, m.rows, m.cols, csrEntries(m), seed);
+}
+
+/**
+ * sampledRowStats of a pattern whose shape csrEntries has checked and whose `nnz` it gave: SampledFeatures checks
+ * them when it is made and reads the statistics later, so a new pattern's step checks its shape once.
+ */
+export function rowStatsOf(rowPtr: Int32Array, rows: number, cols: number, nnz: number, seed: number): RowStats {
   const mean = rows > 0 ? nnz / rows : 0;
   const blocks = quickBlocks(rows, nnz);
   return blocks === 0
