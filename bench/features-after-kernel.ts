@@ -16,7 +16,8 @@
  * the chooser takes it; `step on the record`, the same step over the plain
  * record sampledRowStats returns (what a step that read the statistics as
  * one record would cost; the step reads no field the record lacks).
- *   npm run build && node dist/bench/features-after-kernel.js [--against DIR] [--step] [matrix ...]
+ * With --floor, bench/bare-scan.ts's bare read of the same sample as well.
+ *   npm run build && node dist/bench/features-after-kernel.js [--against DIR] [--step] [--floor] [matrix ...]
  * (default: adder_dcop_05.mtx cage8.mtx whitaker3.mtx bcsstk13.mtx
  * facebook_combined.txt bayer10.mtx fidapex6.mtx luxembourg_osm.mtx
  * Groebner_id2003_aug.mtx).
@@ -30,6 +31,7 @@ import { SampledFeatures, sampledRowStats } from '../runtime/features/quick.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { bareRowStats } from './bare-scan.js';
 import { gcnGuards, lowered, matrix, newPatternStep, root } from './gcn-guards.js';
 
 const ROUNDS = 15;
@@ -37,7 +39,11 @@ const PER_ROUND = 200;
 const WARM = 3000;
 
 const { values: opt, positionals } = parseArgs({
-  options: { against: { type: 'string' }, step: { type: 'boolean', default: false } },
+  options: {
+    against: { type: 'string' },
+    step: { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
+  },
   allowPositionals: true,
 });
 const names = positionals.length
@@ -66,6 +72,8 @@ if (opt.against !== undefined) {
     throw new Error(`--against ${opt.against}: no sampledRowStats in runtime/features/quick.js there`);
   variants.push([`--against ${opt.against}`, (m) => stats(m).rowLenCv]);
 }
+// The sample's reads alone (bench/bare-scan.ts): what is left of the statistics' cost is their own work.
+if (opt.floor) variants.push(['bare scan', (m) => bareRowStats(m).rowLenCv]);
 if (opt.step) {
   const step = newPatternStep(gcnGuards().plan);
   variants.push(

@@ -22,7 +22,10 @@
  *       included).
  *   npm run build && node --expose-gc dist/bench/guards.js
  *     [--system paper-1g1f] [--profiles cora.cites,ca-GrQc.mtx,facebook_combined.txt,jazz.mtx]
- *     [--stream 10000] [--stream-matrices whitaker3.mtx,bcsstk13.mtx]
+ *     [--stream 10000] [--stream-matrices whitaker3.mtx,bcsstk13.mtx] [--floor]
+ * --floor times the same step on bench/bare-scan.ts's statistics (the sample's rows read, nothing else: no search
+ * for long rows, no longest 1%, the shape unchecked), a bound on what any statistics from this sample leave of
+ * the step, saved as bench/results/guards-floor.json.
  * The held-out case of test/guards/heldout.test.ts: --system paper-2g2f
  * --profiles ca-GrQc.mtx,bcsstk33.mtx,luxembourg_osm.mtx,dnn_n1024-l1.mtx.
  */
@@ -48,6 +51,7 @@ import type { SparseFeatures } from '../runtime/plan/types.js';
 import { SwitchPolicy } from '../runtime/policy/policy.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { bareRowStats } from './bare-scan.js';
 import { gcnDims, gcnGuards, lowered, matricesDir as dir, newPatternStep, root } from './gcn-guards.js';
 
 const compile = (file: string) => lowered(file).kernels[0]!;
@@ -66,8 +70,13 @@ const { values: opt } = parseArgs({
     profiles: { type: 'string', default: 'cora.cites,ca-GrQc.mtx,facebook_combined.txt,jazz.mtx' },
     stream: { type: 'string', default: '0' },
     'stream-matrices': { type: 'string', default: 'whitaker3.mtx,bcsstk13.mtx' },
+    floor: { type: 'boolean', default: false },
   },
 });
+/** --floor: the step's statistics from bench/bare-scan.ts (their sample's reads alone), a bound on what any statistics from this sample would leave of the step. */
+const FLOOR = opt.floor;
+/** A new pattern's features as the step takes them: the runtime's, or with --floor the bare scan's record. */
+const newFeatures = (m: CsrMatrix): SparseFeatures => (FLOOR ? bareRowStats(m) : new SampledFeatures(m));
 const STREAM = Number(opt.stream);
 if (!Number.isInteger(STREAM) || STREAM < 0) throw new Error(`--stream ${opt.stream}: expected a count of decisions`);
 const bindWith = (f: SparseFeatures, n: number): Binding => ({
@@ -260,7 +269,7 @@ for (let i = 0; i < 300; i++)
   for (const [, m] of mats)
     if (m.values.length >= 10_000)
       sink +=
-        guardStep(new SampledFeatures(m), m) +
+        guardStep(newFeatures(m), m) +
         quickFeatures(m).rowLenCv +
         bindAsRuntime(m as unknown as SparseFeatures, 1).dims.size;
 interface Row {
@@ -320,14 +329,14 @@ for (const [name, m] of mats) {
     () => exec.execute(inputs),
     [
       () => {
-        const f = new SampledFeatures(m);
+        const f = newFeatures(m);
         sink += guardStep(f, m);
-        localityRead = f.localityTaken;
-        rowsRead = f.rowStatsTaken;
+        localityRead = f instanceof SampledFeatures ? f.localityTaken : false;
+        rowsRead = f instanceof SampledFeatures ? f.rowStatsTaken : true;
       },
       // Ten new patterns' steps back to back: a single call of a few microseconds carries the timer's and the call site's own overhead.
       () => {
-        for (let i = 0; i < BATCHED; i++) sink += guardStep(new SampledFeatures(m), m);
+        for (let i = 0; i < BATCHED; i++) sink += guardStep(newFeatures(m), m);
       },
       () => (sink += guardStep(quickFeatures(m), m)),
       () => (sink += guard(featureRecord(bindWith(sparseFeaturesOf(m, 1), m.rows)))),
@@ -337,13 +346,13 @@ for (const [name, m] of mats) {
   const mins = [...lastMins];
   const streamSharePct = streamShare(
     () => exec.execute(inputs),
-    () => (sink += guardStep(new SampledFeatures(m), m)),
+    () => (sink += guardStep(newFeatures(m), m)),
     spmvMs!,
     31,
   );
   const afterNs = afterKernelNs(
     () => exec.execute(inputs),
-    () => (sink += guardStep(new SampledFeatures(m), m)),
+    () => (sink += guardStep(newFeatures(m), m)),
     AFTER_KERNEL,
   );
   const bindSharePct = streamShare(
@@ -461,7 +470,9 @@ const s = {
 };
 const line = (what: string, x: { median: number; max: number; of: number }): string =>
   `${what}: median ${x.median.toFixed(2)}%, max ${x.max.toFixed(2)}% (${x.of} matrices)`;
-console.log('\nas a share of one SpMV (1 thread):');
+console.log(
+  `\nas a share of one SpMV (1 thread)${FLOOR ? ' -- --floor: the step on bench/bare-scan.ts\u2019s statistics (their sample read, nothing else), not the runtime\u2019s' : ''}:`,
+);
 console.log(
   `  ${line('new pattern, the guards\u2019 features + the compiled guard step (tree and range checks)', s.guardStep)} (aim: 2% median, 5% max)`,
 );
@@ -501,7 +512,7 @@ for (const x of stream)
   );
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
-  join(root, 'bench', 'results', 'guards.json'),
+  join(root, 'bench', 'results', FLOOR ? 'guards-floor.json' : 'guards.json'),
   JSON.stringify(
     {
       guardNsMedian: guardNs,
@@ -510,6 +521,7 @@ writeFileSync(
       partitions: plan.partitions.length,
       records: records.length,
       system: opt.system,
+      statistics: FLOOR ? 'bench/bare-scan.ts (--floor)' : 'runtime/features/quick.ts SampledFeatures',
       profiles: profileFiles,
       decisionStream: stream,
       shares: s,
