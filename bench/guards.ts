@@ -42,6 +42,7 @@ import type { RuntimeConfig } from '../runtime/engine/types.js';
 import { quickFeatures, SampledFeatures } from '../runtime/features/quick.js';
 import { featureRecord, sparseFeaturesOf } from '../runtime/guards/index.js';
 import { planOptions } from '../runtime/guards/build.js';
+import { guardStep as compiledStep } from '../runtime/guards/step.js';
 import type { GuardNode } from '../runtime/guards/types.js';
 import { featureView } from '../runtime/guards/view.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -496,15 +497,18 @@ console.log(
   `  ${line(`the runtime\u2019s whole decision, a pure repeat right after an SpMV (median of ${AFTER_KERNEL})`, s.decisionRepeat)}`,
 );
 // The guards' pick with sampled features against exact ones, over every square real matrix.
+// And the compiled step's verdict (the leaf, and whether its range checks pass), which decides a re-plan.
+const rawStep = compiledStep(plan);
 let agree = 0;
-for (const [, m] of square)
-  if (
-    guard(view(bindWith(new SampledFeatures(m), m.rows))) ===
-    guard(featureRecord(bindWith(sparseFeaturesOf(m, 2), m.rows)))
-  )
-    agree++;
+let sameVerdict = 0;
+for (const [, m] of square) {
+  const sampled = bindWith(newFeatures(m), m.rows);
+  const exact = bindWith(sparseFeaturesOf(m, 2), m.rows);
+  if (guard(view(sampled)) === guard(featureRecord(exact))) agree++;
+  if (rawStep(sampled) === rawStep(exact)) sameVerdict++;
+}
 console.log(
-  `the guards pick the same partition from sampled as from exact features on ${agree} of ${square.length} square real matrices`,
+  `the guards pick the same partition from ${FLOOR ? 'the bare scan\u2019s' : 'sampled'} as from exact features on ${agree} of ${square.length} square real matrices, and give the same leaf and range verdict on ${sameVerdict}`,
 );
 for (const x of stream)
   console.log(
@@ -525,7 +529,7 @@ writeFileSync(
       profiles: profileFiles,
       decisionStream: stream,
       shares: s,
-      guardAgreement: { same: agree, of: square.length },
+      guardAgreement: { same: agree, sameVerdict, of: square.length },
       matrices: rows,
     },
     null,
