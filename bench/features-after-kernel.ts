@@ -15,7 +15,9 @@
  * `step`, the compiled guard step over the call's binding holding it, as
  * the chooser takes it; `step on the record`, the same step over the plain
  * record sampledRowStats returns (what a step that read the statistics as
- * one record would cost; the step reads no field the record lacks).
+ * one record would cost; the step reads no field the record lacks); with
+ * --against as well, `step, --against`: the other build's whole step (its
+ * features class, guards and step), in the same process.
  * With --floor, bench/bare-scan.ts's bare read of the same sample as well.
  *   npm run build && node dist/bench/features-after-kernel.js [--against DIR] [--step] [--floor] [matrix ...]
  * (default: adder_dcop_05.mtx cage8.mtx whitaker3.mtx bcsstk13.mtx
@@ -88,6 +90,20 @@ if (opt.step) {
     // The record lacks the lazily taken features (locality, row changes, band), which gcn's step does not read.
     ['step on the record', (m, of) => step(sampledRowStats(m) as unknown as SparseFeatures, of)],
   );
+  if (opt.against !== undefined) {
+    const at = (...p: string[]): string => pathToFileURL(join(resolve(opt.against!), ...p)).href;
+    const { SampledFeatures: Other } = (await import(at('runtime', 'features', 'quick.js'))) as {
+      SampledFeatures: typeof SampledFeatures;
+    };
+    const guards = (await import(at('bench', 'gcn-guards.js'))) as {
+      gcnGuards?: typeof gcnGuards;
+      newPatternStep?: typeof newPatternStep;
+    };
+    if (guards.gcnGuards === undefined || guards.newPatternStep === undefined)
+      throw new Error(`--against ${opt.against}: no gcnGuards or newPatternStep in bench/gcn-guards.js there`);
+    const otherStep = guards.newPatternStep(guards.gcnGuards().plan);
+    variants.push(['step, --against', (m, of) => otherStep(new Other(m), of)]);
+  }
 }
 
 const spmvModule = lowered('spmv.dy');
