@@ -20,9 +20,9 @@ import { InputBinder } from '../runtime/engine/inputs.js';
 import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
 import { treeGuards } from '../runtime/guards/index.js';
 import { SwitchPolicy } from '../runtime/policy/policy.js';
-import type { DenseTensor, Tensor } from '../runtime/tensor.js';
+import type { DenseTensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
-import { gcnGuards, lowered, matrix, root } from './gcn-guards.js';
+import { gcnGuards, lowered, matrix, root, spmvInputs } from './gcn-guards.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const { kernel: gcn, spec, system, plan } = gcnGuards();
@@ -58,13 +58,7 @@ let sink = 0;
 for (const f of files ?? ['adder_dcop_05.mtx', 'cage8.mtx', 'whitaker3.mtx', 'bcsstk13.mtx']) {
   const m = matrix(f);
   if (m.rows !== m.cols) throw new Error(`${f}: gcn needs a square matrix`);
-  const spmvInputs = {
-    tensors: new Map<string, Tensor>([
-      ['A', m],
-      ['x', { format: 'dense', shape: [m.cols], data: new Float64Array(m.cols).fill(1) }],
-    ]),
-    scalars: new Map<string, number>(),
-  };
+  const spmv = spmvInputs(m);
   const inputs: RuntimeInputs = { A: m, X: dense(m.rows, 64), W1: dense(64, 64), W2: dense(64, 16) };
   const chooser = new Chooser(cfg, system, () => true);
   const decider = new Decider(system, (o) => chooser.popts(o), chooser.memo);
@@ -92,7 +86,7 @@ for (const f of files ?? ['adder_dcop_05.mtx', 'cage8.mtx', 'whitaker3.mtx', 'bc
       const xs: number[] = [];
       for (let i = 0; i < 300; i++) {
         let t0 = process.hrtime.bigint();
-        exec.execute(spmvInputs);
+        exec.execute(spmv);
         if (i % 10 === 0) spmvNs.push(Number(process.hrtime.bigint() - t0));
         t0 = process.hrtime.bigint();
         sink += part();

@@ -31,10 +31,10 @@ import { parseArgs } from 'node:util';
 import { emitWasm } from '../codegen/wasm/emit.js';
 import { SampledFeatures, sampledRowStats } from '../runtime/features/quick.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
-import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
+import type { CsrMatrix } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
 import { bareRowStats } from './bare-scan.js';
-import { gcnGuards, lowered, matrix, newPatternStep, root } from './gcn-guards.js';
+import { gcnGuards, lowered, matrix, newPatternStep, root, spmvInputs } from './gcn-guards.js';
 
 const ROUNDS = 15;
 const PER_ROUND = 200;
@@ -120,14 +120,7 @@ for (let w = 0; w < WARM; w++) for (const [, m] of mats) for (const [, f] of var
 
 const results: { matrix: string; spmvUs: number; ns: Record<string, { min: number; median: number }> }[] = [];
 for (const [name, m] of mats) {
-  const x: DenseTensor = { format: 'dense', shape: [m.cols], data: new Float64Array(m.cols).fill(1) };
-  const inputs = {
-    tensors: new Map<string, Tensor>([
-      ['A', m],
-      ['x', x],
-    ]),
-    scalars: new Map<string, number>(),
-  };
+  const inputs = spmvInputs(m);
   const slots: [string, Timed][] = [['', noop], ...variants];
   const rounds = slots.map((): number[] => []);
   const spmv: number[] = [];

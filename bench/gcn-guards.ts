@@ -20,7 +20,7 @@ import type { Binding } from '../runtime/plan/bind.js';
 import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../runtime/plan/figures.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
 import { loadSystemFile } from '../runtime/system/load.js';
-import type { CsrMatrix } from '../runtime/tensor.js';
+import type { CsrMatrix, Tensor } from '../runtime/tensor.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const matricesDir = join(root, '..', 'shared', 'data', 'matrices');
@@ -30,6 +30,14 @@ export const lowered = (file: string) =>
   runPipeline(compileSource(readFileSync(join(root, 'examples', file), 'utf8'), file).module!, {
     passes: [...DEFAULT_PIPELINE, 'lower-kernels'],
   });
+/** The inputs of examples/spmv.dy's executor for matrix m (x all ones), as the decision benches time its SpMV. */
+export const spmvInputs = (m: CsrMatrix): { tensors: Map<string, Tensor>; scalars: Map<string, number> } => ({
+  tensors: new Map<string, Tensor>([
+    ['A', m],
+    ['x', { format: 'dense', shape: [m.cols], data: new Float64Array(m.cols).fill(1) }],
+  ]),
+  scalars: new Map(),
+});
 /** gcn's dims for an n x n graph. */
 export const gcnDims = (n: number): Map<string, number> =>
   new Map([

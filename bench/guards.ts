@@ -53,7 +53,7 @@ import { SwitchPolicy } from '../runtime/policy/policy.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
 import { bareRowStats } from './bare-scan.js';
-import { gcnDims, gcnGuards, lowered, matricesDir as dir, newPatternStep, root } from './gcn-guards.js';
+import { gcnDims, gcnGuards, lowered, matricesDir as dir, newPatternStep, root, spmvInputs } from './gcn-guards.js';
 
 const compile = (file: string) => lowered(file).kernels[0]!;
 
@@ -311,14 +311,7 @@ interface Row {
 const rows: Row[] = [];
 for (const [name, m] of mats) {
   if (m.values.length < 10_000) continue;
-  const x: DenseTensor = { format: 'dense', shape: [m.cols], data: new Float64Array(m.cols).fill(1) };
-  const inputs = {
-    tensors: new Map<string, Tensor>([
-      ['A', m],
-      ['x', x],
-    ]),
-    scalars: new Map<string, number>(),
-  };
+  const inputs = spmvInputs(m);
   const decisions = decisionsOn(m);
   let localityRead = false;
   let rowsRead = false;
