@@ -1,10 +1,11 @@
 /**
  * The gcn guards the decision benches time (bench/decision-repeat.ts,
- * bench/features-after-kernel.ts): examples/gcn.dy lowered, its planned
+ * bench/features-after-kernel.ts, bench/guards.ts): examples/gcn.dy lowered, its planned
  * spec, and guards built for a system from real graphs' exact features
  * (24 sampled bindings each, dims n from the graph, f = h = 64, c = 16),
  * the throughput objective; and the compiled guard step as the runtime's
- * chooser takes it for a new pattern (runtime/engine/choose.ts).
+ * chooser takes it for a new pattern (runtime/engine/choose.ts); and the
+ * inputs of the SpMV they time the step against.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
