@@ -3,7 +3,9 @@
  * problem per (sparse features record, dims, scalars) and each partition's
  * mapping on it. A stream that repeats a pattern (new values on the same
  * graph, the common case) prices its partitions once; features records are
- * cached per pattern (./inputs.ts), so their identity names the pattern.
+ * cached per pattern (./inputs.ts), so their identity names the pattern, and
+ * a new record with the same values (the graph again in new arrays) finds
+ * the problem by value (./problem-key.ts).
  * A mapping's figures do not depend on the objective (only on the energy
  * scope and stream length, which every objective's guards share), so one
  * memoized mapping gives every objective's score.
@@ -21,6 +23,7 @@ import {
   type StageChoice,
 } from '../plan/dp.js';
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
+import { eagerSignature, sameKey, valueKey, type ValueKey } from './problem-key.js';
 import type { SystemSpec } from '../system/types.js';
 
 /** Bound problems kept per first sparse input's features record, and for bindings without one (least recently used first out). */
@@ -66,8 +69,10 @@ export class ModelMemo {
 
   /**
    * The bound problem of a binding, made once per pattern, dims and scalars. A binding with a sparse input is
-   * looked up by that input's features record (cached per pattern by inputs.ts) and compared value by value,
-   * which costs no string per input; one without is keyed by a string.
+   * looked up by that input's features record (cached per pattern by inputs.ts) and the rest compared value by
+   * value, which costs no string per input; a record not seen is looked up by all its values among the problems
+   * bound last (`recent`), so another record with the same features shares the problem. One without a sparse
+   * input is keyed by a string.
    */
   problem(b: Binding): PlanProblem {
     const first = b.sparse.values().next();
@@ -90,10 +95,47 @@ export class ModelMemo {
       this.admitted.add(e.p);
       return e.p;
     }
-    const p = bindProblem(this.spec, b);
+    // Not this record's: the same values from another (the graph again in new arrays) find their problem, among
+    // those whose signature was met before.
+    let p: PlanProblem | undefined;
+    const sig = eagerSignature(b);
+    if (this.signatures.includes(sig)) {
+      const key = valueKey(b);
+      p = this.byValue(key);
+      if (p) this.admitted.add(p);
+      else {
+        p = bindProblem(this.spec, { sparse: key.copies, dims: b.dims, scalars: b.scalars, trips: b.trips });
+        this.recent.unshift({ key, p });
+        if (this.recent.length > MEMO_PROBLEMS) this.recent.pop();
+      }
+    } else {
+      this.signatures[this.nextSignature] = sig;
+      this.nextSignature = (this.nextSignature + 1) % MEMO_PROBLEMS;
+      p = bindProblem(this.spec, b);
+    }
     list.unshift({ rest, p });
     if (list.length > MEMO_PROBLEMS) list.pop();
     return p;
+  }
+
+  /** The eager signatures (./problem-key.ts) of the last MEMO_PROBLEMS records bound afresh, a ring. */
+  private readonly signatures = new Int32Array(MEMO_PROBLEMS);
+  private nextSignature = 0;
+  /**
+   * The problems bound from records whose signature was met before, by value (./problem-key.ts), most recent
+   * first. Held strongly, so bound from plain copies of the features, which hold no matrix.
+   */
+  private readonly recent: { key: ValueKey; p: PlanProblem }[] = [];
+
+  private byValue(key: ValueKey): PlanProblem | undefined {
+    const at = this.recent.findIndex((e) => sameKey(e.key, key));
+    if (at < 0) return undefined;
+    const e = this.recent[at]!;
+    if (at > 0) {
+      this.recent.splice(at, 1);
+      this.recent.unshift(e);
+    }
+    return e.p;
   }
 
   /**

@@ -96,6 +96,34 @@ describe("the chooser's repeat of the previous call", () => {
     expect(chooser.memo.mapping(again.problem, again.selected)).toBe(m1);
   });
 
+  it('finds a graph given again in new arrays by its features: the kept choice from its third input on', () => {
+    for (const g of GRAPHS) {
+      const chooser = new Chooser(cfg, sys, () => true);
+      const m = graph(g);
+      const copy = (): CsrMatrix => ({
+        ...m,
+        rowPtr: m.rowPtr.slice(),
+        colIdx: m.colIdx.slice(),
+        values: m.values.slice(),
+      });
+      const cs = [1, 2, 3, 4].map(() => chooser.choose(inputsOf(copy())));
+      // The first input's record is met again by value from the second on; the problem kept by value from the third.
+      expect(cs.map((c) => c.fresh)).toEqual([true, true, false, false]);
+      expect(cs[3]!.problem).toBe(cs[2]!.problem);
+      expect(cs[1]!.problem).not.toBe(cs[0]!.problem);
+      for (const c of cs) {
+        expect(c.selected.id).toBe(cs[0]!.selected.id);
+        expect(c.path).toEqual(cs[0]!.path);
+        expect(c.oor).toEqual(cs[0]!.oor);
+      }
+      // Another pattern between: still found.
+      chooser.choose(inputsOf(graph(g === 'jazz.mtx' ? 'olm1000.mtx' : 'jazz.mtx')));
+      const again = chooser.choose(inputsOf(copy()));
+      expect(again.fresh).toBe(false);
+      expect(again.problem).toBe(cs[2]!.problem);
+    }
+  });
+
   it('stands aside for a new input and for another objective', () => {
     const chooser = new Chooser(cfg, sys, () => true);
     const a = inputsOf(graph('olm1000.mtx'));

@@ -1,0 +1,156 @@
+/**
+ * A binding by value, for the memo's problems (./memo.ts): every feature of
+ * each sparse input the planner may read, the dims, scalars and observed
+ * trips, with their names. Two bindings with the same values bind the same
+ * problem (bindProblem and every cost model read nothing else), so a graph
+ * given again in new arrays (a CSR rebuilt per call, say) finds the problem,
+ * its prices and the choice kept for it, where a key by the features
+ * record's identity met a new problem and decided afresh: a re-plan of
+ * 120-850 us on the default guards (docs/PERFORMANCE.md).
+ *
+ * The features are copied into plain records, which the problem is then
+ * bound from: a sampled record holds its matrix (runtime/features/quick.ts),
+ * and a problem kept by value must not keep the user's arrays alive. The
+ * copy reads every feature, some of them (the row-change share, the band)
+ * passes of their own that pricing may never ask for; the memo takes it
+ * only for a binding whose `eagerSignature` it has met before, so a stream
+ * of patterns that are all new pays a dozen numbers' hash each and keeps
+ * nothing.
+ */
+import type { Binding } from '../plan/bind.js';
+import type { SparseFeatures } from '../plan/types.js';
+
+/** Every field of a features record, in a fixed order: one left out would let patterns that differ in it share a problem. */
+export const FEATURE_FIELDS = [
+  'rows',
+  'cols',
+  'nnz',
+  'rowLenMean',
+  'rowLenMax',
+  'rowLenCv',
+  'emptyRowFraction',
+  'top1PctNnzShare',
+  'localityScore',
+  'rowLenChangeFraction',
+  'bandwidthEstimateNorm',
+] as const satisfies readonly (keyof SparseFeatures)[];
+
+/** A field of SparseFeatures missing from FEATURE_FIELDS makes this a type error. */
+type Unlisted = Exclude<keyof SparseFeatures, (typeof FEATURE_FIELDS)[number]>;
+export const EVERY_FEATURE_LISTED: [Unlisted] extends [never] ? true : never = true;
+
+export interface ValueKey {
+  hash: number;
+  /** Per sparse input its presence mask and fields (absent: NaN), then dims, scalars and trips, each map's size first. */
+  values: number[];
+  /** The sparse inputs', dims', scalars' and trips' names in binding order. */
+  names: string[];
+  /** The sparse inputs' features as plain records, by name: what the problem is bound from. */
+  copies: Map<string, SparseFeatures>;
+}
+
+const bits = new Float64Array(1);
+const words = new Int32Array(bits.buffer);
+
+/** FNV-1a over the values' 64-bit patterns, 32 bits at a time. */
+function hashOf(values: readonly number[]): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < values.length; i++) {
+    bits[0] = values[i]!;
+    h = Math.imul(h ^ words[0]!, 0x01000193);
+    h = Math.imul(h ^ words[1]!, 0x01000193);
+  }
+  return h;
+}
+
+/** A plain record of a features record's fields, read by name (a sampled record's are getters). */
+function plainCopy(f: SparseFeatures): SparseFeatures {
+  const c: SparseFeatures = {
+    rows: f.rows,
+    cols: f.cols,
+    nnz: f.nnz,
+    rowLenMean: f.rowLenMean,
+    rowLenMax: f.rowLenMax,
+    rowLenCv: f.rowLenCv,
+    emptyRowFraction: f.emptyRowFraction,
+    top1PctNnzShare: f.top1PctNnzShare,
+  };
+  const loc = f.localityScore;
+  const change = f.rowLenChangeFraction;
+  const band = f.bandwidthEstimateNorm;
+  if (loc !== undefined) c.localityScore = loc;
+  if (change !== undefined) c.rowLenChangeFraction = change;
+  if (band !== undefined) c.bandwidthEstimateNorm = band;
+  return c;
+}
+
+function pushMap(m: ReadonlyMap<string, number> | undefined, values: number[], names: string[]): void {
+  values.push(m?.size ?? 0);
+  if (!m) return;
+  for (const [k, v] of m) {
+    names.push(k);
+    values.push(v);
+  }
+}
+
+/**
+ * A hash of what a binding's features hold without a column read or a pass
+ * of their own (tier 0 and the sampled row statistics, which pricing reads
+ * anyway), its dims, scalars and trips: two bindings of the same values have
+ * the same signature, so a signature not met before rules a value match out
+ * at the cost of a dozen numbers' bits.
+ */
+export function eagerSignature(b: Binding): number {
+  let h = 0x811c9dc5 | 0;
+  const mix = (x: number): void => {
+    bits[0] = x;
+    h = Math.imul(h ^ words[0]!, 0x01000193);
+    h = Math.imul(h ^ words[1]!, 0x01000193);
+  };
+  for (const f of b.sparse.values()) {
+    mix(f.rows);
+    mix(f.cols);
+    mix(f.nnz);
+    mix(f.rowLenMean);
+    mix(f.rowLenMax);
+    mix(f.rowLenCv);
+    mix(f.emptyRowFraction);
+    mix(f.top1PctNnzShare);
+  }
+  for (const v of b.dims.values()) mix(v);
+  for (const v of b.scalars.values()) mix(v);
+  if (b.trips) for (const v of b.trips.values()) mix(v);
+  return h;
+}
+
+export function valueKey(b: Binding): ValueKey {
+  const values: number[] = [b.sparse.size];
+  const names: string[] = [];
+  const copies = new Map<string, SparseFeatures>();
+  for (const [name, f] of b.sparse) {
+    const c = plainCopy(f);
+    copies.set(name, c);
+    names.push(name);
+    let mask = 0;
+    const at = values.length;
+    values.push(0);
+    for (let i = 0; i < FEATURE_FIELDS.length; i++) {
+      const v = c[FEATURE_FIELDS[i]!];
+      if (v !== undefined) mask |= 1 << i;
+      values.push(v ?? NaN);
+    }
+    values[at] = mask;
+  }
+  pushMap(b.dims, values, names);
+  pushMap(b.scalars, values, names);
+  pushMap(b.trips, values, names);
+  return { hash: hashOf(values), values, names, copies };
+}
+
+/** The same values (Object.is: NaN equals NaN, 0 and -0 differ) and names in the same order. */
+export function sameKey(a: ValueKey, b: ValueKey): boolean {
+  if (a.hash !== b.hash || a.values.length !== b.values.length || a.names.length !== b.names.length) return false;
+  for (let i = 0; i < a.values.length; i++) if (!Object.is(a.values[i], b.values[i])) return false;
+  for (let i = 0; i < a.names.length; i++) if (a.names[i] !== b.names[i]) return false;
+  return true;
+}
