@@ -19,7 +19,11 @@
  *   (4) The whole decision in a stream of new patterns: --stream N decides N
  *       new patterns back to back on each of the --stream-matrices (default
  *       whitaker3, bcsstk13), us per decision (what V8's collections add
- *       included).
+ *       included); then N decisions on the matrix's own pattern in new
+ *       arrays each time (a CSR rebuilt per call), which the runtime finds
+ *       again by its features' values. A new pattern is the matrix with its
+ *       last k entries dropped, k cycling over more values than the
+ *       runtime's memo keeps.
  *   npm run build && node --expose-gc dist/bench/guards.js
  *     [--system paper-1g1f] [--profiles cora.cites,ca-GrQc.mtx,facebook_combined.txt,jazz.mtx]
  *     [--stream 10000] [--stream-matrices whitaker3.mtx,bcsstk13.mtx] [--floor]
@@ -37,6 +41,7 @@ import { emitRuntimeTs } from '../codegen/runtime/emit-ts.js';
 import { emitWasm, wasmManifest } from '../codegen/wasm/emit.js';
 import { programHash } from '../codegen/native/hash.js';
 import { Chooser } from '../runtime/engine/choose.js';
+import { MEMO_PROBLEMS } from '../runtime/engine/memo.js';
 import { Decider } from '../runtime/engine/decide.js';
 import type { RuntimeConfig } from '../runtime/engine/types.js';
 import { quickFeatures, SampledFeatures } from '../runtime/features/quick.js';
@@ -50,9 +55,10 @@ import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
 import type { Binding } from '../runtime/plan/bind.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
 import { SwitchPolicy } from '../runtime/policy/policy.js';
-import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
+import type { CsrMatrix } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
 import { bareRowStats } from './bare-scan.js';
+import { decisionsOn as gcnDecisions, GCN_PARAMS, type DecisionClasses, type Decisions } from './gcn-decisions.js';
 import { gcnDims, gcnGuards, lowered, matricesDir as dir, newPatternStep, root, spmvInputs } from './gcn-guards.js';
 
 const compile = (file: string) => lowered(file).kernels[0]!;
@@ -112,57 +118,15 @@ const cfg: RuntimeConfig = {
   spec,
   objective: 'throughput',
   guards: { throughput: plan },
-  params: [
-    { name: 'A', kind: 'sparse', shape: ['n', 'n'] },
-    { name: 'X', kind: 'dense', shape: ['n', 'f'] },
-    { name: 'W1', kind: 'dense', shape: ['f', 'h'] },
-    { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
-  ],
+  params: GCN_PARAMS,
   guard: { throughput: guard },
 };
 const missing = gcn.params.map((p) => p.name).filter((n) => !cfg.params.some((p) => p.name === n));
 if (missing.length > 0)
   throw new Error(`bench/guards.ts: gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
 const popts = planOptions(system, plan);
-const decideOnce = (
-  chooser: Chooser,
-  decider: Decider,
-  policy: SwitchPolicy,
-  inputs: Record<string, Tensor>,
-): number => {
-  const c = chooser.choose(inputs);
-  const d = decider.decide(c, policy);
-  if (d.switch) decider.switchTo(c.selected, c);
-  return chooser.memo.mapping(c.problem, decider.current ?? c.selected)?.periodMs ?? 0;
-};
-/**
- * A runtime's decision state for gcn on matrix m (its dense inputs at widths 64, 64, 16), and `decide`: the whole
- * decision for the same pattern, or (`fresh`) for a new one each time: fresh views of the same arrays (no copy),
- * which the runtime's feature cache has not seen.
- */
-function decisionsOn(m: CsrMatrix): {
-  decide: (fresh: boolean) => number;
-  chooser: Chooser;
-  inputs: (fresh: boolean) => Record<string, Tensor>;
-} {
-  const denseOf = (shape: number[]): DenseTensor => ({
-    format: 'dense',
-    shape,
-    data: new Float64Array(shape[0]! * shape[1]!),
-  });
-  const dense: Record<string, Tensor> = {
-    A: m,
-    X: denseOf([m.rows, 64]),
-    W1: denseOf([64, 64]),
-    W2: denseOf([64, 16]),
-  };
-  const chooser = new Chooser(cfg, system, () => true);
-  const decider = new Decider(system, () => popts, chooser.memo);
-  const policy = new SwitchPolicy();
-  const inputs = (fresh: boolean): Record<string, Tensor> =>
-    fresh ? { ...dense, A: { ...m, rowPtr: m.rowPtr.subarray(0), colIdx: m.colIdx.subarray(0) } } : dense;
-  return { decide: (fresh) => decideOnce(chooser, decider, policy, inputs(fresh)), chooser, inputs };
-}
+const rt: DecisionClasses = { Chooser, Decider, SwitchPolicy, memoProblems: MEMO_PROBLEMS };
+const decisionsOn = (m: CsrMatrix): Decisions => gcnDecisions(rt, cfg, system, popts, m);
 
 // (1) guards alone: batches of calls cycling over the records.
 const BATCH = 200_000;
@@ -359,7 +323,7 @@ for (const [name, m] of mats) {
   const [, dNew = NaN, dSame = NaN] = sq
     ? timeAlong(
         () => exec.execute(inputs),
-        [() => (sink += decisions.decide(true)), () => (sink += decisions.decide(false))],
+        [() => (sink += decisions.decide('new')), () => (sink += decisions.decide('same'))],
         41,
       )
     : [];
@@ -369,7 +333,7 @@ for (const [name, m] of mats) {
   const dRepeatNs = repeat
     ? afterKernelNs(
         () => exec.execute(inputs),
-        () => (sink += repeat.decide(false)),
+        () => (sink += repeat.decide('same')),
         AFTER_KERNEL,
       )
     : NaN;
@@ -405,22 +369,40 @@ for (const [name, m] of mats) {
 }
 exec.close();
 
-// (4) The whole decision in a stream of new patterns, back to back (collections included).
-const stream: { matrix: string; decisions: number; usPerDecision: number; path: string }[] = [];
+// (4) The whole decision in a stream of new patterns, back to back (collections included), and in a stream of the
+// same pattern in new arrays each time.
+const stream: {
+  matrix: string;
+  decisions: number;
+  usPerDecision: number;
+  path: string;
+  usPerDecisionCopies: number;
+  copiesReused: number;
+}[] = [];
+const streamOf = (decide: () => number): number => {
+  for (let i = 0; i < Math.min(200, STREAM); i++) sink += decide();
+  (globalThis as { gc?: () => void }).gc?.();
+  const t0 = performance.now();
+  for (let i = 0; i < STREAM; i++) sink += decide();
+  return ((performance.now() - t0) * 1e3) / STREAM;
+};
 for (const name of STREAM > 0 ? opt['stream-matrices'].split(',') : []) {
   const m = mats.get(name);
   if (!m || m.rows !== m.cols) throw new Error(`--stream-matrices: ${name} is not a square shared matrix`);
   const { decide, chooser, inputs } = decisionsOn(m);
-  for (let i = 0; i < Math.min(200, STREAM); i++) sink += decide(true);
-  (globalThis as { gc?: () => void }).gc?.();
-  const t0 = performance.now();
-  for (let i = 0; i < STREAM; i++) sink += decide(true);
-  const us = ((performance.now() - t0) * 1e3) / STREAM;
+  const us = streamOf(() => decide('new'));
+  const path = chooser.choose(inputs('new')).path.join(' / ');
+  const copies = decisionsOn(m);
+  const usCopies = streamOf(() => copies.decide('copy'));
+  let reused = 0;
+  for (let i = 0; i < 100; i++) if (!copies.chooser.choose(copies.inputs('copy')).fresh) reused++;
   stream.push({
     matrix: name,
     decisions: STREAM,
     usPerDecision: us,
-    path: chooser.choose(inputs(true)).path.join(' / '),
+    path,
+    usPerDecisionCopies: usCopies,
+    copiesReused: reused,
   });
 }
 
@@ -505,7 +487,7 @@ console.log(
 );
 for (const x of stream)
   console.log(
-    `the whole decision in a stream of ${x.decisions} new patterns of ${x.matrix}: ${x.usPerDecision.toFixed(1)} us each (${x.path})`,
+    `the whole decision in a stream of ${x.decisions} new patterns of ${x.matrix}: ${x.usPerDecision.toFixed(1)} us each (${x.path}); its pattern in new arrays each time: ${x.usPerDecisionCopies.toFixed(1)} us each (${x.copiesReused} of 100 took the kept choice)`,
   );
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
