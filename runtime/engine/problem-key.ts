@@ -52,14 +52,16 @@ export interface ValueKey {
 const bits = new Float64Array(1);
 const words = new Int32Array(bits.buffer);
 
-/** FNV-1a over the values' 64-bit patterns, 32 bits at a time. */
+/** One FNV-1a step over a number's 64-bit pattern, 32 bits at a time. */
+function mix(h: number, x: number): number {
+  bits[0] = x;
+  h = Math.imul(h ^ words[0]!, 0x01000193);
+  return Math.imul(h ^ words[1]!, 0x01000193);
+}
+
 function hashOf(values: readonly number[]): number {
   let h = 0x811c9dc5 | 0;
-  for (let i = 0; i < values.length; i++) {
-    bits[0] = values[i]!;
-    h = Math.imul(h ^ words[0]!, 0x01000193);
-    h = Math.imul(h ^ words[1]!, 0x01000193);
-  }
+  for (let i = 0; i < values.length; i++) h = mix(h, values[i]!);
   return h;
 }
 
@@ -102,24 +104,19 @@ function pushMap(m: ReadonlyMap<string, number> | undefined, values: number[], n
  */
 export function eagerSignature(b: Binding): number {
   let h = 0x811c9dc5 | 0;
-  const mix = (x: number): void => {
-    bits[0] = x;
-    h = Math.imul(h ^ words[0]!, 0x01000193);
-    h = Math.imul(h ^ words[1]!, 0x01000193);
-  };
   for (const f of b.sparse.values()) {
-    mix(f.rows);
-    mix(f.cols);
-    mix(f.nnz);
-    mix(f.rowLenMean);
-    mix(f.rowLenMax);
-    mix(f.rowLenCv);
-    mix(f.emptyRowFraction);
-    mix(f.top1PctNnzShare);
+    h = mix(h, f.rows);
+    h = mix(h, f.cols);
+    h = mix(h, f.nnz);
+    h = mix(h, f.rowLenMean);
+    h = mix(h, f.rowLenMax);
+    h = mix(h, f.rowLenCv);
+    h = mix(h, f.emptyRowFraction);
+    h = mix(h, f.top1PctNnzShare);
   }
-  for (const v of b.dims.values()) mix(v);
-  for (const v of b.scalars.values()) mix(v);
-  if (b.trips) for (const v of b.trips.values()) mix(v);
+  for (const v of b.dims.values()) h = mix(h, v);
+  for (const v of b.scalars.values()) h = mix(h, v);
+  if (b.trips) for (const v of b.trips.values()) h = mix(h, v);
   return h;
 }
 
