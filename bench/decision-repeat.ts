@@ -13,37 +13,20 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { wasmManifest, emitWasm } from '../codegen/wasm/emit.js';
+import { emitWasm } from '../codegen/wasm/emit.js';
 import { Chooser } from '../runtime/engine/choose.js';
 import { Decider } from '../runtime/engine/decide.js';
 import { InputBinder } from '../runtime/engine/inputs.js';
-import type { RuntimeConfig, RuntimeInputs } from '../runtime/engine/types.js';
-import { treeGuards } from '../runtime/guards/index.js';
+import type { RuntimeInputs } from '../runtime/engine/types.js';
 import { SwitchPolicy } from '../runtime/policy/policy.js';
 import type { DenseTensor } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
+import { gcnTreeConfig } from './gcn-decisions.js';
 import { gcnGuards, lowered, matrix, root, spmvInputs } from './gcn-guards.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const { kernel: gcn, spec, system, plan } = gcnGuards();
-const cfg: RuntimeConfig = {
-  program: 'gcn',
-  programHash: 'bench',
-  kernel: gcn.name,
-  manifest: wasmManifest(gcn, [], true),
-  spec,
-  objective: 'throughput',
-  guards: { throughput: plan },
-  guard: treeGuards({ throughput: plan }, 'throughput'),
-  params: [
-    { name: 'A', kind: 'sparse', shape: ['n', 'n'] },
-    { name: 'X', kind: 'dense', shape: ['n', 'f'] },
-    { name: 'W1', kind: 'dense', shape: ['f', 'h'] },
-    { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
-  ],
-};
-const missing = gcn.params.map((p) => p.name).filter((n) => !cfg.params.some((p) => p.name === n));
-if (missing.length > 0) throw new Error(`gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
+const cfg = gcnTreeConfig({ kernel: gcn, spec, plan });
 
 const spmv = await emitWasm(lowered('spmv.dy').kernels[0]!);
 const exec = await createWasmExecutor(spmv.binary, spmv.manifest, { threads: 1 });

@@ -21,15 +21,12 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { wasmManifest } from '../codegen/wasm/emit.js';
 import { Chooser } from '../runtime/engine/choose.js';
 import { Decider } from '../runtime/engine/decide.js';
 import { MEMO_PROBLEMS } from '../runtime/engine/memo.js';
-import type { RuntimeConfig } from '../runtime/engine/types.js';
-import { treeGuards } from '../runtime/guards/index.js';
 import { planOptions } from '../runtime/guards/build.js';
 import { SwitchPolicy } from '../runtime/policy/policy.js';
-import { decisionsOn, GCN_PARAMS, type DecisionClasses, type Decisions, type Next } from './gcn-decisions.js';
+import { decisionsOn, gcnTreeConfig, type DecisionClasses, type Decisions, type Next } from './gcn-decisions.js';
 import { DEFAULT_PROFILES, gcnGuards, matrix, root } from './gcn-guards.js';
 
 const { values: opt, positionals } = parseArgs({
@@ -52,18 +49,8 @@ const files = positionals.length > 0 ? positionals : ['whitaker3.mtx', 'bcsstk13
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) process.stderr.write('note: run with --expose-gc, or collections from one block fall into the next\n');
 
-const { kernel: gcn, spec, system, plan } = gcnGuards(opt.system, DEFAULT_PROFILES);
-const cfg: RuntimeConfig = {
-  program: 'gcn',
-  programHash: 'bench',
-  kernel: gcn.name,
-  manifest: wasmManifest(gcn, [], true),
-  spec,
-  objective: 'throughput',
-  guards: { throughput: plan },
-  guard: treeGuards({ throughput: plan }, 'throughput'),
-  params: GCN_PARAMS,
-};
+const { kernel, spec, system, plan } = gcnGuards(opt.system, DEFAULT_PROFILES);
+const cfg = gcnTreeConfig({ kernel, spec, plan });
 const popts = planOptions(system, plan);
 
 const builds: { name: string; rt: DecisionClasses }[] = [

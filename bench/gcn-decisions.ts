@@ -6,10 +6,15 @@
  * a pattern it has not seen, or the matrix's pattern in new arrays. The
  * runtime's classes are passed in, so a bench can time another build's.
  */
+import type { Kernel } from '../ir/module.js';
+import { wasmManifest } from '../codegen/wasm/emit.js';
 import type { Chooser } from '../runtime/engine/choose.js';
 import type { Decider } from '../runtime/engine/decide.js';
 import type { RuntimeConfig } from '../runtime/engine/types.js';
+import { treeGuards } from '../runtime/guards/index.js';
+import type { GuardPlan } from '../runtime/guards/types.js';
 import type { PlanOptions } from '../runtime/plan/dp.js';
+import type { PlanSpec } from '../runtime/plan/types.js';
 import type { SwitchPolicy } from '../runtime/policy/policy.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
@@ -21,6 +26,26 @@ export const GCN_PARAMS: RuntimeConfig['params'] = [
   { name: 'W1', kind: 'dense', shape: ['f', 'h'] },
   { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
 ];
+
+/**
+ * A runtime configuration of gcn's guards for the throughput objective, with the guard function the tree itself
+ * (treeGuards: what the generated code computes, without generating it).
+ */
+export function gcnTreeConfig(g: { kernel: Kernel; spec: PlanSpec; plan: GuardPlan }): RuntimeConfig {
+  const missing = g.kernel.params.map((p) => p.name).filter((n) => !GCN_PARAMS.some((p) => p.name === n));
+  if (missing.length > 0) throw new Error(`gcn's parameters changed (${missing.join(', ')}): update GCN_PARAMS`);
+  return {
+    program: 'gcn',
+    programHash: 'bench',
+    kernel: g.kernel.name,
+    manifest: wasmManifest(g.kernel, [], true),
+    spec: g.spec,
+    objective: 'throughput',
+    guards: { throughput: g.plan },
+    guard: treeGuards({ throughput: g.plan }, 'throughput'),
+    params: GCN_PARAMS,
+  };
+}
 
 /** The runtime classes a decision goes through, from this build or another (bench/decision-stream.ts --against). */
 export interface DecisionClasses {

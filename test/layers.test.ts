@@ -40,6 +40,8 @@ export const LAYERS: Record<string, readonly string[]> = {
 
 /** Dynamic imports of a computed path, by file: what they load. */
 const COMPUTED_IMPORTS: Record<string, string> = {
+  'bench/decision-stream.ts':
+    "another build's runtime classes (chooser, decider, policy, memo), the dist folder --against names",
   'bench/features-after-kernel.ts': "another build's runtime/features/quick.js, the dist folder --against names",
   'frontend/chevrotain.ts': "chevrotain's ESM build, found beside its package entry in node_modules",
   'test/layers.test.ts': "the sample source of the extractor's own test, in strings",

@@ -19,6 +19,7 @@
  */
 import type { Binding } from '../plan/bind.js';
 import type { SparseFeatures } from '../plan/types.js';
+import { copyFeatures } from '../guards/features.js';
 
 /** Every field of a features record, in a fixed order: one left out would let patterns that differ in it share a problem. */
 export const FEATURE_FIELDS = [
@@ -65,27 +66,6 @@ function hashOf(values: readonly number[]): number {
   return h;
 }
 
-/** A plain record of a features record's fields, read by name (a sampled record's are getters). */
-function plainCopy(f: SparseFeatures): SparseFeatures {
-  const c: SparseFeatures = {
-    rows: f.rows,
-    cols: f.cols,
-    nnz: f.nnz,
-    rowLenMean: f.rowLenMean,
-    rowLenMax: f.rowLenMax,
-    rowLenCv: f.rowLenCv,
-    emptyRowFraction: f.emptyRowFraction,
-    top1PctNnzShare: f.top1PctNnzShare,
-  };
-  const loc = f.localityScore;
-  const change = f.rowLenChangeFraction;
-  const band = f.bandwidthEstimateNorm;
-  if (loc !== undefined) c.localityScore = loc;
-  if (change !== undefined) c.rowLenChangeFraction = change;
-  if (band !== undefined) c.bandwidthEstimateNorm = band;
-  return c;
-}
-
 function pushMap(m: ReadonlyMap<string, number> | undefined, values: number[], names: string[]): void {
   values.push(m?.size ?? 0);
   if (!m) return;
@@ -125,7 +105,7 @@ export function valueKey(b: Binding): ValueKey {
   const names: string[] = [];
   const copies = new Map<string, SparseFeatures>();
   for (const [name, f] of b.sparse) {
-    const c = plainCopy(f);
+    const c = copyFeatures(f);
     copies.set(name, c);
     names.push(name);
     let mask = 0;

@@ -185,12 +185,13 @@ export function planFeatures(
   };
 }
 
-/** A plain copy of a features record, read field by field (a spread would miss a sampled record's getters). */
+/**
+ * A plain copy of a features record, read field by field (a spread would miss a sampled record's getters); the
+ * optional fields only where present. Built by assignment: the runtime's memo copies every new pattern's features
+ * it keeps by value (runtime/engine/problem-key.ts).
+ */
 export function copyFeatures(f: SparseFeatures): SparseFeatures {
-  const loc = f.localityScore;
-  const change = f.rowLenChangeFraction;
-  const band = f.bandwidthEstimateNorm;
-  return {
+  const c: SparseFeatures = {
     rows: f.rows,
     cols: f.cols,
     nnz: f.nnz,
@@ -199,8 +200,12 @@ export function copyFeatures(f: SparseFeatures): SparseFeatures {
     rowLenCv: f.rowLenCv,
     emptyRowFraction: f.emptyRowFraction,
     top1PctNnzShare: f.top1PctNnzShare,
-    ...(loc !== undefined ? { localityScore: loc } : {}),
-    ...(change !== undefined ? { rowLenChangeFraction: change } : {}),
-    ...(band !== undefined ? { bandwidthEstimateNorm: band } : {}),
   };
+  const loc = f.localityScore;
+  const change = f.rowLenChangeFraction;
+  const band = f.bandwidthEstimateNorm;
+  if (loc !== undefined) c.localityScore = loc;
+  if (change !== undefined) c.rowLenChangeFraction = change;
+  if (band !== undefined) c.bandwidthEstimateNorm = band;
+  return c;
 }
