@@ -3,7 +3,7 @@ import { InputError } from '../errors.js';
 import { SampledFeatures } from '../features/quick.js';
 import { sparseFeaturesOf } from '../guards/features.js';
 import type { Binding } from '../plan/bind.js';
-import type { SparseFeatures } from '../plan/types.js';
+import { REQUIRED_FEATURES, type SparseFeatures } from '../plan/types.js';
 import { MAX_ELEMENTS, tensorProblem, type SparseMatrix, type Tensor } from '../tensor.js';
 import type { RuntimeInputs, RuntimeParam } from './types.js';
 
@@ -31,17 +31,8 @@ function shapeOf(t: Tensor, rank: number): number[] {
  */
 const featureCache = new WeakMap<object, { rowPtr?: Int32Array; f: SparseFeatures }>();
 
-/** The features the guards test, each a finite number: one that is not would go one way at every test of the tree, silently. */
-const CHECKED: readonly (keyof SparseFeatures)[] = [
-  'rows',
-  'cols',
-  'nnz',
-  'rowLenMean',
-  'rowLenMax',
-  'rowLenCv',
-  'emptyRowFraction',
-  'top1PctNnzShare',
-];
+/** The features the guards test (every required field), each a finite number: one that is not would go one way at every test of the tree, silently. */
+const CHECKED: readonly (keyof SparseFeatures)[] = REQUIRED_FEATURES;
 /** What a sampled record holds before any row is read. */
 const CHECKED_AT_ONCE: readonly (keyof SparseFeatures)[] = ['rows', 'cols', 'nnz', 'rowLenMean'];
 

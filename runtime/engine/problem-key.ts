@@ -18,27 +18,11 @@
  * nothing.
  */
 import type { Binding } from '../plan/bind.js';
-import type { SparseFeatures } from '../plan/types.js';
+import { OPTIONAL_FEATURES, REQUIRED_FEATURES, type SparseFeatures } from '../plan/types.js';
 import { copyFeatures } from '../guards/features.js';
 
-/** Every field of a features record, in a fixed order: one left out would let patterns that differ in it share a problem. */
-export const FEATURE_FIELDS = [
-  'rows',
-  'cols',
-  'nnz',
-  'rowLenMean',
-  'rowLenMax',
-  'rowLenCv',
-  'emptyRowFraction',
-  'top1PctNnzShare',
-  'localityScore',
-  'rowLenChangeFraction',
-  'bandwidthEstimateNorm',
-] as const satisfies readonly (keyof SparseFeatures)[];
-
-/** A field of SparseFeatures missing from FEATURE_FIELDS makes this a type error. */
-type Unlisted = Exclude<keyof SparseFeatures, (typeof FEATURE_FIELDS)[number]>;
-export const EVERY_FEATURE_LISTED: [Unlisted] extends [never] ? true : never = true;
+/** Every field of a features record, in a fixed order: one left out would let patterns that differ in it share a problem (the lists are exhaustive by type: runtime/plan/types.ts). */
+export const FEATURE_FIELDS = [...REQUIRED_FEATURES, ...OPTIONAL_FEATURES] as const;
 
 export interface ValueKey {
   hash: number;

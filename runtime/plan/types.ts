@@ -71,6 +71,27 @@ export interface SparseFeatures {
   bandwidthEstimateNorm?: number;
 }
 
+/** The fields every features record holds, in record order. */
+export const REQUIRED_FEATURES = [
+  'rows',
+  'cols',
+  'nnz',
+  'rowLenMean',
+  'rowLenMax',
+  'rowLenCv',
+  'emptyRowFraction',
+  'top1PctNnzShare',
+] as const satisfies readonly (keyof SparseFeatures)[];
+/** The fields a features record may lack (the models then assume a default). */
+export const OPTIONAL_FEATURES = [
+  'localityScore',
+  'rowLenChangeFraction',
+  'bandwidthEstimateNorm',
+] as const satisfies readonly (keyof SparseFeatures)[];
+/** A field of SparseFeatures in neither list makes this a type error (code that reads every field relies on them). */
+type Unlisted = Exclude<keyof SparseFeatures, (typeof REQUIRED_FEATURES)[number] | (typeof OPTIONAL_FEATURES)[number]>;
+export const EVERY_FEATURE_LISTED: [Unlisted] extends [never] ? true : never = true;
+
 export interface PlanOp {
   id: string;
   kind: string;
