@@ -82,6 +82,8 @@ export class ModelMemo {
     for (const f of b.sparse.values()) if (i++ > 0) rest.push(f);
     for (const v of b.dims.values()) rest.push(v);
     for (const v of b.scalars.values()) rest.push(v);
+    // Observed trip counts change the problem too (a binding with them is longer than one without).
+    if (b.trips) for (const v of b.trips.values()) rest.push(v);
     let list = this.byFeatures.get(first.value);
     if (!list) this.byFeatures.set(first.value, (list = []));
     const at = list.findIndex((e) => e.rest.length === rest.length && e.rest.every((x, k) => Object.is(x, rest[k])));
@@ -158,6 +160,10 @@ export class ModelMemo {
     for (const v of b.dims.values()) key += `${v},`;
     key += '|';
     for (const v of b.scalars.values()) key += `${v},`;
+    if (b.trips) {
+      key += '|';
+      for (const [r, v] of b.trips) key += `${r}=${v},`;
+    }
     let p = this.problems.get(key);
     if (p) {
       this.problems.delete(key);

@@ -13,7 +13,7 @@ import { copyFeatures, sparseFeaturesOf } from '../../runtime/guards/features.js
 import { planOptions } from '../../runtime/guards/build.js';
 import { planPareto, choicesOf } from '../../runtime/plan/dp.js';
 import type { Binding } from '../../runtime/plan/bind.js';
-import type { PlanProblem, SparseFeatures } from '../../runtime/plan/types.js';
+import type { PlanProblem, PlanSpec, SparseFeatures } from '../../runtime/plan/types.js';
 import { STEADY } from '../helpers/goal.js';
 import { gcnSpec, graph, system } from './fixtures.js';
 
@@ -161,5 +161,17 @@ describe('the model memo by value', () => {
     expect(memo.problem({ ...plain })).toBe(p);
     const other = { ...base, sparse: new Map([['A', withField(f, 'localityScore', f.localityScore! / 2)]]) };
     expect(memo.problem(other)).not.toBe(p);
+    // The same record with observed trips is another problem, by its record or without a sparse input.
+    expect(memo.problem({ ...base, trips: new Map([['r0', 3]]) })).not.toBe(memo.problem(base));
+    // A kernel without a sparse input (its ops' work in dims only) is keyed by its dims, scalars and trips.
+    const denseSpec: PlanSpec = {
+      ...spec,
+      params: [{ name: 'X', sparse: false, bytes: '4*n' }],
+      ops: [{ ...spec.ops[0]!, items: 'n', flops: '2*n', bytes: '8*n', gathers: '0', resultBytes: '4*n' }],
+    };
+    const denseMemo = new ModelMemo(sys, denseSpec, popts);
+    const dense: Binding = { sparse: new Map(), dims: base.dims, scalars: base.scalars };
+    expect(denseMemo.problem({ ...dense })).toBe(denseMemo.problem(dense));
+    expect(denseMemo.problem({ ...dense, trips: new Map([['r0', 3]]) })).not.toBe(denseMemo.problem(dense));
   });
 });
