@@ -5,8 +5,10 @@
  * problem (bindProblem and every cost model read nothing else), so a graph
  * given again in new arrays (a CSR rebuilt per call, say) finds the problem,
  * its prices and the choice kept for it, where a key by the features
- * record's identity met a new problem and decided afresh: a re-plan of
- * 120-850 us on the default guards (docs/PERFORMANCE.md).
+ * record's identity met a new problem and decided afresh (on gcn's default
+ * guards 135-165 us a decision where that was a DP re-plan, 37-41 us where
+ * three partitions were weighed, against 8-16 us now: docs/PERFORMANCE.md,
+ * *Tenth run*).
  *
  * The features are copied into plain records, which the problem is then
  * bound from: a sampled record holds its matrix (runtime/features/quick.ts),
