@@ -27,13 +27,18 @@ export const GCN_PARAMS: RuntimeConfig['params'] = [
   { name: 'W2', kind: 'dense', shape: ['h', 'c'] },
 ];
 
+/** Throws where examples/gcn.dy's parameters are no longer GCN_PARAMS' (the benches bind inputs by these names). */
+export function checkGcnParams(kernel: Kernel): void {
+  const missing = kernel.params.map((p) => p.name).filter((n) => !GCN_PARAMS.some((p) => p.name === n));
+  if (missing.length > 0) throw new Error(`gcn's parameters changed (${missing.join(', ')}): update GCN_PARAMS`);
+}
+
 /**
  * A runtime configuration of gcn's guards for the throughput objective, with the guard function the tree itself
  * (treeGuards: what the generated code computes, without generating it).
  */
 export function gcnTreeConfig(g: { kernel: Kernel; spec: PlanSpec; plan: GuardPlan }): RuntimeConfig {
-  const missing = g.kernel.params.map((p) => p.name).filter((n) => !GCN_PARAMS.some((p) => p.name === n));
-  if (missing.length > 0) throw new Error(`gcn's parameters changed (${missing.join(', ')}): update GCN_PARAMS`);
+  checkGcnParams(g.kernel);
   return {
     program: 'gcn',
     programHash: 'bench',

@@ -58,7 +58,13 @@ import { SwitchPolicy } from '../runtime/policy/policy.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
 import { createWasmExecutor } from '../runtime/wasm/executor.js';
 import { bareRowStats } from './bare-scan.js';
-import { decisionsOn as gcnDecisions, GCN_PARAMS, type DecisionClasses, type Decisions } from './gcn-decisions.js';
+import {
+  checkGcnParams,
+  decisionsOn as gcnDecisions,
+  GCN_PARAMS,
+  type DecisionClasses,
+  type Decisions,
+} from './gcn-decisions.js';
 import { gcnDims, gcnGuards, lowered, matricesDir as dir, newPatternStep, root, spmvInputs } from './gcn-guards.js';
 
 const compile = (file: string) => lowered(file).kernels[0]!;
@@ -121,9 +127,7 @@ const cfg: RuntimeConfig = {
   params: GCN_PARAMS,
   guard: { throughput: guard },
 };
-const missing = gcn.params.map((p) => p.name).filter((n) => !cfg.params.some((p) => p.name === n));
-if (missing.length > 0)
-  throw new Error(`bench/guards.ts: gcn's parameters changed (${missing.join(', ')}): update cfg.params`);
+checkGcnParams(gcn);
 const popts = planOptions(system, plan);
 const rt: DecisionClasses = { Chooser, Decider, SwitchPolicy, memoProblems: MEMO_PROBLEMS };
 const decisionsOn = (m: CsrMatrix): Decisions => gcnDecisions(rt, cfg, system, popts, m);

@@ -23,7 +23,7 @@ import {
   type StageChoice,
 } from '../plan/dp.js';
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
-import { eagerSignature, sameKey, valueKey, type ValueKey } from './problem-key.js';
+import { eagerSignature, sameKey, valueKey, withPlainFeatures, type ValueKey } from './problem-key.js';
 import type { SystemSpec } from '../system/types.js';
 
 /** Bound problems kept per first sparse input's features record, and for bindings without one (least recently used first out). */
@@ -106,7 +106,7 @@ export class ModelMemo {
       p = this.byValue(key);
       if (p) this.admitted.add(p);
       else {
-        p = bindProblem(this.spec, { sparse: key.copies, dims: b.dims, scalars: b.scalars, trips: b.trips });
+        p = bindProblem(this.spec, withPlainFeatures(b));
         this.recent.unshift({ key, p });
         if (this.recent.length > MEMO_PROBLEMS) this.recent.pop();
       }

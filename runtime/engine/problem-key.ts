@@ -32,8 +32,6 @@ export interface ValueKey {
   values: number[];
   /** The sparse inputs', dims', scalars' and trips' names in binding order. */
   names: string[];
-  /** The sparse inputs' features as plain records, by name: what the problem is bound from. */
-  copies: Map<string, SparseFeatures>;
 }
 
 const bits = new Float64Array(1);
@@ -89,16 +87,13 @@ export function eagerSignature(b: Binding): number {
 export function valueKey(b: Binding): ValueKey {
   const values: number[] = [b.sparse.size];
   const names: string[] = [];
-  const copies = new Map<string, SparseFeatures>();
   for (const [name, f] of b.sparse) {
-    const c = copyFeatures(f);
-    copies.set(name, c);
     names.push(name);
     let mask = 0;
     const at = values.length;
     values.push(0);
     for (let i = 0; i < FEATURE_FIELDS.length; i++) {
-      const v = c[FEATURE_FIELDS[i]!];
+      const v = f[FEATURE_FIELDS[i]!];
       if (v !== undefined) mask |= 1 << i;
       values.push(v ?? NaN);
     }
@@ -107,7 +102,14 @@ export function valueKey(b: Binding): ValueKey {
   pushMap(b.dims, values, names);
   pushMap(b.scalars, values, names);
   pushMap(b.trips, values, names);
-  return { hash: hashOf(values), values, names, copies };
+  return { hash: hashOf(values), values, names };
+}
+
+/** The binding with its sparse inputs' features as plain records (copyFeatures): what a problem kept by value is bound from. */
+export function withPlainFeatures(b: Binding): Binding {
+  const sparse = new Map<string, SparseFeatures>();
+  for (const [name, f] of b.sparse) sparse.set(name, copyFeatures(f));
+  return { sparse, dims: b.dims, scalars: b.scalars, ...(b.trips ? { trips: b.trips } : {}) };
 }
 
 /** The same values (Object.is: NaN equals NaN, 0 and -0 differ) and names in the same order. */
