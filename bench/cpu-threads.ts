@@ -45,8 +45,8 @@ const spec = plannedSpec(module, 'spmv.dy', kernel.name);
 const sys = loadSystem({ system: SYSTEM }, 'this-machine');
 
 /**
- * One executor at 2 threads per backend, its op's count set per configuration: two wasm pools (or two OpenMP
- * teams) in one process on two cores would have one's idle worker compete with the other's.
+ * One executor at 2 threads per backend, its op's count set per configuration: two wasm pools (or two native
+ * libraries' pools) in one process on two cores would have one's spinning worker compete with the other's.
  */
 async function executor(backend: 'native' | 'wasm'): Promise<WasmExecutor> {
   if (backend === 'native') {

@@ -146,7 +146,7 @@ export function buildProgram(): Command {
     .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds (repeatable)', collect, [])
     .option(
       '--backend <name>',
-      'execution backend: auto (the default: native where a C compiler ($CC, else cc) exists, else wasm with a note), native (C built with the system compiler, OpenMP threads), wasm (compiled, multi-threaded) or reference (the float64 interpreter)',
+      'execution backend: auto (the default: native where a C compiler ($CC, else cc) exists, else wasm with a note), native (C built with the system compiler, its own threads), wasm (compiled, multi-threaded) or reference (the float64 interpreter)',
     )
     .option(
       '--project <DIR>',

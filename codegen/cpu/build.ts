@@ -1,6 +1,6 @@
 /**
  * Builds a native CPU library with the system C compiler
- * (`$CC`, else `cc`; `-O3 -march=native -fopenmp -ffp-contract=off`, the
+ * (`$CC`, else `cc`; `-O3 -march=native -pthread -ffp-contract=off`, the
  * last so that f32/f64 arithmetic rounds as the wasm backend's does) and
  * caches it: key = sha256 of the C source, the compiler, its `--version`
  * and the flags; entries are folders `<root>/native/<key>/` holding
@@ -21,14 +21,14 @@ import { CPU_EMITTER_VERSION } from './library.js';
 
 /**
  * `-Wl,-z,nodelete`: koffi unloads a library once nothing refers to it, and
- * unloading it (and with it libgomp) while OpenMP's idle pool threads sleep
- * in libgomp's code crashes the process when they wake; a library marked
- * nodelete stays mapped until the process ends.
+ * unloading it while its worker threads wait in its code crashes the
+ * process when they wake; a library marked nodelete stays mapped until the
+ * process ends.
  */
 export const CPU_FLAGS = [
   '-O3',
   '-march=native',
-  '-fopenmp',
+  '-pthread',
   '-ffp-contract=off',
   '-fPIC',
   '-shared',

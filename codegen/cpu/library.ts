@@ -7,11 +7,12 @@
  * streams are NULL and sync returns at once.
  *
  * Threads: `launch` splits a splittable op's row range over the library's
- * thread count (`set_threads`, outside the ABI) with OpenMP, into contiguous
- * ranges balanced by stored entries + rows of the row pointers the loop
- * indexes (as runtime/wasm/threads.ts cuts them); each row is computed by
- * one thread with the same code, so results do not depend on the count.
- * Ranges of fewer than 256 rows run on the calling thread.
+ * thread count (`set_threads`, outside the ABI): chunks balanced by stored
+ * entries + rows of the row pointers the loop indexes, claimed by the caller
+ * and the library's own worker threads (the protocol of
+ * runtime/wasm/threads.ts; see dy_claim below). Each row is computed by one
+ * thread with the same code, so results do not depend on the count. Ranges
+ * of fewer than 256 rows run on the calling thread.
  */
 import type { Kernel } from '../../ir/module.js';
 import { cpuImplOf, MIN_SPLIT_ROWS } from '../../runtime/catalogue/cpu.js';
@@ -27,7 +28,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 9;
+export const CPU_EMITTER_VERSION = 10;
 
 /** The library's C source for `program` (a C identifier); `hash` is what program_hash() returns. */
 export function cpuLibrarySource(program: string, hash: string, kernels: readonly CpuKernel[], file?: string): string {
@@ -60,9 +61,10 @@ export function cpuLibrarySource(program: string, hash: string, kernels: readonl
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
 #define DYPE_ABI_PREFIX ${prefix}
 #include "dype_abi.h"
 
@@ -176,6 +178,118 @@ static long long dy_cut(const int *ptr, long long lo, long long hi, long long ta
   return a;
 }
 
+/* The library's worker threads (the protocol of runtime/wasm/threads.ts): an op's rows are cut into chunks,
+   DY_CHUNKS_PER_THREAD per thread, and the caller and the workers claim chunks from one word until none is left,
+   so the caller starts at once and a worker that wakes late takes only what is left. next holds the op's tag
+   (32 bits), its chunk count and the next chunk (16 bits each); a claim is a compare-exchange on it, so a claim
+   of a closed op fails. A worker that has run out of chunks watches next for DY_SPIN_NS before it parks, and
+   the caller skips the wake-up (a futex wake) while one does. One op at a time: a launch that finds the pool
+   busy (another thread's launch) runs its rows alone. */
+#define DY_CHUNKS_PER_THREAD 4
+#define DY_MIN_CHUNK_ROWS 32
+#define DY_MAX_CHUNKS 1024
+#define DY_MAX_WORKERS 255
+#define DY_SPIN_NS 50000LL
+#if defined(__x86_64__) || defined(__i386__)
+#define dy_pause() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define dy_pause() __asm__ __volatile__("yield")
+#else
+#define dy_pause() ((void)0)
+#endif
+
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t go, finished;
+  atomic_ullong next;
+  atomic_int done, joined, helpers, spinners, busy;
+  int started;
+  unsigned tag;
+  /* The op: written before next opens it, read after a claim succeeds, unchanged until every chunk is done. */
+  dy_fn fn;
+  char *const *b;
+  const long long *sizes;
+  long long cuts[DY_MAX_CHUNKS + 1];
+} dy_pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER};
+
+static long long dy_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Claims and runs chunks of op tag until none is left; a worker wakes the caller after the op's last chunk. */
+static void dy_claim(unsigned tag, int worker) {
+  unsigned long long v = atomic_load(&dy_pool.next);
+  for (;;) {
+    unsigned k = (unsigned)(v & 0xffff), n = (unsigned)((v >> 16) & 0xffff);
+    if ((unsigned)(v >> 32) != tag || k >= n) return;
+    if (!atomic_compare_exchange_weak(&dy_pool.next, &v, v + 1)) continue;
+    dy_pool.fn(dy_pool.b, dy_pool.sizes, dy_pool.cuts[k], dy_pool.cuts[k + 1]);
+    if (atomic_fetch_add(&dy_pool.done, 1) + 1 == (int)n && worker) {
+      pthread_mutex_lock(&dy_pool.mu);
+      pthread_cond_signal(&dy_pool.finished);
+      pthread_mutex_unlock(&dy_pool.mu);
+    }
+    v = atomic_load(&dy_pool.next);
+  }
+}
+
+static void *dy_worker(void *arg) {
+  (void)arg;
+  unsigned long long seen = atomic_load(&dy_pool.next);
+  unsigned tag = (unsigned)(seen >> 32);
+  int mine = 0;
+  for (;;) {
+    unsigned long long v = atomic_load(&dy_pool.next);
+    if (v != seen) {
+      if ((unsigned)(v >> 32) != tag) {
+        tag = (unsigned)(v >> 32);
+        /* An op on fewer threads than the pool: places are taken in waking order, the rest sit it out. */
+        mine = atomic_fetch_add(&dy_pool.joined, 1) < atomic_load(&dy_pool.helpers);
+      }
+      if (mine) dy_claim(tag, 1);
+      seen = v;
+      continue;
+    }
+    /* Counted as spinning before the last look at next and uncounted before parking: against the caller's
+       store of next and its read of spinners, a skipped wake-up finds next already changed. */
+    atomic_fetch_add(&dy_pool.spinners, 1);
+    long long until = dy_now_ns() + DY_SPIN_NS;
+    int moved = 0;
+    for (unsigned i = 1; !moved; i++) {
+      moved = atomic_load(&dy_pool.next) != seen;
+      if ((i & 63) == 0) {
+        if (dy_now_ns() > until) break;
+        sched_yield();
+      }
+      dy_pause();
+    }
+    atomic_fetch_sub(&dy_pool.spinners, 1);
+    if (moved) continue;
+    pthread_mutex_lock(&dy_pool.mu);
+    while (atomic_load(&dy_pool.next) == seen) pthread_cond_wait(&dy_pool.go, &dy_pool.mu);
+    pthread_mutex_unlock(&dy_pool.mu);
+  }
+  return NULL;
+}
+
+/* Workers running, at least want where they can be started (a failed start leaves fewer). */
+static int dy_workers(int want) {
+  if (want > DY_MAX_WORKERS) want = DY_MAX_WORKERS;
+  while (dy_pool.started < want) {
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &a, dy_worker, NULL);
+    pthread_attr_destroy(&a);
+    if (rc != 0) break;
+    dy_pool.started++;
+  }
+  return dy_pool.started < want ? dy_pool.started : want;
+}
+
 int DYPE_ABI(launch)(int dev, int h, void *const *buffers, const long long *sizes, long long row_begin, long long row_end, void *stream) {
   (void)stream;
   if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
@@ -191,23 +305,56 @@ int DYPE_ABI(launch)(int dev, int h, void *const *buffers, const long long *size
   long long lo = row_begin < 0 ? 0 : row_begin, hi = row_end < 0 || row_end > rows ? rows : row_end;
   if (lo >= hi) return 0;
   int nt = dy_threads;
-  if (nt <= 1 || hi - lo < DY_MIN_SPLIT_ROWS) {
+  if (nt <= 1 || hi - lo < DY_MIN_SPLIT_ROWS || atomic_exchange(&dy_pool.busy, 1)) {
+    o->fn(b, sizes, lo, hi);
+    return 0;
+  }
+  int helpers = dy_workers(nt - 1);
+  long long nch = (long long)(helpers + 1) * DY_CHUNKS_PER_THREAD, most = (hi - lo) / DY_MIN_CHUNK_ROWS;
+  if (nch > most) nch = most;
+  if (nch > DY_MAX_CHUNKS) nch = DY_MAX_CHUNKS;
+  if (helpers < 1 || nch < 2) {
+    atomic_store(&dy_pool.busy, 0);
     o->fn(b, sizes, lo, hi);
     return 0;
   }
   const int *ptr = o->balance >= 0 ? (const int *)buffers[o->balance] : NULL;
   long long total = ptr ? (long long)(ptr[hi] - ptr[lo]) + (hi - lo) : hi - lo;
-#pragma omp parallel num_threads(nt)
-  {
-#ifdef _OPENMP
-    long long t = omp_get_thread_num(), n = omp_get_num_threads();
-#else
-    long long t = 0, n = 1;
-#endif
-    long long a = t == 0 ? lo : ptr ? dy_cut(ptr, lo, hi, total * t / n) : lo + (hi - lo) * t / n;
-    long long z = t == n - 1 ? hi : ptr ? dy_cut(ptr, lo, hi, total * (t + 1) / n) : lo + (hi - lo) * (t + 1) / n;
-    if (a < z) o->fn(b, sizes, a, z);
+  dy_pool.cuts[0] = lo;
+  for (long long k = 1; k < nch; k++)
+    dy_pool.cuts[k] = ptr ? dy_cut(ptr, lo, hi, total * k / nch) : lo + (hi - lo) * k / nch;
+  dy_pool.cuts[nch] = hi;
+  dy_pool.fn = o->fn;
+  dy_pool.b = b;
+  dy_pool.sizes = sizes;
+  atomic_store(&dy_pool.done, 0);
+  atomic_store(&dy_pool.joined, 0);
+  atomic_store(&dy_pool.helpers, helpers);
+  unsigned tag = ++dy_pool.tag;
+  atomic_store(&dy_pool.next, (unsigned long long)tag << 32 | (unsigned long long)nch << 16);
+  if (atomic_load(&dy_pool.spinners) < helpers) {
+    pthread_mutex_lock(&dy_pool.mu);
+    pthread_cond_broadcast(&dy_pool.go);
+    pthread_mutex_unlock(&dy_pool.mu);
   }
+  dy_claim(tag, 0);
+  /* The chunks the workers took: watched for DY_SPIN_NS, then slept on. */
+  long long until = 0;
+  for (unsigned i = 1; atomic_load(&dy_pool.done) < nch; i++) {
+    if ((i & 63) == 0) {
+      sched_yield();
+      long long t = dy_now_ns();
+      if (until == 0) until = t + DY_SPIN_NS;
+      else if (t > until) {
+        pthread_mutex_lock(&dy_pool.mu);
+        while (atomic_load(&dy_pool.done) < nch) pthread_cond_wait(&dy_pool.finished, &dy_pool.mu);
+        pthread_mutex_unlock(&dy_pool.mu);
+        break;
+      }
+    }
+    dy_pause();
+  }
+  atomic_store(&dy_pool.busy, 0);
   return 0;
 }
 

@@ -4,7 +4,7 @@
  * code (runtime/wasm/executor.ts `executorOver`): the library's host memory
  * (ABI alloc, seen from JavaScript through koffi.view) stands in for the
  * wasm memory, and each op is a `launch` of the library with the buffers at
- * base + offset. The library splits an op's rows over its OpenMP threads
+ * base + offset. The library splits an op's rows over its own threads
  * itself (`set_threads`).
  */
 import koffi from 'koffi';
@@ -76,25 +76,11 @@ export interface NativeCpuOptions {
   programHash: string;
 }
 
-/**
- * OpenMP threads that finish early spin at the barrier by default; on a
- * machine whose other cores are busy the spinning thread holds the core the
- * last worker needs, and a 0.2-1 ms op took 8-24 ms at 2 threads (whole
- * scheduler ticks; bench/cpu-kernels, docs/PERFORMANCE.md). Passive waiting
- * (sleep at once, as the wasm pool's Atomics.wait) removed that. libgomp
- * reads this when it loads, so it is set before the first library opens,
- * unless the user set it.
- */
-function passiveOpenMp(): void {
-  if (process.env.OMP_WAIT_POLICY === undefined) process.env.OMP_WAIT_POLICY = 'PASSIVE';
-}
-
 /** Per library file: the thread count its launches split over now (set_threads is process-wide for it). */
 const threadState = new Map<string, { current: number }>();
 
 /** Opens the library at `path` and returns an executor of `manifest`'s kernel on it. */
 export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o: NativeCpuOptions): WasmExecutor {
-  passiveOpenMp();
   const lib = NativeLibrary.open(path, {
     program: o.program,
     programHash: o.programHash,

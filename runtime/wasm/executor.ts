@@ -105,7 +105,7 @@ export interface KernelMemory {
 /** What runs the ops besides memory: one function per manifest export, taking (offsets, sizes, lo, hi). */
 export interface KernelFunctions {
   readonly fns: Readonly<Record<string, unknown>>;
-  /** Threads the functions split ops over themselves (a native library's OpenMP team); with a wasm pool, the pool's. */
+  /** Threads the functions split ops over themselves (a native library's worker threads); with a wasm pool, the pool's. */
   readonly threads?: number;
   /**
    * Sets the threads the functions split the next calls over (1..threads). Called before every op: the count may

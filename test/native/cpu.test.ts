@@ -162,6 +162,34 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
       check(v, A, exampleInputs('spmv', A), `${v.kernel.name}/300k`);
   });
 
+  it("the library's threads claim chunks: 2 and 3 threads, and 2 of a 3-thread pool, equal one thread bit for bit, run after run", () => {
+    // bcsstk13's 2,003 rows of up to 95 entries: 8-12 chunks an op, claimed in an order each run decides; x new
+    // each run, so that a chunk nobody ran would leave the last run's values.
+    const A = toCsr(loadMatrix(join(MATRIX_DIR, 'bcsstk13.mtx')));
+    const o = { program: 'examples', programHash: 'test' };
+    for (const v of variants.filter((x) => x.ex === 'spmv')) {
+      const manifest = wasmManifest(v.kernel, [], true);
+      const three = createNativeCpuExecutor(build.path, manifest, { ...o, threads: 3 });
+      try {
+        for (let rep = 0; rep < 10; rep++) {
+          const inputs = { tensors: { A, x: rand([A.cols], `x${rep}`) } };
+          const want = execs.get(v.kernel.name)!.run(toMaps(inputs)).outputs;
+          for (const [e, count] of [
+            [threaded.get(v.kernel.name)!, 2],
+            [three, 3],
+            [three, 2],
+          ] as const) {
+            e.setOpThreads(new Map(manifest.ops.map((op) => [op.op, count])));
+            const got = e.run(toMaps(inputs)).outputs;
+            for (const [name, t] of want) expectIdentical(got.get(name)!, t, `${v.kernel.name}: ${name} on ${count}`);
+          }
+        }
+      } finally {
+        three.close();
+      }
+    }
+  });
+
   it('the library is what the loader expects: its backend is native, its ops are the catalogue CPU implementations', () => {
     const outputs = execs
       .get('spmv')!

@@ -2,7 +2,7 @@
  * Per-op thread counts (`setOpThreads`, what `dype run` sets from the CPU
  * model's pick, runtime/catalogue/cpu.ts cpuThreadsFor): the wasm pool runs
  * each op on its own count with the results of one thread, bit for bit; a
- * library that splits ops itself (the native CPU library's OpenMP team) is
+ * library that splits ops itself (the native CPU library's worker threads) is
  * told each op's count before the op (its setter skips a repeat: the count
  * is the library's, shared by executors over the same file, which
  * test/native/cpu.test.ts checks); misuse is refused.
