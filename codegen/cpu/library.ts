@@ -338,11 +338,12 @@ int DYPE_ABI(launch)(int dev, int h, void *const *buffers, const long long *size
     pthread_mutex_unlock(&dy_pool.mu);
   }
   dy_claim(tag, 0);
-  /* The chunks the workers took: watched for DY_SPIN_NS, then slept on. */
+  /* The chunks the workers took: watched for DY_SPIN_NS, then slept on. No yield here: on a core shared with
+     another busy process a yield hands it a whole time slice (4 ms an op was seen), while sleeping frees the core
+     for a worker the scheduler put on it. */
   long long until = 0;
   for (unsigned i = 1; atomic_load(&dy_pool.done) < nch; i++) {
     if ((i & 63) == 0) {
-      sched_yield();
       long long t = dy_now_ns();
       if (until == 0) until = t + DY_SPIN_NS;
       else if (t > until) {
