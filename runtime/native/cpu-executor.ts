@@ -11,6 +11,7 @@ import koffi from 'koffi';
 import { InputError } from '../errors.js';
 import { executorOver, type KernelMemory, type WasmExecutor } from '../wasm/executor.js';
 import type { WasmManifest } from '../wasm/manifest.js';
+import { noteCpuWork } from '../wasm/threads.js';
 import { cpuImplOf } from '../catalogue/cpu.js';
 import { ABI_HOST, PATTERN_FIGURES } from './abi.js';
 import { NativeLibrary } from './library.js';
@@ -125,6 +126,8 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
       for (let i = 0; i < ns; i++) sizes[i] = BigInt(args[nb + i]!);
       const lo = args[nb + ns]!;
       const hi = args[nb + ns + 1]!;
+      // A wasm worker of this process that watches for its own pool's next op would hold a core this op needs.
+      if (shared.current > 1) noteCpuWork();
       const rc = launch(ABI_HOST, h, bufs, sizes, lo, hi === FULL_HI ? -1 : hi, null) as number;
       if (rc !== 0)
         throw new InputError(

@@ -50,6 +50,17 @@ const SPIN = 4000;
  */
 export const SPIN_US = 50;
 
+/** Ops begun in this process on more than one thread, by any pool or native library: a spinning worker parks when it moves. */
+const ACTIVITY = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Says that an op on several threads begins outside this pool (the native CPU library's launches): the wasm
+ * workers watching for their own next op park rather than hold a core it needs (runtime/native/cpu-executor.ts).
+ */
+export function noteCpuWork(): void {
+  Atomics.add(ACTIVITY, 0, 1);
+}
+
 /**
  * The worker's code, run with eval (no file to locate, under tsc output or vitest alike). A claim is a
  * compare-exchange on NEXT carrying the op's tag, so a worker still holding an older op's parameters cannot
@@ -62,6 +73,7 @@ const math = { exp: Math.exp, log: Math.log, tanh: Math.tanh, pow: Math.pow };
 const inst = new WebAssembly.Instance(d.module, { env: { memory: d.memory }, math });
 const fns = d.exports.map((n) => inst.exports[n]);
 const c = new Int32Array(d.ctrl);
+const act = new Int32Array(d.activity);
 const [SEQ, NEXT, DONE, FAIL, FN, NARGS, NCH, HELPERS, JOINED, SPINNERS, ARGS, CUTS, SPIN_US] = d.words;
 let seq = 0, nch = 0, run = null, cuts = null;
 function load() {
@@ -95,11 +107,15 @@ setImmediate(() => {
     }
     // Counted as spinning before the last look at SEQ, uncounted before parking: the caller's store of SEQ and
     // its read of SPINNERS are ordered against these, so a skipped wake-up finds SEQ already changed.
+    // Another pool's op (or a native library's: noteCpuWork) ends the watch: this spin would hold a core it needs.
+    // SEQ is stored before the activity count moves, so seeing the count move and SEQ not is another's op.
     Atomics.add(c, SPINNERS, 1);
     const until = performance.now() + SPIN_US;
+    const others = Atomics.load(act, 0);
     let moved = false;
     for (let i = 1; !moved; i++) {
       moved = Atomics.load(c, SEQ) !== seq;
+      if (moved || Atomics.load(act, 0) !== others) break;
       if ((i & 63) === 0 && performance.now() > until) break;
     }
     Atomics.sub(c, SPINNERS, 1);
@@ -140,6 +156,7 @@ export class WasmThreadPool {
           module,
           memory,
           ctrl: sab,
+          activity: ACTIVITY.buffer,
           exports,
           words: [SEQ, NEXT, DONE, FAIL, FN, NARGS, NCH, HELPERS, JOINED, SPINNERS, ARGS, CUTS, SPIN_US],
         },
@@ -190,6 +207,7 @@ export class WasmThreadPool {
     const tag = (this.seq & 0x7fff) << 16;
     Atomics.store(c, SEQ, this.seq);
     Atomics.store(c, NEXT, tag);
+    noteCpuWork();
     if (helpers > Atomics.load(c, SPINNERS)) Atomics.notify(c, SEQ, helpers);
     let error: unknown;
     let failed = false;
