@@ -15,7 +15,9 @@
  * wake: 7-20 us of the caller's own time on the 2-vCPU development machine,
  * docs/PERFORMANCE.md *Threads per op*) while it does; since
  * the caller never waits for a chunk nobody has claimed, a spinning worker
- * that loses its core to other work delays nothing but its own chunks.
+ * that loses its core to other work delays nothing but its own chunks. The
+ * watch ends early when another pool or the native CPU library begins an op
+ * on several threads (noteCpuWork): the spin would hold a core that op needs.
  */
 import { Worker } from 'node:worker_threads';
 
