@@ -18,6 +18,7 @@ import type { Kernel } from '../../ir/module.js';
 import { cpuImplOf, MIN_SPLIT_ROWS } from '../../runtime/catalogue/cpu.js';
 import { abiPrefix, NATIVE_BACKENDS } from '../../runtime/native/abi.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
+import { CHUNKS_PER_THREAD, MIN_CHUNK_ROWS, SPIN_US } from '../../runtime/wasm/threads.js';
 import { cString, symbolPart } from '../cuda/names.js';
 import { C_HELPERS } from './cprint.js';
 import { emitCpuFunction } from './emit.js';
@@ -185,11 +186,11 @@ static long long dy_cut(const int *ptr, long long lo, long long hi, long long ta
    of a closed op fails. A worker that has run out of chunks watches next for DY_SPIN_NS before it parks, and
    the caller skips the wake-up (a futex wake) while one does. One op at a time: a launch that finds the pool
    busy (another thread's launch) runs its rows alone. */
-#define DY_CHUNKS_PER_THREAD 4
-#define DY_MIN_CHUNK_ROWS 32
+#define DY_CHUNKS_PER_THREAD ${CHUNKS_PER_THREAD}
+#define DY_MIN_CHUNK_ROWS ${MIN_CHUNK_ROWS}
 #define DY_MAX_CHUNKS 1024
 #define DY_MAX_WORKERS 255
-#define DY_SPIN_NS 50000LL
+#define DY_SPIN_NS ${SPIN_US * 1000}LL
 #if defined(__x86_64__) || defined(__i386__)
 #define dy_pause() __builtin_ia32_pause()
 #elif defined(__aarch64__)

@@ -14,7 +14,7 @@ import { fsReason } from '../io/files.js';
 import { bytesOf, view } from '../wasm/layout.js';
 import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
 import { instantiateKernel } from '../wasm/instantiate.js';
-import { balancedCuts, chunksFor, type WasmThreadPool } from '../wasm/threads.js';
+import { chunkCuts, type WasmThreadPool } from '../wasm/threads.js';
 import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend } from './backend.js';
 import { Heap } from './heap.js';
 
@@ -174,7 +174,7 @@ export class WasmStageBackend implements StageBackend {
     const threads = Math.min(this.pool?.threads ?? 1, opts?.threads ?? Infinity);
     if (this.pool && threads > 1 && end - lo >= MIN_SPLIT_ROWS) {
       const ptr = this.balancePointers(o, buffers, lo, end);
-      const cuts = balancedCuts(end - lo, chunksFor(end - lo, threads), ptr).map((c) => c + lo);
+      const cuts = chunkCuts(end - lo, threads, ptr).map((c) => c + lo);
       this.pool.run(o.export, args, cuts, (a, b) => fn(...args, a, b), threads);
     } else fn(...args, lo, hi < 0 ? 0x7fffffff : hi);
   }

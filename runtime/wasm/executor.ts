@@ -31,7 +31,7 @@ import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
 import { instantiateKernel } from './instantiate.js';
-import { balancedCuts, chunksFor, type WasmThreadPool } from './threads.js';
+import { chunkCuts, type WasmThreadPool } from './threads.js';
 import type { WasmElem, WasmManifest, WasmOp, WasmStep } from './manifest.js';
 import {
   bytesOf,
@@ -481,7 +481,7 @@ class Executor implements WasmExecutor {
         const bal = o.balanceBy;
         const pat = bal ? this.patterns.get(bal.root) : undefined;
         const ptr = bal && pat ? grouping(pat, bal.layout).ptr : undefined;
-        cuts = balancedCuts(rows, chunksFor(rows, threads), ptr && ptr.length === rows + 1 ? ptr : undefined);
+        cuts = chunkCuts(rows, threads, ptr && ptr.length === rows + 1 ? ptr : undefined);
         this.cuts.set(key, cuts);
       }
       const a = args;

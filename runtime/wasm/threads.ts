@@ -254,6 +254,11 @@ export function chunksFor(rows: number, threads: number): number {
   return Math.max(1, Math.min(MAX_CHUNKS, threads * CHUNKS_PER_THREAD, Math.floor(rows / MIN_CHUNK_ROWS)));
 }
 
+/** The chunks `run` takes for rows [0, rows) on `threads` threads, balanced by the row pointers `ptr` where given. */
+export function chunkCuts(rows: number, threads: number, ptr?: Int32Array): number[] {
+  return balancedCuts(rows, chunksFor(rows, threads), ptr);
+}
+
 /** Cuts rows [0, ptr.length - 1) into `parts` contiguous slices of about equal entries + rows. */
 export function balancedCuts(rows: number, parts: number, ptr?: Int32Array): number[] {
   const cuts = [0];
