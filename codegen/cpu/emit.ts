@@ -44,6 +44,7 @@ import type { NameContext } from '../cuda/names.js';
 import { CPrinter, CStmtPrinter } from './cprint.js';
 import { FOLD_GATHER_BYTES, hasF32EntryFold } from './folds.js';
 import { hasLaneLoop, laneLoop, laneWidthSizes } from './lanes.js';
+import { pairedLoop, pairedRows } from './pairs.js';
 
 /** Widths of a column-blocked loop given a constant copy of its function (GNN feature widths, SpMM's K). */
 export const LANE_WIDTHS = [4, 8, 16, 32, 64, 128] as const;
@@ -55,10 +56,10 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): stri
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
   if (at === undefined) {
     const rows = !hasLaneLoop(f.body) && hasF32EntryFold(f) ? rowsSize(f) : undefined;
-    if (rows === undefined) return [head, ...functionText(f, fn, ctx)].join('\n');
+    if (rows === undefined) return [head, ...functionText(f, fn, ctx, undefined, false, true)].join('\n');
     return [
       head,
-      ...functionText(f, `${fn}_seq`, ctx, undefined, true),
+      ...functionText(f, `${fn}_seq`, ctx, undefined, true, true),
       ...functionText(f, `${fn}_gather`, ctx),
       ...foldDispatch(fn, rows),
     ].join('\n');
@@ -74,13 +75,17 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): stri
   ].join('\n');
 }
 
-/** The function's C text; with `fixed`, size `at` is the constant `width` (the caller dispatches on it). */
+/**
+ * The function's C text; with `fixed`, size `at` is the constant `width` (the caller dispatches on it). With
+ * `pairs`, a row loop of the shape ./pairs.ts takes runs its rows two at a time where they are long enough.
+ */
 function functionText(
   f: LoopFunc,
   fn: string,
   ctx: NameContext,
   fixed?: { at: number; width: number; halfBlock: boolean },
   scalarFolds = false,
+  pairs = false,
 ): string[] {
   const names = new FuncNames(f, ctx);
   const p = new CPrinter(names);
@@ -106,11 +111,15 @@ function functionText(
       // Clamp the parallel loop to the range this call was given.
       const lo = sp.fresh('lo');
       const hi = sp.fresh('hi');
+      const rows = rowsSize(f);
+      const paired = pairs && !hasLaneLoop(f.body) && rows !== undefined ? pairedRows(s, f) : undefined;
       lines.push(
         `  long long ${lo} = ${p.as(s.lo, 'index')}, ${hi} = ${p.as(s.hi, 'index')};`,
         `  if (dy_lo > ${lo}) ${lo} = dy_lo;`,
         `  if (dy_hi < ${hi}) ${hi} = dy_hi;`,
-        ...sp.forStmt(s, '  ', `(int)${lo}`, `(int)${hi}`),
+        ...(paired
+          ? pairedLoop(paired, sp, '  ', lo, hi, names.sizes.get(f.sizes[rows!]!)!)
+          : sp.forStmt(s, '  ', `(int)${lo}`, `(int)${hi}`)),
       );
     } else lines.push(...sp.stmt(s, '  '));
   }

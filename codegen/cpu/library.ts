@@ -29,7 +29,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 10;
+export const CPU_EMITTER_VERSION = 11;
 
 /** The library's C source for `program` (a C identifier); `hash` is what program_hash() returns. */
 export function cpuLibrarySource(program: string, hash: string, kernels: readonly CpuKernel[], file?: string): string {

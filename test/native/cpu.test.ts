@@ -18,6 +18,7 @@ import { haveCompiler } from '../helpers/cc.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { LANE_WIDTHS } from '../../codegen/cpu/emit.js';
 import { FOLD_GATHER_BYTES } from '../../codegen/cpu/folds.js';
+import { PAIR_MIN_ENTRIES } from '../../codegen/cpu/pairs.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import type { Kernel } from '../../ir/module.js';
 import { interpretKernel } from '../../interp/interpret.js';
@@ -160,6 +161,45 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     const A = { format: 'csr' as const, rows, cols: rows, rowPtr, colIdx, values };
     for (const v of variants.filter((x) => x.ex === 'spmv'))
       check(v, A, exampleInputs('spmv', A), `${v.kernel.name}/300k`);
+  });
+
+  it('rows run in pairs (codegen/cpu/pairs.ts) where a call holds PAIR_MIN_ENTRIES entries a row or more: spmv, pagerank and sssp at 1, 2 and 3 threads equal wasm bit for bit', () => {
+    const source = cpuLibrarySource(
+      'examples',
+      'test',
+      variants
+        .filter((x) => x.ex === 'spmv')
+        .map((v) => ({ kernel: v.kernel, manifest: wasmManifest(v.kernel, [], true) })),
+    );
+    // f32: the scalar copy pairs, the vectorised one not; f64: the one function pairs.
+    expect(source.match(new RegExp(`>= ${PAIR_MIN_ENTRIES}LL \\* \\(`, 'g'))).toHaveLength(2);
+    // 1,001 rows (an odd count, so that a pair's second row is missing at the end) of 0 to 40 entries, mostly
+    // long, some empty and some of one entry: every lockstep length and either row left to finish alone.
+    const rows = 1001;
+    const lens = Array.from({ length: rows }, (_, i) => (i % 97 === 0 ? 0 : i % 13 === 0 ? 1 : 5 + ((i * 7919) % 36)));
+    const rowPtr = new Int32Array(rows + 1);
+    for (let i = 0; i < rows; i++) rowPtr[i + 1] = rowPtr[i]! + lens[i]!;
+    const colIdx = new Int32Array(rowPtr[rows]!);
+    for (let i = 0; i < rows; i++)
+      for (let p = rowPtr[i]!; p < rowPtr[i + 1]!; p++) colIdx[p] = (i + (p - rowPtr[i]!) * 37) % rows;
+    for (let i = 0; i < rows; i++) colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
+    const values = Float64Array.from(colIdx, (c, p) => ((c * 31 + p) % 17) / 8 - 1 + 1e-7 * p);
+    const mixed = { format: 'csr' as const, rows, cols: rows, rowPtr, colIdx, values };
+    expect(rowPtr[rows]! / rows).toBeGreaterThanOrEqual(PAIR_MIN_ENTRIES);
+    const o = { program: 'examples', programHash: 'test' };
+    for (const A of [mixed, toCsr(loadMatrix(join(MATRIX_DIR, 'dnn_n1024-l1.mtx')))])
+      for (const v of variants.filter((x) => ['spmv', 'pagerank', 'sssp'].includes(x.ex))) {
+        check(v, A, exampleInputs(v.ex, A), `${v.kernel.name}/${A.rows} rows`);
+        const manifest = wasmManifest(v.kernel, [], true);
+        const three = createNativeCpuExecutor(build.path, manifest, { ...o, threads: 3 });
+        try {
+          const want = v.wasm!.exec.run(toMaps(exampleInputs(v.ex, A))).outputs;
+          const got = three.run(toMaps(exampleInputs(v.ex, A))).outputs;
+          for (const [name, t] of want) expectIdentical(got.get(name)!, t, `${v.kernel.name}: ${name} on 3 threads`);
+        } finally {
+          three.close();
+        }
+      }
   });
 
   it("the library's threads claim chunks: 2 and 3 threads, and 2 of a 3-thread pool, equal one thread bit for bit, run after run", () => {
