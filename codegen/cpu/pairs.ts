@@ -2,10 +2,10 @@
  * Rows two at a time: a parallel row loop whose body folds the row's entries
  * into one floating-point accumulator (SpMV's `acc = acc + A[p] * x[j]`,
  * PageRank's and SSSP's aggregations) is printed with two cursors, one
- * walking the first half of the call's rows and one the second, in
- * lockstep, each with its own accumulator; when a cursor's row ends it
- * stores it and goes on with its next row, and the cursor left when the
- * other's half is done finishes its half alone.
+ * walking the rows that hold the first half of the call's entries and one
+ * the rest, in lockstep, each with its own accumulator; when a cursor's row
+ * ends it stores it and goes on with its next row, and the cursor left when
+ * the other's half is done finishes its half alone.
  *
  * Why: a fold must add in order (./folds.ts), so one row is one chain of
  * dependent adds, and while the operands are cached the loop runs at the
@@ -14,14 +14,19 @@
  * order, so results are the one-row loop's bit for bit. Each cursor reads
  * its half's entries front to back, one stream as in the plain loop.
  * Measured against the plain loop (docs/PERFORMANCE.md, *Rows two at a
- * time*; the library of the build before in the same process, one thread):
- * bcsstk13 1.12-1.31x, bcsstk33 1.00-1.34x, Groebner_id2003_aug 0.99-1.08x,
- * f32 and f64, the matrix cached or evicted between calls; fidapex6 (22 us)
- * 0.82-1.18x, in the spread of a kernel that short. Short rows lose (in a
- * C harness 0.75-0.88x at 2.1 entries a row, luxembourg_osm, and 0.5-0.8x
- * at 7.1, bayer10), so the function takes the two cursors only where its
- * rows hold PAIR_MIN_ENTRIES entries a row or more on average (two reads of
- * the row pointers a call), and only while the gathered operand fits
+ * time*: the previous build's library in the same process, one thread, f32
+ * and f64, the matrix cached or evicted between calls, three runs): native
+ * bcsstk13 1.19-1.49x, Groebner_id2003_aug 1.06-1.30x, fidapex6 1.05-1.22x,
+ * bcsstk33 0.98-1.29x; wasm (codegen/wasm/emit.ts prints the same loop)
+ * 0.94-1.14x, 0.94-1.20x, 1.01-1.11x, 0.95-1.13x, dnn_n1024-l1 1.05-1.39x;
+ * luxembourg_osm, whose code did not change, 0.94-1.04x. The halves split
+ * where half the entries are behind: split by rows, Groebner_id2003_aug (90%
+ * of its entries in its first 12% of rows) left one cursor 88% of the
+ * entries and ran 0.93-0.98x in wasm. Short rows lose (in a C harness
+ * 0.75-0.88x at 2.1 entries a row, luxembourg_osm, and 0.5-0.8x at 7.1,
+ * bayer10), so the function takes the two cursors only where its rows hold
+ * PAIR_MIN_ENTRIES entries a row or more on average (two reads of the row
+ * pointers a call), and only while the gathered operand fits
  * FOLD_GATHER_BYTES, as the f32 scalar copy does: past it the misses, not
  * the chain, set the pace. Tried first and dropped: rows i and i + 1 in
  * lockstep, which ran the f64 SpMV 1.2-1.3x faster with the matrix cached
@@ -96,9 +101,20 @@ export function pairedLoop(
   const p = sp.p;
   const P = p.names.buf(r.ptr).c;
   const ia = p.var(r.top.var);
-  const [mid, end, ib, pa, ea, pb, eb, n, stop] = ['mid', 'end', 'i', 'pa', 'ea', 'pb', 'eb', 'n', 'stop'].map((x) =>
-    sp.fresh(x),
-  );
+  const [mid, end, ib, pa, ea, pb, eb, n, stop, t, top, c] = [
+    'mid',
+    'end',
+    'i',
+    'pa',
+    'ea',
+    'pb',
+    'eb',
+    'n',
+    'stop',
+    't',
+    'top',
+    'c',
+  ].map((x) => sp.fresh(x));
   // The second cursor's copy: every variable the row body declares renamed, its row ib, its entry pb.
   const renameB = new Map<string, string>([[r.top.var, ib!]]);
   for (const v of declared(r.top.body)) renameB.set(v, sp.fresh(`b_${v.replace(/[^A-Za-z0-9_]/g, '_')}`));
@@ -133,7 +149,15 @@ export function pairedLoop(
   return [
     `${ind}if (${hi} - ${lo} >= 2 && (long long)${rows} * ${r.init.type === 'f32' ? 4 : 8}LL <= ${FOLD_GATHER_BYTES}LL &&`,
     `${ind}    (long long)(${P}[${hi}] - ${P}[${lo}]) >= ${PAIR_MIN_ENTRIES}LL * (${hi} - ${lo})) {`,
-    `${in2}const int ${mid} = (int)(${lo} + (${hi} - ${lo}) / 2), ${end} = (int)${hi};`,
+    // The halves split at the row where half the range's entries are behind: a skewed matrix (Groebner_id2003_aug,
+    // 90% of its entries in its first 12% of rows) split by rows left one cursor 88% of the entries.
+    `${in2}const int ${end} = (int)${hi}, ${t} = ${P}[${lo}] + (${P}[${hi}] - ${P}[${lo}]) / 2;`,
+    `${in2}int ${mid} = (int)${lo} + 1, ${top} = ${end} - 1;`,
+    `${in2}while (${mid} < ${top}) {`,
+    `${in3}const int ${c} = ${mid} + (${top} - ${mid}) / 2;`,
+    `${in3}if (${P}[${c}] < ${t}) ${mid} = ${c} + 1;`,
+    `${in3}else ${top} = ${c};`,
+    `${in2}}`,
     `${in2}int ${ia} = (int)${lo}, ${ib} = ${mid};`,
     `${in2}int ${pa} = ${a.p.as(r.loop.lo, 'index')}, ${ea} = ${a.p.as(r.loop.hi, 'index')};`,
     `${in2}int ${pb} = ${b.p.as(r.loop.lo, 'index')}, ${eb} = ${b.p.as(r.loop.hi, 'index')};`,

@@ -16,7 +16,9 @@
  * - Every module is validated (before and after binaryen's optimiser, level 3).
  */
 import { kernelFacts } from '../../ir/facts.js';
-import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
+import { lload, lvar, type LBuffer, type LElem, type LExpr, type LStmt, type LoopFunc } from '../../ir/loops.js';
+import { FOLD_GATHER_BYTES } from '../cpu/folds.js';
+import { PAIR_MIN_ENTRIES, pairedRows, type PairedRows } from '../cpu/pairs.js';
 import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
 import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
@@ -34,7 +36,7 @@ export interface EmitOptions {
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
-export const WASM_EMITTER_VERSION = 3;
+export const WASM_EMITTER_VERSION = 4;
 
 export interface EmittedWasm {
   binary: Uint8Array;
@@ -111,6 +113,164 @@ class FuncEmitter implements ScalarEmitter {
     const end = this.F.local('index');
     const body = this.scoped(new Map([[s.var, { index: v, elem: 'index' as LElem }]]), () => this.stmts(s.body));
     return this.F.forLoop(v, end, lo, hi, body);
+  }
+
+  /** The local of the size that bounds a top-level loop (the rows), if one does. */
+  private rowsLocal(s: Extract<LStmt, { k: 'for' }>): number | undefined {
+    if (s.hi.k !== 'var' || !this.f.sizes.includes(s.hi.name)) return undefined;
+    return this.lookup(s.hi.name).index;
+  }
+
+  /**
+   * The row loop over [lo, hi) with two cursors over its halves by entries (codegen/cpu/pairs.ts, the native library's same
+   * loop) where the rows hold PAIR_MIN_ENTRIES entries a row or more and the gathered operand fits
+   * FOLD_GATHER_BYTES; the plain loop otherwise. Each row adds its entries in the same order: the same results.
+   */
+  private pairedFor(r: PairedRows, lo: Ref, hi: Ref, rows: number): Ref {
+    const m = this.W.m;
+    const F = this.F;
+    const idx = (): number => F.local('index');
+    const [l0, h0, mid, ia, ib, pa, ea, pb, eb, stop, end, flag, half, top, cut] = Array.from({ length: 15 }, idx);
+    const t = r.init.type;
+    const accA = F.local(t);
+    const accB = F.local(t);
+    const g = (l: number): Ref => F.get(l, 'index');
+    const c = (x: number): Ref => m.i32.const(x);
+    const loc = (l: number, elem: LElem = 'index'): Local => ({ index: l, elem });
+    const A = new Map([
+      [r.top.var, loc(ia)],
+      [r.loop.var, loc(pa)],
+      [r.init.var, loc(accA, t)],
+    ]);
+    const B = new Map([
+      [r.top.var, loc(ib)],
+      [r.loop.var, loc(pb)],
+      [r.init.var, loc(accB, t)],
+    ]);
+    const ptrAt = (l: number): Ref =>
+      this.scoped(new Map([['#at', loc(l)]]), () => this.as(lload(r.ptr, lvar('#at')), 'index'));
+    const fold = (S: Map<string, Local>): Ref[] => this.scoped(S, () => this.stmts(r.loop.body));
+    const post = (S: Map<string, Local>): Ref[] => this.scoped(S, () => this.stmts(r.post));
+    const rowEnd = (S: Map<string, Local>): Ref => this.scoped(S, () => this.as(r.loop.hi, 'index'));
+    const out = F.label('P');
+    const again = F.label('Q');
+    const lock = F.label('K');
+    // A cursor whose row is done stores it and takes its next row, or ends the lockstep at the end of its half.
+    const next = (S: Map<string, Local>, p: number, e: number, i: number, acc: number, last: number): Ref =>
+      m.if(
+        m.i32.eq(g(p), g(e)),
+        m.block(null, [
+          ...post(S),
+          F.set(acc, this.as(r.init.value, t)),
+          F.set(i, m.i32.add(g(i), c(1))),
+          m.br(out, m.i32.eq(g(i), g(last))),
+          F.set(e, rowEnd(S)),
+        ]),
+      );
+    // The cursor left: its row's last entries, then the rest of its half as the plain loop.
+    const finish = (S: Map<string, Local>, p: number, e: number, i: number, last: number): Ref =>
+      m.if(
+        m.i32.lt_s(g(i), g(last)),
+        m.block(null, [
+          F.forLoop(p, end, g(p), g(e), fold(S)),
+          ...post(S),
+          F.forLoop(
+            i,
+            end,
+            m.i32.add(g(i), c(1)),
+            g(last),
+            this.scoped(new Map([[r.top.var, loc(i)]]), () => this.stmts(r.top.body)),
+          ),
+        ]),
+      );
+    const search = F.label('S');
+    const probe = F.label('T');
+    const paired = m.block(null, [
+      // mid: the first row of [l0 + 1, h0 - 1] with half the range's entries before it (a binary search).
+      F.set(half, m.i32.add(ptrAt(l0), m.i32.shr_u(m.i32.sub(ptrAt(h0), ptrAt(l0)), c(1)))),
+      F.set(mid, m.i32.add(g(l0), c(1))),
+      F.set(top, m.i32.sub(g(h0), c(1))),
+      m.block(search, [
+        m.loop(
+          probe,
+          m.block(null, [
+            m.br(search, m.i32.ge_s(g(mid), g(top))),
+            F.set(cut, m.i32.add(g(mid), m.i32.shr_u(m.i32.sub(g(top), g(mid)), c(1)))),
+            m.if(m.i32.lt_s(ptrAt(cut), g(half)), F.set(mid, m.i32.add(g(cut), c(1))), F.set(top, g(cut))),
+            m.br(probe),
+          ]),
+        ),
+      ]),
+      F.set(ia, g(l0)),
+      F.set(ib, g(mid)),
+      F.set(
+        pa,
+        this.scoped(A, () => this.as(r.loop.lo, 'index')),
+      ),
+      F.set(ea, rowEnd(A)),
+      F.set(
+        pb,
+        this.scoped(B, () => this.as(r.loop.lo, 'index')),
+      ),
+      F.set(eb, rowEnd(B)),
+      F.set(accA, this.as(r.init.value, t)),
+      F.set(accB, this.as(r.init.value, t)),
+      m.block(out, [
+        m.loop(
+          again,
+          m.block(null, [
+            // stop = pa + min(ea - pa, eb - pb)
+            F.set(
+              stop,
+              m.i32.add(
+                g(pa),
+                m.select(
+                  m.i32.lt_s(m.i32.sub(g(ea), g(pa)), m.i32.sub(g(eb), g(pb))),
+                  m.i32.sub(g(ea), g(pa)),
+                  m.i32.sub(g(eb), g(pb)),
+                ),
+              ),
+            ),
+            m.if(
+              m.i32.lt_s(g(pa), g(stop)),
+              m.loop(
+                lock,
+                m.block(null, [
+                  ...fold(A),
+                  ...fold(B),
+                  F.set(pa, m.i32.add(g(pa), c(1))),
+                  F.set(pb, m.i32.add(g(pb), c(1))),
+                  m.br(lock, m.i32.lt_s(g(pa), g(stop))),
+                ]),
+              ),
+            ),
+            next(A, pa, ea, ia, accA, mid),
+            next(B, pb, eb, ib, accB, h0),
+            m.br(again),
+          ]),
+        ),
+      ]),
+      finish(A, pa, ea, ia, mid),
+      finish(B, pb, eb, ib, h0),
+    ]);
+    const bytes = t === 'f32' ? 4 : 8;
+    return m.block(null, [
+      F.set(l0, lo),
+      F.set(h0, hi),
+      F.set(flag, c(0)),
+      // The pointers are read only for a range of two rows or more, and only while the gathered operand fits.
+      m.if(
+        m.i32.and(
+          m.i32.ge_s(m.i32.sub(g(h0), g(l0)), c(2)),
+          m.i32.le_s(F.get(rows, 'index'), c(Math.floor(FOLD_GATHER_BYTES / bytes))),
+        ),
+        F.set(
+          flag,
+          m.i32.ge_u(m.i32.div_u(m.i32.sub(ptrAt(h0), ptrAt(l0)), c(PAIR_MIN_ENTRIES)), m.i32.sub(g(h0), g(l0))),
+        ),
+      ),
+      m.if(g(flag), paired, this.scalarFor(r.top, g(l0), g(h0))),
+    ]);
   }
 
   /** Element type of an expression (as the loop IR states it). */
@@ -354,7 +514,10 @@ class FuncEmitter implements ScalarEmitter {
           );
         }
         const plan = this.simd ? planVector(s, this.f.buffers) : undefined;
-        return plan ? new VectorLoop(this, s, plan).emit(lo, hi) : this.scalarFor(s, lo, hi);
+        if (plan) return new VectorLoop(this, s, plan).emit(lo, hi);
+        const rows = top ? this.rowsLocal(s) : undefined;
+        const paired = rows !== undefined ? pairedRows(s, this.f) : undefined;
+        return paired ? this.pairedFor(paired, lo, hi, rows!) : this.scalarFor(s, lo, hi);
       }
       case 'let': {
         const value = this.as(s.value, s.type);

@@ -26,7 +26,7 @@ import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { NativeLibrary } from '../../runtime/native/library.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
-import type { SparseMatrix, Tensor } from '../../runtime/tensor.js';
+import type { CsrMatrix, SparseMatrix, Tensor } from '../../runtime/tensor.js';
 import type { WasmExecutor } from '../../runtime/wasm/executor.js';
 import { exampleInputs, rand } from '../helpers/example-inputs.js';
 import {
@@ -163,7 +163,7 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
       check(v, A, exampleInputs('spmv', A), `${v.kernel.name}/300k`);
   });
 
-  it('rows run in pairs (codegen/cpu/pairs.ts) where a call holds PAIR_MIN_ENTRIES entries a row or more: spmv, pagerank and sssp at 1, 2 and 3 threads equal wasm bit for bit', () => {
+  it('rows run two cursors (codegen/cpu/pairs.ts) where a call holds PAIR_MIN_ENTRIES entries a row or more: spmv, pagerank and sssp at 1, 2 and 3 threads equal wasm bit for bit and the reference', () => {
     const source = cpuLibrarySource(
       'examples',
       'test',
@@ -173,21 +173,27 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     );
     // f32: the scalar copy pairs, the vectorised one not; f64: the one function pairs.
     expect(source.match(new RegExp(`>= ${PAIR_MIN_ENTRIES}LL \\* \\(`, 'g'))).toHaveLength(2);
-    // 1,001 rows (an odd count, so that a pair's second row is missing at the end) of 0 to 40 entries, mostly
-    // long, some empty and some of one entry: every lockstep length and either row left to finish alone.
-    const rows = 1001;
-    const lens = Array.from({ length: rows }, (_, i) => (i % 97 === 0 ? 0 : i % 13 === 0 ? 1 : 5 + ((i * 7919) % 36)));
-    const rowPtr = new Int32Array(rows + 1);
-    for (let i = 0; i < rows; i++) rowPtr[i + 1] = rowPtr[i]! + lens[i]!;
-    const colIdx = new Int32Array(rowPtr[rows]!);
-    for (let i = 0; i < rows; i++)
-      for (let p = rowPtr[i]!; p < rowPtr[i + 1]!; p++) colIdx[p] = (i + (p - rowPtr[i]!) * 37) % rows;
-    for (let i = 0; i < rows; i++) colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
-    const values = Float64Array.from(colIdx, (c, p) => ((c * 31 + p) % 17) / 8 - 1 + 1e-7 * p);
-    const mixed = { format: 'csr' as const, rows, cols: rows, rowPtr, colIdx, values };
-    expect(rowPtr[rows]! / rows).toBeGreaterThanOrEqual(PAIR_MIN_ENTRIES);
+    // 1,001 rows (an odd count) of 0 to 40 entries, mostly long, some empty and some of one entry: every lockstep
+    // length, either cursor left to finish alone. 999 rows whose first 40 hold 300 entries each and the rest 1-4
+    // (skewed, as Groebner_id2003_aug): the halves split by entries, far from the middle row.
+    const csr = (lens: number[]): CsrMatrix => {
+      const rows = lens.length;
+      const rowPtr = new Int32Array(rows + 1);
+      for (let i = 0; i < rows; i++) rowPtr[i + 1] = rowPtr[i]! + lens[i]!;
+      const colIdx = new Int32Array(rowPtr[rows]!);
+      for (let i = 0; i < rows; i++)
+        for (let p = rowPtr[i]!; p < rowPtr[i + 1]!; p++) colIdx[p] = (i + (p - rowPtr[i]!) * 3) % rows;
+      for (let i = 0; i < rows; i++) colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
+      const values = Float64Array.from(colIdx, (c, p) => ((c * 31 + p) % 17) / 8 - 1 + 1e-7 * p);
+      expect(rowPtr[rows]! / rows).toBeGreaterThanOrEqual(PAIR_MIN_ENTRIES);
+      return { format: 'csr', rows, cols: rows, rowPtr, colIdx, values };
+    };
+    const mixed = csr(
+      Array.from({ length: 1001 }, (_, i) => (i % 97 === 0 ? 0 : i % 13 === 0 ? 1 : 5 + ((i * 7919) % 36))),
+    );
+    const skewed = csr(Array.from({ length: 999 }, (_, i) => (i < 40 ? 300 : 1 + (i % 4))));
     const o = { program: 'examples', programHash: 'test' };
-    for (const A of [mixed, toCsr(loadMatrix(join(MATRIX_DIR, 'dnn_n1024-l1.mtx')))])
+    for (const A of [mixed, skewed, toCsr(loadMatrix(join(MATRIX_DIR, 'dnn_n1024-l1.mtx')))])
       for (const v of variants.filter((x) => ['spmv', 'pagerank', 'sssp'].includes(x.ex))) {
         check(v, A, exampleInputs(v.ex, A), `${v.kernel.name}/${A.rows} rows`);
         const manifest = wasmManifest(v.kernel, [], true);
