@@ -50,16 +50,16 @@ import { pairedLoop, pairedRows } from './pairs.js';
 export const LANE_WIDTHS = [4, 8, 16, 32, 64, 128] as const;
 
 /** C text of one op's function, named `fn` (with its copies per width and their dispatcher, where it has them). */
-export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext): string {
+export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext, pairs = true): string {
   const bounded = laneWidthSizes(f.body, new Set(f.sizes));
   const at = [...bounded.keys()].map((w) => f.sizes.indexOf(w)).sort((a, b) => a - b)[0];
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
   if (at === undefined) {
     const rows = !hasLaneLoop(f.body) && hasF32EntryFold(f) ? rowsSize(f) : undefined;
-    if (rows === undefined) return [head, ...functionText(f, fn, ctx, undefined, false, true)].join('\n');
+    if (rows === undefined) return [head, ...functionText(f, fn, ctx, undefined, false, pairs)].join('\n');
     return [
       head,
-      ...functionText(f, `${fn}_seq`, ctx, undefined, true, true),
+      ...functionText(f, `${fn}_seq`, ctx, undefined, true, pairs),
       ...functionText(f, `${fn}_gather`, ctx),
       ...foldDispatch(fn, rows),
     ].join('\n');

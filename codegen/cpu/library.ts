@@ -31,8 +31,20 @@ export interface CpuKernel {
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
 export const CPU_EMITTER_VERSION = 11;
 
+/** How the library prints its loops (bench/cpu-pairs.ts compares them); results are bit-identical either way. */
+export interface CpuEmitOptions {
+  /** Two cursors over a long-rowed fold's rows (./pairs.ts); default true. */
+  pairs?: boolean;
+}
+
 /** The library's C source for `program` (a C identifier); `hash` is what program_hash() returns. */
-export function cpuLibrarySource(program: string, hash: string, kernels: readonly CpuKernel[], file?: string): string {
+export function cpuLibrarySource(
+  program: string,
+  hash: string,
+  kernels: readonly CpuKernel[],
+  file?: string,
+  opts: CpuEmitOptions = {},
+): string {
   const prefix = abiPrefix(program, 'cpu');
   const fns: string[] = [];
   const table: string[] = [];
@@ -45,7 +57,7 @@ export function cpuLibrarySource(program: string, hash: string, kernels: readonl
       const o = manifest.ops.find((x) => x.op === f.op);
       if (!o) throw new Error(`native cpu emitter: kernel ${kernel.name}: the manifest has no op ${f.op}`);
       const fn = `dy_f${table.length}`;
-      fns.push(emitCpuFunction(f, fn, ctx));
+      fns.push(emitCpuFunction(f, fn, ctx, opts.pairs ?? true));
       const split = o.splittable && o.splitRange !== undefined;
       const rangeSize = typeof o.splitRange === 'string' ? f.sizes.indexOf(o.splitRange) : -1;
       const rangeLit = typeof o.splitRange === 'number' ? o.splitRange : 0;

@@ -33,6 +33,8 @@ export interface EmitOptions {
   text?: boolean;
   /** 128-bit SIMD for dense loops over contiguous memory (codegen/wasm/simd.ts); default true. Results are bit-identical either way. */
   simd?: boolean;
+  /** Two cursors over a long-rowed fold's rows (codegen/cpu/pairs.ts); default true. Results are bit-identical either way. */
+  pairs?: boolean;
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
@@ -64,6 +66,7 @@ class FuncEmitter implements ScalarEmitter {
     readonly W: WasmModule,
     private readonly f: LoopFunc,
     private readonly simd: boolean,
+    private readonly pairs: boolean,
   ) {
     const nb = f.buffers.length;
     const ns = f.sizes.length;
@@ -515,7 +518,7 @@ class FuncEmitter implements ScalarEmitter {
         }
         const plan = this.simd ? planVector(s, this.f.buffers) : undefined;
         if (plan) return new VectorLoop(this, s, plan).emit(lo, hi);
-        const rows = top ? this.rowsLocal(s) : undefined;
+        const rows = top && this.pairs ? this.rowsLocal(s) : undefined;
         const paired = rows !== undefined ? pairedRows(s, this.f) : undefined;
         return paired ? this.pairedFor(paired, lo, hi, rows!) : this.scalarFor(s, lo, hi);
       }
@@ -674,7 +677,7 @@ export async function emitWasm(k: Kernel, opts: EmitOptions = {}): Promise<Emitt
   const shared = opts.shared ?? true;
   const W = new WasmModule(b, shared, MAX_PAGES);
   try {
-    for (const f of loops) new FuncEmitter(W, f, opts.simd ?? true).emit();
+    for (const f of loops) new FuncEmitter(W, f, opts.simd ?? true, opts.pairs ?? true).emit();
     const binary = W.finish(`kernel ${k.name}`);
     const manifest = wasmManifest(k, W.importedHosts(), shared);
     return opts.text ? { binary, manifest, text: W.text() } : { binary, manifest };
