@@ -8,7 +8,7 @@
  * the C call and every dype executor are timed in turn within each of RUNS
  * repetitions (the order rotating), so that the machine's load, which
  * varies by tens of percent on a shared host within seconds, hits them
- * alike; medians after a warm-up. scipy runs in its own process. The load
+ * alike; medians after a warm-up of each (up to 200 calls or 150 ms). scipy runs in its own process. The load
  * average is recorded with the figures. The native backend's library
  * (codegen/cpu, the system C compiler) is built once per kernel through
  * the compile cache. Prints a table and saves JSON.
@@ -141,9 +141,21 @@ function executorRunner(name: KernelName, A: CsrMatrix, ex: WasmExecutor): Runne
   };
 }
 
-/** Medians (ms) of each runner over RUNS repetitions, the runners timed in turn in each (the first one first in turn). */
+/**
+ * Medians (ms) of each runner over RUNS repetitions, the runners timed in turn in each (the first one first in turn),
+ * after each ran WARM_CALLS times or WARM_MS: the executors' JavaScript (binding, the op calls) runs in V8's
+ * interpreter and baseline tiers for its first calls, at 8-16 us a call more than once optimised (a native SpMV
+ * on dnn_n1024-l1 took 28.5 us through the executor over its first hundred calls and 13-14 us after, its
+ * library's launch 11.5 us), and wasm tiers up from the baseline compiler as well; one warm-up call left most
+ * timed calls in those tiers. The C baseline has no such start.
+ */
+const WARM_CALLS = 200;
+const WARM_MS = 150;
 function timeInTurn(runners: readonly Runner[]): number[] {
-  for (const r of runners) r.run();
+  for (const r of runners) {
+    const t0 = performance.now();
+    for (let n = 0; n < WARM_CALLS && performance.now() - t0 < WARM_MS; n++) r.run();
+  }
   const ts: number[][] = runners.map(() => []);
   for (let rep = 0; rep < RUNS; rep++)
     for (let n = 0; n < runners.length; n++) {

@@ -13,24 +13,23 @@
  * two independent chains, and every row still adds its entries in the same
  * order, so results are the one-row loop's bit for bit. Each cursor reads
  * its half's entries front to back, one stream as in the plain loop.
- * Measured against the plain loop (docs/PERFORMANCE.md, *Rows two at a
- * time*: the previous build's library in the same process, one thread, f32
- * and f64, the matrix cached or evicted between calls, three runs): native
- * bcsstk13 1.19-1.49x, Groebner_id2003_aug 1.06-1.30x, fidapex6 1.05-1.22x,
- * bcsstk33 0.98-1.29x; wasm (codegen/wasm/emit.ts prints the same loop)
- * 0.94-1.14x, 0.94-1.20x, 1.01-1.11x, 0.95-1.13x, dnn_n1024-l1 1.05-1.39x;
- * luxembourg_osm, whose code did not change, 0.94-1.04x. The halves split
- * where half the entries are behind: split by rows, Groebner_id2003_aug (90%
- * of its entries in its first 12% of rows) left one cursor 88% of the
- * entries and ran 0.93-0.98x in wasm. Short rows lose (in a C harness
+ * Measured against the plain loop (bench/cpu-pairs.ts, docs/PERFORMANCE.md
+ * *Rows two at a time*: SpMV at one thread, f32 and f64, medians of three
+ * runs) on the eight real matrices that take it: native 1.06-1.35x with the
+ * matrix cached (bcsstk13 1.31-1.35x, Groebner_id2003_aug 1.26-1.30x,
+ * bcsstk33 1.07x) and 0.85-1.20x with it evicted; wasm (codegen/wasm/emit.ts
+ * prints the same loop) 1.00-1.16x and 0.94-1.12x. The halves split where
+ * half the entries are behind: split by rows, Groebner_id2003_aug (90% of
+ * its entries in its first 12% of rows) left one cursor 88% of the entries
+ * and ran 0.93-0.98x in wasm. Short rows lose (in a C harness
  * 0.75-0.88x at 2.1 entries a row, luxembourg_osm, and 0.5-0.8x at 7.1,
  * bayer10), so the function takes the two cursors only where its rows hold
  * PAIR_MIN_ENTRIES entries a row or more on average (two reads of the row
  * pointers a call), and only while the gathered operand fits
  * FOLD_GATHER_BYTES, as the f32 scalar copy does: past it the misses, not
  * the chain, set the pace. Tried first and dropped: rows i and i + 1 in
- * lockstep, which ran the f64 SpMV 1.2-1.3x faster with the matrix cached
- * but 0.46-0.56x as fast as the plain loop with it evicted (bcsstk33,
+ * lockstep, which ran the f64 SpMV 1.00-1.43x as fast as the plain loop
+ * with the matrix cached but 0.46-0.56x as fast with it evicted (bcsstk33,
  * Groebner_id2003_aug, a C harness; why was not found, this host has no
  * performance counters).
  */
