@@ -40,6 +40,7 @@ import { cacheRoot } from '../codegen/wasm/cache.js';
 import type { Kernel } from '../ir/module.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
 import { generatedMatrix } from '../runtime/generate.js';
+import { writeCsrBin } from './csr-bin.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -50,19 +51,6 @@ const RUNS = Number(ARGS[0] ?? 15);
 const ONLY = ARGS.slice(1);
 /** Where a child process of --processes writes its rows (the parent aggregates them). */
 const CHILD_OUT = process.env.DYPE_BENCH_CHILD_OUT;
-
-function writeBin(path: string, m: CsrMatrix): void {
-  const head = Int32Array.of(m.rows, m.cols, m.values.length);
-  writeFileSync(
-    path,
-    Buffer.concat([
-      Buffer.from(head.buffer),
-      Buffer.from(m.rowPtr.buffer, m.rowPtr.byteOffset, m.rowPtr.byteLength),
-      Buffer.from(m.colIdx.buffer, m.colIdx.byteOffset, m.colIdx.byteLength),
-      Buffer.from(m.values.buffer, m.values.byteOffset, m.values.byteLength),
-    ]),
-  );
-}
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -207,7 +195,7 @@ async function main(): Promise<void> {
     );
     for (const { name, m } of matrices) {
       const bin = join(dir, `${name}.bin`);
-      writeBin(bin, m);
+      writeCsrBin(bin, m);
       if (cLoad(bin) !== 0) throw new Error(`the C baseline could not read ${bin}`);
       const py = scipy
         ? new Map(

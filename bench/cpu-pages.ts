@@ -1,12 +1,15 @@
 /**
- * The native CPU library's buffers on transparent huge pages
- * (codegen/cpu/library.ts `alloc`: 2 MiB or more on a 2 MiB boundary with
- * madvise MADV_HUGEPAGE) against 4 KiB pages: bench/cpu-pages/spmv.c lays a
- * matrix out as the executor does, twice, and times a plain f64 SpMV over
- * each in turn (medians of RUNS timings of enough calls for ~20 ms), on the
- * largest real matrices and a generated 1M-row one (x of 8 MB). Where the
- * system gives no huge pages (AnonHugePages 0) both blocks are alike.
- * Prints a table and saves JSON (bench/results/cpu-pages.json).
+ * What transparent huge pages would give the native executor's buffers (one
+ * block laid out as runtime/wasm/executor.ts lays it out): bench/cpu-pages/
+ * spmv.c lays a matrix out twice, in a 64-byte-aligned block on 4 KiB pages
+ * (what the native library's `alloc` gives) and in a 2 MiB-aligned block
+ * with madvise MADV_HUGEPAGE, and times a plain f64 SpMV over each in turn
+ * (medians of RUNS timings of enough calls for ~20 ms), on the largest real
+ * matrices and a generated 1M-row one (x of 8 MB). Tried in the library and
+ * dropped (docs/PERFORMANCE.md, *Huge pages*); kept to measure again on
+ * other hosts. Where the system gives no huge pages (AnonHugePages 0) both
+ * blocks are alike. Prints a table and saves JSON
+ * (bench/results/cpu-pages.json).
  *   npm run build && node dist/bench/cpu-pages.js [RUNS]
  */
 import { execFileSync } from 'node:child_process';
@@ -19,6 +22,7 @@ import { generatedMatrix } from '../runtime/generate.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
+import { writeCsrBin } from './csr-bin.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.argv[2] ?? 31);
@@ -39,15 +43,7 @@ try {
   for (const { name, m: load } of MATRICES) {
     const m = load();
     const bin = join(dir, `${name}.bin`);
-    writeFileSync(
-      bin,
-      Buffer.concat([
-        Buffer.from(Int32Array.of(m.rows, m.cols, m.values.length).buffer),
-        Buffer.from(m.rowPtr.buffer, m.rowPtr.byteOffset, m.rowPtr.byteLength),
-        Buffer.from(m.colIdx.buffer, m.colIdx.byteOffset, m.colIdx.byteLength),
-        Buffer.from(Float64Array.from(m.values).buffer),
-      ]),
-    );
+    writeCsrBin(bin, m);
     // About 20 ms a timing: ~1 ns an entry.
     const calls = Math.max(1, Math.round(20e6 / Math.max(1, m.values.length)));
     const [a, b, kb] = execFileSync(exe, [bin, String(RUNS), String(calls)], { encoding: 'utf8' })

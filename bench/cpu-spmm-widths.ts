@@ -26,6 +26,7 @@ import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
 import type { Tensor } from '../runtime/tensor.js';
+import { writeCsrBin } from './csr-bin.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.argv[2] ?? 30);
@@ -58,14 +59,7 @@ try {
   for (const f of MATRICES) {
     const A = toCsr(loadMatrix(join(root, '..', 'shared', 'data', 'matrices', f)));
     const bin = join(dir, 'A.bin');
-    writeFileSync(
-      bin,
-      Buffer.concat([
-        Buffer.from(Int32Array.of(A.rows, A.cols, A.values.length).buffer),
-        Buffer.from(A.rowPtr.buffer, A.rowPtr.byteOffset, A.rowPtr.byteLength),
-        Buffer.from(A.colIdx.buffer, A.colIdx.byteOffset, A.colIdx.byteLength),
-      ]),
-    );
+    writeCsrBin(bin, A, false);
     const c = new Map<string, number>();
     for (const line of execFileSync(exe, [bin, String(RUNS), ...KS.map(String)], { encoding: 'utf8' })
       .trim()

@@ -1,12 +1,12 @@
 /*
- * The native library's buffers on 4 KiB pages against transparent huge
- * pages (bench/cpu-pages.ts): one CSR matrix (the harness's raw format:
+ * 4 KiB pages against transparent huge pages for the native executor's
+ * buffers (bench/cpu-pages.ts): one CSR matrix (the harness's raw format:
  * int32 rows, cols, nnz; int32 rowPtr[rows+1]; int32 colIdx[nnz]; float64
  * values[nnz]) laid out twice as the executor lays it out (x, y, the column
  * indices, the row pointers, the values, each on a 64-byte line, in one
- * block): once as the library allocated it before (posix_memalign, 64
- * bytes) and once as it does now (a 2 MiB boundary and madvise
- * MADV_HUGEPAGE), and a plain f64 SpMV timed over each in turn.
+ * block): once as the native library allocates it (posix_memalign, 64
+ * bytes) and once on a 2 MiB boundary with madvise MADV_HUGEPAGE, and a
+ * plain f64 SpMV timed over each in turn.
  *   spmv MATRIX.bin RUNS CALLS
  * prints "ms_4k ms_huge huge_kb": medians of RUNS timings of CALLS calls,
  * and the process's AnonHugePages after the huge block was touched.

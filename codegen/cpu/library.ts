@@ -29,7 +29,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 12;
+export const CPU_EMITTER_VERSION = 13;
 
 /** How the library prints its loops (bench/cpu-pairs.ts compares them); results are bit-identical either way. */
 export interface CpuEmitOptions {
@@ -74,7 +74,6 @@ export function cpuLibrarySource(
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -124,22 +123,10 @@ int DYPE_ABI(device_count)(void) { return 1; }
 const char *DYPE_ABI(device_name)(int dev) { return dev == 0 ? "host CPU" : NULL; }
 static int dy_dev_ok(int dev) { return dev == 0 || dev == DYPE_HOST; }
 
-/* Buffers of 2 MiB or more start on a 2 MiB boundary and ask for transparent huge pages where the system has
-   them: the gathers of x over a large operand miss the TLB less (an f64 SpMV with x of 8 MB 1.15-1.21x faster,
-   the real matrices 1.00-1.01x: bench/cpu-pages.ts, docs/PERFORMANCE.md *Huge pages*). */
-#define DY_HUGE ((size_t)2 << 20)
 int DYPE_ABI(alloc)(int dev, size_t bytes, void **out) {
   if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
   void *p = NULL;
-  size_t n = bytes ? bytes : 64;
-  if (n >= DY_HUGE) {
-    n = (n + DY_HUGE - 1) / DY_HUGE * DY_HUGE;
-    if (posix_memalign(&p, DY_HUGE, n) != 0) return DYPE_ERR_ALLOC;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, n, MADV_HUGEPAGE);
-#endif
-  } else if (posix_memalign(&p, 64, n) != 0)
-    return DYPE_ERR_ALLOC;
+  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) return DYPE_ERR_ALLOC;
   *out = p;
   return 0;
 }
