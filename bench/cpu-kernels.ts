@@ -41,6 +41,7 @@ import type { Kernel } from '../ir/module.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
 import { generatedMatrix } from '../runtime/generate.js';
 import { writeCsrBin } from './csr-bin.js';
+import { warmUp } from './warm-up.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -131,19 +132,12 @@ function executorRunner(name: KernelName, A: CsrMatrix, ex: WasmExecutor): Runne
 
 /**
  * Medians (ms) of each runner over RUNS repetitions, the runners timed in turn in each (the first one first in turn),
- * after each ran WARM_CALLS times or WARM_MS: the executors' JavaScript (binding, the op calls) runs in V8's
- * interpreter and baseline tiers for its first calls, at 8-16 us a call more than once optimised (a native SpMV
- * on dnn_n1024-l1 took 28.5 us through the executor over its first hundred calls and 13-14 us after, its
- * library's launch 11.5 us), and wasm tiers up from the baseline compiler as well; one warm-up call left most
- * timed calls in those tiers. The C baseline has no such start.
+ * after each ran WARM_CALLS times or WARM_MS (./warm-up.ts).
  */
 const WARM_CALLS = 200;
 const WARM_MS = 150;
 function timeInTurn(runners: readonly Runner[]): number[] {
-  for (const r of runners) {
-    const t0 = performance.now();
-    for (let n = 0; n < WARM_CALLS && performance.now() - t0 < WARM_MS; n++) r.run();
-  }
+  for (const r of runners) warmUp(r.run, WARM_CALLS, WARM_MS);
   const ts: number[][] = runners.map(() => []);
   for (let rep = 0; rep < RUNS; rep++)
     for (let n = 0; n < runners.length; n++) {

@@ -11,8 +11,8 @@
  * over the two cursors'; where a matrix's rows hold fewer than
  * PAIR_MIN_ENTRIES entries a row (or its x passes FOLD_GATHER_BYTES) both
  * builds run the same loop and the ratio is the bench's spread. Each
- * executor is warmed up first (up to 300 calls or 200 ms: wasm tiers up
- * from V8's baseline compiler). Checks that
+ * executor is warmed up first (up to 300 calls or 200 ms: ./warm-up.ts).
+ * Checks that
  * both builds' results are bit-identical. Prints a table and saves JSON
  * (bench/results/cpu-pairs.json).
  *   npm run build && node dist/bench/cpu-pairs.js [RUNS] [MATRIX ...]
@@ -23,9 +23,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { buildCpuLibrary } from '../codegen/cpu/build.js';
-import { FOLD_GATHER_BYTES } from '../codegen/cpu/folds.js';
 import { cpuLibrarySource } from '../codegen/cpu/library.js';
-import { PAIR_MIN_ENTRIES } from '../codegen/cpu/pairs.js';
+import { takesTwoCursors } from '../codegen/cpu/pairs.js';
 import { emitWasm, wasmManifest } from '../codegen/wasm/emit.js';
 import { compileSource } from '../frontend/compile.js';
 import type { Kernel } from '../ir/module.js';
@@ -36,6 +35,7 @@ import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
 import type { CsrMatrix, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+import { warmUp } from './warm-up.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.argv[2] ?? 31);
@@ -177,11 +177,7 @@ async function main(): Promise<void> {
             for (let i = 0; i < yp.length; i++)
               if (!Object.is(yp[i], yq[i]))
                 throw new Error(`${name} ${dtype} ${backend}: y[${i}] differs: ${yp[i]} plain, ${yq[i]} two cursors`);
-            // Warm up: wasm starts in V8's baseline compiler and tiers up after enough calls.
-            for (const e of [plain, pairs]) {
-              const t0 = performance.now();
-              for (let n = 0; n < 300 && performance.now() - t0 < 200; n++) e.execute(inputs);
-            }
+            for (const e of [plain, pairs]) warmUp(() => e.execute(inputs), 300, 200);
             t.push([
               ...timePair(
                 () => plain.execute(inputs),
@@ -204,7 +200,7 @@ async function main(): Promise<void> {
             entries_per_row: perRow,
             dtype,
             backend,
-            two_cursors: perRow >= PAIR_MIN_ENTRIES && A.rows * (dtype === 'f32' ? 4 : 8) <= FOLD_GATHER_BYTES,
+            two_cursors: takesTwoCursors(A.rows, A.values.length, A.rows, dtype),
             plain_cached_us: pc,
             pairs_cached_us: qc,
             plain_evicted_us: pe,

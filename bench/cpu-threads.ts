@@ -31,6 +31,7 @@ import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
 import type { CsrMatrix, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+import { warmUp } from './warm-up.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.argv[2] ?? 21);
@@ -104,13 +105,11 @@ function inputsOf(m: CsrMatrix): { tensors: Map<string, Tensor>; scalars: Map<st
 
 for (const backend of ['native', 'wasm'] as const) {
   const exec = await executor(backend);
-  // The executor's JavaScript runs in V8's lower tiers for its first hundreds of calls, and wasm starts in the
-  // baseline compiler (bench/cpu-kernels.ts): warmed up at 1 and 2 threads on a mid-sized matrix before any timing.
+  // Warmed up (./warm-up.ts) at 1 and 2 threads on a mid-sized matrix before any timing.
   const warm = inputsOf(mats.find((x) => x.name === 'bcsstk13')?.m ?? mats[0]!.m);
   for (const c of [1, 2]) {
     exec.setOpThreads(new Map([['op0', c]]));
-    const t0 = performance.now();
-    for (let n = 0; n < 300 && performance.now() - t0 < 200; n++) exec.execute(warm);
+    warmUp(() => exec.execute(warm), 300, 200);
   }
   for (const { name, m } of mats) {
     const per = opThreads(

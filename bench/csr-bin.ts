@@ -13,6 +13,9 @@ export function writeCsrBin(path: string, m: CsrMatrix, values = true): void {
     Buffer.from(m.rowPtr.buffer, m.rowPtr.byteOffset, m.rowPtr.byteLength),
     Buffer.from(m.colIdx.buffer, m.colIdx.byteOffset, m.colIdx.byteLength),
   ];
-  if (values) parts.push(Buffer.from(Float64Array.from(m.values).buffer));
+  if (values) {
+    const v = m.values instanceof Float64Array ? m.values : Float64Array.from(m.values);
+    parts.push(Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+  }
   writeFileSync(path, Buffer.concat(parts));
 }

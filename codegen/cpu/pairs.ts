@@ -41,10 +41,26 @@ import { FOLD_GATHER_BYTES } from './folds.js';
 /** Entries a row, on average over a call's rows, from which two cursors walk them (between 7.1, a loss, and 15.9, a gain). */
 export const PAIR_MIN_ENTRIES = 12;
 
+/** The most rows (standing for the gathered operand's length, as ./folds.ts) a fold of `elem` takes the two cursors at. */
+export function pairMaxRows(elem: 'f32' | 'f64'): number {
+  return Math.floor(FOLD_GATHER_BYTES / (elem === 'f32' ? 4 : 8));
+}
+
+/**
+ * Whether a call over `rows` rows holding `entries` entries, of an op whose rows size is `allRows`, runs the two
+ * cursors: the test both emitters print (pairedLoop here, codegen/wasm/emit.ts pairedFor), for callers that
+ * report it.
+ */
+export function takesTwoCursors(rows: number, entries: number, allRows: number, elem: 'f32' | 'f64'): boolean {
+  return rows >= 2 && allRows <= pairMaxRows(elem) && entries >= PAIR_MIN_ENTRIES * rows;
+}
+
 /** A row loop whose rows can run two at a time: the fold's accumulator, the fold, statements after it. */
 export interface PairedRows {
   top: For;
   init: Extract<LStmt, { k: 'let' }>;
+  /** The accumulator's type. */
+  elem: 'f32' | 'f64';
   loop: For;
   post: readonly LStmt[];
   /** The buffer of the row pointers the fold's entry loop runs between. */
@@ -63,10 +79,11 @@ export function pairedRows(top: For, f: LoopFunc): PairedRows | undefined {
   if (loops.length !== 1 || loops[0] !== 1) return undefined;
   const at = 1;
   const r = reductionAt(body, at);
-  if (!r || (r.init.type !== 'f32' && r.init.type !== 'f64') || hasFor(r.loop.body)) return undefined;
+  const elem = r?.init.type;
+  if (!r || (elem !== 'f32' && elem !== 'f64') || hasFor(r.loop.body)) return undefined;
   const ptr = entryLoopOf(r.loop, top.var, f);
   if (ptr === undefined) return undefined;
-  return { top, init: r.init, loop: r.loop, post: body.slice(at + 1), ptr };
+  return { top, init: r.init, elem, loop: r.loop, post: body.slice(at + 1), ptr };
 }
 
 /** Variables a list of statements declares (lets and loop variables, at any depth). */
@@ -146,7 +163,7 @@ export function pairedLoop(
     `${in2}}`,
   ];
   return [
-    `${ind}if (${hi} - ${lo} >= 2 && (long long)${rows} * ${r.init.type === 'f32' ? 4 : 8}LL <= ${FOLD_GATHER_BYTES}LL &&`,
+    `${ind}if (${hi} - ${lo} >= 2 && ${rows} <= ${pairMaxRows(r.elem)} &&`,
     `${ind}    (long long)(${P}[${hi}] - ${P}[${lo}]) >= ${PAIR_MIN_ENTRIES}LL * (${hi} - ${lo})) {`,
     // The halves split at the row where half the range's entries are behind: a skewed matrix (Groebner_id2003_aug,
     // 90% of its entries in its first 12% of rows) split by rows left one cursor 88% of the entries.

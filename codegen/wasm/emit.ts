@@ -17,8 +17,7 @@
  */
 import { kernelFacts } from '../../ir/facts.js';
 import { lload, lvar, type LBuffer, type LElem, type LExpr, type LStmt, type LoopFunc } from '../../ir/loops.js';
-import { FOLD_GATHER_BYTES } from '../cpu/folds.js';
-import { PAIR_MIN_ENTRIES, pairedRows, type PairedRows } from '../cpu/pairs.js';
+import { PAIR_MIN_ENTRIES, pairMaxRows, pairedRows, type PairedRows } from '../cpu/pairs.js';
 import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
 import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
@@ -256,17 +255,13 @@ class FuncEmitter implements ScalarEmitter {
       finish(A, pa, ea, ia, mid),
       finish(B, pb, eb, ib, h0),
     ]);
-    const bytes = t === 'f32' ? 4 : 8;
     return m.block(null, [
       F.set(l0, lo),
       F.set(h0, hi),
       F.set(flag, c(0)),
       // The pointers are read only for a range of two rows or more, and only while the gathered operand fits.
       m.if(
-        m.i32.and(
-          m.i32.ge_s(m.i32.sub(g(h0), g(l0)), c(2)),
-          m.i32.le_s(F.get(rows, 'index'), c(Math.floor(FOLD_GATHER_BYTES / bytes))),
-        ),
+        m.i32.and(m.i32.ge_s(m.i32.sub(g(h0), g(l0)), c(2)), m.i32.le_s(F.get(rows, 'index'), c(pairMaxRows(r.elem)))),
         F.set(
           flag,
           m.i32.ge_u(m.i32.div_u(m.i32.sub(ptrAt(h0), ptrAt(l0)), c(PAIR_MIN_ENTRIES)), m.i32.sub(g(h0), g(l0))),
