@@ -194,7 +194,7 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON object on stdout')
     .option(
       '--no-cache',
-      'compile the wasm kernel afresh, without reading or writing the compile cache ($DYPE_CACHE_DIR, else $XDG_CACHE_HOME/dype or ~/.cache/dype)',
+      'compile the kernel afresh (wasm module or native library), without reading or writing the compile cache ($DYPE_CACHE_DIR, else $XDG_CACHE_HOME/dype or ~/.cache/dype)',
     )
     .action(async (file: string, o: RunOptions) => (await import('./run.js')).runCommand(file, o, out));
 
@@ -302,7 +302,7 @@ export function buildProgram(): Command {
     .option('--jobs <N>', 'parallel compile jobs (default 2)')
     .option(
       '--no-cache',
-      'always run make: neither reuse nor keep libraries in the build cache ($DYPE_CACHE_DIR/builds, else ~/.cache/dype/builds)',
+      'always run make: neither reuse nor keep libraries in the build cache ($DYPE_CACHE_DIR/builds, else $XDG_CACHE_HOME/dype/builds or ~/.cache/dype/builds)',
     )
     .option('--json', 'print one JSON object on stdout')
     .action(async (dir: string, o: BuildOptions) => (await import('./build.js')).buildCommand(dir, o, out));

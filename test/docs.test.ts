@@ -1,10 +1,11 @@
 /**
  * The repository explains itself: nothing cites the design documents that
  * live outside it, every top-level folder and every runtime/ and codegen/
- * subfolder has a README, the READMEs that list their folder's files list
- * all of them, and docs/CLI.md names every option of every command (read
- * from the command definitions themselves, so a new option fails here until
- * it is documented).
+ * subfolder has a README, every README below the root that names one of its
+ * folder's own files in backticks names all of that folder's source files
+ * (.ts, .c, .h, .cpp, .py, .sh, .hbs), and docs/CLI.md names every option of
+ * every command (read from the command definitions themselves, so a new
+ * option fails here until it is documented).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,11 +38,20 @@ describe('the repository explains itself', () => {
   });
 
   it('lists every source file in the READMEs that list their folder', () => {
+    // A README below the root lists its folder when it names one of the
+    // folder's own files in backticks; then it names every source file there.
+    const source = /\.(ts|c|h|cpp|py|sh|hbs)$/;
     const missing: string[] = [];
-    for (const dir of ['passes', 'cli', 'runtime/plan', 'runtime/system', 'interp']) {
-      const readme = read(`${dir}/README.md`);
-      for (const f of tracked.filter((t) => t.startsWith(`${dir}/`) && /^[^/]+\.ts$/.test(t.slice(dir.length + 1))))
-        if (!readme.includes(`\`${f.slice(dir.length + 1)}\``)) missing.push(f);
+    for (const readme of tracked.filter((f) => f.endsWith('/README.md'))) {
+      const dir = readme.slice(0, -'/README.md'.length);
+      const files = tracked
+        .filter((t) => t.startsWith(`${dir}/`) && !t.slice(dir.length + 1).includes('/'))
+        .map((t) => t.slice(dir.length + 1))
+        .filter((f) => f !== 'README.md');
+      const text = read(readme);
+      const named = (f: string): boolean => text.includes(`\`${f}\``);
+      if (!files.some(named)) continue;
+      for (const f of files) if (source.test(f) && !named(f)) missing.push(`${dir}/${f}`);
     }
     expect(missing).toEqual([]);
   });
