@@ -32,15 +32,18 @@ export function parseAssignments(items: readonly string[], flag: string): Assign
   return out;
 }
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/;
+
 export function parseScalar(name: string, text: string, where = `--param ${name}`): number {
   const t = text.trim().toLowerCase();
   if (t === 'true') return 1;
   if (t === 'false') return 0;
   if (t === 'inf' || t === '+inf') return Infinity;
   if (t === '-inf') return -Infinity;
-  const v = t === '' ? NaN : Number(t);
+  // Decimal only, as Matrix Market values are read: Number() would also take 0x10, 0b11 and 0o17.
+  const v = DECIMAL.test(t) ? Number(t) : NaN;
   if (Number.isNaN(v))
-    throw new InputError('DY3015', where, undefined, `expected a number, true/false or inf, got '${text}'`);
+    throw new InputError('DY3015', where, undefined, `expected a decimal number, true/false or inf, got '${text}'`);
   return v;
 }
 

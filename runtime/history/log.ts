@@ -5,6 +5,7 @@
  * cut, which reading reports.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
+import { DEVICE_KINDS } from '../system/schema.js';
 import { InputError } from '../errors.js';
 import { fsReason } from '../io/files.js';
 import { HISTORY_VERSION, type HistoryRecord } from './types.js';
@@ -74,9 +75,47 @@ export function readHistory(path: string): HistoryRecord[] {
       );
     const missing = FIELDS.filter((f) => r[f] === undefined);
     if (missing.length > 0) throw new InputError('DY3048', path, i + 1, `history record without ${missing.join(', ')}`);
-    if (!(typeof r.ms === 'number' && r.ms >= 0 && typeof r.bytes === 'number' && r.bytes >= 0))
-      throw new InputError('DY3048', path, i + 1, 'expected non-negative ms and bytes');
+    const bad = badField(r);
+    if (bad) throw new InputError('DY3048', path, i + 1, `history record: ${bad}`);
     out.push(r);
   });
   return out;
+}
+
+const TEXT_FIELDS = ['at', 'system', 'device', 'instance', 'backend', 'kernel', 'op', 'opKind', 'impl'] as const;
+const COUNT_FIELDS = ['split', 'trips'] as const;
+const AMOUNT_FIELDS = ['items', 'flops', 'bytes', 'gathers', 'ms'] as const;
+const DTYPES: readonly unknown[] = ['f32', 'f64', 'i32', 'i64', 'bool'];
+
+/**
+ * What is wrong with a parsed record's fields, or undefined: a record the
+ * fit reads goes into the system file, so a wrong type here would surface
+ * later as a planner that prices nonsense, far from the line that caused it.
+ */
+function badField(r: HistoryRecord): string | undefined {
+  const v = r as unknown as Record<string, unknown>;
+  for (const f of TEXT_FIELDS)
+    if (typeof v[f] !== 'string' || v[f] === '')
+      return `${f} must be a non-empty string, found ${JSON.stringify(v[f])}`;
+  if (!(DEVICE_KINDS as readonly unknown[]).includes(v.kind))
+    return `kind must be one of ${DEVICE_KINDS.join(', ')}, found ${JSON.stringify(v.kind)}`;
+  if (!DTYPES.includes(v.dtype)) return `dtype must be one of ${DTYPES.join(', ')}, found ${JSON.stringify(v.dtype)}`;
+  for (const f of COUNT_FIELDS)
+    if (!(Number.isSafeInteger(v[f]) && (v[f] as number) >= 1))
+      return `${f} must be an integer >= 1, found ${JSON.stringify(v[f])}`;
+  if (v.threads !== undefined && !(Number.isSafeInteger(v.threads) && (v.threads as number) >= 1))
+    return `threads must be an integer >= 1 where given, found ${JSON.stringify(v.threads)}`;
+  for (const f of AMOUNT_FIELDS)
+    if (!(typeof v[f] === 'number' && Number.isFinite(v[f]) && v[f] >= 0))
+      return `${f} must be a finite number >= 0, found ${JSON.stringify(v[f])}`;
+  if (typeof v.concurrent !== 'boolean')
+    return `concurrent must be true or false, found ${JSON.stringify(v.concurrent)}`;
+  if (v.sparse !== undefined) {
+    if (typeof v.sparse !== 'object' || v.sparse === null || Array.isArray(v.sparse))
+      return `sparse must be an object of features, found ${JSON.stringify(v.sparse)}`;
+    for (const [k, x] of Object.entries(v.sparse))
+      if (typeof x !== 'number' || !Number.isFinite(x))
+        return `sparse.${k} must be a finite number, found ${JSON.stringify(x)}`;
+  }
+  return undefined;
 }

@@ -117,6 +117,23 @@ describe('fitting a history', () => {
     writeFileSync(path, `${JSON.stringify({ ...record({}), ms: undefined })}\n`);
     expect(() => readHistory(path)).toThrow(/bad\.jsonl:1: error DY3048: history record without ms/);
   });
+
+  it.each([
+    [{ threads: 'two' }, /threads must be an integer >= 1 where given, found "two"/],
+    [{ kind: 'tpu' }, /kind must be one of cpu, gpu, fpga, found "tpu"/],
+    [{ dtype: 'f16' }, /dtype must be one of/],
+    [{ opKind: 7 }, /opKind must be a non-empty string, found 7/],
+    [{ split: 0 }, /split must be an integer >= 1/],
+    [{ ms: -1 }, /ms must be a finite number >= 0/],
+    [{ bytes: '12' }, /bytes must be a finite number >= 0, found "12"/],
+    [{ concurrent: 'no' }, /concurrent must be true or false/],
+    [{ sparse: { rows: 'x' } }, /sparse\.rows must be a finite number/],
+  ])('a record whose field has the wrong type or value (%j) is DY3048 on its line', (over, why) => {
+    const path = join(dir, 'typed.jsonl');
+    writeFileSync(path, `${JSON.stringify(record({}))}\n${JSON.stringify({ ...record({}), ...over })}\n`);
+    expect(() => readHistory(path)).toThrow(/typed\.jsonl:2: error DY3048: history record: /);
+    expect(() => readHistory(path)).toThrow(why);
+  });
 });
 
 describe('learning from runs', () => {
