@@ -45,18 +45,21 @@ class KernelChecker {
   check(): Kernel | undefined {
     const before = this.diags.length;
     const params = this.decls(this.k.params, 'param');
-    for (const p of params) for (const d of p.type.shape) if (d.kind === 'sym') this.dims.add(d.name);
+    // Dims as written, so a parameter whose type is wrong otherwise (an unknown dtype, say: its own error) still
+    // binds its dims, and one mistake is one error rather than a second DY2022 for every result sized by them.
+    const symDims = (d: AstDecl): string[] =>
+      d.type.kind === 'tensor' ? d.type.dims.flatMap((x) => (x.kind === 'sym' ? [x.name] : [])) : [];
+    for (const p of this.k.params) for (const name of symDims(p)) this.dims.add(name);
     const results = this.decls(this.k.results, 'result');
-    this.k.results.forEach((r, i) => {
-      for (const d of results[i]?.type.shape ?? []) {
-        if (d.kind === 'sym' && !this.dims.has(d.name))
+    for (const r of this.k.results) {
+      for (const name of new Set(symDims(r)))
+        if (!this.dims.has(name))
           this.error(
             'DY2022',
-            `result '${r.name}' has dim '${d.name}', which no parameter binds, so its size is unknown`,
+            `result '${r.name}' has dim '${name}', which no parameter binds, so its size is unknown`,
             r.type.span,
           );
-      }
-    });
+    }
     for (const [name, s] of this.slots) {
       if (this.dims.has(name)) this.error('DY2008', `'${name}' names both a value and a dim`, s.declSpan!);
     }

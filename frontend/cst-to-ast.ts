@@ -321,10 +321,10 @@ export class AstBuilder {
     const bad = (found: IToken | undefined, what: string): never => {
       const at = isReal(found) ? found : isReal(lbrace) ? lbrace : kw;
       const shown = isReal(found) || isReal(lbrace) ? `'${showChars(at.image)}'` : 'end of file';
-      this.error('DY2039', `expected ${what} after '${kw.image}', found ${shown}`, this.tokSpan(at));
+      this.error('DY2039', `expected ${what}, found ${shown}`, this.tokSpan(at));
       throw new Incomplete();
     };
-    if (!isReal(value)) return bad(mode ?? tol, 'the name of the value to watch');
+    if (!isReal(value)) return bad(mode ?? tol, `the name of the value to watch after '${kw.image}'`);
     if (!isReal(mode) || (mode.image !== 'stable' && mode.image !== 'within'))
       return bad(isReal(mode) ? mode : tol, `'stable' or 'within TOLERANCE' after '${value.image}'`);
     const last = isReal(tol) ? tol : mode;
@@ -335,7 +335,7 @@ export class AstBuilder {
       if (isReal(sign) || isReal(tol)) return bad(isReal(sign) ? sign : tol, `'{' ('stable' takes no tolerance)`);
       return base;
     }
-    if (!isReal(tol)) return bad(tol, "a tolerance (a number) after 'within'");
+    if (!isReal(tol) || tol.tokenType === T.Identifier) return bad(tol, "a tolerance (a number) after 'within'");
     // The value itself (negative, inf) is the checker's DY2036.
     const n = this.number(tol);
     const v = n.kind === 'num' ? n.value : NaN;

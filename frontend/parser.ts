@@ -16,7 +16,7 @@
  *   statement  := assignment | repeatStmt
  *   assignment := IDENT[target] indexList? '=' expression ';'
  *   repeatStmt := 'repeat' (NUMBER | IDENT)[count]? untilClause? block   (bad or missing counts reported by cst-to-ast)
- *   untilClause := 'until' IDENT[value]? IDENT[mode]? '-'[sign]? NUMBER[tol]?   ('stable' | 'within' NUMBER; checked by cst-to-ast)
+ *   untilClause := 'until' IDENT[value]? IDENT[mode]? '-'[sign]? (NUMBER | IDENT)[tol]?   ('stable' | 'within' NUMBER; checked by cst-to-ast)
  *   indexList  := '[' IDENT (',' IDENT)* ']'
  *   expression := orExpr[operands] ('?' expression[then] ':' orExpr[operands])*   (right-assoc ternary, folded in cst-to-ast)
  *   orExpr     := andExpr (('||')[ops] andExpr)*
@@ -258,7 +258,14 @@ export class DypeParser extends CstParser {
     this.OPTION(() => this.CONSUME(T.Identifier, { LABEL: 'value' }));
     this.OPTION2(() => this.CONSUME2(T.Identifier, { LABEL: 'mode' }));
     this.OPTION3(() => this.CONSUME(T.Minus, { LABEL: 'sign' }));
-    this.OPTION4(() => this.CONSUME(T.NumberLiteral, { LABEL: 'tol' }));
+    // A name where the tolerance goes (`within nan`, `within eps`) is taken too, for cst-to-ast's one DY2039 at it:
+    // left to the block, it became a DY1002 at the name and recovery errors after it.
+    this.OPTION4(() =>
+      this.OR([
+        { ALT: () => this.CONSUME(T.NumberLiteral, { LABEL: 'tol' }) },
+        { ALT: () => this.CONSUME3(T.Identifier, { LABEL: 'tol' }) },
+      ]),
+    );
   });
 
   readonly indexList = this.RULE('indexList', () => {
