@@ -43,7 +43,7 @@ function ordered(m: MtxCoordinate, byRow: boolean, file: string): { perm: Int32A
     throw new InputError(
       'DY3031',
       file,
-      undefined,
+      m.sizeLine,
       `${m.rows} x ${m.cols} has too many ${byRow ? 'rows' : 'columns'} for compressed storage (at most ${MAX_ELEMENTS - 1})`,
     );
   const sorted = sortEntries(major, nMajor, minor, nMinor);
@@ -110,7 +110,7 @@ export function toDense(m: MtxData, file: string = m.file ?? '<matrix>'): DenseT
     throw new InputError(
       'DY3031',
       file,
-      undefined,
+      m.sizeLine,
       `a dense ${m.rows} x ${m.cols} tensor would hold ${m.rows * m.cols} elements; at most ${MAX_ELEMENTS} fit`,
     );
   if (m.kind === 'array') return { format: 'dense', shape: [m.rows, m.cols], data: m.data.slice() };

@@ -22,6 +22,8 @@ export interface MtxCoordinate {
   lines: Int32Array;
   /** The file the data came from, for error messages of later conversions. */
   file?: string;
+  /** 1-based line of the file's size line, where a later conversion finds the sizes too large (absent for edge lists). */
+  sizeLine?: number;
   /** Edge lists only: how many repeated edges were collapsed. */
   duplicatesDropped?: number;
 }
@@ -35,6 +37,8 @@ export interface MtxArray {
   symmetry: MtxSymmetry;
   data: Float64Array;
   file?: string;
+  /** 1-based line of the file's size line (as MtxCoordinate's). */
+  sizeLine?: number;
 }
 
 export type MtxData = MtxCoordinate | MtxArray;

@@ -232,7 +232,19 @@ function readCoordinate(cur: ByteCursor, header: Header, size: Size): MtxCoordin
     const dup = findDuplicate(rowIdx, colIdx, rows, cols);
     if (dup !== null) throw duplicateError({ rowIdx, colIdx, lines, symmetry }, dup[0], dup[1], cur.file);
   }
-  return { kind: 'coordinate', rows, cols, field, symmetry, rowIdx, colIdx, values, lines, file: cur.file };
+  return {
+    kind: 'coordinate',
+    rows,
+    cols,
+    field,
+    symmetry,
+    rowIdx,
+    colIdx,
+    values,
+    lines,
+    file: cur.file,
+    sizeLine: size.line,
+  };
 }
 
 interface Scan {
@@ -358,7 +370,7 @@ function readArray(cur: ByteCursor, header: Header, size: Size): MtxArray {
       }
     }
   }
-  return { kind: 'array', rows, cols, field, symmetry, data, file: cur.file };
+  return { kind: 'array', rows, cols, field, symmetry, data, file: cur.file, sizeLine: size.line };
 }
 
 /** The value lines of an array file, into `vals`; returns how many were read (at most `count`). */

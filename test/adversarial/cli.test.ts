@@ -182,7 +182,7 @@ describe('dype run', () => {
       expect(values(join(dir, 'wide-y.mtx'))).toEqual([1, 2, 7]);
       await fails(
         ['run', 'rowsum.dy', '--input', `A=${FILES.tall()}`],
-        /^tall\.mtx: error DY3031: 2147483647 x 3 has too many rows for compressed storage \(at most 268435455\)$/,
+        /^tall\.mtx:2: error DY3031: 2147483647 x 3 has too many rows for compressed storage \(at most 268435455\)$/,
       );
       await fails(
         ['run', 'rowsum.dy', '--input', `A=${FILES.tooWide()}`],
