@@ -106,12 +106,10 @@ export function buildProgram(): Command {
       const p = loadProgram(file);
       const extra = o.input.length > 0 ? [await (await import('./ir-partition.js')).partitionFor(p, file, o)] : [];
       // The loop IR is shown on request; the default pipeline ends at the graph level.
-      const asked = o.printIrAfter.flatMap((s) => s.split(',')).map((s) => s.trim());
-      if (asked.includes('lower-kernels')) extra.push((await import('../passes/lower-kernels.js')).lowerKernelsPass);
-      const stages = o.printIrAfter
-        .flatMap((s) => s.split(','))
-        .map((s) => s.trim())
-        .filter((s) => s !== '');
+      const stages = o.printIrAfter.flatMap((s) => s.split(',')).map((s) => s.trim());
+      // An empty name (`--print-ir-after=`, `a,,b`) is a mistake, not a request for the default output.
+      if (stages.includes('')) throw usage(`--print-ir-after expects pass names, got '${o.printIrAfter.join(',')}'`);
+      if (stages.includes('lower-kernels')) extra.push((await import('../passes/lower-kernels.js')).lowerKernelsPass);
       if (o.printIrAfterAll && stages.length > 0)
         throw usage('give either --print-ir-after or --print-ir-after-all, not both');
       if (!o.printIrAfterAll && stages.length === 0) {

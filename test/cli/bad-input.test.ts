@@ -642,6 +642,11 @@ describe('bad usage (exit 2)', () => {
       ['ir', SPMV, '--print-ir-after=classify', '--print-ir-after-all'],
       /give either --print-ir-after or --print-ir-after-all, not both/,
     ));
+  // Regression (was exit 0 with the default output): an empty pass name.
+  test('--print-ir-after with an empty pass name', async (s) => {
+    await usageFails(s, ['ir', SPMV, '--print-ir-after='], /--print-ir-after expects pass names, got ''/);
+    await usageFails(s, ['ir', SPMV, '--print-ir-after=classify,,fuse-elementwise'], /expects pass names/);
+  });
 
   // Regression (was exit 0/70 or a wrong message): `dype` with no command prints the help on stderr and exits 0
   // (main.ts maps commander's 'commander.help' code to 0); it is bad usage,
