@@ -343,7 +343,11 @@ function readArray(cur: ByteCursor, header: Header, size: Size): MtxArray {
   const integer = field === 'integer';
   const n = rows;
   const count = symmetry === 'general' ? rows * cols : symmetry === 'symmetric' ? (n * (n + 1)) / 2 : (n * (n - 1)) / 2;
-  const declared = `a ${rows} x ${cols} ${symmetry} array of ${count} stored values`;
+  // The count as text from integers: past 2^53 the float product is rounded (2^31-1 squared printed ...600 for ...609).
+  const r = BigInt(rows);
+  const exact =
+    symmetry === 'general' ? r * BigInt(cols) : symmetry === 'symmetric' ? (r * (r + 1n)) / 2n : (r * (r - 1n)) / 2n;
+  const declared = `a ${rows} x ${cols} ${symmetry} array of ${exact} stored values`;
 
   // A value line takes at least 2 bytes: bounds the allocation as above.
   const vals = new Float64Array(Math.min(count, Math.floor((cur.end - cur.pos + 1) / 2) + 1));

@@ -214,6 +214,14 @@ describe('wrong number of entries (DY3005)', () => {
       /declares a 2 x 2 symmetric array of 3 stored values, but this line holds value 4/,
     );
   });
+  it('a declared array count past 2^53 is printed exactly', () => {
+    expectError(
+      fails('%%MatrixMarket matrix array real general\n2147483647 2147483647\n1\n'),
+      'DY3005',
+      3,
+      /declares a 2147483647 x 2147483647 general array of 4611686014132420609 stored values, but the file ends after 1/,
+    );
+  });
   it('a huge declared count does not allocate for it', () => {
     expectError(
       fails(`${REAL}2000000000 2000000000 1000000000000\n1 1 1\n`),
