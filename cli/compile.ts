@@ -10,6 +10,8 @@ import { printLoops } from '../ir/loops-printer.js';
 import { printModule } from '../ir/printer.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
+import { loadSystemFile } from '../runtime/system/load.js';
+import { resolveSystemArg } from '../runtime/system/presets.js';
 import type { ProjectInfo } from '../runtime/native/project.js';
 import {
   programName,
@@ -119,6 +121,9 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
   checkOutputDir(o.output);
   const profiles = parseProfiles(o.profile);
   let names = parseTargets(o.targets);
+  // A --system is checked as plan checks it (DY3049, DY3010, DY3018-DY3026) before any work, even when no
+  // target asked for reads it (the runtime's guards and the report need --profile).
+  if (o.system !== undefined) loadSystemFile(resolveSystemArg(o.system));
   const needing = (await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [n] : [])))).flat();
   if (profiles.length === 0 && needing.length > 0) {
     // Without --profile the default set leaves out the targets that need profiles (the runtime's guards, the report).

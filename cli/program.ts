@@ -4,6 +4,7 @@ import { compileSource } from '../frontend/compile.js';
 import { DiagnosticError, fileSpan, formatDiagnostic, makeDiagnostic } from '../ir/diagnostics.js';
 import { findKernel, type Kernel, type Module } from '../ir/module.js';
 import { DEFAULT_PIPELINE, runPipeline, type Pass } from '../passes/index.js';
+import { InputError } from '../runtime/errors.js';
 import { fsReason } from '../runtime/io/files.js';
 import { CliError, DiagnosticsFailure } from './errors.js';
 
@@ -17,7 +18,8 @@ export function readSource(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    throw new CliError(`${file}: cannot read the program: ${fsReason(e)}`);
+    // DY3010 in the data files' format: `FILE: error DY3010: cannot read ...`.
+    throw new InputError('DY3010', file, undefined, `cannot read the program: ${fsReason(e)}`);
   }
 }
 

@@ -177,7 +177,7 @@ describe('bad programs (exit 1, file:line:col diagnostics with a caret line)', (
       ['run', 'nosuch.dy', '--input', 'A=A.mtx', '--input', 'x=@ones'],
       'y',
       1,
-      /nosuch\.dy: cannot read the program: no such file or directory$/,
+      /^nosuch\.dy: error DY3010: cannot read the program: no such file or directory$/,
     );
   });
 });
@@ -450,7 +450,7 @@ describe('data that does not fit the program (exit 1)', () => {
       ['run', PAGERANK, '--input', 'A=A.mtx', '--input', 'r0=@ones', '--param', 'd=abc'],
       'r',
       1,
-      /^--param d: error DY3015: expected a number, true\/false or inf, got 'abc'$/,
+      /^--param d: error DY3015: expected a decimal number, true\/false or inf, got 'abc'$/,
     );
     // A dim given by --param must be a non-negative integer.
     s.lines('id.dy', ['kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n]) {', '  B[i] = A[i];', '}']);
