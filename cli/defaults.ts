@@ -26,3 +26,10 @@ export const DEFAULT_PROJECT_SYSTEM = DEFAULT_PLAN_SYSTEM;
 
 /** `dype calibrate --history`: the runs of a history are measured on this machine. */
 export const DEFAULT_HISTORY_SYSTEM = 'this-machine';
+
+/**
+ * The most timed runs `dype run --repeat` takes (docs/CLI.md): every run's
+ * time is kept for the median, and `--trace` draws every run (a few hundred
+ * bytes to a few kB each), which must stay within one JavaScript string.
+ */
+export const MAX_REPEAT = 100_000;

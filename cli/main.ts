@@ -30,6 +30,7 @@ import {
   DEFAULT_RUN_SYSTEM,
   PLAN_SYSTEM_WHY,
   RUN_SYSTEM_WHY,
+  MAX_REPEAT,
 } from './defaults.js';
 
 const PRESETS = 'presets: paper-1g1f, paper-2g2f, h200-cpu, this-machine';
@@ -166,7 +167,7 @@ export function buildProgram(): Command {
       '--threads <T>',
       'threads for the native and wasm backends, at most (default: all cores; without --project each op runs on the count the CPU model of --system picks; the reference backend runs on one)',
     )
-    .option('--repeat <N>', 'run N times after one warm-up and report the median')
+    .option('--repeat <N>', `run N times (1 to ${MAX_REPEAT}) after one warm-up and report the median`)
     .option(
       '--system <FILE|PRESET>',
       `system the partition and predictions are for (default ${DEFAULT_RUN_SYSTEM}: ${RUN_SYSTEM_WHY}; with --project, the system of the project's plan.json, else ${DEFAULT_PROJECT_SYSTEM} as dype plan; ${PRESETS})`,

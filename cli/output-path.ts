@@ -6,8 +6,23 @@
  * probed by creating and removing an entry where the output will go, since
  * permission bits say nothing to root and nothing about special file
  * systems (/proc takes no new entries whatever the bits say).
+ *
+ * An output file is written through a temporary file and a rename
+ * (cli/outputs.ts), which would replace whatever the path names: so an
+ * existing destination must be a regular file (a named pipe, a device, a
+ * socket or a directory is refused), and a symbolic link is followed to its
+ * target, which is what gets replaced (`outputTarget`).
  */
-import { existsSync, mkdtempSync, rmdirSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../runtime/errors.js';
 import { fsReason } from '../runtime/io/files.js';
@@ -30,6 +45,54 @@ function probe(dir: string): string | undefined {
     if (code === 'EROFS') return `${dir} is on a read-only file system`;
     return `${dir}: ${fsReason(e)}`;
   }
+}
+
+/** What `st` is, in words, when it is neither a regular file nor a directory. */
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
+}
+
+/**
+ * Where an output file written by temporary file and rename really goes:
+ * `path` itself when it does not exist yet or is a regular file; when it is
+ * a symbolic link, the file it resolves to (so the link is written through,
+ * not replaced by a regular file). `why` instead when the destination
+ * cannot take the output: a directory, a named pipe, a device or a socket
+ * (a rename would replace the special file and report success), a dangling
+ * or looping symbolic link. Whether the directory takes new files is left
+ * to the caller.
+ */
+export function outputTarget(path: string): { target: string } | { why: string } {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { target: path };
+    return { why: fsReason(e) };
+  }
+  let target = path;
+  let via = '';
+  if (st.isSymbolicLink()) {
+    let link = '';
+    try {
+      link = readlinkSync(path);
+      target = realpathSync(path);
+      st = statSync(target);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { why: `it is a symbolic link to ${link}, which does not exist` };
+      if (code === 'ELOOP') return { why: 'it is a loop of symbolic links' };
+      return { why: fsReason(e) };
+    }
+    via = `it is a symbolic link to ${target}, `;
+  }
+  if (st.isFile()) return { target };
+  if (st.isDirectory()) return { why: via ? `${via}a directory` : 'it is a directory' };
+  return { why: `${via || 'it is '}${specialKind(st)}, not a regular file` };
 }
 
 /** `dir` is an existing directory, or can be created, and takes new files. */
@@ -66,6 +129,8 @@ export function checkOutputFile(file: string, flag = '-o'): void {
   if (file.trim() === '') throw new InputError('DY3017', flag, undefined, 'expected a file name, got an empty path');
   if (existsSync(file) && statSync(file).isDirectory())
     throw new InputError('DY3017', where, undefined, 'expected a file, found a directory');
+  const t = outputTarget(file);
+  if ('why' in t) throw new InputError('DY3017', where, undefined, `cannot write the output file: ${t.why}`);
   const dir = dirname(resolve(file));
   if (!existsSync(dir))
     throw new InputError(

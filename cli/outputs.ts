@@ -2,19 +2,31 @@
  * Writing results: every output is streamed to a temporary name in its
  * directory (runtime/io/mtx-write.ts writes Matrix Market in chunks, so an
  * output of any size fits), then all are renamed into place together, so a
- * failure leaves no partial or half-written set of output files.
+ * failure leaves no partial or half-written set of output files. Every
+ * destination is checked before anything is staged (cli/output-path.ts
+ * `outputTarget`): an existing one must be a regular file, and a symbolic
+ * link is followed, its target replaced rather than the link.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { TensorType } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { fsReason } from '../runtime/io/files.js';
 import { isFsError, writeAllSync, writeMatrixMarket } from '../runtime/io/mtx-write.js';
 import type { Tensor } from '../runtime/tensor.js';
+import { outputTarget } from './output-path.js';
 
 /** What writes one output file: its text, or a function that writes it to an open file descriptor. */
 export type OutputData = string | ((fd: number) => void);
+
+/** One file of a set written together. */
+export interface OutputFile {
+  path: string;
+  data: OutputData;
+  /** How an error names it (default the path), e.g. `--trace t.json`. */
+  where?: string;
+}
 
 /** Writes a result as Matrix Market (`array` when dense, `coordinate` when sparse), streamed. */
 export function outputWriter(t: Tensor, type: TensorType, comment: string): (fd: number) => void {
@@ -22,29 +34,60 @@ export function outputWriter(t: Tensor, type: TensorType, comment: string): (fd:
   return (fd) => writeMatrixMarket(fd, t, field, comment);
 }
 
-export function writeAllAtomic(files: readonly { path: string; data: OutputData }[]): void {
-  const staged: { tmp: string; path: string }[] = [];
+/**
+ * Where each file goes (a symbolic link's target), checked before anything
+ * is written: DY3017 naming the file when its destination is a directory,
+ * a special file or a dangling link, when its directory is missing, or when
+ * two of the files are one.
+ */
+function destinations(files: readonly OutputFile[]): string[] {
+  const fail = (f: OutputFile, why: string): never => {
+    throw new InputError('DY3017', f.where ?? f.path, undefined, `cannot write the output: ${why}`);
+  };
+  const seen = new Map<string, OutputFile>();
+  return files.map((f) => {
+    const t = outputTarget(f.path);
+    if ('why' in t) return fail(f, t.why);
+    try {
+      if (!statSync(dirname(t.target)).isDirectory()) fail(f, 'a component of the path is not a directory');
+    } catch (e) {
+      if (!isFsError(e)) throw e;
+      fail(f, fsReason(e));
+    }
+    const key = resolve(t.target);
+    const other = seen.get(key);
+    if (other) fail(f, `it is the same file as ${other.where ?? other.path}`);
+    seen.set(key, f);
+    return t.target;
+  });
+}
+
+export function writeAllAtomic(files: readonly OutputFile[]): void {
+  const targets = destinations(files);
+  const staged: { tmp: string; path: string; where: string }[] = [];
   try {
-    for (const f of files) {
-      const tmp = join(dirname(f.path), `.${basename(f.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    files.forEach((f, i) => {
+      const target = targets[i]!;
+      const where = f.where ?? f.path;
+      const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
       let fd: number | undefined;
       try {
         fd = openSync(tmp, 'wx');
-        staged.push({ tmp, path: f.path });
+        staged.push({ tmp, path: target, where });
         if (typeof f.data === 'string') writeAllSync(fd, f.data);
         else f.data(fd);
       } catch (e) {
         if (!isFsError(e)) throw e;
-        throw new InputError('DY3017', f.path, undefined, `cannot write the output: ${fsReason(e)}`);
+        throw new InputError('DY3017', where, undefined, `cannot write the output: ${fsReason(e)}`);
       } finally {
         if (fd !== undefined) closeSync(fd);
       }
-    }
+    });
     for (const s of staged) {
       try {
         renameSync(s.tmp, s.path);
       } catch (e) {
-        throw new InputError('DY3017', s.path, undefined, `cannot write the output: ${fsReason(e)}`);
+        throw new InputError('DY3017', s.where, undefined, `cannot write the output: ${fsReason(e)}`);
       }
     }
   } catch (e) {

@@ -35,7 +35,7 @@ import { partitionTable, treeGuards, type GuardPlans } from '../runtime/guards/o
 import { bindProblem } from '../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../runtime/plan/dp.js';
 import type { Mapping, Objective, PlanSpec } from '../runtime/plan/types.js';
-import { openProject, readProject } from '../runtime/native/project.js';
+import { openProject, parseProjectJson, readProject } from '../runtime/native/project.js';
 import type { DeviceKind, SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
@@ -48,7 +48,7 @@ import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
 import { capThreads } from './threads.js';
 import { snakeValues } from './json-keys.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
-import type { RunOptions } from './run.js';
+import { parseRepeat, timingOf, type RunOptions } from './run.js';
 import { repeatsJson, repeatText } from './repeats.js';
 
 interface PlanJson {
@@ -57,12 +57,6 @@ interface PlanJson {
   system: SystemSpec;
   /** Per kernel: the guards of every objective and the one the project was compiled for (the runtime's initial one). */
   kernels: Record<string, { guards: GuardPlans; objective: Objective }>;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** What one execution of the input gave. */
@@ -85,8 +79,7 @@ export async function runProjectCommand(
     throw usage(
       '--backend and --project exclude each other: with --project the partition decides which backend runs each stage',
     );
-  const repeat = o.repeat === undefined ? 1 : Number(o.repeat);
-  if (!Number.isSafeInteger(repeat) || repeat < 1) throw usage(`--repeat expects an integer >= 1, got '${o.repeat}'`);
+  const repeat = parseRepeat(o.repeat);
   const threadsAsked = o.threads === undefined ? availableParallelism() : Number(o.threads);
   if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1)
     throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
@@ -121,7 +114,9 @@ export async function runProjectCommand(
       `--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`,
     );
   const planPath = join(dir, 'plan.json');
-  const planJson = existsSync(planPath) ? (JSON.parse(readFileSync(planPath, 'utf8')) as PlanJson) : undefined;
+  const planJson = existsSync(planPath)
+    ? (parseProjectJson(readFileSync(planPath, 'utf8'), planPath, 'a dype plan') as PlanJson)
+    : undefined;
   // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
   if (planJson && (planJson.format !== 'dype-plan' || planJson.version !== PLAN_JSON_VERSION))
     throw new InputError(
@@ -159,7 +154,11 @@ export async function runProjectCommand(
       undefined,
       `the project has no wasm kernel: compile it with dype compile ${file} -o ${dir} (targets wasm, cuda, hls)`,
     );
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as WasmManifest;
+  const manifest = parseProjectJson(
+    readFileSync(manifestPath, 'utf8'),
+    manifestPath,
+    'a wasm kernel manifest',
+  ) as WasmManifest;
 
   // Which partition(s), and so which device kinds need a backend.
   let fixed: { source: string; id?: number; label: string; choices: StageChoice[] } | undefined;
@@ -341,7 +340,7 @@ export async function runProjectCommand(
   if (o.trace !== undefined) files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()) });
   writeAllAtomic(files);
   const backendsRan = [...new Set(ex.runs.map((r) => r.backend))];
-  const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times), clock: 'measured' };
+  const timing = { ...timingOf(times), clock: 'measured' };
   const features = Object.fromEntries(
     [...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]),
   );

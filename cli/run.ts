@@ -13,11 +13,11 @@ import { InputError } from '../runtime/errors.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { cpuBackendOf, systemForCpuBackend } from '../runtime/system/cpu-backend.js';
 import type { CpuBackendName } from '../runtime/system/types.js';
-import { DEFAULT_RUN_SYSTEM } from './defaults.js';
+import { DEFAULT_RUN_SYSTEM, MAX_REPEAT } from './defaults.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { outputWriter, summarize, summaryText, writeAllAtomic } from './outputs.js';
+import { outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
@@ -58,16 +58,30 @@ export const BACKENDS = ['auto', 'native', 'wasm', 'reference'] as const;
 
 export { DEFAULT_RUN_SYSTEM };
 
-function positiveInt(flag: string, v: string, min: number): number {
-  const n = Number(v);
+/**
+ * An option's whole number, written in plain decimal digits ('1e3', '0x10',
+ * '10.0', ' 5' are refused), at least `min` and at most `max`: else a usage
+ * error (exit 2) naming the flag and what it got.
+ */
+export function positiveInt(flag: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = /^[0-9]+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < min) throw usage(`${flag} expects an integer >= ${min}, got '${v}'`);
+  if (n > max) throw usage(`${flag} expects an integer <= ${max}, got '${v}'`);
   return n;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
+/** `--repeat N` of `dype run` (with or without --project): 1 when absent. */
+export function parseRepeat(v: string | undefined): number {
+  return v === undefined ? 1 : positiveInt('--repeat', v, 1, MAX_REPEAT);
+}
+
+/** The median and the minimum of the run times (any number of them: no argument spread). */
+export function timingOf(times: ArrayLike<number>): { runs: number; median_ms: number; min_ms: number } {
+  const s = Float64Array.from(times).sort();
   const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  let min = Infinity;
+  for (let i = 0; i < s.length; i++) if (s[i]! < min) min = s[i]!;
+  return { runs: s.length, median_ms: s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2, min_ms: min };
 }
 
 export async function runCommand(file: string, opts: RunOptions, stdout: (s: string) => void): Promise<void> {
@@ -89,7 +103,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   if (!(BACKENDS as readonly string[]).includes(asked))
     throw usage(`backend '${asked}' is not available in this build; available: ${BACKENDS.join(', ')}`);
   const o = { ...opts, backend: asked };
-  const repeat = o.repeat === undefined ? 1 : positiveInt('--repeat', o.repeat, 1);
+  const repeat = parseRepeat(o.repeat);
   const threadsAsked = o.threads !== undefined ? positiveInt('--threads', o.threads, 1) : undefined;
   // wasm, native: --threads, default all cores (results are bit-identical for any count); reference: one thread.
   const threads =
@@ -103,6 +117,8 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     throw usage(
       `--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`,
     );
+  const traceClash = o.trace !== undefined ? targets.indexOf(resolve(o.trace)) : -1;
+  if (traceClash >= 0) throw usage(`--trace and --out ${outs[traceClash]!.name} name the same file '${o.trace!}'`);
   const program = loadProgram(file);
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);
@@ -172,15 +188,6 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     wasm?.close();
   }
   if (!result) throw new CliError('internal: no run happened');
-  const files = outs.map((a) => {
-    const decl = kernel.results.find((r) => r.name === a.name)!;
-    const t = result.outputs.get(a.name)!;
-    return {
-      path: a.value,
-      data: outputWriter(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`),
-    };
-  });
-  writeAllAtomic(files);
   // The mapping the planner would pick on the described system for this data.
   const goal = parseGoal(o);
   const { objective } = goal;
@@ -191,13 +198,27 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const ran = cpuBackendOf(o.backend);
   const plan = planFor(spec, ran ? systemForCpuBackend(sys, ran).system : sys, feats, dims, scalars, goal, observed);
   const best = plan.pareto[0]!;
+  // The results and the trace are written together, all or none (a trace that cannot be written leaves no --out).
+  const files: OutputFile[] = outs.map((a) => {
+    const decl = kernel.results.find((r) => r.name === a.name)!;
+    const t = result.outputs.get(a.name)!;
+    return {
+      path: a.value,
+      data: outputWriter(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`),
+    };
+  });
   if (o.trace !== undefined)
-    writeAllAtomic([{ path: o.trace, data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend) }]);
+    files.push({
+      path: o.trace,
+      where: `--trace ${o.trace}`,
+      data: runTrace(best, times, `${kernel.name} on ${sys.name}`, o.backend),
+    });
+  writeAllAtomic(files);
   const features = Object.fromEntries(
     [...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]),
   );
   const summaries = Object.fromEntries([...result.outputs].map(([n, t]) => [n, summarize(t)]));
-  const timing = { runs: times.length, median_ms: median(times), min_ms: Math.min(...times) };
+  const timing = timingOf(times);
   const partition = {
     system: sys.name,
     objective,
@@ -276,7 +297,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s)${o.repeat === undefined ? ` (one cold run: ${o.backend === 'native' ? "input copies into the library's memory and the library's first calls included" : wasm ? "input copies into wasm memory and the engine's first-call compilation included" : 'binding and checking the inputs included; the interpreter compiles nothing'}; --repeat N times warm runs)` : ''}`,
   );
   stdout(lines.join('\n') + '\n');
-  if (files.length === 0 && outs.length === 0 && kernel.results.length > 0) {
+  if (outs.length === 0 && kernel.results.length > 0) {
     // Nothing written: say how to, since a run without --out is usually a first try.
     stdout(`  (no --out given; write results with --out ${kernel.results[0]!.name}=FILE.mtx)\n`);
   }

@@ -12,6 +12,7 @@ import { InputError } from '../errors.js';
 import type { StageBackends } from '../exec/backend.js';
 import { wasmStageBackendFromDir } from '../exec/wasm-backend.js';
 import { fsReason } from '../io/files.js';
+import { locateJsonError } from '../system/json-locate.js';
 import type { DeviceKind, SystemSpec } from '../system/types.js';
 import type { NativeFamily } from './abi.js';
 import { NativeStageBackend } from './backend.js';
@@ -24,6 +25,38 @@ export interface ProjectInfo {
   source: string;
   programHash: string;
   kernels: string[];
+}
+
+/**
+ * Parses the text of one of a compiled project's JSON files (project.json,
+ * plan.json, a wasm kernel's manifest) that should hold `what` (an object).
+ * Text that is not JSON (empty, cut short, binary) or JSON that is not an
+ * object is InputError DY3044 naming the file and, for a syntax error, the
+ * line and column where parsing failed: the project is damaged, so
+ * recompiling it is the cure.
+ */
+export function parseProjectJson(text: string, path: string, what: string): object {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // a UTF-8 byte order mark
+  let data: unknown;
+  try {
+    data = JSON.parse(src);
+  } catch (err) {
+    const { line, column, message } = locateJsonError(src, err);
+    throw new InputError(
+      'DY3044',
+      path,
+      line,
+      `invalid JSON at column ${column}: ${message}; expected ${what}: recompile the project with dype compile`,
+    );
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new InputError(
+      'DY3044',
+      path,
+      undefined,
+      `expected ${what} (a JSON object), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : `a ${typeof data}`}: recompile the project with dype compile`,
+    );
+  return data;
 }
 
 /** Reads `<dir>/project.json`. */
@@ -40,7 +73,7 @@ export function readProject(dir: string): ProjectInfo {
       `not a compiled dype project: ${fsReason(e)} (compile it with dype compile FILE.dy -o ${dir})`,
     );
   }
-  const p = JSON.parse(text) as ProjectInfo;
+  const p = parseProjectJson(text, path, 'a dype project description') as ProjectInfo;
   if (
     p.format !== 'dype-project' ||
     p.version !== 1 ||

@@ -61,8 +61,20 @@ function describeChar(text: string, pos: number): string {
 }
 
 /**
+ * How deep the scanner records lines (and duplicate keys): a system file's
+ * fields are a few levels deep, so anything deeper is wrong whatever its
+ * line, and its error gets the line of its ancestor at this depth. Deeper
+ * text is still scanned, without recursion, so any nesting is located.
+ */
+export const MAX_LOCATED_DEPTH = 64;
+
+type Frame = { kind: 'object'; seen: Set<string> } | { kind: 'array'; next: number };
+
+/**
  * Scans `text` as one JSON value. Throws JsonSyntaxError (with the offset)
- * when it is not valid JSON; otherwise returns where every value is.
+ * when it is not valid JSON; otherwise returns where every value is (down to
+ * MAX_LOCATED_DEPTH). Iterative, with its own stack: nesting of any depth
+ * (JSON.parse accepts millions of levels) cannot overflow the call stack.
  */
 export function scanJson(text: string): JsonLocations {
   const starts = lineStarts(text);
@@ -126,95 +138,141 @@ export function scanJson(text: string): JsonLocations {
     i += m![0].length;
     if (i < text.length && /[0-9.eE+-]/.test(text[i]!)) fail(i, 'malformed number');
   };
-  const value = (path: (string | number)[], line: number | undefined): void => {
+
+  // The path of the value being scanned, and the open objects and arrays around it (innermost last).
+  const path: (string | number)[] = [];
+  const stack: Frame[] = [];
+  // The line of the next value's key (object members), or undefined: its own first character's.
+  let keyLine: number | undefined;
+
+  /** One member's name and colon; leaves its name on `path` and its line in keyLine. */
+  const member = (frame: { seen: Set<string> }): void => {
+    ws();
+    if (text[i] !== '"') fail(i, `expected a double-quoted field name, found ${describeChar(text, i)}`);
+    const line = lineIn(starts, i);
+    const name = str();
+    const again = frame.seen.has(name);
+    if (again && path.length < MAX_LOCATED_DEPTH) duplicates.push({ path: [...path, name], line });
+    frame.seen.add(name);
+    ws();
+    if (text[i] !== ':') fail(i, `expected ':' after the field name, found ${describeChar(text, i)}`);
+    i++;
+    path.push(again ? `\u0000dup${i}` : name); // a repeated key keeps its first occurrence's lines
+    keyLine = line;
+  };
+
+  for (;;) {
+    // A value at `path`.
     ws();
     if (i >= text.length) fail(i, 'unexpected end of the file: expected a value');
-    lines.set(key(path), line ?? lineIn(starts, i));
+    if (path.length <= MAX_LOCATED_DEPTH) lines.set(key(path), keyLine ?? lineIn(starts, i));
+    keyLine = undefined;
     const c = text[i]!;
     if (c === '{') {
       i++;
-      const seen = new Set<string>();
       ws();
-      if (text[i] === '}') {
-        i++;
-        return;
+      if (text[i] !== '}') {
+        const frame = { kind: 'object' as const, seen: new Set<string>() };
+        stack.push(frame);
+        member(frame);
+        continue;
       }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail(i, `expected a double-quoted field name, found ${describeChar(text, i)}`);
-        const keyLine = lineIn(starts, i);
-        const name = str();
-        const childPath = [...path, name];
-        if (seen.has(name)) duplicates.push({ path: childPath, line: keyLine });
-        seen.add(name);
-        ws();
-        if (text[i] !== ':') fail(i, `expected ':' after the field name, found ${describeChar(text, i)}`);
-        i++;
-        if (!lines.has(key(childPath))) value(childPath, keyLine);
-        else value([...path, `\u0000dup${i}`], keyLine); // keep the first occurrence's line
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return;
-        }
-        fail(i, `expected ',' or '}' after a field's value, found ${describeChar(text, i)}`);
-      }
-    }
-    if (c === '[') {
+      i++;
+    } else if (c === '[') {
       i++;
       ws();
-      if (text[i] === ']') {
-        i++;
-        return;
+      if (text[i] !== ']') {
+        stack.push({ kind: 'array', next: 0 });
+        path.push(0);
+        continue;
       }
-      for (let k = 0; ; k++) {
-        value([...path, k], undefined);
-        ws();
+      i++;
+    } else if (c === '"') str();
+    else if (c === '-' || (c >= '0' && c <= '9')) num();
+    else {
+      const lit = ['true', 'false', 'null'].find((l) => text.startsWith(l, i));
+      if (lit === undefined)
+        fail(
+          i,
+          `expected a value (object, array, string, number, true, false or null), found ${describeChar(text, i)}`,
+        );
+      i += lit!.length;
+    }
+
+    // The value is complete: go on in the objects and arrays around it, closing those that end here.
+    let next = false;
+    while (!next) {
+      const top = stack[stack.length - 1];
+      if (top === undefined) break;
+      path.pop();
+      ws();
+      if (top.kind === 'object') {
         if (text[i] === ',') {
           i++;
-          continue;
-        }
-        if (text[i] === ']') {
+          member(top);
+          next = true;
+        } else if (text[i] === '}') {
           i++;
-          return;
-        }
-        fail(i, `expected ',' or ']' after an array element, found ${describeChar(text, i)}`);
-      }
+          stack.pop();
+        } else fail(i, `expected ',' or '}' after a field's value, found ${describeChar(text, i)}`);
+      } else if (text[i] === ',') {
+        i++;
+        path.push(++top.next);
+        next = true;
+      } else if (text[i] === ']') {
+        i++;
+        stack.pop();
+      } else fail(i, `expected ',' or ']' after an array element, found ${describeChar(text, i)}`);
     }
-    if (c === '"') {
-      str();
-      return;
-    }
-    if (c === '-' || (c >= '0' && c <= '9')) {
-      num();
-      return;
-    }
-    for (const lit of ['true', 'false', 'null']) {
-      if (text.startsWith(lit, i)) {
-        i += lit.length;
-        return;
-      }
-    }
-    fail(i, `expected a value (object, array, string, number, true, false or null), found ${describeChar(text, i)}`);
-  };
-
-  value([], undefined);
+    if (!next) break;
+  }
   ws();
   if (i < text.length) fail(i, `unexpected text after the end of the JSON value: ${describeChar(text, i)}`);
 
   return {
-    line: (path) => lines.get(key(path)),
-    nearestLine: (path) => {
-      for (let n = path.length; n >= 0; n--) {
-        const l = lines.get(key(path.slice(0, n)));
+    line: (p) => (p.length <= MAX_LOCATED_DEPTH ? lines.get(key(p)) : undefined),
+    nearestLine: (p) => {
+      for (let n = Math.min(p.length, MAX_LOCATED_DEPTH); n >= 0; n--) {
+        const l = lines.get(key(p.slice(0, n)));
         if (l !== undefined) return l;
       }
       return 1;
     },
     duplicates,
   };
+}
+
+/**
+ * Where and why JSON.parse rejected `text`, in plain words: the position its
+ * message gives (Node 20: `Unterminated string in JSON at position 200`), or,
+ * for messages without one (`Unexpected end of JSON input`, `Unexpected token
+ * ...`), where scanJson stops. `message` ends with a hint when the text ends
+ * before the value does (a file cut short).
+ */
+export function locateJsonError(text: string, err: unknown): { line: number; column: number; message: string } {
+  const v8 = err instanceof Error ? err.message : String(err);
+  const at = /at position (\d+)/.exec(v8);
+  let pos: number;
+  let what: string;
+  if (err instanceof JsonSyntaxError) {
+    pos = err.pos;
+    what = err.message;
+  } else if (at) {
+    pos = Number(at[1]);
+    what = v8.replace(/\s*in JSON at position \d+.*$/s, '');
+    what = what.charAt(0).toLowerCase() + what.slice(1);
+  } else {
+    try {
+      scanJson(text);
+      pos = text.length;
+      what = v8.replace(/, ".*" is not valid JSON$/s, '');
+    } catch (e) {
+      if (!(e instanceof JsonSyntaxError)) throw e;
+      pos = e.pos;
+      what = e.message;
+    }
+  }
+  const { line, column } = positionOf(text, pos);
+  const end = pos >= text.length && !/end of the file/.test(what) ? ' at the end of the file (is it cut short?)' : '';
+  return { line, column, message: `${what}${end}` };
 }

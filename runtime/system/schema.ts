@@ -15,6 +15,16 @@ export const DEVICE_ID_PATTERN = /^[a-z][a-z0-9_]*$/;
 
 export const DEVICE_KINDS = ['cpu', 'gpu', 'fpga'] as const satisfies readonly DeviceKind[];
 
+/**
+ * The most instances of one device a system file may give (`count`). One host
+ * holds at most 16 GPUs or FPGAs (an HGX/DGX-2 board: 16 GPUs), and the
+ * planner weighs every instance count of every device in every stage (its
+ * states grow with the product of the counts): at 16 GPUs and 16 FPGAs it
+ * plans GCN or attention on a small graph in seconds, at 64 of each in
+ * minutes, and a count of a billion never finished.
+ */
+export const MAX_DEVICE_COUNT = 16;
+
 const positive = z.number().positive();
 const nonNegative = z.number().nonnegative();
 const positiveInt = z.number().int().positive();
@@ -204,6 +214,13 @@ function checkSystem(s: Shape, ctx: Ctx): void {
       if (d.hostLink !== undefined)
         report(ctx, 'DY3025', at('hostLink'), 'the host CPU has no hostLink: it is the host; remove the field');
     } else {
+      if (d.count > MAX_DEVICE_COUNT)
+        report(
+          ctx,
+          'DY3021',
+          at('count'),
+          `expected at most ${MAX_DEVICE_COUNT} instances of one device (the most one host holds; the planner weighs every count up to it), got ${d.count}`,
+        );
       if (d.hostLink === undefined)
         report(
           ctx,
