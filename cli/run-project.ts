@@ -31,7 +31,8 @@ import { cpuBackendOf, systemForCpuBackend } from '../runtime/system/cpu-backend
 import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
 import { tier0 } from '../runtime/features/index.js';
 import { planOptions } from '../runtime/guards/build.js';
-import { partitionTable, treeGuards, type GuardPlans } from '../runtime/guards/objectives.js';
+import { OBJECTIVES, partitionTable, treeGuards, type GuardPlans } from '../runtime/guards/objectives.js';
+import { fsReason } from '../runtime/io/files.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../runtime/plan/dp.js';
 import type { Mapping, Objective, PlanSpec } from '../runtime/plan/types.js';
@@ -41,7 +42,7 @@ import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { outputWriter, summarize, summaryText, writeAllAtomic, type OutputData } from './outputs.js';
+import { outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
@@ -57,6 +58,50 @@ interface PlanJson {
   system: SystemSpec;
   /** Per kernel: the guards of every objective and the one the project was compiled for (the runtime's initial one). */
   kernels: Record<string, { guards: GuardPlans; objective: Objective }>;
+}
+
+/** A file of the project as text; DY3010 when it is there but cannot be read (a folder, no permission). */
+function projectText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError('DY3010', path, undefined, `cannot read the project's file: ${fsReason(e)}`);
+  }
+}
+
+/**
+ * plan.json, checked as far as this command reads it before trusting its
+ * fields (a cut or edited file would otherwise fail later as an internal
+ * error): the format and version, the system an object with devices, and
+ * per kernel a known objective and guards keyed by objectives, each with a
+ * tree and ranges. DY3044 names the file and what is wrong.
+ */
+function readPlanJson(planPath: string): PlanJson {
+  const p = parseProjectJson(projectText(planPath), planPath, 'a dype plan') as Partial<PlanJson>;
+  const bad = (what: string): never => {
+    throw new InputError('DY3044', planPath, undefined, `${what}: recompile the project with dype compile`);
+  };
+  // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
+  if (p.format !== 'dype-plan' || p.version !== PLAN_JSON_VERSION)
+    bad(
+      `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(p.format)} version ${String(p.version)}`,
+    );
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(p.system) || !Array.isArray(p.system.devices)) bad('expected `system` to be a system with `devices`');
+  if (!isObject(p.kernels)) bad('expected `kernels` to be an object of kernels');
+  for (const [name, k] of Object.entries(p.kernels as Record<string, unknown>)) {
+    if (!isObject(k)) return bad(`expected \`kernels.${name}\` to be an object`);
+    if (!OBJECTIVES.includes(k.objective as Objective))
+      bad(
+        `expected \`kernels.${name}.objective\` to be one of ${OBJECTIVES.join(', ')}, got ${JSON.stringify(k.objective)}`,
+      );
+    if (!isObject(k.guards)) return bad(`expected \`kernels.${name}.guards\` to be an object of guards per objective`);
+    for (const [o, g] of Object.entries(k.guards))
+      if (!OBJECTIVES.includes(o as Objective) || !isObject(g) || !isObject(g.tree) || !isObject(g.ranges))
+        bad(`expected \`kernels.${name}.guards.${o}\` to be the guards of an objective (a tree and its ranges)`);
+  }
+  return p as PlanJson;
 }
 
 /** What one execution of the input gave. */
@@ -114,17 +159,7 @@ export async function runProjectCommand(
       `--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`,
     );
   const planPath = join(dir, 'plan.json');
-  const planJson = existsSync(planPath)
-    ? (parseProjectJson(readFileSync(planPath, 'utf8'), planPath, 'a dype plan') as PlanJson)
-    : undefined;
-  // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
-  if (planJson && (planJson.format !== 'dype-plan' || planJson.version !== PLAN_JSON_VERSION))
-    throw new InputError(
-      'DY3044',
-      planPath,
-      undefined,
-      `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(planJson.format)} version ${String(planJson.version)}: recompile the project with dype compile`,
-    );
+  const planJson = existsSync(planPath) ? readPlanJson(planPath) : undefined;
   const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PROJECT_SYSTEM) : planJson.system;
   const goal = parseGoal(o);
   const kplan = planJson?.kernels[kernel.name];
@@ -154,11 +189,7 @@ export async function runProjectCommand(
       undefined,
       `the project has no wasm kernel: compile it with dype compile ${file} -o ${dir} (targets wasm, cuda, hls)`,
     );
-  const manifest = parseProjectJson(
-    readFileSync(manifestPath, 'utf8'),
-    manifestPath,
-    'a wasm kernel manifest',
-  ) as WasmManifest;
+  const manifest = parseProjectJson(projectText(manifestPath), manifestPath, 'a wasm kernel manifest') as WasmManifest;
 
   // Which partition(s), and so which device kinds need a backend.
   let fixed: { source: string; id?: number; label: string; choices: StageChoice[] } | undefined;
@@ -326,7 +357,7 @@ export async function runProjectCommand(
     );
     clk.measured(kernel.name, ex.runs);
   }
-  const files: { path: string; data: OutputData }[] = outs.map((a) => {
+  const files: OutputFile[] = outs.map((a) => {
     const decl = kernel.results.find((r) => r.name === a.name)!;
     return {
       path: a.value,
@@ -337,7 +368,8 @@ export async function runProjectCommand(
       ),
     };
   });
-  if (o.trace !== undefined) files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()) });
+  if (o.trace !== undefined)
+    files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()), where: `--trace ${o.trace}` });
   writeAllAtomic(files);
   const backendsRan = [...new Set(ex.runs.map((r) => r.backend))];
   const timing = { ...timingOf(times), clock: 'measured' };

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import { InputError, type DataErrorCode } from '../errors.js';
 import { readInputFile } from '../io/files.js';
-import { JsonSyntaxError, positionOf, scanJson, type JsonLocations, type JsonPath } from './json-locate.js';
+import { locateJsonError, scanJson, type JsonLocations, type JsonPath } from './json-locate.js';
 import { DEVICE_ID_PATTERN, systemSchema, systemShapeSchema } from './schema.js';
 import type { SystemSpec } from './types.js';
 
@@ -64,36 +64,10 @@ export function parseSystem(text: string, file: string): SystemSpec {
   return spec;
 }
 
-/** The InputError for text that JSON.parse rejected. */
+/** The InputError for text that JSON.parse rejected, at the line and column json-locate.ts finds. */
 function jsonError(text: string, file: string, err: unknown): InputError {
-  const v8 = err instanceof Error ? err.message : String(err);
-  const at = /at position (\d+)/.exec(v8);
-  let pos: number;
-  let what: string;
-  if (err instanceof JsonSyntaxError) {
-    pos = err.pos;
-    what = err.message;
-  } else if (at) {
-    // Node 20's message: `Expected ',' or '}' after property value in JSON at position 8`.
-    pos = Number(at[1]);
-    what = v8.replace(/\s*in JSON at position \d+.*$/s, '');
-    what = what.charAt(0).toLowerCase() + what.slice(1);
-  } else {
-    // Messages without a position (`Unexpected token '}', "..." is not valid JSON`,
-    // `Unexpected end of JSON input`): find the spot with our own scanner.
-    try {
-      scanJson(text);
-      pos = text.length;
-      what = v8.replace(/, ".*" is not valid JSON$/s, '');
-    } catch (e) {
-      if (!(e instanceof JsonSyntaxError)) throw e;
-      pos = e.pos;
-      what = e.message;
-    }
-  }
-  const { line, column } = positionOf(text, pos);
-  const end = pos >= text.length && !/end of the file/.test(what) ? ' at the end of the file (is it cut short?)' : '';
-  return new InputError('DY3018', file, line, `invalid JSON at column ${column}: ${what}${end}`);
+  const { line, column, message } = locateJsonError(text, err);
+  return new InputError('DY3018', file, line, `invalid JSON at column ${column}: ${message}`);
 }
 
 /** `devices[1].memBandwidthGBs`; keys that are not plain names are quoted: `sources["a b"]`. */

@@ -11,7 +11,7 @@
  * Each test works on its own copy of one project compiled (with --profile,
  * so it has a plan.json) in beforeAll.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -144,6 +144,39 @@ describe('a damaged plan.json or wasm manifest is DY3044 with its line', () => {
       );
       writeFileSync(plan, '');
       failsWith(await runProject(c), new RegExp(`^${esc(plan)}:1: error DY3044: invalid JSON at column 1: `));
+    }),
+  );
+
+  it.concurrent(
+    'plan.json of the right format and version whose fields are missing or of the wrong kind',
+    withCopy(async (c) => {
+      const plan = join(c.proj, 'plan.json');
+      const good = JSON.parse(readFileSync(plan, 'utf8')) as Record<string, unknown>;
+      const cases: [Record<string, unknown>, RegExp][] = [
+        [{ format: good.format, version: good.version }, /expected `system` to be a system with `devices`/],
+        [{ ...good, kernels: [] }, /expected `kernels` to be an object of kernels/],
+        [{ ...good, kernels: { spmv: { objective: 'speed', guards: {} } } }, /`kernels\.spmv\.objective`.*"speed"/],
+        [
+          { ...good, kernels: { spmv: { objective: 'energy', guards: { energy: 1 } } } },
+          /`kernels\.spmv\.guards\.energy`/,
+        ],
+      ];
+      for (const [json, why] of cases) {
+        writeFileSync(plan, JSON.stringify(json));
+        const r = await runProject(c);
+        failsWith(r, new RegExp(`^${esc(plan)}: error DY3044: `));
+        expect(r.stderr.split('\n')[0]).toMatch(why);
+      }
+    }),
+  );
+
+  it.concurrent(
+    'plan.json or the manifest that is there but cannot be read (a folder) is DY3010',
+    withCopy(async (c) => {
+      const plan = join(c.proj, 'plan.json');
+      rmSync(plan);
+      mkdirSync(plan);
+      failsWith(await runProject(c), new RegExp(`^${esc(plan)}: error DY3010: cannot read the project's file: `));
     }),
   );
 
