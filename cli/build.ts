@@ -18,6 +18,7 @@ import type { NativeBackendName, NativeFamily } from '../runtime/native/abi.js';
 import { nativeLibraryPath, readProject } from '../runtime/native/project.js';
 import { buildKey, fromCache, toCache } from './build-cache.js';
 import { CliError, usage } from './errors.js';
+import { positiveInt } from './int-option.js';
 
 export interface BuildOptions {
   emulate?: boolean;
@@ -55,8 +56,7 @@ interface Build {
 
 export function buildCommand(dir: string, o: BuildOptions, stdout: (s: string) => void): void {
   if (o.emulate && o.real) throw usage('--emulate and --real exclude each other');
-  const jobs = o.jobs === undefined ? 2 : Number(o.jobs);
-  if (!Number.isSafeInteger(jobs) || jobs < 1) throw usage(`--jobs expects an integer >= 1, got '${o.jobs}'`);
+  const jobs = o.jobs === undefined ? 2 : positiveInt('--jobs', o.jobs, 1);
   const info = readProject(dir);
   const builds: Build[] = [];
   const cudaDir = join(dir, 'cuda');

@@ -25,6 +25,7 @@ import type { DeviceSpec } from '../runtime/system/types.js';
 import type { WasmExecutor } from '../runtime/wasm/executor.js';
 import { InputError } from '../runtime/errors.js';
 import { usage } from './errors.js';
+import { positiveInt } from './int-option.js';
 import { checkOutputFile } from './output-path.js';
 import { calibrateDense, calibrationKernel, denseShapeCount, type DenseFit } from './calibrate-dense.js';
 import { capThreads } from './threads.js';
@@ -275,8 +276,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   // Before seconds of timing (or of refitting), not after.
   if (o.output !== undefined) checkOutputFile(o.output);
   if (o.history !== undefined) {
-    if (o.quick || o.threads !== undefined)
-      throw usage('--history refits from recorded runs: --quick and --threads do not apply');
+    if (o.quick || o.threads !== undefined || o.backend !== undefined)
+      throw usage('--history refits from recorded runs: --quick, --threads and --backend do not apply');
     return (await import('./calibrate-history.js')).calibrateFromHistory(
       {
         history: o.history,
@@ -288,9 +289,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     );
   }
   if (o.system !== undefined) throw usage("--system goes with --history (dype calibrate times this machine's CPU)");
-  const threadsAsked = o.threads === undefined ? Math.max(1, availableParallelism()) : Number(o.threads);
-  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1)
-    throw usage(`--threads expects a positive integer, got '${o.threads}'`);
+  const threadsAsked =
+    o.threads === undefined ? Math.max(1, availableParallelism()) : positiveInt('--threads', o.threads, 1);
   // Timing more threads than cores measures the operating system's scheduler, not the kernels.
   const threads = capThreads(threadsAsked);
   const quick = o.quick === true;

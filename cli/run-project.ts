@@ -41,6 +41,7 @@ import type { DeviceKind, SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
+import { positiveInt } from './int-option.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
 import { outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
@@ -125,9 +126,7 @@ export async function runProjectCommand(
       '--backend and --project exclude each other: with --project the partition decides which backend runs each stage',
     );
   const repeat = parseRepeat(o.repeat);
-  const threadsAsked = o.threads === undefined ? availableParallelism() : Number(o.threads);
-  if (!Number.isSafeInteger(threadsAsked) || threadsAsked < 1)
-    throw usage(`--threads expects an integer >= 1, got '${o.threads}'`);
+  const threadsAsked = o.threads === undefined ? availableParallelism() : positiveInt('--threads', o.threads, 1);
   const threads = capThreads(threadsAsked);
   const partitionArg = o.partition ?? 'auto';
   const dir = o.project;

@@ -14,6 +14,7 @@ import type { Tensor } from '../runtime/tensor.js';
 import { cpuBackendOf, systemForCpuBackend } from '../runtime/system/cpu-backend.js';
 import type { CpuBackendName } from '../runtime/system/types.js';
 import { DEFAULT_RUN_SYSTEM, MAX_REPEAT } from './defaults.js';
+import { positiveInt } from './int-option.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
@@ -57,18 +58,6 @@ export interface RunOptions extends GoalOptions {
 export const BACKENDS = ['auto', 'native', 'wasm', 'reference'] as const;
 
 export { DEFAULT_RUN_SYSTEM };
-
-/**
- * An option's whole number, written in plain decimal digits ('1e3', '0x10',
- * '10.0', ' 5' are refused), at least `min` and at most `max`: else a usage
- * error (exit 2) naming the flag and what it got.
- */
-export function positiveInt(flag: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = /^[0-9]+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw usage(`${flag} expects an integer >= ${min}, got '${v}'`);
-  if (n > max) throw usage(`${flag} expects an integer <= ${max}, got '${v}'`);
-  return n;
-}
 
 /** `--repeat N` of `dype run` (with or without --project): 1 when absent. */
 export function parseRepeat(v: string | undefined): number {

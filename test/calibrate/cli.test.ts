@@ -112,7 +112,16 @@ describe('dype calibrate --quick', () => {
   it('rejects a bad --threads or --backend with exit 2', async () => {
     const r = await runCliAsync(['calibrate', '--threads', '0']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--threads expects a positive integer/);
+    expect(r.stderr).toMatch(/--threads expects an integer >= 1, got '0'/);
+    // Counts are plain decimal digits (Number() would read 1e3 and 0x2).
+    for (const t of ['1e3', '0x2', '2.0']) {
+      const x = await runCliAsync(['calibrate', '--threads', t]);
+      expect(x.status, t).toBe(2);
+      expect(x.stderr).toMatch(new RegExp(`--threads expects an integer >= 1, got '${t.replace('.', '\\.')}'`));
+    }
+    const h = await runCliAsync(['calibrate', '--history', 'h.jsonl', '--backend', 'native']);
+    expect(h.status).toBe(2);
+    expect(h.stderr).toMatch(/--quick, --threads and --backend do not apply/);
     const b = await runCliAsync(['calibrate', '--backend', 'reference']);
     expect(b.status).toBe(2);
     expect(b.stderr).toMatch(/--backend expects one of auto, native, wasm, got 'reference'/);
