@@ -200,6 +200,14 @@ export function emitRuntimeTs(
         },
         { name: 'explain', parameters: [{ name: 'inputs', type: `${P}Inputs` }], returnType: 'Explanation' },
         {
+          name: 'updated',
+          docs: [
+            "These tensors' values (dense data, a sparse input's values) were rewritten in place: the next input that passes one copies them afresh. Without it, values rewritten under the same tensor object are not seen; a new object (`{ ...x }`) is the other way. A rewritten pattern needs a new object.",
+          ],
+          parameters: [{ name: 'tensors', type: '(SparseMatrix | DenseTensor)[]', isRestParameter: true }],
+          returnType: 'void',
+        },
+        {
           name: 'setObjective',
           docs: ["From the next input on, this objective's guards choose and the policy weighs switches in its units."],
           parameters: [{ name: 'o', type: 'Objective' }],
@@ -218,7 +226,7 @@ export function emitRuntimeTs(
       isExported: true,
       name: `create${P}Runtime`,
       docs: [
-        `A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`setObjective\` (${table.objectives.join(', ')}; initially ${objective}), \`stats\`. Backends: openProject(dir, { emulate }) of the runtime library.`,
+        `A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`updated\` (values rewritten in place), \`setObjective\` (${table.objectives.join(', ')}; initially ${objective}), \`stats\`. Backends: openProject(dir, { emulate }) of the runtime library.`,
       ],
       parameters: [{ name: 'options', type: 'RuntimeOptions' }],
       returnType: `${P}Runtime`,
@@ -236,6 +244,7 @@ export function emitRuntimeTs(
     for await (const r of rt.each([...inputs].map((x) => ({ inputs: raw(x.inputs), name: x.name })))) yield typed(r);
   },
   explain: (inputs) => rt.explain(raw(inputs)),
+  updated: (...tensors) => rt.updated(...tensors),
   get objective() {
     return rt.objective;
   },

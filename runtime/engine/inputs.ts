@@ -157,7 +157,8 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
 
 /**
  * bindInputs for a stream of calls, where the same tensors come back call after call (new values in the same
- * arrays, or the same inputs again: the common case). A call whose every input is the previous call's own object
+ * arrays, announced with GuardedRuntime.updated, or the same inputs again: the common case). A binding reads no
+ * values, so it stays right for them. A call whose every input is the previous call's own object
  * (or the same number), with the same O(1) facts bindInputs checks (a dense tensor's data array, its length and
  * shape; a sparse input's features record as inputFeatures finds it, which re-checks its pointer arrays, shape and
  * entry count; its values array and length) and no other key, gets the previous call's binding: building the four

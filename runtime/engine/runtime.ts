@@ -45,6 +45,19 @@ export interface GuardedRuntime {
   /** The same, yielding each result as soon as it and all before it are done (a failure leaves earlier ones delivered). */
   each(inputs: Iterable<StreamItem>): AsyncGenerator<RunResult>;
   explain(inputs: RuntimeInputs): Explanation;
+  /**
+   * Says that these tensors' values (a dense tensor's data, a sparse input's
+   * values) were rewritten in place, in the arrays the runtime was given: the
+   * next input that passes one of them copies its values afresh to the
+   * devices that read them, and nothing else is redone. A tensor object
+   * stands for its values, so without this call (or a new object, which may
+   * wrap the same arrays: `{ ...x }`) values rewritten under the same object
+   * are not seen. A sparse input's pattern stays as it was by contract: a
+   * rewritten pattern comes in a new tensor object. Inputs already admitted
+   * (in flight in a stream) keep the values they were admitted with. Throws
+   * a TypeError for an argument that is not a tensor object.
+   */
+  updated(...tensors: Tensor[]): void;
   /** The objective whose guards choose the next input (initially the config's). */
   readonly objective: Objective;
   /**
@@ -389,6 +402,15 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         wouldSwitch: d.switch,
         reason: [c.replanInfo?.reason, c.fallback, d.reason].filter((x) => x !== undefined).join('; '),
       };
+    },
+    updated(...tensors) {
+      for (const t of tensors)
+        if (typeof t !== 'object' || t === null)
+          throw new TypeError(
+            `updated() takes the tensor objects whose values were rewritten in place, got ${t === null ? 'null' : typeof t}`,
+          );
+      // Bindings, features and choices depend on shapes and the pattern only: the device copies are all that went stale.
+      for (const t of tensors) engine.updated(t);
     },
     get objective() {
       return chooser.objective;

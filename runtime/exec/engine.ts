@@ -6,9 +6,10 @@
  * implementation the partition names, and records which copies now hold the
  * result: a stage split over k instances runs nnz-balanced row ranges on
  * each, and the next reader all-gathers the slices. Parameters stay
- * resident across inputs while their tensors are the same objects; each
- * input in flight (a slot) has its own temporaries. Results come home after
- * the stage that last writes them.
+ * resident across inputs while their tensors are the same objects (a tensor
+ * object stands for its values: `updated` is how a caller says it rewrote
+ * them in place); each input in flight (a slot) has its own temporaries.
+ * Results come home after the stage that last writes them.
  */
 import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { longestRun } from '../native/abi.js';
@@ -111,10 +112,16 @@ interface OpFacts {
 }
 
 interface ParamEntry {
+  /** The tensor object or scalar the copies are of; RETIRED once its values changed under an input in flight. */
   owner: unknown;
   value: Value;
   pins: number;
+  /** The owner's values were rewritten in place: the next input to use it writes the host copy afresh. */
+  stale?: boolean;
 }
+
+/** The owner of a copy no new input may use: it holds values its tensor no longer has. */
+const RETIRED = Symbol('retired');
 
 /** One input in flight: its temporaries and results, and the parameter copies it uses. */
 export class Slot {
@@ -237,23 +244,33 @@ export class KernelEngine {
     slot.prep = prep;
     slot.defined = new Set(this.manifest.params.map((p) => p.name));
     const fresh = new Map<string, View>();
-    const need = new Set(
-      prep.inputKeys
-        .filter((x) => this.L.writesParams || !this.paramEntry(x.key, x.owner, prep.regions.get(x.key)!))
-        .map((x) => x.key),
-    );
+    // Resident copies whose tensor's values were rewritten in place: their host copy is written again, in place.
+    const stale = new Map<string, ParamEntry>();
+    const need = new Set<string>();
+    for (const x of prep.inputKeys) {
+      const e = this.L.writesParams ? undefined : this.paramEntry(x.key, x.owner, prep.regions.get(x.key)!);
+      if (e?.stale) stale.set(x.key, e);
+      if (!e || e.stale) need.add(x.key);
+    }
     if (need.size > 0)
       this.L.writeInputs(
         prep.inputs,
         prep.patterns,
         (k) => need.has(k),
         (k) => {
+          const old = stale.get(k);
+          if (old) return old.value.hostData();
           const v = new Value(k, prep.regions.get(k)!);
           const data = this.mover.copyAt(v, HOST).data!;
           fresh.set(k, data);
           return data;
         },
       );
+    // Every device copy is now out of date; each keeps its buffer and is filled again where an op next reads it.
+    for (const e of stale.values()) {
+      e.value.written(HOST, [[0, e.value.bytes]]);
+      e.stale = false;
+    }
     for (const { key: k, owner } of prep.inputKeys) {
       const spec = prep.regions.get(k)!;
       if (this.L.writesParams) {
@@ -278,6 +295,25 @@ export class KernelEngine {
       e.pins++;
       slot.params.set(k, e);
       this.evict(k, e);
+    }
+  }
+
+  /**
+   * The values of `owner` (a tensor object) were rewritten in place: every
+   * copy of them is out of date. Its pattern's pointers and indices (`S:`
+   * regions) stay: a rewritten pattern comes as a new object by contract. A
+   * copy an input in flight uses keeps the values that input was admitted
+   * with, and no later input finds it; the others are written again from the
+   * tensor by the next input that uses it, into the buffers they have.
+   */
+  updated(owner: object): void {
+    for (const [key, list] of this.params) {
+      if (key.startsWith('S:')) continue;
+      for (const e of list) {
+        if (!Object.is(e.owner, owner)) continue;
+        if (e.pins > 0) e.owner = RETIRED;
+        else e.stale = true;
+      }
     }
   }
 
