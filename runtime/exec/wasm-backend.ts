@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { cpuImplOf, MIN_SPLIT_ROWS } from '../catalogue/index.js';
 import { InputError } from '../errors.js';
 import { fsReason } from '../io/files.js';
+import { parseProjectJson } from '../native/project.js';
 import { bytesOf, view } from '../wasm/layout.js';
 import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
 import { instantiateKernel } from '../wasm/instantiate.js';
@@ -216,6 +217,11 @@ export async function wasmStageBackendFromDir(
     }
   };
   const binary = read(`${kernel}.wasm`);
-  const manifest = JSON.parse(read(`${kernel}.manifest.json`).toString('utf8')) as WasmManifest;
+  const manifestPath = join(dir, `${kernel}.manifest.json`);
+  const manifest = parseProjectJson(
+    read(`${kernel}.manifest.json`).toString('utf8'),
+    manifestPath,
+    'a wasm kernel manifest',
+  ) as WasmManifest;
   return WasmStageBackend.create(new Uint8Array(binary), manifest, opts);
 }
