@@ -163,18 +163,21 @@ function denseRows(o: OpCode, top: For): Variant | undefined {
 
 /**
  * Host lines that set up the long-row pass only where a row can exceed `most` entries: the queue of long rows
- * and its count (dy_queue, dy_count) in the stream's workspace, the count cleared. The caller's figure
- * dy_longest (0: not known) bounds every row; where it shows none is long, both stay null, the groups walk
- * every row and the stub queues one launch, not a memset and two (5.4 us a call on an H200,
- * docs/PERFORMANCE.md). A figure below the true one therefore only leaves long rows on their groups.
+ * and its count (dy_queue, dy_count) in the stream's workspace (its slot held in dy_ws until the stub returns),
+ * the count cleared. The caller's figure dy_longest (0: not known) bounds every row; where it shows none is
+ * long, both stay null, the groups walk every row and the stub queues one launch, not a memset and two
+ * (5.4 us a call on an H200, docs/PERFORMANCE.md). A figure below the true one therefore only leaves long
+ * rows on their groups.
  */
 function longQueue(most: string, what: string, slots: string, countAt: string): string[] {
   return [
     `// The long-row pass, only where a row can be longer than a group keeps, ${what} (dy_longest: the caller's bound; 0: not known).`,
+    '// Held to the return: another host thread on this stream could otherwise free the queue under these launches.',
+    'dy_workspace_hold dy_ws;',
     'int* dy_queue = nullptr;',
     'int* dy_count = nullptr;',
     `if (dy_longest <= 0 || (long long)dy_longest > ${most}) {`,
-    `  const cudaError_t dy_err = dy_workspace(stream, (size_t)${slots} * sizeof(int), (void**)&dy_queue);`,
+    `  const cudaError_t dy_err = dy_workspace(stream, (size_t)${slots} * sizeof(int), (void**)&dy_queue, &dy_ws);`,
     '  if (dy_err != cudaSuccess) return (int)dy_err;',
     `  dy_count = dy_queue + ${countAt};`,
     '  const cudaError_t dy_clr = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);',

@@ -9,12 +9,13 @@ cudaGetLastError cudaMalloc cudaMallocAsync cudaMemcpy cudaMemcpyAsync cudaMemcp
 cudaMemcpyDeviceToHost cudaMemcpyHostToDevice cudaMemcpyPeerAsync cudaMemsetAsync cudaSetDevice
 cudaStreamCreateWithFlags cudaStreamDefault cudaStreamDestroy cudaStreamNonBlocking cudaStreamSynchronize
 cudaSuccess cuda_runtime_api cur define defined destroyed dev device_count device_name devices diag done
-download dst dst_dev dst_off e end endif entry0 erase error error_text find first from grid grown guard handle
-held hi host ifdef ifndef impl impls include insert it iv l1 launch launch_0 launch_1 launch_10 launch_11
+download dst dst_dev dst_off e end endif entry0 erase error error_text find from grid grown guard handle held
+hi hold host ifdef ifndef impl impls include insert it iv l1 launch launch_0 launch_1 launch_10 launch_11
 launch_12 launch_13 launch_14 launch_15 launch_2 launch_3 launch_4 launch_5 launch_6 launch_7 launch_8
-launch_9 lo lock lock_guard make_pair map mid mutex name names nnz nothrow o off on_device op op_buffer_count
-op_impls op_lookup op_size_count out p pair peer prev program program_hash ptr push_back rb rc re red row0
-row_begin row_end rows second set size sizes splittable src src_dev src_off staged stddef stdint strcmp stream
-stream_create stream_destroy stream_lock stream_of streams string sync to_string uintptr_t undef upload
-utility v variant variants vector w width z
+launch_9 lo lock lock_guard make_pair make_shared map memory mid move mutex name names nnz nothrow o off
+on_device op op_buffer_count op_impls op_lookup op_size_count out p pair peer prev program program_hash ptr
+push_back rb rc re red retired row0 row_begin row_end rows second set shared_ptr size sizes slot splittable
+src src_dev src_off staged stddef stdint strcmp stream stream_create stream_destroy stream_lock stream_of
+streams string sync to_string uintptr_t undef unique_lock upload use utility v variant variants vector w width
+z
 `;

@@ -209,8 +209,9 @@ function mergeCombine(m: ReturnType<typeof mergeNames>, tile: number, k?: string
 
 /**
  * The host side of the merge-path tile variants: the range, the tile count, the scratch from the stream's
- * workspace, then the tile kernel (`segBlock` threads) and the row kernel. With `K` (the dense width) the
- * scratch holds K values per row and tile, and a width of 0 launches the row kernel alone.
+ * workspace (its slot held in dy_ws until the stub returns), then the tile kernel (`segBlock` threads) and
+ * the row kernel. With `K` (the dense width) the scratch holds K values per row and tile, and a width of 0
+ * launches the row kernel alone.
  */
 function mergeLaunch(
   o: OpCode,
@@ -244,8 +245,10 @@ function mergeLaunch(
     '// The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.',
     `const long long dy_tiles = (dy_rows + dy_nnz + ${tile - 1}) / ${tile};`,
     'if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;',
+    '// Held to the return: another host thread on this stream could otherwise free the scratch under these launches.',
+    'dy_workspace_hold dy_ws;',
     `${T}* dy_part = nullptr;`,
-    `const cudaError_t dy_err = dy_workspace(stream, (size_t)${per === undefined ? '(dy_rows + dy_tiles)' : `((dy_rows + dy_tiles) * ${per})`} * sizeof(${T}), (void**)&dy_part);`,
+    `const cudaError_t dy_err = dy_workspace(stream, (size_t)${per === undefined ? '(dy_rows + dy_tiles)' : `((dy_rows + dy_tiles) * ${per})`} * sizeof(${T}), (void**)&dy_part, &dy_ws);`,
     'if (dy_err != cudaSuccess) return (int)dy_err;',
     `${T}* dy_carry = dy_part + dy_rows${per === undefined ? '' : ` * ${per}`};`,
     ...(K === undefined

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <utility>
 
 // ---------------------------------------------------------------- device helpers
@@ -83,47 +85,90 @@ __device__ __forceinline__ void dy_merge_search(const int* __restrict__ ptr, int
 
 static int dy_launch_status(void) { return (int)cudaGetLastError(); }
 
-// Scratch of the stubs that need it (merge-path), one buffer per device and stream, grown on demand and
-// kept: a call allocates nothing once its stream holds enough. Stream-ordered: a buffer outgrown is
-// freed on its stream after the kernels queued before. dype_<prog>_release_workspace frees a stream's.
+// Scratch of the stubs that need it (merge-path's partials, adaptive-rows' long-row queue), one buffer per
+// device and stream, grown on demand and kept: a call allocates nothing once its stream holds enough.
+// Stream-ordered: a buffer outgrown is freed on its stream after the kernels queued before.
+// dype_<prog>_release_workspace frees a stream's.
+// Host threads may share a stream (the null stream above all). A stub holds its slot's lock from taking
+// the buffer until its last launch on it is queued: another thread's grow then frees the buffer only
+// after those launches in stream order, never between taking it and queuing them (the emulation runs a
+// launch at the call, so there the lock spans the kernels themselves). Launches on one stream run in
+// order anyway, so the lock serialises nothing the stream did not.
+struct dy_workspace_slot {
+  std::mutex use;
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  // Released: no longer in the map, so a stub that waited on it takes the stream's slot afresh.
+  bool retired = false;
+};
+// What a stub keeps while it queues launches on the buffer. Declared after the slot, the lock is
+// released first, while the slot still lives.
+struct dy_workspace_hold {
+  std::shared_ptr<dy_workspace_slot> slot;
+  std::unique_lock<std::mutex> lock;
+};
 static std::mutex& dy_workspace_lock() { static std::mutex m; return m; }
-static std::map<std::pair<int, cudaStream_t>, std::pair<void*, size_t>>& dy_workspaces() {
-  static std::map<std::pair<int, cudaStream_t>, std::pair<void*, size_t>> held;
+static std::map<std::pair<int, cudaStream_t>, std::shared_ptr<dy_workspace_slot>>& dy_workspaces() {
+  static std::map<std::pair<int, cudaStream_t>, std::shared_ptr<dy_workspace_slot>> held;
   return held;
 }
-static cudaError_t dy_workspace(cudaStream_t stream, size_t bytes, void** out) {
+// The stream's buffer of at least `bytes` in *out, its slot locked in *hold until the stub returns.
+static cudaError_t dy_workspace(cudaStream_t stream, size_t bytes, void** out, dy_workspace_hold* hold) {
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
-  std::lock_guard<std::mutex> guard(dy_workspace_lock());
-  std::pair<void*, size_t>& w = dy_workspaces()[std::make_pair(dev, stream)];
-  if (w.second < bytes) {
-    const size_t grown = bytes > 2 * w.second ? bytes : 2 * w.second;
-    if (w.first) {
-      e = cudaFreeAsync(w.first, stream);
-      w.first = nullptr;
-      w.second = 0;
-      if (e != cudaSuccess) return e;
+  for (;;) {
+    std::shared_ptr<dy_workspace_slot> s;
+    try {
+      // The map's lock is never held while waiting for a slot: other streams' stubs go on meanwhile.
+      std::lock_guard<std::mutex> guard(dy_workspace_lock());
+      std::shared_ptr<dy_workspace_slot>& at = dy_workspaces()[std::make_pair(dev, stream)];
+      if (!at) at = std::make_shared<dy_workspace_slot>();
+      s = at;
+    } catch (const std::bad_alloc&) {
+      return cudaErrorMemoryAllocation;
     }
-    e = cudaMallocAsync(&w.first, grown, stream);
-    if (e != cudaSuccess) {
-      w.first = nullptr;
-      return e;
+    std::unique_lock<std::mutex> lock(s->use);
+    if (s->retired) continue;
+    if (s->bytes < bytes) {
+      const size_t grown = bytes > 2 * s->bytes ? bytes : 2 * s->bytes;
+      if (s->ptr) {
+        e = cudaFreeAsync(s->ptr, stream);
+        s->ptr = nullptr;
+        s->bytes = 0;
+        if (e != cudaSuccess) return e;
+      }
+      e = cudaMallocAsync(&s->ptr, grown, stream);
+      if (e != cudaSuccess) {
+        s->ptr = nullptr;
+        return e;
+      }
+      s->bytes = grown;
     }
-    w.second = grown;
+    *out = s->ptr;
+    hold->slot = std::move(s);
+    hold->lock = std::move(lock);
+    return cudaSuccess;
   }
-  *out = w.first;
-  return cudaSuccess;
 }
+// Frees a stream's buffer once a stub holding it has queued its launches (it waits for the slot's lock).
 static cudaError_t dy_workspace_release(cudaStream_t stream) {
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
-  std::lock_guard<std::mutex> guard(dy_workspace_lock());
-  const auto it = dy_workspaces().find(std::make_pair(dev, stream));
-  if (it == dy_workspaces().end()) return cudaSuccess;
-  e = it->second.first ? cudaFreeAsync(it->second.first, stream) : cudaSuccess;
-  dy_workspaces().erase(it);
+  std::shared_ptr<dy_workspace_slot> s;
+  {
+    std::lock_guard<std::mutex> guard(dy_workspace_lock());
+    const auto it = dy_workspaces().find(std::make_pair(dev, stream));
+    if (it == dy_workspaces().end()) return cudaSuccess;
+    s = std::move(it->second);
+    dy_workspaces().erase(it);
+  }
+  std::lock_guard<std::mutex> guard(s->use);
+  s->retired = true;
+  e = s->ptr ? cudaFreeAsync(s->ptr, stream) : cudaSuccess;
+  s->ptr = nullptr;
+  s->bytes = 0;
   return e;
 }
 
@@ -342,10 +387,12 @@ extern "C" int dype_spmv_spmv_op0_adaptive_rows(const int* A_rowPtr, const int* 
   // Long rows hold more than the steps x width entries each: at most this many, queued on the device.
   const long long dy_cap = (long long)dy_nnz / (32LL * dy_width) + 1;
   // The long-row pass, only where a row can be longer than a group keeps, 32 steps of its lanes (dy_longest: the caller's bound; 0: not known).
+  // Held to the return: another host thread on this stream could otherwise free the queue under these launches.
+  dy_workspace_hold dy_ws;
   int* dy_queue = nullptr;
   int* dy_count = nullptr;
   if (dy_longest <= 0 || (long long)dy_longest > 32LL * dy_width) {
-    const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_cap + 1) * sizeof(int), (void**)&dy_queue);
+    const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_cap + 1) * sizeof(int), (void**)&dy_queue, &dy_ws);
     if (dy_err != cudaSuccess) return (int)dy_err;
     dy_count = dy_queue + dy_cap;
     const cudaError_t dy_clr = cudaMemsetAsync(dy_count, 0, sizeof(int), stream);
@@ -381,8 +428,10 @@ extern "C" int dype_spmv_spmv_op0_merge_path(const int* A_rowPtr, const int* A_c
   // The range holds at most dy_nnz entries (exactly, for all rows); tiles past its end return at once.
   const long long dy_tiles = (dy_rows + dy_nnz + 2047) / 2048;
   if (dy_tiles > 2147483647LL || (dy_rows + 255) / 256 > 2147483647LL) return DYPE_ERR_TOO_LARGE;
+  // Held to the return: another host thread on this stream could otherwise free the scratch under these launches.
+  dy_workspace_hold dy_ws;
   float* dy_part = nullptr;
-  const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_rows + dy_tiles) * sizeof(float), (void**)&dy_part);
+  const cudaError_t dy_err = dy_workspace(stream, (size_t)(dy_rows + dy_tiles) * sizeof(float), (void**)&dy_part, &dy_ws);
   if (dy_err != cudaSuccess) return (int)dy_err;
   float* dy_carry = dy_part + dy_rows;
   DY_LAUNCH(dy_spmv_op0_merge_path_tiles, (unsigned)dy_tiles, 256, stream, A_rowPtr, A_colIdx, A_vals, x, y, m, dy_lo, dy_hi, dy_part, dy_carry);
