@@ -9,7 +9,7 @@
  * engine (runtime/exec) in the memories of several devices.
  */
 import { InputError } from '../errors.js';
-import type { Tensor } from '../tensor.js';
+import { tensorProblem, type Tensor } from '../tensor.js';
 import { gather, permutationTo, pointers } from '../entry-order.js';
 import type { WasmBuffer, WasmElem, WasmManifest, WasmOp, WasmValueType } from './manifest.js';
 
@@ -88,9 +88,20 @@ export function readValues(v: View): Float64Array {
 
 /**
  * The entries' row and column indices. Checks what a kernel would read out
- * of bounds with (RangeError): compressed pointers that start anywhere but
- * 0, decrease or pass the entries, and indices outside the shape. O(nnz),
- * in the pass that expands the pointers anyway.
+ * of bounds with, or lay out wrongly (RangeError): compressed pointers that
+ * start anywhere but 0, decrease, pass the entries or are not integers;
+ * indices outside the shape or not integers (a Float64Array of indices
+ * would be truncated where it is copied into int32 memory); and entries out
+ * of the order runtime/tensor.ts promises, strictly ascending. For COO the
+ * order is what the layout needs: the CSR layout takes a COO input's
+ * entries as they come, so unsorted ones land under the wrong row pointers
+ * (a wrong result, silently). A position given twice has no one meaning: a
+ * sum (spmv) adds both, a min-plus kernel (sssp) takes the smaller, a
+ * densified input keeps the last. No layout or kernel needs a CSR row's
+ * columns (a CSC column's rows) in order, but strictly ascending is how one
+ * pass sees each position given once, without marking O(cols) columns.
+ * O(nnz), in the pass that reads every index anyway, when a tensor is first
+ * laid out (a call with the previous call's very tensor reuses its pattern).
  */
 export function patternOf(t: Tensor): Pattern {
   switch (t.format) {
@@ -98,19 +109,18 @@ export function patternOf(t: Tensor): Pattern {
       const nnz = t.colIdx.length;
       const ri = new Int32Array(nnz);
       compressed(t.rowPtr, t.rows, nnz, 'rowPtr', 'row', ri);
-      indicesIn(t.colIdx, t.cols, 'colIdx', 'columns');
+      ascendingIndices(ri, t.colIdx, t.cols, 'colIdx', 'row', 'columns');
       return { rows: t.rows, cols: t.cols, ri, ci: t.colIdx, order: 'row', groups: {} };
     }
     case 'csc': {
       const nnz = t.rowIdx.length;
       const ci = new Int32Array(nnz);
       compressed(t.colPtr, t.cols, nnz, 'colPtr', 'column', ci);
-      indicesIn(t.rowIdx, t.rows, 'rowIdx', 'rows');
+      ascendingIndices(ci, t.rowIdx, t.rows, 'rowIdx', 'column', 'rows');
       return { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci, order: 'col', groups: {} };
     }
     case 'coo':
-      indicesIn(t.rowIdx, t.rows, 'rowIdx', 'rows');
-      indicesIn(t.colIdx, t.cols, 'colIdx', 'columns');
+      cooEntries(t.rowIdx, t.colIdx, t.rows, t.cols);
       return { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci: t.colIdx, order: 'row', groups: {} };
     case 'dense':
       throw new Error('internal: a dense tensor has no pattern');
@@ -129,16 +139,73 @@ function compressed(ptr: Int32Array, n: number, nnz: number, name: string, what:
       throw new RangeError(
         `${name}[${i + 1}] = ${b} after ${name}[${i}] = ${a}: ${what} pointers must not decrease nor pass the ${nnz} entries`,
       );
+    if (!Number.isInteger(b)) throw new RangeError(`${name}[${i + 1}] is ${b}, not an integer`);
     out.fill(i, a, b);
   }
   if (ptr[n] !== nnz) throw new RangeError(`${name}[${n}] is ${ptr[n]}; expected the ${nnz} entries`);
 }
 
-/** Every index in 0..n-1. */
-function indicesIn(idx: Int32Array, n: number, name: string, what: string): void {
-  for (let k = 0; k < idx.length; k++) {
-    const i = idx[k]!;
-    if (!(i >= 0 && i < n)) throw new RangeError(`${name}[${k}] is ${i}, outside the ${n} ${what} (0..${n - 1})`);
+/** Why index `i` (of array `name`, at `k`), found wanting, is not an integer in 0..n-1. */
+function indexProblem(i: number, n: number, name: string, k: number, what: string): string {
+  return i >= 0 && i < n
+    ? `${name}[${k}] is ${i}, not an integer`
+    : `${name}[${k}] is ${i}, outside the ${n} ${what} (0..${n - 1})`;
+}
+
+/**
+ * `minor` (CSR's column indices, CSC's row indices) integers in 0..n-1,
+ * strictly ascending within each run of equal `major` (a row of CSR, a
+ * column of CSC: non-decreasing, as compressed() expanded it). One pass,
+ * the previous entry kept in locals: this runs over every entry of every
+ * new pattern.
+ */
+function ascendingIndices(
+  major: Int32Array,
+  minor: Int32Array,
+  n: number,
+  name: string,
+  group: string,
+  what: string,
+): void {
+  let g0 = -1;
+  let m0 = -1;
+  for (let k = 0; k < minor.length; k++) {
+    const g = major[k]!;
+    const m = minor[k]!;
+    // n <= 2^31 - 1, so below n `m | 0` is exact for an integer and drops any fraction.
+    if (!(m >= 0 && m < n && (m | 0) === m)) throw new RangeError(indexProblem(m, n, name, k, what));
+    if (g !== g0 || m > m0) {
+      g0 = g;
+      m0 = m;
+      continue;
+    }
+    const before = m === m0 ? `repeats ${name}[${k - 1}]` : `comes after ${name}[${k - 1}] = ${m0}`;
+    throw new RangeError(
+      `${name}[${k}] = ${m} ${before} in ${group} ${g}: a ${group}'s ${what} must be strictly ascending (each position once)`,
+    );
+  }
+}
+
+/** COO indices integers inside the shape, entries strictly ascending by (row, column); one pass. */
+function cooEntries(ri: Int32Array, ci: Int32Array, rows: number, cols: number): void {
+  let r0 = -1;
+  let c0 = -1;
+  for (let k = 0; k < ri.length; k++) {
+    const r = ri[k]!;
+    const c = ci[k]!;
+    if (!(r >= 0 && r < rows && (r | 0) === r)) throw new RangeError(indexProblem(r, rows, 'rowIdx', k, 'rows'));
+    if (!(c >= 0 && c < cols && (c | 0) === c)) throw new RangeError(indexProblem(c, cols, 'colIdx', k, 'columns'));
+    if (r > r0 || (r === r0 && c > c0)) {
+      r0 = r;
+      c0 = c;
+      continue;
+    }
+    const at = `entry ${k} (row ${r}, col ${c})`;
+    throw new RangeError(
+      r === r0 && c === c0
+        ? `${at} repeats entry ${k - 1}: COO entries must be distinct, sorted by row, then column`
+        : `${at} comes after entry ${k - 1} (row ${r0}, col ${c0}): COO entries must be sorted by row, then column`,
+    );
   }
 }
 
@@ -283,6 +350,9 @@ export class ProgramLayout {
       if (shape.length === 0) continue;
       const t = inputs.tensors.get(p.name);
       if (!t) this.fail(`--input ${p.name}`, `missing input '${p.name}'`);
+      // Again here, not only in the guarded runtime's bindInputs: an executor may be driven directly (dype run).
+      const problem = tensorProblem(t);
+      if (problem) throw new InputError('DY3051', `input ${p.name}`, undefined, problem);
       const got = t.format === 'dense' ? t.shape : [t.rows, t.cols];
       // A vector may come as n x 1 or 1 x n.
       const fit = shape.length === 1 && got.length === 2 ? [got[0]! * got[1]!] : got;

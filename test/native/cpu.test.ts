@@ -154,7 +154,8 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     for (let i = 0; i < rows; i++) {
       let c = Math.imul(i + 7, 0x85ebca6b) >>> 0;
       for (let p = rowPtr[i]!; p < rowPtr[i + 1]!; p++)
-        colIdx[p] = c = (c + 1 + (Math.imul(p, 0x27d4eb2f) >>> 14)) % rows;
+        // Steps of 1..50,000, at most five a row: the row's columns never meet again modulo rows (each position once).
+        colIdx[p] = c = (c + 1 + ((Math.imul(p, 0x27d4eb2f) >>> 14) % 50_000)) % rows;
       colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
     }
     const values = Float64Array.from(colIdx, (c, p) => ((c * 31 + p) % 17) / 8 - 1);
