@@ -37,7 +37,7 @@ import {
 import type { StageChoice } from '../../runtime/plan/dp.js';
 import { Rng } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
-import { graph, root, system } from '../guards/fixtures.js';
+import { graph, root, spmvBinding, system } from '../guards/fixtures.js';
 import { gcnFixture, runtimeFor, throughputConfig, type Fixture } from '../guards/runtime-fixture.js';
 import { specOf } from '../helpers/compile.js';
 import { goal } from '../helpers/goal.js';
@@ -124,17 +124,7 @@ describe('spmv under guards over CPU, GPU and FPGA partitions', () => {
     const src = readFileSync(join(root, 'examples', 'spmv.dy'), 'utf8');
     const spec = specOf(src, 'spmv.dy');
     kernel = loopKernel(src, 'spmv.dy');
-    const profiles = ['karate.mtx', 'cage8.mtx', 'jazz.mtx'].map((f) => {
-      const g = graph(f);
-      return {
-        sparse: new Map([['A', sparseFeaturesOf(g, 2)]]),
-        dims: new Map([
-          ['m', g.rows],
-          ['n', g.cols],
-        ]),
-        scalars: new Map<string, number>(),
-      };
-    });
+    const profiles = ['karate.mtx', 'cage8.mtx', 'jazz.mtx'].map((f) => spmvBinding(graph(f)));
     // A built plan (its fields as this build records them), its partitions, tree and ranges written out here.
     const built = buildGuards(
       spec,

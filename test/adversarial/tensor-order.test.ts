@@ -25,13 +25,13 @@ import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/
 import type { RuntimeConfig, RuntimeInputs } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
 import { closeBackends, WasmStageBackend, type StageBackends } from '../../runtime/exec/index.js';
-import { buildGuards, sampleBindings, sparseFeaturesOf } from '../../runtime/guards/index.js';
+import { buildGuards, sampleBindings } from '../../runtime/guards/index.js';
 import { csrToCsc } from '../../runtime/io/convert.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
 import { Rng } from '../../runtime/random.js';
 import type { CooMatrix, CscMatrix, CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import type { WasmExecutor } from '../../runtime/wasm/executor.js';
-import { graph, root, system } from '../guards/fixtures.js';
+import { graph, root, spmvBinding, system } from '../guards/fixtures.js';
 import { throughputConfig } from '../guards/runtime-fixture.js';
 import { haveCompiler } from '../helpers/cc.js';
 import { specOf } from '../helpers/compile.js';
@@ -249,17 +249,7 @@ describe('guarded runtime (spmv): out-of-order entries and unreadable arrays are
   beforeAll(async () => {
     const src = readFileSync(join(root, 'examples', 'spmv.dy'), 'utf8');
     const spec = specOf(src, 'spmv.dy');
-    const profiles = ['karate.mtx', 'west0479.mtx'].map((f) => {
-      const g = graph(f);
-      return {
-        sparse: new Map([['A', sparseFeaturesOf(g, 2)]]),
-        dims: new Map([
-          ['m', g.rows],
-          ['n', g.cols],
-        ]),
-        scalars: new Map<string, number>(),
-      };
-    });
+    const profiles = ['karate.mtx', 'west0479.mtx'].map((f) => spmvBinding(graph(f)));
     const plan = buildGuards(
       spec,
       SYS,

@@ -31,6 +31,7 @@ import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
 import { specOf } from '../helpers/compile.js';
 import { STEADY } from '../helpers/goal.js';
 import { loopback } from '../helpers/loopback.js';
+import { throughputConfig } from '../guards/runtime-fixture.js';
 import { compileWasm, expectClose, expectIdentical, loopKernel, TOL_F32 } from '../wasm/compare.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -59,21 +60,7 @@ function fixedPlan(choices: StageChoice[]): GuardPlan {
 }
 
 function fixed(kernel: Kernel, spec: PlanSpec, manifest: WasmManifest, choices: StageChoice[]): RuntimeConfig {
-  return {
-    program: kernel.name,
-    programHash: 'test',
-    kernel: kernel.name,
-    manifest,
-    spec,
-    objective: 'throughput',
-    guards: { throughput: fixedPlan(choices) },
-    params: kernel.params.map((p) => ({
-      name: p.name,
-      kind: p.type.format !== 'dense' ? 'sparse' : 'dense',
-      shape: p.type.shape.map((d) => (d.kind === 'sym' ? d.name : d.value)),
-    })),
-    guard: { throughput: () => 0 },
-  };
+  return throughputConfig(kernel, spec, manifest, fixedPlan(choices));
 }
 
 /** Writes new values into `a`, in place (the array the runtime was given stays the same object). */

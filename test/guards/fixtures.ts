@@ -30,6 +30,18 @@ export function graph(file: string): CsrMatrix {
   return g;
 }
 
+/** examples/spmv.dy's binding for a real matrix (its exact features; dims m x n from its shape), a profile for its guards. */
+export function spmvBinding(g: CsrMatrix): Binding {
+  return {
+    sparse: new Map([['A', sparseFeaturesOf(g, 2)]]),
+    dims: new Map([
+      ['m', g.rows],
+      ['n', g.cols],
+    ]),
+    scalars: new Map(),
+  };
+}
+
 export function gcnBinding(g: CsrMatrix, f = 64, h = 64, c = 16): Binding {
   return {
     sparse: new Map([['A', sparseFeaturesOf(g, 2)]]),
