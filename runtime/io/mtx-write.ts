@@ -7,7 +7,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InputError } from '../errors.js';
 import type { DenseTensor, SparseMatrix } from '../tensor.js';
@@ -157,13 +157,29 @@ export function writeMatrixMarket(
 }
 
 /**
+ * Where writing to `path` lands: a symbolic link's target (the rename would
+ * otherwise replace the link itself with a file), else `path`. A link whose
+ * target is missing is DY3017.
+ */
+function followLink(path: string): string {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st?.isSymbolicLink()) return path;
+  try {
+    return realpathSync(path);
+  } catch (e) {
+    throw new InputError('DY3017', path, undefined, `cannot write the output: the link leads nowhere (${fsReason(e)})`);
+  }
+}
+
+/**
  * Writes `data` to `path` (or lets `data(fd)` write it) through a temporary
  * file in the same directory and a rename, so `path` is either left as it
  * was or holds all of `data`; the temporary file is removed on failure.
  * InputError DY3017 when the file system refuses; an error `data(fd)` throws
  * for another reason is passed on as it is.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array | ((fd: number) => void)): void {
+export function writeFileAtomic(given: string, data: string | Uint8Array | ((fd: number) => void)): void {
+  const path = followLink(given);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
   let created = false;
@@ -192,7 +208,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | ((fd: 
       }
     }
     if (!isFsError(err)) throw err;
-    throw new InputError('DY3017', path, undefined, `cannot write the output file: ${fsReason(err)}`);
+    throw new InputError('DY3017', given, undefined, `cannot write the output file: ${fsReason(err)}`);
   }
 }
 

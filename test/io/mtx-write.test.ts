@@ -1,5 +1,6 @@
 import {
   closeSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -8,6 +9,7 @@ import {
   readSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -186,6 +188,22 @@ describe('writeFileAtomic', () => {
     expect(() => writeFileAtomic(target, 'a'.repeat(100_000))).toThrow(/error DY3017: cannot write the output file/);
     expect(readdirSync(sub)).toEqual(['taken']);
     expect(readdirSync(target)).toEqual(['keep']);
+  });
+
+  it('a symbolic link is followed: its target is replaced and the link kept; a link to nothing is DY3017', () => {
+    const real = join(dir, 'links', 'real');
+    mkdirSync(real, { recursive: true });
+    const link = join(dir, 'links', 'out.json');
+    symlinkSync(join(real, 'target.json'), link);
+    writeFileSync(join(real, 'target.json'), 'old');
+    writeFileAtomic(link, 'new');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(real, 'target.json'), 'utf8')).toBe('new');
+    rmSync(join(real, 'target.json'));
+    expect(() => writeFileAtomic(link, 'x')).toThrow(
+      /out\.json: error DY3017: cannot write the output: the link leads nowhere/,
+    );
+    expect(readdirSync(real)).toEqual([]);
   });
 });
 
