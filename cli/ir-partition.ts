@@ -21,7 +21,7 @@ export function partitionFor(
   const system = loadSystem({ ...(o.system !== undefined ? { system: o.system } : {}) }, DEFAULT_PLAN_SYSTEM);
   return partitionPass({
     system,
-    binding: { sparse: sparseFeatures(kernel, tensors), dims: boundDims(kernel, tensors, scalars), scalars },
+    binding: { sparse: sparseFeatures(kernel, tensors), dims: boundDims(kernel, tensors, scalars, loaded), scalars },
     ...parseGoal(o),
     kernel: kernel.name,
     impls: new Map(plannedSpec(module, file, kernel.name).ops.map((op) => [op.id, op.impls])),

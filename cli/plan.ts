@@ -93,7 +93,7 @@ export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string)
   const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
-  const dims = boundDims(kernel, tensors, scalars);
+  const dims = boundDims(kernel, tensors, scalars, loaded);
   const feats = sparseFeatures(kernel, tensors);
   const r = planFor(plannedSpec(module, file, kernel.name), sys, feats, dims, scalars, goal);
   if (o.json) {

@@ -17,6 +17,7 @@ import { resolveSystemArg } from '../runtime/system/presets.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { usage } from './errors.js';
+import type { LoadedInput } from './inputs.js';
 
 export { parseGoal, parseObjective, type GoalOptions } from './goal.js';
 
@@ -52,19 +53,52 @@ export function sparseFeatures(k: Kernel, tensors: ReadonlyMap<string, Tensor>):
   return out;
 }
 
-/** Dims bound by inputs' shapes and --param. */
+/**
+ * Dims bound by inputs' shapes and --param, each the same wherever it
+ * appears: a dim two inputs (or an input and --param) give different sizes,
+ * or a literal dim an input does not match, is DY3007 naming the input's
+ * file and its size line (`loaded`), as the run's binding says it
+ * (interp/bind.ts), so that plan and ir refuse what run refuses.
+ */
 export function boundDims(
   k: Kernel,
   tensors: ReadonlyMap<string, Tensor>,
   scalars: ReadonlyMap<string, number>,
+  loaded?: ReadonlyMap<string, LoadedInput>,
 ): Map<string, number> {
   const dims = new Map<string, number>();
+  const from = new Map<string, string>();
+  const syms = new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : []))));
+  for (const [n, v] of scalars)
+    if (syms.has(n)) {
+      dims.set(n, v);
+      from.set(n, `--param ${n}`);
+    }
   for (const p of k.params) {
     const t = tensors.get(p.name);
     if (!t) continue;
     const shape = t.format === 'dense' ? (p.type.shape.length === 1 ? [t.data.length] : t.shape) : [t.rows, t.cols];
+    const mismatch = (why: string): InputError =>
+      new InputError(
+        'DY3007',
+        loaded?.get(p.name)?.source ?? `--input ${p.name}`,
+        loaded?.get(p.name)?.mtx?.sizeLine,
+        why,
+      );
     p.type.shape.forEach((d, i) => {
-      if (d.kind === 'sym' && shape[i] !== undefined && !dims.has(d.name)) dims.set(d.name, shape[i]!);
+      const got = shape[i];
+      if (got === undefined) return;
+      const what = `dimension ${i + 1} of '${p.name}'`;
+      if (d.kind === 'lit') {
+        if (d.value !== got) throw mismatch(`${what} must be ${d.value}, found ${got}`);
+        return;
+      }
+      const prev = dims.get(d.name);
+      if (prev === undefined) {
+        dims.set(d.name, got);
+        from.set(d.name, what);
+      } else if (prev !== got)
+        throw mismatch(`dim '${d.name}' is ${prev} from ${from.get(d.name)} but ${got} from ${what}`);
     });
   }
   for (const [n, v] of scalars) if (!dims.has(n)) dims.set(n, v);

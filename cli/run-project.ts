@@ -176,7 +176,7 @@ export async function runProjectCommand(
   const scalars = new Map(parseAssignments(o.param, '--param').map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
-  const dims = boundDims(kernel, tensors, scalars);
+  const dims = boundDims(kernel, tensors, scalars, loaded);
   const feats = sparseFeatures(kernel, tensors);
   const spec = plannedSpec(module, file, kernel.name);
   const problem = bindProblem(spec, { sparse: feats, dims, scalars });

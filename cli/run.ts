@@ -123,11 +123,16 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
-  const kernelInputs = { tensors, scalars, sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}` };
+  const kernelInputs = {
+    tensors,
+    scalars,
+    sourceOf: (n: string) => loaded.get(n)?.source ?? `--input ${n}`,
+    lineOf: (n: string) => loaded.get(n)?.mtx?.sizeLine,
+  };
   // The system first: the CPU model picks each op's threads for the run (and the partition printed after it).
   const sys = loadSystem(o, DEFAULT_RUN_SYSTEM);
   const feats = sparseFeatures(kernel, tensors);
-  const dims = boundDims(kernel, tensors, scalars);
+  const dims = boundDims(kernel, tensors, scalars, loaded);
   const spec = plannedSpec(module, file, kernel.name);
   // Each CPU backend picks threads by its own fit (runtime/system/cpu-backend.ts).
   const picks = (b: CpuBackendName): OpThreads => opThreads(spec, sys, { sparse: feats, dims, scalars }, threads, b);

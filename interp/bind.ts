@@ -15,6 +15,8 @@ export interface KernelInputs {
   scalars: ReadonlyMap<string, number>;
   /** Where each input came from, for messages (defaults to `--input NAME`). */
   sourceOf?: (name: string) => string;
+  /** The line of that source which gave the input's sizes (a Matrix Market file's size line), for shape errors. */
+  lineOf?: (name: string) => number | undefined;
 }
 
 export interface Bound {
@@ -45,6 +47,7 @@ function checkValues(name: string, src: string, type: TensorType, data: Float64A
 
 export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
   const src = inputs.sourceOf ?? ((n: string) => `--input ${n}`);
+  const sizeLine = inputs.lineOf ?? ((): undefined => undefined);
   const env = new Map<string, Val>();
   const dims = new Map<string, number>();
   const dimFrom = new Map<string, string>();
@@ -115,7 +118,7 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
       throw new InputError(
         'DY3007',
         src(p.name),
-        undefined,
+        sizeLine(p.name),
         `'${p.name}' has ${rank} dimension(s) but the input is ${shapeOf(t).join(' x ')}`,
       );
     p.type.shape.forEach((d, i) => {
@@ -123,7 +126,7 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
       const what = `dimension ${i + 1} of '${p.name}'`;
       if (d.kind === 'lit') {
         if (d.value !== got)
-          throw new InputError('DY3007', src(p.name), undefined, `${what} must be ${d.value}, found ${got}`);
+          throw new InputError('DY3007', src(p.name), sizeLine(p.name), `${what} must be ${d.value}, found ${got}`);
         return;
       }
       const prev = dims.get(d.name);
@@ -134,7 +137,7 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
         throw new InputError(
           'DY3007',
           src(p.name),
-          undefined,
+          sizeLine(p.name),
           `dim '${dimToString(d)}' is ${prev} from ${dimFrom.get(d.name)} but ${got} from ${what}`,
         );
     });

@@ -288,8 +288,23 @@ describe('data that does not fit the program (exit 1)', () => {
       ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=x4.mtx'],
       'y',
       1,
-      /^x4\.mtx: error DY3007: dim 'n' is 3 from dimension 2 of 'A' but 4 from dimension 1 of 'x'$/,
+      /^x4\.mtx:2: error DY3007: dim 'n' is 3 from dimension 2 of 'A' but 4 from dimension 1 of 'x'$/,
     );
+  });
+
+  // Regression (plan and ir planned such inputs, exit 0): they refuse what run refuses.
+  test('dimension mismatch: plan and ir --input refuse it as run does', async (s) => {
+    s.goodA();
+    s.dense('x4.mtx', 4, 1);
+    for (const cmd of ['plan', 'ir']) {
+      const r = await s.run([cmd, SPMV, '--input', 'A=A.mtx', '--input', 'x=x4.mtx']);
+      expect(r.status, `${cmd}: ${r.stderr}`).toBe(1);
+      noStackTrace(r);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')[0]).toMatch(
+        /^x4\.mtx:2: error DY3007: dim 'n' is 3 from dimension 2 of 'A' but 4 from dimension 1 of 'x'$/,
+      );
+    }
   });
 
   test('dimension mismatch: gcn with X rows != A rows', async (s) => {
@@ -314,7 +329,7 @@ describe('data that does not fit the program (exit 1)', () => {
       ],
       'Y',
       1,
-      /^X\.mtx: error DY3007: dim 'n' is 3 from dimension \d of 'A' but 4 from dimension 1 of 'X'$/,
+      /^X\.mtx:2: error DY3007: dim 'n' is 3 from dimension \d of 'A' but 4 from dimension 1 of 'X'$/,
     );
   });
 
