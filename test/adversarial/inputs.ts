@@ -5,7 +5,7 @@
  * entries, and NaN / infinite values.
  */
 import { Rng } from '../../runtime/random.js';
-import type { CooMatrix, CsrMatrix } from '../../runtime/tensor.js';
+import type { CooMatrix, CsrMatrix, DenseTensor } from '../../runtime/tensor.js';
 
 export const MAX_COLS = 2147483647;
 
@@ -75,4 +75,12 @@ export function spmvReference(A: CsrMatrix, x: Float64Array): Float64Array {
     y[r] = s;
   }
   return y;
+}
+
+/** A dense vector of n values uniform in [-1, 1) from `seed`. */
+export function vec(n: number, seed: number): DenseTensor {
+  const rng = new Rng(seed);
+  const data = new Float64Array(n);
+  for (let i = 0; i < n; i++) data[i] = rng.uniform(-1, 1);
+  return { format: 'dense', shape: [n], data };
 }

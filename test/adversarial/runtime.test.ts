@@ -52,6 +52,7 @@ import {
   nonFiniteMatrix,
   spmvReference,
   wideMatrix,
+  vec,
 } from './inputs.js';
 
 const SYS = system('paper-1g1f');
@@ -91,13 +92,6 @@ async function codeOf(f: () => unknown): Promise<string> {
   }
   throw new Error('expected an InputError, got none');
 }
-
-const vec = (n: number, seed: number): DenseTensor => {
-  const rng = new Rng(seed);
-  const data = new Float64Array(n);
-  for (let i = 0; i < n; i++) data[i] = rng.uniform(-1, 1);
-  return { format: 'dense', shape: [n], data };
-};
 
 /** f32 results against a float64 reference: the same non-finite entries, finite ones within 1e-4 relative. */
 function expectOutputs(got: Float64Array, want: Float64Array, what: string): void {

@@ -28,7 +28,6 @@ import { closeBackends, WasmStageBackend, type StageBackends } from '../../runti
 import { buildGuards, sampleBindings } from '../../runtime/guards/index.js';
 import { csrToCsc } from '../../runtime/io/convert.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
-import { Rng } from '../../runtime/random.js';
 import type { CooMatrix, CscMatrix, CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import type { WasmExecutor } from '../../runtime/wasm/executor.js';
 import { graph, root, spmvBinding, system } from '../guards/fixtures.js';
@@ -38,7 +37,7 @@ import { specOf } from '../helpers/compile.js';
 import { goal } from '../helpers/goal.js';
 import { loopback } from '../helpers/loopback.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
-import { asCoo, spmvReference } from './inputs.js';
+import { asCoo, spmvReference, vec } from './inputs.js';
 
 const SYS = system('paper-1g1f');
 
@@ -52,13 +51,6 @@ async function inputErrorOf(f: () => unknown): Promise<InputError> {
   }
   throw new Error('expected an InputError, got a result');
 }
-
-const vec = (n: number, seed: number): DenseTensor => {
-  const rng = new Rng(seed);
-  const data = new Float64Array(n);
-  for (let i = 0; i < n; i++) data[i] = rng.uniform(-1, 1);
-  return { format: 'dense', shape: [n], data };
-};
 
 /** f32 results against a float64 reference, within 1e-4 relative (plus 1e-5 of the largest). */
 function expectY(got: Float64Array, want: Float64Array): void {
