@@ -16,6 +16,7 @@ import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
 import { resolveSystemArg } from '../runtime/system/presets.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
+import { DimBinder } from '../interp/bind.js';
 import { usage } from './errors.js';
 import type { LoadedInput } from './inputs.js';
 
@@ -54,11 +55,11 @@ export function sparseFeatures(k: Kernel, tensors: ReadonlyMap<string, Tensor>):
 }
 
 /**
- * Dims bound by inputs' shapes and --param, each the same wherever it
- * appears: a dim two inputs (or an input and --param) give different sizes,
- * or a literal dim an input does not match, is DY3007 naming the input's
- * file and its size line (`loaded`), as the run's binding says it
- * (interp/bind.ts), so that plan and ir refuse what run refuses.
+ * Dims bound by inputs' shapes and --param, checked as `run` checks them
+ * (interp/bind.ts DimBinder: DY3007 naming the input's file and size line,
+ * DY3015 for a dim that is not a non-negative integer), so that plan and ir
+ * refuse what run refuses. Unlike run, dense inputs may be left out: the
+ * planner needs their sizes only, which --param can give.
  */
 export function boundDims(
   k: Kernel,
@@ -66,41 +67,17 @@ export function boundDims(
   scalars: ReadonlyMap<string, number>,
   loaded?: ReadonlyMap<string, LoadedInput>,
 ): Map<string, number> {
-  const dims = new Map<string, number>();
-  const from = new Map<string, string>();
-  const syms = new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : []))));
-  for (const [n, v] of scalars)
-    if (syms.has(n)) {
-      dims.set(n, v);
-      from.set(n, `--param ${n}`);
-    }
+  const binder = new DimBinder(k, {
+    tensors,
+    scalars,
+    sourceOf: (n) => loaded?.get(n)?.source ?? `--input ${n}`,
+    lineOf: (n) => loaded?.get(n)?.mtx?.sizeLine,
+  });
   for (const p of k.params) {
     const t = tensors.get(p.name);
-    if (!t) continue;
-    const shape = t.format === 'dense' ? (p.type.shape.length === 1 ? [t.data.length] : t.shape) : [t.rows, t.cols];
-    const mismatch = (why: string): InputError =>
-      new InputError(
-        'DY3007',
-        loaded?.get(p.name)?.source ?? `--input ${p.name}`,
-        loaded?.get(p.name)?.mtx?.sizeLine,
-        why,
-      );
-    p.type.shape.forEach((d, i) => {
-      const got = shape[i];
-      if (got === undefined) return;
-      const what = `dimension ${i + 1} of '${p.name}'`;
-      if (d.kind === 'lit') {
-        if (d.value !== got) throw mismatch(`${what} must be ${d.value}, found ${got}`);
-        return;
-      }
-      const prev = dims.get(d.name);
-      if (prev === undefined) {
-        dims.set(d.name, got);
-        from.set(d.name, what);
-      } else if (prev !== got)
-        throw mismatch(`dim '${d.name}' is ${prev} from ${from.get(d.name)} but ${got} from ${what}`);
-    });
+    if (t && p.type.shape.length > 0) binder.bind(p.name, p.type, t);
   }
+  const dims = binder.dims;
   for (const [n, v] of scalars) if (!dims.has(n)) dims.set(n, v);
   for (const p of k.params)
     for (const d of p.type.shape)

@@ -45,12 +45,81 @@ function checkValues(name: string, src: string, type: TensorType, data: Float64A
   }
 }
 
+/**
+ * The dims a kernel's inputs bind, each the same wherever it appears: dims
+ * given as scalars (--param) first, then each input's shape as it comes. A
+ * dim two inputs (or an input and --param) give different sizes, a literal
+ * dim an input does not match, or an input of the wrong rank is DY3007
+ * naming the input and its size line; a dim given as a scalar that is not a
+ * non-negative integer is DY3015. One place, so that `run` (bindInputs) and
+ * `plan`/`ir --input` (cli/planning.ts) refuse the same inputs.
+ */
+export class DimBinder {
+  readonly dims = new Map<string, number>();
+  private readonly from = new Map<string, string>();
+  private readonly src: (name: string) => string;
+  private readonly sizeLine: (name: string) => number | undefined;
+
+  constructor(k: Kernel, inputs: KernelInputs) {
+    this.src = inputs.sourceOf ?? ((n: string) => `--input ${n}`);
+    this.sizeLine = inputs.lineOf ?? ((): undefined => undefined);
+    const known = new Set(k.params.map((p) => p.name));
+    const dimSyms = new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : []))));
+    for (const [name, v] of inputs.scalars) {
+      if (dimSyms.has(name)) {
+        if (!Number.isSafeInteger(v) || v < 0)
+          throw new InputError(
+            'DY3015',
+            `--param ${name}`,
+            undefined,
+            `dim '${name}' must be a non-negative integer, got ${v}`,
+          );
+        this.dims.set(name, v);
+        this.from.set(name, `--param ${name}`);
+      } else if (!known.has(name)) {
+        throw new InputError(
+          'DY3014',
+          `--param ${name}`,
+          undefined,
+          `kernel '${k.name}' has no scalar parameter or dim '${name}'`,
+        );
+      }
+    }
+  }
+
+  /** Binds parameter `name` of type `type` to `t`'s shape; returns that shape at the parameter's rank. */
+  bind(name: string, type: TensorType, t: Tensor): number[] {
+    const rank = type.shape.length;
+    const shape = fitShape(shapeOf(t), rank);
+    if (!shape)
+      throw new InputError(
+        'DY3007',
+        this.src(name),
+        this.sizeLine(name),
+        `'${name}' has ${rank} dimension(s) but the input is ${shapeOf(t).join(' x ')}`,
+      );
+    type.shape.forEach((d, i) => {
+      const got = shape[i]!;
+      const what = `dimension ${i + 1} of '${name}'`;
+      const mismatch = (why: string): InputError => new InputError('DY3007', this.src(name), this.sizeLine(name), why);
+      if (d.kind === 'lit') {
+        if (d.value !== got) throw mismatch(`${what} must be ${d.value}, found ${got}`);
+        return;
+      }
+      const prev = this.dims.get(d.name);
+      if (prev === undefined) {
+        this.dims.set(d.name, got);
+        this.from.set(d.name, what);
+      } else if (prev !== got)
+        throw mismatch(`dim '${dimToString(d)}' is ${prev} from ${this.from.get(d.name)} but ${got} from ${what}`);
+    });
+    return shape;
+  }
+}
+
 export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
   const src = inputs.sourceOf ?? ((n: string) => `--input ${n}`);
-  const sizeLine = inputs.lineOf ?? ((): undefined => undefined);
   const env = new Map<string, Val>();
-  const dims = new Map<string, number>();
-  const dimFrom = new Map<string, string>();
   const known = new Set([...k.params.map((p) => p.name)]);
   for (const name of [...inputs.tensors.keys()]) {
     if (!known.has(name))
@@ -61,27 +130,7 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
         `kernel '${k.name}' has no parameter '${name}'; it takes ${k.params.map((p) => p.name).join(', ')}`,
       );
   }
-  const dimSyms = new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : []))));
-  for (const [name, v] of inputs.scalars) {
-    if (dimSyms.has(name)) {
-      if (!Number.isSafeInteger(v) || v < 0)
-        throw new InputError(
-          'DY3015',
-          `--param ${name}`,
-          undefined,
-          `dim '${name}' must be a non-negative integer, got ${v}`,
-        );
-      dims.set(name, v);
-      dimFrom.set(name, `--param ${name}`);
-    } else if (!known.has(name)) {
-      throw new InputError(
-        'DY3014',
-        `--param ${name}`,
-        undefined,
-        `kernel '${k.name}' has no scalar parameter or dim '${name}'`,
-      );
-    }
-  }
+  const binder = new DimBinder(k, inputs);
   for (const p of k.params) {
     const rank = p.type.shape.length;
     if (rank === 0) {
@@ -113,34 +162,7 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
         undefined,
         `'${p.name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`,
       );
-    const shape = fitShape(shapeOf(t), rank);
-    if (!shape)
-      throw new InputError(
-        'DY3007',
-        src(p.name),
-        sizeLine(p.name),
-        `'${p.name}' has ${rank} dimension(s) but the input is ${shapeOf(t).join(' x ')}`,
-      );
-    p.type.shape.forEach((d, i) => {
-      const got = shape[i]!;
-      const what = `dimension ${i + 1} of '${p.name}'`;
-      if (d.kind === 'lit') {
-        if (d.value !== got)
-          throw new InputError('DY3007', src(p.name), sizeLine(p.name), `${what} must be ${d.value}, found ${got}`);
-        return;
-      }
-      const prev = dims.get(d.name);
-      if (prev === undefined) {
-        dims.set(d.name, got);
-        dimFrom.set(d.name, what);
-      } else if (prev !== got)
-        throw new InputError(
-          'DY3007',
-          src(p.name),
-          sizeLine(p.name),
-          `dim '${dimToString(d)}' is ${prev} from ${dimFrom.get(d.name)} but ${got} from ${what}`,
-        );
-    });
+    const shape = binder.bind(p.name, p.type, t);
     let val = fromTensor(t);
     if (val.kind === 'dense') val = { kind: 'dense', shape, data: val.data };
     else if (p.type.format === 'dense') {
@@ -159,5 +181,5 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
     checkValues(p.name, src(p.name), p.type, val.kind === 'dense' ? val.data : val.values);
     env.set(p.name, val);
   }
-  return { env, dims };
+  return { env, dims: binder.dims };
 }

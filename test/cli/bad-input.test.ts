@@ -307,6 +307,23 @@ describe('data that does not fit the program (exit 1)', () => {
     }
   });
 
+  // Regression (plan and ir planned a negative or fractional dim, and a vector given as a 3 x 2 array, exit 0).
+  test('plan and ir check dims given by --param and input ranks as run does', async (s) => {
+    s.goodA();
+    s.dense('x32.mtx', 3, 2);
+    for (const [cmd, args, re] of [
+      ['plan', ['--param', 'n=-3'], /^--param n: error DY3015: dim 'n' must be a non-negative integer, got -3$/],
+      ['ir', ['--param', 'n=2.5'], /^--param n: error DY3015: dim 'n' must be a non-negative integer, got 2\.5$/],
+      ['plan', ['--input', 'x=x32.mtx'], /^x32\.mtx:2: error DY3007: 'x' has 1 dimension\(s\) but the input is 3 x 2$/],
+    ] as const) {
+      const r = await s.run([cmd, SPMV, '--input', 'A=A.mtx', ...args]);
+      expect(r.status, `${cmd} ${args.join(' ')}: ${r.stderr}`).toBe(1);
+      noStackTrace(r);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')[0]).toMatch(re);
+    }
+  });
+
   test('dimension mismatch: gcn with X rows != A rows', async (s) => {
     s.goodA();
     s.dense('X.mtx', 4, 2);
