@@ -24,7 +24,7 @@ import type { Kernel } from '../../ir/module.js';
 import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
 import type { RuntimeConfig, RuntimeInputs } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
-import { closeBackends, WasmStageBackend, type StageBackends } from '../../runtime/exec/index.js';
+import { closeBackends, type StageBackends } from '../../runtime/exec/index.js';
 import {
   buildGuards,
   featureRecord,
@@ -41,7 +41,7 @@ import { graph, root, spmvBinding, system } from '../guards/fixtures.js';
 import { gcnFixture, runtimeFor, throughputConfig, type Fixture } from '../guards/runtime-fixture.js';
 import { specOf } from '../helpers/compile.js';
 import { goal } from '../helpers/goal.js';
-import { loopback } from '../helpers/loopback.js';
+import { wasmAndLoopbacks } from '../helpers/loopback.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
 import {
   asCoo,
@@ -151,11 +151,7 @@ describe('spmv under guards over CPU, GPU and FPGA partitions', () => {
     plan = { ...built, partitions, tree, ranges };
     const { binary, manifest } = await compileWasm(kernel);
     config = throughputConfig(kernel, spec, manifest, plan);
-    backends = {
-      cpu: await WasmStageBackend.create(binary, manifest),
-      gpu: await loopback('gpu', binary, manifest),
-      fpga: await loopback('fpga', binary, manifest),
-    };
+    backends = await wasmAndLoopbacks(binary, manifest);
   }, 60_000);
   afterAll(() => backends && closeBackends(backends));
 

@@ -24,7 +24,7 @@ import type { Kernel } from '../../ir/module.js';
 import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
 import type { RuntimeConfig, RuntimeInputs } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
-import { closeBackends, WasmStageBackend, type StageBackends } from '../../runtime/exec/index.js';
+import { closeBackends, type StageBackends } from '../../runtime/exec/index.js';
 import { buildGuards, sampleBindings } from '../../runtime/guards/index.js';
 import { csrToCsc } from '../../runtime/io/convert.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
@@ -35,7 +35,7 @@ import { throughputConfig } from '../guards/runtime-fixture.js';
 import { haveCompiler } from '../helpers/cc.js';
 import { specOf } from '../helpers/compile.js';
 import { goal } from '../helpers/goal.js';
-import { loopback } from '../helpers/loopback.js';
+import { wasmAndLoopbacks } from '../helpers/loopback.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
 import { asCoo, spmvReference, vec } from './inputs.js';
 
@@ -250,11 +250,7 @@ describe('guarded runtime (spmv): out-of-order entries and unreadable arrays are
     );
     const { binary, manifest } = compiled;
     config = throughputConfig(kernel, spec, manifest, plan);
-    backends = {
-      cpu: await WasmStageBackend.create(binary, manifest),
-      gpu: await loopback('gpu', binary, manifest),
-      fpga: await loopback('fpga', binary, manifest),
-    };
+    backends = await wasmAndLoopbacks(binary, manifest);
   }, 60_000);
   afterAll(() => backends && closeBackends(backends));
 

@@ -6,7 +6,7 @@ import type { Kernel } from '../../ir/module.js';
 import { specOf } from '../helpers/compile.js';
 import { WasmStageBackend, type StageBackends } from '../../runtime/exec/index.js';
 import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
-import { loopback } from '../helpers/loopback.js';
+import { wasmAndLoopbacks } from '../helpers/loopback.js';
 import type { RuntimeConfig, RuntimeOptions } from '../../runtime/engine/types.js';
 import { generatedMatrix } from '../../runtime/generate.js';
 import { buildGuards, sampleBindings, walkTree } from '../../runtime/guards/index.js';
@@ -97,13 +97,9 @@ export async function gcnFixture(): Promise<Fixture> {
   const plan = buildGuards(spec, system('paper-1g1f'), samples, goal('throughput'));
   const { binary, manifest } = await compileWasm(kernel);
   const config = throughputConfig(kernel, spec, manifest, plan);
-  const wasm = await WasmStageBackend.create(binary, manifest);
   // GPU and FPGA stages run the CPU kernels in memories of their own (test/helpers/loopback.ts): these tests are about decisions.
-  const backends: StageBackends = {
-    cpu: wasm,
-    gpu: await loopback('gpu', binary, manifest),
-    fpga: await loopback('fpga', binary, manifest),
-  };
+  const backends = await wasmAndLoopbacks(binary, manifest);
+  const wasm = backends.cpu;
   const W1s = new Map<number, DenseTensor>();
   const inputCache = new Map<string, Record<string, Tensor>>();
   const refCache = new Map<string, DenseTensor>();

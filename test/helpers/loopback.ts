@@ -8,7 +8,7 @@
  * (test/native).
  */
 import { IMPLEMENTATIONS } from '../../runtime/catalogue/index.js';
-import { DeviceCallError, WasmStageBackend, type StageBackend } from '../../runtime/exec/index.js';
+import { DeviceCallError, WasmStageBackend, type StageBackend, type StageBackends } from '../../runtime/exec/index.js';
 import type { DeviceKind } from '../../runtime/system/types.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 
@@ -52,5 +52,17 @@ export async function loopback(
     launch: (dev, handle, bufs, sizes, lo, hi) => of(dev).launch(0, handle, bufs, sizes, lo, hi),
     sync: async () => {},
     close: () => inner.forEach((b) => b.close()),
+  };
+}
+
+/** The backends of a machine with every kind, for tests about decisions: the wasm CPU backend, and a loopback GPU and FPGA. */
+export async function wasmAndLoopbacks(
+  binary: Uint8Array,
+  manifest: WasmManifest,
+): Promise<StageBackends & { cpu: WasmStageBackend }> {
+  return {
+    cpu: await WasmStageBackend.create(binary, manifest),
+    gpu: await loopback('gpu', binary, manifest),
+    fpga: await loopback('fpga', binary, manifest),
   };
 }
