@@ -145,7 +145,7 @@ for (const be of natives)
   let n = 0;
   const t0 = performance.now();
   for (; n < 2000; n++) await gpu.lib.callAsync('device_count');
-  calls['device_count, off the main thread (koffi async)'] = ((performance.now() - t0) / n) * 1e3;
+  calls[`device_count, off the main thread (koffi async, ${gpu.name})`] = ((performance.now() - t0) / n) * 1e3;
   bufs.forEach((b) => gpu.free(b));
 }
 

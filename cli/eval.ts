@@ -65,7 +65,8 @@ export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
     sbar?.done();
   }
   const command = `dype eval${o.quick ? ' --quick' : ''}${sensSuite !== undefined ? ` --sensitivity${sensSuite === 'quick' ? '' : ` ${sensSuite}`}` : ''}${o.output !== undefined ? ` -o ${o.output}` : ''}${o.json ? ' --json' : ''}`;
-  const summary = sensitivity ? { ...s, sensitivity } : s;
+  // Every figure is the cost model's and the event simulation's: nothing of the suite runs on a device.
+  const summary = { clock: 'modelled', ...s, ...(sensitivity ? { sensitivity } : {}) };
   if (o.output !== undefined) {
     writeProject(
       o.output,

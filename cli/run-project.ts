@@ -36,6 +36,7 @@ import { fsReason } from '../runtime/io/files.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../runtime/plan/dp.js';
 import type { Mapping, Objective, PlanSpec } from '../runtime/plan/types.js';
+import { NATIVE_BACKENDS } from '../runtime/native/abi.js';
 import { openProject, parseProjectJson, readProject } from '../runtime/native/project.js';
 import type { DeviceKind, SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
@@ -371,6 +372,8 @@ export async function runProjectCommand(
     files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()), where: `--trace ${o.trace}` });
   writeAllAtomic(files);
   const backendsRan = [...new Set(ex.runs.map((r) => r.backend))];
+  // What ran emulated, not what --emulate allowed: an all-CPU partition under --emulate emulated nothing.
+  const emulatedRan = backendsRan.filter((b) => EMULATED.has(b));
   const timing = { ...timingOf(times), clock: 'measured' };
   const features = Object.fromEntries(
     [...loaded].map(([n, li]) => [n, { ...(feats.get(n) ?? tier0(li.tensor)), source: li.source }]),
@@ -417,13 +420,13 @@ export async function runProjectCommand(
   };
   if (o.json) {
     stdout(
-      `${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features: snakeValues(features), dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`,
+      `${JSON.stringify({ kernel: kernel.name, backend: backendsRan.join('+'), threads, emulated: emulatedRan.length > 0, emulate_allowed: o.emulate === true, project: dir, outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])), timing, features: snakeValues(features), dims: Object.fromEntries(dims), summary: summaries, partition, predicted, stages }, null, 2)}\n`,
     );
     return;
   }
   const lines: string[] = [];
   lines.push(
-    `kernel ${kernel.name} from project ${dir} on ${sys.name}${o.emulate ? ' (emulated GPU/FPGA builds)' : ''}`,
+    `kernel ${kernel.name} from project ${dir} on ${sys.name}${o.emulate ? ` (--emulate: GPU/FPGA stages may run in the emulated builds; ${emulatedRan.length ? `${emulatedRan.join(' and ')} did` : 'none did'})` : ''}`,
   );
   lines.push(
     `  partition ${ex.partition.id !== undefined ? `${ex.partition.id} ` : ''}${ex.partition.label} (${ex.partition.source})`,
@@ -451,10 +454,19 @@ export async function runProjectCommand(
     );
   }
   lines.push(
-    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s), measured on this host${o.repeat === undefined ? ' (one cold run: first-call setup and input copies included)' : ''}`,
+    `  time: median ${timing.median_ms.toFixed(3)} ms, min ${timing.min_ms.toFixed(3)} ms over ${timing.runs} run(s), measured on this host (${backendsRan.join(' + ')})${o.repeat === undefined ? ' (one cold run: first-call setup and input copies included)' : ''}`,
   );
+  if (emulatedRan.length)
+    lines.push(
+      `  note: ${emulatedRan.join(' and ')} ran on this host's CPU: ${emulatedRan.length > 1 ? 'their' : 'its'} measured times are the emulation's, not a device's`,
+    );
   stdout(lines.join('\n') + '\n');
 }
+
+/** The backends that run a GPU or FPGA stage without the device (runtime/native/abi.ts NATIVE_BACKENDS). */
+const EMULATED: ReadonlySet<string> = new Set(
+  Object.values(NATIVE_BACKENDS).flatMap((b) => (b.emulated !== null ? [b.emulated] : [])),
+);
 
 /** `cpu x1 [T1] | gpu x1 [H1, T2, Y]`, as plan.json labels partitions. */
 function labelOf(spec: PlanSpec, sys: SystemSpec, choices: readonly StageChoice[]): string {

@@ -16,7 +16,8 @@ export function runTrace(m: Mapping, measuredMs: readonly number[], label: strin
   );
   let t = 0;
   measuredMs.forEach((ms, i) => {
-    tr.slice(`this host (${backend}, measured)`, 'compute', `run ${i + 1}`, t, ms, { clock: 'measured' });
+    // On the measured track: the compute track of every process is labelled as the cost model's.
+    tr.slice(`this host (${backend}, measured)`, 'measured', `run ${i + 1}`, t, ms, { clock: 'measured', backend });
     t += ms;
   });
   return JSON.stringify(tr.toJSON());

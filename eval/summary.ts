@@ -181,6 +181,9 @@ export function summaryTable(s: Summary): string {
       .map(([k, v]) => `${v} ${k}`)
       .join(', ')}); oracle = best enumerated mapping by the event simulation`,
   );
+  lines.push(
+    'Every figure is modelled (the cost model and the event simulation of the systems the presets describe); nothing ran on a device.',
+  );
   lines.push('');
   lines.push('strategy         optimal          mean loss (not optimal)  max loss   infeasible  beats oracle');
   for (const k of STRATEGIES) {

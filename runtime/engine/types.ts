@@ -170,8 +170,11 @@ export interface RuntimeStats {
   decisionsReused: number;
   decisionMs: number;
   byPartition: Record<string, number>;
+  /** Where the model clock stands after the last input (the cost model's stage times and switches): modelled. */
   clockMs: number;
+  /** Measured wall time of every input's stages (RunResult.wallMs summed). */
   wallMs: number;
+  /** The switches' cost (drain, migration, bitstream loads) as the policy priced it: modelled. */
   switchCostMs: number;
   log: DecisionLogEntry[];
 }

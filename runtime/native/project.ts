@@ -6,7 +6,7 @@
  * project's `project.json` (written by `dype compile`) names the program,
  * its hash and kernels.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import type { StageBackends } from '../exec/backend.js';
@@ -14,9 +14,16 @@ import { wasmStageBackendFromDir } from '../exec/wasm-backend.js';
 import { fsReason } from '../io/files.js';
 import { locateJsonError } from '../system/json-locate.js';
 import type { DeviceKind, SystemSpec } from '../system/types.js';
-import type { NativeFamily } from './abi.js';
+import { NATIVE_BACKENDS, type NativeFamily } from './abi.js';
 import { NativeStageBackend } from './backend.js';
 import { NativeLibrary } from './library.js';
+
+/** What a family's real build and run need, for the advice when only the emulated build is there. */
+const REAL_NEEDS: Record<NativeFamily, string> = {
+  cuda: 'the CUDA toolkit and an NVIDIA GPU are',
+  fpga: 'XRT and an FPGA card are',
+  cpu: 'a C compiler is',
+};
 
 export interface ProjectInfo {
   format: 'dype-project';
@@ -134,6 +141,19 @@ export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions):
       continue;
     }
     const path = nativeLibraryPath(dir, info.program, family, o.emulate);
+    // `dype build` on a host without the device builds the emulated library: "run dype build" alone would
+    // build the same one again, so say which build is there and how to use it or get the other.
+    if (!existsSync(path) && existsSync(nativeLibraryPath(dir, info.program, family, !o.emulate))) {
+      const { real, emulated } = NATIVE_BACKENDS[family];
+      throw new InputError(
+        'DY3043',
+        path,
+        undefined,
+        o.emulate
+          ? `the emulated ${family} library (${emulated}) is not built, only the real one (${real}): run without --emulate (openProject's emulate: false) to use it, or dype build ${dir} --emulate`
+          : `the ${family} library (${real}) is not built, only its emulated build (${emulated}): run with --emulate (openProject's emulate: true) to use it, or dype build ${dir} --real where ${REAL_NEEDS[family]}`,
+      );
+    }
     const lib = NativeLibrary.open(path, {
       program: info.program,
       programHash: info.programHash,

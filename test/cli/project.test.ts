@@ -41,6 +41,7 @@ interface RunJson {
   backend: string;
   threads: number;
   emulated: boolean;
+  emulate_allowed: boolean;
   partition: {
     source: string;
     label: string;
@@ -158,6 +159,7 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     expect(f.status, f.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as RunJson;
     expect(j.emulated).toBe(true);
+    expect(j.emulate_allowed).toBe(true);
     expect(j.partition.source).toMatch(/^auto: the project's throughput guards \(path /);
     expect(j.partition.objective).toBe('throughput');
     // One run of a graph the runtime never saw: decided on it (nothing kept to reuse), measured.
@@ -217,6 +219,45 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     expect(k.partitions[j.partition.id!]!.objectives).toContain('energy');
   }, 120_000);
 
+  it('--emulate says what ran emulated (an all-CPU partition: nothing); without it, the emulated build that is there is named', async () => {
+    const [cpu, json, real] = await Promise.all([
+      runCliAsync([
+        'run',
+        example('gcn.dy'),
+        '--project',
+        out,
+        '--partition',
+        'cpu:op0-op3',
+        '--emulate',
+        ...GCN_INPUTS,
+      ]),
+      runCliAsync([
+        'run',
+        example('gcn.dy'),
+        '--project',
+        out,
+        '--partition',
+        'cpu:op0-op3',
+        '--emulate',
+        ...GCN_INPUTS,
+        '--json',
+      ]),
+      runCliAsync(['run', example('gcn.dy'), '--project', out, '--partition', 'cpu:op0|gpu:op1-op3', ...GCN_INPUTS]),
+    ]);
+    expect(cpu.status, cpu.stderr).toBe(0);
+    expect(cpu.stdout).toMatch(/\(--emulate: GPU\/FPGA stages may run in the emulated builds; none did\)\n/);
+    expect(cpu.stdout).toMatch(/^ {2}time: .* measured on this host \(wasm\)/m);
+    expect(cpu.stdout).not.toMatch(/note: /);
+    expect(json.status, json.stderr).toBe(0);
+    const j = JSON.parse(json.stdout) as RunJson;
+    expect([j.backend, j.emulated, j.emulate_allowed]).toEqual(['wasm', false, true]);
+    // `dype build` made the emulated library here; "run dype build" alone would make it again.
+    expect(real.status).toBe(1);
+    expect(real.stderr.trim()).toBe(
+      `${join(out, 'cuda', 'libgcn_cuda.so')}: error DY3043: the cuda library (cuda) is not built, only its emulated build (cuda-emu): run with --emulate (openProject's emulate: true) to use it, or dype build ${out} --real where the CUDA toolkit and an NVIDIA GPU are`,
+    );
+  }, 60_000);
+
   it('a partition written out, with a stage split over both FPGAs of paper-2g2f, prints each stage\u2019s backend', async () => {
     const r = await runCliAsync(
       [
@@ -236,6 +277,12 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/stage 0 \[op0\] on gpu0: cuda-emu, [\d.]+ ms measured/);
     expect(r.stdout).toMatch(/stage 1 \[op1 op2 op3\] on fpga0\+fpga1: fpga-csim, [\d.]+ ms measured/);
+    // The emulated stages are named where the time is, and their times said to be the emulation's.
+    expect(r.stdout).toMatch(/; cuda-emu and fpga-csim did\)\n/);
+    expect(r.stdout).toMatch(/^ {2}time: .* measured on this host \(cuda-emu \+ fpga-csim\)/m);
+    expect(r.stdout).toMatch(
+      /^ {2}note: cuda-emu and fpga-csim ran on this host's CPU: their measured times are the emulation's, not a device's$/m,
+    );
   }, 120_000);
 
   it('bad partitions, mismatched projects and misused options are one clear error each; nothing is written', async () => {

@@ -28,6 +28,10 @@ describe('dype plan', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('Pareto-optimal mappings');
     for (const b of ['gpu-only', 'static', 'heft']) expect(r.stdout).toContain(b);
+    // Nothing ran: the figures say they are the model's, the planner's own time that it is measured.
+    expect(r.stdout).toMatch(/planned in [\d.]+ ms measured/);
+    expect(r.stdout).toContain('every time, energy and power below is modelled (the cost model for paper-2g2f)');
+    expect(r.stdout).toContain('Baselines (modelled):');
   });
   it('--json follows the contract', () => {
     const r = dype('plan', ...gcn, '--system', 'paper-1g1f', '--objective', 'energy', '--json');
@@ -41,6 +45,7 @@ describe('dype plan', () => {
       expect(m.stages.length).toBeGreaterThan(0);
       for (const s of m.stages) expect(s).toMatchObject({ ops: expect.any(Array), devices: expect.any(Array) });
       for (const k of ['period_ms', 'latency_ms', 'energy_j']) expect(m[k]).toBeGreaterThan(0);
+      expect(m.clock).toBe('modelled');
     }
     const energies = j.pareto.map((m: { energy_j: number }) => m.energy_j);
     expect(energies[0]).toBe(Math.min(...energies));
@@ -136,5 +141,17 @@ describe('dype run --json', () => {
     expect(j.predicted.latency_ms).toBeGreaterThan(0);
     expect(j.partition).toMatchObject({ energy_scope: 'system', stream_length: 'unbounded' });
     expect(j.predicted.system_energy_j).toBeGreaterThanOrEqual(j.predicted.device_energy_j);
+    // Which figures were measured here and which the model gave, as run --project says it.
+    expect(j.timing.clock).toBe('measured');
+    expect(j.compile.clock).toBe('measured');
+    expect(j.predicted.clock).toBe('modelled');
+  });
+  it('the text names the backend and the clock of every time', () => {
+    const r = dype('run', 'examples/spmv.dy', '--input', `A=${join(M, 'karate.mtx')}`, '--input', 'x=@ones');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^ {2}time: median [\d.]+ ms, min [\d.]+ ms over 1 run\(s\), measured on this host by the (native|wasm) backend /m,
+    );
+    expect(r.stdout).toMatch(/^ {2}compile: [\d.]+ ms measured/m);
   });
 });

@@ -152,14 +152,15 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
       cwd: REPO_ROOT,
       encoding: 'utf8',
     });
-    // Without --emulate the app asks for the real libraries, which this host has not built.
+    // Without --emulate the app asks for the real libraries, which this host has not built; the emulated ones are
+    // there, and the error says so (plain "run dype build" would build the emulated ones again).
     const real = spawnSync(process.execPath, [join(OUT, 'js', 'main.js'), '--json', '--matrices', M], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
     });
     expect(real.status).not.toBe(0);
     expect(real.stderr.trim()).toMatch(
-      /^\S*libgcn_(cuda|fpga)\.so: error DY3043: the (cuda|fpga) library is not built: run dype build \S+$/,
+      /^\S*libgcn_(cuda|fpga)\.so: error DY3043: the (cuda|fpga) library \((cuda|xrt)\) is not built, only its emulated build \((cuda-emu|fpga-csim)\): run with --emulate .* or dype build \S+ --real where .*$/,
     );
     const stdout = execFileSync(
       process.execPath,
@@ -179,6 +180,7 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
               byBackend: Record<string, { stages: number }>;
               streamYSums: number[];
               byObjective: Record<string, number>;
+              [time: string]: unknown;
             };
           },
       );
@@ -210,6 +212,10 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
         );
     expect(Object.keys(summary.byBackend)).toContain('wasm');
     expect(Object.keys(summary.byBackend).some((b) => b === 'cuda-emu' || b === 'fpga-csim')).toBe(true);
+    // Every time in the summary names its clock: the model's or the wall clock's (measured).
+    const times = Object.keys(summary).filter((k) => k.endsWith('Ms'));
+    expect(times.length).toBeGreaterThan(0);
+    for (const k of times) expect(k, 'a time without its clock').toMatch(/Model|Measured/);
     // Streamed, the same outputs as one at a time.
     summary.streamYSums.forEach((y, i) =>
       expect(Math.abs(y - runs[i]!.ySum), `stream ${runs[i]!.input}`).toBeLessThanOrEqual(

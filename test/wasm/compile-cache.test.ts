@@ -98,7 +98,7 @@ describe.skipIf(!HAVE_DATA)('dype run: compile cache', () => {
       'wasm',
     ]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/compile: [\d.]+ ms \(from the compile cache\)/);
+    expect(r.stdout).toMatch(/compile: [\d.]+ ms measured \(from the compile cache\)/);
   });
 });
 
