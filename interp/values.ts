@@ -5,7 +5,7 @@
  * interpreter reads "the same position" of S and E in O(1).
  */
 import type { SparseMatrix, Tensor } from '../runtime/tensor.js';
-import { gather, permutationTo, pointers } from '../runtime/entry-order.js';
+import { gather, groupedBy, permutationTo, pointers } from '../runtime/entry-order.js';
 
 export interface Pattern {
   rows: number;
@@ -106,12 +106,7 @@ export function groupingOf(p: Pattern, by: 'row' | 'col'): Grouping {
   if (!g) groupings.set(p, (g = {}));
   const cached = g[by];
   if (cached) return cached;
-  const perm = permutationTo(p, by);
-  const major = by === 'row' ? p.ri : p.ci;
-  const made: Grouping = {
-    ptr: pointers(major, perm, by === 'row' ? p.rows : p.cols),
-    ids: p.order === by ? undefined : perm,
-  };
+  const made: Grouping = groupedBy(p, by);
   g[by] = made;
   return made;
 }

@@ -1,6 +1,7 @@
 /**
  * From reader output (MtxData) to the runtime's tensors, and between the
- * tensor formats. Sorting is by stable counting sort, O(nnz + rows + cols).
+ * tensor formats. Sorting is stable, O(nnz + the major dimension) for entries
+ * in or near order (runtime/io/order.ts sortEntries).
  * Results never share arrays with their input.
  */
 
@@ -14,7 +15,7 @@ import {
   type SparseMatrix,
 } from '../tensor.js';
 import type { MtxCoordinate, MtxData } from './mtx-data.js';
-import { duplicateError, sortEntries } from './order.js';
+import { duplicateError, sortEntries, type SortedEntries } from './order.js';
 
 // ---------------------------------------------------------------- from MtxData
 
@@ -35,7 +36,7 @@ function entriesOf(m: MtxData): MtxCoordinate {
  * Entries ordered by (major, minor), with DY3009 (naming both source lines)
  * when two share a position. ptr is indexed by the major dimension.
  */
-function ordered(m: MtxCoordinate, byRow: boolean, file: string): { perm: Int32Array; ptr: Int32Array } {
+function ordered(m: MtxCoordinate, byRow: boolean, file: string): SortedEntries {
   const [major, nMajor, minor, nMinor] = byRow
     ? [m.rowIdx, m.rows, m.colIdx, m.cols]
     : [m.colIdx, m.cols, m.rowIdx, m.rows];
@@ -47,16 +48,17 @@ function ordered(m: MtxCoordinate, byRow: boolean, file: string): { perm: Int32A
       `${m.rows} x ${m.cols} has too many ${byRow ? 'rows' : 'columns'} for compressed storage (at most ${MAX_ELEMENTS - 1})`,
     );
   const sorted = sortEntries(major, nMajor, minor, nMinor);
-  const { perm } = sorted;
-  for (let k = 1; k < perm.length; k++) {
-    const a = perm[k - 1]!;
-    const b = perm[k]!;
-    if (major[a] === major[b] && minor[a] === minor[b]) throw duplicateError(m, a, b, file);
-  }
+  const { perm, ptr, minorSorted } = sorted;
+  for (let s = 0; s < nMajor; s++)
+    for (let k = ptr[s]! + 1, stop = ptr[s + 1]!; k < stop; k++)
+      if (minorSorted[k] === minorSorted[k - 1])
+        throw duplicateError(m, perm ? perm[k - 1]! : k - 1, perm ? perm[k]! : k, file);
   return sorted;
 }
 
-function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array): T {
+/** src in `perm` order, in an array of its own (a copy for null, the identity). */
+function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array | null): T {
+  if (perm === null) return src.slice() as T;
   const out = new (src.constructor as { new (n: number): T })(perm.length);
   for (let k = 0; k < perm.length; k++) out[k] = src[perm[k]!]!;
   return out;
@@ -65,13 +67,13 @@ function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array): 
 /** CSR of coordinate or array data; `file` names the data in a DY3009 error. */
 export function toCsr(m: MtxData, file: string = m.file ?? '<matrix>'): CsrMatrix {
   const e = entriesOf(m);
-  const { perm, ptr } = ordered(e, true, file);
+  const { perm, ptr, minorSorted } = ordered(e, true, file);
   return {
     format: 'csr',
     rows: e.rows,
     cols: e.cols,
     rowPtr: ptr,
-    colIdx: gather(e.colIdx, perm),
+    colIdx: minorSorted,
     values: gather(e.values, perm),
   };
 }
@@ -79,13 +81,13 @@ export function toCsr(m: MtxData, file: string = m.file ?? '<matrix>'): CsrMatri
 /** CSC of coordinate or array data. */
 export function toCsc(m: MtxData, file: string = m.file ?? '<matrix>'): CscMatrix {
   const e = entriesOf(m);
-  const { perm, ptr } = ordered(e, false, file);
+  const { perm, ptr, minorSorted } = ordered(e, false, file);
   return {
     format: 'csc',
     rows: e.rows,
     cols: e.cols,
     colPtr: ptr,
-    rowIdx: gather(e.rowIdx, perm),
+    rowIdx: minorSorted,
     values: gather(e.values, perm),
   };
 }
@@ -93,13 +95,13 @@ export function toCsc(m: MtxData, file: string = m.file ?? '<matrix>'): CscMatri
 /** COO sorted by row then column. */
 export function toCoo(m: MtxData, file: string = m.file ?? '<matrix>'): CooMatrix {
   const e = entriesOf(m);
-  const { perm } = ordered(e, true, file);
+  const { perm, ptr, minorSorted } = ordered(e, true, file);
   return {
     format: 'coo',
     rows: e.rows,
     cols: e.cols,
-    rowIdx: gather(e.rowIdx, perm),
-    colIdx: gather(e.colIdx, perm),
+    rowIdx: expandPtr(ptr, minorSorted.length),
+    colIdx: minorSorted,
     values: gather(e.values, perm),
   };
 }
@@ -134,8 +136,8 @@ function compress(
   nMinor: number,
   values: Float64Array,
 ): { ptr: Int32Array; idx: Int32Array; vals: Float64Array } {
-  const { perm, ptr } = sortEntries(major, nMajor, minor, nMinor);
-  return { ptr, idx: gather(minor, perm), vals: gather(values, perm) };
+  const { perm, ptr, minorSorted } = sortEntries(major, nMajor, minor, nMinor);
+  return { ptr, idx: minorSorted, vals: gather(values, perm) };
 }
 
 export function csrToCoo(m: CsrMatrix): CooMatrix {

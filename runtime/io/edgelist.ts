@@ -21,7 +21,7 @@ const TABLE_SLACK = 1 << 16;
 export function parseEdgeList(text: string | Uint8Array, file: string): MtxCoordinate {
   const edges = scanEdges(new ByteCursor(text, file));
   const { n, rowIdx, colIdx } = numberVertices(edges.from, edges.to, edges.maxId);
-  const { perm } = sortEntries(rowIdx, n, colIdx, n);
+  const perm = sortEntries(rowIdx, n, colIdx, n).perm ?? Int32Array.from(rowIdx, (_, k) => k);
   const kept = dropRepeats(perm, rowIdx, colIdx);
   const outRow = new Int32Array(kept);
   const outCol = new Int32Array(kept);

@@ -44,10 +44,90 @@ function comparisonOrder(keys: Int32Array): Int32Array {
   return perm.sort((a, b) => keys[a]! - keys[b]! || a - b);
 }
 
-/** Orders entries by `major` then `minor` (stable); ptr is indexed by major, so O(nMajor) memory is needed anyway. */
-export function sortEntries(major: Int32Array, nMajor: number, minor: Int32Array, nMinor: number): Bucketed {
-  const byMinor = sparseKeys(nMinor, minor.length) ? comparisonOrder(minor) : countingSort(minor, nMinor).perm;
-  return countingSort(major, nMajor, byMinor);
+export interface SortedEntries {
+  /** Entry indices in sorted order; null when the entries were already in it (the identity). */
+  perm: Int32Array | null;
+  /** Entries with major index k are at sorted positions ptr[k] .. ptr[k+1]-1. */
+  ptr: Int32Array;
+  /** minor[perm[k]] for each k: the entries' minor indices in sorted order. */
+  minorSorted: Int32Array;
+}
+
+/**
+ * Orders entries by `major` then `minor` (stable: entries at one position
+ * keep their input order); ptr is indexed by major. Files mostly come in
+ * one of a few orders, so the work follows the order found rather than
+ * always sorting twice (each pass through a permutation is a cache miss per
+ * entry at scale):
+ * - already by (major, minor): one pass, no permutation;
+ * - each major index's entries met with non-decreasing minor (entries by
+ *   (minor, major), as SuiteSparse writes them, and expanded symmetric
+ *   storage): one counting sort by major;
+ * - otherwise two counting sorts, by minor and then by major (by comparison
+ *   for the minor when it dwarfs the entries, so memory stays O(nnz)).
+ */
+export function sortEntries(major: Int32Array, nMajor: number, minor: Int32Array, nMinor: number): SortedEntries {
+  const { perm, ptr, spare } = entryOrderWithSpare(major, nMajor, minor, nMinor);
+  if (perm === null) return { perm, ptr, minorSorted: minor.slice() };
+  // A spent permutation's memory takes the gathered indices: fresh pages cost more than the pass.
+  const minorSorted = spare ?? new Int32Array(perm.length);
+  for (let k = 0; k < perm.length; k++) minorSorted[k] = minor[perm[k]!]!;
+  return { perm, ptr, minorSorted };
+}
+
+/** sortEntries' permutation and pointers alone (perm null: already in order). */
+export function entryOrder(
+  major: Int32Array,
+  nMajor: number,
+  minor: Int32Array,
+  nMinor: number,
+): { perm: Int32Array | null; ptr: Int32Array } {
+  const { perm, ptr } = entryOrderWithSpare(major, nMajor, minor, nMinor);
+  return { perm, ptr };
+}
+
+function entryOrderWithSpare(
+  major: Int32Array,
+  nMajor: number,
+  minor: Int32Array,
+  nMinor: number,
+): { perm: Int32Array | null; ptr: Int32Array; spare: Int32Array | null } {
+  const n = major.length;
+  if (inOrder(major, minor)) {
+    const ptr = new Int32Array(nMajor + 1);
+    for (let i = 0; i < n; i++) ptr[major[i]! + 1]!++;
+    for (let k = 0; k < nMajor; k++) ptr[k + 1]! += ptr[k]!;
+    return { perm: null, ptr, spare: null };
+  }
+  const byMinor = groupsAscending(major, nMajor, minor)
+    ? null
+    : sparseKeys(nMinor, n)
+      ? comparisonOrder(minor)
+      : countingSort(minor, nMinor).perm;
+  const { perm, ptr } = countingSort(major, nMajor, byMinor);
+  return { perm, ptr, spare: byMinor };
+}
+
+/** Non-decreasing by (major, minor). */
+function inOrder(major: Int32Array, minor: Int32Array): boolean {
+  for (let i = 1; i < major.length; i++) {
+    const a = major[i - 1]!;
+    const b = major[i]!;
+    if (b < a || (b === a && minor[i]! < minor[i - 1]!)) return false;
+  }
+  return true;
+}
+
+/** Each major index's entries, in input order, have non-decreasing minor indices. */
+function groupsAscending(major: Int32Array, nMajor: number, minor: Int32Array): boolean {
+  const last = new Int32Array(nMajor).fill(-1);
+  for (let i = 0; i < major.length; i++) {
+    const g = major[i]!;
+    const m = minor[i]!;
+    if (m < last[g]!) return false;
+    last[g] = m;
+  }
+  return true;
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import { InputError } from '../errors.js';
 import { tensorProblem, type Tensor } from '../tensor.js';
-import { gather, permutationTo, pointers } from '../entry-order.js';
+import { gather, groupedBy, permutationTo, pointers } from '../entry-order.js';
 import type { WasmBuffer, WasmElem, WasmManifest, WasmOp, WasmValueType } from './manifest.js';
 
 export type View = Float32Array | Float64Array | Int32Array | BigInt64Array;
@@ -223,12 +223,7 @@ export function inputPattern(name: string, t: Tensor): Pattern {
 export function grouping(p: Pattern, layout: 'csr' | 'csc'): Grouping {
   const hit = p.groups[layout];
   if (hit) return hit;
-  const by = layout === 'csr' ? 'row' : 'col';
-  const perm = permutationTo(p, by);
-  const g: Grouping = {
-    ptr: pointers(by === 'row' ? p.ri : p.ci, perm, by === 'row' ? p.rows : p.cols),
-    ids: p.order === by ? undefined : perm,
-  };
+  const g: Grouping = groupedBy(p, layout === 'csr' ? 'row' : 'col');
   return (p.groups[layout] = g);
 }
 
