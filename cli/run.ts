@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { plannedSpec } from '../codegen/implementations.js';
-import { bindInputs, type KernelInputs } from '../interp/bind.js';
+import { checkInputs, type KernelInputs } from '../interp/bind.js';
 import { interpretKernel, type InterpretResult } from '../interp/interpret.js';
 import type { Kernel } from '../ir/module.js';
 import { InputError } from '../runtime/errors.js';
@@ -321,7 +321,7 @@ async function nativeRunner(
   counts: ReadonlyMap<string, number>,
   useCache: boolean,
 ): Promise<Runner> {
-  const { dims } = bindInputs(kernel, inputs);
+  const dims = checkInputs(kernel, inputs);
   const t0 = performance.now();
   const { lowerKernelLoops } = await import('../ir/loops-lower.js');
   const { cacheRoot } = await import('../codegen/wasm/cache.js');
@@ -367,7 +367,7 @@ async function wasmRunner(
   close: () => void;
   compile: { cached: boolean; ms: number };
 }> {
-  const { dims } = bindInputs(kernel, inputs);
+  const dims = checkInputs(kernel, inputs);
   const t0 = performance.now();
   const { lowerKernelLoops } = await import('../ir/loops-lower.js');
   const { cacheRoot, emitWasmCached } = await import('../codegen/wasm/cache.js');

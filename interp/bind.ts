@@ -36,7 +36,7 @@ function fitShape(shape: number[], rank: number): number[] | undefined {
   return undefined;
 }
 
-function checkValues(name: string, src: string, type: TensorType, data: Float64Array): void {
+function checkValues(name: string, src: string, type: TensorType, data: ArrayLike<number>): void {
   if (!isIntDtype(type.dtype) && type.dtype !== 'bool') return;
   for (let i = 0; i < data.length; i++) {
     const v = data[i]!;
@@ -118,6 +118,20 @@ export class DimBinder {
 }
 
 export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
+  return bindOrCheck(k, inputs, true);
+}
+
+/**
+ * bindInputs' checks and the dims bound, without building the
+ * interpreter's values (a sparse input's expanded row indices, a densified
+ * copy): what a backend that lays the tensors out itself needs (`dype run`
+ * on wasm or native), at no O(nnz) allocation.
+ */
+export function checkInputs(k: Kernel, inputs: KernelInputs): Map<string, number> {
+  return bindOrCheck(k, inputs, false).dims;
+}
+
+function bindOrCheck(k: Kernel, inputs: KernelInputs, build: boolean): Bound {
   const src = inputs.sourceOf ?? ((n: string) => `--input ${n}`);
   const env = new Map<string, Val>();
   const known = new Set([...k.params.map((p) => p.name)]);
@@ -163,16 +177,20 @@ export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
         `'${p.name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`,
       );
     const shape = binder.bind(p.name, p.type, t);
+    if (t.format !== 'dense' && p.type.format === 'dense' && shape[0]! * shape[1]! > MAX_ELEMENTS)
+      throw new InputError(
+        'DY3031',
+        src(p.name),
+        undefined,
+        `'${p.name}' is dense: ${shape[0]} x ${shape[1]} would hold ${shape[0]! * shape[1]!} elements; at most ${MAX_ELEMENTS} fit`,
+      );
+    if (!build) {
+      checkValues(p.name, src(p.name), p.type, t.format === 'dense' ? t.data : t.values);
+      continue;
+    }
     let val = fromTensor(t);
     if (val.kind === 'dense') val = { kind: 'dense', shape, data: val.data };
     else if (p.type.format === 'dense') {
-      if (shape[0]! * shape[1]! > MAX_ELEMENTS)
-        throw new InputError(
-          'DY3031',
-          src(p.name),
-          undefined,
-          `'${p.name}' is dense: ${shape[0]} x ${shape[1]} would hold ${shape[0]! * shape[1]!} elements; at most ${MAX_ELEMENTS} fit`,
-        );
       const data = new Float64Array(shape[0]! * shape[1]!);
       const pat = val.pattern;
       for (let e = 0; e < pat.ri.length; e++) data[pat.ri[e]! * pat.cols + pat.ci[e]!] = val.values[e]!;
