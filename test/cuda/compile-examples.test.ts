@@ -1,7 +1,7 @@
 /**
  * Every example's generated CUDA (and the shapes fixture's), kernels and ABI
  * file, compiles with nvcc for sm_90 with all warnings as errors, and each
- * program's dype_check and dype_abi_check drivers link against it. To keep the time down on two cores, the programs are
+ * program's dype_check and dype_abi_check drivers (host -Wall -Werror too) link against it. To keep the time down on two cores, the programs are
  * compiled as one translation unit (the generated files allow it) while the
  * drivers compile beside it. Skipped, saying so, where nvcc is not installed.
  * Nothing here runs on a GPU.
@@ -25,6 +25,8 @@ const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-nvcc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const FLAGS = ['-std=c++17', '-Werror', 'all-warnings'];
+/** The drivers are host code: the host compiler's warnings too (a program without a convergence loop once left a helper unused). */
+const DRIVER_FLAGS = [...FLAGS, '-Xcompiler', '-Wall,-Werror'];
 
 describe.skipIf(!NVCC)('generated CUDA compiles (nvcc -arch=sm_90) and the drivers link', () => {
   it('for every example and the shapes fixture', async () => {
@@ -47,12 +49,12 @@ describe.skipIf(!NVCC)('generated CUDA compiles (nvcc -arch=sm_90) and the drive
       ...programs.map(
         ({ name }) =>
           () =>
-            run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_check.cpp', '-o', 'check.o'], join(dir, name)),
+            run('nvcc', ['-c', '-O0', ...DRIVER_FLAGS, 'dype_check.cpp', '-o', 'check.o'], join(dir, name)),
       ),
       ...programs.map(
         ({ name }) =>
           () =>
-            run('nvcc', ['-c', '-O0', ...FLAGS, 'dype_abi_check.cpp', '-o', 'abi_check.o'], join(dir, name)),
+            run('nvcc', ['-c', '-O0', ...DRIVER_FLAGS, 'dype_abi_check.cpp', '-o', 'abi_check.o'], join(dir, name)),
       ),
     ];
     const compiled = await pool(jobs, 2);

@@ -48,4 +48,23 @@ describe.skipIf(!GXX)('the stream workspace shared by two host threads (CPU emul
     expect(r.output).toContain('0 failures');
     expect(r.output.match(/grows, \d+ times: rc 0, wrong elements 0 and 0\n/g)).toHaveLength(4);
   }, 240_000);
+
+  it('runs under AddressSanitizer without false reports on the fibers\u2019 reused stacks', async () => {
+    if (!(await asan())) {
+      console.warn('test/cuda/workspace-race: no AddressSanitizer; skipping the fiber-stack check');
+      return;
+    }
+    const src = join(ROOT, 'test/cuda/fixtures/emu-asan.cpp');
+    const emu = join(ROOT, 'codegen/cuda/emu');
+    const built = await run(
+      'g++',
+      ['-std=c++17', '-O1', '-DDYPE_CUDA_EMU', `-I${emu}`, '-fsanitize=address', '-o', 'emu-asan', src],
+      dir,
+    );
+    expect(built.status, built.output).toBe(0);
+    const r = await run('./emu-asan', [], dir, 30_000, ASAN_ENV);
+    expect(r.output).not.toContain('AddressSanitizer');
+    expect(r.status, r.output).toBe(0);
+    expect(r.output).toContain('ok');
+  }, 60_000);
 });

@@ -32,6 +32,8 @@ import { example } from '../helpers/cli.js';
 import { goal } from '../helpers/goal.js';
 
 const HAVE_GXX = spawnSync('g++', ['--version']).status === 0;
+/** What a native host may build the header with: every warning that flags a likely bug, as errors. */
+const STRICT = ['-std=c++11', '-Wall', '-Wextra', '-Wpedantic', '-Wshadow', '-Wconversion', '-Werror'];
 const dir = mkdtempSync(join(tmpdir(), 'dype-dispatch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -76,7 +78,7 @@ describe('the partition table of every objective', () => {
 });
 
 describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
-  it('compiles with g++ -std=c++11 -Wall -Werror and agrees with each objective\u2019s guard tree and ranges', () => {
+  it('compiles warning-free (g++ -std=c++11 STRICT), links into two translation units, and agrees with each objective\u2019s guard tree and ranges', () => {
     const header = emitDispatchHeader('gcn', 'examples/gcn.dy', [{ kernel, spec, objective: INITIAL, plans }]);
     writeFileSync(join(dir, 'gcn_dispatch.h'), header);
     expect(header).toMatch(
@@ -97,13 +99,17 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
       (o) =>
         `    std::printf("%d %d|%d %d;", gcn_gcn_dispatch_${o}(f), gcn_gcn_in_range_${o}(f) ? 1 : 0, gcn_gcn_dispatch(f, gcn_objective_${o}), gcn_gcn_in_range(f, gcn_objective_${o}) ? 1 : 0);\n`,
     ).join('');
-    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
+    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nint other_dispatch(const gcn_gcn_features& f);\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n    if (other_dispatch(f) != gcn_gcn_dispatch_latency(f)) return 1;\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
     writeFileSync(join(dir, 'main.cpp'), main);
-    execFileSync(
-      'g++',
-      ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-O1', '-o', join(dir, 'main'), join(dir, 'main.cpp')],
-      { cwd: dir },
+    // A second translation unit including it (twice): a host links the header into several, which only inline
+    // functions and internal constants allow.
+    writeFileSync(
+      join(dir, 'other.cpp'),
+      '#include "gcn_dispatch.h"\n#include "gcn_dispatch.h"\nint other_dispatch(const gcn_gcn_features& f);\nint other_dispatch(const gcn_gcn_features& f) { return gcn_gcn_dispatch(f, gcn_objective_latency); }\n',
     );
+    execFileSync('g++', [...STRICT, '-O1', '-o', join(dir, 'main'), join(dir, 'main.cpp'), join(dir, 'other.cpp')], {
+      cwd: dir,
+    });
     const out = execFileSync(join(dir, 'main'), { encoding: 'utf8' }).trim().split('\n');
     const last = out.pop()!;
     expect(last).toBe(`${table.partitions.length} ${table.partitions[table.partitions.length - 1]!.label}`);
@@ -194,6 +200,35 @@ describe.skipIf(!HAVE_GXX)('the header\u2019s range check', () => {
     const b = { ...b0, sparse: new Map([['A', { ...b0.sparse.get('A')!, rowLenCv: farCv['A.rowLenCv'] }]]) };
     expect(guardStep(tier0Only.throughput)(b)).toBe(0);
     expect(guardStep(cvChecked.throughput)(b)).toBe(-1);
+  });
+
+  it('compiles where a bound widens to infinity (a profile value near the largest double), and checks it as the runtime does', () => {
+    // Widened by RANGE_SLACK, this top overflows: the header once printed it as `Infinity`, which C++ does not know.
+    const top = Number.MAX_VALUE;
+    const wide = {
+      throughput: {
+        ...plan,
+        partitions: [plan.partitions[0]!],
+        tree: { leaf: 0, checks: [] },
+        ranges: { ...plan.ranges, 'dim.f': [16, top] as [number, number] },
+      },
+    };
+    const header = emitDispatchHeader('wide', 'wide.dy', [{ kernel, spec, objective: 'throughput', plans: wide }]);
+    writeFileSync(join(dir, 'wide_dispatch.h'), header);
+    const fields = [...header.matchAll(/^ {2}double (\w+); \/\* (\S+) \*\/$/gm)].map((m) => ({ c: m[1]!, key: m[2]! }));
+    const mid = (key: string): number => (plan.ranges[key] ? (plan.ranges[key][0] + plan.ranges[key][1]) / 2 : 1);
+    const body = fields.map(({ c, key }) => `  f.${c} = ${mid(key).toPrecision(17)};\n`).join('');
+    // Bit k: in range with f = 32, the largest double, +inf, NaN.
+    writeFileSync(
+      join(dir, 'wide.cpp'),
+      `#include <limits>\n#include "wide_dispatch.h"\nint main() {\n  wide_gcn_features f;\n${body}  const double widths[] = {32, std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};\n  int bits = 0;\n  for (int k = 0; k < 4; k++) {\n    f.dim_f = widths[k];\n    bits |= (wide_gcn_in_range(f) ? 1 : 0) << k;\n  }\n  return bits;\n}\n`,
+    );
+    execFileSync('g++', [...STRICT, '-o', join(dir, 'wide'), join(dir, 'wide.cpp')], { cwd: dir });
+    // NaN is out (the header's rule); +inf is in, as the runtime's step takes an unbounded top.
+    expect(spawnSync(join(dir, 'wide')).status).toBe(0b0111);
+    const b0 = gcnBinding(graph('cora.cites'), 32, 32, 16);
+    const at = (f: number): number => guardStep(wide.throughput)({ ...b0, dims: new Map([...b0.dims, ['f', f]]) });
+    expect([32, top, Infinity].map(at)).toEqual([0, 0, 0]);
   });
 });
 
