@@ -104,6 +104,13 @@ export class TraceRecorder {
     });
   }
 
+  /** Drops every event but the process names (a warm-up the timeline should not show). */
+  clear(): void {
+    const kept = this.events.filter((e) => e.ph === 'M');
+    this.events.length = 0;
+    this.events.push(...kept);
+  }
+
   get size(): number {
     return this.events.filter((e) => e.ph !== 'M').length;
   }

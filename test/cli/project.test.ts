@@ -258,6 +258,45 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
     );
   }, 60_000);
 
+  // Regression (the guarded runtime's trace held the warm-up as well, a fixed partition's only the last run).
+  it('--trace with --repeat N draws the N timed runs, with guards and with a fixed partition', async () => {
+    const traced = (
+      partition: string,
+      name: string,
+    ): Promise<{ status: number | null; stdout: string; stderr: string }> =>
+      runCliAsync([
+        'run',
+        example('gcn.dy'),
+        '--project',
+        out,
+        '--partition',
+        partition,
+        '--emulate',
+        '--repeat',
+        '3',
+        '--trace',
+        join(dir, name),
+        '--json',
+        ...GCN_INPUTS,
+      ]);
+    const runs = await Promise.all([traced('auto', 'auto.trace.json'), traced('cpu:op0-op3', 'fixed.trace.json')]);
+    for (const [r, name] of [
+      [runs[0], 'auto.trace.json'],
+      [runs[1], 'fixed.trace.json'],
+    ] as const) {
+      expect(r.status, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as RunJson;
+      const instances = j.stages.reduce((n, st) => n + st.devices.length, 0);
+      const events = (
+        JSON.parse(readFileSync(join(dir, name), 'utf8')) as {
+          traceEvents: { ph: string; args?: { clock?: string } }[];
+        }
+      ).traceEvents;
+      const measured = events.filter((e) => e.ph === 'X' && e.args?.clock === 'measured');
+      expect(measured.length, name).toBe(3 * instances);
+    }
+  }, 60_000);
+
   it('a partition written out, with a stage split over both FPGAs of paper-2g2f, prints each stage\u2019s backend', async () => {
     const r = await runCliAsync(
       [
