@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { groupedBy } from '../runtime/entry-order.js';
 import { toCsr } from '../runtime/io/convert.js';
 import type { MtxCoordinate } from '../runtime/io/mtx-data.js';
@@ -29,7 +29,8 @@ const ROWS = Number(args[0] ?? 1_000_000);
 const RUNS = Number(args[1] ?? 5);
 type ToCsr = typeof toCsr;
 const other: ToCsr | undefined = against
-  ? ((await import(join(resolve(against), 'runtime', 'io', 'convert.js'))) as { toCsr: ToCsr }).toCsr
+  ? ((await import(pathToFileURL(join(resolve(against), 'runtime', 'io', 'convert.js')).href)) as { toCsr: ToCsr })
+      .toCsr
   : undefined;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
