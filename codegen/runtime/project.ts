@@ -48,6 +48,13 @@ export interface KernelGuards extends KernelRuntime {
   profiles: KernelProfiles;
 }
 
+/**
+ * Profile features per compile: the runtime and report targets both build
+ * guards from the same --profile files, and loading a large matrix twice
+ * doubled `dype compile`'s time.
+ */
+const profileFeatures = new WeakMap<TargetContext, Map<string, SparseFeatures>>();
+
 /** Guards for every kernel the profiles bind and every objective, on the system given (default DEFAULT_GUARD_SYSTEM); the IR with the build-guards annotations. */
 export function buildKernelGuards(
   ctx: TargetContext,
@@ -74,7 +81,8 @@ export function buildKernelGuards(
       ]);
   }
   const sys = loadSystemFile(resolveSystemArg(ctx.system ?? DEFAULT_GUARD_SYSTEM));
-  const cache = new Map<string, SparseFeatures>();
+  let cache = profileFeatures.get(ctx);
+  if (!cache) profileFeatures.set(ctx, (cache = new Map()));
   const profiles = new Map<string, KernelProfiles>();
   for (const k of program.module.kernels) {
     const p = kernelProfiles(k, ctx.profiles, cache);
