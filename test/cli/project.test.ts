@@ -37,6 +37,10 @@ const GCN_INPUTS = [
 ];
 afterAll(() => cleanup(dir));
 
+/** `dype run gcn.dy --project out` on cora with `args`. */
+const runGcn = (...args: string[]): ReturnType<typeof runCliAsync> =>
+  runCliAsync(['run', example('gcn.dy'), '--project', out, ...args, ...GCN_INPUTS]);
+
 interface RunJson {
   backend: string;
   threads: number;
@@ -221,28 +225,9 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
 
   it('--emulate says what ran emulated (an all-CPU partition: nothing); without it, the emulated build that is there is named', async () => {
     const [cpu, json, real] = await Promise.all([
-      runCliAsync([
-        'run',
-        example('gcn.dy'),
-        '--project',
-        out,
-        '--partition',
-        'cpu:op0-op3',
-        '--emulate',
-        ...GCN_INPUTS,
-      ]),
-      runCliAsync([
-        'run',
-        example('gcn.dy'),
-        '--project',
-        out,
-        '--partition',
-        'cpu:op0-op3',
-        '--emulate',
-        ...GCN_INPUTS,
-        '--json',
-      ]),
-      runCliAsync(['run', example('gcn.dy'), '--project', out, '--partition', 'cpu:op0|gpu:op1-op3', ...GCN_INPUTS]),
+      runGcn('--partition', 'cpu:op0-op3', '--emulate'),
+      runGcn('--partition', 'cpu:op0-op3', '--emulate', '--json'),
+      runGcn('--partition', 'cpu:op0|gpu:op1-op3'),
     ]);
     expect(cpu.status, cpu.stderr).toBe(0);
     expect(cpu.stdout).toMatch(/\(--emulate: GPU\/FPGA stages may run in the emulated builds; none did\)\n/);
@@ -260,25 +245,8 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
 
   // Regression (the guarded runtime's trace held the warm-up as well, a fixed partition's only the last run).
   it('--trace with --repeat N draws the N timed runs, with guards and with a fixed partition', async () => {
-    const traced = (
-      partition: string,
-      name: string,
-    ): Promise<{ status: number | null; stdout: string; stderr: string }> =>
-      runCliAsync([
-        'run',
-        example('gcn.dy'),
-        '--project',
-        out,
-        '--partition',
-        partition,
-        '--emulate',
-        '--repeat',
-        '3',
-        '--trace',
-        join(dir, name),
-        '--json',
-        ...GCN_INPUTS,
-      ]);
+    const traced = (partition: string, name: string): ReturnType<typeof runGcn> =>
+      runGcn('--partition', partition, '--emulate', '--repeat', '3', '--trace', join(dir, name), '--json');
     const runs = await Promise.all([traced('auto', 'auto.trace.json'), traced('cpu:op0-op3', 'fixed.trace.json')]);
     for (const [r, name] of [
       [runs[0], 'auto.trace.json'],
