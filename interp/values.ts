@@ -4,8 +4,8 @@
  * share the very same `Pattern` object, entry for entry, which is how the
  * interpreter reads "the same position" of S and E in O(1).
  */
-import type { SparseMatrix, Tensor } from '../runtime/tensor.js';
-import { gather, groupedBy, permutationTo, pointers } from '../runtime/entry-order.js';
+import type { Tensor } from '../runtime/tensor.js';
+import { groupedBy, tensorOfEntries } from '../runtime/entry-order.js';
 
 export interface Pattern {
   rows: number;
@@ -64,32 +64,7 @@ export function fromTensor(t: Tensor): Val {
 
 export function toTensor(v: Val, format: 'dense' | 'csr' | 'csc' | 'coo'): Tensor {
   if (v.kind === 'dense') return { format: 'dense', shape: [...v.shape], data: v.data };
-  const p = v.pattern;
-  if (format === 'dense') {
-    const data = new Float64Array(p.rows * p.cols);
-    for (let k = 0; k < p.ri.length; k++) data[p.ri[k]! * p.cols + p.ci[k]!] = v.values[k]!;
-    return { format: 'dense', shape: [p.rows, p.cols], data };
-  }
-  if (format === 'csc') {
-    const perm = permutationTo(p, 'col');
-    return {
-      format: 'csc',
-      rows: p.rows,
-      cols: p.cols,
-      colPtr: pointers(p.ci, perm, p.cols),
-      rowIdx: gather(p.ri, perm),
-      values: gather(v.values, perm),
-    };
-  }
-  const perm = permutationTo(p, 'row');
-  const rowIdx = gather(p.ri, perm);
-  const colIdx = gather(p.ci, perm);
-  const values = gather(v.values, perm);
-  const m: SparseMatrix =
-    format === 'csr'
-      ? { format: 'csr', rows: p.rows, cols: p.cols, rowPtr: pointers(p.ri, perm, p.rows), colIdx, values }
-      : { format: 'coo', rows: p.rows, cols: p.cols, rowIdx, colIdx, values };
-  return m;
+  return tensorOfEntries(v.pattern, v.values, format);
 }
 
 /** Entries grouped by the row (or column) they lie in, built once per pattern. */

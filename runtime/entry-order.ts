@@ -1,11 +1,12 @@
 /**
  * Ordering the stored entries of a sparse matrix held as (row, column) lists:
- * the permutation into row-major or column-major order, the pointer array of
- * that order, and gathering arrays through a permutation. Shared by the
- * reference interpreter and the wasm executor.
+ * the entries grouped by row or column (pointers and entry ids), and the
+ * list with its values as a tensor of any format. Shared by the reference
+ * interpreter and the wasm executor.
  */
 
 import { entryOrder } from './io/order.js';
+import type { Tensor } from './tensor.js';
 
 export interface EntryList {
   rows: number;
@@ -14,18 +15,6 @@ export interface EntryList {
   ci: Int32Array;
   /** The order the entries are in: 'row' (by row, then column) or 'col'. */
   order: 'row' | 'col';
-}
-
-/**
- * Entry permutation sorting the list into `order` (identity when it already
- * is): a counting sort by the new major index (runtime/io/order.ts), which
- * leaves each group in the old order's minor order, so O(nnz + rows + cols)
- * where a comparison sort took seconds on millions of entries.
- */
-export function permutationTo(p: EntryList, order: 'row' | 'col'): Int32Array {
-  if (p.order === order) return identity(p.ri.length);
-  const { perm } = order === 'row' ? entryOrder(p.ri, p.rows, p.ci, p.cols) : entryOrder(p.ci, p.cols, p.ri, p.rows);
-  return perm ?? identity(p.ri.length);
 }
 
 /**
@@ -45,22 +34,59 @@ export function groupedBy(p: EntryList, by: 'row' | 'col'): { ptr: Int32Array; i
   return { ptr, ids: perm ?? undefined };
 }
 
-function identity(n: number): Int32Array {
-  const perm = new Int32Array(n);
-  for (let k = 0; k < n; k++) perm[k] = k;
-  return perm;
-}
-
-/** Pointer array (count + 1 entries) of the entries taken in `perm` order, grouped by `major`. */
-export function pointers(major: Int32Array, perm: Int32Array, count: number): Int32Array {
-  const ptr = new Int32Array(count + 1);
-  for (let k = 0; k < perm.length; k++) ptr[major[perm[k]!]! + 1]!++;
-  for (let i = 0; i < count; i++) ptr[i + 1]! += ptr[i]!;
-  return ptr;
-}
-
-export function gather<T extends Int32Array | Float64Array>(src: T, perm: Int32Array): T {
-  const out = new (src.constructor as { new (n: number): T })(perm.length);
-  for (let k = 0; k < perm.length; k++) out[k] = src[perm[k]!]!;
+/** A copy of src in `ids` order (src itself in order when ids is undefined). */
+function gather<T extends Int32Array | Float64Array>(src: T, ids: Int32Array | undefined): T {
+  if (ids === undefined) return src.slice() as T;
+  const out = new (src.constructor as { new (n: number): T })(ids.length);
+  for (let k = 0; k < ids.length; k++) out[k] = src[ids[k]!]!;
   return out;
+}
+
+/**
+ * The entries with their values as a tensor of `format`, in arrays of its
+ * own: what the interpreter (interp/values.ts toTensor) and the wasm
+ * executor (runtime/wasm/layout.ts sparseTensor) hand back for a sparse
+ * result.
+ */
+export function tensorOfEntries(p: EntryList, values: Float64Array, format: Tensor['format']): Tensor {
+  switch (format) {
+    case 'dense': {
+      const data = new Float64Array(p.rows * p.cols);
+      for (let k = 0; k < p.ri.length; k++) data[p.ri[k]! * p.cols + p.ci[k]!] = values[k]!;
+      return { format: 'dense', shape: [p.rows, p.cols], data };
+    }
+    case 'csc': {
+      const { ptr, ids } = groupedBy(p, 'col');
+      return {
+        format,
+        rows: p.rows,
+        cols: p.cols,
+        colPtr: ptr,
+        rowIdx: gather(p.ri, ids),
+        values: gather(values, ids),
+      };
+    }
+    case 'csr': {
+      const { ptr, ids } = groupedBy(p, 'row');
+      return {
+        format,
+        rows: p.rows,
+        cols: p.cols,
+        rowPtr: ptr,
+        colIdx: gather(p.ci, ids),
+        values: gather(values, ids),
+      };
+    }
+    case 'coo': {
+      const { ids } = groupedBy(p, 'row');
+      return {
+        format,
+        rows: p.rows,
+        cols: p.cols,
+        rowIdx: gather(p.ri, ids),
+        colIdx: gather(p.ci, ids),
+        values: gather(values, ids),
+      };
+    }
+  }
 }

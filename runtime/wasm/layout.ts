@@ -10,7 +10,7 @@
  */
 import { InputError } from '../errors.js';
 import { tensorProblem, type Tensor } from '../tensor.js';
-import { gather, groupedBy, permutationTo, pointers } from '../entry-order.js';
+import { groupedBy, tensorOfEntries } from '../entry-order.js';
 import type { WasmBuffer, WasmElem, WasmManifest, WasmOp, WasmValueType } from './manifest.js';
 
 export type View = Float32Array | Float64Array | Int32Array | BigInt64Array;
@@ -234,31 +234,9 @@ export function inverse(g: Grouping): Int32Array | undefined {
   return (g.inv = inv);
 }
 
-/** A sparse result as a tensor of the declared format (the interpreter's toTensor). */
+/** A sparse result as a tensor of the declared format (runtime/entry-order.ts, as the interpreter's toTensor). */
 export function sparseTensor(p: Pattern, values: Float64Array, format: WasmValueType['format']): Tensor {
-  if (format === 'dense') {
-    const data = new Float64Array(p.rows * p.cols);
-    for (let k = 0; k < p.ri.length; k++) data[p.ri[k]! * p.cols + p.ci[k]!] = values[k]!;
-    return { format: 'dense', shape: [p.rows, p.cols], data };
-  }
-  if (format === 'csc') {
-    const perm = permutationTo(p, 'col');
-    return {
-      format: 'csc',
-      rows: p.rows,
-      cols: p.cols,
-      colPtr: pointers(p.ci, perm, p.cols),
-      rowIdx: gather(p.ri, perm),
-      values: gather(values, perm),
-    };
-  }
-  const perm = permutationTo(p, 'row');
-  const rowIdx = gather(p.ri, perm);
-  const colIdx = gather(p.ci, perm);
-  const vals = gather(values, perm);
-  return format === 'csr'
-    ? { format: 'csr', rows: p.rows, cols: p.cols, rowPtr: pointers(p.ri, perm, p.rows), colIdx, values: vals }
-    : { format: 'coo', rows: p.rows, cols: p.cols, rowIdx, colIdx, values: vals };
+  return tensorOfEntries(p, values, format);
 }
 
 /** The memory region a manifest buffer lives in. */
