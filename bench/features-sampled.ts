@@ -7,20 +7,39 @@
  * whose rows exceed the sample (smaller ones are read whole and exact).
  * Per matrix and feature the error, then per feature the median and the
  * 90th percentile over the matrices; the row pointers the sampled row
- * statistics read (mean over ten seeds); the times of both.
- *   npm run build && node dist/bench/features-sampled.js
+ * statistics read (mean over ten seeds); the times of both. Then the row
+ * statistics on generated power-law patterns of 10^5-10^6 rows (bench/
+ * power-law-rows.ts) and on a drift without long rows, against exact tier 1:
+ * rowLenMax as sampled / exact, rowLenCv's relative error, the top-1%
+ * share's absolute error, median and worst over seeds 0-9, and the row
+ * pointers read; with --against DIR, another build's (its dist/) beside.
+ *   npm run build && node dist/bench/features-sampled.js [--against DIR]
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { quickBlocks, quickFeatures, sampledRowStats } from '../runtime/features/quick.js';
 import { sparseFeaturesOf } from '../runtime/guards/index.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
+import { rowLengthStats } from '../runtime/features/tier1.js';
+import { POWER_LAW_PATTERNS, powerLawName, powerLawRows, type PowerLawRows } from './power-law-rows.js';
 import { countReads } from './read-count.js';
+
+const { values: opt } = parseArgs({ options: { against: { type: 'string' } } });
+type RowStatsOf = typeof sampledRowStats;
+const otherStats: RowStatsOf | undefined =
+  opt.against === undefined
+    ? undefined
+    : (
+        (await import(pathToFileURL(join(resolve(opt.against), 'runtime', 'features', 'quick.js')).href)) as {
+          sampledRowStats: RowStatsOf;
+        }
+      ).sampledRowStats;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, '..', 'shared', 'data', 'matrices');
@@ -132,8 +151,76 @@ console.log(
 console.log(
   `time, median over matrices: exact tier 1 ${fmt(median(rows.map((r) => r.exactUs as number)))} us, sampled ${fmt(median(rows.map((r) => r.sampledUs as number)))} us`,
 );
+
+/** Rows drifting from `from` to `to` entries along the matrix: no long row to find, every gap astray of the mean. */
+function drift(rows: number, from: number, to: number): CsrMatrix {
+  const rowPtr = new Int32Array(rows + 1);
+  for (let r = 0; r < rows; r++) rowPtr[r + 1] = rowPtr[r]! + from + Math.floor(((to - from + 1) * r) / rows);
+  return { format: 'csr', rows, cols: rows, rowPtr, colIdx: new Int32Array(0), values: new Float64Array(0) };
+}
+
+const generated: [string, CsrMatrix][] = [
+  ...POWER_LAW_PATTERNS.map((p: PowerLawRows): [string, CsrMatrix] => [powerLawName(p), powerLawRows(p)]),
+  ['drift 20-30, 1M rows', drift(1_000_000, 20, 30)],
+];
+
+interface RowErrors {
+  maxRatio: { median: number; worst: number };
+  cvError: { median: number; worst: number };
+  top1Error: { median: number; worst: number };
+  rowPtrReads: number;
+}
+function rowErrors(m: CsrMatrix, stats: RowStatsOf): RowErrors {
+  const exact = rowLengthStats(m.rowPtr, m.rows);
+  const ratio: number[] = [];
+  const cv: number[] = [];
+  const top: number[] = [];
+  const counted = countReads(m);
+  for (let seed = 0; seed < SEEDS; seed++) {
+    const s = stats(counted.m, seed);
+    ratio.push(errorOf('ratio', s.rowLenMax, exact.rowLenMax));
+    cv.push(errorOf('relative', s.rowLenCv, exact.rowLenCv));
+    top.push(errorOf('absolute', s.top1PctNnzShare, exact.top1PctNnzShare));
+  }
+  return {
+    maxRatio: { median: median(ratio), worst: Math.min(...ratio) },
+    cvError: { median: median(cv), worst: Math.max(...cv) },
+    top1Error: { median: median(top), worst: Math.max(...top) },
+    rowPtrReads: counted.reads() / SEEDS,
+  };
+}
+const pair = (x: { median: number; worst: number }): string => `${fmt(x.median)} / ${fmt(x.worst)}`;
+const builds: [string, RowStatsOf][] = [
+  ['this build', sampledRowStats],
+  ...(otherStats ? [[`--against ${opt.against}`, otherStats] as [string, RowStatsOf]] : []),
+];
+console.log(
+  `\ngenerated patterns, row statistics over seeds 0-${SEEDS - 1} (median / worst): rowLenMax sampled / exact, rowLenCv |s - e| / e, top1PctNnzShare |s - e|, row pointers read (mean)`,
+);
+console.log(['pattern', 'nnz', 'build', 'rowLenMax', 'rowLenCv', 'top1PctNnzShare', 'rowPtrReads'].join('\t'));
+const patterns: Record<string, unknown>[] = [];
+for (const [name, m] of generated) {
+  const nnz = m.rowPtr[m.rows]!;
+  for (const [build, stats] of builds) {
+    const e = rowErrors(m, stats);
+    console.log(
+      [name, nnz, build, pair(e.maxRatio), pair(e.cvError), pair(e.top1Error), fmt(e.rowPtrReads)].join('\t'),
+    );
+    patterns.push({ pattern: name, nnz, build, ...e });
+  }
+}
+
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
   join(root, 'bench', 'results', 'features-sampled.json'),
-  JSON.stringify({ command: 'node dist/bench/features-sampled.js', summary, matrices: rows }, null, 2),
+  JSON.stringify(
+    {
+      command: `node dist/bench/features-sampled.js${opt.against === undefined ? '' : ` --against ${opt.against}`}`,
+      summary,
+      matrices: rows,
+      patterns,
+    },
+    null,
+    2,
+  ),
 );

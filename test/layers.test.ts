@@ -44,6 +44,8 @@ const COMPUTED_IMPORTS: Record<string, string> = {
   'bench/decision-stream.ts':
     "another build's runtime classes (chooser, decider, policy, memo), the dist folder --against names",
   'bench/features-after-kernel.ts': "another build's runtime/features/quick.js, the dist folder --against names",
+  'bench/features-sampled.ts': "another build's runtime/features/quick.js, the dist folder --against names",
+  'bench/power-law-picks.ts': "another build's runtime/features/quick.js, the dist folder --against names",
   'frontend/chevrotain.ts': "chevrotain's ESM build, found beside its package entry in node_modules",
   'test/exec/in-place-values.test.ts':
     "the typed runtime a compiled project generates, written to the test's temporary folder",

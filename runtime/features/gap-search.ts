@@ -6,7 +6,15 @@
  * searched by halving towards the half holding more. docs/FEATURES.md states
  * the rule and what it finds. Imports sample-blocks.ts only.
  */
-import { badPointers, blockFirst, blockP0, blockP1, QUICK_BLOCK_ROWS, QUICK_MAX_BLOCKS } from './sample-blocks.js';
+import {
+  badPointers,
+  blockFirst,
+  blockP0,
+  blockP1,
+  QUICK_BLOCK_ROWS,
+  QUICK_MAX_BLOCKS,
+  sampleEnds,
+} from './sample-blocks.js';
 
 /**
  * Gaps between sampled blocks searched for a row longer than every sampled
@@ -25,6 +33,32 @@ export const QUICK_SEARCH_SIGMAS = 3;
  * (driftGaps): enough gaps that the one or two holding a long row are left out of the spread.
  */
 export const QUICK_DRIFT_BLOCKS = 4;
+/**
+ * One search of the gaps most in excess, open or not, per this many entries (QUICK_SEARCHES at most): the rules
+ * above keep a search for a gap whose excess chance does not explain, and on a power-law graph chance explains
+ * every gap (its rows' spread is the long rows'), so they searched none and its longest row was missed 10-1000x
+ * (docs/FEATURES.md). A search reads log2(gap rows / QUICK_SEARCH_SCAN) row pointers one after another, about
+ * 1-2 us between kernels; an SpMV of 2^19 entries takes 0.25 ms or more.
+ */
+export const QUICK_ENTRIES_PER_SEARCH = 1 << 19;
+
+/**
+ * How many times the entries of the rows around it (from the end of the block before to the start of the block
+ * after) a block's rows may claim, standing for rows / sampled rows each, before they are crowded: then the block's
+ * longest rows count as themselves (sampled-rows.ts takeCrowded). Twice, not once: a block claims one stratum's
+ * entries and the rows around it span one to three strata, so at once 102 blocks of 21 of the real matrices were
+ * crowded over seeds 0-9, at twice 11 of 6, at four times 3 of 3; and at four times the 16 hubs of a degree-sorted
+ * power-law graph's first block left a top-1% share 0.66 above the exact 0.24 (docs/FEATURES.md).
+ */
+export const QUICK_CROWDED = 2;
+/** What scoreGaps returns where a block is crowded. */
+export const CROWDED_BLOCK = -1;
+
+/** Searches a matrix of `nnz` entries makes of its gaps most in excess, open or not. */
+export function searchesAfforded(nnz: number): number {
+  // Most patterns are smaller: a compare, no division (a profile of adder_dcop_05's statistics put 12 ns here).
+  return nnz < QUICK_ENTRIES_PER_SEARCH ? 0 : Math.min(QUICK_SEARCHES, Math.floor(nnz / QUICK_ENTRIES_PER_SEARCH));
+}
 
 // Scratch reused between calls: each gap's score (its excess where open for a search, else -1), residual and rows.
 const gapScore = new Float64Array(QUICK_MAX_BLOCKS + 1);
@@ -91,19 +125,23 @@ function searchLong(
  * QUICK_SEARCH_SIGMAS standard deviations of the `standing` sampled rows'
  * sum and more than the longest sampled row. Where one is, with
  * QUICK_DRIFT_BLOCKS blocks or more, every gap is then scored against its
- * neighbourhood instead (driftGaps).
+ * neighbourhood instead (driftGaps). With `crowd` the sample's rows (0: no
+ * test), the same pass returns CROWDED_BLOCK at the first block whose rows,
+ * standing for rows / crowd rows each, claim more than QUICK_CROWDED x the
+ * entries of the rows around it: the test costs a product a gap here,
+ * where a pass of its own cost 40-60 ns after a kernel.
  */
 export function scoreGaps(
-  rowPtr: Int32Array,
   rows: number,
   blocks: number,
   mean: number,
   standing: number,
   max: number,
   sq: number,
+  crowd: number,
 ): number {
-  const p00 = rowPtr[0]! | 0;
-  const pEnd = rowPtr[rows]! | 0;
+  const p00 = sampleEnds[0]!;
+  const pEnd = sampleEnds[1]!;
   // The variance of a gap's sum of n rows is n x the rows' variance: compared squared, no square root per gap.
   const bar = standing > 0 ? (QUICK_SEARCH_SIGMAS * QUICK_SEARCH_SIGMAS * sq) / standing : 0;
   // Gap g holds the rows between block g - 1 and block g (before the first, after the last); its end is carried as
@@ -111,15 +149,21 @@ export function scoreGaps(
   let open = 0;
   let a = 0;
   let pa = p00;
+  // The entries' pointer at the end of block g - 2 (the matrix's start for block 0): where block g - 1's rows around
+  // begin.
+  let before = p00;
   for (let g = 0; g <= blocks; g++) {
     const last = g === blocks;
     const b = last ? rows : blockFirst[g]!;
     const pb = last ? pEnd : blockP0[g]!;
     if (pb < pa) throw badPointers(rows, a, b, pa, pb);
+    if (crowd > 0 && g > 0 && (blockP1[g - 1]! - blockP0[g - 1]!) * rows > QUICK_CROWDED * (pb - before) * crowd)
+      return CROWDED_BLOCK;
     const excess = pb - pa - (b - a) * mean;
     gapScore[g] = b - a > 0 && excess > max && excess * excess > bar * (b - a) ? excess : -1;
     if (gapScore[g]! > 0) open++;
     if (!last) {
+      before = pa;
       a = b + QUICK_BLOCK_ROWS;
       pa = blockP1[g]!;
     }
@@ -211,11 +255,15 @@ function driftGaps(rows: number, blocks: number, p00: number, pEnd: number, max:
   return open;
 }
 
+/** A searched gap's score: below every other's (-1 where not open). */
+const SEARCHED = -2;
+
 /**
  * Searches the `open` gaps scoreGaps left open, the most in excess first,
- * QUICK_SEARCHES at most; each row found longer than every sampled one
- * (longer than `max`) goes to `into` after the `longs` already there.
- * Returns how many.
+ * then, up to `afforded` searches in all (searchesAfforded), the gaps most
+ * in excess over the matrix's mean that are left; QUICK_SEARCHES at most.
+ * Each row found longer than every sampled one (longer than `max`) goes to
+ * `into` after the `longs` already there. Returns how many.
  */
 export function searchOpen(
   rowPtr: Int32Array,
@@ -226,14 +274,21 @@ export function searchOpen(
   into: Float64Array,
   longs: number,
   open: number,
+  afforded: number,
 ): number {
-  const p00 = rowPtr[0]! | 0;
-  const pEnd = rowPtr[rows]! | 0;
+  const p00 = sampleEnds[0]!;
+  const pEnd = sampleEnds[1]!;
   let found = 0;
-  for (let s = 0; s < QUICK_SEARCHES && open > 0; s++, open--) {
+  for (let s = 0; s < QUICK_SEARCHES && (open > 0 || s < afforded); s++) {
     let g = 0;
-    for (let h = 1; h <= blocks; h++) if (gapScore[h]! > gapScore[g]!) g = h;
-    gapScore[g] = -1;
+    if (open > 0) {
+      for (let h = 1; h <= blocks; h++) if (gapScore[h]! > gapScore[g]!) g = h;
+      open--;
+    } else {
+      g = mostInExcess(rows, blocks, mean, max, p00, pEnd);
+      if (g < 0) break;
+    }
+    gapScore[g] = SEARCHED;
     const a = g === 0 ? 0 : blockFirst[g - 1]! + QUICK_BLOCK_ROWS;
     const b = g === blocks ? rows : blockFirst[g]!;
     const len = searchLong(
@@ -249,4 +304,31 @@ export function searchOpen(
     if (len > 0) into[longs + found++] = len;
   }
   return found;
+}
+
+/**
+ * The gap not yet searched holding the most entries beyond its rows x the matrix's mean, where that is more than
+ * `max` (else none could hold a row longer than every sampled one): -1 for none. Its pointers were checked by
+ * scoreGaps' pass.
+ */
+function mostInExcess(rows: number, blocks: number, mean: number, max: number, p00: number, pEnd: number): number {
+  let most = -1;
+  let excessMost = max;
+  let a = 0;
+  let pa = p00;
+  for (let g = 0; g <= blocks; g++) {
+    const last = g === blocks;
+    const b = last ? rows : blockFirst[g]!;
+    const pb = last ? pEnd : blockP0[g]!;
+    const excess = pb - pa - (b - a) * mean;
+    if (gapScore[g] !== SEARCHED && b > a && excess > excessMost) {
+      most = g;
+      excessMost = excess;
+    }
+    if (!last) {
+      a = b + QUICK_BLOCK_ROWS;
+      pa = blockP1[g]!;
+    }
+  }
+  return most;
 }

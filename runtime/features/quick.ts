@@ -8,8 +8,9 @@
  * one on its columns (about 100-150 ns measured here), a block's rows share
  * them, so the sample reads sequential memory as the kernel itself does.
  * B grows with the matrix (nnz / QUICK_ENTRIES_PER_BLOCK, between
- * QUICK_MIN_BLOCKS and QUICK_MAX_BLOCKS), so the sample stays a fixed small
- * share of an SpMV's reads. With fewer rows than the sample every row is read
+ * QUICK_MIN_BLOCKS and QUICK_SMALL_BLOCKS, then nnz /
+ * QUICK_ENTRIES_PER_LARGE_BLOCK up to QUICK_MAX_BLOCKS), so the sample stays
+ * a small share of an SpMV's reads. With fewer rows than the sample every row is read
  * and tier 1 is exact.
  *
  * The row statistics read row pointers only and are always taken; the
@@ -46,11 +47,20 @@ import { LOCALITY_GAP } from './tier2.js';
 export {
   QUICK_BLOCK_ROWS,
   QUICK_ENTRIES_PER_BLOCK,
+  QUICK_ENTRIES_PER_LARGE_BLOCK,
   QUICK_MAX_BLOCKS,
   QUICK_MIN_BLOCKS,
+  QUICK_SMALL_BLOCKS,
   quickBlocks,
 } from './sample-blocks.js';
-export { QUICK_DRIFT_BLOCKS, QUICK_SEARCH_SCAN, QUICK_SEARCH_SIGMAS, QUICK_SEARCHES } from './gap-search.js';
+export {
+  QUICK_DRIFT_BLOCKS,
+  QUICK_ENTRIES_PER_SEARCH,
+  QUICK_SEARCH_SCAN,
+  QUICK_SEARCH_SIGMAS,
+  QUICK_SEARCHES,
+  searchesAfforded,
+} from './gap-search.js';
 export { sampledRowStats, type QuickFeatures, type RowStats } from './sampled-rows.js';
 
 /** Column indices read per sampled row (its first ones) for the locality score. */

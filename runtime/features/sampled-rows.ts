@@ -8,7 +8,7 @@
  */
 import type { SparseFeatures } from '../plan/types.js';
 import type { CsrMatrix } from '../tensor.js';
-import { QUICK_SEARCHES, scoreGaps, searchOpen } from './gap-search.js';
+import { CROWDED_BLOCK, QUICK_CROWDED, QUICK_SEARCHES, scoreGaps, searchesAfforded, searchOpen } from './gap-search.js';
 import {
   badPointers,
   blockAt,
@@ -20,12 +20,11 @@ import {
   QUICK_BLOCK_ROWS,
   QUICK_MAX_BLOCKS,
   quickBlocks,
+  sampleEnds,
 } from './sample-blocks.js';
 
-/** The longest sampled rows kept for the top-1% share (1% of the largest sample). */
-const MAX_TOP = 8;
-/** The longest sampled rows the scan itself keeps: topSampled of at most QUICK_MAX_BLOCKS x QUICK_BLOCK_ROWS rows (or of all rows, when they are fewer). */
-const KEPT_IN_SCAN = Math.ceil((QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS) / 100);
+/** The longest sampled rows kept for the top-1% share: 1% of the largest sample, QUICK_MAX_BLOCKS x QUICK_BLOCK_ROWS rows (or of all rows, when they are fewer). */
+const MAX_TOP = Math.ceil((QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS) / 100);
 
 export interface QuickFeatures extends SparseFeatures {
   /** Rows the statistics were taken from (all of them when it equals rows: tier 1 exact). */
@@ -35,12 +34,20 @@ export interface QuickFeatures extends SparseFeatures {
 /** Tier 0 and the sampled row statistics: what a runtime reads of every new pattern. */
 export type RowStats = Omit<QuickFeatures, 'localityScore' | 'rowLenChangeFraction'>;
 
-/** Sampled rows counted as themselves rather than as a sample of others, at most (the searches add up to QUICK_SEARCHES more). */
-const MAX_LONG_SAMPLED = 8;
+/**
+ * Sampled rows counted as themselves rather than as a sample of others, at most (the searches add up to
+ * QUICK_SEARCHES more): two blocks' rows, so a block of hubs (a degree-sorted graph's first rows) leaves the sample
+ * whole; with 8, the 8 hubs of 5,000-6,000 entries left stood for 470 rows each, twice the matrix's entries.
+ */
+const MAX_LONG_SAMPLED = 2 * QUICK_BLOCK_ROWS;
 const MAX_LONG = MAX_LONG_SAMPLED + QUICK_SEARCHES;
 
-// Scratch reused between calls: the long rows' lengths.
+// Scratch reused between calls: the long rows' lengths (the sampled ones first, then those the searches found) and the sampled ones' rows.
 const longLen = new Float64Array(MAX_LONG);
+const longRow = new Int32Array(MAX_LONG_SAMPLED);
+// The entries around each block where its rows claim more (crowdedBlocks; -1 where not), and a crowded block's row lengths (-1: taken).
+const blockAround = new Float64Array(QUICK_MAX_BLOCKS);
+const blockLen = new Int32Array(QUICK_BLOCK_ROWS);
 
 /**
  * Tier 0 and the row statistics from the sampled blocks, with long rows
@@ -98,6 +105,8 @@ function blockRowStats(
   // Every block's first and last pointer before any row: independent loads, so the cache misses of a step run
   // between kernels overlap rather than come one block at a time (after an 8 MB sweep of the caches, the statistics
   // of whitaker3 1.7 -> 1.2 us, cage8 1.0 -> 0.83 us: docs/PERFORMANCE.md).
+  sampleEnds[0] = rowPtr[0]! | 0;
+  sampleEnds[1] = rowPtr[rows]! | 0;
   let lo = 0;
   for (let b = 0; b < blocks; b++) {
     const hi = Math.floor(((b + 1) * rows) / blocks);
@@ -146,18 +155,15 @@ function blockRowStats(
   sampledEmpty = empty;
   sampledSq = squaredDeviations(s1, s2, count, mean);
   longestSeen = t0;
-  // `n > alone` is `n > floor(alone)` for an integer length: only the blocks whose longest passes it are read again.
-  const alone = count * mean;
-  const aloneI = alone >= 2147483647 ? 2147483647 : Math.floor(alone) | 0;
-  if (t0 > aloneI) return withLongRows(rowPtr, rows, cols, nnz, mean, blocks, countBeyond(rowPtr, blocks, aloneI));
-  // The longest few estimate() reads (at most three).
+  const open = scoreGaps(rows, blocks, mean, count, t0, sampledSq, count);
+  if (open === CROWDED_BLOCK) return withLongRows(rowPtr, rows, cols, nnz, mean, blocks);
+  // The longest few estimate() reads (at most three below 2^19 entries).
   const keep = topSampled(rows, blocks, count);
-  if (keep > 1) topOfBlocks(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, keep);
+  if (keep > 1) topOfBlocks(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, keep, 0);
   else topLen[0] = t0;
-  topFrom = 0;
   topCount = keep;
-  const open = scoreGaps(rowPtr, rows, blocks, mean, count, t0, sampledSq);
-  const found = open > 0 ? searchOpen(rowPtr, rows, blocks, mean, t0, longLen, 0, open) : 0;
+  const afforded = searchesAfforded(nnz);
+  const found = open > 0 || afforded > 0 ? searchOpen(rowPtr, rows, blocks, mean, t0, longLen, 0, open, afforded) : 0;
   return estimate(rows, cols, nnz, mean, blocks, count, found, count);
 }
 
@@ -171,9 +177,44 @@ function squaredDeviations(s1: number, s2: number, count: number, mean: number):
 }
 
 /**
- * blockRowStats' continuation with `beyond` (> 0) sampled rows longer than
- * count x mean: those rows, the longest MAX_LONG_SAMPLED, leave the sample,
- * then the gaps are scored against the rows left and searched.
+ * Blocks whose rows claim more than the rows around them hold. A sampled
+ * row stands for rows / count rows, so a block's rows together claim rows /
+ * count x their entries; where that is more than QUICK_CROWDED x what all
+ * the rows between the blocks beside it hold (the row pointers the sample
+ * read give those entries exactly; the matrix's ends stand beside the first
+ * and the last block), the block's longest rows are of their own kind and
+ * count as themselves (takeCrowded), longest first, until the rest claim no
+ * more than that. scoreGaps makes the same test in its pass over the gaps
+ * and says only whether a block is crowded; this pass, run only then, says
+ * which. The rule this replaced took a sampled row whose claim alone passed
+ * the whole matrix's entries: on a power-law graph of 10^6 rows a sampled
+ * row of 15,000 entries passed it and stood for 488 rows, 86% of the
+ * matrix's entries, which made rowLenCv 4x and the top-1% share 0.91
+ * against an exact 0.23 (docs/FEATURES.md). Sets blockAround[b] to the
+ * entries around block b where it is crowded (-1 where not) and returns how
+ * many are.
+ */
+function crowdedBlocks(rows: number, blocks: number, count: number): number {
+  let crowded = 0;
+  let before = sampleEnds[0]!;
+  const pEnd = sampleEnds[1]!;
+  for (let b = 0; b < blocks; b++) {
+    const around = (b + 1 < blocks ? blockP0[b + 1]! : pEnd) - before;
+    // claim x count / rows > around, without a division (products below 2^62, as doubles).
+    if ((blockP1[b]! - blockP0[b]!) * rows > QUICK_CROWDED * around * count) {
+      blockAround[b] = around;
+      crowded++;
+    } else blockAround[b] = -1;
+    before = blockP1[b]!;
+  }
+  return crowded;
+}
+
+/**
+ * blockRowStats' continuation where crowdedBlocks found blocks claiming
+ * more than the rows around them hold: their longest rows, MAX_LONG_SAMPLED
+ * at most in all, leave the sample and count as themselves, then the gaps
+ * are scored against the rows left and searched.
  */
 function withLongRows(
   rowPtr: Int32Array,
@@ -182,16 +223,16 @@ function withLongRows(
   nnz: number,
   mean: number,
   blocks: number,
-  beyond: number,
 ): RowStats {
   const count = blocks * QUICK_BLOCK_ROWS;
-  const taken = Math.min(MAX_LONG_SAMPLED, beyond);
-  topCount = Math.min(MAX_TOP, taken + topSampled(rows, blocks, count - taken));
-  keepLongest(rowPtr, rows, blocks, topCount);
-  topFrom = 0;
-  const longs = takeLongSampled(count * mean, mean);
-  const open = scoreGaps(rowPtr, rows, blocks, mean, count - longs, sampledMax, sampledSq);
-  const found = open > 0 ? searchOpen(rowPtr, rows, blocks, mean, sampledMax, longLen, longs, open) : 0;
+  crowdedBlocks(rows, blocks, count);
+  const longs = takeCrowded(rowPtr, rows, blocks, count, mean);
+  topCount = topSampled(rows, blocks, count - longs);
+  topOfBlocks(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, topCount, longs);
+  const open = scoreGaps(rows, blocks, mean, count - longs, sampledMax, sampledSq, 0);
+  const afforded = searchesAfforded(nnz);
+  const found =
+    open > 0 || afforded > 0 ? searchOpen(rowPtr, rows, blocks, mean, sampledMax, longLen, longs, open, afforded) : 0;
   return estimate(rows, cols, nnz, mean, blocks, count - longs, longs + found, count);
 }
 
@@ -200,7 +241,6 @@ function allRowStats(rowPtr: Int32Array, rows: number, cols: number, nnz: number
   const keep = topSampled(rows, 0, rows);
   scanAllRows(rowPtr, rows, mean, keep);
   topCount = keep;
-  topFrom = 0;
   return estimate(rows, cols, nnz, mean, 0, rows, 0, rows);
 }
 
@@ -209,22 +249,21 @@ function topSampled(rows: number, blocks: number, standing: number): number {
   return Math.min(MAX_TOP, blocks === 0 ? Math.ceil(rows / 100) : Math.max(1, Math.round(standing / 100)));
 }
 
-// What the scan (blockRowStats, scanAllRows) and keepLongest leave: the sampled rows' longest, empty count and squared deviations; topLen[topFrom, topCount) the longest few not yet taken as long rows (descending; 0 past them).
+// What the scan (blockRowStats, scanAllRows) and takeCrowded leave: the standing sampled rows' longest, empty count and squared deviations; topLen[0, topCount) their longest few (descending); the longest sampled row, standing or not.
 const topLen = new Int32Array(MAX_TOP);
-let topFrom = 0;
 let topCount = 0;
 let sampledMax = 0;
 let sampledEmpty = 0;
 let sampledSq = 0;
 let longestSeen = 0;
 
-/** The i-th longest sampled row not yet taken as a long row (0 past those kept). */
-const best = (i: number): number => (topFrom + i < topCount ? topLen[topFrom + i]! : 0);
+/** The i-th longest standing sampled row (0 past those kept). */
+const best = (i: number): number => (i < topCount ? topLen[i]! : 0);
 
 /**
  * Reads every row pointer (a matrix of no more rows than the sample):
  * the longest, empty count and squared deviations, and the `keep` longest
- * rows in topLen (keep <= KEPT_IN_SCAN).
+ * rows in topLen (keep <= MAX_TOP).
  */
 function scanAllRows(rowPtr: Int32Array, rows: number, mean: number, keep: number): void {
   let t0 = 0;
@@ -244,9 +283,8 @@ function scanAllRows(rowPtr: Int32Array, rows: number, mean: number, keep: numbe
   }
   if (neg < 0) throw decreasingIn(rowPtr, rows, 0, 1, rows);
   blockMax[0] = t0;
-  if (keep > KEPT_IN_SCAN)
-    throw new RangeError(`scanAllRows keeps ${KEPT_IN_SCAN} longest rows, ${keep} were asked for`);
-  if (keep > 1) topOfBlocks(rowPtr, 0, 1, rows, keep);
+  if (keep > MAX_TOP) throw new RangeError(`scanAllRows keeps ${MAX_TOP} longest rows, ${keep} were asked for`);
+  if (keep > 1) topOfBlocks(rowPtr, 0, 1, rows, keep, 0);
   else topLen[0] = t0;
   sampledMax = t0;
   sampledEmpty = empty;
@@ -254,31 +292,24 @@ function scanAllRows(rowPtr: Int32Array, rows: number, mean: number, keep: numbe
   longestSeen = t0;
 }
 
-/** Rows longer than `aloneI` in the sampled blocks, from the blocks whose longest row is. */
-function countBeyond(rowPtr: Int32Array, blocks: number, aloneI: number): number {
-  let beyond = 0;
-  for (let b = 0; b < blocks; b++) {
-    if (blockMax[b]! <= aloneI) continue;
-    const first = blockFirst[b]!;
-    let end = rowPtr[first]! | 0;
-    for (let r = first + 1, last = first + QUICK_BLOCK_ROWS; r <= last; r++) {
-      const start = end;
-      end = rowPtr[r]! | 0;
-      if (((end - start) | 0) > aloneI) beyond++;
-    }
-  }
-  return beyond;
-}
-
 /**
- * The `k` longest of the rows the scan read into topLen[0, k) (descending).
- * The k-th longest block maximum, `bar`, is at most the k-th longest row (k
- * blocks hold a row that long), so the k longest are the rows longer than
- * bar, which lie in the fewer than k blocks whose maximum passes it (read
- * again, in cache), and then rows of exactly bar (every block whose maximum
- * it is holds one): no block that ties at bar is read again.
+ * The `k` longest of the rows the scan read into topLen[0, k) (descending),
+ * but the `longs` rows takeCrowded took (their blocks' maxima are then the
+ * longest rows left standing). The k-th longest block maximum, `bar`, is at
+ * most the k-th longest row (k blocks hold a row that long), so the k
+ * longest are the rows longer than bar, which lie in the fewer than k blocks
+ * whose maximum passes it (read again, in cache), and then rows of exactly
+ * bar (every block whose maximum it is holds one): no block that ties at
+ * bar is read again.
  */
-function topOfBlocks(rowPtr: Int32Array, blocks: number, runs: number, runRows: number, k: number): void {
+function topOfBlocks(
+  rowPtr: Int32Array,
+  blocks: number,
+  runs: number,
+  runRows: number,
+  k: number,
+  longs: number,
+): void {
   // The k-th largest block maximum, by insertion over at most QUICK_MAX_BLOCKS of them.
   for (let i = 0; i < k; i++) topLen[i] = 0;
   for (let b = 0; b < runs; b++) {
@@ -295,7 +326,7 @@ function topOfBlocks(rowPtr: Int32Array, blocks: number, runs: number, runRows: 
       const start = end;
       end = rowPtr[r]! | 0;
       const n = (end - start) | 0;
-      if (n > bar && n > topLen[k - 1]!) insertLongest(n, k - 1);
+      if (n > bar && n > topLen[k - 1]! && (longs === 0 || !isTaken(r - 1, longs))) insertLongest(n, k - 1);
     }
   }
   for (let i = 0; i < k; i++) if (topLen[i]! < bar) topLen[i] = bar;
@@ -321,27 +352,112 @@ function insertLongest(n: number, lastAt: number): void {
   topLen[i] = n;
 }
 
-/** The `k` longest sampled rows into topLen (descending), from the rows the scan read (its pointers were checked there). */
-function keepLongest(rowPtr: Int32Array, rows: number, blocks: number, k: number): void {
-  topOfBlocks(rowPtr, blocks, blocks === 0 ? 1 : blocks, blocks === 0 ? rows : QUICK_BLOCK_ROWS, k);
+/**
+ * Takes the longest rows of each crowded block out of the sample, longest
+ * first, until the block's rows left claim no more than QUICK_CROWDED x
+ * what the rows around it hold less those taken (crowdedBlocks); MAX_LONG_SAMPLED at most in all,
+ * the longest, into longLen (their rows into longRow). Leaves each crowded
+ * block's longest standing row in blockMax, the longest standing row in
+ * sampledMax and the standing rows' squared deviations in sampledSq.
+ * Returns how many.
+ */
+function takeCrowded(rowPtr: Int32Array, rows: number, blocks: number, count: number, mean: number): number {
+  let longs = 0;
+  // Whether MAX_LONG_SAMPLED rows were taken and one more was offered (a row taken may have left for it).
+  let dropped = false;
+  for (let b = 0; b < blocks; b++) {
+    let around = blockAround[b]!;
+    if (around < 0) continue;
+    const first = blockFirst[b]!;
+    // The block's lengths, and where its longest two are: one row taken is the common case, and the second longest is
+    // then the block's longest left (a sort of the block cost 150 ns on the branches of random lengths, and a scan
+    // for each row taken 20-40 ns more, on adder_dcop_05).
+    let i1 = 0;
+    let i2 = -1;
+    let end = rowPtr[first]! | 0;
+    for (let i = 0; i < QUICK_BLOCK_ROWS; i++) {
+      const start = end;
+      end = rowPtr[first + i + 1]! | 0;
+      const n = (end - start) | 0;
+      blockLen[i] = n;
+      if (n > blockLen[i1]!) {
+        i2 = i1;
+        i1 = i;
+      } else if (i > 0 && (i2 < 0 || n > blockLen[i2]!)) i2 = i;
+    }
+    let claim = blockP1[b]! - blockP0[b]!;
+    let taken = 0;
+    let at = i1;
+    while (at >= 0 && claim * rows > QUICK_CROWDED * around * count) {
+      const n = blockLen[at]!;
+      if (longs === MAX_LONG_SAMPLED) dropped = true;
+      longs = keepLong(n, first + at, longs);
+      blockLen[at] = -1;
+      claim -= n;
+      around -= n;
+      taken++;
+      at = taken === 1 ? i2 : longestLeft(blockLen);
+    }
+    // The block's longest row left, unless a row taken is dropped for a longer one (then read again below).
+    blockMax[b] =
+      taken === 0
+        ? blockLen[i1]!
+        : taken === 1
+          ? i2 < 0
+            ? 0
+            : blockLen[i2]!
+          : Math.max(0, blockLen[longestLeft(blockLen)]!);
+  }
+  let max = 0;
+  for (let b = 0; b < blocks; b++) {
+    if (dropped && blockAround[b]! >= 0) blockMax[b] = longestStanding(rowPtr, blockFirst[b]!, longs);
+    if (blockMax[b]! > max) max = blockMax[b]!;
+  }
+  let sq = sampledSq;
+  for (let i = 0; i < longs; i++) sq -= (longLen[i]! - mean) * (longLen[i]! - mean);
+  sampledSq = Math.max(0, sq);
+  sampledMax = max;
+  return longs;
 }
 
-/**
- * Sampled rows longer than `alone` (count x mean: standing for rows / count
- * rows, such a row would hold more than nnz entries by itself) leave the
- * sample and count as themselves, the longest few at most. Returns how many.
- */
-function takeLongSampled(alone: number, mean: number): number {
-  let longs = 0;
-  while (longs < MAX_LONG_SAMPLED && best(0) > alone) {
-    const n = best(0);
-    longLen[longs++] = n;
-    sampledSq = Math.max(0, sampledSq - (n - mean) * (n - mean));
-    topFrom++;
-    // With the cap reached, the rows left may be as long as the last one taken out.
-    sampledMax = longs === MAX_LONG_SAMPLED ? n : best(0);
+/** Where the longest of a block's lengths not taken is (-1 marks a row taken; -1 where every one is). */
+function longestLeft(len: Int32Array): number {
+  let at = 0;
+  for (let i = 1; i < QUICK_BLOCK_ROWS; i++) if (len[i]! > len[at]!) at = i;
+  return len[at]! < 0 ? -1 : at;
+}
+
+/** Keeps row `row` of length n among the `longs` longest taken so far (descending, MAX_LONG_SAMPLED at most); returns how many are kept. */
+function keepLong(n: number, row: number, longs: number): number {
+  if (longs === MAX_LONG_SAMPLED && n <= longLen[longs - 1]!) return longs;
+  let i = longs < MAX_LONG_SAMPLED ? longs++ : longs - 1;
+  while (i > 0 && longLen[i - 1]! < n) {
+    longLen[i] = longLen[i - 1]!;
+    longRow[i] = longRow[i - 1]!;
+    i--;
   }
+  longLen[i] = n;
+  longRow[i] = row;
   return longs;
+}
+
+/** Whether row `row` is one of the `longs` rows takeCrowded took. */
+function isTaken(row: number, longs: number): boolean {
+  for (let i = 0; i < longs; i++) if (longRow[i] === row) return true;
+  return false;
+}
+
+/** The longest row of the block from row `first` that takeCrowded left standing. */
+function longestStanding(rowPtr: Int32Array, first: number, longs: number): number {
+  let longest = 0;
+  let end = rowPtr[first]! | 0;
+  for (let r = first + 1, last = first + QUICK_BLOCK_ROWS; r <= last; r++) {
+    const start = end;
+    end = rowPtr[r]! | 0;
+    const n = (end - start) | 0;
+    if (n > longest && !isTaken(r - 1, longs)) longest = n;
+  }
+  return longest;
 }
 
 /**

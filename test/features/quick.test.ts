@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   QUICK_BLOCK_ROWS,
-  QUICK_MAX_BLOCKS,
+  QUICK_ENTRIES_PER_LARGE_BLOCK,
+  QUICK_SMALL_BLOCKS,
   QUICK_DRIFT_BLOCKS,
   QUICK_SEARCH_SCAN,
   quickBlocks,
@@ -18,6 +19,7 @@ import {
   SampledFeatures,
   sampledBandwidth,
   sampledRowChange,
+  searchesAfforded,
 } from '../../runtime/features/quick.js';
 import { sparseFeaturesOf } from '../../runtime/guards/features.js';
 import { toCsr } from '../../runtime/io/convert.js';
@@ -44,8 +46,10 @@ describe('bounded-cost features', () => {
   it('read at most the bound of rows, are deterministic per seed, and are exact in tier 1 where every row is read', () => {
     for (const [f, m] of mats) {
       const q = quickFeatures(m);
+      // Every real matrix is below the size from which the sample grows past QUICK_SMALL_BLOCKS blocks.
+      expect(m.values.length, f).toBeLessThan((QUICK_SMALL_BLOCKS + 1) * QUICK_ENTRIES_PER_LARGE_BLOCK);
       expect(q.sampledRows, f).toBeLessThanOrEqual(
-        Math.max(m.rows > QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS ? 0 : m.rows, QUICK_MAX_BLOCKS * QUICK_BLOCK_ROWS),
+        Math.max(m.rows > QUICK_SMALL_BLOCKS * QUICK_BLOCK_ROWS ? 0 : m.rows, QUICK_SMALL_BLOCKS * QUICK_BLOCK_ROWS),
       );
       expect(quickFeatures(m, 3), f).toEqual(quickFeatures(m, 3));
       const e = sparseFeaturesOf(m, 2);
@@ -122,7 +126,8 @@ describe('bounded-cost features', () => {
   it('search few gaps of the meshes, whose row lengths drift along the matrix', () => {
     // Measured against the matrix's mean every gap but a few was open on these and four searches a pattern were made
     // (39-40 over ten seeds, finding rows a few entries longer than the sample's at most): against the blocks beside
-    // them, at most four over the ten seeds. The sample: each block's rows and end pointers, the entries' ends, the
+    // them, at most four over the ten seeds, besides the searches a matrix of its size affords every pattern
+    // (bcsstk33's one: searchesAfforded). The sample: each block's rows and end pointers, the entries' ends, the
     // gaps' ends, and the blocks read again for the longest few (two at most).
     for (const f of ['whitaker3.mtx', 'bcsstk13.mtx', 'bcsstk33.mtx', 'luxembourg_osm.mtx']) {
       const m = mats.get(f)!;
@@ -132,7 +137,8 @@ describe('bounded-cost features', () => {
       const oneSearch = Math.ceil(Math.log2(m.rows / blocks / QUICK_SEARCH_SCAN)) + QUICK_SEARCH_SCAN + 2;
       const c = countReads(m);
       for (let seed = 0; seed < 10; seed++) sampledRowStats(c.m, seed);
-      expect(c.reads(), f).toBeLessThanOrEqual(10 * sample + 4 * oneSearch);
+      const afforded = 10 * searchesAfforded(m.values.length);
+      expect(c.reads(), f).toBeLessThanOrEqual(10 * sample + (4 + afforded) * oneSearch);
     }
   });
 
@@ -144,7 +150,7 @@ describe('bounded-cost features', () => {
     const drift = Array.from({ length: rows }, (_, r) => 4 + Math.floor((4 * r) / rows));
     const nnz = drift.reduce((a, x) => a + x, 0);
     const blocks = quickBlocks(rows, nnz);
-    expect(blocks).toBe(QUICK_MAX_BLOCKS);
+    expect(blocks).toBe(QUICK_SMALL_BLOCKS);
     expect(blocks).toBeGreaterThanOrEqual(QUICK_DRIFT_BLOCKS);
     // The sample (each block's rows and end pointers), the validation, the blocks read again for the longest few
     // (fewer than the three a sample of 256 rows keeps: those whose longest row passes the third longest block's),
