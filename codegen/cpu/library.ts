@@ -6,8 +6,9 @@
  * memory is host memory: alloc is an aligned malloc, copies are memcpy,
  * streams are NULL and sync returns at once.
  *
- * Threads: `launch` splits a splittable op's row range over the library's
- * thread count (`set_threads`, outside the ABI): chunks balanced by stored
+ * Threads: `launch` splits a splittable op's row range over the calling
+ * thread's count (`set_threads`, outside the ABI; each thread of a process
+ * sets and reads its own): chunks balanced by stored
  * entries + rows of the row pointers the loop indexes, claimed by the caller
  * and the library's own worker threads (the protocol of
  * runtime/wasm/threads.ts; see dy_claim below). Each row is computed by one
@@ -29,7 +30,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 13;
+export const CPU_EMITTER_VERSION = 14;
 
 /** How the library prints its loops (bench/cpu-pairs.ts compares them); results are bit-identical either way. */
 export interface CpuEmitOptions {
@@ -107,9 +108,13 @@ ${table.join('\n')}
 };
 #define DY_NOPS ((int)(sizeof dy_ops / sizeof dy_ops[0]))
 #define DY_MIN_SPLIT_ROWS ${MIN_SPLIT_ROWS}
-static int dy_threads = 1;
+/* Per calling thread: one thread's set_threads never changes how another thread's launch splits (with one count
+   per process, two threads running executors of different counts over one library split each other's ops, and
+   the count was a plain int read and written from both: a data race). */
+static _Thread_local int dy_threads = 1;
 
-/* Outside the ABI: the threads launch() splits an op over (n < 1 leaves it); returns the count in force. */
+/* Outside the ABI: the threads launch() splits an op over on the calling thread (n < 1 leaves it); returns the
+   count in force. */
 int DYPE_ABI(set_threads)(int n) {
   if (n >= 1) dy_threads = n;
   return dy_threads;
@@ -308,6 +313,9 @@ int DYPE_ABI(launch)(int dev, int h, void *const *buffers, const long long *size
   if (!dy_dev_ok(dev)) return DYPE_ERR_BAD_DEVICE;
   if (h < 0 || h >= DY_NOPS) return DYPE_ERR_BAD_VARIANT;
   const struct dy_op *o = &dy_ops[h];
+  /* As the CUDA stubs refuse them: a negative size would run loops over nothing or index before a buffer. */
+  for (int i = 0; i < o->nsize; i++)
+    if (sizes[i] < 0) return DYPE_ERR_BAD_SIZE;
   char *const *b = (char *const *)buffers;
   if (!o->split) {
     if (row_begin != 0 || row_end >= 0) return DYPE_ERR_RANGE;

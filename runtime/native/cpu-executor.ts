@@ -77,7 +77,7 @@ export interface NativeCpuOptions {
   programHash: string;
 }
 
-/** Per library file: the thread count its launches split over now (set_threads is process-wide for it). */
+/** Per library file: the thread count its launches from this thread split over now (set_threads is per calling thread in the library, as this map is per JS thread). */
 const threadState = new Map<string, { current: number }>();
 
 /** Opens the library at `path` and returns an executor of `manifest`'s kernel on it. */
@@ -89,8 +89,8 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
     emulated: false,
     buildCommand: 'dype run --backend native (it compiles the library with the system C compiler)',
   });
-  // The count is the library's, shared by every executor over the same file (one dlopen): each op sets its own
-  // before its launch, and the shared record makes that one comparison unless the count changes.
+  // The count is the library's for this thread, shared by every executor over the same file on it (one dlopen):
+  // each op sets its own before its launch, and the shared record makes that one comparison unless it changes.
   const setThreadsFn = lib.bind('int set_threads(int n)');
   let state = threadState.get(path);
   if (!state) threadState.set(path, (state = { current: 0 }));

@@ -9,11 +9,13 @@
  * twelve kernels (one C compile, about 3 s); the wasm modules are emitted
  * once per kernel. Skipped without a C compiler or the matrices.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCpuLibraryAsync, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
+import { buildCpuLibraryAsync, cCompiler, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
 import { haveCompiler } from '../helpers/cc.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { LANE_WIDTHS } from '../../codegen/cpu/emit.js';
@@ -24,6 +26,8 @@ import type { Kernel } from '../../ir/module.js';
 import { interpretKernel } from '../../interp/interpret.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
+import { cpuImplOf } from '../../runtime/catalogue/cpu.js';
+import { abiPrefix } from '../../runtime/native/abi.js';
 import { NativeLibrary } from '../../runtime/native/library.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
 import type { CsrMatrix, SparseMatrix, Tensor } from '../../runtime/tensor.js';
@@ -264,5 +268,74 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     }
     const t: Tensor = outputs.outputs.get('y')!;
     expect(t.format === 'dense' && t.shape).toEqual([34]);
+  });
+
+  it('launch refuses a negative size with DYPE_ERR_BAD_SIZE before it reads a buffer, as the CUDA stubs do', () => {
+    const lib = NativeLibrary.open(build.path, {
+      program: 'examples',
+      programHash: 'test',
+      family: 'cpu',
+      emulated: false,
+      buildCommand: 'test/native/cpu.test.ts',
+    });
+    const spmv = variants.find((v) => v.ex === 'spmv' && v.dtype === 'f64')!.kernel;
+    const op = wasmManifest(spmv, [], true).ops[0]!;
+    const h = lib.call('op_lookup', spmv.name, op.op, cpuImplOf(op)) as number;
+    expect(h).toBeGreaterThanOrEqual(0);
+    const launch = lib.bind(
+      'int launch(int dev, int handle, const void *buffers, const void *sizes, int64_t row_begin, int64_t row_end, void *stream)',
+    ) as (...a: unknown[]) => number;
+    const nb = lib.call('op_buffer_count', h) as number;
+    const ns = lib.call('op_size_count', h) as number;
+    // Null buffers: a launch that got past the sizes would fault on them.
+    const buffers = new BigUint64Array(nb);
+    for (let i = 0; i < op.sizes.length; i++) {
+      const sizes = new BigInt64Array(ns).fill(34n);
+      sizes[i] = -1n;
+      expect(launch(0, h, buffers, sizes, 0n, -1n, null), `size ${op.sizes[i]}`).toBe(-1);
+    }
+    expect(lib.errorText(-1)).toBe('bad size');
+  });
+
+  it("set_threads is the calling thread's: another thread of the process keeps its own count", () => {
+    // A C program that opens the library, sets 3 threads on its main thread, and reads the count a second thread
+    // sees (1, the default) and sets (2) before the main thread reads its own again (3).
+    const dir = mkdtempSync(join(tmpdir(), 'dype-threads-'));
+    try {
+      const sym = `${abiPrefix('examples', 'cpu')}set_threads`;
+      const src = join(dir, 'threads.c');
+      writeFileSync(
+        src,
+        `#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+typedef int (*set_fn)(int);
+static set_fn set;
+static int seen, after;
+static void *other(void *a) { (void)a; seen = set(0); after = set(2); return NULL; }
+int main(int argc, char **argv) {
+  (void)argc;
+  void *lib = dlopen(argv[1], RTLD_NOW);
+  if (!lib) { fprintf(stderr, "%s\\n", dlerror()); return 2; }
+  set = (set_fn)dlsym(lib, "${sym}");
+  if (!set) return 3;
+  set(3);
+  pthread_t t;
+  pthread_create(&t, NULL, other, NULL);
+  pthread_join(t, NULL);
+  printf("%d %d %d\\n", seen, after, set(0));
+  return 0;
+}
+`,
+      );
+      const exe = join(dir, 'threads');
+      const cc = spawnSync(cCompiler(), ['-O1', '-pthread', src, '-o', exe, '-ldl'], { encoding: 'utf8' });
+      expect(cc.status, cc.stderr).toBe(0);
+      const run = spawnSync(exe, [build.path], { encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe('1 2 3');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
