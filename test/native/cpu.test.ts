@@ -62,6 +62,15 @@ interface Variant {
 describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
   const variants: Variant[] = [];
   let build: CpuLibraryBuild;
+  /** The built library opened again by this test (the same dlopen handle as the executors'). */
+  const openLibrary = (): NativeLibrary =>
+    NativeLibrary.open(build.path, {
+      program: 'examples',
+      programHash: 'test',
+      family: 'cpu',
+      emulated: false,
+      buildCommand: 'test/native/cpu.test.ts',
+    });
   const execs = new Map<string, WasmExecutor>();
   const threaded = new Map<string, WasmExecutor>();
 
@@ -249,13 +258,7 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     expect(execs.get('spmv')!.threads).toBe(1);
     expect(threaded.get('spmv')!.threads).toBe(2);
     // The thread count is the library's (one dlopen for both executors): each sets its own before its ops.
-    const lib = NativeLibrary.open(build.path, {
-      program: 'examples',
-      programHash: 'test',
-      family: 'cpu',
-      emulated: false,
-      buildCommand: 'test/native/cpu.test.ts',
-    });
+    const lib = openLibrary();
     const inForce = lib.bind('int set_threads(int n)') as (n: number) => number;
     const karate = toMaps(exampleInputs('spmv', toCsr(loadMatrix(join(MATRIX_DIR, 'karate.mtx')))));
     for (const [e, n] of [
@@ -271,13 +274,7 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
   });
 
   it('launch refuses a negative size with DYPE_ERR_BAD_SIZE before it reads a buffer, as the CUDA stubs do', () => {
-    const lib = NativeLibrary.open(build.path, {
-      program: 'examples',
-      programHash: 'test',
-      family: 'cpu',
-      emulated: false,
-      buildCommand: 'test/native/cpu.test.ts',
-    });
+    const lib = openLibrary();
     const spmv = variants.find((v) => v.ex === 'spmv' && v.dtype === 'f64')!.kernel;
     const op = wasmManifest(spmv, [], true).ops[0]!;
     const h = lib.call('op_lookup', spmv.name, op.op, cpuImplOf(op)) as number;
