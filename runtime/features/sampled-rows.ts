@@ -8,7 +8,15 @@
  */
 import type { SparseFeatures } from '../plan/types.js';
 import type { CsrMatrix } from '../tensor.js';
-import { CROWDED_BLOCK, QUICK_CROWDED, QUICK_SEARCHES, scoreGaps, searchesAfforded, searchOpen } from './gap-search.js';
+import {
+  CROWDED_BLOCK,
+  QUICK_CROWDED,
+  QUICK_LONG_ROW_MEANS,
+  QUICK_SEARCHES,
+  scoreGaps,
+  searchesAfforded,
+  searchOpen,
+} from './gap-search.js';
 import {
   badPointers,
   blockAt,
@@ -160,8 +168,10 @@ function blockRowStats(
   sampledEmpty = empty;
   sampledSq = squaredDeviations(s1, s2, count, mean);
   longestSeen = t0;
-  const open = scoreGaps(rows, blocks, mean, count, t0, sampledSq, count);
-  if (open === CROWDED_BLOCK) return withLongRows(rowPtr, rows, cols, nnz, mean, blocks);
+  // Where no sampled row is long against the mean no block can be crowded, and the test is not made.
+  const longBar = QUICK_LONG_ROW_MEANS * mean;
+  const open = scoreGaps(rows, blocks, mean, count, t0, sampledSq, t0 > longBar ? count : 0, longBar);
+  if (open === CROWDED_BLOCK) return withLongRows(rowPtr, rows, cols, nnz, mean, blocks, longBar);
   // The longest few estimate() reads (at most three below 2^19 entries).
   const keep = topSampled(rows, blocks, count);
   if (keep > 1) topOfBlocks(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, keep, 0);
@@ -187,9 +197,10 @@ function squaredDeviations(s1: number, s2: number, count: number, mean: number):
  * count x their entries; where that is more than QUICK_CROWDED x what all
  * the rows between the blocks beside it hold (the row pointers the sample
  * read give those entries exactly; the matrix's ends stand beside the first
- * and the last block), the block's longest rows are of their own kind and
- * count as themselves (takeCrowded), longest first, until the rest claim no
- * more than that. scoreGaps makes the same test in its pass over the gaps
+ * and the last block) and its longest row is longer than `longBar`
+ * (QUICK_LONG_ROW_MEANS x the mean), the block's longest rows are of their
+ * own kind and count as themselves (takeCrowded), longest first, until the
+ * rest claim no more than that or are no longer than `longBar`. scoreGaps makes the same test in its pass over the gaps
  * and says only whether a block is crowded; this pass, run only then, says
  * which. The rule this replaced took a sampled row whose claim alone passed
  * the whole matrix's entries: on a power-law graph of 10^6 rows a sampled
@@ -199,14 +210,14 @@ function squaredDeviations(s1: number, s2: number, count: number, mean: number):
  * entries around block b where it is crowded (-1 where not) and returns how
  * many are.
  */
-function crowdedBlocks(rows: number, blocks: number, count: number): number {
+function crowdedBlocks(rows: number, blocks: number, count: number, longBar: number): number {
   let crowded = 0;
   let before = sampleEnds[0]!;
   const pEnd = sampleEnds[1]!;
   for (let b = 0; b < blocks; b++) {
     const around = (b + 1 < blocks ? blockP0[b + 1]! : pEnd) - before;
     // claim x count / rows > around, without a division (products below 2^62, as doubles).
-    if ((blockP1[b]! - blockP0[b]!) * rows > QUICK_CROWDED * around * count) {
+    if (blockMax[b]! > longBar && (blockP1[b]! - blockP0[b]!) * rows > QUICK_CROWDED * around * count) {
       blockAround[b] = around;
       crowded++;
     } else blockAround[b] = -1;
@@ -228,13 +239,14 @@ function withLongRows(
   nnz: number,
   mean: number,
   blocks: number,
+  longBar: number,
 ): RowStats {
   const count = blocks * QUICK_BLOCK_ROWS;
-  crowdedBlocks(rows, blocks, count);
-  const longs = takeCrowded(rowPtr, rows, blocks, count, mean);
+  crowdedBlocks(rows, blocks, count, longBar);
+  const longs = takeCrowded(rowPtr, rows, blocks, count, mean, longBar);
   topCount = topSampled(rows, blocks, count - longs);
   topOfBlocks(rowPtr, blocks, blocks, QUICK_BLOCK_ROWS, topCount, longs);
-  const open = scoreGaps(rows, blocks, mean, count - longs, sampledMax, sampledSq, 0);
+  const open = scoreGaps(rows, blocks, mean, count - longs, sampledMax, sampledSq, 0, 0);
   const afforded = searchesAfforded(nnz);
   const found =
     open > 0 || afforded > 0 ? searchOpen(rowPtr, rows, blocks, mean, sampledMax, longLen, longs, open, afforded) : 0;
@@ -363,13 +375,21 @@ function insertLongest(n: number, lastAt: number): void {
 /**
  * Takes the longest rows of each crowded block out of the sample, longest
  * first, until the block's rows left claim no more than QUICK_CROWDED x
- * what the rows around it hold less those taken (crowdedBlocks); MAX_LONG_SAMPLED at most in all,
+ * what the rows around it hold less those taken (crowdedBlocks) or the
+ * longest left is no longer than `longBar`; MAX_LONG_SAMPLED at most in all,
  * the longest, into longLen (their rows into longRow). Leaves each crowded
  * block's longest standing row in blockMax, the longest standing row in
  * sampledMax and the standing rows' squared deviations in sampledSq.
  * Returns how many.
  */
-function takeCrowded(rowPtr: Int32Array, rows: number, blocks: number, count: number, mean: number): number {
+function takeCrowded(
+  rowPtr: Int32Array,
+  rows: number,
+  blocks: number,
+  count: number,
+  mean: number,
+  longBar: number,
+): number {
   let longs = 0;
   // Whether MAX_LONG_SAMPLED rows were taken and one more was offered (a row taken may have left for it).
   let dropped = false;
@@ -396,7 +416,7 @@ function takeCrowded(rowPtr: Int32Array, rows: number, blocks: number, count: nu
     let claim = blockP1[b]! - blockP0[b]!;
     let taken = 0;
     let at = i1;
-    while (at >= 0 && claim * rows > QUICK_CROWDED * around * count) {
+    while (at >= 0 && blockLen[at]! > longBar && claim * rows > QUICK_CROWDED * around * count) {
       const n = blockLen[at]!;
       if (longs === MAX_LONG_SAMPLED) dropped = true;
       longs = keepLong(n, first + at, longs);

@@ -32,10 +32,11 @@ function fromLengths(lengths: ArrayLike<number>): CsrMatrix {
 
 describe('sampled row statistics: crowded blocks and the top-1% share', () => {
   /**
-   * 1,000 rows, 2 blocks (seed 2: rows 392-407 and 500-515). Block 0's 16 rows of 20 entries sit among empty rows,
-   * so the block is crowded and all 16 are taken as long rows; block 1 holds a row of 300 among rows of 20 and is not
-   * crowded (its claim is under twice the 10,000 entries after it). The long rows (20 each) then fill the ten top-1%
-   * slots, ahead of the longer standing row of 300 that rowLenMax reports.
+   * 1,000 rows, 2 blocks (seed 2: rows 392-407 and 500-515). Block 0's 16 rows of 100 entries (more than
+   * QUICK_LONG_ROW_MEANS x the mean of 21.9) sit among empty rows, so the block is crowded and all 16 are taken as
+   * long rows; block 1 holds a row of 300 among rows of 40 and is not crowded (its claim, 28,125, is under twice the
+   * 20,260 entries after block 0). With the long rows first, rows of 100 filled the ten top-1% slots ahead of the
+   * longer standing row of 300 that rowLenMax reports.
    */
   it('keep the longest row seen within the top 1% when a crowded block holds shorter rows than a standing one', () => {
     const rows = 1000;
@@ -43,8 +44,8 @@ describe('sampled row statistics: crowded blocks and the top-1% share', () => {
     expect(blockStart(rows, 2, 0, seed)).toBe(392);
     expect(blockStart(rows, 2, 1, seed)).toBe(500);
     const lengths = new Int32Array(rows);
-    for (let r = 392; r < 408; r++) lengths[r] = 20;
-    for (let r = 500; r < rows; r++) lengths[r] = 20;
+    for (let r = 392; r < 408; r++) lengths[r] = 100;
+    for (let r = 500; r < rows; r++) lengths[r] = 40;
     lengths[503] = 300;
     const m = fromLengths(lengths);
     expect(quickBlocks(rows, m.rowPtr[rows]!)).toBe(2);
@@ -53,7 +54,7 @@ describe('sampled row statistics: crowded blocks and the top-1% share', () => {
     expect(s.rowLenMax).toBe(300);
     // Any matrix holding a row of rowLenMax entries has at least that row in its top 1%.
     expect(s.top1PctNnzShare).toBeGreaterThanOrEqual(s.rowLenMax / s.nnz);
-    // Exact: 300 + 9 x 20 of 10,600 entries (0.0453); the code gives 10 x 20 (0.0189).
+    // Exact: 300 + 9 x 100 of 21,860 entries (0.0549); with the long rows first, 10 x 100 (0.0457).
     expect(s.top1PctNnzShare).toBeCloseTo(exact.top1PctNnzShare, 3);
   });
 
