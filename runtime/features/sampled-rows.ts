@@ -59,10 +59,12 @@ const blockLen = new Int32Array(QUICK_BLOCK_ROWS);
 
 /**
  * Tier 0 and the row statistics from the sampled blocks, with long rows
- * counted as themselves: a sampled row so long that, standing for
- * rows / sampled rows others, it alone would hold more than nnz entries;
- * and rows longer than every sampled one that a search of the unsampled
- * rows finds. The gaps between the blocks hold the unsampled rows, and the
+ * counted as themselves: the longest rows of a block whose rows, standing
+ * for rows / sampled rows others each, would hold more than twice the
+ * entries of the rows around it (crowdedBlocks); and rows longer than every
+ * sampled one that a search of the unsampled rows finds (those the rules
+ * below open, and on a matrix of 2^19 entries or more those most in excess,
+ * searchesAfforded). The gaps between the blocks hold the unsampled rows, and the
  * row pointers the blocks read give each gap's entries exactly: a gap
  * holding more entries than the matrix's mean by more than
  * QUICK_SEARCH_SIGMAS standard deviations of the sampled rows explain (and
@@ -200,9 +202,10 @@ function squaredDeviations(s1: number, s2: number, count: number, mean: number):
  * and the last block) and its longest row is longer than `longBar`
  * (QUICK_LONG_ROW_MEANS x the mean), the block's longest rows are of their
  * own kind and count as themselves (takeCrowded), longest first, until the
- * rest claim no more than that or are no longer than `longBar`. scoreGaps makes the same test in its pass over the gaps
- * and says only whether a block is crowded; this pass, run only then, says
- * which. The rule this replaced took a sampled row whose claim alone passed
+ * rest claim no more than that or are no longer than `longBar`. scoreGaps
+ * makes the same test in its pass over the gaps and says only whether a
+ * block is crowded; this pass, run only then, says which. The rule this
+ * replaced took a sampled row whose claim alone passed
  * the whole matrix's entries: on a power-law graph of 10^6 rows a sampled
  * row of 15,000 entries passed it and stood for 488 rows, 86% of the
  * matrix's entries, which made rowLenCv 4x and the top-1% share 0.91
