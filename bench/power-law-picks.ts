@@ -1,7 +1,8 @@
 /**
  * Whether the sampled row statistics change what the planner picks on
  * power-law graphs (bench/power-law-rows.ts patterns, seeds 0-9): gcn and
- * SpMV planned on paper-1g1f and paper-2g2f for the throughput objective
+ * SpMV planned on paper-1g1f, paper-2g2f and h200-cpu (its GPU model
+ * anchored on measurements) for the throughput objective
  * from the sampled statistics (this build's, and with --against DIR another
  * build's), the pick priced on the problem the exact statistics give, its
  * loss against that problem's optimum; and each op's implementation on
@@ -61,7 +62,7 @@ const examples: { name: string; spec: PlanSpec; dims: (n: number) => Map<string,
             ]),
   };
 });
-const systems = ['paper-1g1f', 'paper-2g2f'].map((s) => loadSystemFile(join(root, 'systems', `${s}.json`)));
+const systems = ['paper-1g1f', 'paper-2g2f', 'h200-cpu'].map((s) => loadSystemFile(join(root, 'systems', `${s}.json`)));
 
 /** The planner's record: `rows` the statistics, the rest held the same for every variant. */
 const featuresOf = (
