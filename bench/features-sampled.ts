@@ -27,7 +27,13 @@ import { isEdgeListPath, loadMatrix } from '../runtime/io/load.js';
 import type { SparseFeatures } from '../runtime/plan/types.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
 import { rowLengthStats } from '../runtime/features/tier1.js';
-import { POWER_LAW_PATTERNS, powerLawName, powerLawRows, type PowerLawRows } from './power-law-rows.js';
+import {
+  POWER_LAW_PATTERNS,
+  powerLawName,
+  powerLawRows,
+  rowPointerPattern,
+  type PowerLawRows,
+} from './power-law-rows.js';
 import { countReads } from './read-count.js';
 
 const { values: opt } = parseArgs({ options: { against: { type: 'string' } } });
@@ -156,7 +162,7 @@ console.log(
 function drift(rows: number, from: number, to: number): CsrMatrix {
   const rowPtr = new Int32Array(rows + 1);
   for (let r = 0; r < rows; r++) rowPtr[r + 1] = rowPtr[r]! + from + Math.floor(((to - from + 1) * r) / rows);
-  return { format: 'csr', rows, cols: rows, rowPtr, colIdx: new Int32Array(0), values: new Float64Array(0) };
+  return rowPointerPattern(rowPtr, rows);
 }
 
 const generated: [string, CsrMatrix][] = [

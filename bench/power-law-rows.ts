@@ -4,7 +4,8 @@
  * column is drawn): row lengths floor(xmin x U^(-1/alpha)), a Pareto law of
  * shape alpha as the degrees of a scale-free graph, at most `rows` each.
  * Shared by bench/features-sampled.ts, bench/power-law-picks.ts and
- * test/features/power-law.test.ts.
+ * test/features/ (power-law, sampled-properties, sampled-corners), with
+ * the builders of such row-pointer patterns.
  */
 import { Rng } from '../runtime/random.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
@@ -27,20 +28,32 @@ export function powerLawRows(p: PowerLawRows): CsrMatrix {
   for (let r = 0; r < p.rows; r++)
     len[r] = Math.min(p.rows, Math.floor(p.xmin / Math.pow(1 - rng.uniform(0, 1), 1 / p.alpha)));
   if (p.order === 'longest-first') len.sort().reverse();
-  const rowPtr = new Int32Array(p.rows + 1);
-  for (let r = 0; r < p.rows; r++) {
-    const next = rowPtr[r]! + len[r]!;
-    if (next > 2147483647) throw new RangeError(`a power-law pattern of ${p.rows} rows passes 2^31 - 1 entries`);
-    rowPtr[r + 1] = next;
-  }
+  return lengthsPattern(len, p.rows);
+}
+
+/** A CSR of row pointers alone (empty column and value arrays): only row statistics may read it. */
+export function rowPointerPattern(rowPtr: Int32Array, cols: number): CsrMatrix {
   return {
     format: 'csr',
-    rows: p.rows,
-    cols: p.rows,
+    rows: rowPtr.length - 1,
+    cols,
     rowPtr,
     colIdx: new Int32Array(0),
     values: new Float64Array(0),
   };
+}
+
+/** rowPointerPattern of rows of these lengths; `cols` defaults to the longest row (at least 1). */
+export function lengthsPattern(lengths: ArrayLike<number>, cols?: number): CsrMatrix {
+  const rowPtr = new Int32Array(lengths.length + 1);
+  let longest = 1;
+  for (let r = 0; r < lengths.length; r++) {
+    const next = rowPtr[r]! + lengths[r]!;
+    if (next > 2147483647) throw new RangeError(`a pattern of ${lengths.length} rows passes 2^31 - 1 entries`);
+    rowPtr[r + 1] = next;
+    longest = Math.max(longest, lengths[r]!);
+  }
+  return rowPointerPattern(rowPtr, cols ?? longest);
 }
 
 /** A name for the pattern in tables. */

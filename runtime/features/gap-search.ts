@@ -61,6 +61,15 @@ export const QUICK_CROWDED = 2;
  * meshes.
  */
 export const QUICK_LONG_ROW_MEANS = 4;
+/**
+ * Whether rows holding `claim` entries, each standing for rows / count rows, claim more than QUICK_CROWDED x the
+ * `around` entries of the rows around them: the crowded rule, for scoreGaps' test and sampled-rows.ts' crowdedBlocks
+ * and takeCrowded alike. Without a division (products below 2^62, as doubles).
+ */
+export function claimsTooMuch(claim: number, around: number, rows: number, count: number): boolean {
+  return claim * rows > QUICK_CROWDED * around * count;
+}
+
 /** What scoreGaps returns where a block is crowded. */
 export const CROWDED_BLOCK = -1;
 
@@ -172,7 +181,7 @@ export function scoreGaps(
       crowd > 0 &&
       g > 0 &&
       blockMax[g - 1]! > longBar &&
-      (blockP1[g - 1]! - blockP0[g - 1]!) * rows > QUICK_CROWDED * (pb - before) * crowd
+      claimsTooMuch(blockP1[g - 1]! - blockP0[g - 1]!, pb - before, rows, crowd)
     )
       return CROWDED_BLOCK;
     const excess = pb - pa - (b - a) * mean;

@@ -9,8 +9,8 @@
 import type { SparseFeatures } from '../plan/types.js';
 import type { CsrMatrix } from '../tensor.js';
 import {
+  claimsTooMuch,
   CROWDED_BLOCK,
-  QUICK_CROWDED,
   QUICK_LONG_ROW_MEANS,
   QUICK_SEARCHES,
   scoreGaps,
@@ -219,8 +219,7 @@ function crowdedBlocks(rows: number, blocks: number, count: number, longBar: num
   const pEnd = sampleEnds[1]!;
   for (let b = 0; b < blocks; b++) {
     const around = (b + 1 < blocks ? blockP0[b + 1]! : pEnd) - before;
-    // claim x count / rows > around, without a division (products below 2^62, as doubles).
-    if (blockMax[b]! > longBar && (blockP1[b]! - blockP0[b]!) * rows > QUICK_CROWDED * around * count) {
+    if (blockMax[b]! > longBar && claimsTooMuch(blockP1[b]! - blockP0[b]!, around, rows, count)) {
       blockAround[b] = around;
       crowded++;
     } else blockAround[b] = -1;
@@ -419,7 +418,7 @@ function takeCrowded(
     let claim = blockP1[b]! - blockP0[b]!;
     let taken = 0;
     let at = i1;
-    while (at >= 0 && blockLen[at]! > longBar && claim * rows > QUICK_CROWDED * around * count) {
+    while (at >= 0 && blockLen[at]! > longBar && claimsTooMuch(claim, around, rows, count)) {
       const n = blockLen[at]!;
       if (longs === MAX_LONG_SAMPLED) dropped = true;
       longs = keepLong(n, first + at, longs);

@@ -12,23 +12,11 @@ import { blockStart } from '../../runtime/features/sample-blocks.js';
 import { quickBlocks, sampledRowStats } from '../../runtime/features/quick.js';
 import { rowLengthStats } from '../../runtime/features/tier1.js';
 import type { CsrMatrix } from '../../runtime/tensor.js';
+import { lengthsPattern, rowPointerPattern } from '../../bench/power-law-rows.js';
 
-function csr(rowPtr: Int32Array): CsrMatrix {
-  return {
-    format: 'csr',
-    rows: rowPtr.length - 1,
-    cols: 1 << 20,
-    rowPtr,
-    colIdx: new Int32Array(0),
-    values: new Float64Array(0),
-  };
-}
-
-function fromLengths(lengths: ArrayLike<number>): CsrMatrix {
-  const rowPtr = new Int32Array(lengths.length + 1);
-  for (let r = 0; r < lengths.length; r++) rowPtr[r + 1] = rowPtr[r]! + lengths[r]!;
-  return csr(rowPtr);
-}
+/** A pattern of these row pointers (columns 2^20: no row statistic reads them). */
+const csr = (rowPtr: Int32Array): CsrMatrix => rowPointerPattern(rowPtr, 1 << 20);
+const fromLengths = (lengths: ArrayLike<number>): CsrMatrix => lengthsPattern(lengths, 1 << 20);
 
 describe('sampled row statistics: crowded blocks and the top-1% share', () => {
   /**

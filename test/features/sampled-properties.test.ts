@@ -14,24 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { quickBlocks, QUICK_BLOCK_ROWS, sampledRowStats } from '../../runtime/features/quick.js';
 import { blockStart } from '../../runtime/features/sample-blocks.js';
 import { rowLengthStats } from '../../runtime/features/tier1.js';
+import { lengthsPattern } from '../../bench/power-law-rows.js';
 import type { CsrMatrix } from '../../runtime/tensor.js';
 
-function pattern(lengths: Int32Array): CsrMatrix {
-  const rowPtr = new Int32Array(lengths.length + 1);
-  let longest = 1;
-  for (let r = 0; r < lengths.length; r++) {
-    rowPtr[r + 1] = rowPtr[r]! + lengths[r]!;
-    longest = Math.max(longest, lengths[r]!);
-  }
-  return {
-    format: 'csr',
-    rows: lengths.length,
-    cols: longest,
-    rowPtr,
-    colIdx: new Int32Array(0),
-    values: new Float64Array(0),
-  };
-}
+const pattern = (lengths: Int32Array): CsrMatrix => lengthsPattern(lengths);
 
 /** The longest row of the blocks the sample reads for `seed` (0 where every row is read: the exact longest then). */
 function sampledLongest(m: CsrMatrix, seed: number): number {
