@@ -21,7 +21,7 @@ import { PAIR_MIN_ENTRIES, pairMaxRows, pairedRows, type PairedRows } from '../c
 import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
 import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
-import { planVector, VectorLoop, type ScalarEmitter } from './simd.js';
+import { GROUPS, planVector, VectorLoop, type ScalarEmitter } from './simd.js';
 import { rowLocalBuffers, splitWrites } from './split.js';
 import { FnBuilder, INT32_MAX, INT32_MIN, isFloat, kindOf, loadBinaryen, WasmModule, type Ref } from './binaryen.js';
 
@@ -34,10 +34,16 @@ export interface EmitOptions {
   simd?: boolean;
   /** Two cursors over a long-rowed fold's rows (codegen/cpu/pairs.ts); default true. Results are bit-identical either way. */
   pairs?: boolean;
+  /**
+   * Vectors per SIMD block, widest first (default `GROUPS` of simd.ts). For
+   * benchmarks that compare blockings (bench/wasm-groups.ts); results are
+   * bit-identical for every choice. Strictly decreasing positive integers.
+   */
+  vectorBlocks?: readonly number[];
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
-export const WASM_EMITTER_VERSION = 4;
+export const WASM_EMITTER_VERSION = 5;
 
 export interface EmittedWasm {
   binary: Uint8Array;
@@ -66,6 +72,7 @@ class FuncEmitter implements ScalarEmitter {
     private readonly f: LoopFunc,
     private readonly simd: boolean,
     private readonly pairs: boolean,
+    private readonly blocks: readonly number[],
   ) {
     const nb = f.buffers.length;
     const ns = f.sizes.length;
@@ -512,7 +519,7 @@ class FuncEmitter implements ScalarEmitter {
           );
         }
         const plan = this.simd ? planVector(s, this.f.buffers) : undefined;
-        if (plan) return new VectorLoop(this, s, plan).emit(lo, hi);
+        if (plan) return new VectorLoop(this, s, plan, this.blocks).emit(lo, hi);
         const rows = top && this.pairs ? this.rowsLocal(s) : undefined;
         const paired = rows !== undefined ? pairedRows(s, this.f) : undefined;
         return paired ? this.pairedFor(paired, lo, hi, rows!) : this.scalarFor(s, lo, hi);
@@ -668,11 +675,16 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
 export async function emitWasm(k: Kernel, opts: EmitOptions = {}): Promise<EmittedWasm> {
   const loops = k.loops;
   if (!loops) throw new Error(`wasm emitter: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
+  const blocks = opts.vectorBlocks ?? GROUPS;
+  if (blocks.length === 0 || blocks.some((g, q) => !Number.isInteger(g) || g < 1 || (q > 0 && g >= blocks[q - 1]!)))
+    throw new Error(
+      `wasm emitter: vectorBlocks must be strictly decreasing positive integers, got [${blocks.join(', ')}]`,
+    );
   const b = await loadBinaryen();
   const shared = opts.shared ?? true;
   const W = new WasmModule(b, shared, MAX_PAGES);
   try {
-    for (const f of loops) new FuncEmitter(W, f, opts.simd ?? true, opts.pairs ?? true).emit();
+    for (const f of loops) new FuncEmitter(W, f, opts.simd ?? true, opts.pairs ?? true, blocks).emit();
     const binary = W.finish(`kernel ${k.name}`);
     const manifest = wasmManifest(k, W.importedHosts(), shared);
     return opts.text ? { binary, manifest, text: W.text() } : { binary, manifest };

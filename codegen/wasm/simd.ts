@@ -10,7 +10,7 @@
  *     `for p { let j = colIdx[p]; let acc = 0; for k { acc = acc + Q[i*d + k] * K[j*d + k] }; S[p] = a[p] * acc }`
  *     where `K[j*d + k]` is gathered lane by lane (wasm has no gather
  *     instruction; the gain is the shared loads and arithmetic).
- * Blocks of 8, 4 and 1 vectors (32, 16, 4 f32 lanes) share one walk of the
+ * Blocks of 4, 2 and 1 vectors (16, 8, 4 f32 lanes) share one walk of the
  * inner loop; a scalar loop does the remainder.
  *
  * A loop qualifies when, with k its variable and "varying" meaning k or a
@@ -60,8 +60,16 @@ export interface ScalarEmitter {
 }
 
 const LANES: Record<VecElem, number> = { f32: 4, f64: 2 };
-/** Vectors per block, widest first: 8 x 4 f32 lanes cover K = 32 in one walk of the inner loop. */
-const GROUPS = [8, 4, 1];
+/**
+ * Vectors per block, widest first. Not 8 (K = 32 f32 in one walk): V8's
+ * TurboFan places a block's loads ahead of its arithmetic, so 8 accumulators,
+ * 8 loaded vectors and the splat outgrow x64's 15 allocatable xmm registers
+ * and one accumulator lives on the stack, its add chain waiting on a store
+ * and a reload every entry. Two walks of 4 ran SpMM K = 32 1.1-1.4x faster
+ * on rows of 10 entries or more and the same on rows of 2 (bench/wasm-groups.ts,
+ * docs/PERFORMANCE.md); the block of 2 keeps K = 24 at two walks.
+ */
+export const GROUPS: readonly number[] = [4, 2, 1];
 
 // ---- analysis ----
 
@@ -283,7 +291,7 @@ interface VNode {
   get: (g: number) => Ref;
 }
 
-/** Emits a planned loop: vector blocks of GROUPS vectors, then the scalar remainder. */
+/** Emits a planned loop: vector blocks of `blocks` vectors (GROUPS unless a benchmark says otherwise), then the scalar remainder. */
 export class VectorLoop {
   private readonly lanes: number;
   private readonly bytes: number;
@@ -297,6 +305,7 @@ export class VectorLoop {
     private readonly S: ScalarEmitter,
     private readonly s: ForStmt,
     private readonly plan: VectorPlan,
+    private readonly blocks: readonly number[],
   ) {
     this.lanes = LANES[plan.elem];
     this.bytes = plan.elem === 'f32' ? 4 : 8;
@@ -310,7 +319,7 @@ export class VectorLoop {
     const end = F.local('index');
     const gk = (): Ref => F.get(k0, 'index');
     const out: Ref[] = [F.set(k0, lo), F.set(end, hi)];
-    for (const G of GROUPS) {
+    for (const G of this.blocks) {
       const step = G * this.lanes;
       const b = F.label('VB');
       const l = F.label('VL');

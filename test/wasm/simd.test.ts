@@ -4,7 +4,7 @@
  * SpMM, GEMM and dense elementwise code, none for SpMV or SDDMM's dot
  * product), and that the vector path gives bit for bit the scalar path's
  * results, on real matrices and on widths that are not a multiple of the
- * lane count (1, 3, 5, 7, 33), for f32 and f64, at 1 and 2 threads; and
+ * lane count and that take every block size (1, 3, 5, 7, 31, 33), for f32 and f64, at 1 and 2 threads; and
  * that both equal the reference interpreter within tolerance.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -189,7 +189,8 @@ describe('simd: which loops take the vector path', () => {
   });
 });
 
-const widths = [1, 3, 5, 7, 33];
+// 31 f32 is blocks of 4, 2 and 1 vectors and 3 scalar columns; f64 blocks of 4 (x3), 2 and 1 and 1 scalar.
+const widths = [1, 3, 5, 7, 31, 33];
 
 describe('simd: bit-identical to the scalar path', () => {
   for (const t of ['f32', 'f64'] as const) {
@@ -217,7 +218,7 @@ describe('simd: bit-identical to the scalar path', () => {
       );
     });
   }
-  it('gathers: SDDMM on a random matrix and a transpose, widths 1, 3, 5, 7, 33 (f32, f64)', async () => {
+  it(`gathers: SDDMM on a random matrix and a transpose, widths ${widths.join(', ')} (f32, f64)`, async () => {
     for (const t of ['f32', 'f64']) {
       const A = randomCsr(300, 300, 11);
       const sddmm = loopKernel(
@@ -235,6 +236,51 @@ describe('simd: bit-identical to the scalar path', () => {
         true,
       );
     }
+  });
+  it('every blocking gives the same bits: [8, 4, 1], [3, 1] and [1] against the default (SpMM and gcn, f32 and f64)', async () => {
+    const once = async (k: Kernel, blocks: number[] | undefined, tensors: Record<string, Tensor>) => {
+      const c = await emitWasm(k, blocks ? { vectorBlocks: blocks } : {});
+      const ex = await createWasmExecutor(c.binary, c.manifest, { threads: 1 });
+      try {
+        return ex.run(toMaps({ tensors })).outputs;
+      } finally {
+        ex.close();
+      }
+    };
+    const A = randomCsr(120, 120, 5);
+    for (const t of ['f32', 'f64']) {
+      const cases: [string, Record<string, Tensor>][] = [
+        [
+          `kernel k(A: csr<${t}>[m, n], B: dense<${t}>[n, h]) -> (Y: dense<${t}>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`,
+          { A, B: rand([120, 37], 4) },
+        ],
+        [
+          `kernel gcn(A: csr<${t}>[n, n], X: dense<${t}>[n, f], W1: dense<${t}>[f, h], W2: dense<${t}>[h, c]) -> (Y: dense<${t}>[n, c]) {
+            T1[i, k] = X[i, j] * W1[j, k];
+            H1[i, k] = relu(A[i, j] * T1[j, k]);
+            T2[i, k] = H1[i, j] * W2[j, k];
+            Y[i, k] = A[i, j] * T2[j, k];
+          }`,
+          { A, X: rand([120, 19], 6), W1: rand([19, 29], 7), W2: rand([29, 11], 8) },
+        ],
+      ];
+      for (const [src, tensors] of cases) {
+        const k = loopKernel(src);
+        const want = await once(k, undefined, tensors);
+        for (const blocks of [[8, 4, 1], [3, 1], [1]]) {
+          const got = await once(k, blocks, tensors);
+          for (const [name, y] of want)
+            expectIdentical(got.get(name)!, y, `${t} ${k.name} blocks [${blocks.join(', ')}]: ${name}`);
+        }
+      }
+    }
+  });
+  it('refuses a blocking that is not strictly decreasing positive integers', async () => {
+    const k = loopKernel(
+      `kernel k(A: csr<f32>[m, n], B: dense<f32>[n, h]) -> (Y: dense<f32>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`,
+    );
+    for (const bad of [[], [4, 4], [2, 4], [0], [2.5, 1]])
+      await expect(emitWasm(k, { vectorBlocks: bad })).rejects.toThrow(/vectorBlocks must be strictly decreasing/);
   });
   it('a vectorised row loop split across threads (odd slice bounds), f32 and f64', async () => {
     for (const t of ['f32', 'f64']) {
