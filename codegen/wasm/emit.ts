@@ -43,7 +43,7 @@ export interface EmitOptions {
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
-export const WASM_EMITTER_VERSION = 5;
+export const WASM_EMITTER_VERSION = 6;
 
 export interface EmittedWasm {
   binary: Uint8Array;
@@ -106,6 +106,10 @@ class FuncEmitter implements ScalarEmitter {
 
   bufParam(name: string): number {
     return this.buf(name).param;
+  }
+
+  bufElem(name: string): LElem {
+    return this.buf(name).elem;
   }
 
   scoped<T>(names: Map<string, Local>, fn: () => T): T {

@@ -53,6 +53,7 @@ export interface ScalarEmitter {
   /** Emits e (free of varying names, apart from k inside indices) converted to `to`, in the current scopes. */
   as(e: LExpr, to: LElem): Ref;
   bufParam(name: string): number;
+  bufElem(name: string): LElem;
   /** Runs fn with extra scalar names in scope. */
   scoped<T>(names: Map<string, { index: number; elem: LElem }>, fn: () => T): T;
   /** The scalar loop `for s.var in [lo, hi) s.body`. */
@@ -109,6 +110,13 @@ function coefficient(e: LExpr, k: string, varying: ReadonlySet<string>): number 
     if (b === 0 && e.rhs.k === 'const') return e.rhs.value * a;
   }
   return null;
+}
+
+/** An index expression of coefficient 1 in k (see coefficient) with k replaced by 0: index(k) = atZero + k. */
+function atZero(e: LExpr, k: string): LExpr {
+  if (e.k === 'var' && e.name === k) return { k: 'const', value: 0, type: 'index' };
+  if (e.k === 'bin') return { ...e, lhs: atZero(e.lhs, k), rhs: atZero(e.rhs, k) };
+  return e;
 }
 
 function walk(ss: readonly LStmt[], visit: (s: LStmt) => void): void {
@@ -300,6 +308,8 @@ export class VectorLoop {
   /** Per-lane scalars of the current block: k + q, and each lane local, by lane q. */
   private laneK: number[] = [];
   private laneVars = new Map<string, number[]>();
+  /** Per buffer read contiguously in the current block: a local holding its base + k0 * bytes, set once per block. */
+  private kBases = new Map<string, number>();
 
   constructor(
     private readonly S: ScalarEmitter,
@@ -333,12 +343,15 @@ export class VectorLoop {
           prefix.push(F.set(l, m.i32.add(gk(), m.i32.const(q))));
         }
       }
-      const body = [
-        ...prefix,
-        ...this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () =>
-          this.stmts(this.s.body, G),
-        ),
-      ];
+      this.kBases = new Map();
+      const stmts = this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () =>
+        this.stmts(this.s.body, G),
+      );
+      const shift = m.i32.const(this.bytes === 8 ? 3 : 2);
+      const bases = [...this.kBases].map(([buf, l]) =>
+        F.set(l, m.i32.add(F.get(this.S.bufParam(buf), 'i32'), m.i32.shl(gk(), shift))),
+      );
+      const body = [...prefix, ...bases, ...stmts];
       out.push(
         m.block(b, [
           m.loop(
@@ -461,7 +474,13 @@ export class VectorLoop {
     const T = this.plan.elem;
     if (!mentions(e, this.varying)) {
       const l = F.vlocal();
-      return { pre: [m.local.set(l, this.splat(this.S.as(e, T)))], get: () => m.local.get(l, W.b.v128) };
+      // An element of the vector's type read once and splat (SpMM's entry value): one load-splat
+      // instruction (vbroadcastss from memory) instead of a scalar load and a splat; same bits.
+      const x =
+        e.k === 'load' && this.S.bufElem(e.buf) === T
+          ? (T === 'f32' ? m.v128.load32_splat : m.v128.load64_splat)(0, this.bytes, this.address(e.buf, e.index))
+          : this.splat(this.S.as(e, T));
+      return { pre: [m.local.set(l, x)], get: () => m.local.get(l, W.b.v128) };
     }
     switch (e.k) {
       case 'var': {
@@ -484,9 +503,17 @@ export class VectorLoop {
             },
           };
         }
+        // base + (index at k = 0) * bytes, the base moved by k0 once per block: the loop of entries
+        // inside then computes one product and no add per load (V8 does not hoist the k0 term itself).
+        let kb = this.kBases.get(e.buf);
+        if (kb === undefined) this.kBases.set(e.buf, (kb = F.local('index')));
         const a = F.local('index');
+        const at = m.i32.add(
+          F.get(kb, 'index'),
+          m.i32.shl(this.S.as(atZero(e.index, this.s.var), 'index'), m.i32.const(this.bytes === 8 ? 3 : 2)),
+        );
         return {
-          pre: [F.set(a, this.address(e.buf, e.index))],
+          pre: [F.set(a, at)],
           get: (g) => m.v128.load(g * 16, this.bytes, F.get(a, 'index')),
         };
       }

@@ -125,6 +125,20 @@ describe('simd: which loops take the vector path', () => {
     );
     expect(await textOf(k)).toMatch(/f64x2\.mul/);
   });
+  it("SpMM reads each entry's value with one load-splat (f32 and f64), no scalar load and splat", async () => {
+    for (const [t, splat] of [
+      ['f32', /v128\.load32_splat/],
+      ['f64', /v128\.load64_splat/],
+    ] as const) {
+      const text = await textOf(
+        loopKernel(
+          `kernel k(A: csr<${t}>[m, n], B: dense<${t}>[n, h]) -> (Y: dense<${t}>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`,
+        ),
+      );
+      expect(text, t).toMatch(splat);
+      expect(text, t).not.toMatch(t === 'f32' ? /f32x4\.splat\s*\(\s*f32\.load/ : /f64x2\.splat\s*\(\s*f64\.load/);
+    }
+  });
   it('the plan: SpMM and GEMM column loops and SDDMM entry loops vectorise; SpMV, reductions over k, host math, row loops and strided stores do not', () => {
     const plans = (k: Kernel): string[] => {
       const out: string[] = [];
