@@ -43,7 +43,7 @@ export interface EmitOptions {
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
-export const WASM_EMITTER_VERSION = 6;
+export const WASM_EMITTER_VERSION = 7;
 
 export interface EmittedWasm {
   binary: Uint8Array;

@@ -8,8 +8,12 @@
  *     (the interchange that puts k innermost keeps each lane's sum order);
  *   - SDDMM, lanes over consecutive entries p of a row:
  *     `for p { let j = colIdx[p]; let acc = 0; for k { acc = acc + Q[i*d + k] * K[j*d + k] }; S[p] = a[p] * acc }`
- *     where `K[j*d + k]` is gathered lane by lane (wasm has no gather
- *     instruction; the gain is the shared loads and arithmetic).
+ *     where wasm has no gather instruction for `K[j*d + k]`: the inner loop
+ *     over k runs by steps of 4 (f32) or 2 (f64) columns, each lane's row
+ *     segment `K[j*d + k .. k+3]` read as one vector and the 4 x 4 (2 x 2)
+ *     block transposed with shuffles, so step u finds every lane's column
+ *     k + u in one vector (`transposedSteps`); the last d mod 4 columns are
+ *     gathered lane by lane.
  * Blocks of 4, 2 and 1 vectors (16, 8, 4 f32 lanes) share one walk of the
  * inner loop; a scalar loop does the remainder.
  *
@@ -117,6 +121,105 @@ function atZero(e: LExpr, k: string): LExpr {
   if (e.k === 'var' && e.name === k) return { k: 'const', value: 0, type: 'index' };
   if (e.k === 'bin') return { ...e, lhs: atZero(e.lhs, k), rhs: atZero(e.rhs, k) };
   return e;
+}
+
+/** Coefficient of the inner variable kk in an index (null: not kk plus a kk-free part, up to literal factors). */
+function innerCoefficient(e: LExpr, kk: string): number | null {
+  if (!mentions(e, new Set([kk]))) return 0;
+  if (e.k === 'var') return 1;
+  if (e.k !== 'bin' || e.type !== 'index') return null;
+  const a = innerCoefficient(e.lhs, kk);
+  const b = innerCoefficient(e.rhs, kk);
+  if (a === null || b === null) return null;
+  if (e.op === '+') return a + b;
+  if (e.op === '-') return a - b;
+  if (e.op === '*') {
+    if (a === 0 && e.lhs.k === 'const') return e.lhs.value * b;
+    if (b === 0 && e.rhs.k === 'const') return e.rhs.value * a;
+  }
+  return null;
+}
+
+/**
+ * The gathered loads of inner loop t that can be read by rows and transposed: t's body is lets and
+ * sets only, and each load that varies by lane (SDDMM's K[j*d + kk], j an entry's column) has an
+ * index of coefficient 1 in kk and mentions kk nowhere else. Empty when any varying load does not
+ * qualify (the loop then keeps its lane-by-lane gathers).
+ */
+function transposable(t: ForStmt, varying: ReadonlySet<string>): LExpr[] {
+  if (!t.body.every((x) => x.k === 'let' || x.k === 'set')) return [];
+  const out: LExpr[] = [];
+  let ok = true;
+  const visit = (e: LExpr): void => {
+    if (e.k === 'load') {
+      if (mentions(e.index, varying)) {
+        if (innerCoefficient(e.index, t.var) === 1 && !loadsInside(e.index)) out.push(e);
+        else ok = false;
+      }
+      return;
+    }
+    if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
+    else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
+    else if (e.k === 'call') e.args.forEach(visit);
+    else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
+  };
+  for (const x of t.body) if (x.k === 'let' || x.k === 'set') visit(x.value);
+  return ok ? out : [];
+}
+
+function loadsInside(e: LExpr): boolean {
+  switch (e.k) {
+    case 'load':
+      return true;
+    case 'bin':
+      return loadsInside(e.lhs) || loadsInside(e.rhs);
+    case 'un':
+    case 'cast':
+      return loadsInside(e.arg);
+    case 'call':
+      return e.args.some(loadsInside);
+    case 'select':
+      return loadsInside(e.cond) || loadsInside(e.then) || loadsInside(e.else);
+    default:
+      return false;
+  }
+}
+
+const bytesOf = (from: number, n: number): number[] => Array.from({ length: n }, (_, i) => from + i);
+/** Lanes of a and b interleaved by elements of `size` bytes: the low halves, or the high ones. */
+function unpack(m: WasmModule['m'], a: Ref, b: Ref, size: 4 | 8, high: boolean): Ref {
+  const o = high ? 8 : 0;
+  const mask =
+    size === 8
+      ? [...bytesOf(o, 8), ...bytesOf(16 + o, 8)]
+      : [...bytesOf(o, 4), ...bytesOf(16 + o, 4), ...bytesOf(o + 4, 4), ...bytesOf(20 + o, 4)];
+  return m.i8x16.shuffle(a, b, mask);
+}
+
+/**
+ * Rows (lane q's elements 0..L-1, in locals rows[q]) to columns (element u of every lane) set into
+ * cols[u]; L = 4 (f32: two rounds of unpacks through the temporaries tmp[0..3]) or 2 (f64: one).
+ */
+function transpose(W: WasmModule, rows: number[], cols: number[], tmp: number[]): Ref[] {
+  const m = W.m;
+  const get = (l: number): Ref => m.local.get(l, W.b.v128);
+  if (rows.length === 2)
+    return [
+      m.local.set(cols[0]!, unpack(m, get(rows[0]!), get(rows[1]!), 8, false)),
+      m.local.set(cols[1]!, unpack(m, get(rows[0]!), get(rows[1]!), 8, true)),
+    ];
+  const [r0, r1, r2, r3] = rows as [number, number, number, number];
+  const [t0, t1, t2, t3] = tmp as [number, number, number, number];
+  return [
+    m.local.set(t0, unpack(m, get(r0), get(r1), 4, false)), // r0[0] r1[0] r0[1] r1[1]
+    m.local.set(t1, unpack(m, get(r0), get(r1), 4, true)), // r0[2] r1[2] r0[3] r1[3]
+    m.local.set(t2, unpack(m, get(r2), get(r3), 4, false)),
+    m.local.set(t3, unpack(m, get(r2), get(r3), 4, true)),
+    m.local.set(cols[0]!, unpack(m, get(t0), get(t2), 8, false)), // r0[0] r1[0] r2[0] r3[0]
+    m.local.set(cols[1]!, unpack(m, get(t0), get(t2), 8, true)),
+    m.local.set(cols[2]!, unpack(m, get(t1), get(t3), 8, false)),
+    m.local.set(cols[3]!, unpack(m, get(t1), get(t3), 8, true)),
+  ];
 }
 
 function walk(ss: readonly LStmt[], visit: (s: LStmt) => void): void {
@@ -310,6 +413,9 @@ export class VectorLoop {
   private laneVars = new Map<string, number[]>();
   /** Per buffer read contiguously in the current block: a local holding its base + k0 * bytes, set once per block. */
   private kBases = new Map<string, number>();
+  /** Gathered loads of an inner loop unrolled by lanes: per load, per group, per step u the transposed vector's local. */
+  private transposed = new Map<LExpr, number[][]>();
+  private step = 0;
 
   constructor(
     private readonly S: ScalarEmitter,
@@ -370,6 +476,66 @@ export class VectorLoop {
     return m.block(null, out);
   }
 
+  /**
+   * The inner loop t (variable kk) by steps of `lanes`, while a whole step is left: each gathered
+   * load in `rows` (index = per-lane base + kk) is read as one vector per lane (that lane's
+   * elements kk .. kk + lanes - 1, which the scalar loop reads too) and transposed in registers,
+   * so step u finds lane q's element kk + u in vector u. The body then runs once per u in order:
+   * each lane does the scalar code's operations in its order (same bits). Leaves v where the
+   * remainder (fewer than `lanes` iterations, done by the caller's per-lane gather loop) starts.
+   */
+  private transposedSteps(t: ForStmt, rows: LExpr[], v: number, e: number, G: number): Ref {
+    const { W, F } = this.S;
+    const m = W.m;
+    const L = this.lanes;
+    const b = F.label('TB');
+    const l = F.label('TL');
+    const ks = Array.from({ length: L }, () => F.local('index'));
+    const pre: Ref[] = ks.map((kq, u) => F.set(kq, m.i32.add(F.get(v, 'index'), m.i32.const(u))));
+    const saved = this.transposed;
+    this.transposed = new Map(saved);
+    for (const x of rows) {
+      if (x.k !== 'load') continue;
+      const perGroup: number[][] = [];
+      for (let g = 0; g < G; g++) {
+        const rs = Array.from({ length: L }, (_, q) => {
+          const at = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () =>
+            this.S.scoped(this.lane(g * L + q), () => this.address(x.buf, x.index)),
+          );
+          const r = F.vlocal();
+          pre.push(m.local.set(r, m.v128.load(0, this.bytes, at)));
+          return r;
+        });
+        const cs = Array.from({ length: L }, () => F.vlocal());
+        const tmp = L === 4 ? Array.from({ length: 4 }, () => F.vlocal()) : [];
+        pre.push(...transpose(W, rs, cs, tmp));
+        perGroup.push(cs);
+      }
+      this.transposed.set(x, perGroup);
+    }
+    const body: Ref[] = [];
+    for (let u = 0; u < L; u++) {
+      this.step = u;
+      body.push(
+        ...this.S.scoped(new Map([[t.var, { index: ks[u]!, elem: 'index' as LElem }]]), () => this.stmts(t.body, G)),
+      );
+    }
+    this.transposed = saved;
+    this.step = 0;
+    return m.block(b, [
+      m.loop(
+        l,
+        m.block(null, [
+          m.br_if(b, m.i32.lt_s(m.i32.sub(F.get(e, 'index'), F.get(v, 'index')), m.i32.const(L))),
+          ...pre,
+          ...body,
+          F.set(v, m.i32.add(F.get(v, 'index'), m.i32.const(L))),
+          m.br(l),
+        ]),
+      ),
+    ]);
+  }
+
   /** Names as lane q sees them: k is k0 + q, a lane local its q-th scalar. */
   private lane(q: number): Map<string, { index: number; elem: LElem }> {
     const b = new Map<string, { index: number; elem: LElem }>([[this.s.var, { index: this.laneK[q]!, elem: 'index' }]]);
@@ -427,6 +593,15 @@ export class VectorLoop {
             const hi = this.S.as(t.hi, 'index');
             const v = F.local('index');
             const e = F.local('index');
+            const rows = this.plan.perLane ? transposable(t, this.varying) : [];
+            if (rows.length) {
+              out.push(F.set(v, lo), F.set(e, hi), this.transposedSteps(t, rows, v, e, G));
+              const body = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () =>
+                this.stmts(t.body, G),
+              );
+              out.push(F.forLoop(v, e, F.get(v, 'index'), F.get(e, 'index'), body));
+              break;
+            }
             const body = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () =>
               this.stmts(t.body, G),
             );
@@ -488,6 +663,11 @@ export class VectorLoop {
         return { pre: [], get: (g) => m.local.get(ls[g]!, W.b.v128) };
       }
       case 'load': {
+        const tr = this.transposed.get(e);
+        if (tr) {
+          const u = this.step;
+          return { pre: [], get: (g) => m.local.get(tr[g]![u]!, W.b.v128) };
+        }
         if (!this.contiguous(e.index)) {
           // A gather: lane by lane, each lane's index as the scalar code computes it.
           const one = (q: number): Ref =>

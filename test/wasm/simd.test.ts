@@ -109,7 +109,10 @@ async function simdEqualsScalar(
 
 describe('simd: which loops take the vector path', () => {
   it('gcn, spmm and attention (the SpMM) carry v128 arithmetic; spmv none', async () => {
-    expect(await textOf(example('attention'))).toMatch(/f32x4\.replace_lane/); // SDDMM gathers K's rows lane by lane
+    const attention = await textOf(example('attention'));
+    // SDDMM reads K's rows 4 entries x 4 columns at a time and transposes them; the last d mod 4 columns lane by lane.
+    expect(attention).toMatch(/i8x16\.shuffle/);
+    expect(attention).toMatch(/f32x4\.replace_lane/);
     for (const ex of ['gcn', 'spmm', 'attention']) {
       const t = await textOf(example(ex));
       expect(t, ex).toMatch(/f32x4\.mul/);
