@@ -158,10 +158,16 @@ function transposable(t: ForStmt, varying: ReadonlySet<string>): LExpr[] {
       }
       return;
     }
-    if (e.k === 'bin') (visit(e.lhs), visit(e.rhs));
-    else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
+    if (e.k === 'bin') {
+      visit(e.lhs);
+      visit(e.rhs);
+    } else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
     else if (e.k === 'call') e.args.forEach(visit);
-    else if (e.k === 'select') (visit(e.cond), visit(e.then), visit(e.else));
+    else if (e.k === 'select') {
+      visit(e.cond);
+      visit(e.then);
+      visit(e.else);
+    }
   };
   for (const x of t.body) if (x.k === 'let' || x.k === 'set') visit(x.value);
   return ok ? out : [];
