@@ -41,10 +41,11 @@ import type { LoopFunc } from '../../ir/loops.js';
 import { storageType } from '../cuda/cprint.js';
 import { FuncNames } from '../cuda/cprint.js';
 import type { NameContext } from '../cuda/names.js';
-import { CPrinter, CStmtPrinter } from './cprint.js';
+import { CPrinter, CStmtPrinter, type For } from './cprint.js';
 import { FOLD_GATHER_BYTES, hasF32EntryFold } from './folds.js';
 import { hasLaneLoop, laneLoop, laneWidthSizes } from './lanes.js';
 import { pairedLoop, pairedRows } from './pairs.js';
+import { transposedLoop } from './transposed.js';
 
 /** Widths of a column-blocked loop given a constant copy of its function (GNN feature widths, SpMM's K). */
 export const LANE_WIDTHS = [4, 8, 16, 32, 64, 128] as const;
@@ -89,7 +90,10 @@ function functionText(
 ): string[] {
   const names = new FuncNames(f, ctx);
   const p = new CPrinter(names);
-  const sp = new CStmtPrinter(p, (s, ind, q) => laneLoop(s, ind, q, fixed ? 'loop' : 'blocks'));
+  const sp = new CStmtPrinter(p, (s, ind, q) => {
+    const lanes = (x: For, i: string): string[] | undefined => laneLoop(x, i, q, fixed ? 'loop' : 'blocks');
+    return transposedLoop(s, ind, q, (x, i) => lanes(x, i) ?? q.forStmt(x, i)) ?? lanes(s, ind);
+  });
   const lines: string[] = [
     // With column blocks, gcc's loop vectoriser would take the entry loop instead (gathers of B, in-order
     // reductions: 8x slower than the blocks measured); its straight-line vectoriser packs the blocks. A

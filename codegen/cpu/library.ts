@@ -22,6 +22,7 @@ import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 import { CHUNKS_PER_THREAD, MIN_CHUNK_ROWS, SPIN_US } from '../../runtime/wasm/threads.js';
 import { cString, symbolPart } from '../cuda/names.js';
 import { C_HELPERS } from './cprint.js';
+import { TRANSPOSE_HELPERS } from './transposed.js';
 import { emitCpuFunction } from './emit.js';
 
 export interface CpuKernel {
@@ -92,7 +93,7 @@ export function cpuLibrarySource(
 #define DY_HALF_BLOCK
 #endif
 
-${C_HELPERS}
+${C_HELPERS}${TRANSPOSE_HELPERS}
 ${fns.join('\n\n')}
 
 typedef void (*dy_fn)(char *const *, const long long *, long long, long long);

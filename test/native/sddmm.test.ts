@@ -1,0 +1,115 @@
+/**
+ * SDDMM on the native CPU target, lanes over a row's entries with each
+ * lane's row of K read whole and transposed (codegen/cpu/transposed.ts):
+ * the library prints the 8 x 8 (f32) and 4 x 4 (f64) transposes, and at
+ * widths that take whole column steps, a remainder or only the remainder
+ * (1, 3, 7, 8, 9, 31, 33), on rows long enough for the lanes (bcsstk13,
+ * about 42 entries a row) and too short (karate, and a matrix whose rows
+ * hold 7, 8 and 9 entries), the results equal the wasm backend bit for bit
+ * (both add each entry's products in order) at 1 and 2 threads and the
+ * reference interpreter within tolerance. Skipped without a C compiler or
+ * the matrices.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCpuLibraryAsync, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
+import { cpuLibrarySource } from '../../codegen/cpu/library.js';
+import { wasmManifest } from '../../codegen/wasm/emit.js';
+import { interpretKernel } from '../../interp/interpret.js';
+import type { Kernel } from '../../ir/module.js';
+import { toCsr } from '../../runtime/io/convert.js';
+import { loadMatrix } from '../../runtime/io/load.js';
+import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
+import type { CsrMatrix, DenseTensor } from '../../runtime/tensor.js';
+import type { WasmExecutor } from '../../runtime/wasm/executor.js';
+import { haveCompiler } from '../helpers/cc.js';
+import { rand } from '../helpers/example-inputs.js';
+import {
+  compileWasm,
+  expectClose,
+  expectIdentical,
+  loopKernel,
+  toMaps,
+  TOL_F32,
+  TOL_F64,
+  type Compiled,
+} from '../wasm/compare.js';
+
+const MATRIX_DIR = fileURLToPath(new URL('../../../shared/data/matrices/', import.meta.url));
+const READY = existsSync(MATRIX_DIR) && haveCompiler();
+const sddmm = (t: string): string =>
+  `kernel sddmm_${t}(A: csr<${t}>[n, n], Q: dense<${t}>[n, d], K: dense<${t}>[n, d]) -> (S: csr<${t}>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }`;
+
+/** n rows of 7, 8 and 9 entries in turn at scattered columns: one block of 8 lanes and 0 or 1 left, or none. */
+function rowsAround8(n: number): CsrMatrix {
+  const rowPtr = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) rowPtr[i + 1] = rowPtr[i]! + 7 + (i % 3);
+  const colIdx = new Int32Array(rowPtr[n]!);
+  for (let i = 0; i < n; i++)
+    for (let p = rowPtr[i]!, q = 0; p < rowPtr[i + 1]!; p++, q++) colIdx[p] = (q * Math.floor(n / 9) + i) % n;
+  for (let i = 0; i < n; i++) colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
+  const values = Float64Array.from(colIdx, (c, p) => ((c * 13 + p) % 11) / 4 - 1);
+  return { format: 'csr', rows: n, cols: n, rowPtr, colIdx, values };
+}
+
+/** Values in [0.5, 1.5]: no cancellation in the dot products, so an f32 result is close to the f64 reference. */
+function positive(t: DenseTensor): DenseTensor {
+  return { ...t, data: t.data.map((x) => Math.abs(x) + 0.5) };
+}
+
+describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () => {
+  const kernels: Kernel[] = [];
+  const wasm = new Map<string, Compiled>();
+  const native = new Map<string, WasmExecutor[]>();
+  let build: CpuLibraryBuild;
+  let source = '';
+
+  beforeAll(async () => {
+    for (const t of ['f32', 'f64']) kernels.push(loopKernel(sddmm(t), `sddmm_${t}.dy`));
+    const entries = kernels.map((kernel) => ({ kernel, manifest: wasmManifest(kernel, [], true) }));
+    source = cpuLibrarySource('sddmm', 'test', entries);
+    const building = buildCpuLibraryAsync(source, null);
+    for (const k of kernels) wasm.set(k.name, await compileWasm(k));
+    build = await building;
+    entries.forEach(({ kernel, manifest }) =>
+      native.set(
+        kernel.name,
+        [1, 2].map((threads) =>
+          createNativeCpuExecutor(build.path, manifest, { program: 'sddmm', programHash: 'test', threads }),
+        ),
+      ),
+    );
+  }, 120_000);
+
+  afterAll(() => {
+    for (const es of native.values()) for (const e of es) e.close();
+    for (const c of wasm.values()) c.exec.close();
+    build?.cleanup();
+  });
+
+  it('the library transposes 8 x 8 f32 and 4 x 4 f64 blocks of K', () => {
+    expect(source).toMatch(/DY_SHUF8\(dy_row\d+, dy_row\d+, 0, 8, 1, 9, 4, 12, 5, 13\)/);
+    expect(source).toMatch(/DY_SHUF4\(dy_row\d+, dy_row\d+, 0, 4, 2, 6\)/);
+  });
+
+  for (const file of ['bcsstk13.mtx', 'karate.mtx', 'rows of 7, 8 and 9']) {
+    it(`${file}: widths 1, 3, 7, 8, 9, 31, 33 equal wasm bit for bit (1 and 2 threads) and the reference`, () => {
+      const A = file.endsWith('.mtx') ? toCsr(loadMatrix(join(MATRIX_DIR, file))) : rowsAround8(600);
+      for (const k of kernels)
+        for (const d of [1, 3, 7, 8, 9, 31, 33]) {
+          const inputs = {
+            tensors: { A, Q: positive(rand([A.rows, d], `Q${d}`)), K: positive(rand([A.rows, d], `K${d}`)) },
+          };
+          const what = `${k.name} ${file} d=${d}`;
+          const want = interpretKernel(k, toMaps(inputs)).outputs.get('S')!;
+          const viaWasm = wasm.get(k.name)!.exec.run(toMaps(inputs)).outputs.get('S')!;
+          const [one, two] = native.get(k.name)!.map((e) => e.run(toMaps(inputs)).outputs.get('S')!);
+          expectIdentical(one!, viaWasm, `${what}: native vs wasm`);
+          expectIdentical(two!, one!, `${what}: native at 2 threads vs 1`);
+          expectClose(one!, want, k.name.endsWith('f32') ? TOL_F32 : TOL_F64, `${what}: native vs reference`);
+        }
+    });
+  }
+});
