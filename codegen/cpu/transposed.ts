@@ -87,12 +87,16 @@ function shapeOf(s: For, elemOf: (buf: string) => LElem): Shape | undefined {
   const laneLets: Let[] = [];
   const acc: Let[] = [];
   const lane = new Set([s.var]);
+  // An accumulator's start is printed before the block's renames: it may name none of the loop's locals.
+  const locals = new Set<string>();
   for (const x of c.acc) {
     if (x.type === 'index' && mentions(x.value, lane)) {
       laneLets.push(x);
       lane.add(x.var);
-    } else if ((x.type === 'f32' || x.type === 'f64') && !mentions(x.value, lane)) acc.push(x);
+    } else if ((x.type === 'f32' || x.type === 'f64') && !mentions(x.value, lane) && !mentions(x.value, locals))
+      acc.push(x);
     else return undefined;
+    locals.add(x.var);
   }
   if (acc.length === 0 || laneLets.length === 0) return undefined;
   const T = acc[0]!.type as 'f32' | 'f64';

@@ -148,12 +148,15 @@ function innerCoefficient(e: LExpr, kk: string): number | null {
  */
 function transposable(t: ForStmt, varying: ReadonlySet<string>): LExpr[] {
   if (!t.body.every((x) => x.k === 'let' || x.k === 'set')) return [];
+  // The rows are read once per step, ahead of the body: their indices may name nothing the body declares.
+  const declared = new Set(t.body.flatMap((x) => (x.k === 'let' ? [x.var] : [])));
   const out: LExpr[] = [];
   let ok = true;
   const visit = (e: LExpr): void => {
     if (e.k === 'load') {
       if (mentions(e.index, varying)) {
-        if (innerCoefficient(e.index, t.var) === 1 && !loadsInside(e.index)) out.push(e);
+        if (innerCoefficient(e.index, t.var) === 1 && !loadsInside(e.index) && !mentions(e.index, declared))
+          out.push(e);
         else ok = false;
       }
       return;

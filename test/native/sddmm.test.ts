@@ -18,6 +18,7 @@ import { buildCpuLibraryAsync, type CpuLibraryBuild } from '../../codegen/cpu/bu
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import { interpretKernel } from '../../interp/interpret.js';
+import { lvar, type LStmt } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
@@ -93,6 +94,45 @@ describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () 
     expect(source).toMatch(/DY_SHUF8\(dy_row\d+, dy_row\d+, 0, 8, 1, 9, 4, 12, 5, 13\)/);
     expect(source).toMatch(/DY_SHUF4\(dy_row\d+, dy_row\d+, 0, 4, 2, 6\)/);
   });
+
+  it('an accumulator that starts from another keeps the column blocks: the library builds and equals wasm bit for bit', async () => {
+    // The transposed block prints an accumulator's start before its renames; acc9 = acc0 must not take it.
+    const k = loopKernel(sddmm('f32'), 'sddmm_start.dy');
+    const entries = k.loops![0]!.body[0]!;
+    if (entries.k !== 'for' || entries.body[0]!.k !== 'for') throw new Error('unexpected SDDMM loop IR');
+    const p = entries.body[0];
+    const [lane, acc, inner, store] = p.body as [LStmt, LStmt, LStmt, LStmt];
+    if (acc.k !== 'let' || inner.k !== 'for' || inner.body[0]!.k !== 'set' || store.k !== 'store')
+      throw new Error('unexpected SDDMM loop IR');
+    const set = inner.body[0]!;
+    if (set.value.k !== 'bin') throw new Error('unexpected SDDMM loop IR');
+    p.body = [
+      lane,
+      acc,
+      { k: 'let', var: 'acc9', type: 'f32', value: lvar(acc.var) },
+      { ...inner, body: [set, { k: 'set', var: 'acc9', value: { ...set.value, lhs: lvar('acc9') } }] },
+      { ...store, value: { k: 'bin', op: '+', type: 'f32', lhs: store.value, rhs: lvar('acc9') } },
+    ];
+    const manifest = wasmManifest(k, [], true);
+    const src = cpuLibrarySource('sddmm_start', 'test', [{ kernel: k, manifest }]);
+    expect(src).not.toMatch(/DY_SHUF8\(dy_row/);
+    const lib = await buildCpuLibraryAsync(src, null);
+    const w = await compileWasm(k);
+    const ex = createNativeCpuExecutor(lib.path, manifest, { program: 'sddmm_start', programHash: 'test', threads: 1 });
+    try {
+      const A = toCsr(loadMatrix(join(MATRIX_DIR, 'bcsstk13.mtx')));
+      const inputs = { tensors: { A, Q: rand([A.rows, 9], 'Q9s'), K: rand([A.rows, 9], 'K9s') } };
+      expectIdentical(
+        ex.run(toMaps(inputs)).outputs.get('S')!,
+        w.exec.run(toMaps(inputs)).outputs.get('S')!,
+        'acc9 = acc0',
+      );
+    } finally {
+      ex.close();
+      w.exec.close();
+      lib.cleanup();
+    }
+  }, 60_000);
 
   for (const file of ['bcsstk13.mtx', 'karate.mtx', 'rows of 7, 8 and 9']) {
     it(`${file}: widths 1, 3, 7, 8, 9, 31, 33 equal wasm bit for bit (1 and 2 threads) and the reference`, () => {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { emitWasm } from '../../codegen/wasm/emit.js';
 import { planVector } from '../../codegen/wasm/simd.js';
+import { ladd, lload, lmul, lvar, type LExpr, type LStmt } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
@@ -298,6 +299,45 @@ describe('simd: bit-identical to the scalar path', () => {
     );
     for (const bad of [[], [4, 4], [2, 4], [0], [2.5, 1]])
       await expect(emitWasm(k, { vectorBlocks: bad })).rejects.toThrow(/vectorBlocks must be strictly decreasing/);
+  });
+  it('an inner loop whose gathered row is addressed through a let of its own emits (no rows read ahead of the let) and equals the reference', async () => {
+    // The transposed steps read the rows ahead of the body, where the body's lets do not exist yet.
+    const k = loopKernel(
+      'kernel k(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }',
+    );
+    const inner = (ss: readonly LStmt[]): Extract<LStmt, { k: 'for' }> | undefined => {
+      for (const s of ss) if (s.k === 'for') return s.body.some((x) => x.k === 'for') ? inner(s.body) : s;
+      return undefined;
+    };
+    const loop = inner(k.loops![0]!.body)!;
+    const set = loop.body[0]!;
+    if (set.k !== 'set' || set.value.k !== 'bin') throw new Error('unexpected SDDMM loop IR');
+    // K's row through the let: the same sum, K[jj + k] for K[j * d + k].
+    const viaLet = (e: LExpr): LExpr =>
+      e.k === 'load' && e.buf === 'K'
+        ? lload('K', ladd(lvar('jj'), lvar(loop.var)))
+        : e.k === 'bin'
+          ? { ...e, lhs: viaLet(e.lhs), rhs: viaLet(e.rhs) }
+          : e;
+    loop.body = [
+      { k: 'let', var: 'jj', type: 'index', value: lmul(lvar('j'), lvar('d')) },
+      { ...set, value: viaLet(set.value) },
+    ];
+    const { binary, manifest } = await emitWasm(k);
+    expect(WebAssembly.validate(binary as Uint8Array<ArrayBuffer>)).toBe(true);
+    const ex = await createWasmExecutor(binary, manifest, { threads: 1 });
+    try {
+      const A = randomCsr(300, 300, 11);
+      for (const d of [5, 9]) {
+        // Values in [0.5, 1.5]: no cancellation, so f32 stays within the tolerance of the f64 reference.
+        const pos = (t: DenseTensor): DenseTensor => ({ ...t, data: t.data.map((x) => Math.abs(x) + 0.5) });
+        const inputs = toMaps({ tensors: { A, Q: pos(rand([300, d], d)), K: pos(rand([300, d], d + 1)) } });
+        const want = interpretKernel(k, inputs).outputs.get('S')!;
+        expectClose(ex.run(inputs).outputs.get('S')!, want, TOL_F32, `sddmm via a let d=${d}`);
+      }
+    } finally {
+      ex.close();
+    }
   });
   it('a vectorised row loop split across threads (odd slice bounds), f32 and f64', async () => {
     for (const t of ['f32', 'f64']) {
