@@ -81,11 +81,18 @@ const FITTED_NOTE = 'Sparse-kernel model fitted by `dype calibrate`.';
 const PROGRAMS = {
   spmv: 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }',
   spmm: 'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }',
+  sddmm:
+    'kernel sddmm(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }',
 } as const;
 type ProgramName = keyof typeof PROGRAMS;
-/** One timed kernel: SpMV (k = 0) or SpMM with k dense columns (the dim c is bound at run time). */
-type Run = { k: number };
-const label = (r: Run): string => (r.k === 0 ? 'spmv' : `spmm${r.k}`);
+/**
+ * One timed kernel: SpMV (k = 0), SpMM with k dense columns (the dim c is bound at run time), or with `sddmm` an
+ * SDDMM of width k (square matrices only), whose in-order dot products the model prices apart (nsPerDotElement).
+ */
+type Run = { k: number; sddmm?: true };
+const label = (r: Run): string => (r.sddmm ? `sddmm${r.k}` : r.k === 0 ? 'spmv' : `spmm${r.k}`);
+/** Whether the run can be timed on A (SDDMM needs a square matrix). */
+const runsOn = (r: Run, A: CsrMatrix): boolean => !r.sddmm || A.rows === A.cols;
 
 interface LadderEntry {
   name: string;
@@ -161,13 +168,18 @@ async function calibrateBackend(asked: string): Promise<{ backend: 'native' | 'w
   }
 }
 
-const program = (r: Run): ProgramName => (r.k === 0 ? 'spmv' : 'spmm');
+const program = (r: Run): ProgramName => (r.sddmm ? 'sddmm' : r.k === 0 ? 'spmv' : 'spmm');
 const dimsOf = (A: CsrMatrix, r: Run): Map<string, number> =>
-  new Map([
-    ['m', A.rows],
-    ['n', A.cols],
-    ['c', Math.max(1, r.k)],
-  ]);
+  r.sddmm
+    ? new Map([
+        ['n', A.rows],
+        ['d', r.k],
+      ])
+    : new Map([
+        ['m', A.rows],
+        ['n', A.cols],
+        ['c', Math.max(1, r.k)],
+      ]);
 
 /** The planner's bound ops for this kernel on this matrix (features as the planner computes them). */
 function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
@@ -198,10 +210,18 @@ function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
  */
 function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: boolean, timedAs = threads): number {
   const ex = c.executors.get(`${program(r)}/${threads}`)!;
-  const tensors = new Map<string, Tensor>([
-    ['A', A],
-    [r.k === 0 ? 'x' : 'B', operand(A.cols, r.k)],
-  ]);
+  const tensors = new Map<string, Tensor>(
+    r.sddmm
+      ? [
+          ['A', A],
+          ['Q', operand(A.rows, r.k)],
+          ['K', operand(A.rows, r.k)],
+        ]
+      : [
+          ['A', A],
+          [r.k === 0 ? 'x' : 'B', operand(A.cols, r.k)],
+        ],
+  );
   const dims = dimsOf(A, r);
   return timeRuns(() => ex.execute({ tensors, scalars: new Map(), dims }), timedAs, useCpu);
 }
@@ -251,7 +271,8 @@ export function cpuClockUsable(): boolean {
 function warmUp(c: Compiled, threadCounts: readonly number[]): void {
   const A = generatedMatrix(8_000, 8);
   for (const t of threadCounts)
-    for (const r of [{ k: 0 }, { k: 16 }]) for (let i = 0; i < 4; i++) timeMs(c, A, r, t, false);
+    for (const r of [{ k: 0 }, { k: 16 }, { k: 16, sddmm: true as const }])
+      for (let i = 0; i < 4; i++) timeMs(c, A, r, t, false);
 }
 
 function packageRoot(): string {
@@ -309,12 +330,14 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   }));
   const heldOut = HELD_OUT.filter((n) => existsSync(join(dataDir, `${n}.mtx`)));
   const fitSet = [...ladder(quick), ...(quick ? fitReal.slice(0, 3) : fitReal)];
-  const fitRuns: Run[] = quick ? [{ k: 0 }, { k: 16 }, { k: 32 }] : [{ k: 0 }, { k: 4 }, { k: 16 }, { k: 32 }];
+  const fitRuns: Run[] = quick
+    ? [{ k: 0 }, { k: 16 }, { k: 32 }, { k: 16, sddmm: true }]
+    : [{ k: 0 }, { k: 4 }, { k: 16 }, { k: 32 }, { k: 16, sddmm: true }];
   // The parallel efficiency is fitted at 2 threads (or at --threads if fewer), on every other matrix.
   const fitThreads = Math.min(2, threads);
   const threadSet = fitThreads > 1 ? fitSet.filter((_, i) => i % 2 === 0) : [];
   const threadRuns: Run[] = [{ k: 0 }, { k: 16 }];
-  const evalRuns: Run[] = [{ k: 0 }, { k: HELD_OUT_K }];
+  const evalRuns: Run[] = [{ k: 0 }, { k: HELD_OUT_K }, { k: HELD_OUT_K, sddmm: true }];
   const threadCounts = [...new Set([1, fitThreads, threads])];
 
   const c = await compile(threadCounts, backend);
@@ -352,13 +375,14 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
         });
         bar.tick(++done);
       };
-      for (const r of fitRuns) time(r, 1);
+      for (const r of fitRuns) if (runsOn(r, A)) time(r, 1);
       if (inThreadSet.has(e.name)) for (const r of threadRuns) time(r, fitThreads);
     }
     for (const n of heldOut) {
       const A = toCsr(loadMatrix(join(dataDir, `${n}.mtx`)));
       heldMatrices.set(n, A);
       for (const r of evalRuns) {
+        if (!runsOn(r, A)) continue;
         heldTimed.push({
           matrix: n,
           kernel: label(r),
@@ -400,8 +424,11 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     throw e;
   }
   const date = new Date().toISOString().slice(0, 10);
-  const how = `measured by dype calibrate on ${date} (${backend} SpMV and SpMM K = ${fitRuns
-    .filter((r) => r.k > 0)
+  const how = `measured by dype calibrate on ${date} (${backend} SpMV, SpMM K = ${fitRuns
+    .filter((r) => r.k > 0 && !r.sddmm)
+    .map((r) => r.k)
+    .join('/')} and SDDMM d = ${fitRuns
+    .filter((r) => r.sddmm)
     .map((r) => r.k)
     .join(
       '/',
@@ -449,6 +476,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     if (threads > 1)
       for (const [n, A] of heldMatrices)
         for (const r of evalRuns) {
+          if (!runsOn(r, A)) continue;
           const ops = boundOps(c, A, r);
           const picks = new Map(ops.map((op) => [op.id, cpuThreadsFor(op, d, threads)]));
           c.executors.get(`${program(r)}/${threads}`)!.setOpThreads(picks);
@@ -527,7 +555,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   ];
   const lines = [
     `fitted on ${samples.length} runs of the ${backend} backend (${fitSet.length} matrices x ${fitRuns.length} kernels at 1 thread${fitThreads > 1 ? `, ${threadSet.length} x ${threadRuns.length} at ${fitThreads} threads` : ''}; fit rms relative error ${pct(fit.rmsRelError)}${Number.isNaN(fit.rmsRelErrorThreads) ? '' : `, ${pct(fit.rmsRelErrorThreads)} at ${fitThreads} threads`})`,
-    `per op ${d.launchOverheadUs} us; ns per entry ${m.nsPerNnz}, per gathered element ${m.nsPerGather}, per row ${m.nsPerRow}, per output ${m.nsPerItem}, per cache miss ${m.nsPerMiss}, per byte beyond cache ${m.nsPerByte}; cache ${m.cacheMB} MB; per mispredicted row ${m.nsPerBranchMiss ?? 0} past ${m.branchHistoryRows ?? 0} rows, per entry of a column block ${m.nsPerBlockEntry ?? 0}${m.parallelEfficiency !== undefined ? `; parallel efficiency ${m.parallelEfficiency}, dispatch ${m.dispatchUsPerThread} us per extra thread` : ''}`,
+    `per op ${d.launchOverheadUs} us; ns per entry ${m.nsPerNnz}, per gathered element ${m.nsPerGather}, per row ${m.nsPerRow}, per output ${m.nsPerItem}, per cache miss ${m.nsPerMiss}, per byte beyond cache ${m.nsPerByte}; cache ${m.cacheMB} MB; per mispredicted row ${m.nsPerBranchMiss ?? 0} past ${m.branchHistoryRows ?? 0} rows, per entry of a column block ${m.nsPerBlockEntry ?? 0}, per element of an in-order dot product ${m.nsPerDotElement ?? 0}${m.parallelEfficiency !== undefined ? `; parallel efficiency ${m.parallelEfficiency}, dispatch ${m.dispatchUsPerThread} us per extra thread` : ''}`,
     ...undetermined.map(
       (k) => `warning: the runs do not determine ${k}; its value is arbitrary within what fits equally well`,
     ),

@@ -191,6 +191,7 @@ const CPU_MODEL_UNITS: Record<keyof CpuModelSpec, string> = {
   nsPerBranchMiss: 'ns',
   branchHistoryRows: 'rows',
   nsPerBlockEntry: 'ns',
+  nsPerDotElement: 'ns',
   parallelEfficiency: 'fraction',
   dispatchUsPerThread: 'us per thread',
   nsPerDenseFlop: 'ns',

@@ -45,6 +45,7 @@ export const LINEAR_KEYS = [
   'nsPerByte',
   'nsPerBranchMiss',
   'nsPerBlockEntry',
+  'nsPerDotElement',
 ] as const;
 export type LinearKey = (typeof LINEAR_KEYS)[number];
 const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
@@ -56,6 +57,7 @@ const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
   nsPerByte: 'dramBytes',
   nsPerBranchMiss: 'branchRows',
   nsPerBlockEntry: 'blockEntries',
+  nsPerDotElement: 'dotElements',
 };
 
 /** Cache sizes tried, MB: 2^(k/2) from 0.125 to 256. */

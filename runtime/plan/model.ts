@@ -279,7 +279,15 @@ export interface CpuTerms {
   blockEntries: number;
   /** Rows whose loop exit the branch predictor is expected to miss (rows x rowLenChangeFraction, past its history). */
   branchRows: number;
+  /**
+   * Gathered elements an entry folds into one sum in order (SDDMM's dot product over k): SpMM's columns are
+   * independent sums, these are one chain an entry, which the kernels can only run as lanes over entries.
+   */
+  dotElements: number;
 }
+
+/** Op kinds whose gathered elements each entry adds into one sum in order (CpuTerms.dotElements). */
+export const IN_ORDER_DOT_KINDS: ReadonlySet<string> = new Set(['sddmm']);
 
 /** Whether the fitted CPU model (rather than the roofline) times this op. */
 export function cpuModelled(op: PlanOp): boolean {
@@ -326,6 +334,7 @@ export function cpuTerms(op: PlanOp, cacheMB: number, historyRows?: number): Cpu
       historyRows === undefined
         ? 0
         : f.rows * (f.rowLenChangeFraction ?? MODEL.defaultRowLenChange) * pastHistory(f.rows, historyRows),
+    dotElements: IN_ORDER_DOT_KINDS.has(op.kind) ? op.gathers : 0,
   };
 }
 
@@ -344,7 +353,8 @@ export function cpuWorkNs(t: CpuTerms, m: CpuModelSpec): number {
     t.missLines * m.nsPerMiss +
     t.dramBytes * m.nsPerByte +
     t.blockEntries * (m.nsPerBlockEntry ?? 0) +
-    t.branchRows * (m.nsPerBranchMiss ?? 0)
+    t.branchRows * (m.nsPerBranchMiss ?? 0) +
+    t.dotElements * (m.nsPerDotElement ?? 0)
   );
 }
 

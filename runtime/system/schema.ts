@@ -60,6 +60,7 @@ const cpuModelSchema = z
     cacheMB: nonNegative,
     nsPerBranchMiss: nonNegative.optional(),
     nsPerBlockEntry: nonNegative.optional(),
+    nsPerDotElement: nonNegative.optional(),
     branchHistoryRows: nonNegative.optional(),
     parallelEfficiency: z.number().min(0).max(1).optional(),
     dispatchUsPerThread: nonNegative.optional(),

@@ -45,6 +45,11 @@ export interface CpuModelSpec {
   nsPerBranchMiss?: number;
   /** ns per stored entry of an op whose entries each update a block of dense columns (SpMM, SDDMM; absent: 0). */
   nsPerBlockEntry?: number;
+  /**
+   * ns per gathered element an entry adds into one sum in order (SDDMM's dot product; runtime/plan/model.ts
+   * cpuTerms), on top of nsPerGather. Absent (a fit made before the term): 0, SDDMM priced as an SpMM.
+   */
+  nsPerDotElement?: number;
   branchHistoryRows?: number;
   /** Speedup on T threads is 1 + (T - 1) x this (default 1: linear). */
   parallelEfficiency?: number;

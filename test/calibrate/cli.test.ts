@@ -95,10 +95,14 @@ describe('dype calibrate --quick', () => {
     if (j.fitted.backend === 'wasm') expect(j.fitted.backend_note).toMatch(/native backend is not available/);
     expect(j.fitted.cpu_model['parallel_efficiency']).toBeUndefined();
     expect(j.fitted.determined['parallel_efficiency']).toBe(false);
-    expect(new Set(j.fit_rows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm16', 'spmm32']));
+    expect(new Set(j.fit_rows.map((x) => x.kernel))).toEqual(new Set(['spmv', 'spmm16', 'spmm32', 'sddmm16']));
     expect(j.fit_rows.every((x) => x.threads === 1)).toBe(true);
     expect(j.rows.map((x) => `${x.matrix}/${x.kernel}`)).toEqual(
-      ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'].flatMap((m) => [`${m}/spmv`, `${m}/spmm16`]),
+      ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'].flatMap((m) => [
+        `${m}/spmv`,
+        `${m}/spmm16`,
+        `${m}/sddmm16`,
+      ]),
     );
     expect(j.rows_threads).toBeUndefined();
     expect(j.error.worst_abs_rel_error).toBeGreaterThanOrEqual(j.error.median_abs_rel_error);

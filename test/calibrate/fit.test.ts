@@ -22,8 +22,10 @@ import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
 const SPMM =
   'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }';
+const SDDMM =
+  'kernel sddmm(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }';
 
-const planned = new Map([SPMV, SPMM].map((src) => [src, specOf(src, 'k.dy')]));
+const planned = new Map([SPMV, SPMM, SDDMM].map((src) => [src, specOf(src, 'k.dy')]));
 
 function ops(src: string, f: SparseFeatures, k: number): PlanOp[] {
   return bindProblem(planned.get(src)!, {
@@ -32,6 +34,7 @@ function ops(src: string, f: SparseFeatures, k: number): PlanOp[] {
       ['m', f.rows],
       ['n', f.cols],
       ['c', k],
+      ['d', k],
     ]),
     scalars: new Map(),
   }).ops;
@@ -51,7 +54,7 @@ function feats(rows: number, perRow: number, localityScore: number, skew = 1.5):
   };
 }
 
-/** Runs of SpMV and SpMM (K = 4, 16, 32) over sizes that straddle any cache of the grid. */
+/** Runs of SpMV, SpMM (K = 4, 16, 32) and SDDMM (d = 16) over sizes that straddle any cache of the grid. */
 function runs(): PlanOp[][] {
   const out: PlanOp[][] = [];
   for (const rows of [1_000, 8_000, 12_000, 64_000, 512_000])
@@ -60,6 +63,7 @@ function runs(): PlanOp[][] {
         const f = feats(rows, perRow, loc);
         out.push(ops(SPMV, f, 1));
         for (const k of [4, 16, 32]) out.push(ops(SPMM, f, k));
+        out.push(ops(SDDMM, f, 16));
       }
   // A few skewed ones: the longest row bounds the multi-thread time.
   for (const rows of [2_000, 50_000])
@@ -86,6 +90,7 @@ const TRUTHS: CpuParams[] = [
       cacheMB: 4,
       nsPerBranchMiss: 9,
       nsPerBlockEntry: 0.7,
+      nsPerDotElement: 0.3,
       branchHistoryRows: 8000,
       parallelEfficiency: 0.8,
       dispatchUsPerThread: 6,
@@ -103,6 +108,7 @@ const TRUTHS: CpuParams[] = [
       cacheMB: 32,
       nsPerBranchMiss: 3,
       nsPerBlockEntry: 0,
+      nsPerDotElement: 0.05,
       branchHistoryRows: 32000,
       parallelEfficiency: 0.35,
       dispatchUsPerThread: 0,

@@ -100,11 +100,24 @@ describe('CPU model terms', () => {
       dramBytes: 0,
       blockEntries: 8_000,
       branchRows: 0,
+      dotElements: 0,
     });
     expect(ms(op, cpu(MODEL))).toBeCloseTo((8_000 * 0.5 + 128_000 * 0.1 + 1_000 * 2 + 16_000 * 0.25) / 1e6 + 0.003, 12);
     // An SpMV's entries update one column: no block term.
     expect(cpuTerms(spmm(feats(1_000, 8, 0), 1), MODEL.cacheMB).blockEntries).toBe(0);
     expect(ms(op, cpu({ ...MODEL, nsPerBlockEntry: 3 })) - ms(op, cpu(MODEL))).toBeCloseTo((8_000 * 3) / 1e6, 12);
+  });
+
+  it("an SDDMM's gathered elements are also its in-order dot products' elements (nsPerDotElement); an SpMM's are not", () => {
+    const f = feats(1_000, 8, 0);
+    const sddmm: PlanOp = { ...spmm(f, 16), kind: 'sddmm', items: f.nnz, impls: typicalImpls('sddmm') };
+    expect(cpuTerms(sddmm, MODEL.cacheMB).dotElements).toBe(128_000);
+    expect(cpuTerms(spmm(f, 16), MODEL.cacheMB).dotElements).toBe(0);
+    expect(ms(sddmm, cpu({ ...MODEL, nsPerDotElement: 0.5 })) - ms(sddmm, cpu(MODEL))).toBeCloseTo(
+      (128_000 * 0.5) / 1e6,
+      12,
+    );
+    expect(ms(spmm(f, 16), cpu({ ...MODEL, nsPerDotElement: 0.5 }))).toBe(ms(spmm(f, 16), cpu(MODEL)));
   });
 
   it('rows whose length changes miss the branch predictor past its history: none up to H, all from 2H', () => {
