@@ -57,3 +57,42 @@ export function loadsFrom(body: readonly LStmt[], buf: string): boolean {
   walkLStmts(body, (e) => void (hit ||= e.k === 'load' && e.buf === buf));
   return hit;
 }
+
+/** Whether e reads any of the names. */
+export function mentionsAny(e: LExpr, names: ReadonlySet<string>): boolean {
+  let hit = false;
+  walkLExpr(e, (x) => {
+    if (x.k === 'var' && names.has(x.name)) hit = true;
+  });
+  return hit;
+}
+
+/** Whether e reads memory (a load anywhere in it). */
+export function hasLoad(e: LExpr): boolean {
+  let hit = false;
+  walkLExpr(e, (x) => {
+    if (x.k === 'load') hit = true;
+  });
+  return hit;
+}
+
+/**
+ * The coefficient of k in an index expression affine in k with literal factors (+, -, and * by a literal of
+ * index type): 0 where e mentions none of `varying` (k among them), null where it is not of that form or
+ * mentions another name of `varying`.
+ */
+export function indexCoefficient(e: LExpr, k: string, varying: ReadonlySet<string>): number | null {
+  if (!mentionsAny(e, varying)) return 0;
+  if (e.k === 'var') return e.name === k ? 1 : null;
+  if (e.k !== 'bin' || e.type !== 'index') return null;
+  const a = indexCoefficient(e.lhs, k, varying);
+  const b = indexCoefficient(e.rhs, k, varying);
+  if (a === null || b === null) return null;
+  if (e.op === '+') return a + b;
+  if (e.op === '-') return a - b;
+  if (e.op === '*') {
+    if (a === 0 && e.lhs.k === 'const') return e.lhs.value * b;
+    if (b === 0 && e.rhs.k === 'const') return e.rhs.value * a;
+  }
+  return null;
+}

@@ -14,6 +14,7 @@
  * (codegen/wasm/simd.ts `transposedSteps`).
  */
 import type { LElem, LExpr, LStmt } from '../../ir/loops.js';
+import { hasLoad, indexCoefficient } from '../../ir/loops-walk.js';
 import { columnShape, mentions } from '../c/columns.js';
 import { cType } from '../cuda/cprint.js';
 import type { CStmtPrinter, For } from './cprint.js';
@@ -54,32 +55,6 @@ interface Shape {
   tail: LStmt[];
 }
 
-/** Coefficient of kk in an index (null: not kk plus a kk-free part, up to literal factors). */
-function coefficient(e: LExpr, kk: string): number | null {
-  if (!mentions(e, new Set([kk]))) return 0;
-  if (e.k === 'var') return 1;
-  if (e.k !== 'bin' || e.type !== 'index') return null;
-  const a = coefficient(e.lhs, kk);
-  const b = coefficient(e.rhs, kk);
-  if (a === null || b === null) return null;
-  if (e.op === '+') return a + b;
-  if (e.op === '-') return a - b;
-  if (e.op === '*') {
-    if (a === 0 && e.lhs.k === 'const') return e.lhs.value * b;
-    if (b === 0 && e.rhs.k === 'const') return e.rhs.value * a;
-  }
-  return null;
-}
-
-function hasLoad(e: LExpr): boolean {
-  if (e.k === 'load') return true;
-  if (e.k === 'bin') return hasLoad(e.lhs) || hasLoad(e.rhs);
-  if (e.k === 'un' || e.k === 'cast') return hasLoad(e.arg);
-  if (e.k === 'call') return e.args.some(hasLoad);
-  if (e.k === 'select') return hasLoad(e.cond) || hasLoad(e.then) || hasLoad(e.else);
-  return false;
-}
-
 /** The loop's parts, or undefined when it is not of the shape. */
 function shapeOf(s: For, elemOf: (buf: string) => LElem): Shape | undefined {
   const c = columnShape(s);
@@ -110,7 +85,8 @@ function shapeOf(s: For, elemOf: (buf: string) => LElem): Shape | undefined {
     if (!mentions(e, varying)) return true;
     if (e.k === 'var') return accVars.has(e.name);
     if (e.k === 'load') {
-      if (elemOf(e.buf) !== T || coefficient(e.index, inner.var) !== 1 || hasLoad(e.index)) return false;
+      if (elemOf(e.buf) !== T || indexCoefficient(e.index, inner.var, new Set([inner.var])) !== 1 || hasLoad(e.index))
+        return false;
       if (mentions(e.index, accVars)) return false;
       rows.push(e);
       return true;

@@ -35,6 +35,7 @@
  * reduction over k itself (SDDMM's dot product), strided stores, host math.
  */
 import type { LBuffer, LElem, LExpr, LStmt } from '../../ir/loops.js';
+import { hasLoad, indexCoefficient, mentionsAny as mentions, walkLExpr } from '../../ir/loops-walk.js';
 import type { FnBuilder, Ref, WasmModule } from './binaryen.js';
 
 type ForStmt = Extract<LStmt, { k: 'for' }>;
@@ -78,66 +79,11 @@ export const GROUPS: readonly number[] = [4, 2, 1];
 
 // ---- analysis ----
 
-function mentions(e: LExpr, names: ReadonlySet<string>): boolean {
-  switch (e.k) {
-    case 'const':
-      return false;
-    case 'var':
-      return names.has(e.name);
-    case 'load':
-      return mentions(e.index, names);
-    case 'bin':
-      return mentions(e.lhs, names) || mentions(e.rhs, names);
-    case 'un':
-      return mentions(e.arg, names);
-    case 'call':
-      return e.args.some((a) => mentions(a, names));
-    case 'select':
-      return mentions(e.cond, names) || mentions(e.then, names) || mentions(e.else, names);
-    case 'cast':
-      return mentions(e.arg, names);
-  }
-}
-
-/** Coefficient of k in an index expression (null: not affine with a literal coefficient, or mentions another varying name). */
-function coefficient(e: LExpr, k: string, varying: ReadonlySet<string>): number | null {
-  if (!mentions(e, varying)) return 0;
-  if (e.k === 'var') return e.name === k ? 1 : null;
-  if (e.k !== 'bin' || e.type !== 'index') return null;
-  const a = coefficient(e.lhs, k, varying);
-  const b = coefficient(e.rhs, k, varying);
-  if (a === null || b === null) return null;
-  if (e.op === '+') return a + b;
-  if (e.op === '-') return a - b;
-  if (e.op === '*') {
-    if (a === 0 && e.lhs.k === 'const') return e.lhs.value * b;
-    if (b === 0 && e.rhs.k === 'const') return e.rhs.value * a;
-  }
-  return null;
-}
-
-/** An index expression of coefficient 1 in k (see coefficient) with k replaced by 0: index(k) = atZero + k. */
+/** An index expression of coefficient 1 in k (indexCoefficient) with k replaced by 0: index(k) = atZero + k. */
 function atZero(e: LExpr, k: string): LExpr {
   if (e.k === 'var' && e.name === k) return { k: 'const', value: 0, type: 'index' };
   if (e.k === 'bin') return { ...e, lhs: atZero(e.lhs, k), rhs: atZero(e.rhs, k) };
   return e;
-}
-
-/** Coefficient of the inner variable kk in an index (null: not kk plus a kk-free part, up to literal factors). */
-function innerCoefficient(e: LExpr, kk: string): number | null {
-  if (!mentions(e, new Set([kk]))) return 0;
-  if (e.k === 'var') return 1;
-  if (e.k !== 'bin' || e.type !== 'index') return null;
-  const a = innerCoefficient(e.lhs, kk);
-  const b = innerCoefficient(e.rhs, kk);
-  if (a === null || b === null) return null;
-  if (e.op === '+') return a + b;
-  if (e.op === '-') return a - b;
-  if (e.op === '*') {
-    if (a === 0 && e.lhs.k === 'const') return e.lhs.value * b;
-    if (b === 0 && e.rhs.k === 'const') return e.rhs.value * a;
-  }
-  return null;
 }
 
 /**
@@ -152,46 +98,16 @@ function transposable(t: ForStmt, varying: ReadonlySet<string>): LExpr[] {
   const declared = new Set(t.body.flatMap((x) => (x.k === 'let' ? [x.var] : [])));
   const out: LExpr[] = [];
   let ok = true;
-  const visit = (e: LExpr): void => {
-    if (e.k === 'load') {
-      if (mentions(e.index, varying)) {
-        if (innerCoefficient(e.index, t.var) === 1 && !loadsInside(e.index) && !mentions(e.index, declared))
-          out.push(e);
-        else ok = false;
-      }
-      return;
-    }
-    if (e.k === 'bin') {
-      visit(e.lhs);
-      visit(e.rhs);
-    } else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
-    else if (e.k === 'call') e.args.forEach(visit);
-    else if (e.k === 'select') {
-      visit(e.cond);
-      visit(e.then);
-      visit(e.else);
-    }
-  };
+  // Loads inside a varying load's index make it fail below; those inside a lane-free one are lane-free.
+  const visit = (e: LExpr): void =>
+    walkLExpr(e, (x) => {
+      if (x.k !== 'load' || !mentions(x.index, varying)) return;
+      if (indexCoefficient(x.index, t.var, new Set([t.var])) === 1 && !hasLoad(x.index) && !mentions(x.index, declared))
+        out.push(x);
+      else ok = false;
+    });
   for (const x of t.body) if (x.k === 'let' || x.k === 'set') visit(x.value);
   return ok ? out : [];
-}
-
-function loadsInside(e: LExpr): boolean {
-  switch (e.k) {
-    case 'load':
-      return true;
-    case 'bin':
-      return loadsInside(e.lhs) || loadsInside(e.rhs);
-    case 'un':
-    case 'cast':
-      return loadsInside(e.arg);
-    case 'call':
-      return e.args.some(loadsInside);
-    case 'select':
-      return loadsInside(e.cond) || loadsInside(e.then) || loadsInside(e.else);
-    default:
-      return false;
-  }
 }
 
 const bytesOf = (from: number, n: number): number[] => Array.from({ length: n }, (_, i) => from + i);
@@ -314,7 +230,7 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
         return e.type;
     }
   };
-  const index = (e: LExpr): boolean => coefficient(e, k, varying) === 1;
+  const index = (e: LExpr): boolean => indexCoefficient(e, k, varying) === 1;
   // Contiguous (base + k), or gathered lane by lane when the index varies otherwise (but not with a vector).
   const loadOk = (e: Extract<LExpr, { k: 'load' }>): boolean => {
     const b = buf.get(e.buf);
@@ -643,7 +559,7 @@ export class VectorLoop {
   }
 
   private contiguous(index: LExpr): boolean {
-    return coefficient(index, this.s.var, this.varying) === 1;
+    return indexCoefficient(index, this.s.var, this.varying) === 1;
   }
 
   private splat(x: Ref): Ref {
