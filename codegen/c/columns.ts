@@ -9,7 +9,7 @@
  * values in the same order however the columns are grouped.
  */
 import type { LExpr, LStmt } from '../../ir/loops.js';
-import { walkLExpr } from '../../ir/loops-walk.js';
+import { mentionsAny, walkLExpr } from '../../ir/loops-walk.js';
 
 type For = Extract<LStmt, { k: 'for' }>;
 type Let = Extract<LStmt, { k: 'let' }>;
@@ -20,14 +20,8 @@ export interface ColumnShape {
   tail: LStmt[];
 }
 
-/** Whether e reads any of the variables. */
-export function mentions(e: LExpr, vars: ReadonlySet<string>): boolean {
-  let hit = false;
-  walkLExpr(e, (x) => {
-    if (x.k === 'var' && vars.has(x.name)) hit = true;
-  });
-  return hit;
-}
+/** Whether e reads any of the variables (the loop IR's own test, under the name the printers import it by). */
+export const mentions = mentionsAny;
 
 function loads(e: LExpr, bufs: Set<string>): void {
   walkLExpr(e, (x) => {

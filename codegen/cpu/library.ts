@@ -31,7 +31,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 14;
+export const CPU_EMITTER_VERSION = 15;
 
 /** How the library prints its loops (bench/cpu-pairs.ts compares them); results are bit-identical either way. */
 export interface CpuEmitOptions {

@@ -205,10 +205,9 @@ export function transposedLoop(
     );
   }
   // The body once per column with `cols(n)` standing for gathered row n and kk as `kk`.
+  const laneVars = new Set([s.var, ...laneLets.map((l) => l.var), ...acc.map((a) => a.var)]);
   const body = (kk: string, cols: (n: number) => string, at: string): string[] => {
     const pk = p.with(new Map([[inner.var, kk]]));
-    const accVars = new Set(acc.map((a) => a.var));
-    const laneVars = new Set([s.var, ...laneLets.map((l) => l.var), ...accVars]);
     const vexpr = (e: LExpr): string => {
       if (!mentions(e, laneVars)) return pk.as(e, T);
       if (e.k === 'var') return accName.get(e.name)!;

@@ -331,6 +331,8 @@ interface VNode {
 export class VectorLoop {
   private readonly lanes: number;
   private readonly bytes: number;
+  /** log2 of bytes: an element index to a byte offset. */
+  private readonly shift: number;
   private vec = new Map<string, number[]>();
   private varying: Set<string>;
   /** Per-lane scalars of the current block: k + q, and each lane local, by lane q. */
@@ -350,6 +352,7 @@ export class VectorLoop {
   ) {
     this.lanes = LANES[plan.elem];
     this.bytes = plan.elem === 'f32' ? 4 : 8;
+    this.shift = plan.elem === 'f32' ? 2 : 3;
     this.varying = new Set([s.var, ...plan.vectors, ...plan.lanes]);
   }
 
@@ -378,7 +381,7 @@ export class VectorLoop {
       const stmts = this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () =>
         this.stmts(this.s.body, G),
       );
-      const shift = m.i32.const(this.bytes === 8 ? 3 : 2);
+      const shift = m.i32.const(this.shift);
       const bases = [...this.kBases].map(([buf, l]) =>
         F.set(l, m.i32.add(F.get(this.S.bufParam(buf), 'i32'), m.i32.shl(gk(), shift))),
       );
@@ -518,19 +521,15 @@ export class VectorLoop {
             const hi = this.S.as(t.hi, 'index');
             const v = F.local('index');
             const e = F.local('index');
+            // Where its gathered rows can be transposed, whole steps of lanes first; the loop below does the rest.
             const rows = this.plan.perLane ? transposable(t, this.varying) : [];
-            if (rows.length) {
-              out.push(F.set(v, lo), F.set(e, hi), this.transposedSteps(t, rows, v, e, G));
-              const body = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () =>
-                this.stmts(t.body, G),
-              );
-              out.push(F.forLoop(v, e, F.get(v, 'index'), F.get(e, 'index'), body));
-              break;
-            }
+            if (rows.length) out.push(F.set(v, lo), F.set(e, hi), this.transposedSteps(t, rows, v, e, G));
             const body = this.S.scoped(new Map([[t.var, { index: v, elem: 'index' as LElem }]]), () =>
               this.stmts(t.body, G),
             );
-            out.push(F.forLoop(v, e, lo, hi, body));
+            out.push(
+              rows.length ? F.forLoop(v, e, F.get(v, 'index'), F.get(e, 'index'), body) : F.forLoop(v, e, lo, hi, body),
+            );
             break;
           }
           case 'store': {
@@ -552,10 +551,7 @@ export class VectorLoop {
   private address(buf: string, index: LExpr): Ref {
     const { W, F } = this.S;
     const m = W.m;
-    return m.i32.add(
-      F.get(this.S.bufParam(buf), 'i32'),
-      m.i32.shl(this.S.as(index, 'index'), m.i32.const(this.bytes === 8 ? 3 : 2)),
-    );
+    return m.i32.add(F.get(this.S.bufParam(buf), 'i32'), m.i32.shl(this.S.as(index, 'index'), m.i32.const(this.shift)));
   }
 
   private contiguous(index: LExpr): boolean {
@@ -615,7 +611,7 @@ export class VectorLoop {
         const a = F.local('index');
         const at = m.i32.add(
           F.get(kb, 'index'),
-          m.i32.shl(this.S.as(atZero(e.index, this.s.var), 'index'), m.i32.const(this.bytes === 8 ? 3 : 2)),
+          m.i32.shl(this.S.as(atZero(e.index, this.s.var), 'index'), m.i32.const(this.shift)),
         );
         return {
           pre: [F.set(a, at)],
