@@ -10,6 +10,7 @@
  * once per kernel. Skipped without a C compiler or the matrices.
  */
 import { spawnSync } from 'node:child_process';
+import koffi from 'koffi';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -271,6 +272,24 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     }
     const t: Tensor = outputs.outputs.get('y')!;
     expect(t.format === 'dense' && t.shape).toEqual([34]);
+  });
+
+  it('alloc puts a buffer of 2 MiB or more on a 2 MiB boundary (where huge pages can back it), a smaller one on 64 bytes', () => {
+    const lib = openLibrary();
+    for (const [bytes, align] of [
+      [1000, 64n],
+      [(2 << 20) - 64, 64n],
+      [2 << 20, 2n << 20n],
+      [(5 << 20) + 3, 2n << 20n],
+    ] as const) {
+      const out: unknown[] = [null];
+      expect(lib.call('alloc', 0, bytes, out), `${bytes} bytes`).toBe(0);
+      const at = koffi.address(out[0]) as bigint;
+      expect(at % align, `${bytes} bytes at 0x${at.toString(16)}`).toBe(0n);
+      // Every byte asked for is writable (the rounding up to whole huge pages is the library's).
+      new Uint8Array(koffi.view(out[0], bytes)).fill(7);
+      expect(lib.call('free', 0, out[0])).toBe(0);
+    }
   });
 
   it('launch refuses a negative size with DYPE_ERR_BAD_SIZE before it reads a buffer, as the CUDA stubs do', () => {
