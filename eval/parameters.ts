@@ -192,6 +192,7 @@ const CPU_MODEL_UNITS: Record<keyof CpuModelSpec, string> = {
   branchHistoryRows: 'rows',
   nsPerBlockEntry: 'ns',
   nsPerDotElement: 'ns',
+  nsPerDotRowElement: 'ns',
   parallelEfficiency: 'fraction',
   dispatchUsPerThread: 'us per thread',
   nsPerDenseFlop: 'ns',

@@ -46,6 +46,7 @@ export const LINEAR_KEYS = [
   'nsPerBranchMiss',
   'nsPerBlockEntry',
   'nsPerDotElement',
+  'nsPerDotRowElement',
 ] as const;
 export type LinearKey = (typeof LINEAR_KEYS)[number];
 const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
@@ -58,6 +59,7 @@ const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
   nsPerBranchMiss: 'branchRows',
   nsPerBlockEntry: 'blockEntries',
   nsPerDotElement: 'dotElements',
+  nsPerDotRowElement: 'dotRowElements',
 };
 
 /** Cache sizes tried, MB: 2^(k/2) from 0.125 to 256. */

@@ -284,6 +284,13 @@ export interface CpuTerms {
    * independent sums, these are one chain an entry, which the kernels can only run as lanes over entries.
    */
   dotElements: number;
+  /**
+   * Elements of the row-side operand an in-order dot op reads once per row (SDDMM: rows x d of Q[i, :]): the
+   * kernels load or broadcast the row's d elements once and reuse them over its entries, so a short row pays
+   * them over few entries. Native f32 SDDMM d = 16 on uniform rows of L entries cost 0.71 ns an element at L = 1,
+   * 0.27 at 8 and 0.13 at 64 (docs/COST-MODEL.md, *SDDMM's per-row part*): close to a + b / L.
+   */
+  dotRowElements: number;
 }
 
 /** Op kinds whose gathered elements each entry adds into one sum in order (CpuTerms.dotElements). */
@@ -335,6 +342,7 @@ export function cpuTerms(op: PlanOp, cacheMB: number, historyRows?: number): Cpu
         ? 0
         : f.rows * (f.rowLenChangeFraction ?? MODEL.defaultRowLenChange) * pastHistory(f.rows, historyRows),
     dotElements: IN_ORDER_DOT_KINDS.has(op.kind) ? op.gathers : 0,
+    dotRowElements: IN_ORDER_DOT_KINDS.has(op.kind) ? f.rows * width(op) : 0,
   };
 }
 
@@ -354,7 +362,8 @@ export function cpuWorkNs(t: CpuTerms, m: CpuModelSpec): number {
     t.dramBytes * m.nsPerByte +
     t.blockEntries * (m.nsPerBlockEntry ?? 0) +
     t.branchRows * (m.nsPerBranchMiss ?? 0) +
-    t.dotElements * (m.nsPerDotElement ?? 0)
+    t.dotElements * (m.nsPerDotElement ?? 0) +
+    t.dotRowElements * (m.nsPerDotRowElement ?? 0)
   );
 }
 

@@ -61,6 +61,7 @@ const cpuModelSchema = z
     nsPerBranchMiss: nonNegative.optional(),
     nsPerBlockEntry: nonNegative.optional(),
     nsPerDotElement: nonNegative.optional(),
+    nsPerDotRowElement: nonNegative.optional(),
     branchHistoryRows: nonNegative.optional(),
     parallelEfficiency: z.number().min(0).max(1).optional(),
     dispatchUsPerThread: nonNegative.optional(),

@@ -50,6 +50,11 @@ export interface CpuModelSpec {
    * cpuTerms), on top of nsPerGather. Absent (a fit made before the term): 0, SDDMM priced as an SpMM.
    */
   nsPerDotElement?: number;
+  /**
+   * ns per element of the row-side operand an in-order dot op reads once per row (SDDMM: rows x d; cpuTerms
+   * dotRowElements). Absent (a fit made before the term): 0.
+   */
+  nsPerDotRowElement?: number;
   branchHistoryRows?: number;
   /** Speedup on T threads is 1 + (T - 1) x this (default 1: linear). */
   parallelEfficiency?: number;

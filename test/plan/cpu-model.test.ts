@@ -101,6 +101,7 @@ describe('CPU model terms', () => {
       blockEntries: 8_000,
       branchRows: 0,
       dotElements: 0,
+      dotRowElements: 0,
     });
     expect(ms(op, cpu(MODEL))).toBeCloseTo((8_000 * 0.5 + 128_000 * 0.1 + 1_000 * 2 + 16_000 * 0.25) / 1e6 + 0.003, 12);
     // An SpMV's entries update one column: no block term.
@@ -118,6 +119,24 @@ describe('CPU model terms', () => {
       12,
     );
     expect(ms(spmm(f, 16), cpu({ ...MODEL, nsPerDotElement: 0.5 }))).toBe(ms(spmm(f, 16), cpu(MODEL)));
+  });
+
+  it("an SDDMM reads its row-side operand's d elements once a row (nsPerDotRowElement): rows x d, the same for any row length", () => {
+    const sddmm = (f: ReturnType<typeof feats>, d: number): PlanOp => ({
+      ...spmm(f, d),
+      kind: 'sddmm',
+      items: f.nnz,
+      impls: typicalImpls('sddmm'),
+    });
+    expect(cpuTerms(sddmm(feats(1_000, 8, 0), 16), MODEL.cacheMB).dotRowElements).toBe(16_000);
+    expect(cpuTerms(sddmm(feats(1_000, 2, 0), 32), MODEL.cacheMB).dotRowElements).toBe(32_000);
+    expect(cpuTerms(spmm(feats(1_000, 8, 0), 16), MODEL.cacheMB).dotRowElements).toBe(0);
+    // The same entries in rows of 2 instead of 16 pay the per-row part 8 times over.
+    const short = sddmm(feats(8_000, 2, 0), 16);
+    const long = sddmm(feats(1_000, 16, 0), 16);
+    const extra = (op: PlanOp): number => ms(op, cpu({ ...MODEL, nsPerDotRowElement: 0.5 })) - ms(op, cpu(MODEL));
+    expect(extra(short)).toBeCloseTo((8_000 * 16 * 0.5) / 1e6, 12);
+    expect(extra(short) / extra(long)).toBeCloseTo(8, 9);
   });
 
   it('rows whose length changes miss the branch predictor past its history: none up to H, all from 2H', () => {
