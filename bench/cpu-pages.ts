@@ -11,11 +11,15 @@
  * --processes=N the whole run is made in N processes one after another (a
  * memory-bound kernel's time moves between processes with where its pages
  * landed) and the table gives per case the median ratio and its range.
- * Where the system gives no huge pages (AnonHugePages stays 0) both builds
- * run alike. Prints a table and saves JSON (bench/results/cpu-pages.json).
+ * The system's THP mode is printed: under `never` both builds run on 4 KiB
+ * pages, under `always` both may get huge pages (the comparison then
+ * measures nothing); each build's own huge pages are the process's
+ * AnonHugePages growth over its executor's warm-up. Prints a table and saves
+ * JSON (bench/results/cpu-pages.json).
  *   npm run build && node dist/bench/cpu-pages.js [RUNS] [MATRIX ...] [--processes=N]
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -68,12 +72,26 @@ interface Row {
   huge_ms: number;
   /** 4 KiB-page time over huge-page time (above 1: huge pages are faster). */
   speedup: number;
-  /** This process's AnonHugePages after the case (kB). */
-  anon_huge_kb: number;
+  /** The process's AnonHugePages growth over each build's warm-up (kB): what its executor's block got. */
+  huge_kb_4k_build: number;
+  huge_kb_huge_build: number;
   same_bits: boolean;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 === 1 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+};
+
+/** The system's transparent-huge-page mode (always, madvise, never), or 'unknown' off Linux. */
+function thpMode(): string {
+  try {
+    return /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1] ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 
 function anonHugeKb(): number {
   const m = /AnonHugePages:\s+(\d+) kB/.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'));
@@ -87,12 +105,12 @@ function operand(name: KernelName, cols: number): DenseTensor {
   return { format: 'dense', shape: width === 1 ? [cols] : [cols, width], data: values };
 }
 
+/** The output's bytes hashed (SpMM's result has 32M elements): equal hashes, the same bits. */
 function outputBits(ex: WasmExecutor): string {
   const out = [...ex.results().outputs.values()][0] as DenseTensor;
-  const h = new Float64Array(4);
-  // A digest, not the whole output: B's result has 32M elements.
-  for (let q = 0; q < out.data.length; q++) h[q & 3] = h[q & 3]! * 31 + out.data[q]!;
-  return [...h].join(',');
+  return createHash('sha256')
+    .update(new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.byteLength))
+    .digest('hex');
 }
 
 function runCases(): Row[] {
@@ -133,7 +151,12 @@ function runCases(): Row[] {
           createNativeCpuExecutor(lib(n, huge), manifest, { program: n, programHash: 'bench', threads: 1 }),
         );
         try {
-          for (const ex of exs) warmUp(() => ex.execute(inputs), 200, 300);
+          const huge: number[] = [];
+          for (const ex of exs) {
+            const kb0 = anonHugeKb();
+            warmUp(() => ex.execute(inputs), 200, 300);
+            huge.push(anonHugeKb() - kb0);
+          }
           const ts: number[][] = [[], []];
           for (let r = 0; r < RUNS; r++)
             for (const q of r % 2 === 0 ? [0, 1] : [1, 0]) {
@@ -150,7 +173,8 @@ function runCases(): Row[] {
             pages4k_ms: a,
             huge_ms: b,
             speedup: a / b,
-            anon_huge_kb: anonHugeKb(),
+            huge_kb_4k_build: huge[0]!,
+            huge_kb_huge_build: huge[1]!,
             same_bits: bits[0] === bits[1],
           });
         } finally {
@@ -166,6 +190,7 @@ function runCases(): Row[] {
 
 function main(): void {
   const load0 = loadavg();
+  const thp = thpMode();
   let runs: Row[][];
   if (CHILD) {
     process.stdout.write(JSON.stringify(runCases()));
@@ -193,19 +218,26 @@ function main(): void {
       huge_ms: median(all.map((r) => r.huge_ms)),
       speedup: median(sp),
       speedup_range: [sp[0]!, sp[sp.length - 1]!],
-      anon_huge_kb: Math.max(...all.map((r) => r.anon_huge_kb)),
+      huge_kb_4k_build: Math.max(...all.map((r) => r.huge_kb_4k_build)),
+      huge_kb_huge_build: Math.max(...all.map((r) => r.huge_kb_huge_build)),
       same_bits: all.every((r) => r.same_bits),
     };
   });
   const f = (x: number): string => x.toFixed(3);
   console.log(
-    `native library, 1 thread, 4 KiB pages against huge pages in turn; medians of ${RUNS} calls, ${runs.length} process(es); load average ${load0.map((x) => x.toFixed(2)).join(' ')} before, ${load1.map((x) => x.toFixed(2)).join(' ')} after`,
+    `native library, 1 thread, 4 KiB pages against huge pages in turn; medians of ${RUNS} calls, ${runs.length} process(es); THP mode ${thp}; load average ${load0.map((x) => x.toFixed(2)).join(' ')} before, ${load1.map((x) => x.toFixed(2)).join(' ')} after`,
   );
-  console.log('| matrix | nnz | kernel | 4 KiB ms | huge ms | 4 KiB / huge | AnonHugePages kB | bits |');
+  if (thp !== 'madvise')
+    console.log(
+      `note: THP mode ${thp}: ${thp === 'always' ? 'the plain build may get huge pages too' : 'neither build gets huge pages'}; the ratios do not compare 4 KiB with huge pages`,
+    );
+  console.log(
+    '| matrix | nnz | kernel | 4 KiB ms | huge ms | 4 KiB / huge | huge pages kB (4 KiB build / huge build) | bits |',
+  );
   console.log('|---|---:|---|---:|---:|---:|---:|---|');
   for (const r of table) {
     console.log(
-      `| ${r.matrix} | ${r.nnz} | ${r.kernel} | ${f(r.pages4k_ms)} | ${f(r.huge_ms)} | ${r.speedup.toFixed(2)}x (${r.speedup_range.map((x) => x.toFixed(2)).join('-')}) | ${r.anon_huge_kb} | ${r.same_bits ? 'same' : 'DIFFERENT'} |`,
+      `| ${r.matrix} | ${r.nnz} | ${r.kernel} | ${f(r.pages4k_ms)} | ${f(r.huge_ms)} | ${r.speedup.toFixed(2)}x (${r.speedup_range.map((x) => x.toFixed(2)).join('-')}) | ${r.huge_kb_4k_build} / ${r.huge_kb_huge_build} | ${r.same_bits ? 'same' : 'DIFFERENT'} |`,
     );
     if (!r.same_bits) process.exitCode = 1;
   }
@@ -217,6 +249,7 @@ function main(): void {
         command: `node dist/bench/cpu-pages.js ${argv.join(' ')}`.trim(),
         runs: RUNS,
         processes: runs.length,
+        thp_mode: thp,
         load: { before: load0, after: load1 },
         rows: table,
       },

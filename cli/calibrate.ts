@@ -87,7 +87,7 @@ const PROGRAMS = {
 type ProgramName = keyof typeof PROGRAMS;
 /**
  * One timed kernel: SpMV (k = 0), SpMM with k dense columns (the dim c is bound at run time), or with `sddmm` an
- * SDDMM of width k (square matrices only), whose in-order dot products the model prices apart (nsPerDotElement).
+ * SDDMM of width k (square matrices only), whose in-order dot products the model prices apart (nsPerDotElement, and nsPerDotRowElement for the row-side operand read once a row).
  */
 type Run = { k: number; sddmm?: true };
 const label = (r: Run): string => (r.sddmm ? `sddmm${r.k}` : r.k === 0 ? 'spmv' : `spmm${r.k}`);

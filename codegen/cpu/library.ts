@@ -31,7 +31,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 16;
+export const CPU_EMITTER_VERSION = 17;
 
 /** How the library prints its loops and allocates (bench/cpu-pairs.ts, bench/cpu-pages.ts compare them); results are bit-identical either way. */
 export interface CpuEmitOptions {
@@ -55,8 +55,10 @@ const PLAIN_ALLOC = `int DYPE_ABI(alloc)(int dev, size_t bytes, void **out) {
  * rounded up to whole 2 MiB, and asks Linux for transparent huge pages (a no-op where THP is off or the
  * system has no madvise). SpMM's rows of B and SpMV's x are gathered at random: on 4 KiB pages nearly every
  * gather of a large operand misses the TLB. bench/cpu-pages.ts: SpMM K = 32 on random-1M-15 (B of 128 MB) and
- * luxembourg_osm (B of 15 MB) 1.1-1.3x faster, the matrices whose operands fit the TLB's reach alike
+ * luxembourg_osm (B of 15 MB) 1.06-1.13x faster, the matrices whose operands fit the TLB's reach alike
  * (docs/PERFORMANCE.md, *Huge pages*). The rounding is address space: pages never touched cost nothing.
+ * Pages glibc hands back from memory it has already touched (a block of under its mmap threshold, which
+ * grows as large blocks are freed) stay small until the kernel collapses them: the advice then helps later.
  */
 const HUGE_ALLOC = `#define DY_HUGE ((size_t)2 << 20)
 int DYPE_ABI(alloc)(int dev, size_t bytes, void **out) {
@@ -107,6 +109,10 @@ export function cpuLibrarySource(
     }
   }
   return `/* The native CPU library of dype program ${program} (generated: do not edit). */
+/* madvise and MADV_HUGEPAGE (and posix_memalign) whatever C dialect the compiler defaults to. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE 1
+#endif
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>

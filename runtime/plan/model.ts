@@ -285,7 +285,7 @@ export interface CpuTerms {
    */
   dotElements: number;
   /**
-   * Elements of the row-side operand an in-order dot op reads once per row (SDDMM: rows x d of Q[i, :]): the
+   * Elements of the row-side operand an in-order dot op reads once per non-empty row (SDDMM: rows x d of Q[i, :]): the
    * kernels load or broadcast the row's d elements once and reuse them over its entries, so a short row pays
    * them over few entries. Native f32 SDDMM d = 16 on uniform rows of L entries cost 0.71 ns an element at L = 1,
    * 0.27 at 8 and 0.13 at 64 (docs/COST-MODEL.md, *SDDMM's per-row part*): close to a + b / L.
@@ -342,7 +342,8 @@ export function cpuTerms(op: PlanOp, cacheMB: number, historyRows?: number): Cpu
         ? 0
         : f.rows * (f.rowLenChangeFraction ?? MODEL.defaultRowLenChange) * pastHistory(f.rows, historyRows),
     dotElements: IN_ORDER_DOT_KINDS.has(op.kind) ? op.gathers : 0,
-    dotRowElements: IN_ORDER_DOT_KINDS.has(op.kind) ? f.rows * width(op) : 0,
+    // An empty row has no entry to reuse the row's elements over, and the kernels read none of them.
+    dotRowElements: IN_ORDER_DOT_KINDS.has(op.kind) ? f.rows * (1 - f.emptyRowFraction) * width(op) : 0,
   };
 }
 

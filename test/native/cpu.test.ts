@@ -60,6 +60,26 @@ interface Variant {
   wasm?: Compiled;
 }
 
+/** Whether this system honours MADV_HUGEPAGE (Linux with transparent huge pages in `always` or `madvise` mode). */
+function thpAsked(): boolean {
+  try {
+    return /\[(always|madvise)\]/.test(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** The VmFlags of the mapping that holds address `at` (/proc/self/smaps), '' where none does. */
+function vmFlagsAt(at: bigint): string {
+  let inside = false;
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
+    if (range) inside = BigInt(`0x${range[1]}`) <= at && at < BigInt(`0x${range[2]}`);
+    else if (inside && line.startsWith('VmFlags:')) return line;
+  }
+  return '';
+}
+
 describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
   const variants: Variant[] = [];
   let build: CpuLibraryBuild;
@@ -274,7 +294,7 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     expect(t.format === 'dense' && t.shape).toEqual([34]);
   });
 
-  it('alloc puts a buffer of 2 MiB or more on a 2 MiB boundary (where huge pages can back it), a smaller one on 64 bytes', () => {
+  it('alloc puts a buffer of 2 MiB or more on a 2 MiB boundary with huge pages asked for (Linux), a smaller one on 64 bytes', () => {
     const lib = openLibrary();
     for (const [bytes, align] of [
       [1000, 64n],
@@ -288,6 +308,7 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
       expect(at % align, `${bytes} bytes at 0x${at.toString(16)}`).toBe(0n);
       // Every byte asked for is writable (the rounding up to whole huge pages is the library's).
       new Uint8Array(koffi.view(out[0], bytes)).fill(7);
+      if (bytes >= 2 << 20 && thpAsked()) expect(vmFlagsAt(at), `${bytes} bytes: madvised`).toContain('hg');
       expect(lib.call('free', 0, out[0])).toBe(0);
     }
   });

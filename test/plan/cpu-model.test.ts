@@ -137,6 +137,10 @@ describe('CPU model terms', () => {
     const extra = (op: PlanOp): number => ms(op, cpu({ ...MODEL, nsPerDotRowElement: 0.5 })) - ms(op, cpu(MODEL));
     expect(extra(short)).toBeCloseTo((8_000 * 16 * 0.5) / 1e6, 12);
     expect(extra(short) / extra(long)).toBeCloseTo(8, 9);
+    // Empty rows read no row of Q.
+    expect(cpuTerms(sddmm({ ...feats(1_000, 8, 0), emptyRowFraction: 0.25 }, 16), MODEL.cacheMB).dotRowElements).toBe(
+      12_000,
+    );
   });
 
   it('rows whose length changes miss the branch predictor past its history: none up to H, all from 2H', () => {
