@@ -94,7 +94,7 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
         const t = runCli([...args, '--backend', 'wasm', ...extra], { timeoutMs: 60_000 });
         return { j: JSON.parse(r.stdout) as RunJson, text: t.stdout };
       };
-      // this-machine's wasm fit (systems/this-machine.json): a second thread pays from about 60 us of work.
+      // this-machine's wasm fit (systems/this-machine.json) keeps small SpMVs on one thread.
       const small = pick(KARATE);
       expect(small.j.threads).toBe(2);
       expect(small.j.threads_per_op).toEqual({ op0: 1 });
