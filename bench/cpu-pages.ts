@@ -93,8 +93,15 @@ function thpMode(): string {
   }
 }
 
+/** This process's anonymous memory on huge pages (kB); 0 where the system does not say (no /proc). */
 function anonHugeKb(): number {
-  const m = /AnonHugePages:\s+(\d+) kB/.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps_rollup', 'utf8');
+  } catch {
+    return 0;
+  }
+  const m = /AnonHugePages:\s+(\d+) kB/.exec(text);
   return m ? Number(m[1]) : 0;
 }
 
