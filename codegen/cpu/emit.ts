@@ -45,17 +45,28 @@ import { CPrinter, CStmtPrinter, type For } from './cprint.js';
 import { FOLD_GATHER_BYTES, hasF32EntryFold } from './folds.js';
 import { hasLaneLoop, laneLoop, laneWidthSizes } from './lanes.js';
 import { pairedLoop, pairedRows } from './pairs.js';
-import { transposedLoop } from './transposed.js';
+import { crossRowLong, crossRowShape, crossRowShort, transposedLoop } from './transposed.js';
+import { entryLoopOf } from '../cuda/nest.js';
 
 /** Widths of a column-blocked loop given a constant copy of its function (GNN feature widths, SpMM's K). */
 export const LANE_WIDTHS = [4, 8, 16, 32, 64, 128] as const;
 
 /** C text of one op's function, named `fn` (with its copies per width and their dispatcher, where it has them). */
-export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext, pairs = true): string {
+export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext, pairs = true, crossRows = true): string {
   const bounded = laneWidthSizes(f.body, new Set(f.sizes));
   const at = [...bounded.keys()].map((w) => f.sizes.indexOf(w)).sort((a, b) => a - b)[0];
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
   if (at === undefined) {
+    if (crossRows && hasCrossRows(f, ctx))
+      return [
+        head,
+        ...functionText(f, `${fn}_long`, ctx, undefined, false, pairs, 'long'),
+        ...functionText(f, `${fn}_short`, ctx, undefined, false, pairs, 'short'),
+        `static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
+        `  ${fn}_long(dy_b, dy_s, dy_lo, dy_hi);`,
+        `  ${fn}_short(dy_b, dy_s, dy_lo, dy_hi);`,
+        `}`,
+      ].join('\n');
     const rows = !hasLaneLoop(f.body) && hasF32EntryFold(f) ? rowsSize(f) : undefined;
     if (rows === undefined) return [head, ...functionText(f, fn, ctx, undefined, false, pairs)].join('\n');
     return [
@@ -87,6 +98,7 @@ function functionText(
   fixed?: { at: number; width: number; halfBlock: boolean },
   scalarFolds = false,
   pairs = false,
+  cross?: 'long' | 'short',
 ): string[] {
   const names = new FuncNames(f, ctx);
   const p = new CPrinter(names);
@@ -98,7 +110,8 @@ function functionText(
     // With column blocks, gcc's loop vectoriser would take the entry loop instead (gathers of B, in-order
     // reductions: 8x slower than the blocks measured); its straight-line vectoriser packs the blocks. A
     // floating-point fold over a row's entries it can only take as a fold-left, slower while x is cached (./folds.ts).
-    `${fixed?.halfBlock ? 'DY_HALF_BLOCK ' : ''}${hasLaneLoop(f.body) || scalarFolds ? '__attribute__((optimize("no-tree-loop-vectorize"))) ' : ''}static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
+    // The two passes stay apart: inlined into one function, gcc slowed the long rows' pass by up to 1.26x.
+    `${cross ? '__attribute__((noinline)) ' : ''}${fixed?.halfBlock ? 'DY_HALF_BLOCK ' : ''}${hasLaneLoop(f.body) || scalarFolds ? '__attribute__((optimize("no-tree-loop-vectorize"))) ' : ''}static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
   ];
   f.buffers.forEach((b, i) => {
     const c = names.buf(b.name).c;
@@ -117,13 +130,18 @@ function functionText(
       const hi = sp.fresh('hi');
       const rows = rowsSize(f);
       const paired = pairs && !hasLaneLoop(f.body) && rows !== undefined ? pairedRows(s, f) : undefined;
+      const x = cross ? crossRowShape(s, sp, (e, v) => entryLoopOf(e, v, f)) : undefined;
+      const crossLines = x
+        ? (cross === 'long' ? crossRowLong : crossRowShort)(s, x, '  ', sp, `(int)${lo}`, `(int)${hi}`)
+        : undefined;
       lines.push(
         `  long long ${lo} = ${p.as(s.lo, 'index')}, ${hi} = ${p.as(s.hi, 'index')};`,
         `  if (dy_lo > ${lo}) ${lo} = dy_lo;`,
         `  if (dy_hi < ${hi}) ${hi} = dy_hi;`,
-        ...(paired
-          ? pairedLoop(paired, sp, '  ', lo, hi, names.sizes.get(f.sizes[rows!]!)!)
-          : sp.forStmt(s, '  ', `(int)${lo}`, `(int)${hi}`)),
+        ...(crossLines ??
+          (paired
+            ? pairedLoop(paired, sp, '  ', lo, hi, names.sizes.get(f.sizes[rows!]!)!)
+            : sp.forStmt(s, '  ', `(int)${lo}`, `(int)${hi}`))),
       );
     } else lines.push(...sp.stmt(s, '  '));
   }
@@ -159,4 +177,12 @@ function widthDispatch(fn: string, at: number, widths: readonly number[]): strin
     '  }',
     '}',
   ];
+}
+
+/** Whether f's parallel row loop is an SDDMM-shaped one that takes two passes (./transposed.ts crossRowShape). */
+function hasCrossRows(f: LoopFunc, ctx: NameContext): boolean {
+  const top = f.body.find((s) => s.k === 'for' && s.parallel);
+  if (!top || top.k !== 'for') return false;
+  const sp = new CStmtPrinter(new CPrinter(new FuncNames(f, ctx)));
+  return crossRowShape(top, sp, (e, v) => entryLoopOf(e, v, f)) !== undefined;
 }

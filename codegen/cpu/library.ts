@@ -31,12 +31,14 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 17;
+export const CPU_EMITTER_VERSION = 18;
 
 /** How the library prints its loops and allocates (bench/cpu-pairs.ts, bench/cpu-pages.ts compare them); results are bit-identical either way. */
 export interface CpuEmitOptions {
   /** Two cursors over a long-rowed fold's rows (./pairs.ts); default true. */
   pairs?: boolean;
+  /** SDDMM's short f32 rows in lanes across rows (./transposed.ts crossRowShort); default true. */
+  crossRows?: boolean;
   /** Buffers of 2 MiB or more on transparent huge pages where the system has them (see `alloc` below); default true. */
   hugePages?: boolean;
 }
@@ -98,7 +100,7 @@ export function cpuLibrarySource(
       const o = manifest.ops.find((x) => x.op === f.op);
       if (!o) throw new Error(`native cpu emitter: kernel ${kernel.name}: the manifest has no op ${f.op}`);
       const fn = `dy_f${table.length}`;
-      fns.push(emitCpuFunction(f, fn, ctx, opts.pairs ?? true));
+      fns.push(emitCpuFunction(f, fn, ctx, opts.pairs ?? true, opts.crossRows ?? true));
       const split = o.splittable && o.splitRange !== undefined;
       const rangeSize = typeof o.splitRange === 'string' ? f.sizes.indexOf(o.splitRange) : -1;
       const rangeLit = typeof o.splitRange === 'number' ? o.splitRange : 0;

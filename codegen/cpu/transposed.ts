@@ -55,13 +55,16 @@ interface Shape {
   tail: LStmt[];
 }
 
-/** The loop's parts, or undefined when it is not of the shape. */
-function shapeOf(s: For, elemOf: (buf: string) => LElem): Shape | undefined {
+/**
+ * The loop's parts, or undefined when it is not of the shape. `perLane`: variables of the enclosing loops that
+ * vary by lane too (the row, when lanes take entries of several rows): a load of them is a gathered row.
+ */
+function shapeOf(s: For, elemOf: (buf: string) => LElem, perLane: readonly string[] = []): Shape | undefined {
   const c = columnShape(s);
   if (!c) return undefined;
   const laneLets: Let[] = [];
   const acc: Let[] = [];
-  const lane = new Set([s.var]);
+  const lane = new Set([s.var, ...perLane]);
   // An accumulator's start is printed before the block's renames: it may name none of the loop's locals.
   const locals = new Set<string>();
   for (const x of c.acc) {
@@ -79,6 +82,7 @@ function shapeOf(s: For, elemOf: (buf: string) => LElem): Shape | undefined {
   const accVars = new Set(acc.map((a) => a.var));
   const varying = new Set([...lane, ...accVars]);
   const inner = c.entries;
+  if (mentions(inner.lo, lane) || mentions(inner.hi, lane)) return undefined;
   const rows: LExpr[] = [];
   // A vector value: +, -, * of T over accumulators, gathered rows and lane-free scalars.
   const vector = (e: LExpr): boolean => {
@@ -144,46 +148,36 @@ function transpose(T: 'f32' | 'f64', r: string[], c: string[], fresh: () => stri
 }
 
 /**
- * The loop printed with lanes over entries and transposed rows where a row holds W entries or more (the last
- * entries of such a row by the plain loop), as `short` prints it otherwise; undefined when it does not have the shape.
+ * One block of W lanes of the shape: lane q's variables as `base[q]` names them (its entry, and its row where
+ * the row varies by lane: `perLane`), each lane's index lets, its gathered rows' starts, the accumulators as one
+ * vector, the loop over k by W columns with each row transposed, the last columns gathered lane by lane, then
+ * the rest of each entry's body lane by lane.
  */
-export function transposedLoop(
-  s: For,
-  ind: string,
+function laneBlock(
+  shape: Shape,
+  entryVar: string,
+  perLane: readonly string[],
+  base: readonly ReadonlyMap<string, string>[],
+  i2: string,
   sp: CStmtPrinter,
-  short: (s: For, ind: string) => string[],
-): string[] | undefined {
+): string[] {
   const p = sp.p;
-  const shape = shapeOf(s, (b) => p.bufElem(b));
-  if (!shape) return undefined;
   const { T, laneLets, acc, inner, rows, tail } = shape;
   const { W, type, load } = VEC[T];
   const ct = cType(T);
-  const i1 = `${ind}  `;
-  const i2 = `${ind}    `;
-  const i3 = `${ind}      `;
-  const P = sp.fresh('p');
-  const E = sp.fresh('pend');
+  const i3 = `${i2}  `;
   const K0 = sp.fresh('k');
   const KE = sp.fresh('kend');
   const lanes = Array.from({ length: W }, (_, q) => q);
   // Per lane: the entry, its index lets, the start of each gathered row (the load's address at kk = 0).
   const laneNames = lanes.map((q) => {
-    const m = new Map<string, string>([[s.var, `(${P} + ${q})`]]);
+    const m = new Map<string, string>(base[q]!);
     for (const l of laneLets) m.set(l.var, `${sp.fresh(p.var(l.var))}`);
     return m;
   });
   const rowPtr = rows.map(() => lanes.map(() => sp.fresh('r')));
   const accName = new Map(acc.map((a) => [a.var, sp.fresh(`v${p.var(a.var)}`)]));
-  const out: string[] = [
-    `${ind}{`,
-    `${i1}int ${P} = ${p.as(s.lo, 'index')};`,
-    `${i1}const int ${E} = ${p.as(s.hi, 'index')};`,
-    `${i1}if (${E} - ${P} < ${W}) {`,
-    ...short(s, i2),
-    `${i1}} else {`,
-    `${i1}for (; ${P} + ${W} <= ${E}; ${P} += ${W}) {`,
-  ];
+  const out: string[] = [];
   for (const q of lanes) {
     const pq = p.with(laneNames[q]!);
     for (const l of laneLets) out.push(`${i2}const int ${laneNames[q]!.get(l.var)!} = ${pq.as(l.value, 'index')};`);
@@ -205,7 +199,7 @@ export function transposedLoop(
     );
   }
   // The body once per column with `cols(n)` standing for gathered row n and kk as `kk`.
-  const laneVars = new Set([s.var, ...laneLets.map((l) => l.var), ...acc.map((a) => a.var)]);
+  const laneVars = new Set([entryVar, ...perLane, ...laneLets.map((l) => l.var), ...acc.map((a) => a.var)]);
   const body = (kk: string, cols: (n: number) => string, at: string): string[] => {
     const pk = p.with(new Map([[inner.var, kk]]));
     const vexpr = (e: LExpr): string => {
@@ -247,8 +241,139 @@ export function transposedLoop(
     for (const a of acc) m.set(a.var, `${accName.get(a.var)!}[${q}]`);
     out.push(`${i2}{`, ...sp.over(p.with(m)).block(tail, `${i2}  `), `${i2}}`);
   }
+  return out;
+}
+
+/**
+ * The loop printed with lanes over entries and transposed rows where a row holds W entries or more (the last
+ * entries of such a row by the plain loop), as `short` prints it otherwise; undefined when it does not have the shape.
+ */
+export function transposedLoop(
+  s: For,
+  ind: string,
+  sp: CStmtPrinter,
+  short: (s: For, ind: string) => string[],
+): string[] | undefined {
+  const p = sp.p;
+  const shape = shapeOf(s, (b) => p.bufElem(b));
+  if (!shape) return undefined;
+  const { W } = VEC[shape.T];
+  const i1 = `${ind}  `;
+  const i2 = `${ind}    `;
+  const P = sp.fresh('p');
+  const E = sp.fresh('pend');
+  const lanes = Array.from({ length: W }, (_, q) => q);
+  const laneNames = lanes.map((q) => new Map<string, string>([[s.var, `(${P} + ${q})`]]));
+  const out: string[] = [
+    `${ind}{`,
+    `${i1}int ${P} = ${p.as(s.lo, 'index')};`,
+    `${i1}const int ${E} = ${p.as(s.hi, 'index')};`,
+    `${i1}if (${E} - ${P} < ${W}) {`,
+    ...short(s, i2),
+    `${i1}} else {`,
+    `${i1}for (; ${P} + ${W} <= ${E}; ${P} += ${W}) {`,
+  ];
+  out.push(...laneBlock(shape, s.var, [], laneNames, i2, sp));
   out.push(`${i1}}`);
   // The last entries of the row: the plain loop.
   out.push(...sp.forStmt(s, i1, P, E), `${i1}}`, `${ind}}`);
   return out;
+}
+
+/**
+ * Rows of fewer entries than this run the lanes across rows (crossRowShort); the others as before. f32 only:
+ * f64's 4 lanes ran rows of 3 and 4 entries 2.3-2.5x slower that way, real short-row graphs 0.89-1.12x
+ * (docs/PERFORMANCE.md, *Lanes across rows*).
+ */
+export const CROSS_ROW_BELOW: Readonly<Record<'f32' | 'f64', number | undefined>> = { f32: 8, f64: undefined };
+
+/** The row loop's entry loop and its shape with the row varying by lane, where the loop has that shape. */
+export function crossRowShape(
+  top: For,
+  sp: CStmtPrinter,
+  ptrOf: (entries: For, row: string) => string | undefined,
+): { e: For; ptr: string; shape: Shape; below: number } | undefined {
+  const p = sp.p;
+  if (top.body.length !== 1 || top.body[0]!.k !== 'for') return undefined;
+  const e = top.body[0] as For;
+  const ptr = ptrOf(e, top.var);
+  if (ptr === undefined || shapeOf(e, (b) => p.bufElem(b)) === undefined) return undefined;
+  const shape = shapeOf(e, (b) => p.bufElem(b), [top.var]);
+  const below = shape && CROSS_ROW_BELOW[shape.T];
+  return shape && below !== undefined ? { e, ptr, shape, below } : undefined;
+}
+
+type CrossShape = NonNullable<ReturnType<typeof crossRowShape>>;
+
+/** The row loop over [lo, hi) (C expressions), the rows crossRowShort takes skipped. */
+export function crossRowLong(top: For, x: CrossShape, ind: string, sp: CStmtPrinter, lo: string, hi: string): string[] {
+  const p = sp.p;
+  const R = p.names.buf(x.ptr).c;
+  const I = p.var(top.var);
+  const END = sp.fresh('end');
+  return [
+    `${ind}for (int ${I} = ${lo}, ${END} = ${hi}; ${I} < ${END}; ++${I}) {`,
+    `${ind}  if (${R}[${I} + 1] - ${R}[${I}] < ${x.below}) continue;`,
+    ...sp.block(top.body, `${ind}  `),
+    `${ind}}`,
+  ];
+}
+
+/**
+ * The entries of the rows of fewer than CROSS_ROW_BELOW entries in [lo, hi), W at a time whichever rows they
+ * come from, each lane with its own row: both K's and Q's rows are read per lane and transposed. Such a row
+ * otherwise runs one or two chains of dependent adds (native f32 d = 16: 0.72 and 0.56 ns a gathered element
+ * on rows of 1 and 2, against 0.13 on rows of 64; docs/PERFORMANCE.md). Each entry adds its products in the
+ * plain loop's order: the same bits.
+ */
+export function crossRowShort(
+  top: For,
+  x: CrossShape,
+  ind: string,
+  sp: CStmtPrinter,
+  lo: string,
+  hi: string,
+): string[] {
+  const p = sp.p;
+  const { e, shape } = x;
+  const { W } = VEC[shape.T];
+  const below = x.below;
+  const R = p.names.buf(x.ptr).c;
+  const I = p.var(top.var);
+  const [END, BP, BR, NB, PP, PE, Q] = ['end', 'bp', 'br', 'nb', 'p', 'pe', 'q'].map((n) => sp.fresh(n));
+  const i1 = `${ind}  `;
+  const i2 = `${ind}    `;
+  const base = Array.from(
+    { length: W },
+    (_, q) =>
+      new Map([
+        [e.var, `${BP}[${q}]`],
+        [top.var, `${BR}[${q}]`],
+      ]),
+  );
+  const rest = sp.over(
+    p.with(
+      new Map([
+        [e.var, `${BP}[${Q}]`],
+        [top.var, `${BR}[${Q}]`],
+      ]),
+    ),
+  );
+  return [
+    `${ind}int ${BP}[${W}], ${BR}[${W}], ${NB} = 0;`,
+    `${ind}for (int ${I} = ${lo}, ${END} = ${hi}; ${I} < ${END}; ++${I}) {`,
+    `${i1}const int ${PE} = ${R}[${I} + 1];`,
+    `${i1}if (${PE} - ${R}[${I}] >= ${below}) continue;`,
+    `${i1}for (int ${PP} = ${R}[${I}]; ${PP} < ${PE}; ++${PP}) {`,
+    `${i2}${BP}[${NB}] = ${PP};`,
+    `${i2}${BR}[${NB}] = ${I};`,
+    `${i2}if (++${NB} < ${W}) continue;`,
+    `${i2}${NB} = 0;`,
+    ...laneBlock(shape, e.var, [top.var], base, i2, sp),
+    `${i1}}`,
+    `${ind}}`,
+    `${ind}for (int ${Q} = 0; ${Q} < ${NB}; ++${Q}) {`,
+    ...rest.block(e.body, i1),
+    `${ind}}`,
+  ];
 }

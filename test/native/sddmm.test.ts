@@ -7,7 +7,9 @@
  * about 42 entries a row) and too short (karate, and a matrix whose rows
  * hold 7, 8 and 9 entries), the results equal the wasm backend bit for bit
  * (both add each entry's products in order) at 1 and 2 threads and the
- * reference interpreter within tolerance. Skipped without a C compiler or
+ * reference interpreter within tolerance; so do f32's short rows in lanes
+ * across rows (crossRowShort), on cora and on runs of rows of 0-7 entries broken by
+ * long rows. Skipped without a C compiler or
  * the matrices.
  */
 import { existsSync } from 'node:fs';
@@ -55,6 +57,22 @@ function rowsAround8(n: number): CsrMatrix {
   return { format: 'csr', rows: n, cols: n, rowPtr, colIdx, values };
 }
 
+/**
+ * n rows whose lengths cycle through 0-7 entries with a row of 8-20 every 11th: runs of short rows (empty ones
+ * among them) broken by long ones, so lanes across rows start, fill and flush in every position.
+ */
+function mixedShortRows(n: number): CsrMatrix {
+  const len = (i: number): number => (i % 11 === 10 ? 8 + (i % 13) : (i * 5 + (i >> 3)) % 8);
+  const rowPtr = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) rowPtr[i + 1] = rowPtr[i]! + len(i);
+  const colIdx = new Int32Array(rowPtr[n]!);
+  for (let i = 0; i < n; i++)
+    for (let p = rowPtr[i]!, q = 0; p < rowPtr[i + 1]!; p++, q++) colIdx[p] = (i * 7 + q * 37) % n;
+  for (let i = 0; i < n; i++) colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
+  const values = Float64Array.from(colIdx, (c, p) => ((c * 13 + p) % 11) / 4 - 1);
+  return { format: 'csr', rows: n, cols: n, rowPtr, colIdx, values };
+}
+
 /** Values in [0.5, 1.5]: no cancellation in the dot products, so an f32 result is close to the f64 reference. */
 function positive(t: DenseTensor): DenseTensor {
   return { ...t, data: t.data.map((x) => Math.abs(x) + 0.5) };
@@ -93,6 +111,15 @@ describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () 
   it('the library transposes 8 x 8 f32 and 4 x 4 f64 blocks of K', () => {
     expect(source).toMatch(/DY_SHUF8\(dy_row\d+, dy_row\d+, 0, 8, 1, 9, 4, 12, 5, 13\)/);
     expect(source).toMatch(/DY_SHUF4\(dy_row\d+, dy_row\d+, 0, 4, 2, 6\)/);
+  });
+
+  it("f32's short rows take the lanes across rows (a pass of their own, Q's rows read per lane); f64's do not", () => {
+    // Kernel 0 is f32, kernel 1 f64 (beforeAll's order); each op's functions are dy_f<op>...
+    expect(source).toMatch(/static void dy_f0_short\(/);
+    expect(source).toMatch(/static void dy_f0_long\(/);
+    expect(source).not.toMatch(/dy_f1_short/);
+    const short = source.slice(source.indexOf('static void dy_f0_short('), source.indexOf('static void dy_f0('));
+    expect(short).toMatch(/const float \*dy_r\d+ = Q \+ \(\(dy_br\d+\[7\] \* d\) \+ 0\);/);
   });
 
   it('an accumulator that starts from another keeps the column blocks: the library builds and equals wasm bit for bit', async () => {
@@ -134,9 +161,19 @@ describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () 
     }
   }, 60_000);
 
-  for (const file of ['bcsstk13.mtx', 'karate.mtx', 'rows of 7, 8 and 9']) {
+  for (const file of [
+    'bcsstk13.mtx',
+    'karate.mtx',
+    'rows of 7, 8 and 9',
+    'short rows of 0-7 among long ones',
+    'cora.cites',
+  ]) {
     it(`${file}: widths 1, 3, 7, 8, 9, 31, 33 equal wasm bit for bit (1 and 2 threads) and the reference`, () => {
-      const A = file.endsWith('.mtx') ? toCsr(loadMatrix(join(MATRIX_DIR, file))) : rowsAround8(600);
+      const A = /\.(mtx|cites)$/.test(file)
+        ? toCsr(loadMatrix(join(MATRIX_DIR, file)))
+        : file.startsWith('short')
+          ? mixedShortRows(700)
+          : rowsAround8(600);
       for (const k of kernels)
         for (const d of [1, 3, 7, 8, 9, 31, 33]) {
           const inputs = {
