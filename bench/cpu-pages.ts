@@ -19,7 +19,6 @@
  *   npm run build && node dist/bench/cpu-pages.js [RUNS] [MATRIX ...] [--processes=N]
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -37,7 +36,7 @@ import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
-import type { WasmExecutor } from '../runtime/wasm/executor.js';
+import { outputDigest } from './output-digest.js';
 import { warmUp } from './warm-up.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -112,14 +111,6 @@ function operand(name: KernelName, cols: number): DenseTensor {
   return { format: 'dense', shape: width === 1 ? [cols] : [cols, width], data: values };
 }
 
-/** The output's bytes hashed (SpMM's result has 32M elements): equal hashes, the same bits. */
-function outputBits(ex: WasmExecutor): string {
-  const out = [...ex.results().outputs.values()][0] as DenseTensor;
-  return createHash('sha256')
-    .update(new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.byteLength))
-    .digest('hex');
-}
-
 function runCases(): Row[] {
   const kernels = Object.fromEntries(
     (Object.keys(KERNELS) as KernelName[]).map((n) => [
@@ -172,7 +163,7 @@ function runCases(): Row[] {
               ts[q]!.push(performance.now() - t0);
             }
           const [a, b] = ts.map(median) as [number, number];
-          const bits = exs.map(outputBits);
+          const bits = exs.map(outputDigest);
           rows.push({
             matrix: name,
             nnz: A.values.length,

@@ -2,14 +2,14 @@
  * SDDMM's short rows on the native library: the library built with lanes
  * across rows (codegen/cpu/transposed.ts crossRowShort, the `crossRows`
  * option) and without, from the same loop IR, both executors timed call by
- * call in turn (the order alternating) at 1 thread, the least of RUNS calls,
+ * call in turn (the order alternating) at 1 thread after a warm-up of each
+ * (./warm-up.ts), the least of RUNS calls,
  * ns per gathered element (nnz x d); the outputs must be the same bits. On
  * generated banded matrices of about 400,000 entries in rows of L entries
  * and on the square real matrices with short rows, plus two with long rows.
  * Prints a table and saves JSON (bench/results/cpu-sddmm-rows.json).
  *   npm run build && node dist/bench/cpu-sddmm-rows.js [RUNS] [--dtype=f32|f64] [--d=16]
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,8 +25,9 @@ import { generatedMatrix } from '../runtime/generate.js';
 import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
-import type { CsrMatrix, DenseTensor, SparseMatrix, Tensor } from '../runtime/tensor.js';
-import type { WasmExecutor } from '../runtime/wasm/executor.js';
+import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
+import { outputDigest } from './output-digest.js';
+import { warmUp } from './warm-up.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const argv = process.argv.slice(2);
@@ -57,12 +58,6 @@ function dense(n: number): DenseTensor {
   return { format: 'dense', shape: [n, D], data: Float64Array.from({ length: n * D }, (_, p) => (p % 5) * 0.5) };
 }
 
-function outputHash(ex: WasmExecutor): string {
-  const out = [...ex.results().outputs.values()][0] as SparseMatrix;
-  const v = Float64Array.from(out.values);
-  return createHash('sha256').update(new Uint8Array(v.buffer)).digest('hex');
-}
-
 const src = `kernel k(A: csr<${T}>[n, n], Q: dense<${T}>[n, d], K: dense<${T}>[n, d]) -> (S: csr<${T}>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }`;
 const kernel = runPipeline(compileSource(src, 'sddmm.dy').module!, { passes: [...DEFAULT_PIPELINE, lowerKernelsPass] })
   .kernels[0]!;
@@ -91,7 +86,7 @@ try {
       createNativeCpuExecutor(l.path, manifest, { program: 'sddmm', programHash: 'bench', threads: 1 }),
     );
     try {
-      for (const ex of exs) for (let i = 0; i < 5; i++) ex.execute(inputs);
+      for (const ex of exs) warmUp(() => ex.execute(inputs), 200, 300);
       const best = [Infinity, Infinity];
       for (let r = 0; r < RUNS; r++)
         for (const q of r % 2 === 0 ? [0, 1] : [1, 0]) {
@@ -101,7 +96,7 @@ try {
         }
       const el = A.values.length * D;
       const [a, b] = best.map((x) => (x * 1e6) / el) as [number, number];
-      const same = outputHash(exs[0]!) === outputHash(exs[1]!);
+      const same = outputDigest(exs[0]!) === outputDigest(exs[1]!);
       rows.push({
         matrix: c.name,
         rows: A.rows,

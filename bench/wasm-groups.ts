@@ -20,6 +20,7 @@ import { toCsr } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
+import { outputDigest } from './output-digest.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -77,12 +78,6 @@ function operand(shape: [number, number], seed: number): DenseTensor {
   return { format: 'dense', shape, data };
 }
 
-function outputBits(ex: WasmExecutor): string {
-  const out = [...ex.results().outputs.values()][0]!;
-  const vals = out.format === 'dense' ? out.data : out.values;
-  return Buffer.from(Float64Array.from(vals).buffer).toString('base64');
-}
-
 const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
 
 async function main(): Promise<void> {
@@ -132,7 +127,7 @@ async function main(): Promise<void> {
             ex.execute(inputs);
             ts[q]!.push(performance.now() - t0);
           });
-        const bits = exs.map(outputBits);
+        const bits = exs.map(outputDigest);
         const same = bits.every((b) => b === bits[0]);
         const med = ts.map((t) => sorted(t)[t.length >> 1]!);
         const min = ts.map((t) => sorted(t)[0]!);

@@ -57,7 +57,7 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext, pairs
   const at = [...bounded.keys()].map((w) => f.sizes.indexOf(w)).sort((a, b) => a - b)[0];
   const head = `/* ${f.name}: op ${f.op} -> ${f.result} */`;
   if (at === undefined) {
-    if (crossRows && hasCrossRows(f, ctx))
+    if (crossRows && hasCrossRows(f))
       return [
         head,
         ...functionText(f, `${fn}_long`, ctx, undefined, false, pairs, 'long'),
@@ -130,7 +130,13 @@ function functionText(
       const hi = sp.fresh('hi');
       const rows = rowsSize(f);
       const paired = pairs && !hasLaneLoop(f.body) && rows !== undefined ? pairedRows(s, f) : undefined;
-      const x = cross ? crossRowShape(s, sp, (e, v) => entryLoopOf(e, v, f)) : undefined;
+      const x = cross
+        ? crossRowShape(
+            s,
+            (b) => p.bufElem(b),
+            (e, v) => entryLoopOf(e, v, f),
+          )
+        : undefined;
       const crossLines = x
         ? (cross === 'long' ? crossRowLong : crossRowShort)(s, x, '  ', sp, `(int)${lo}`, `(int)${hi}`)
         : undefined;
@@ -180,9 +186,15 @@ function widthDispatch(fn: string, at: number, widths: readonly number[]): strin
 }
 
 /** Whether f's parallel row loop is an SDDMM-shaped one that takes two passes (./transposed.ts crossRowShape). */
-function hasCrossRows(f: LoopFunc, ctx: NameContext): boolean {
+function hasCrossRows(f: LoopFunc): boolean {
   const top = f.body.find((s) => s.k === 'for' && s.parallel);
   if (!top || top.k !== 'for') return false;
-  const sp = new CStmtPrinter(new CPrinter(new FuncNames(f, ctx)));
-  return crossRowShape(top, sp, (e, v) => entryLoopOf(e, v, f)) !== undefined;
+  const elem = new Map(f.buffers.map((b) => [b.name, b.elem]));
+  return (
+    crossRowShape(
+      top,
+      (b) => elem.get(b)!,
+      (e, v) => entryLoopOf(e, v, f),
+    ) !== undefined
+  );
 }

@@ -149,18 +149,11 @@ function transpose(T: 'f32' | 'f64', r: string[], c: string[], fresh: () => stri
 
 /**
  * One block of W lanes of the shape: lane q's variables as `base[q]` names them (its entry, and its row where
- * the row varies by lane: `perLane`), each lane's index lets, its gathered rows' starts, the accumulators as one
+ * the row varies by lane; every lane names the same variables), each lane's index lets, its gathered rows' starts, the accumulators as one
  * vector, the loop over k by W columns with each row transposed, the last columns gathered lane by lane, then
  * the rest of each entry's body lane by lane.
  */
-function laneBlock(
-  shape: Shape,
-  entryVar: string,
-  perLane: readonly string[],
-  base: readonly ReadonlyMap<string, string>[],
-  i2: string,
-  sp: CStmtPrinter,
-): string[] {
+function laneBlock(shape: Shape, base: readonly ReadonlyMap<string, string>[], i2: string, sp: CStmtPrinter): string[] {
   const p = sp.p;
   const { T, laneLets, acc, inner, rows, tail } = shape;
   const { W, type, load } = VEC[T];
@@ -199,7 +192,7 @@ function laneBlock(
     );
   }
   // The body once per column with `cols(n)` standing for gathered row n and kk as `kk`.
-  const laneVars = new Set([entryVar, ...perLane, ...laneLets.map((l) => l.var), ...acc.map((a) => a.var)]);
+  const laneVars = new Set([...base[0]!.keys(), ...laneLets.map((l) => l.var), ...acc.map((a) => a.var)]);
   const body = (kk: string, cols: (n: number) => string, at: string): string[] => {
     const pk = p.with(new Map([[inner.var, kk]]));
     const vexpr = (e: LExpr): string => {
@@ -273,7 +266,7 @@ export function transposedLoop(
     `${i1}} else {`,
     `${i1}for (; ${P} + ${W} <= ${E}; ${P} += ${W}) {`,
   ];
-  out.push(...laneBlock(shape, s.var, [], laneNames, i2, sp));
+  out.push(...laneBlock(shape, laneNames, i2, sp));
   out.push(`${i1}}`);
   // The last entries of the row: the plain loop.
   out.push(...sp.forStmt(s, i1, P, E), `${i1}}`, `${ind}}`);
@@ -290,15 +283,14 @@ export const CROSS_ROW_BELOW: Readonly<Record<'f32' | 'f64', number | undefined>
 /** The row loop's entry loop and its shape with the row varying by lane, where the loop has that shape. */
 export function crossRowShape(
   top: For,
-  sp: CStmtPrinter,
+  elemOf: (buf: string) => LElem,
   ptrOf: (entries: For, row: string) => string | undefined,
 ): { e: For; ptr: string; shape: Shape; below: number } | undefined {
-  const p = sp.p;
   if (top.body.length !== 1 || top.body[0]!.k !== 'for') return undefined;
   const e = top.body[0] as For;
   const ptr = ptrOf(e, top.var);
-  if (ptr === undefined || shapeOf(e, (b) => p.bufElem(b)) === undefined) return undefined;
-  const shape = shapeOf(e, (b) => p.bufElem(b), [top.var]);
+  if (ptr === undefined || shapeOf(e, elemOf) === undefined) return undefined;
+  const shape = shapeOf(e, elemOf, [top.var]);
   const below = shape && CROSS_ROW_BELOW[shape.T];
   return shape && below !== undefined ? { e, ptr, shape, below } : undefined;
 }
@@ -369,7 +361,7 @@ export function crossRowShort(
     `${i2}${BR}[${NB}] = ${I};`,
     `${i2}if (++${NB} < ${W}) continue;`,
     `${i2}${NB} = 0;`,
-    ...laneBlock(shape, e.var, [top.var], base, i2, sp),
+    ...laneBlock(shape, base, i2, sp),
     `${i1}}`,
     `${ind}}`,
     `${ind}for (int ${Q} = 0; ${Q} < ${NB}; ++${Q}) {`,
