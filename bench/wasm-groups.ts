@@ -1,11 +1,18 @@
 /**
- * How many vectors a wasm SIMD block should hold (codegen/wasm/simd.ts
- * `GROUPS`). Each kernel is emitted once per blocking, all of them run in
- * one process, interleaved call by call on the same inputs at 1 thread
- * (after a 200 ms warm-up each, so every module is in V8's optimising tier),
- * medians and minima of RUNS calls; the outputs must be the same bits for
- * every blocking. The first blocking is the baseline of the ratios.
- *   npm run build && node dist/bench/wasm-groups.js [RUNS] [--blocks=8,4,1;4,2,1]
+ * How a wasm SIMD loop should be blocked (codegen/wasm/simd.ts `GROUPS`,
+ * `SPREAD`). Each kernel is emitted once per variant (a blocking and a number
+ * of spread walks), all of them run in one process, interleaved call by call
+ * on the same inputs at 1 thread (after a 200 ms warm-up each, so every
+ * module is in V8's optimising tier), medians and minima of RUNS calls; the
+ * outputs must be the same bits for every variant. The first variant is the
+ * baseline of the ratios. `--blocks` and `--spread` list one value per
+ * variant (`;`-separated; a single value applies to every variant);
+ * `--matrices` names files of the shared matrices or generated ones
+ * (random-<rows>-<per row>, banded-<rows>-<per row>, rows as 1M or 250k).
+ * A variant of more than 1 spread walk runs its ops' spread functions on
+ * every call, or with `--auto` where the executor's rule picks them
+ * (runtime/wasm/spread.ts). By default: 1 walk against `SPREAD`.
+ *   npm run build && node dist/bench/wasm-groups.js [RUNS] [--blocks=8,4,1;4,2,1] [--spread=1;2] [--auto] [--matrices=a.mtx,random-1M-15] [--cases=spmm f32 K=32,...]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -13,7 +20,8 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { emitWasm } from '../codegen/wasm/emit.js';
-import { GROUPS } from '../codegen/wasm/simd.js';
+import { GROUPS, SPREAD } from '../codegen/wasm/simd.js';
+import { generatedMatrix } from '../runtime/generate.js';
 import { compileSource } from '../frontend/compile.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -26,11 +34,33 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const args = process.argv.slice(2);
 const RUNS = Number(args.find((a) => !a.startsWith('--')) ?? 31);
-const blocksArg = args.find((a) => a.startsWith('--blocks='))?.slice('--blocks='.length);
-const BLOCKINGS: number[][] = blocksArg
-  ? blocksArg.split(';').map((b) => b.split(',').map(Number))
-  : [[8, 4, 1], [...GROUPS]];
-const MATRICES = [
+const opt = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const blocksArg = opt('blocks')
+  ?.split(';')
+  .map((b) => b.split(',').map(Number));
+const spreadArg = opt('spread')?.split(';').map(Number);
+interface Variant {
+  blocks: number[];
+  spread: number;
+}
+/** Spread variants run in spread walks on every call, or with --auto where the executor's rule says (runtime/wasm/spread.ts). */
+const AUTO = args.includes('--auto');
+const VARIANTS: Variant[] = ((): Variant[] => {
+  if (!blocksArg && !spreadArg)
+    return [
+      { blocks: [...GROUPS], spread: 1 },
+      { blocks: [...GROUPS], spread: SPREAD },
+    ];
+  const n = Math.max(blocksArg?.length ?? 1, spreadArg?.length ?? 1);
+  const pick = <T>(xs: T[] | undefined, q: number, dflt: T): T => (xs ? (xs.length === 1 ? xs[0]! : xs[q]!) : dflt);
+  for (const xs of [blocksArg, spreadArg])
+    if (xs && xs.length !== 1 && xs.length !== n) throw new Error('--blocks and --spread list as many variants');
+  return Array.from({ length: n }, (_, q) => ({
+    blocks: pick(blocksArg, q, [...GROUPS]),
+    spread: pick(spreadArg, q, SPREAD),
+  }));
+})();
+const DEFAULT_MATRICES = [
   'bcsstk33.mtx',
   'Groebner_id2003_aug.mtx',
   'facebook_combined.txt',
@@ -38,6 +68,14 @@ const MATRICES = [
   'ca-GrQc.mtx',
   'luxembourg_osm.mtx',
 ];
+const MATRICES = opt('matrices')?.split(',') ?? DEFAULT_MATRICES;
+
+function matrix(name: string): CsrMatrix {
+  const g = /^(random|banded)-(\d+)([kM]?)-(\d+)$/.exec(name);
+  if (!g) return toCsr(loadMatrix(join(root, '..', 'shared', 'data', 'matrices', name)));
+  const rows = Number(g[2]) * (g[3] === 'M' ? 1_000_000 : g[3] === 'k' ? 1000 : 1);
+  return generatedMatrix(rows, Number(g[4]), g[1] === 'banded');
+}
 
 interface Case {
   name: string;
@@ -51,6 +89,7 @@ const spmm = (t: string): string =>
 const CASES: Case[] = [
   { name: 'spmm f32 K=32', src: spmm('f32'), square: false, dense: (A) => ({ B: [A.cols, 32] }) },
   { name: 'spmm f32 K=24', src: spmm('f32'), square: false, dense: (A) => ({ B: [A.cols, 24] }) },
+  { name: 'spmm f32 K=64', src: spmm('f32'), square: false, dense: (A) => ({ B: [A.cols, 64] }) },
   { name: 'spmm f64 K=32', src: spmm('f64'), square: false, dense: (A) => ({ B: [A.cols, 32] }) },
   {
     name: 'sddmm f32 d=32',
@@ -81,32 +120,35 @@ function operand(shape: [number, number], seed: number): DenseTensor {
 const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
 
 async function main(): Promise<void> {
-  const label = (b: number[]): string => `[${b.join(',')}]`;
+  const label = (v: Variant): string => `[${v.blocks.join(',')}]${v.spread > 1 ? `/${v.spread}` : ''}`;
+  const cases = opt('cases') ? CASES.filter((c) => opt('cases')!.split(',').includes(c.name)) : CASES;
   console.log(
     `load average ${loadavg()
       .map((x) => x.toFixed(2))
       .join(
         ' ',
-      )}; ${RUNS} interleaved calls a blocking, 1 thread; ms median (min); ratio = ${label(BLOCKINGS[0]!)} / blocking`,
+      )}; ${RUNS} interleaved calls a blocking, 1 thread; ms median (min); ratio = ${label(VARIANTS[0]!)} / variant (blocks/spread walks)`,
   );
   console.log(
-    ['matrix'.padEnd(24), 'kernel'.padEnd(16), ...BLOCKINGS.map((b) => label(b).padStart(18)), 'ratios', 'bits'].join(
+    ['matrix'.padEnd(24), 'kernel'.padEnd(16), ...VARIANTS.map((v) => label(v).padStart(18)), 'ratios', 'bits'].join(
       ' ',
     ),
   );
   const rows: Record<string, unknown>[] = [];
-  const kernels = CASES.map(
+  const kernels = cases.map(
     (c) =>
       runPipeline(compileSource(c.src, 'bench.dy').module!, { passes: [...DEFAULT_PIPELINE, 'lower-kernels'] })
         .kernels[0]!,
   );
   const modules = await Promise.all(
-    kernels.map((k) => Promise.all(BLOCKINGS.map((b) => emitWasm(k, { simd: true, vectorBlocks: b })))),
+    kernels.map((k) =>
+      Promise.all(VARIANTS.map((v) => emitWasm(k, { simd: true, vectorBlocks: v.blocks, spreadWalks: v.spread }))),
+    ),
   );
   for (const file of MATRICES) {
-    const A = toCsr(loadMatrix(join(root, '..', 'shared', 'data', 'matrices', file)));
-    for (let ci = 0; ci < CASES.length; ci++) {
-      const c = CASES[ci]!;
+    const A = matrix(file);
+    for (let ci = 0; ci < cases.length; ci++) {
+      const c = cases[ci]!;
       if (c.square && A.rows !== A.cols) continue;
       const tensors = new Map<string, Tensor>([['A', A]]);
       let seed = 3;
@@ -115,7 +157,10 @@ async function main(): Promise<void> {
       const exs: WasmExecutor[] = [];
       try {
         for (const m of modules[ci]!) {
-          const ex = await createWasmExecutor(m.binary, m.manifest, { threads: 1 });
+          const ex = await createWasmExecutor(m.binary, m.manifest, {
+            threads: 1,
+            ...(AUTO ? {} : { spreadFromBytes: 0 }),
+          });
           exs.push(ex);
           const t0 = performance.now();
           while (performance.now() - t0 < 200) ex.execute(inputs);
@@ -136,7 +181,7 @@ async function main(): Promise<void> {
           matrix: file,
           nnz: A.values.length,
           kernel: c.name,
-          blockings: BLOCKINGS,
+          variants: VARIANTS,
           medianMs: med,
           minMs: min,
           ratios,
@@ -164,7 +209,7 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   writeFileSync(
     join(out, 'wasm-groups.json'),
-    JSON.stringify({ runs: RUNS, load: loadavg(), node: process.version, blockings: BLOCKINGS, rows }, null, 2),
+    JSON.stringify({ runs: RUNS, load: loadavg(), node: process.version, variants: VARIANTS, rows }, null, 2),
   );
   console.log(`saved ${join('bench', 'results', 'wasm-groups.json')}`);
 }

@@ -21,7 +21,7 @@ import { PAIR_MIN_ENTRIES, pairMaxRows, pairedRows, type PairedRows } from '../c
 import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
 import type { WasmManifest, WasmOp, WasmStep, WasmValueType } from '../../runtime/wasm/manifest.js';
-import { GROUPS, planVector, VectorLoop, type ScalarEmitter } from './simd.js';
+import { GROUPS, SPREAD, planVector, spreadBuffers, VectorLoop, type ScalarEmitter } from './simd.js';
 import { rowLocalBuffers, splitWrites } from './split.js';
 import { FnBuilder, INT32_MAX, INT32_MIN, isFloat, kindOf, loadBinaryen, WasmModule, type Ref } from './binaryen.js';
 
@@ -40,10 +40,17 @@ export interface EmitOptions {
    * bit-identical for every choice. Strictly decreasing positive integers.
    */
   vectorBlocks?: readonly number[];
+  /**
+   * Most walks of a row's entries that share one block of the widest vectors in the ops' second
+   * function, exported beside the first for ops that read rows through loaded indices (codegen/wasm/simd.ts
+   * `SPREAD`, WasmOp.spread; the executor picks one per call). 1: no second function. Results are
+   * bit-identical either way.
+   */
+  spreadWalks?: number;
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
-export const WASM_EMITTER_VERSION = 7;
+export const WASM_EMITTER_VERSION = 8;
 
 export interface EmittedWasm {
   binary: Uint8Array;
@@ -73,6 +80,7 @@ class FuncEmitter implements ScalarEmitter {
     private readonly simd: boolean,
     private readonly pairs: boolean,
     private readonly blocks: readonly number[],
+    private readonly spread: number,
   ) {
     const nb = f.buffers.length;
     const ns = f.sizes.length;
@@ -523,7 +531,7 @@ class FuncEmitter implements ScalarEmitter {
           );
         }
         const plan = this.simd ? planVector(s, this.f.buffers) : undefined;
-        if (plan) return new VectorLoop(this, s, plan, this.blocks).emit(lo, hi);
+        if (plan) return new VectorLoop(this, s, plan, this.blocks, this.spread).emit(lo, hi);
         const rows = top && this.pairs ? this.rowsLocal(s) : undefined;
         const paired = rows !== undefined ? pairedRows(s, this.f) : undefined;
         return paired ? this.pairedFor(paired, lo, hi, rows!) : this.scalarFor(s, lo, hi);
@@ -550,9 +558,9 @@ class FuncEmitter implements ScalarEmitter {
     }
   }
 
-  emit(): void {
+  emit(name: string): void {
     const body = this.stmts(this.f.body, true);
-    this.W.addExportedFunction(this.f.name, this.F.params, this.F.vars, body);
+    this.W.addExportedFunction(name, this.F.params, this.F.vars, body);
   }
 }
 
@@ -574,8 +582,14 @@ function program(ops: readonly Op[]): WasmStep[] {
   );
 }
 
-/** The manifest of a kernel whose loops lower-kernels attached. */
-export function wasmManifest(k: Kernel, imports: string[], shared: boolean): WasmManifest {
+/** The export of an op's function in spread walks (codegen/wasm/simd.ts `SPREAD`). */
+const spreadExport = (name: string): string => `${name}_spread`;
+
+/**
+ * The manifest of a kernel whose loops lower-kernels attached. `spread`: the module exports each op that
+ * reads rows through loaded indices in spread walks too (WasmOp.spread); other backends' functions do not.
+ */
+export function wasmManifest(k: Kernel, imports: string[], shared: boolean, spread = false): WasmManifest {
   const loops = k.loops;
   if (!loops) throw new Error(`wasm emitter: kernel ${k.name} has no loop IR; run the lower-kernels pass first`);
   const facts = kernelFacts(k);
@@ -601,6 +615,7 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
         throw new Error(`wasm emitter: kernel ${k.name}, op ${f.op}: sparse result '${f.result}' has no pattern root`);
       setRoot(f.result, r);
     }
+    const gathered = spread ? spreadBuffers(f) : [];
     const top = f.body.filter((s) => s.k === 'for');
     const splittable = f.body.length === 1 && top.length === 1 && top[0]!.k === 'for' && top[0]!.parallel;
     // Balance a split by the row pointers the top loop indexes with its variable, when there are some.
@@ -657,6 +672,7 @@ export function wasmManifest(k: Kernel, imports: string[], shared: boolean): Was
       ...(balanceBy ? { balanceBy } : {}),
       ...(writes ? { splitWrites: writes } : {}),
       ...(rowLocal && rowLocal.length > 0 ? { rowLocal } : {}),
+      ...(gathered.length > 0 ? { spread: { export: spreadExport(f.name), gathered } } : {}),
     };
   });
   return {
@@ -684,13 +700,22 @@ export async function emitWasm(k: Kernel, opts: EmitOptions = {}): Promise<Emitt
     throw new Error(
       `wasm emitter: vectorBlocks must be strictly decreasing positive integers, got [${blocks.join(', ')}]`,
     );
+  const spread = opts.spreadWalks ?? SPREAD;
+  if (!Number.isInteger(spread) || spread < 1)
+    throw new Error(`wasm emitter: spreadWalks must be a positive integer, got ${spread}`);
   const b = await loadBinaryen();
   const shared = opts.shared ?? true;
   const W = new WasmModule(b, shared, MAX_PAGES);
   try {
-    for (const f of loops) new FuncEmitter(W, f, opts.simd ?? true, opts.pairs ?? true, blocks).emit();
+    const simd = opts.simd ?? true;
+    const spreading = simd && spread > 1;
+    for (const f of loops) {
+      new FuncEmitter(W, f, simd, opts.pairs ?? true, blocks, 1).emit(f.name);
+      if (spreading && spreadBuffers(f).length > 0)
+        new FuncEmitter(W, f, simd, opts.pairs ?? true, blocks, spread).emit(spreadExport(f.name));
+    }
     const binary = W.finish(`kernel ${k.name}`);
-    const manifest = wasmManifest(k, W.importedHosts(), shared);
+    const manifest = wasmManifest(k, W.importedHosts(), shared, spreading);
     return opts.text ? { binary, manifest, text: W.text() } : { binary, manifest };
   } finally {
     W.dispose();

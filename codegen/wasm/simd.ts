@@ -34,7 +34,7 @@
  * a reduction over p, and reordering its sum would change the result), a
  * reduction over k itself (SDDMM's dot product), strided stores, host math.
  */
-import type { LBuffer, LElem, LExpr, LStmt } from '../../ir/loops.js';
+import type { LBuffer, LElem, LExpr, LStmt, LoopFunc } from '../../ir/loops.js';
 import { hasLoad, indexCoefficient, mentionsAny as mentions, walkLExpr } from '../../ir/loops-walk.js';
 import type { FnBuilder, Ref, WasmModule } from './binaryen.js';
 
@@ -49,6 +49,11 @@ export interface VectorPlan {
   lanes: Set<string>;
   /** Some value needs per-lane scalars: a lane local, or a gathered load (lane by lane). */
   perLane: boolean;
+  /**
+   * Buffers read contiguously in k at a row reached through a loaded index (SpMM's B[colIdx[p], k]):
+   * each entry reads a row of them from wherever it lies, which spread walks help (`SPREAD`).
+   */
+  rowGathered: Set<string>;
 }
 
 /** What the vectoriser needs of the scalar function emitter. */
@@ -76,6 +81,14 @@ const LANES: Record<VecElem, number> = { f32: 4, f64: 2 };
  * docs/PERFORMANCE.md); the block of 2 keeps K = 24 at two walks.
  */
 export const GROUPS: readonly number[] = [4, 2, 1];
+/**
+ * Most walks sharing a block of the widest vectors in an op's spread function (then half as many,
+ * down to 2). A walk of 4 vectors can start 4 of B's cache lines (64 bytes, 4 vectors each), so 4:
+ * K = 64 f32 and K = 32 f64 take one block of 4 walks, K = 32 f32 one of 2. Rows of B from beyond
+ * L2 ran 1.1-1.47x faster so, rows in L2 down to 0.62x (bench/wasm-groups.ts, docs/PERFORMANCE.md
+ * *Spread walks*): the executor picks the function by B's bytes (runtime/wasm/spread.ts).
+ */
+export const SPREAD = 4;
 
 // ---- analysis ----
 
@@ -231,11 +244,20 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     }
   };
   const index = (e: LExpr): boolean => indexCoefficient(e, k, varying) === 1;
+  // Locals holding a loaded value, or one computed from one (an entry's column j = colIdx[p]).
+  const loaded = new Set<string>();
+  walk(s.body, (t) => {
+    if ((t.k === 'let' || t.k === 'set') && (hasLoad(t.value) || mentions(t.value, loaded))) loaded.add(t.var);
+  });
+  const rowGathered = new Set<string>();
   // Contiguous (base + k), or gathered lane by lane when the index varies otherwise (but not with a vector).
   const loadOk = (e: Extract<LExpr, { k: 'load' }>): boolean => {
     const b = buf.get(e.buf);
     if (!b || b.elem !== T || stored.has(region(b))) return false;
-    if (index(e.index)) return true;
+    if (index(e.index)) {
+      if (hasLoad(e.index) || mentions(e.index, loaded)) rowGathered.add(e.buf);
+      return true;
+    }
     if (mentions(e.index, vectors)) return false;
     perLane = true;
     return true;
@@ -297,7 +319,7 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     if (t.k === 'let' || t.k === 'for') lets++;
   });
   if (lets !== declared.size) return undefined;
-  return stmts(s.body) ? { elem: T, vectors, lanes, perLane } : undefined;
+  return stmts(s.body) ? { elem: T, vectors, lanes, perLane, rowGathered } : undefined;
 }
 
 function children(e: LExpr): LExpr[] {
@@ -317,6 +339,33 @@ function children(e: LExpr): LExpr[] {
     case 'select':
       return [e.cond, e.then, e.else];
   }
+}
+
+/** Whether a planned loop takes spread walks: it reads rows through loaded indices, and no value is per lane. */
+const spreads = (p: VectorPlan): boolean => !p.perLane && p.rowGathered.size > 0;
+
+/**
+ * The buffers of f that its vector loops read by rows through loaded indices, in spread walks (the loops the
+ * emitter vectorises: at each loop, planVector's plan, else the loops inside). Empty: spread walks change
+ * nothing in f.
+ */
+export function spreadBuffers(f: LoopFunc): string[] {
+  const out = new Set<string>();
+  const visit = (ss: readonly LStmt[]): void => {
+    for (const s of ss) {
+      if (s.k === 'for') {
+        const p = planVector(s, f.buffers);
+        if (p) {
+          if (spreads(p)) for (const b of p.rowGathered) out.add(b);
+        } else visit(s.body);
+      } else if (s.k === 'if') {
+        visit(s.then);
+        if (s.else) visit(s.else);
+      }
+    }
+  };
+  visit(f.body);
+  return [...out].sort();
 }
 
 // ---- emission ----
@@ -343,12 +392,15 @@ export class VectorLoop {
   /** Gathered loads of an inner loop unrolled by lanes: per load, per group, per step u the transposed vector's local. */
   private transposed = new Map<LExpr, number[][]>();
   private step = 0;
+  /** Byte offset of group g's vector from the block's k0 (g * 16, or spread across a walk's cache lines). */
+  private offset: (g: number) => number = (g) => g * 16;
 
   constructor(
     private readonly S: ScalarEmitter,
     private readonly s: ForStmt,
     private readonly plan: VectorPlan,
     private readonly blocks: readonly number[],
+    private readonly spread: number = 1,
   ) {
     this.lanes = LANES[plan.elem];
     this.bytes = plan.elem === 'f32' ? 4 : 8;
@@ -363,8 +415,15 @@ export class VectorLoop {
     const end = F.local('index');
     const gk = (): Ref => F.get(k0, 'index');
     const out: Ref[] = [F.set(k0, lo), F.set(end, hi)];
-    for (const G of this.blocks) {
-      const step = G * this.lanes;
+    // Spread walks (contiguous loads only): w walks of the entries share one block of w * G
+    // vectors, walk r taking vectors r, r + w, ...: the first walk then reaches every cache line
+    // of B's row that the block reads (4 vectors a line), the later walks find them in L1.
+    // Blocks of spread, spread / 2, ... down to 2 walks come first, then the plain blocks.
+    const stages: [number, number][] = [];
+    if (spreads(this.plan)) for (let w = this.spread; w > 1; w >>= 1) stages.push([this.blocks[0]!, w]);
+    for (const G of this.blocks) stages.push([G, 1]);
+    for (const [G, walks] of stages) {
+      const step = G * walks * this.lanes;
       const b = F.label('VB');
       const l = F.label('VL');
       const prefix: Ref[] = [];
@@ -378,9 +437,16 @@ export class VectorLoop {
         }
       }
       this.kBases = new Map();
-      const stmts = this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () =>
-        this.stmts(this.s.body, G),
-      );
+      const stmts: Ref[] = [];
+      for (let r = 0; r < walks; r++) {
+        this.offset = (g) => (r + walks * g) * 16;
+        stmts.push(
+          ...this.S.scoped(new Map([[this.s.var, { index: k0, elem: 'index' as LElem }]]), () =>
+            this.stmts(this.s.body, G),
+          ),
+        );
+      }
+      this.offset = (g) => g * 16;
       const shift = m.i32.const(this.shift);
       const bases = [...this.kBases].map(([buf, l]) =>
         F.set(l, m.i32.add(F.get(this.S.bufParam(buf), 'i32'), m.i32.shl(gk(), shift))),
@@ -536,7 +602,7 @@ export class VectorLoop {
             const a = F.local('index');
             const v = this.value(t.value, G);
             out.push(...v.pre, F.set(a, this.address(t.buf, t.index)));
-            for (let g = 0; g < G; g++) out.push(m.v128.store(g * 16, this.bytes, F.get(a, 'index'), v.get(g)));
+            for (let g = 0; g < G; g++) out.push(m.v128.store(this.offset(g), this.bytes, F.get(a, 'index'), v.get(g)));
             break;
           }
           case 'if':
@@ -615,7 +681,7 @@ export class VectorLoop {
         );
         return {
           pre: [F.set(a, at)],
-          get: (g) => m.v128.load(g * 16, this.bytes, F.get(a, 'index')),
+          get: (g) => m.v128.load(this.offset(g), this.bytes, F.get(a, 'index')),
         };
       }
       case 'cast':

@@ -31,6 +31,7 @@ import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
 import { instantiateKernel } from './instantiate.js';
+import { hostSpreadFromBytes } from './spread.js';
 import { chunkCuts, type WasmThreadPool } from './threads.js';
 import type { WasmElem, WasmManifest, WasmOp, WasmStep } from './manifest.js';
 import {
@@ -91,6 +92,11 @@ export interface WasmExecutor {
    * Results are the same for any counts.
    */
   setOpThreads(counts: ReadonlyMap<string, number>): void;
+  /**
+   * Whether op ran in spread walks with the current layout (WasmOp.spread, WasmExecutorOptions.spreadFromBytes);
+   * undefined where it has no spread form or has not run yet.
+   */
+  spreadsOp(op: string): boolean | undefined;
   /** Stops the worker threads (the executor runs single-threaded afterwards). */
   close(): void;
 }
@@ -119,6 +125,11 @@ export interface KernelFunctions {
 export interface WasmExecutorOptions {
   /** Threads for ops with a parallel row loop (default 1); needs a module with shared memory. */
   threads?: number;
+  /**
+   * Gathered bytes from which an op with a spread form (WasmOp.spread) runs it: default twice the host's L2
+   * (runtime/wasm/spread.ts); 0 always, Infinity never. Results are the same bits either way.
+   */
+  spreadFromBytes?: number;
 }
 
 type OpFn = (...args: number[]) => void;
@@ -163,21 +174,29 @@ class Executor implements WasmExecutor {
   private opThreads = new Map<string, number>();
 
   private readonly own: KernelFunctions;
+  /** Per op with a spread form: that function, and whether the current layout's gathered rows call for it. */
+  private readonly spreadFns = new Map<string, OpFn>();
+  private spreading = new Map<string, boolean>();
 
   constructor(
     readonly manifest: WasmManifest,
     fns: KernelFunctions,
     memory: KernelMemory,
     pool?: WasmThreadPool,
+    private readonly spreadFrom = Infinity,
   ) {
     this.pool = pool;
     this.memory = memory;
     this.own = fns;
     this.L = new ProgramLayout(manifest);
+    const fnOf = (name: string): OpFn => {
+      const fn = fns.fns[name];
+      if (typeof fn !== 'function') throw new Error(`wasm executor: the module exports no function '${name}'`);
+      return fn as OpFn;
+    };
     for (const o of manifest.ops) {
-      const fn = fns.fns[o.export];
-      if (typeof fn !== 'function') throw new Error(`wasm executor: the module exports no function '${o.export}'`);
-      this.fns.set(o.op, fn as OpFn);
+      this.fns.set(o.op, fnOf(o.export));
+      if (o.spread) this.spreadFns.set(o.op, fnOf(o.spread.export));
     }
   }
 
@@ -439,6 +458,24 @@ class Executor implements WasmExecutor {
     recordTrips(this.repeatLog, s.id, n, u, t, stopped);
   }
 
+  /** Bytes of the buffers an op reads by rows through loaded indices (WasmOp.spread), in the current layout. */
+  private gatheredBytes(o: WasmOp): number {
+    const keys = this.L.keys.get(o.op)!;
+    let bytes = 0;
+    for (const name of o.spread?.gathered ?? []) {
+      const q = o.buffers.findIndex((b) => b.name === name);
+      if (q < 0) throw new Error(`wasm executor: op ${o.op} gathers '${name}', which it has no buffer of`);
+      const r = this.region(keys[q]!);
+      bytes += r.length * bytesOf(r.elem);
+    }
+    return bytes;
+  }
+
+  /** Whether op runs in spread walks with the current layout (undefined: it has no spread form, or has not run). */
+  spreadsOp(op: string): boolean | undefined {
+    return this.spreading.get(op);
+  }
+
   /** Arguments of one op's function: buffer offsets, then sizes. */
   private args(o: WasmOp): number[] {
     return [
@@ -459,8 +496,10 @@ class Executor implements WasmExecutor {
     if (!args) {
       args = this.args(o);
       if (!this.L.swapping.has(o.op)) this.argCache.set(o.op, args);
+      if (o.spread) this.spreading.set(o.op, this.gatheredBytes(o) >= this.spreadFrom);
     }
-    const fn = this.fns.get(o.op)!;
+    const spread = o.spread !== undefined && this.spreading.get(o.op) === true;
+    const fn = spread ? this.spreadFns.get(o.op)! : this.fns.get(o.op)!;
     const threads = this.opThreads.get(o.op) ?? this.threads;
     if (!this.pool) {
       this.own.setThreads?.(threads);
@@ -485,7 +524,7 @@ class Executor implements WasmExecutor {
         this.cuts.set(key, cuts);
       }
       const a = args;
-      this.pool.run(o.export, a, cuts, (lo, hi) => fn(...a, lo, hi), threads);
+      this.pool.run(spread ? o.spread!.export : o.export, a, cuts, (lo, hi) => fn(...a, lo, hi), threads);
     } else fn(...args, 0, FULL_HI);
     this.afterOp(o);
   }
@@ -514,8 +553,10 @@ export async function createWasmExecutor(
   manifest: WasmManifest,
   opts: WasmExecutorOptions = {},
 ): Promise<WasmExecutor> {
+  const spreadFrom = opts.spreadFromBytes ?? hostSpreadFromBytes();
+  if (!(spreadFrom >= 0)) throw new Error(`wasm executor: spreadFromBytes must be at least 0, got ${spreadFrom}`);
   const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm executor');
-  return new Executor(manifest, { fns: instance.exports }, memory, pool);
+  return new Executor(manifest, { fns: instance.exports }, memory, pool, spreadFrom);
 }
 
 /** An executor over other functions and memory with the wasm calling convention (the native CPU library's). */

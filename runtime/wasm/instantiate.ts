@@ -50,7 +50,7 @@ export async function instantiateKernel(
       ? await WasmThreadPool.create(
           module,
           memory,
-          manifest.ops.map((o) => o.export),
+          manifest.ops.flatMap((o) => (o.spread ? [o.export, o.spread.export] : [o.export])),
           threads,
         )
       : undefined;

@@ -64,6 +64,13 @@ export interface WasmOp {
    * split stage needs only its slice of them.
    */
   rowLocal?: string[];
+  /**
+   * The same op in spread walks (wasm modules only): `export` reads every cache line of the rows it
+   * gathers in its first walk of a row's entries, which pays where those rows come from beyond the
+   * core's L2 and costs where they sit in it (codegen/wasm/simd.ts `SPREAD`). `gathered`: the buffers
+   * read by rows through loaded indices, whose bytes the executor weighs (runtime/wasm/spread.ts).
+   */
+  spread?: { export: string; gathered: string[] };
 }
 
 /** A repeat region: `count` trips at most; with `until`, it stops once that value stops changing (runtime/converge.ts). */

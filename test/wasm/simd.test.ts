@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { emitWasm } from '../../codegen/wasm/emit.js';
+import { emitWasm, type EmitOptions } from '../../codegen/wasm/emit.js';
 import { planVector } from '../../codegen/wasm/simd.js';
 import { ladd, lload, lmul, lvar, type LExpr, type LStmt } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
@@ -255,10 +255,11 @@ describe('simd: bit-identical to the scalar path', () => {
       );
     }
   });
-  it('every blocking gives the same bits: [8, 4, 1], [3, 1] and [1] against the default (SpMM and gcn, f32 and f64)', async () => {
-    const once = async (k: Kernel, blocks: number[] | undefined, tensors: Record<string, Tensor>) => {
-      const c = await emitWasm(k, blocks ? { vectorBlocks: blocks } : {});
-      const ex = await createWasmExecutor(c.binary, c.manifest, { threads: 1 });
+  it('every blocking and spread gives the same bits: the default, [8, 4, 1], [3, 1], [1], 2 and 4 walks against 1 walk (SpMM and gcn, f32 and f64)', async () => {
+    const once = async (k: Kernel, opts: EmitOptions, tensors: Record<string, Tensor>) => {
+      const c = await emitWasm(k, opts);
+      // Every call in spread walks where the op has them.
+      const ex = await createWasmExecutor(c.binary, c.manifest, { threads: 1, spreadFromBytes: 0 });
       try {
         return ex.run(toMaps({ tensors })).outputs;
       } finally {
@@ -272,6 +273,11 @@ describe('simd: bit-identical to the scalar path', () => {
           `kernel k(A: csr<${t}>[m, n], B: dense<${t}>[n, h]) -> (Y: dense<${t}>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`,
           { A, B: rand([120, 37], 4) },
         ],
+        // 75 columns: f32 takes a block of 4 walks (64 lanes) first, f64 one of 4 walks and one of 2.
+        [
+          `kernel k(A: csr<${t}>[m, n], B: dense<${t}>[n, h]) -> (Y: dense<${t}>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`,
+          { A, B: rand([120, 75], 5) },
+        ],
         [
           `kernel gcn(A: csr<${t}>[n, n], X: dense<${t}>[n, f], W1: dense<${t}>[f, h], W2: dense<${t}>[h, c]) -> (Y: dense<${t}>[n, c]) {
             T1[i, k] = X[i, j] * W1[j, k];
@@ -284,14 +290,37 @@ describe('simd: bit-identical to the scalar path', () => {
       ];
       for (const [src, tensors] of cases) {
         const k = loopKernel(src);
-        const want = await once(k, undefined, tensors);
-        for (const blocks of [[8, 4, 1], [3, 1], [1]]) {
-          const got = await once(k, blocks, tensors);
+        const want = await once(k, { spreadWalks: 1 }, tensors);
+        const variants: EmitOptions[] = [
+          {},
+          { vectorBlocks: [8, 4, 1] },
+          { vectorBlocks: [3, 1] },
+          { vectorBlocks: [1] },
+          { spreadWalks: 2 },
+          { spreadWalks: 4 },
+          { spreadWalks: 4, vectorBlocks: [3, 1] },
+        ];
+        for (const opts of variants) {
+          const got = await once(k, opts, tensors);
           for (const [name, y] of want)
-            expectIdentical(got.get(name)!, y, `${t} ${k.name} blocks [${blocks.join(', ')}]: ${name}`);
+            expectIdentical(got.get(name)!, y, `${t} ${k.name} ${JSON.stringify(opts)}: ${name}`);
         }
       }
     }
+  });
+  it('spread walks read every cache line of a block in its first walk: vector offsets up to 15 x 16 bytes with 4 walks, 3 x 16 without', async () => {
+    const k = loopKernel(
+      `kernel k(A: csr<f32>[m, n], B: dense<f32>[n, h]) -> (Y: dense<f32>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }`,
+    );
+    const offsets = async (spreadWalks: number): Promise<number> => {
+      const { text } = await emitWasm(k, { spreadWalks, text: true });
+      return Math.max(...[...text!.matchAll(/v128\.(?:load|store) offset=(\d+)/g)].map((x) => Number(x[1])));
+    };
+    expect(await offsets(1)).toBe(48);
+    expect(await offsets(2)).toBe(112);
+    expect(await offsets(4)).toBe(240);
+    for (const bad of [0, 1.5, -2])
+      await expect(emitWasm(k, { spreadWalks: bad })).rejects.toThrow(/spreadWalks must be a positive integer/);
   });
   it('refuses a blocking that is not strictly decreasing positive integers', async () => {
     const k = loopKernel(
