@@ -58,6 +58,8 @@ export interface EmittedWasm {
   text?: string;
 }
 
+const MAX_SPREAD = 16;
+
 /** 65536 pages: 4 GiB, every i32 address. */
 const MAX_PAGES = 65536;
 
@@ -701,8 +703,9 @@ export async function emitWasm(k: Kernel, opts: EmitOptions = {}): Promise<Emitt
       `wasm emitter: vectorBlocks must be strictly decreasing positive integers, got [${blocks.join(', ')}]`,
     );
   const spread = opts.spreadWalks ?? SPREAD;
-  if (!Number.isInteger(spread) || spread < 1)
-    throw new Error(`wasm emitter: spreadWalks must be a positive integer, got ${spread}`);
+  // Each block of w walks copies the loop body w times.
+  if (!Number.isInteger(spread) || spread < 1 || spread > MAX_SPREAD)
+    throw new Error(`wasm emitter: spreadWalks must be an integer in 1..${MAX_SPREAD}, got ${spread}`);
   const b = await loadBinaryen();
   const shared = opts.shared ?? true;
   const W = new WasmModule(b, shared, MAX_PAGES);

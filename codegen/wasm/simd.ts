@@ -244,18 +244,22 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
     }
   };
   const index = (e: LExpr): boolean => indexCoefficient(e, k, varying) === 1;
-  // Locals holding a loaded value, or one computed from one (an entry's column j = colIdx[p]).
+  // Locals an inner loop (a walk over a row's entries) declares from a loaded value, or from one such
+  // (an entry's column j = colIdx[p]): a contiguous load there at a row through them reads a new row each trip.
   const loaded = new Set<string>();
-  walk(s.body, (t) => {
-    if ((t.k === 'let' || t.k === 'set') && (hasLoad(t.value) || mentions(t.value, loaded))) loaded.add(t.var);
-  });
+  for (const t of s.body)
+    if (t.k === 'for')
+      walk(t.body, (x) => {
+        if (x.k === 'let' && (hasLoad(x.value) || mentions(x.value, loaded))) loaded.add(x.var);
+      });
   const rowGathered = new Set<string>();
+  let depth = 0;
   // Contiguous (base + k), or gathered lane by lane when the index varies otherwise (but not with a vector).
   const loadOk = (e: Extract<LExpr, { k: 'load' }>): boolean => {
     const b = buf.get(e.buf);
     if (!b || b.elem !== T || stored.has(region(b))) return false;
     if (index(e.index)) {
-      if (hasLoad(e.index) || mentions(e.index, loaded)) rowGathered.add(e.buf);
+      if (depth > 0 && (hasLoad(e.index) || mentions(e.index, loaded))) rowGathered.add(e.buf);
       return true;
     }
     if (mentions(e.index, vectors)) return false;
@@ -305,8 +309,13 @@ export function planVector(s: ForStmt, buffers: readonly LBuffer[]): VectorPlan 
         case 'set':
           // Only accumulators: a scalar assigned in the loop would be assigned once per vector instead of once per k.
           return vectors.has(t.var) && declared.has(t.var) && value(t.value);
-        case 'for':
-          return !mentions(t.lo, varying) && !mentions(t.hi, varying) && stmts(t.body);
+        case 'for': {
+          if (mentions(t.lo, varying) || mentions(t.hi, varying)) return false;
+          depth++;
+          const ok = stmts(t.body);
+          depth--;
+          return ok;
+        }
         case 'store':
           return index(t.index) && value(t.value);
         case 'if':

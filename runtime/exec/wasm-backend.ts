@@ -2,9 +2,10 @@
  * The wasm backend of the stage engine: this machine's CPU running the
  * kernel's wasm module (codegen/wasm) op by op over buffers in one
  * WebAssembly.Memory, an op's parallel loop split across worker threads by
- * rows balanced by stored entries (runtime/wasm/threads.ts), exactly as the
- * whole-kernel executor does. One device (the host CPU); copies in and out
- * are plain memory copies.
+ * rows balanced by stored entries (runtime/wasm/threads.ts), and an op with
+ * a spread form run in it where its gathered buffers reach the threshold
+ * (runtime/wasm/spread.ts), exactly as the whole-kernel executor does. One
+ * device (the host CPU); copies in and out are plain memory copies.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { parseProjectJson } from '../native/project.js';
 import { bytesOf, view } from '../wasm/layout.js';
 import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
 import { instantiateKernel } from '../wasm/instantiate.js';
+import { hostSpreadFromBytes } from '../wasm/spread.js';
 import { chunkCuts, type WasmThreadPool } from '../wasm/threads.js';
 import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend } from './backend.js';
 import { Heap } from './heap.js';
@@ -35,27 +37,50 @@ export class WasmStageBackend implements StageBackend {
   readonly queues = false;
   private readonly heap = new Heap();
   private readonly fns: OpFn[];
+  /** Per op, its spread form (WasmOp.spread), where it has one and the threshold is finite. */
+  private readonly spreadFns: (OpFn | undefined)[];
 
   private constructor(
     readonly manifest: WasmManifest,
     private readonly memory: WebAssembly.Memory,
     instance: WebAssembly.Instance,
     private pool: WasmThreadPool | undefined,
+    private readonly spreadFrom: number,
   ) {
-    this.fns = manifest.ops.map((o) => instance.exports[o.export] as OpFn);
-    manifest.ops.forEach((o, i) => {
-      if (typeof this.fns[i] !== 'function')
-        throw new Error(`wasm backend: the module exports no function '${o.export}'`);
-    });
+    const fnOf = (name: string): OpFn => {
+      const fn = instance.exports[name];
+      if (typeof fn !== 'function') throw new Error(`wasm backend: the module exports no function '${name}'`);
+      return fn as OpFn;
+    };
+    this.fns = manifest.ops.map((o) => fnOf(o.export));
+    this.spreadFns = manifest.ops.map((o) =>
+      o.spread && Number.isFinite(spreadFrom) ? fnOf(o.spread.export) : undefined,
+    );
   }
 
+  /** `spreadFromBytes`: as the whole-kernel executor's (WasmExecutorOptions), default twice the host's L2. */
   static async create(
     binary: Uint8Array,
     manifest: WasmManifest,
-    opts: { threads?: number } = {},
+    opts: { threads?: number; spreadFromBytes?: number } = {},
   ): Promise<WasmStageBackend> {
+    const spreadFrom = opts.spreadFromBytes ?? hostSpreadFromBytes();
+    if (!(spreadFrom >= 0)) throw new Error(`wasm backend: spreadFromBytes must be at least 0, got ${spreadFrom}`);
     const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm backend');
-    return new WasmStageBackend(manifest, memory, instance, pool);
+    return new WasmStageBackend(manifest, memory, instance, pool, spreadFrom);
+  }
+
+  /** Whether op `handle` runs its spread form over these buffers: its gathered buffers' bytes reach the threshold. */
+  private spreads(handle: number, buffers: readonly DeviceBuffer[]): boolean {
+    const o = this.manifest.ops[handle]!;
+    if (!o.spread || !this.spreadFns[handle]) return false;
+    let bytes = 0;
+    for (const name of o.spread.gathered) {
+      const q = o.buffers.findIndex((b) => b.name === name);
+      if (q < 0) throw new Error(`wasm backend: op ${o.op} gathers '${name}', which it has no buffer of`);
+      bytes += buffers[q]!.bytes;
+    }
+    return bytes >= this.spreadFrom;
   }
 
   get threads(): number {
@@ -164,7 +189,8 @@ export class WasmStageBackend implements StageBackend {
     for (const b of buffers)
       if ((b as WasmBuf).freed) throw new DeviceCallError('wasm', 'launch', -6, `op ${o.op}: a buffer was freed`);
     const args = [...buffers.map((b) => (b as WasmBuf).offset), ...sizes.slice(0, o.sizes.length)];
-    const fn = this.fns[handle]!;
+    const spread = this.spreads(handle, buffers);
+    const fn = spread ? this.spreadFns[handle]! : this.fns[handle]!;
     const rows =
       o.splittable && o.splitRange !== undefined
         ? typeof o.splitRange === 'number'
@@ -176,7 +202,7 @@ export class WasmStageBackend implements StageBackend {
     if (this.pool && threads > 1 && end - lo >= MIN_SPLIT_ROWS) {
       const ptr = this.balancePointers(o, buffers, lo, end);
       const cuts = chunkCuts(end - lo, threads, ptr).map((c) => c + lo);
-      this.pool.run(o.export, args, cuts, (a, b) => fn(...args, a, b), threads);
+      this.pool.run(spread ? o.spread!.export : o.export, args, cuts, (a, b) => fn(...args, a, b), threads);
     } else fn(...args, lo, hi < 0 ? 0x7fffffff : hi);
   }
 

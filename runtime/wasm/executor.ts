@@ -94,7 +94,7 @@ export interface WasmExecutor {
   setOpThreads(counts: ReadonlyMap<string, number>): void;
   /**
    * Whether op ran in spread walks with the current layout (WasmOp.spread, WasmExecutorOptions.spreadFromBytes);
-   * undefined where it has no spread form or has not run yet.
+   * undefined where it has no spread form (or the threshold is Infinity) or has not run since the layout changed.
    */
   spreadsOp(op: string): boolean | undefined;
   /** Stops the worker threads (the executor runs single-threaded afterwards). */
@@ -196,7 +196,8 @@ class Executor implements WasmExecutor {
     };
     for (const o of manifest.ops) {
       this.fns.set(o.op, fnOf(o.export));
-      if (o.spread) this.spreadFns.set(o.op, fnOf(o.spread.export));
+      // Functions that never spread (a native library's) need no spread form.
+      if (o.spread && Number.isFinite(spreadFrom)) this.spreadFns.set(o.op, fnOf(o.spread.export));
     }
   }
 
@@ -256,6 +257,7 @@ class Executor implements WasmExecutor {
     this.lastInputs = undefined;
     this.cuts.clear();
     this.argCache.clear();
+    this.spreading.clear();
   }
 
   private region(key: string): Region {
@@ -496,9 +498,9 @@ class Executor implements WasmExecutor {
     if (!args) {
       args = this.args(o);
       if (!this.L.swapping.has(o.op)) this.argCache.set(o.op, args);
-      if (o.spread) this.spreading.set(o.op, this.gatheredBytes(o) >= this.spreadFrom);
+      if (this.spreadFns.has(o.op)) this.spreading.set(o.op, this.gatheredBytes(o) >= this.spreadFrom);
     }
-    const spread = o.spread !== undefined && this.spreading.get(o.op) === true;
+    const spread = this.spreading.get(o.op) === true;
     const fn = spread ? this.spreadFns.get(o.op)! : this.fns.get(o.op)!;
     const threads = this.opThreads.get(o.op) ?? this.threads;
     if (!this.pool) {
@@ -559,7 +561,17 @@ export async function createWasmExecutor(
   return new Executor(manifest, { fns: instance.exports }, memory, pool, spreadFrom);
 }
 
-/** An executor over other functions and memory with the wasm calling convention (the native CPU library's). */
-export function executorOver(manifest: WasmManifest, fns: KernelFunctions, memory: KernelMemory): WasmExecutor {
-  return new Executor(manifest, fns, memory);
+/**
+ * An executor over other functions and memory with the wasm calling convention (the native CPU library's).
+ * Ops run their spread forms only with a finite `spreadFromBytes` (default never), whose functions `fns` must hold.
+ */
+export function executorOver(
+  manifest: WasmManifest,
+  fns: KernelFunctions,
+  memory: KernelMemory,
+  opts: { spreadFromBytes?: number } = {},
+): WasmExecutor {
+  const spreadFrom = opts.spreadFromBytes ?? Infinity;
+  if (!(spreadFrom >= 0)) throw new Error(`wasm executor: spreadFromBytes must be at least 0, got ${spreadFrom}`);
+  return new Executor(manifest, fns, memory, undefined, spreadFrom);
 }

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { KernelEngine, Slot, WasmStageBackend } from '../../runtime/exec/index.js';
 import { Heap } from '../../runtime/exec/heap.js';
 import { add, missing, within } from '../../runtime/exec/intervals.js';
@@ -15,6 +15,7 @@ import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { createWasmExecutor } from '../../runtime/wasm/executor.js';
+import { WasmThreadPool } from '../../runtime/wasm/threads.js';
 import { exampleInputs } from '../helpers/example-inputs.js';
 import { compileWasm, expectIdentical, loopKernel, toMaps } from '../wasm/compare.js';
 
@@ -59,6 +60,41 @@ describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
       }
       c.exec.close();
     });
+
+  it('ops with a spread form run it where the gathered bytes reach the threshold (the pool told its name), with the same bits', async () => {
+    const c = await compileWasm(loopKernel(readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8'), 'gcn.dy'));
+    const args = toMaps(exampleInputs('gcn', toCsr(loadMatrix(join(M, 'Erdos971.mtx')))));
+    const want = c.exec.run(args).outputs;
+    const spreadOps = c.manifest.ops.filter((o) => o.spread).map((o) => o.op);
+    expect(spreadOps).toEqual(['op1', 'op3']);
+    for (const from of [0, Infinity]) {
+      const be = await WasmStageBackend.create(c.binary, c.manifest, { threads: 2, spreadFromBytes: from });
+      const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
+      const slot = new Slot();
+      const run = vi.spyOn(WasmThreadPool.prototype, 'run');
+      try {
+        engine.begin(slot, engine.prepare(args));
+        await engine.runStage(slot, {
+          ops: c.manifest.ops.map((o) => o.op),
+          kind: 'cpu' as const,
+          devices: ['cpu0'],
+          impls: Object.fromEntries(c.manifest.ops.map((o) => [o.op, cpuImplOf(o)])),
+        });
+        const got = await engine.collect(slot);
+        engine.end(slot);
+        const names = run.mock.calls.map((x) => x[0]);
+        for (const o of c.manifest.ops)
+          if (o.splittable) expect(names).toContain(from === 0 && o.spread ? o.spread.export : o.export);
+        expect(names.some((n) => n.endsWith('_spread'))).toBe(from === 0);
+        for (const [n, t] of want) expectIdentical(got.get(n)!, t, `gcn spread from ${from}: ${n}`);
+      } finally {
+        run.mockRestore();
+        engine.close([slot]);
+        be.close();
+      }
+    }
+    c.exec.close();
+  });
 
   it('a new tensor object for a parameter is copied in afresh; the old copy is freed once no input uses it', async () => {
     const c = await compileWasm(loopKernel(readFileSync(join(root, 'examples', 'spmv.dy'), 'utf8'), 'spmv.dy'));

@@ -285,7 +285,8 @@ describe('simd: bit-identical to the scalar path', () => {
             T2[i, k] = H1[i, j] * W2[j, k];
             Y[i, k] = A[i, j] * T2[j, k];
           }`,
-          { A, X: rand([120, 19], 6), W1: rand([19, 29], 7), W2: rand([29, 11], 8) },
+          // h = 70 and c = 40 take blocks of 4 and of 2 spread walks (f32).
+          { A, X: rand([120, 19], 6), W1: rand([19, 70], 7), W2: rand([70, 40], 8) },
         ],
       ];
       for (const [src, tensors] of cases) {
@@ -319,8 +320,8 @@ describe('simd: bit-identical to the scalar path', () => {
     expect(await offsets(1)).toBe(48);
     expect(await offsets(2)).toBe(112);
     expect(await offsets(4)).toBe(240);
-    for (const bad of [0, 1.5, -2])
-      await expect(emitWasm(k, { spreadWalks: bad })).rejects.toThrow(/spreadWalks must be a positive integer/);
+    for (const bad of [0, 1.5, -2, 17])
+      await expect(emitWasm(k, { spreadWalks: bad })).rejects.toThrow(/spreadWalks must be an integer in 1\.\.16/);
   });
   it('refuses a blocking that is not strictly decreasing positive integers', async () => {
     const k = loopKernel(

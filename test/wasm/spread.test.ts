@@ -8,11 +8,16 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emitWasm } from '../../codegen/wasm/emit.js';
+import { planVector } from '../../codegen/wasm/simd.js';
+import type { LStmt } from '../../ir/loops.js';
+import type { Kernel } from '../../ir/module.js';
 import { Rng } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
-import { createWasmExecutor } from '../../runtime/wasm/executor.js';
+import { createWasmExecutor, executorOver } from '../../runtime/wasm/executor.js';
+import { instantiateKernel } from '../../runtime/wasm/instantiate.js';
+import { WasmThreadPool } from '../../runtime/wasm/threads.js';
 import { hostL2Bytes, hostSpreadFromBytes, parseCacheSize } from '../../runtime/wasm/spread.js';
 import { expectIdentical, loopKernel } from './compare.js';
 
@@ -54,6 +59,36 @@ const dense = (shape: number[], seed: number): DenseTensor => ({
   format: 'dense',
   shape,
   data: rand(shape[0]! * shape[1]!, seed),
+});
+
+type Inputs = { tensors: Map<string, Tensor>; scalars: Map<string, number> };
+const inputsOf = (ts: Record<string, Tensor>): Inputs => ({ tensors: new Map(Object.entries(ts)), scalars: new Map() });
+
+/** The kernel's outputs from its plain functions (1 thread) and from its spread forms on every call at 1 and 2 threads. */
+async function spreadAgrees(k: Kernel, inputs: Inputs, what: string): Promise<void> {
+  const plain = await emitWasm(k, { spreadWalks: 1 });
+  const base = await createWasmExecutor(plain.binary, plain.manifest, { threads: 1 });
+  const want = base.run(inputs).outputs;
+  base.close();
+  const { binary, manifest } = await emitWasm(k);
+  expect(
+    manifest.ops.some((o) => o.spread),
+    `${what}: an op with a spread form`,
+  ).toBe(true);
+  for (const threads of [1, 2]) {
+    const ex = await createWasmExecutor(binary, manifest, { threads, spreadFromBytes: 0 });
+    try {
+      const got = ex.run(inputs).outputs;
+      for (const o of manifest.ops) if (o.spread) expect(ex.spreadsOp(o.op)).toBe(true);
+      for (const [name, y] of want) expectIdentical(got.get(name)!, y, `${what}, ${threads} threads: ${name}`);
+    } finally {
+      ex.close();
+    }
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 describe('spread walks', () => {
@@ -101,7 +136,7 @@ describe('spread walks', () => {
           [1, bytes, true],
           [1, bytes + 1, false],
           [2, 0, true],
-          [2, Infinity, false],
+          [2, Infinity, undefined], // never: no spread form resolved
         ] as const) {
           const ex = await createWasmExecutor(binary, manifest, { threads, spreadFromBytes: from });
           try {
@@ -117,6 +152,126 @@ describe('spread walks', () => {
         base.close();
       }
     }
+  });
+
+  it('the function called is the one the decision names: at 1 thread (the calls recorded) and 2 (the pool told)', async () => {
+    const { binary, manifest } = await emitWasm(spmm('f32'));
+    const A = scattered(600, 7);
+    const inputs = inputsOf({ A, B: dense([600, 64], 8) });
+    for (const [from, want] of [
+      [0, 'k_op0_spread'],
+      [Infinity, 'k_op0'],
+    ] as const) {
+      const { memory, instance } = await instantiateKernel(binary, manifest, 1, 'test');
+      const called: string[] = [];
+      const fns: Record<string, unknown> = {};
+      for (const [name, f] of Object.entries(instance.exports))
+        fns[name] =
+          typeof f === 'function'
+            ? (...a: number[]) => {
+                called.push(name);
+                return (f as (...x: number[]) => void)(...a);
+              }
+            : f;
+      const ex = executorOver(manifest, { fns }, memory, { spreadFromBytes: from });
+      ex.run(inputs);
+      ex.run(inputs);
+      expect(called).toEqual([want, want]);
+      ex.close();
+      const run = vi.spyOn(WasmThreadPool.prototype, 'run');
+      const two = await createWasmExecutor(binary, manifest, { threads: 2, spreadFromBytes: from });
+      try {
+        two.run(inputs);
+        expect(run.mock.calls.map((c) => c[0])).toEqual([want]);
+      } finally {
+        two.close();
+        run.mockRestore();
+      }
+    }
+    // Without a finite threshold the functions need no spread form (a native library has none).
+    const { memory, instance } = await instantiateKernel(binary, manifest, 1, 'test');
+    const only = { k_op0: instance.exports.k_op0 };
+    const ex = executorOver(manifest, { fns: only }, memory);
+    expect(ex.run(inputs).outputs.get('Y')).toBeDefined();
+    expect(ex.spreadsOp('op0')).toBeUndefined();
+    expect(() => executorOver(manifest, { fns: only }, memory, { spreadFromBytes: 0 })).toThrow(
+      /exports no function 'k_op0_spread'/,
+    );
+  });
+
+  it('give the plain bits on gcn at widths that take blocks of 4 and 2 walks, attention, a repeat over X.next, and a loop with a load that is not gathered', async () => {
+    const A = scattered(400, 11);
+    await spreadAgrees(
+      gcn,
+      inputsOf({ A, X: dense([400, 19], 1), W1: dense([19, 70], 2), W2: dense([70, 40], 3) }),
+      'gcn 70/40',
+    );
+    const attention = loopKernel(readFileSync(`${EXAMPLES_DIR}attention.dy`, 'utf8'), 'attention.dy');
+    await spreadAgrees(
+      attention,
+      inputsOf({ A, Q: dense([400, 75], 4), K: dense([400, 75], 5), V: dense([400, 75], 6) }),
+      'attention d=75',
+    );
+    for (const t of ['f32', 'f64']) {
+      const repeat = loopKernel(
+        `kernel k(A: csr<${t}>[n, n], X0: dense<${t}>[n, h]) -> (X: dense<${t}>[n, h]) {
+          X[i, c] = X0[i, c];
+          repeat 3 { X[i, c] = A[i, j] * X[j, c]; }
+        }`,
+      );
+      await spreadAgrees(repeat, inputsOf({ A, X0: dense([400, 66], 7) }), `repeat over X.next ${t}`);
+      const mixed = loopKernel(
+        `kernel k(A: csr<${t}>[n, n], B: dense<${t}>[n, h], C: dense<${t}>[n, h], D: dense<${t}>[n, h]) -> (Y: dense<${t}>[n, h]) {
+          Y[i, c] = relu(A[i, j] * (B[j, c] + C[j, c])) * D[i, c];
+        }`,
+      );
+      await spreadAgrees(
+        mixed,
+        inputsOf({ A, B: dense([400, 75], 8), C: dense([400, 75], 9), D: dense([400, 75], 10) }),
+        `two gathered, one not ${t}`,
+      );
+    }
+  });
+
+  it('are for loads inside a walk over entries: a row read once through a loaded offset has none', () => {
+    const k = spmm('f32');
+    const loop = (ss: readonly LStmt[]): Extract<LStmt, { k: 'for' }> | undefined => {
+      for (const x of ss) if (x.k === 'for') return x.body.some((y) => y.k === 'for') && !x.parallel ? x : loop(x.body);
+      return undefined;
+    };
+    const f = k.loops![0]!;
+    const kLoop = loop(f.body)!;
+    expect(planVector(kLoop, f.buffers)?.rowGathered).toEqual(new Set(['B']));
+    // for c { let off = ptr[i]; Y[i*h + c] = X[off + c] }: one row, no walk to share.
+    const once: Extract<LStmt, { k: 'for' }> = {
+      k: 'for',
+      var: 'c',
+      lo: { k: 'const', value: 0, type: 'index' },
+      hi: { k: 'var', name: 'h' },
+      parallel: false,
+      body: [
+        { k: 'let', var: 'off', type: 'index', value: { k: 'load', buf: 'A.rowPtr', index: { k: 'var', name: 'i' } } },
+        {
+          k: 'store',
+          buf: 'Y',
+          index: {
+            k: 'bin',
+            op: '+',
+            type: 'index',
+            lhs: { k: 'bin', op: '*', type: 'index', lhs: { k: 'var', name: 'i' }, rhs: { k: 'var', name: 'h' } },
+            rhs: { k: 'var', name: 'c' },
+          },
+          value: {
+            k: 'load',
+            buf: 'B',
+            index: { k: 'bin', op: '+', type: 'index', lhs: { k: 'var', name: 'off' }, rhs: { k: 'var', name: 'c' } },
+          },
+        },
+      ],
+    } as Extract<LStmt, { k: 'for' }>;
+    const plan = planVector(once, f.buffers);
+    expect(plan).toBeDefined();
+    expect(plan!.rowGathered.size).toBe(0);
   });
 
   it('are weighed again when the layout changes: a wider B crosses the threshold', async () => {
