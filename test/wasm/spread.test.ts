@@ -13,6 +13,7 @@ import { emitWasm } from '../../codegen/wasm/emit.js';
 import { planVector } from '../../codegen/wasm/simd.js';
 import type { LStmt } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
+import { generatedMatrix } from '../../runtime/generate.js';
 import { Rng } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { createWasmExecutor, executorOver } from '../../runtime/wasm/executor.js';
@@ -33,27 +34,8 @@ function rand(n: number, seed: number): Float64Array {
   return Float64Array.from({ length: n }, () => rng.uniform(-1, 1));
 }
 
-/** n x n with rows of 0-9 scattered entries: rows >= 256 let the pool split. */
-function scattered(n: number, seed: number): CsrMatrix {
-  const rng = new Rng(seed);
-  const rowPtr = new Int32Array(n + 1);
-  const colIdx: number[] = [];
-  for (let r = 0; r < n; r++) {
-    const cs = new Set<number>();
-    const len = Math.floor(rng.uniform(0, 10));
-    for (let t = 0; t < len; t++) cs.add(Math.floor(rng.uniform(0, n)));
-    colIdx.push(...[...cs].sort((a, b) => a - b));
-    rowPtr[r + 1] = colIdx.length;
-  }
-  return {
-    format: 'csr',
-    rows: n,
-    cols: n,
-    rowPtr,
-    colIdx: Int32Array.from(colIdx),
-    values: rand(colIdx.length, seed),
-  };
-}
+/** n x n with rows of 2-8 entries in random columns: rows >= 256 let the pool split. */
+const scattered = (n: number, seed: number): CsrMatrix => generatedMatrix(n, 5, false, seed);
 
 const dense = (shape: number[], seed: number): DenseTensor => ({
   format: 'dense',
