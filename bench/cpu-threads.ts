@@ -6,9 +6,12 @@
  * picked run never slower than the 1-thread run on any matrix (the model
  * picks 1 where 2 loses). Medians of RUNS runs, the three timed in turn
  * within each repetition so that load hits them alike (each after an untimed
- * run of its own, so its caches are its own); prints a table and
- * saves JSON (bench/results/cpu-threads.json).
- *   npm run build && node dist/bench/cpu-threads.js [RUNS] [SYSTEM]
+ * run of its own, so its caches are its own); with --block=N each run is N
+ * calls in a row (their mean), the cadence of a program that runs one op
+ * again and again, where alternating counts call by call moves data between
+ * the cores' caches at every call; prints a table and saves JSON
+ * (bench/results/cpu-threads.json).
+ *   npm run build && node dist/bench/cpu-threads.js [RUNS] [SYSTEM] [--block=N]
  * (SYSTEM: a system file or preset, default this-machine.)
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -34,8 +37,11 @@ import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.
 import { warmUp } from './warm-up.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const RUNS = Number(process.argv[2] ?? 21);
-const SYSTEM = process.argv[3] ?? 'this-machine';
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const RUNS = Number(positional[0] ?? 21);
+const SYSTEM = positional[1] ?? 'this-machine';
+const BLOCK = Number(process.argv.find((a) => a.startsWith('--block='))?.slice('--block='.length) ?? 1);
+if (!(Number.isInteger(BLOCK) && BLOCK >= 1)) throw new Error(`--block takes a positive integer, got ${BLOCK}`);
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -105,11 +111,13 @@ function inputsOf(m: CsrMatrix): { tensors: Map<string, Tensor>; scalars: Map<st
 
 for (const backend of ['native', 'wasm'] as const) {
   const exec = await executor(backend);
-  // Warmed up (./warm-up.ts) at 1 and 2 threads on a mid-sized matrix before any timing.
+  // Warmed up (./warm-up.ts) at 1 and 2 threads on a mid-sized matrix before any timing. Two threads for
+  // 300 ms: a process's first 40-60 ms of two-thread wasm ops ran small SpMVs up to 2.5x slower than later
+  // ones (docs/PERFORMANCE.md, *Threads per op*), whatever the matrix, and 300 calls took 10-15 ms.
   const warm = inputsOf(mats.find((x) => x.name === 'bcsstk13')?.m ?? mats[0]!.m);
   for (const c of [1, 2]) {
     exec.setOpThreads(new Map([['op0', c]]));
-    warmUp(() => exec.execute(warm), 300, 200);
+    warmUp(() => exec.execute(warm), c === 1 ? 300 : Infinity, c === 1 ? 200 : 300);
   }
   for (const { name, m } of mats) {
     const per = opThreads(
@@ -131,14 +139,15 @@ for (const backend of ['native', 'wasm'] as const) {
     const inputs = inputsOf(m);
     const ts: number[][] = [[], [], []];
     // Each timed run follows an untimed one of the same configuration: a 1-thread run right after a 2-thread one
-    // finds half the data in the other core's caches, which a run of one configuration does not.
+    // finds half the data in the other core's caches, which a run of one configuration does not. With --block=N a
+    // timed sample is the mean of N calls in a row, as a program runs one op again and again.
     for (let r = 0; r < RUNS; r++)
       configs.forEach((c, i) => {
         exec.setOpThreads(c);
         exec.execute(inputs);
         const t0 = performance.now();
-        exec.execute(inputs);
-        ts[i]!.push((performance.now() - t0) * 1e3);
+        for (let b = 0; b < BLOCK; b++) exec.execute(inputs);
+        ts[i]!.push(((performance.now() - t0) * 1e3) / BLOCK);
       });
     const [t1, t2, tp] = ts.map(median) as [number, number, number];
     const picked = per.counts.get('op0') ?? 2;
@@ -177,6 +186,6 @@ for (const backend of ['native', 'wasm']) {
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
   join(root, 'bench', 'results', 'cpu-threads.json'),
-  JSON.stringify({ system: sys.name, runs: RUNS, loadBefore, loadAfter, pickedBy, rows }, null, 2),
+  JSON.stringify({ system: sys.name, runs: RUNS, block: BLOCK, loadBefore, loadAfter, pickedBy, rows }, null, 2),
 );
 console.log('wrote bench/results/cpu-threads.json');
