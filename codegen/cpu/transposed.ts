@@ -297,18 +297,54 @@ export function crossRowShape(
 
 type CrossShape = NonNullable<ReturnType<typeof crossRowShape>>;
 
-/** The row loop over [lo, hi) (C expressions), the rows crossRowShort takes skipped. */
-export function crossRowLong(top: For, x: CrossShape, ind: string, sp: CStmtPrinter, lo: string, hi: string): string[] {
-  const p = sp.p;
-  const R = p.names.buf(x.ptr).c;
-  const I = p.var(top.var);
-  const END = sp.fresh('end');
+/**
+ * Rows listed per tile before a pass runs them. A pass that skipped the other pass's rows by a branch on each
+ * row's length mispredicted it wherever long and short rows alternate at random (generated rows of 3-12
+ * entries ran 0.67-0.89x of the one-pass code, docs/PERFORMANCE.md *Lanes across rows*); the list is built
+ * without a branch (each row written, the count moved by the comparison) and the pass walks it.
+ */
+const ROW_TILE = 256;
+
+/**
+ * The loop over the rows in [lo, hi) (C expressions) whose length compares with `below` as `cmp` says, tile by
+ * tile: `I` is declared in the body's scope with the row.
+ */
+function listedRows(
+  sp: CStmtPrinter,
+  R: string,
+  I: string,
+  cmp: '<' | '>=',
+  below: number,
+  lo: string,
+  hi: string,
+  ind: string,
+  body: (ind: string) => string[],
+): string[] {
+  const [ROWS, T0, T1, END, NL, R0, Q] = ['rows', 't0', 't1', 'end', 'nl', 'r', 'q'].map((n) => sp.fresh(n));
+  const i1 = `${ind}  `;
+  const i2 = `${ind}    `;
   return [
-    `${ind}for (int ${I} = ${lo}, ${END} = ${hi}; ${I} < ${END}; ++${I}) {`,
-    `${ind}  if (${R}[${I} + 1] - ${R}[${I}] < ${x.below}) continue;`,
-    ...sp.block(top.body, `${ind}  `),
+    `${ind}int ${ROWS}[${ROW_TILE}];`,
+    // T0 moves to T1 (at most END), never past it: no overflow near INT_MAX rows.
+    `${ind}for (int ${T0} = ${lo}, ${END} = ${hi}, ${T1}; ${T0} < ${END}; ${T0} = ${T1}) {`,
+    `${i1}${T1} = ${END} - ${T0} < ${ROW_TILE} ? ${END} : ${T0} + ${ROW_TILE};`,
+    `${i1}int ${NL} = 0;`,
+    `${i1}for (int ${R0} = ${T0}; ${R0} < ${T1}; ++${R0}) {`,
+    `${i2}${ROWS}[${NL}] = ${R0};`,
+    `${i2}${NL} += (int)(${R}[${R0} + 1] - ${R}[${R0}] ${cmp} ${below});`,
+    `${i1}}`,
+    `${i1}for (int ${Q} = 0; ${Q} < ${NL}; ++${Q}) {`,
+    `${i2}const int ${I} = ${ROWS}[${Q}];`,
+    ...body(i2),
+    `${i1}}`,
     `${ind}}`,
   ];
+}
+
+/** The row loop over [lo, hi) (C expressions), less the rows crossRowShort takes. */
+export function crossRowLong(top: For, x: CrossShape, ind: string, sp: CStmtPrinter, lo: string, hi: string): string[] {
+  const p = sp.p;
+  return listedRows(sp, p.names.buf(x.ptr).c, p.var(top.var), '>=', x.below, lo, hi, ind, (i) => sp.block(top.body, i));
 }
 
 /**
@@ -332,9 +368,8 @@ export function crossRowShort(
   const below = x.below;
   const R = p.names.buf(x.ptr).c;
   const I = p.var(top.var);
-  const [END, BP, BR, NB, PP, PE, Q] = ['end', 'bp', 'br', 'nb', 'p', 'pe', 'q'].map((n) => sp.fresh(n));
+  const [BP, BR, NB, PP, PE, Q] = ['bp', 'br', 'nb', 'p', 'pe', 'q'].map((n) => sp.fresh(n));
   const i1 = `${ind}  `;
-  const i2 = `${ind}    `;
   const base = Array.from(
     { length: W },
     (_, q) =>
@@ -353,17 +388,19 @@ export function crossRowShort(
   );
   return [
     `${ind}int ${BP}[${W}], ${BR}[${W}], ${NB} = 0;`,
-    `${ind}for (int ${I} = ${lo}, ${END} = ${hi}; ${I} < ${END}; ++${I}) {`,
-    `${i1}const int ${PE} = ${R}[${I} + 1];`,
-    `${i1}if (${PE} - ${R}[${I}] >= ${below}) continue;`,
-    `${i1}for (int ${PP} = ${R}[${I}]; ${PP} < ${PE}; ++${PP}) {`,
-    `${i2}${BP}[${NB}] = ${PP};`,
-    `${i2}${BR}[${NB}] = ${I};`,
-    `${i2}if (++${NB} < ${W}) continue;`,
-    `${i2}${NB} = 0;`,
-    ...laneBlock(shape, base, i2, sp),
-    `${i1}}`,
-    `${ind}}`,
+    ...listedRows(sp, R, I, '<', below, lo, hi, ind, (j1) => {
+      const j2 = `${j1}  `;
+      return [
+        `${j1}const int ${PE} = ${R}[${I} + 1];`,
+        `${j1}for (int ${PP} = ${R}[${I}]; ${PP} < ${PE}; ++${PP}) {`,
+        `${j2}${BP}[${NB}] = ${PP};`,
+        `${j2}${BR}[${NB}] = ${I};`,
+        `${j2}if (++${NB} < ${W}) continue;`,
+        `${j2}${NB} = 0;`,
+        ...laneBlock(shape, base, j2, sp),
+        `${j1}}`,
+      ];
+    }),
     `${ind}for (int ${Q} = 0; ${Q} < ${NB}; ++${Q}) {`,
     ...rest.block(e.body, i1),
     `${ind}}`,
