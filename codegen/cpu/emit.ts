@@ -62,7 +62,7 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext, pairs
         head,
         ...functionText(f, `${fn}_long`, ctx, undefined, false, pairs, 'long'),
         ...functionText(f, `${fn}_short`, ctx, undefined, false, pairs, 'short'),
-        ...crossDispatch(fn, rowsSize(f)),
+        ...crossDispatch(fn, rowsBound(f)),
       ].join('\n');
     const rows = !hasLaneLoop(f.body) && hasF32EntryFold(f) ? rowsSize(f) : undefined;
     if (rows === undefined) return [head, ...functionText(f, fn, ctx, undefined, false, pairs)].join('\n');
@@ -190,14 +190,23 @@ function widthDispatch(fn: string, at: number, widths: readonly number[]): strin
  */
 const CROSS_TILE = 1024;
 
-/** The op's function over its two passes, tile by tile over its rows (size `rows` of dy_s), or over all at once. */
-function crossDispatch(fn: string, rows: number | undefined): string[] {
+/** The parallel row loop's end as a C expression of the op's function (a size of dy_s or a literal), if it is one. */
+function rowsBound(f: LoopFunc): string | undefined {
+  const top = f.body.find((s) => s.k === 'for' && s.parallel);
+  if (!top || top.k !== 'for') return undefined;
+  if (top.hi.k === 'const') return `${top.hi.value}LL`;
+  const at = rowsSize(f);
+  return at === undefined ? undefined : `dy_s[${at}]`;
+}
+
+/** The op's function over its two passes, tile by tile over its rows (`rows`: their end), or over all at once. */
+function crossDispatch(fn: string, rows: string | undefined): string[] {
   const head = `static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`;
   if (rows === undefined)
     return [head, `  ${fn}_long(dy_b, dy_s, dy_lo, dy_hi);`, `  ${fn}_short(dy_b, dy_s, dy_lo, dy_hi);`, `}`];
   return [
     head,
-    `  const long long dy_z = dy_hi < dy_s[${rows}] ? dy_hi : dy_s[${rows}];`,
+    `  const long long dy_z = dy_hi < ${rows} ? dy_hi : ${rows};`,
     `  for (long long dy_t = dy_lo > 0 ? dy_lo : 0, dy_u; dy_t < dy_z; dy_t = dy_u) {`,
     `    dy_u = dy_z - dy_t < ${CROSS_TILE} ? dy_z : dy_t + ${CROSS_TILE};`,
     `    ${fn}_long(dy_b, dy_s, dy_t, dy_u);`,
@@ -209,8 +218,10 @@ function crossDispatch(fn: string, rows: number | undefined): string[] {
 
 /** Whether f's parallel row loop is an SDDMM-shaped one that takes two passes (./transposed.ts crossRowShape). */
 function hasCrossRows(f: LoopFunc): boolean {
-  const top = f.body.find((s) => s.k === 'for' && s.parallel);
-  if (!top || top.k !== 'for') return false;
+  // The body is the row loop alone: the tiles run the passes' functions once per tile (crossDispatch).
+  if (f.body.length !== 1) return false;
+  const top = f.body[0]!;
+  if (top.k !== 'for' || !top.parallel) return false;
   const elem = new Map(f.buffers.map((b) => [b.name, b.elem]));
   return (
     crossRowShape(

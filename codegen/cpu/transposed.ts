@@ -320,7 +320,8 @@ function listedRows(
   ind: string,
   body: (ind: string) => string[],
 ): string[] {
-  const [ROWS, T0, T1, END, NL, R0, Q] = ['rows', 't0', 't1', 'end', 'nl', 'r', 'q'].map((n) => sp.fresh(n));
+  // Prefixes end in a letter: fresh() appends a counter, and 't1' + 10 would be 't' + 110.
+  const [ROWS, T0, T1, END, NL, R0, Q] = ['rows', 'tlo', 'thi', 'end', 'nl', 'r', 'q'].map((n) => sp.fresh(n));
   const i1 = `${ind}  `;
   const i2 = `${ind}    `;
   return [

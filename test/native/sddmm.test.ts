@@ -126,6 +126,38 @@ describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () 
     expect(source).toMatch(/dy_f0_long\(dy_b, dy_s, dy_t, dy_u\);\n\s+dy_f0_short\(dy_b, dy_s, dy_t, dy_u\);/);
   });
 
+  it('a literal row count: the two passes still go by tiles, and equal wasm bit for bit (1 and 2 threads)', async () => {
+    const k = loopKernel(
+      'kernel k(A: csr<f32>[2700, 2700], Q: dense<f32>[2700, d], K: dense<f32>[2700, d]) -> (S: csr<f32>[2700, 2700]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }',
+      'sddmm_literal.dy',
+    );
+    const manifest = wasmManifest(k, [], true);
+    const src = cpuLibrarySource('sddmm_literal', 'test', [{ kernel: k, manifest }]);
+    expect(src).toMatch(/const long long dy_z = dy_hi < 2700LL \? dy_hi : 2700LL;/);
+    const lib = await buildCpuLibraryAsync(src, null);
+    const w = await compileWasm(k);
+    const A = mixedShortRows(2700);
+    const inputs = { tensors: { A, Q: rand([2700, 9], 'Qlit'), K: rand([2700, 9], 'Klit') } };
+    try {
+      const want = w.exec.run(toMaps(inputs)).outputs.get('S')!;
+      for (const threads of [1, 2]) {
+        const ex = createNativeCpuExecutor(lib.path, manifest, {
+          program: 'sddmm_literal',
+          programHash: 'test',
+          threads,
+        });
+        try {
+          expectIdentical(ex.run(toMaps(inputs)).outputs.get('S')!, want, `literal rows, ${threads} thread(s)`);
+        } finally {
+          ex.close();
+        }
+      }
+    } finally {
+      w.exec.close();
+      lib.cleanup();
+    }
+  });
+
   it('an accumulator that starts from another keeps the column blocks: the library builds and equals wasm bit for bit', async () => {
     // The transposed block prints an accumulator's start before its renames; acc9 = acc0 must not take it.
     const k = loopKernel(sddmm('f32'), 'sddmm_start.dy');
