@@ -158,6 +158,44 @@ describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () 
     }
   });
 
+  it('each entry is computed once: a library whose stores add counts the visits (1 and 2 threads, chunks over several tiles)', async () => {
+    // A row run by both passes, or by two tiles, writes the same bits twice: comparing results cannot see it.
+    // With every store of S turned into an add over S zeroed, a second visit doubles the entry.
+    const k = loopKernel(sddmm('f32'), 'sddmm_once.dy');
+    const manifest = wasmManifest(k, [], true);
+    const plain = cpuLibrarySource('sddmm_once', 'test', [{ kernel: k, manifest }]);
+    // An index may hold one level of brackets (the lanes' S_vals[dy_bp[q]]).
+    const store = /(S_vals\[(?:[^[\]\n]|\[[^\]\n]*\])+\]) = /g;
+    const adding = plain.replace(store, '$1 += ');
+    expect(plain.match(store)?.length).toBeGreaterThan(0);
+    expect(adding.match(/S_vals\[.*\] = /g)).toBeNull();
+    expect(adding).toMatch(/S_vals\[dy_bp\d+\[0\]\] \+= /);
+    const lib = await buildCpuLibraryAsync(adding, null);
+    const w = await compileWasm(k);
+    // 12,000 rows: at 2 threads eight chunks of about 1,500 rows, each over two tiles of the passes.
+    const A = mixedShortRows(12000);
+    const inputs = () => ({
+      tensors: { A: { ...A }, Q: positive(rand([A.rows, 3], 'Qonce')), K: positive(rand([A.rows, 3], 'Konce')) },
+    });
+    try {
+      const want = w.exec.run(toMaps(inputs())).outputs.get('S')!;
+      for (const threads of [1, 2]) {
+        const ex = createNativeCpuExecutor(lib.path, manifest, { program: 'sddmm_once', programHash: 'test', threads });
+        try {
+          ex.run(toMaps(inputs()));
+          // New tensor objects are copied in again; S, which the op only adds to now, starts at 0.
+          new Uint8Array(ex.memory.buffer).fill(0);
+          expectIdentical(ex.run(toMaps(inputs())).outputs.get('S')!, want, `each entry once, ${threads} thread(s)`);
+        } finally {
+          ex.close();
+        }
+      }
+    } finally {
+      w.exec.close();
+      lib.cleanup();
+    }
+  });
+
   it('an accumulator that starts from another keeps the column blocks: the library builds and equals wasm bit for bit', async () => {
     // The transposed block prints an accumulator's start before its renames; acc9 = acc0 must not take it.
     const k = loopKernel(sddmm('f32'), 'sddmm_start.dy');
