@@ -25,7 +25,7 @@ import type { Kernel } from '../../ir/module.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
-import type { CsrMatrix, DenseTensor } from '../../runtime/tensor.js';
+import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import type { WasmExecutor } from '../../runtime/wasm/executor.js';
 import { haveCompiler } from '../helpers/cc.js';
 import { rand } from '../helpers/example-inputs.js';
@@ -71,6 +71,41 @@ function mixedShortRows(n: number): CsrMatrix {
   for (let i = 0; i < n; i++) colIdx.subarray(rowPtr[i]!, rowPtr[i + 1]!).sort();
   const values = Float64Array.from(colIdx, (c, p) => ((c * 13 + p) % 11) / 4 - 1);
   return { format: 'csr', rows: n, cols: n, rowPtr, colIdx, values };
+}
+
+/**
+ * Builds the library of kernel k from its C source as `edit` returns it, and checks its S against wasm's at 1 and 2
+ * threads. `zeroed`: run once, zero the library's memory, then run on fresh tensor objects (S starts at 0).
+ */
+async function libraryAgainstWasm(
+  k: Kernel,
+  edit: (src: string) => string,
+  inputs: () => { tensors: Record<string, Tensor> },
+  zeroed: boolean,
+  what: string,
+): Promise<void> {
+  const manifest = wasmManifest(k, [], true);
+  const program = `sddmm_${what.replace(/\W+/g, '_')}`;
+  const lib = await buildCpuLibraryAsync(edit(cpuLibrarySource(program, 'test', [{ kernel: k, manifest }])), null);
+  const w = await compileWasm(k);
+  try {
+    const want = w.exec.run(toMaps(inputs())).outputs.get('S')!;
+    for (const threads of [1, 2]) {
+      const ex = createNativeCpuExecutor(lib.path, manifest, { program, programHash: 'test', threads });
+      try {
+        if (zeroed) {
+          ex.run(toMaps(inputs()));
+          new Uint8Array(ex.memory.buffer).fill(0);
+        }
+        expectIdentical(ex.run(toMaps(inputs())).outputs.get('S')!, want, `${what}, ${threads} thread(s)`);
+      } finally {
+        ex.close();
+      }
+    }
+  } finally {
+    w.exec.close();
+    lib.cleanup();
+  }
 }
 
 /** Values in [0.5, 1.5]: no cancellation in the dot products, so an f32 result is close to the f64 reference. */
@@ -131,69 +166,42 @@ describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () 
       'kernel k(A: csr<f32>[2700, 2700], Q: dense<f32>[2700, d], K: dense<f32>[2700, d]) -> (S: csr<f32>[2700, 2700]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }',
       'sddmm_literal.dy',
     );
-    const manifest = wasmManifest(k, [], true);
-    const src = cpuLibrarySource('sddmm_literal', 'test', [{ kernel: k, manifest }]);
-    expect(src).toMatch(/const long long dy_z = dy_hi < 2700LL \? dy_hi : 2700LL;/);
-    const lib = await buildCpuLibraryAsync(src, null);
-    const w = await compileWasm(k);
     const A = mixedShortRows(2700);
-    const inputs = { tensors: { A, Q: rand([2700, 9], 'Qlit'), K: rand([2700, 9], 'Klit') } };
-    try {
-      const want = w.exec.run(toMaps(inputs)).outputs.get('S')!;
-      for (const threads of [1, 2]) {
-        const ex = createNativeCpuExecutor(lib.path, manifest, {
-          program: 'sddmm_literal',
-          programHash: 'test',
-          threads,
-        });
-        try {
-          expectIdentical(ex.run(toMaps(inputs)).outputs.get('S')!, want, `literal rows, ${threads} thread(s)`);
-        } finally {
-          ex.close();
-        }
-      }
-    } finally {
-      w.exec.close();
-      lib.cleanup();
-    }
+    await libraryAgainstWasm(
+      k,
+      (src) => {
+        expect(src).toMatch(/const long long dy_z = dy_hi < 2700LL \? dy_hi : 2700LL;/);
+        return src;
+      },
+      () => ({ tensors: { A, Q: rand([2700, 9], 'Qlit'), K: rand([2700, 9], 'Klit') } }),
+      false,
+      'literal rows',
+    );
   });
 
   it('each entry is computed once: a library whose stores add counts the visits (1 and 2 threads, chunks over several tiles)', async () => {
     // A row run by both passes, or by two tiles, writes the same bits twice: comparing results cannot see it.
     // With every store of S turned into an add over S zeroed, a second visit doubles the entry.
-    const k = loopKernel(sddmm('f32'), 'sddmm_once.dy');
-    const manifest = wasmManifest(k, [], true);
-    const plain = cpuLibrarySource('sddmm_once', 'test', [{ kernel: k, manifest }]);
-    // An index may hold one level of brackets (the lanes' S_vals[dy_bp[q]]).
-    const store = /(S_vals\[(?:[^[\]\n]|\[[^\]\n]*\])+\]) = /g;
-    const adding = plain.replace(store, '$1 += ');
-    expect(plain.match(store)?.length).toBeGreaterThan(0);
-    expect(adding.match(/S_vals\[.*\] = /g)).toBeNull();
-    expect(adding).toMatch(/S_vals\[dy_bp\d+\[0\]\] \+= /);
-    const lib = await buildCpuLibraryAsync(adding, null);
-    const w = await compileWasm(k);
     // 12,000 rows: at 2 threads eight chunks of about 1,500 rows, each over two tiles of the passes.
     const A = mixedShortRows(12000);
-    const inputs = () => ({
-      tensors: { A: { ...A }, Q: positive(rand([A.rows, 3], 'Qonce')), K: positive(rand([A.rows, 3], 'Konce')) },
-    });
-    try {
-      const want = w.exec.run(toMaps(inputs())).outputs.get('S')!;
-      for (const threads of [1, 2]) {
-        const ex = createNativeCpuExecutor(lib.path, manifest, { program: 'sddmm_once', programHash: 'test', threads });
-        try {
-          ex.run(toMaps(inputs()));
-          // New tensor objects are copied in again; S, which the op only adds to now, starts at 0.
-          new Uint8Array(ex.memory.buffer).fill(0);
-          expectIdentical(ex.run(toMaps(inputs())).outputs.get('S')!, want, `each entry once, ${threads} thread(s)`);
-        } finally {
-          ex.close();
-        }
-      }
-    } finally {
-      w.exec.close();
-      lib.cleanup();
-    }
+    await libraryAgainstWasm(
+      loopKernel(sddmm('f32'), 'sddmm_once.dy'),
+      (plain) => {
+        // An index may hold one level of brackets (the lanes' S_vals[dy_bp[q]]).
+        const store = /(S_vals\[(?:[^[\]\n]|\[[^\]\n]*\])+\]) = /g;
+        const adding = plain.replace(store, '$1 += ');
+        expect(plain.match(store)?.length).toBeGreaterThan(0);
+        expect(adding.match(/S_vals\[.*\] = /g)).toBeNull();
+        expect(adding).toMatch(/S_vals\[dy_bp\d+\[0\]\] \+= /);
+        return adding;
+      },
+      // New tensor objects each run: copied in again after the memory is zeroed.
+      () => ({
+        tensors: { A: { ...A }, Q: positive(rand([A.rows, 3], 'Qonce')), K: positive(rand([A.rows, 3], 'Konce')) },
+      }),
+      true,
+      'each entry once',
+    );
   });
 
   it('an accumulator that starts from another keeps the column blocks: the library builds and equals wasm bit for bit', async () => {
