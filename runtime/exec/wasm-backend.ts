@@ -16,7 +16,7 @@ import { parseProjectJson } from '../native/project.js';
 import { bytesOf, view } from '../wasm/layout.js';
 import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
 import { instantiateKernel } from '../wasm/instantiate.js';
-import { hostSpreadFromBytes } from '../wasm/spread.js';
+import { gatheredBuffers, hostSpreadFromBytes, spreadPays, spreadThreshold } from '../wasm/spread.js';
 import { chunkCuts, type WasmThreadPool } from '../wasm/threads.js';
 import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend } from './backend.js';
 import { Heap } from './heap.js';
@@ -37,8 +37,9 @@ export class WasmStageBackend implements StageBackend {
   readonly queues = false;
   private readonly heap = new Heap();
   private readonly fns: OpFn[];
-  /** Per op, its spread form (WasmOp.spread), where it has one and the threshold is finite. */
+  /** Per op, its spread form (WasmOp.spread) where it has one and the threshold is finite, and the buffers it gathers. */
   private readonly spreadFns: (OpFn | undefined)[];
+  private readonly gathered: number[][];
 
   private constructor(
     readonly manifest: WasmManifest,
@@ -56,6 +57,7 @@ export class WasmStageBackend implements StageBackend {
     this.spreadFns = manifest.ops.map((o) =>
       o.spread && Number.isFinite(spreadFrom) ? fnOf(o.spread.export) : undefined,
     );
+    this.gathered = manifest.ops.map((o) => gatheredBuffers(o, 'wasm backend'));
   }
 
   /** `spreadFromBytes`: as the whole-kernel executor's (WasmExecutorOptions), default twice the host's L2. */
@@ -64,23 +66,15 @@ export class WasmStageBackend implements StageBackend {
     manifest: WasmManifest,
     opts: { threads?: number; spreadFromBytes?: number } = {},
   ): Promise<WasmStageBackend> {
-    const spreadFrom = opts.spreadFromBytes ?? hostSpreadFromBytes();
-    if (!(spreadFrom >= 0)) throw new Error(`wasm backend: spreadFromBytes must be at least 0, got ${spreadFrom}`);
+    const spreadFrom = spreadThreshold(opts.spreadFromBytes, hostSpreadFromBytes(), 'wasm backend');
     const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm backend');
     return new WasmStageBackend(manifest, memory, instance, pool, spreadFrom);
   }
 
   /** Whether op `handle` runs its spread form over these buffers: its gathered buffers' bytes reach the threshold. */
   private spreads(handle: number, buffers: readonly DeviceBuffer[]): boolean {
-    const o = this.manifest.ops[handle]!;
-    if (!o.spread || !this.spreadFns[handle]) return false;
-    let bytes = 0;
-    for (const name of o.spread.gathered) {
-      const q = o.buffers.findIndex((b) => b.name === name);
-      if (q < 0) throw new Error(`wasm backend: op ${o.op} gathers '${name}', which it has no buffer of`);
-      bytes += buffers[q]!.bytes;
-    }
-    return bytes >= this.spreadFrom;
+    if (!this.spreadFns[handle]) return false;
+    return spreadPays(this.gathered[handle]!, (q) => buffers[q]!.bytes, this.spreadFrom);
   }
 
   get threads(): number {

@@ -31,7 +31,7 @@ import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
 import { instantiateKernel } from './instantiate.js';
-import { hostSpreadFromBytes } from './spread.js';
+import { gatheredBuffers, hostSpreadFromBytes, spreadPays, spreadThreshold } from './spread.js';
 import { chunkCuts, type WasmThreadPool } from './threads.js';
 import type { WasmElem, WasmManifest, WasmOp, WasmStep } from './manifest.js';
 import {
@@ -174,8 +174,9 @@ class Executor implements WasmExecutor {
   private opThreads = new Map<string, number>();
 
   private readonly own: KernelFunctions;
-  /** Per op with a spread form: that function, and whether the current layout's gathered rows call for it. */
+  /** Per op with a spread form: that function, the positions of the buffers it gathers, and whether the current layout's gathered rows call for it. */
   private readonly spreadFns = new Map<string, OpFn>();
+  private readonly gathered = new Map<string, number[]>();
   private spreading = new Map<string, boolean>();
 
   constructor(
@@ -197,7 +198,10 @@ class Executor implements WasmExecutor {
     for (const o of manifest.ops) {
       this.fns.set(o.op, fnOf(o.export));
       // Functions that never spread (a native library's) need no spread form.
-      if (o.spread && Number.isFinite(spreadFrom)) this.spreadFns.set(o.op, fnOf(o.spread.export));
+      if (o.spread && Number.isFinite(spreadFrom)) {
+        this.spreadFns.set(o.op, fnOf(o.spread.export));
+        this.gathered.set(o.op, gatheredBuffers(o, 'wasm executor'));
+      }
     }
   }
 
@@ -460,19 +464,6 @@ class Executor implements WasmExecutor {
     recordTrips(this.repeatLog, s.id, n, u, t, stopped);
   }
 
-  /** Bytes of the buffers an op reads by rows through loaded indices (WasmOp.spread), in the current layout. */
-  private gatheredBytes(o: WasmOp): number {
-    const keys = this.L.keys.get(o.op)!;
-    let bytes = 0;
-    for (const name of o.spread?.gathered ?? []) {
-      const q = o.buffers.findIndex((b) => b.name === name);
-      if (q < 0) throw new Error(`wasm executor: op ${o.op} gathers '${name}', which it has no buffer of`);
-      const r = this.region(keys[q]!);
-      bytes += r.length * bytesOf(r.elem);
-    }
-    return bytes;
-  }
-
   /** Whether op runs in spread walks with the current layout (undefined: it has no spread form, or has not run). */
   spreadsOp(op: string): boolean | undefined {
     return this.spreading.get(op);
@@ -498,7 +489,15 @@ class Executor implements WasmExecutor {
     if (!args) {
       args = this.args(o);
       if (!this.L.swapping.has(o.op)) this.argCache.set(o.op, args);
-      if (this.spreadFns.has(o.op)) this.spreading.set(o.op, this.gatheredBytes(o) >= this.spreadFrom);
+      const gathered = this.gathered.get(o.op);
+      if (gathered) {
+        const keys = this.L.keys.get(o.op)!;
+        const bytesAt = (q: number): number => {
+          const r = this.region(keys[q]!);
+          return r.length * bytesOf(r.elem);
+        };
+        this.spreading.set(o.op, spreadPays(gathered, bytesAt, this.spreadFrom));
+      }
     }
     const spread = this.spreading.get(o.op) === true;
     const fn = spread ? this.spreadFns.get(o.op)! : this.fns.get(o.op)!;
@@ -555,8 +554,7 @@ export async function createWasmExecutor(
   manifest: WasmManifest,
   opts: WasmExecutorOptions = {},
 ): Promise<WasmExecutor> {
-  const spreadFrom = opts.spreadFromBytes ?? hostSpreadFromBytes();
-  if (!(spreadFrom >= 0)) throw new Error(`wasm executor: spreadFromBytes must be at least 0, got ${spreadFrom}`);
+  const spreadFrom = spreadThreshold(opts.spreadFromBytes, hostSpreadFromBytes(), 'wasm executor');
   const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm executor');
   return new Executor(manifest, { fns: instance.exports }, memory, pool, spreadFrom);
 }
@@ -571,7 +569,6 @@ export function executorOver(
   memory: KernelMemory,
   opts: { spreadFromBytes?: number } = {},
 ): WasmExecutor {
-  const spreadFrom = opts.spreadFromBytes ?? Infinity;
-  if (!(spreadFrom >= 0)) throw new Error(`wasm executor: spreadFromBytes must be at least 0, got ${spreadFrom}`);
+  const spreadFrom = spreadThreshold(opts.spreadFromBytes, Infinity, 'wasm executor');
   return new Executor(manifest, fns, memory, undefined, spreadFrom);
 }

@@ -13,6 +13,7 @@
  * So from twice the L2.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import type { WasmOp } from './manifest.js';
 
 /** Bytes of a CPU cache size as sysfs writes it ("1024K", "32M"), or undefined. */
 export function parseCacheSize(s: string): number | undefined {
@@ -52,4 +53,27 @@ let host: number | undefined | null = null;
 export function hostSpreadFromBytes(): number {
   if (host === null) host = hostL2Bytes();
   return host === undefined ? Infinity : 2 * host;
+}
+
+/** The threshold an executor runs with: `given`, else `fallback`; a negative or NaN figure is refused. */
+export function spreadThreshold(given: number | undefined, fallback: number, who: string): number {
+  const from = given ?? fallback;
+  if (!(from >= 0)) throw new Error(`${who}: spreadFromBytes must be at least 0, got ${from}`);
+  return from;
+}
+
+/** Positions in `o.buffers` of the buffers its spread form gathers (none without one). */
+export function gatheredBuffers(o: WasmOp, who: string): number[] {
+  return (o.spread?.gathered ?? []).map((name) => {
+    const q = o.buffers.findIndex((b) => b.name === name);
+    if (q < 0) throw new Error(`${who}: op ${o.op} gathers '${name}', which it has no buffer of`);
+    return q;
+  });
+}
+
+/** Whether an op runs its spread form: the bytes of its gathered buffers (`bytesAt` of a position) reach `from`. */
+export function spreadPays(gathered: readonly number[], bytesAt: (q: number) => number, from: number): boolean {
+  let bytes = 0;
+  for (const q of gathered) bytes += bytesAt(q);
+  return bytes >= from;
 }
