@@ -130,9 +130,14 @@ async function main(): Promise<void> {
       )}; ${RUNS} interleaved calls a blocking, 1 thread; ms median (min); ratio = ${label(VARIANTS[0]!)} / variant (blocks/spread walks)`,
   );
   console.log(
-    ['matrix'.padEnd(24), 'kernel'.padEnd(16), ...VARIANTS.map((v) => label(v).padStart(18)), 'ratios', 'bits'].join(
-      ' ',
-    ),
+    [
+      'matrix'.padEnd(24),
+      'kernel'.padEnd(16),
+      ...VARIANTS.map((v) => label(v).padStart(18)),
+      'ratios',
+      'spread',
+      'bits',
+    ].join(' '),
   );
   const rows: Record<string, unknown>[] = [];
   const kernels = cases.map(
@@ -177,6 +182,10 @@ async function main(): Promise<void> {
         const med = ts.map((t) => sorted(t)[t.length >> 1]!);
         const min = ts.map((t) => sorted(t)[0]!);
         const ratios = med.map((m) => med[0]! / m);
+        // The ops each variant ran in spread walks (with --auto, the executor's pick for this layout).
+        const spreadOps = exs.map((ex, q) =>
+          modules[ci]![q]!.manifest.ops.filter((o) => ex.spreadsOp(o.op)).map((o) => o.op),
+        );
         rows.push({
           matrix: file,
           nnz: A.values.length,
@@ -185,6 +194,7 @@ async function main(): Promise<void> {
           medianMs: med,
           minMs: min,
           ratios,
+          spreadOps,
           sameBits: same,
         });
         console.log(
@@ -195,6 +205,10 @@ async function main(): Promise<void> {
             ratios
               .slice(1)
               .map((r) => `${r.toFixed(2)}x`)
+              .join(' '),
+            spreadOps
+              .slice(1)
+              .map((ops) => ops.join('+') || '-')
               .join(' '),
             same ? 'same' : 'DIFFERENT',
           ].join(' '),

@@ -4,6 +4,7 @@
  * WebAssembly.Memory, an op's parallel loop split across worker threads by
  * rows balanced by stored entries (runtime/wasm/threads.ts), and an op with
  * a spread form run in it where its gathered buffers reach the threshold
+ * and most of its entries gather rows far from their own
  * (runtime/wasm/spread.ts), exactly as the whole-kernel executor does. One
  * device (the host CPU); copies in and out are plain memory copies.
  */
@@ -16,7 +17,13 @@ import { parseProjectJson } from '../native/project.js';
 import { bytesOf, view } from '../wasm/layout.js';
 import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
 import { instantiateKernel } from '../wasm/instantiate.js';
-import { gatheredBuffers, hostSpreadFromBytes, spreadPays, spreadThreshold } from '../wasm/spread.js';
+import {
+  gatheredBuffers,
+  hostSpreadFromBytes,
+  spreadPays,
+  spreadThreshold,
+  type GatherPattern,
+} from '../wasm/spread.js';
 import { chunkCuts, type WasmThreadPool } from '../wasm/threads.js';
 import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend } from './backend.js';
 import { Heap } from './heap.js';
@@ -72,9 +79,55 @@ export class WasmStageBackend implements StageBackend {
   }
 
   /** Whether op `handle` runs its spread form over these buffers: its gathered buffers' bytes reach the threshold. */
-  private spreads(handle: number, buffers: readonly DeviceBuffer[]): boolean {
+  private spreads(handle: number, buffers: readonly DeviceBuffer[], sizes: readonly number[], rows: number): boolean {
     if (!this.spreadFns[handle]) return false;
-    return spreadPays(this.gathered[handle]!, (q) => buffers[q]!.bytes, this.spreadFrom);
+    const gathered = this.gathered[handle]!;
+    return spreadPays(
+      gathered,
+      (q) => buffers[q]!.bytes,
+      this.spreadFrom,
+      () => this.gatherPattern(this.manifest.ops[handle]!, gathered, buffers, sizes, rows),
+    );
+  }
+
+  /**
+   * The pattern the op's row loop walks, read from its buffers: `rows` pointers and the indices of the rows
+   * it gathers, whose count is the first gathered operand's first dim (from the sizes, else from its bytes
+   * over its row's). Undefined where the buffers or sizes do not say.
+   */
+  private gatherPattern(
+    o: WasmOp,
+    gathered: readonly number[],
+    buffers: readonly DeviceBuffer[],
+    sizes: readonly number[],
+    rows: number,
+  ): GatherPattern | undefined {
+    const bal = o.balanceBy;
+    if (!bal || rows <= 0 || gathered.length === 0) return undefined;
+    const [ptrRole, idxRole] = bal.layout === 'csr' ? ['rowPtr', 'colIdx'] : ['colPtr', 'rowIdx'];
+    const of = (role: string) =>
+      o.buffers.findIndex((b) => b.role === role && (this.manifest.roots[b.of] ?? b.of) === bal.root);
+    const p = of(ptrRole);
+    const i = of(idxRole);
+    if (p < 0 || i < 0) return undefined;
+    const P = buffers[p] as WasmBuf;
+    const I = buffers[i] as WasmBuf;
+    const w = bytesOf('index');
+    if (P.bytes < (rows + 1) * w) return undefined;
+    const dim = (d: string | number | undefined): number | undefined =>
+      typeof d === 'number' ? d : d === undefined ? undefined : sizes[o.sizes.indexOf(d)];
+    const g = o.buffers[gathered[0]!]!;
+    const shape = this.manifest.values[g.of]?.shape ?? [];
+    let gatheredRows = dim(shape[0]);
+    if (gatheredRows === undefined && shape.length > 1) {
+      let row = bytesOf(g.elem);
+      for (const d of shape.slice(1)) row *= dim(d) ?? NaN;
+      gatheredRows = Math.floor(buffers[gathered[0]!]!.bytes / row);
+    }
+    if (!(gatheredRows! > 0)) return undefined;
+    const ptr = view(this.memory.buffer, 'index', P.offset, rows + 1) as Int32Array;
+    const idx = view(this.memory.buffer, 'index', I.offset, Math.floor(I.bytes / w)) as Int32Array;
+    return { ptr, at: (q) => idx[q] ?? NaN, gatheredRows: gatheredRows! };
   }
 
   get threads(): number {
@@ -183,14 +236,14 @@ export class WasmStageBackend implements StageBackend {
     for (const b of buffers)
       if ((b as WasmBuf).freed) throw new DeviceCallError('wasm', 'launch', -6, `op ${o.op}: a buffer was freed`);
     const args = [...buffers.map((b) => (b as WasmBuf).offset), ...sizes.slice(0, o.sizes.length)];
-    const spread = this.spreads(handle, buffers);
-    const fn = spread ? this.spreadFns[handle]! : this.fns[handle]!;
     const rows =
       o.splittable && o.splitRange !== undefined
         ? typeof o.splitRange === 'number'
           ? o.splitRange
           : (sizes[o.sizes.indexOf(o.splitRange)] ?? 0)
         : 0;
+    const spread = this.spreads(handle, buffers, sizes, rows);
+    const fn = spread ? this.spreadFns[handle]! : this.fns[handle]!;
     const end = hi < 0 ? rows : Math.min(hi, rows);
     const threads = Math.min(this.pool?.threads ?? 1, opts?.threads ?? Infinity);
     if (this.pool && threads > 1 && end - lo >= MIN_SPLIT_ROWS) {

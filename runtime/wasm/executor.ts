@@ -31,7 +31,7 @@ import { converged, recordTrips, type RepeatTrips } from '../converge.js';
 import { InputError } from '../errors.js';
 import type { Tensor } from '../tensor.js';
 import { instantiateKernel } from './instantiate.js';
-import { gatheredBuffers, hostSpreadFromBytes, spreadPays, spreadThreshold } from './spread.js';
+import { gatheredBuffers, hostSpreadFromBytes, spreadPays, spreadThreshold, type GatherPattern } from './spread.js';
 import { chunkCuts, type WasmThreadPool } from './threads.js';
 import type { WasmElem, WasmManifest, WasmOp, WasmStep } from './manifest.js';
 import {
@@ -126,8 +126,9 @@ export interface WasmExecutorOptions {
   /** Threads for ops with a parallel row loop (default 1); needs a module with shared memory. */
   threads?: number;
   /**
-   * Gathered bytes from which an op with a spread form (WasmOp.spread) runs it: default twice the host's L2
-   * (runtime/wasm/spread.ts); 0 always, Infinity never. Results are the same bits either way.
+   * Gathered bytes from which an op with a spread form (WasmOp.spread) runs it, where most of its entries
+   * gather rows a quarter of this or more from their own (runtime/wasm/spread.ts `spreadPays`): default twice
+   * the host's L2; 0 always, Infinity never. Results are the same bits either way.
    */
   spreadFromBytes?: number;
 }
@@ -469,6 +470,21 @@ class Executor implements WasmExecutor {
     return this.spreading.get(op);
   }
 
+  /** The pattern an op's row loop walks, whose entries name the rows its spread form gathers (undefined: not known). */
+  private gatherPattern(o: WasmOp): GatherPattern | undefined {
+    const bal = o.balanceBy;
+    const pat = bal ? this.patterns.get(bal.root) : undefined;
+    if (!bal || !pat) return undefined;
+    const g = grouping(pat, bal.layout);
+    const inner = bal.layout === 'csr' ? pat.ci : pat.ri;
+    const ids = g.ids;
+    return {
+      ptr: g.ptr,
+      at: ids ? (q) => inner[ids[q]!]! : (q) => inner[q]!,
+      gatheredRows: bal.layout === 'csr' ? pat.cols : pat.rows,
+    };
+  }
+
   /** Arguments of one op's function: buffer offsets, then sizes. */
   private args(o: WasmOp): number[] {
     return [
@@ -496,7 +512,10 @@ class Executor implements WasmExecutor {
           const r = this.region(keys[q]!);
           return r.length * bytesOf(r.elem);
         };
-        this.spreading.set(o.op, spreadPays(gathered, bytesAt, this.spreadFrom));
+        this.spreading.set(
+          o.op,
+          spreadPays(gathered, bytesAt, this.spreadFrom, () => this.gatherPattern(o)),
+        );
       }
     }
     const spread = this.spreading.get(o.op) === true;

@@ -9,8 +9,10 @@
  * Measured (bench/wasm-groups.ts, docs/PERFORMANCE.md *Spread walks*) on a
  * core with 1 MiB of L2: gathered operands of 0.6-1.3 MB ran 0.87-1.01x of
  * the plain walks, 1.7 MB 1.00x, 3.4 MB 1.07-1.44x, 15-29 MB (a road graph,
- * rows near each other) 0.99-1.10x, 32-256 MB of scattered rows 1.1-1.47x.
- * So from twice the L2.
+ * rows near each other) 0.94-1.10x, 32-256 MB of scattered rows 1.1-1.47x.
+ * So from twice the L2, and only where most gathered rows lie far from the
+ * rows walked just before (`farShare`): 128 MB of B read in a band of 61
+ * rows ran 0.95x spread.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import type { WasmOp } from './manifest.js';
@@ -71,9 +73,64 @@ export function gatheredBuffers(o: WasmOp, who: string): number[] {
   });
 }
 
-/** Whether an op runs its spread form: the bytes of its gathered buffers (`bytesAt` of a position) reach `from`. */
-export function spreadPays(gathered: readonly number[], bytesAt: (q: number) => number, from: number): boolean {
+/**
+ * The rows an op gathers, as its row loop walks them: row r's entries sit at positions [ptr[r], ptr[r + 1]),
+ * the entry at position q reads row `at(q)` of the gathered operands, which hold `gatheredRows` rows.
+ */
+export interface GatherPattern {
+  readonly ptr: ArrayLike<number>;
+  readonly at: (q: number) => number;
+  readonly gatheredRows: number;
+}
+
+/** Rows sampled, evenly spaced, and entries read of each, for `farShare`: a few thousand reads at most. */
+export const FAR_SAMPLE_ROWS = 128;
+export const FAR_ROW_ENTRIES = 32;
+/** The share of far entries from which spread walks pay: most of a row's walk then waits on memory. */
+export const FAR_SHARE = 0.5;
+
+/**
+ * Of a sample of entries, the share whose gathered row lies `window` rows or more from the row's own
+ * position (row r of R sits at r x gatheredRows / R, the diagonal of a rectangular pattern). Rows within the
+ * window of the rows walked just before were read moments ago and sit in the caches; the rest come from
+ * memory. An empty sample gives 1: nothing in it says the rows are near.
+ */
+export function farShare(g: GatherPattern, window: number): number {
+  const rows = g.ptr.length - 1;
+  if (rows <= 0) return 1;
+  const count = Math.min(rows, FAR_SAMPLE_ROWS);
+  const scale = g.gatheredRows / rows;
+  let seen = 0;
+  let far = 0;
+  for (let k = 0; k < count; k++) {
+    const r = Math.floor(((k + 0.5) * rows) / count);
+    const start = g.ptr[r]!;
+    const end = Math.min(g.ptr[r + 1]!, start + FAR_ROW_ENTRIES);
+    const here = r * scale;
+    for (let q = start; q < end; q++) if (Math.abs(g.at(q) - here) >= window) far++;
+    seen += end - start;
+  }
+  return seen === 0 ? 1 : far / seen;
+}
+
+/**
+ * Whether an op runs its spread form: the bytes of its gathered buffers (`bytesAt` of a position) reach
+ * `from` (twice the L2 by default), and, where the op's pattern is known (`pattern`, asked only then), at least FAR_SHARE of its entries
+ * gather a row more than a quarter of `from` (half the L2) in bytes of gathered rows from the row's own
+ * position. A banded matrix's rows of B were read by the rows just before and the hardware prefetcher covers
+ * the sweep: spread walks lost 5% there (docs/PERFORMANCE.md, *Spread walks*).
+ */
+export function spreadPays(
+  gathered: readonly number[],
+  bytesAt: (q: number) => number,
+  from: number,
+  pattern?: () => GatherPattern | undefined,
+): boolean {
   let bytes = 0;
   for (const q of gathered) bytes += bytesAt(q);
-  return bytes >= from;
+  if (bytes < from) return false;
+  const g = bytes > 0 ? pattern?.() : undefined;
+  if (!g || !(g.gatheredRows > 0)) return true;
+  const window = from / 4 / (bytes / g.gatheredRows);
+  return farShare(g, window) >= FAR_SHARE;
 }

@@ -15,8 +15,10 @@ import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { createWasmExecutor } from '../../runtime/wasm/executor.js';
+import type { Tensor } from '../../runtime/tensor.js';
 import { WasmThreadPool } from '../../runtime/wasm/threads.js';
 import { exampleInputs } from '../helpers/example-inputs.js';
+import { bandedPattern, farPattern } from '../helpers/gather-patterns.js';
 import { compileWasm, expectIdentical, loopKernel, toMaps } from '../wasm/compare.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -94,6 +96,69 @@ describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
       }
     }
     c.exec.close();
+  });
+
+  it('a spread form stays off over a banded pattern and runs over a far one, as the whole-kernel executor decides (csr and csc)', async () => {
+    const n = 1200;
+    const h = 64;
+    const from = n * h * 4;
+    const kernels = {
+      csr: 'kernel k(A: csr<f32>[m, n], B: dense<f32>[n, h]) -> (Y: dense<f32>[m, h]) { Y[i, c] = A[i, j] * B[j, c]; }',
+      csc: 'kernel k(A: csc<f32>[m, n], B: dense<f32>[m, h]) -> (Y: dense<f32>[n, h]) { Y[j, c] = A[i, j] * B[i, c]; }',
+    };
+    for (const [layout, src] of Object.entries(kernels)) {
+      const c = await compileWasm(loopKernel(src));
+      for (const [A, spreads] of [
+        [bandedPattern(n, n, 6, 40, 6), false],
+        [farPattern(n, n, 6, 7), true],
+      ] as const) {
+        const a =
+          layout === 'csr'
+            ? A
+            : { format: 'csc' as const, rows: n, cols: n, colPtr: A.rowPtr, rowIdx: A.colIdx, values: A.values };
+        const B = {
+          format: 'dense' as const,
+          shape: [n, h],
+          data: Float64Array.from({ length: n * h }, (_, q) => (q % 7) - 3),
+        };
+        const args = {
+          tensors: new Map<string, Tensor>([
+            ['A', a],
+            ['B', B],
+          ]),
+          scalars: new Map<string, number>(),
+        };
+        const whole = await createWasmExecutor(c.binary, c.manifest, { threads: 2, spreadFromBytes: from });
+        const want = whole.run(args).outputs;
+        expect(whole.spreadsOp('op0'), `${layout}: the executor`).toBe(spreads);
+        whole.close();
+        const be = await WasmStageBackend.create(c.binary, c.manifest, { threads: 2, spreadFromBytes: from });
+        const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
+        const slot = new Slot();
+        const run = vi.spyOn(WasmThreadPool.prototype, 'run');
+        try {
+          engine.begin(slot, engine.prepare(args));
+          await engine.runStage(slot, {
+            ops: ['op0'],
+            kind: 'cpu' as const,
+            devices: ['cpu0'],
+            impls: { op0: cpuImplOf(c.manifest.ops[0]!) },
+          });
+          const got = await engine.collect(slot);
+          engine.end(slot);
+          expect(
+            run.mock.calls.map((x) => x[0]),
+            `${layout}: the stage engine`,
+          ).toEqual([spreads ? 'k_op0_spread' : 'k_op0']);
+          for (const [name, t] of want) expectIdentical(got.get(name)!, t, `${layout} spread ${spreads}: ${name}`);
+        } finally {
+          run.mockRestore();
+          engine.close([slot]);
+          be.close();
+        }
+      }
+      c.exec.close();
+    }
   });
 
   it('a new tensor object for a parameter is copied in afresh; the old copy is freed once no input uses it', async () => {

@@ -1,8 +1,9 @@
 /**
  * Spread walks (codegen/wasm/simd.ts `SPREAD`, WasmOp.spread): which ops get
  * a second function, that the executor runs it where the gathered rows'
- * bytes reach its threshold (runtime/wasm/spread.ts), at 1 and 2 threads,
- * with the plain function's bits; the host's L2 read from sysfs.
+ * bytes reach its threshold and most of them lie far from each row's own
+ * (runtime/wasm/spread.ts), at 1 and 2 threads, with the plain function's
+ * bits; the host's L2 read from sysfs.
  */
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,13 +14,22 @@ import { emitWasm } from '../../codegen/wasm/emit.js';
 import { planVector } from '../../codegen/wasm/simd.js';
 import type { LStmt } from '../../ir/loops.js';
 import type { Kernel } from '../../ir/module.js';
-import { generatedMatrix } from '../../runtime/generate.js';
 import { Rng } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { createWasmExecutor, executorOver } from '../../runtime/wasm/executor.js';
 import { instantiateKernel } from '../../runtime/wasm/instantiate.js';
 import { WasmThreadPool } from '../../runtime/wasm/threads.js';
-import { hostL2Bytes, hostSpreadFromBytes, parseCacheSize } from '../../runtime/wasm/spread.js';
+import {
+  FAR_ROW_ENTRIES,
+  FAR_SAMPLE_ROWS,
+  farShare,
+  hostL2Bytes,
+  hostSpreadFromBytes,
+  parseCacheSize,
+  spreadPays,
+  type GatherPattern,
+} from '../../runtime/wasm/spread.js';
+import { bandedPattern, farPattern } from '../helpers/gather-patterns.js';
 import { expectIdentical, loopKernel } from './compare.js';
 
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
@@ -34,8 +44,16 @@ function rand(n: number, seed: number): Float64Array {
   return Float64Array.from({ length: n }, () => rng.uniform(-1, 1));
 }
 
-/** n x n with rows of 2-8 entries in random columns: rows >= 256 let the pool split. */
-const scattered = (n: number, seed: number): CsrMatrix => generatedMatrix(n, 5, false, seed);
+/**
+ * n x n, rows of 5 entries at least 3n/8 columns from the diagonal, so that the rule's share of far entries
+ * says spread at any threshold over B's bytes: rows >= 256 let the pool split.
+ */
+const scattered = (n: number, seed: number): CsrMatrix => farPattern(n, n, 5, seed);
+const csrPattern = (m: CsrMatrix): GatherPattern => ({
+  ptr: m.rowPtr,
+  at: (q) => m.colIdx[q]!,
+  gatheredRows: m.cols,
+});
 
 const dense = (shape: number[], seed: number): DenseTensor => ({
   format: 'dense',
@@ -286,6 +304,103 @@ describe('spread walks', () => {
       await expect(createWasmExecutor(binary, manifest, { spreadFromBytes: bad })).rejects.toThrow(
         /spreadFromBytes must be at least 0/,
       );
+  });
+
+  it('count the far entries of a sample: none in a band narrower than the window, all where rows gather half the matrix away', () => {
+    const band = bandedPattern(2000, 2000, 6, 10, 1);
+    expect(farShare(csrPattern(band), 11)).toBe(0);
+    expect(farShare(csrPattern(band), 3)).toBeGreaterThan(0.5);
+    const far = farPattern(2000, 2000, 6, 2);
+    expect(farShare(csrPattern(far), 700)).toBe(1);
+    // A window of 0 holds nothing: every entry is far (what spreadFromBytes 0 asks for).
+    expect(farShare(csrPattern(band), 0)).toBe(1);
+    // Rectangular: row r's place is r x cols / rows, not r.
+    const wide = bandedPattern(500, 5000, 4, 20, 3);
+    expect(farShare(csrPattern(wide), 21)).toBe(0);
+    expect(farShare({ ...csrPattern(wide), gatheredRows: 500 }, 21)).toBeGreaterThan(0.95);
+    // Nothing sampled says nothing against spreading.
+    expect(farShare({ ptr: Int32Array.of(0), at: () => 0, gatheredRows: 0 }, 5)).toBe(1);
+    expect(farShare({ ptr: new Int32Array(9), at: () => 0, gatheredRows: 8 }, 5)).toBe(1);
+  });
+
+  it('read a bounded sample: at most FAR_SAMPLE_ROWS rows of FAR_ROW_ENTRIES entries', () => {
+    const rows = 10_000;
+    const ptr = Int32Array.from({ length: rows + 1 }, (_, r) => r * 1000);
+    let reads = 0;
+    const share = farShare(
+      {
+        ptr,
+        at: (q) => {
+          reads++;
+          return q % 2 === 0 ? Math.floor(q / 1000) : 0;
+        },
+        gatheredRows: rows,
+      },
+      100,
+    );
+    expect(reads).toBe(FAR_SAMPLE_ROWS * FAR_ROW_ENTRIES);
+    expect(share).toBeGreaterThan(0.4);
+    expect(share).toBeLessThan(0.5);
+  });
+
+  it('weigh the pattern only over the bytes threshold, and spread where most of its entries are far', () => {
+    const band = csrPattern(bandedPattern(4000, 4000, 6, 30, 4));
+    const far = csrPattern(farPattern(4000, 4000, 6, 5));
+    // 4000 rows of 128 bytes (512 KB) against a threshold of 256 KB: the window is 64 KB, 500 rows.
+    const at = () => 4000 * 128;
+    let asked = 0;
+    const ask = (g: GatherPattern) => () => {
+      asked++;
+      return g;
+    };
+    expect(spreadPays([0], at, 4000 * 128 + 1, ask(far))).toBe(false);
+    expect(asked).toBe(0);
+    expect(spreadPays([0], at, 256 * 1024, ask(far))).toBe(true);
+    expect(spreadPays([0], at, 256 * 1024, ask(band))).toBe(false);
+    expect(asked).toBe(2);
+    expect(spreadPays([0], at, 256 * 1024)).toBe(true);
+    expect(spreadPays([0], at, 256 * 1024, () => undefined)).toBe(true);
+    // A window under one row (a threshold of 0) spreads any pattern.
+    expect(spreadPays([0], at, 0, ask(band))).toBe(true);
+  });
+
+  it('stay plain over a banded A with B past the threshold, and run over a far one, at 1 and 2 threads (csr and csc)', async () => {
+    const n = 1200;
+    const h = 64;
+    const from = n * h * 4; // B's bytes: window from / 4 = n / 4 rows of B
+    const csc = loopKernel(
+      'kernel k(A: csc<f32>[m, n], B: dense<f32>[m, h]) -> (Y: dense<f32>[n, h]) { Y[j, c] = A[i, j] * B[i, c]; }',
+    );
+    for (const [k, layout] of [
+      [spmm('f32'), 'csr'],
+      [csc, 'csc'],
+    ] as const) {
+      const { binary, manifest } = await emitWasm(k);
+      const plain = await emitWasm(k, { spreadWalks: 1 });
+      for (const [A, spreads] of [
+        [bandedPattern(n, n, 6, 40, 6), false],
+        [farPattern(n, n, 6, 7), true],
+      ] as const) {
+        const a: Tensor =
+          layout === 'csr'
+            ? A
+            : { format: 'csc', rows: n, cols: n, colPtr: A.rowPtr, rowIdx: A.colIdx, values: A.values };
+        const inputs = inputsOf({ A: a, B: dense([n, h], 8) });
+        const base = await createWasmExecutor(plain.binary, plain.manifest, { threads: 1 });
+        const want = base.run(inputs).outputs;
+        base.close();
+        for (const threads of [1, 2]) {
+          const ex = await createWasmExecutor(binary, manifest, { threads, spreadFromBytes: from });
+          try {
+            const got = ex.run(inputs).outputs;
+            expect(ex.spreadsOp('op0'), `${layout}, ${threads} threads`).toBe(spreads);
+            for (const [name, y] of want) expectIdentical(got.get(name)!, y, `${layout} ${threads} threads: ${name}`);
+          } finally {
+            ex.close();
+          }
+        }
+      }
+    }
   });
 
   it("reads the host's L2 from sysfs, and spreads from twice it (never where it is unknown)", () => {
