@@ -1,8 +1,8 @@
 /**
  * CPU kernels: dype's wasm and native backends at 1 and 2 threads against a C baseline
  * (gcc -O3 -march=native; SpMM with explicit vector extensions) and scipy
- * (when importable), on a generated 1M-row matrix with ~15 nnz per row and
- * the largest real matrices. SpMV f32/f64 and SpMM with K = 32 (f32); SpMM
+ * (when importable), on generated 1M-row matrices (~15 nnz per row, and
+ * power-law rows of mean 10) and the largest real matrices. SpMV f32/f64 and SpMM with K = 32 (f32); SpMM
  * also through the scalar path (SIMD off) to show what SIMD gives. The C
  * baseline is a shared library called in process (koffi), and per kernel
  * the C call and every dype executor are timed in turn within each of RUNS
@@ -39,7 +39,7 @@ import { compileCpuKernel } from '../codegen/cpu/compile.js';
 import { cacheRoot } from '../codegen/wasm/cache.js';
 import type { Kernel } from '../ir/module.js';
 import { createNativeCpuExecutor } from '../runtime/native/cpu-executor.js';
-import { generatedMatrix } from '../runtime/generate.js';
+import { generatedMatrix, skewedMatrix } from '../runtime/generate.js';
 import { writeCsrBin } from './csr-bin.js';
 import { warmUp } from './warm-up.js';
 
@@ -171,6 +171,8 @@ async function main(): Promise<void> {
     const data = join(root, '..', 'shared', 'data', 'matrices');
     const all: { name: string; m: () => CsrMatrix }[] = [
       { name: 'random-1M-15', m: () => generatedMatrix(1_000_000, 15) },
+      // Power-law rows (Pareto 1.5, mean 10, random columns): 9.85M entries, the longest row 28,443.
+      { name: 'power-law-1M-10', m: () => skewedMatrix(1_000_000, 10) },
       { name: 'bcsstk33', m: () => toCsr(loadMatrix(join(data, 'bcsstk33.mtx'))) },
       { name: 'luxembourg_osm', m: () => toCsr(loadMatrix(join(data, 'luxembourg_osm.mtx'))) },
       { name: 'Groebner_id2003_aug', m: () => toCsr(loadMatrix(join(data, 'Groebner_id2003_aug.mtx'))) },

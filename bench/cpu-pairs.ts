@@ -9,7 +9,7 @@
  * operands cached (each timed call after two untimed ones) and evicted (a
  * 32 MB sweep before each timed call). The ratio is the plain loop's time
  * over the two cursors'; where a matrix's rows hold fewer than
- * PAIR_MIN_ENTRIES entries a row (or its x passes FOLD_GATHER_BYTES) both
+ * PAIR_MIN_ENTRIES entries a row (or its x passes PAIR_MAX_GATHER_BYTES) both
  * builds run the same loop and the ratio is the bench's spread. Each
  * executor is warmed up first (up to 300 calls or 200 ms: ./warm-up.ts).
  * Checks that

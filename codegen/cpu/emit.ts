@@ -42,7 +42,7 @@ import { storageType } from '../cuda/cprint.js';
 import { FuncNames } from '../cuda/cprint.js';
 import type { NameContext } from '../cuda/names.js';
 import { CPrinter, CStmtPrinter, type For } from './cprint.js';
-import { FOLD_GATHER_BYTES, hasF32EntryFold } from './folds.js';
+import { hasF32EntryFold } from './folds.js';
 import { hasLaneLoop, laneLoop, laneWidthSizes } from './lanes.js';
 import { pairedLoop, pairedRows } from './pairs.js';
 import { crossRowLong, crossRowShape, crossRowShort, transposedLoop } from './transposed.js';
@@ -64,14 +64,8 @@ export function emitCpuFunction(f: LoopFunc, fn: string, ctx: NameContext, pairs
         ...functionText(f, `${fn}_short`, ctx, undefined, false, pairs, 'short'),
         ...crossDispatch(fn, rowsBound(f)),
       ].join('\n');
-    const rows = !hasLaneLoop(f.body) && hasF32EntryFold(f) ? rowsSize(f) : undefined;
-    if (rows === undefined) return [head, ...functionText(f, fn, ctx, undefined, false, pairs)].join('\n');
-    return [
-      head,
-      ...functionText(f, `${fn}_seq`, ctx, undefined, true, pairs),
-      ...functionText(f, `${fn}_gather`, ctx),
-      ...foldDispatch(fn, rows),
-    ].join('\n');
+    const scalarFolds = !hasLaneLoop(f.body) && hasF32EntryFold(f);
+    return [head, ...functionText(f, fn, ctx, undefined, scalarFolds, pairs)].join('\n');
   }
   const blocks = bounded.get(f.sizes[at]!)!;
   return [
@@ -158,16 +152,6 @@ function rowsSize(f: LoopFunc): number | undefined {
   if (!top || top.k !== 'for' || top.hi.k !== 'var') return undefined;
   const at = f.sizes.indexOf(top.hi.name);
   return at < 0 ? undefined : at;
-}
-
-/** The op's function over its two f32 fold copies: the scalar one while the gathered operand (4 bytes a row) fits the caches. */
-function foldDispatch(fn: string, rows: number): string[] {
-  return [
-    `static void ${fn}(char *const *dy_b, const long long *dy_s, long long dy_lo, long long dy_hi) {`,
-    `  if (dy_s[${rows}] * 4LL > ${FOLD_GATHER_BYTES}LL) ${fn}_gather(dy_b, dy_s, dy_lo, dy_hi);`,
-    `  else ${fn}_seq(dy_b, dy_s, dy_lo, dy_hi);`,
-    '}',
-  ];
 }
 
 /** The op's function: the copy for size `at`'s width where there is one, the general one otherwise. */

@@ -7,27 +7,22 @@
  * the C compiler may not reorder additions without -ffast-math. gcc's loop
  * vectoriser still takes such a loop, as a fold-left reduction: a gather of
  * 8 or 16 entries, then as many scalar adds in a row plus the extracts
- * between them. The chain of adds is as long as the scalar loop's, so while
- * x lies in the caches it only adds work: in a C harness (gcc 12 -O3
- * -march=native, an AVX-512 host; docs/PERFORMANCE.md) the scalar f32 SpMV
- * ran 1.3-1.5x faster on Groebner_id2003_aug, bcsstk33 and luxembourg_osm.
- * Where x does not (a random 1M x 1M matrix, 15 entries a row, x of 4 MB),
- * the gathers' parallel misses paid: the vectorised loop ran 1.13x faster.
- * So an f32 fold's function is printed twice, its entry loops scalar
- * (`_seq`) and as the compiler vectorises them (`_gather`), and a
- * dispatcher takes `_gather` when the rows x 4 bytes pass FOLD_GATHER_BYTES:
- * the rows stand for the gathered operand's length (the function is not
- * given it; the graph kernels' matrices are square). f64 folds stay as the
- * compiler prints them: the harness had the scalar loop only 1.0-1.15x
- * faster, less than bench/cpu-kernels' f64 SpMV moves between runs
- * (Groebner_id2003_aug at 0.82-0.97x of C, scalar and vectorised alike).
- * Integer folds may be reordered and stay vectorisable.
+ * between them. The chain of adds is as long as the scalar loop's, so it
+ * only adds work: in a C harness (gcc 12 -O3 -march=native, an AVX-512 host;
+ * docs/PERFORMANCE.md) the scalar f32 SpMV ran 1.3-1.5x faster on
+ * Groebner_id2003_aug, bcsstk33 and luxembourg_osm, whose x is cached. Where
+ * x is not, the gathers' parallel misses once paid (a random 1M x 1M
+ * matrix, 15 entries a row: 1.13x, 2026-12-04), and the library printed a
+ * vectorised copy for rows x 4 bytes past 1 MiB. Measured again in the
+ * library itself on the same host (2026-12-06, its buffers on huge pages),
+ * the scalar loop won there too: 1.12-1.41x on 1M-row random and power-law
+ * patterns of 5-15 entries a row and 300k-row ones of 10-30. So an f32
+ * fold's entry loops are always scalar. f64 folds stay as the compiler
+ * prints them: scalar and vectorised ran alike (0.99-1.04x then, 1.0-1.15x
+ * before). Integer folds may be reordered and stay vectorisable.
  */
 import type { LoopFunc, LStmt } from '../../ir/loops.js';
 import { entryLoopOf, reductionAt } from '../cuda/nest.js';
-
-/** Past this many bytes of the gathered operand the vectorised fold runs (between the 458 KB and 4 MB measured). */
-export const FOLD_GATHER_BYTES = 1 << 20;
 
 /** Whether `f`'s body folds a row's entries into an f32 accumulator. */
 export function hasF32EntryFold(f: LoopFunc): boolean {

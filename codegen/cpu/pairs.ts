@@ -26,9 +26,8 @@
  * bayer10), so the function takes the two cursors only where its rows hold
  * PAIR_MIN_ENTRIES entries a row or more on average (two reads of the row
  * pointers a call), and only while the gathered operand fits
- * FOLD_GATHER_BYTES, as the f32 scalar copy does: past it the misses, not
- * the chain, set the pace. Tried first and dropped: rows i and i + 1 in
- * lockstep, which ran the f64 SpMV 1.00-1.43x as fast as the plain loop
+ * PAIR_MAX_GATHER_BYTES: past it the misses, not the chain, set the pace.
+ * Tried first and dropped: rows i and i + 1 in lockstep, which ran the f64 SpMV 1.00-1.43x as fast as the plain loop
  * with the matrix cached but 0.46-0.56x as fast with it evicted (bcsstk33,
  * Groebner_id2003_aug, a C harness; why was not found, this host has no
  * performance counters).
@@ -36,14 +35,16 @@
 import type { LoopFunc, LStmt } from '../../ir/loops.js';
 import { entryLoopOf, reductionAt } from '../cuda/nest.js';
 import type { CStmtPrinter, For } from './cprint.js';
-import { FOLD_GATHER_BYTES } from './folds.js';
 
 /** Entries a row, on average over a call's rows, from which two cursors walk them (between 7.1, a loss, and 15.9, a gain). */
 export const PAIR_MIN_ENTRIES = 12;
 
-/** The most rows (standing for the gathered operand's length, as ./folds.ts) a fold of `elem` takes the two cursors at. */
+/** Bytes of the gathered operand (x) up to which the caches hold it: between the 458 KB and 4 MB measured. */
+export const PAIR_MAX_GATHER_BYTES = 1 << 20;
+
+/** The most rows (standing for the gathered operand's length: the function is not given it, the graph kernels' matrices are square) a fold of `elem` takes the two cursors at. */
 export function pairMaxRows(elem: 'f32' | 'f64'): number {
-  return Math.floor(FOLD_GATHER_BYTES / (elem === 'f32' ? 4 : 8));
+  return Math.floor(PAIR_MAX_GATHER_BYTES / (elem === 'f32' ? 4 : 8));
 }
 
 /**

@@ -147,7 +147,7 @@ class FuncEmitter implements ScalarEmitter {
   /**
    * The row loop over [lo, hi) with two cursors over its halves by entries (codegen/cpu/pairs.ts, the native library's same
    * loop) where the rows hold PAIR_MIN_ENTRIES entries a row or more and the gathered operand fits
-   * FOLD_GATHER_BYTES; the plain loop otherwise. Each row adds its entries in the same order: the same results.
+   * PAIR_MAX_GATHER_BYTES; the plain loop otherwise. Each row adds its entries in the same order: the same results.
    */
   private pairedFor(r: PairedRows, lo: Ref, hi: Ref, rows: number): Ref {
     const m = this.W.m;

@@ -20,7 +20,6 @@ import { buildCpuLibraryAsync, cCompiler, type CpuLibraryBuild } from '../../cod
 import { haveCompiler } from '../helpers/cc.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { LANE_WIDTHS } from '../../codegen/cpu/emit.js';
-import { FOLD_GATHER_BYTES } from '../../codegen/cpu/folds.js';
 import { PAIR_MIN_ENTRIES } from '../../codegen/cpu/pairs.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import type { Kernel } from '../../ir/module.js';
@@ -170,17 +169,20 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
         check(v, A, { tensors: { A, B: rand([A.cols, w], `B${w}`) } }, `${v.kernel.name}/cora/${w}`);
   });
 
-  it('spmv past FOLD_GATHER_BYTES of rows runs its vectorised fold copy, below it the scalar one: both equal wasm bit for bit', () => {
+  it('spmv keeps its f32 fold scalar at every size (codegen/cpu/folds.ts), f64 as the compiler prints it: past 1 MiB of rows both equal wasm bit for bit', () => {
     const source = cpuLibrarySource('examples', 'test', [
       {
         kernel: variants.find((x) => x.ex === 'spmv')!.kernel,
         manifest: wasmManifest(variants.find((x) => x.ex === 'spmv')!.kernel, [], true),
       },
     ]);
-    expect(source).toMatch(/__attribute__\(\(optimize\("no-tree-loop-vectorize"\)\)\) static void dy_f0_seq\(/);
-    expect(source).toMatch(/\nstatic void dy_f0_gather\(/);
-    expect(source).toContain(`if (dy_s[0] * 4LL > ${FOLD_GATHER_BYTES}LL) dy_f0_gather(`);
-    // 300,000 rows of 1-5 entries at hashed columns: 1.2 MB of f32 rows (2.4 MB of f64), past the bound.
+    expect(source).toMatch(/__attribute__\(\(optimize\("no-tree-loop-vectorize"\)\)\) static void dy_f0\(/);
+    expect(source).not.toMatch(/dy_f0_(seq|gather)/);
+    const spmvF64 = variants.find((x) => x.ex === 'spmv' && x.dtype === 'f64')!.kernel;
+    const f64 = cpuLibrarySource('examples', 'test', [{ kernel: spmvF64, manifest: wasmManifest(spmvF64, [], true) }]);
+    expect(f64).toMatch(/\nstatic void dy_f0\(/);
+    // 300,000 rows of 1-5 entries at hashed columns: 1.2 MB of f32 rows (2.4 MB of f64), past the 1 MiB the
+    // library once took a vectorised f32 copy from.
     const rows = 300_000;
     const rowPtr = new Int32Array(rows + 1);
     for (let i = 0; i < rows; i++) rowPtr[i + 1] = rowPtr[i]! + 1 + ((Math.imul(i, 0x9e3779b1) >>> 29) % 5);
@@ -206,7 +208,7 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
         .filter((x) => x.ex === 'spmv')
         .map((v) => ({ kernel: v.kernel, manifest: wasmManifest(v.kernel, [], true) })),
     );
-    // f32: the scalar copy pairs, the vectorised one not; f64: the one function pairs.
+    // f32 and f64: each op's one function pairs.
     expect(source.match(new RegExp(`>= ${PAIR_MIN_ENTRIES}LL \\* \\(`, 'g'))).toHaveLength(2);
     // 1,001 rows (an odd count) of 0 to 40 entries, mostly long, some empty and some of one entry: every lockstep
     // length, either cursor left to finish alone. 999 rows whose first 40 hold 300 entries each and the rest 1-4
