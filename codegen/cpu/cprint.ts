@@ -32,16 +32,34 @@ export const C_DIALECT: CDialect = {
         : `${fn}(${args.join(', ')})`,
 };
 
-/** The helpers the dialect calls, once per library. */
+/**
+ * The helpers the dialect calls, once per library. relu keeps x where its sign is clear or it is a NaN and
+ * gives +0 elsewhere, as `x > 0 ? x : (x != x ? x : 0)` does (the same bits for all 2^32 f32 inputs), in
+ * integer operations on the bits: gcc 12's straight-line vectoriser takes no select, and a relu on a column
+ * block's accumulators (gcn's relu(A @ T1)) left the whole block scalar, 13x slower than without the relu
+ * (docs/PERFORMANCE.md, *The examples against numpy and scipy*).
+ */
 export const C_HELPERS = `static inline int dy_idiv_i32(int a, int b) { return b == 0 ? 0 : b == -1 ? (int)(0u - (unsigned)a) : a / b; }
 static inline long long dy_idiv_i64(long long a, long long b) { return b == 0 ? 0LL : b == -1 ? (long long)(0ull - (unsigned long long)a) : a / b; }
 static inline float dy_min_f32(float a, float b) { return (a != a || b != b) ? a + b : a < b ? a : b < a ? b : (signbit(a) ? a : b); }
 static inline float dy_max_f32(float a, float b) { return (a != a || b != b) ? a + b : a > b ? a : b > a ? b : (signbit(a) ? b : a); }
-static inline float dy_relu_f32(float x) { return x > 0.0f ? x : (x != x ? x : 0.0f); }
+static inline float dy_relu_f32(float x) {
+  int32_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= ~(b >> 31) | ((int32_t)(0x7f800000 - (b & 0x7fffffff)) >> 31);
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
 static inline float dy_abs_f32(float x) { return fabsf(x); }
 static inline double dy_min_f64(double a, double b) { return (a != a || b != b) ? a + b : a < b ? a : b < a ? b : (signbit(a) ? a : b); }
 static inline double dy_max_f64(double a, double b) { return (a != a || b != b) ? a + b : a > b ? a : b > a ? b : (signbit(a) ? b : a); }
-static inline double dy_relu_f64(double x) { return x > 0.0 ? x : (x != x ? x : 0.0); }
+static inline double dy_relu_f64(double x) {
+  int64_t b;
+  memcpy(&b, &x, sizeof b);
+  b &= ~(b >> 63) | ((int64_t)(0x7ff0000000000000LL - (b & 0x7fffffffffffffffLL)) >> 63);
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
 static inline double dy_abs_f64(double x) { return fabs(x); }
 static inline int dy_min_i32(int a, int b) { return a < b ? a : b; }
 static inline int dy_max_i32(int a, int b) { return a > b ? a : b; }
