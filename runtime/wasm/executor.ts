@@ -169,6 +169,8 @@ class Executor implements WasmExecutor {
   private executed = false;
   private defined = new Set<string>();
   private repeatLog = new Map<string, RepeatTrips>();
+  /** Per repeat with `until`, the watched value as the trip began (reused from trip to trip). */
+  private readonly snapshots = new Map<string, View>();
 
   private pool: WasmThreadPool | undefined;
   private cuts = new Map<string, number[]>();
@@ -456,13 +458,27 @@ class Executor implements WasmExecutor {
     let t = 0;
     let stopped = false;
     while (t < n && !stopped) {
-      const before = u ? this.viewOf(`D:${u.value}`).slice() : undefined;
+      const before = u ? this.snapshot(s.id, this.viewOf(`D:${u.value}`)) : undefined;
       this.exec(s.body, scalars);
       t++;
       if (u)
         stopped = converged(before as ArrayLike<number>, this.viewOf(`D:${u.value}`) as ArrayLike<number>, u.within);
     }
     recordTrips(this.repeatLog, s.id, n, u, t, stopped);
+  }
+
+  /**
+   * `v` copied into the repeat's snapshot array, made once per repeat and length: a fresh copy per trip
+   * (`slice`) allocated and zeroed a new buffer each time, about a third of a PageRank trip on a road graph of
+   * 115k rows (docs/PERFORMANCE.md, *The examples against numpy and scipy*).
+   */
+  private snapshot(id: string, v: View): View {
+    let snap = this.snapshots.get(id);
+    if (!snap || snap.length !== v.length || snap.constructor !== v.constructor) {
+      snap = v.slice();
+      this.snapshots.set(id, snap);
+    } else snap.set(v as never);
+    return snap;
   }
 
   /** Whether op runs in spread walks with the current layout (undefined: it has no spread form, or has not run). */
