@@ -1,4 +1,7 @@
 /**
+ * What follows a column block's entry loop in the native library
+ * (codegen/cpu/lanes.ts), printed so that gcc still vectorises the block.
+ *
  * relu in the native library (codegen/cpu/cprint.ts `dy_relu_f32`,
  * `dy_relu_f64`: integer operations on the bits, so that gcc vectorises a
  * column block whose accumulators it wraps). On the lanes of SpMM's column
@@ -10,6 +13,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileCpuKernel } from '../../codegen/cpu/compile.js';
+import { cpuLibrarySource } from '../../codegen/cpu/library.js';
+import { wasmManifest } from '../../codegen/wasm/emit.js';
+import { generatedMatrix } from '../../runtime/generate.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { haveCompiler } from '../helpers/cc.js';
@@ -41,7 +47,7 @@ const SPECIAL = [
   -Number.MAX_VALUE,
 ];
 
-describe.skipIf(!haveCompiler())('relu in the native library', () => {
+describe.skipIf(!haveCompiler())('column block tails in the native library', () => {
   for (const t of ['f32', 'f64'] as const)
     it(`${t}: every special value as wasm gives it, on full blocks and the rest of a row of 40`, async () => {
       const k = loopKernel(
@@ -101,4 +107,54 @@ describe.skipIf(!haveCompiler())('relu in the native library', () => {
         c.build.cleanup();
       }
     });
+
+  it('a value that loads (E @ V / s[i]) is computed for every lane before the stores, with wasm bits at 1 and 2 threads', async () => {
+    const k = loopKernel(
+      'kernel t(E: csr<f32>[n, n], V: dense<f32>[n, d], s: dense<f32>[n]) -> (O: dense<f32>[n, d]) { O[i, c] = sum(j: E[i, j] * V[j, c]) / s[i]; }',
+    );
+    const source = cpuLibrarySource('t', 'test', [{ kernel: k, manifest: wasmManifest(k, [], true) }]);
+    // In the copy for d = 32, its block of 32 lanes: the 32 values, then the stores.
+    const w32 = source.slice(source.indexOf('static void dy_f0_w32('), source.indexOf('static void dy_f0_w64('));
+    const beforeStores = w32.slice(0, w32.indexOf('O['));
+    expect(beforeStores.match(/const float dy_v\d+ = \(dy_a\d+_acc0_\d+ \/ s\[i\]\);/g)).toHaveLength(32);
+    const n = 700;
+    const E = generatedMatrix(n, 6, false, 9);
+    for (const d of [32, 40, 7]) {
+      const inputs = {
+        tensors: new Map<string, Tensor>([
+          ['E', E],
+          [
+            'V',
+            {
+              format: 'dense',
+              shape: [n, d],
+              data: Float64Array.from({ length: n * d }, (_, q) => ((q * 13) % 23) / 7 - 1.5),
+            },
+          ],
+          ['s', { format: 'dense', shape: [n], data: Float64Array.from({ length: n }, (_, i) => 0.5 + (i % 9)) }],
+        ]),
+        scalars: new Map<string, number>(),
+      };
+      const wasm = await compileWasm(k);
+      const want = wasm.exec.run(inputs).outputs.get('O')!;
+      wasm.exec.close();
+      const c = compileCpuKernel('tail_test', k, null);
+      try {
+        for (const threads of [1, 2]) {
+          const ex = createNativeCpuExecutor(c.build.path, c.manifest, {
+            threads,
+            program: c.program,
+            programHash: c.hash,
+          });
+          try {
+            expectIdentical(ex.run(inputs).outputs.get('O')!, want, `E @ V / s at d = ${d}, ${threads} thread(s)`);
+          } finally {
+            ex.close();
+          }
+        }
+      } finally {
+        c.build.cleanup();
+      }
+    }
+  });
 });
