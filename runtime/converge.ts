@@ -35,7 +35,13 @@ export function converged(prev: ArrayLike<number>, cur: ArrayLike<number>, withi
     const a = prev[i]!;
     const b = cur[i]!;
     // Equal infinities differ by NaN under subtraction; they, like a NaN that stays NaN, have not changed.
-    if (a !== b && !(a !== a && b !== b)) l1 += Math.abs(b - a);
+    if (a !== b && !(a !== a && b !== b)) {
+      l1 += Math.abs(b - a);
+      // Adding terms of at least 0 never lowers a sum (round to nearest is monotone), so a partial sum past
+      // TOL decides the test: a trip far from converging reads a few elements, not all (PageRank on a road
+      // graph of 115k rows spent 0.22 ms a trip in the whole sum, nearly its SpMV's time).
+      if (l1 > within) return false;
+    }
   }
   return l1 <= within;
 }

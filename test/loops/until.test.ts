@@ -136,4 +136,30 @@ describe('until: trips, stop reason and agreement of the executors', () => {
     expect(converged([1, 2], [1, 2.5], 0.49)).toBe(false);
     expect(converged([1, Infinity], [1, 5], 1e300)).toBe(false);
   });
+  it('within: stops reading once the partial sum passes TOL, with the verdict of the whole sum', () => {
+    let reads = 0;
+    const counted = (xs: number[]): ArrayLike<number> =>
+      new Proxy(xs, {
+        get: (t, k) => {
+          if (typeof k === 'string' && /^\d+$/.test(k)) reads++;
+          return Reflect.get(t, k);
+        },
+      });
+    const n = 1000;
+    const prev = Array.from({ length: n }, (_, i) => i / n);
+    expect(converged(counted(prev), counted(prev.map((x) => x + 0.01)), 0.025)).toBe(false);
+    expect(reads).toBe(2 * 3); // the third change takes the sum past 0.025
+    // Against the whole sum in element order on random changes around TOL: the same verdict every time.
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let trial = 0; trial < 500; trial++) {
+      const m = 1 + Math.floor(rnd() * 50);
+      const a = Array.from({ length: m }, () => rnd());
+      const b = a.map((x) => (rnd() < 0.5 ? x : x + (rnd() - 0.5) * 1e-3));
+      let whole = 0;
+      for (let i = 0; i < m; i++) if (a[i] !== b[i]) whole += Math.abs(b[i]! - a[i]!);
+      const tol = whole * (0.5 + rnd());
+      expect(converged(a, b, tol), `trial ${trial}`).toBe(whole <= tol);
+    }
+  });
 });
