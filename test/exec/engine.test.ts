@@ -19,11 +19,42 @@ import type { Tensor } from '../../runtime/tensor.js';
 import { WasmThreadPool } from '../../runtime/wasm/threads.js';
 import { exampleInputs } from '../helpers/example-inputs.js';
 import { bandedPattern, farPattern } from '../helpers/gather-patterns.js';
-import { compileWasm, expectIdentical, loopKernel, toMaps } from '../wasm/compare.js';
+import { compileWasm, expectIdentical, loopKernel, toMaps, type Compiled } from '../wasm/compare.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const M = join(root, '..', 'shared', 'data', 'matrices');
 const sys = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
+
+/**
+ * Every op of `c` as one CPU stage on a fresh 2-thread wasm backend whose spread threshold is `from`: the
+ * outputs, and the functions the thread pool was told to run.
+ */
+async function stageOnce(
+  c: Compiled,
+  args: ReturnType<typeof toMaps>,
+  from: number,
+): Promise<{ got: Map<string, Tensor>; pooled: string[] }> {
+  const be = await WasmStageBackend.create(c.binary, c.manifest, { threads: 2, spreadFromBytes: from });
+  const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
+  const slot = new Slot();
+  const run = vi.spyOn(WasmThreadPool.prototype, 'run');
+  try {
+    engine.begin(slot, engine.prepare(args));
+    await engine.runStage(slot, {
+      ops: c.manifest.ops.map((o) => o.op),
+      kind: 'cpu' as const,
+      devices: ['cpu0'],
+      impls: Object.fromEntries(c.manifest.ops.map((o) => [o.op, cpuImplOf(o)])),
+    });
+    const got = await engine.collect(slot);
+    engine.end(slot);
+    return { got, pooled: run.mock.calls.map((x) => x[0]) };
+  } finally {
+    run.mockRestore();
+    engine.close([slot]);
+    be.close();
+  }
+}
 
 describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
   for (const ex of ['spmv', 'spmm', 'gcn', 'attention', 'pagerank', 'sssp'])
@@ -70,30 +101,11 @@ describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
     const spreadOps = c.manifest.ops.filter((o) => o.spread).map((o) => o.op);
     expect(spreadOps).toEqual(['op1', 'op3']);
     for (const from of [0, Infinity]) {
-      const be = await WasmStageBackend.create(c.binary, c.manifest, { threads: 2, spreadFromBytes: from });
-      const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
-      const slot = new Slot();
-      const run = vi.spyOn(WasmThreadPool.prototype, 'run');
-      try {
-        engine.begin(slot, engine.prepare(args));
-        await engine.runStage(slot, {
-          ops: c.manifest.ops.map((o) => o.op),
-          kind: 'cpu' as const,
-          devices: ['cpu0'],
-          impls: Object.fromEntries(c.manifest.ops.map((o) => [o.op, cpuImplOf(o)])),
-        });
-        const got = await engine.collect(slot);
-        engine.end(slot);
-        const names = run.mock.calls.map((x) => x[0]);
-        for (const o of c.manifest.ops)
-          if (o.splittable) expect(names).toContain(from === 0 && o.spread ? o.spread.export : o.export);
-        expect(names.some((n) => n.endsWith('_spread'))).toBe(from === 0);
-        for (const [n, t] of want) expectIdentical(got.get(n)!, t, `gcn spread from ${from}: ${n}`);
-      } finally {
-        run.mockRestore();
-        engine.close([slot]);
-        be.close();
-      }
+      const { got, pooled: names } = await stageOnce(c, args, from);
+      for (const o of c.manifest.ops)
+        if (o.splittable) expect(names).toContain(from === 0 && o.spread ? o.spread.export : o.export);
+      expect(names.some((n) => n.endsWith('_spread'))).toBe(from === 0);
+      for (const [n, t] of want) expectIdentical(got.get(n)!, t, `gcn spread from ${from}: ${n}`);
     }
     c.exec.close();
   });
@@ -132,30 +144,9 @@ describe.skipIf(!existsSync(M))('the stage engine on the wasm backend', () => {
         const want = whole.run(args).outputs;
         expect(whole.spreadsOp('op0'), `${layout}: the executor`).toBe(spreads);
         whole.close();
-        const be = await WasmStageBackend.create(c.binary, c.manifest, { threads: 2, spreadFromBytes: from });
-        const engine = new KernelEngine(c.manifest, { cpu: be }, sys);
-        const slot = new Slot();
-        const run = vi.spyOn(WasmThreadPool.prototype, 'run');
-        try {
-          engine.begin(slot, engine.prepare(args));
-          await engine.runStage(slot, {
-            ops: ['op0'],
-            kind: 'cpu' as const,
-            devices: ['cpu0'],
-            impls: { op0: cpuImplOf(c.manifest.ops[0]!) },
-          });
-          const got = await engine.collect(slot);
-          engine.end(slot);
-          expect(
-            run.mock.calls.map((x) => x[0]),
-            `${layout}: the stage engine`,
-          ).toEqual([spreads ? 'k_op0_spread' : 'k_op0']);
-          for (const [name, t] of want) expectIdentical(got.get(name)!, t, `${layout} spread ${spreads}: ${name}`);
-        } finally {
-          run.mockRestore();
-          engine.close([slot]);
-          be.close();
-        }
+        const { got, pooled } = await stageOnce(c, args, from);
+        expect(pooled, `${layout}: the stage engine`).toEqual([spreads ? 'k_op0_spread' : 'k_op0']);
+        for (const [name, t] of want) expectIdentical(got.get(name)!, t, `${layout} spread ${spreads}: ${name}`);
       }
       c.exec.close();
     }

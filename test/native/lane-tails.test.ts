@@ -17,6 +17,7 @@ import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import { generatedMatrix } from '../../runtime/generate.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
+import type { Kernel } from '../../ir/module.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { haveCompiler } from '../helpers/cc.js';
 import { compileWasm, expectIdentical, loopKernel } from '../wasm/compare.js';
@@ -47,6 +48,38 @@ const SPECIAL = [
   -Number.MAX_VALUE,
 ];
 
+/** The kernel's output `out` from its native library at 1 and 2 threads: wasm's bits, then `check` of it. */
+async function againstWasm(
+  k: Kernel,
+  inputs: { tensors: Map<string, Tensor>; scalars: Map<string, number> },
+  out: string,
+  what: string,
+  check: (got: Tensor) => void = () => {},
+): Promise<void> {
+  const wasm = await compileWasm(k);
+  const want = wasm.exec.run(inputs).outputs.get(out)!;
+  wasm.exec.close();
+  const c = compileCpuKernel('lane_tails', k, null);
+  try {
+    for (const threads of [1, 2]) {
+      const ex = createNativeCpuExecutor(c.build.path, c.manifest, {
+        threads,
+        program: c.program,
+        programHash: c.hash,
+      });
+      try {
+        const got = ex.run(inputs).outputs.get(out)!;
+        expectIdentical(got, want, `${what}, ${threads} thread(s)`);
+        check(got);
+      } finally {
+        ex.close();
+      }
+    }
+  } finally {
+    c.build.cleanup();
+  }
+}
+
 describe.skipIf(!haveCompiler())('column block tails in the native library', () => {
   for (const t of ['f32', 'f64'] as const)
     it(`${t}: every special value as wasm gives it, on full blocks and the rest of a row of 40`, async () => {
@@ -75,37 +108,18 @@ describe.skipIf(!haveCompiler())('column block tails in the native library', () 
         ]),
         scalars: new Map<string, number>(),
       };
-      const wasm = await compileWasm(k);
-      const want = wasm.exec.run(inputs).outputs.get('Y')!;
-      wasm.exec.close();
-      const c = compileCpuKernel('relu_test', k, null);
-      try {
-        for (const threads of [1, 2]) {
-          const ex = createNativeCpuExecutor(c.build.path, c.manifest, {
-            threads,
-            program: c.program,
-            programHash: c.hash,
-          });
-          try {
-            const got = ex.run(inputs).outputs.get('Y')!;
-            expectIdentical(got, want, `${t} relu, ${threads} thread(s)`);
-            const y = (got as DenseTensor).data;
-            const b = B.data;
-            const f = t === 'f32' ? Math.fround : (x: number) => x;
-            for (let q = 0; q < y.length; q++) {
-              const x = f(b[q]!);
-              const r = y[q]!;
-              if (Number.isNaN(x)) expect(Number.isNaN(r), `relu(NaN) at ${q}`).toBe(true);
-              else if (x > 0) expect(r, `relu(${x}) at ${q}`).toBe(x);
-              else expect(Object.is(r, 0), `relu(${x}) at ${q} is +0`).toBe(true);
-            }
-          } finally {
-            ex.close();
-          }
+      await againstWasm(k, inputs, 'Y', `${t} relu`, (got) => {
+        const y = (got as DenseTensor).data;
+        const b = B.data;
+        const f = t === 'f32' ? Math.fround : (x: number) => x;
+        for (let q = 0; q < y.length; q++) {
+          const x = f(b[q]!);
+          const r = y[q]!;
+          if (Number.isNaN(x)) expect(Number.isNaN(r), `relu(NaN) at ${q}`).toBe(true);
+          else if (x > 0) expect(r, `relu(${x}) at ${q}`).toBe(x);
+          else expect(Object.is(r, 0), `relu(${x}) at ${q} is +0`).toBe(true);
         }
-      } finally {
-        c.build.cleanup();
-      }
+      });
     });
 
   it('a value that loads (E @ V / s[i]) is computed for every lane before the stores, with wasm bits at 1 and 2 threads', async () => {
@@ -135,26 +149,7 @@ describe.skipIf(!haveCompiler())('column block tails in the native library', () 
         ]),
         scalars: new Map<string, number>(),
       };
-      const wasm = await compileWasm(k);
-      const want = wasm.exec.run(inputs).outputs.get('O')!;
-      wasm.exec.close();
-      const c = compileCpuKernel('tail_test', k, null);
-      try {
-        for (const threads of [1, 2]) {
-          const ex = createNativeCpuExecutor(c.build.path, c.manifest, {
-            threads,
-            program: c.program,
-            programHash: c.hash,
-          });
-          try {
-            expectIdentical(ex.run(inputs).outputs.get('O')!, want, `E @ V / s at d = ${d}, ${threads} thread(s)`);
-          } finally {
-            ex.close();
-          }
-        }
-      } finally {
-        c.build.cleanup();
-      }
+      await againstWasm(k, inputs, 'O', `E @ V / s at d = ${d}`);
     }
   });
 });
