@@ -340,8 +340,10 @@ class Executor implements WasmExecutor {
     const patterns = this.L.patternsOf(inputs, (n, t) =>
       this.lastInputs?.tensors.get(n) === t ? this.patterns.get(n) : undefined,
     );
-    if (patterns.size !== this.patterns.size || [...patterns].some(([n, p]) => this.patterns.get(n) !== p))
+    if (patterns.size !== this.patterns.size || [...patterns].some(([n, p]) => this.patterns.get(n) !== p)) {
       this.cuts.clear();
+      this.spreading.clear();
+    }
     this.patterns = patterns;
     this.layout();
     this.copyInputs(inputs);
@@ -521,18 +523,19 @@ class Executor implements WasmExecutor {
     if (!args) {
       args = this.args(o);
       if (!this.L.swapping.has(o.op)) this.argCache.set(o.op, args);
-      const gathered = this.gathered.get(o.op);
-      if (gathered) {
-        const keys = this.L.keys.get(o.op)!;
-        const bytesAt = (q: number): number => {
-          const r = this.region(keys[q]!);
-          return r.length * bytesOf(r.elem);
-        };
-        this.spreading.set(
-          o.op,
-          spreadPays(gathered, bytesAt, this.spreadFrom, () => this.gatherPattern(o)),
-        );
-      }
+    }
+    // Weighed once per layout and pattern: the gathered bytes come from the one, the rows' distances the other.
+    const gathered = this.gathered.get(o.op);
+    if (gathered && !this.spreading.has(o.op)) {
+      const keys = this.L.keys.get(o.op)!;
+      const bytesAt = (q: number): number => {
+        const r = this.region(keys[q]!);
+        return r.length * bytesOf(r.elem);
+      };
+      this.spreading.set(
+        o.op,
+        spreadPays(gathered, bytesAt, this.spreadFrom, () => this.gatherPattern(o)),
+      );
     }
     const spread = this.spreading.get(o.op) === true;
     const fn = spread ? this.spreadFns.get(o.op)! : this.fns.get(o.op)!;

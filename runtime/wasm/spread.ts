@@ -105,9 +105,10 @@ export function farShare(g: GatherPattern, window: number): number {
   for (let k = 0; k < count; k++) {
     const r = Math.floor(((k + 0.5) * rows) / count);
     const start = g.ptr[r]!;
-    const end = Math.min(g.ptr[r + 1]!, start + FAR_ROW_ENTRIES);
+    const end = Math.max(start, Math.min(g.ptr[r + 1]!, start + FAR_ROW_ENTRIES));
     const here = r * scale;
-    for (let q = start; q < end; q++) if (Math.abs(g.at(q) - here) >= window) far++;
+    // Not nearer than the window: a row index that is no number (pointers past the indices) counts as far.
+    for (let q = start; q < end; q++) if (!(Math.abs(g.at(q) - here) < window)) far++;
     seen += end - start;
   }
   return seen === 0 ? 1 : far / seen;
@@ -130,7 +131,7 @@ export function spreadPays(
   for (const q of gathered) bytes += bytesAt(q);
   if (bytes < from) return false;
   const g = bytes > 0 ? pattern?.() : undefined;
-  if (!g || !(g.gatheredRows > 0)) return true;
+  if (!g || !(g.gatheredRows > 0) || !Number.isFinite(g.gatheredRows)) return true;
   const window = from / 4 / (bytes / g.gatheredRows);
   return farShare(g, window) >= FAR_SHARE;
 }

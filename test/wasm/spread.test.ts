@@ -298,6 +298,25 @@ describe('spread walks', () => {
     }
   });
 
+  it('are weighed again when a new pattern has the same layout: banded, then far, then banded', async () => {
+    const { binary, manifest } = await emitWasm(spmm('f32'));
+    const n = 1200;
+    const ex = await createWasmExecutor(binary, manifest, { threads: 1, spreadFromBytes: n * 64 * 4 });
+    try {
+      const B = dense([n, 64], 3);
+      for (const [A, spreads] of [
+        [bandedPattern(n, n, 6, 40, 1), false],
+        [farPattern(n, n, 6, 2), true],
+        [bandedPattern(n, n, 6, 40, 3), false],
+      ] as const) {
+        ex.run(inputsOf({ A, B }));
+        expect(ex.spreadsOp('op0')).toBe(spreads);
+      }
+    } finally {
+      ex.close();
+    }
+  });
+
   it('refuses a negative or NaN threshold', async () => {
     const { binary, manifest } = await emitWasm(spmm('f32'));
     for (const bad of [-1, NaN])
@@ -360,8 +379,16 @@ describe('spread walks', () => {
     expect(asked).toBe(2);
     expect(spreadPays([0], at, 256 * 1024)).toBe(true);
     expect(spreadPays([0], at, 256 * 1024, () => undefined)).toBe(true);
-    // A window under one row (a threshold of 0) spreads any pattern.
+    // A window under one row (a threshold of 0) spreads any pattern, whatever the pattern's data say.
     expect(spreadPays([0], at, 0, ask(band))).toBe(true);
+    const bad = (over: Partial<GatherPattern>) => () => ({ ...band, ...over });
+    expect(spreadPays([0], at, 0, bad({ at: () => NaN }))).toBe(true);
+    expect(spreadPays([0], at, 0, bad({ gatheredRows: Infinity }))).toBe(true);
+    expect(spreadPays([0], at, 256 * 1024, bad({ gatheredRows: Infinity }))).toBe(true);
+    // Pointers that go down read nothing of that row: the share stays in [0, 1].
+    const down = farShare({ ptr: Int32Array.of(5, 0, 1), at: () => 0, gatheredRows: 2 }, 1);
+    expect(down).toBeGreaterThanOrEqual(0);
+    expect(down).toBeLessThanOrEqual(1);
   });
 
   it('stay plain over a banded A with B past the threshold, and run over a far one, at 1 and 2 threads (csr and csc)', async () => {
