@@ -98,13 +98,15 @@ export function laneLoop(s: For, ind: string, sp: CStmtPrinter, tail: LaneTail =
       ...ls.flatMap((q) => [`${i2}{`, ...q.block(perLane, `${i2}  `), `${i2}}`]),
       `${i}}`,
     );
-    if (!valuesFirst(shape.tail) || shape.tail.some((x) => x.k === 'store' && p.bufElem(x.buf) === 'bool')) {
+    // The shape (codegen/c/columns.ts) keeps every buffer the tail stores to out of what the tail reads.
+    const storesOnly = shape.tail.length > 0 && shape.tail.every((x) => x.k === 'store' && p.bufElem(x.buf) !== 'bool');
+    if (!storesOnly) {
       out.push(...ls.flatMap((q) => [`${i}{`, ...q.block(shape.tail, i2), `${i}}`]));
       return out;
     }
     // Every lane's values before any lane's store: a load in a value (attention's `/ s[i]`) between the stores
     // of other lanes kept gcc from grouping the stores into vectors, and the whole block, entry loop included,
-    // stayed scalar (E @ V / s 3x slower than wasm's; docs/PERFORMANCE.md). No value reads a stored buffer.
+    // stayed scalar (E @ V / s 3x slower than wasm's; docs/PERFORMANCE.md).
     const stores = shape.tail as Extract<LStmt, { k: 'store' }>[];
     const vals = ls.map((q) =>
       stores.map((x) => {
@@ -141,28 +143,6 @@ export function laneLoop(s: For, ind: string, sp: CStmtPrinter, tail: LaneTail =
     `${i1}}`,
     `${ind}}`,
   ];
-}
-
-/** The buffers an expression loads from. */
-function loadsOf(e: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(e)) for (const x of e) loadsOf(x, out);
-  else if (e && typeof e === 'object') {
-    const o = e as { k?: unknown; buf?: unknown };
-    if (o.k === 'load' && typeof o.buf === 'string') out.add(o.buf);
-    for (const v of Object.values(o)) if (v && typeof v === 'object') loadsOf(v, out);
-  }
-  return out;
-}
-
-/** Whether a block's tail can compute every value before its first store: only stores, none of whose values or indices read a stored buffer. */
-function valuesFirst(tail: readonly LStmt[]): boolean {
-  if (tail.length === 0 || !tail.every((x) => x.k === 'store')) return false;
-  const stored = new Set(tail.map((x) => (x as Extract<LStmt, { k: 'store' }>).buf));
-  return tail.every((x) => {
-    const st = x as Extract<LStmt, { k: 'store' }>;
-    const read = loadsOf([st.value, st.index]);
-    return ![...read].some((b) => stored.has(b));
-  });
 }
 
 /** Whether the loop would be printed in blocks of columns (its function then keeps gcc's loop vectoriser off). */

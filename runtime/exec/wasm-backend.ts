@@ -15,7 +15,7 @@ import { InputError } from '../errors.js';
 import { fsReason } from '../io/files.js';
 import { parseProjectJson } from '../native/project.js';
 import { bytesOf, view } from '../wasm/layout.js';
-import type { WasmManifest, WasmOp } from '../wasm/manifest.js';
+import type { WasmBuffer, WasmManifest, WasmOp } from '../wasm/manifest.js';
 import { instantiateKernel } from '../wasm/instantiate.js';
 import {
   gatheredBuffers,
@@ -104,11 +104,8 @@ export class WasmStageBackend implements StageBackend {
   ): GatherPattern | undefined {
     const bal = o.balanceBy;
     if (!bal || rows <= 0 || gathered.length === 0) return undefined;
-    const [ptrRole, idxRole] = bal.layout === 'csr' ? ['rowPtr', 'colIdx'] : ['colPtr', 'rowIdx'];
-    const of = (role: string) =>
-      o.buffers.findIndex((b) => b.role === role && (this.manifest.roots[b.of] ?? b.of) === bal.root);
-    const p = of(ptrRole);
-    const i = of(idxRole);
+    const p = this.balanceBuffer(o, bal.layout === 'csr' ? 'rowPtr' : 'colPtr');
+    const i = this.balanceBuffer(o, bal.layout === 'csr' ? 'colIdx' : 'rowIdx');
     if (p < 0 || i < 0) return undefined;
     const P = buffers[p] as WasmBuf;
     const I = buffers[i] as WasmBuf;
@@ -253,11 +250,16 @@ export class WasmStageBackend implements StageBackend {
     } else fn(...args, lo, hi < 0 ? 0x7fffffff : hi);
   }
 
+  /** The position in the op's buffers of the `role` buffer of the pattern its split balances by (-1: none). */
+  private balanceBuffer(o: WasmOp, role: WasmBuffer['role']): number {
+    const root = o.balanceBy?.root;
+    return o.buffers.findIndex((b) => b.role === role && (this.manifest.roots[b.of] ?? b.of) === root);
+  }
+
   /** Row pointers [lo, hi] of the pattern the op's split balances by (undefined: by rows). */
   private balancePointers(o: WasmOp, buffers: readonly DeviceBuffer[], lo: number, hi: number): Int32Array | undefined {
     if (!o.balanceBy) return undefined;
-    const role = o.balanceBy.layout === 'csr' ? 'rowPtr' : 'colPtr';
-    const i = o.buffers.findIndex((b) => b.role === role && (this.manifest.roots[b.of] ?? b.of) === o.balanceBy!.root);
+    const i = this.balanceBuffer(o, o.balanceBy.layout === 'csr' ? 'rowPtr' : 'colPtr');
     if (i < 0) return undefined;
     const b = buffers[i] as WasmBuf;
     return view(this.memory.buffer, 'index', b.offset + lo * bytesOf('index'), hi - lo + 1) as Int32Array;
