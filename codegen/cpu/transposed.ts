@@ -285,14 +285,15 @@ export function crossRowShape(
   top: For,
   elemOf: (buf: string) => LElem,
   ptrOf: (entries: For, row: string) => string | undefined,
-): { e: For; ptr: string; shape: Shape; below: number } | undefined {
+): { e: For; ptr: string; shape: Shape; rowShape: Shape; below: number } | undefined {
   if (top.body.length !== 1 || top.body[0]!.k !== 'for') return undefined;
   const e = top.body[0] as For;
   const ptr = ptrOf(e, top.var);
-  if (ptr === undefined || shapeOf(e, elemOf) === undefined) return undefined;
+  const rowShape = ptr === undefined ? undefined : shapeOf(e, elemOf);
+  if (ptr === undefined || rowShape === undefined) return undefined;
   const shape = shapeOf(e, elemOf, [top.var]);
   const below = shape && CROSS_ROW_BELOW[shape.T];
-  return shape && below !== undefined ? { e, ptr, shape, below } : undefined;
+  return shape && below !== undefined ? { e, ptr, shape, rowShape, below } : undefined;
 }
 
 type CrossShape = NonNullable<ReturnType<typeof crossRowShape>>;
@@ -342,18 +343,91 @@ function listedRows(
   ];
 }
 
-/** The row loop over [lo, hi) (C expressions), less the rows crossRowShort takes. */
+/**
+ * Entries of any rows into W lanes, a block run whenever the lanes are full, each lane with its own row: both
+ * K's and Q's rows are read per lane and transposed. `push` prints the loop that adds the entries from `from`
+ * to `PE` of row `I`; `rest` runs the entries left in the lanes (fewer than W) by the plain loop.
+ */
+function crossLanes(top: For, x: CrossShape, sp: CStmtPrinter) {
+  const p = sp.p;
+  const { e, shape } = x;
+  const { W } = VEC[shape.T];
+  const I = p.var(top.var);
+  const [BP, BR, NB, PP, PE, Q] = ['bp', 'br', 'nb', 'p', 'pe', 'q'].map((n) => sp.fresh(n));
+  const base = Array.from(
+    { length: W },
+    (_, q) =>
+      new Map([
+        [e.var, `${BP}[${q}]`],
+        [top.var, `${BR}[${q}]`],
+      ]),
+  );
+  const left = sp.over(
+    p.with(
+      new Map([
+        [e.var, `${BP}[${Q}]`],
+        [top.var, `${BR}[${Q}]`],
+      ]),
+    ),
+  );
+  return {
+    PE,
+    decl: (ind: string): string => `${ind}int ${BP}[${W}], ${BR}[${W}], ${NB} = 0;`,
+    push: (from: string, j1: string): string[] => {
+      const j2 = `${j1}  `;
+      return [
+        `${j1}for (int ${PP} = ${from}; ${PP} < ${PE}; ++${PP}) {`,
+        `${j2}${BP}[${NB}] = ${PP};`,
+        `${j2}${BR}[${NB}] = ${I};`,
+        `${j2}if (++${NB} < ${W}) continue;`,
+        `${j2}${NB} = 0;`,
+        ...laneBlock(shape, base, j2, sp),
+        `${j1}}`,
+      ];
+    },
+    rest: (ind: string): string[] => [
+      `${ind}for (int ${Q} = 0; ${Q} < ${NB}; ++${Q}) {`,
+      ...left.block(e.body, `${ind}  `),
+      `${ind}}`,
+    ],
+  };
+}
+
+/**
+ * The rows of CROSS_ROW_BELOW entries or more in [lo, hi) (C expressions): W entries at a time with the lanes in
+ * the row (its row of Q broadcast), then the last entries of each (fewer than W) W at a time across those rows
+ * (crossLanes). Run by the plain loop, each of those last entries was one chain of dependent adds: rows of 8-24
+ * entries at d = 16 ran 0.80-0.82x of the one-pass code, 0.94-0.95x this way (docs/PERFORMANCE.md, *Lanes
+ * across rows*).
+ */
 export function crossRowLong(top: For, x: CrossShape, ind: string, sp: CStmtPrinter, lo: string, hi: string): string[] {
   const p = sp.p;
-  return listedRows(sp, p.names.buf(x.ptr).c, p.var(top.var), '>=', x.below, lo, hi, ind, (i) => sp.block(top.body, i));
+  const { e, rowShape } = x;
+  const { W } = VEC[rowShape.T];
+  const R = p.names.buf(x.ptr).c;
+  const I = p.var(top.var);
+  const P = sp.fresh('p');
+  const lanes = Array.from({ length: W }, (_, q) => new Map([[e.var, `(${P} + ${q})`]]));
+  const c = crossLanes(top, x, sp);
+  return [
+    c.decl(ind),
+    ...listedRows(sp, R, I, '>=', x.below, lo, hi, ind, (i) => [
+      `${i}int ${P} = ${p.as(e.lo, 'index')};`,
+      `${i}const int ${c.PE} = ${p.as(e.hi, 'index')};`,
+      `${i}for (; ${P} + ${W} <= ${c.PE}; ${P} += ${W}) {`,
+      ...laneBlock(rowShape, lanes, `${i}  `, sp),
+      `${i}}`,
+      ...c.push(P, i),
+    ]),
+    ...c.rest(ind),
+  ];
 }
 
 /**
  * The entries of the rows of fewer than CROSS_ROW_BELOW entries in [lo, hi), W at a time whichever rows they
- * come from, each lane with its own row: both K's and Q's rows are read per lane and transposed. Such a row
- * otherwise runs one or two chains of dependent adds (native f32 d = 16: 0.72 and 0.56 ns a gathered element
- * on rows of 1 and 2, against 0.13 on rows of 64; docs/PERFORMANCE.md). Each entry adds its products in the
- * plain loop's order: the same bits.
+ * come from (crossLanes). Such a row otherwise runs one or two chains of dependent adds (native f32 d = 16: 0.72
+ * and 0.56 ns a gathered element on rows of 1 and 2, against 0.13 on rows of 64; docs/PERFORMANCE.md). Each
+ * entry adds its products in the plain loop's order: the same bits.
  */
 export function crossRowShort(
   top: For,
@@ -364,46 +438,15 @@ export function crossRowShort(
   hi: string,
 ): string[] {
   const p = sp.p;
-  const { e, shape } = x;
-  const { W } = VEC[shape.T];
-  const below = x.below;
   const R = p.names.buf(x.ptr).c;
   const I = p.var(top.var);
-  const [BP, BR, NB, PP, PE, Q] = ['bp', 'br', 'nb', 'p', 'pe', 'q'].map((n) => sp.fresh(n));
-  const i1 = `${ind}  `;
-  const base = Array.from(
-    { length: W },
-    (_, q) =>
-      new Map([
-        [e.var, `${BP}[${q}]`],
-        [top.var, `${BR}[${q}]`],
-      ]),
-  );
-  const rest = sp.over(
-    p.with(
-      new Map([
-        [e.var, `${BP}[${Q}]`],
-        [top.var, `${BR}[${Q}]`],
-      ]),
-    ),
-  );
+  const c = crossLanes(top, x, sp);
   return [
-    `${ind}int ${BP}[${W}], ${BR}[${W}], ${NB} = 0;`,
-    ...listedRows(sp, R, I, '<', below, lo, hi, ind, (j1) => {
-      const j2 = `${j1}  `;
-      return [
-        `${j1}const int ${PE} = ${R}[${I} + 1];`,
-        `${j1}for (int ${PP} = ${R}[${I}]; ${PP} < ${PE}; ++${PP}) {`,
-        `${j2}${BP}[${NB}] = ${PP};`,
-        `${j2}${BR}[${NB}] = ${I};`,
-        `${j2}if (++${NB} < ${W}) continue;`,
-        `${j2}${NB} = 0;`,
-        ...laneBlock(shape, base, j2, sp),
-        `${j1}}`,
-      ];
-    }),
-    `${ind}for (int ${Q} = 0; ${Q} < ${NB}; ++${Q}) {`,
-    ...rest.block(e.body, i1),
-    `${ind}}`,
+    c.decl(ind),
+    ...listedRows(sp, R, I, '<', x.below, lo, hi, ind, (j1) => [
+      `${j1}const int ${c.PE} = ${R}[${I} + 1];`,
+      ...c.push(`${R}[${I}]`, j1),
+    ]),
+    ...c.rest(ind),
   ];
 }

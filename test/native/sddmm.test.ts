@@ -7,9 +7,10 @@
  * about 42 entries a row) and too short (karate, and a matrix whose rows
  * hold 7, 8 and 9 entries), the results equal the wasm backend bit for bit
  * (both add each entry's products in order) at 1 and 2 threads and the
- * reference interpreter within tolerance; so do f32's short rows in lanes
- * across rows (crossRowShort), on cora and on runs of rows of 0-7 entries broken by
- * long rows. Skipped without a C compiler or
+ * reference interpreter within tolerance; so do f32's short rows, and the
+ * last entries of its long rows, in lanes across rows (crossRowShort,
+ * crossRowLong), on cora and on runs of rows of 0-7 entries broken by long
+ * rows. Skipped without a C compiler or
  * the matrices.
  */
 import { existsSync } from 'node:fs';
@@ -155,6 +156,10 @@ describe.skipIf(!READY)('native SDDMM: lanes over entries, rows transposed', () 
     expect(source).not.toMatch(/dy_f1_short/);
     const short = source.slice(source.indexOf('static void dy_f0_short('), source.indexOf('static void dy_f0('));
     expect(short).toMatch(/const float \*dy_r\d+ = Q \+ \(\(dy_br\d+\[7\] \* d\) \+ 0\);/);
+    // A long row's last entries (fewer than 8) join lanes across the long rows in their own pass, not the plain loop.
+    const long = source.slice(source.indexOf('static void dy_f0_long('), source.indexOf('static void dy_f0_short('));
+    expect(long).toMatch(/const float \*dy_r\d+ = Q \+ \(\(dy_br\d+\[7\] \* d\) \+ 0\);/);
+    expect(long).toMatch(/for \(; dy_p\d+ \+ 8 <= dy_pe\d+; dy_p\d+ \+= 8\) \{/);
     // Each pass walks a list of its rows, built without a branch; the two take the rows tile by tile.
     expect(short).toMatch(/dy_nl\d+ \+= \(int\)\(A_rowPtr\[dy_r\d+ \+ 1\] - A_rowPtr\[dy_r\d+\] < 8\);/);
     expect(source).toMatch(/dy_nl\d+ \+= \(int\)\(A_rowPtr\[dy_r\d+ \+ 1\] - A_rowPtr\[dy_r\d+\] >= 8\);/);
