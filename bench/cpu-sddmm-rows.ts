@@ -1,7 +1,7 @@
 /**
  * SDDMM's short rows on the native library: the library built with lanes
- * across rows (codegen/cpu/transposed.ts crossRowShort, the `crossRows`
- * option) and without, from the same loop IR, both executors timed call by
+ * across rows (codegen/cpu/transposed.ts crossRowShort and crossRowLong, the
+ * `crossRows` option) and without, from the same loop IR, both executors timed call by
  * call in turn (the order alternating) at 1 thread after a warm-up of each
  * (./warm-up.ts), the least of RUNS calls,
  * ns per gathered element (nnz x d); the outputs must be the same bits. On

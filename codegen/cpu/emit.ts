@@ -169,8 +169,8 @@ function widthDispatch(fn: string, at: number, widths: readonly number[]): strin
 /**
  * Rows a tile of the two passes covers. Each pass over all the rows read Q's and K's rows once more where
  * they outgrow the caches: generated banded rows of 3-12 entries at d = 64 (12.8 MB of each) ran 0.69-0.80x
- * of the one-pass code. A tile's Q rows at d = 64 f32 are 256 KB, and the short pass's lanes left waiting
- * at a tile's end (fewer than 8 entries) run the plain loop: 0.3% of luxembourg_osm's entries.
+ * of the one-pass code. A tile's Q rows at d = 64 f32 are 256 KB, and each pass's lanes left waiting at a
+ * tile's end (fewer than 8 entries) run the plain loop.
  */
 const CROSS_TILE = 1024;
 

@@ -37,7 +37,7 @@ export const CPU_EMITTER_VERSION = 23;
 export interface CpuEmitOptions {
   /** Two cursors over a long-rowed fold's rows (./pairs.ts); default true. */
   pairs?: boolean;
-  /** SDDMM's short f32 rows in lanes across rows (./transposed.ts crossRowShort); default true. */
+  /** SDDMM's short f32 rows, and the last entries of its long ones, in lanes across rows (./transposed.ts crossRowShort, crossRowLong); default true. */
   crossRows?: boolean;
   /** Buffers of 2 MiB or more on transparent huge pages where the system has them (see `alloc` below); default true. */
   hugePages?: boolean;

@@ -6,7 +6,8 @@
  * the loop over k by W columns: each lane's `K[j*d + k .. k + W - 1]` is one
  * vector load and the W x W block is transposed by shuffles, so column step u
  * finds every lane's element in one vector; the last d mod W columns are
- * gathered lane by lane, and the last entries of a row run the plain loop.
+ * gathered lane by lane, and the last entries of a row run the plain loop
+ * (f32's two passes put them in lanes across rows instead: crossRowLong).
  * Each lane does the plain loop's operations in its order: the same bits.
  * The column blocks of ./lanes.ts (which this shape also has) gather `K`
  * element by element; this ran SDDMM d = 32 1.9x faster on bcsstk33 in a C
@@ -274,7 +275,8 @@ export function transposedLoop(
 }
 
 /**
- * Rows of fewer entries than this run the lanes across rows (crossRowShort); the others as before. f32 only:
+ * Rows of fewer entries than this run the lanes across rows (crossRowShort); the others crossRowLong: whole blocks
+ * of W in the row, their last entries in lanes across the long rows. f32 only:
  * f64's 4 lanes ran rows of 3 and 4 entries 2.3-2.5x slower that way, real short-row graphs 0.89-1.12x
  * (docs/PERFORMANCE.md, *Lanes across rows*).
  */
@@ -346,7 +348,8 @@ function listedRows(
 /**
  * Entries of any rows into W lanes, a block run whenever the lanes are full, each lane with its own row: both
  * K's and Q's rows are read per lane and transposed. `push` prints the loop that adds the entries from `from`
- * to `PE` of row `I`; `rest` runs the entries left in the lanes (fewer than W) by the plain loop.
+ * to `PE` of row `I` (the caller declares `const int PE`, the returned name, first); `rest` runs the entries left
+ * in the lanes (fewer than W) by the plain loop.
  */
 function crossLanes(top: For, x: CrossShape, sp: CStmtPrinter) {
   const p = sp.p;
@@ -397,8 +400,8 @@ function crossLanes(top: For, x: CrossShape, sp: CStmtPrinter) {
  * The rows of CROSS_ROW_BELOW entries or more in [lo, hi) (C expressions): W entries at a time with the lanes in
  * the row (its row of Q broadcast), then the last entries of each (fewer than W) W at a time across those rows
  * (crossLanes). Run by the plain loop, each of those last entries was one chain of dependent adds: rows of 8-24
- * entries at d = 16 ran 0.80-0.82x of the one-pass code, 0.94-0.95x this way (docs/PERFORMANCE.md, *Lanes
- * across rows*).
+ * entries ran 0.84x of the one-pass code at d = 16 and 0.90x at d = 64, 0.94x and 1.42x this way
+ * (docs/PERFORMANCE.md, *Lanes across rows*).
  */
 export function crossRowLong(top: For, x: CrossShape, ind: string, sp: CStmtPrinter, lo: string, hi: string): string[] {
   const p = sp.p;
