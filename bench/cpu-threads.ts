@@ -9,9 +9,13 @@
  * run of its own, so its caches are its own); with --block=N each run is N
  * calls in a row (their mean), the cadence of a program that runs one op
  * again and again, where alternating counts call by call moves data between
- * the cores' caches at every call; prints a table and saves JSON
- * (bench/results/cpu-threads.json).
- *   npm run build && node dist/bench/cpu-threads.js [RUNS] [SYSTEM] [--block=N]
+ * the cores' caches at every call; with --settle=MS each timed sample
+ * follows MS ms of untimed calls of its configuration instead of one call,
+ * so that a worker the scheduler put on the caller's core after it parked
+ * has been moved off (docs/PERFORMANCE.md, *Calibration at two threads*):
+ * the cadence of ops that run back to back for a while; prints a table
+ * and saves JSON (bench/results/cpu-threads.json).
+ *   npm run build && node dist/bench/cpu-threads.js [RUNS] [SYSTEM] [--block=N] [--settle=MS]
  * (SYSTEM: a system file or preset, default this-machine.)
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -41,6 +45,8 @@ const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const RUNS = Number(positional[0] ?? 21);
 const SYSTEM = positional[1] ?? 'this-machine';
 const BLOCK = Number(process.argv.find((a) => a.startsWith('--block='))?.slice('--block='.length) ?? 1);
+const SETTLE_MS = Number(process.argv.find((a) => a.startsWith('--settle='))?.slice('--settle='.length) ?? 0);
+if (!(SETTLE_MS >= 0)) throw new Error('--settle expects a number of ms, 0 or more');
 if (!(Number.isInteger(BLOCK) && BLOCK >= 1)) throw new Error(`--block takes a positive integer, got ${BLOCK}`);
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
 
@@ -95,7 +101,9 @@ const rows: Row[] = [];
 /** Per backend, whose fit picked its counts (runtime/system/cpu-backend.ts): each backend's own where the system has it. */
 const pickedBy: Record<string, string> = {};
 const loadBefore = loadavg();
-console.log(`system ${sys.name}; ${RUNS} runs; load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `system ${sys.name}; ${RUNS} runs of ${BLOCK} call(s) after ${SETTLE_MS} ms settling; load average before: ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`,
+);
 console.log('backend  matrix                       rows       nnz  pick   1t us   2t us  pick us  pick/1t  pick/best');
 /** SpMV inputs of matrix m with x all ones. */
 function inputsOf(m: CsrMatrix): { tensors: Map<string, Tensor>; scalars: Map<string, number> } {
@@ -145,6 +153,7 @@ for (const backend of ['native', 'wasm'] as const) {
       configs.forEach((c, i) => {
         exec.setOpThreads(c);
         exec.execute(inputs);
+        for (const s0 = performance.now(); performance.now() - s0 < SETTLE_MS;) exec.execute(inputs);
         const t0 = performance.now();
         for (let b = 0; b < BLOCK; b++) exec.execute(inputs);
         ts[i]!.push(((performance.now() - t0) * 1e3) / BLOCK);
@@ -186,6 +195,10 @@ for (const backend of ['native', 'wasm']) {
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
   join(root, 'bench', 'results', 'cpu-threads.json'),
-  JSON.stringify({ system: sys.name, runs: RUNS, block: BLOCK, loadBefore, loadAfter, pickedBy, rows }, null, 2),
+  JSON.stringify(
+    { system: sys.name, runs: RUNS, block: BLOCK, settleMs: SETTLE_MS, loadBefore, loadAfter, pickedBy, rows },
+    null,
+    2,
+  ),
 );
 console.log('wrote bench/results/cpu-threads.json');
