@@ -46,7 +46,7 @@ const RUNS = Number(positional[0] ?? 21);
 const SYSTEM = positional[1] ?? 'this-machine';
 const BLOCK = Number(process.argv.find((a) => a.startsWith('--block='))?.slice('--block='.length) ?? 1);
 const SETTLE_MS = Number(process.argv.find((a) => a.startsWith('--settle='))?.slice('--settle='.length) ?? 0);
-if (!(SETTLE_MS >= 0)) throw new Error('--settle expects a number of ms, 0 or more');
+if (!(SETTLE_MS >= 0)) throw new Error(`--settle takes a number of ms, 0 or more, got ${SETTLE_MS}`);
 if (!(Number.isInteger(BLOCK) && BLOCK >= 1)) throw new Error(`--block takes a positive integer, got ${BLOCK}`);
 const SPMV = 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }';
 
@@ -152,8 +152,9 @@ for (const backend of ['native', 'wasm'] as const) {
     for (let r = 0; r < RUNS; r++)
       configs.forEach((c, i) => {
         exec.setOpThreads(c);
-        exec.execute(inputs);
-        for (const s0 = performance.now(); performance.now() - s0 < SETTLE_MS;) exec.execute(inputs);
+        const s0 = performance.now();
+        do exec.execute(inputs);
+        while (performance.now() - s0 < SETTLE_MS);
         const t0 = performance.now();
         for (let b = 0; b < BLOCK; b++) exec.execute(inputs);
         ts[i]!.push(((performance.now() - t0) * 1e3) / BLOCK);

@@ -239,6 +239,16 @@ function laneBlock(shape: Shape, base: readonly ReadonlyMap<string, string>[], i
 }
 
 /**
+ * Entry loop s's whole blocks of W from entry P (a C variable) to E, each block's lanes in the row (lane q takes
+ * entry P + q); P is left at the first entry no block took.
+ */
+function rowBlocks(s: For, shape: Shape, P: string, E: string, ind: string, sp: CStmtPrinter): string[] {
+  const { W } = VEC[shape.T];
+  const lanes = Array.from({ length: W }, (_, q) => new Map<string, string>([[s.var, `(${P} + ${q})`]]));
+  return [`${ind}for (; ${P} + ${W} <= ${E}; ${P} += ${W}) {`, ...laneBlock(shape, lanes, `${ind}  `, sp), `${ind}}`];
+}
+
+/**
  * The loop printed with lanes over entries and transposed rows where a row holds W entries or more (the last
  * entries of such a row by the plain loop), as `short` prints it otherwise; undefined when it does not have the shape.
  */
@@ -256,22 +266,19 @@ export function transposedLoop(
   const i2 = `${ind}    `;
   const P = sp.fresh('p');
   const E = sp.fresh('pend');
-  const lanes = Array.from({ length: W }, (_, q) => q);
-  const laneNames = lanes.map((q) => new Map<string, string>([[s.var, `(${P} + ${q})`]]));
-  const out: string[] = [
+  return [
     `${ind}{`,
     `${i1}int ${P} = ${p.as(s.lo, 'index')};`,
     `${i1}const int ${E} = ${p.as(s.hi, 'index')};`,
     `${i1}if (${E} - ${P} < ${W}) {`,
     ...short(s, i2),
     `${i1}} else {`,
-    `${i1}for (; ${P} + ${W} <= ${E}; ${P} += ${W}) {`,
+    ...rowBlocks(s, shape, P, E, i1, sp),
+    // The last entries of the row: the plain loop.
+    ...sp.forStmt(s, i1, P, E),
+    `${i1}}`,
+    `${ind}}`,
   ];
-  out.push(...laneBlock(shape, laneNames, i2, sp));
-  out.push(`${i1}}`);
-  // The last entries of the row: the plain loop.
-  out.push(...sp.forStmt(s, i1, P, E), `${i1}}`, `${ind}}`);
-  return out;
 }
 
 /**
@@ -406,20 +413,16 @@ function crossLanes(top: For, x: CrossShape, sp: CStmtPrinter) {
 export function crossRowLong(top: For, x: CrossShape, ind: string, sp: CStmtPrinter, lo: string, hi: string): string[] {
   const p = sp.p;
   const { e, rowShape } = x;
-  const { W } = VEC[rowShape.T];
   const R = p.names.buf(x.ptr).c;
   const I = p.var(top.var);
   const P = sp.fresh('p');
-  const lanes = Array.from({ length: W }, (_, q) => new Map([[e.var, `(${P} + ${q})`]]));
   const c = crossLanes(top, x, sp);
   return [
     c.decl(ind),
     ...listedRows(sp, R, I, '>=', x.below, lo, hi, ind, (i) => [
       `${i}int ${P} = ${p.as(e.lo, 'index')};`,
       `${i}const int ${c.PE} = ${p.as(e.hi, 'index')};`,
-      `${i}for (; ${P} + ${W} <= ${c.PE}; ${P} += ${W}) {`,
-      ...laneBlock(rowShape, lanes, `${i}  `, sp),
-      `${i}}`,
+      ...rowBlocks(e, rowShape, P, c.PE, i, sp),
       ...c.push(P, i),
     ]),
     ...c.rest(ind),
