@@ -189,6 +189,7 @@ const CPU_MODEL_UNITS: Record<keyof CpuModelSpec, string> = {
   nsPerByte: 'ns',
   cacheMB: 'MB',
   nsPerBranchMiss: 'ns',
+  branchHistoryTrips: 'trips',
   branchHistoryRows: 'rows',
   nsPerBlockEntry: 'ns',
   nsPerDotElement: 'ns',

@@ -5,18 +5,33 @@
  * Sparse-driven ops use the fitted model of `dype calibrate` when the system
  * has one; everything else the roofline (docs/COST-MODEL.md).
  */
-import { cpuModelled, cpuTerms, cpuThreadShare, cpuWorkNs, DTYPE_SIZE, MODEL, peak, roofline } from '../plan/model.js';
+import {
+  branchHistoryOf,
+  cpuModelled,
+  cpuTerms,
+  cpuThreadShare,
+  cpuWorkNs,
+  DTYPE_SIZE,
+  MODEL,
+  peak,
+  roofline,
+  uncertainTrips,
+} from '../plan/model.js';
 import type { PlanOp } from '../plan/types.js';
 import type { DeviceSpec } from '../system/types.js';
 import type { WasmOp } from '../wasm/manifest.js';
 import type { CpuImpl } from './names.js';
 import type { ImplEntry } from './types.js';
 
-/** One thread's work in ns by the fitted model: the sparse terms, or a dense op's flops and bytes at the fitted dense rates; undefined where the roofline prices the op. */
-function fittedWorkNs(op: PlanOp, d: DeviceSpec): number | undefined {
+/**
+ * The op's work in ns by the fitted model on `threads` threads, before it is shared among them (each core's
+ * predictor learns only its thread's rows): the sparse terms, or a dense op's flops and bytes at the fitted dense
+ * rates; undefined where the roofline prices the op.
+ */
+function fittedWorkNs(op: PlanOp, d: DeviceSpec, threads = 1): number | undefined {
   const m = d.cpuModel;
   if (!m) return undefined;
-  if (cpuModelled(op)) return cpuWorkNs(cpuTerms(op, m.cacheMB, m.branchHistoryRows), m);
+  if (cpuModelled(op)) return cpuWorkNs(cpuTerms(op, m.cacheMB, branchHistoryOf(m), threads), m);
   return m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined
     ? op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte
     : undefined;
@@ -38,7 +53,7 @@ function cpuMs(op: PlanOp, d: DeviceSpec, asked: number): number {
   const f = op.sparse;
   const threads = runsAlone(op) ? 1 : asked;
   const m = d.cpuModel;
-  const work = fittedWorkNs(op, d);
+  const work = fittedWorkNs(op, d, threads);
   if (m && work !== undefined) {
     const sparse = cpuModelled(op);
     const share = threads === 1 ? 1 : cpuThreadShare(sparse ? f : undefined, threads, m.parallelEfficiency ?? 1);
@@ -59,16 +74,16 @@ function cpuMs(op: PlanOp, d: DeviceSpec, asked: number): number {
 }
 
 /**
- * Where cpuMs, as a function of real t >= 1, is lowest: it is convex there, so the best count is next to it.
+ * Where cpuMs, as a function of real t >= 1, is lowest for a fixed work: it is convex there, so the best count is
+ * next to it.
  *   Fitted: work x max(1 / (1 + (t - 1) e), c) + (t - 1) x dispatch, c the longest row's share of the entries
  *   (cpuThreadShare); the first term's slope meets the dispatch cost at 1 + (sqrt(work e / dispatch) - 1) / e,
  *   and past 1 + (1/c - 1) / e (the longest row bounds the op) only dispatch grows.
  *   Roofline: one thread's time / t until the longest row bounds the op at t = nnz / rowLenMax, then flat.
  */
-function threadsTurn(op: PlanOp, d: DeviceSpec): number {
+function threadsTurn(op: PlanOp, d: DeviceSpec, work: number | undefined): number {
   const f = op.sparse;
   const m = d.cpuModel;
-  const work = fittedWorkNs(op, d);
   if (m && work !== undefined) {
     const e = m.parallelEfficiency ?? 1;
     if (!(e > 0) || !(work > 0)) return 1;
@@ -81,6 +96,19 @@ function threadsTurn(op: PlanOp, d: DeviceSpec): number {
   return f && f.nnz > 0 && f.rowLenMax > 0 ? f.nnz / f.rowLenMax : Infinity;
 }
 
+/**
+ * The real thread counts over which a fitted op's branch term changes, where its model counts the predictor's
+ * history in a thread's trips: every row's exit missed up to u / 2 threads, none from u (u the op's uncertain
+ * trips over the history; model.ts missedShare). Undefined where the term is the same on every count.
+ */
+function branchSpan(op: PlanOp, d: DeviceSpec): [number, number] | undefined {
+  const m = d.cpuModel;
+  const h = m && branchHistoryOf(m);
+  if (!m?.nsPerBranchMiss || !h || !('trips' in h) || !cpuModelled(op) || !(h.trips > 0)) return undefined;
+  const u = uncertainTrips(op.sparse!) / h.trips;
+  return u > 1 ? [u / 2, u] : undefined;
+}
+
 /** Counts whose times differ by less than this share of the lower are a tie (the fewest wins): rounding, not a gain. */
 export const THREADS_TIE = 1e-12;
 
@@ -89,18 +117,30 @@ export const THREADS_TIE = 1e-12;
  * lowest, the fewest on a tie. With a fitted model a small op stays on one thread, since waking another costs
  * dispatchUsPerThread and buys only parallelEfficiency of a thread; the roofline has no such cost and takes
  * threads until the longest row bounds the op. The executors run each op on this count (cli/run.ts) and the
- * planner prices it, so the two agree. The model is convex in the count (threadsTurn), so the counts around its
- * turning point, 1 and max are priced, not every count: a 64-thread host priced 64 counts per op and
- * implementation, a fifth of the runtime's decision for a new pattern.
+ * planner prices it, so the two agree. For a fixed work the model is convex in the count (threadsTurn), so the
+ * counts around its turning point, 1 and max are priced, not every count: a 64-thread host priced 64 counts per op
+ * and implementation, a fifth of the runtime's decision for a new pattern. Where the branch term shrinks as each
+ * core holds fewer rows (branchSpan), the work is fixed below and above that span: the turns of both works and
+ * every count inside the span are priced.
  */
 export function cpuThreadsFor(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
   if (max <= 1 || runsAlone(op)) return 1;
-  const turn = threadsTurn(op, d);
-  const near = Number.isFinite(turn) ? Math.floor(turn) : max;
-  const counts: number[] = [];
-  for (let t = Math.max(2, near - 1); t <= Math.min(max, near + 2); t++) counts.push(t);
-  if (counts[counts.length - 1] !== max) counts.push(max);
-  return lowestOf(op, d, counts);
+  const counts = new Set<number>([max]);
+  const around = (turn: number): void => {
+    const near = Number.isFinite(turn) ? Math.floor(turn) : max;
+    for (let t = Math.max(2, near - 1); t <= Math.min(max, near + 2); t++) counts.add(t);
+  };
+  around(threadsTurn(op, d, fittedWorkNs(op, d, 1)));
+  const span = branchSpan(op, d);
+  if (span) {
+    around(threadsTurn(op, d, fittedWorkNs(op, d, max)));
+    for (let t = Math.max(2, Math.floor(span[0])); t <= Math.min(max, Math.ceil(span[1])); t++) counts.add(t);
+  }
+  return lowestOf(
+    op,
+    d,
+    [...counts].sort((a, b) => a - b),
+  );
 }
 
 /** cpuThreadsFor by pricing every count in 1..max (the definition it must agree with; tests). */

@@ -64,8 +64,11 @@ const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
 
 /** Cache sizes tried, MB: 2^(k/2) from 0.125 to 256. */
 export const CACHE_GRID_MB: readonly number[] = Array.from({ length: 23 }, (_, k) => 2 ** ((k - 6) / 2));
-/** Branch-predictor histories tried, rows (model.ts cpuTerms): 2^(k/2) x 1000 from 1k to 256k. */
-export const HISTORY_GRID_ROWS: readonly number[] = Array.from({ length: 17 }, (_, k) =>
+/**
+ * Branch-predictor histories tried, uncertain trips of a thread's rows (model.ts uncertainTrips): 2^(k/2) x 1000
+ * from 1k to 2M (the ladder's 256k rows of 16-48 entries hold 2.4M).
+ */
+export const HISTORY_GRID_TRIPS: readonly number[] = Array.from({ length: 23 }, (_, k) =>
   Math.round(1000 * 2 ** (k / 2)),
 );
 
@@ -112,8 +115,8 @@ export interface FitOptions {
   base?: DeviceSpec;
   /** Cache sizes to try (default CACHE_GRID_MB). */
   cacheGridMB?: readonly number[];
-  /** Branch-predictor histories to try, rows (default HISTORY_GRID_ROWS). */
-  historyGridRows?: readonly number[];
+  /** Branch-predictor histories to try, trips (default HISTORY_GRID_TRIPS). */
+  historyGridTrips?: readonly number[];
 }
 
 export interface FitResult {
@@ -129,7 +132,7 @@ export interface FitResult {
    * well, and for the thread figures when no run used more than one thread.
    */
   determined: Record<
-    LinearKey | 'cacheMB' | 'branchHistoryRows' | 'parallelEfficiency' | 'dispatchUsPerThread',
+    LinearKey | 'cacheMB' | 'branchHistoryTrips' | 'parallelEfficiency' | 'dispatchUsPerThread',
     boolean
   >;
 }
@@ -138,7 +141,7 @@ export interface FitResult {
 function designRow(
   ops: readonly PlanOp[],
   cacheMB: number,
-  historyRows: number,
+  historyTrips: number,
   base: DeviceSpec,
 ): { a: number[]; fixedMs: number } {
   const a = new Array<number>(LINEAR_KEYS.length).fill(0);
@@ -150,7 +153,7 @@ function designRow(
       fixedMs += bestOpTime(op, plain, 1).ms;
       continue;
     }
-    const t = cpuTerms(op, cacheMB, historyRows);
+    const t = cpuTerms(op, cacheMB, { trips: historyTrips });
     LINEAR_KEYS.forEach((k, i) => {
       if (k !== 'overheadUs') a[i]! += op.trips * t[TERM_OF[k]] * 1e-6;
     });
@@ -301,32 +304,32 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   const many = samples.filter((s) => s.threads > 1);
   if (one.length === 0) throw new Error('no one-thread samples to fit');
   const base = o.base ?? BASE;
-  let best: { loss: number; cacheMB: number; historyRows: number; x: number[]; A: number[][] } | undefined;
+  let best: { loss: number; cacheMB: number; historyTrips: number; x: number[]; A: number[][] } | undefined;
   const losses = new Map<string, number>();
   const cacheGrid = o.cacheGridMB ?? CACHE_GRID_MB;
-  const historyGrid = o.historyGridRows ?? HISTORY_GRID_ROWS;
+  const historyGrid = o.historyGridTrips ?? HISTORY_GRID_TRIPS;
   for (const cacheMB of cacheGrid)
-    for (const historyRows of historyGrid) {
-      const rows = one.map((s) => designRow(s.ops, cacheMB, historyRows, base));
+    for (const historyTrips of historyGrid) {
+      const rows = one.map((s) => designRow(s.ops, cacheMB, historyTrips, base));
       // Relative errors: each row divided by its measured time.
       const A = rows.map((r, i) => r.a.map((v) => v / one[i]!.measuredMs));
       const b = rows.map((r, i) => (one[i]!.measuredMs - r.fixedMs) / one[i]!.measuredMs);
       const x = robustNnls(A, b);
       const loss = A.reduce((s, r, i) => s + (r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!) ** 2, 0);
-      losses.set(`${cacheMB}/${historyRows}`, loss);
-      if (!best || loss < best.loss * (1 - 1e-12)) best = { loss, cacheMB, historyRows, x, A };
+      losses.set(`${cacheMB}/${historyTrips}`, loss);
+      if (!best || loss < best.loss * (1 - 1e-12)) best = { loss, cacheMB, historyTrips, x, A };
     }
-  const { x, A, cacheMB, historyRows } = best!;
+  const { x, A, cacheMB, historyTrips } = best!;
   const coef = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, x[i]!])) as Record<LinearKey, number>;
   const { overheadUs, ...ns } = coef;
-  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB, branchHistoryRows: historyRows } };
+  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB, branchHistoryTrips: historyTrips } };
   const determined = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, independent(A, i)])) as FitResult['determined'];
   // A grid figure is determined when some other value of it (the other figure kept) fits worse.
   const tie = (l: number | undefined): boolean =>
     l !== undefined && Math.abs(l - best!.loss) <= 1e-12 * Math.max(1e-12, best!.loss);
   const anyBeyond = A.some((r) => r[5] !== 0 || r[6] !== 0);
-  determined.cacheMB = anyBeyond && !cacheGrid.every((c) => tie(losses.get(`${c}/${historyRows}`)));
-  determined.branchHistoryRows =
+  determined.cacheMB = anyBeyond && !cacheGrid.every((c) => tie(losses.get(`${c}/${historyTrips}`)));
+  determined.branchHistoryTrips =
     determined.nsPerBranchMiss && !historyGrid.every((h) => tie(losses.get(`${cacheMB}/${h}`)));
   determined.parallelEfficiency = many.length > 0;
   determined.dispatchUsPerThread = many.length > 0;

@@ -314,13 +314,18 @@ export function cpuModelled(op: PlanOp): boolean {
  * some thousands of rows (bench/cpu-branch.ts, a C SpMV run 12-20 times in
  * a row: rows of 1-3 entries in random order cost about what rows of 2 do
  * by the fifth run at 8k rows, 1.7-4.9x as much at 32k-256k rows, 5.3-7.8
- * against 1.3-3.6 ns a row; docs/PERFORMANCE.md). So the rows past H = historyRows miss
- * (none up to H, all from 2H, linearly between) where their length
- * differs from the row before (rowLenChangeFraction: the loop exit taken
- * at another trip count than last time). Without a fitted H (historyRows
- * undefined) the term is 0.
+ * against 1.3-3.6 ns a row; docs/PERFORMANCE.md). What it must learn is the
+ * trips whose outcome differs between rows: a row's trips up to the
+ * shortest length always go on, so each row holds about as many uncertain
+ * trips as the lengths spread (uncertainTrips), and each core's predictor
+ * learns only its own thread's rows. So the rows miss, where their length
+ * differs from the row before (rowLenChangeFraction: the loop exit taken at
+ * another trip count than last time), in the share of a thread's
+ * uncertain trips past the history H (pastHistory: none up to H, all from
+ * 2H, linearly between). A fit made before that form counts H in rows of
+ * the whole op (`{ rows }`). Without a fitted H the term is 0.
  */
-export function cpuTerms(op: PlanOp, cacheMB: number, historyRows?: number): CpuTerms {
+export function cpuTerms(op: PlanOp, cacheMB: number, history?: BranchHistory, threads = 1): CpuTerms {
   const f = op.sparse!;
   const cache = cacheMB * 1e6;
   const dense = f.cols * width(op) * DTYPE_SIZE[op.dtype];
@@ -338,18 +343,49 @@ export function cpuTerms(op: PlanOp, cacheMB: number, historyRows?: number): Cpu
     dramBytes: op.bytes * beyond(op.bytes),
     blockEntries: width(op) > 1 ? f.nnz : 0,
     branchRows:
-      historyRows === undefined
+      history === undefined
         ? 0
-        : f.rows * (f.rowLenChangeFraction ?? MODEL.defaultRowLenChange) * pastHistory(f.rows, historyRows),
+        : f.rows * (f.rowLenChangeFraction ?? MODEL.defaultRowLenChange) * missedShare(f, history, threads),
     dotElements: IN_ORDER_DOT_KINDS.has(op.kind) ? op.gathers : 0,
     // An empty row has no entry to reuse the row's elements over, and the kernels read none of them.
     dotRowElements: IN_ORDER_DOT_KINDS.has(op.kind) ? f.rows * (1 - f.emptyRowFraction) * width(op) : 0,
   };
 }
 
-/** Share of rows past the predictor's history H: 0 up to H, 1 from 2H, linear between. */
-export function pastHistory(rows: number, historyRows: number): number {
-  return historyRows > 0 ? Math.min(1, Math.max(0, rows / historyRows - 1)) : 1;
+/**
+ * The branch predictor's fitted history (CpuModelSpec): in uncertain trips of one thread's rows, or, in fits made
+ * before that form, in rows of the whole op.
+ */
+export type BranchHistory = { trips: number } | { rows: number };
+
+/** A model's branch history, undefined where it has no branch-miss term. */
+export function branchHistoryOf(m: CpuModelSpec): BranchHistory | undefined {
+  if (m.branchHistoryTrips !== undefined) return { trips: m.branchHistoryTrips };
+  return m.branchHistoryRows !== undefined ? { rows: m.branchHistoryRows } : undefined;
+}
+
+/**
+ * The loop trips of a pattern's rows whose outcome differs between rows: rows x min(sd, mean) of the row lengths.
+ * On the development machine (Zen 4) generated rows in random order fit a history of about 23,000 such trips, where
+ * a count of rows could not: 16,000 rows of 1-3 entries (sd 0.7) were learnt and 16,000 of 4-12 (sd 2.3) were not,
+ * and on two threads, each core holding half of the rows, those ran 2.8-3.0x faster and 64,000 rows of 1-3 entries
+ * 3.9-4.6x (docs/COST-MODEL.md, *The branch history in uncertain trips*). The mean bounds the spread a row adds: a few
+ * rows of thousands among rows of six (adder_dcop_05) do not make the short rows' exits harder to learn.
+ */
+export function uncertainTrips(f: SparseFeatures): number {
+  return f.rows * Math.min(f.rowLenCv * f.rowLenMean, f.rowLenMean);
+}
+
+/** Share of an op's rows whose exit the predictor has not learnt, on `threads` threads (each core its own rows). */
+export function missedShare(f: SparseFeatures, history: BranchHistory, threads: number): number {
+  return 'trips' in history
+    ? pastHistory(uncertainTrips(f) / threads, history.trips)
+    : pastHistory(f.rows, history.rows);
+}
+
+/** Share of a history's units past H: 0 up to H, 1 from 2H, linear between. */
+export function pastHistory(units: number, history: number): number {
+  return history > 0 ? Math.min(1, Math.max(0, units / history - 1)) : 1;
 }
 
 /** Per-thread work of a fitted op, ns. */

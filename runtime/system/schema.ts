@@ -62,6 +62,7 @@ const cpuModelSchema = z
     nsPerBlockEntry: nonNegative.optional(),
     nsPerDotElement: nonNegative.optional(),
     nsPerDotRowElement: nonNegative.optional(),
+    branchHistoryTrips: nonNegative.optional(),
     branchHistoryRows: nonNegative.optional(),
     parallelEfficiency: z.number().min(0).max(1).optional(),
     dispatchUsPerThread: nonNegative.optional(),
@@ -72,8 +73,17 @@ const cpuModelSchema = z
     message: 'nsPerDenseFlop and nsPerDenseByte go together (both, or neither for the roofline)',
     path: ['nsPerDenseByte'],
   })
-  .refine((m) => (m.nsPerBranchMiss === undefined) === (m.branchHistoryRows === undefined), {
-    message: 'nsPerBranchMiss and branchHistoryRows go together (both, or neither for no branch-miss term)',
+  .refine(
+    (m) =>
+      (m.nsPerBranchMiss === undefined) === (m.branchHistoryTrips === undefined && m.branchHistoryRows === undefined),
+    {
+      message:
+        'nsPerBranchMiss goes with branchHistoryTrips (or the older branchHistoryRows): both, or neither for no branch-miss term',
+      path: ['nsPerBranchMiss'],
+    },
+  )
+  .refine((m) => m.branchHistoryTrips === undefined || m.branchHistoryRows === undefined, {
+    message: 'branchHistoryTrips and branchHistoryRows are two forms of one figure: give one',
     path: ['branchHistoryRows'],
   });
 

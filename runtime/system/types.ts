@@ -39,8 +39,9 @@ export interface CpuModelSpec {
   /** Cache the dense operand and the op's bytes are measured against, MB. */
   cacheMB: number;
   /**
-   * ns per row whose loop exit the branch predictor misses, and the rows of one pattern whose lengths it learns
-   * across repeated runs (runtime/plan/model.ts cpuTerms): both or neither (without them, no such term).
+   * ns per row whose loop exit the branch predictor misses, with the history it learns across repeated runs of one
+   * pattern (runtime/plan/model.ts cpuTerms): with exactly one of branchHistoryTrips and branchHistoryRows, or
+   * neither (no such term).
    */
   nsPerBranchMiss?: number;
   /** ns per stored entry of an op whose entries each update a block of dense columns (SpMM, SDDMM; absent: 0). */
@@ -55,6 +56,15 @@ export interface CpuModelSpec {
    * dotRowElements). Absent (a fit made before the term): 0.
    */
   nsPerDotRowElement?: number;
+  /**
+   * The predictor's history in uncertain loop trips of one thread's rows (rows x min(row-length standard deviation,
+   * mean row length); model.ts uncertainTrips): what `dype calibrate` fits.
+   */
+  branchHistoryTrips?: number;
+  /**
+   * The same history counted in rows of the whole op, whatever their lengths or the threads: the form of fits made
+   * before branchHistoryTrips (still read, so that their files keep their meaning).
+   */
   branchHistoryRows?: number;
   /** Speedup on T threads is 1 + (T - 1) x this (default 1: linear). */
   parallelEfficiency?: number;

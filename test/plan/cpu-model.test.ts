@@ -147,15 +147,41 @@ describe('CPU model terms', () => {
     const op = (rows: number, change?: number): PlanOp =>
       spmm({ ...feats(rows, 2, 0.5), ...(change !== undefined ? { rowLenChangeFraction: change } : {}) }, 1);
     const m = { ...MODEL, nsPerBranchMiss: 5, branchHistoryRows: 10_000 };
-    expect(cpuTerms(op(10_000, 0.6), 4, 10_000).branchRows).toBe(0);
-    expect(cpuTerms(op(15_000, 0.6), 4, 10_000).branchRows).toBeCloseTo(15_000 * 0.6 * 0.5, 9);
-    expect(cpuTerms(op(40_000, 0.6), 4, 10_000).branchRows).toBeCloseTo(40_000 * 0.6, 9);
+    const h = { rows: 10_000 };
+    expect(cpuTerms(op(10_000, 0.6), 4, h).branchRows).toBe(0);
+    expect(cpuTerms(op(15_000, 0.6), 4, h).branchRows).toBeCloseTo(15_000 * 0.6 * 0.5, 9);
+    expect(cpuTerms(op(40_000, 0.6), 4, h).branchRows).toBeCloseTo(40_000 * 0.6, 9);
     // Features without the change share take MODEL.defaultRowLenChange (0.5).
-    expect(cpuTerms(op(40_000), 4, 10_000).branchRows).toBeCloseTo(40_000 * 0.5, 9);
+    expect(cpuTerms(op(40_000), 4, h).branchRows).toBeCloseTo(40_000 * 0.5, 9);
+    // Counted in rows of the whole op (the older form), the history does not depend on the threads.
+    expect(cpuTerms(op(15_000, 0.6), 4, h, 2).branchRows).toBeCloseTo(15_000 * 0.6 * 0.5, 9);
     // Without a fitted history the term is 0, whatever nsPerBranchMiss says.
     expect(cpuTerms(op(40_000, 0.6), 4).branchRows).toBe(0);
     expect(ms(op(40_000, 0.6), cpu(m)) - ms(op(40_000, 0.6), cpu(MODEL))).toBeCloseTo((40_000 * 0.6 * 5) / 1e6, 12);
     expect(ms(op(40_000, 0), cpu(m))).toBe(ms(op(40_000, 0), cpu(MODEL)));
+  });
+
+  it('counted in trips, the history covers rows x min(sd, mean) of one thread: each core learns its own rows', () => {
+    // Rows of mean 2 and sd 0.5: one uncertain trip a row... of 0.5 (the sd); of mean 2 and sd 6: 2 (the mean).
+    const op = (rows: number, cv: number, change = 0.6): PlanOp =>
+      spmm({ ...feats(rows, 2, 0.5), rowLenCv: cv, rowLenChangeFraction: change }, 1);
+    const h = { trips: 10_000 };
+    expect(cpuTerms(op(20_000, 0.25), 4, h).branchRows).toBe(0); // 10,000 trips: learnt
+    expect(cpuTerms(op(30_000, 0.25), 4, h).branchRows).toBeCloseTo(30_000 * 0.6 * 0.5, 9); // 15,000
+    expect(cpuTerms(op(40_000, 0.25), 4, h).branchRows).toBeCloseTo(40_000 * 0.6, 9); // 20,000: all missed
+    expect(cpuTerms(op(7_500, 3), 4, h).branchRows).toBeCloseTo(7_500 * 0.6 * 0.5, 9); // capped at the mean: 15,000
+    // On 2 threads each core holds half the trips; on 4, a quarter.
+    expect(cpuTerms(op(40_000, 0.25), 4, h, 2).branchRows).toBe(0);
+    expect(cpuTerms(op(60_000, 0.25), 4, h, 2).branchRows).toBeCloseTo(60_000 * 0.6 * 0.5, 9);
+    expect(cpuTerms(op(60_000, 0.25), 4, h, 4).branchRows).toBe(0);
+    // Uniform rows have no uncertain trip.
+    expect(cpuTerms(op(1_000_000, 0), 4, h).branchRows).toBe(0);
+    // The model prices the thread's share of the smaller term: 2 threads of a 40,000-row op save its branch misses.
+    const m = { ...MODEL, nsPerBranchMiss: 5, branchHistoryTrips: 10_000, parallelEfficiency: 1 };
+    const two = { ...cpu(m, 2) };
+    const at = (d: DeviceSpec, t: number): number => CPU_CATALOGUE['nnz-split'].ms(op(40_000, 0.25), d, t);
+    expect(at(two, 1) - at(cpu(MODEL, 2), 1)).toBeCloseTo((40_000 * 0.6 * 5) / 1e6, 12);
+    expect(at(two, 2)).toBeCloseTo(at(cpu(MODEL, 2), 2), 12);
   });
 
   it(`an op of fewer than ${MIN_SPLIT_ROWS} rows runs on one thread whatever the count, as the executors run it`, () => {

@@ -32,11 +32,23 @@ describe('cpuModel in a system file', () => {
   });
 
   it('the branch-miss figures load together; one without the other is DY3021', () => {
-    const branch = { ...MODEL, nsPerBranchMiss: 7, branchHistoryRows: 16_000, nsPerBlockEntry: 0.25 };
+    const branch = { ...MODEL, nsPerBranchMiss: 7, branchHistoryTrips: 22_627, nsPerBlockEntry: 0.25 };
     expect(parseSystem(system({ cpuModel: branch }), 'sys.json').devices[0]!.cpuModel).toEqual(branch);
-    const e = fails(system({ cpuModel: { ...MODEL, nsPerBranchMiss: 7 } }));
-    expect(e.code).toBe('DY3021');
-    expect(e.detail).toContain('nsPerBranchMiss and branchHistoryRows go together');
+    // A fit made before the history was counted in trips keeps loading, in its own form.
+    const older = { ...MODEL, nsPerBranchMiss: 7, branchHistoryRows: 16_000 };
+    expect(parseSystem(system({ cpuModel: older }), 'sys.json').devices[0]!.cpuModel).toEqual(older);
+    for (const bad of [
+      { ...MODEL, nsPerBranchMiss: 7 },
+      { ...MODEL, branchHistoryTrips: 22_627 },
+      { ...MODEL, branchHistoryRows: 16_000 },
+    ]) {
+      const e = fails(system({ cpuModel: bad }));
+      expect(e.code).toBe('DY3021');
+      expect(e.detail).toContain('nsPerBranchMiss goes with branchHistoryTrips');
+    }
+    const both = fails(system({ cpuModel: { ...branch, branchHistoryRows: 16_000 } }));
+    expect(both.code).toBe('DY3021');
+    expect(both.detail).toContain('two forms of one figure');
   });
 
   it('a missing coefficient is DY3020 naming it', () => {
