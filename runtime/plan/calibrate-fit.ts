@@ -170,27 +170,40 @@ function designRow(
 function leastSquares(A: readonly number[][], b: readonly number[], cols: readonly number[]): number[] {
   const m = A.length;
   const n = cols.length;
-  const scale = cols.map((j) => Math.sqrt(A.reduce((s, r) => s + r[j]! ** 2, 0)) || 1);
-  const R = A.map((r) => cols.map((j, c) => r[j]! / scale[c]!));
-  const y = [...b];
+  // Column-major in one typed array: the fit solves this some 10^5 times (every NNLS step of every grid point),
+  // and rows of boxed numbers made it most of calibrate's fitting time. The arithmetic and its order are the
+  // plain version's, so the figures are the same bits.
+  const R = new Float64Array(m * n);
+  const scale = new Float64Array(n);
+  for (let c = 0; c < n; c++) {
+    const j = cols[c]!;
+    let sq = 0;
+    for (let i = 0; i < m; i++) sq += A[i]![j]! ** 2;
+    scale[c] = Math.sqrt(sq) || 1;
+    for (let i = 0; i < m; i++) R[c * m + i] = A[i]![j]! / scale[c]!;
+  }
+  const y = Float64Array.from(b);
+  const v = new Float64Array(m);
   const pivotOk: boolean[] = [];
   for (let c = 0; c < n; c++) {
+    const rc = c * m;
     let norm = 0;
-    for (let i = c; i < m; i++) norm += R[i]![c]! ** 2;
+    for (let i = c; i < m; i++) norm += R[rc + i]! ** 2;
     norm = Math.sqrt(norm);
     pivotOk.push(norm > 1e-10);
     if (!pivotOk[c]) continue;
-    const alpha = R[c]![c]! > 0 ? -norm : norm;
-    const v = new Array<number>(m).fill(0);
-    for (let i = c; i < m; i++) v[i] = R[i]![c]!;
+    const alpha = R[rc + c]! > 0 ? -norm : norm;
+    for (let i = c; i < m; i++) v[i] = R[rc + i]!;
     v[c]! -= alpha;
-    const vv = v.reduce((s, x) => s + x * x, 0);
+    let vv = 0;
+    for (let i = c; i < m; i++) vv += v[i]! * v[i]!;
     if (vv === 0) continue;
     for (let k = c; k < n; k++) {
+      const rk = k * m;
       let d = 0;
-      for (let i = c; i < m; i++) d += v[i]! * R[i]![k]!;
+      for (let i = c; i < m; i++) d += v[i]! * R[rk + i]!;
       const f = (2 * d) / vv;
-      for (let i = c; i < m; i++) R[i]![k]! -= f * v[i]!;
+      for (let i = c; i < m; i++) R[rk + i]! -= f * v[i]!;
     }
     let d = 0;
     for (let i = c; i < m; i++) d += v[i]! * y[i]!;
@@ -201,8 +214,8 @@ function leastSquares(A: readonly number[][], b: readonly number[], cols: readon
   for (let c = n - 1; c >= 0; c--) {
     if (!pivotOk[c] || c >= m) continue;
     let s = y[c]!;
-    for (let k = c + 1; k < n; k++) s -= R[c]![k]! * x[k]!;
-    x[c] = s / R[c]![c]!;
+    for (let k = c + 1; k < n; k++) s -= R[k * m + c]! * x[k]!;
+    x[c] = s / R[c * m + c]!;
   }
   const out = new Array<number>(A[0]?.length ?? 0).fill(0);
   cols.forEach((j, c) => (out[j] = x[c]! / scale[c]!));
