@@ -366,7 +366,7 @@ export function branchHistoryOf(m: CpuModelSpec): BranchHistory | undefined {
 
 /**
  * The loop trips of a pattern's rows whose outcome differs between rows: rows x min(sd, mean) of the row lengths.
- * On the development machine (Zen 4) generated rows in random order fit a history of about 23,000 such trips, where
+ * On the development machine (Zen 4) generated rows in random order fit a history of 23,000-32,000 such trips, where
  * a count of rows could not: 16,000 rows of 1-3 entries (sd 0.7) were learnt and 16,000 of 4-12 (sd 2.3) were not,
  * and on two threads, each core holding half of the rows, those ran 2.8-3.0x faster and 64,000 rows of 1-3 entries
  * 3.9-4.6x (docs/COST-MODEL.md, *The branch history in uncertain trips*). The mean bounds the spread a row adds: a few
