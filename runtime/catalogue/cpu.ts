@@ -125,22 +125,25 @@ export const THREADS_TIE = 1e-12;
  */
 export function cpuThreadsFor(op: PlanOp, d: DeviceSpec, max = d.threads ?? 1): number {
   if (max <= 1 || runsAlone(op)) return 1;
-  const counts = new Set<number>([max]);
+  const counts: number[] = [];
   const around = (turn: number): void => {
     const near = Number.isFinite(turn) ? Math.floor(turn) : max;
-    for (let t = Math.max(2, near - 1); t <= Math.min(max, near + 2); t++) counts.add(t);
+    for (let t = Math.max(2, near - 1); t <= Math.min(max, near + 2); t++) counts.push(t);
   };
   around(threadsTurn(op, d, fittedWorkNs(op, d, 1)));
+  // Only where the branch term changes with the count: the common case prices its few counts as they come.
   const span = branchSpan(op, d);
   if (span) {
     around(threadsTurn(op, d, fittedWorkNs(op, d, max)));
-    for (let t = Math.max(2, Math.floor(span[0])); t <= Math.min(max, Math.ceil(span[1])); t++) counts.add(t);
+    for (let t = Math.max(2, Math.floor(span[0])); t <= Math.min(max, Math.ceil(span[1])); t++) counts.push(t);
+    // Ascending, so that a tie goes to the fewest (lowestOf); a count listed twice is priced once.
+    counts.sort((a, b) => a - b);
+    let kept = 0;
+    for (const t of counts) if (kept === 0 || counts[kept - 1] !== t) counts[kept++] = t;
+    counts.length = kept;
   }
-  return lowestOf(
-    op,
-    d,
-    [...counts].sort((a, b) => a - b),
-  );
+  if (counts[counts.length - 1] !== max) counts.push(max);
+  return lowestOf(op, d, counts);
 }
 
 /** cpuThreadsFor by pricing every count in 1..max (the definition it must agree with; tests). */
