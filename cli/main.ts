@@ -141,7 +141,12 @@ export function buildProgram(): Command {
       collect,
       [],
     )
-    .option('--out <NAME=PATH>', 'write a result as Matrix Market (repeatable)', collect, [])
+    .option(
+      '--out <NAME=PATH>',
+      'write a result, or a tensor input as the run read or generated it, as Matrix Market (repeatable)',
+      collect,
+      [],
+    )
     .option('--param <NAME=VALUE>', 'a scalar parameter, or the size of a dim no input binds (repeatable)', collect, [])
     .option(
       '--backend <name>',

@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { TensorType } from '../ir/types.js';
+import type { Kernel, ValueDecl } from '../ir/module.js';
+import { isScalarType, type TensorType } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { fsReason } from '../runtime/io/files.js';
 import { isFsError, writeAllSync, writeMatrixMarket } from '../runtime/io/mtx-write.js';
@@ -29,6 +30,26 @@ export interface OutputFile {
 }
 
 /** Writes a result as Matrix Market (`array` when dense, `coordinate` when sparse), streamed. */
+/**
+ * What `--out NAME=PATH` names: a result of the kernel, or one of its tensor inputs, written as the run read or
+ * generated it (so that a generated input such as `@random` can be given to another backend, the HLS project's C
+ * simulation say, and the results compared). Anything else is DY3014 listing both.
+ */
+export function outputDecl(kernel: Kernel, name: string): { decl: ValueDecl; input: boolean } {
+  const result = kernel.results.find((r) => r.name === name);
+  if (result) return { decl: result, input: false };
+  const tensorInputs = kernel.params.filter((p) => !isScalarType(p.type));
+  const input = tensorInputs.find((p) => p.name === name);
+  if (input) return { decl: input, input: true };
+  const names = (ds: readonly ValueDecl[]): string => (ds.length > 0 ? ds.map((d) => d.name).join(', ') : 'none');
+  throw new InputError(
+    'DY3014',
+    `--out ${name}`,
+    undefined,
+    `kernel '${kernel.name}' has no result or tensor input '${name}'; its results are ${names(kernel.results)}, its tensor inputs ${names(tensorInputs)}`,
+  );
+}
+
 export function outputWriter(t: Tensor, type: TensorType, comment: string): (fd: number) => void {
   const field = type.dtype === 'f32' || type.dtype === 'f64' ? 'real' : 'integer';
   return (fd) => writeMatrixMarket(fd, t, field, comment);

@@ -44,7 +44,7 @@ import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
 import { positiveInt } from './int-option.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
+import { outputDecl, outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
@@ -144,14 +144,7 @@ export async function runProjectCommand(
     );
   const kernel = selectKernel(module, file, o.kernel);
   const outs = parseAssignments(o.out, '--out');
-  for (const a of outs)
-    if (!kernel.results.some((r) => r.name === a.name))
-      throw new InputError(
-        'DY3014',
-        `--out ${a.name}`,
-        undefined,
-        `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`,
-      );
+  const outDecls = outs.map((a) => outputDecl(kernel, a.name));
   const targets = outs.map((a) => resolve(a.value));
   const clash = targets.findIndex((t, i) => targets.indexOf(t) !== i);
   if (clash >= 0)
@@ -364,15 +357,21 @@ export async function runProjectCommand(
       clk.measured(kernel.name, run.runs);
     }
   }
-  const files: OutputFile[] = outs.map((a) => {
-    const decl = kernel.results.find((r) => r.name === a.name)!;
+  const files: OutputFile[] = outs.map((a, i) => {
+    const { decl, input } = outDecls[i]!;
     return {
       path: a.value,
-      data: outputWriter(
-        ex.outputs.get(a.name)!,
-        decl.type,
-        `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})`,
-      ),
+      data: input
+        ? outputWriter(
+            tensors.get(a.name)!,
+            decl.type,
+            `${a.name}, input of kernel ${kernel.name} (${loaded.get(a.name)!.source})`,
+          )
+        : outputWriter(
+            ex.outputs.get(a.name)!,
+            decl.type,
+            `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})`,
+          ),
     };
   });
   if (o.trace !== undefined)

@@ -18,7 +18,7 @@ import { positiveInt } from './int-option.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
-import { outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
+import { outputDecl, outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
@@ -111,15 +111,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const program = loadProgram(file);
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);
-  for (const a of outs) {
-    if (!kernel.results.some((r) => r.name === a.name))
-      throw new InputError(
-        'DY3014',
-        `--out ${a.name}`,
-        undefined,
-        `kernel '${kernel.name}' has no result '${a.name}'; its results are ${kernel.results.map((r) => r.name).join(', ')}`,
-      );
-  }
+  const outDecls = outs.map((a) => outputDecl(kernel, a.name));
   const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
@@ -193,12 +185,21 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const plan = planFor(spec, ran ? systemForCpuBackend(sys, ran).system : sys, feats, dims, scalars, goal, observed);
   const best = plan.pareto[0]!;
   // The results and the trace are written together, all or none (a trace that cannot be written leaves no --out).
-  const files: OutputFile[] = outs.map((a) => {
-    const decl = kernel.results.find((r) => r.name === a.name)!;
-    const t = result.outputs.get(a.name)!;
+  const files: OutputFile[] = outs.map((a, i) => {
+    const { decl, input } = outDecls[i]!;
     return {
       path: a.value,
-      data: outputWriter(t, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`),
+      data: input
+        ? outputWriter(
+            tensors.get(a.name)!,
+            decl.type,
+            `${a.name}, input of kernel ${kernel.name} (${loaded.get(a.name)!.source})`,
+          )
+        : outputWriter(
+            result.outputs.get(a.name)!,
+            decl.type,
+            `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`,
+          ),
     };
   });
   if (o.trace !== undefined)

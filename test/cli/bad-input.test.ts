@@ -472,8 +472,35 @@ describe('data that does not fit the program (exit 1)', () => {
     const r = await s.run(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--out', 'q=q.mtx']);
     expect(r.status).toBe(1);
     noStackTrace(r);
-    expect(r.stderr).toMatch(/^--out q: error DY3014: kernel 'spmv' has no result 'q'; its results are y$/m);
+    expect(r.stderr).toMatch(
+      /^--out q: error DY3014: kernel 'spmv' has no result or tensor input 'q'; its results are y, its tensor inputs A, x$/m,
+    );
     expect(s.list()).toEqual(before);
+  });
+
+  // A generated input written by --out feeds another run (or the HLS C simulation, docs/HLS.md) the same values.
+  test('--out of a tensor input writes it as the run generated it: fed back, the same result bit for bit', async (s) => {
+    s.goodA();
+    const first = await s.run([
+      'run',
+      SPMV,
+      '--input',
+      'A=A.mtx',
+      '--input',
+      'x=@random:5',
+      '--out',
+      'x=x.mtx',
+      '--out',
+      'y=y1.mtx',
+    ]);
+    expect(first.status, first.stderr).toBe(0);
+    expect(readFileSync(join(s.dir, 'x.mtx'), 'utf8')).toMatch(
+      /^%%MatrixMarket matrix array real general\n% x, input of kernel spmv \(@random:5\)\n/,
+    );
+    const again = await s.run(['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=x.mtx', '--out', 'y=y2.mtx']);
+    expect(again.status, again.stderr).toBe(0);
+    const body = (f: string): string => readFileSync(join(s.dir, f), 'utf8').split('\n').slice(2).join('\n');
+    expect(body('y2.mtx')).toBe(body('y1.mtx'));
   });
 
   test('bad --param value', async (s) => {
