@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { printModule } from '../ir/printer.js';
 import { parseModule } from '../ir/text-parser.js';
 import type { Module } from '../ir/module.js';
-import { DEFAULT_PIPELINE, LOWER_STAGE } from '../passes/index.js';
+import { DEFAULT_PIPELINE, LOWER_STAGE, unknownPassError } from '../passes/index.js';
 import { report, usage } from './errors.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import type { PlanCliOptions } from './plan.js';
@@ -77,7 +77,7 @@ export function buildProgram(): Command {
     .argument('<file>', 'the .dy program')
     .option(
       '--print-ir-after <pass>',
-      `print the IR after this pass (repeatable or comma-separated; '${LOWER_STAGE}' is the checker's output; passes: ${DEFAULT_PIPELINE.join(', ')}; lower-kernels shows the loop IR)`,
+      `print the IR after this pass (repeatable or comma-separated; '${LOWER_STAGE}' is the checker's output; passes: ${DEFAULT_PIPELINE.join(', ')}, partition with --input; lower-kernels shows the loop IR)`,
       collect,
       [],
     )
@@ -110,6 +110,11 @@ export function buildProgram(): Command {
       const stages = o.printIrAfter.flatMap((s) => s.split(',')).map((s) => s.trim());
       // An empty name (`--print-ir-after=`, `a,,b`) is a mistake, not a request for the default output.
       if (stages.includes('')) throw usage(`--print-ir-after expects pass names, got '${o.printIrAfter.join(',')}'`);
+      // What this command can dump, in pipeline order: a name outside it is refused before any pass runs.
+      const dumpable = [LOWER_STAGE, ...DEFAULT_PIPELINE, ...extra.map((x) => x.name), 'lower-kernels'];
+      for (const s of stages)
+        if (!dumpable.includes(s))
+          throw unknownPassError(s, dumpable, s === 'partition' ? 'it runs when --input gives the data' : undefined);
       if (stages.includes('lower-kernels')) extra.push((await import('../passes/lower-kernels.js')).lowerKernelsPass);
       if (o.printIrAfterAll && stages.length > 0)
         throw usage('give either --print-ir-after or --print-ir-after-all, not both');

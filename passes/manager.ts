@@ -46,10 +46,19 @@ export interface PipelineOptions {
   verify?: boolean;
 }
 
-export function unknownPassError(name: string): DiagnosticError {
-  const known = [LOWER_STAGE, ...registry.keys()].join(', ');
+/**
+ * DY5003 for a pass name this pipeline does not run: `pipeline` lists the stages it does run (the checker's output
+ * first). A registered pass outside it (build-guards, say, under `dype ir`) is named as such rather than as unknown,
+ * so the message never lists a name it has just refused; `why` says what would run it (a pass built per call).
+ */
+export function unknownPassError(name: string, pipeline?: readonly string[], why?: string): DiagnosticError {
+  const expected = pipeline ?? [LOWER_STAGE, ...registry.keys()];
+  const what =
+    pipeline !== undefined && (registry.has(name) || why !== undefined)
+      ? `pass '${name}' does not run in this pipeline${why ? ` (${why})` : ''}`
+      : `unknown pass '${name}'`;
   return new DiagnosticError([
-    makeDiagnostic('DY5003', `unknown pass '${name}': expected one of ${known}`, fileSpan('<command line>')),
+    makeDiagnostic('DY5003', `${what}: expected one of ${expected.join(', ')}`, fileSpan('<command line>')),
   ]);
 }
 
@@ -57,7 +66,8 @@ export function runPipeline(input: Module, opts: PipelineOptions): Module {
   const wants = (stage: string): boolean => opts.printAfter === 'all' || (opts.printAfter?.has(stage) ?? false);
   if (opts.printAfter && opts.printAfter !== 'all') {
     const names = opts.passes.map((p) => (typeof p === 'string' ? p : p.name));
-    for (const s of opts.printAfter) if (s !== LOWER_STAGE && !names.includes(s)) throw unknownPassError(s);
+    for (const s of opts.printAfter)
+      if (s !== LOWER_STAGE && !names.includes(s)) throw unknownPassError(s, [LOWER_STAGE, ...names]);
   }
   if (wants(LOWER_STAGE)) opts.dump?.(LOWER_STAGE, printModule(input));
   let m = input;

@@ -910,6 +910,22 @@ describe('help, check, ir', () => {
     );
   });
 
+  // Regression: a registered pass this command does not run (build-guards; partition without --input) was refused
+  // as unknown by a message that listed it among the expected names.
+  test('--print-ir-after=build-guards names it as outside the pipeline and lists only what ir dumps', async (s) => {
+    const r = await s.run(['ir', example('attention.dy'), '--print-ir-after=build-guards']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /DY5003: pass 'build-guards' does not run in this pipeline: expected one of lower, infer-types, classify, fuse-elementwise, annotate-cost, lower-kernels\n/,
+    );
+    const p = await s.run(['ir', example('attention.dy'), '--print-ir-after=partition']);
+    expect(p.status).toBe(1);
+    expect(p.stderr).toMatch(
+      /DY5003: pass 'partition' does not run in this pipeline \(it runs when --input gives the data\)/,
+    );
+  });
+
   // Regression (was exit 0/70 or a wrong message): the DY5003 diagnostic (span file '<command line>') is printed with a
   // caret line quoting line 1 of the *program* (the attention.dy comment):
   // cli/program.ts optimise() attaches the program source to every pipeline
