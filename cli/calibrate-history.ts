@@ -13,6 +13,7 @@
 import { NATIVE_BACKENDS } from '../runtime/native/abi.js';
 import { fitHistory, historyMs, MIN_RUNS } from '../runtime/history/fit.js';
 import { readHistory } from '../runtime/history/log.js';
+import { InputError } from '../runtime/errors.js';
 import type { HistoryRecord } from '../runtime/history/types.js';
 import { writeFileAtomic } from '../runtime/io/mtx-write.js';
 import { CATALOGUE, type ImplEntry } from '../runtime/catalogue/index.js';
@@ -69,6 +70,7 @@ export function calibrateFromHistory(
 ): void {
   const records = readHistory(o.history);
   const base = loadSystem(o.system !== undefined ? { system: o.system } : {}, DEFAULT_HISTORY_SYSTEM);
+  refuseOtherSystems(o.history, records, base.name);
   const reports: HistoryReport[] = [];
   const devices: DeviceSpec[] = base.devices.map((d) => {
     const mine = records.filter(
@@ -155,4 +157,22 @@ export function calibrateFromHistory(
   if (reports.length === 0)
     lines.push('  no run of a real device backend of this system (emulated and overlapping runs are left out)');
   (o.output === undefined ? process.stderr.write.bind(process.stderr) : out)(`${lines.join('\n')}\n`);
+}
+
+/**
+ * A run counts for the system it was planned on (`dype run --project` records the project's system). A history
+ * whose runs are all of other systems would otherwise refit nothing and print a system file unchanged, which reads
+ * as success: it is refused, naming the systems the file holds and the flag that takes them.
+ */
+function refuseOtherSystems(path: string, records: readonly HistoryRecord[], system: string): void {
+  if (records.length === 0 || records.some((r) => r.system === system)) return;
+  const counts = new Map<string, number>();
+  for (const r of records) counts.set(r.system, (counts.get(r.system) ?? 0) + 1);
+  const held = [...counts].map(([name, n]) => `${name} (${n})`).join(', ');
+  throw new InputError(
+    'DY3048',
+    path,
+    undefined,
+    `no run here is of system '${system}': its ${records.length} runs are of ${held}; a run counts for the system it was planned on, so pass --system ${[...counts.keys()][0]}`,
+  );
 }

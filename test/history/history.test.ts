@@ -8,7 +8,7 @@
  */
 import { fixedGuards } from '../../runtime/guards/build.js';
 import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../../runtime/plan/figures.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { implTimes } from '../../runtime/catalogue/index.js';
@@ -133,6 +133,22 @@ describe('fitting a history', () => {
     writeFileSync(path, `${JSON.stringify(record({}))}\n${JSON.stringify({ ...record({}), ...over })}\n`);
     expect(() => readHistory(path)).toThrow(/typed\.jsonl:2: error DY3048: history record: /);
     expect(() => readHistory(path)).toThrow(why);
+  });
+  // Regression: runs recorded by `dype run --project` carry the project's system (paper-1g1f by default); refitting
+  // this-machine from them refitted nothing and printed the system unchanged, blaming emulated runs.
+  it('a history with no run of the chosen system is DY3048 naming the systems it holds, and writes nothing', () => {
+    const path = join(dir, 'other.jsonl');
+    const rows = [record({ system: 'paper-1g1f' }), record({ system: 'paper-1g1f' }), record({ system: 'paper-2g2f' })];
+    writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const out = join(dir, 'other-fitted.json');
+    const r = runCli(['calibrate', '--history', path, '--system', 'this-machine', '-o', out]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /other\.jsonl: error DY3048: no run here is of system 'this-machine': its 3 runs are of paper-1g1f \(2\), paper-2g2f \(1\); .* pass --system paper-1g1f/,
+    );
+    expect(existsSync(out)).toBe(false);
+    const ok = runCli(['calibrate', '--history', path, '--system', 'paper-1g1f', '-o', out, '--json']);
+    expect(ok.status, ok.stderr).toBe(0);
   });
 });
 
