@@ -95,8 +95,22 @@ export function outputTarget(path: string): { target: string } | { why: string }
   return { why: `${via || 'it is '}${specialKind(st)}, not a regular file` };
 }
 
+/**
+ * How the command line spelled the output option (`-o`, `-oDIR`, `--output`, `--output=DIR`), so that a message names
+ * the flag the user typed: the last one given, which is the value commander keeps.
+ */
+export function outputFlagGiven(argv: readonly string[] = process.argv): '-o' | '--output' {
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const a = argv[i]!;
+    if (a === '--') continue;
+    if (a === '--output' || a.startsWith('--output=')) return '--output';
+    if (a.startsWith('-o') && !a.startsWith('--')) return '-o';
+  }
+  return '-o';
+}
+
 /** `dir` is an existing directory, or can be created, and takes new files. */
-export function checkOutputDir(dir: string, flag = '-o'): void {
+export function checkOutputDir(dir: string, flag = outputFlagGiven()): void {
   const where = `${flag} ${dir}`;
   if (dir.trim() === '') throw new InputError('DY3017', flag, undefined, 'expected a directory, got an empty path');
   if (existsSync(dir)) {
@@ -124,7 +138,7 @@ export function checkOutputDir(dir: string, flag = '-o'): void {
 }
 
 /** `file` is not a directory, its directory exists and takes new files. */
-export function checkOutputFile(file: string, flag = '-o'): void {
+export function checkOutputFile(file: string, flag = outputFlagGiven()): void {
   const where = `${flag} ${file}`;
   if (file.trim() === '') throw new InputError('DY3017', flag, undefined, 'expected a file name, got an empty path');
   if (existsSync(file) && statSync(file).isDirectory())

@@ -20,6 +20,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSy
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REPEAT } from '../../cli/defaults.js';
+import { outputFlagGiven } from '../../cli/output-path.js';
 import { timingOf } from '../../cli/run.js';
 import {
   cleanup,
@@ -192,6 +193,25 @@ describe('an existing destination that is not a regular file is refused, not rep
       before,
     );
     expect(lstatSync(s.path('fifo')).isFIFO()).toBe(true);
+  });
+
+  // Regression: the message named `-o` whatever the user typed.
+  test('DY3017 names the output flag as the user spelled it', async (s) => {
+    mkdirSync(s.path('sub'));
+    const long = await s.run(['calibrate', '--quick', '--output', 'sub']);
+    expect(long.status).toBe(1);
+    expect(long.stderr).toMatch(/^--output sub: error DY3017: expected a file, found a directory$/m);
+    const eq = await s.run(['calibrate', '--quick', '--output=sub']);
+    expect(eq.stderr).toMatch(/^--output sub: error DY3017/m);
+    const short = await s.run(['calibrate', '--quick', '-o', 'sub']);
+    expect(short.stderr).toMatch(/^-o sub: error DY3017/m);
+  });
+
+  it('outputFlagGiven: the last spelling given, -o where none is', () => {
+    expect(outputFlagGiven(['node', 'main.js', 'compile', 'a.dy', '--output=x'])).toBe('--output');
+    expect(outputFlagGiven(['node', 'main.js', 'compile', 'a.dy', '--output', 'x', '-oy'])).toBe('-o');
+    expect(outputFlagGiven(['node', 'main.js', 'compile', 'a.dy', '-o', 'x', '--output', 'y'])).toBe('--output');
+    expect(outputFlagGiven(['node', 'main.js', 'eval', '--objective', 'energy'])).toBe('-o');
   });
 });
 
