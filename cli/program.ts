@@ -6,7 +6,7 @@ import { findKernel, type Kernel, type Module } from '../ir/module.js';
 import { DEFAULT_PIPELINE, runPipeline, type Pass } from '../passes/index.js';
 import { InputError } from '../runtime/errors.js';
 import { fsReason } from '../runtime/io/files.js';
-import { CliError, DiagnosticsFailure } from './errors.js';
+import { DiagnosticsFailure } from './errors.js';
 
 export interface LoadedProgram {
   file: string;
@@ -73,7 +73,11 @@ export function selectKernel(m: Module, file: string, name: string | undefined):
     return k;
   }
   if (m.kernels.length === 1) return m.kernels[0]!;
-  throw new CliError(
-    `${file} defines several kernels (${m.kernels.map((x) => x.name).join(', ')}): choose one with --kernel NAME`,
-  );
+  throw new DiagnosticsFailure([
+    makeDiagnostic(
+      'DY2030',
+      `this file defines several kernels (${m.kernels.map((x) => x.name).join(', ')}): choose one with --kernel NAME`,
+      fileSpan(file),
+    ),
+  ]);
 }

@@ -942,6 +942,17 @@ describe('help, check, ir', () => {
     noStackTrace(r);
     expect(r.stderr).toMatch(/attention\.dy:1:1: error DY2030: no kernel 'nosuch'/);
   });
+
+  // Regression: a file of several kernels run without --kernel was a plain message with no code.
+  for (const cmd of ['run', 'plan'])
+    test(`dype ${cmd} of a file of several kernels without --kernel is DY2030`, async (s) => {
+      const r = await s.run([cmd, join(import.meta.dirname, '..', 'diagnostics', 'ok.dy'), '--input', 'A=@random']);
+      expect(r.status).toBe(1);
+      noStackTrace(r);
+      expect(r.stderr).toMatch(
+        /ok\.dy:1:1: error DY2030: this file defines several kernels \(scale, loop, masks\): choose one with --kernel NAME/,
+      );
+    });
 });
 
 describe('dype run: --json, --repeat, --out', () => {
