@@ -339,7 +339,7 @@ export function buildProgram(): Command {
     .option('--quick', 'a representative subset (under a minute)')
     .option(
       '--sensitivity [suite]',
-      'also move every estimated parameter (x0.5, x2) and every measured one with a published range to each end and rank them by their effect on the figures; on the quick suite (default, 15-30 minutes) or the full one (over an hour)',
+      'also move every estimated parameter (x0.5, x2) and every measured one with a published range to each end and rank them by their effect on the figures; on the quick suite (default, 14-30 minutes) or the full one (over an hour)',
     )
     .option('-o, --output <DIR>', 'write cases.csv, eval.json and report.html here')
     .option('--json', 'print one JSON object on stdout')
