@@ -5,6 +5,7 @@
  * cut, which reading reports.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
+import { OPTIONAL_FEATURES, REQUIRED_FEATURES } from '../plan/types.js';
 import { DEVICE_KINDS } from '../system/schema.js';
 import { InputError } from '../errors.js';
 import { fsReason } from '../io/files.js';
@@ -113,9 +114,15 @@ function badField(r: HistoryRecord): string | undefined {
   if (v.sparse !== undefined) {
     if (typeof v.sparse !== 'object' || v.sparse === null || Array.isArray(v.sparse))
       return `sparse must be an object of features, found ${JSON.stringify(v.sparse)}`;
-    for (const [k, x] of Object.entries(v.sparse))
-      if (typeof x !== 'number' || !Number.isFinite(x))
-        return `sparse.${k} must be a finite number, found ${JSON.stringify(x)}`;
+    // The fields the models read (runtime/plan/types.ts); histories written before records held only those also
+    // carry the runtime's other features (format 'csr', the sample's size), which nothing reads.
+    const features = v.sparse as Record<string, unknown>;
+    for (const k of REQUIRED_FEATURES)
+      if (typeof features[k] !== 'number' || !Number.isFinite(features[k]))
+        return `sparse.${k} must be a finite number, found ${JSON.stringify(features[k])}`;
+    for (const k of OPTIONAL_FEATURES)
+      if (features[k] !== undefined && (typeof features[k] !== 'number' || !Number.isFinite(features[k])))
+        return `sparse.${k} must be a finite number where given, found ${JSON.stringify(features[k])}`;
   }
   return undefined;
 }

@@ -343,6 +343,22 @@ describe('dype run --project: the same rules', () => {
     );
   });
 
+  // Regression: records held the runtime's whole features record (format 'csr' among them), which the history's
+  // reader refused, so calibrate --history could read no history run --project wrote.
+  test('the history run --project --history writes is one calibrate --history refits from', async (s) => {
+    expect(compiled?.status, compiled?.stderr).toBe(0);
+    const r = await s.run([...projectArgs(), '--partition', 'cpu:op0', '--history', 'h.jsonl', '--repeat', '3']);
+    expect(r.status, r.stderr).toBe(0);
+    const records = readFileSync(s.path('h.jsonl'), 'utf8').trim().split('\n');
+    const first = JSON.parse(records[0]!) as { system: string; sparse?: Record<string, unknown> };
+    expect(first.sparse && Object.values(first.sparse).every((v) => typeof v === 'number')).toBe(true);
+    const c = await s.run(['calibrate', '--history', 'h.jsonl', '--system', first.system, '--json']);
+    expect(c.status, c.stderr).toBe(0);
+    const j = JSON.parse(c.stdout) as { records: number; devices: { device: string; runs: number }[] };
+    expect(j.records).toBe(records.length);
+    expect(j.devices).toEqual([expect.objectContaining({ device: 'cpu', runs: records.length })]);
+  });
+
   test('--repeat N reports N runs, the minimum at most the median', async (s) => {
     expect(compiled?.status, compiled?.stderr).toBe(0);
     const r = await s.run([...projectArgs(), '--json', '--repeat', '5']);

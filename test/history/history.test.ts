@@ -118,6 +118,13 @@ describe('fitting a history', () => {
     expect(() => readHistory(path)).toThrow(/bad\.jsonl:1: error DY3048: history record without ms/);
   });
 
+  it("a record from before records held only the models' features (format 'csr' among them) still reads", () => {
+    const path = join(dir, 'older.jsonl');
+    const older = { ...record({}), sparse: { ...record({}).sparse!, format: 'csr', sampledRows: 64 } };
+    writeFileSync(path, `${JSON.stringify(older)}\n`);
+    expect(readHistory(path)).toHaveLength(1);
+  });
+
   it.each([
     [{ threads: 'two' }, /threads must be an integer >= 1 where given, found "two"/],
     [{ kind: 'tpu' }, /kind must be one of cpu, gpu, fpga, found "tpu"/],
