@@ -6,6 +6,7 @@
  * @const:V, and @source:K (0 at index K, +inf elsewhere: a shortest-path start).
  */
 import type { Kernel } from '../ir/module.js';
+import { dtypeMisfit, type Dtype } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { toCoo, toCsc, toCsr, toDense } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
@@ -34,17 +35,50 @@ export function parseAssignments(items: readonly string[], flag: string): Assign
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/;
 
-export function parseScalar(name: string, text: string, where = `--param ${name}`): number {
+/** What a scalar's text becomes: a parameter of this dtype, a dim, or (undefined) a name the kernel may not have. */
+export type ScalarKind = Dtype | 'dim';
+
+/**
+ * A scalar from the command line. true/false are a bool's (1 and 0), inf and -inf a float's; a decimal whose value
+ * lies beyond float64 (1e400) is refused rather than taken as an infinity, as is one beyond the range of the
+ * parameter's own dtype (ir/types.ts dtypeMisfit, which interp/bind.ts applies to file and generated values too).
+ */
+export function parseScalar(name: string, text: string, where = `--param ${name}`, kind?: ScalarKind): number {
   const t = text.trim().toLowerCase();
-  if (t === 'true') return 1;
-  if (t === 'false') return 0;
-  if (t === 'inf' || t === '+inf') return Infinity;
-  if (t === '-inf') return -Infinity;
+  const refuse = (why: string): never => {
+    throw new InputError('DY3015', where, undefined, why);
+  };
+  if (t === 'true' || t === 'false') {
+    if (kind !== undefined && kind !== 'bool')
+      refuse(`true/false are for bool parameters; '${name}' is ${kind === 'dim' ? 'a dim' : kind}: give a number`);
+    return t === 'true' ? 1 : 0;
+  }
+  if (t === 'inf' || t === '+inf' || t === '-inf') {
+    if (kind !== undefined && kind !== 'f32' && kind !== 'f64')
+      refuse(`'${name}' is ${kind === 'dim' ? 'a dim' : kind}: an infinity is for f32 and f64 parameters`);
+    return t === '-inf' ? -Infinity : Infinity;
+  }
   // Decimal only, as Matrix Market values are read: Number() would also take 0x10, 0b11 and 0o17.
   const v = DECIMAL.test(t) ? Number(t) : NaN;
-  if (Number.isNaN(v))
-    throw new InputError('DY3015', where, undefined, `expected a decimal number, true/false or inf, got '${text}'`);
+  if (Number.isNaN(v)) refuse(`expected a decimal number, true/false or inf, got '${text}'`);
+  if (!Number.isFinite(v)) refuse(`'${text}' is beyond float64's range (write inf for an infinity)`);
+  const misfit = kind === undefined ? undefined : kind === 'dim' ? dimMisfit(v) : dtypeMisfit(kind, v);
+  if (misfit) refuse(`'${name}' is ${kind === 'dim' ? 'a dim' : kind}: ${text.trim()} is ${misfit}`);
   return v;
+}
+
+function dimMisfit(v: number): string | undefined {
+  return Number.isSafeInteger(v) && v >= 0 ? undefined : 'not a whole number from 0 to 2^53 - 1';
+}
+
+/** `--param` values of a kernel, each parsed as what it names there (a scalar parameter's dtype, or a dim). */
+export function parseScalars(k: Kernel, params: readonly Assignment[]): Map<string, number> {
+  const dims = new Set(k.params.flatMap((p) => p.type.shape.flatMap((d) => (d.kind === 'sym' ? [d.name] : []))));
+  const kindOf = (name: string): ScalarKind | undefined => {
+    const p = k.params.find((q) => q.name === name && q.type.shape.length === 0);
+    return p ? p.type.dtype : dims.has(name) ? 'dim' : undefined;
+  };
+  return new Map(params.map((a) => [a.name, parseScalar(a.name, a.value, undefined, kindOf(a.name))]));
 }
 
 export interface LoadedInput {
@@ -129,7 +163,7 @@ function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<strin
   } else if (gen === 'ones') data.fill(1);
   else if (gen === 'zeros') data.fill(0);
   else if (gen === 'const') {
-    const v = arg === undefined ? NaN : parseScalar(name, arg, where);
+    const v = arg === undefined ? NaN : parseScalar(name, arg, where, p.type.dtype);
     data.fill(v);
   } else if (gen === 'source') {
     const at = arg === undefined ? NaN : Number(arg);

@@ -3,7 +3,7 @@ import { plannedSpec } from '../codegen/implementations.js';
 import { partitionPass } from '../passes/partition.js';
 import type { Pass } from '../passes/index.js';
 import type { Tensor } from '../runtime/tensor.js';
-import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { loadInputs, parseAssignments, parseScalars } from './inputs.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures, type GoalOptions } from './planning.js';
 import { DEFAULT_PLAN_SYSTEM } from './defaults.js';
 import { optimise, selectKernel, type LoadedProgram } from './program.js';
@@ -15,7 +15,7 @@ export function partitionFor(
 ): Pass {
   const module = optimise(p);
   const kernel = selectKernel(module, file, o.kernel);
-  const scalars = new Map(parseAssignments(o.param, '--param').map((a) => [a.name, parseScalar(a.name, a.value)]));
+  const scalars = parseScalars(kernel, parseAssignments(o.param, '--param'));
   const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const system = loadSystem({ ...(o.system !== undefined ? { system: o.system } : {}) }, DEFAULT_PLAN_SYSTEM);

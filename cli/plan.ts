@@ -7,7 +7,7 @@ import { systemSummary } from '../runtime/system/load.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { DEFAULT_PLAN_SYSTEM } from './defaults.js';
 import { snakeValues } from './json-keys.js';
-import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { loadInputs, parseAssignments, parseScalars } from './inputs.js';
 import {
   boundDims,
   loadSystem,
@@ -92,7 +92,7 @@ export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string)
   const program = loadProgram(file);
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);
-  const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
+  const scalars = parseScalars(kernel, params);
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const dims = boundDims(kernel, tensors, scalars, loaded);

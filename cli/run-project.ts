@@ -43,7 +43,7 @@ import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
 import { positiveInt } from './int-option.js';
-import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { loadInputs, parseAssignments, parseScalars } from './inputs.js';
 import { outputDecl, outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
@@ -167,7 +167,7 @@ export async function runProjectCommand(
       `the project has guards of kernel ${kernel.name} for ${Object.keys(guards).join(', ')}, not for --objective ${objective}: recompile the project with dype compile`,
     );
   const table = kplan && guards ? partitionTable(guards, kplan.objective) : undefined;
-  const scalars = new Map(parseAssignments(o.param, '--param').map((p) => [p.name, parseScalar(p.name, p.value)]));
+  const scalars = parseScalars(kernel, parseAssignments(o.param, '--param'));
   const loaded = loadInputs(kernel, parseAssignments(o.input, '--input'), scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const dims = boundDims(kernel, tensors, scalars, loaded);

@@ -17,7 +17,7 @@ import { DEFAULT_RUN_SYSTEM, MAX_REPEAT } from './defaults.js';
 import { positiveInt } from './int-option.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
-import { loadInputs, parseAssignments, parseScalar } from './inputs.js';
+import { loadInputs, parseAssignments, parseScalars } from './inputs.js';
 import { outputDecl, outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
@@ -112,7 +112,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);
   const outDecls = outs.map((a) => outputDecl(kernel, a.name));
-  const scalars = new Map(params.map((p) => [p.name, parseScalar(p.name, p.value)]));
+  const scalars = parseScalars(kernel, params);
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
   const kernelInputs = {

@@ -4,7 +4,7 @@
  * problems are InputErrors naming the input's file.
  */
 import type { Kernel } from '../ir/module.js';
-import { dimToString, isIntDtype, type TensorType } from '../ir/types.js';
+import { dimToString, dtypeMisfit, type TensorType } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
 import { fromTensor, type Val } from './values.js';
@@ -37,11 +37,16 @@ function fitShape(shape: number[], rank: number): number[] | undefined {
 }
 
 function checkValues(name: string, src: string, type: TensorType, data: ArrayLike<number>): void {
-  if (!isIntDtype(type.dtype) && type.dtype !== 'bool') return;
+  if (type.dtype === 'f64') return;
   for (let i = 0; i < data.length; i++) {
-    const v = data[i]!;
-    if (!Number.isInteger(v) || (type.dtype === 'bool' && v !== 0 && v !== 1))
-      throw new InputError('DY3008', src, undefined, `'${name}' is ${type.dtype} but holds the value ${v}`);
+    const why = dtypeMisfit(type.dtype, data[i]!);
+    if (why)
+      throw new InputError(
+        'DY3008',
+        src,
+        undefined,
+        `'${name}' is ${type.dtype} but holds the value ${data[i]} (${why})`,
+      );
   }
 }
 

@@ -7,7 +7,7 @@
 import { readInputFile } from './files.js';
 import type { MtxArray, MtxCoordinate, MtxData, MtxField, MtxSymmetry } from './mtx-data.js';
 import { duplicateError, findDuplicate } from './order.js';
-import { ByteCursor, NUMBER_NAN_LITERAL } from './scan.js';
+import { ByteCursor, NUMBER_NAN_LITERAL, NUMBER_OVERFLOW } from './scan.js';
 
 export type { MtxArray, MtxCoordinate, MtxData, MtxField, MtxSymmetry } from './mtx-data.js';
 
@@ -181,6 +181,8 @@ function readValue(cur: ByteCursor, integer: boolean): number {
     if (cur.numberStatus === NUMBER_NAN_LITERAL) {
       cur.fail('DY3006', `the value is NaN ("${cur.tokenText()}"); expected a number (inf and -inf are allowed)`);
     }
+    if (cur.numberStatus === NUMBER_OVERFLOW)
+      cur.fail('DY3008', `the value "${cur.tokenText()}" is beyond float64's range (write inf for an infinity)`);
     const kind = integer ? 'an integer' : 'a real number (such as 1.5, -2e-3 or inf)';
     cur.fail('DY3008', `expected ${kind} for the value, found "${cur.tokenText()}"`);
   }

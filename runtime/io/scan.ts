@@ -34,6 +34,8 @@ function isDelim(c: number): boolean {
 export const NUMBER_OK = 0;
 export const NUMBER_NAN_LITERAL = 1;
 export const NUMBER_MALFORMED = 2;
+/** A decimal beyond float64's range (1e400): NaN, not an infinity, so that no file turns a typo into inf unawares. */
+export const NUMBER_OVERFLOW = 3;
 
 export class ByteCursor {
   readonly buf: Buffer;
@@ -44,7 +46,7 @@ export class ByteCursor {
   line = 1;
   /** Where the token read last began (for messages). */
   tokenStart = 0;
-  /** After readNumber: NUMBER_OK, NUMBER_NAN_LITERAL or NUMBER_MALFORMED. */
+  /** After readNumber: NUMBER_OK, NUMBER_NAN_LITERAL, NUMBER_MALFORMED or NUMBER_OVERFLOW. */
   numberStatus = NUMBER_OK;
   /** After readNumber: the token was a plain integer literal (no '.', exponent, inf). */
   integerLiteral = true;
@@ -245,10 +247,17 @@ export class ByteCursor {
       if (exp10 === 0) v = mantissa;
       else if (exp10 > 0 && exp10 <= 22) v = mantissa * POW10[exp10]!;
       else if (exp10 < 0 && exp10 >= -22) v = mantissa / POW10[-exp10]!;
-      else return Number(buf.toString('latin1', start, pos));
+      else return this.finite(Number(buf.toString('latin1', start, pos)));
       return neg ? -v : v;
     }
-    return Number(buf.toString('latin1', start, pos));
+    return this.finite(Number(buf.toString('latin1', start, pos)));
+  }
+
+  /** A digits token's value, or NaN with NUMBER_OVERFLOW where it is beyond float64's range. */
+  private finite(v: number): number {
+    if (Number.isFinite(v)) return v;
+    this.numberStatus = NUMBER_OVERFLOW;
+    return NaN;
   }
 
   /** Results of readSimpleEntry: 0-based row and column, and the value. */

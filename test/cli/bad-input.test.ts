@@ -567,6 +567,24 @@ describe('data that does not fit the program (exit 1)', () => {
     );
   });
 
+  // Regression: an i32 input of 3000000000 wrapped on native and wasm (the float64 reference kept it), silently.
+  test('an integer beyond i32 in a file or a generator for an i32 parameter', async (s) => {
+    s.lines('int.dy', ['kernel k(A: dense<i32>[n]) -> (B: dense<i32>[n]) {', '  B[i] = A[i];', '}']);
+    s.lines('big.mtx', ['%%MatrixMarket matrix array integer general', '2 1', '1', '3000000000']);
+    await s.fails(
+      ['run', 'int.dy', '--input', 'A=big.mtx'],
+      'B',
+      1,
+      /^big\.mtx: error DY3008: 'A' is i32 but holds the value 3000000000 \(outside i32's range -2147483648\.\.2147483647\)$/,
+    );
+    await s.fails(
+      ['run', 'int.dy', '--input', 'A=@const:2147483648', '--param', 'n=2'],
+      'B',
+      1,
+      /^--input A: error DY3015: 'A' is i32: 2147483648 is outside i32's range/,
+    );
+  });
+
   test('non-integer value for an integer parameter', async (s) => {
     s.lines('int.dy', ['kernel k(A: dense<i32>[n]) -> (B: dense<i32>[n]) {', '  B[i] = A[i];', '}']);
     s.lines('x.mtx', [MM_ARRAY_REAL, '3 1', '1.5', '2', '3']);
@@ -574,7 +592,7 @@ describe('data that does not fit the program (exit 1)', () => {
       ['run', 'int.dy', '--input', 'A=x.mtx'],
       'B',
       1,
-      /^x\.mtx: error DY3008: 'A' is i32 but holds the value 1\.5$/,
+      /^x\.mtx: error DY3008: 'A' is i32 but holds the value 1\.5 \(not a whole number\)$/,
     );
   });
 

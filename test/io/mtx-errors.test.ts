@@ -245,6 +245,24 @@ describe('NaN value (DY3006)', () => {
 });
 
 describe('malformed value or wrong token count (DY3008)', () => {
+  // Regression: 1e400 was read as an infinity, silently.
+  it('a decimal beyond float64, in a coordinate file and an array', () => {
+    expectError(
+      fails(`${REAL}2 2 2\n1 1 1\n2 2 -1e400\n`),
+      'DY3008',
+      4,
+      'the value "-1e400" is beyond float64\'s range (write inf for an infinity)',
+    );
+    expectError(
+      fails('%%MatrixMarket matrix array real general\n2 1\n1\n1' + '0'.repeat(400) + '\n'),
+      'DY3008',
+      4,
+      /beyond float64's range/,
+    );
+  });
+  it('inf and 1e308 are values', () => {
+    expect(parseMatrixMarket(`${REAL}2 2 2\n1 1 inf\n2 2 1e308\n`).kind).toBe('coordinate');
+  });
   it('not a number', () =>
     expectError(
       fails(`${REAL}2 2 1\n1 1 1.2.3\n`),
