@@ -62,13 +62,10 @@ export function parseScalar(name: string, text: string, where = `--param ${name}
   const v = DECIMAL.test(t) ? Number(t) : NaN;
   if (Number.isNaN(v)) refuse(`expected a decimal number, true/false or inf, got '${text}'`);
   if (!Number.isFinite(v)) refuse(`'${text}' is beyond float64's range (write inf for an infinity)`);
-  const misfit = kind === undefined ? undefined : kind === 'dim' ? dimMisfit(v) : dtypeMisfit(kind, v);
-  if (misfit) refuse(`'${name}' is ${kind === 'dim' ? 'a dim' : kind}: ${text.trim()} is ${misfit}`);
+  // A dim's range is DimBinder's to check (interp/bind.ts), with the dims the inputs bind.
+  const misfit = kind === undefined || kind === 'dim' ? undefined : dtypeMisfit(kind, v);
+  if (misfit) refuse(`'${name}' is ${kind}: ${text.trim()} is ${misfit}`);
   return v;
-}
-
-function dimMisfit(v: number): string | undefined {
-  return Number.isSafeInteger(v) && v >= 0 ? undefined : 'not a whole number from 0 to 2^53 - 1';
 }
 
 /** `--param` values of a kernel, each parsed as what it names there (a scalar parameter's dtype, or a dim). */

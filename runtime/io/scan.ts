@@ -365,7 +365,7 @@ function countNewlines(buf: Buffer): number {
 /**
  * Parses one number token the way the readers do (see ByteCursor.readNumber).
  * Returns NaN for "nan"; throws InputError DY3008 for anything else that is
- * not a number.
+ * not a number, and for a decimal beyond float64's range.
  */
 export function parseNumberToken(token: string, file = '<number>'): number {
   const cur = new ByteCursor(token, file);
@@ -373,5 +373,6 @@ export function parseNumberToken(token: string, file = '<number>'): number {
   if (cur.numberStatus === NUMBER_MALFORMED || cur.pos !== cur.end) {
     cur.fail('DY3008', `expected a number, found "${token}"`);
   }
+  if (cur.numberStatus === NUMBER_OVERFLOW) cur.fail('DY3008', `"${token}" is beyond float64's range`);
   return v;
 }

@@ -261,7 +261,7 @@ describe('malformed value or wrong token count (DY3008)', () => {
     );
   });
   it('inf and 1e308 are values', () => {
-    expect(parseMatrixMarket(`${REAL}2 2 2\n1 1 inf\n2 2 1e308\n`).kind).toBe('coordinate');
+    expect(parseMatrixMarket(`${REAL}2 2 2\n1 1 inf\n2 2 1e308\n`, 'ok.mtx').kind).toBe('coordinate');
   });
   it('not a number', () =>
     expectError(

@@ -14,9 +14,14 @@ function rng(seed: number): () => number {
   };
 }
 
+/** Number()'s value, except that a decimal beyond float64 (Number() gives an infinity) is refused. */
 function expectSameAsNumber(token: string): void {
-  const got = parseNumberToken(token);
   const want = Number(token);
+  if (!Number.isFinite(want)) {
+    expect(() => parseNumberToken(token)).toThrow(/DY3008: .* is beyond float64's range/);
+    return;
+  }
+  const got = parseNumberToken(token);
   if (!Object.is(got, want)) throw new Error(`"${token}": parsed ${got}, Number() gives ${want}`);
 }
 
