@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../runtime/errors.js';
-import { fsReason } from '../runtime/io/files.js';
+import { fsReason, specialKind } from '../runtime/io/files.js';
 
 function nearestExisting(path: string): string {
   let d = resolve(path);
@@ -48,14 +48,6 @@ function probe(dir: string): string | undefined {
 }
 
 /** What `st` is, in words, when it is neither a regular file nor a directory. */
-function specialKind(st: Stats): string {
-  if (st.isFIFO()) return 'a named pipe (FIFO)';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSocket()) return 'a socket';
-  return 'a special file';
-}
-
 /**
  * Where an output file written by temporary file and rename really goes:
  * `path` itself when it does not exist yet or is a regular file; when it is

@@ -1,11 +1,9 @@
 /** Loading a .dy program and taking it through the frontend and the pass pipeline. */
-import { readFileSync } from 'node:fs';
 import { compileSource } from '../frontend/compile.js';
 import { DiagnosticError, fileSpan, formatDiagnostic, makeDiagnostic } from '../ir/diagnostics.js';
 import { findKernel, type Kernel, type Module } from '../ir/module.js';
 import { DEFAULT_PIPELINE, runPipeline, type Pass } from '../passes/index.js';
-import { InputError } from '../runtime/errors.js';
-import { fsReason } from '../runtime/io/files.js';
+import { readInputFile } from '../runtime/io/files.js';
 import { DiagnosticsFailure } from './errors.js';
 
 export interface LoadedProgram {
@@ -15,12 +13,8 @@ export interface LoadedProgram {
 }
 
 export function readSource(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    // DY3010 in the data files' format: `FILE: error DY3010: cannot read ...`.
-    throw new InputError('DY3010', file, undefined, `cannot read the program: ${fsReason(e)}`);
-  }
+  // DY3010 in the data files' format: `FILE: error DY3010: cannot read ...`.
+  return readInputFile(file, 'the program').toString('utf8');
 }
 
 /**

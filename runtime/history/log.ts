@@ -4,11 +4,11 @@
  * of whole lines, so a history survives a crash with at most its last line
  * cut, which reading reports.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { OPTIONAL_FEATURES, REQUIRED_FEATURES } from '../plan/types.js';
 import { DEVICE_KINDS } from '../system/schema.js';
 import { InputError } from '../errors.js';
-import { fsReason } from '../io/files.js';
+import { fsReason, readInputFile } from '../io/files.js';
 import { HISTORY_VERSION, type HistoryRecord } from './types.js';
 
 export class HistoryLog {
@@ -47,12 +47,7 @@ const FIELDS: (keyof HistoryRecord)[] = [
 
 /** Every record of a history file; a malformed line is one error naming file and line. */
 export function readHistory(path: string): HistoryRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError('DY3010', path, undefined, `cannot read the history: ${fsReason(e)}`);
-  }
+  const text = readInputFile(path, 'the history').toString('utf8');
   const out: HistoryRecord[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;

@@ -1,6 +1,6 @@
 /** Reading input files, with the error the readers report when that fails. */
 
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 
@@ -22,12 +22,34 @@ export function fsReason(err: unknown): string {
   }
 }
 
-/** The whole file as bytes; InputError DY3010 when it cannot be read. */
-export function readInputFile(path: string): Buffer {
+/** What a special file is, for messages (a regular file or a directory is neither). */
+export function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
+}
+
+/**
+ * The whole file as bytes; InputError DY3010 when it cannot be read. A device or a socket is refused before it is
+ * read: /dev/zero would be read for ever, into all the memory there is. A named pipe is read (a shell's `<(...)`, a
+ * piped /dev/stdin), as any reader of files would.
+ */
+export function readInputFile(path: string, what = 'the file'): Buffer {
   try {
+    const st = statSync(path);
+    if (!st.isFile() && !st.isDirectory() && !st.isFIFO())
+      throw new InputError(
+        'DY3010',
+        path,
+        undefined,
+        `cannot read ${what}: it is ${specialKind(st)}, not a regular file`,
+      );
     return readFileSync(path);
   } catch (err) {
-    throw new InputError('DY3010', path, undefined, `cannot read the file: ${fsReason(err)}`);
+    if (err instanceof InputError) throw err;
+    throw new InputError('DY3010', path, undefined, `cannot read ${what}: ${fsReason(err)}`);
   }
 }
 

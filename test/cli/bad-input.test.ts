@@ -369,6 +369,20 @@ describe('data that does not fit the program (exit 1)', () => {
     );
   });
 
+  // Regression: /dev/zero as a program or an input was read for ever, into all the memory there was.
+  test('a device as the program or an input is refused before it is read', async (s) => {
+    expect(existsSync('/dev/zero')).toBe(true);
+    await s.fails(
+      ['run', SPMV, '--input', 'A=/dev/zero', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^\/dev\/zero: error DY3010: cannot read the file: it is a character device, not a regular file$/,
+    );
+    const check = await s.run(['check', '/dev/zero']);
+    expect(check.status).toBe(1);
+    expect(check.stderr).toMatch(/^\/dev\/zero: error DY3010: cannot read the program: it is a character device/m);
+  });
+
   test('missing required input', async (s) => {
     s.goodA();
     await s.fails(
