@@ -4,7 +4,8 @@
  * of whole lines, so a history survives a crash with at most its last line
  * cut, which reading reports.
  */
-import { appendFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, rmSync } from 'node:fs';
+import { writeAllSync } from '../io/mtx-write.js';
 import { OPTIONAL_FEATURES, REQUIRED_FEATURES } from '../plan/types.js';
 import { DEVICE_KINDS } from '../system/schema.js';
 import { InputError } from '../errors.js';
@@ -14,12 +15,32 @@ import { HISTORY_VERSION, type HistoryRecord } from './types.js';
 export class HistoryLog {
   constructor(readonly path: string) {}
 
+  /**
+   * Appends whole records or nothing: a write cut short (a full disk) is undone by truncating the file back to its
+   * size before, and a file this call created is removed, so that no history ends in a cut record that every later
+   * read refuses.
+   */
   append(records: readonly HistoryRecord[]): void {
     if (records.length === 0) return;
+    const existed = existsSync(this.path);
+    let fd: number | undefined;
+    let before = 0;
     try {
-      appendFileSync(this.path, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      fd = openSync(this.path, 'a');
+      before = fstatSync(fd).size;
+      writeAllSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
     } catch (e) {
+      if (fd !== undefined) {
+        try {
+          ftruncateSync(fd, before);
+        } catch {
+          // The error below names the cause; a file that cannot be truncated is left as the write left it.
+        }
+      }
+      if (fd !== undefined && !existed) rmSync(this.path, { force: true });
       throw new InputError('DY3017', this.path, undefined, `cannot append to the history: ${fsReason(e)}`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 }
