@@ -12,6 +12,8 @@ import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import { resolveSystemArg } from '../runtime/system/presets.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ProjectInfo } from '../runtime/native/project.js';
 import {
   programName,
@@ -94,8 +96,12 @@ export async function emitTargets(ctx: TargetContext, names: readonly string[]):
   return all;
 }
 
-/** project.json: what `dype build` and `dype run --project` read (program, hash, kernels, targets built). */
-export function projectJson(program: CompiledProgram, targets: readonly string[]): string {
+/**
+ * project.json: what `dype build` and `dype run --project` read (program, hash, kernels, targets built), and the
+ * files the compile wrote (`files`, project.json among them), which the next compile into the directory removes
+ * where it does not write them again.
+ */
+export function projectJson(program: CompiledProgram, targets: readonly string[], files: readonly string[]): string {
   const source = program.file.replace(/\\/g, '/').split('/').pop() ?? program.file;
   const info: ProjectInfo = {
     format: 'dype-project',
@@ -105,7 +111,7 @@ export function projectJson(program: CompiledProgram, targets: readonly string[]
     programHash: programHash(program.module),
     kernels: program.module.kernels.map((k) => k.name),
   };
-  return `${JSON.stringify({ ...info, targets }, null, 2)}\n`;
+  return `${JSON.stringify({ ...info, targets, files: [...files].sort() }, null, 2)}\n`;
 }
 
 /** --profile NAME=PATH, where a name may repeat: each is one more sample of that input. */
@@ -148,7 +154,28 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
   };
   const files = await emitTargets(ctx, names);
   for (const [path, text] of dumps) files.set(`ir/${path}`, text);
-  files.set('project.json', projectJson(program, names));
-  writeProject(o.output, files);
+  files.set('project.json', projectJson(program, names, [...files.keys(), 'project.json']));
+  writeProject(
+    o.output,
+    files,
+    previousProjectFiles(o.output).filter((f) => !files.has(f)),
+  );
   stdout(`wrote ${files.size} files to ${o.output} (targets: ${names.join(', ')})\n`);
+}
+
+/**
+ * The files an earlier compile into `dir` wrote, as its project.json lists them (none where there is no project.json,
+ * or one from before the list, or one that does not parse: those files are left as they are). A recompile of another
+ * program or with fewer targets would otherwise leave the old program's plan.json, report and kernels beside the new.
+ */
+function previousProjectFiles(dir: string): string[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(join(dir, 'project.json'), 'utf8'));
+  } catch {
+    return [];
+  }
+  const files = (data as { format?: unknown; files?: unknown }).files;
+  if ((data as { format?: unknown }).format !== 'dype-project' || !Array.isArray(files)) return [];
+  return files.filter((f): f is string => typeof f === 'string');
 }

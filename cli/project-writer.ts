@@ -17,11 +17,23 @@
  * Folders the project needs are created (one level at a time: Node's
  * recursive mkdir never returns under /proc); folders that existed are kept,
  * and the output directory, when this call created it, is removed again on
- * failure.
+ * failure. An earlier project's files that this one does not write (`stale`)
+ * go in the same step, so a recompile leaves the directory holding one
+ * project.
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, join, normalize, sep } from 'node:path';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import { dirname, join, normalize, resolve, sep } from 'node:path';
 import { InputError } from '../runtime/errors.js';
 import { fsReason, makeDirs } from '../runtime/io/files.js';
 import { checkOutputDir } from './output-path.js';
@@ -119,9 +131,19 @@ function rollBack(placed: readonly Placed[], createdDirs: readonly string[]): vo
   for (const d of [...createdDirs].reverse()) rmSync(d, { recursive: true, force: true });
 }
 
-export function writeProject(outDir: string, files: ReadonlyMap<string, string | Uint8Array>): void {
+/**
+ * Writes `files` under `outDir`, all or none (see above), and removes `stale` (paths relative to it: an earlier
+ * project's files this one does not write) in the same step: moved aside with the replaced files, put back if the
+ * write fails, and their directories removed where that leaves them empty.
+ */
+export function writeProject(
+  outDir: string,
+  files: ReadonlyMap<string, string | Uint8Array>,
+  stale: readonly string[] = [],
+): void {
   checkOutputDir(outDir);
   const rel = [...files.keys()].map(safeRelative);
+  const gone = stale.map(safeRelative);
   checkDestinations(outDir, rel);
   let created: string | undefined;
   try {
@@ -162,6 +184,16 @@ export function writeProject(outDir: string, files: ReadonlyMap<string, string |
       renameSync(join(stage, `new-${i++}`), dest);
       p.moved = true;
     }
+    gone.forEach((r, j) => {
+      const dest = join(outDir, r);
+      at = dest;
+      // Only a file or a link of the earlier project: a directory of the user's at that path is left alone.
+      const st = lstatSync(dest, { throwIfNoEntry: false });
+      if (st === undefined || !(st.isFile() || st.isSymbolicLink())) return;
+      const previous = join(stage, `stale-${j}`);
+      renameSync(dest, previous);
+      placed.push({ dest, previous, moved: false });
+    });
   } catch (e) {
     rollBack(placed, createdDirs);
     rmSync(stage, { recursive: true, force: true });
@@ -171,4 +203,18 @@ export function writeProject(outDir: string, files: ReadonlyMap<string, string |
     throw projectError(at, fsReason(e));
   }
   rmSync(stage, { recursive: true, force: true });
+  for (const r of gone) removeEmptyDirs(outDir, dirname(join(outDir, r)));
+}
+
+/** Removes `dir` and then its parents while they are empty, up to (not including) `root`. */
+function removeEmptyDirs(root: string, dir: string): void {
+  const top = resolve(root);
+  for (let d = resolve(dir); d !== top && d.startsWith(top); d = dirname(d)) {
+    try {
+      if (readdirSync(d).length > 0) return;
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+  }
 }

@@ -74,12 +74,14 @@ function projectText(path: string): string {
 /**
  * plan.json, checked as far as this command reads it before trusting its
  * fields (a cut or edited file would otherwise fail later as an internal
- * error): the format and version, the system an object with devices, and
+ * error): the format and version, the program hash the project's, the system an object with devices, and
  * per kernel a known objective and guards keyed by objectives, each with a
  * tree and ranges. DY3044 names the file and what is wrong.
  */
-function readPlanJson(planPath: string): PlanJson {
-  const p = parseProjectJson(projectText(planPath), planPath, 'a dype plan') as Partial<PlanJson>;
+function readPlanJson(planPath: string, programHash: string): PlanJson {
+  const p = parseProjectJson(projectText(planPath), planPath, 'a dype plan') as Partial<PlanJson> & {
+    programHash?: unknown;
+  };
   const bad = (what: string): never => {
     throw new InputError('DY3044', planPath, undefined, `${what}: recompile the project with dype compile`);
   };
@@ -87,6 +89,12 @@ function readPlanJson(planPath: string): PlanJson {
   if (p.format !== 'dype-plan' || p.version !== PLAN_JSON_VERSION)
     bad(
       `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(p.format)} version ${String(p.version)}`,
+    );
+  // A plan left by an earlier compile of another program (or version) into the directory would pick its system and
+  // partitions for this one.
+  if (p.programHash !== programHash)
+    bad(
+      `is the plan of another program or version (program hash ${String(p.programHash).slice(0, 12)}, the project's ${programHash.slice(0, 12)})`,
     );
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -152,7 +160,7 @@ export async function runProjectCommand(
       `--out ${outs[clash]!.name} and --out ${outs[targets.indexOf(targets[clash]!)]!.name} name the same file '${outs[clash]!.value}'`,
     );
   const planPath = join(dir, 'plan.json');
-  const planJson = existsSync(planPath) ? readPlanJson(planPath) : undefined;
+  const planJson = existsSync(planPath) ? readPlanJson(planPath, info.programHash) : undefined;
   const sys = o.system !== undefined || !planJson ? loadSystem(o, DEFAULT_PROJECT_SYSTEM) : planJson.system;
   const goal = parseGoal(o);
   const kplan = planJson?.kernels[kernel.name];

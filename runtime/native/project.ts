@@ -104,6 +104,12 @@ export function nativeLibraryPath(dir: string, program: string, family: NativeFa
     : join(dir, 'hls', 'build', 'lib', `lib${program}_fpga${emulated ? '_csim' : ''}.so`);
 }
 
+/**
+ * The `dype compile` target whose output builds each native family's library; none for the CPU's, which `dype run
+ * --backend native` builds from the program itself (a project's CPU stages run its wasm kernels: SERVED_BY).
+ */
+const TARGET_OF: Record<NativeFamily, string | undefined> = { cuda: 'cuda', fpga: 'hls', cpu: undefined };
+
 /** What serves each device kind: the wasm kernels, or a family of native libraries (every kind must say). */
 export const SERVED_BY: Record<DeviceKind, 'wasm' | NativeFamily> = { cpu: 'wasm', gpu: 'cuda', fpga: 'fpga' };
 
@@ -140,6 +146,17 @@ export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions):
       );
       continue;
     }
+    // A project compiled without the family's target has no library to build: `dype build` would say so, so the
+    // advice is the recompile (or a partition on the devices the project has).
+    const targets = (info as ProjectInfo & { targets?: unknown }).targets;
+    const target = TARGET_OF[family];
+    if (target !== undefined && Array.isArray(targets) && !targets.includes(target))
+      throw new InputError(
+        'DY3043',
+        join(dir, 'project.json'),
+        undefined,
+        `the project was compiled without the ${target} target (targets: ${targets.join(', ')}), so nothing in it runs ${kind} stages: recompile with --targets ${[...targets, target].join(',')}, or give a partition whose stages use the devices it has`,
+      );
     const path = nativeLibraryPath(dir, info.program, family, o.emulate);
     // `dype build` on a host without the device builds the emulated library: "run dype build" alone would
     // build the same one again, so say which build is there and how to use it or get the other.

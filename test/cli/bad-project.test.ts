@@ -172,6 +172,88 @@ describe('compile and hls write the project all or nothing', () => {
   });
 });
 
+// Regression: compiling another program (or fewer targets) into a project directory left the earlier program's
+// plan.json, report and kernels, and run --project then took its system and partitions from that plan.json.
+describe('a recompile into a project directory leaves one project', () => {
+  const PAGERANK = example('pagerank.dy');
+  test("the earlier project's files the new one does not write go; the user's files stay", async (s) => {
+    const first = await s.run(['compile', SPMV, '-o', 'proj', '--targets', 'wasm,cuda']);
+    expect(first.status, first.stderr).toBe(0);
+    s.write('proj/notes.txt', 'mine');
+    s.write('proj/cuda/mine.cu', 'mine too');
+    const second = await s.run(['compile', PAGERANK, '-o', 'proj', '--targets', 'wasm']);
+    expect(second.status, second.stderr).toBe(0);
+    const files = s
+      .tree()
+      .filter((l) => !l.endsWith('/'))
+      .map((l) => l.split(' = ')[0]!);
+    const listed = (JSON.parse(readFileSync(join(s.dir, 'proj', 'project.json'), 'utf8')) as { files: string[] }).files;
+    expect(files.filter((f) => !['proj/notes.txt', 'proj/cuda/mine.cu'].includes(f))).toEqual(
+      listed.map((f) => `proj/${f}`).sort(),
+    );
+    expect(files).toContain('proj/notes.txt');
+    expect(files).toContain('proj/cuda/mine.cu');
+    expect(files.some((f) => f.includes('spmv'))).toBe(false);
+    expect(listed).toContain('wasm/pagerank.wasm');
+  });
+
+  test("a plan.json of another program is DY3044, not the project's plan", async (s) => {
+    const a = await s.run([
+      'compile',
+      SPMV,
+      '-o',
+      'a',
+      '--targets',
+      'wasm,runtime',
+      '--profile',
+      `A=${join(REPO_ROOT, '..', 'shared', 'data', 'matrices', 'cage8.mtx')}`,
+    ]);
+    expect(a.status, a.stderr).toBe(0);
+    const b = await s.run(['compile', PAGERANK, '-o', 'b', '--targets', 'wasm']);
+    expect(b.status, b.stderr).toBe(0);
+    s.write('b/plan.json', readFileSync(join(s.dir, 'a', 'plan.json'), 'utf8'));
+    s.write('A.mtx', '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0.5\n2 2 0.5\n');
+    const r = await s.run([
+      'run',
+      PAGERANK,
+      '--project',
+      'b',
+      '--input',
+      'A=A.mtx',
+      '--input',
+      'r0=@ones',
+      '--param',
+      'd=0.85',
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/b\/plan\.json: error DY3044: is the plan of another program or version/);
+  });
+
+  test('a project without the target a stage needs says to recompile with it, not to build', async (s) => {
+    const b = await s.run(['compile', PAGERANK, '-o', 'b', '--targets', 'wasm']);
+    expect(b.status, b.stderr).toBe(0);
+    s.write('A.mtx', '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0.5\n2 2 0.5\n');
+    const r = await s.run([
+      'run',
+      PAGERANK,
+      '--project',
+      'b',
+      '--input',
+      'A=A.mtx',
+      '--input',
+      'r0=@ones',
+      '--param',
+      'd=0.85',
+      '--partition',
+      'gpu:op0-op2',
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /b\/project\.json: error DY3043: the project was compiled without the cuda target \(targets: wasm\), so nothing in it runs gpu stages: recompile with --targets wasm,cuda/,
+    );
+  });
+});
+
 describe('writeProject undoes a failure met while moving files into place', () => {
   test('files moved in are removed, files replaced are put back, folders made are removed', async (s) => {
     s.mkdir('out/old');
@@ -193,6 +275,20 @@ describe('writeProject undoes a failure met while moving files into place', () =
       ),
     ).toThrow(/out\/a\/b: error DY3017: cannot write the project: a component of the path is not a directory$/);
     expect(s.tree()).toEqual(before);
+  });
+
+  test("an earlier project's stale files are put back when the write fails", async (s) => {
+    s.mkdir('out/gone');
+    s.write('out/gone/stale.txt', 'old project');
+    s.write('out/x', 'a file, not a folder');
+    const before = s.tree();
+    // The second stale path cannot be looked at (x is a file): the failure comes after the first was moved aside.
+    expect(() => writeProject(join(s.dir, 'out'), new Map([['a', 'new']]), ['gone/stale.txt', 'x/y'])).toThrow(
+      /out\/x\/y: error DY3017: cannot write the project: a component of the path is not a directory$/,
+    );
+    expect(s.tree()).toEqual(before);
+    writeProject(join(s.dir, 'out'), new Map([['a', 'new']]), ['gone/stale.txt']);
+    expect(s.tree()).toEqual(['out/', 'out/a = new', 'out/x = a file, not a folder']);
   });
 
   test('an output directory the failed call created is removed', async (s) => {
