@@ -54,11 +54,8 @@ export function defaultTargets(): string[] {
 
 export function parseTargets(s: string | undefined): string[] {
   if (s === undefined) return defaultTargets();
-  const names = s
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
-  if (names.length === 0) throw usage('--targets expects a comma-separated list of targets');
+  const names = s.split(',').map((t) => t.trim());
+  if (names.some((t) => t === '')) throw usage(`--targets expects a comma-separated list of targets, got '${s}'`);
   for (const n of names)
     if (!(n in TARGETS)) throw usage(`unknown target '${n}'; targets: ${Object.keys(TARGETS).join(', ')}`);
   return [...new Set(names)];
@@ -131,6 +128,11 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
   // target asked for reads it (the runtime's guards and the report need --profile).
   if (o.system !== undefined) loadSystemFile(resolveSystemArg(o.system));
   const needing = (await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [n] : [])))).flat();
+  // Profiles feed the guards and the report alone: given to a compile that builds neither, they would be ignored unread.
+  if (profiles.length > 0 && needing.length === 0)
+    throw usage(
+      `--profile is read only by the targets that build guards (${(await targetsNeedingProfiles()).join(', ')}); --targets ${names.join(',')} has none of them`,
+    );
   if (profiles.length === 0 && needing.length > 0) {
     // Without --profile the default set leaves out the targets that need profiles (the runtime's guards, the report).
     if (o.targets === undefined) names = names.filter((n) => !needing.includes(n));
@@ -178,4 +180,12 @@ function previousProjectFiles(dir: string): string[] {
   const files = (data as { format?: unknown; files?: unknown }).files;
   if ((data as { format?: unknown }).format !== 'dype-project' || !Array.isArray(files)) return [];
   return files.filter((f): f is string => typeof f === 'string');
+}
+
+/** The registered targets that read --profile. */
+async function targetsNeedingProfiles(): Promise<string[]> {
+  const all = await Promise.all(
+    Object.keys(TARGETS).map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [n] : [])),
+  );
+  return all.flat();
 }

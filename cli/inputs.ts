@@ -207,7 +207,7 @@ export function checkNames(k: Kernel, inputs: readonly Assignment[], scalars: Re
         'DY3014',
         `--input ${a.name}`,
         undefined,
-        `kernel '${k.name}' has no parameter '${a.name}'; it takes ${params.join(', ')}${didYouMean(a.name, params)}`,
+        `kernel '${k.name}' has no parameter '${a.name}'; ${params.length > 0 ? `it takes ${params.join(', ')}${didYouMean(a.name, params)}` : 'it takes none'}`,
       );
     if (p.type.shape.length === 0)
       throw new InputError(

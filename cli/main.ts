@@ -104,6 +104,20 @@ export function buildProgram(): Command {
       'the number of inputs the figures are for: time per input = (latency + (N - 1) x period) / N, or unbounded for the steady state (default unbounded)',
     )
     .action(async (file: string, o: IrOptions) => {
+      // These shape the partition pass alone, which runs only with --input: without it they would be ignored unread.
+      const forPartition = (
+        [
+          ['--param', o.param.length > 0],
+          ['--system', o.system !== undefined],
+          ['--objective', o.objective !== undefined],
+          ['--energy-scope', o.energyScope !== undefined],
+          ['--stream', o.stream !== undefined],
+        ] as const
+      ).flatMap(([flag, given]) => (given ? [flag] : []));
+      if (o.input.length === 0 && forPartition.length > 0)
+        throw usage(
+          `${forPartition.join(', ')} ${forPartition.length > 1 ? 'are' : 'is'} for the partition pass, which runs with --input`,
+        );
       const p = loadProgram(file);
       const extra = o.input.length > 0 ? [await (await import('./ir-partition.js')).partitionFor(p, file, o)] : [];
       // The loop IR is shown on request; the default pipeline ends at the graph level.
@@ -352,6 +366,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
   if (argv.length === 0) {
     err(program.helpInformation());
+    return 2;
+  }
+  // commander's own `help NAME` prints the general help and succeeds for a name that is no command.
+  if (argv[0] === 'help' && argv[1] !== undefined && !program.commands.some((c) => c.name() === argv[1])) {
+    err(`error: unknown command '${argv[1]}'\n(add --help for usage)\n`);
     return 2;
   }
   try {

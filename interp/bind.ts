@@ -146,7 +146,7 @@ function bindOrCheck(k: Kernel, inputs: KernelInputs, build: boolean): Bound {
         'DY3014',
         src(name),
         undefined,
-        `kernel '${k.name}' has no parameter '${name}'; it takes ${k.params.map((p) => p.name).join(', ')}`,
+        `kernel '${k.name}' has no parameter '${name}'; ${k.params.length > 0 ? `it takes ${k.params.map((p) => p.name).join(', ')}` : 'it takes none'}`,
       );
   }
   const binder = new DimBinder(k, inputs);

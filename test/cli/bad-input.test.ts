@@ -685,6 +685,25 @@ describe('bad usage (exit 2)', () => {
   const spmv = ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--out', 'y=y.mtx'];
 
   test('unknown command', (s) => usageFails(s, ['frobnicate', SPMV], /unknown command 'frobnicate'/));
+  // Regression: commander's help printed the general help and exited 0 for a name that is no command.
+  test('help of an unknown command', (s) => usageFails(s, ['help', 'frobnicate'], /unknown command 'frobnicate'/));
+  // Regression: without --input, ir ignored a bad --system or --objective unread.
+  test('ir: options of the partition pass without --input', (s) =>
+    usageFails(
+      s,
+      ['ir', SPMV, '--system', 'nope', '--objective', 'speed'],
+      /--system, --objective are for the partition pass, which runs with --input/,
+    ));
+  // Regression: the list after 'it takes' was empty.
+  test('an --input for a kernel of no parameters', async (s) => {
+    s.lines('none.dy', ['kernel f() -> (y: f32) {', '  y = 1.0;', '}']);
+    await s.fails(
+      ['run', 'none.dy', '--input', 'x=@ones'],
+      'y',
+      1,
+      /^--input x: error DY3014: kernel 'f' has no parameter 'x'; it takes none$/,
+    );
+  });
   test('unknown option', (s) => usageFails(s, [...spmv, '--bogus'], /unknown option '--bogus'/));
   test('missing file argument', (s) => usageFails(s, ['check'], /missing required argument 'file'/));
   test('bad --repeat', async (s) => {

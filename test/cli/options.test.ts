@@ -206,6 +206,27 @@ describe('compile --targets that need profiles, without --profile', () => {
   });
 });
 
+// Regression: --profile with --targets wasm was ignored unread (a missing file too), and 'wasm,,cuda' was taken.
+describe('compile: --profile without a target that reads it, and an empty target', () => {
+  it.concurrent('each a usage error before anything is written', async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['--targets', 'wasm', '--profile', 'A=nofile.mtx'],
+        /--profile is read only by the targets that build guards \(runtime, report\); --targets wasm has none of them/,
+      ],
+      [['--targets', 'wasm,,cuda'], /--targets expects a comma-separated list of targets, got 'wasm,,cuda'/],
+    ];
+    const rs = await Promise.all(
+      cases.map(([args], i) => runCliAsync(['compile', example('spmv.dy'), '-o', join(work, `unread-${i}`), ...args])),
+    );
+    rs.forEach((r, i) => {
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(cases[i]![1]);
+      expect(existsSync(join(work, `unread-${i}`))).toBe(false);
+    });
+  });
+});
+
 describe.skipIf(!HAVE_DATA)('the timing line says what one cold run includes', () => {
   const args = ['run', example('spmv.dy'), '--input', `A=${KARATE}`, '--input', 'x=@ones', '--threads', '1'];
   it.concurrent('reference: no compilation (the interpreter compiles nothing)', async () => {
