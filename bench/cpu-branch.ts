@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cCompiler } from '../codegen/cpu/build.js';
+import { ccCommand, cCompiler } from '../codegen/cpu/build.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNS = Number(process.argv[2] ?? 12);
@@ -29,7 +29,14 @@ const PATTERNS = [
 const dir = mkdtempSync(join(tmpdir(), 'dype-cpu-branch-'));
 const exe = join(dir, 'spmv');
 try {
-  execFileSync(cCompiler(), ['-O3', '-march=native', join(root, 'bench', 'cpu-branch', 'spmv.c'), '-o', exe]);
+  execFileSync(ccCommand(cCompiler()).file, [
+    ...ccCommand(cCompiler()).args,
+    '-O3',
+    '-march=native',
+    join(root, 'bench', 'cpu-branch', 'spmv.c'),
+    '-o',
+    exe,
+  ]);
   const rows: { rows: number; pattern: string; nsPerRow: number[] }[] = [];
   for (const n of ROWS)
     for (const p of PATTERNS) {

@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { cCompiler } from '../codegen/cpu/build.js';
+import { ccCommand, cCompiler } from '../codegen/cpu/build.js';
 import { compileCpuKernel } from '../codegen/cpu/compile.js';
 import { cacheRoot } from '../codegen/wasm/cache.js';
 import { compileSource } from '../frontend/compile.js';
@@ -37,7 +37,14 @@ const DTYPES = ['f32', 'f64'] as const;
 const dir = mkdtempSync(join(tmpdir(), 'dype-spmm-widths-'));
 try {
   const exe = join(dir, 'spmm');
-  execFileSync(cCompiler(), ['-O3', '-march=native', join(root, 'bench', 'cpu-spmm-widths', 'spmm.c'), '-o', exe]);
+  execFileSync(ccCommand(cCompiler()).file, [
+    ...ccCommand(cCompiler()).args,
+    '-O3',
+    '-march=native',
+    join(root, 'bench', 'cpu-spmm-widths', 'spmm.c'),
+    '-o',
+    exe,
+  ]);
   const executors = new Map(
     DTYPES.map((dt) => {
       const src = `kernel spmm(A: csr<${dt}>[m, n], B: dense<${dt}>[n, c]) -> (Y: dense<${dt}>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }`;
