@@ -14,7 +14,9 @@ export interface LoadedProgram {
 
 export function readSource(file: string): string {
   // DY3010 in the data files' format: `FILE: error DY3010: cannot read ...`.
-  return readInputFile(file, 'the program').toString('utf8');
+  const text = readInputFile(file, 'the program').toString('utf8');
+  // A byte-order mark (some editors write one) is no character of the program; columns count from what follows.
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 /**

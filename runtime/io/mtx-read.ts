@@ -7,7 +7,7 @@
 import { readInputFile } from './files.js';
 import type { MtxArray, MtxCoordinate, MtxData, MtxField, MtxSymmetry } from './mtx-data.js';
 import { duplicateError, findDuplicate } from './order.js';
-import { ByteCursor, NUMBER_NAN_LITERAL, NUMBER_OVERFLOW } from './scan.js';
+import { ByteCursor, NUMBER_NAN_LITERAL, NUMBER_OVERFLOW, printable } from './scan.js';
 
 export type { MtxArray, MtxCoordinate, MtxData, MtxField, MtxSymmetry } from './mtx-data.js';
 
@@ -45,7 +45,7 @@ export function readMatrixMarketFile(path: string): MtxData {
 }
 
 function quote(text: string): string {
-  return `"${text.length > 60 ? `${text.slice(0, 60)}...` : text}"`;
+  return `"${printable(text.length > 60 ? `${text.slice(0, 60)}...` : text)}"`;
 }
 
 function splitWords(text: string): string[] {
@@ -54,10 +54,15 @@ function splitWords(text: string): string[] {
 
 function parseHeader(cur: ByteCursor): Header {
   const text = cur.lineText();
+  // Lines ended by a carriage return alone (classic Mac OS) read as one line: the header's words run on into the data.
+  if (/\r./.test(text)) cur.fail('DY3001', 'the lines end in a carriage return alone; expected newlines (LF, or CRLF)');
   const words = splitWords(text);
   if (words.length === 0 || words[0]!.toLowerCase() !== '%%matrixmarket') {
     const found = cur.end === 0 ? 'an empty file' : text === '' ? 'an empty line' : quote(text);
-    cur.fail('DY3001', `expected the header ${HEADER_FORM} on the first line, found ${found}`);
+    cur.fail(
+      'DY3001',
+      `expected the header ${HEADER_FORM} on the first line, found ${found} (an edge list is read from a file named .cites or .txt)`,
+    );
   }
   const word = (i: number, expected: string): string => {
     const w = words[i];

@@ -30,6 +30,14 @@ function isDelim(c: number): boolean {
   return c === 32 || c === NL || c === 9 || c === 13 || c === 11 || c === 12;
 }
 
+/**
+ * Text for a message: printable ASCII as it is, any other byte as \xNN (a NUL, a stray control character, a byte of
+ * a multi-byte character), so that a message never carries raw bytes to the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** How a call to readNumber went, for the caller to explain a NaN result. */
 export const NUMBER_OK = 0;
 export const NUMBER_NAN_LITERAL = 1;
@@ -120,11 +128,11 @@ export class ByteCursor {
     return this.buf.toString('latin1', from, nl).trim();
   }
 
-  /** The token starting at `from`, shortened for a message. */
+  /** The token starting at `from`, shortened for a message, its unprintable bytes shown as \xNN. */
   tokenText(from: number = this.tokenStart): string {
     let p = from;
     while (p < this.end && !isDelim(this.buf[p]!)) p++;
-    const text = this.buf.toString('latin1', from, Math.min(p, from + 40));
+    const text = printable(this.buf.toString('latin1', from, Math.min(p, from + 40)));
     return p - from > 40 ? `${text}...` : text;
   }
 

@@ -687,6 +687,16 @@ describe('bad usage (exit 2)', () => {
   test('unknown command', (s) => usageFails(s, ['frobnicate', SPMV], /unknown command 'frobnicate'/));
   // Regression: commander's help printed the general help and exited 0 for a name that is no command.
   test('help of an unknown command', (s) => usageFails(s, ['help', 'frobnicate'], /unknown command 'frobnicate'/));
+  // Regression: a UTF-8 byte-order mark was DY1001 (an unexpected character) on line 1.
+  test('a program that begins with a byte-order mark checks; columns count from what follows it', async (s) => {
+    s.lines('bom.dy', ['\uFEFFkernel f(x: dense<f32>[n]) -> (y: dense<f32>[n]) {', '  y[i] = x[i] * 2;', '}']);
+    const ok = await s.run(['check', 'bom.dy']);
+    expect(ok.status, ok.stderr).toBe(0);
+    s.lines('bom-bad.dy', ['\uFEFFkernel f(x: dense<f32>[n]) -> (y: dense<f32>[n]) { $', '}']);
+    const bad = await s.run(['check', 'bom-bad.dy']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^bom-bad\.dy:1:52: error DY1001/m);
+  });
   // Regression: without --input, ir ignored a bad --system or --objective unread.
   test('ir: options of the partition pass without --input', (s) =>
     usageFails(

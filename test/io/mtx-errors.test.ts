@@ -244,6 +244,31 @@ describe('NaN value (DY3006)', () => {
     expectError(fails('%%MatrixMarket matrix array real general\n1 2\n1\n-NaN\n'), 'DY3006', 4, /"-NaN"/));
 });
 
+describe('messages name what is wrong with the file, in printable text', () => {
+  // Regression: a NUL byte was echoed raw into the message.
+  it('unprintable bytes are shown as \\xNN', () =>
+    expectError(fails(`${REAL}2 2 1\n1 1 1\0\n`), 'DY3008', 3, /found "1\\x00"$/));
+  // Regression: lines ended by CR alone read as one header line ('unexpected "3" after the symmetry').
+  it('lines ended by a carriage return alone', () =>
+    expectError(
+      fails('%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1\r'),
+      'DY3001',
+      1,
+      'the lines end in a carriage return alone; expected newlines (LF, or CRLF)',
+    ));
+  it('CRLF line ends read', () =>
+    expect(
+      parseMatrixMarket('%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 1 1\r\n', 'crlf.mtx').kind,
+    ).toBe('coordinate'));
+  it('a file with no banner says where edge lists are read from', () =>
+    expectError(
+      fails('1 2\n2 3\n'),
+      'DY3001',
+      1,
+      /found "1 2" \(an edge list is read from a file named \.cites or \.txt\)$/,
+    ));
+});
+
 describe('malformed value or wrong token count (DY3008)', () => {
   // Regression: 1e400 was read as an infinity, silently.
   it('a decimal beyond float64, in a coordinate file and an array', () => {
