@@ -272,7 +272,12 @@ export class AstBuilder {
     const depth = this.depthOf(expr);
     this.depth.clear();
     if (depth > MAX_EXPR_DEPTH) {
-      this.error('DY1002', `expression is nested too deeply (more than ${MAX_EXPR_DEPTH} levels)`, expr.span);
+      // A chain of one operator (a + b + c ...) is as deep as it is long: say so, since nothing looks nested there.
+      this.error(
+        'DY1002',
+        `expression is nested too deeply (more than ${MAX_EXPR_DEPTH} levels; a chain of operators such as a + b + c counts a level per operator: split it into several assignments)`,
+        expr.span,
+      );
       throw new Incomplete();
     }
     return {
