@@ -66,7 +66,7 @@ export const DIAGNOSTIC_CODES = {
   DY2027: 'not a reduction',
   DY2028: 'declared shape does not match the computed shape',
   DY2029: 'index of a reduction does not occur in its body',
-  DY2030: 'unknown kernel',
+  DY2030: 'unknown kernel, or none chosen (`--kernel`) where the file defines several',
   DY2031: 'tensor indexed like a scalar or scalar indexed like a tensor',
   DY2032: 'index repeated within one access',
   DY2033: 'program has no kernels',
