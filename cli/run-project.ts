@@ -90,12 +90,6 @@ function readPlanJson(planPath: string, programHash: string): PlanJson {
     bad(
       `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(p.format)} version ${String(p.version)}`,
     );
-  // A plan left by an earlier compile of another program (or version) into the directory would pick its system and
-  // partitions for this one.
-  if (p.programHash !== programHash)
-    bad(
-      `is the plan of another program or version (program hash ${String(p.programHash).slice(0, 12)}, the project's ${programHash.slice(0, 12)})`,
-    );
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(p.system) || !Array.isArray(p.system.devices)) bad('expected `system` to be a system with `devices`');
@@ -111,6 +105,12 @@ function readPlanJson(planPath: string, programHash: string): PlanJson {
       if (!OBJECTIVES.includes(o as Objective) || !isObject(g) || !isObject(g.tree) || !isObject(g.ranges))
         bad(`expected \`kernels.${name}.guards.${o}\` to be the guards of an objective (a tree and its ranges)`);
   }
+  // A plan left by an earlier compile of another program (or version) into the directory would pick its system and
+  // partitions for this one.
+  if (p.programHash !== programHash)
+    bad(
+      `is the plan of another program or version (program hash ${String(p.programHash).slice(0, 12)}, the project's ${programHash.slice(0, 12)})`,
+    );
   return p as PlanJson;
 }
 

@@ -61,8 +61,8 @@ const FILES = {
   wide: () => coord('wide.mtx', '3 2147483647 4', ['1 1 1', '2 2147483647 2', '3 5 3', '3 1001 4']),
   tall: () => coord('tall.mtx', '2147483647 3 2', ['1 1 1', '2147483647 3 2']),
   tooWide: () => coord('too-wide.mtx', '3 2147483648 1', ['1 1 1']),
-  // y = A x with x = 1: inf (1e400 reads as inf), inf + -inf = NaN, 2.
-  inf: () => coord('inf.mtx', '3 3 6', ['1 1 inf', '1 2 1e400', '1 3 1', '2 1 inf', '2 2 -inf', '3 3 2']),
+  // y = A x with x = 1: inf, inf + -inf = NaN, 2.
+  inf: () => coord('inf.mtx', '3 3 6', ['1 1 inf', '1 2 +Infinity', '1 3 1', '2 1 inf', '2 2 -inf', '3 3 2']),
 };
 
 /** Output y of a run as numbers ("inf", "-inf", "nan" as JavaScript reads them). */
@@ -195,6 +195,12 @@ describe('dype run', () => {
     const r = await runs(['run', SPMV, '--input', `A=${FILES.inf()}`, '--input', 'x=@ones', '--out', 'y=inf-y.mtx']);
     expect(r.stdout).toMatch(/output y {6}3: sum 2, min 2, max 2, 2 non-finite \(NaN or infinite\) -> inf-y\.mtx/);
     expect(values(join(dir, 'inf-y.mtx'))).toEqual([Infinity, NaN, 2]);
+    // A decimal beyond float64 is refused, not read as an infinity (inf is written inf).
+    coord('e400.mtx', '2 2 2', ['1 1 1', '2 2 1e400']);
+    await fails(
+      ['run', SPMV, '--input', 'A=e400.mtx', '--input', 'x=@ones'],
+      /^e400\.mtx:4: error DY3008: the value "1e400" is beyond float64's range \(write inf for an infinity\)$/,
+    );
     for (const [name, token] of [
       ['nan1.mtx', 'nan'],
       ['nan2.mtx', 'NaN'],
