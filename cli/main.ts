@@ -362,6 +362,28 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * An option that takes one value (or none) given twice is a usage error, as a repeated --input name is: commander
+ * keeps the last and drops the first unread (`--repeat 3 --repeat 4`, `--backend wasm --backend reference`). The
+ * repeatable options are those that collect their values.
+ */
+function refuseRepeats(cmd: Command, args: readonly string[]): void {
+  const end = args.indexOf('--');
+  const tokens = end >= 0 ? args.slice(0, end) : args;
+  for (const opt of cmd.options) {
+    if (opt.parseArg === collect) continue;
+    const takesValue = opt.required || opt.optional;
+    const given = tokens.filter(
+      (t) =>
+        t === opt.long ||
+        t === opt.short ||
+        (opt.long !== undefined && takesValue && t.startsWith(`${opt.long}=`)) ||
+        (opt.short !== undefined && takesValue && t.startsWith(opt.short) && !t.startsWith('--')),
+    );
+    if (given.length > 1) throw usage(`${opt.long ?? opt.short} is given twice (${given.join(', ')}): give it once`);
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
   if (argv.length === 0) {
@@ -374,6 +396,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
+    const cmd = program.commands.find((c) => c.name() === argv[0]);
+    if (cmd) refuseRepeats(cmd, argv.slice(1));
     await program.parseAsync(argv as string[], { from: 'user' });
     return 0;
   } catch (e) {

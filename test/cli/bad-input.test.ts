@@ -687,6 +687,13 @@ describe('bad usage (exit 2)', () => {
   test('unknown command', (s) => usageFails(s, ['frobnicate', SPMV], /unknown command 'frobnicate'/));
   // Regression: commander's help printed the general help and exited 0 for a name that is no command.
   test('help of an unknown command', (s) => usageFails(s, ['help', 'frobnicate'], /unknown command 'frobnicate'/));
+  // Regression: the last of two values was kept and the first dropped unread.
+  test('an option of one value given twice', (s) =>
+    usageFails(
+      s,
+      ['run', SPMV, '--input', 'A=A.mtx', '--input', 'x=@ones', '--backend=wasm', '--backend', 'reference'],
+      /--backend is given twice \(--backend=wasm, --backend\): give it once/,
+    ));
   // Regression: a UTF-8 byte-order mark was DY1001 (an unexpected character) on line 1.
   test('a program that begins with a byte-order mark checks; columns count from what follows it', async (s) => {
     s.lines('bom.dy', ['\uFEFFkernel f(x: dense<f32>[n]) -> (y: dense<f32>[n]) {', '  y[i] = x[i] * 2;', '}']);
