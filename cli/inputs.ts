@@ -88,6 +88,7 @@ export interface LoadedInput {
 function fromFile(k: Kernel, name: string, path: string): LoadedInput {
   const p = k.params.find((q) => q.name === name);
   const mtx = loadMatrix(path);
+  if (p) checkEntryValues(name, p.type.dtype, mtx, path);
   if (!p || p.type.shape.length === 0) return { tensor: toDense(mtx, path), source: path, mtx };
   switch (p.type.format) {
     case 'csr':
@@ -108,6 +109,24 @@ function fromFile(k: Kernel, name: string, path: string): LoadedInput {
     undefined,
     `'${name}' is ${p.type.format}: expected a coordinate (sparse) Matrix Market file, found a dense array`,
   );
+}
+
+/**
+ * A coordinate file's value that its parameter's dtype cannot hold is DY3008 on the value's line (the check where
+ * inputs are bound, interp/bind.ts, sees no lines and covers arrays and generators).
+ */
+function checkEntryValues(name: string, dtype: Dtype, mtx: MtxData, path: string): void {
+  if (dtype === 'f64' || mtx.kind !== 'coordinate') return;
+  for (let e = 0; e < mtx.values.length; e++) {
+    const why = dtypeMisfit(dtype, mtx.values[e]!);
+    if (why)
+      throw new InputError(
+        'DY3008',
+        path,
+        mtx.lines[e],
+        `'${name}' is ${dtype} but holds the value ${mtx.values[e]} (${why})`,
+      );
+  }
 }
 
 function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<string, number>): LoadedInput {

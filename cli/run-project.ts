@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { plannedSpec } from '../codegen/implementations.js';
 import { programHash } from '../codegen/native/hash.js';
 import { PLAN_JSON_VERSION } from '../codegen/runtime/plan-json.js';
@@ -148,7 +148,7 @@ export async function runProjectCommand(
       'DY3044',
       join(dir, 'project.json'),
       undefined,
-      `was compiled from another version of ${file} (program hash ${info.programHash.slice(0, 12)}, this file ${hash.slice(0, 12)}): recompile with dype compile ${file} -o ${dir}`,
+      `was compiled from ${basename(file) === info.source ? `another version of ${file}` : `another program, ${info.source}`} (program hash ${info.programHash.slice(0, 12)}, this file ${hash.slice(0, 12)}): recompile with dype compile ${file} -o ${dir}`,
     );
   const kernel = selectKernel(module, file, o.kernel);
   const outs = parseAssignments(o.out, '--out');

@@ -591,6 +591,15 @@ describe('data that does not fit the program (exit 1)', () => {
       1,
       /^big\.mtx: error DY3008: 'A' is i32 but holds the value 3000000000 \(outside i32's range -2147483648\.\.2147483647\)$/,
     );
+    // A coordinate file's value is named with its line.
+    s.lines('sp.dy', ['kernel k(A: csr<i32>[m, n]) -> (s: i32) {', '  s = sum(i, j: A[i, j]);', '}']);
+    s.lines('big-sp.mtx', ['%%MatrixMarket matrix coordinate integer general', '2 2 2', '1 1 1', '2 2 -3000000000']);
+    await s.fails(
+      ['run', 'sp.dy', '--input', 'A=big-sp.mtx'],
+      's',
+      1,
+      /^big-sp\.mtx:4: error DY3008: 'A' is i32 but holds the value -3000000000 \(outside i32's range/,
+    );
     await s.fails(
       ['run', 'int.dy', '--input', 'A=@const:2147483648', '--param', 'n=2'],
       'B',

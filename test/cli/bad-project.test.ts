@@ -251,6 +251,10 @@ describe('a recompile into a project directory leaves one project', () => {
     expect(r.stderr).toMatch(
       /b\/project\.json: error DY3043: the project was compiled without the cuda target \(targets: wasm\), so nothing in it runs gpu stages: recompile with --targets wasm,cuda/,
     );
+    // Regression: a project of another program was called one of 'another version' of this file.
+    const other = await s.run(['run', SPMV, '--project', 'b', '--input', 'A=A.mtx', '--input', 'x=@ones']);
+    expect(other.status).toBe(1);
+    expect(other.stderr).toMatch(/b\/project\.json: error DY3044: was compiled from another program, pagerank\.dy \(/);
   });
 });
 
