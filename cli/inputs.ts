@@ -188,7 +188,9 @@ function generate(k: Kernel, name: string, spec: string, dims: ReadonlyMap<strin
         'DY3015',
         where,
         undefined,
-        `@source:K needs a vertex index 0 <= K < ${size}, got '${arg ?? ''}'`,
+        size === 0
+          ? `@source:K needs a vertex, and '${name}' has none (its size is 0)`
+          : `@source:K needs a vertex index 0 <= K < ${size}, got '${arg ?? ''}'`,
       );
     data.fill(Infinity);
     data[at] = 0;
