@@ -25,10 +25,18 @@ export const DEVICE_KINDS = ['cpu', 'gpu', 'fpga'] as const satisfies readonly D
  */
 export const MAX_DEVICE_COUNT = 16;
 
-const positive = z.number().positive();
-const nonNegative = z.number().nonnegative();
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
+/**
+ * The largest figure a system file may give, in any unit it uses. The largest real ones are a few million (peak
+ * GFLOPS, bandwidth in GB/s); the planner multiplies figures together (power x time, bytes / bandwidth), and a value
+ * near float64's limit (activePowerW 1e308) made those products infinite: energies printed as Infinity and written
+ * to JSON as null.
+ */
+export const MAX_SYSTEM_FIGURE = 1e15;
+
+const positive = z.number().positive().max(MAX_SYSTEM_FIGURE);
+const nonNegative = z.number().nonnegative().max(MAX_SYSTEM_FIGURE);
+const positiveInt = z.number().int().positive().max(MAX_SYSTEM_FIGURE);
+const nonNegativeInt = z.number().int().nonnegative().max(MAX_SYSTEM_FIGURE);
 
 const hostLinkSchema = z.strictObject({
   bandwidthGBs: positive,

@@ -257,6 +257,18 @@ describe('schema violations name the field path and its line', () => {
       '`devices[1].kind`: expected one of "cpu", "gpu", "fpga", got "tpu"',
     );
   });
+  // Regression: activePowerW 1e308 was taken, and the energies it gave were printed as Infinity and written as null.
+  it('a figure beyond what any device has', () => {
+    const o = base();
+    o.devices[1].activePowerW = 1e308;
+    const src = text(o);
+    expectError(
+      fails(src),
+      'DY3021',
+      lineOf(src, '"activePowerW": 1e+308'),
+      '`devices[1].activePowerW`: expected a number <= 1000000000000000, got 1e+308',
+    );
+  });
   it('bad device id', () => {
     const o = base();
     o.devices[1].id = 'GPU-A';
