@@ -112,19 +112,22 @@ function fromFile(k: Kernel, name: string, path: string): LoadedInput {
 }
 
 /**
- * A coordinate file's value that its parameter's dtype cannot hold is DY3008 on the value's line (the check where
- * inputs are bound, interp/bind.ts, sees no lines and covers arrays and generators).
+ * A file's value that its parameter's dtype cannot hold is DY3008, on the value's line in a coordinate file (an
+ * array's values carry no lines). Checked as the file is loaded, so that every command that reads inputs (run, and
+ * run --project, which binds them in the runtime without interp/bind.ts's check) refuses it. A pattern file's values
+ * are all 1.
  */
 function checkEntryValues(name: string, dtype: Dtype, mtx: MtxData, path: string): void {
-  if (dtype === 'f64' || mtx.kind !== 'coordinate') return;
-  for (let e = 0; e < mtx.values.length; e++) {
-    const why = dtypeMisfit(dtype, mtx.values[e]!);
+  if (dtype === 'f64' || (mtx.kind === 'coordinate' && mtx.field === 'pattern')) return;
+  const values = mtx.kind === 'coordinate' ? mtx.values : mtx.data;
+  for (let e = 0; e < values.length; e++) {
+    const why = dtypeMisfit(dtype, values[e]!);
     if (why)
       throw new InputError(
         'DY3008',
         path,
-        mtx.lines[e],
-        `'${name}' is ${dtype} but holds the value ${mtx.values[e]} (${why})`,
+        mtx.kind === 'coordinate' ? mtx.lines[e] : undefined,
+        `'${name}' is ${dtype} but holds the value ${values[e]} (${why})`,
       );
   }
 }
