@@ -12,8 +12,8 @@ import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import { resolveSystemArg } from '../runtime/system/presets.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, posix } from 'node:path';
 import type { ProjectInfo } from '../runtime/native/project.js';
 import {
   programName,
@@ -166,20 +166,44 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
 }
 
 /**
- * The files an earlier compile into `dir` wrote, as its project.json lists them (none where there is no project.json,
- * or one from before the list, or one that does not parse: those files are left as they are). A recompile of another
- * program or with fewer targets would otherwise leave the old program's plan.json, report and kernels beside the new.
+ * The files an earlier compile into `dir` wrote, as its project.json lists them, that a recompile may remove: none
+ * where there is no project.json (or one from before the list, or one that is not a regular file or does not
+ * parse). An entry is kept only as a plain relative path, normalised, whose every folder is a real folder inside
+ * `dir` (no link): a hand-edited or crafted list can neither reach outside the project nor, through a linked
+ * folder, delete what lies elsewhere. A recompile of another program or with fewer targets would otherwise leave
+ * the old program's plan.json, report and kernels beside the new.
  */
-function previousProjectFiles(dir: string): string[] {
+export function previousProjectFiles(dir: string): string[] {
+  const path = join(dir, 'project.json');
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(join(dir, 'project.json'), 'utf8'));
+    if (!lstatSync(path).isFile()) return [];
+    data = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
     return [];
   }
   const files = (data as { format?: unknown; files?: unknown }).files;
   if ((data as { format?: unknown }).format !== 'dype-project' || !Array.isArray(files)) return [];
-  return files.filter((f): f is string => typeof f === 'string');
+  const kept = new Set<string>();
+  for (const f of files) {
+    if (typeof f !== 'string' || f === '' || isAbsolute(f) || f.includes('\\')) continue;
+    const rel = posix.normalize(f);
+    const parts = rel.split('/');
+    if (rel.startsWith('/') || parts.some((x) => x === '..' || x === '.' || x === '')) continue;
+    if (inRealFolders(dir, parts.slice(0, -1))) kept.add(rel);
+  }
+  return [...kept];
+}
+
+/** Whether each of `folders`, from `dir` down, is a folder and not a link to one. */
+function inRealFolders(dir: string, folders: readonly string[]): boolean {
+  let at = dir;
+  for (const f of folders) {
+    at = join(at, f);
+    const st = lstatSync(at, { throwIfNoEntry: false });
+    if (st === undefined || !st.isDirectory()) return false;
+  }
+  return true;
 }
 
 /** The registered targets that read --profile. */

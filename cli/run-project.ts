@@ -11,7 +11,7 @@
  *   - ID: partition ID of plan.json's partition table (every objective's);
  *   - "<stages>": written out (cli/partition-arg.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { plannedSpec } from '../codegen/implementations.js';
@@ -32,7 +32,7 @@ import { KernelEngine, Slot, type StageRun } from '../runtime/exec/index.js';
 import { tier0 } from '../runtime/features/index.js';
 import { planOptions } from '../runtime/guards/build.js';
 import { OBJECTIVES, partitionTable, treeGuards, type GuardPlans } from '../runtime/guards/objectives.js';
-import { fsReason } from '../runtime/io/files.js';
+import { readInputFile } from '../runtime/io/files.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../runtime/plan/dp.js';
 import type { Mapping, Objective, PlanSpec } from '../runtime/plan/types.js';
@@ -64,11 +64,7 @@ interface PlanJson {
 
 /** A file of the project as text; DY3010 when it is there but cannot be read (a folder, no permission). */
 function projectText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError('DY3010', path, undefined, `cannot read the project's file: ${fsReason(e)}`);
-  }
+  return readInputFile(path, "the project's file").toString('utf8');
 }
 
 /**

@@ -16,7 +16,8 @@
  * Each test works in a fresh temporary directory used as the working
  * directory, so paths in messages are short relative paths.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeProject } from '../../cli/project-writer.js';
@@ -195,6 +196,51 @@ describe('a recompile into a project directory leaves one project', () => {
     expect(files).toContain('proj/cuda/mine.cu');
     expect(files.some((f) => f.includes('spmv'))).toBe(false);
     expect(listed).toContain('wasm/pagerank.wasm');
+  });
+
+  // Regression (review): a crafted or hand-edited list reached outside the project (an internal error), deleted
+  // through a linked folder, or, written unnormalised, deleted the fresh project's own files.
+  test('a files list is trusted only for plain paths through real folders inside the project', async (s) => {
+    const first = await s.run(['compile', SPMV, '-o', 'p', '--targets', 'wasm']);
+    expect(first.status, first.stderr).toBe(0);
+    s.mkdir('outside');
+    s.write('outside/data.mtx', 'keep');
+    s.write('victim.txt', 'keep');
+    symlinkSync(join(s.dir, 'outside'), join(s.dir, 'p', 'link'));
+    const pj = join(s.dir, 'p', 'project.json');
+    const info = JSON.parse(readFileSync(pj, 'utf8')) as { files: string[] };
+    info.files.push('../victim.txt', join(s.dir, 'victim.txt'), 'link/data.mtx', './project.json', 'wasm//spmv.wasm');
+    writeFileSync(pj, JSON.stringify(info));
+    const again = await s.run(['compile', SPMV, '-o', 'p', '--targets', 'wasm']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readFileSync(join(s.dir, 'victim.txt'), 'utf8')).toBe('keep');
+    expect(readFileSync(join(s.dir, 'outside', 'data.mtx'), 'utf8')).toBe('keep');
+    expect(existsSync(join(s.dir, 'p', 'project.json'))).toBe(true);
+    expect(existsSync(join(s.dir, 'p', 'wasm', 'spmv.wasm'))).toBe(true);
+  });
+
+  // Regression (review): project.json was read before the destinations were checked, and a named pipe there hung.
+  test('a named pipe where project.json goes is refused, not read', async (s) => {
+    s.mkdir('q');
+    if (spawnSync('mkfifo', [join(s.dir, 'q', 'project.json')]).status !== 0) return;
+    const r = await runCliAsync(['compile', SPMV, '-o', 'q', '--targets', 'wasm'], { cwd: s.dir, timeoutMs: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/q\/project\.json: error DY3017: /);
+  });
+
+  // Regression (review): run --project binds its inputs in the runtime, which checked no values: an i32 array of
+  // 3000000000 wrapped.
+  test('run --project refuses an array value its dtype cannot hold', async (s) => {
+    s.write('i32.dy', 'kernel k(A: dense<i32>[n]) -> (y: dense<i32>[n]) {\n  y[i] = A[i] + A[i];\n}\n');
+    s.write('big.mtx', '%%MatrixMarket matrix array integer general\n2 1\n3000000000\n5\n');
+    const c = await s.run(['compile', 'i32.dy', '-o', 'pi', '--targets', 'wasm']);
+    expect(c.status, c.stderr).toBe(0);
+    const r = await s.run(['run', 'i32.dy', '--project', 'pi', '--input', 'A=big.mtx', '--out', 'y=y.mtx']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /^big\.mtx: error DY3008: 'A' is i32 but holds the value 3000000000 \(outside i32's range/m,
+    );
+    expect(existsSync(join(s.dir, 'y.mtx'))).toBe(false);
   });
 
   test("a plan.json of another program is DY3044, not the project's plan", async (s) => {
