@@ -17,6 +17,7 @@ import { fsReason } from '../runtime/io/files.js';
 import { isFsError, writeAllSync, writeMatrixMarket } from '../runtime/io/mtx-write.js';
 import type { Tensor } from '../runtime/tensor.js';
 import { outputTarget } from './output-path.js';
+import { holdSignals } from '../runtime/io/signals.js';
 
 /** What writes one output file: its text, or a function that writes it to an open file descriptor. */
 export type OutputData = string | ((fd: number) => void);
@@ -29,7 +30,6 @@ export interface OutputFile {
   where?: string;
 }
 
-/** Writes a result as Matrix Market (`array` when dense, `coordinate` when sparse), streamed. */
 /**
  * What `--out NAME=PATH` names: a result of the kernel, or one of its tensor inputs, written as the run read or
  * generated it (so that a generated input such as `@random` can be given to another backend, the HLS project's C
@@ -50,6 +50,7 @@ export function outputDecl(kernel: Kernel, name: string): { decl: ValueDecl; inp
   );
 }
 
+/** Writes a tensor as Matrix Market (`array` when dense, `coordinate` when sparse), streamed. */
 export function outputWriter(t: Tensor, type: TensorType, comment: string): (fd: number) => void {
   const field = type.dtype === 'f32' || type.dtype === 'f64' ? 'real' : 'integer';
   return (fd) => writeMatrixMarket(fd, t, field, comment);
@@ -85,36 +86,6 @@ function destinations(files: readonly OutputFile[]): string[] {
 
 export function writeAllAtomic(files: readonly OutputFile[]): void {
   holdSignals(() => writeAll(files));
-}
-
-/** The signals a user stops a command with; their default action would end the process mid-write. */
-const STOPS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-/**
- * Runs `write` (synchronous) with the stop signals held: by default a signal ends the process at once, which left an
- * output's temporary file behind (13-16 MB of a `.Y.mtx.<pid>.<hex>.tmp` after Ctrl-C). With a listener the signal
- * only queues an event, which the event loop delivers after `write` returns, every output written or none; the
- * listeners stay until then, and a signal that came is raised again with its default action (exit 130 for SIGINT).
- * Only the write is held: a long computation before it still stops at once.
- */
-export function holdSignals(write: () => void): void {
-  let caught: NodeJS.Signals | undefined;
-  const note = (s: NodeJS.Signals): void => {
-    caught ??= s;
-  };
-  for (const s of STOPS) process.on(s, note);
-  try {
-    write();
-  } finally {
-    // A signal queued during `write` reaches its listener in the event loop's second turn, not the first (Node 20,
-    // SIGINT and SIGTERM sent mid-write: one setImmediate saw none of them, two saw all 15): so two turns.
-    setImmediate(() =>
-      setImmediate(() => {
-        for (const s of STOPS) process.off(s, note);
-        if (caught) process.kill(process.pid, caught);
-      }),
-    );
-  }
 }
 
 function writeAll(files: readonly OutputFile[]): void {

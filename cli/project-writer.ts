@@ -36,6 +36,7 @@ import {
 import { dirname, join, normalize, resolve, sep } from 'node:path';
 import { InputError } from '../runtime/errors.js';
 import { fsReason, makeDirs } from '../runtime/io/files.js';
+import { holdSignals } from '../runtime/io/signals.js';
 import { checkOutputDir } from './output-path.js';
 
 /** Refuses paths that would leave the project folder. */
@@ -141,6 +142,10 @@ export function writeProject(
   files: ReadonlyMap<string, string | Uint8Array>,
   stale: readonly string[] = [],
 ): void {
+  holdSignals(() => placeProject(outDir, files, stale));
+}
+
+function placeProject(outDir: string, files: ReadonlyMap<string, string | Uint8Array>, stale: readonly string[]): void {
   checkOutputDir(outDir);
   const rel = [...files.keys()].map(safeRelative);
   const gone = stale.map(safeRelative);

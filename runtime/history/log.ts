@@ -6,6 +6,7 @@
  */
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, rmSync } from 'node:fs';
 import { writeAllSync } from '../io/mtx-write.js';
+import { holdSignals } from '../io/signals.js';
 import { OPTIONAL_FEATURES, REQUIRED_FEATURES } from '../plan/types.js';
 import { DEVICE_KINDS } from '../system/schema.js';
 import { InputError } from '../errors.js';
@@ -22,6 +23,10 @@ export class HistoryLog {
    */
   append(records: readonly HistoryRecord[]): void {
     if (records.length === 0) return;
+    holdSignals(() => this.appendHeld(records));
+  }
+
+  private appendHeld(records: readonly HistoryRecord[]): void {
     const existed = existsSync(this.path);
     let fd: number | undefined;
     let before = 0;

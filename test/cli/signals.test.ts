@@ -13,10 +13,11 @@ const OUTPUTS = resolve(import.meta.dirname, '..', '..', 'dist', 'cli', 'outputs
 const dir = freshDir('dype-signals-');
 afterAll(() => cleanup(dir));
 
-function writeWithSignal(signal: NodeJS.Signals): ReturnType<typeof spawnSync> {
+function writeWithSignal(signal: NodeJS.Signals, own = false): ReturnType<typeof spawnSync> {
   const script = `
     import { writeSync } from 'node:fs';
     import { writeAllAtomic } from ${JSON.stringify(OUTPUTS)};
+    ${own ? `process.on(${JSON.stringify(signal)}, (s) => { console.log('own listener', s); setTimeout(() => process.exit(0), 50); });` : ''}
     writeAllAtomic([
       { path: 'a.txt', data: 'first\\n' },
       { path: 'b.txt', data: (fd) => {
@@ -44,4 +45,14 @@ describe('stop signals while outputs are written', () => {
       expect(readdirSync(dir).sort()).toEqual(['a.txt', 'b.txt']);
     },
   );
+
+  // An application that links the runtime and handles the signal itself keeps its own handling.
+  it('a signal the process already listens for goes to that listener, and is not raised again', () => {
+    for (const f of readdirSync(dir)) cleanup(join(dir, f));
+    const r = writeWithSignal('SIGINT', true);
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('returned\nown listener SIGINT\n');
+    expect(readdirSync(dir).sort()).toEqual(['a.txt', 'b.txt']);
+  });
 });
