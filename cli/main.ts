@@ -391,8 +391,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   // commander's own `help NAME` prints the general help and succeeds for a name that is no command.
-  if (argv[0] === 'help' && argv[1] !== undefined && !program.commands.some((c) => c.name() === argv[1])) {
-    err(`error: unknown command '${argv[1]}'\n(add --help for usage)\n`);
+  const named = argv[1];
+  if (
+    argv[0] === 'help' &&
+    named !== undefined &&
+    !named.startsWith('-') &&
+    named !== 'help' &&
+    !program.commands.some((c) => c.name() === named)
+  ) {
+    err(`error: unknown command '${named}'\n(add --help for usage)\n`);
     return 2;
   }
   try {

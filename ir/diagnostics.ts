@@ -81,7 +81,7 @@ export const DIAGNOSTIC_CODES = {
   // 5xxx: IR text and verifier
   DY5001: 'IR syntax error',
   DY5002: 'IR verification failed',
-  DY5003: 'unknown pass',
+  DY5003: 'unknown pass, or one the command does not run',
   // 61xx: CUDA code generation (codegen/cuda)
   DY6101: 'name cannot be written as a C++ identifier in generated CUDA code',
   DY6102: 'two names would be the same C++ identifier in generated CUDA code',

@@ -1,7 +1,8 @@
 /** The history records of one input's stage runs (what the runtime appends when given a history). */
 import type { StageRun } from '../exec/engine.js';
 import type { StageBackend } from '../exec/backend.js';
-import { OPTIONAL_FEATURES, REQUIRED_FEATURES, type PlanProblem, type SparseFeatures } from '../plan/types.js';
+import { copyFeatures } from '../guards/features.js';
+import type { PlanProblem } from '../plan/types.js';
 import { instanceSpecs, type SystemSpec } from '../system/types.js';
 import { HISTORY_VERSION, type HistoryRecord } from './types.js';
 
@@ -43,20 +44,11 @@ export function historyRecords(
         flops: op.flops,
         bytes: op.bytes,
         gathers: op.gathers,
-        ...(op.sparse ? { sparse: modelFeatures(op.sparse) } : {}),
+        // The features the cost models read, and nothing else (the runtime's record carries more: the format, the sample).
+        ...(op.sparse ? { sparse: copyFeatures(op.sparse) } : {}),
         ms: r.ms,
         concurrent: st.concurrent,
       });
     }
   return out;
-}
-
-/**
- * The features the cost models read, and nothing else: a runtime's features record carries more (the format, the
- * sample's size, statistics no model reads), which the history has no use for and its reader does not check.
- */
-function modelFeatures(f: SparseFeatures): SparseFeatures {
-  const out: Partial<Record<keyof SparseFeatures, number>> = {};
-  for (const k of [...REQUIRED_FEATURES, ...OPTIONAL_FEATURES]) if (f[k] !== undefined) out[k] = f[k];
-  return out as SparseFeatures;
 }

@@ -70,6 +70,9 @@ function scanEdges(cur: ByteCursor): Edges {
     const b = readId(cur, 'second');
     cur.skipBlanks();
     if (!cur.atLineEnd()) {
+      // Lines ended by a carriage return alone (classic Mac OS) read as one line of many tokens.
+      if (/\r./.test(cur.lineText(cur.tokenStart)))
+        cur.fail('DY3012', 'the lines end in a carriage return alone; expected newlines (LF, or CRLF)');
       cur.fail(
         'DY3012',
         `expected two vertex ids on the line ("from to"), found ${2 + cur.tokensFrom(cur.pos)} tokens`,

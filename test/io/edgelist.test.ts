@@ -63,6 +63,8 @@ describe('edge lists', () => {
     ['0 1.5\n', 1, 'expected a non-negative integer vertex id in the second column, found "1.5"'],
     ['a b\n', 1, 'expected a non-negative integer vertex id in the first column, found "a"'],
     ['0 99999999999999999999\n', 1, /found "99999999999999999999" \(ids above 9007199254740991 are not supported\)/],
+    // Regression: lines ended by CR alone read as one line of many tokens ('found 4 tokens').
+    ['0 1\r1 0\r', 1, 'the lines end in a carriage return alone; expected newlines (LF, or CRLF)'],
   ])('malformed line %j -> DY3012', (text, line, message) => {
     const e = failure(() => parseEdgeList(text, 'bad.cites'));
     expect([e.code, e.file, e.line]).toEqual(['DY3012', 'bad.cites', line]);
