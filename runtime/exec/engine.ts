@@ -101,6 +101,26 @@ export interface Prepared {
   sizes: Map<string, number[]>;
   /** The tensor objects and scalars it was prepared for, in parameter order (what a new input is compared with). */
   entries: unknown[];
+  /** What each entry held then (heldBy): the same object holding other arrays is another input. */
+  held: (readonly unknown[] | undefined)[];
+}
+
+/**
+ * What a tensor object holds, shallowly: its fields' values, a shape's sizes spread out (dense: format, sizes, data;
+ * CSR: format, rows, cols, rowPtr, colIdx, values). A copy or a pattern made of a tensor stands for these: a caller
+ * that puts other arrays (or sizes) in the same object gives another input, which must not reuse them (the same
+ * object with another graph's arrays ran the old pattern with the new sizes: wrong results, an out-of-bounds fault,
+ * or a crash in a native library). O(fields), not O(values): values rewritten in place are `updated`'s to say.
+ */
+export function heldBy(t: unknown): readonly unknown[] | undefined {
+  if (typeof t !== 'object' || t === null) return undefined;
+  return Object.values(t).flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : [v]));
+}
+
+/** Whether two heldBy snapshots are the same fields, each the very same value. */
+export function sameHeld(a: readonly unknown[] | undefined, b: readonly unknown[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 }
 
 /** What the engine needs of an op on every run, worked out once. */
@@ -114,6 +134,8 @@ interface OpFacts {
 interface ParamEntry {
   /** The tensor object or scalar the copies are of; RETIRED once its values changed under an input in flight. */
   owner: unknown;
+  /** What the owner held when the copy was made (heldBy). */
+  held: readonly unknown[] | undefined;
   value: Value;
   pins: number;
   /** The owner's values were rewritten in place: the next input to use it writes the host copy afresh. */
@@ -139,7 +161,7 @@ export class KernelEngine {
   private readonly lastWriter = new Map<string, string>();
   private readonly epoch = performance.now();
   private opts: CallOptions = {};
-  private lastPatterns = new Map<string, { t: Tensor; p: Pattern }>();
+  private lastPatterns = new Map<string, { t: Tensor; held: readonly unknown[] | undefined; p: Pattern }>();
 
   constructor(
     readonly manifest: WasmManifest,
@@ -187,14 +209,25 @@ export class KernelEngine {
     const entries = this.manifest.params.map((p) =>
       p.type.shape.length === 0 ? inputs.scalars.get(p.name) : inputs.tensors.get(p.name),
     );
+    const held = entries.map(heldBy);
     const last = this.lastPrepared;
-    if (last && inputs.dims === last.inputs.dims && entries.every((e, i) => Object.is(e, last.entries[i])))
+    if (
+      last &&
+      inputs.dims === last.inputs.dims &&
+      entries.every((e, i) => Object.is(e, last.entries[i]) && sameHeld(held[i], last.held[i]))
+    )
       return { ...last, inputs };
     const dims = this.L.bindDims(inputs);
-    const patterns = this.L.patternsOf(inputs, (n, t) =>
-      this.lastPatterns.get(n)?.t === t ? this.lastPatterns.get(n)!.p : undefined,
+    const patterns = this.L.patternsOf(inputs, (n, t) => {
+      const kept = this.lastPatterns.get(n);
+      return kept?.t === t && sameHeld(kept.held, heldBy(t)) ? kept.p : undefined;
+    });
+    this.lastPatterns = new Map(
+      [...patterns].map(([n, p]) => {
+        const t = inputs.tensors.get(n)!;
+        return [n, { t, held: heldBy(t), p }];
+      }),
     );
-    this.lastPatterns = new Map([...patterns].map(([n, p]) => [n, { t: inputs.tensors.get(n)!, p }]));
     const regions = this.L.regions(dims, patterns);
     const owner = (key: string): unknown => {
       const name = key.split(':')[1]!;
@@ -215,6 +248,7 @@ export class KernelEngine {
       inputKeys: this.L.inputKeys(regions).map((key) => ({ key, owner: owner(key) })),
       sizes,
       entries,
+      held,
     };
     this.lastPrepared = prep;
     return prep;
@@ -287,7 +321,7 @@ export class KernelEngine {
         const host = this.mover.copyAt(v, HOST);
         host.data = fresh.get(k)!;
         host.valid = [[0, v.bytes]];
-        e = { owner, value: v, pins: 0 };
+        e = { owner, held: heldBy(owner), value: v, pins: 0 };
         const list = this.params.get(k) ?? [];
         list.push(e);
         this.params.set(k, list);
@@ -321,7 +355,11 @@ export class KernelEngine {
     return this.params
       .get(key)
       ?.find(
-        (e) => Object.is(e.owner, owner) && e.value.spec.length === spec.length && e.value.spec.elem === spec.elem,
+        (e) =>
+          Object.is(e.owner, owner) &&
+          sameHeld(e.held, heldBy(owner)) &&
+          e.value.spec.length === spec.length &&
+          e.value.spec.elem === spec.elem,
       );
   }
 

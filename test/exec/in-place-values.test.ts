@@ -176,6 +176,31 @@ describe.skipIf(!HAVE_DATA)('values rewritten in place: spmv on the CPU and on (
       expectClose(out(wrapped, 'y'), spmvRef(A, x.data), TOL_F32, 'new wrappers around the same arrays');
       rt.close();
     });
+
+    // Regression: the same object given other arrays ran the old pattern with the new sizes (wrong results, an
+    // out-of-bounds fault, a crash in a native library), and x.data replaced by an array of the same length kept
+    // the old copy.
+    it(`${label}: the same objects holding other arrays are another input, whatever the sizes`, async () => {
+      const rt = rtFor(choices);
+      const A: CsrMatrix = { ...graph('cora.cites', 13) };
+      const x = dense([A.cols], 14);
+      expectClose(out(await rt.run({ A, x }), 'y'), spmvRef(A, x.data), TOL_F32, 'first run');
+      x.data = new Float64Array(x.data.length);
+      refill(x.data, 15);
+      expectClose(out(await rt.run({ A, x }), 'y'), spmvRef(A, x.data), TOL_F32, 'x.data replaced, same length');
+      for (const [file, seed] of [
+        ['Erdos971.mtx', 16],
+        ['ca-GrQc.mtx', 17],
+        ['karate.mtx', 18],
+      ] as const) {
+        Object.assign(A, graph(file, seed));
+        x.shape = [A.cols];
+        x.data = new Float64Array(A.cols);
+        refill(x.data, seed + 100);
+        expectClose(out(await rt.run({ A, x }), 'y'), spmvRef(A, x.data), TOL_F32, `the same A object, now ${file}`);
+      }
+      rt.close();
+    });
   }
 
   it('an input already running keeps the values it was admitted with; updated rejects what is not a tensor', async () => {
