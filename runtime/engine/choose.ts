@@ -93,7 +93,7 @@ export class Chooser {
   private readonly binder: InputBinder;
 
   /** Guards, table ids and planner options of each objective with guards. */
-  private readonly by: Partial<Record<Objective, ObjectiveGuards>> = {};
+  private readonly by = new Map<Objective, ObjectiveGuards>();
   private cur: ObjectiveGuards;
 
   constructor(
@@ -111,7 +111,7 @@ export class Chooser {
           `the runtime of ${cfg.kernel} has guards for objective ${o} but no guard function for it: regenerate the runtime`,
         );
       const plan = cfg.guards[o]!;
-      this.by[o] = {
+      this.by.set(o, {
         objective: o,
         plan,
         guard,
@@ -119,9 +119,9 @@ export class Chooser {
         popts: planOptions(sys, plan),
         step: guardStep(plan),
         leaves: leavesOf(plan.tree),
-      };
+      });
     }
-    this.cur = this.by[cfg.objective]!;
+    this.cur = this.by.get(cfg.objective)!;
     this.binder = new InputBinder(cfg.kernel, cfg.params);
     // Every objective's figures are counted alike (checkGuardPlans): one memo prices partitions for all.
     this.memo = new ModelMemo(sys, cfg.spec, this.cur.popts);
@@ -148,17 +148,18 @@ export class Chooser {
 
   /** The objectives with guards, the initial one first. */
   get objectives(): Objective[] {
-    return Object.keys(this.by) as Objective[];
+    return [...this.by.keys()];
   }
 
   /** The planner's options (goal and constraints) of an objective with guards; the current one's by default. */
   popts(o: Objective = this.cur.objective): PlanOptions {
-    return (this.by[o] ?? this.cur).popts;
+    return (this.by.get(o) ?? this.cur).popts;
   }
 
   /** From the next input on, this objective's guards choose (it must have guards). */
   setObjective(o: Objective): void {
-    const next = this.by[o];
+    // A Map, not an object: '__proto__' or 'toString' is no objective (it found Object.prototype's members).
+    const next = this.by.get(o);
     if (!next)
       throw new RangeError(
         `the runtime of ${this.cfg.kernel} has no guards for objective ${String(o)}: it has guards for ${this.objectives.join(', ')}`,

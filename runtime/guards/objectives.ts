@@ -50,11 +50,15 @@ export interface PartitionTable {
 
 /** The objectives `plans` has guards for, the initial one first (it must have guards). */
 export function objectiveOrder(plans: GuardPlans, initial: Objective): Objective[] {
-  if (!plans[initial])
+  // Own keys of the known objectives only: '__proto__' or 'constructor' would find Object.prototype's members.
+  if (!isObjective(initial))
+    throw new RangeError(`unknown objective ${String(initial)}: expected one of ${OBJECTIVES.join(', ')}`);
+  const has = (o: Objective): boolean => Object.hasOwn(plans, o) && plans[o] !== undefined;
+  if (!has(initial))
     throw new Error(
-      `no guards for the initial objective ${initial} (guards for ${OBJECTIVES.filter((o) => plans[o]).join(', ') || 'none'})`,
+      `no guards for the initial objective ${initial} (guards for ${OBJECTIVES.filter(has).join(', ') || 'none'})`,
     );
-  return [initial, ...OBJECTIVES.filter((o) => o !== initial && plans[o] !== undefined)];
+  return [initial, ...OBJECTIVES.filter((o) => o !== initial && has(o))];
 }
 
 /**

@@ -265,6 +265,13 @@ describe('setObjective', () => {
       /no guards for objective latency: it has guards for throughput, energy/,
     );
     expect(two.objective).toBe('throughput');
+    // Regression: names of Object.prototype's members passed the check and broke the runtime (st.step is not a function).
+    for (const name of ['__proto__', 'toString', 'constructor'])
+      expect(() => two.setObjective(name as Objective)).toThrow(RangeError);
+    expect(two.objective).toBe('throughput');
+    expect(() =>
+      createGuardedRuntime({ ...cfg, objective: 'constructor' as Objective }, { system: sys, backends: fx.backends }),
+    ).toThrow(/unknown objective constructor: expected one of throughput, energy, latency/);
     two.close();
     // Guards counted for another energy scope cannot share the runtime's prices.
     expect(() =>
