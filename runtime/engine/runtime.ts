@@ -24,17 +24,18 @@ import { Chooser, type Choice, type Part } from './choose.js';
 import { ModelClock } from './clock.js';
 import { Decider, type Decision } from './decide.js';
 import { outOfMemory, runStage, served, stagePlans } from './execute.js';
-import type {
-  DecisionLogEntry,
-  Explanation,
-  PartitionRef,
-  Predicted,
-  RunResult,
-  RuntimeConfig,
-  RuntimeInputs,
-  RuntimeOptions,
-  RuntimeStats,
-  StreamResult,
+import {
+  DEFAULT_KEEP_LOG,
+  type DecisionLogEntry,
+  type Explanation,
+  type PartitionRef,
+  type Predicted,
+  type RunResult,
+  type RuntimeConfig,
+  type RuntimeInputs,
+  type RuntimeOptions,
+  type RuntimeStats,
+  type StreamResult,
 } from './types.js';
 
 export interface GuardedRuntime {
@@ -114,7 +115,12 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   const clock = new ModelClock(o.trace);
   const slots: Slot[] = [];
   const idle: Slot[] = [];
+  const keepLog = o.keepLog ?? DEFAULT_KEEP_LOG;
+  if (!(Number.isSafeInteger(keepLog) && keepLog >= 0))
+    throw new RangeError(`keepLog must be a whole number >= 0, got ${String(o.keepLog)}`);
+  // A ring of the latest decisions: `logStart` is the oldest once it is full.
   const log: DecisionLogEntry[] = [];
+  let logStart = 0;
   const counts = {
     switches: 0,
     replans: 0,
@@ -261,7 +267,11 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         bytesOut: r.bytesOut,
       })),
     };
-    log.push(entry);
+    if (log.length < keepLog) log.push(entry);
+    else if (keepLog > 0) {
+      log[logStart] = entry;
+      logStart = (logStart + 1) % keepLog;
+    }
     o.log?.(entry);
     return {
       outputs,
@@ -434,7 +444,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       clockMs: clock.lastEnd,
       wallMs: counts.wallMs,
       switchCostMs: counts.switchCostMs,
-      log: [...log],
+      log: [...log.slice(logStart), ...log.slice(0, logStart)],
     }),
     close() {
       // The runtime's device memory; the backends belong to whoever opened them (closeBackends).

@@ -48,6 +48,9 @@ export interface RuntimeConfig {
   guard: Partial<Record<Objective, (f: GuardFeatures) => number>>;
 }
 
+/** How many of the latest decisions a runtime keeps in stats().log unless told (RuntimeOptions.keepLog). */
+export const DEFAULT_KEEP_LOG = 1000;
+
 export interface RuntimeOptions {
   system: SystemSpec;
   /** The objective to start with (default the config's, the compile's --objective); as setObjective before the first input. */
@@ -57,8 +60,13 @@ export interface RuntimeOptions {
   policy?: PolicyOptions;
   /** Stages, transfers and switches on the runtime's clock, per device. */
   trace?: TraceRecorder;
-  /** Called with every decision (also kept in stats().log). */
+  /** Called with every decision (the last `keepLog` of them are also kept in stats().log). */
   log?: (e: DecisionLogEntry) => void;
+  /**
+   * How many of the latest decisions stats().log keeps (default DEFAULT_KEEP_LOG, 1,000; 0 keeps none): a runtime
+   * serving inputs for days kept every entry, about 1-3 KB each. The counts of stats() cover every input either way.
+   */
+  keepLog?: number;
   /** Appends every op run (implementation, device, work, features, measured ms) to a per-machine history (`dype calibrate --history` fits it). */
   history?: HistoryLog;
 }
@@ -176,5 +184,6 @@ export interface RuntimeStats {
   wallMs: number;
   /** The switches' cost (drain, migration, bitstream loads) as the policy priced it: modelled. */
   switchCostMs: number;
+  /** The latest decisions, oldest first: at most RuntimeOptions.keepLog of them. */
   log: DecisionLogEntry[];
 }

@@ -370,3 +370,23 @@ describe('fallbacks and faults', () => {
     rt.close();
   });
 });
+
+// Regression: every decision stayed in stats().log, about 1-3 KB an input, for the runtime's whole life.
+describe('stats().log keeps the latest keepLog decisions', () => {
+  it('a ring of the latest, oldest first; options.log and the counts see every decision', async () => {
+    const names = [...fx.graphs.keys()];
+    const seen: DecisionLogEntry[] = [];
+    const rt = runtimeFor(fx, { keepLog: 3, log: (e) => seen.push(e) });
+    for (let i = 0; i < 7; i++) await rt.run(fx.inputs(names[i % names.length]!), names[i % names.length]!);
+    const s = rt.stats();
+    expect(s.runs).toBe(7);
+    expect(seen.map((e) => e.seq)).toEqual([...Array(7).keys()].map((k) => seen[0]!.seq + k));
+    expect(s.log.map((e) => e.seq)).toEqual(seen.slice(-3).map((e) => e.seq));
+    rt.close();
+    const none = runtimeFor(fx, { keepLog: 0 });
+    await none.run(fx.inputs(names[0]!), names[0]!);
+    expect(none.stats().log).toEqual([]);
+    none.close();
+    expect(() => runtimeFor(fx, { keepLog: -1 })).toThrow(/keepLog must be a whole number >= 0, got -1/);
+  });
+});
