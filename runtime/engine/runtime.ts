@@ -301,13 +301,30 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     const flights: Flight[] = [];
     let next = 0;
     let pending: Planned | undefined;
+    /** Runs every input in flight to its end, one after another, and delivers each (oldest first). */
+    async function* drain(): AsyncGenerator<RunResult> {
+      for (const f of flights.splice(0)) {
+        while (f.stage < f.p.plans.length)
+          f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage++, f.p.label, f.p.running));
+        const outputs = await engine.collect(f.s);
+        engine.end(f.s);
+        idle.push(f.s);
+        yield finish(f.p, outputs, f.runs, engine.now() - f.t0, true);
+      }
+    }
     try {
       while (next < items.length || pending || flights.length > 0) {
         // Admit the next input into stage 0 when it is free; a switch waits for the pipeline to drain.
         if (!flights.some((f) => f.stage === 0)) {
           if (!pending && next < items.length) {
             const it = items[next++]!;
-            pending = plan(it.inputs, it.name);
+            try {
+              pending = plan(it.inputs, it.name);
+            } catch (e) {
+              // A bad input fails the stream where it stands: the inputs admitted before it are delivered first.
+              yield* drain();
+              throw e;
+            }
           }
           if (pending && (!pending.switched || flights.length === 0)) {
             const s = slot();
@@ -332,14 +349,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
           // Out of memory: drain the others, then run this input alone on a fallback partition.
           const [failed] = flights.splice(bad, 1);
           for (const f of flights) f.stage++;
-          for (const f of flights.splice(0)) {
-            while (f.stage < f.p.plans.length)
-              f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage++, f.p.label, f.p.running));
-            const outputs = await engine.collect(f.s);
-            engine.end(f.s);
-            idle.push(f.s);
-            yield finish(f.p, outputs, f.runs, engine.now() - f.t0, true);
-          }
+          yield* drain();
           fallBack(failed!.p, `${why.device} ran out of memory (${why.cause.text})`);
           engine.begin(failed!.s, engine.prepare({ tensors: failed!.p.c.b.tensors, scalars: failed!.p.c.b.scalars }));
           const { outputs, runs } = await execute(failed!.p, failed!.s);

@@ -16,7 +16,7 @@ import { createGuardedRuntime } from '../../runtime/engine/runtime.js';
 import type { DecisionLogEntry } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
 import { Rng } from '../../runtime/random.js';
-import type { DenseTensor } from '../../runtime/tensor.js';
+import type { DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import { evaluateChoices, objectiveValue } from '../../runtime/plan/dp.js';
 import { bindInputs } from '../../runtime/engine/inputs.js';
@@ -367,6 +367,33 @@ describe('fallbacks and faults', () => {
     expect(String((error as Error).message)).toMatch(
       /^jazz #3: error DY3045: stage 0 \[op0, op1, op2, op3\] of partition 0 \(gpu x1 \[all\]\): op op1 on gpu0 \(wasm\): launch failed with code 700: illegal address \(test\)/,
     );
+    rt.close();
+  });
+});
+
+// Regression: an input refused at admission (DY3042) threw away the inputs already in flight before it.
+describe('a malformed input mid-stream', () => {
+  it('the inputs admitted before it are delivered, then its error', async () => {
+    const rt = runtimeFor(fx);
+    const good = (i: number): { inputs: Record<string, Tensor>; name: string } => ({
+      inputs: fx.inputs('jazz.mtx'),
+      name: `jazz #${i}`,
+    });
+    const bad = { ...fx.inputs('jazz.mtx') };
+    bad.X = { format: 'dense', shape: [7], data: new Float64Array(7) };
+    const seq = [good(0), good(1), good(2), { inputs: bad, name: 'bad' }, good(4)];
+    const got: string[] = [];
+    let error: unknown;
+    try {
+      for await (const r of rt.each(seq)) {
+        expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
+        got.push(r.log.input!);
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(got).toEqual(['jazz #0', 'jazz #1', 'jazz #2']);
+    expect((error as InputError).code).toBe('DY3042');
     rt.close();
   });
 });
