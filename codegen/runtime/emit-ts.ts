@@ -233,7 +233,7 @@ export function emitRuntimeTs(
       statements: [
         `const rt = createGuardedRuntime(${C}_CONFIG, options);`,
         `const typed = (r: RunResult): RunResult<${P}Outputs> => ({ ...r, outputs: { ${k.results.map((r) => `${r.name}: r.outputs.get(${JSON.stringify(r.name)}) as ${r.type?.format !== 'dense' ? 'SparseMatrix' : 'DenseTensor'}`).join(', ')} } });`,
-        `const raw = (i: ${P}Inputs): Record<string, SparseMatrix | DenseTensor | number> => ({ ${k.params.map((p) => `${p.name}: i.${p.name}`).join(', ')} });`,
+        `// Anything but an object goes to the runtime as it is, whose DY3042 names it.\nconst raw = (i: ${P}Inputs): Record<string, SparseMatrix | DenseTensor | number> => typeof i !== 'object' || i === null ? (i as never) : ({ ${k.params.map((p) => `${p.name}: i.${p.name}`).join(', ')} });`,
         `return {
   run: async (inputs, name) => typed(await rt.run(raw(inputs), name)),
   stream: async (inputs) => {

@@ -185,6 +185,14 @@ export class InputBinder {
   ) {}
 
   bind(inputs: RuntimeInputs): BoundInputs {
+    // An application passing null (or a tensor alone) got a bare TypeError from the first property read.
+    if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs))
+      throw new InputError(
+        'DY3042',
+        `the inputs of kernel ${this.kernel}`,
+        undefined,
+        `expected an object of inputs by parameter name (${this.params.map((p) => p.name).join(', ')}), got ${inputs === null ? 'null' : Array.isArray(inputs) ? 'an array' : typeof inputs}`,
+      );
     const last = this.last;
     if (last && this.same(inputs, last)) return last.b;
     const b = bindInputs(this.kernel, this.params, inputs);

@@ -394,6 +394,11 @@ describe('a malformed input mid-stream', () => {
     }
     expect(got).toEqual(['jazz #0', 'jazz #1', 'jazz #2']);
     expect((error as InputError).code).toBe('DY3042');
+    // Regression: null (or a tensor where the record of inputs goes) was a bare TypeError.
+    await expect(rt.run(null as never)).rejects.toThrow(
+      /the inputs of kernel gcn: error DY3042: expected an object of inputs by parameter name \(A, X, W1, W2\), got null/,
+    );
+    expect(() => rt.explain([] as never)).toThrow(/DY3042: .* got an array/);
     rt.close();
   });
 });
