@@ -50,6 +50,30 @@ export function outputDecl(kernel: Kernel, name: string): { decl: ValueDecl; inp
   );
 }
 
+/**
+ * The files of `--out`, each a result of the run (`results`, with `ranBy` saying what produced it) or a tensor input
+ * as the run read or generated it (`inputs`, with where it came from): what run and run --project write alike.
+ */
+export function outFiles(
+  kernel: Kernel,
+  outs: readonly { name: string; value: string }[],
+  inputs: ReadonlyMap<string, { tensor: Tensor; source: string }>,
+  results: ReadonlyMap<string, Tensor>,
+  ranBy: string,
+): OutputFile[] {
+  return outs.map((a) => {
+    const { decl, input } = outputDecl(kernel, a.name);
+    const from = inputs.get(a.name);
+    return {
+      path: a.value,
+      data:
+        input && from
+          ? outputWriter(from.tensor, decl.type, `${a.name}, input of kernel ${kernel.name} (${from.source})`)
+          : outputWriter(results.get(a.name)!, decl.type, `${a.name} of kernel ${kernel.name} (dype, ${ranBy})`),
+    };
+  });
+}
+
 /** Writes a tensor as Matrix Market (`array` when dense, `coordinate` when sparse), streamed. */
 export function outputWriter(t: Tensor, type: TensorType, comment: string): (fd: number) => void {
   const field = type.dtype === 'f32' || type.dtype === 'f64' ? 'real' : 'integer';

@@ -44,7 +44,7 @@ import type { WasmManifest } from '../runtime/wasm/manifest.js';
 import { usage } from './errors.js';
 import { positiveInt } from './int-option.js';
 import { loadInputs, parseAssignments, parseScalars } from './inputs.js';
-import { outputDecl, outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
+import { outFiles, outputDecl, summarize, summaryText, writeAllAtomic } from './outputs.js';
 import { parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
@@ -148,7 +148,8 @@ export async function runProjectCommand(
     );
   const kernel = selectKernel(module, file, o.kernel);
   const outs = parseAssignments(o.out, '--out');
-  const outDecls = outs.map((a) => outputDecl(kernel, a.name));
+  // Every --out name is checked before any work (DY3014).
+  for (const a of outs) outputDecl(kernel, a.name);
   const targets = outs.map((a) => resolve(a.value));
   const clash = targets.findIndex((t, i) => targets.indexOf(t) !== i);
   if (clash >= 0)
@@ -361,23 +362,13 @@ export async function runProjectCommand(
       clk.measured(kernel.name, run.runs);
     }
   }
-  const files: OutputFile[] = outs.map((a, i) => {
-    const { decl, input } = outDecls[i]!;
-    return {
-      path: a.value,
-      data: input
-        ? outputWriter(
-            tensors.get(a.name)!,
-            decl.type,
-            `${a.name}, input of kernel ${kernel.name} (${loaded.get(a.name)!.source})`,
-          )
-        : outputWriter(
-            ex.outputs.get(a.name)!,
-            decl.type,
-            `${a.name} of kernel ${kernel.name} (dype, partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')})`,
-          ),
-    };
-  });
+  const files = outFiles(
+    kernel,
+    outs,
+    loaded,
+    ex.outputs,
+    `partition ${ex.partition.label}: ${ex.runs.map((r) => r.backend).join(' | ')}`,
+  );
   if (o.trace !== undefined)
     files.push({ path: o.trace, data: JSON.stringify(trace!.toJSON()), where: `--trace ${o.trace}` });
   writeAllAtomic(files);

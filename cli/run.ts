@@ -18,7 +18,7 @@ import { positiveInt } from './int-option.js';
 import { CliError, usage } from './errors.js';
 import { tier0 } from '../runtime/features/index.js';
 import { loadInputs, parseAssignments, parseScalars } from './inputs.js';
-import { outputDecl, outputWriter, summarize, summaryText, writeAllAtomic, type OutputFile } from './outputs.js';
+import { outFiles, outputDecl, summarize, summaryText, writeAllAtomic } from './outputs.js';
 import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOptions } from './planning.js';
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
@@ -111,7 +111,8 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const program = loadProgram(file);
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);
-  const outDecls = outs.map((a) => outputDecl(kernel, a.name));
+  // Every --out name is checked before any work (DY3014).
+  for (const a of outs) outputDecl(kernel, a.name);
   const scalars = parseScalars(kernel, params);
   const loaded = loadInputs(kernel, inputs, scalars);
   const tensors = new Map<string, Tensor>([...loaded].map(([n, li]) => [n, li.tensor]));
@@ -185,23 +186,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   const plan = planFor(spec, ran ? systemForCpuBackend(sys, ran).system : sys, feats, dims, scalars, goal, observed);
   const best = plan.pareto[0]!;
   // The results and the trace are written together, all or none (a trace that cannot be written leaves no --out).
-  const files: OutputFile[] = outs.map((a, i) => {
-    const { decl, input } = outDecls[i]!;
-    return {
-      path: a.value,
-      data: input
-        ? outputWriter(
-            tensors.get(a.name)!,
-            decl.type,
-            `${a.name}, input of kernel ${kernel.name} (${loaded.get(a.name)!.source})`,
-          )
-        : outputWriter(
-            result.outputs.get(a.name)!,
-            decl.type,
-            `${a.name} of kernel ${kernel.name} (dype, ${o.backend} backend)`,
-          ),
-    };
-  });
+  const files = outFiles(kernel, outs, loaded, result.outputs, `${o.backend} backend`);
   if (o.trace !== undefined)
     files.push({
       path: o.trace,
