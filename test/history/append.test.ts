@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { HistoryLog, readHistory } from '../../runtime/history/log.js';
 import type { HistoryRecord } from '../../runtime/history/types.js';
 import { cleanup, freshDir } from '../helpers/cli.js';
+import { historyRecord } from '../helpers/history-record.js';
 
 const full = vi.hoisted(() => ({ on: false }));
 vi.mock('../../runtime/io/mtx-write.js', async (original) => {
@@ -26,28 +27,7 @@ vi.mock('../../runtime/io/mtx-write.js', async (original) => {
 const dir = freshDir('dype-history-append-');
 afterAll(() => cleanup(dir));
 
-const record = (ms: number): HistoryRecord => ({
-  v: 1,
-  at: '2026-12-07T00:00:00Z',
-  system: 'this-machine',
-  device: 'cpu',
-  instance: 'cpu0',
-  kind: 'cpu',
-  backend: 'wasm',
-  kernel: 'spmv',
-  op: 'op0',
-  opKind: 'spmv',
-  impl: 'nnz-split',
-  dtype: 'f32',
-  split: 1,
-  trips: 1,
-  items: 100,
-  flops: 200,
-  bytes: 1000,
-  gathers: 100,
-  ms,
-  concurrent: false,
-});
+const record = (ms: number): HistoryRecord => historyRecord({ ms, sparse: undefined });
 
 describe('HistoryLog.append on a full disk', () => {
   it('an existing history keeps exactly its records', () => {

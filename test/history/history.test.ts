@@ -16,7 +16,7 @@ import { createGuardedRuntime } from '../../runtime/engine/runtime.js';
 import { closeBackends, WasmStageBackend } from '../../runtime/exec/index.js';
 import { fitHistory, historyMs, MIN_RUNS } from '../../runtime/history/fit.js';
 import { HistoryLog, readHistory } from '../../runtime/history/log.js';
-import type { HistoryRecord } from '../../runtime/history/types.js';
+import { historyRecord as record } from '../helpers/history-record.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
@@ -33,42 +33,6 @@ const M = join(root, '..', 'shared', 'data', 'matrices');
 const dir = freshDir('dype-history-');
 afterAll(() => cleanup(dir));
 const sys = loadSystemFile(join(root, 'systems', 'this-machine.json'));
-
-function record(over: Partial<HistoryRecord>): HistoryRecord {
-  return {
-    v: 1,
-    at: '2026-12-03T00:00:00Z',
-    system: 'this-machine',
-    device: 'cpu',
-    instance: 'cpu0',
-    kind: 'cpu',
-    backend: 'wasm',
-    kernel: 'spmv',
-    op: 'op0',
-    opKind: 'spmv',
-    impl: 'nnz-split',
-    dtype: 'f32',
-    split: 1,
-    trips: 1,
-    items: 100,
-    flops: 2000,
-    bytes: 10_000,
-    gathers: 1000,
-    sparse: {
-      rows: 100,
-      cols: 100,
-      nnz: 1000,
-      rowLenMean: 10,
-      rowLenMax: 12,
-      rowLenCv: 0.1,
-      emptyRowFraction: 0,
-      top1PctNnzShare: 0.01,
-    },
-    ms: 0.05,
-    concurrent: false,
-    ...over,
-  };
-}
 
 describe('fitting a history', () => {
   it('buckets runs by work and imbalance; the planner takes a bucket only with enough runs, and only real, whole, lone runs count', () => {
