@@ -177,6 +177,23 @@ describe('compile and hls write the project all or nothing', () => {
 // plan.json, report and kernels, and run --project then took its system and partitions from that plan.json.
 describe('a recompile into a project directory leaves one project', () => {
   const PAGERANK = example('pagerank.dy');
+  /** pagerank on a 2 x 2 matrix through the project in `dir`, with more arguments. */
+  const pagerankOn = (s: Sandbox, dir: string, ...more: string[]): Promise<CliResult> => {
+    s.write('A.mtx', '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0.5\n2 2 0.5\n');
+    return s.run([
+      'run',
+      PAGERANK,
+      '--project',
+      dir,
+      '--input',
+      'A=A.mtx',
+      '--input',
+      'r0=@ones',
+      '--param',
+      'd=0.85',
+      ...more,
+    ]);
+  };
   test("the earlier project's files the new one does not write go; the user's files stay", async (s) => {
     const first = await s.run(['compile', SPMV, '-o', 'proj', '--targets', 'wasm,cuda']);
     expect(first.status, first.stderr).toBe(0);
@@ -258,19 +275,7 @@ describe('a recompile into a project directory leaves one project', () => {
     const b = await s.run(['compile', PAGERANK, '-o', 'b', '--targets', 'wasm']);
     expect(b.status, b.stderr).toBe(0);
     s.write('b/plan.json', readFileSync(join(s.dir, 'a', 'plan.json'), 'utf8'));
-    s.write('A.mtx', '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0.5\n2 2 0.5\n');
-    const r = await s.run([
-      'run',
-      PAGERANK,
-      '--project',
-      'b',
-      '--input',
-      'A=A.mtx',
-      '--input',
-      'r0=@ones',
-      '--param',
-      'd=0.85',
-    ]);
+    const r = await pagerankOn(s, 'b');
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/b\/plan\.json: error DY3044: is the plan of another program or version/);
   });
@@ -278,21 +283,7 @@ describe('a recompile into a project directory leaves one project', () => {
   test('a project without the target a stage needs says to recompile with it, not to build', async (s) => {
     const b = await s.run(['compile', PAGERANK, '-o', 'b', '--targets', 'wasm']);
     expect(b.status, b.stderr).toBe(0);
-    s.write('A.mtx', '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 0.5\n2 2 0.5\n');
-    const r = await s.run([
-      'run',
-      PAGERANK,
-      '--project',
-      'b',
-      '--input',
-      'A=A.mtx',
-      '--input',
-      'r0=@ones',
-      '--param',
-      'd=0.85',
-      '--partition',
-      'gpu:op0-op2',
-    ]);
+    const r = await pagerankOn(s, 'b', '--partition', 'gpu:op0-op2');
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
       /b\/project\.json: error DY3043: the project was compiled without the cuda target \(targets: wasm\), so nothing in it runs gpu stages: recompile with --targets wasm,cuda/,

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TraceRecorder } from '../../runtime/engine/trace.js';
 import { closeBackends, DeviceCallError, type StageBackend } from '../../runtime/exec/index.js';
-import { createGuardedRuntime } from '../../runtime/engine/runtime.js';
+import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
 import type { DecisionLogEntry } from '../../runtime/engine/types.js';
 import { InputError } from '../../runtime/errors.js';
 import { Rng } from '../../runtime/random.js';
@@ -31,6 +31,23 @@ beforeAll(async () => {
 afterAll(() => fx && closeBackends(fx.backends));
 
 const TOL = 1e-4;
+
+/** Runs a stream of jazz inputs through each(): the names delivered (each output checked) and the error it ended on. */
+async function deliveredJazz(
+  rt: GuardedRuntime,
+  seq: Iterable<{ inputs: Record<string, Tensor>; name: string }>,
+): Promise<{ got: string[]; error: unknown }> {
+  const got: string[] = [];
+  try {
+    for await (const r of rt.each(seq)) {
+      expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
+      got.push(r.log.input!);
+    }
+  } catch (e) {
+    return { got, error: e };
+  }
+  return { got, error: undefined };
+}
 
 describe('a sequence of 200 input changes', () => {
   it('gives the reference outputs, switches partitions and logs every decision with its reason', async () => {
@@ -352,16 +369,7 @@ describe('fallbacks and faults', () => {
       backends: { cpu: fx.wasm, gpu: failing(3 * fx.config.spec.ops.length + 2) },
     });
     const seq = Array.from({ length: 8 }, (_, i) => ({ inputs: fx.inputs('jazz.mtx'), name: `jazz #${i}` }));
-    const got: string[] = [];
-    let error: unknown;
-    try {
-      for await (const r of rt.each(seq)) {
-        expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
-        got.push(r.log.input!);
-      }
-    } catch (e) {
-      error = e;
-    }
+    const { got, error } = await deliveredJazz(rt, seq);
     expect(got).toEqual(['jazz #0', 'jazz #1', 'jazz #2']);
     expect(error).toBeInstanceOf(InputError);
     expect(String((error as Error).message)).toMatch(
@@ -382,16 +390,7 @@ describe('a malformed input mid-stream', () => {
     const bad = { ...fx.inputs('jazz.mtx') };
     bad.X = { format: 'dense', shape: [7], data: new Float64Array(7) };
     const seq = [good(0), good(1), good(2), { inputs: bad, name: 'bad' }, good(4)];
-    const got: string[] = [];
-    let error: unknown;
-    try {
-      for await (const r of rt.each(seq)) {
-        expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('jazz.mtx'))).toBeLessThanOrEqual(TOL);
-        got.push(r.log.input!);
-      }
-    } catch (e) {
-      error = e;
-    }
+    const { got, error } = await deliveredJazz(rt, seq);
     expect(got).toEqual(['jazz #0', 'jazz #1', 'jazz #2']);
     expect((error as InputError).code).toBe('DY3042');
     // Regression: null (or a tensor where the record of inputs goes) was a bare TypeError.
