@@ -29,14 +29,8 @@ const PATTERNS = [
 const dir = mkdtempSync(join(tmpdir(), 'dype-cpu-branch-'));
 const exe = join(dir, 'spmv');
 try {
-  execFileSync(ccCommand(cCompiler()).file, [
-    ...ccCommand(cCompiler()).args,
-    '-O3',
-    '-march=native',
-    join(root, 'bench', 'cpu-branch', 'spmv.c'),
-    '-o',
-    exe,
-  ]);
+  const cc = ccCommand(cCompiler(), ['-O3', '-march=native', join(root, 'bench', 'cpu-branch', 'spmv.c'), '-o', exe]);
+  execFileSync(cc.file, cc.args);
   const rows: { rows: number; pattern: string; nsPerRow: number[] }[] = [];
   for (const n of ROWS)
     for (const p of PATTERNS) {

@@ -37,14 +37,14 @@ const DTYPES = ['f32', 'f64'] as const;
 const dir = mkdtempSync(join(tmpdir(), 'dype-spmm-widths-'));
 try {
   const exe = join(dir, 'spmm');
-  execFileSync(ccCommand(cCompiler()).file, [
-    ...ccCommand(cCompiler()).args,
+  const cc = ccCommand(cCompiler(), [
     '-O3',
     '-march=native',
     join(root, 'bench', 'cpu-spmm-widths', 'spmm.c'),
     '-o',
     exe,
   ]);
+  execFileSync(cc.file, cc.args);
   const executors = new Map(
     DTYPES.map((dt) => {
       const src = `kernel spmm(A: csr<${dt}>[m, n], B: dense<${dt}>[n, c]) -> (Y: dense<${dt}>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }`;

@@ -5,6 +5,8 @@
  * sub-folder. Everything is generated in memory first and written only when
  * every target succeeded.
  */
+import { lstatSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, posix } from 'node:path';
 import { DiagnosticError, fileSpan, makeDiagnostic } from '../ir/diagnostics.js';
 import { printLoops } from '../ir/loops-printer.js';
 import { printModule } from '../ir/printer.js';
@@ -12,8 +14,6 @@ import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import { resolveSystemArg } from '../runtime/system/presets.js';
-import { lstatSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, posix } from 'node:path';
 import type { ProjectInfo } from '../runtime/native/project.js';
 import {
   programName,
@@ -127,11 +127,11 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
   // A --system is checked as plan checks it (DY3049, DY3010, DY3018-DY3026) before any work, even when no
   // target asked for reads it (the runtime's guards and the report need --profile).
   if (o.system !== undefined) loadSystemFile(resolveSystemArg(o.system));
-  const needing = (await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [n] : [])))).flat();
+  const needing = await profileTargets(names);
   // Profiles feed the guards and the report alone: given to a compile that builds neither, they would be ignored unread.
   if (profiles.length > 0 && needing.length === 0)
     throw usage(
-      `--profile is read only by the targets that build guards (${(await targetsNeedingProfiles()).join(', ')}); --targets ${names.join(',')} has none of them`,
+      `--profile is read only by the targets that build guards (${(await profileTargets(Object.keys(TARGETS))).join(', ')}); --targets ${names.join(',')} has none of them`,
     );
   if (profiles.length === 0 && needing.length > 0) {
     // Without --profile the default set leaves out the targets that need profiles (the runtime's guards, the report).
@@ -206,10 +206,8 @@ function inRealFolders(dir: string, folders: readonly string[]): boolean {
   return true;
 }
 
-/** The registered targets that read --profile. */
-async function targetsNeedingProfiles(): Promise<string[]> {
-  const all = await Promise.all(
-    Object.keys(TARGETS).map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [n] : [])),
-  );
+/** Of `names`, the targets that read --profile (the runtime's guards, the report). */
+async function profileTargets(names: readonly string[]): Promise<string[]> {
+  const all = await Promise.all(names.map(async (n) => ((await TARGETS[n]!()).needsProfiles ? [n] : [])));
   return all.flat();
 }

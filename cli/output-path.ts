@@ -47,7 +47,6 @@ function probe(dir: string): string | undefined {
   }
 }
 
-/** What `st` is, in words, when it is neither a regular file nor a directory. */
 /**
  * Where an output file written by temporary file and rename really goes:
  * `path` itself when it does not exist yet or is a regular file; when it is

@@ -63,12 +63,12 @@ export function cCompiler(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * $CC as make reads it: a command and the words after it (`CC="ccache gcc"`, `CC="cc -Wall"`), split at blanks. A
- * compiler path with a blank in it is not supported, as in make.
+ * $CC as make reads it: a command and the words after it (`CC="ccache gcc"`, `CC="cc -Wall"`), split at blanks, then
+ * `extra`, the arguments of this call. A compiler path with a blank in it is not supported, as in make.
  */
-export function ccCommand(cc: string): { file: string; args: string[] } {
+export function ccCommand(cc: string, extra: readonly string[] = []): { file: string; args: string[] } {
   const [file, ...args] = cc.split(/\s+/).filter((w) => w !== '');
-  return { file: file ?? cc, args };
+  return { file: file ?? cc, args: [...args, ...extra] };
 }
 
 const versions = new Map<string, string>();
@@ -77,8 +77,8 @@ const versions = new Map<string, string>();
 export function compilerVersion(cc: string): string {
   const have = versions.get(cc);
   if (have !== undefined) return have;
-  const c = ccCommand(cc);
-  const r = spawnSync(c.file, [...c.args, '--version'], { encoding: 'utf8' });
+  const c = ccCommand(cc, ['--version']);
+  const r = spawnSync(c.file, c.args, { encoding: 'utf8' });
   if (r.error || r.status !== 0)
     throw new CpuBuildError(
       'no-compiler',
@@ -162,8 +162,8 @@ function finish(p: Pending, r: Ran): CpuLibraryBuild {
 export function buildCpuLibrary(source: string, root: string | null, cc: string = cCompiler()): CpuLibraryBuild {
   const p = prepare(source, root, cc);
   if (!('args' in p)) return p;
-  const c = ccCommand(cc);
-  return finish(p, spawnSync(c.file, [...c.args, ...p.args], { encoding: 'utf8' }));
+  const c = ccCommand(cc, p.args);
+  return finish(p, spawnSync(c.file, c.args, { encoding: 'utf8' }));
 }
 
 /** The same, with the compiler running while the event loop goes on (tests overlap it with other work). */
@@ -174,9 +174,9 @@ export async function buildCpuLibraryAsync(
 ): Promise<CpuLibraryBuild> {
   const p = prepare(source, root, cc);
   if (!('args' in p)) return p;
-  const c = ccCommand(cc);
+  const c = ccCommand(cc, p.args);
   const r = await new Promise<Ran>((resolve) =>
-    execFile(c.file, [...c.args, ...p.args], { encoding: 'utf8' }, (err, _stdout, stderr) =>
+    execFile(c.file, c.args, { encoding: 'utf8' }, (err, _stdout, stderr) =>
       resolve(
         err && typeof err.code !== 'number'
           ? { error: err, status: null, stderr }

@@ -352,12 +352,13 @@ export class KernelEngine {
   }
 
   private paramEntry(key: string, owner: unknown, spec: RegionSpec): ParamEntry | undefined {
+    const held = heldBy(owner);
     return this.params
       .get(key)
       ?.find(
         (e) =>
           Object.is(e.owner, owner) &&
-          sameHeld(e.held, heldBy(owner)) &&
+          sameHeld(e.held, held) &&
           e.value.spec.length === spec.length &&
           e.value.spec.elem === spec.elem,
       );
