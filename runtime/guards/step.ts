@@ -46,51 +46,78 @@ interface Reads {
   sparse: Map<string, string>;
   dims: Map<string, string>;
   scalars: Map<string, string>;
+  /** The locals holding a sparse input's field once read (`s0_rows`...), declared at the top. */
+  fields: Set<string>;
 }
 
-/** The expression reading a feature key, registering the local it reads from. */
-function readOf(key: string, r: Reads): string {
-  const local = (m: Map<string, string>, name: string, prefix: string): string => {
-    let v = m.get(name);
-    if (v === undefined) m.set(name, (v = `${prefix}${m.size}`));
-    return v;
-  };
-  if (key.startsWith('dim.')) return local(r.dims, key.slice(4), 'd');
-  if (key.startsWith('scalar.')) return local(r.scalars, key.slice(7), 'c');
+/** The local of a binding map's entry, registering it. */
+function localOf(m: Map<string, string>, name: string, prefix: string): string {
+  let v = m.get(name);
+  if (v === undefined) m.set(name, (v = `${prefix}${m.size}`));
+  return v;
+}
+
+/**
+ * The expression reading a feature key. A sparse input's field is read once
+ * per path: the first read on it assigns the field's local, later ones
+ * (the leaf's range check of a feature the tree tested, the density's rows,
+ * cols and nnz) read the local. `known` holds the locals assigned on the
+ * path so far and gains those this read assigns. Each read between kernels
+ * is a getter or a map entry whose cache line is cold: the tree's tests
+ * and ranges read rows, rowLenMax and density's fields again, and reading
+ * each once took 20-50 ns off the step right after an SpMV
+ * (docs/PERFORMANCE.md, *Guards and the runtime's per-input decision*).
+ */
+function readOf(key: string, r: Reads, known: Set<string>): string {
+  if (key.startsWith('dim.')) return localOf(r.dims, key.slice(4), 'd');
+  if (key.startsWith('scalar.')) return localOf(r.scalars, key.slice(7), 'c');
   const dot = key.lastIndexOf('.');
   const field = key.slice(dot + 1);
   if (!SPARSE_FIELDS.includes(field)) throw new Error(`guard plan: no feature ${key}`);
-  const s = local(r.sparse, key.slice(0, dot), 's');
+  const s = localOf(r.sparse, key.slice(0, dot), 's');
+  const once = (name: string): string => {
+    const local = `${s}_${name}`;
+    r.fields.add(local);
+    if (known.has(local)) return local;
+    known.add(local);
+    return `(${local} = ${s}.${name})`;
+  };
   // A missing input reads as undefined (its tests go to the > side, its ranges pass), as featureValue gives.
-  if (field === 'density')
-    return `(${s} === undefined ? undefined : ${s}.rows * ${s}.cols > 0 ? ${s}.nnz / (${s}.rows * ${s}.cols) : 0)`;
-  return `(${s} === undefined ? undefined : ${s}.${field})`;
+  if (field === 'density') {
+    // All three assigned before the test, so a later read of any of them on this path finds its local set.
+    const parts = [once('rows'), once('cols'), once('nnz')].join(', ');
+    return `(${s} === undefined ? undefined : (${parts}, ${s}_rows * ${s}_cols > 0 ? ${s}_nnz / (${s}_rows * ${s}_cols) : 0))`;
+  }
+  return `(${s} === undefined ? undefined : ${once(field)})`;
 }
 
 /** The step's source: `return ordinal` or `return -1 - ordinal` at each leaf. */
 function stepSource(plan: GuardPlan): string {
-  const reads: Reads = { sparse: new Map(), dims: new Map(), scalars: new Map() };
+  const reads: Reads = { sparse: new Map(), dims: new Map(), scalars: new Map(), fields: new Set() };
   let ordinal = 0;
-  const body = (n: GuardNode, indent: string): string => {
+  const body = (n: GuardNode, indent: string, known: Set<string>): string => {
     if ('leaf' in n) {
       const at = ordinal++;
+      const here = new Set(known);
       const tests = checkedRanges(plan.ranges, n.checks).map(
         (r) =>
-          `${indent}v = ${readOf(r.key, reads)};\n${indent}if (v !== undefined && (v < ${literal(r.lo, `the range of ${r.key}`)} || v > ${literal(r.hi, `the range of ${r.key}`)})) return ${-1 - at};\n`,
+          `${indent}v = ${readOf(r.key, reads, here)};\n${indent}if (v !== undefined && (v < ${literal(r.lo, `the range of ${r.key}`)} || v > ${literal(r.hi, `the range of ${r.key}`)})) return ${-1 - at};\n`,
       );
       return `${tests.join('')}${indent}return ${at};\n`;
     }
-    const read = readOf(n.feature, reads);
-    return `${indent}v = ${read};\n${indent}if (v !== undefined && v <= ${literal(n.threshold, `the threshold of ${n.feature}`)}) {\n${body(n.le, `${indent}  `)}${indent}}\n${body(n.gt, indent)}`;
+    const after = new Set(known);
+    const read = readOf(n.feature, reads, after);
+    return `${indent}v = ${read};\n${indent}if (v !== undefined && v <= ${literal(n.threshold, `the threshold of ${n.feature}`)}) {\n${body(n.le, `${indent}  `, after)}${indent}}\n${body(n.gt, indent, after)}`;
   };
-  const code = body(plan.tree, '  ');
+  const code = body(plan.tree, '  ', new Set());
   const bind = [
     ...[...reads.sparse].map(([name, v]) => `  const ${v} = b.sparse.get(${JSON.stringify(name)});\n`),
     ...[...reads.dims].map(([name, v]) => `  const ${v} = b.dims.get(${JSON.stringify(name)});\n`),
     ...[...reads.scalars].map(([name, v]) => `  const ${v} = b.scalars.get(${JSON.stringify(name)});\n`),
   ];
+  const fields = reads.fields.size ? `  let ${[...reads.fields].join(', ')};\n` : '';
   // Reads of a dim or scalar inside the code name the local directly.
-  return `${bind.join('')}  let v;\n${code}`;
+  return `${bind.join('')}${fields}  let v;\n${code}`;
 }
 
 const compiledSteps = new WeakMap<GuardPlan, GuardStep>();
