@@ -6,7 +6,8 @@
  * @const:V, and @source:K (0 at index K, +inf elsewhere: a shortest-path start).
  */
 import type { Kernel } from '../ir/module.js';
-import { dtypeMisfit, type Dtype } from '../ir/types.js';
+import type { Dtype } from '../ir/types.js';
+import { dtypeMisfit } from '../runtime/dtype.js';
 import { InputError } from '../runtime/errors.js';
 import { toCoo, toCsc, toCsr, toDense } from '../runtime/io/convert.js';
 import { loadMatrix } from '../runtime/io/load.js';
@@ -41,7 +42,7 @@ export type ScalarKind = Dtype | 'dim';
 /**
  * A scalar from the command line. true/false are a bool's (1 and 0), inf and -inf a float's; a decimal whose value
  * lies beyond float64 (1e400) is refused rather than taken as an infinity, as is one beyond the range of the
- * parameter's own dtype (ir/types.ts dtypeMisfit, which interp/bind.ts applies to file and generated values too).
+ * parameter's own dtype (runtime/dtype.ts dtypeMisfit, which interp/bind.ts applies to file and generated values too).
  */
 export function parseScalar(name: string, text: string, where = `--param ${name}`, kind?: ScalarKind): number {
   const t = text.trim().toLowerCase();

@@ -4,7 +4,8 @@
  * problems are InputErrors naming the input's file.
  */
 import type { Kernel } from '../ir/module.js';
-import { dimToString, dtypeMisfit, type TensorType } from '../ir/types.js';
+import { dimToString, type TensorType } from '../ir/types.js';
+import { dtypeMisfit } from '../runtime/dtype.js';
 import { InputError } from '../runtime/errors.js';
 import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
 import { fromTensor, type Val } from './values.js';

@@ -23,29 +23,6 @@ export function isIntDtype(d: Dtype): boolean {
   return d === 'i32' || d === 'i64';
 }
 
-/**
- * Why a value (held as a float64, as inputs are read) is not one a tensor of dtype `d` holds, or undefined where it
- * is: integers must be whole and within the type (i64 as far as a float64 holds integers exactly, +-(2^53 - 1)), a bool
- * 0 or 1, and an f32 a value that rounds to a finite float32 unless it is an infinity or NaN already. Every backend
- * stores the value in the type, so one out of range would wrap or overflow there while the float64 reference kept it.
- */
-export function dtypeMisfit(d: Dtype, v: number): string | undefined {
-  switch (d) {
-    case 'f64':
-      return undefined;
-    case 'f32':
-      return Number.isFinite(v) && !Number.isFinite(Math.fround(v)) ? "beyond f32's range" : undefined;
-    case 'i32':
-      if (!Number.isInteger(v)) return 'not a whole number';
-      return v < -(2 ** 31) || v > 2 ** 31 - 1 ? "outside i32's range -2147483648..2147483647" : undefined;
-    case 'i64':
-      if (!Number.isInteger(v)) return 'not a whole number';
-      return Number.isSafeInteger(v) ? undefined : 'outside the i64 values a float64 holds exactly, +-(2^53 - 1)';
-    case 'bool':
-      return v === 0 || v === 1 ? undefined : 'not 0 or 1';
-  }
-}
-
 /** A dimension: a symbol bound from the inputs at run time, or a literal. */
 export type Dim = { kind: 'sym'; name: string } | { kind: 'lit'; value: number };
 

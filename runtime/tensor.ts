@@ -114,6 +114,9 @@ function arrayProblem(what: string, a: unknown): string | undefined {
  * ones, and so do its converters given well-formed ones.
  */
 export function tensorProblem(t: Tensor): string | undefined {
+  const format = (t as { format?: unknown }).format;
+  if (format !== 'dense' && format !== 'csr' && format !== 'csc' && format !== 'coo')
+    return `a tensor's format must be 'dense', 'csr', 'csc' or 'coo', found ${format === undefined ? 'none' : (JSON.stringify(format) ?? String(format))}`;
   if (t.format === 'dense') {
     if (!Array.isArray(t.shape) || !t.shape.every((d) => isCount(d)))
       return `a dense tensor's shape must be a list of non-negative integers, found [${String(t.shape)}]`;

@@ -79,9 +79,11 @@ export function emitRuntimeTs(
       'type RunResult',
       'type RuntimeConfig',
       'type RuntimeOptions',
+      'type RuntimeInputs',
       'type RuntimeStats',
       'type SparseMatrix',
       'type StreamResult',
+      'type StreamSource',
       'type WasmManifest',
     ],
   });
@@ -190,12 +192,22 @@ export function emitRuntimeTs(
         },
         {
           name: 'stream',
-          parameters: [{ name: 'inputs', type: `Iterable<{ inputs: ${P}Inputs; name: string }>` }],
+          parameters: [
+            {
+              name: 'inputs',
+              type: `Iterable<{ inputs: ${P}Inputs; name: string }> | AsyncIterable<{ inputs: ${P}Inputs; name: string }>`,
+            },
+          ],
           returnType: `Promise<StreamResult<${P}Outputs>>`,
         },
         {
           name: 'each',
-          parameters: [{ name: 'inputs', type: `Iterable<{ inputs: ${P}Inputs; name: string }>` }],
+          parameters: [
+            {
+              name: 'inputs',
+              type: `Iterable<{ inputs: ${P}Inputs; name: string }> | AsyncIterable<{ inputs: ${P}Inputs; name: string }>`,
+            },
+          ],
           returnType: `AsyncGenerator<RunResult<${P}Outputs>>`,
         },
         { name: 'explain', parameters: [{ name: 'inputs', type: `${P}Inputs` }], returnType: 'Explanation' },
@@ -226,22 +238,22 @@ export function emitRuntimeTs(
       isExported: true,
       name: `create${P}Runtime`,
       docs: [
-        `A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`updated\` (values rewritten in place), \`setObjective\` (${table.objectives.join(', ')}; initially ${objective}), \`stats\`. Backends: openProject(dir, { emulate }) of the runtime library.`,
+        `A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`updated\` (values rewritten in place), \`setObjective\` (${table.objectives.join(', ')}; initially ${objective}), \`stats\`. Options: { system, backends } at least, the backends from openProject(dir, system, { emulate }) of the runtime library.`,
       ],
       parameters: [{ name: 'options', type: 'RuntimeOptions' }],
       returnType: `${P}Runtime`,
       statements: [
         `const rt = createGuardedRuntime(${C}_CONFIG, options);`,
         `const typed = (r: RunResult): RunResult<${P}Outputs> => ({ ...r, outputs: { ${k.results.map((r) => `${r.name}: r.outputs.get(${JSON.stringify(r.name)}) as ${r.type?.format !== 'dense' ? 'SparseMatrix' : 'DenseTensor'}`).join(', ')} } });`,
-        `// Anything but an object goes to the runtime as it is, whose DY3042 names it.\nconst raw = (i: ${P}Inputs): Record<string, SparseMatrix | DenseTensor | number> => typeof i !== 'object' || i === null ? (i as never) : ({ ${k.params.map((p) => `${p.name}: i.${p.name}`).join(', ')} });`,
+        `// The inputs go to the runtime as they are: it checks every name (DY3014 for one the kernel lacks) and value.\nconst raw = (i: ${P}Inputs): RuntimeInputs => i as unknown as RuntimeInputs;\nconst source = (s: Iterable<{ inputs: ${P}Inputs; name: string }> | AsyncIterable<{ inputs: ${P}Inputs; name: string }>): StreamSource => s as unknown as StreamSource;`,
         `return {
   run: async (inputs, name) => typed(await rt.run(raw(inputs), name)),
   stream: async (inputs) => {
-    const out = await rt.stream([...inputs].map((x) => ({ inputs: raw(x.inputs), name: x.name })));
+    const out = await rt.stream(source(inputs));
     return { ...out, results: out.results.map(typed) };
   },
   each: async function* (inputs) {
-    for await (const r of rt.each([...inputs].map((x) => ({ inputs: raw(x.inputs), name: x.name })))) yield typed(r);
+    for await (const r of rt.each(source(inputs))) yield typed(r);
   },
   explain: (inputs) => rt.explain(raw(inputs)),
   updated: (...tensors) => rt.updated(...tensors),

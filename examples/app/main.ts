@@ -20,7 +20,7 @@
  *   node dist/cli/main.js build examples/app/out --emulate
  *   npx tsc -p examples/app && node examples/app/out/js/main.js --emulate [--json] [--matrices DIR] [GRAPH ...]
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -77,6 +77,24 @@ const mi = args.indexOf('--matrices');
 const matrices = mi >= 0 ? args[mi + 1]! : resolve(here, '..', '..', '..', '..', '..', 'shared', 'data', 'matrices');
 const sequence = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--matrices');
 
+/** A user's error (a graph that cannot be read, a project not built): one line, exit 1, as the dype command does. */
+function fail(e: unknown): never {
+  if (e instanceof InputError) {
+    console.error(e.message);
+    process.exit(1);
+  }
+  throw e;
+}
+if (!existsSync(matrices))
+  fail(
+    new InputError(
+      'DY3010',
+      matrices,
+      undefined,
+      'no such folder of graphs: pass --matrices DIR (the shared matrices beside the checkout are the default)',
+    ),
+  );
+
 function random(shape: number[], name: string): DenseTensor {
   const rng = new Rng(seedFor(42, name));
   const data = new Float64Array(shape[0]! * shape[1]!);
@@ -101,14 +119,8 @@ const stagesText = (r: RunResult<GcnOutputs>): string =>
   r.stages.map((s) => `[${s.ops.join(' ')}]@${s.devices.join('+')}: ${s.backend} ${s.ms.toFixed(2)} ms`).join(', ');
 
 const plan = JSON.parse(readFileSync(join(outDir, 'plan.json'), 'utf8')) as { system: SystemSpec };
-const backends = await openProject(outDir, plan.system, { emulate }).catch((e: unknown) => {
-  // A library not built (or of another program): one line, as the dype command prints it.
-  if (e instanceof InputError) {
-    console.error(e.message);
-    process.exit(1);
-  }
-  throw e;
-});
+// A library not built (or of another program): one line, as the dype command prints it.
+const backends = await openProject(outDir, plan.system, { emulate }).catch(fail);
 const trace = new TraceRecorder();
 const rt = createRuntime({ system: plan.system, backends, trace });
 
@@ -151,33 +163,45 @@ async function runOne(file: string): Promise<void> {
     );
   }
 }
+// Every graph is read before anything runs, so a misspelt one fails at once, with nothing run or written.
+try {
+  for (const file of new Set([...names, ...ENERGY_SEQUENCE])) inputsFor(file);
+} catch (e) {
+  closeBackends(backends);
+  fail(e);
+}
 for (const file of names) await runOne(file);
-const s = rt.stats();
+// The sequence one input at a time: its switches are the ones printed above, its model clock the sequential one.
+const seq = rt.stats();
 const streamed = await rt.stream(names.map((file) => ({ inputs: inputsFor(file), name: `stream ${file}` })));
 // The same runtime, now for energy: the energy guards choose from the next input on; the policy's state carries over.
 if (!json) console.log(`\nobjective ${rt.objective} -> energy`);
 rt.setObjective('energy');
 for (const file of ENERGY_SEQUENCE) await runOne(file);
+// Every input of the three parts: the sequence, the stream and the energy runs.
+const s = rt.stats();
 const summary = {
   runs: s.runs,
   switches: s.switches,
   replans: s.replans,
   byPartition: s.byPartition,
   byBackend: s.byBackend,
+  byObjective: s.byObjective,
+  sequentialRuns: seq.runs,
+  sequentialSwitches: seq.switches,
   // Which clock each time is on, in its name: the model's (the cost model's figures) or the wall clock's (measured).
-  sequentialModelClockMs: s.clockMs,
+  sequentialModelClockMs: seq.clockMs,
   streamModelMakespanMs: streamed.makespanMs,
   streamMeasuredWallMs: streamed.wallMs,
   streamMeasuredStageSumMs: streamed.stageSumMs,
   streamYSums: streamed.results.map((r) => r.outputs.Y.data.reduce((a, v) => a + v, 0)),
   traceEvents: trace.size,
-  byObjective: rt.stats().byObjective,
 };
 trace.write(join(outDir, 'trace.json'));
 if (json) process.stdout.write(`${JSON.stringify({ summary })}\n`);
 else
   console.log(
-    `\n${s.runs} inputs, ${s.switches} switches, ${s.replans} re-plans; decisions ${s.decisionMs.toFixed(2)} ms measured in all (${s.decisionsReused} reused a kept choice); by backend, measured: ${Object.entries(
+    `\n${s.runs} inputs (${names.length} one at a time, ${names.length} streamed, ${ENERGY_SEQUENCE.length} for energy), ${s.switches} switches, ${s.replans} re-plans; decisions ${s.decisionMs.toFixed(2)} ms measured in all (${s.decisionsReused} reused a kept choice); by backend, measured: ${Object.entries(
       s.byBackend,
     )
       .map(([b, x]) => `${b} ${x.stages} stages ${x.ms.toFixed(1)} ms`)

@@ -20,7 +20,7 @@ import type { Objective, PlanProblem } from '../plan/types.js';
 import type { SystemSpec } from '../system/types.js';
 import { InputBinder, type BoundInputs } from './inputs.js';
 import { ModelMemo } from './memo.js';
-import type { GuardFeatures, RuntimeConfig, RuntimeInputs } from './types.js';
+import type { GuardFeatures, RuntimeConfig, RuntimeInputs, RuntimeParam } from './types.js';
 
 export interface Part {
   id: number;
@@ -66,6 +66,15 @@ export interface Choice {
 
 /** A choice kept per problem and objective (Chooser.chosen): what does not depend on the call. */
 type Kept = Omit<Choice, 'b' | 'problem' | 'features' | 'fresh'>;
+
+/** The config's parameters with the element type the manifest (what the backends run) gives each. */
+function withDtypes(cfg: RuntimeConfig): RuntimeParam[] {
+  return cfg.params.map((p) => {
+    const m = cfg.manifest.params.find((q) => q.name === p.name);
+    if (!m) throw new Error(`runtime config of kernel ${cfg.kernel}: its manifest has no parameter '${p.name}'`);
+    return { ...p, dtype: m.type.dtype };
+  });
+}
 
 /** A kept choice for this call's binding. Built field by field: V8 spreads (and rest-destructures) such records an order of magnitude slower. */
 function keptChoice(known: Kept, b: BoundInputs, problem: PlanProblem, features: FeatureView): Choice {
@@ -122,7 +131,7 @@ export class Chooser {
       });
     }
     this.cur = this.by.get(cfg.objective)!;
-    this.binder = new InputBinder(cfg.kernel, cfg.params);
+    this.binder = new InputBinder(cfg.kernel, withDtypes(cfg));
     // Every objective's figures are counted alike (checkGuardPlans): one memo prices partitions for all.
     this.memo = new ModelMemo(sys, cfg.spec, this.cur.popts);
     this.view = featureView({

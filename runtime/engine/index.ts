@@ -1,8 +1,9 @@
 /** The guarded runtime library that generated `<prog>.runtime.ts` files import. */
-export { createGuardedRuntime, type GuardedRuntime, type StreamItem } from './runtime.js';
+export { createGuardedRuntime, type GuardedRuntime, type StreamItem, type StreamSource } from './runtime.js';
 export { bindInputs } from './inputs.js';
 export type * from './types.js';
 export { TraceRecorder } from './trace.js';
+export { HistoryLog } from '../history/log.js';
 // Backends: what runs each stage.
 export {
   closeBackends,

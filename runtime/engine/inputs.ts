@@ -1,4 +1,5 @@
 /** Checking a runtime call's inputs against the kernel and binding them for the planner. */
+import { dtypeMisfit } from '../dtype.js';
 import { InputError } from '../errors.js';
 import { SampledFeatures } from '../features/quick.js';
 import { sparseFeaturesOf } from '../guards/features.js';
@@ -13,9 +14,23 @@ export interface BoundInputs {
   binding: Binding;
 }
 
+/**
+ * The tensor's shape at the parameter's rank: a rank-1 parameter takes a vector given as [n], or as an n x 1 or 1 x n
+ * matrix (a Matrix Market vector), as the reference interpreter binds it (interp/bind.ts fitShape); any other shape
+ * is returned as it is, for the rank error.
+ */
 function shapeOf(t: Tensor, rank: number): number[] {
-  if (t.format !== 'dense') return [t.rows, t.cols];
-  return rank === 1 ? [t.data.length] : t.shape;
+  const shape = t.format !== 'dense' ? [t.rows, t.cols] : t.shape;
+  return rank === 1 && shape.length === 2 && (shape[0] === 1 || shape[1] === 1) ? [shape[0]! * shape[1]!] : shape;
+}
+
+/** What a value that is not a number is, for the message. */
+function whatIs(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return `a ${typeof v}`;
+  if (Array.isArray(v)) return 'an array';
+  const f = (v as { format?: unknown }).format;
+  return typeof f === 'string' ? `a ${f} tensor` : 'an object';
 }
 
 /**
@@ -121,7 +136,9 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
       throw new InputError('DY3013', `input ${p.name}`, undefined, `kernel '${kernel}' needs input '${p.name}'`);
     if (p.kind === 'scalar') {
       if (typeof v !== 'number' || Number.isNaN(v))
-        bad(p.name, `expected a number, found ${typeof v === 'number' ? 'NaN' : 'a tensor'}`);
+        bad(p.name, `expected a number, found ${typeof v === 'number' ? 'NaN' : whatIs(v)}`);
+      const misfit = p.dtype === undefined ? undefined : dtypeMisfit(p.dtype, v as number);
+      if (misfit) bad(p.name, `'${p.name}' is ${p.dtype}: ${String(v)} is ${misfit}`);
       scalars.set(p.name, v as number);
       continue;
     }
@@ -145,9 +162,16 @@ export function bindInputs(kernel: string, params: readonly RuntimeParam[], inpu
       const n = shape[i]!;
       if (typeof d === 'number') {
         if (n !== d) bad(p.name, `dimension ${i + 1} must be ${d}, found ${n}`);
-      } else if (dims.has(d) && dims.get(d) !== n)
-        bad(p.name, `dimension ${i + 1} is ${d} = ${dims.get(d)} from an earlier input, found ${n}`);
-      else dims.set(d, n);
+      } else if (dims.has(d) && dims.get(d) !== n) {
+        // Where the dim was bound: an earlier dimension of this input (a square csr[n, n]) or an earlier input.
+        const at = p.shape.indexOf(d);
+        bad(
+          p.name,
+          at < i
+            ? `dimension ${i + 1} is ${d}, which dimension ${at + 1} makes ${dims.get(d)}, found ${n}`
+            : `dimension ${i + 1} is ${d} = ${dims.get(d)} from an earlier input, found ${n}`,
+        );
+      } else dims.set(d, n);
     });
     tensors.set(p.name, v);
     if (v.format !== 'dense') sparse.set(p.name, inputFeatures(v, p.name));

@@ -42,9 +42,14 @@ export interface GuardedRuntime {
   /** Runs one input: its partition's stages one after another on their devices. */
   run(inputs: RuntimeInputs, name?: string): Promise<RunResult>;
   /** Runs a sequence pipelined; results in input order. */
-  stream(inputs: Iterable<StreamItem>): Promise<StreamResult>;
-  /** The same, yielding each result as soon as it and all before it are done (a failure leaves earlier ones delivered). */
-  each(inputs: Iterable<StreamItem>): AsyncGenerator<RunResult>;
+  stream(inputs: StreamSource): Promise<StreamResult>;
+  /**
+   * The same, yielding each result as soon as it and all before it are done (a failure leaves earlier ones
+   * delivered). Inputs are taken from `inputs` one at a time, when the first stage is free for the next: a source
+   * that never ends (graphs arriving over time) streams with at most one input per stage held, and leaving the
+   * loop early closes the source.
+   */
+  each(inputs: StreamSource): AsyncGenerator<RunResult>;
   explain(inputs: RuntimeInputs): Explanation;
   /**
    * Says that these tensors' values (a dense tensor's data, a sparse input's
@@ -75,6 +80,8 @@ export interface GuardedRuntime {
 }
 
 export type StreamItem = RuntimeInputs | { inputs: RuntimeInputs; name: string };
+/** What `stream` and `each` read inputs from: any iterable, or an async one (inputs that arrive over time). */
+export type StreamSource = Iterable<StreamItem> | AsyncIterable<StreamItem>;
 
 const ref = (p: Part): PartitionRef => ({ id: p.id, label: p.label, replanned: p.replanned });
 const predicted = (m: Mapping | undefined): Predicted | undefined =>
@@ -103,7 +110,37 @@ interface Planned {
   tried: Set<number>;
 }
 
+/**
+ * The backends' code must come from the program the config was generated from: a project recompiled from an edited
+ * program (or another program) runs other ops under the same names, and its results would be wrong without a word.
+ */
+function checkBuiltFrom(cfg: RuntimeConfig, backends: RuntimeOptions['backends']): void {
+  for (const b of Object.values(backends)) {
+    const from = b?.builtFrom;
+    if (!from) continue;
+    if (from.program !== cfg.program)
+      throw new InputError(
+        'DY3044',
+        from.where,
+        undefined,
+        `the ${b.name} backend was built from program '${from.program}', but this runtime runs '${cfg.program}': open the project compiled from ${cfg.program}`,
+      );
+    if (from.programHash !== cfg.programHash)
+      throw new InputError(
+        'DY3044',
+        from.where,
+        undefined,
+        `the ${b.name} backend was built from another version of program '${cfg.program}' (hash ${from.programHash.slice(0, 12)}, this runtime's ${cfg.programHash.slice(0, 12)}): use the runtime generated with that project, or recompile and rebuild the project`,
+      );
+  }
+}
+
 export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): GuardedRuntime {
+  if (typeof o !== 'object' || o === null || typeof o.system !== 'object' || typeof o.backends !== 'object')
+    throw new TypeError(
+      'createGuardedRuntime(config, options): options must hold at least { system, backends }: a system from loadSystemFile, and the backends from openProject(dir, system, { emulate })',
+    );
+  checkBuiltFrom(cfg, o.backends);
   // The guards' cost model, the thread picks and the model clock price the CPU by the fit of the backend that runs it.
   const cpuBackend = cpuBackendOf(o.backends.cpu?.name);
   const sys = cpuBackend ? systemForCpuBackend(o.system, cpuBackend).system : o.system;
@@ -289,8 +326,12 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     };
   };
 
-  async function* each(seqIn: Iterable<StreamItem>): AsyncGenerator<RunResult> {
-    const items = [...seqIn].map(named);
+  async function* each(seqIn: StreamSource): AsyncGenerator<RunResult> {
+    const source =
+      Symbol.asyncIterator in seqIn
+        ? (seqIn as AsyncIterable<StreamItem>)[Symbol.asyncIterator]()
+        : (seqIn as Iterable<StreamItem>)[Symbol.iterator]();
+    let ended = false;
     interface Flight {
       p: Planned;
       s: Slot;
@@ -299,7 +340,6 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       t0: number;
     }
     const flights: Flight[] = [];
-    let next = 0;
     let pending: Planned | undefined;
     /** Runs every input in flight to its end, one after another, and delivers each (oldest first). */
     async function* drain(): AsyncGenerator<RunResult> {
@@ -313,18 +353,29 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       }
     }
     try {
-      while (next < items.length || pending || flights.length > 0) {
-        // Admit the next input into stage 0 when it is free; a switch waits for the pipeline to drain.
+      while (!ended || pending || flights.length > 0) {
+        // Take and admit the next input into stage 0 when it is free; a switch waits for the pipeline to drain.
         if (!flights.some((f) => f.stage === 0)) {
-          if (!pending && next < items.length) {
-            const it = items[next++]!;
+          if (!pending && !ended) {
+            let got: IteratorResult<StreamItem>;
             try {
-              pending = plan(it.inputs, it.name);
+              got = await source.next();
             } catch (e) {
-              // A bad input fails the stream where it stands: the inputs admitted before it are delivered first.
+              // The source itself failed (and so is done): the inputs admitted before are delivered first.
+              ended = true;
               yield* drain();
               throw e;
             }
+            if (got.done) ended = true;
+            else
+              try {
+                const it = named(got.value);
+                pending = plan(it.inputs, it.name);
+              } catch (e) {
+                // A bad input fails the stream where it stands: the inputs admitted before it are delivered first.
+                yield* drain();
+                throw e;
+              }
           }
           if (pending && (!pending.switched || flights.length === 0)) {
             const s = slot();
@@ -373,6 +424,8 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         engine.end(f.s);
         idle.push(f.s);
       }
+      // Left early (a break in the caller's loop, an error): the source is closed, as a for-of loop closes it.
+      if (!ended) await source.return?.();
     }
   }
 

@@ -1,4 +1,5 @@
 /** What a generated runtime embeds and what its API returns. */
+import type { ValueDtype } from '../dtype.js';
 import type { StageBackends, StageRun } from '../exec/index.js';
 import type { TraceRecorder } from './trace.js';
 import type { GuardPlans } from '../guards/objectives.js';
@@ -17,6 +18,11 @@ export interface RuntimeParam {
   kind: 'sparse' | 'dense' | 'scalar';
   /** Dim names or literal sizes. */
   shape: (string | number)[];
+  /**
+   * The element type: a scalar's value is checked against it (DY3042 for one the type does not hold: every backend
+   * stores it in the type). createGuardedRuntime takes it from the config's manifest, what the backends run.
+   */
+  dtype?: ValueDtype;
 }
 
 /** The flat features guards read (`A.nnz`, `dim.f`). */

@@ -45,8 +45,19 @@ export class DeviceCallError extends Error {
   }
 }
 
+/** The program a backend's code was compiled from, where it knows: a project's wasm kernels and native libraries. */
+export interface BuiltFrom {
+  program: string;
+  /** The program's hash (project.json's, the library's own): a runtime generated from another version refuses it. */
+  programHash: string;
+  /** The file that says so, for the error. */
+  where: string;
+}
+
 export interface StageBackend {
   readonly name: BackendName;
+  /** What the backend's code was compiled from (absent: a module built in this process, which nothing can mismatch). */
+  readonly builtFrom?: BuiltFrom;
   readonly kind: DeviceKind;
   /** Devices it can run on (device instances of its kind map to 0, 1, ... in system order). */
   readonly deviceCount: number;

@@ -25,7 +25,7 @@ import {
   type GatherPattern,
 } from '../wasm/spread.js';
 import { chunkCuts, type WasmThreadPool } from '../wasm/threads.js';
-import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend } from './backend.js';
+import { DeviceCallError, type BuiltFrom, type CallOptions, type DeviceBuffer, type StageBackend } from './backend.js';
 import { Heap } from './heap.js';
 
 const PAGE = 65536;
@@ -54,6 +54,7 @@ export class WasmStageBackend implements StageBackend {
     instance: WebAssembly.Instance,
     private pool: WasmThreadPool | undefined,
     private readonly spreadFrom: number,
+    readonly builtFrom: BuiltFrom | undefined,
   ) {
     const fnOf = (name: string): OpFn => {
       const fn = instance.exports[name];
@@ -71,11 +72,11 @@ export class WasmStageBackend implements StageBackend {
   static async create(
     binary: Uint8Array,
     manifest: WasmManifest,
-    opts: { threads?: number; spreadFromBytes?: number } = {},
+    opts: { threads?: number; spreadFromBytes?: number; builtFrom?: BuiltFrom } = {},
   ): Promise<WasmStageBackend> {
     const spreadFrom = spreadThreshold(opts.spreadFromBytes, hostSpreadFromBytes(), 'wasm backend');
     const { memory, instance, pool } = await instantiateKernel(binary, manifest, opts.threads ?? 1, 'wasm backend');
-    return new WasmStageBackend(manifest, memory, instance, pool, spreadFrom);
+    return new WasmStageBackend(manifest, memory, instance, pool, spreadFrom, opts.builtFrom);
   }
 
   /** Whether op `handle` runs its spread form over these buffers: its gathered buffers' bytes reach the threshold. */
@@ -277,7 +278,7 @@ export class WasmStageBackend implements StageBackend {
 export async function wasmStageBackendFromDir(
   dir: string,
   kernel: string,
-  opts: { threads?: number } = {},
+  opts: { threads?: number; builtFrom?: BuiltFrom } = {},
 ): Promise<WasmStageBackend> {
   const read = (f: string): Buffer => {
     try {

@@ -5,7 +5,13 @@
  * (`offThread`: pipelined stages), where koffi runs them on its own threads.
  * Every failing call becomes a DeviceCallError with the library's text.
  */
-import { DeviceCallError, type CallOptions, type DeviceBuffer, type StageBackend } from '../exec/backend.js';
+import {
+  DeviceCallError,
+  type BuiltFrom,
+  type CallOptions,
+  type DeviceBuffer,
+  type StageBackend,
+} from '../exec/backend.js';
 import type { DeviceKind } from '../system/types.js';
 import { ABI_ERRORS, type AbiFunction, type NativeFamily } from './abi.js';
 import type { NativeLibrary, NativePtr } from './library.js';
@@ -24,6 +30,7 @@ const KIND: Record<NativeFamily, DeviceKind> = { cuda: 'gpu', fpga: 'fpga', cpu:
 export class NativeStageBackend implements StageBackend {
   readonly kind: DeviceKind;
   readonly deviceCount: number;
+  readonly builtFrom: BuiltFrom;
   private readonly handles = new Map<string, number>();
 
   constructor(
@@ -32,6 +39,7 @@ export class NativeStageBackend implements StageBackend {
   ) {
     this.kind = KIND[family];
     this.deviceCount = lib.call('device_count') as number;
+    this.builtFrom = { program: lib.program, programHash: lib.programHash, where: lib.path };
   }
 
   get name() {

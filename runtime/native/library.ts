@@ -36,6 +36,14 @@ export interface NativeLibraryOptions {
 
 export class NativeLibrary {
   readonly backend: NativeBackendName;
+  /** The program the library was built from (its own program()). */
+  get program(): string {
+    return this.call('program') as string;
+  }
+  /** That program's hash (its own program_hash()). */
+  get programHash(): string {
+    return this.call('program_hash') as string;
+  }
   private readonly fns: Record<AbiFunction, Fn>;
 
   private constructor(
@@ -89,10 +97,10 @@ export class NativeLibrary {
         undefined,
         `speaks native ABI version ${version}; this runtime speaks ${ABI_VERSION}: rebuild it with ${o.buildCommand}`,
       );
-    const program = me.call('program') as string;
+    const program = me.program;
     if (program !== o.program)
       throw new InputError('DY3044', path, undefined, `was built from program '${program}', not '${o.program}'`);
-    const hash = me.call('program_hash') as string;
+    const hash = me.programHash;
     if (o.programHash !== undefined && hash !== o.programHash)
       throw new InputError(
         'DY3044',

@@ -132,6 +132,10 @@ export interface OpenOptions {
  * that builds it.
  */
 export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions): Promise<StageBackends> {
+  if (typeof dir !== 'string' || !Array.isArray(sys?.devices) || typeof o?.emulate !== 'boolean')
+    throw new TypeError(
+      'openProject(dir, system, options): expected the project folder, a system (loadSystemFile) and { emulate: boolean }',
+    );
   const info = readProject(dir);
   const kinds = o.kinds ?? [...new Set(sys.devices.map((d) => d.kind))];
   const out: StageBackends = {};
@@ -139,10 +143,11 @@ export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions):
     const family = SERVED_BY[kind];
     if (family === 'wasm') {
       const kernel = o.kernel ?? info.kernels[0]!;
+      const builtFrom = { program: info.program, programHash: info.programHash, where: join(dir, 'project.json') };
       out[kind] = await wasmStageBackendFromDir(
         join(dir, 'wasm'),
         kernel,
-        o.threads !== undefined ? { threads: o.threads } : {},
+        o.threads !== undefined ? { threads: o.threads, builtFrom } : { builtFrom },
       );
       continue;
     }

@@ -11,6 +11,7 @@
  * and [lo, hi) clamping the top-level parallel loop (0 and 2^31-1 for the
  * whole range; threads pass a slice). All parameters are i32.
  */
+import type { ValueDtype } from '../dtype.js';
 
 /** Element types of buffers; `index` is i32. Storage: f32, f64, i32, i64 natively; bool as one i32 (0 or 1) per element. */
 export type WasmElem = 'f32' | 'f64' | 'i32' | 'i64' | 'bool' | 'index';
@@ -28,7 +29,7 @@ export interface WasmBuffer {
 /** A value's type: format, dtype and shape (a dim name or a literal). */
 export interface WasmValueType {
   format: 'dense' | 'csr' | 'csc' | 'coo';
-  dtype: 'f32' | 'f64' | 'i32' | 'i64' | 'bool';
+  dtype: ValueDtype;
   shape: (string | number)[];
 }
 

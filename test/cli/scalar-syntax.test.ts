@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseScalar, type ScalarKind } from '../../cli/inputs.js';
-import { dtypeMisfit } from '../../ir/types.js';
+import { dtypeMisfit } from '../../runtime/dtype.js';
 import { InputError } from '../../runtime/errors.js';
 
 describe('parseScalar', () => {

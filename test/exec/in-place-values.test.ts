@@ -19,7 +19,7 @@ import { closeBackends, WasmStageBackend, type StageBackends } from '../../runti
 import type { GuardPlan } from '../../runtime/guards/types.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
-import { openProject } from '../../runtime/native/project.js';
+import { openProject, readProject } from '../../runtime/native/project.js';
 import type { StageChoice } from '../../runtime/plan/dp.js';
 import type { PlanSpec } from '../../runtime/plan/types.js';
 import { Rng } from '../../runtime/random.js';
@@ -273,10 +273,14 @@ describe.skipIf(!HAVE_GXX)('values rewritten in place: gcn over wasm + cuda-emu'
     const manifest = JSON.parse(readFileSync(join(dir, 'wasm', 'gcn.manifest.json'), 'utf8')) as WasmManifest;
     const n = spec.ops.length;
     const cut = Math.ceil(n / 2);
-    config = fixed(kernel, spec, manifest, [
-      { start: 0, end: cut, device: 'cpu', count: 1 },
-      { start: cut, end: n, device: 'gpu', count: 1 },
-    ]);
+    config = {
+      ...fixed(kernel, spec, manifest, [
+        { start: 0, end: cut, device: 'cpu', count: 1 },
+        { start: cut, end: n, device: 'gpu', count: 1 },
+      ]),
+      // The project's backends carry its program's hash, which the runtime checks against its own (DY3044).
+      programHash: readProject(dir).programHash,
+    };
     backends = await openProject(dir, sys, { emulate: true, kernel: 'gcn', kinds: ['cpu', 'gpu'] });
   }, 430_000);
   afterAll(() => {

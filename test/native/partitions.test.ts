@@ -28,7 +28,7 @@ import type { GuardPlan } from '../../runtime/guards/types.js';
 import { features } from '../../runtime/features/index.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
-import { openProject } from '../../runtime/native/project.js';
+import { openProject, readProject } from '../../runtime/native/project.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../../runtime/plan/dp.js';
 import type { Objective, PlanSpec } from '../../runtime/plan/types.js';
@@ -241,7 +241,8 @@ describe.skipIf(!HAVE)('streams and switches', () => {
     };
     const cfg: RuntimeConfig = {
       program: 'gcn',
-      programHash: 'test',
+      // The project's backends carry its hash, which the runtime checks against its own (DY3044).
+      programHash: readProject(p.dir).programHash,
       kernel: 'gcn',
       manifest: p.manifest,
       spec: p.spec,

@@ -162,6 +162,15 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     expect(real.stderr.trim()).toMatch(
       /^\S*libgcn_(cuda|fpga)\.so: error DY3043: the (cuda|fpga) library \((cuda|xrt)\) is not built, only its emulated build \((cuda-emu|fpga-csim)\): run with --emulate .* or dype build \S+ --real where .*$/,
     );
+    // A graph that cannot be read: one line naming it, exit 1, before anything runs (no stack trace).
+    const missing = spawnSync(
+      process.execPath,
+      [join(OUT, 'js', 'main.js'), '--emulate', '--matrices', M, 'karate.mtx', 'nosuch.mtx'],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
+    expect(missing.status).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr.trim()).toMatch(/^\S*nosuch\.mtx: error DY3010: .*$/);
     const stdout = execFileSync(
       process.execPath,
       [join(OUT, 'js', 'main.js'), '--emulate', '--json', '--matrices', M],
@@ -174,7 +183,11 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
         (l) =>
           JSON.parse(l) as Line & {
             summary?: {
+              runs: number;
               switches: number;
+              sequentialRuns: number;
+              sequentialSwitches: number;
+              byPartition: Record<string, number>;
               replans: number;
               traceEvents: number;
               byBackend: Record<string, { stages: number }>;
@@ -192,6 +205,11 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     expect(energy.map((r) => r.input)).toEqual(ENERGY_SEQUENCE);
     // The sequence one at a time and streamed, then the energy runs.
     expect(summary.byObjective).toEqual({ throughput: 2 * SEQUENCE.length, energy: ENERGY_SEQUENCE.length });
+    // Every count of the summary is of the same inputs: all three parts (the sequential ones apart).
+    expect(summary.runs).toBe(2 * SEQUENCE.length + ENERGY_SEQUENCE.length);
+    expect(Object.values(summary.byPartition).reduce((a, n) => a + n, 0)).toBe(summary.runs);
+    expect(summary.sequentialRuns).toBe(SEQUENCE.length);
+    expect(summary.switches).toBeGreaterThanOrEqual(summary.sequentialSwitches);
     const table = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8')).kernels.gcn.partitions as {
       id: number;
       objectives: string[];
@@ -227,8 +245,8 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
       expect(r.reason.length).toBeGreaterThan(5);
       if (!r.replan) expect(r.path.length).toBeGreaterThan(0);
     }
-    expect(summary.switches).toBeGreaterThanOrEqual(1);
-    expect(runs.filter((r) => r.switched).length).toBe(summary.switches);
+    expect(summary.sequentialSwitches).toBeGreaterThanOrEqual(1);
+    expect(runs.filter((r) => r.switched).length).toBe(summary.sequentialSwitches);
     for (const r of runs.filter((x) => x.switched)) expect(r.reason).toMatch(/> switch cost|cannot run/);
     // karate is smaller than anything the guards were built for.
     const karate = runs.find((r) => r.input === 'karate.mtx')!;
