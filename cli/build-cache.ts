@@ -16,26 +16,50 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { cacheRoot } from '../codegen/wasm/cache.js';
 import { makeDirs } from '../runtime/io/files.js';
 
 const FORMAT = 'dype-native-build-1';
 const SOURCE = /\.(c|cc|cpp|cxx|h|hh|hpp|cu|cuh|map|tcl|cfg|mk|ini)$|^(Makefile|CMakeLists\.txt)$/;
-/** What the generated Makefiles read from the environment (hls-templates/project/Makefile.hbs, the CUDA Makefile). */
-const ENV = [
+/**
+ * What the generated Makefiles (hls-templates/project/Makefile.hbs, codegen/cuda/templates/Makefile.hbs) read from
+ * the environment that shapes a library: every variable they set with `?=` or only read is here or in
+ * NOT_IN_LIBRARY (test/compile/build-cache.test.ts fails on one in neither).
+ */
+export const BUILD_ENV = [
   'CXX',
   'CXXFLAGS',
   'EMUFLAGS',
   'CHECKFLAGS',
   'NVCC',
   'NVCCFLAGS',
-  'ARCH',
-  'LDFLAGS',
+  'ARCHS',
   'XILINX_XRT',
   'PLATFORM',
 ];
+/** The Makefiles' variables that do not change a library, with why. */
+export const NOT_IN_LIBRARY: Record<string, string> = {
+  KERNEL: 'the kernel csim and the hardware flow run',
+  INPUTS: "csim's input files",
+  OUTPUTS: "csim's output files",
+  PARAMS: "csim's parameters",
+  CALLER_DIR: "where csim's relative paths start",
+  SPLIT: "the hardware flow's row split",
+  DEVICES: "the hardware flow's devices",
+  BUILD: 'dype build sets it on the make command line (BUILD=build)',
+  PWD: "make's own working directory (CALLER_DIR's default)",
+};
 
 function sources(dir: string, root = dir, out: [string, string][] = []): [string, string][] {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -65,7 +89,7 @@ export function buildKey(dir: string, target: string, env: NodeJS.ProcessEnv = p
         files: sources(dir),
         cxx: version(env['CXX'] || 'g++'),
         nvcc: target.includes('_cuda.') ? version(env['NVCC'] || 'nvcc') : '',
-        env: ENV.map((k) => [k, env[k] ?? null]),
+        env: BUILD_ENV.map((k) => [k, env[k] ?? null]),
       }),
     ),
   );
@@ -80,6 +104,8 @@ export function fromCache(key: string, library: string, env: NodeJS.ProcessEnv =
     const bytes = readFileSync(lib);
     if (sha(bytes) !== readFileSync(join(at, 'sha256'), 'utf8').trim()) return false;
     const tmp = `${library}.${randomBytes(6).toString('hex')}.tmp`;
+    // A fresh project has no output folder yet (the HLS library's build/lib/): the copy makes it, as make would.
+    mkdirSync(dirname(library), { recursive: true });
     writeFileSync(tmp, bytes, { mode: 0o755 });
     renameSync(tmp, library);
     return true;

@@ -39,7 +39,7 @@ export const DATA_ERROR_CODES = {
   DY3042: 'runtime input does not fit the kernel',
   DY3043: 'native library missing or not built, or the project compiled without the target it needs',
   DY3044:
-    'native library built from another program or ABI version; a project or plan.json of another program, of another format version, or without guards for the `--objective` asked',
+    'native library built from another program or ABI version; a project or plan.json of another program, of another format version, or without guards for the `--objective` asked; backends given to a runtime generated from another program or version of it',
   DY3045: 'a device call failed',
   DY3046: 'device memory exhausted and no fallback partition can run',
   DY3047: 'bad partition',
@@ -47,6 +47,7 @@ export const DATA_ERROR_CODES = {
   DY3049: 'unknown system preset',
   DY3050: '--threads more than the cores, capped (a warning)',
   DY3051: 'runtime input is not a well-formed tensor',
+  DY3052: 'a native library build failed',
 } as const;
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;

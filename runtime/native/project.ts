@@ -94,6 +94,16 @@ export function readProject(dir: string): ProjectInfo {
       undefined,
       'expected a dype project description (format dype-project, version 1): recompile the project with dype compile',
     );
+  // The program and kernel names go into library file names and C symbols: C identifiers, as dype compile writes.
+  const ident = /^[A-Za-z_][A-Za-z0-9_]*$/;
+  const badName = [p.program, ...p.kernels].find((n) => typeof n !== 'string' || !ident.test(n));
+  if (badName !== undefined)
+    throw new InputError(
+      'DY3044',
+      path,
+      undefined,
+      `${JSON.stringify(badName)} is not a program or kernel name dype compile writes (a C identifier): recompile the project with dype compile`,
+    );
   return p;
 }
 
