@@ -78,7 +78,11 @@ export function reportJson(
     features: snakeValues(Object.fromEntries(feats)),
     plan_ms: r.planMs,
     pareto: r.pareto.map(mappingJson),
-    baselines: Object.fromEntries(Object.entries(r.baselines).map(([k, m]) => [k, mappingJson(m)])),
+    baselines: Object.fromEntries(
+      Object.entries(r.baselines).map(([k, b]) => [k, b.mapping ? mappingJson(b.mapping) : null]),
+    ),
+    // How each baseline was found, or why there is none (no such device, the power cap, memory).
+    baseline_notes: Object.fromEntries(Object.entries(r.baselines).map(([k, b]) => [k, b.note])),
   };
 }
 
@@ -102,7 +106,7 @@ export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string)
     stdout(JSON.stringify(reportJson(kernel.name, sys.name, goal, feats, r), null, 2) + '\n');
     return;
   }
-  const gpu = r.baselines['gpu-only'];
+  const gpu = r.baselines['gpu-only'].mapping;
   const lines: string[] = [];
   lines.push(`kernel ${kernel.name} on ${systemSummary(sys)}`);
   for (const [n, f] of feats)
@@ -126,13 +130,14 @@ export function planCommand(file: string, o: PlanCliOptions, stdout: (s: string)
     );
   });
   lines.push('Baselines (modelled):');
-  for (const [name, m] of Object.entries(r.baselines)) {
+  for (const [name, { mapping: m, note }] of Object.entries(r.baselines)) {
     if (!m) {
-      lines.push(`  ${name.padEnd(9)} (not applicable on this system)`);
+      lines.push(`  ${name.padEnd(9)} (none: ${note})`);
       continue;
     }
+    const how = note === name ? '' : ` (${note})`;
     lines.push(
-      `  ${name.padEnd(9)} ${f3(m.perInputMs)} ms/input, period ${f3(m.periodMs)} ms, latency ${f3(m.latencyMs)} ms, energy ${f3(m.deviceEnergyJ * 1e3)} mJ device / ${f3(m.systemEnergyJ * 1e3)} mJ system  ${stageText(m)}`,
+      `  ${name.padEnd(9)} ${f3(m.perInputMs)} ms/input, period ${f3(m.periodMs)} ms, latency ${f3(m.latencyMs)} ms, energy ${f3(m.deviceEnergyJ * 1e3)} mJ device / ${f3(m.systemEnergyJ * 1e3)} mJ system, ${m.powerW.toFixed(0)} W  ${stageText(m)}${how}`,
     );
   }
   stdout(lines.join('\n') + '\n');

@@ -7,12 +7,19 @@ import type { Kernel } from '../ir/module.js';
 import { InputError } from '../runtime/errors.js';
 import { features } from '../runtime/features/index.js';
 import type { AllFeatures } from '../runtime/features/types.js';
-import { heft, singleKind, staticChoice } from '../runtime/plan/baselines.js';
+import {
+  heftWithinCap,
+  singleKindPick,
+  staticChoice,
+  withinCap,
+  type BaselinePick,
+} from '../runtime/plan/baselines.js';
 import { bindProblem } from '../runtime/plan/bind.js';
-import { evaluateChoices, planPareto, type PlanOptions } from '../runtime/plan/dp.js';
+import { evaluateChoices, planPareto, type PlanOptions, type StageChoice } from '../runtime/plan/dp.js';
 import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Mapping, PlanProblem, PlanSpec, SparseFeatures } from '../runtime/plan/types.js';
 import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
+import { MAX_SYSTEM_FIGURE } from '../runtime/system/schema.js';
 import { resolveSystemArg } from '../runtime/system/presets.js';
 import type { SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
@@ -35,9 +42,15 @@ export interface SystemOptions {
 
 export function loadSystem(o: SystemOptions, fallback: string): SystemSpec {
   const file = resolveSystem(o.system ?? fallback);
+  // Decimal only (Number() would take 0x190 and Infinity), and no more than a system file may hold.
   const cap = o.powerCap === undefined ? undefined : Number(o.powerCap);
-  if (cap !== undefined && !(cap > 0))
-    throw usage(`--power-cap expects a positive number of watts, got '${o.powerCap}'`);
+  if (
+    cap !== undefined &&
+    !(/^\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(o.powerCap!.trim()) && cap > 0 && cap <= MAX_SYSTEM_FIGURE)
+  )
+    throw usage(
+      `--power-cap expects a positive decimal number of watts (at most ${MAX_SYSTEM_FIGURE}), got '${o.powerCap}'`,
+    );
   return applyOverrides(loadSystemFile(file), {
     ...(cap !== undefined ? { powerCapW: cap } : {}),
     noP2p: o.p2p === false,
@@ -123,12 +136,13 @@ export interface PlanReport {
   spec: PlanSpec;
   problem: PlanProblem;
   pareto: Mapping[];
+  /** Each baseline under the same constraints as the Pareto set (power cap, latency bound), or why there is none. */
   baselines: {
-    'gpu-only': Mapping | undefined;
-    'fpga-only': Mapping | undefined;
-    'cpu-only': Mapping | undefined;
-    static: Mapping | undefined;
-    heft: Mapping | undefined;
+    'gpu-only': BaselinePick;
+    'fpga-only': BaselinePick;
+    'cpu-only': BaselinePick;
+    static: BaselinePick;
+    heft: BaselinePick;
   };
   planMs: number;
   states: number;
@@ -178,15 +192,24 @@ export function planFor(
     problem,
     pareto: out.pareto,
     baselines: {
-      'gpu-only': singleKind(sys, problem, 'gpu', opts),
-      'fpga-only': singleKind(sys, problem, 'fpga', opts),
-      'cpu-only': singleKind(sys, problem, 'cpu', opts),
-      static: stat ? evaluateChoices(sys, problem, stat, opts) : undefined,
-      heft: heft(sys, problem, opts),
+      'gpu-only': singleKindPick(sys, problem, 'gpu', opts),
+      'fpga-only': singleKindPick(sys, problem, 'fpga', opts),
+      'cpu-only': singleKindPick(sys, problem, 'cpu', opts),
+      static: staticPick(sys, problem, stat, opts),
+      heft: heftWithinCap(sys, problem, opts),
     },
     planMs,
     states: out.states,
   };
+}
+
+/** The static mapping scored on this input under the constraints, or why it cannot run it. */
+function staticPick(sys: SystemSpec, p: PlanProblem, stat: StageChoice[] | undefined, opts: PlanOptions): BaselinePick {
+  if (!stat) return { mapping: undefined, note: 'no mapping is feasible on the training inputs' };
+  const m = withinCap(sys, evaluateChoices(sys, p, stat, opts));
+  return m
+    ? { mapping: m, note: 'static' }
+    : { mapping: undefined, note: 'the static mapping cannot run this input within the constraints' };
 }
 
 function infeasible(sys: SystemSpec, p: PlanProblem, opts: PlanOptions, reasons: string[]): InputError {

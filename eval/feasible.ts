@@ -4,16 +4,12 @@
  * pipeline stage shares an instance with another, and the peak draw of the
  * instances it uses (the rest idle) stays under the power cap.
  */
+import { peakDrawW } from '../runtime/plan/baselines.js';
 import { bestOpTime } from '../runtime/plan/cost.js';
 import { lastWriters } from '../runtime/plan/dp.js';
 import { evalStage } from '../runtime/plan/stage.js';
 import type { Mapping, PlanProblem } from '../runtime/plan/types.js';
-import { instances, instanceSpecs, type SystemSpec } from '../runtime/system/types.js';
-
-export function peakDrawW(sys: SystemSpec, m: Mapping): number {
-  const used = new Set(m.stages.flatMap((s) => s.devices));
-  return instances(sys).reduce((a, x) => a + (used.has(x.name) ? x.spec.activePowerW : x.spec.idlePowerW), 0);
-}
+import { instanceSpecs, type SystemSpec } from '../runtime/system/types.js';
 
 export function feasibility(
   sys: SystemSpec,

@@ -13,13 +13,12 @@
  *   within the cap whose HEFT schedule is best (HEFT itself ignores power).
  */
 import { buildGuards, selectPartition, type GuardPlan } from '../runtime/guards/index.js';
-import { heft, singleKind, staticChoice } from '../runtime/plan/baselines.js';
+import { heftWithinCap, singleKind, staticChoice, withinCap } from '../runtime/plan/baselines.js';
 import type { Binding } from '../runtime/plan/bind.js';
 import { evaluateChoices, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../runtime/plan/dp.js';
 import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Mapping, Objective, PlanProblem } from '../runtime/plan/types.js';
 import type { SystemSpec } from '../runtime/system/types.js';
-import { peakDrawW } from './feasible.js';
 
 /**
  * `online-no-split` is a diagnostic, not a contender: the planner's best
@@ -45,11 +44,6 @@ export function planOpts(sys: SystemSpec, goal: PlanGoal): PlanOptions {
     streamLength: goal.streamLength,
     ...(cap !== undefined ? { powerCapW: cap } : {}),
   };
-}
-
-function withinCap(sys: SystemSpec, m: Mapping | undefined): Mapping | undefined {
-  const cap = sys.constraints.powerCapW;
-  return m && (cap === undefined || peakDrawW(sys, m) <= cap + 1e-9) ? m : undefined;
 }
 
 export function applyChoices(
@@ -167,33 +161,6 @@ export function gpuOnlyPick(sys: SystemSpec, p: PlanProblem, goal: PlanGoal): St
   return m ? { mapping: m, note: 'gpu-only' } : { mapping: undefined, note: 'no GPU mapping is feasible' };
 }
 
-/** Device-count subsets of the system, largest first. */
-function subsets(sys: SystemSpec): SystemSpec[] {
-  const out: SystemSpec[] = [];
-  const rec = (i: number, counts: number[]): void => {
-    if (i === sys.devices.length) {
-      if (counts.some((c) => c > 0))
-        out.push({
-          ...sys,
-          devices: sys.devices.map((d, j) => ({ ...d, count: counts[j]! })).filter((d) => d.count > 0),
-        });
-      return;
-    }
-    for (let c = sys.devices[i]!.count; c >= 0; c--) rec(i + 1, [...counts, c]);
-  };
-  rec(0, []);
-  return out;
-}
-
 export function heftPick(sys: SystemSpec, p: PlanProblem, goal: PlanGoal): StrategyPick {
-  const whole = heft(sys, p, goal);
-  if (withinCap(sys, whole)) return { mapping: whole, note: 'heft' };
-  let best: Mapping | undefined;
-  for (const sub of subsets(sys)) {
-    const m = withinCap(sys, heft(sub, p, goal));
-    if (m && (!best || objectiveValue(m, goal.objective) < objectiveValue(best, goal.objective))) best = m;
-  }
-  return best
-    ? { mapping: best, note: 'heft on the devices the power cap allows' }
-    : { mapping: undefined, note: 'no HEFT schedule meets the power cap' };
+  return heftWithinCap(sys, p, planOpts(sys, goal));
 }

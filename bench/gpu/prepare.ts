@@ -93,7 +93,7 @@ function gpuPicksOf(
   const { tensors, scalars } = jobBindings(a, k);
   pickSystem ??= loadSystem({ system: PICK_SYSTEM }, PICK_SYSTEM);
   const r = planFor(c.spec, pickSystem, feats, boundDims(c.kernel, tensors, scalars), scalars, parseGoal({}));
-  const gpu = r.baselines['gpu-only'];
+  const gpu = r.baselines['gpu-only'].mapping;
   if (!gpu) throw new Error(`${ex}: no GPU-only mapping on ${PICK_SYSTEM}`);
   return gpu.stages.flatMap((st) => Object.entries(st.variants));
 }

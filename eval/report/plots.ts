@@ -115,7 +115,8 @@ export function timelineSvg(
   sys: SystemSpec,
   p: PlanProblem,
   stages: readonly SimStage[],
-  stream = 6,
+  /** Inputs in the simulated stream: the suite's own (SIM.streamLength), so the timeline's figures are the table's. */
+  stream: number,
 ): string {
   const r = simulate(sys, p, stages, { stream, trace: true });
   const bars = (r.trace ?? []).map((e) => ({

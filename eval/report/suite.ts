@@ -4,6 +4,7 @@ import { simEnergyJ, type CaseResult } from '../evaluate.js';
 import { bindingFor } from '../binding.js';
 import { problemFor } from '../binding.js';
 import { simStages } from '../sim/index.js';
+import { SIM } from '../sim/params.js';
 import { STRATEGIES } from '../strategies.js';
 import type { Sensitivity, SensitivityFigures } from '../sensitivity.js';
 import type { Summary } from '../summary.js';
@@ -258,9 +259,11 @@ export function renderSuiteReport(
       const sys = systemFor(r.case.setting);
       const p = problemFor(r.case.workload, r.case.input.features);
       const dype = r.strategies.dype.scored;
-      const parts = [timelineSvg(`oracle for ${r.case.id}`, sys, p, simStages(sys, p, r.oracle.mapping))];
+      const parts = [
+        timelineSvg(`oracle for ${r.case.id}`, sys, p, simStages(sys, p, r.oracle.mapping), SIM.streamLength),
+      ];
       if (dype && dype.label !== r.oracle.label)
-        parts.push(timelineSvg(`dype for ${r.case.id}`, sys, p, simStages(sys, p, dype.mapping)));
+        parts.push(timelineSvg(`dype for ${r.case.id}`, sys, p, simStages(sys, p, dype.mapping), SIM.streamLength));
       return parts.join('\n');
     })
     .join('\n');

@@ -59,8 +59,16 @@ export function staticChoice(
  * exit), each placed on the instance with the earliest finish. It ignores
  * the objective by design; `acct` says how its figures are counted.
  */
-export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping | undefined {
-  const inst = instances(sys).map((x) => ({ name: x.name, dev: x.spec }));
+export function heft(
+  sys: SystemSpec,
+  p: PlanProblem,
+  acct: Accounting,
+  /** The instances HEFT may place tasks on (default: all); the others stay idle and still draw their idle power. */
+  allowed?: ReadonlySet<string>,
+): Mapping | undefined {
+  const all = instances(sys).map((x) => ({ name: x.name, dev: x.spec }));
+  const inst = allowed ? all.filter((x) => allowed.has(x.name)) : all;
+  if (inst.length === 0) return undefined;
   // A repeat region is one task: its ops never leave one device.
   const tasks: { ops: typeof p.ops; id: string }[] = [];
   for (const op of p.ops) {
@@ -92,7 +100,7 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
   for (let t = tasks.length - 1; t >= 0; t--) rank[t] = mean[t]! + Math.max(0, ...[...succ[t]!].map((s) => rank[s]!));
   const order = tasks.map((_, t) => t).sort((a, b) => rank[b]! - rank[a]! || a - b);
   const free = new Map(inst.map((x) => [x.name, 0]));
-  const busy = new Map(inst.map((x) => [x.name, 0]));
+  const busy = new Map(all.map((x) => [x.name, 0]));
   const place = new Map<number, { name: string; dev: (typeof inst)[number]['dev']; finish: number }>();
   const stages: Stage[] = [];
   for (const t of order) {
@@ -164,9 +172,9 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
   const latency = Math.max(...[...place.values()].map((x) => x.finish));
   const period = Math.max(...busy.values());
   // Busy instances draw active power while busy and their waiting power otherwise, as a pipeline's do (figures.ts).
-  const activeJ = inst.reduce((a, x) => a + (busy.get(x.name)! / 1e3) * (x.dev.activePowerW - x.dev.waitingPowerW), 0);
-  const usedPower = inst.reduce((a, x) => a + (busy.get(x.name)! > 0 ? x.dev.activePowerW : x.dev.idlePowerW), 0);
-  const used = sys.devices.map((d) => inst.filter((x) => x.dev === d && busy.get(x.name)! > 0).length);
+  const activeJ = all.reduce((a, x) => a + (busy.get(x.name)! / 1e3) * (x.dev.activePowerW - x.dev.waitingPowerW), 0);
+  const usedPower = all.reduce((a, x) => a + (busy.get(x.name)! > 0 ? x.dev.activePowerW : x.dev.idlePowerW), 0);
+  const used = sys.devices.map((d) => all.filter((x) => x.dev === d && busy.get(x.name)! > 0).length);
   stages.sort((a, b) => p.ops.findIndex((o) => o.id === a.ops[0]) - p.ops.findIndex((o) => o.id === b.ops[0]));
   return {
     stages,
@@ -176,3 +184,80 @@ export function heft(sys: SystemSpec, p: PlanProblem, acct: Accounting): Mapping
 }
 
 export { evaluateChoices };
+
+/**
+ * The peak draw of a mapping on `sys`: the instances it uses at their active power, every other instance of the
+ * system idle. A mapping made on a subset of the devices (HEFT on fewer) is measured against the whole system,
+ * whose other devices still draw their idle power.
+ */
+export function peakDrawW(sys: SystemSpec, m: Mapping): number {
+  const used = new Set(m.stages.flatMap((s) => s.devices));
+  return instances(sys).reduce((a, x) => a + (used.has(x.name) ? x.spec.activePowerW : x.spec.idlePowerW), 0);
+}
+
+/** `m` where it keeps under the system's power cap (or there is none), else undefined. */
+export function withinCap(sys: SystemSpec, m: Mapping | undefined): Mapping | undefined {
+  const cap = sys.constraints.powerCapW;
+  return m && (cap === undefined || peakDrawW(sys, m) <= cap + 1e-9) ? m : undefined;
+}
+
+/**
+ * The instances a schedule may use, every nonempty choice of how many of each device (the first ones of each: its
+ * instances are alike), most first.
+ */
+export function instanceSubsets(sys: SystemSpec): Set<string>[] {
+  const byDevice = sys.devices.map((d) =>
+    instances(sys)
+      .filter((x) => x.spec === d)
+      .map((x) => x.name),
+  );
+  const out: Set<string>[] = [];
+  const rec = (i: number, names: string[]): void => {
+    if (i === byDevice.length) {
+      if (names.length > 0) out.push(new Set(names));
+      return;
+    }
+    for (let c = byDevice[i]!.length; c >= 0; c--) rec(i + 1, [...names, ...byDevice[i]!.slice(0, c)]);
+  };
+  rec(0, []);
+  return out;
+}
+
+/** A baseline's mapping, or why there is none; `note` says how it was found. */
+export interface BaselinePick {
+  mapping: Mapping | undefined;
+  note: string;
+}
+
+/**
+ * HEFT under the system's power cap: HEFT itself places every op on the instance that finishes it first, whatever
+ * that draws, so where its schedule breaks the cap it runs again on each subset of the devices, and the best
+ * schedule within the cap (by the objective) is kept.
+ */
+export function heftWithinCap(sys: SystemSpec, p: PlanProblem, opts: PlanOptions): BaselinePick {
+  const whole = heft(sys, p, opts);
+  if (withinCap(sys, whole)) return { mapping: whole, note: 'heft' };
+  if (!whole) return { mapping: undefined, note: 'no HEFT schedule fits the devices' };
+  let best: Mapping | undefined;
+  for (const allowed of instanceSubsets(sys)) {
+    const m = withinCap(sys, heft(sys, p, opts, allowed));
+    if (m && (!best || objectiveValue(m, opts.objective) < objectiveValue(best, opts.objective))) best = m;
+  }
+  return best
+    ? { mapping: best, note: 'heft on the devices the power cap allows' }
+    : { mapping: undefined, note: 'no HEFT schedule meets the power cap' };
+}
+
+/** The best mapping on devices of one kind, or why there is none (no such device, or none that fits or meets the limits). */
+export function singleKindPick(sys: SystemSpec, p: PlanProblem, kind: DeviceKind, opts: PlanOptions): BaselinePick {
+  if (!sys.devices.some((d) => d.kind === kind)) return { mapping: undefined, note: `no ${kind} in this system` };
+  const m = withinCap(sys, singleKind(sys, p, kind, opts));
+  if (m) return { mapping: m, note: `${kind}-only` };
+  const free = singleKind(sys, p, kind, { ...opts, powerCapW: undefined, latencyBoundMs: undefined });
+  return {
+    mapping: undefined,
+    note: free
+      ? `every ${kind}-only mapping breaks the power cap or the latency bound`
+      : `no ${kind}-only mapping fits the devices (memory, resources or dtypes)`,
+  };
+}

@@ -103,6 +103,17 @@ describe('dype eval --quick', () => {
     expect(JSON.parse(readFileSync(join(dir, 'eval.json'), 'utf8')).case_results.length).toBe(j.cases);
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script|(src|href)="?https?:/i);
+    // Each oracle timeline simulates the stream the suite scores, so its period is the table's for that case.
+    const header = csv[0]!.split(',');
+    const periodAt = header.indexOf('oracle_period_ms');
+    const period = new Map(csv.slice(1).map((l) => [l.split(',')[0]!, Number(l.split(',')[periodAt])]));
+    const timelines = [...html.matchAll(/oracle for ([^:]+): (\d+) inputs, modelled: period ([\d.e+-]+) ms/g)];
+    expect(timelines.length).toBeGreaterThanOrEqual(3);
+    for (const [, id, , ms] of timelines) {
+      const want = period.get(id!);
+      expect(want, id).toBeDefined();
+      expect(Math.abs(Number(ms) - want!) / want!, id).toBeLessThan(1e-3);
+    }
   });
 
   it.skipIf(!chromium)(

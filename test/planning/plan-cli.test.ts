@@ -92,6 +92,53 @@ describe('dype plan', () => {
     const b = JSON.parse(dype('plan', ...gcn, '--json', '--no-p2p').stdout);
     expect(b.pareto[0].period_ms).toBeGreaterThanOrEqual(a.pareto[0].period_ms);
   });
+  it('every baseline keeps to the power cap, and one without a mapping says why', () => {
+    const r = dype(
+      'plan',
+      'examples/spmv.dy',
+      '--input',
+      `A=${join(M, 'karate.mtx')}`,
+      '--input',
+      'x=@ones',
+      '--power-cap',
+      '300',
+      '--json',
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    for (const [name, m] of Object.entries(j.baselines) as [string, { power_w: number } | null][]) {
+      expect(typeof j.baseline_notes[name], name).toBe('string');
+      if (m) expect(m.power_w, name).toBeLessThanOrEqual(300);
+    }
+    // Uncapped, HEFT's schedule on this system draws more than 300 W: capped, it runs on fewer devices.
+    const free = JSON.parse(
+      dype('plan', 'examples/spmv.dy', '--input', `A=${join(M, 'karate.mtx')}`, '--input', 'x=@ones', '--json').stdout,
+    );
+    expect(free.baselines.heft.power_w).toBeGreaterThan(300);
+    expect(j.baseline_notes.heft).toBe('heft on the devices the power cap allows');
+    // The GPU is there: its baseline is not "not applicable" but over the cap.
+    expect(j.baselines['gpu-only']).toBeNull();
+    expect(j.baseline_notes['gpu-only']).toMatch(/breaks the power cap/);
+    const text = dype(
+      'plan',
+      'examples/spmv.dy',
+      '--input',
+      `A=${join(M, 'karate.mtx')}`,
+      '--input',
+      'x=@ones',
+      '--power-cap',
+      '300',
+    );
+    expect(text.stdout).toMatch(/gpu-only +\(none: every gpu-only mapping breaks the power cap or the latency bound\)/);
+    expect(text.stdout).not.toMatch(/not applicable/);
+  });
+  it('--power-cap takes a positive decimal number of watts; anything else is a usage error, exit 2', () => {
+    for (const bad of ['0x190', 'Infinity', '1e400', '0', '-5', 'NaN', '']) {
+      const r = dype('plan', ...gcn, '--power-cap', bad);
+      expect(r.status, bad).toBe(2);
+      expect(r.stderr, bad).toMatch(/--power-cap expects a positive decimal number of watts/);
+    }
+  });
   it('an infeasible power cap is one clear error, exit 1', () => {
     const r = dype('plan', ...gcn, '--power-cap', '50');
     expect(r.status).toBe(1);
