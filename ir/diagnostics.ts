@@ -99,6 +99,7 @@ export const DIAGNOSTIC_CODES = {
   DY6205: 'HLS loop with a data-dependent bound has no trip-count bound',
   DY6206: 'HBM bank index outside the platform range',
   DY6207: 'HLS project does not fit the device (kernels, FIFOs and shell)',
+  DY6208: 'two names would be the same C++ identifier in a generated HLS kernel',
 } as const;
 
 export type DiagCode = keyof typeof DIAGNOSTIC_CODES;

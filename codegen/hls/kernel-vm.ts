@@ -768,8 +768,9 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
   const names = baseNames(f, locals);
   const [i, k, j] = [m.rowLoop.var, m.colLoop.var, m.red.loop.var];
   const vars = { [i]: 'row', [k]: 'kcol', [m.red.acc.var]: 'a' };
-  const aT = (b: string): string => `a_t_${ident(b)}`;
-  const bT = (b: string): string => `b_t_${ident(b)}`;
+  // tile_ begins no other name of the kernel (b_, v_, s_, ep_, n_): b_t_W was also the buffer of a tensor t_W.
+  const aT = (b: string): string => `tile_a_${ident(b)}`;
+  const bT = (b: string): string => `tile_b_${ident(b)}`;
   const termNames = renamed(names, vars, (buf) =>
     m.left.some((b) => b.name === buf)
       ? `${aT(buf)}[s][ii][${varName(j)}]`

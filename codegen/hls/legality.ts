@@ -1,6 +1,6 @@
 /**
  * Legality checks of a kernel view model before anything is emitted, each
- * failure a diagnostic naming the kernel (DY6201-DY6206):
+ * failure a diagnostic naming the kernel (DY6201-DY6206, DY6208):
  *   - every stream has exactly one producer and one consumer (DATAFLOW);
  *   - an array's partition factor equals the unroll factor of the loops that
  *     index the partitioned dimension (else the unrolled accesses conflict
@@ -9,6 +9,7 @@
  *   - no function that reaches itself through calls (recursion);
  *   - every loop with a data-dependent bound carries a trip-count bound;
  *   - every m_axi argument's HBM bank lies within the platform's range;
+ *   - no two arguments or arrays share a C++ name;
  * and of a whole project (DY6207): its kernel instances, FIFOs and the
  * platform's shell fit the card's resources.
  */
@@ -76,6 +77,29 @@ export function legalityProblems(vm: KernelVM, platform: Platform, file = '<hls>
   for (const l of vm.loops) {
     if (l.dataDependent && !l.tripcount)
       add('DY6205', `loop '${l.label}' has a data-dependent bound and no trip-count bound (LOOP_TRIPCOUNT)`);
+  }
+  // The program's names are written with '.' as '_' (A.vals as A_vals): two of them may then be one C++ name.
+  const declared = new Map<string, string>();
+  // The launch function's parameters (every loop-IR buffer and size, hls-templates/host/launch.h.hbs) apart: a design
+  // packs some buffers into other kernel arguments, so a collision may show in one list and not the other.
+  const launchNames = vm.launch.params.map((p) => p.split(/[\s*&]+/).pop()!);
+  const dup = launchNames.find((n, i) => launchNames.indexOf(n) !== i);
+  if (dup !== undefined)
+    add(
+      'DY6208',
+      `the launch function's parameter '${dup}' would be declared twice: two of the program's names differ only in '.' against '_' (as A.vals, a sparse input's values, and a tensor A_vals); rename one`,
+    );
+  for (const [name, what] of [
+    ...vm.args.map((a) => [a.name, 'argument'] as const),
+    ...vm.arrays.map((a) => [a.name, 'array'] as const),
+  ]) {
+    const before = declared.get(name);
+    if (before !== undefined)
+      add(
+        'DY6208',
+        `the ${before} and the ${what} '${name}' would be the same C++ identifier: two of the program's names differ only in '.' against '_' (as A.vals, a sparse input's values, and a tensor A_vals); rename one`,
+      );
+    else declared.set(name, what);
   }
   for (const a of vm.args) {
     if (a.kind !== 'ptr') continue;

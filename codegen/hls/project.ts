@@ -407,7 +407,9 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
     const extra = new Map(k.loops.map((f) => [f.name, ctx.extraDims(f)]));
     for (const vm of vms) {
       // The guard keeps the name's case: kernels P and p are two kernels, and one guard would hide the second header.
-      const base = { banner: BANNER, guard: `DYPE_${ident(vm.name)}_H`, ...vm };
+      // KERNEL_ as the launch headers' LAUNCH_ (hls-templates/host/launch.h.hbs): kernel LAUNCH_k's header and kernel
+      // k's launch header would share DYPE_LAUNCH_k_op0_H otherwise, and one of them would be skipped.
+      const base = { banner: BANNER, guard: `DYPE_KERNEL_${ident(vm.name)}_H`, ...vm };
       files.set(`${vm.name}/${vm.name}.h`, render('kernel/kernel.h.hbs', base));
       files.set(`${vm.name}/${vm.name}.cpp`, render(`kernel/${vm.template}`, base));
       files.set(`${vm.name}/${vm.name}_launch.h`, render('host/launch.h.hbs', launchVM(vm)));
