@@ -18,7 +18,12 @@ export const LANGUAGE_RESERVED: ReadonlySet<string> = new Set(
     'final override import module main NULL restrict ' +
     'threadIdx blockIdx blockDim gridDim warpSize dim3 uint3 float4 double2 make_float4 make_double2 cudaStream_t cudaError_t assert errno stdin stdout stderr ' +
     'min max exp expf log logf sqrt sqrtf fabs fabsf abs tanh tanhf pow powf fmin fminf fmax fmaxf isnan isinf INFINITY NAN ' +
-    'std size_t int32_t int64_t uint8_t uint32_t printf malloc free memcpy memset'
+    'std size_t int32_t int64_t uint8_t uint32_t printf malloc free memcpy memset ' +
+    // Macros of the standard headers the generated code includes (<climits>, <cfloat>, <cstdint>, <cmath>): a macro
+    // replaces a name in every scope, so a program's tensor INT_MIN broke the integer min/max identities.
+    'CHAR_BIT CHAR_MIN CHAR_MAX SCHAR_MIN SCHAR_MAX UCHAR_MAX SHRT_MIN SHRT_MAX USHRT_MAX INT_MIN INT_MAX UINT_MAX LONG_MIN LONG_MAX ULONG_MAX LLONG_MIN LLONG_MAX ULLONG_MAX ' +
+    'FLT_MIN FLT_MAX FLT_EPSILON FLT_DIG DBL_MIN DBL_MAX DBL_EPSILON DBL_DIG HUGE_VAL HUGE_VALF ' +
+    'INT8_MIN INT8_MAX INT16_MIN INT16_MAX INT32_MIN INT32_MAX INT64_MIN INT64_MAX UINT8_MAX UINT16_MAX UINT32_MAX UINT64_MAX SIZE_MAX PTRDIFF_MIN PTRDIFF_MAX EOF'
   ).split(' '),
 );
 

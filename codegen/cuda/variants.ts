@@ -142,7 +142,8 @@ export function blockReduce(o: OpCode): Variant | undefined {
 export function variantsOf(o: OpCode): Variant[] {
   const sparse = isSparseOp(o.f);
   const list = sparse
-    ? [adaptiveRows(o), warpPerRow(o), mergePath(o), rowPerThread(o)]
+    ? // A sparse op without a parallel loop (a reduction of a sparse input to a scalar) takes the scalar forms.
+      [adaptiveRows(o), warpPerRow(o), mergePath(o), rowPerThread(o), blockReduce(o), serial(o)]
     : [tiled(o), elementwise(o), warpPerRow(o), blockReduce(o), serial(o)];
   const out = list.filter((v): v is Variant => v !== undefined);
   // A dense op that is neither a tiled contraction nor elementwise keeps the plain nest.

@@ -65,6 +65,8 @@ describe('variants derived from the loop nests', () => {
       shapes_op2: ['elementwise'],
       shapes_op3: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
       shapes_op4: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
+      // A sparse input reduced to a scalar: no parallel loop, so the scalar forms (it was DY6103).
+      shapes_op5: ['block-reduce', 'serial'],
     });
   });
 
