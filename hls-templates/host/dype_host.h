@@ -216,9 +216,27 @@ struct Program {
   }
 
   void bind(const std::map<std::string, std::string>& inputs, const std::map<std::string, std::string>& params) {
+    // A parameter names a scalar of the kernel or a dim of its shapes, as dype run's --param does.
+    std::map<std::string, std::string> scalar_dtype;
+    std::set<std::string> dim_names;
+    for (const auto& pr : K.params) {
+      if (pr.second.shape.empty()) scalar_dtype[pr.first] = pr.second.dtype;
+      for (const std::string& d : pr.second.shape)
+        if (!d.empty() && !std::isdigit((unsigned char)d[0])) dim_names.insert(d);
+    }
     for (const auto& kv : params) {
       double x;
       if (!parse_number(kv.second, x)) fail("PARAMS: " + kv.first + "=" + kv.second + " is not a number");
+      auto sd = scalar_dtype.find(kv.first);
+      if (sd == scalar_dtype.end() && !dim_names.count(kv.first)) {
+        std::string known;
+        for (const auto& q : scalar_dtype) known += (known.empty() ? "" : ", ") + q.first;
+        for (const auto& q : dim_names) known += (known.empty() ? "" : ", ") + q;
+        fail("PARAMS: kernel " + K.name + " has no scalar parameter or dim '" + kv.first + "'" + (known.empty() ? "" : "; its scalars and dims are " + known));
+      }
+      const char* why = dtype_misfit(sd != scalar_dtype.end() ? sd->second : "i32", x);
+      if (why) fail("PARAMS: " + kv.first + "=" + kv.second + ": '" + kv.first + "' is " + (sd != scalar_dtype.end() ? sd->second : std::string("a dim (i32)")) + ": " + why);
+      if (sd == scalar_dtype.end() && x < 0) fail("PARAMS: " + kv.first + "=" + kv.second + ": a dim is a count, not negative");
       scalars[kv.first] = x;
     }
     std::map<std::string, Matrix> mats;
@@ -232,6 +250,12 @@ struct Program {
       auto in = inputs.find(name);
       if (in == inputs.end()) fail("kernel " + K.name + ": missing input '" + name + "'; give it with INPUTS=\"" + name + "=PATH\"");
       Matrix m = read_matrix(in->second);
+      // Every value in the parameter's dtype, as dype run checks a file (the kernels store them in it).
+      const std::vector<double>& vals = m.dense ? m.data : m.v;
+      for (size_t k = 0; k < vals.size(); k++) {
+        const char* why = dtype_misfit(t.dtype, vals[k]);
+        if (why) fail(in->second + ": '" + name + "' is " + t.dtype + ": the value " + shortest(vals[k]) + (m.dense ? " (element " : " (entry ") + std::to_string(k + 1) + ") is " + why);
+      }
       std::vector<int64_t> got = {m.rows, m.cols};
       if (t.shape.size() == 1) got = {m.rows * m.cols};
       if (t.shape.size() == 1 && m.rows != 1 && m.cols != 1) fail(in->second + ": '" + name + "' is a vector but the file holds " + std::to_string(m.rows) + " x " + std::to_string(m.cols));
@@ -247,8 +271,12 @@ struct Program {
       }
       mats[name] = std::move(m);
     }
-    for (const auto& kv : scalars)
+    for (const auto& kv : scalars) {
+      if (!dim_names.count(kv.first)) continue;
       if (!dims.count(kv.first)) dims[kv.first] = int64_t(kv.second);
+      else if (double(dims[kv.first]) != kv.second)
+        fail("PARAMS: " + kv.first + "=" + fmt(kv.second, 17) + ", but the inputs make dim '" + kv.first + "' " + std::to_string(dims[kv.first]));
+    }
     for (const auto& pr : K.params) {
       const ValueType& t = pr.second;
       if (t.format == "dense" || t.shape.size() != 2) continue;

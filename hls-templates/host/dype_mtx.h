@@ -119,6 +119,46 @@ static inline Matrix read_edge_list(const std::string& path) {
   return m;
 }
 
+// What follows the values a file's size line announces may only be blank lines and comments, as dype's runtime
+// reads it (a value more is the size line's mistake, not data to drop).
+static inline void no_more_lines(std::ifstream& in, const std::string& path, int64_t ln, const std::string& expected) {
+  std::string line;
+  while (std::getline(in, line)) {
+    ln++;
+    const std::vector<std::string> w = words(line);
+    if (!w.empty() && w[0][0] != '%') fail(path + ":" + std::to_string(ln) + ": expected " + expected + ", found more");
+  }
+}
+
+// Why value v is not one of dtype d, or nullptr: the rule of dype's runtime (runtime/dtype.ts dtypeMisfit), since
+// the kernels store each value in its dtype and one out of range would wrap there.
+static inline const char* dtype_misfit(const std::string& d, double v) {
+  if (d == "f32")
+    return std::isfinite(v) && std::fabs(v) >= std::ldexp(1.0, 128) - std::ldexp(1.0, 103) ? "beyond f32's range" : nullptr;
+  if (d == "i32" || d == "i64") {
+    if (!(v == std::floor(v)) || !std::isfinite(v)) return "not a whole number";
+    if (d == "i32") return v < -2147483648.0 || v > 2147483647.0 ? "outside i32's range -2147483648..2147483647" : nullptr;
+    return std::fabs(v) > 9007199254740991.0 ? "outside the i64 values a float64 holds exactly, +-(2^53 - 1)" : nullptr;
+  }
+  if (d == "bool") return v == 0.0 || v == 1.0 ? nullptr : "not 0 or 1";
+  return nullptr;
+}
+
+// The fewest significant digits that read back as v (as a message shows a value the user wrote).
+static inline std::string shortest(double v) {
+  char buf[40];
+  // A whole number as its digits (3000000000, not 3e+09), as the file most likely wrote it.
+  if (v == std::floor(v) && std::fabs(v) < 1e21) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  for (int p = 1; p <= 17; p++) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 static inline Matrix read_matrix(const std::string& path) {
   if (ends_with(path, ".cites") || ends_with(path, ".txt")) return read_edge_list(path);
   std::ifstream in(path);
@@ -165,10 +205,12 @@ static inline Matrix read_matrix(const std::string& path) {
         } while (tok.empty() || tok[0] == '%');
         double x;
         if (!parse_number(tok, x)) fail(where() + "expected a number, found '" + tok + "'");
+        if (x != x) fail(where() + "NaN is not allowed as a matrix value");
         m.data[size_t(i * m.cols + j)] = x;
         if (sym != "general" && i != j) m.data[size_t(j * m.cols + i)] = skew ? -x : x;
       }
     }
+    no_more_lines(in, path, ln, std::to_string(m.rows * m.cols) + " array values");
     return m;
   }
   for (int64_t k = 0; k < nnz; k++) {
@@ -195,6 +237,7 @@ static inline Matrix read_matrix(const std::string& path) {
       fail(where() + "skew-symmetric matrices have a zero diagonal, so the entry may not be stored");
     }
   }
+  no_more_lines(in, path, ln, std::to_string(nnz) + " entries, as the size line says");
   return m;
 }
 

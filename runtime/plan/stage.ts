@@ -9,6 +9,9 @@ import type { DeviceSpec, SystemSpec } from '../system/types.js';
 import { fpgaEntry, type FpgaImpl } from '../catalogue/index.js';
 import { MODEL, type VariantTime } from './cost.js';
 import { fpgaProjectResources, resourceOverflow } from './fpga-designs.js';
+
+/** GB for a message: two decimals, or three significant digits below 0.01 (a need of 4 kB is not '0.00 GB'). */
+const gigabytes = (gb: number): string => (gb >= 0.01 ? gb.toFixed(2) : gb.toPrecision(3));
 import type { PlanOp, PlanProblem } from './types.js';
 
 /** A transfer's time and how many times its bytes cross the host's root complex. */
@@ -181,7 +184,7 @@ export function evalStage(
   if (memory > dev.memoryGB * 1e9)
     return {
       ok: false,
-      why: `needs ${(memory / 1e9).toFixed(2)} GB on ${dev.id}, which has ${dev.memoryGB} GB`,
+      why: `needs ${gigabytes(memory / 1e9)} GB on ${dev.id}, which has ${dev.memoryGB} GB`,
       computeMs: Infinity,
       inMs: transfer,
       outMs: outbound,

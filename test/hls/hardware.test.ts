@@ -189,7 +189,7 @@ describe('generated HLS designs declare what hardware needs', () => {
       writeFileSync(file, `${spmv.replace('kernel spmv', 'kernel P')}\n${spmv.replace('kernel spmv', 'kernel p')}`);
       const files = await emitHlsProject(compileProgram(file).program);
       const guards = ['P_op0/P_op0.h', 'p_op0/p_op0.h'].map((h) => /#ifndef (\w+)/.exec(text(files, h))![1]);
-      expect(guards).toEqual(['DYPE_P_op0_H', 'DYPE_p_op0_H']);
+      expect(guards).toEqual(['DYPE_KERNEL_P_op0_H', 'DYPE_KERNEL_p_op0_H']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
