@@ -65,8 +65,8 @@ function localOf(m: Map<string, string>, name: string, prefix: string): string {
  * path so far and gains those this read assigns. Each read between kernels
  * is a getter or a map entry whose cache line is cold: the tree's tests
  * and ranges read rows, rowLenMax and density's fields again, and reading
- * each once took 20-50 ns off the step right after an SpMV
- * (docs/PERFORMANCE.md, *Guards and the runtime's per-input decision*).
+ * each once took 11-171 ns off the step right after an SpMV on 7 of 8
+ * matrices (docs/PERFORMANCE.md, *Thirteenth run*).
  */
 function readOf(key: string, r: Reads, known: Set<string>): string {
   if (key.startsWith('dim.')) return localOf(r.dims, key.slice(4), 'd');
