@@ -47,6 +47,8 @@ const COMPUTED_IMPORTS: Record<string, string> = {
   'bench/features-sampled.ts': "another build's runtime/features/quick.js, the dist folder --against names",
   'bench/power-law-picks.ts': "another build's runtime/features/quick.js, the dist folder --against names",
   'frontend/chevrotain.ts': "chevrotain's ESM build, found beside its package entry in node_modules",
+  'test/runtime-gen/api-inputs.test.ts':
+    "a compiled project's generated runtime, its import rewritten to this checkout's runtime entry, in the test's temporary folder",
   'test/exec/in-place-values.test.ts':
     "the typed runtime a compiled project generates, written to the test's temporary folder",
   'test/layers.test.ts': "the sample source of the extractor's own test, in strings",

@@ -254,7 +254,12 @@ struct Program {
       const std::vector<double>& vals = m.dense ? m.data : m.v;
       for (size_t k = 0; k < vals.size(); k++) {
         const char* why = dtype_misfit(t.dtype, vals[k]);
-        if (why) fail(in->second + ": '" + name + "' is " + t.dtype + ": the value " + shortest(vals[k]) + (m.dense ? " (element " : " (entry ") + std::to_string(k + 1) + ") is " + why);
+        if (why) {
+          // Where it is as (row, column), 1-based as the file writes positions (a symmetric file's mirror included).
+          const int64_t r = m.dense ? int64_t(k) / std::max<int64_t>(1, m.cols) : m.ri[k];
+          const int64_t c = m.dense ? int64_t(k) % std::max<int64_t>(1, m.cols) : m.ci[k];
+          fail(in->second + ": '" + name + "' is " + t.dtype + ": the value " + shortest(vals[k]) + " at (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ") is " + why);
+        }
       }
       std::vector<int64_t> got = {m.rows, m.cols};
       if (t.shape.size() == 1) got = {m.rows * m.cols};

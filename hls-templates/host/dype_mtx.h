@@ -194,6 +194,7 @@ static inline Matrix read_matrix(const std::string& path) {
   if (!coord) {
     m.dense = true;
     m.data.assign(size_t(m.rows * m.cols), 0.0);
+    int64_t stored = 0;  // the values the file holds: a symmetric one only its lower triangle
     for (int64_t j = 0; j < m.cols; j++) {
       for (int64_t i = (sym == "general" ? 0 : (skew ? j + 1 : j)); i < m.rows; i++) {
         std::string tok;
@@ -206,11 +207,12 @@ static inline Matrix read_matrix(const std::string& path) {
         double x;
         if (!parse_number(tok, x)) fail(where() + "expected a number, found '" + tok + "'");
         if (x != x) fail(where() + "NaN is not allowed as a matrix value");
+        stored++;
         m.data[size_t(i * m.cols + j)] = x;
         if (sym != "general" && i != j) m.data[size_t(j * m.cols + i)] = skew ? -x : x;
       }
     }
-    no_more_lines(in, path, ln, std::to_string(m.rows * m.cols) + " array values");
+    no_more_lines(in, path, ln, std::to_string(stored) + " array values");
     return m;
   }
   for (int64_t k = 0; k < nnz; k++) {

@@ -327,11 +327,18 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   };
 
   async function* each(seqIn: StreamSource): AsyncGenerator<RunResult> {
-    const source =
-      Symbol.asyncIterator in seqIn
-        ? (seqIn as AsyncIterable<StreamItem>)[Symbol.asyncIterator]()
-        : (seqIn as Iterable<StreamItem>)[Symbol.iterator]();
+    const isAsync = Symbol.asyncIterator in seqIn;
+    const source: Iterator<StreamItem> | AsyncIterator<StreamItem> = isAsync
+      ? (seqIn as AsyncIterable<StreamItem>)[Symbol.asyncIterator]()
+      : (seqIn as Iterable<StreamItem>)[Symbol.iterator]();
     let ended = false;
+    let failed = false;
+    /**
+     * An async source's next() in progress: the inputs in flight go on through their stages meanwhile, so a source
+     * that is slow (or waits for the next graph indefinitely) holds back no input already admitted.
+     */
+    let pulling: Promise<void> | undefined;
+    let pulled: { got: IteratorResult<StreamItem> } | { error: unknown } | undefined;
     interface Flight {
       p: Planned;
       s: Slot;
@@ -341,33 +348,54 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     }
     const flights: Flight[] = [];
     let pending: Planned | undefined;
-    /** Runs every input in flight to its end, one after another, and delivers each (oldest first). */
+    /**
+     * Runs every input in flight to its end, one after another, and delivers each (oldest first). Each leaves
+     * `flights` only when its slot is given back, so a caller that stops reading here leaves the rest to the
+     * finally below.
+     */
     async function* drain(): AsyncGenerator<RunResult> {
-      for (const f of flights.splice(0)) {
+      while (flights.length > 0) {
+        const f = flights[0]!;
         while (f.stage < f.p.plans.length)
           f.runs.push(await runStage(engine, f.s, f.p.plans, f.stage++, f.p.label, f.p.running));
         const outputs = await engine.collect(f.s);
+        flights.shift();
         engine.end(f.s);
         idle.push(f.s);
         yield finish(f.p, outputs, f.runs, engine.now() - f.t0, true);
       }
+    }
+    /** The source's next item, taken without waiting where inputs are in flight and the source is async: undefined while it has none yet. */
+    async function next(): Promise<IteratorResult<StreamItem> | undefined> {
+      if (!isAsync) return (source as Iterator<StreamItem>).next();
+      pulling ??= Promise.resolve((source as AsyncIterator<StreamItem>).next()).then(
+        (got) => void (pulled = { got }),
+        (error: unknown) => void (pulled = { error }),
+      );
+      if (flights.length === 0) await pulling;
+      const r = pulled;
+      if (r === undefined) return undefined;
+      pulling = undefined;
+      pulled = undefined;
+      if ('error' in r) throw r.error;
+      return r.got;
     }
     try {
       while (!ended || pending || flights.length > 0) {
         // Take and admit the next input into stage 0 when it is free; a switch waits for the pipeline to drain.
         if (!flights.some((f) => f.stage === 0)) {
           if (!pending && !ended) {
-            let got: IteratorResult<StreamItem>;
+            let got: IteratorResult<StreamItem> | undefined;
             try {
-              got = await source.next();
+              got = await next();
             } catch (e) {
               // The source itself failed (and so is done): the inputs admitted before are delivered first.
               ended = true;
               yield* drain();
               throw e;
             }
-            if (got.done) ended = true;
-            else
+            if (got?.done) ended = true;
+            else if (got)
               try {
                 const it = named(got.value);
                 pending = plan(it.inputs, it.name);
@@ -418,14 +446,28 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
           yield finish(f.p, outputs, f.runs, engine.now() - f.t0, true);
         }
       }
+    } catch (e) {
+      failed = true;
+      throw e;
     } finally {
       engine.concurrent = false;
       for (const f of flights) {
         engine.end(f.s);
         idle.push(f.s);
       }
-      // Left early (a break in the caller's loop, an error): the source is closed, as a for-of loop closes it.
-      if (!ended) await source.return?.();
+      // Left early (a break in the caller's loop, an error): the source is closed, as a for-of loop closes it, and
+      // as there an error of its own does not replace the one that is leaving. A next() still in progress is not
+      // waited for (a source waiting for its next graph would hold the caller).
+      if (!ended) {
+        const closing = (async () => source.return?.())();
+        if (pulling) closing.catch(() => undefined);
+        else
+          try {
+            await closing;
+          } catch (e) {
+            if (!failed) throw e;
+          }
+      }
     }
   }
 

@@ -76,7 +76,7 @@ describe.skipIf(!HAVE_GXX)('the C-simulation host checks its inputs as dype run 
       [['--in', `A=${A}`, '--in', `x=${file('xn.mtx', array(['1', 'nan', '3']))}`], /xn\.mtx:4: NaN is not allowed/],
       [
         ['--in', `A=${A}`, '--in', `x=${file('xb.mtx', array(['1', '1e39', '3']))}`],
-        /xb\.mtx: 'x' is f32: the value 1e\+39 \(element 2\) is beyond f32's range$/,
+        /xb\.mtx: 'x' is f32: the value 1e\+39 at \(2, 1\) is beyond f32's range$/,
       ],
       [
         ['--in', `A=${A}`, '--in', `x=${x}`, '--param', 'zz=3'],
@@ -100,11 +100,11 @@ describe.skipIf(!HAVE_GXX)('the C-simulation host checks its inputs as dype run 
     const bad: [string[], RegExp][] = [
       [
         ['--in', `A=${A}`, '--in', `x=${file('xf.mtx', array(['1.5', '2']))}`, '--param', 't=2'],
-        /'x' is i32: the value 1\.5 \(element 1\) is not a whole number$/,
+        /'x' is i32: the value 1\.5 at \(1, 1\) is not a whole number$/,
       ],
       [
         ['--in', `A=${A}`, '--in', `x=${file('xw.mtx', array(['3000000000', '2']))}`, '--param', 't=2'],
-        /'x' is i32: the value 3000000000 \(element 1\) is outside i32's range/,
+        /'x' is i32: the value 3000000000 at \(1, 1\) is outside i32's range/,
       ],
       [
         ['--in', `A=${A}`, '--in', `x=${x}`, '--param', 't=3000000000'],

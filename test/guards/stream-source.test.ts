@@ -1,0 +1,122 @@
+/**
+ * `each` and `stream` read their inputs one at a time from any iterable or async iterable (docs/RUNTIME.md,
+ * *Pipelining*): an input already admitted goes through its stages while an async source waits for the next one, so
+ * a source that yields one graph and then waits indefinitely still delivers it; leaving the loop closes the source;
+ * an error of the source's own return() does not replace the input error that is leaving. gcn on two stages (host,
+ * then a loopback GPU: another wasm memory, test/helpers/loopback.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
+import { generatedMatrix } from '../../runtime/generate.js';
+import { buildGuards, partitionLabel, sampleBindings } from '../../runtime/guards/index.js';
+import { sparseFeaturesOf } from '../../runtime/guards/features.js';
+import type { GuardPlan } from '../../runtime/guards/types.js';
+import { loadSystemFile } from '../../runtime/system/load.js';
+import type { CsrMatrix, DenseTensor } from '../../runtime/tensor.js';
+import { specOf } from '../helpers/compile.js';
+import { goal } from '../helpers/goal.js';
+import { wasmAndLoopbacks } from '../helpers/loopback.js';
+import { compileWasm, loopKernel } from '../wasm/compare.js';
+import { throughputConfig } from './runtime-fixture.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const SYS = loadSystemFile(join(root, 'systems', 'paper-1g1f.json'));
+const gs = [generatedMatrix(300, 4), generatedMatrix(500, 6)];
+const dense = (shape: number[]): DenseTensor => ({
+  format: 'dense',
+  shape,
+  data: new Float64Array(shape[0]! * shape[1]!).fill(0.5),
+});
+const inputs = (g: CsrMatrix) => ({ A: g, X: dense([g.rows, 8]), W1: dense([8, 8]), W2: dense([8, 4]) });
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+let make: () => GuardedRuntime;
+beforeAll(async () => {
+  const src = readFileSync(join(root, 'examples', 'gcn.dy'), 'utf8');
+  const spec = specOf(src, 'gcn.dy');
+  const kernel = loopKernel(src, 'gcn.dy');
+  const bind = (g: CsrMatrix) => ({
+    sparse: new Map([['A', sparseFeaturesOf(g, 2)]]),
+    dims: new Map([
+      ['n', g.rows],
+      ['f', 8],
+      ['h', 8],
+      ['c', 4],
+    ]),
+    scalars: new Map(),
+  });
+  const built = buildGuards(
+    spec,
+    SYS,
+    sampleBindings(gs.map(bind), { perProfile: 2, shapeDims: { A: ['n', 'n'] } }),
+    goal('throughput'),
+  );
+  const choices = [
+    { start: 0, end: 2, device: 'cpu', count: 1 },
+    { start: 2, end: 4, device: 'gpu', count: 1 },
+  ];
+  const plan: GuardPlan = {
+    ...built,
+    partitions: [{ id: 0, choices, label: partitionLabel(spec, choices), fallbacks: [] }],
+    tree: { leaf: 0 },
+    ranges: {},
+  };
+  const { binary, manifest } = await compileWasm(kernel);
+  const config = throughputConfig(kernel, spec, manifest, plan);
+  const backends = await wasmAndLoopbacks(binary, manifest);
+  make = () => createGuardedRuntime(config, { system: SYS, backends });
+}, 120_000);
+
+describe('a stream read from its source one input at a time', () => {
+  it('delivers an admitted input while an async source waits for the next', async () => {
+    const rt = make();
+    let release: () => void = () => undefined;
+    const waiting = new Promise<void>((ok) => (release = ok));
+    let closed = false;
+    async function* arriving() {
+      try {
+        yield { inputs: inputs(gs[0]!), name: 'first' };
+        await waiting;
+        yield { inputs: inputs(gs[1]!), name: 'second' };
+      } finally {
+        closed = true;
+      }
+    }
+    const it = rt.each(arriving());
+    // Two stages: the first input must come out although the source has not yielded the second.
+    const first = await Promise.race([it.next(), sleep(5_000).then(() => 'held back' as const)]);
+    expect(first).not.toBe('held back');
+    expect((first as IteratorResult<{ stages: unknown[] }>).value.stages).toHaveLength(2);
+    release();
+    const second = await it.next();
+    expect(second.done).toBe(false);
+    expect((await it.next()).done).toBe(true);
+    expect(closed).toBe(true);
+    rt.close();
+  });
+
+  it("keeps the input's error when the source's return() throws as the stream leaves", async () => {
+    const rt = make();
+    const source: Iterable<unknown> = {
+      [Symbol.iterator]() {
+        let k = 0;
+        return {
+          next: () => ({ done: false, value: k++ === 0 ? { inputs: inputs(gs[0]!), name: 'ok' } : { A: gs[0] } }),
+          return: () => {
+            throw new Error('return failed');
+          },
+        };
+      },
+    };
+    const got: unknown[] = [];
+    await expect(
+      (async () => {
+        for await (const r of rt.each(source as never)) got.push(r);
+      })(),
+    ).rejects.toThrow(/DY3013/);
+    expect(got).toHaveLength(1);
+    rt.close();
+  });
+});
