@@ -380,6 +380,23 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       if ('error' in r) throw r.error;
       return r.got;
     }
+    /**
+     * Closes a source left early (a break in the caller's loop, an error), as a for-of loop closes it, and as there
+     * an error of its own does not replace the one that is leaving. A next() still in progress is not waited for (a
+     * source waiting for its next graph would hold the caller).
+     */
+    async function closeSource(): Promise<void> {
+      const closing = (async () => source.return?.())();
+      if (pulling) {
+        closing.catch(() => undefined);
+        return;
+      }
+      try {
+        await closing;
+      } catch (e) {
+        if (!failed) throw e;
+      }
+    }
     try {
       while (!ended || pending || flights.length > 0) {
         // Take and admit the next input into stage 0 when it is free; a switch waits for the pipeline to drain.
@@ -455,19 +472,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         engine.end(f.s);
         idle.push(f.s);
       }
-      // Left early (a break in the caller's loop, an error): the source is closed, as a for-of loop closes it, and
-      // as there an error of its own does not replace the one that is leaving. A next() still in progress is not
-      // waited for (a source waiting for its next graph would hold the caller).
-      if (!ended) {
-        const closing = (async () => source.return?.())();
-        if (pulling) closing.catch(() => undefined);
-        else
-          try {
-            await closing;
-          } catch (e) {
-            if (!failed) throw e;
-          }
-      }
+      if (!ended) await closeSource();
     }
   }
 
