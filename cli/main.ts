@@ -7,7 +7,6 @@ import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { printModule } from '../ir/printer.js';
-import { parseModule } from '../ir/text-parser.js';
 import type { Module } from '../ir/module.js';
 import { DEFAULT_PIPELINE, LOWER_STAGE, unknownPassError } from '../passes/index.js';
 import { report, usage } from './errors.js';
@@ -129,6 +128,7 @@ export function buildProgram(): Command {
       for (const s of stages)
         if (!dumpable.includes(s))
           throw unknownPassError(s, dumpable, s === 'partition' ? 'it runs when --input gives the data' : undefined);
+      // The loop IR is a lowering of its own, shown when named: --print-ir-after-all is the graph IR's stages.
       if (stages.includes('lower-kernels')) extra.push((await import('../passes/lower-kernels.js')).lowerKernelsPass);
       if (o.printIrAfterAll && stages.length > 0)
         throw usage('give either --print-ir-after or --print-ir-after-all, not both');
@@ -141,10 +141,9 @@ export function buildProgram(): Command {
       optimise(p, {
         extra,
         printAfter: o.printIrAfterAll ? 'all' : new Set(stages),
-        dump: (stage, text) => {
-          const m = o.kernel === undefined ? text : printModule(onlyKernel(parseModule(text), file, o.kernel));
-          dumps.push(`// ----- IR after ${stage} -----\n${m}`);
-        },
+        // The kernel is picked from the module itself, not from its printed text (the loop IR has no parser).
+        select: (m) => onlyKernel(m, file, o.kernel),
+        dump: (stage, text) => dumps.push(`// ----- IR after ${stage} -----\n${text}`),
       });
       out(dumps.join('\n'));
     });

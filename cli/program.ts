@@ -40,6 +40,8 @@ export function loadProgram(
 export interface PipelineDump {
   printAfter?: ReadonlySet<string> | 'all';
   dump?: (stage: string, text: string) => void;
+  /** What of the module a dump prints (passes/manager.ts PipelineOptions.select). */
+  select?: (m: Module) => Module;
   /** Passes to run after the default pipeline (partition, built for some data). */
   extra?: readonly Pass[];
 }

@@ -136,6 +136,19 @@ class IrParser {
     this.toks = lex(src, file);
   }
 
+  /**
+   * Whether a reduction's index list follows: names separated by commas, then ':'. A name may be `inf` or `nan`
+   * (a program's index), so only the ':' tells `max(nan: %x[nan])` from the function call `max(nan, %x[i])`.
+   */
+  private indicesAhead(): boolean {
+    for (let k = 0; ; k += 2) {
+      if (this.peek(k).kind !== 'ident') return false;
+      const sep = this.peek(k + 1).text;
+      if (sep === ':') return true;
+      if (sep !== ',') return false;
+    }
+  }
+
   private peek(o = 0): Tok {
     return this.toks[Math.min(this.pos + o, this.toks.length - 1)]!;
   }
@@ -392,12 +405,7 @@ class IrParser {
     if (t.kind === 'ident') {
       this.pos++;
       this.expect('(');
-      if (
-        isReduceOp(t.text) &&
-        this.peek().kind === 'ident' &&
-        !['inf', 'nan'].includes(this.peek().text) &&
-        (this.peek(1).text === ':' || this.peek(1).text === ',')
-      ) {
+      if (isReduceOp(t.text) && this.indicesAhead()) {
         const idx: string[] = [];
         do idx.push(this.expectKind('ident', 'an index').text);
         while (this.eat(','));

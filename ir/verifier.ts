@@ -146,6 +146,16 @@ class KernelVerifier {
     });
     if (bad) return;
     const declared = this.declaredResults.get(op.result) ?? this.env.get(op.result)?.type;
+    // One index a dimension on the left: type inference reads the target's shape by index position.
+    for (const [what, t] of [
+      ['declared', declared],
+      ['stated', op.type],
+    ] as const)
+      if (t && t.shape.length !== op.indices.length)
+        return this.err(
+          `'${op.result}' is ${what} ${typeToString(t)} (rank ${t.shape.length}) but assigned with ${op.indices.length} index(es) on the left`,
+          op,
+        );
     if (!op.type && this.opts.requireTypes) this.err(`'${op.result}' has no type`, op);
     try {
       const env = (n: string): ValueInfo | undefined => this.env.get(n);

@@ -42,6 +42,8 @@ export interface PipelineOptions {
   /** Stage names after which to dump the IR ('lower' is the checker's output), or 'all'. */
   printAfter?: ReadonlySet<string> | 'all';
   dump?: (stage: string, text: string) => void;
+  /** The part of the module a dump prints (one kernel, say); the passes run on the whole of it. */
+  select?: (m: Module) => Module;
   /** Verify after each pass (default true). */
   verify?: boolean;
 }
@@ -69,7 +71,8 @@ export function runPipeline(input: Module, opts: PipelineOptions): Module {
     for (const s of opts.printAfter)
       if (s !== LOWER_STAGE && !names.includes(s)) throw unknownPassError(s, [LOWER_STAGE, ...names]);
   }
-  if (wants(LOWER_STAGE)) opts.dump?.(LOWER_STAGE, printModule(input));
+  const shown = (m: Module): Module => (opts.select ? opts.select(m) : m);
+  if (wants(LOWER_STAGE)) opts.dump?.(LOWER_STAGE, printModule(shown(input)));
   let m = input;
   let typed = false;
   for (const entry of opts.passes) {
@@ -84,7 +87,7 @@ export function runPipeline(input: Module, opts: PipelineOptions): Module {
         throw new DiagnosticError(errs.map((d) => ({ ...d, message: `after pass '${name}': ${d.message}` })));
       }
     }
-    if (wants(name)) opts.dump?.(name, (pass.print ?? printModule)(m));
+    if (wants(name)) opts.dump?.(name, (pass.print ?? printModule)(shown(m)));
   }
   return m;
 }

@@ -9,7 +9,7 @@
  * Each test works in a fresh temporary directory used as the working
  * directory, so file names in messages are short relative paths.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMatrixMarket } from '../../runtime/io/mtx-read.js';
@@ -975,6 +975,18 @@ describe('help, check, ir', () => {
     expect(one.status, one.stderr).toBe(0);
     expect([...one.stdout.matchAll(/IR after (\S+) -----/g)].map((m) => m[1])).toEqual(['classify']);
     expect(one.stdout.split(/-----\n/)[1]!.trim()).toBe(bodies[sections.indexOf('classify')]!.trim());
+  });
+
+  // Regression (was DY5001 from parsing the loop IR as graph IR): --kernel picks from the module, in every dump.
+  test('dype ir --kernel with the loop IR prints that kernel only', async (s) => {
+    const two = join(s.dir, 'two.dy');
+    const spmv = readFileSync(SPMV, 'utf8');
+    writeFileSync(two, `${spmv}\n${spmv.replace('kernel spmv', 'kernel other')}`);
+    const r = await s.run(['ir', two, '--kernel', 'other', '--print-ir-after=lower-kernels,classify']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^loops @other \{/m);
+    expect(r.stdout).toMatch(/^kernel @other\(/m);
+    expect(r.stdout).not.toMatch(/@spmv/);
   });
 
   test('--print-ir-after=nosuch exits 1 with DY5003', async (s) => {

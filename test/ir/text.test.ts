@@ -116,6 +116,16 @@ describe('IR text', () => {
     ])
       expect(() => parseModule(text)).toThrow(DiagnosticError);
   });
+
+  it('takes inf and nan as a reduction index where ":" follows, and as constants otherwise', () => {
+    // `nan` is a name in the language (only `inf` is a literal there).
+    const text = printModule(optimised('kernel k(x: dense<f64>[n]) -> (s: f64) { s = sum(nan: x[nan]); }', []));
+    expect(text).toContain('sum(nan: %x[nan])');
+    expect(printModule(parseModule(text))).toBe(text);
+    expect(parseExpr('max(nan, %x[i])')).toMatchObject({ k: 'call', fn: 'max' });
+    expect(parseExpr('max(inf, nan)')).toMatchObject({ k: 'call', fn: 'max' });
+    expect(parseExpr('max(nan: %x[nan])')).toMatchObject({ k: 'reduce', idx: ['nan'] });
+  });
 });
 
 describe('verifier', () => {
@@ -127,6 +137,20 @@ describe('verifier', () => {
   );
   const problems = (text: string) => verifyModule(parseModule(text), { requireTypes: true }).map((d) => d.message);
   it('accepts the pipeline output', () => expect(problems(typed)).toEqual([]));
+  it('reports a left side of another rank than the result, rather than failing inside inference', () => {
+    const scalar = 'kernel @k(%x: dense<f64>[n]) -> (%y: f64) {\n  op0: %y[i] = copy %x[i] : ?\n}\n';
+    expect(
+      verifyModule(parseModule(scalar))
+        .map((d) => d.message)
+        .join('\n'),
+    ).toMatch(/declared f64 \(rank 0\)/);
+    const none = 'kernel @k(%x: dense<f64>[n]) -> (%y: dense<f64>[n]) {\n  op0: %y = copy %x[i] : ?\n}\n';
+    expect(
+      verifyModule(parseModule(none))
+        .map((d) => d.message)
+        .join('\n'),
+    ).toMatch(/with 0 index\(es\)/);
+  });
   it.each([
     [
       'a wrong stated type',
@@ -158,6 +182,11 @@ describe('verifier', () => {
       /already in scope/,
     ],
     ['a missing type', (t: string) => t.replace(': dense<f32>[n] {semiring', ': ? {semiring'), /'t' has no type/],
+    [
+      'a left side of another rank than the declared result',
+      (t: string) => t.replace('%y[i] = map', '%y[i, j] = map'),
+      /'y' is declared dense<f32>\[n\] \(rank 1\) but assigned with 2 index\(es\)/,
+    ],
   ])('rejects %s', (_name, edit, msg) => {
     const out = problems(edit(typed));
     expect(out.length).toBeGreaterThan(0);
