@@ -143,6 +143,9 @@ class KernelChecker {
     const slot = this.slots.get(name);
     if (slot && slot.kind !== 'param') slot.defined = true;
     if (slot && slot.kind === 'temp') slot.info = undefined;
+    // A temporary whose first assignment failed: later uses are silent (its own error was reported), not 'used
+    // before it is assigned' nor 'has no value before the loop'.
+    if (!slot) this.slots.set(name, { kind: 'temp', info: undefined, defined: true });
   }
 
   private repeat(s: Extract<AstStmt, { kind: 'repeat' }>): Op {
@@ -191,7 +194,8 @@ class KernelChecker {
         `'until ${u.name}': the loop body never assigns '${u.name}', so it cannot change`,
         u.nameSpan,
       );
-    else if (!definedBefore)
+    else if (!definedBefore && this.slots.get(u.name)?.kind !== 'param')
+      // A parameter has its value before the loop; assigning it in the body is DY2009, reported there.
       this.error(
         'DY2035',
         `'until ${u.name}': '${u.name}' has no value before the loop to compare the first trip with; assign it before 'repeat'`,
@@ -227,6 +231,13 @@ class KernelChecker {
     for (const i of s.indices) {
       if (seen.has(i.name)) this.abort('DY2018', `index '${i.name}' appears twice on the left side`, i.span);
       seen.add(i.name);
+      // As on the right side: one name, one meaning in a statement (y[n] = n would make n both).
+      if (this.slots.has(i.name) || this.dims.has(i.name))
+        this.abort(
+          'DY2008',
+          `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`,
+          i.span,
+        );
     }
     const lowered = this.expr(
       s.expr,
@@ -454,13 +465,12 @@ export function checkProgram(p: AstProgram): { module: Module | undefined; diagn
   const kernels: Kernel[] = [];
   const names = new Map<string, Span>();
   for (const k of p.kernels) {
-    if (names.has(k.name)) {
-      diagnostics.push(makeDiagnostic('DY2017', `kernel '${k.name}' is defined twice`, k.nameSpan));
-      continue;
-    }
-    names.set(k.name, k.nameSpan);
+    const twice = names.has(k.name);
+    if (twice) diagnostics.push(makeDiagnostic('DY2017', `kernel '${k.name}' is defined twice`, k.nameSpan));
+    else names.set(k.name, k.nameSpan);
+    // A second definition's body is checked too (its errors are the user's as much as the first's), not kept.
     const out = new KernelChecker(k, diagnostics).check();
-    if (out) kernels.push(out);
+    if (out && !twice) kernels.push(out);
   }
   if (p.kernels.length === 0)
     diagnostics.push(
@@ -475,5 +485,8 @@ export function checkProgram(p: AstProgram): { module: Module | undefined; diagn
       }),
     );
   const failed = diagnostics.some((d) => d.severity === 'error');
+  // In source order: the checker finds some errors out of it (a result never assigned is found at the kernel's end,
+  // an until's after its body). Stable, so errors at one place keep the order they were found in.
+  diagnostics.sort((a, b) => a.span.line - b.span.line || a.span.col - b.span.col);
   return { module: failed ? undefined : { kernels }, diagnostics };
 }

@@ -82,8 +82,14 @@ export interface LexResult {
 
 /** Renders source characters for a message: printable ASCII as is, others as \uXXXX. */
 export function showChars(text: string, max = 20): string {
-  const clipped = text.length > max ? `${text.slice(0, max)}...` : text;
-  return clipped.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // By code point: an emoji is one character, shown as \u{1f600}, not as its two UTF-16 halves.
+  const chars = [...text];
+  const shown = chars.slice(0, max).map((c) => {
+    if (/^[\x20-\x7e]$/.test(c)) return c;
+    const cp = c.codePointAt(0)!;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+  });
+  return `${shown.join('')}${chars.length > max ? '...' : ''}`;
 }
 
 export function tokenize(source: string, index: SourceIndex): LexResult {
@@ -91,7 +97,7 @@ export function tokenize(source: string, index: SourceIndex): LexResult {
   const diagnostics = result.errors.map((e) => {
     const length = Math.max(1, e.length);
     const bad = source.slice(e.offset, e.offset + length);
-    const plural = bad.length > 1 ? 's' : '';
+    const plural = [...bad].length > 1 ? 's' : '';
     return makeDiagnostic(
       'DY1001',
       `unexpected character${plural} '${showChars(bad)}'`,

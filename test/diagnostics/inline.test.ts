@@ -34,6 +34,9 @@ describe('inline expected diagnostics', () => {
       const r = compileSource(src, f);
       const got = r.diagnostics.map((d) => `${d.span.line}:${d.code}`).sort();
       expect(got, r.diagnostics.map((d) => formatDiagnostic(d, src)).join('\n')).toEqual(want);
+      // Reported in source order, whatever order the checker found them in.
+      const at = r.diagnostics.map((d) => d.span.line * 1e6 + d.span.col);
+      expect(at, f).toEqual([...at].sort((a, b) => a - b));
       if (want.length > 0) expect(r.module).toBeUndefined();
       for (const d of r.diagnostics) {
         const text = formatDiagnostic(d, src);

@@ -566,6 +566,9 @@ describe('parser: errors', () => {
     const d = only(errors('kernel k() -> () { y = \u00e9; }'));
     expect(d.code).toBe('DY1001');
     expect(d.message).toBe("unexpected character '\\u00e9'");
+    // A character outside the BMP is one character, not its two UTF-16 halves.
+    const e = only(errors('kernel k() -> () { y = \u{1f600}; }'));
+    expect(e.message).toBe("unexpected character '\\u{1f600}'");
   });
 
   it('formats as file:line:col with a caret line', () => {
