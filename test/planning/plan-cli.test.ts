@@ -93,17 +93,8 @@ describe('dype plan', () => {
     expect(b.pareto[0].period_ms).toBeGreaterThanOrEqual(a.pareto[0].period_ms);
   });
   it('every baseline keeps to the power cap, and one without a mapping says why', () => {
-    const r = dype(
-      'plan',
-      'examples/spmv.dy',
-      '--input',
-      `A=${join(M, 'karate.mtx')}`,
-      '--input',
-      'x=@ones',
-      '--power-cap',
-      '300',
-      '--json',
-    );
+    const karateSpmv = ['examples/spmv.dy', '--input', `A=${join(M, 'karate.mtx')}`, '--input', 'x=@ones'];
+    const r = dype('plan', ...karateSpmv, '--power-cap', '300', '--json');
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     for (const [name, m] of Object.entries(j.baselines) as [string, { power_w: number } | null][]) {
@@ -111,24 +102,13 @@ describe('dype plan', () => {
       if (m) expect(m.power_w, name).toBeLessThanOrEqual(300);
     }
     // Uncapped, HEFT's schedule on this system draws more than 300 W: capped, it runs on fewer devices.
-    const free = JSON.parse(
-      dype('plan', 'examples/spmv.dy', '--input', `A=${join(M, 'karate.mtx')}`, '--input', 'x=@ones', '--json').stdout,
-    );
+    const free = JSON.parse(dype('plan', ...karateSpmv, '--json').stdout);
     expect(free.baselines.heft.power_w).toBeGreaterThan(300);
     expect(j.baseline_notes.heft).toBe('heft on the devices the power cap allows');
     // The GPU is there: its baseline is not "not applicable" but over the cap.
     expect(j.baselines['gpu-only']).toBeNull();
     expect(j.baseline_notes['gpu-only']).toMatch(/breaks the power cap/);
-    const text = dype(
-      'plan',
-      'examples/spmv.dy',
-      '--input',
-      `A=${join(M, 'karate.mtx')}`,
-      '--input',
-      'x=@ones',
-      '--power-cap',
-      '300',
-    );
+    const text = dype('plan', ...karateSpmv, '--power-cap', '300');
     expect(text.stdout).toMatch(/gpu-only +\(none: every gpu-only mapping breaks the power cap or the latency bound\)/);
     expect(text.stdout).not.toMatch(/not applicable/);
   });
