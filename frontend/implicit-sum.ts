@@ -6,6 +6,7 @@
  * sum (d * A[i,j] * r[j] becomes d * sum(j: A[i,j] * r[j])), which keeps the
  * core reduction recognisable to classification.
  */
+import type { Span } from '../ir/diagnostics.js';
 import { children, withChildren, type Expr } from '../ir/expr.js';
 
 /** Occurrences of each free (not reduction-bound) index in a subtree. */
@@ -28,8 +29,21 @@ function factors(e: Expr): Expr[] {
   return e.k === 'bin' && e.op === '*' ? [...factors(e.lhs), ...factors(e.rhs)] : [e];
 }
 
+/** The source the factors cover, from the first one's start to the last one's end (they may come reordered). */
+function coverOf(fs: readonly Expr[]): Span | undefined {
+  const spans = fs.map((f) => f.span).filter((x): x is Span => x !== undefined);
+  if (spans.length !== fs.length || spans.length === 0) return undefined;
+  const first = spans.reduce((a, b) => (b.offset < a.offset ? b : a));
+  const last = spans.reduce((a, b) => (b.end > a.end ? b : a));
+  return { ...first, endLine: last.endLine, endCol: last.endCol, end: last.end };
+}
+
+/** The factors multiplied again, each product spanning its factors' source (a dtype error in it points there). */
 function product(fs: Expr[]): Expr {
-  return fs.reduce((acc, f) => ({ k: 'bin', op: '*', lhs: acc, rhs: f }));
+  return fs.reduce((acc, f) => {
+    const span = coverOf([acc, f]);
+    return { k: 'bin', op: '*', lhs: acc, rhs: f, ...(span ? { span } : {}) };
+  });
 }
 
 function makeSum(idx: string[], body: Expr): Expr {
