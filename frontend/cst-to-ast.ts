@@ -293,6 +293,18 @@ export class AstBuilder {
   private repeat(r: CstNode): AstRepeat {
     const countTok = token(r, 'count');
     const blockNode = need(child(r, 'block'));
+    const sign = token(r, 'sign');
+    // Taken by the parser so that its recovery keeps the braces; a count must be a non-negative integer or a name.
+    if (isReal(sign) || (isReal(countTok) && countTok.tokenType === T.Inf)) {
+      const at = isReal(sign) ? sign : countTok!;
+      const shown = `${isReal(sign) ? '-' : ''}${isReal(countTok) ? countTok.image : ''}`;
+      this.error(
+        'DY1002',
+        `expected a repeat count (an integer or a name), found '${showChars(shown)}'`,
+        isReal(countTok) ? this.fromTo(at, countTok, r) : this.tokSpan(at),
+      );
+      throw new Incomplete();
+    }
     if (!isReal(countTok) || (countTok.tokenType !== T.Integer && countTok.tokenType !== T.Identifier)) {
       const found = isReal(countTok) ? countTok : token(blockNode, 'LBrace');
       const what = isReal(found) ? `'${showChars(found.image)}'` : 'end of file';

@@ -42,8 +42,12 @@ export function parseProgram(source: string, file: string): ParseResult {
       const errors = [...parser.errors];
       parser.input = []; // drop the tokens: the parser instance outlives this call
       const lexErrorAt = lexed.diagnostics.map((d) => d.span.offset);
+      const reported = [...lexErrorAt];
       for (const e of errors) {
         if (followsLexError(e, lexed.tokens, lexErrorAt, source.length)) continue;
+        const at = isReal(e.token) ? e.token.startOffset : source.length;
+        if (sameStatement(at, reported, lexed.tokens)) continue;
+        reported.push(at);
         diagnostics.push(makeDiagnostic('DY1002', e.message, errorSpan(e, index)));
       }
       const builder = new AstBuilder(index);
@@ -122,6 +126,23 @@ function followsLexError(
   const prevEnd = prev === undefined ? 0 : tokenEnd(prev);
   const first = lexErrorAt[lowerBound(lexErrorAt, prevEnd)];
   return first !== undefined && first < at;
+}
+
+/** Tokens that end a statement (or open or close a block), where the parser's recovery starts afresh. */
+const STATEMENT_ENDS = new Set([T.Semicolon, T.LBrace, T.RBrace]);
+
+/**
+ * Whether a parse error at `at` lies in the statement of an error already reported: from that error up to the
+ * token that ends its statement (the ';', '{' or '}' after it), that token included. One error a statement: the
+ * parser's recovery there re-reads the rest of the statement as a new one (`y[i] == x[i];` was DY1002 at the second
+ * '=' and again at the ';', "expected '=' after the assignment target"), which says nothing the first did not.
+ */
+function sameStatement(at: number, reported: readonly number[], tokens: readonly IToken[]): boolean {
+  let last = -1;
+  for (const r of reported) if (r <= at && r > last) last = r;
+  if (last < 0) return false;
+  const end = tokens.find((t) => t.startOffset >= last && STATEMENT_ENDS.has(t.tokenType));
+  return end === undefined || at <= end.startOffset;
 }
 
 const OPENERS = new Set([T.LParen, T.LBracket, T.LBrace]);

@@ -15,7 +15,7 @@
  *   block      := '{' statement* '}'
  *   statement  := assignment | repeatStmt
  *   assignment := IDENT[target] indexList? '=' expression ';'
- *   repeatStmt := 'repeat' (NUMBER | IDENT)[count]? untilClause? block   (bad or missing counts reported by cst-to-ast)
+ *   repeatStmt := 'repeat' '-'[sign]? (NUMBER | IDENT)[count]? untilClause? block   (bad or missing counts reported by cst-to-ast)
  *   untilClause := 'until' IDENT[value]? IDENT[mode]? '-'[sign]? (NUMBER | IDENT)[tol]?   ('stable' | 'within' NUMBER; checked by cst-to-ast)
  *   indexList  := '[' IDENT (',' IDENT)* ']'
  *   expression := orExpr[operands] ('?' expression[then] ':' orExpr[operands])*   (right-assoc ternary, folded in cst-to-ast)
@@ -240,8 +240,9 @@ export class DypeParser extends CstParser {
 
   readonly repeatStmt = this.RULE('repeatStmt', () => {
     this.CONSUME(T.Repeat);
-    // Lenient on purpose (a missing or fractional count is reported by cst-to-ast):
+    // Lenient on purpose (a missing, negative, fractional or infinite count is reported by cst-to-ast):
     // a failure here would make recovery lose track of the braces.
+    this.OPTION4(() => this.CONSUME(T.Minus, { LABEL: 'sign' }));
     this.OPTION(() => {
       this.OR([
         { ALT: () => this.CONSUME(T.NumberLiteral, { LABEL: 'count' }) },

@@ -514,6 +514,29 @@ describe('parser: errors', () => {
       1,
       /^expected a repeat count .*found '2.5'$/,
     ],
+    // Regressions (each was this error and two follow-on ones): the parser takes the sign and inf, cst-to-ast says.
+    [
+      'negative repeat count',
+      'kernel k() -> () {\n  repeat -1 { y = 1; }\n}',
+      'DY1002',
+      2,
+      /^expected a repeat count \(an integer or a name\), found '-1'$/,
+    ],
+    [
+      'infinite repeat count',
+      'kernel k() -> () {\n  repeat inf { y = 1; }\n}',
+      'DY1002',
+      2,
+      /^expected a repeat count \(an integer or a name\), found 'inf'$/,
+    ],
+    // Regression (was this error and a second at the ';'): one syntax error a statement.
+    [
+      'comparison for an assignment',
+      'kernel k() -> () {\n  y == 1;\n}',
+      'DY1002',
+      2,
+      /^expected '=' after the assignment target, found '=='$/,
+    ],
     [
       'missing colon in a ternary',
       'kernel k() -> () { y = a ? b; }',
