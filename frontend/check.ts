@@ -139,13 +139,19 @@ class KernelChecker {
     return out;
   }
 
+  /** Whether a name is a value's: a parameter, a result, or a temporary (not one whose first assignment failed). */
+  private namesValue(name: string): boolean {
+    const slot = this.slots.get(name);
+    return slot !== undefined && !(slot.kind === 'temp' && slot.info === undefined);
+  }
+
   private poison(name: string): void {
     const slot = this.slots.get(name);
     if (slot && slot.kind !== 'param') slot.defined = true;
     if (slot && slot.kind === 'temp') slot.info = undefined;
     // A temporary whose first assignment failed: later uses are silent (its own error was reported), not 'used
-    // before it is assigned' nor 'has no value before the loop'.
-    if (!slot) this.slots.set(name, { kind: 'temp', info: undefined, defined: true });
+    // before it is assigned' nor 'has no value before the loop'. A dim's name is no temporary: its uses stay checked.
+    if (!slot && !this.dims.has(name)) this.slots.set(name, { kind: 'temp', info: undefined, defined: true });
   }
 
   private repeat(s: Extract<AstStmt, { kind: 'repeat' }>): Op {
@@ -232,7 +238,7 @@ class KernelChecker {
       if (seen.has(i.name)) this.abort('DY2018', `index '${i.name}' appears twice on the left side`, i.span);
       seen.add(i.name);
       // As on the right side: one name, one meaning in a statement (y[n] = n would make n both).
-      if (this.slots.has(i.name) || this.dims.has(i.name))
+      if (this.namesValue(i.name) || this.dims.has(i.name))
         this.abort(
           'DY2008',
           `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`,
@@ -338,7 +344,7 @@ class KernelChecker {
           if (seen.has(i.name) && slot.info?.type.format !== 'dense')
             this.abort('DY2032', `index '${i.name}' appears twice in one access of sparse '${e.name}'`, i.span);
           seen.add(i.name);
-          if (this.slots.has(i.name) || this.dims.has(i.name))
+          if (this.namesValue(i.name) || this.dims.has(i.name))
             this.abort(
               'DY2008',
               `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`,
@@ -410,7 +416,7 @@ class KernelChecker {
         for (const i of e.indices) {
           if (lhs.includes(i.name) || reductions.includes(i.name) || seen.has(i.name))
             this.abort('DY2023', `reduction index '${i.name}' is already in scope`, i.span);
-          if (this.slots.has(i.name) || this.dims.has(i.name))
+          if (this.namesValue(i.name) || this.dims.has(i.name))
             this.abort(
               'DY2008',
               `'${i.name}' is used as an index but names a ${this.dims.has(i.name) ? 'dim' : 'value'}`,

@@ -29,21 +29,14 @@ function factors(e: Expr): Expr[] {
   return e.k === 'bin' && e.op === '*' ? [...factors(e.lhs), ...factors(e.rhs)] : [e];
 }
 
-/** The source the factors cover, from the first one's start to the last one's end (they may come reordered). */
-function coverOf(fs: readonly Expr[]): Span | undefined {
-  const spans = fs.map((f) => f.span).filter((x): x is Span => x !== undefined);
-  if (spans.length !== fs.length || spans.length === 0) return undefined;
-  const first = spans.reduce((a, b) => (b.offset < a.offset ? b : a));
-  const last = spans.reduce((a, b) => (b.end > a.end ? b : a));
-  return { ...first, endLine: last.endLine, endCol: last.endCol, end: last.end };
-}
-
-/** The factors multiplied again, each product spanning its factors' source (a dtype error in it points there). */
-function product(fs: Expr[]): Expr {
-  return fs.reduce((acc, f) => {
-    const span = coverOf([acc, f]);
-    return { k: 'bin', op: '*', lhs: acc, rhs: f, ...(span ? { span } : {}) };
-  });
+/**
+ * The factors multiplied again. Each product takes the span of the expression the factors came from (`from`, an
+ * original node of the source): an error in it points at that product, not at the whole statement, and never at a
+ * stretch that starts inside one bracket and ends in another (factors hoisted out of the sum come from different
+ * places).
+ */
+function product(fs: Expr[], from: Span | undefined): Expr {
+  return fs.reduce((acc, f) => ({ k: 'bin', op: '*', lhs: acc, rhs: f, ...(from ? { span: from } : {}) }));
 }
 
 function makeSum(idx: string[], body: Expr): Expr {
@@ -52,8 +45,10 @@ function makeSum(idx: string[], body: Expr): Expr {
   const outside = fs.filter((f) => !mentions(f, sumIdx));
   const inside = fs.filter((f) => mentions(f, sumIdx));
   const span = body.span;
-  const sum: Expr = { k: 'reduce', op: 'sum', idx, body: product(inside), ...(span ? { span } : {}) };
-  return outside.length === 0 ? sum : { k: 'bin', op: '*', lhs: product(outside), rhs: sum, ...(span ? { span } : {}) };
+  const sum: Expr = { k: 'reduce', op: 'sum', idx, body: product(inside, span), ...(span ? { span } : {}) };
+  return outside.length === 0
+    ? sum
+    : { k: 'bin', op: '*', lhs: product(outside, span), rhs: sum, ...(span ? { span } : {}) };
 }
 
 export function insertImplicitSums(e: Expr, lhs: ReadonlySet<string>): Expr {

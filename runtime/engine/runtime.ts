@@ -135,6 +135,12 @@ function checkBuiltFrom(cfg: RuntimeConfig, backends: RuntimeOptions['backends']
   }
 }
 
+/**
+ * Microtask turns `each` gives an async source's next() to answer before a wave goes on without its input: an async
+ * generator yielding a value at hand answers in 2-4 (its own await, the promise's resolution, the then-callback).
+ */
+const READY_TURNS = 8;
+
 export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): GuardedRuntime {
   if (typeof o !== 'object' || o === null || typeof o.system !== 'object' || typeof o.backends !== 'object')
     throw new TypeError(
@@ -373,6 +379,10 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
         (error: unknown) => void (pulled = { error }),
       );
       if (flights.length === 0) await pulling;
+      // A source with the next item at hand (an async generator over an array, a queue already filled) answers
+      // within a few microtask turns: wait those, so that its input joins this wave's pipeline; a source still
+      // waiting after them lets the wave go on without it.
+      else for (let turn = 0; turn < READY_TURNS && pulled === undefined; turn++) await undefined;
       const r = pulled;
       if (r === undefined) return undefined;
       pulling = undefined;
@@ -387,7 +397,8 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
      */
     async function closeSource(): Promise<void> {
       const closing = (async () => source.return?.())();
-      if (pulling) {
+      // A next() still unanswered: the source may be waiting for its next graph, which must not hold the caller.
+      if (pulling && pulled === undefined) {
         closing.catch(() => undefined);
         return;
       }

@@ -13,4 +13,12 @@ describe('spans of rebuilt products', () => {
     expect(d).toBeDefined();
     expect(src.slice(d.span.offset, d.span.end)).toBe('A[i, j] * z[j]');
   });
+
+  it('factors hoisted out of the sum point at the product they came from, brackets whole', () => {
+    const src =
+      'kernel k(A: csr<f32>[n, n], x: dense<f32>[n], c: i32, d: f32) -> (y: dense<f32>[n]) {\n  y[i] = (c * x[j]) * (A[i, j] * d);\n}\n';
+    const d = compileSource(src, 't.dy').diagnostics.find((x) => x.code === 'DY2007')!;
+    expect(d).toBeDefined();
+    expect(src.slice(d.span.offset, d.span.end)).toBe('(c * x[j]) * (A[i, j] * d)');
+  });
 });

@@ -97,6 +97,41 @@ describe('a stream read from its source one input at a time', () => {
     rt.close();
   });
 
+  it('pipelines an async source whose items are at hand as it pipelines an array', async () => {
+    const rt = make();
+    const items = [0, 1, 0, 1, 0, 1].map((k, n) => ({ inputs: inputs(gs[k]!), name: `g${n}` }));
+    async function* at() {
+      yield* items;
+    }
+    for (const source of [items, at()]) {
+      const out = (await rt.stream(source)).results;
+      expect(out.map((r) => r.log.input)).toEqual(items.map((x) => x.name));
+      // Two stages, six inputs: a later input's first stage runs beside an earlier one's second.
+      expect(out.flatMap((r) => r.stages).some((st) => st.concurrent)).toBe(true);
+    }
+    rt.close();
+  });
+
+  it("surfaces an error of the source's return() on a plain break, as for-of does", async () => {
+    const rt = make();
+    const source: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]() {
+        return {
+          next: async () => ({ done: false, value: { inputs: inputs(gs[0]!), name: 'g' } }),
+          return: async () => {
+            throw new Error('return failed');
+          },
+        };
+      },
+    };
+    await expect(
+      (async () => {
+        for await (const r of rt.each(source as never)) if (r) break;
+      })(),
+    ).rejects.toThrow(/return failed/);
+    rt.close();
+  });
+
   it("keeps the input's error when the source's return() throws as the stream leaves", async () => {
     const rt = make();
     const source: Iterable<unknown> = {
