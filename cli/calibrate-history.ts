@@ -18,7 +18,7 @@ import type { HistoryRecord } from '../runtime/history/types.js';
 import { writeFileAtomic } from '../runtime/io/mtx-write.js';
 import { CATALOGUE, type ImplEntry } from '../runtime/catalogue/index.js';
 import type { PlanOp } from '../runtime/plan/types.js';
-import type { DeviceSpec, SystemSpec } from '../runtime/system/types.js';
+import type { DeviceKind, DeviceSpec, SystemSpec } from '../runtime/system/types.js';
 import { DEFAULT_HISTORY_SYSTEM } from './defaults.js';
 import { snakeKeys } from './json-keys.js';
 import { loadSystem } from './planning.js';
@@ -70,7 +70,7 @@ export function calibrateFromHistory(
 ): void {
   const records = readHistory(o.history);
   const base = loadSystem(o.system !== undefined ? { system: o.system } : {}, DEFAULT_HISTORY_SYSTEM);
-  refuseOtherSystems(o.history, records, base.name);
+  refuseOtherSystems(o.history, records, base);
   const reports: HistoryReport[] = [];
   const devices: DeviceSpec[] = base.devices.map((d) => {
     const mine = records.filter(
@@ -159,13 +159,56 @@ export function calibrateFromHistory(
   (o.output === undefined ? process.stderr.write.bind(process.stderr) : out)(`${lines.join('\n')}\n`);
 }
 
+/** The backends that run each device kind: its family's real and emulated builds, and wasm for the CPU. */
+const BACKENDS_OF: Record<DeviceKind, readonly string[]> = {
+  cpu: ['wasm', NATIVE_BACKENDS.cpu.real],
+  gpu: [NATIVE_BACKENDS.cuda.real, NATIVE_BACKENDS.cuda.emulated],
+  fpga: [NATIVE_BACKENDS.fpga.real, NATIVE_BACKENDS.fpga.emulated],
+};
+
+/** What a backend name runs, for the message. */
+function kindsOfBackend(backend: string): string {
+  const kinds = (Object.keys(BACKENDS_OF) as DeviceKind[]).filter((k) => BACKENDS_OF[k].includes(backend));
+  return kinds.length > 0 ? `runs a ${kinds.join(' or ')}` : 'is no backend of dype';
+}
+
 /**
  * A run counts for the system it was planned on (`dype run --project` records the project's system). A history
  * whose runs are all of other systems would otherwise refit nothing and print a system file unchanged, which reads
  * as success: it is refused, naming the systems the file holds and the flag that takes them.
  */
-function refuseOtherSystems(path: string, records: readonly HistoryRecord[], system: string): void {
-  if (records.length === 0 || records.some((r) => r.system === system)) return;
+function refuseOtherSystems(path: string, records: readonly HistoryRecord[], sys: SystemSpec): void {
+  const system = sys.name;
+  // An empty history refits nothing either: the unchanged system file it would print reads as success.
+  if (records.length === 0)
+    throw new InputError(
+      'DY3048',
+      path,
+      undefined,
+      'the history holds no run: record some with dype run --project ... --history FILE first',
+    );
+  // A run of this system must name one of its devices, of that device's kind, on a backend of that kind.
+  const mine = records.filter((r) => r.system === system);
+  const devices = new Map(sys.devices.map((d) => [d.id, d]));
+  for (const r of mine) {
+    const d = devices.get(r.device);
+    const why =
+      d === undefined
+        ? `names device '${r.device}', which system '${system}' has not (its devices: ${sys.devices.map((x) => x.id).join(', ')})`
+        : d.kind !== r.kind
+          ? `says device '${r.device}' is a ${r.kind}, but in system '${system}' it is a ${d.kind}`
+          : !BACKENDS_OF[d.kind].includes(r.backend)
+            ? `says a ${d.kind} ran on backend '${r.backend}', which ${kindsOfBackend(r.backend)}`
+            : undefined;
+    if (why)
+      throw new InputError(
+        'DY3048',
+        path,
+        undefined,
+        `run ${records.indexOf(r) + 1} of system '${system}' ${why}: the history is of another machine or was edited`,
+      );
+  }
+  if (mine.length > 0) return;
   const counts = new Map<string, number>();
   for (const r of records) counts.set(r.system, (counts.get(r.system) ?? 0) + 1);
   const held = [...counts].map(([name, n]) => `${name} (${n})`).join(', ');

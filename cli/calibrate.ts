@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { cpuThreadsFor } from '../runtime/catalogue/index.js';
@@ -308,6 +308,8 @@ const round = (x: number): number => Number(x.toPrecision(4));
 export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => void): Promise<void> {
   // Before seconds of timing (or of refitting), not after.
   if (o.output !== undefined) checkOutputFile(o.output);
+  if (o.history !== undefined && o.output !== undefined && resolve(o.history) === resolve(o.output))
+    throw usage(`-o names the --history file '${o.output}': the system file would replace the runs it is fitted from`);
   if (o.history !== undefined) {
     if (o.quick || o.threads !== undefined || o.backend !== undefined)
       throw usage('--history refits from recorded runs: --quick, --threads and --backend do not apply');

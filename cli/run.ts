@@ -108,6 +108,15 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
     );
   const traceClash = o.trace !== undefined ? targets.indexOf(resolve(o.trace)) : -1;
   if (traceClash >= 0) throw usage(`--trace and --out ${outs[traceClash]!.name} name the same file '${o.trace!}'`);
+  // The trace is JSON: written over an input file, it would replace the matrix the next run reads.
+  const traceOverInput =
+    o.trace !== undefined
+      ? inputs.find((a) => !a.value.startsWith('@') && resolve(a.value) === resolve(o.trace!))
+      : undefined;
+  if (traceOverInput)
+    throw usage(
+      `--trace and --input ${traceOverInput.name} name the same file '${o.trace!}': the trace would replace the input`,
+    );
   const program = loadProgram(file);
   const module = optimise(program);
   const kernel = selectKernel(module, file, o.kernel);

@@ -29,9 +29,18 @@ export class Rng {
   }
 }
 
-/** A seed mixing a user seed with a name, so each generated input differs. */
+/**
+ * A seed mixing a user seed with a name, so each generated input differs: the name hashed (FNV-1a), then the seed
+ * mixed in and the bits spread (murmur3's finaliser). For one name, distinct seeds give distinct results (every
+ * step is a bijection of 32 bits). The seed once went in first, xor-ed into the name's first character, so x with
+ * seed 2 and y with seed 3 (x ^ 2 = y ^ 3) were the same data.
+ */
 export function seedFor(seed: number, name: string): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (seed >>> 0), 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }

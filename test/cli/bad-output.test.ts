@@ -133,6 +133,15 @@ describe('--out and --trace are written together, or neither', () => {
     refused(r, 2, /--trace and --out y name the same file '\.\/y\.mtx'/, s, before);
   });
 
+  // Regression (was exit 0 with A.mtx replaced by the trace's JSON).
+  test('--trace naming an --input file is a usage error that leaves the input as it was', async (s) => {
+    const before = s.list();
+    const A = readFileSync(s.path('A.mtx'), 'utf8');
+    const r = await s.run([...SPMV_ARGS, '--trace', 'A.mtx']);
+    refused(r, 2, /--trace and --input A name the same file 'A\.mtx': the trace would replace the input/, s, before);
+    expect(readFileSync(s.path('A.mtx'), 'utf8')).toBe(A);
+  });
+
   test('both written when both can be', async (s) => {
     const r = await s.run([...SPMV_ARGS, '--out', 'y=y.mtx', '--trace', 't.json']);
     expect(r.status, r.stderr).toBe(0);

@@ -121,6 +121,41 @@ describe('fitting a history', () => {
     const ok = runCli(['calibrate', '--history', path, '--system', 'paper-1g1f', '-o', out, '--json']);
     expect(ok.status, ok.stderr).toBe(0);
   });
+
+  // Regressions (each was exit 0 with the system file unchanged or refitted from the wrong runs).
+  it.each([
+    ['an empty history', [], /the history holds no run/],
+    [
+      'a device the system lacks',
+      [record({ device: 'gpu7', kind: 'gpu', backend: 'cuda' })],
+      /names device 'gpu7', which system 'this-machine' has not/,
+    ],
+    [
+      'a device of another kind',
+      [record({ kind: 'gpu', backend: 'cuda' })],
+      /says device 'cpu' is a gpu, but in system 'this-machine' it is a cpu/,
+    ],
+    ['a backend of another kind', [record({ backend: 'cuda' })], /says a cpu ran on backend 'cuda', which runs a gpu/],
+  ])('%s is DY3048, and nothing is written', (name, rows, why) => {
+    const path = join(dir, `${name.replace(/\W/g, '-')}.jsonl`);
+    writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+    const out = join(dir, `${name.replace(/\W/g, '-')}-fitted.json`);
+    const r = runCli(['calibrate', '--history', path, '-o', out]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/error DY3048: /);
+    expect(r.stderr).toMatch(why);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('-o naming the --history file is a usage error that leaves the history as it was', () => {
+    const path = join(dir, 'same.jsonl');
+    const text = [record({}), record({})].map((r) => JSON.stringify(r)).join('\n') + '\n';
+    writeFileSync(path, text);
+    const r = runCli(['calibrate', '--history', path, '-o', path]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/-o names the --history file/);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
 });
 
 describe('learning from runs', () => {
