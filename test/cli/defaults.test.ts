@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { historyRecord } from '../helpers/history-record.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
 import { MATRIX_DIR } from '../io/data.js';
@@ -86,8 +87,9 @@ describe.skipIf(!HAVE_DATA)('the default system each --help states is the one th
 
   it.concurrent('calibrate --history: this machine, where the runs were measured', async () => {
     const d = await statedDefault('calibrate');
-    const h = join(work, 'empty.jsonl');
-    writeFileSync(h, '');
+    // One run of this machine's CPU (an empty history is DY3048: it refits nothing).
+    const h = join(work, 'one.jsonl');
+    writeFileSync(h, `${JSON.stringify(historyRecord({}))}\n`);
     const j = await json(['calibrate', '--history', h, '--json']);
     expect(j['system']).toBe(d.system);
   });
