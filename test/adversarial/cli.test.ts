@@ -18,6 +18,7 @@ import { walkTree } from '../../runtime/guards/tree.js';
 import type { GuardNode } from '../../runtime/guards/types.js';
 import {
   cleanup,
+  cpuRuntimeCompileArgs,
   example,
   freshDir,
   listDir,
@@ -284,24 +285,10 @@ function exactPick(planPath: string, kernel: string, rec: Record<string, number>
 describe.skipIf(!HAVE_DATA)('dype run --project (spmv: its partitions all run on the CPU)', () => {
   const out = join(dir, 'spmv-project');
   beforeAll(async () => {
-    const c = await runCliAsync(
-      [
-        'compile',
-        SPMV,
-        '-o',
-        out,
-        '--targets',
-        'wasm,runtime',
-        // A CPU-only system: on paper-1g1f, small sampled inputs (a 198-row op runs on one of its 64 threads) go to the GPU.
-        '--system',
-        'this-machine',
-        '--profile',
-        `A=${join(M, 'cage8.mtx')}`,
-        '--profile',
-        `A=${join(M, 'jazz.mtx')}`,
-      ],
-      { timeoutMs: 120_000 },
-    );
+    // A CPU-only system: on paper-1g1f, small sampled inputs (a 198-row op runs on one of its 64 threads) go to the GPU.
+    const c = await runCliAsync(cpuRuntimeCompileArgs(SPMV, out, [join(M, 'cage8.mtx'), join(M, 'jazz.mtx')]), {
+      timeoutMs: 120_000,
+    });
     expect(c.status, c.stderr).toBe(0);
   }, 130_000);
 

@@ -100,3 +100,21 @@ export function stackFrames(text: string): string[] {
 
 export const MM_COORD_REAL = '%%MatrixMarket matrix coordinate real general';
 export const MM_ARRAY_REAL = '%%MatrixMarket matrix array real general';
+
+/**
+ * `dype compile` arguments for a project whose partitions all run on this machine's CPU: the wasm kernels and the
+ * generated runtime, guards built on the CPU-only system from `profiles` (paths to A's sample matrices).
+ */
+export function cpuRuntimeCompileArgs(file: string, out: string, profiles: readonly string[]): string[] {
+  return [
+    'compile',
+    file,
+    '-o',
+    out,
+    '--targets',
+    'wasm,runtime',
+    '--system',
+    'this-machine',
+    ...profiles.flatMap((p) => ['--profile', `A=${p}`]),
+  ];
+}

@@ -15,7 +15,7 @@ import { loadMatrix } from '../../runtime/io/load.js';
 import { openProject } from '../../runtime/native/project.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { CsrMatrix, DenseTensor } from '../../runtime/tensor.js';
-import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
+import { cleanup, cpuRuntimeCompileArgs, example, freshDir, runCliAsync } from '../helpers/cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const M = join(root, '..', 'shared', 'data', 'matrices');
@@ -45,23 +45,9 @@ async function generated(dir: string, program: string): Promise<Create> {
 }
 
 async function compile(file: string, dir: string): Promise<void> {
-  const c = await runCliAsync(
-    [
-      'compile',
-      file,
-      '--targets',
-      'wasm,runtime',
-      '--system',
-      'this-machine',
-      '--profile',
-      `A=${join(M, 'cage8.mtx')}`,
-      '--profile',
-      `A=${join(M, 'Erdos971.mtx')}`,
-      '-o',
-      dir,
-    ],
-    { timeoutMs: 120_000 },
-  );
+  const c = await runCliAsync(cpuRuntimeCompileArgs(file, dir, [join(M, 'cage8.mtx'), join(M, 'Erdos971.mtx')]), {
+    timeoutMs: 120_000,
+  });
   if (c.status !== 0) throw new Error(`compile ${file}: ${c.stderr}`);
 }
 
