@@ -152,11 +152,16 @@ export function calibrateFromHistory(
   const lines = [`history ${o.history}: ${records.length} runs for ${base.name}`];
   for (const r of reports)
     lines.push(
-      `  ${r.device} (${r.backend}): ${r.runs} runs, ${r.entries} op kinds, ${r.bucketsUsed} of ${r.buckets} buckets with >= ${MIN_RUNS} runs; median error: formulas ${r.formulaMedianErrPct.toFixed(1)}%, history ${r.historyMedianErrPct.toFixed(1)}% (each run left out of its bucket: ${r.leaveOneOutMedianErrPct.toFixed(1)}%)`,
+      `  ${r.device} (${r.backend}): ${r.runs} runs, ${r.entries} op kinds, ${r.bucketsUsed} of ${r.buckets} buckets with >= ${MIN_RUNS} runs; median error: formulas ${pct(r.formulaMedianErrPct)}, history ${pct(r.historyMedianErrPct)} (each run left out of its bucket: ${pct(r.leaveOneOutMedianErrPct, `no bucket has ${MIN_RUNS} runs besides the one left out`)})`,
     );
   if (reports.length === 0)
     lines.push('  no run of a real device backend of this system (emulated and overlapping runs are left out)');
   (o.output === undefined ? process.stderr.write.bind(process.stderr) : out)(`${lines.join('\n')}\n`);
+}
+
+/** A median error for the report; a median of nothing (NaN, null in --json) says why there is none. */
+function pct(x: number, none = 'none: too few runs'): string {
+  return Number.isFinite(x) ? `${x.toFixed(1)}%` : none;
 }
 
 /** The backends that run each device kind: its family's real and emulated builds, and wasm for the CPU. */

@@ -147,6 +147,16 @@ describe('fitting a history', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  // Regression (printed 'NaN%'): with 3 runs a bucket, leaving one out leaves too few to predict it.
+  it('says why a median error has no runs to be taken over', () => {
+    const path = join(dir, 'three.jsonl');
+    writeFileSync(path, [1, 2, 3].map((k) => JSON.stringify(record({ ms: k }))).join('\n') + '\n');
+    const r = runCli(['calibrate', '--history', path]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/NaN/);
+    expect(r.stderr).toMatch(/each run left out of its bucket: no bucket has 3 runs besides the one left out/);
+  });
+
   it('-o naming the --history file is a usage error that leaves the history as it was', () => {
     const path = join(dir, 'same.jsonl');
     const text = [record({}), record({})].map((r) => JSON.stringify(r)).join('\n') + '\n';
