@@ -30,9 +30,6 @@ export interface BuildOptions {
   cache?: boolean;
 }
 
-const has = (cmd: string, args: string[] = ['--version']): boolean =>
-  spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-
 /** Whether a compiler given as a command line (`$CXX` may be `ccache g++`) answers --version. */
 function compilerRuns(cmd: string): boolean {
   const c = ccCommand(cmd, ['--version']);
@@ -118,14 +115,14 @@ export function buildCommand(dir: string, o: BuildOptions, stdout: (s: string) =
   const builds: Build[] = [];
   const cudaDir = join(dir, 'cuda');
   if (existsSync(join(cudaDir, 'Makefile'))) {
-    const real = o.real || (!o.emulate && has('nvcc') && gpuPresent());
+    const real = o.real || (!o.emulate && compilerRuns('nvcc') && gpuPresent());
     const why = o.real
       ? '--real'
       : o.emulate
         ? '--emulate'
         : real
           ? 'nvcc and an NVIDIA GPU are present'
-          : `${has('nvcc') ? 'no NVIDIA GPU' : 'no nvcc'} on this host`;
+          : `${compilerRuns('nvcc') ? 'no NVIDIA GPU' : 'no nvcc'} on this host`;
     builds.push(
       real
         ? {

@@ -10,7 +10,7 @@
  * were from the measured runs, and how far the history is (on the same runs,
  * and with each run left out of its own bucket).
  */
-import { NATIVE_BACKENDS } from '../runtime/native/abi.js';
+import { BACKENDS_OF_KIND, NATIVE_BACKENDS } from '../runtime/native/abi.js';
 import { fitHistory, historyMs, MIN_RUNS } from '../runtime/history/fit.js';
 import { readHistory } from '../runtime/history/log.js';
 import { InputError } from '../runtime/errors.js';
@@ -164,16 +164,9 @@ function pct(x: number, none = 'none: too few runs'): string {
   return Number.isFinite(x) ? `${x.toFixed(1)}%` : none;
 }
 
-/** The backends that run each device kind: its family's real and emulated builds, and wasm for the CPU. */
-const BACKENDS_OF: Record<DeviceKind, readonly string[]> = {
-  cpu: ['wasm', NATIVE_BACKENDS.cpu.real],
-  gpu: [NATIVE_BACKENDS.cuda.real, NATIVE_BACKENDS.cuda.emulated],
-  fpga: [NATIVE_BACKENDS.fpga.real, NATIVE_BACKENDS.fpga.emulated],
-};
-
 /** What a backend name runs, for the message. */
 function kindsOfBackend(backend: string): string {
-  const kinds = (Object.keys(BACKENDS_OF) as DeviceKind[]).filter((k) => BACKENDS_OF[k].includes(backend));
+  const kinds = (Object.keys(BACKENDS_OF_KIND) as DeviceKind[]).filter((k) => BACKENDS_OF_KIND[k].includes(backend));
   return kinds.length > 0 ? `runs a ${kinds.join(' or ')}` : 'is no backend of dype';
 }
 
@@ -202,7 +195,7 @@ function refuseOtherSystems(path: string, records: readonly HistoryRecord[], sys
         ? `names device '${r.device}', which system '${system}' has not (its devices: ${sys.devices.map((x) => x.id).join(', ')})`
         : d.kind !== r.kind
           ? `says device '${r.device}' is a ${r.kind}, but in system '${system}' it is a ${d.kind}`
-          : !BACKENDS_OF[d.kind].includes(r.backend)
+          : !BACKENDS_OF_KIND[d.kind].includes(r.backend)
             ? `says a ${d.kind} ran on backend '${r.backend}', which ${kindsOfBackend(r.backend)}`
             : undefined;
     if (why)

@@ -11,11 +11,11 @@ import {
   heftWithinCap,
   singleKindPick,
   staticChoice,
-  withinCap,
+  staticPick,
   type BaselinePick,
 } from '../runtime/plan/baselines.js';
 import { bindProblem } from '../runtime/plan/bind.js';
-import { evaluateChoices, planPareto, type PlanOptions, type StageChoice } from '../runtime/plan/dp.js';
+import { evaluateChoices, planPareto, type PlanOptions } from '../runtime/plan/dp.js';
 import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Mapping, PlanProblem, PlanSpec, SparseFeatures } from '../runtime/plan/types.js';
 import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
@@ -201,15 +201,6 @@ export function planFor(
     planMs,
     states: out.states,
   };
-}
-
-/** The static mapping scored on this input under the constraints, or why it cannot run it. */
-function staticPick(sys: SystemSpec, p: PlanProblem, stat: StageChoice[] | undefined, opts: PlanOptions): BaselinePick {
-  if (!stat) return { mapping: undefined, note: 'no mapping is feasible on the training inputs' };
-  const m = withinCap(sys, evaluateChoices(sys, p, stat, opts));
-  return m
-    ? { mapping: m, note: 'static' }
-    : { mapping: undefined, note: 'the static mapping cannot run this input within the constraints' };
 }
 
 function infeasible(sys: SystemSpec, p: PlanProblem, opts: PlanOptions, reasons: string[]): InputError {

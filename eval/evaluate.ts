@@ -13,6 +13,7 @@ import { energyIn, type EnergyScope, type PlanGoal } from '../runtime/plan/figur
 import type { Mapping, PlanProblem } from '../runtime/plan/types.js';
 import { bindingFor, problemFor } from './binding.js';
 import { buildCases, suiteInputs, type EvalCase, type SuiteSelection } from './cases.js';
+import { staticPick } from '../runtime/plan/baselines.js';
 import { feasibility } from './feasible.js';
 import type { EvalInput } from './inputs.js';
 import { simStages, simulate, type SimResult } from './sim/index.js';
@@ -22,7 +23,6 @@ import {
   heftPick,
   onlineNoSplit,
   planOpts,
-  staticPick,
   STRATEGIES,
   trainGuards,
   trainStatic,

@@ -137,17 +137,6 @@ export function dypePick(sys: SystemSpec, p: PlanProblem, b: Binding, guards: Gu
   };
 }
 
-export function staticPick(
-  sys: SystemSpec,
-  p: PlanProblem,
-  choice: StageChoice[] | undefined,
-  goal: PlanGoal,
-): StrategyPick {
-  if (!choice) return { mapping: undefined, note: 'no mapping is feasible on the training inputs' };
-  const m = applyChoices(sys, p, choice, goal);
-  return m ? { mapping: m, note: 'static' } : { mapping: undefined, note: 'the static mapping cannot run this input' };
-}
-
 export function trainStatic(
   sys: SystemSpec,
   training: readonly PlanProblem[],

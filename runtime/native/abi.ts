@@ -5,6 +5,7 @@
  * `abiPrefix` and `ABI_VERSION` from here, and test/native/abi-header.test.ts
  * checks that these prototypes are the header's.
  */
+import type { DeviceKind } from '../system/types.js';
 
 export const ABI_VERSION = 2;
 
@@ -45,6 +46,20 @@ export const NATIVE_BACKENDS = {
   fpga: { real: 'xrt', emulated: 'fpga-csim' },
   cpu: { real: 'native', emulated: null },
 } as const satisfies Record<NativeFamily, { real: NativeBackendName; emulated: NativeBackendName | null }>;
+
+/** The device kind each family's libraries run. */
+export const FAMILY_KIND: Record<NativeFamily, DeviceKind> = { cuda: 'gpu', fpga: 'fpga', cpu: 'cpu' };
+
+/** The backends that run each device kind: its family's real and emulated builds, and wasm for the CPU. */
+export const BACKENDS_OF_KIND: Record<DeviceKind, readonly string[]> = (() => {
+  const out: Record<DeviceKind, string[]> = { cpu: ['wasm'], gpu: [], fpga: [] };
+  for (const [family, b] of Object.entries(NATIVE_BACKENDS) as [
+    NativeFamily,
+    { real: string; emulated: string | null },
+  ][])
+    out[FAMILY_KIND[family]].push(...(b.emulated === null ? [b.real] : [b.real, b.emulated]));
+  return out;
+})();
 
 /**
  * Prefix of the ABI symbols of a program's library: `dype_<program>_abi_<family>_`.

@@ -13,7 +13,7 @@ import {
   type StageBackend,
 } from '../exec/backend.js';
 import type { DeviceKind } from '../system/types.js';
-import { ABI_ERRORS, type AbiFunction, type NativeFamily } from './abi.js';
+import { ABI_ERRORS, FAMILY_KIND, type AbiFunction, type NativeFamily } from './abi.js';
 import type { NativeLibrary, NativePtr } from './library.js';
 
 interface NativeBuf extends DeviceBuffer {
@@ -25,7 +25,6 @@ interface NativeBuf extends DeviceBuffer {
 const CUDA_OUT_OF_MEMORY = 2;
 
 /** The device kind each family's libraries run on. */
-const KIND: Record<NativeFamily, DeviceKind> = { cuda: 'gpu', fpga: 'fpga', cpu: 'cpu' };
 
 export class NativeStageBackend implements StageBackend {
   readonly kind: DeviceKind;
@@ -37,7 +36,7 @@ export class NativeStageBackend implements StageBackend {
     readonly lib: NativeLibrary,
     family: NativeFamily,
   ) {
-    this.kind = KIND[family];
+    this.kind = FAMILY_KIND[family];
     this.deviceCount = lib.call('device_count') as number;
     this.builtFrom = { program: lib.program, programHash: lib.programHash, where: lib.path };
   }

@@ -261,3 +261,15 @@ export function singleKindPick(sys: SystemSpec, p: PlanProblem, kind: DeviceKind
       : `no ${kind}-only mapping fits the devices (memory, resources or dtypes)`,
   };
 }
+
+/** The static mapping (staticChoice's) scored on `p` under the system's power cap, or why it cannot run it. */
+export function staticPick(
+  sys: SystemSpec,
+  p: PlanProblem,
+  choice: readonly StageChoice[] | undefined,
+  acct: Accounting,
+): BaselinePick {
+  if (!choice) return { mapping: undefined, note: 'no mapping is feasible on the training inputs' };
+  const m = withinCap(sys, evaluateChoices(sys, p, choice, acct));
+  return m ? { mapping: m, note: 'static' } : { mapping: undefined, note: 'the static mapping cannot run this input' };
+}

@@ -80,6 +80,19 @@ function expectError(e: InputError, code: DataErrorCode, line: number | undefine
   expect(e.detail).not.toMatch(/Invalid input|Too small|Unrecognized key|ZodError|\n/);
 }
 
+/** The error `parseSystem` gives for the base system edited by `edit`, at the only line holding `needle`. */
+function expectFieldError(
+  edit: (o: ReturnType<typeof base>) => void,
+  code: DataErrorCode,
+  needle: string,
+  ...fragments: string[]
+): void {
+  const o = base();
+  edit(o);
+  const src = text(o);
+  expectError(fails(src), code, lineOf(src, needle), ...fragments);
+}
+
 describe('the base system', () => {
   it('is valid', () => {
     const s = parseSystem(text(base()), 'sys.json');
@@ -196,118 +209,107 @@ describe('schema violations name the field path and its line', () => {
     delete o.description;
     expectError(fails(text(o)), 'DY3020', 1, 'missing field `description`: expected a string');
   });
-  it('negative bandwidth (DY3021)', () => {
-    const o = base();
-    o.devices[1].memBandwidthGBs = -3;
-    const src = text(o);
-    expectError(
-      fails(src),
+  it('negative bandwidth (DY3021)', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].memBandwidthGBs = -3;
+      },
       'DY3021',
-      lineOf(src, '"memBandwidthGBs": -3'),
+      '"memBandwidthGBs": -3',
       '`devices[1].memBandwidthGBs`: expected a positive number, got -3',
-    );
-  });
-  it('zero link bandwidth', () => {
-    const o = base();
-    o.peerLinks[0].bandwidthGBs = 0;
-    const src = text(o);
-    expectError(
-      fails(src),
+    ));
+  it('zero link bandwidth', () =>
+    expectFieldError(
+      (o) => {
+        o.peerLinks[0].bandwidthGBs = 0;
+      },
       'DY3021',
-      lineOf(src, '"bandwidthGBs": 0'),
+      '"bandwidthGBs": 0',
       '`peerLinks[0].bandwidthGBs`: expected a positive number, got 0',
-    );
-  });
-  it('negative latency', () => {
-    const o = base();
-    o.devices[2].hostLink.latencyUs = -1;
-    const src = text(o);
-    expectError(
-      fails(src),
+    ));
+  it('negative latency', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[2].hostLink.latencyUs = -1;
+      },
       'DY3021',
-      lineOf(src, '"latencyUs": -1'),
+      '"latencyUs": -1',
       '`devices[2].hostLink.latencyUs`: expected a number >= 0, got -1',
-    );
-  });
-  it('wrong type', () => {
-    const o = base();
-    o.devices[0].memoryGB = '16';
-    const src = text(o);
-    expectError(
-      fails(src),
+    ));
+  it('wrong type', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[0].memoryGB = '16';
+      },
       'DY3021',
-      lineOf(src, '"memoryGB": "16"'),
+      '"memoryGB": "16"',
       '`devices[0].memoryGB`: expected a number, got "16"',
-    );
-  });
-  it('fractional count', () => {
-    const o = base();
-    o.devices[1].count = 1.5;
-    const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"count": 1.5'), '`devices[1].count`: expected an integer, got 1.5');
-  });
-  it('wrong kind (DY3021)', () => {
-    const o = base();
-    o.devices[1].kind = 'tpu';
-    const src = text(o);
-    expectError(
-      fails(src),
+    ));
+  it('fractional count', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].count = 1.5;
+      },
       'DY3021',
-      lineOf(src, '"kind": "tpu"'),
+      '"count": 1.5',
+      '`devices[1].count`: expected an integer, got 1.5',
+    ));
+  it('wrong kind (DY3021)', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].kind = 'tpu';
+      },
+      'DY3021',
+      '"kind": "tpu"',
       '`devices[1].kind`: expected one of "cpu", "gpu", "fpga", got "tpu"',
-    );
-  });
+    ));
   // Regression: activePowerW 1e308 was taken, and the energies it gave were printed as Infinity and written as null.
-  it('a figure beyond what any device has', () => {
-    const o = base();
-    o.devices[1].activePowerW = 1e308;
-    const src = text(o);
-    expectError(
-      fails(src),
+  it('a figure beyond what any device has', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].activePowerW = 1e308;
+      },
       'DY3021',
-      lineOf(src, '"activePowerW": 1e+308'),
+      '"activePowerW": 1e+308',
       '`devices[1].activePowerW`: expected a number <= 1000000000000000, got 1e+308',
-    );
-  });
-  it('bad device id', () => {
-    const o = base();
-    o.devices[1].id = 'GPU-A';
-    const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"GPU-A"'), '`devices[1].id`: expected a device id', 'got "GPU-A"');
-  });
-  it('no devices', () => {
-    const o = base();
-    o.devices = [];
-    const src = text(o);
-    expectError(
-      fails(src),
+    ));
+  it('bad device id', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].id = 'GPU-A';
+      },
       'DY3021',
-      lineOf(src, '"devices"'),
+      '"GPU-A"',
+      '`devices[1].id`: expected a device id',
+      'got "GPU-A"',
+    ));
+  it('no devices', () =>
+    expectFieldError(
+      (o) => {
+        o.devices = [];
+      },
+      'DY3021',
+      '"devices"',
       '`devices`: expected at least 1 entry, got an empty array',
-    );
-  });
-  it('active power below waiting power', () => {
-    const o = base();
-    o.devices[1].activePowerW = 80;
-    const src = text(o);
-    expectError(
-      fails(src),
+    ));
+  it('active power below waiting power', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].activePowerW = 80;
+      },
       'DY3021',
-      lineOf(src, '"activePowerW": 80'),
+      '"activePowerW": 80',
       'expected activePowerW >= waitingPowerW (90), got 80',
-    );
-  });
-  it('waiting power below idle power', () => {
-    const o = base();
-    o.devices[1].waitingPowerW = 20;
-    const src = text(o);
-    expectError(
-      fails(src),
+    ));
+  it('waiting power below idle power', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].waitingPowerW = 20;
+      },
       'DY3021',
-      lineOf(src, '"waitingPowerW": 20'),
+      '"waitingPowerW": 20',
       'expected waitingPowerW >= idlePowerW (30), got 20',
-    );
-  });
+    ));
   it('a missing waiting power', () => {
     const o = base();
     delete o.devices[2].waitingPowerW;
@@ -319,22 +321,28 @@ describe('schema violations name the field path and its line', () => {
       'missing field `devices[2].waitingPowerW`: expected a number >= 0',
     );
   });
-  it('a root complex on a device other than the host CPU', () => {
-    const o = base();
-    o.devices[1].rootComplexGBs = 48;
-    const src = text(o);
-    expectError(fails(src), 'DY3025', lineOf(src, '"rootComplexGBs"'), '"rootComplexGBs" is for the host CPU only');
-  });
+  it('a root complex on a device other than the host CPU', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].rootComplexGBs = 48;
+      },
+      'DY3025',
+      '"rootComplexGBs"',
+      '"rootComplexGBs" is for the host CPU only',
+    ));
   it('top level is not an object', () => {
     expectError(fails('[1, 2]\n'), 'DY3021', 1, 'expected a JSON object at the top level, got an array of 2 entries');
   });
-  it('the first problem in the file is reported', () => {
-    const o = base();
-    o.devices[2].memBandwidthGBs = -1;
-    o.devices[0].memoryGB = -2;
-    const src = text(o);
-    expectError(fails(src), 'DY3021', lineOf(src, '"memoryGB": -2'), '`devices[0].memoryGB`');
-  });
+  it('the first problem in the file is reported', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[2].memBandwidthGBs = -1;
+        o.devices[0].memoryGB = -2;
+      },
+      'DY3021',
+      '"memoryGB": -2',
+      '`devices[0].memoryGB`',
+    ));
 });
 
 describe('checks across fields', () => {
@@ -370,18 +378,25 @@ describe('checks across fields', () => {
       'second device of kind "cpu"',
     );
   });
-  it('no CPU (DY3024)', () => {
-    const o = base();
-    o.devices.shift();
-    const src = text(o);
-    expectError(fails(src), 'DY3024', lineOf(src, '"devices"'), 'no device has kind "cpu"');
-  });
-  it('host CPU with count 2 (DY3024)', () => {
-    const o = base();
-    o.devices[0].count = 3;
-    const src = text(o);
-    expectError(fails(src), 'DY3024', lineOf(src, '"count": 3'), '`devices[0].count`', 'count must be 1');
-  });
+  it('no CPU (DY3024)', () =>
+    expectFieldError(
+      (o) => {
+        o.devices.shift();
+      },
+      'DY3024',
+      '"devices"',
+      'no device has kind "cpu"',
+    ));
+  it('host CPU with count 2 (DY3024)', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[0].count = 3;
+      },
+      'DY3024',
+      '"count": 3',
+      '`devices[0].count`',
+      'count must be 1',
+    ));
   it('FPGA without fpga block (DY3025)', () => {
     const o = base();
     delete o.devices[2].fpga;
@@ -408,12 +423,15 @@ describe('checks across fields', () => {
     const first = src.split('\n').findIndex((l) => l.includes('"hostLink"')) + 1;
     expectError(fails(src), 'DY3025', first, '`devices[0].hostLink`', 'the host CPU has no hostLink');
   });
-  it('threads on a GPU (DY3025)', () => {
-    const o = base();
-    o.devices[1].threads = 8;
-    const src = text(o);
-    expectError(fails(src), 'DY3025', lineOf(src, '"threads": 8'), '`devices[1].threads`');
-  });
+  it('threads on a GPU (DY3025)', () =>
+    expectFieldError(
+      (o) => {
+        o.devices[1].threads = 8;
+      },
+      'DY3025',
+      '"threads": 8',
+      '`devices[1].threads`',
+    ));
   it('peer link repeated (DY3026)', () => {
     const o = base();
     o.peerLinks.push({ a: 'fpga', b: 'gpu', bandwidthGBs: 5, latencyUs: 1 });
