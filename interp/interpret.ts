@@ -7,17 +7,19 @@
  * over the result's positions: every position of a dense result, or the
  * stored entries of the pattern source of a sparse one. A reduction driven by
  * a sparse operand visits only that operand's stored entries (GraphBLAS
- * semantics); a reduction over no entries yields its identity.
+ * semantics); a reduction over no entries yields its identity. Integer
+ * dtypes compute as the backends do (interp/ints.ts): wrapping in their width.
  */
-import { children, reduceIdentity, type Expr } from '../ir/expr.js';
+import { children, type Expr } from '../ir/expr.js';
 import { kernelFacts, type OpInfo } from '../ir/facts.js';
 import { indexRanges, resolveDtypes, type ValueInfo } from '../ir/infer.js';
 import type { Kernel, Op, RepeatOp } from '../ir/module.js';
 import { converged, recordTrips, type RepeatTrips } from '../runtime/converge.js';
-import { isIntDtype, type Dim, type Dtype } from '../ir/types.js';
+import { type Dim, type Dtype } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
 import { bindInputs, type KernelInputs } from './bind.js';
+import { identityIn, intOps } from './ints.js';
 import { groupingOf, lookup, toTensor, type Pattern, type SparseVal, type Val } from './values.js';
 
 interface Ctx {
@@ -117,7 +119,8 @@ class OpCompiler {
         return this.load(e, active);
       case 'neg': {
         const a = this.compile(e.arg, active);
-        return (c) => -a(c);
+        const int = intOps(this.dtypes.get(e)!);
+        return int ? (c) => int.neg(a(c)) : (c) => -a(c);
       }
       case 'not': {
         const a = this.compile(e.arg, active);
@@ -183,22 +186,17 @@ class OpCompiler {
   private binary(e: Extract<Expr, { k: 'bin' }>, active: readonly { load: Load; iter: Iter }[]): Fn {
     const a = this.compile(e.lhs, active);
     const b = this.compile(e.rhs, active);
-    const intDiv = isIntDtype(this.dtypes.get(e)!);
+    // Integers wrap in their width and divide truncating, 0 for a zero divisor (interp/ints.ts).
+    const int = intOps(this.dtypes.get(e)!);
     switch (e.op) {
       case '+':
-        return (c) => a(c) + b(c);
+        return int ? (c) => int.add(a(c), b(c)) : (c) => a(c) + b(c);
       case '-':
-        return (c) => a(c) - b(c);
+        return int ? (c) => int.sub(a(c), b(c)) : (c) => a(c) - b(c);
       case '*':
-        return (c) => a(c) * b(c);
+        return int ? (c) => int.mul(a(c), b(c)) : (c) => a(c) * b(c);
       case '/':
-        // Integer division truncates; by zero it yields 0 rather than trapping.
-        return intDiv
-          ? (c) => {
-              const d = b(c);
-              return d === 0 ? 0 : Math.trunc(a(c) / d);
-            }
-          : (c) => a(c) / b(c);
+        return int ? (c) => int.div(a(c), b(c)) : (c) => a(c) / b(c);
       case '<':
         return (c) => (a(c) < b(c) ? 1 : 0);
       case '<=':
@@ -233,8 +231,10 @@ class OpCompiler {
         return (c) => Math.log(a(c));
       case 'sqrt':
         return (c) => Math.sqrt(a(c));
-      case 'abs':
-        return (c) => Math.abs(a(c));
+      case 'abs': {
+        const int = intOps(this.dtypes.get(e)!);
+        return int ? (c) => int.abs(a(c)) : (c) => Math.abs(a(c));
+      }
       case 'sigmoid':
         return (c) => 1 / (1 + Math.exp(-a(c)));
       case 'tanh':
@@ -262,8 +262,9 @@ class OpCompiler {
     const iter = driverLoad ? this.newIter(driverLoad) : undefined;
     const inner = iter ? [...active, { load: driverLoad!, iter }] : active;
     const body = this.compile(e.body, inner);
-    const fold = folder(e.op);
-    const identity = reduceIdentity(e.op);
+    const dtype = this.dtypes.get(e)!;
+    const fold = folder(e.op, dtype);
+    const identity = identityIn(e.op, dtype);
     const denseIdx = e.idx.filter((i) => !driverLoad?.idx.includes(i));
     const dense = denseIdx.map((i) => ({ slot: this.slot(i), n: this.ranges.get(i)! }));
     const loop = (c: Ctx, depth: number, acc: number): number => {
@@ -308,10 +309,10 @@ class OpCompiler {
   }
 }
 
-function folder(op: Reduce['op']): (acc: number, x: number) => number {
+function folder(op: Reduce['op'], dtype: Dtype): (acc: number, x: number) => number {
   switch (op) {
     case 'sum':
-      return (acc, x) => acc + x;
+      return intOps(dtype)?.add ?? ((acc, x) => acc + x);
     case 'min':
       return (acc, x) => Math.min(acc, x);
     case 'max':

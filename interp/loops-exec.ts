@@ -3,7 +3,8 @@
  * a JS function over Float64Array / Int32Array buffers (a model of what the
  * wasm, CUDA and HLS emitters print), and a kernel runs its ops' functions in
  * program order, repeat regions included, exactly as interpretKernel does.
- * Every value is computed in float64 with the interpreter's operations, so
+ * Every value is computed in float64 with the interpreter's operations
+ * (integers wrapping in their width, interp/ints.ts), so
  * results must equal the interpreter's bit for bit; this is the oracle for
  * the lower-kernels pass.
  *
@@ -14,11 +15,12 @@
  */
 import { kernelFacts } from '../ir/facts.js';
 import { lowerKernelLoops } from '../ir/loops-lower.js';
-import type { LExpr, LStmt, LoopFunc } from '../ir/loops.js';
+import type { LElem, LExpr, LStmt, LoopFunc } from '../ir/loops.js';
 import type { Kernel, Op } from '../ir/module.js';
 import type { Dim } from '../ir/types.js';
 import { InputError } from '../runtime/errors.js';
 import { bindInputs, type KernelInputs } from './bind.js';
+import { constIn, I32, I64 } from './ints.js';
 import { runTrips, type InterpretResult } from './interpret.js';
 import { recordTrips, type RepeatTrips } from '../runtime/converge.js';
 import { groupingOf, toTensor, type SparseVal, type Val } from './values.js';
@@ -80,13 +82,16 @@ function printJs(f: LoopFunc): string {
   const ex = (e: LExpr): string => {
     switch (e.k) {
       case 'const':
-        return `(${num(e.value)})`;
+        return `(${num(constIn(e.value, e.type === 'bool' ? 'index' : e.type))})`;
       case 'var':
         return id(e.name);
       case 'load':
         return `${buf(e.buf)}[${ex(e.index)}]`;
       case 'bin': {
         const [a, b] = [ex(e.lhs), ex(e.rhs)];
+        const int = intName(e.type);
+        if (int && (e.op === '+' || e.op === '-' || e.op === '*' || e.op === 'idiv'))
+          return `H.${int}.${e.op === '+' ? 'add' : e.op === '-' ? 'sub' : e.op === '*' ? 'mul' : 'div'}(${a}, ${b})`;
         switch (e.op) {
           case '+':
           case '-':
@@ -107,10 +112,15 @@ function printJs(f: LoopFunc): string {
             return `(${a} ${e.op} ${b} ? 1 : 0)`;
         }
       }
-      case 'un':
-        return e.op === 'neg' ? `(-${ex(e.arg)})` : `(${ex(e.arg)} === 0 ? 1 : 0)`;
+      case 'un': {
+        const int = intName(e.type);
+        if (e.op === 'neg') return int ? `H.${int}.neg(${ex(e.arg)})` : `(-${ex(e.arg)})`;
+        return `(${ex(e.arg)} === 0 ? 1 : 0)`;
+      }
       case 'call': {
         const as = e.args.map(ex);
+        const int = intName(e.type);
+        if (int && e.fn === 'abs') return `H.${int}.abs(${as[0]})`;
         if (e.fn === 'relu' || e.fn === 'sigmoid') return `H.${e.fn}(${as[0]})`;
         return `Math.${e.fn}(${as.join(', ')})`;
       }
@@ -164,7 +174,12 @@ function printJs(f: LoopFunc): string {
   return out.join('\n');
 }
 
+/** Which integer arithmetic (interp/ints.ts) a node of type t computes in: element integers only, not indices. */
+const intName = (t: LElem): 'i32' | 'i64' | undefined => (t === 'i32' || t === 'i64' ? t : undefined);
+
 const HELPERS = {
+  i32: I32,
+  i64: I64,
   // Integer division truncates; by zero it yields 0 rather than trapping (as the interpreter).
   idiv: (a: number, d: number): number => (d === 0 ? 0 : Math.trunc(a / d)),
   relu: (x: number): number => (x > 0 ? x : x === x ? 0 : x),

@@ -78,6 +78,7 @@ export const DIAGNOSTIC_CODES = {
   DY2039: "malformed 'until' clause",
   // DY2040 is a warning.
   DY2040: 'implicit sum over an index that occurs in only one operand of a product (a warning)',
+  DY2041: 'integer literal outside the range of the dtype it takes',
   // 5xxx: IR text and verifier
   DY5001: 'IR syntax error',
   DY5002: 'IR verification failed',

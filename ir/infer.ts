@@ -156,6 +156,31 @@ export function statementDtype(target: Dtype | undefined, e: Expr, env: Env): Dt
   return target;
 }
 
+const I32_MAX = 2 ** 31 - 1;
+
+/**
+ * DY2041 for an integer literal that does not fit the i32 it takes (2^31 is
+ * allowed negated, as -2147483648): the backends would wrap or clamp it while
+ * the reference kept it. i64 literals are within 2^53 - 1 already (DY1003).
+ */
+function checkLiteralRanges(e: Expr, env: Env, dtype: Dtype): void {
+  let beyond = false;
+  walkExpr(e, (n) => {
+    if (n.k === 'const' && n.int && Math.abs(n.value) > I32_MAX) beyond = true;
+  });
+  if (!beyond) return;
+  const dtypes = resolveDtypes(e, env, dtype);
+  const visit = (n: Expr, negated: boolean): void => {
+    if (n.k === 'const' && n.int && dtypes.get(n) === 'i32') {
+      const v = negated ? -n.value : n.value;
+      if (v > I32_MAX || v < -I32_MAX - 1)
+        fail('DY2041', `the integer literal ${n.value} does not fit i32 (-2147483648..2147483647)`, n);
+    }
+    for (const c of children(n)) visit(c, n.k === 'neg');
+  };
+  visit(e, false);
+}
+
 /**
  * Concrete dtype of every node, pushing a statement's dtype down into
  * literal-only subexpressions ("integer literals take the dtype of the
@@ -367,6 +392,7 @@ export function inferStatementType(
 ): { type: TensorType; sparsity: Sparsity } {
   const ranges = indexRanges(indices, declared?.shape, e, env);
   const dtype = statementDtype(declared?.dtype, e, env);
+  checkLiteralRanges(e, env, dtype);
   const sparsity = analyzeSparsity(indices, declared?.format, e, env);
   const shape = indices.map((i) => ranges.get(i)!);
   if (sparsity.format !== 'dense' && shape.length !== 2) fail('DY2016', `a sparse result must have two dimensions`, e);

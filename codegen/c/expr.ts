@@ -4,7 +4,10 @@
  * header): every operand is converted to its node's element type,
  * comparisons of different kinds compare in their common kind (double when
  * int and float meet), integer division goes to a helper that truncates and
- * gives 0 for a zero divisor. What a target spells its own way is a
+ * gives 0 for a zero divisor, and integer +, -, * and negation wrap in
+ * their width (computed in the unsigned type of that width: a signed
+ * overflow would be undefined in C and C++, and gcc -O3 folded
+ * `x * x + 2147483647` to 2147483647). What a target spells its own way is a
  * `CDialect`; how it names variables and loads is left to the subclass.
  */
 import type { LElem, LExpr, LFunc } from '../../ir/loops.js';
@@ -69,6 +72,8 @@ export interface CDialect {
   convert(s: string, t: LElem): string;
   /** Integer division helper call (t integer). */
   idiv(a: string, b: string, t: LElem): string;
+  /** The unsigned type of integer type t's width, which +, - and * on t compute in so that they wrap. */
+  unsigned(t: 'i32' | 'i64'): string;
   /** abs, relu, min, max: helper call on operands of type t. */
   helper(fn: 'abs' | 'relu' | 'min' | 'max', t: LElem, args: readonly string[]): string;
   /** Whether math function fn of a result of type t is computed in t (else in double, then converted). */
@@ -112,6 +117,11 @@ export abstract class CExprPrinter {
     return this.dialect.convert(s, to);
   }
 
+  /** Whether arithmetic node e wraps in its integer width (element integers; not a target's own index arithmetic). */
+  protected wraps(e: Extract<LExpr, { k: 'bin' | 'un' }>): boolean {
+    return e.type === 'i32' || e.type === 'i64';
+  }
+
   truthy(e: LExpr): string {
     return this.dialect.bool.truthy(this.expr(e), this.typeOf(e));
   }
@@ -126,9 +136,15 @@ export abstract class CExprPrinter {
         return this.load(e);
       case 'cast':
         return this.as(e.arg, e.to);
-      case 'un':
+      case 'un': {
         if (e.op === 'not') return this.dialect.bool.not(this.truthy(e.arg));
-        return `(-${this.as(e.arg, e.type)})`;
+        const a = this.as(e.arg, e.type);
+        if (this.wraps(e)) {
+          const u = this.dialect.unsigned(e.type as 'i32' | 'i64');
+          return this.dialect.convert(`((${u})0 - (${u})${a})`, e.type);
+        }
+        return `(-${a})`;
+      }
       case 'select':
         return `(${this.truthy(e.cond)} ? ${this.as(e.then, e.type)} : ${this.as(e.else, e.type)})`;
       case 'call':
@@ -150,6 +166,10 @@ export abstract class CExprPrinter {
     const b = this.as(e.rhs, t);
     // Float `idiv` is plain division, as in the wasm emitter (lowering only makes idiv of integers).
     if (e.op === '/' || e.op === 'idiv') return isFloat(t) ? `(${a} / ${b})` : D.idiv(a, b, t);
+    if (this.wraps(e)) {
+      const u = D.unsigned(t as 'i32' | 'i64');
+      return D.convert(`((${u})${a} ${e.op} (${u})${b})`, t);
+    }
     return `(${a} ${e.op} ${b})`;
   }
 

@@ -22,6 +22,7 @@ export const C_DIALECT: CDialect = {
   same: (from, to) => cType(from) === cType(to),
   convert: (s, t) => `((${cType(t)})${s})`,
   idiv: (a, b, t) => `dy_idiv_${suffix(t)}(${a}, ${b})`,
+  unsigned: (t) => (t === 'i64' ? 'unsigned long long' : 'unsigned'),
   helper: (fn, t, args) => `dy_${fn}_${suffix(t)}(${args.join(', ')})`,
   mathIn: (fn, t) => fn === 'sqrt' && isFloat(t),
   math: (fn, t, args) =>

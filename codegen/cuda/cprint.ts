@@ -132,6 +132,7 @@ export const CUDA_DIALECT: CDialect = {
   same: (from, to) => cType(from) === cType(to),
   convert: (s, t) => `((${cType(t)})${s})`,
   idiv: (a, b) => `dy_idiv(${a}, ${b})`,
+  unsigned: (t) => (t === 'i64' ? 'unsigned long long' : 'unsigned'),
   helper: (fn, _t, args) => `dy_${fn}(${args.join(', ')})`,
   mathIn: (_fn, t) => isFloat(t),
   math: (fn, t, args) =>
@@ -146,8 +147,13 @@ export const CUDA_DIALECT: CDialect = {
  */
 function widened(e: LExpr): LExpr {
   if (e.k !== 'bin' || (e.type !== 'index' && e.type !== 'i32') || !['+', '-', '*'].includes(e.op)) return e;
-  return { ...e, type: 'i64', lhs: widened(e.lhs), rhs: widened(e.rhs) };
+  const wide: LExpr = { ...e, type: 'i64', lhs: widened(e.lhs), rhs: widened(e.rhs) };
+  WIDENED.add(wide);
+  return wide;
 }
+
+/** Index arithmetic made 64-bit by `widened`: it cannot overflow, so it is printed signed, not wrapping. */
+const WIDENED = new WeakSet<LExpr>();
 
 function hasProduct(e: LExpr): boolean {
   return e.k === 'bin' && ['+', '-', '*'].includes(e.op) && (e.op === '*' || hasProduct(e.lhs) || hasProduct(e.rhs));
@@ -172,6 +178,10 @@ export class ExprPrinter extends CExprPrinter {
   over(rename: ReadonlyMap<string, string>, loadHook: (e: LLoad) => string | undefined): ExprPrinter {
     const own = this.loadHook;
     return new ExprPrinter(this.names, new Map([...this.rename, ...rename]), (e) => loadHook(e) ?? own?.(e));
+  }
+
+  protected override wraps(e: Extract<LExpr, { k: 'bin' | 'un' }>): boolean {
+    return super.wraps(e) && !WIDENED.has(e);
   }
 
   varElem(name: string): LElem {

@@ -67,6 +67,7 @@ export const HLS_DIALECT: CDialect = {
   same: (from, to) => from === to || (to === 'index' && from === 'i32') || (to === 'i32' && from === 'index'),
   convert: (s, t) => `${cppType(t)}(${s})`,
   idiv: (a, b, t) => `dype_idiv<${cppType(t)}>(${a}, ${b})`,
+  unsigned: (t) => (t === 'i64' ? 'uint64_t' : 'uint32_t'),
   helper: (fn, t, args) => `dype_${fn}<${cppType(t)}>(${args.join(', ')})`,
   mathIn: (fn, t) => fn === 'sqrt' && isFloat(t),
   math: (fn, _t, args) =>

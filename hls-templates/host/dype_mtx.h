@@ -258,6 +258,8 @@ static inline std::string fmt(double x, int digits) {
   if (x == -INFINITY) return "-inf";
   if (x != x) return "nan";
   char buf[64];
+  // No i64 holds 2^63: a double of 2^63 is INT64_MAX rounded up (as dype run writes it).
+  if (digits == 0 && x == 9223372036854775808.0) return "9223372036854775807";
   if (digits == 0) std::snprintf(buf, sizeof buf, "%.0f", x);
   else std::snprintf(buf, sizeof buf, "%.*g", digits, x);
   return buf;

@@ -32,7 +32,9 @@ function formatInteger(x: number, where: () => string): string {
       `${where()} has the value ${formatMtxNumber(x)}, which is not an integer; write it with the real field`,
     );
   }
-  return Number.isSafeInteger(x) ? formatMtxNumber(x) : BigInt(x).toString();
+  if (Number.isSafeInteger(x)) return formatMtxNumber(x);
+  // No i64 holds 2^63: a float64 of 2^63 is INT64_MAX (an empty min's identity, or a sum near it) rounded up.
+  return x === 2 ** 63 ? '9223372036854775807' : BigInt(x).toString();
 }
 
 function commentLines(comment: string | undefined): string[] {

@@ -188,6 +188,30 @@ describe('loops equal the interpreter: scalar expressions and repeat', () => {
       { d: 0.5 },
     );
   });
+  it('integers wrap in their width: products, sums, negation, abs, MIN / -1, empty min/max', () => {
+    const MIN = -(2 ** 31);
+    const o = check(
+      `kernel k(A: csr<i32>[m, n], a: dense<i32>[n], b: dense<i32>[n]) -> (p: dense<i32>[n], q: dense<i32>[n], r: dense<i32>[m], lo: dense<i32>[m], hi: dense<i32>[m]) {
+        p[i] = a[i] * b[i] + 2147483647;
+        q[i] = -a[i] / -1 + abs(a[i]);
+        r[i] = A[i, j] * a[j];
+        lo[i] = min(j: A[i, j]) + 1;
+        hi[i] = max(j: A[i, j]) - 1;
+      }`,
+      { A: csr(3, 3, A3), a: vec([MIN, 65536, -3]), b: vec([-1, 65536, 7]) },
+    );
+    // MIN * -1 is MIN, plus MAX is -1; 65536^2 wraps to 0.
+    expect(denseData(o.get('p'))).toEqual([-1, 2147483647, 2147483647 - 21]);
+    expect(denseData(o.get('q'))).toEqual([0, 131072, 0]);
+    expect(denseData(o.get('lo'))[1]).toBe(MIN);
+    expect(denseData(o.get('hi'))[1]).toBe(2147483647);
+    const o64 = check(
+      `kernel k(a: dense<i64>[n], b: dense<i64>[n]) -> (p: dense<i64>[n], q: dense<i64>[n]) { p[i] = a[i] * b[i]; q[i] = a[i] * b[i] / 3 - a[i]; }`,
+      { a: vec([2 ** 53 - 1, 2 ** 32, -(2 ** 40)]), b: vec([2 ** 53 - 1, 2 ** 32, 2 ** 23]) },
+    );
+    // (2^53 - 1)^2 mod 2^64 = 1 - 2^54; 2^64 wraps to 0; -2^63 is the most negative i64.
+    expect(denseData(o64.get('p'))).toEqual([1 - 2 ** 54, 0, -(2 ** 63)]);
+  });
   it('scalar results from a reduction and from scalars', () => {
     check(
       `kernel k(x: dense<f64>[n], w: f64) -> (s: f64, t: f64) { s = sum(i: x[i]); t = s * w + n; }`,
