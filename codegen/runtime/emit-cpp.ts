@@ -120,14 +120,17 @@ ${OBJECTIVES.map((o, i) => `  ${objectiveConstant(program, o)} = ${i}`).join(',\
     }
     const others = table.objectives.slice(1);
     const missing = OBJECTIVES.filter((o) => !table.objectives.includes(o));
+    // An int cast to the enum outside its constants is no objective: -1 (no partition) and not in range, never
+    // silently the compiled one's pick.
+    const onCompiled = [k.objective, ...missing].map((o) => `o == ${objectiveConstant(program, o)}`).join(' || ');
     const pick = (what: 'dispatch' | 'in_range'): string =>
-      `${others.map((o) => `  if (o == ${objectiveConstant(program, o)}) return ${name}_${what}_${o}(f);\n`).join('')}${others.length ? '' : '  (void)o;\n'}  return ${name}_${what}_${k.objective}(f);\n`;
+      `${others.map((o) => `  if (o == ${objectiveConstant(program, o)}) return ${name}_${what}_${o}(f);\n`).join('')}  if (${onCompiled}) return ${name}_${what}_${k.objective}(f);\n  return ${what === 'dispatch' ? '-1' : 'false'};\n`;
     const note = missing.length
       ? ` (no guards were built for ${missing.join(' or ')}: there the ${k.objective} guards pick)`
       : '';
     s += `/* The objective kernel ${k.kernel.name} was compiled for: the runtime's initial one. */\nstatic const ${en} ${name}_initial_objective = ${objectiveConstant(program, k.objective)};\n\n`;
-    s += `/* Partition id the guards of objective o pick for the features${note}. */\ninline int ${name}_dispatch(const ${name}_features& f, ${en} o = ${name}_initial_objective) {\n${pick('dispatch')}}\n\n`;
-    s += `/* Whether the features lie in the ranges the guards of objective o were built for. */\ninline bool ${name}_in_range(const ${name}_features& f, ${en} o = ${name}_initial_objective) {\n${pick('in_range')}}\n\n`;
+    s += `/* Partition id the guards of objective o pick for the features${note}; -1 for a value outside the enum. */\ninline int ${name}_dispatch(const ${name}_features& f, ${en} o = ${name}_initial_objective) {\n${pick('dispatch')}}\n\n`;
+    s += `/* Whether the features lie in the ranges the guards of objective o were built for (false for a value outside the enum). */\ninline bool ${name}_in_range(const ${name}_features& f, ${en} o = ${name}_initial_objective) {\n${pick('in_range')}}\n\n`;
     s += `/* The partition table of every objective (ids as returned above). */\nstatic const int ${name}_partition_count = ${table.partitions.length};\nstatic const char* const ${name}_partition_labels[] = {\n${table.partitions.map((p) => `  ${JSON.stringify(p.label)}, /* ${p.id}: ${p.objectives.join(', ')} */\n`).join('')}};\n\n`;
   }
   return `${head}${s.includes(INFINITY_CPP) ? '#include <limits>\n\n' : ''}${s}#endif /* ${guard} */\n`;

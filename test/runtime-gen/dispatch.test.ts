@@ -99,7 +99,7 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
       (o) =>
         `    std::printf("%d %d|%d %d;", gcn_gcn_dispatch_${o}(f), gcn_gcn_in_range_${o}(f) ? 1 : 0, gcn_gcn_dispatch(f, gcn_objective_${o}), gcn_gcn_in_range(f, gcn_objective_${o}) ? 1 : 0);\n`,
     ).join('');
-    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nint other_dispatch(const gcn_gcn_features& f);\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n    if (other_dispatch(f) != gcn_gcn_dispatch_latency(f)) return 1;\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
+    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nint other_dispatch(const gcn_gcn_features& f);\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n    if (other_dispatch(f) != gcn_gcn_dispatch_latency(f)) return 1;\n    if (gcn_gcn_dispatch(f, static_cast<gcn_objective>(3)) != -1 || gcn_gcn_in_range(f, static_cast<gcn_objective>(3))) return 2;\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
     writeFileSync(join(dir, 'main.cpp'), main);
     // A second translation unit including it (twice): a host links the header into several, which only inline
     // functions and internal constants allow.
@@ -127,7 +127,7 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
 });
 
 describe('guards of one partition', () => {
-  it('compile cleanly in C++ (g++ -Wextra -Werror) and mark the unused argument used in TypeScript (noUnusedParameters)', () => {
+  it('compile cleanly in C++ (g++ -Wextra -Werror), give -1 and out of range for a value outside the enum, and mark the unused argument used in TypeScript (noUnusedParameters)', () => {
     const one = { throughput: { ...plan, partitions: [plan.partitions[0]!], tree: { leaf: 0 } } };
     const ts = emitRuntimeTs(
       'gcn',
@@ -146,7 +146,7 @@ describe('guards of one partition', () => {
     writeFileSync(join(dir, 'one_dispatch.h'), header);
     writeFileSync(
       join(dir, 'one.cpp'),
-      '#include "one_dispatch.h"\nint main() { one_gcn_features f = {}; return one_gcn_dispatch(f) + one_gcn_dispatch(f, one_objective_latency) + (one_gcn_in_range(f, one_objective_energy) == one_gcn_in_range_throughput(f) ? 0 : 1); }\n',
+      '#include "one_dispatch.h"\nint main() { one_gcn_features f = {}; const one_objective none = static_cast<one_objective>(3); return one_gcn_dispatch(f) + one_gcn_dispatch(f, one_objective_latency) + (one_gcn_in_range(f, one_objective_energy) == one_gcn_in_range_throughput(f) ? 0 : 1) + (one_gcn_dispatch(f, none) == -1 ? 0 : 2) + (one_gcn_in_range(f, none) ? 4 : 0); }\n',
     );
     execFileSync('g++', ['-std=c++11', '-Wall', '-Wextra', '-Werror', '-o', join(dir, 'one'), join(dir, 'one.cpp')], {
       cwd: dir,
