@@ -401,6 +401,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     err(`error: unknown command '${named}'\n(add --help for usage)\n`);
     return 2;
   }
+  // ... and `help help` the general help on stderr: it is help asked for, so it goes where `--help` puts it.
+  if (argv[0] === 'help' && named === 'help' && argv.length === 2) {
+    out(program.helpInformation());
+    return 0;
+  }
   try {
     const cmd = program.commands.find((c) => c.name() === argv[0]);
     if (cmd) refuseRepeats(cmd, argv.slice(1));
