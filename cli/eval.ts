@@ -13,8 +13,7 @@ import { renderSuiteReport } from '../eval/report/suite.js';
 import { runSensitivity, sensitivityTable, type Sensitivity } from '../eval/sensitivity.js';
 import { usage } from './errors.js';
 import { progress } from './progress.js';
-import { checkOutputDir } from './output-path.js';
-import { writeProject } from './project-writer.js';
+import { checkProjectDestinations, writeProject } from './project-writer.js';
 
 export interface EvalOptions {
   quick?: boolean;
@@ -23,6 +22,10 @@ export interface EvalOptions {
   /** `true` (the flag alone): on the quick suite; or the suite's name. */
   sensitivity?: boolean | string;
 }
+
+/** What `-o` receives, checked before the suite runs and written after it. */
+const EVAL_FILES = ['cases.csv', 'eval.json', 'report.html'];
+const EVAL_WHAT = 'the evaluation results';
 
 export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
   if (o.output !== undefined && o.output.trim() === '') throw usage('-o expects a directory');
@@ -35,7 +38,7 @@ export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
   if (sensSuite !== undefined && sensSuite !== 'quick' && sensSuite !== 'full')
     throw usage(`--sensitivity expects quick or full, got ${JSON.stringify(sensSuite)}`);
   // Fail before minutes of work, not after.
-  if (o.output !== undefined) checkOutputDir(o.output);
+  if (o.output !== undefined) checkProjectDestinations(o.output, EVAL_FILES, EVAL_WHAT);
   if (!existsSync(matricesDir()))
     process.stderr.write(`dype eval: warning: ${matricesDir()} is missing; the suite runs on generated inputs only\n`);
   let bar: ReturnType<typeof progress> | undefined;
@@ -68,14 +71,12 @@ export function evalCommand(o: EvalOptions, stdout: (s: string) => void): void {
   // Every figure is the cost model's and the event simulation's: nothing of the suite runs on a device.
   const summary = { clock: 'modelled', ...s, ...(sensitivity ? { sensitivity } : {}) };
   if (o.output !== undefined) {
-    writeProject(
-      o.output,
-      new Map<string, string>([
-        ['cases.csv', casesCsv(results)],
-        ['eval.json', JSON.stringify({ ...summary, command, case_results: results.map(caseJson) }, null, 2) + '\n'],
-        ['report.html', renderSuiteReport(results, s, command, sensitivity)],
-      ]),
-    );
+    const files = new Map<string, string>([
+      ['cases.csv', casesCsv(results)],
+      ['eval.json', JSON.stringify({ ...summary, command, case_results: results.map(caseJson) }, null, 2) + '\n'],
+      ['report.html', renderSuiteReport(results, s, command, sensitivity)],
+    ]);
+    writeProject(o.output, files, [], EVAL_WHAT);
   }
   stdout(
     o.json

@@ -55,16 +55,16 @@ function safeRelative(p: string): string {
 }
 
 /** The error for one path of the project that cannot be written. */
-function projectError(path: string, detail: string): InputError {
-  return new InputError('DY3017', path, undefined, `cannot write the project: ${detail}`);
+function projectError(what: string, path: string, detail: string): InputError {
+  return new InputError('DY3017', path, undefined, `cannot write ${what}: ${detail}`);
 }
 
 /** stat that follows links; undefined when nothing is there. */
-function statOrNothing(path: string): Stats | undefined {
+function statOrNothing(what: string, path: string): Stats | undefined {
   try {
     return statSync(path, { throwIfNoEntry: false });
   } catch (e) {
-    throw projectError(path, fsReason(e));
+    throw projectError(what, path, fsReason(e));
   }
 }
 
@@ -73,7 +73,7 @@ function statOrNothing(path: string): Stats | undefined {
  * where it goes: each folder on its way is a folder or absent, and the file
  * itself is a regular file (replaced) or absent.
  */
-function checkDestinations(outDir: string, rel: readonly string[]): void {
+function checkDestinations(what: string, outDir: string, rel: readonly string[]): void {
   const folders = new Map<string, boolean>(); // path -> exists (as a directory)
   for (const r of rel) {
     const parts = r.split(sep);
@@ -83,9 +83,10 @@ function checkDestinations(outDir: string, rel: readonly string[]): void {
       here = join(here, part);
       let exists = folders.get(here);
       if (exists === undefined) {
-        const st = statOrNothing(here);
+        const st = statOrNothing(what, here);
         if (st !== undefined && !st.isDirectory())
           throw projectError(
+            what,
             here,
             `expected a directory here (the project writes ${join(outDir, r)}), found a file; remove it or choose another -o`,
           );
@@ -99,9 +100,10 @@ function checkDestinations(outDir: string, rel: readonly string[]): void {
     }
     if (!present) continue;
     const dest = join(outDir, r);
-    const st = statOrNothing(dest);
+    const st = statOrNothing(what, dest);
     if (st === undefined || st.isFile()) continue;
     throw projectError(
+      what,
       dest,
       st.isDirectory()
         ? 'expected a file here, found a directory; remove it or choose another -o'
@@ -141,15 +143,27 @@ export function writeProject(
   outDir: string,
   files: ReadonlyMap<string, string | Uint8Array>,
   stale: readonly string[] = [],
+  what = 'the project',
 ): void {
-  holdSignals(() => placeProject(outDir, files, stale));
+  holdSignals(() => placeProject(outDir, files, stale, what));
 }
 
-function placeProject(outDir: string, files: ReadonlyMap<string, string | Uint8Array>, stale: readonly string[]): void {
+/** The checks writeProject makes before writing, alone: for a command to fail before its work, not after. */
+export function checkProjectDestinations(outDir: string, paths: readonly string[], what = 'the project'): void {
+  checkOutputDir(outDir);
+  checkDestinations(what, outDir, paths.map(safeRelative));
+}
+
+function placeProject(
+  outDir: string,
+  files: ReadonlyMap<string, string | Uint8Array>,
+  stale: readonly string[],
+  what: string,
+): void {
   checkOutputDir(outDir);
   const rel = [...files.keys()].map(safeRelative);
   const gone = stale.map(safeRelative);
-  checkDestinations(outDir, rel);
+  checkDestinations(what, outDir, rel);
   let created: string | undefined;
   try {
     created = makeDirs(outDir);
@@ -181,7 +195,7 @@ function placeProject(outDir: string, files: ReadonlyMap<string, string | Uint8A
       const st = lstatSync(dest, { throwIfNoEntry: false });
       if (st !== undefined) {
         if (!st.isFile() && !st.isSymbolicLink())
-          throw projectError(dest, st.isDirectory() ? 'it is a directory' : 'it is a special file');
+          throw projectError(what, dest, st.isDirectory() ? 'it is a directory' : 'it is a special file');
         const previous = join(stage, `previous-${i}`);
         renameSync(dest, previous);
         p.previous = previous;
@@ -205,7 +219,7 @@ function placeProject(outDir: string, files: ReadonlyMap<string, string | Uint8A
     // A directory this call created holds nothing else: remove it too, so a failure leaves nothing behind.
     if (created !== undefined) rmSync(created, { recursive: true, force: true });
     if (e instanceof InputError) throw e;
-    throw projectError(at, fsReason(e));
+    throw projectError(what, at, fsReason(e));
   }
   rmSync(stage, { recursive: true, force: true });
   for (const r of gone) removeEmptyDirs(outDir, dirname(join(outDir, r)));

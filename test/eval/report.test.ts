@@ -5,7 +5,7 @@
  * report itself has no scripts); chromium's console log is checked too.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -158,6 +158,16 @@ describe('dype eval usage errors', () => {
     expect(r.stderr).toMatch(/^-o .*not-a-dir: error DY3017: expected a directory, found a file/);
     expect(r.stdout).toBe('');
     expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+  it('a folder where -o would write eval.json is DY3017 naming it, and writes nothing', () => {
+    const out = join(dir, 'taken');
+    mkdirSync(join(out, 'eval.json'), { recursive: true });
+    const r = runCli(['eval', '--quick', '-o', out]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /taken\/eval\.json: error DY3017: cannot write the evaluation results: expected a file here, found a directory/,
+    );
+    expect(readdirSync(out)).toEqual(['eval.json']);
   });
 });
 
