@@ -18,7 +18,7 @@ import { bindProblem } from '../runtime/plan/bind.js';
 import { evaluateChoices, planPareto, type PlanOptions } from '../runtime/plan/dp.js';
 import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Mapping, PlanProblem, PlanSpec, SparseFeatures } from '../runtime/plan/types.js';
-import { applyOverrides, loadSystemFile } from '../runtime/system/load.js';
+import { applyOverrides, loadSystemFile, systemOrigin } from '../runtime/system/load.js';
 import { MAX_SYSTEM_FIGURE } from '../runtime/system/schema.js';
 import { resolveSystemArg } from '../runtime/system/presets.js';
 import type { SystemSpec } from '../runtime/system/types.js';
@@ -203,7 +203,17 @@ export function planFor(
   };
 }
 
+/**
+ * DY3030 at what makes the plan infeasible: the power cap (`--power-cap`, or
+ * its line in the system file) with the least any mapping draws, the latency
+ * bound's line with the fastest mapping's latency, else the system file.
+ */
 function infeasible(sys: SystemSpec, p: PlanProblem, opts: PlanOptions, reasons: string[]): InputError {
+  const origin = systemOrigin(sys);
+  const at = (field: 'powerCapW' | 'latencyBoundMs', detail: string): InputError =>
+    origin
+      ? new InputError('DY3030', origin.file, origin.line(['constraints', field]), detail)
+      : new InputError('DY3030', sys.name, undefined, detail);
   if (opts.powerCapW !== undefined) {
     const free = planPareto(sys, p, { ...opts, powerCapW: undefined }).pareto;
     const single = sys.devices.map(
@@ -211,17 +221,25 @@ function infeasible(sys: SystemSpec, p: PlanProblem, opts: PlanOptions, reasons:
         evaluateChoices(sys, p, [{ start: 0, end: p.ops.length, device: d.id, count: 1 }], opts)?.powerW ?? Infinity,
     );
     const need = Math.min(...free.map((m) => m.powerW), ...single);
-    if (Number.isFinite(need))
-      return new InputError(
-        'DY3030',
-        sys.name,
-        undefined,
-        `no mapping meets power cap ${opts.powerCapW} W: the cheapest needs ${need.toFixed(0)} W`,
+    if (Number.isFinite(need)) {
+      const detail = `no mapping meets power cap ${opts.powerCapW} W: the cheapest needs ${need.toFixed(0)} W`;
+      return sys.sources?.['constraints.powerCapW']?.startsWith('set by --power-cap')
+        ? new InputError('DY3030', '--power-cap', undefined, detail)
+        : at('powerCapW', detail);
+    }
+  }
+  if (opts.latencyBoundMs !== undefined) {
+    const free = planPareto(sys, p, { ...opts, latencyBoundMs: undefined }).pareto;
+    const fastest = Math.min(...free.map((m) => m.latencyMs));
+    if (Number.isFinite(fastest))
+      return at(
+        'latencyBoundMs',
+        `no mapping meets the latency bound of ${opts.latencyBoundMs} ms (constraints.latencyBoundMs): the fastest takes ${fastest.toPrecision(3)} ms`,
       );
   }
   return new InputError(
     'DY3030',
-    sys.name,
+    origin?.file ?? sys.name,
     undefined,
     `no mapping is feasible on ${sys.name}: ${reasons.slice(0, 3).join('; ') || 'no device can run these ops'}`,
   );

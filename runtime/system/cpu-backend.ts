@@ -8,6 +8,7 @@
  * backend, the one it has serves, and `fit` says so: never silently.
  */
 import { CPU_BACKENDS, type CpuBackendFit, type CpuBackendName, type DeviceSpec, type SystemSpec } from './types.js';
+import { derivedSystem } from './load.js';
 
 /** `name` as a CPU backend with a fit of its own, or undefined (the reference interpreter, a device backend). */
 export function cpuBackendOf(name: string | undefined): CpuBackendName | undefined {
@@ -54,7 +55,7 @@ export function systemForCpuBackend(sys: SystemSpec, backend: CpuBackendName): {
   const { device, fit } = cpuFitFor(cpu, backend);
   const same = device.cpuModel === cpu.cpuModel && cpu.cpuBackendModels === undefined;
   return {
-    system: same ? sys : { ...sys, devices: sys.devices.map((d, j) => (j === i ? device : d)) },
+    system: same ? sys : derivedSystem(sys, { ...sys, devices: sys.devices.map((d, j) => (j === i ? device : d)) }),
     fit,
   };
 }

@@ -61,7 +61,28 @@ export function parseSystem(text: string, file: string): SystemSpec {
     throw new InputError(code, file, first.line, detail);
   }
   const spec: SystemSpec = r.data;
+  ORIGINS.set(spec, { file, line: (path) => where.nearestLine(path) });
   return spec;
+}
+
+/** The file a system was read from, and the line of a field in it: for errors found after loading (DY3030). */
+export interface SystemOrigin {
+  file: string;
+  line(path: JsonPath): number;
+}
+
+const ORIGINS = new WeakMap<SystemSpec, SystemOrigin>();
+
+/** Where `sys` (or the system it was derived from, `derivedSystem`) was read from; undefined for one built in code. */
+export function systemOrigin(sys: SystemSpec): SystemOrigin | undefined {
+  return ORIGINS.get(sys);
+}
+
+/** `derived`, a copy of `from` with some figures changed, keeps `from`'s origin. */
+export function derivedSystem(from: SystemSpec, derived: SystemSpec): SystemSpec {
+  const o = ORIGINS.get(from);
+  if (o !== undefined && derived !== from) ORIGINS.set(derived, o);
+  return derived;
 }
 
 /** The InputError for text that JSON.parse rejected, at the line and column json-locate.ts finds. */
@@ -329,7 +350,7 @@ export function applyOverrides(s: SystemSpec, o: SystemOverrides): SystemSpec {
     sources['peerLinks'] = 'removed by --no-p2p: transfers between devices stage through host memory';
   }
   if (o.powerCapW !== undefined || o.noP2p === true) out.sources = sources;
-  return out;
+  return derivedSystem(s, out);
 }
 
 const fmt = (x: number): string => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(3))));

@@ -1,6 +1,6 @@
 /** `dype plan` and `dype run --json` from the command line (spawns dist/cli/main.js, built by npm test). */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,8 +122,35 @@ describe('dype plan', () => {
   it('an infeasible power cap is one clear error, exit 1', () => {
     const r = dype('plan', ...gcn, '--power-cap', '50');
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/error DY3030: no mapping meets power cap 50 W: the cheapest needs \d+ W/);
+    expect(r.stderr).toMatch(/^--power-cap: error DY3030: no mapping meets power cap 50 W: the cheapest needs \d+ W/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+  it("a system file's infeasible power cap or latency bound is DY3030 at that field's line, with what the best mapping needs", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dype-sys-'));
+    const preset = JSON.parse(readFileSync(join(root, 'systems', 'paper-1g1f.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    for (const [field, value, want] of [
+      ['powerCapW', 50, /no mapping meets power cap 50 W: the cheapest needs \d+ W$/],
+      [
+        'latencyBoundMs',
+        1e-9,
+        /no mapping meets the latency bound of 1e-9 ms \(constraints\.latencyBoundMs\): the fastest takes [\d.e-]+ ms$/,
+      ],
+    ] as const) {
+      const file = join(dir, `${field}.json`);
+      const text = JSON.stringify({ ...preset, constraints: { [field]: value } }, null, 2);
+      writeFileSync(file, text);
+      const line = text.split('\n').findIndex((l) => l.includes(`"${field}"`)) + 1;
+      const r = dype('plan', ...gcn, '--system', file);
+      expect(r.status, field).toBe(1);
+      expect(r.stderr.trim().split('\n'), field).toHaveLength(1);
+      expect(r.stderr.trim(), field).toMatch(
+        new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${line}: error DY3030: `),
+      );
+      expect(r.stderr.trim(), field).toMatch(want);
+    }
   });
   it('a bad system file is one clear error naming file, line and field, exit 1', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dype-sys-'));
