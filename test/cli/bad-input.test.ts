@@ -889,7 +889,15 @@ describe('zero-trip repeat (known bug: internal error)', () => {
 
 describe('help, check, ir', () => {
   test('--help on every command exits 0 and prints usage on stdout', async (s) => {
-    for (const args of [['--help'], ['check', '--help'], ['ir', '--help'], ['run', '--help'], ['help', 'run'], ['help', 'help'], ['help']]) {
+    for (const args of [
+      ['--help'],
+      ['check', '--help'],
+      ['ir', '--help'],
+      ['run', '--help'],
+      ['help', 'run'],
+      ['help', 'help'],
+      ['help'],
+    ]) {
       const r = await s.run(args);
       expect(r.status, args.join(' ')).toBe(0);
       expect(r.stdout).toMatch(/^Usage: dype/);
