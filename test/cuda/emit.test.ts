@@ -67,6 +67,7 @@ describe('variants derived from the loop nests', () => {
       shapes_op4: ['adaptive-rows', 'warp-per-row', 'merge-path', 'row-per-thread'],
       // A sparse input reduced to a scalar: no parallel loop, so the scalar forms (it was DY6103).
       shapes_op5: ['block-reduce', 'serial'],
+      shapes_op6: ['warp-per-row', 'row-per-thread'],
     });
   });
 

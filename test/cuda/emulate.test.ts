@@ -34,6 +34,7 @@ import {
 import { have, pool, run } from './nvcc.js';
 
 const GXX = have('g++');
+const UBSAN = ['-fsanitize=signed-integer-overflow', '-fno-sanitize-recover=signed-integer-overflow'];
 if (!GXX) console.warn('test/cuda: g++ not found; skipping the CPU emulation of the generated kernels');
 
 const dir = mkdtempSync(join(tmpdir(), 'dype-cuda-emu-'));
@@ -242,14 +243,19 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
     const flags = ['-std=c++17', '-DDYPE_CUDA_EMU', `-I${join(dir, progs[0]!, 'emu')}`, '-w'];
     const built = await pool(
       [
-        () => run('g++', ['-x', 'c++', '-O1', ...flags, '-c', 'all.cpp', '-o', 'all.o'], dir),
+        // A signed overflow in a kernel (undefined in C++; integers wrap by docs/LANGUAGE.md) stops the run.
+        () => run('g++', ['-x', 'c++', '-O1', ...flags, ...UBSAN, '-c', 'all.cpp', '-o', 'all.o'], dir),
         ...progs.map((p) => () => run('g++', ['-O0', ...flags, '-c', 'dype_check.cpp', '-o', 'check.o'], join(dir, p))),
       ],
       2,
     );
     for (const b of built) expect(b.status, `${b.cmd}\n${b.output}`).toBe(0);
     for (const p of progs) {
-      const l = await run('g++', [join(dir, p, 'check.o'), join(dir, 'all.o'), '-o', join(dir, p, 'emu_check')], dir);
+      const l = await run(
+        'g++',
+        [...UBSAN, join(dir, p, 'check.o'), join(dir, 'all.o'), '-o', join(dir, p, 'emu_check')],
+        dir,
+      );
       expect(l.status, `${l.cmd}\n${l.output}`).toBe(0);
     }
     // References, then the emulated driver on the same files.

@@ -34,7 +34,12 @@ __device__ __forceinline__ float dy_sigmoid(float x) { return 1.0f / (1.0f + exp
 __device__ __forceinline__ double dy_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 // Folds of reductions, for combining partial results (lanes, warps, merge-path segments).
-struct dy_op_sum { template <typename T> static __device__ __forceinline__ T f(T a, T b) { return a + b; } };
+// Integer partial sums wrap as the rest of the integer arithmetic does (docs/LANGUAGE.md): in the unsigned type.
+struct dy_op_sum {
+  template <typename T> static __device__ __forceinline__ T f(T a, T b) { return a + b; }
+  static __device__ __forceinline__ int f(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+  static __device__ __forceinline__ long long f(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+};
 struct dy_op_min { template <typename T> static __device__ __forceinline__ T f(T a, T b) { return dy_min(a, b); } };
 struct dy_op_max { template <typename T> static __device__ __forceinline__ T f(T a, T b) { return dy_max(a, b); } };
 struct dy_op_or { template <typename T> static __device__ __forceinline__ T f(T a, T b) { return a || b; } };
