@@ -96,10 +96,27 @@ export class CppPrinter extends CExprPrinter {
   }
 }
 
+/**
+ * The labels of a loop nest's loops, given in pre-order: `L_<var>`, and
+ * `L_<var>_2`... for a later loop over a variable already labelled (two
+ * sibling reductions over j: a C++ label is unique per function).
+ */
+export function loopLabeler(): (loopVar: string) => string {
+  const used = new Set<string>();
+  return (v) => {
+    let label = `L_${v}`;
+    for (let n = 2; used.has(label); n++) label = `L_${v}_${n}`;
+    used.add(label);
+    return label;
+  };
+}
+
 /** Options for printing statements: pragmas a design adds to loops. */
 export interface StmtOptions {
-  /** Lines placed first inside a loop's body (pragmas), by loop variable; called for every loop. */
-  loopPragmas(loop: Extract<LStmt, { k: 'for' }>, innermost: boolean): string[];
+  /** Lines placed first inside a loop's body (pragmas), by loop and its label; called for every loop. */
+  loopPragmas(loop: Extract<LStmt, { k: 'for' }>, innermost: boolean, label: string): string[];
+  /** Labels the loops in the order they are printed (pre-order): one loopLabeler per function. */
+  label: (loopVar: string) => string;
 }
 
 export function isInnermost(s: Extract<LStmt, { k: 'for' }>): boolean {
@@ -123,10 +140,11 @@ export function printStmts(
       case 'for': {
         locals.set(s.var, 'index');
         const v = names.variable(s.var);
+        const label = opts.label(s.var);
         out.push(
-          `${indent}${ident(`L_${s.var}`)}: for (int32_t ${v} = ${p.as(s.lo, 'index')}; ${v} < ${p.as(s.hi, 'index')}; ${v}++) {`,
+          `${indent}${ident(label)}: for (int32_t ${v} = ${p.as(s.lo, 'index')}; ${v} < ${p.as(s.hi, 'index')}; ${v}++) {`,
         );
-        for (const l of opts.loopPragmas(s, isInnermost(s))) out.push(`${indent}  ${l}`);
+        for (const l of opts.loopPragmas(s, isInnermost(s), label)) out.push(`${indent}  ${l}`);
         out.push(...printStmts(p, s.body, locals, names, opts, `${indent}  `));
         out.push(`${indent}}`);
         break;

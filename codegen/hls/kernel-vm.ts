@@ -17,7 +17,7 @@ import {
   type FpgaDesignConfig,
   type FpgaDesignName,
 } from '../../runtime/plan/fpga-designs.js';
-import { CppPrinter, cppType, ident, printStmts, type Names } from './cpp-expr.js';
+import { CppPrinter, cppType, ident, loopLabeler, printStmts, type Names } from './cpp-expr.js';
 import { firstLoadIndex } from '../c/walk.js';
 import { matchDesign, type GemmMatch, type SddmmMatch, type SparseRowsMatch, type StreamMatch } from './match.js';
 import type { ArrayDecl, KernelArg, KernelVM, LoopDecl, StreamDecl } from './view-model.js';
@@ -74,7 +74,7 @@ export function launchParams(f: LoopFunc, extraDims: readonly string[]): string[
 /** The loop nest itself as a plain C++ function body (testbench reference and generic kernels). */
 function plainBody(
   f: LoopFunc,
-  pragmas: (loop: Extract<LStmt, { k: 'for' }>, innermost: boolean) => string[],
+  pragmas: (loop: Extract<LStmt, { k: 'for' }>, innermost: boolean, label: string) => string[],
   extraVars: Record<string, string> = {},
 ): string[] {
   const locals = new Map<string, LElem>();
@@ -82,7 +82,7 @@ function plainBody(
   for (const v of Object.keys(extraVars)) locals.set(v, 'index');
   const base = baseNames(f, locals);
   const names = { ...base, variable: (v: string) => extraVars[v] ?? base.variable(v) };
-  return printStmts(new CppPrinter(names), f.body, locals, names, { loopPragmas: pragmas }, '  ');
+  return printStmts(new CppPrinter(names), f.body, locals, names, { loopPragmas: pragmas, label: loopLabeler() }, '  ');
 }
 
 /** The testbench's reference: the plain loop nest, with scalar operands read from their one-element buffers as the kernels receive them. */
@@ -96,12 +96,14 @@ function referenceBody(f: LoopFunc): string[] {
 /** Loops of a printed loop nest, with trip counts for those whose bounds are loaded from memory. */
 function nestLoops(f: LoopFunc): LoopDecl[] {
   const out: LoopDecl[] = [];
+  // In printStmts' order, so each loop gets the label it is printed with.
+  const label = loopLabeler();
   const visit = (ss: readonly LStmt[]): void => {
     for (const s of ss) {
       if (s.k === 'for') {
         const dd = JSON.stringify([s.lo, s.hi]).includes('"k":"load"');
         out.push({
-          label: `L_${s.var}`,
+          label: label(s.var),
           dataDependent: dd,
           ...(dd ? { tripcount: { min: 0, max: MAX_TRIP, avg: 16 } } : {}),
         });
@@ -1039,8 +1041,8 @@ function loopNestVM(f: LoopFunc, m: StreamMatch | undefined, ctx: BuildContext):
     : f;
   const body = plainBody(
     printed,
-    (loop, innermost) => {
-      const decl = loops.find((l) => l.label === `L_${loop.var}`);
+    (loop, innermost, label) => {
+      const decl = loops.find((l) => l.label === label);
       const p: string[] = [];
       if (innermost) p.push('#pragma HLS PIPELINE II=1');
       if (m && loop.var === m.loop.var && c.lanes > 1) p.push(`#pragma HLS UNROLL factor=${c.lanes}`);

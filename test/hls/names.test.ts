@@ -3,7 +3,8 @@
  * values of a sparse input `A` (A.vals) would be one C++ name, which is DY6208 with nothing written (the CUDA
  * target's DY6102 for the same programs); the generator's own names (the GEMM's tiles, the headers' include
  * guards) must not meet a program's: a tensor `t_W` beside the tile of W, and kernels `k` and `LAUNCH_k` in one
- * file, compile (g++, the projects' own Makefiles; skipped without g++).
+ * file, compile (g++, the projects' own Makefiles; skipped without g++), as do two loops over one index in one
+ * kernel function, each under a label of its own.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -38,7 +39,7 @@ describe('HLS names', () => {
   });
 
   it.skipIf(!HAVE_GXX)(
-    "the generator's names keep out of the program's: a tensor t_W beside W's tile, kernels k and LAUNCH_k",
+    "the generator's names keep out of the program's: a tensor t_W beside W's tile, kernels k and LAUNCH_k, sibling loops' labels",
     { timeout: 240_000 },
     () => {
       const tile = program(
@@ -49,9 +50,15 @@ describe('HLS names', () => {
         'guards',
         'kernel k(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }\nkernel LAUNCH_k(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }\n',
       );
+      // Two sibling loops over j in one kernel function: one C++ label each (L_j, L_j_2).
+      const labels = program(
+        'labels',
+        'kernel s(a: dense<f32>[n], c: dense<f32>[n]) -> (o: dense<f32>[n]) {\n  o[i] = a[i] * sum(j: a[j] * c[j]) + sum(j: c[j]);\n}\n',
+      );
       for (const [file, target] of [
         [tile, 'build/csim/g_host'],
         [guards, 'csim-lib'],
+        [labels, 'build/csim/s_host'],
       ] as const) {
         const out = join(dir, `${target.replace(/\W/g, '_')}-proj`);
         const w = runCli(['hls', file, '-o', out]);
