@@ -76,6 +76,15 @@ export function hostSource(plan: KernelPlan, host: HostInputs, s: Storage): stri
   return suffix === 'cscVals' ? `${v}.cscVals` : `${v}.vals`;
 }
 
+/**
+ * The buffer holding a sparse result's values when the kernel is done: the one the last op writing it wrote,
+ * in its pattern source's layout (`R.vals`, CSR order, or `R.cscVals`, CSC order); `R.vals` where no op writes it.
+ */
+function sparseResultValues(plan: KernelPlan, result: string): string {
+  const writes = plan.ops.map((o) => o.f.out).filter((b) => b === `${result}.vals` || b === `${result}.cscVals`);
+  return writes[writes.length - 1] ?? `${result}.vals`;
+}
+
 export function checkBody(plan: KernelPlan): string[] {
   const { kernel, manifest, storages, prefix } = plan;
   const { loads, sizes, host } = inputLines(plan);
@@ -97,12 +106,13 @@ export function checkBody(plan: KernelPlan): string[] {
   out.push('Checker chk(cli);', 'auto compare = [&](const std::string& label) {', '  std::string s = "ok";');
   for (const r of manifest.results) {
     const t = r.type;
-    const key = t.format === 'dense' ? r.name : `${r.name}.vals`;
+    const key = t.format === 'dense' ? r.name : sparseResultValues(plan, r.name);
     const st = storages.get(key)!;
     const rtol = `(cli.rtol >= 0 ? cli.rtol : ${t.dtype === 'f64' ? '1e-9' : '1e-4'})`;
     const pattern = t.format === 'dense' ? 'nullptr' : `&${host.get(manifest.roots[r.name]!)!}`;
+    const csc = key.endsWith('.cscVals') ? ', true' : '';
     out.push(
-      `  { const std::string r = chk.compare(label + ${cString(` ${r.name}`)}, ${cString(r.name)}, download(b->${st.c}, ${st.count}), ${pattern}, ${rtol}); if (r == "MISMATCH" || (r == "no-ref" && s == "ok")) s = r; }`,
+      `  { const std::string r = chk.compare(label + ${cString(` ${r.name}`)}, ${cString(r.name)}, download(b->${st.c}, ${st.count}), ${pattern}, ${rtol}${csc}); if (r == "MISMATCH" || (r == "no-ref" && s == "ok")) s = r; }`,
     );
   }
   out.push('  return s;', '};');

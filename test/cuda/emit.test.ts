@@ -68,6 +68,7 @@ describe('variants derived from the loop nests', () => {
       // A sparse input reduced to a scalar: no parallel loop, so the scalar forms (it was DY6103).
       shapes_op5: ['block-reduce', 'serial'],
       shapes_op6: ['warp-per-row', 'row-per-thread'],
+      shapes_op7: ['warp-per-row', 'row-per-thread'],
     });
   });
 

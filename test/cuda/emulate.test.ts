@@ -228,7 +228,7 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         matrix: 'jazz',
         inputs: { A: jazz, B: jazz, x: x198, w },
         params: ['int=7'],
-        outs: ['t', 'S', 'u', 'z', 'flags', 's', 'v'],
+        outs: ['t', 'S', 'u', 'z', 'flags', 's', 'v', 'Sc'],
       },
     ];
     // Build: all programs in one translation unit, a driver per program.
