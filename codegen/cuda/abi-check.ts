@@ -10,7 +10,7 @@
 import type { LElem } from '../../ir/loops.js';
 import { cString } from './names.js';
 import { storageType } from './cprint.js';
-import { hostSource, inputLines } from './driver.js';
+import { hostSource, inputLines, sparseResultValues } from './driver.js';
 import { cDouble, manifestOp, type KernelPlan } from './host.js';
 import type { WasmStep } from '../../runtime/wasm/manifest.js';
 
@@ -72,10 +72,10 @@ export function abiCheckBody(plan: KernelPlan): string[] {
   }
   out.push('};', 'P.results = {');
   for (const r of manifest.results) {
-    const key = r.type.format === 'dense' ? r.name : `${r.name}.vals`;
+    const key = r.type.format === 'dense' ? r.name : sparseResultValues(plan, r.name);
     const pattern = r.type.format === 'dense' ? 'nullptr' : `&${host.get(manifest.roots[r.name]!)!}`;
     out.push(
-      `  {${cString(r.name)}, ${at(key)}, ${pattern}, (cli.rtol >= 0 ? cli.rtol : ${r.type.dtype === 'f64' ? '1e-9' : '1e-4'})},`,
+      `  {${cString(r.name)}, ${at(key)}, ${pattern}, (cli.rtol >= 0 ? cli.rtol : ${r.type.dtype === 'f64' ? '1e-9' : '1e-4'}), ${key.endsWith('.cscVals')}},`,
     );
   }
   out.push('};');

@@ -80,7 +80,7 @@ export function hostSource(plan: KernelPlan, host: HostInputs, s: Storage): stri
  * The buffer holding a sparse result's values when the kernel is done: the one the last op writing it wrote,
  * in its pattern source's layout (`R.vals`, CSR order, or `R.cscVals`, CSC order); `R.vals` where no op writes it.
  */
-function sparseResultValues(plan: KernelPlan, result: string): string {
+export function sparseResultValues(plan: KernelPlan, result: string): string {
   const writes = plan.ops.map((o) => o.f.out).filter((b) => b === `${result}.vals` || b === `${result}.cscVals`);
   return writes[writes.length - 1] ?? `${result}.vals`;
 }

@@ -98,7 +98,13 @@ function jobsFor(matrix: string, path: string, n: number): Job[] {
     { prog: 'pagerank', matrix, inputs: { A: stochastic, r0 }, params: ['d=0.85'], outs: ['r'] },
     { prog: 'sssp', matrix, inputs: { A, d0 }, params: [], outs: ['d'] },
     { prog: 'attention', matrix, inputs: { A, Q: X16, K: X16, V: X16 }, params: [], outs: ['O'] },
-    { prog: 'shapes', matrix, inputs: { A, B: A, x, w }, params: ['int=7'], outs: ['t', 'S', 'u', 'z', 'flags'] },
+    {
+      prog: 'shapes',
+      matrix,
+      inputs: { A, B: A, x, w },
+      params: ['int=7'],
+      outs: ['t', 'S', 'u', 'z', 'flags', 's', 'v', 'Sc'],
+    },
   ];
 }
 
