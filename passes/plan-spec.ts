@@ -20,14 +20,17 @@ export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSp
   const lastWriter = new Map<string, string>();
   const ops: PlanOpSpec[] = [];
   const rootOf = (id: string, v: string): string => facts.ops.get(id)?.operands.get(v)?.root ?? v;
-  const visit = (list: readonly Op[], group?: { id: string; trips: number | string }): void => {
+  type Group = NonNullable<PlanOpSpec['group']>;
+  // The repeat regions around the ops being visited, outermost first.
+  const visit = (list: readonly Op[], regions: readonly Group[]): void => {
     for (const op of list) {
       if (op.kind === 'repeat') {
         // Values read inside the loop before it writes them come from before the loop on the first trip.
         const trips = op.count.kind === 'lit' ? op.count.value : op.count.name;
-        visit(op.body, { id: op.id, trips, ...(op.until ? { until: true } : {}) });
+        visit(op.body, [...regions, { id: op.id, trips, ...(op.until ? { until: true } : {}) }]);
         continue;
       }
+      const group = regions[regions.length - 1];
       const info = facts.ops.get(op.id)!;
       const reads: ValueRead[] = [...tensorsRead(op.expr)].sort().map((v) => {
         const w = lastWriter.get(v);
@@ -58,12 +61,13 @@ export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSp
       if (sparseName !== undefined && k.params.some((p) => p.name === sparseName && p.type.format !== 'dense'))
         spec.sparse = sparseName;
       if (group) spec.group = group;
+      if (regions.length > 1) spec.enclosing = regions.slice(0, -1);
       if (typeof a['semiring'] === 'string') spec.semiring = a['semiring'];
       ops.push(spec);
       lastWriter.set(op.result, op.id);
     }
   };
-  visit(k.body);
+  visit(k.body, []);
   return {
     kernel: k.name,
     params: k.params.map((p) => ({

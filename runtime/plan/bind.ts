@@ -98,12 +98,15 @@ function bindOp(o: PlanSpec['ops'][number], b: Binding): PlanOp {
   // the guards' samples), and a read of the binding's fields per factor met all their shapes.
   const { dims, sparse } = b;
   let trips = 1;
-  if (o.group) {
-    const t = o.group.trips;
-    trips = typeof t === 'number' ? t : (b.scalars.get(t) ?? NaN);
-    if (!Number.isFinite(trips)) throw new Error(`repeat count '${String(t)}' of ${o.id} is not given`);
-    if (o.group.until) trips = Math.min(trips, b.trips?.get(o.group.id) ?? expectedTrips(trips, b.sparse));
-  }
+  const regionTrips = (g: NonNullable<typeof o.group>): number => {
+    const t = g.trips;
+    let n = typeof t === 'number' ? t : (b.scalars.get(t) ?? NaN);
+    if (!Number.isFinite(n)) throw new Error(`repeat count '${String(t)}' of ${o.id} is not given`);
+    if (g.until) n = Math.min(n, b.trips?.get(g.id) ?? expectedTrips(n, b.sparse));
+    return n;
+  };
+  if (o.group) trips = regionTrips(o.group);
+  if (o.enclosing) for (const g of o.enclosing) trips *= regionTrips(g);
   // Built field by field: V8 spreads such records an order of magnitude slower, and a runtime binds every new pattern.
   const op: PlanOp = {
     id: o.id,
@@ -121,7 +124,7 @@ function bindOp(o: PlanSpec['ops'][number], b: Binding): PlanOp {
   };
   const feat = o.sparse === undefined ? undefined : sparse.get(o.sparse);
   if (feat) op.sparse = feat;
-  if (o.group) op.group = o.group.id;
+  if (o.group) op.group = o.enclosing?.[0]?.id ?? o.group.id;
   return op;
 }
 

@@ -38,6 +38,12 @@ export interface PlanOpSpec {
    * (runtime/plan/bind.ts `expectedTrips`).
    */
   group?: { id: string; trips: number | string; until?: boolean };
+  /**
+   * The repeat regions around `group` when it is nested, outermost first: the op runs the product of every
+   * enclosing region's trips, and a stage holds the outermost region whole (a cut inside it would split a loop
+   * that runs within one stage).
+   */
+  enclosing?: { id: string; trips: number | string; until?: boolean }[];
   semiring?: string;
   /** The implementations codegen emitted for this op, per device kind (runtime/catalogue). */
   impls: OpImpls;
@@ -104,7 +110,9 @@ export interface PlanOp {
   gathers: number;
   resultBytes: number;
   sparse?: SparseFeatures;
+  /** The outermost repeat region around the op: stages are cut between regions, never inside one. */
   group?: string;
+  /** Times the op runs per input: the product of its enclosing regions' trips. */
   trips: number;
   impls: OpImpls;
 }
