@@ -230,12 +230,28 @@ export async function runProjectCommand(
     const choices = parsePartition(partitionArg, spec, sys);
     fixed = { source: '--partition as written', label: labelOf(spec, sys, choices), choices };
   }
-  const kindsOf = (cs: readonly StageChoice[]): DeviceKind[] =>
-    cs.map((c) => sys.devices.find((d) => d.id === c.device)!.kind);
+  // A partition of plan.json (or written out) names devices of the system it was made for: another --system may
+  // lack them.
+  const kindsOf = (cs: readonly StageChoice[], what: string): DeviceKind[] =>
+    cs.map((c) => {
+      const d = sys.devices.find((x) => x.id === c.device);
+      if (!d)
+        throw new InputError(
+          'DY3047',
+          what,
+          undefined,
+          `runs a stage on device '${c.device}', which system ${sys.name} does not have (its devices: ${sys.devices.map((x) => x.id).join(', ')}); run with the system the project was compiled for, or recompile for ${sys.name}`,
+        );
+      return d.kind;
+    });
   // Guarded: the device kinds of the partitions the objective's guards pick (their fallbacks among them).
   const kinds = [
     ...new Set(
-      fixed ? kindsOf(fixed.choices) : table!.ids[objective]!.flatMap((i) => kindsOf(table!.partitions[i]!.choices)),
+      fixed
+        ? kindsOf(fixed.choices, fixed.source)
+        : table!.ids[objective]!.flatMap((i) =>
+            kindsOf(table!.partitions[i]!.choices, `partition ${i} of ${planPath}`),
+          ),
     ),
   ];
   const backends = await openProject(dir, sys, { emulate: o.emulate === true, kernel: kernel.name, threads, kinds });

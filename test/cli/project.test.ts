@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
+import { cleanup, example, freshDir, REPO_ROOT, runCliAsync } from '../helpers/cli.js';
 
 const M = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'matrices');
 const HAVE = existsSync(M) && spawnSync('g++', ['--version']).status === 0;
@@ -360,6 +360,33 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
       expect(r.stderr.trim().split('\n').length, `${extra.join(' ')}: one line`).toBe(1);
     });
     expect(existsSync(y)).toBe(false);
+    // A system without a device a partition of plan.json uses (paper-1g1f less that device).
+    const table = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')).kernels.gcn.partitions as {
+      id: number;
+      stages: { device: string }[];
+    }[];
+    const onDevice = table.find((t) => t.stages.some((st) => st.device !== 'cpu'));
+    expect(onDevice, 'a partition of the guards runs on a GPU or FPGA').toBeDefined();
+    {
+      const gone = onDevice!.stages.find((st) => st.device !== 'cpu')!.device;
+      const preset = JSON.parse(readFileSync(join(REPO_ROOT, 'systems', 'paper-1g1f.json'), 'utf8'));
+      const lacking = join(dir, 'lacking.json');
+      writeFileSync(
+        lacking,
+        JSON.stringify({
+          ...preset,
+          devices: preset.devices.filter((d: { id: string }) => d.id !== gone),
+          peerLinks: preset.peerLinks.filter((l: { a: string; b: string }) => l.a !== gone && l.b !== gone),
+        }),
+      );
+      const r = await run(['--system', lacking, '--partition', String(onDevice!.id)]);
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr.trim()).toMatch(
+        new RegExp(
+          `^partition ${onDevice!.id} of plan\\.json: error DY3047: runs a stage on device '${gone}', which system [\\w-]+ does not have`,
+        ),
+      );
+    }
     const noProject = await runCliAsync(['run', example('gcn.dy'), '--partition', 'auto', ...GCN_INPUTS]);
     expect(noProject.status).toBe(2);
     expect(noProject.stderr).toMatch(/--partition needs --project DIR/);
