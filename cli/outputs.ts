@@ -36,11 +36,22 @@ export interface OutputFile {
  * simulation say, and the results compared). Anything else is DY3014 listing both.
  */
 export function outputDecl(kernel: Kernel, name: string): { decl: ValueDecl; input: boolean } {
+  const found = (decl: ValueDecl, input: boolean): { decl: ValueDecl; input: boolean } => {
+    // Checked before any work, as every other --out problem: a Matrix Market array is a scalar, a vector or a matrix.
+    if (decl.type.shape.length > 2)
+      throw new InputError(
+        'DY3017',
+        `--out ${name}`,
+        undefined,
+        `cannot write '${name}': it is a rank-${decl.type.shape.length} tensor (${decl.type.format}<${decl.type.dtype}>[${decl.type.shape.map((d) => (d.kind === 'lit' ? d.value : d.name)).join(', ')}]); a Matrix Market file holds rank 0, 1 or 2`,
+      );
+    return { decl, input };
+  };
   const result = kernel.results.find((r) => r.name === name);
-  if (result) return { decl: result, input: false };
+  if (result) return found(result, false);
   const tensorInputs = kernel.params.filter((p) => !isScalarType(p.type));
   const input = tensorInputs.find((p) => p.name === name);
-  if (input) return { decl: input, input: true };
+  if (input) return found(input, true);
   const names = (ds: readonly ValueDecl[]): string => (ds.length > 0 ? ds.map((d) => d.name).join(', ') : 'none');
   throw new InputError(
     'DY3014',

@@ -562,7 +562,8 @@ export class KernelEngine {
     const rows = this.L.splitRows(o, prep.dims);
     const k = stage.devices.length;
     const split = k > 1 && o.splitWrites !== undefined && rows !== undefined && rows >= k;
-    if (k > 1 && !split) unsplit.push(o.op);
+    // Once per op, however many trips of a repeat run it.
+    if (k > 1 && !split && !unsplit.includes(o.op)) unsplit.push(o.op);
     const ptr = this.balancePtr(o, prep);
     const cuts = split ? balancedCuts(rows!, k, ptr) : [0, -1];
     const runners = split ? stage.devices : stage.devices.slice(0, 1);

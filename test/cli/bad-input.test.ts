@@ -653,6 +653,24 @@ describe('outputs that cannot be written (exit 1, nothing left behind)', () => {
     expect(readdirSync(join(s.dir, 'sub'))).toEqual([]);
   });
 
+  test('a rank-3 result: DY3017 before any work, nothing written (it was an internal error, exit 70)', async (s) => {
+    s.lines('d3.dy', [
+      'kernel d3(X: dense<f32>[n, f], W: dense<f32>[f, h]) -> (Z: dense<f32>[n, f, h], y: dense<f32>[n, h]) {',
+      '  Z[i, k, c] = X[i, k] * W[k, c];',
+      '  y[i, c] = sum(k: X[i, k] * W[k, c]);',
+      '}',
+    ]);
+    const before = s.list();
+    const args = ['--input', 'X=@ones', '--input', 'W=@ones', '--param', 'n=3', '--param', 'f=2', '--param', 'h=2'];
+    const r = await s.run(['run', 'd3.dy', ...args, '--out', 'y=y.mtx', '--out', 'Z=z.mtx']);
+    expect(r.status).toBe(1);
+    noStackTrace(r);
+    expect(r.stderr.trim()).toBe(
+      "--out Z: error DY3017: cannot write 'Z': it is a rank-3 tensor (dense<f32>[n, f, h]); a Matrix Market file holds rank 0, 1 or 2",
+    );
+    expect(s.list()).toEqual(before);
+  });
+
   test('several outputs: one unwritable means none is written', async (s) => {
     s.lines('two.dy', [
       'kernel k(A: dense<f32>[n]) -> (B: dense<f32>[n], C: dense<f32>[n]) {',
