@@ -77,7 +77,31 @@ function dimsOfBuffers(m: WasmManifest, f: LoopFunc): string[] {
 
 export function buildContext(k: Kernel, m: WasmManifest): BuildContext {
   const extraDims = (f: LoopFunc): string[] => dimsOfBuffers(m, f).filter((d) => !f.sizes.includes(d));
-  const sizeOf = (_f: LoopFunc, b: LBuffer): string => {
+  const rootOf = (b: LBuffer): string => m.roots[b.of] ?? b.of;
+  /**
+   * A buffer's length. The launch's pattern figures (sp_rows, sp_cols, sp_nnz) are its first sparse operand's;
+   * another sparse operand's arrays are sized by its own: its dims where the launch has them, and its entries from
+   * its pointers' last element (host memory where both the ABI and the launch read it). They were all sized by the
+   * first operand's entries: past the end of the second's allocation where it had more, and only part of it
+   * uploaded to a card where it had fewer.
+   */
+  const sizeOf = (f: LoopFunc, b: LBuffer): string => {
+    const first = f.buffers.find((x) => x.role !== 'dense' && x.role !== 'scalar');
+    const own = first === undefined || rootOf(first) === rootOf(b);
+    const dim = (d: string | number | undefined): string | undefined =>
+      typeof d === 'number'
+        ? `size_t(${d})`
+        : d !== undefined && (f.sizes.includes(d) || extraDims(f).includes(d))
+          ? `size_t(${varName(d)})`
+          : undefined;
+    // The pointers' last index: the rows (or columns) of the pattern.
+    const groupsOf = (role: 'rowPtr' | 'colPtr'): string => {
+      if (own) return `size_t(${role === 'rowPtr' ? 'sp_rows' : 'sp_cols'})`;
+      const d = dim(shapeOf(m, rootOf(b))[role === 'rowPtr' ? 0 : 1]);
+      if (d === undefined)
+        throw new Error(`hls: op ${f.name}: the ${role} of its second sparse operand ${rootOf(b)} has no size`);
+      return d;
+    };
     switch (b.role) {
       case 'dense':
       case 'scalar':
@@ -87,11 +111,16 @@ export function buildContext(k: Kernel, m: WasmManifest): BuildContext {
             .join(' * ') || 'size_t(1)'
         );
       case 'rowPtr':
-        return 'size_t(sp_rows) + 1';
       case 'colPtr':
-        return 'size_t(sp_cols) + 1';
-      default:
-        return 'size_t(sp_nnz)';
+        return `${groupsOf(b.role)} + 1`;
+      default: {
+        if (own) return 'size_t(sp_nnz)';
+        const role = b.layout === 'csc' ? 'colPtr' : 'rowPtr';
+        const ptr = f.buffers.find((x) => x.role === role && rootOf(x) === rootOf(b));
+        if (ptr === undefined)
+          throw new Error(`hls: op ${f.name}: ${b.name} of its second sparse operand has no ${role} to count it by`);
+        return `size_t(${bufName(ptr.name)}[${groupsOf(role)}])`;
+      }
     }
   };
   return {
