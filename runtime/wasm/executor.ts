@@ -336,7 +336,16 @@ class Executor implements WasmExecutor {
   private lastDimsArg: ReadonlyMap<string, number> | undefined;
 
   private prepare(inputs: WasmRunInputs): void {
-    this.dims = this.L.bindDims(inputs);
+    const dims = this.L.bindDims(inputs);
+    // The cached arguments hold dims as size arguments and strides, and the cuts split rows a dim counts: a dim that
+    // changes with every region length the same (x of another length beside y, X reshaped from 3 x 5 to 5 x 3) kept
+    // the last run's values.
+    if (dims.size !== this.dims.size || [...dims].some(([d, v]) => this.dims.get(d) !== v)) {
+      this.argCache.clear();
+      this.cuts.clear();
+      this.spreading.clear();
+    }
+    this.dims = dims;
     const patterns = this.L.patternsOf(inputs, (n, t) =>
       this.lastInputs?.tensors.get(n) === t ? this.patterns.get(n) : undefined,
     );

@@ -196,3 +196,41 @@ describe('wasm executor: results left in memory', () => {
     expect(Array.from(ex.resultView('y') as Float32Array).every((y) => y === 0)).toBe(true);
   });
 });
+
+describe('wasm executor: dims bound anew on every run', () => {
+  const dense = (shape: number[], data: number[]): DenseTensor => ({
+    format: 'dense',
+    shape,
+    data: Float64Array.from(data),
+  });
+  const run = (exec: Awaited<ReturnType<typeof createWasmExecutor>>, tensors: Record<string, Tensor>) =>
+    exec.run({ tensors: new Map(Object.entries(tensors)), scalars: new Map() }).outputs;
+
+  it('a dim used only as a value follows its input from run to run (it kept the first run\u2019s)', async () => {
+    const k = loopKernel('kernel k(x: dense<f64>[n], y: dense<f64>[p]) -> (z: dense<f64>[p]) { z[i] = y[i] + n; }');
+    const { binary, manifest } = await emitWasm(k);
+    const exec = await createWasmExecutor(binary, manifest);
+    for (const n of [5, 4, 7]) {
+      const z = run(exec, { x: dense([n], new Array<number>(n).fill(0)), y: dense([2], [0, 1]) }).get('z')!;
+      expect(Array.from((z as DenseTensor).data), `n = ${n}`).toEqual([n, n + 1]);
+    }
+    exec.close();
+  });
+
+  it('a matrix reshaped with the same number of elements is read with its new strides', async () => {
+    const k = loopKernel('kernel k(X: dense<f64>[m, n]) -> (Y: dense<f64>[n, m]) { Y[i, k] = X[k, i]; }');
+    const { binary, manifest } = await emitWasm(k);
+    const exec = await createWasmExecutor(binary, manifest);
+    const values = Array.from({ length: 15 }, (_, i) => i);
+    for (const [m, n] of [
+      [3, 5],
+      [5, 3],
+    ] as const) {
+      const Y = run(exec, { X: dense([m, n], values) }).get('Y') as DenseTensor;
+      const want = Array.from({ length: 15 }, (_, q) => values[(q % m) * n + Math.floor(q / m)]!);
+      expect(Y.shape, `${m} x ${n}`).toEqual([n, m]);
+      expect(Array.from(Y.data), `${m} x ${n}`).toEqual(want);
+    }
+    exec.close();
+  });
+});
