@@ -26,8 +26,8 @@ export const C_DIALECT: CDialect = {
   helper: (fn, t, args) => `dy_${fn}_${suffix(t)}(${args.join(', ')})`,
   mathIn: (fn, t) => fn === 'sqrt' && isFloat(t),
   math: (fn, t, args) =>
-    fn === 'sigmoid'
-      ? `dy_sigmoid(${args.join(', ')})`
+    fn === 'sigmoid' || fn === 'pow'
+      ? `dy_${fn}(${args.join(', ')})`
       : fn === 'sqrt' && t === 'f32'
         ? `sqrtf(${args.join(', ')})`
         : `${fn}(${args.join(', ')})`,
@@ -71,6 +71,7 @@ static inline long long dy_max_i64(long long a, long long b) { return a > b ? a 
 static inline long long dy_relu_i64(long long x) { return x > 0 ? x : 0; }
 static inline long long dy_abs_i64(long long x) { return x >= 0 ? x : (long long)(0ull - (unsigned long long)x); }
 static inline double dy_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static inline double dy_pow(double x, double y) { return y != y || ((x == 1.0 || x == -1.0) && isinf(y)) ? NAN : pow(x, y); }
 `;
 
 /** Expressions of one LoopFunc; `rename` substitutes C text for a variable (the strip-mined column loop's lanes). */

@@ -136,7 +136,9 @@ export const CUDA_DIALECT: CDialect = {
   helper: (fn, _t, args) => `dy_${fn}(${args.join(', ')})`,
   mathIn: (_fn, t) => isFloat(t),
   math: (fn, t, args) =>
-    fn === 'sigmoid' ? `dy_sigmoid(${args.join(', ')})` : `${fn}${t === 'f32' ? 'f' : ''}(${args.join(', ')})`,
+    fn === 'sigmoid' || fn === 'pow'
+      ? `dy_${fn}(${args.join(', ')})`
+      : `${fn}${t === 'f32' ? 'f' : ''}(${args.join(', ')})`,
 };
 
 /**

@@ -71,7 +71,11 @@ export const HLS_DIALECT: CDialect = {
   helper: (fn, t, args) => `dype_${fn}<${cppType(t)}>(${args.join(', ')})`,
   mathIn: (fn, t) => fn === 'sqrt' && isFloat(t),
   math: (fn, _t, args) =>
-    fn === 'sigmoid' ? `1.0 / (1.0 + std::exp(-(${args[0]})))` : `std::${fn}(${args.join(', ')})`,
+    fn === 'sigmoid'
+      ? `1.0 / (1.0 + std::exp(-(${args[0]})))`
+      : fn === 'pow'
+        ? `dype_pow(${args.join(', ')})`
+        : `std::${fn}(${args.join(', ')})`,
 };
 
 export class CppPrinter extends CExprPrinter {

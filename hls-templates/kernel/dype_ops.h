@@ -46,6 +46,10 @@ template <>
 inline double dype_abs<double>(double x) {
   return std::fabs(x);
 }
+// pow as the reference (JavaScript's Math.pow): NaN for a NaN exponent and for (+-1)^(+-inf), where C gives 1.
+static inline double dype_pow(double x, double y) {
+  return y != y || ((x == 1.0 || x == -1.0) && std::isinf(y)) ? std::numeric_limits<double>::quiet_NaN() : std::pow(x, y);
+}
 template <class T>
 static inline T dype_idiv(T a, T b) {
   return b == T(0) ? T(0) : b == T(-1) ? dype_wrap_neg(a) : T(a / b);

@@ -32,6 +32,9 @@ __device__ __forceinline__ int dy_abs(int x) { return x >= 0 ? x : (int)(0u - (u
 __device__ __forceinline__ long long dy_abs(long long x) { return x >= 0 ? x : (long long)(0ull - (unsigned long long)x); }
 __device__ __forceinline__ float dy_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 __device__ __forceinline__ double dy_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+// pow as the reference (JavaScript's Math.pow): NaN for a NaN exponent and for (+-1)^(+-inf), where C gives 1.
+__device__ __forceinline__ float dy_pow(float x, float y) { return y != y || ((x == 1.0f || x == -1.0f) && isinf(y)) ? NAN : powf(x, y); }
+__device__ __forceinline__ double dy_pow(double x, double y) { return y != y || ((x == 1.0 || x == -1.0) && isinf(y)) ? NAN : pow(x, y); }
 
 // Folds of reductions, for combining partial results (lanes, warps, merge-path segments).
 // Integer partial sums wrap as the rest of the integer arithmetic does (docs/LANGUAGE.md): in the unsigned type.
