@@ -76,6 +76,11 @@ export interface CDialect {
   unsigned(t: 'i32' | 'i64'): string;
   /** abs, relu, min, max: helper call on operands of type t. */
   helper(fn: 'abs' | 'relu' | 'min' | 'max', t: LElem, args: readonly string[]): string;
+  /**
+   * A select of two values of type t, both already computed (a target whose compiler mistranslates `c ? a : b`
+   * over loads prints a call; the others leave it undefined for the plain conditional).
+   */
+  select?(cond: string, a: string, b: string, t: LElem): string;
   /** Whether math function fn of a result of type t is computed in t (else in double, then converted). */
   mathIn(fn: MathFn, t: LElem): boolean;
   /** Math function fn on operands already of type t (t is the result's type or f64). */
@@ -145,8 +150,10 @@ export abstract class CExprPrinter {
         }
         return `(-${a})`;
       }
-      case 'select':
-        return `(${this.truthy(e.cond)} ? ${this.as(e.then, e.type)} : ${this.as(e.else, e.type)})`;
+      case 'select': {
+        const [c, a, b] = [this.truthy(e.cond), this.as(e.then, e.type), this.as(e.else, e.type)];
+        return this.dialect.select?.(c, a, b, e.type) ?? `(${c} ? ${a} : ${b})`;
+      }
       case 'call':
         return this.call(e);
       case 'bin':

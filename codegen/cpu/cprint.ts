@@ -23,6 +23,10 @@ export const C_DIALECT: CDialect = {
   convert: (s, t) => `((${cType(t)})${s})`,
   idiv: (a, b, t) => `dy_idiv_${suffix(t)}(${a}, ${b})`,
   unsigned: (t) => (t === 'i64' ? 'unsigned long long' : 'unsigned'),
+  // Both arms as arguments, so both are read: gcc 12.2 at -O3 -march=native if-converted `c ? 1 : K[...]` over a
+  // row of 3 into masked loads and wrote 0 into 2 of 72 elements (found by a differential fuzzer; its loop in plain
+  // C is wrong too, right with the loads hoisted or -fno-tree-loop-if-convert).
+  select: (c, a, b, t) => `dy_sel_${suffix(t)}(${c}, ${a}, ${b})`,
   helper: (fn, t, args) => `dy_${fn}_${suffix(t)}(${args.join(', ')})`,
   mathIn: (fn, t) => fn === 'sqrt' && isFloat(t),
   math: (fn, t, args) =>
@@ -71,6 +75,10 @@ static inline long long dy_max_i64(long long a, long long b) { return a > b ? a 
 static inline long long dy_relu_i64(long long x) { return x > 0 ? x : 0; }
 static inline long long dy_abs_i64(long long x) { return x >= 0 ? x : (long long)(0ull - (unsigned long long)x); }
 static inline double dy_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static inline float dy_sel_f32(int c, float a, float b) { return c ? a : b; }
+static inline double dy_sel_f64(int c, double a, double b) { return c ? a : b; }
+static inline int dy_sel_i32(int c, int a, int b) { return c ? a : b; }
+static inline long long dy_sel_i64(int c, long long a, long long b) { return c ? a : b; }
 static inline double dy_pow(double x, double y) { return y != y || ((x == 1.0 || x == -1.0) && isinf(y)) ? NAN : pow(x, y); }
 `;
 
