@@ -62,5 +62,23 @@ export function parsePartition(text: string, spec: PlanSpec, sys: SystemSpec): S
     out.push({ start: sorted[0]!, end: next, device: dev.id, count });
   }
   if (next !== ids.length) throw bad(text, `ops ${ids.slice(next).join(', ')} are in no stage`);
+  const over = instancesOver(out, sys);
+  if (over !== undefined) throw bad(text, over);
   return out;
+}
+
+/**
+ * Why a partition asks for more instances of a device than the system has, or undefined: each stage of a
+ * pipeline runs on instances of its own (the next input's first stage runs beside this one's second), so the
+ * stages on one device add up.
+ */
+export function instancesOver(choices: readonly StageChoice[], sys: SystemSpec): string | undefined {
+  const asked = new Map<string, number>();
+  for (const c of choices) asked.set(c.device, (asked.get(c.device) ?? 0) + c.count);
+  for (const [device, n] of asked) {
+    const have = sys.devices.find((d) => d.id === device)?.count ?? 0;
+    if (n > have)
+      return `its stages on ${device} ask for ${n} instance(s) in all and system ${sys.name} has ${have}: each stage runs on instances of its own, so put those ops in one stage or on other devices`;
+  }
+  return undefined;
 }

@@ -45,7 +45,7 @@ import { usage } from './errors.js';
 import { positiveInt } from './int-option.js';
 import { loadInputs, parseAssignments, parseScalars } from './inputs.js';
 import { outFiles, outputDecl, summarize, summaryText, writeAllAtomic } from './outputs.js';
-import { parsePartition } from './partition-arg.js';
+import { instancesOver, parsePartition } from './partition-arg.js';
 import { boundDims, loadSystem, parseGoal, sparseFeatures } from './planning.js';
 import { DEFAULT_PROJECT_SYSTEM } from './defaults.js';
 import { capThreads } from './threads.js';
@@ -232,8 +232,8 @@ export async function runProjectCommand(
   }
   // A partition of plan.json (or written out) names devices of the system it was made for: another --system may
   // lack them.
-  const kindsOf = (cs: readonly StageChoice[], what: string): DeviceKind[] =>
-    cs.map((c) => {
+  const kindsOf = (cs: readonly StageChoice[], what: string): DeviceKind[] => {
+    const kinds = cs.map((c) => {
       const d = sys.devices.find((x) => x.id === c.device);
       if (!d)
         throw new InputError(
@@ -244,6 +244,10 @@ export async function runProjectCommand(
         );
       return d.kind;
     });
+    const over = instancesOver(cs, sys);
+    if (over !== undefined) throw new InputError('DY3047', what, undefined, over);
+    return kinds;
+  };
   // Guarded: the device kinds of the partitions the objective's guards pick (their fallbacks among them).
   const kinds = [
     ...new Set(

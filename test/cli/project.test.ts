@@ -340,6 +340,11 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
         /error DY3047: stage 'gpu\*3:op0-op3': gpu has 1 instance\(s\); asked for 3/,
       ],
       [['--partition', 'gpu:op0,Z'], 1, /error DY3047: no op or result 'Z' in kernel gcn/],
+      [
+        ['--partition', 'cpu:op0|cpu:op1-op3'],
+        1,
+        /error DY3047: its stages on cpu ask for 2 instance\(s\) in all and system paper-1g1f has 1: each stage runs on instances of its own/,
+      ],
       // Ids of the partition table (every objective's partitions: up to 12 here).
       [['--partition', '99'], 1, /error DY3047: the guards of kernel gcn have partitions [\d, ]+; there is no 99/],
       [['--backend', 'wasm'], 2, /--backend and --project exclude each other/],
