@@ -17,7 +17,7 @@ import { walkTree } from '../guards/tree.js';
 import { featureView, type FeatureView } from '../guards/view.js';
 import { choicesOf, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { Objective, PlanProblem } from '../plan/types.js';
-import type { SystemSpec } from '../system/types.js';
+import type { DeviceKind, SystemSpec } from '../system/types.js';
 import { InputBinder, type BoundInputs } from './inputs.js';
 import { ModelMemo } from './memo.js';
 import type { GuardFeatures, RuntimeConfig, RuntimeInputs, RuntimeParam } from './types.js';
@@ -110,6 +110,8 @@ export class Chooser {
     private readonly sys: SystemSpec,
     /** Can some backend run every stage of this partition? */
     private readonly served: (p: Part) => boolean,
+    /** The device kinds whose every instance a backend serves: what a re-plan may use (undefined: all). */
+    private readonly servedKinds?: readonly DeviceKind[],
   ) {
     checkGuardPlans(cfg.guards, cfg.objective);
     const table = partitionTable(cfg.guards, cfg.objective);
@@ -192,7 +194,10 @@ export class Chooser {
 
   private planFresh(problem: PlanProblem): { part: Part; ms: number } {
     const t0 = performance.now();
-    const best = planPareto(this.sys, problem, this.cur.popts, this.memo.structureFor(problem)).pareto[0];
+    // Only over the device kinds some backend serves: a plan onto a kind no backend was opened for cannot run
+    // (DY3041), however good its figures.
+    const opts = this.servedKinds ? { ...this.cur.popts, kinds: this.servedKinds } : this.cur.popts;
+    const best = planPareto(this.sys, problem, opts, this.memo.structureFor(problem)).pareto[0];
     const ms = performance.now() - t0;
     if (!best)
       throw new InputError(

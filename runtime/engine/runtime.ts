@@ -20,6 +20,7 @@ import { SwitchPolicy } from '../policy/policy.js';
 import type { Tensor } from '../tensor.js';
 import { historyRecords } from '../history/record.js';
 import { cpuBackendOf, systemForCpuBackend } from '../system/cpu-backend.js';
+import { instances } from '../system/types.js';
 import { Chooser, type Choice, type Part } from './choose.js';
 import { ModelClock } from './clock.js';
 import { Decider, type Decision } from './decide.js';
@@ -152,7 +153,14 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   const sys = cpuBackend ? systemForCpuBackend(o.system, cpuBackend).system : o.system;
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
   engine.timeOps = o.history !== undefined;
-  const chooser = new Chooser(cfg, sys, (p) => served(engine, p));
+  // The device kinds whose every instance some backend serves: a re-plan keeps to them.
+  const unserved = new Set(
+    instances(sys)
+      .filter((x) => !engine.places.has(x.name))
+      .map((x) => x.spec.kind),
+  );
+  const kinds = [...new Set(sys.devices.map((d) => d.kind))].filter((k) => !unserved.has(k));
+  const chooser = new Chooser(cfg, sys, (p) => served(engine, p), kinds);
   const decider = new Decider(sys, (x) => chooser.popts(x), chooser.memo);
   const policy = new SwitchPolicy(o.policy);
   const clock = new ModelClock(o.trace);

@@ -171,6 +171,18 @@ describe('out of range', () => {
   });
 });
 
+describe('out of range, with backends for some device kinds only', () => {
+  it('re-plans onto the kinds a backend serves (it planned onto any kind, then could not run it: DY3041)', async () => {
+    const rt = runtimeFor(fx, { backends: { cpu: fx.backends.cpu } });
+    const r = await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48, the CPU alone');
+    expect(r.log.inRange).toBe(false);
+    expect(r.log.replan).toBeDefined();
+    expect(r.stages.every((s) => s.devices.every((d) => d.startsWith('cpu'))), JSON.stringify(r.stages)).toBe(true);
+    expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
+    rt.close();
+  });
+});
+
 describe('the same input again', () => {
   it('reuses the choice made for its pattern and dims: no guard runs, the same pick, path and report', async () => {
     let calls = 0;
