@@ -177,7 +177,10 @@ describe('out of range, with backends for some device kinds only', () => {
     const r = await rt.run(fx.inputs('cora.cites', 48), 'cora, f = 48, the CPU alone');
     expect(r.log.inRange).toBe(false);
     expect(r.log.replan).toBeDefined();
-    expect(r.stages.every((s) => s.devices.every((d) => d.startsWith('cpu'))), JSON.stringify(r.stages)).toBe(true);
+    expect(
+      r.stages.every((s) => s.devices.every((d) => d.startsWith('cpu'))),
+      JSON.stringify(r.stages),
+    ).toBe(true);
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
     rt.close();
   });
