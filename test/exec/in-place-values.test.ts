@@ -16,7 +16,6 @@ import type { Kernel } from '../../ir/module.js';
 import { createGuardedRuntime, type GuardedRuntime } from '../../runtime/engine/runtime.js';
 import type { RunResult, RuntimeConfig } from '../../runtime/engine/types.js';
 import { closeBackends, WasmStageBackend, type StageBackends } from '../../runtime/exec/index.js';
-import type { GuardPlan } from '../../runtime/guards/types.js';
 import { toCsr } from '../../runtime/io/convert.js';
 import { loadMatrix } from '../../runtime/io/load.js';
 import { openProject, readProject } from '../../runtime/native/project.js';
@@ -29,9 +28,8 @@ import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
 import { cleanup, example, freshDir, runCliAsync } from '../helpers/cli.js';
 import { specOf } from '../helpers/compile.js';
-import { STEADY } from '../helpers/goal.js';
 import { loopback } from '../helpers/loopback.js';
-import { throughputConfig } from '../guards/runtime-fixture.js';
+import { fixedPlan, throughputConfig } from '../guards/runtime-fixture.js';
 import { compileWasm, expectClose, expectIdentical, loopKernel, TOL_F32 } from '../wasm/compare.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -39,25 +37,6 @@ const M = join(root, '..', 'shared', 'data', 'matrices');
 const HAVE_DATA = existsSync(M);
 const HAVE_GXX = HAVE_DATA && spawnSync('g++', ['--version']).status === 0;
 const system = (name: string): SystemSpec => loadSystemFile(join(root, 'systems', `${name}.json`));
-
-/** Guards that always pick one hand-made partition (in range: no re-plan). */
-function fixedPlan(choices: StageChoice[]): GuardPlan {
-  return {
-    objective: 'throughput',
-    ...STEADY,
-    partitions: [{ id: 0, choices, label: 'fixed', fallbacks: [] }],
-    tree: { leaf: 0 },
-    ranges: {},
-    trainingAccuracy: 1,
-    meanLossPct: 0,
-    samples: 0,
-    lossTolerance: 0.05,
-    coverage: 1,
-    infeasibleSamples: 0,
-    trainingWithinTolerance: 1,
-    model: { partitions: 1, depth: 0, folds: 0, grid: [] },
-  };
-}
 
 function fixed(kernel: Kernel, spec: PlanSpec, manifest: WasmManifest, choices: StageChoice[]): RuntimeConfig {
   return throughputConfig(kernel, spec, manifest, fixedPlan(choices));

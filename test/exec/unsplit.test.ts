@@ -12,9 +12,8 @@ import { loadSystemFile } from '../../runtime/system/load.js';
 import type { CsrMatrix } from '../../runtime/tensor.js';
 import { specOf } from '../helpers/compile.js';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { STEADY } from '../helpers/goal.js';
 import { loopback } from '../helpers/loopback.js';
-import { throughputConfig } from '../guards/runtime-fixture.js';
+import { fixedPlan, throughputConfig } from '../guards/runtime-fixture.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
 import { join } from 'node:path';
 
@@ -37,28 +36,7 @@ describe('unsplit ops of a split stage', () => {
       cpu: await WasmStageBackend.create(c.binary, c.manifest),
       gpu: await loopback('gpu', c.binary, c.manifest, 2),
     };
-    plan = {
-      objective: 'throughput',
-      ...STEADY,
-      partitions: [
-        {
-          id: 0,
-          choices: [{ start: 0, end: spec.ops.length, device: 'gpu', count: 2 }],
-          label: 'gpu x2',
-          fallbacks: [],
-        },
-      ],
-      tree: { leaf: 0 },
-      ranges: {},
-      trainingAccuracy: 1,
-      meanLossPct: 0,
-      samples: 0,
-      lossTolerance: 0.05,
-      coverage: 1,
-      infeasibleSamples: 0,
-      trainingWithinTolerance: 1,
-      model: { partitions: 1, depth: 0, folds: 0, grid: [] },
-    };
+    plan = fixedPlan([{ start: 0, end: spec.ops.length, device: 'gpu', count: 2 }]);
     config = throughputConfig(kernel, spec, c.manifest, plan);
   });
   afterAll(() => closeBackends(backends));

@@ -16,7 +16,8 @@ import { Rng, seedFor } from '../../runtime/random.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { compileWasm, loopKernel } from '../wasm/compare.js';
 import { gcnBinding, graph, root, system } from './fixtures.js';
-import { goal } from '../helpers/goal.js';
+import { goal, STEADY } from '../helpers/goal.js';
+import type { StageChoice } from '../../runtime/plan/dp.js';
 
 export const F = 32;
 export const H = 32;
@@ -60,6 +61,25 @@ export interface Fixture {
   graphs: Map<string, CsrMatrix>;
   inputs(name: string, f?: number): Record<string, Tensor>;
   reference(name: string, f?: number): DenseTensor;
+}
+
+/** Guards that always pick one hand-made partition (in range: no re-plan). */
+export function fixedPlan(choices: StageChoice[]): GuardPlan {
+  return {
+    objective: 'throughput',
+    ...STEADY,
+    partitions: [{ id: 0, choices, label: 'fixed', fallbacks: [] }],
+    tree: { leaf: 0 },
+    ranges: {},
+    trainingAccuracy: 1,
+    meanLossPct: 0,
+    samples: 0,
+    lossTolerance: 0.05,
+    coverage: 1,
+    infeasibleSamples: 0,
+    trainingWithinTolerance: 1,
+    model: { partitions: 1, depth: 0, folds: 0, grid: [] },
+  };
 }
 
 /** A runtime configuration with throughput guards only, its guard function the tree walked (as the generated code computes it). */
