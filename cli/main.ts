@@ -401,7 +401,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     err(`error: unknown command '${named}'\n(add --help for usage)\n`);
     return 2;
   }
-  // ... and `help help` the general help on stderr: it is help asked for, so it goes where `--help` puts it.
+  // ... and `help help` printed the general help on stderr: it is help asked for, so it goes to stdout, as `--help`.
   if (argv[0] === 'help' && named === 'help' && argv.length === 2) {
     out(program.helpInformation());
     return 0;

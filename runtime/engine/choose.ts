@@ -195,7 +195,8 @@ export class Chooser {
   private planFresh(problem: PlanProblem): { part: Part; ms: number } {
     const t0 = performance.now();
     // Only over the device kinds some backend serves: a plan onto a kind no backend was opened for cannot run
-    // (DY3041), however good its figures.
+    // (DY3041), however good its figures. A kind with an instance no backend serves (two GPUs, a backend for one)
+    // is left out whole: stricter than needed, but never a plan that cannot run.
     const opts = this.servedKinds ? { ...this.cur.popts, kinds: this.servedKinds } : this.cur.popts;
     const best = planPareto(this.sys, problem, opts, this.memo.structureFor(problem)).pareto[0];
     const ms = performance.now() - t0;
