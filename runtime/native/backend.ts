@@ -24,8 +24,6 @@ interface NativeBuf extends DeviceBuffer {
 /** cudaErrorMemoryAllocation: the device runtime's own out-of-memory code. */
 const CUDA_OUT_OF_MEMORY = 2;
 
-/** The device kind each family's libraries run on. */
-
 export class NativeStageBackend implements StageBackend {
   readonly kind: DeviceKind;
   readonly deviceCount: number;
