@@ -14,7 +14,7 @@ import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { programHash } from '../codegen/native/hash.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import { resolveSystemArg } from '../runtime/system/presets.js';
-import type { ProjectInfo } from '../runtime/native/project.js';
+import { kindsServedBy, type ProjectInfo } from '../runtime/native/project.js';
 import {
   programName,
   type CompileTarget,
@@ -154,6 +154,9 @@ export async function compileCommand(file: string, o: CompileOptions, stdout: (s
     goal: parseGoal(o),
     system: o.system ?? DEFAULT_COMPILE_SYSTEM,
   };
+  // The guards pick among partitions the project can run: none on a device kind whose target it was compiled without.
+  const kinds = kindsServedBy(names);
+  if (kinds) ctx.kinds = kinds;
   const files = await emitTargets(ctx, names);
   for (const [path, text] of dumps) files.set(`ir/${path}`, text);
   files.set('project.json', projectJson(program, names, [...files.keys(), 'project.json']));

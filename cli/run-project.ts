@@ -37,7 +37,7 @@ import { bindProblem } from '../runtime/plan/bind.js';
 import { choicesOf, evaluateChoices, planPareto, type StageChoice } from '../runtime/plan/dp.js';
 import type { Mapping, Objective, PlanSpec } from '../runtime/plan/types.js';
 import { NATIVE_BACKENDS } from '../runtime/native/abi.js';
-import { openProject, parseProjectJson, readProject } from '../runtime/native/project.js';
+import { openProject, parseProjectJson, projectKinds, readProject } from '../runtime/native/project.js';
 import type { DeviceKind, SystemSpec } from '../runtime/system/types.js';
 import type { Tensor } from '../runtime/tensor.js';
 import type { WasmManifest } from '../runtime/wasm/manifest.js';
@@ -193,13 +193,15 @@ export async function runProjectCommand(
   let fixed: { source: string; id?: number; label: string; choices: StageChoice[] } | undefined;
   if (partitionArg === 'auto') {
     if (!table) {
-      const best = planPareto(sys, problem, planOptions(sys, goal)).pareto[0];
+      // On the device kinds the project was compiled for: a plan onto another kind would find no code to run.
+      const kinds = projectKinds(info);
+      const best = planPareto(sys, problem, planOptions(sys, { ...goal, kinds })).pareto[0];
       if (!best)
         throw new InputError(
           'DY3030',
           sys.name,
           undefined,
-          `no mapping of kernel ${kernel.name} is feasible on ${sys.name} for this input`,
+          `no mapping of kernel ${kernel.name} is feasible on ${sys.name}${kinds ? ` (on its ${kinds.join(', ')} devices: the project's targets run no other)` : ''} for this input`,
         );
       const choices = choicesOf(problem, best);
       fixed = {

@@ -6,6 +6,7 @@
  */
 import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Module } from '../ir/module.js';
+import type { DeviceKind } from '../runtime/system/types.js';
 
 /** A program after the default pipeline and lower-kernels: every kernel carries `loops`. */
 export interface CompiledProgram {
@@ -32,6 +33,11 @@ export interface TargetContext {
   profiles: ProfileArg[];
   /** Where the project will be written (for messages and README text only; never write there yourself). */
   outDir: string;
+  /**
+   * The device kinds the project's code targets serve (wasm the CPU, cuda the GPU, hls the FPGA): the guards plan
+   * partitions on these alone. Absent: every kind of the system (a compile that builds no kernel code).
+   */
+  kinds?: readonly DeviceKind[];
 }
 
 /** Relative POSIX path under the target's folder -> file content. */

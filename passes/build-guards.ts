@@ -19,7 +19,7 @@ import type { OpImpls } from '../runtime/catalogue/index.js';
 import type { PlanGoal } from '../runtime/plan/figures.js';
 import type { Objective, PlanSpec } from '../runtime/plan/types.js';
 import { stageInstances } from '../runtime/policy/cost.js';
-import type { SystemSpec } from '../runtime/system/types.js';
+import type { DeviceKind, SystemSpec } from '../runtime/system/types.js';
 import type { Pass } from './manager.js';
 import { planSpec } from './plan-spec.js';
 
@@ -37,6 +37,8 @@ export interface BuildGuardsOptions extends PlanGoal {
   shapeDims?: ReadonlyMap<string, SampleOptions['shapeDims']>;
   /** The implementations each kernel's program has per op (codegen/implementations.ts). */
   impls: ReadonlyMap<string, ReadonlyMap<string, OpImpls>>;
+  /** Plan on these device kinds alone (those the project's targets serve); absent: every kind of the system. */
+  kinds?: readonly DeviceKind[];
 }
 
 export interface BuildGuardsPass extends Pass {
@@ -105,6 +107,7 @@ export function buildGuardsPass(o: BuildGuardsOptions): BuildGuardsPass {
                 objective,
                 energyScope: o.energyScope,
                 streamLength: o.streamLength,
+                ...(o.kinds !== undefined ? { kinds: o.kinds } : {}),
                 ...(o.sampling?.ranges ? { declaredRanges: o.sampling.ranges } : {}),
                 ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}),
                 ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}),

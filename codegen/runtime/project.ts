@@ -117,6 +117,7 @@ function buildKernelGuardsOnce(ctx: TargetContext, o: RuntimeEmitOptions): Guard
       profiles: new Map([[k.name, kp.bindings]]),
       ...ctx.goal,
       impls,
+      ...(ctx.kinds !== undefined ? { kinds: ctx.kinds } : {}),
       ...(o.maxPartitions !== undefined ? { maxPartitions: o.maxPartitions } : {}),
       ...(o.lossTolerance !== undefined ? { lossTolerance: o.lossTolerance } : {}),
       shapeDims: new Map([[k.name, kp.shapeDims]]),

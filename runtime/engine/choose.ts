@@ -15,9 +15,9 @@ import { outOfRange } from '../guards/select.js';
 import { guardStep, leavesOf, type GuardLeaf, type GuardStep } from '../guards/step.js';
 import { walkTree } from '../guards/tree.js';
 import { featureView, type FeatureView } from '../guards/view.js';
-import { choicesOf, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
+import { choicesOf, planPareto, usableInstances, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { Objective, PlanProblem } from '../plan/types.js';
-import type { DeviceKind, SystemSpec } from '../system/types.js';
+import type { SystemSpec } from '../system/types.js';
 import { InputBinder, type BoundInputs } from './inputs.js';
 import { ModelMemo } from './memo.js';
 import type { GuardFeatures, RuntimeConfig, RuntimeInputs, RuntimeParam } from './types.js';
@@ -110,8 +110,8 @@ export class Chooser {
     private readonly sys: SystemSpec,
     /** Can some backend run every stage of this partition? */
     private readonly served: (p: Part) => boolean,
-    /** The device kinds whose every instance a backend serves: what a re-plan may use (undefined: all). */
-    private readonly servedKinds?: readonly DeviceKind[],
+    /** Per device id, how many of its instances (from 0) a backend serves: what a re-plan may use (undefined: all). */
+    private readonly servedInstances?: Readonly<Record<string, number>>,
   ) {
     checkGuardPlans(cfg.guards, cfg.objective);
     const table = partitionTable(cfg.guards, cfg.objective);
@@ -194,19 +194,32 @@ export class Chooser {
 
   private planFresh(problem: PlanProblem): { part: Part; ms: number } {
     const t0 = performance.now();
-    // Only over the device kinds some backend serves: a plan onto a kind no backend was opened for cannot run
-    // (DY3041), however good its figures. A kind with an instance no backend serves (two GPUs, a backend for one)
-    // is left out whole: stricter than needed, but never a plan that cannot run.
-    const opts = this.servedKinds ? { ...this.cur.popts, kinds: this.servedKinds } : this.cur.popts;
-    const best = planPareto(this.sys, problem, opts, this.memo.structureFor(problem)).pareto[0];
+    // Only over the instances some backend serves: a plan onto a device no backend was opened for cannot run
+    // (DY3041), however good its figures; two GPUs with a backend that sees one leave one to plan on.
+    const served = this.servedInstances;
+    const opts = served ? { ...this.cur.popts, instances: served } : this.cur.popts;
+    const structure = this.memo.structureFor(problem);
+    const best = planPareto(this.sys, problem, opts, structure).pareto[0];
     const ms = performance.now() - t0;
-    if (!best)
+    if (!best) {
+      // Feasible on the instances no backend serves: the backends are what is missing, not a mapping.
+      const missing = served
+        ? this.sys.devices.filter((d) => usableInstances(d, this.cur.popts) > (served[d.id] ?? d.count))
+        : [];
+      if (missing.length > 0 && planPareto(this.sys, problem, this.cur.popts, structure).pareto.length > 0)
+        throw new InputError(
+          'DY3041',
+          this.sys.name,
+          undefined,
+          `kernel ${this.cfg.kernel} can run this input on ${this.sys.name} only with devices no backend serves (${missing.map((d) => `${d.id}: ${served![d.id]} of ${d.count} instances served`).join('; ')}): open backends for them`,
+        );
       throw new InputError(
         'DY3030',
         this.sys.name,
         undefined,
-        `no mapping of kernel ${this.cfg.kernel} is feasible on ${this.sys.name} for this input`,
+        `no mapping of kernel ${this.cfg.kernel} is feasible on ${this.sys.name}${this.cur.popts.kinds ? ` (on its ${this.cur.popts.kinds.join(', ')} devices, the kinds the guards were built for)` : ''} for this input`,
       );
+    }
     const choices = choicesOf(problem, best);
     const key = choiceKey(choices);
     const known = this.parts.find((p) => p.key === key);

@@ -20,7 +20,7 @@ import { SwitchPolicy } from '../policy/policy.js';
 import type { Tensor } from '../tensor.js';
 import { historyRecords } from '../history/record.js';
 import { cpuBackendOf, systemForCpuBackend } from '../system/cpu-backend.js';
-import { instances } from '../system/types.js';
+import { instanceName } from '../system/types.js';
 import { Chooser, type Choice, type Part } from './choose.js';
 import { ModelClock } from './clock.js';
 import { Decider, type Decision } from './decide.js';
@@ -153,14 +153,16 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   const sys = cpuBackend ? systemForCpuBackend(o.system, cpuBackend).system : o.system;
   const engine = new KernelEngine(cfg.manifest, o.backends, sys);
   engine.timeOps = o.history !== undefined;
-  // The device kinds whose every instance some backend serves: a re-plan keeps to them.
-  const unserved = new Set(
-    instances(sys)
-      .filter((x) => !engine.places.has(x.name))
-      .map((x) => x.spec.kind),
+  // A re-plan keeps to the instances some backend serves: of each device, those numbered below the first unserved
+  // one (a backend serves a prefix of them: exec/engine.ts), as the planner numbers the instances it uses from 0.
+  const servedInstances = Object.fromEntries(
+    sys.devices.map((d) => {
+      let n = 0;
+      while (n < d.count && engine.places.has(instanceName(d.id, n))) n++;
+      return [d.id, n];
+    }),
   );
-  const kinds = [...new Set(sys.devices.map((d) => d.kind))].filter((k) => !unserved.has(k));
-  const chooser = new Chooser(cfg, sys, (p) => served(engine, p), kinds);
+  const chooser = new Chooser(cfg, sys, (p) => served(engine, p), servedInstances);
   const decider = new Decider(sys, (x) => chooser.popts(x), chooser.memo);
   const policy = new SwitchPolicy(o.policy);
   const clock = new ModelClock(o.trace);

@@ -11,7 +11,7 @@ import { bindProblem } from '../plan/bind.js';
 import { choicesOf, choicePricer, objectiveValue, planPareto, type PlanOptions, type StageChoice } from '../plan/dp.js';
 import type { PlanGoal } from '../plan/figures.js';
 import type { Mapping, PlanProblem, PlanSpec } from '../plan/types.js';
-import type { SystemSpec } from '../system/types.js';
+import type { DeviceKind, SystemSpec } from '../system/types.js';
 import { featureKeys, featureValue, RANGE_KEYS_TIER1, tierOf } from './features.js';
 import { fitGuards, INFEASIBLE_LOSS, scoreFit, type GuardData } from './fit.js';
 import { withChecks } from './checks.js';
@@ -32,6 +32,8 @@ export interface BuildOptions extends TreeOptions, PlanGoal {
   declaredRanges?: Record<string, [number, number]>;
   /** Judge the guards on held-out samples (nested cross-validation, each profile left out; default true): most of the build's time. */
   judge?: boolean;
+  /** Plan on these device kinds alone (recorded as the guards' `kinds`). */
+  kinds?: readonly DeviceKind[];
 }
 
 /** Whether the runtime checks an input's feature against the guards' range: tier 0, and the tier-1 features that move the cost models most. */
@@ -57,12 +59,17 @@ export function partitionLabel(spec: PlanSpec, c: readonly StageChoice[]): strin
 }
 
 /** The planner's options for a goal (a guard plan records its own) on a system, under its constraints. */
-export function planOptions(sys: SystemSpec, goal: PlanGoal, powerCapW?: number): PlanOptions {
+export function planOptions(
+  sys: SystemSpec,
+  goal: PlanGoal & { kinds?: readonly DeviceKind[] | undefined },
+  powerCapW?: number,
+): PlanOptions {
   const cap = powerCapW ?? sys.constraints.powerCapW;
   return {
     objective: goal.objective,
     energyScope: goal.energyScope,
     streamLength: goal.streamLength,
+    ...(goal.kinds !== undefined ? { kinds: goal.kinds } : {}),
     ...(cap !== undefined ? { powerCapW: cap } : {}),
     ...(sys.constraints.latencyBoundMs !== undefined ? { latencyBoundMs: sys.constraints.latencyBoundMs } : {}),
   };
@@ -111,7 +118,7 @@ export function buildGuards(
   }
   if (kept.length === 0)
     throw new Error(
-      `no mapping of kernel ${spec.kernel} is feasible on ${sys.name} for any of the ${samples.length} samples`,
+      `no mapping of kernel ${spec.kernel} is feasible on ${sys.name}${opts.kinds ? ` (on its ${opts.kinds.join(', ')} devices alone)` : ''} for any of the ${samples.length} samples`,
     );
   const candKeys = [...cands.keys()];
   const cand = [...cands.values()];
@@ -187,6 +194,7 @@ export function buildGuards(
     objective: opts.objective,
     energyScope: opts.energyScope,
     streamLength: opts.streamLength,
+    ...(opts.kinds !== undefined ? { kinds: [...opts.kinds] } : {}),
     partitions,
     tree,
     trainingAccuracy: good / kept.length,

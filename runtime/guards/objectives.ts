@@ -63,8 +63,9 @@ export function objectiveOrder(plans: GuardPlans, initial: Objective): Objective
 
 /**
  * Checks guard plans are one set: each records the objective it is filed
- * under, and all count figures the same way (energy scope, stream length),
- * since the runtime prices partitions once for every objective.
+ * under, and all count figures the same way (energy scope, stream length)
+ * on the same device kinds, since the runtime prices partitions once for
+ * every objective and re-plans on those kinds.
  */
 export function checkGuardPlans(plans: GuardPlans, initial: Objective): void {
   const order = objectiveOrder(plans, initial);
@@ -75,6 +76,10 @@ export function checkGuardPlans(plans: GuardPlans, initial: Objective): void {
     if (p.energyScope !== first.energyScope || p.streamLength !== first.streamLength)
       throw new Error(
         `the guards of ${o} count figures for energy scope ${p.energyScope} and stream ${p.streamLength}, those of ${initial} for ${first.energyScope} and ${first.streamLength}: build every objective's guards with the same scope and stream`,
+      );
+    if (String(p.kinds ?? 'all') !== String(first.kinds ?? 'all'))
+      throw new Error(
+        `the guards of ${o} plan on device kinds ${String(p.kinds ?? 'all')}, those of ${initial} on ${String(first.kinds ?? 'all')}: build every objective's guards for the same kinds`,
       );
   }
 }

@@ -7,6 +7,7 @@ import type { Binding } from '../plan/bind.js';
 import type { StageChoice } from '../plan/dp.js';
 import type { EnergyScope, StreamLength } from '../plan/figures.js';
 import type { Objective } from '../plan/types.js';
+import type { DeviceKind } from '../system/types.js';
 
 export type { Binding, StageChoice, Objective };
 
@@ -34,6 +35,12 @@ export interface GuardPlan {
   /** How the partitions' figures were counted; a re-plan at run time counts the same way. */
   energyScope: EnergyScope;
   streamLength: StreamLength;
+  /**
+   * The device kinds the partitions may use: those the project's compiled targets serve (wasm the CPU, cuda the GPU,
+   * hls the FPGA), so a run never picks a stage nothing in the project can execute. A re-plan keeps to them too.
+   * Absent: every kind of the system.
+   */
+  kinds?: DeviceKind[];
   partitions: GuardPartition[];
   tree: GuardNode;
   /** Share of training samples where the runtime's pick (the tree's leaf, weighed with its candidates by the cost model) is as good as the best of the chosen partitions. */

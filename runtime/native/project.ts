@@ -123,6 +123,28 @@ const TARGET_OF: Record<NativeFamily, string | undefined> = { cuda: 'cuda', fpga
 /** What serves each device kind: the wasm kernels, or a family of native libraries (every kind must say). */
 export const SERVED_BY: Record<DeviceKind, 'wasm' | NativeFamily> = { cpu: 'wasm', gpu: 'cuda', fpga: 'fpga' };
 
+/** The `dype compile` target whose output runs a device kind's stages in a project. */
+export function projectTargetOf(kind: DeviceKind): string {
+  const family = SERVED_BY[kind];
+  return family === 'wasm' ? 'wasm' : TARGET_OF[family]!;
+}
+
+/**
+ * The device kinds a project compiled with `targets` can run stages on; undefined where it builds no kernel code
+ * at all (a compile of guards or a report alone plans for the whole system, and runs nothing).
+ */
+export function kindsServedBy(targets: readonly string[]): DeviceKind[] | undefined {
+  const all = Object.keys(SERVED_BY) as DeviceKind[];
+  const kinds = all.filter((k) => targets.includes(projectTargetOf(k)));
+  return kinds.length > 0 ? kinds : undefined;
+}
+
+/** The device kinds a compiled project can run stages on (kindsServedBy of the targets its project.json lists). */
+export function projectKinds(info: ProjectInfo): DeviceKind[] | undefined {
+  const targets = (info as ProjectInfo & { targets?: unknown }).targets;
+  return Array.isArray(targets) && targets.every((t) => typeof t === 'string') ? kindsServedBy(targets) : undefined;
+}
+
 export interface OpenOptions {
   /** Use the emulated builds (cuda-emu, fpga-csim): required on a host without the devices. */
   emulate: boolean;

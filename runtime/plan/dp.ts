@@ -35,8 +35,21 @@ import type { Mapping, Objective, PlanOp, PlanProblem, Stage, ValueRead } from '
 export interface PlanOptions extends PlanGoal {
   powerCapW?: number;
   latencyBoundMs?: number;
-  /** Restrict to these device kinds (the single-device-kind baselines). */
+  /** Restrict to these device kinds (the single-device-kind baselines; the kinds a project's targets serve). */
   kinds?: readonly DeviceKind[];
+  /**
+   * At most this many instances of a device (by id): a runtime whose backend sees fewer devices than the system
+   * plans on the instances it can run (they are numbered from 0, runtime/policy/cost.ts stageInstances). A device
+   * absent here may use all its instances.
+   */
+  instances?: Readonly<Record<string, number>>;
+}
+
+/** How many instances of `dev` a mapping may use under the options: 0 for a kind left out. */
+export function usableInstances(dev: DeviceSpec, opts: Pick<PlanOptions, 'kinds' | 'instances'>): number {
+  if (opts.kinds && !opts.kinds.includes(dev.kind)) return 0;
+  const cap = opts.instances;
+  return Math.min(dev.count, cap && Object.hasOwn(cap, dev.id) ? cap[dev.id]! : dev.count);
 }
 
 /** A stage choice, independent of the figures: what `static` keeps across inputs. */
@@ -196,7 +209,7 @@ class Planner {
   constructor(
     readonly sys: SystemSpec,
     readonly p: PlanProblem,
-    readonly opts: Accounting & Pick<PlanOptions, 'kinds'>,
+    readonly opts: Accounting & Pick<PlanOptions, 'kinds' | 'instances'>,
     structure?: PlanStructure,
   ) {
     checkStreamLength(opts.streamLength);
@@ -334,8 +347,8 @@ class Planner {
   /** Devices a stage may use next: allowed kinds with free instances. */
   options(used: readonly number[]): { s: number; dev: DeviceSpec; free: number }[] {
     return this.sys.devices
-      .map((dev, s) => ({ s, dev, free: dev.count - used[s]! }))
-      .filter((o) => o.free > 0 && (!this.opts.kinds || this.opts.kinds.includes(o.dev.kind)));
+      .map((dev, s) => ({ s, dev, free: usableInstances(dev, this.opts) - used[s]! }))
+      .filter((o) => o.free > 0);
   }
 
   finish(l: Label, used: readonly number[]): Mapping {

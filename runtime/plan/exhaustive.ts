@@ -12,6 +12,7 @@ import {
   sortByObjective,
   type PlanOptions,
   type StageChoice,
+  usableInstances,
 } from './dp.js';
 import type { Mapping, PlanProblem } from './types.js';
 
@@ -31,8 +32,7 @@ export function enumerateMappings(sys: SystemSpec, p: PlanProblem, opts: PlanOpt
     for (let j = i + 1; j <= n; j++) {
       if (!cuts[j]) continue;
       sys.devices.forEach((dev, s) => {
-        if (opts.kinds && !opts.kinds.includes(dev.kind)) return;
-        for (let k = 1; k <= dev.count - used[s]!; k++) {
+        for (let k = 1; k <= usableInstances(dev, opts) - used[s]!; k++) {
           const u = used.slice();
           u[s]! += k;
           rec(j, u, [...choices, { start: i, end: j, device: dev.id, count: k }]);

@@ -18,7 +18,8 @@ import { InputError } from '../../runtime/errors.js';
 import { Rng } from '../../runtime/random.js';
 import type { DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { bindProblem } from '../../runtime/plan/bind.js';
-import { evaluateChoices, objectiveValue } from '../../runtime/plan/dp.js';
+import { evaluateChoices, objectiveValue, planPareto } from '../../runtime/plan/dp.js';
+import { planOptions } from '../../runtime/guards/build.js';
 import { bindInputs } from '../../runtime/engine/inputs.js';
 import { system } from './fixtures.js';
 import { STEADY } from '../helpers/goal.js';
@@ -183,6 +184,50 @@ describe('out of range, with backends for some device kinds only', () => {
     ).toBe(true);
     expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
     rt.close();
+  });
+});
+
+describe('a backend that sees fewer devices than the system', () => {
+  it('re-plans on the instances it serves: gpu0 and fpga0 of two each, not the CPU alone', async () => {
+    // paper-2g2f has two GPUs and two FPGAs; the loopbacks serve one of each.
+    const sys = system('paper-2g2f');
+    const rt = runtimeFor(fx, { system: sys });
+    const inputs = fx.inputs('cora.cites', 48);
+    const r = await rt.run(inputs, 'cora, f = 48');
+    expect(r.log.replan).toBeDefined();
+    const problem = bindProblem(fx.config.spec, bindInputs('gcn', fx.config.params, inputs).binding);
+    const opts = { ...planOptions(sys, fx.plan), instances: { cpu: 1, gpu: 1, fpga: 1 } };
+    const want = planPareto(sys, problem, opts).pareto[0]!;
+    expect(r.stages.map((s) => s.devices)).toEqual(want.stages.map((s) => s.devices));
+    const used = r.stages.flatMap((s) => s.devices);
+    expect(
+      used.some((d) => d !== 'cpu0'),
+      used.join(' '),
+    ).toBe(true);
+    expect(
+      used.every((d) => ['cpu0', 'gpu0', 'fpga0'].includes(d)),
+      used.join(' '),
+    ).toBe(true);
+    expect(maxRelErr(r.outputs.get('Y') as DenseTensor, fx.reference('cora.cites', 48))).toBeLessThanOrEqual(TOL);
+    rt.close();
+  });
+
+  it('a re-plan that only unserved devices make feasible is DY3041 naming them; none feasible at all is DY3030', async () => {
+    // Neither the CPU nor the FPGA can hold the input: only the GPU could run it, and no backend serves it.
+    const tight = (ids: string[]) => {
+      const sys = structuredClone(system('paper-1g1f'));
+      for (const d of sys.devices) if (ids.includes(d.id)) d.memoryGB = 1e-6;
+      return sys;
+    };
+    const inputs = fx.inputs('cora.cites', 48);
+    const rt = runtimeFor(fx, { system: tight(['cpu', 'fpga']), backends: { cpu: fx.wasm } });
+    await expect(rt.run(inputs)).rejects.toThrow(
+      /DY3041.*only with devices no backend serves \(gpu: 0 of 1 instances served; fpga: 0 of 1/,
+    );
+    rt.close();
+    const none = runtimeFor(fx, { system: tight(['cpu', 'gpu', 'fpga']), backends: { cpu: fx.wasm } });
+    await expect(none.run(inputs)).rejects.toThrow(/DY3030.*no mapping of kernel gcn is feasible/);
+    none.close();
   });
 });
 

@@ -628,6 +628,11 @@ export function checkMapping(sys: SystemSpec, p: PlanProblem, opts: PlanOptions,
   if (opts.powerCapW !== undefined) expect(m.powerW).toBeLessThanOrEqual(opts.powerCapW);
   if (opts.latencyBoundMs !== undefined) expect(m.latencyMs).toBeLessThanOrEqual(opts.latencyBoundMs);
   if (opts.kinds) for (const s of m.stages) expect(opts.kinds).toContain(s.kind);
+  // Within the instances the options allow, numbered from 0 (what a runtime whose backend sees fewer devices runs).
+  for (const [id, cap] of Object.entries(opts.instances ?? {}))
+    for (const s of m.stages.filter((x) => x.device === id))
+      for (const name of s.devices)
+        expect(Number(name.slice(id.length)), `instance ${name} over ${cap}`).toBeLessThan(cap);
   // Figures consistent with the stages: the period is the slowest stage's
   // share of the pipeline (compute, inbound or outbound transfers, which
   // overlap), the latency what one input spends in all stages.
