@@ -36,7 +36,7 @@ function whatIs(v: unknown): string {
 /**
  * Features are cached per pattern: a CSR input's column-index and
  * row-pointer arrays (a new tensor with the same pattern, say new values,
- * costs nothing), another format's tensor object. Inputs are treated as
+ * costs nothing), another format's index arrays with its sizes. Inputs are treated as
  * immutable: a pattern changed in place is caught only where its shape or
  * entry count moved (an O(1) check); pass new arrays for a new pattern. A
  * pattern seen for the first time gets bounded-cost sampled features
@@ -44,7 +44,8 @@ function whatIs(v: unknown): string {
  * pointers, the locality score only when something reads it) when it is
  * CSR, exact ones otherwise (CSC and COO have no row pointers to sample).
  */
-const featureCache = new WeakMap<object, { rowPtr?: Int32Array; f: SparseFeatures }>();
+/** Keyed by the column (CSC: row) indices; `rowPtr` is the other index array (CSC's column pointers, COO's row indices). */
+const featureCache = new WeakMap<object, { rowPtr: Int32Array; f: SparseFeatures }>();
 
 /** The features the guards test (every required field), each a finite number: one that is not would go one way at every test of the tree, silently. */
 const CHECKED: readonly (keyof SparseFeatures)[] = REQUIRED_FEATURES;
@@ -83,9 +84,11 @@ function computed(name: string, v: SparseMatrix, make: () => SparseFeatures, laz
 
 export function inputFeatures(v: SparseMatrix, name: string): SparseFeatures {
   if (v.format !== 'csr') {
-    let c = featureCache.get(v);
-    if (!c || c.f.nnz !== v.values.length)
-      featureCache.set(v, (c = { f: computed(name, v, () => sparseFeaturesOf(v, 2)) }));
+    // Keyed like CSR's, by the index arrays with the sizes: an object given other arrays or sizes is another input.
+    const [outer, inner] = v.format === 'csc' ? [v.colPtr, v.rowIdx] : [v.rowIdx, v.colIdx];
+    let c = featureCache.get(inner);
+    if (!c || c.rowPtr !== outer || c.f.rows !== v.rows || c.f.cols !== v.cols || c.f.nnz !== v.values.length)
+      featureCache.set(inner, (c = { rowPtr: outer, f: computed(name, v, () => sparseFeaturesOf(v, 2)) }));
     return c.f;
   }
   let c = featureCache.get(v.colIdx);
@@ -237,7 +240,8 @@ export class InputBinder {
     for (let i = 0; i < params.length; i++) {
       const p = params[i]!;
       const v = inputs[p.name];
-      if (v !== last.values[i]) return false;
+      // Object.is: a scalar changed from 0 to -0 (or back) is another input (x / s changes sign of infinity).
+      if (!Object.is(v, last.values[i])) return false;
       if (typeof v === 'number') continue;
       if (v === undefined) return false;
       if (v.format === 'dense') {

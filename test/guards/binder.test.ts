@@ -70,6 +70,48 @@ describe('InputBinder', () => {
     expect(binder.bind({ A: copy, X, alpha: 2 }).binding.dims.get('f')).toBe(2);
   });
 
+  it('a scalar changed from 0 to -0 binds afresh (x / s flips the sign of an infinity)', () => {
+    const binder = new InputBinder('k', PARAMS);
+    const A = csr();
+    const X = dense(4, 3);
+    const zero = binder.bind({ A, X, alpha: 0 });
+    const negative = binder.bind({ A, X, alpha: -0 });
+    expect(negative).not.toBe(zero);
+    expect(Object.is(negative.scalars.get('alpha'), -0)).toBe(true);
+  });
+
+  it('a CSC or COO tensor object given other index arrays or sizes is another pattern', () => {
+    const binder = new InputBinder('k', PARAMS);
+    const X = dense(4, 3);
+    const coo = {
+      format: 'coo' as const,
+      rows: 4,
+      cols: 4,
+      rowIdx: Int32Array.from([0, 1, 1, 3]),
+      colIdx: Int32Array.from([0, 1, 2, 3]),
+      values: Float64Array.from([1, 2, 3, 4]),
+    };
+    const first = binder.bind({ A: coo, X, alpha: 1 }).binding.sparse.get('A')!;
+    expect(first.emptyRowFraction).toBe(0.25);
+    // The same object, reassigned: rows in other places, then a bigger matrix with the same entry count.
+    Object.assign(coo, { rowIdx: Int32Array.from([0, 0, 0, 0]), values: coo.values.slice() });
+    expect(binder.bind({ A: coo, X, alpha: 1 }).binding.sparse.get('A')!.emptyRowFraction).toBe(0.75);
+    Object.assign(coo, { rows: 8, cols: 8, values: coo.values.slice() });
+    const grown = binder.bind({ A: coo, X: dense(8, 3), alpha: 1 }).binding;
+    expect([grown.sparse.get('A')!.rows, grown.dims.get('n')]).toEqual([8, 8]);
+    const csc = {
+      format: 'csc' as const,
+      rows: 4,
+      cols: 4,
+      colPtr: Int32Array.from([0, 1, 2, 3, 4]),
+      rowIdx: Int32Array.from([0, 1, 2, 3]),
+      values: Float64Array.from([1, 2, 3, 4]),
+    };
+    expect(binder.bind({ A: csc, X, alpha: 1 }).binding.sparse.get('A')!.emptyRowFraction).toBe(0);
+    Object.assign(csc, { rowIdx: Int32Array.from([0, 0, 1, 1]), values: csc.values.slice() });
+    expect(binder.bind({ A: csc, X, alpha: 1 }).binding.sparse.get('A')!.emptyRowFraction).toBe(0.5);
+  });
+
   it('refuses what bindInputs refuses, after a binding was kept', () => {
     const binder = new InputBinder('k', PARAMS);
     const A = csr();
