@@ -101,7 +101,7 @@ export function emitDispatchHeader(
 
 `;
   let s = `/* What the guards minimise: time per input over the stream, energy per input, one input's latency. */
-enum ${en} {
+enum ${en} : int {
 ${OBJECTIVES.map((o, i) => `  ${objectiveConstant(program, o)} = ${i}`).join(',\n')}
 };
 
@@ -121,7 +121,8 @@ ${OBJECTIVES.map((o, i) => `  ${objectiveConstant(program, o)} = ${i}`).join(',\
     const others = table.objectives.slice(1);
     const missing = OBJECTIVES.filter((o) => !table.objectives.includes(o));
     // An int cast to the enum outside its constants is no objective: -1 (no partition) and not in range, never
-    // silently the compiled one's pick.
+    // silently the compiled one's pick. The enum is fixed to int so that every int value is one it may hold (an
+    // enum without a fixed type holds only its constants' bit range: -1 or 7 there would be undefined behaviour).
     const onCompiled = [k.objective, ...missing].map((o) => `o == ${objectiveConstant(program, o)}`).join(' || ');
     const pick = (what: 'dispatch' | 'in_range'): string =>
       `${others.map((o) => `  if (o == ${objectiveConstant(program, o)}) return ${name}_${what}_${o}(f);\n`).join('')}  if (${onCompiled}) return ${name}_${what}_${k.objective}(f);\n  return ${what === 'dispatch' ? '-1' : 'false'};\n`;

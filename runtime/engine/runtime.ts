@@ -88,9 +88,51 @@ const ref = (p: Part): PartitionRef => ({ id: p.id, label: p.label, replanned: p
 const predicted = (m: Mapping | undefined): Predicted | undefined =>
   m ? { periodMs: m.periodMs, latencyMs: m.latencyMs, energyJ: m.energyJ } : undefined;
 const named = (x: StreamItem): { inputs: RuntimeInputs; name: string | undefined } =>
-  typeof (x as { name?: unknown }).name === 'string' && (x as { inputs?: unknown }).inputs !== undefined
+  typeof x === 'object' &&
+  x !== null &&
+  typeof (x as { name?: unknown }).name === 'string' &&
+  (x as { inputs?: unknown }).inputs !== undefined
     ? (x as { inputs: RuntimeInputs; name: string })
     : { inputs: x as RuntimeInputs, name: undefined };
+
+/** What a stream source or an item of it is, for an error: `null`, `an array`, `a number`. */
+const what = (x: unknown): string =>
+  x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'object' ? 'an object' : `a ${typeof x}`;
+
+/** DY3042 for a stream source that is not what each() and stream() take. */
+const badSource = (why: string): InputError =>
+  new InputError(
+    'DY3042',
+    'stream source',
+    undefined,
+    `${why}: each() and stream() take an iterable or async iterable of inputs (or of { inputs, name })`,
+  );
+
+/** The source's iterator: an async one where it has one, else a sync one; DY3042 for anything else. */
+function iteratorOf(seqIn: StreamSource): {
+  source: Iterator<StreamItem> | AsyncIterator<StreamItem>;
+  isAsync: boolean;
+} {
+  if ((typeof seqIn !== 'object' && typeof seqIn !== 'function') || seqIn === null || typeof seqIn === 'string')
+    throw badSource(`got ${what(seqIn)}`);
+  const isAsync = typeof (seqIn as Partial<AsyncIterable<StreamItem>>)[Symbol.asyncIterator] === 'function';
+  if (!isAsync && typeof (seqIn as Partial<Iterable<StreamItem>>)[Symbol.iterator] !== 'function')
+    throw badSource('got an object with neither [Symbol.asyncIterator] nor [Symbol.iterator]');
+  const source: unknown = isAsync
+    ? (seqIn as AsyncIterable<StreamItem>)[Symbol.asyncIterator]()
+    : (seqIn as Iterable<StreamItem>)[Symbol.iterator]();
+  if (typeof source !== 'object' || source === null || typeof (source as { next?: unknown }).next !== 'function')
+    throw badSource(
+      `its ${isAsync ? '[Symbol.asyncIterator]' : '[Symbol.iterator]'}() gave ${what(source)}, not an iterator with next()`,
+    );
+  return { source: source as Iterator<StreamItem> | AsyncIterator<StreamItem>, isAsync };
+}
+
+/** An iterator result as the protocol has it; DY3042 naming what the source's next() gave otherwise. */
+function checkedResult(got: unknown): IteratorResult<StreamItem> {
+  if (typeof got !== 'object' || got === null) throw badSource(`its next() gave ${what(got)}, not an iterator result`);
+  return got as IteratorResult<StreamItem>;
+}
 
 /** An input after choose and decide, before it runs. */
 interface Planned {
@@ -343,10 +385,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
   };
 
   async function* each(seqIn: StreamSource): AsyncGenerator<RunResult> {
-    const isAsync = Symbol.asyncIterator in seqIn;
-    const source: Iterator<StreamItem> | AsyncIterator<StreamItem> = isAsync
-      ? (seqIn as AsyncIterable<StreamItem>)[Symbol.asyncIterator]()
-      : (seqIn as Iterable<StreamItem>)[Symbol.iterator]();
+    const { source, isAsync } = iteratorOf(seqIn);
     let ended = false;
     let failed = false;
     /**
@@ -383,11 +422,13 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     }
     /** The source's next item, taken without waiting where inputs are in flight and the source is async: undefined while it has none yet. */
     async function next(): Promise<IteratorResult<StreamItem> | undefined> {
-      if (!isAsync) return (source as Iterator<StreamItem>).next();
-      pulling ??= Promise.resolve((source as AsyncIterator<StreamItem>).next()).then(
-        (got) => void (pulled = { got }),
-        (error: unknown) => void (pulled = { error }),
-      );
+      if (!isAsync) return checkedResult((source as Iterator<StreamItem>).next());
+      pulling ??= Promise.resolve((source as AsyncIterator<StreamItem>).next())
+        .then(checkedResult)
+        .then(
+          (got) => void (pulled = { got }),
+          (error: unknown) => void (pulled = { error }),
+        );
       if (flights.length === 0) await pulling;
       // A source with the next item at hand (an async generator over an array, a queue already filled) answers
       // within a few microtask turns: wait those, so that its input joins this wave's pipeline; a source still

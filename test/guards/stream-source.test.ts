@@ -154,4 +154,44 @@ describe('a stream read from its source one input at a time', () => {
     expect(got).toHaveLength(1);
     rt.close();
   });
+
+  it('a source that is no iterable, an iterator without next(), a non-object result or item: DY3042, never a TypeError', async () => {
+    const rt = make();
+    const drained = async (src: unknown): Promise<unknown[]> => {
+      const got: unknown[] = [];
+      for await (const r of rt.each(src as never)) got.push(r);
+      return got;
+    };
+    await expect(drained(null)).rejects.toThrow(/DY3042: got null: each\(\) and stream\(\) take an iterable/);
+    await expect(drained(5)).rejects.toThrow(/DY3042: got a number/);
+    await expect(rt.stream({} as never)).rejects.toThrow(/DY3042: got an object with neither/);
+    await expect(drained({ [Symbol.asyncIterator]: () => 5 })).rejects.toThrow(
+      /DY3042: its \[Symbol\.asyncIterator\]\(\) gave a number, not an iterator/,
+    );
+    await expect(drained({ [Symbol.iterator]: () => ({}) })).rejects.toThrow(
+      /DY3042: its \[Symbol\.iterator\]\(\) gave an object/,
+    );
+    await expect(drained({ [Symbol.iterator]: () => ({ next: () => 7 }) })).rejects.toThrow(
+      /DY3042: its next\(\) gave a number, not an iterator result/,
+    );
+    await expect(drained({ [Symbol.asyncIterator]: () => ({ next: async () => null }) })).rejects.toThrow(
+      /DY3042: its next\(\) gave null/,
+    );
+    // An item that is null: the inputs' own check (as run(null) has it).
+    await expect(drained([null])).rejects.toThrow(/DY3042: expected an object of inputs by parameter name/);
+    // After an input in flight: it is delivered first.
+    const one = { inputs: inputs(gs[0]!), name: 'first' };
+    let k = 0;
+    const late = {
+      [Symbol.asyncIterator]: () => ({ next: async () => (k++ === 0 ? { done: false, value: one } : 3) }),
+    };
+    const got: unknown[] = [];
+    await expect(
+      (async () => {
+        for await (const r of rt.each(late as never)) got.push(r);
+      })(),
+    ).rejects.toThrow(/DY3042: its next\(\) gave a number/);
+    expect(got).toHaveLength(1);
+    rt.close();
+  });
 });

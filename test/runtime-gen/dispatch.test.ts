@@ -82,7 +82,7 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
     const header = emitDispatchHeader('gcn', 'examples/gcn.dy', [{ kernel, spec, objective: INITIAL, plans }]);
     writeFileSync(join(dir, 'gcn_dispatch.h'), header);
     expect(header).toMatch(
-      /enum gcn_objective \{\n {2}gcn_objective_throughput = 0,\n {2}gcn_objective_energy = 1,\n {2}gcn_objective_latency = 2\n\};/,
+      /enum gcn_objective : int \{\n {2}gcn_objective_throughput = 0,\n {2}gcn_objective_energy = 1,\n {2}gcn_objective_latency = 2\n\};/,
     );
     expect(header).toMatch(/static const gcn_objective gcn_gcn_initial_objective = gcn_objective_energy;/);
     expect(header).toMatch(
@@ -99,7 +99,7 @@ describe.skipIf(!HAVE_GXX)('<prog>_dispatch.h', () => {
       (o) =>
         `    std::printf("%d %d|%d %d;", gcn_gcn_dispatch_${o}(f), gcn_gcn_in_range_${o}(f) ? 1 : 0, gcn_gcn_dispatch(f, gcn_objective_${o}), gcn_gcn_in_range(f, gcn_objective_${o}) ? 1 : 0);\n`,
     ).join('');
-    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nint other_dispatch(const gcn_gcn_features& f);\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n    if (other_dispatch(f) != gcn_gcn_dispatch_latency(f)) return 1;\n    if (gcn_gcn_dispatch(f, static_cast<gcn_objective>(3)) != -1 || gcn_gcn_in_range(f, static_cast<gcn_objective>(3))) return 2;\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
+    const main = `#include <cstdio>\n#include "gcn_dispatch.h"\nint other_dispatch(const gcn_gcn_features& f);\nstatic const double rows[][${fields.length}] = {\n${rows.join(',\n')}\n};\nint main() {\n  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {\n    gcn_gcn_features f;\n${fields.map(({ c }, j) => `    f.${c} = rows[i][${j}];\n`).join('')}${perObjective}    std::printf("%d %d\\n", gcn_gcn_dispatch(f), gcn_gcn_in_range(f) ? 1 : 0);\n    if (other_dispatch(f) != gcn_gcn_dispatch_latency(f)) return 1;\n    for (int o = -1; o < 8; o += 4) if (gcn_gcn_dispatch(f, static_cast<gcn_objective>(o)) != -1 || gcn_gcn_in_range(f, static_cast<gcn_objective>(o))) return 2;\n  }\n  std::printf("%d %s\\n", gcn_gcn_partition_count, gcn_gcn_partition_labels[gcn_gcn_partition_count - 1]);\n  return 0;\n}\n`;
     writeFileSync(join(dir, 'main.cpp'), main);
     // A second translation unit including it (twice): a host links the header into several, which only inline
     // functions and internal constants allow.
