@@ -238,7 +238,7 @@ export function emitRuntimeTs(
       isExported: true,
       name: `create${P}Runtime`,
       docs: [
-        `A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`updated\` (values rewritten in place), \`setObjective\` (${table.objectives.join(', ')}; initially ${objective}), \`stats\`. Options: { system, backends } at least, the backends from openProject(dir, system, { emulate }) of the runtime library.`,
+        `A runtime for kernel ${k.name}: \`run\`, \`stream\` and \`each\` (pipelined), \`explain\`, \`updated\` (values rewritten in place), \`setObjective\` (${table.objectives.join(', ')}; initially ${objective}), \`stats\`. Options: { system, backends } at least, the backends from openProject(dir, system, { emulate, kernel: '${k.name}' }) of the runtime library (its wasm module serves this kernel alone).`,
       ],
       parameters: [{ name: 'options', type: 'RuntimeOptions' }],
       returnType: `${P}Runtime`,

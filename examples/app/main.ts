@@ -120,7 +120,7 @@ const stagesText = (r: RunResult<GcnOutputs>): string =>
 
 const plan = JSON.parse(readFileSync(join(outDir, 'plan.json'), 'utf8')) as { system: SystemSpec };
 // A library not built (or of another program): one line, as the dype command prints it.
-const backends = await openProject(outDir, plan.system, { emulate }).catch(fail);
+const backends = await openProject(outDir, plan.system, { emulate, kernel: 'gcn' }).catch(fail);
 const trace = new TraceRecorder();
 const rt = createRuntime({ system: plan.system, backends, trace });
 

@@ -175,6 +175,15 @@ function checkBuiltFrom(cfg: RuntimeConfig, backends: RuntimeOptions['backends']
         undefined,
         `the ${b.name} backend was built from another version of program '${cfg.program}' (hash ${from.programHash.slice(0, 12)}, this runtime's ${cfg.programHash.slice(0, 12)}): use the runtime generated with that project, or recompile and rebuild the project`,
       );
+    // A wasm module runs one kernel: another kernel's runtime would fail at its first CPU stage, and only for
+    // inputs whose partition has one.
+    if (from.kernels && !from.kernels.includes(cfg.kernel))
+      throw new InputError(
+        'DY3044',
+        from.where,
+        undefined,
+        `the ${b.name} backend runs the module of kernel ${from.kernels.join(', ')} of program '${cfg.program}', but this runtime runs kernel ${cfg.kernel}: open the project for it, openProject(dir, system, { emulate, kernel: '${cfg.kernel}' })`,
+      );
   }
 }
 

@@ -52,6 +52,8 @@ export interface BuiltFrom {
   programHash: string;
   /** The file that says so, for the error. */
   where: string;
+  /** The kernels it runs (a wasm module is one kernel's); absent: every kernel of the program (a native library). */
+  kernels?: readonly string[];
 }
 
 export interface StageBackend {

@@ -148,11 +148,11 @@ export function projectKinds(info: ProjectInfo): DeviceKind[] | undefined {
 export interface OpenOptions {
   /** Use the emulated builds (cuda-emu, fpga-csim): required on a host without the devices. */
   emulate: boolean;
-  /** The kernel whose wasm module serves the CPU (default: the project's first). */
+  /** The kernel whose wasm module serves the CPU (default: the project's first): a runtime of another kernel refuses it (DY3044). */
   kernel?: string;
   /** Threads of the wasm backend (default 1). */
   threads?: number;
-  /** Device kinds to open (default: every kind the system has). */
+  /** Device kinds to open (default: every kind the system has that the project's targets serve, kindsServedBy). */
   kinds?: readonly DeviceKind[];
 }
 
@@ -169,13 +169,21 @@ export async function openProject(dir: string, sys: SystemSpec, o: OpenOptions):
       'openProject(dir, system, options): expected the project folder, a system (loadSystemFile) and { emulate: boolean }',
     );
   const info = readProject(dir);
-  const kinds = o.kinds ?? [...new Set(sys.devices.map((d) => d.kind))];
+  // By default the system's kinds the project runs: one compiled without hls has no FPGA library to open, and its
+  // guards pick no FPGA partition (cli/compile.ts).
+  const served = projectKinds(info);
+  const kinds = o.kinds ?? [...new Set(sys.devices.map((d) => d.kind))].filter((k) => !served || served.includes(k));
   const out: StageBackends = {};
   for (const kind of kinds) {
     const family = SERVED_BY[kind];
     if (family === 'wasm') {
       const kernel = o.kernel ?? info.kernels[0]!;
-      const builtFrom = { program: info.program, programHash: info.programHash, where: join(dir, 'project.json') };
+      const builtFrom = {
+        program: info.program,
+        programHash: info.programHash,
+        where: join(dir, 'project.json'),
+        kernels: [kernel],
+      };
       out[kind] = await wasmStageBackendFromDir(
         join(dir, 'wasm'),
         kernel,

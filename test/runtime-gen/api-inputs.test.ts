@@ -175,3 +175,71 @@ describe.skipIf(!HAVE_DATA)('the generated runtime as an application calls it (p
     }
   });
 });
+
+describe.skipIf(!HAVE_DATA)('a project of two kernels, compiled for the CPU of a system with every kind', () => {
+  const dir = freshDir('dype-api-two-kernels-');
+  afterAll(() => cleanup(dir));
+
+  it("opens only the kinds its targets serve by default, and a kernel's runtime refuses another kernel's wasm module (DY3044)", async () => {
+    const file = join(dir, 'two.dy');
+    writeFileSync(
+      file,
+      [
+        'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }',
+        'kernel scale(A: csr<f32>[m, n], s: f32) -> (B: csr<f32>[m, n]) { B[i, j] = s * A[i, j]; }',
+        '',
+      ].join('\n'),
+    );
+    const out = join(dir, 'p');
+    const c = await runCliAsync(
+      [
+        'compile',
+        file,
+        '-o',
+        out,
+        '--targets',
+        'wasm,runtime',
+        '--system',
+        'paper-1g1f',
+        '--profile',
+        `A=${join(M, 'cage8.mtx')}`,
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(c.status, c.stderr).toBe(0);
+    const system = (JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as { system: SystemSpec }).system;
+    expect(new Set(system.devices.map((d) => d.kind))).toEqual(new Set(['cpu', 'gpu', 'fpga']));
+    // No cuda or hls target: nothing but the wasm backend to open (asking for a GPU library was DY3043).
+    const first = await openProject(out, system, { emulate: false });
+    expect(Object.keys(first)).toEqual(['cpu']);
+    const src = readFileSync(join(out, 'runtime', 'two.runtime.ts'), 'utf8').replace(
+      "from 'dype/runtime'",
+      `from ${JSON.stringify(join(root, 'runtime', 'engine', 'index.ts'))}`,
+    );
+    writeFileSync(join(out, 'two.local.runtime.ts'), src);
+    const mod = (await import(join(out, 'two.local.runtime.ts'))) as Record<string, Create>;
+    const A = toCsr(loadMatrix(join(M, 'cage8.mtx')));
+    try {
+      expect(() => mod['createScaleRuntime']!({ system, backends: first })).toThrow(
+        /DY3044.*runs the module of kernel spmv of program 'two', but this runtime runs kernel scale: .*kernel: 'scale'/,
+      );
+      const spmv = mod['createSpmvRuntime']!({ system, backends: first });
+      const x = { format: 'dense', shape: [A.cols], data: new Float64Array(A.cols).fill(1) };
+      expect(await code(spmv.run({ A, x }))).toBe('ok');
+      spmv.close();
+    } finally {
+      closeBackends(first);
+    }
+    const own = await openProject(out, system, { emulate: false, kernel: 'scale' });
+    try {
+      const rt = mod['createScaleRuntime']!({ system, backends: own });
+      const r = (await rt.run({ A, s: 2 })) as unknown as { outputs: { B: CsrMatrix } };
+      expect(Array.from(r.outputs.B.values.slice(0, 5))).toEqual(
+        Array.from(A.values.slice(0, 5), (v) => Math.fround(2 * v)),
+      );
+      rt.close();
+    } finally {
+      closeBackends(own);
+    }
+  });
+});
