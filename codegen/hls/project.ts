@@ -11,7 +11,7 @@
  *   host/<program>_fpga_abi.cpp  the native ABI library (make csim-lib, make xrt-lib), dype_abi.h
  *   host/<kernel>_abi_check.cpp  the kernel program run through that library only (make abi-check)
  *   csim/ap_int.h, hls_stream.h  self-written C-simulation headers
- *   Makefile, connectivity.cfg, estimates.json, README.md
+ *   Makefile, connectivity_<kernel>.cfg, estimates.json, README.md
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -67,11 +67,24 @@ function shapeOf(m: WasmManifest, v: string): (string | number)[] {
   return t.shape;
 }
 
+/**
+ * The dims an op's buffers are sized by: its dense and scalar buffers' shapes, and the shapes of its sparse operands
+ * after the first (whose rows and columns the launch carries as sp_rows, sp_cols). A reduction nested over a second
+ * matrix (sum(j: A[i, j] * sum(q: B[j, q] * z[q]))) walks B's pointers up to a dim no dense buffer has.
+ */
 function dimsOfBuffers(m: WasmManifest, f: LoopFunc): string[] {
   const out: string[] = [];
+  const add = (v: string): void => {
+    for (const d of shapeOf(m, v)) if (typeof d === 'string' && !out.includes(d)) out.push(d);
+  };
+  const roots: string[] = [];
   for (const b of f.buffers)
-    if (b.role === 'dense' || b.role === 'scalar')
-      for (const d of shapeOf(m, b.of)) if (typeof d === 'string' && !out.includes(d)) out.push(d);
+    if (b.role === 'dense' || b.role === 'scalar') add(b.of);
+    else {
+      const root = m.roots[b.of] ?? b.of;
+      if (!roots.includes(root)) roots.push(root);
+    }
+  for (const r of roots.slice(1)) add(r);
   return out;
 }
 
@@ -141,23 +154,40 @@ function manifestOp(m: WasmManifest, f: LoopFunc): WasmOp {
 /** Testbench data: small dims, a random pattern with empty rows and one dense row, random values. */
 function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['testbench'] {
   const dims = [...f.sizes.filter((s) => !s.startsWith('nnz(')), ...extra];
-  const sparse = f.buffers.find((b) => b.role !== 'dense' && b.role !== 'scalar');
+  const rootOf = (v: string): string => m.roots[v] ?? v;
+  // Each sparse operand gets a pattern of its own shape (a second matrix given the first's pattern would be read
+  // past its end, or compared on indices it never has); the launch's sp_rows, sp_cols, sp_nnz are the first's.
+  const roots: string[] = [];
+  for (const b of f.buffers)
+    if (b.role !== 'dense' && b.role !== 'scalar' && !roots.includes(rootOf(b.of))) roots.push(rootOf(b.of));
   const decls: string[] = [];
   dims.forEach((d, i) => decls.push(`const int32_t ${varName(d)} = ${23 + 17 * i};`));
   const dimExpr = (d: string | number): string => (typeof d === 'number' ? String(d) : varName(d));
-  if (sparse) {
-    const root = m.roots[sparse.of] ?? sparse.of;
+  const known = (d: string | number | undefined): string =>
+    d === undefined ? '1' : typeof d === 'number' || dims.includes(d) ? dimExpr(d) : '29';
+  roots.forEach((root, k) => {
     const [r, c] = shapeOf(m, root);
-    const known = (d: string | number | undefined): string =>
-      d === undefined ? '1' : typeof d === 'number' || dims.includes(d) ? dimExpr(d) : '29';
-    decls.push(`const int32_t sp_rows = ${known(r)};`, `const int32_t sp_cols = ${known(c)};`);
     decls.push(
-      'std::vector<int32_t> ptr, idx, cptr, cidx;',
-      'tb_pattern(rng, sp_rows, sp_cols, ptr, idx, cptr, cidx);',
-      'const int32_t sp_nnz = int32_t(idx.size());',
+      `const int32_t rows_${k} = ${known(r)};`,
+      `const int32_t cols_${k} = ${known(c)};`,
+      `std::vector<int32_t> ptr_${k}, idx_${k}, cptr_${k}, cidx_${k};`,
+      `tb_pattern(rng, rows_${k}, cols_${k}, ptr_${k}, idx_${k}, cptr_${k}, cidx_${k});`,
+      `const int32_t nnz_${k} = int32_t(idx_${k}.size());`,
     );
-  } else decls.push('const int32_t sp_rows = 0;', 'const int32_t sp_cols = 0;', 'const int32_t sp_nnz = 0;');
-  for (const s of f.sizes) if (s.startsWith('nnz(')) decls.push(`const int32_t ${varName(s)} = sp_nnz;`);
+  });
+  if (roots.length > 0)
+    decls.push('const int32_t sp_rows = rows_0;', 'const int32_t sp_cols = cols_0;', 'const int32_t sp_nnz = nnz_0;');
+  else decls.push('const int32_t sp_rows = 0;', 'const int32_t sp_cols = 0;', 'const int32_t sp_nnz = 0;');
+  const patternOf = (v: string): number => {
+    const k = roots.indexOf(rootOf(v));
+    if (k < 0) throw new Error(`hls: op ${f.name}: '${v}' is no sparse operand of the op`);
+    return k;
+  };
+  for (const s of f.sizes)
+    if (s.startsWith('nnz(')) {
+      const k = roots.indexOf(rootOf(s.slice(4, -1)));
+      decls.push(`const int32_t ${varName(s)} = ${k >= 0 ? `nnz_${k}` : 'sp_nnz'};`);
+    }
   const args: string[] = [];
   const refArgs: string[] = [];
   const compare: string[] = [];
@@ -167,21 +197,21 @@ function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['tes
     let count: string;
     switch (b.role) {
       case 'rowPtr':
-        decls.push(`std::vector<int32_t> ${n} = ptr;`);
+        decls.push(`std::vector<int32_t> ${n} = ptr_${patternOf(b.of)};`);
         break;
       case 'colIdx':
-        decls.push(`std::vector<int32_t> ${n} = idx;`);
+        decls.push(`std::vector<int32_t> ${n} = idx_${patternOf(b.of)};`);
         break;
       case 'colPtr':
-        decls.push(`std::vector<int32_t> ${n} = cptr;`);
+        decls.push(`std::vector<int32_t> ${n} = cptr_${patternOf(b.of)};`);
         break;
       case 'rowIdx':
-        decls.push(`std::vector<int32_t> ${n} = cidx;`);
+        decls.push(`std::vector<int32_t> ${n} = cidx_${patternOf(b.of)};`);
         break;
       default:
         count =
           b.role === 'values'
-            ? 'size_t(sp_nnz)'
+            ? `size_t(nnz_${patternOf(b.of)})`
             : shapeOf(m, b.of)
                 .map((d) => `size_t(${dimExpr(d)})`)
                 .join(' * ') || 'size_t(1)';
@@ -520,10 +550,15 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
     files.set(`host/${h}`, raw(`host/${h}`));
   files.set('host/dype_ops.h', raw('kernel/dype_ops.h'));
   for (const h of ['ap_int.h', 'hls_stream.h']) files.set(`csim/${h}`, raw(`csim/${h}`));
-  const connectivity = allVms.flatMap((vm) => [
-    `nk=${vm.name}:1:${vm.name}_1`,
-    ...vm.args.filter((a) => a.kind === 'ptr').map((a) => `sp=${vm.name}_1.${a.name}:HBM[${a.bank}]`),
-  ]);
+  // One file per kernel: each xclbin links that kernel's ops alone, and v++ -l takes no connectivity entry for a
+  // compute unit it does not link.
+  const connectivityOf = (kernel: string): string[] =>
+    allVms
+      .filter((vm) => vm.kernel === kernel)
+      .flatMap((vm) => [
+        `nk=${vm.name}:1:${vm.name}_1`,
+        ...vm.args.filter((a) => a.kind === 'ptr').map((a) => `sp=${vm.name}_1.${a.name}:HBM[${a.bank}]`),
+      ]);
   const first = opts.defaultKernel ?? kernels[0]?.name ?? '';
   if (!kernels.some((k) => k.name === first) && kernels.length > 0)
     throw new Error(`hls: no kernel '${first}' in ${program.file}`);
@@ -538,10 +573,13 @@ export async function emitHlsProject(program: CompiledProgram, opts: HlsOptions 
     kernelNames: kernels.map((k) => k.name).join(' '),
     ops: allVms.map((v) => ({ name: v.name, design: v.design, kernel: v.kernel, op: v.op, est: v.estimates })),
     opNames: allVms.map((v) => v.name).join(' '),
-    connectivity,
   };
   files.set('Makefile', render('project/Makefile.hbs', data));
-  files.set('connectivity.cfg', render('project/connectivity.cfg.hbs', data));
+  for (const k of kernels)
+    files.set(
+      `connectivity_${k.name}.cfg`,
+      render('project/connectivity.cfg.hbs', { ...data, kernel: k.name, connectivity: connectivityOf(k.name) }),
+    );
   files.set('README.md', render('project/README.md.hbs', data));
   files.set('estimates.json', `${JSON.stringify({ platform: platform.name, kernels: estimates }, null, 2)}\n`);
   return files;

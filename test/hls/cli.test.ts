@@ -24,7 +24,7 @@ describe('dype hls', () => {
     expect(r2.status).toBe(0);
     for (const f of [
       'Makefile',
-      'connectivity.cfg',
+      'connectivity_pagerank.cfg',
       'README.md',
       'estimates.json',
       'host/pagerank_host.cpp',
@@ -39,7 +39,7 @@ describe('dype hls', () => {
     expect(est.kernels['pagerank_op2']!.design).toBe('spmv');
     expect(est.kernels['pagerank_op2']!.ii).toBe(1);
     expect(est.kernels['pagerank_op2']!.resources.dsp).toBeGreaterThan(0);
-    expect(readFileSync(join(a, 'connectivity.cfg'), 'utf8')).toContain('sp=pagerank_op2_1.nz_0:HBM[0]');
+    expect(readFileSync(join(a, 'connectivity_pagerank.cfg'), 'utf8')).toContain('sp=pagerank_op2_1.nz_0:HBM[0]');
   });
 
   it('--kernel names the kernel the Makefile builds and runs by default; every kernel is in the project', () => {
@@ -71,6 +71,18 @@ describe('dype hls', () => {
     });
     expect(dry.stdout).toMatch(/-o build\/csim\/second_host host\/second_host\.cpp /);
     expect(dry.stdout).toMatch(/^build\/csim\/second_host --in A=\S*a\.mtx --in x=\S*x\.mtx --out y=\S*y\.mtx/m);
+    // The Vitis flow links one kernel's ops with that kernel's connectivity alone, takes the target from the build
+    // folder's last part wherever BUILD is, and keeps every .xo (hours of synthesis) rather than deleting it.
+    const cfg = (k: string): string => readFileSync(join(chosen, `connectivity_${k}.cfg`), 'utf8');
+    expect(cfg('second')).toMatch(/^nk=second_op0:1:second_op0_1$/m);
+    expect(cfg('second')).not.toMatch(/first_op/);
+    expect(cfg('first')).not.toMatch(/second_op/);
+    const hw = spawnSync('make', ['-n', '-C', chosen, 'hw_emu', 'BUILD=out/b'], { encoding: 'utf8' });
+    expect(hw.stdout).toMatch(/^v\+\+ -c -t hw_emu .* -o out\/b\/hw_emu\/second_op0\.xo /m);
+    expect(hw.stdout).toMatch(
+      /^v\+\+ -l -t hw_emu .*--config connectivity_second\.cfg -o out\/b\/hw_emu\/second\.xclbin out\/b\/hw_emu\/second_op0\.xo$/m,
+    );
+    expect(hw.stdout).not.toMatch(/^rm /m);
     // An unknown kernel is DY2030 naming the kernels, and nothing is written.
     const bad = join(work, 'two-bad');
     const r3 = runCli(['hls', two, '-o', bad, '--kernel', 'third']);

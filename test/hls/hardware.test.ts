@@ -164,7 +164,7 @@ describe('generated HLS designs declare what hardware needs', () => {
     expect(sssp).toContain('b_d_next[row] = dype_min<float>(ep_d[row], acc_v);');
     expect(sssp).toMatch(/sssp_op2_load\(b_d, /);
     expect(sssp).toMatch(/sssp_op2_write\(res_s, share_w, part_s, b_d_next, ep_d, /);
-    expect(text(await project('sssp'), 'connectivity.cfg')).toMatch(/sp=sssp_op2_1\.ep_d:HBM\[\d+\]/);
+    expect(text(await project('sssp'), 'connectivity_sssp.cfg')).toMatch(/sp=sssp_op2_1\.ep_d:HBM\[\d+\]/);
   });
 
   it('every m_axi port of every kernel has a co-simulation depth', async () => {
