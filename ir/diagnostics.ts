@@ -92,6 +92,7 @@ export const DIAGNOSTIC_CODES = {
   DY6301: 'profile names no parameter, dim or scalar of the kernel',
   DY6302: 'profile value does not fit its parameter',
   DY6303: 'no mapping is feasible for any guard sample',
+  DY6304: 'a name the guards or the generated runtime derive from the program would clash',
   // 62xx: HLS design legality (codegen/hls/legality.ts)
   DY6201: 'HLS stream without exactly one producer and one consumer',
   DY6202: 'HLS array partition factor does not match the unroll factor that accesses it',

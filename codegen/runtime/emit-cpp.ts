@@ -12,8 +12,9 @@ import { checkedRanges } from '../../runtime/guards/select.js';
 import type { GuardNode, GuardPlan } from '../../runtime/guards/types.js';
 import type { Objective } from '../../runtime/plan/types.js';
 import type { KernelRuntime } from './emit-ts.js';
+import { cppIdent } from './names.js';
 
-const ident = (key: string): string => key.replace(/[^A-Za-z0-9_]/g, '_');
+const ident = cppIdent;
 /**
  * A double literal. A bound can be infinite (a profile value within 1e-9 of the largest double, widened by
  * RANGE_SLACK): C++ has no literal for it, so it comes from <limits>, which the header includes only then.

@@ -16,6 +16,7 @@ import { partitionTable, type GuardPlans } from '../../runtime/guards/objectives
 import type { GuardNode } from '../../runtime/guards/types.js';
 import type { Objective, PlanSpec } from '../../runtime/plan/types.js';
 import type { WasmManifest } from '../../runtime/wasm/manifest.js';
+import { pascal } from './names.js';
 
 export interface KernelRuntime {
   kernel: Kernel;
@@ -30,8 +31,6 @@ export interface KernelRuntime {
 
 /** The runtime library as the generated file imports it: the package's `exports` entry by default. */
 export const DEFAULT_RUNTIME_IMPORT = 'dype/runtime';
-
-const pascal = (s: string): string => s.replace(/(^|_)([a-z0-9])/gi, (_, __, c: string) => c.toUpperCase());
 
 function paramKind(p: Kernel['params'][number]): 'sparse' | 'dense' | 'scalar' {
   return p.type.format !== 'dense' ? 'sparse' : p.type.shape.length === 0 ? 'scalar' : 'dense';
@@ -69,7 +68,9 @@ export function emitRuntimeTs(
   sf.addImportDeclaration({
     moduleSpecifier: importFrom,
     namedImports: [
-      'createGuardedRuntime',
+      // Under names no kernel's exports can take (those start `create` + a capital, or a capital): a kernel named
+      // `guarded` or `runtime` would otherwise define createGuardedRuntime or RuntimeInputs itself.
+      'createGuardedRuntime as dypeCreateGuardedRuntime',
       'type DenseTensor',
       'type Explanation',
       'type GuardFeatures',
@@ -79,7 +80,7 @@ export function emitRuntimeTs(
       'type RunResult',
       'type RuntimeConfig',
       'type RuntimeOptions',
-      'type RuntimeInputs',
+      'type RuntimeInputs as dypeRuntimeInputs',
       'type RuntimeStats',
       'type SparseMatrix',
       'type StreamResult',
@@ -243,9 +244,9 @@ export function emitRuntimeTs(
       parameters: [{ name: 'options', type: 'RuntimeOptions' }],
       returnType: `${P}Runtime`,
       statements: [
-        `const rt = createGuardedRuntime(${C}_CONFIG, options);`,
+        `const rt = dypeCreateGuardedRuntime(${C}_CONFIG, options);`,
         `const typed = (r: RunResult): RunResult<${P}Outputs> => ({ ...r, outputs: { ${k.results.map((r) => `${r.name}: r.outputs.get(${JSON.stringify(r.name)}) as ${r.type?.format !== 'dense' ? 'SparseMatrix' : 'DenseTensor'}`).join(', ')} } });`,
-        `// The inputs go to the runtime as they are: it checks every name (DY3014 for one the kernel lacks) and value.\nconst raw = (i: ${P}Inputs): RuntimeInputs => i as unknown as RuntimeInputs;\nconst source = (s: Iterable<{ inputs: ${P}Inputs; name: string }> | AsyncIterable<{ inputs: ${P}Inputs; name: string }>): StreamSource => s as unknown as StreamSource;`,
+        `// The inputs go to the runtime as they are: it checks every name (DY3014 for one the kernel lacks) and value.\nconst raw = (i: ${P}Inputs): dypeRuntimeInputs => i as unknown as dypeRuntimeInputs;\nconst source = (s: Iterable<{ inputs: ${P}Inputs; name: string }> | AsyncIterable<{ inputs: ${P}Inputs; name: string }>): StreamSource => s as unknown as StreamSource;`,
         `return {
   run: async (inputs, name) => typed(await rt.run(raw(inputs), name)),
   stream: async (inputs) => {

@@ -18,6 +18,7 @@ import type { SystemSpec } from '../../runtime/system/types.js';
 import type { Module } from '../../ir/module.js';
 import { loadSystemFile } from '../../runtime/system/load.js';
 import { resolveSystemArg } from '../../runtime/system/presets.js';
+import { checkFeatureNames, checkGeneratedNames } from './names.js';
 import type { CompileTarget, ProjectFiles, TargetContext } from '../project.js';
 import { emitDispatchHeader } from './emit-cpp.js';
 import type { KernelRuntime } from './emit-ts.js';
@@ -97,6 +98,7 @@ function buildKernelGuardsOnce(ctx: TargetContext, o: RuntimeEmitOptions): Guard
         ),
       ]);
   }
+  checkFeatureNames(program);
   const sys = loadSystemFile(resolveSystemArg(ctx.system ?? DEFAULT_GUARD_SYSTEM));
   let cache = profileFeatures.get(ctx);
   if (!cache) profileFeatures.set(ctx, (cache = new Map()));
@@ -138,6 +140,7 @@ function buildKernelGuardsOnce(ctx: TargetContext, o: RuntimeEmitOptions): Guard
 
 export async function emitRuntimeProject(ctx: TargetContext, o: RuntimeEmitOptions = {}): Promise<ProjectFiles> {
   const { program } = ctx;
+  checkGeneratedNames(program);
   const { sys, kernels, module } = buildKernelGuards(ctx, o);
   // ts-morph loads only when a runtime is emitted, not when `dype compile` merely asks whether this target needs profiles.
   const { DEFAULT_RUNTIME_IMPORT, emitRuntimeTs } = await import('./emit-ts.js');
