@@ -9,6 +9,7 @@
  * engine (runtime/exec) in the memories of several devices.
  */
 import { InputError } from '../errors.js';
+import { dtypeMisfit } from '../dtype.js';
 import { tensorProblem, type Tensor } from '../tensor.js';
 import { groupedBy, tensorOfEntries } from '../entry-order.js';
 import type { WasmBuffer, WasmElem, WasmManifest, WasmOp, WasmValueType } from './manifest.js';
@@ -48,22 +49,38 @@ export function view(buf: ArrayBufferLike, e: WasmElem, off: number, n: number):
   }
 }
 
-/** Writes float64 values into a storage view (bool as 0/1, i64 as BigInt). */
-export function writeValues(v: View, src: ArrayLike<number>, e: WasmElem, ids?: Int32Array): void {
+/**
+ * Writes float64 values into a storage view (bool as 0/1, i64 as BigInt). Returns the index (in `src`) of the first
+ * value an integer or bool view cannot hold as it is (a fraction, one out of range, NaN: the store would truncate or
+ * wrap it), or -1. Floats are not checked: an f32 store rounds, as f32 arithmetic does, and the command line's
+ * readers refuse what the reference would keep (runtime/dtype.ts).
+ */
+export function writeValues(v: View, src: ArrayLike<number>, e: WasmElem, ids?: Int32Array): number {
   const n = v.length;
+  const at = (q: number): number => (ids ? ids[q]! : q);
   if (v instanceof BigInt64Array) {
-    for (let q = 0; q < n; q++) v[q] = BigInt(Math.trunc(src[ids ? ids[q]! : q]!));
-    return;
+    for (let q = 0; q < n; q++) {
+      const x = src[at(q)]!;
+      if (!Number.isSafeInteger(x)) return at(q);
+      v[q] = BigInt(x);
+    }
+    return -1;
   }
   if (e === 'bool') {
-    for (let q = 0; q < n; q++) v[q] = src[ids ? ids[q]! : q]! !== 0 ? 1 : 0;
-    return;
+    for (let q = 0; q < n; q++) {
+      const x = src[at(q)]!;
+      if (x !== 0 && x !== 1) return at(q);
+      v[q] = x;
+    }
+    return -1;
   }
   if (!ids && (src instanceof Float64Array || src instanceof Int32Array)) {
     v.set(src.length === n ? src : src.subarray(0, n));
-    return;
-  }
-  for (let q = 0; q < n; q++) v[q] = src[ids ? ids[q]! : q]!;
+  } else for (let q = 0; q < n; q++) v[q] = src[at(q)]!;
+  // An int32 store keeps exactly the values it holds: any other comes back different (NaN as 0).
+  if (v instanceof Int32Array && !(src instanceof Int32Array))
+    for (let q = 0; q < n; q++) if (v[q] !== src[at(q)]) return at(q);
+  return -1;
 }
 
 export function readValues(v: View): Float64Array {
@@ -440,23 +457,34 @@ export class ProgramLayout {
   ): void {
     for (const p of this.manifest.params) {
       const t = p.type;
+      // The values a backend's integer store would truncate or wrap: the reference keeps them, so they are refused.
+      const write = (v: View, src: ArrayLike<number>, ids?: Int32Array): void => {
+        const bad = writeValues(v, src, t.dtype, ids);
+        if (bad >= 0)
+          throw new InputError(
+            'DY3042',
+            `input ${p.name}`,
+            undefined,
+            `'${p.name}' is ${t.dtype}, but ${t.shape.length === 0 ? 'its value' : `its element ${bad}`} is ${String(src[bad])}: ${dtypeMisfit(t.dtype, src[bad]!) ?? 'not a value it holds'}`,
+          );
+      };
       if (t.shape.length === 0) {
         const v = inputs.scalars.get(p.name);
         if (v === undefined) this.fail(`--param ${p.name}`, `missing scalar '${p.name}'`);
-        if (has(`D:${p.name}`)) writeValues(viewOf(`D:${p.name}`), [v], t.dtype);
+        if (has(`D:${p.name}`)) write(viewOf(`D:${p.name}`), [v]);
         continue;
       }
       const x = inputs.tensors.get(p.name)!;
       if (t.format === 'dense') {
         if (!has(`D:${p.name}`)) continue;
         const v = viewOf(`D:${p.name}`);
-        if (x.format === 'dense') writeValues(v, x.data, t.dtype);
+        if (x.format === 'dense') write(v, x.data);
         else {
           // A sparse file for a dense parameter: densify.
           const pat = inputPattern(p.name, x);
           const data = new Float64Array(pat.rows * pat.cols);
           for (let e = 0; e < pat.ri.length; e++) data[pat.ri[e]! * pat.cols + pat.ci[e]!] = x.values[e]!;
-          writeValues(v, data, t.dtype);
+          write(v, data);
         }
         continue;
       }
@@ -476,7 +504,7 @@ export class ProgramLayout {
           if (g.ids) for (let q = 0; q < v.length; q++) v[q] = minor[g.ids[q]!]!;
           else v.set(minor);
         }
-        if (has(valKey)) writeValues(viewOf(valKey), x.values, t.dtype, g.ids);
+        if (has(valKey)) write(viewOf(valKey), x.values, g.ids);
       }
     }
   }

@@ -234,3 +234,60 @@ describe('wasm executor: dims bound anew on every run', () => {
     exec.close();
   });
 });
+
+describe('wasm executor: values an integer or bool store would truncate or wrap', () => {
+  it('are refused (DY3042 naming the input, the element and why), as the reference and the command line refuse them', async () => {
+    const k = loopKernel(
+      `kernel idt(A: csr<i32>[n, n], m: dense<i32>[n], b: dense<bool>[n], w: dense<i64>[n]) -> (y: dense<i32>[n], z: dense<i64>[n]) {
+  y[i] = A[i, j] * m[j];
+  z[i] = b[i] ? w[i] : w[i] + 1;
+}
+`,
+      'idt.dy',
+    );
+    const { binary, manifest } = await emitWasm(k);
+    const A: CsrMatrix = {
+      format: 'csr',
+      rows: 2,
+      cols: 2,
+      rowPtr: Int32Array.from([0, 1, 2]),
+      colIdx: Int32Array.from([0, 1]),
+      values: Float64Array.from([1, 2]),
+    };
+    const run = async (over: Record<string, Tensor>): Promise<string> => {
+      const ex = await createWasmExecutor(binary, manifest);
+      const tensors = new Map<string, Tensor>(
+        Object.entries({
+          A,
+          m: dense([2], Float64Array.from([3, 4])),
+          b: dense([2], Float64Array.from([0, 1])),
+          w: dense([2], Float64Array.from([5, 6])),
+          ...over,
+        }),
+      );
+      try {
+        const out = ex.run({ tensors, scalars: new Map() }).outputs;
+        return `ok ${Array.from((out.get('y') as DenseTensor).data).join(',')}`;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(await run({})).toBe('ok 3,8');
+    expect(await run({ m: dense([2], Float64Array.from([3, 1.5])) })).toMatch(
+      /input m: error DY3042: 'm' is i32, but its element 1 is 1.5: not a whole number/,
+    );
+    expect(await run({ m: dense([2], Float64Array.from([3e9, 1])) })).toMatch(
+      /element 0 is 3000000000: outside i32's range/,
+    );
+    expect(await run({ m: dense([2], Float64Array.from([NaN, 1])) })).toMatch(/element 0 is NaN: not a whole number/);
+    expect(await run({ A: { ...A, values: Float64Array.from([1, 2.5]) } })).toMatch(
+      /'A' is i32, but its element 1 is 2.5/,
+    );
+    expect(await run({ b: dense([2], Float64Array.from([0, 2])) })).toMatch(
+      /'b' is bool, but its element 1 is 2: not 0 or 1/,
+    );
+    // i64 past what a float64 holds exactly (it was truncated; NaN threw a RangeError from BigInt).
+    expect(await run({ w: dense([2], Float64Array.from([2 ** 60, 1])) })).toMatch(/'w' is i64, but its element 0 is/);
+    expect(await run({ w: dense([2], Float64Array.from([NaN, 1])) })).toMatch(/'w' is i64, but its element 0 is NaN/);
+  });
+});
