@@ -43,7 +43,8 @@ function writeGuard(w: CodeBlockWriter, n: GuardNode, ids: readonly number[]): v
     return;
   }
   // A missing feature reads undefined, and `undefined <= t` is false: the > side, as the tree walk goes.
-  w.write(`if (f[${JSON.stringify(n.feature)}] <= ${n.threshold}) `).block(() => writeGuard(w, n.le, ids));
+  // `?? NaN` keeps that and types under noUncheckedIndexedAccess (the record's reads are `number | undefined`).
+  w.write(`if ((f[${JSON.stringify(n.feature)}] ?? NaN) <= ${n.threshold}) `).block(() => writeGuard(w, n.le, ids));
   writeGuard(w, n.gt, ids);
 }
 
@@ -137,7 +138,9 @@ export function emitRuntimeTs(
       declarations: [
         {
           name: `${C}_PARTITIONS`,
-          initializer: `[\n${table.partitions.map((p) => `  { id: ${p.id}, label: ${JSON.stringify(p.label)}, objectives: ${JSON.stringify(p.objectives)} },`).join('\n')}\n] as const`,
+          // The documented type (docs/RUNTIME.md), not `as const`: a readonly tuple of readonly arrays is not assignable to it.
+          type: 'readonly { id: number; label: string; objectives: Objective[] }[]',
+          initializer: `[\n${table.partitions.map((p) => `  { id: ${p.id}, label: ${JSON.stringify(p.label)}, objectives: ${JSON.stringify(p.objectives)} },`).join('\n')}\n]`,
         },
       ],
     });

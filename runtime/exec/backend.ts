@@ -59,7 +59,7 @@ export interface BuiltFrom {
 export interface StageBackend {
   readonly name: BackendName;
   /** What the backend's code was compiled from (absent: a module built in this process, which nothing can mismatch). */
-  readonly builtFrom?: BuiltFrom;
+  readonly builtFrom?: BuiltFrom | undefined;
   readonly kind: DeviceKind;
   /** Devices it can run on (device instances of its kind map to 0, 1, ... in system order). */
   readonly deviceCount: number;

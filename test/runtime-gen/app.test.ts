@@ -12,7 +12,7 @@
  * interpreter's. Needs dist/ (npm test builds it first) and g++.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { interpretKernel } from '../../interp/interpret.js';
@@ -107,7 +107,7 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     expect(ts).not.toMatch(/from '\.\.?\/.*(ir|passes|frontend|codegen|interp)\//);
     for (const o of ['throughput', 'energy', 'latency'])
       expect(ts).toMatch(
-        new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n\\s+(if \\(f\\["A\\.|void f;)`),
+        new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n\\s+(if \\(\\(f\\["A\\.|void f;)`),
       );
     const header = readFileSync(join(OUT, 'runtime/gcn_dispatch.h'), 'utf8');
     for (const o of ['throughput', 'energy', 'latency'])
@@ -152,6 +152,34 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
       cwd: REPO_ROOT,
       encoding: 'utf8',
     });
+    // The generated runtime alone under the settings demanding applications use, the library's declarations
+    // checked too: its guards index a record (noUncheckedIndexedAccess), its partition table has the documented
+    // type, and the library's optional fields take undefined (exactOptionalPropertyTypes).
+    const strict = join(OUT, 'tsconfig.strict.json');
+    writeFileSync(
+      strict,
+      JSON.stringify({
+        extends: '../tsconfig.json',
+        compilerOptions: {
+          noEmit: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          noPropertyAccessFromIndexSignature: true,
+          skipLibCheck: false,
+        },
+        include: ['runtime/*.runtime.ts'],
+        exclude: [],
+      }),
+    );
+    const checked = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', strict],
+      {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect(checked.status, checked.stdout).toBe(0);
     // Without --emulate the app asks for the real libraries, which this host has not built; the emulated ones are
     // there, and the error says so (plain "run dype build" would build the emulated ones again).
     const real = spawnSync(process.execPath, [join(OUT, 'js', 'main.js'), '--json', '--matrices', M], {
