@@ -107,7 +107,9 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     expect(ts).not.toMatch(/from '\.\.?\/.*(ir|passes|frontend|codegen|interp)\//);
     for (const o of ['throughput', 'energy', 'latency'])
       expect(ts).toMatch(
-        new RegExp(`export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n\\s+(if \\(\\(f\\["A\\.|void f;)`),
+        new RegExp(
+          `export function gcnGuard_${o}\\(f: GuardFeatures\\): number \\{\\n\\s+(if \\(\\(f\\["A\\.|void f;)`,
+        ),
       );
     const header = readFileSync(join(OUT, 'runtime/gcn_dispatch.h'), 'utf8');
     for (const o of ['throughput', 'energy', 'latency'])
