@@ -11,13 +11,12 @@
  * and with each run left out of its own bucket).
  */
 import { BACKENDS_OF_KIND, NATIVE_BACKENDS } from '../runtime/native/abi.js';
-import { fitHistory, historyMs, MIN_RUNS } from '../runtime/history/fit.js';
+import { fitHistory, historyMs, MIN_RUNS, recordOp } from '../runtime/history/fit.js';
 import { readHistory } from '../runtime/history/log.js';
 import { InputError } from '../runtime/errors.js';
 import type { HistoryRecord } from '../runtime/history/types.js';
 import { writeFileAtomic } from '../runtime/io/mtx-write.js';
-import { CATALOGUE, type ImplEntry } from '../runtime/catalogue/index.js';
-import type { PlanOp } from '../runtime/plan/types.js';
+import { callOverheadUs, CATALOGUE, type ImplEntry } from '../runtime/catalogue/index.js';
 import type { DeviceKind, DeviceSpec, SystemSpec } from '../runtime/system/types.js';
 import { DEFAULT_HISTORY_SYSTEM } from './defaults.js';
 import { snakeKeys } from './json-keys.js';
@@ -28,24 +27,6 @@ const EMULATED = new Set<string>(
 );
 
 /** A record's op as the cost models see it (one trip). */
-function opOf(r: HistoryRecord): PlanOp {
-  return {
-    id: r.op,
-    kind: r.opKind,
-    result: '',
-    dtype: r.dtype,
-    reads: [],
-    items: r.items,
-    flops: r.flops,
-    bytes: r.bytes,
-    gathers: r.gathers,
-    resultBytes: 0,
-    trips: 1,
-    impls: { cpu: [], gpu: [], fpga: [], [r.kind]: [r.impl] } as PlanOp['impls'],
-    ...(r.sparse ? { sparse: r.sparse } : {}),
-  };
-}
-
 const relErr = (pred: number, meas: number): number => Math.abs(pred - meas) / Math.max(meas, 1e-9);
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -74,7 +55,13 @@ export function calibrateFromHistory(
   const reports: HistoryReport[] = [];
   const devices: DeviceSpec[] = base.devices.map((d) => {
     const mine = records.filter(
-      (r) => r.device === d.id && r.system === base.name && !EMULATED.has(r.backend) && !r.concurrent && r.split === 1,
+      (r) =>
+        r.device === d.id &&
+        r.system === base.name &&
+        !EMULATED.has(r.backend) &&
+        !r.concurrent &&
+        r.cold !== true &&
+        r.split === 1,
     );
     const backends = [...new Set(mine.map((r) => r.backend))];
     if (backends.length === 0) return d;
@@ -83,28 +70,31 @@ export function calibrateFromHistory(
       (a, b) => mine.filter((r) => r.backend === b).length - mine.filter((r) => r.backend === a).length,
     )[0]!;
     const runs = mine.filter((r) => r.backend === backend);
-    const history = fitHistory(runs, d, backend);
+    // What the planner adds to an entry's time per call (a GPU's sparse kernels: their floor, not the launch).
+    const callUs = (r: HistoryRecord): number => callOverheadUs(recordOp(r), d);
+    const history = fitHistory(runs, d, backend, callUs);
     const fitted: DeviceSpec = { ...d, history };
     const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry | undefined>>;
     const formula = runs.flatMap((r) => {
       const f = table[r.impl];
-      return f ? [relErr(f.ms(opOf(r), d) + d.launchOverheadUs / 1e3, r.ms)] : [];
+      return f ? [relErr(f.ms(recordOp(r), d) + callUs(r) / 1e3, r.ms)] : [];
     });
     const withHistory = runs.flatMap((r) => {
-      const h = historyMs(opOf(r), r.impl, fitted);
-      return h === undefined ? [] : [relErr(h + d.launchOverheadUs / 1e3, r.ms)];
+      const h = historyMs(recordOp(r), r.impl, fitted);
+      return h === undefined ? [] : [relErr(h + callUs(r) / 1e3, r.ms)];
     });
     // Each run predicted from the others of its bucket (the bucket refitted without it).
     const loo = runs.flatMap((r, i) => {
-      const h = historyMs(opOf(r), r.impl, {
+      const h = historyMs(recordOp(r), r.impl, {
         ...d,
         history: fitHistory(
           runs.filter((_, j) => j !== i),
           d,
           backend,
+          callUs,
         ),
       });
-      return h === undefined ? [] : [relErr(h + d.launchOverheadUs / 1e3, r.ms)];
+      return h === undefined ? [] : [relErr(h + callUs(r) / 1e3, r.ms)];
     });
     const buckets = history.flatMap((e) => e.buckets);
     reports.push({
@@ -120,6 +110,16 @@ export function calibrateFromHistory(
     });
     return fitted;
   });
+  // Nothing refitted: the unchanged system file would read as success.
+  if (reports.length === 0) {
+    const cold = records.filter((r) => r.system === base.name && r.cold === true).length;
+    throw new InputError(
+      'DY3048',
+      o.history,
+      undefined,
+      `no run of ${base.name} the fit can use: of ${records.length} runs, ${records.filter((r) => r.system === base.name && EMULATED.has(r.backend)).length} emulated, ${records.filter((r) => r.system === base.name && r.concurrent).length} overlapping in a stream, ${records.filter((r) => r.system === base.name && r.split !== 1).length} split, ${cold} cold (a process's first run)${cold > 0 ? ': record with dype run --project ... --repeat N --history FILE, whose warm runs are measurements' : ''}; nothing was written`,
+    );
+  }
   const date = new Date().toISOString().slice(0, 10);
   const sys: SystemSpec = {
     ...base,
@@ -154,8 +154,6 @@ export function calibrateFromHistory(
     lines.push(
       `  ${r.device} (${r.backend}): ${r.runs} runs, ${r.entries} op kinds, ${r.bucketsUsed} of ${r.buckets} buckets with >= ${MIN_RUNS} runs; median error: formulas ${pct(r.formulaMedianErrPct)}, history ${pct(r.historyMedianErrPct)} (each run left out of its bucket: ${pct(r.leaveOneOutMedianErrPct, `no bucket has ${MIN_RUNS} runs besides the one left out`)})`,
     );
-  if (reports.length === 0)
-    lines.push('  no run of a real device backend of this system (emulated and overlapping runs are left out)');
   (o.output === undefined ? process.stderr.write.bind(process.stderr) : out)(`${lines.join('\n')}\n`);
 }
 

@@ -5,7 +5,7 @@
  * writes a system file in the form of systems/this-machine.json, and reports
  * the model's error on real matrices that the fit did not see.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -305,10 +305,21 @@ type Timed = Omit<CalibrationRow, 'predictedMs'> & { ops: PlanOp[] };
 
 const round = (x: number): number => Number(x.toPrecision(4));
 
+/**
+ * Whether two paths name one file: the same path, or (both existing) the same device and inode, so that a symbolic
+ * or hard link to the history is caught too (the atomic write follows a link and would replace its target).
+ */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const sa = statSync(a, { throwIfNoEntry: false });
+  const sb = statSync(b, { throwIfNoEntry: false });
+  return sa !== undefined && sb !== undefined && sa.dev === sb.dev && sa.ino === sb.ino;
+}
+
 export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => void): Promise<void> {
   // Before seconds of timing (or of refitting), not after.
   if (o.output !== undefined) checkOutputFile(o.output);
-  if (o.history !== undefined && o.output !== undefined && resolve(o.history) === resolve(o.output))
+  if (o.history !== undefined && o.output !== undefined && sameFile(o.history, o.output))
     throw usage(`-o names the --history file '${o.output}': the system file would replace the runs it is fitted from`);
   if (o.history !== undefined) {
     if (o.quick || o.threads !== undefined || o.backend !== undefined)

@@ -285,6 +285,8 @@ export async function runProjectCommand(
     engine.timeOps = history !== undefined;
     const plans = stagePlans(fitSys, spec, fixed, mapping, problem);
     const slot = new Slot();
+    // What this run has recorded: each op's first run (the warm-up, or the one run without --repeat) is cold.
+    const seen = new Set<string>();
     const f = fixed;
     runOnce = async () => {
       engine.begin(slot, engine.prepare(inputs));
@@ -293,7 +295,7 @@ export async function runProjectCommand(
       try {
         for (let i = 0; i < plans.length; i++) runs.push(await runStageNamed(engine, slot, plans, i, f.label));
         const outputs = await engine.collect(slot);
-        history?.append(historyRecords(sys, kernel.name, problem, runs, (i) => engine.place(i).backend));
+        history?.append(historyRecords(sys, kernel.name, problem, runs, (i) => engine.place(i).backend, seen));
         return { outputs, runs, wallMs: engine.now() - t0, mapping, partition: f };
       } finally {
         engine.end(slot);

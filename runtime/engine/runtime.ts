@@ -234,6 +234,8 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
     decisionsReused: 0,
     decisionMs: 0,
   };
+  /** The (instances, op) pairs this runtime has recorded to the history: an op's first run on them is cold. */
+  const historySeen = new Set<string>();
   const byPartition: Record<string, number> = {};
   const byBackend: Record<string, { stages: number; ms: number }> = {};
   const byObjective: Partial<Record<Objective, number>> = {};
@@ -339,7 +341,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       b.ms += r.ms;
     }
     counts.wallMs += wallMs;
-    o.history?.append(historyRecords(sys, cfg.kernel, p.c.problem, runs, (i) => engine.place(i).backend));
+    o.history?.append(historyRecords(sys, cfg.kernel, p.c.problem, runs, (i) => engine.place(i).backend, historySeen));
     const fallback = [p.c.fallback, p.fallback].filter((x) => x !== undefined).join('; ');
     const entry: DecisionLogEntry = {
       seq: p.seq,

@@ -29,8 +29,37 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The history entries of one device (id) and backend from a set of runs. */
-export function fitHistory(records: readonly HistoryRecord[], device: DeviceSpec, backend: string): HistoryEntry[] {
+/** A recorded run as the op the planner prices (one trip; the work counts and features it recorded). */
+export function recordOp(r: HistoryRecord): PlanOp {
+  return {
+    id: r.op,
+    kind: r.opKind,
+    result: '',
+    dtype: r.dtype,
+    reads: [],
+    items: r.items,
+    flops: r.flops,
+    bytes: r.bytes,
+    gathers: r.gathers,
+    resultBytes: 0,
+    trips: 1,
+    impls: { cpu: [], gpu: [], fpga: [], [r.kind]: [r.impl] } as PlanOp['impls'],
+    ...(r.sparse ? { sparse: r.sparse } : {}),
+  };
+}
+
+/**
+ * The history entries of one device (id) and backend from a set of runs. `callUs`: the per-call cost the planner
+ * adds to an entry's time for a run's op (runtime/catalogue callOverheadUs: the launch, or a GPU's sparse-call floor),
+ * taken off each run so that the planner does not count it twice. Runs marked cold (a process's first, its
+ * first-call setup included) are left out.
+ */
+export function fitHistory(
+  records: readonly HistoryRecord[],
+  device: DeviceSpec,
+  backend: string,
+  callUs: (r: HistoryRecord) => number,
+): HistoryEntry[] {
   const groups = new Map<
     string,
     {
@@ -43,6 +72,7 @@ export function fitHistory(records: readonly HistoryRecord[], device: DeviceSpec
       r.device !== device.id ||
       r.backend !== backend ||
       r.concurrent ||
+      r.cold === true ||
       r.split !== 1 ||
       r.bytes <= 0 ||
       r.trips <= 0
@@ -55,7 +85,7 @@ export function fitHistory(records: readonly HistoryRecord[], device: DeviceSpec
     const bk = `${b.log2Bytes}:${b.imbalance}`;
     let bucket = g.runs.get(bk);
     if (!bucket) g.runs.set(bk, (bucket = { b, x: [] }));
-    const perTrip = Math.max(0, r.ms / r.trips - device.launchOverheadUs / 1e3);
+    const perTrip = Math.max(0, r.ms / r.trips - callUs(r) / 1e3);
     bucket.x.push(perTrip / r.bytes);
   }
   return [...groups.values()]

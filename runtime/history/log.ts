@@ -77,9 +77,9 @@ export function readHistory(path: string): HistoryRecord[] {
   const out: HistoryRecord[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
-    let r: HistoryRecord;
+    let parsed: unknown;
     try {
-      r = JSON.parse(line) as HistoryRecord;
+      parsed = JSON.parse(line);
     } catch {
       throw new InputError(
         'DY3048',
@@ -88,6 +88,15 @@ export function readHistory(path: string): HistoryRecord[] {
         'expected one JSON history record on the line (a cut or edited line?)',
       );
     }
+    // null, an array, a string: valid JSON but no record (reading its fields would fail far from this line).
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new InputError(
+        'DY3048',
+        path,
+        i + 1,
+        `expected one JSON history record (an object) on the line, found ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}`,
+      );
+    const r = parsed as HistoryRecord;
     if (r.v !== HISTORY_VERSION)
       throw new InputError(
         'DY3048',
@@ -125,6 +134,8 @@ function badField(r: HistoryRecord): string | undefined {
   for (const f of COUNT_FIELDS)
     if (!(Number.isSafeInteger(v[f]) && (v[f] as number) >= 1))
       return `${f} must be an integer >= 1, found ${JSON.stringify(v[f])}`;
+  if (v.cold !== undefined && typeof v.cold !== 'boolean')
+    return `cold must be true or false where given, found ${JSON.stringify(v.cold)}`;
   if (v.threads !== undefined && !(Number.isSafeInteger(v.threads) && (v.threads as number) >= 1))
     return `threads must be an integer >= 1 where given, found ${JSON.stringify(v.threads)}`;
   for (const f of AMOUNT_FIELDS)

@@ -12,6 +12,11 @@ export function historyRecords(
   problem: PlanProblem,
   runs: readonly StageRun[],
   backendOf: (instance: string) => StageBackend,
+  /**
+   * The (instance, op) pairs the caller has recorded before: a pair not in it is the op's first run there, whose
+   * time holds first-call setup, and is marked cold (then added).
+   */
+  seen: Set<string>,
 ): HistoryRecord[] {
   const specs = instanceSpecs(sys);
   const opById = new Map(problem.ops.map((o) => [o.id, o]));
@@ -24,6 +29,9 @@ export function historyRecords(
       if (!op || instance === undefined) continue;
       const spec = specs.get(instance)!;
       const be = backendOf(instance);
+      const key = `${r.devices.join('+')}\0${op.id}`;
+      const cold = !seen.has(key);
+      seen.add(key);
       out.push({
         v: HISTORY_VERSION,
         at,
@@ -37,6 +45,7 @@ export function historyRecords(
         opKind: op.kind,
         impl: r.impl,
         dtype: op.dtype,
+        ...(cold ? { cold: true } : {}),
         split: r.devices.length,
         ...(be.threads !== undefined ? { threads: be.threads } : {}),
         trips: 1,

@@ -27,6 +27,11 @@ export interface HistoryRecord {
   opKind: string;
   impl: string;
   dtype: Dtype;
+  /**
+   * The first run of the op in its process (no warm-up before it): its time holds first-call setup (compiling the
+   * kernel, the first copies), so the fit leaves it out. Absent: a warm run (histories written before it was recorded).
+   */
+  cold?: boolean;
   /** Instances the op was split over (1: whole). */
   split: number;
   /** CPU threads the backend ran it with (absent for devices). */

@@ -23,7 +23,10 @@ export interface CpuFitChoice {
 
 /** The host CPU with `backend`'s fit in `cpuModel` and `launchOverheadUs`; the other fits are dropped from it. */
 export function cpuFitFor(d: DeviceSpec, backend: CpuBackendName): CpuFitChoice {
-  const { cpuBackendModels: others, cpuModelBackend: own, ...rest } = d;
+  const { cpuBackendModels: others, cpuModelBackend: own, history, ...base } = d;
+  // Measured op times are the backend's that ran them: wasm's runs do not price the native library's ops.
+  const mine = history?.filter((h) => h.backend === backend);
+  const rest: DeviceSpec = mine && mine.length > 0 ? { ...base, history: mine } : base;
   if (!d.cpuModel) return { device: rest, fit: 'the roofline (no fitted model)' };
   if (own === backend) return { device: { ...rest, cpuModelBackend: own }, fit: `the ${backend} backend's fit` };
   const theirs = others?.[backend];
@@ -53,7 +56,10 @@ export function systemForCpuBackend(sys: SystemSpec, backend: CpuBackendName): {
   if (i < 0) throw new Error(`internal: system ${sys.name} has no CPU device`);
   const cpu = sys.devices[i]!;
   const { device, fit } = cpuFitFor(cpu, backend);
-  const same = device.cpuModel === cpu.cpuModel && cpu.cpuBackendModels === undefined;
+  const same =
+    device.cpuModel === cpu.cpuModel &&
+    cpu.cpuBackendModels === undefined &&
+    (device.history?.length ?? 0) === (cpu.history?.length ?? 0);
   return {
     system: same ? sys : derivedSystem(sys, { ...sys, devices: sys.devices.map((d, j) => (j === i ? device : d)) }),
     fit,

@@ -110,6 +110,21 @@ describe('the CPU as one backend sees it', () => {
     expect(w.device.cpuBackendModels).toBeUndefined();
   });
 
+  it("keeps the history entries of the backend that runs, not the other's", () => {
+    const entry = (backend: string) => ({
+      opKind: 'spmv',
+      impl: 'nnz-split',
+      dtype: 'f32' as const,
+      backend,
+      buckets: [{ log2Bytes: 13, imbalance: 0, runs: 3, msPerByte: backend === 'wasm' ? 2e-6 : 1e-6 }],
+    });
+    const d: DeviceSpec = { ...both, history: [entry('wasm'), entry('native')] };
+    expect(cpuFitFor(d, 'native').device.history).toEqual([entry('native')]);
+    expect(cpuFitFor(d, 'wasm').device.history).toEqual([entry('wasm')]);
+    // Only the other backend's runs: no history at all, the formulas price it.
+    expect(cpuFitFor({ ...both, history: [entry('wasm')] }, 'native').device.history).toBeUndefined();
+  });
+
   it('borrows the fit it has where the backend has none, and says so', () => {
     const native = cpuOf(system({ cpuModel: EAGER, cpuModelBackend: 'native' }));
     expect(cpuFitFor(native, 'wasm')).toEqual({
