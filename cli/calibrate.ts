@@ -6,7 +6,7 @@
  * the model's error on real matrices that the fit did not see.
  */
 import { existsSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -470,20 +470,30 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     }).map(([k, v]) => [k, round(v)]),
   ) as unknown as NonNullable<DeviceSpec['cpuModel']>;
   // Into the backend's slot: the preset keeps the other backend's fit (runtime/system/cpu-backend.ts).
+  // The host the runs were made on, and its memory (the planner refuses inputs that do not fit it): the preset's
+  // would stay the machine it was made on.
+  const memoryGB = Math.round(totalmem() / 1e8) / 10;
+  const host = `${cpus()[0]?.model.trim() || 'an unnamed CPU'}, ${availableParallelism()} hardware threads, ${memoryGB} GB of memory`;
   const device: DeviceSpec = {
     ...withCpuFit(base, backend, { launchOverheadUs: round(p.overheadUs), cpuModel: model }),
     threads,
+    memoryGB,
   };
   const at = `devices[${cpuIndex}]`;
   const slot = cpuFitPath(device, backend, at);
   const sys = {
     ...preset,
-    description: preset.description.includes(FITTED_NOTE)
-      ? preset.description
-      : `${preset.description.replace(/;? ?[Cc]alibration will refit the figures\.$/, '.')} ${FITTED_NOTE}`,
+    description: `The host CPU (${host})${preset.devices.length === 1 ? ', no GPU or FPGA' : ''}. ${FITTED_NOTE} On ${date} it fitted the ${backend} backend's model and overhead, the threads and the memory on this host; the peak throughput and memory bandwidth are the preset ${preset.name}'s (hardware bounds dype calibrate does not measure)${preset.devices[cpuIndex]!.cpuBackendModels || (device.cpuModelBackend !== backend && device.cpuModel) ? ', and so is the other backend\u2019s fit' : ''}.`,
     devices: preset.devices.map((d, i) => (i === cpuIndex ? device : d)),
+    measuredOn: {
+      ...(preset.measuredOn ?? {}),
+      [`${slot}.cpuModel`]: host,
+      [`${slot}.launchOverheadUs`]: host,
+      [`${at}.memoryGB`]: host,
+    },
     sources: {
       ...(preset.sources ?? {}),
+      [`${at}.memoryGB`]: `os.totalmem() on this host at calibration (${date}): ${totalmem()} bytes`,
       [`${slot}.cpuModel`]: `${how}: non-negative least squares on relative errors, cache size and branch-predictor history from grids (runtime/plan/calibrate-fit.ts)${undetermined.length ? `; not determined by the runs: ${undetermined.join(', ')}` : ''}`,
       [`${slot}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
       [`${slot}.cpuModel.nsPerDenseByte`]: `(see \`${slot}.cpuModel.nsPerDenseFlop\`)`,

@@ -5,6 +5,7 @@
  * each op on the threads the fitted model picks); `--backend` names the
  * backend timed (auto: native where the C compiler runs, as `dype run`).
  */
+import { availableParallelism, totalmem } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,14 @@ describe('dype calibrate --quick', () => {
     // The hardware figures stay the preset's; the fitted model is added.
     expect(cpu.peakGflops.f64 / cpu.peakGflops.f32).toBeCloseTo(0.5, 2);
     expect(cpu.memBandwidthGBs).toBeGreaterThan(0);
+    // This host's memory and name, not the preset's machine: the planner refuses inputs beyond memoryGB.
+    expect(cpu.memoryGB).toBeCloseTo(totalmem() / 1e9, 1);
+    const host = sys.measuredOn?.['devices[0].cpuBackendModels.wasm.cpuModel'];
+    expect(host).toMatch(new RegExp(`${availableParallelism()} hardware threads, [\\d.]+ GB of memory$`));
+    expect(sys.measuredOn?.['devices[0].memoryGB']).toBe(host);
+    expect(sys.description).toMatch(
+      /^The host CPU \(.*\)[^]*fitted the wasm backend's model and overhead, the threads and the memory on this host; the peak throughput and memory bandwidth are the preset this-machine's/,
+    );
     // The preset's top-level fit is the native backend's: a wasm fit goes beside it, the native one kept.
     const preset = loadSystemFile(join(import.meta.dirname, '..', '..', 'systems', 'this-machine.json'));
     const presetCpu = preset.devices.find((d) => d.kind === 'cpu')!;
