@@ -498,7 +498,10 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       [`${slot}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
       [`${slot}.cpuModel.nsPerDenseByte`]: `(see \`${slot}.cpuModel.nsPerDenseFlop\`)`,
       [`${slot}.launchOverheadUs`]: `${how}: per-op overhead fitted with the model`,
-      [`${at}.threads`]: `${how}: worker threads the planner assumes (the parallel efficiency was fitted at ${fitThreads})`,
+      [`${at}.threads`]:
+        fitThreads > 1
+          ? `${how}: worker threads the planner assumes (the parallel efficiency was fitted at ${fitThreads})`
+          : `${how}: worker threads the planner assumes (--threads 1: no thread figure was fitted, and every op runs on one)`,
     },
   };
   const text = JSON.stringify(sys, null, 2) + '\n';
