@@ -102,10 +102,16 @@ export const MM_COORD_REAL = '%%MatrixMarket matrix coordinate real general';
 export const MM_ARRAY_REAL = '%%MatrixMarket matrix array real general';
 
 /**
- * `dype compile` arguments for a project whose partitions all run on this machine's CPU: the wasm kernels and the
- * generated runtime, guards built on the CPU-only system from `profiles` (paths to A's sample matrices).
+ * `dype compile` arguments for a project whose partitions all run on the CPU: the wasm kernels and the generated
+ * runtime (its guards keep to the CPU, the one kind the targets serve), built on `system` (default the CPU-only
+ * this-machine) from `profiles` (paths to the sample matrices of parameter `param`, default A).
  */
-export function cpuRuntimeCompileArgs(file: string, out: string, profiles: readonly string[]): string[] {
+export function cpuRuntimeCompileArgs(
+  file: string,
+  out: string,
+  profiles: readonly string[],
+  o: { system?: string; param?: string } = {},
+): string[] {
   return [
     'compile',
     file,
@@ -114,7 +120,7 @@ export function cpuRuntimeCompileArgs(file: string, out: string, profiles: reado
     '--targets',
     'wasm,runtime',
     '--system',
-    'this-machine',
-    ...profiles.flatMap((p) => ['--profile', `A=${p}`]),
+    o.system ?? 'this-machine',
+    ...profiles.flatMap((p) => ['--profile', `${o.param ?? 'A'}=${p}`]),
   ];
 }

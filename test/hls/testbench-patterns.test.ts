@@ -14,13 +14,11 @@
  * Skipped without g++.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toDense } from '../../runtime/io/convert.js';
-import { parseMatrixMarket } from '../../runtime/io/mtx-read.js';
-import { formatMatrixMarketCoordinate } from '../../runtime/io/mtx-write.js';
 import { cleanup, freshDir, runCliAsync } from '../helpers/cli.js';
+import { readDense, writeRowPattern } from '../helpers/row-pattern.js';
 
 const HAVE_GXX = spawnSync('g++', ['--version']).status === 0;
 // The sanitizers need their runtime libraries, which a minimal g++ install may lack.
@@ -81,32 +79,17 @@ describe.skipIf(!HAVE_ASAN)('the HLS testbench of an op with two sparse operands
 });
 
 /** An r x c matrix of `per` entries a row, values from the row and column. */
-function matrix(file: string, r: number, c: number, per: number): string {
-  const rowIdx: number[] = [];
-  const colIdx: number[] = [];
-  const values: number[] = [];
-  for (let i = 0; i < r; i++) {
-    const cols = [...new Set(Array.from({ length: per }, (_, t) => (i * 7 + t * 5) % c))].sort((a, b) => a - b);
-    for (const j of cols) {
-      rowIdx.push(i);
-      colIdx.push(j);
-      values.push(((i + 3 * j) % 11) - 5);
-    }
-  }
-  const path = join(dir, file);
-  const m = {
-    format: 'coo' as const,
-    rows: r,
-    cols: c,
-    rowIdx: Int32Array.from(rowIdx),
-    colIdx: Int32Array.from(colIdx),
-    values: Float64Array.from(values),
-  };
-  writeFileSync(path, formatMatrixMarketCoordinate(m, 'real'));
-  return path;
-}
+const matrix = (file: string, r: number, c: number, per: number): string =>
+  writeRowPattern(
+    join(dir, file),
+    r,
+    c,
+    per,
+    (i, t) => i * 7 + t * 5,
+    (i, j) => ((i + 3 * j) % 11) - 5,
+  );
 
-const read = (path: string): number[] => Array.from(toDense(parseMatrixMarket(readFileSync(path, 'utf8'), path)).data);
+const read = readDense;
 
 describe.skipIf(!HAVE_GXX)('a reduction nested over a second sparse matrix', () => {
   it('runs on the reference and on the FPGA C simulation, with the same result', { timeout: 300_000 }, async () => {

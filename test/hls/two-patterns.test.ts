@@ -7,13 +7,11 @@
  * both ways round, against the reference. Skipped without g++.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseMatrixMarket } from '../../runtime/io/mtx-read.js';
-import { toDense } from '../../runtime/io/convert.js';
-import { formatMatrixMarketCoordinate } from '../../runtime/io/mtx-write.js';
 import { cleanup, freshDir, runCliAsync } from '../helpers/cli.js';
+import { readDense, writeRowPattern } from '../helpers/row-pattern.js';
 
 const HAVE_GXX = spawnSync('g++', ['--version']).status === 0;
 const dir = freshDir('dype-hls-two-');
@@ -25,31 +23,18 @@ const PROGRAM = `kernel two(A: csr<f32>[n, n], B: csr<f32>[n, n], x: dense<f32>[
 }
 `;
 
-/** An n x n pattern of `per` entries a row (at most n), values from the row and column. */
-function matrix(name: string, per: number): string {
-  const rowIdx: number[] = [];
-  const colIdx: number[] = [];
-  const values: number[] = [];
-  for (let i = 0; i < N; i++)
-    for (let t = 0; t < per; t++) {
-      rowIdx.push(i);
-      colIdx.push((i * 7 + t * 3) % N);
-      values.push(((i + 2 * t) % 9) - 4);
-    }
-  const path = join(dir, name);
-  const m = {
-    format: 'coo' as const,
-    rows: N,
-    cols: N,
-    rowIdx: Int32Array.from(rowIdx),
-    colIdx: Int32Array.from(colIdx),
-    values: Float64Array.from(values),
-  };
-  writeFileSync(path, formatMatrixMarketCoordinate(m, 'real'));
-  return path;
-}
+/** An n x n pattern of `per` entries a row (at most n), values from the row and pick. */
+const matrix = (name: string, per: number): string =>
+  writeRowPattern(
+    join(dir, name),
+    N,
+    N,
+    per,
+    (i, t) => i * 7 + t * 3,
+    (i, _, t) => ((i + 2 * t) % 9) - 4,
+  );
 
-const read = (path: string): number[] => Array.from(toDense(parseMatrixMarket(readFileSync(path, 'utf8'), path)).data);
+const read = readDense;
 
 describe.skipIf(!HAVE_GXX)('an FPGA op with two sparse operands', () => {
   it(

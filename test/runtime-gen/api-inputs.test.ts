@@ -191,21 +191,9 @@ describe.skipIf(!HAVE_DATA)('a project of two kernels, compiled for the CPU of a
       ].join('\n'),
     );
     const out = join(dir, 'p');
-    const c = await runCliAsync(
-      [
-        'compile',
-        file,
-        '-o',
-        out,
-        '--targets',
-        'wasm,runtime',
-        '--system',
-        'paper-1g1f',
-        '--profile',
-        `A=${join(M, 'cage8.mtx')}`,
-      ],
-      { timeoutMs: 120_000 },
-    );
+    const c = await runCliAsync(cpuRuntimeCompileArgs(file, out, [join(M, 'cage8.mtx')], { system: 'paper-1g1f' }), {
+      timeoutMs: 120_000,
+    });
     expect(c.status, c.stderr).toBe(0);
     const system = (JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as { system: SystemSpec }).system;
     expect(new Set(system.devices.map((d) => d.kind))).toEqual(new Set(['cpu', 'gpu', 'fpga']));

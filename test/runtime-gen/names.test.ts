@@ -17,7 +17,7 @@ import { loadMatrix } from '../../runtime/io/load.js';
 import { openProject } from '../../runtime/native/project.js';
 import type { SystemSpec } from '../../runtime/system/types.js';
 import type { DenseTensor } from '../../runtime/tensor.js';
-import { cleanup, freshDir, REPO_ROOT, runCliAsync } from '../helpers/cli.js';
+import { cleanup, cpuRuntimeCompileArgs, freshDir, REPO_ROOT, runCliAsync } from '../helpers/cli.js';
 
 const M = join(REPO_ROOT, '..', 'shared', 'data', 'matrices');
 const HAVE_DATA = existsSync(M);
@@ -31,21 +31,9 @@ async function compile(name: string, src: string, profile: string) {
   const file = join(dir, `${name}.dy`);
   writeFileSync(file, src);
   const out = join(dir, name);
-  const r = await runCliAsync(
-    [
-      'compile',
-      file,
-      '-o',
-      out,
-      '--targets',
-      'wasm,runtime',
-      '--system',
-      'this-machine',
-      '--profile',
-      `${profile}=${join(M, 'karate.mtx')}`,
-    ],
-    { timeoutMs: 120_000 },
-  );
+  const r = await runCliAsync(cpuRuntimeCompileArgs(file, out, [join(M, 'karate.mtx')], { param: profile }), {
+    timeoutMs: 120_000,
+  });
   return { ...r, out };
 }
 
