@@ -359,13 +359,20 @@ describe('dype run --project: the same rules', () => {
     const r = await s.run([...projectArgs(), '--partition', 'cpu:op0', '--history', 'h.jsonl', '--repeat', '3']);
     expect(r.status, r.stderr).toBe(0);
     const records = readFileSync(s.path('h.jsonl'), 'utf8').trim().split('\n');
-    const first = JSON.parse(records[0]!) as { system: string; sparse?: Record<string, unknown> };
+    const first = JSON.parse(records[0]!) as { system: string; sparse?: Record<string, unknown>; cold?: boolean };
     expect(first.sparse && Object.values(first.sparse).every((v) => typeof v === 'number')).toBe(true);
+    // The warm-up is the op's first run: recorded cold, and left out of the fit; the 3 timed runs are fitted.
+    expect(records.map((l) => (JSON.parse(l) as { cold?: boolean }).cold === true)).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
     const c = await s.run(['calibrate', '--history', 'h.jsonl', '--system', first.system, '--json']);
     expect(c.status, c.stderr).toBe(0);
     const j = JSON.parse(c.stdout) as { records: number; devices: { device: string; runs: number }[] };
     expect(j.records).toBe(records.length);
-    expect(j.devices).toEqual([expect.objectContaining({ device: 'cpu', runs: records.length })]);
+    expect(j.devices).toEqual([expect.objectContaining({ device: 'cpu', runs: records.length - 1 })]);
   });
 
   test('--repeat N reports N runs, the minimum at most the median', async (s) => {
