@@ -49,6 +49,8 @@ const COMPUTED_IMPORTS: Record<string, string> = {
   'frontend/chevrotain.ts': "chevrotain's ESM build, found beside its package entry in node_modules",
   'test/runtime-gen/api-inputs.test.ts':
     "a compiled project's generated runtime, its import rewritten to this checkout's runtime entry, in the test's temporary folder",
+  'test/runtime-gen/names.test.ts':
+    "a compiled project's generated runtime (kernels named guarded and runtime), its import rewritten to this checkout's runtime entry, in the test's temporary folder",
   'test/exec/in-place-values.test.ts':
     "the typed runtime a compiled project generates, written to the test's temporary folder",
   'test/layers.test.ts': "the sample source of the extractor's own test, in strings",
