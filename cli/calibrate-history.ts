@@ -11,7 +11,7 @@
  * and with each run left out of its own bucket).
  */
 import { BACKENDS_OF_KIND, NATIVE_BACKENDS } from '../runtime/native/abi.js';
-import { fitHistory, historyMs, MIN_RUNS, recordOp } from '../runtime/history/fit.js';
+import { fitHistory, historyMs, measuredAlone, MIN_RUNS, recordOp } from '../runtime/history/fit.js';
 import { readHistory } from '../runtime/history/log.js';
 import { InputError } from '../runtime/errors.js';
 import type { HistoryRecord } from '../runtime/history/types.js';
@@ -26,7 +26,6 @@ const EMULATED = new Set<string>(
   Object.values(NATIVE_BACKENDS).flatMap((b) => (b.emulated === null ? [] : [b.emulated])),
 );
 
-/** A record's op as the cost models see it (one trip). */
 const relErr = (pred: number, meas: number): number => Math.abs(pred - meas) / Math.max(meas, 1e-9);
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -55,13 +54,7 @@ export function calibrateFromHistory(
   const reports: HistoryReport[] = [];
   const devices: DeviceSpec[] = base.devices.map((d) => {
     const mine = records.filter(
-      (r) =>
-        r.device === d.id &&
-        r.system === base.name &&
-        !EMULATED.has(r.backend) &&
-        !r.concurrent &&
-        r.cold !== true &&
-        r.split === 1,
+      (r) => r.device === d.id && r.system === base.name && !EMULATED.has(r.backend) && measuredAlone(r),
     );
     const backends = [...new Set(mine.map((r) => r.backend))];
     if (backends.length === 0) return d;

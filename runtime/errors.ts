@@ -52,6 +52,11 @@ export const DATA_ERROR_CODES = {
 
 export type DataErrorCode = keyof typeof DATA_ERROR_CODES;
 
+/** What a value is, for a message saying what was found instead: `null`, `an array`, `an object`, `a number`. */
+export function valueKind(x: unknown): string {
+  return x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'object' ? 'an object' : `a ${typeof x}`;
+}
+
 export class InputError extends Error {
   constructor(
     public readonly code: DataErrorCode,

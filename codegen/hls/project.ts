@@ -77,15 +77,20 @@ function dimsOfBuffers(m: WasmManifest, f: LoopFunc): string[] {
   const add = (v: string): void => {
     for (const d of shapeOf(m, v)) if (typeof d === 'string' && !out.includes(d)) out.push(d);
   };
-  const roots: string[] = [];
-  for (const b of f.buffers)
-    if (b.role === 'dense' || b.role === 'scalar') add(b.of);
-    else {
-      const root = m.roots[b.of] ?? b.of;
-      if (!roots.includes(root)) roots.push(root);
-    }
-  for (const r of roots.slice(1)) add(r);
+  for (const b of f.buffers) if (b.role === 'dense' || b.role === 'scalar') add(b.of);
+  for (const r of sparseRoots(m, f).slice(1)) add(r);
   return out;
+}
+
+/** The pattern roots of an op's sparse buffers, in buffer order: the first is the one sp_rows, sp_cols, sp_nnz describe. */
+function sparseRoots(m: WasmManifest, f: LoopFunc): string[] {
+  const roots: string[] = [];
+  for (const b of f.buffers) {
+    if (b.role === 'dense' || b.role === 'scalar') continue;
+    const root = m.roots[b.of] ?? b.of;
+    if (!roots.includes(root)) roots.push(root);
+  }
+  return roots;
 }
 
 export function buildContext(k: Kernel, m: WasmManifest): BuildContext {
@@ -157,9 +162,7 @@ function testbench(m: WasmManifest, f: LoopFunc, extra: string[]): KernelVM['tes
   const rootOf = (v: string): string => m.roots[v] ?? v;
   // Each sparse operand gets a pattern of its own shape (a second matrix given the first's pattern would be read
   // past its end, or compared on indices it never has); the launch's sp_rows, sp_cols, sp_nnz are the first's.
-  const roots: string[] = [];
-  for (const b of f.buffers)
-    if (b.role !== 'dense' && b.role !== 'scalar' && !roots.includes(rootOf(b.of))) roots.push(rootOf(b.of));
+  const roots = sparseRoots(m, f);
   const decls: string[] = [];
   dims.forEach((d, i) => decls.push(`const int32_t ${varName(d)} = ${23 + 17 * i};`));
   const dimExpr = (d: string | number): string => (typeof d === 'number' ? String(d) : varName(d));

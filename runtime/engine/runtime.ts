@@ -11,7 +11,7 @@
  * partition table; `setObjective` changes which guards choose (and in which
  * units the policy weighs a switch) from the next input on.
  */
-import { InputError } from '../errors.js';
+import { InputError, valueKind } from '../errors.js';
 import { KernelEngine, Slot, type StagePlan, type StageRun } from '../exec/index.js';
 import { featureRecord } from '../guards/features.js';
 import type { Mapping, Objective } from '../plan/types.js';
@@ -95,10 +95,6 @@ const named = (x: StreamItem): { inputs: RuntimeInputs; name: string | undefined
     ? (x as { inputs: RuntimeInputs; name: string })
     : { inputs: x as RuntimeInputs, name: undefined };
 
-/** What a stream source or an item of it is, for an error: `null`, `an array`, `a number`. */
-const what = (x: unknown): string =>
-  x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'object' ? 'an object' : `a ${typeof x}`;
-
 /** DY3042 for a stream source that is not what each() and stream() take. */
 const badSource = (why: string): InputError =>
   new InputError(
@@ -114,7 +110,7 @@ function iteratorOf(seqIn: StreamSource): {
   isAsync: boolean;
 } {
   if ((typeof seqIn !== 'object' && typeof seqIn !== 'function') || seqIn === null || typeof seqIn === 'string')
-    throw badSource(`got ${what(seqIn)}`);
+    throw badSource(`got ${valueKind(seqIn)}`);
   const isAsync = typeof (seqIn as Partial<AsyncIterable<StreamItem>>)[Symbol.asyncIterator] === 'function';
   if (!isAsync && typeof (seqIn as Partial<Iterable<StreamItem>>)[Symbol.iterator] !== 'function')
     throw badSource('got an object with neither [Symbol.asyncIterator] nor [Symbol.iterator]');
@@ -123,14 +119,15 @@ function iteratorOf(seqIn: StreamSource): {
     : (seqIn as Iterable<StreamItem>)[Symbol.iterator]();
   if (typeof source !== 'object' || source === null || typeof (source as { next?: unknown }).next !== 'function')
     throw badSource(
-      `its ${isAsync ? '[Symbol.asyncIterator]' : '[Symbol.iterator]'}() gave ${what(source)}, not an iterator with next()`,
+      `its ${isAsync ? '[Symbol.asyncIterator]' : '[Symbol.iterator]'}() gave ${valueKind(source)}, not an iterator with next()`,
     );
   return { source: source as Iterator<StreamItem> | AsyncIterator<StreamItem>, isAsync };
 }
 
 /** An iterator result as the protocol has it; DY3042 naming what the source's next() gave otherwise. */
 function checkedResult(got: unknown): IteratorResult<StreamItem> {
-  if (typeof got !== 'object' || got === null) throw badSource(`its next() gave ${what(got)}, not an iterator result`);
+  if (typeof got !== 'object' || got === null)
+    throw badSource(`its next() gave ${valueKind(got)}, not an iterator result`);
   return got as IteratorResult<StreamItem>;
 }
 

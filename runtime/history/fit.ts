@@ -29,6 +29,14 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/**
+ * A run whose time is its op's alone: not overlapping other stages in a stream, not one slice of a split op, and
+ * not cold (a process's first run, first-call setup in it).
+ */
+export function measuredAlone(r: HistoryRecord): boolean {
+  return !r.concurrent && r.cold !== true && r.split === 1;
+}
+
 /** A recorded run as the op the planner prices (one trip; the work counts and features it recorded). */
 export function recordOp(r: HistoryRecord): PlanOp {
   return {
@@ -68,16 +76,7 @@ export function fitHistory(
     }
   >();
   for (const r of records) {
-    if (
-      r.device !== device.id ||
-      r.backend !== backend ||
-      r.concurrent ||
-      r.cold === true ||
-      r.split !== 1 ||
-      r.bytes <= 0 ||
-      r.trips <= 0
-    )
-      continue;
+    if (r.device !== device.id || r.backend !== backend || !measuredAlone(r) || r.bytes <= 0 || r.trips <= 0) continue;
     const key = `${r.opKind}\0${r.impl}\0${r.dtype}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { e: { opKind: r.opKind, impl: r.impl, dtype: r.dtype, backend }, runs: new Map() }));

@@ -9,7 +9,7 @@ import { writeAllSync } from '../io/mtx-write.js';
 import { holdSignals } from '../io/signals.js';
 import { OPTIONAL_FEATURES, REQUIRED_FEATURES } from '../plan/types.js';
 import { DEVICE_KINDS } from '../system/schema.js';
-import { InputError } from '../errors.js';
+import { InputError, valueKind } from '../errors.js';
 import { fsReason, readInputFile } from '../io/files.js';
 import { HISTORY_VERSION, type HistoryRecord } from './types.js';
 
@@ -94,7 +94,7 @@ export function readHistory(path: string): HistoryRecord[] {
         'DY3048',
         path,
         i + 1,
-        `expected one JSON history record (an object) on the line, found ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}`,
+        `expected one JSON history record (an object) on the line, found ${valueKind(parsed)}`,
       );
     const r = parsed as HistoryRecord;
     if (r.v !== HISTORY_VERSION)

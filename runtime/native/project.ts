@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError, valueKind } from '../errors.js';
 import type { StageBackends } from '../exec/backend.js';
 import { wasmStageBackendFromDir } from '../exec/wasm-backend.js';
 import { fsReason } from '../io/files.js';
@@ -61,7 +61,7 @@ export function parseProjectJson(text: string, path: string, what: string): obje
       'DY3044',
       path,
       undefined,
-      `expected ${what} (a JSON object), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : `a ${typeof data}`}: recompile the project with dype compile`,
+      `expected ${what} (a JSON object), got ${valueKind(data)}: recompile the project with dype compile`,
     );
   return data;
 }
