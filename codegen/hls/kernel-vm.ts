@@ -19,7 +19,14 @@ import {
 } from '../../runtime/plan/fpga-designs.js';
 import { CppPrinter, cppType, ident, loopLabeler, printStmts, type Names } from './cpp-expr.js';
 import { firstLoadIndex } from '../c/walk.js';
-import { matchDesign, type GemmMatch, type SddmmMatch, type SparseRowsMatch, type StreamMatch } from './match.js';
+import {
+  matchDesign,
+  type GemmMatch,
+  type SddmmMatch,
+  type SparseRowsMatch,
+  type StreamMatch,
+  type TermOperand,
+} from './match.js';
 import type { ArrayDecl, KernelArg, KernelVM, LoopDecl, StreamDecl } from './view-model.js';
 
 /** Loop-IR names of the row range of a clamped top loop (not identifiers, so no program's names can meet them). */
@@ -328,7 +335,7 @@ function sparseRowsVM(f: LoopFunc, m: SparseRowsMatch, ctx: BuildContext): Kerne
     word: `${N}_${winName(w.name)}_t`,
     tmp: `wv${i}`,
     type: elemOf(w),
-    load: new CppPrinter(loadNames).expr({ k: 'load', buf: w.name, index: findWindowIndex(m, w.name) }),
+    load: new CppPrinter(loadNames).expr({ k: 'load', buf: w.name, index: windowIndex(m, w.name) }),
   }));
 
   // Kernel arguments: one stream source per channel (HBM banks 0..CH-1), the meta table, then the dense operands.
@@ -689,37 +696,31 @@ function combineKind(combine: LExpr): string {
   return combine.k === 'bin' ? `'${combine.op}'` : combine.k === 'call' ? combine.fn : combine.k;
 }
 
-function findWindowIndex(m: SparseRowsMatch, buf: string): LExpr {
-  let found: LExpr | undefined;
-  const visit = (e: LExpr): void => {
-    if (found) return;
-    if (e.k === 'load' && e.buf === buf) found = e.index;
-    else if (e.k === 'bin') {
-      visit(e.lhs);
-      visit(e.rhs);
-    } else if (e.k === 'un' || e.k === 'cast') visit(e.arg);
-    else if (e.k === 'call') e.args.forEach(visit);
-    else if (e.k === 'select') {
-      visit(e.cond);
-      visit(e.then);
-      visit(e.else);
-    }
-  };
-  visit(m.combine);
+/** The index the term reads window `buf` at (every read of a window is at its row j: match.ts). */
+function windowIndex(m: SparseRowsMatch, buf: string): LExpr {
+  const found = firstLoadIndex(m.combine, buf);
   if (!found) throw new Error(`hls: window '${buf}' not read by the term`);
   return found;
 }
 
 // ---------------------------------------------------------------- GEMM and SDDMM
 
-function renamed(base: Names, vars: Record<string, string>, load?: (buf: string) => string | undefined): Names {
+function renamed(
+  base: Names,
+  vars: Record<string, string>,
+  load?: (buf: string, index: LExpr) => string | undefined,
+): Names {
   const self: Names = {
     ...base,
-    load: (buf, index) => load?.(buf) ?? base.load.call(self, buf, index),
+    load: (buf, index) => load?.(buf, index) ?? base.load.call(self, buf, index),
     variable: (v) => vars[v] ?? base.variable(v),
   };
   return self;
 }
+
+/** Whether the read of `buf` at `index` is one of the operands (compared by index: one matrix can be both). */
+const isOperand = (ops: readonly TermOperand[], buf: string, index: LExpr): boolean =>
+  ops.some((o) => o.b.name === buf && JSON.stringify(o.index) === JSON.stringify(index));
 
 /** combine(a, x) with the term replaced by `x` (merging partial results). */
 function combineWith(c: LExpr, x: string): LExpr {
@@ -773,17 +774,16 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
   // tile_ begins no other name of the kernel (b_, v_, s_, ep_, n_): b_t_W was also the buffer of a tensor t_W.
   const aT = (b: string): string => `tile_a_${ident(b)}`;
   const bT = (b: string): string => `tile_b_${ident(b)}`;
-  const termNames = renamed(names, vars, (buf) =>
-    m.left.some((b) => b.name === buf)
+  const termNames = renamed(names, vars, (buf, index) =>
+    isOperand(m.left, buf, index)
       ? `${aT(buf)}[s][ii][${varName(j)}]`
-      : m.right.some((b) => b.name === buf)
+      : isOperand(m.right, buf, index)
         ? `${bT(buf)}[${varName(j)}][kk]`
         : undefined,
   );
   const loadNames = renamed(names, vars);
   const outNames = renamed(names, { ...vars, [m.red.acc.var]: 'acc_v' });
   const P = (n: Names): CppPrinter => new CppPrinter(n);
-  const indexOf = (buf: string): LExpr => firstLoadIndex(m.red.term, buf)!;
   const args = denseArgs(f, () => false, 0);
   const hp = P(names);
   // Row tiles start at row_lo: a launch over rows [r_lo, r_hi) computes and writes only those.
@@ -795,7 +795,7 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
   ];
   for (const [d, h] of dims) args.push({ name: d, cType: 'int32_t', kind: 'scalar', host: h, output: false });
   const arrays: ArrayDecl[] = [
-    ...m.left.map((b): ArrayDecl => ({
+    ...m.left.map(({ b }): ArrayDecl => ({
       name: aT(b.name),
       type: elemOf(b),
       dims: [IL, TI, MAX],
@@ -803,7 +803,7 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
       unrolledBy: [{ dim: 2, factor: TI }],
       storage: 'bram',
     })),
-    ...m.right.map((b): ArrayDecl => ({
+    ...m.right.map(({ b }): ArrayDecl => ({
       name: bT(b.name),
       type: elemOf(b),
       dims: [MAX, TK],
@@ -855,12 +855,12 @@ function gemmVM(f: LoopFunc, m: GemmMatch, ctx: BuildContext): KernelVM {
       combine: P(termNames).as(m.red.combine, m.red.acc.type),
       store: `${outNames.load(m.store.buf, m.store.index)} = ${P(outNames).as(m.store.value, names.bufElem(m.store.buf))}`,
       leftLoads: m.left.map(
-        (b) =>
-          `${aT(b.name)}[s][ii][${varName(j)}] = row < n_rows ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`,
+        ({ b, index }) =>
+          `${aT(b.name)}[s][ii][${varName(j)}] = row < n_rows ? ${loadNames.load(b.name, index)} : ${elemOf(b)}(0);`,
       ),
       rightLoads: m.right.map(
-        (b) =>
-          `${bT(b.name)}[${varName(j)}][kk] = kcol < n_cols ? ${loadNames.load(b.name, indexOf(b.name))} : ${elemOf(b)}(0);`,
+        ({ b, index }) =>
+          `${bT(b.name)}[${varName(j)}][kk] = kcol < n_cols ? ${loadNames.load(b.name, index)} : ${elemOf(b)}(0);`,
       ),
       tripOuter: trip('L_i0'),
       tripInner: trip('L_mac'),
@@ -901,10 +901,10 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
   const kT = (b: string): string => `k_t_${ident(b)}`;
   // The stream holds the entries of rows [r_lo, r_hi) only; pos = nz_lo + q is the entry's position in the whole pattern.
   const vars = { [i]: 'row', [j]: 'gcol', [p]: 'pos', [m.red.acc.var]: 'a', __part: 'part[u]' };
-  const termNames = renamed(names, vars, (buf) =>
-    m.rowOps.some((b) => b.name === buf)
+  const termNames = renamed(names, vars, (buf, index) =>
+    isOperand(m.rowOps, buf, index)
       ? `${qT(buf)}[${varName(k)}]`
-      : m.colOps.some((b) => b.name === buf)
+      : isOperand(m.colOps, buf, index)
         ? `${kT(buf)}[${varName(k)}]`
         : undefined,
   );
@@ -913,7 +913,6 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
     m.vals && buf === m.vals.name ? 'val' : undefined,
   );
   const P = (n: Names): CppPrinter => new CppPrinter(n);
-  const idxOf = (buf: string): LExpr => firstLoadIndex(m.red.term, buf)!;
   const args: KernelArg[] = [
     {
       name: 'nz',
@@ -942,8 +941,8 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
   args.push(...rest);
   const valType = m.vals ? elemOf(m.vals) : 'float';
   const arrays: ArrayDecl[] = [
-    ...m.rowOps.map((b) => ({ b, n: qT(b.name) })),
-    ...m.colOps.map((b) => ({ b, n: kT(b.name) })),
+    ...m.rowOps.map(({ b }) => ({ b, n: qT(b.name) })),
+    ...m.colOps.map(({ b }) => ({ b, n: kT(b.name) })),
   ].map(({ b, n }): ArrayDecl => ({
     name: n,
     type: elemOf(b),
@@ -990,8 +989,8 @@ function sddmmVM(f: LoopFunc, m: SddmmMatch, ctx: BuildContext): KernelVM {
       combine: P(termNames).as(m.red.combine, m.red.acc.type),
       merge: P(termNames).as(combineWith(m.red.combine, '__part'), m.red.acc.type),
       store: `${outNames.load(m.store.buf, { k: 'var', name: p })} = ${P(outNames).as(m.store.value, names.bufElem(m.store.buf))}`,
-      rowLoads: m.rowOps.map((b) => `${qT(b.name)}[${varName(k)}] = ${loadNames.load(b.name, idxOf(b.name))};`),
-      colLoads: m.colOps.map((b) => `${kT(b.name)}[${varName(k)}] = ${loadNames.load(b.name, idxOf(b.name))};`),
+      rowLoads: m.rowOps.map(({ b, index }) => `${qT(b.name)}[${varName(k)}] = ${loadNames.load(b.name, index)};`),
+      colLoads: m.colOps.map(({ b, index }) => `${kT(b.name)}[${varName(k)}] = ${loadNames.load(b.name, index)};`),
       tripNz: trip('L_nz'),
       tripInner: trip('L_ldq'),
       tripDot: trip('L_dot'),

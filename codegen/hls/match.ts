@@ -43,14 +43,23 @@ export interface InnerReduction {
   term: LExpr;
 }
 
+/**
+ * A dense operand of a GEMM or SDDMM term: its buffer and the index it is read at. One matrix can be both
+ * operands (X X, A .* (B B^T)): each read is named by its index, not its buffer.
+ */
+export interface TermOperand {
+  b: LBuffer;
+  index: LExpr;
+}
+
 /** GEMM: `for i { for k { acc over j of term(L[i*F + j], R[j*C + k]) ; out[i*C + k] = epilogue } }`. */
 export interface GemmMatch {
   kind: 'gemm';
   rowLoop: For;
   colLoop: For;
   red: InnerReduction;
-  left: LBuffer[];
-  right: LBuffer[];
+  left: TermOperand[];
+  right: TermOperand[];
   store: Extract<LStmt, { k: 'store' }>;
 }
 
@@ -63,8 +72,8 @@ export interface SddmmMatch {
   ptr: LBuffer;
   idx: LBuffer;
   red: InnerReduction;
-  rowOps: LBuffer[];
-  colOps: LBuffer[];
+  rowOps: TermOperand[];
+  colOps: TermOperand[];
   /** Values buffer the epilogue reads at p (absent: none). */
   vals?: LBuffer;
   store: Extract<LStmt, { k: 'store' }>;
@@ -234,8 +243,8 @@ function termLoads(
   bufs: Map<string, LBuffer>,
   banned: string[],
   kinds: ((b: LBuffer, index: LExpr) => boolean)[],
-): LBuffer[][] | undefined {
-  const out: Map<string, LBuffer>[] = kinds.map(() => new Map());
+): TermOperand[][] | undefined {
+  const out: Map<string, TermOperand>[] = kinds.map(() => new Map());
   let ok = true;
   const visit = (e: LExpr): void => {
     if (e.k === 'var' && banned.includes(e.name)) ok = false;
@@ -243,7 +252,10 @@ function termLoads(
       const b = bufs.get(e.buf);
       if (!b) return void (ok = false);
       const which = kinds.findIndex((f) => f(b, e.index));
-      if (which >= 0) out[which]!.set(b.name, b);
+      const seen = which >= 0 ? out[which]!.get(b.name) : undefined;
+      // One on-chip copy per buffer and kind: a second index of the same kind has none.
+      if (seen && JSON.stringify(seen.index) !== JSON.stringify(e.index)) ok = false;
+      else if (which >= 0) out[which]!.set(b.name, { b, index: e.index });
       else if (!(b.role === 'scalar' && e.index.k === 'const')) ok = false;
       return;
     }
