@@ -490,6 +490,7 @@ function mergeVectorTile(
     if (vt === undefined) continue;
     const jam = new ColumnJam(v, dense.var, dense.hi, 'dy_col');
     jam.replicate(red.init.var, acc);
+    if (!jam.spread(red.loop.body)) return undefined;
     const jp = new JamPrinter(o.p, jam, o.written);
     const foldBody = jp.block(red.loop.body, '        ');
     if (jp.vectorBufs.size === 0) return undefined;

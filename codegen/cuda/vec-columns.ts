@@ -77,9 +77,44 @@ export class ColumnJam {
     this.renames.forEach((m, u) => m.set(irVar, `dy_${cname}_${u}`));
   }
 
+  /**
+   * Marks the locals of `body` that differ between the columns: those whose value reads a column-varying
+   * variable, and those a varying value is assigned to (a nested reduction's accumulator, declared from a
+   * constant, is each column's own). False where the body cannot be printed once per column: a loop bound or
+   * a condition that differs between the columns.
+   */
+  spread(body: readonly LStmt[]): boolean {
+    for (let grew = true; grew;) {
+      grew = false;
+      const mark = (v: string, e: LExpr): void => {
+        if (!this.vars.has(v) && mentions(e, this.vars)) {
+          this.vars.add(v);
+          grew = true;
+        }
+      };
+      const walk = (ss: readonly LStmt[]): boolean =>
+        ss.every((s) => {
+          switch (s.k) {
+            case 'let':
+            case 'set':
+              mark(s.var, s.value);
+              return true;
+            case 'store':
+              return true;
+            case 'for':
+              return !mentions(s.lo, this.vars) && !mentions(s.hi, this.vars) && walk(s.body);
+            case 'if':
+              return !mentions(s.cond, this.vars) && walk(s.then) && walk(s.else ?? []);
+          }
+        });
+      if (!walk(body)) return false;
+    }
+    return true;
+  }
+
   /** Whether the statement differs between the columns. */
   touches(s: Extract<LStmt, { k: 'let' | 'set' | 'store' }>): boolean {
-    if (s.k === 'let') return mentions(s.value, this.vars);
+    if (s.k === 'let') return this.vars.has(s.var) || mentions(s.value, this.vars);
     if (s.k === 'set') return this.vars.has(s.var) || mentions(s.value, this.vars);
     return mentions(s.index, this.vars) || mentions(s.value, this.vars);
   }

@@ -330,7 +330,10 @@ export class WarpPrinter extends StmtPrinter {
       const c = `dy_sh_${this.p.names.buf(u).c}`;
       sh.set(u, c);
       const elem = this.p.names.buf(u).elem;
-      this.shared.push(`__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[8][32];`);
+      // One copy a buffer per kernel: walks of a row follow one another (each ends at a __syncwarp) and never
+      // nest (a walk's body is not converged), so a second walk of the same entries reuses the first's copy.
+      const decl = `__shared__ ${elem === 'bool' ? 'int' : cType(elem)} ${c}[8][32];`;
+      if (!this.shared.includes(decl)) this.shared.push(decl);
     }
     const inner = this.p;
     this.p = inner.with(new Map(), (e) =>

@@ -43,7 +43,7 @@ const MATRICES = join(ROOT, '..', 'shared', 'data', 'matrices');
 
 const rnd = lcg(7);
 /** Programs of test/cuda/fixtures (the others are examples). */
-const FIXTURES = new Set(['shapes', 'spmm64']);
+const FIXTURES = new Set(['shapes', 'spmm64', 'walks']);
 const dense = (rows: number, cols: number, nonneg = false): string => denseMtx(rows, cols, rnd, nonneg);
 
 describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => {
@@ -218,6 +218,14 @@ describe.skipIf(!GXX)('generated kernels run on a CPU emulation of CUDA', () => 
         inputs: { A: jazz, B: file('X198x5.mtx', dense(198, 5)) },
         params: [],
         outs: ['Y'],
+      },
+      // Two walks of A in one op (fixtures/walks.dy); 20 columns: merge-path's vector tile (float4 a lane).
+      {
+        prog: 'walks',
+        matrix: 'jazz',
+        inputs: { A: jazz, B: file('X198x20.mtx', dense(198, 20)), Q: file('Q198x20.mtx', dense(198, 20)) },
+        params: [],
+        outs: ['Y', 'Z'],
       },
       { prog: 'gcn', matrix: 'jazz', inputs: { A: jazz, X: X198, W1, W2 }, params: [], outs: ['Y'] },
       { prog: 'pagerank', matrix: 'jazz', inputs: { A: jazzStochastic, r0 }, params: ['d=0.85'], outs: ['r'] },
