@@ -70,23 +70,28 @@ export function calibrateFromHistory(
     const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry | undefined>>;
     const formula = runs.flatMap((r) => {
       const f = table[r.impl];
-      return f ? [relErr(f.ms(recordOp(r), d) + callUs(r) / 1e3, r.ms)] : [];
+      return f ? [relErr(f.ms(recordOp(r), d, r.threads) + callUs(r) / 1e3, r.ms)] : [];
     });
     const withHistory = runs.flatMap((r) => {
-      const h = historyMs(recordOp(r), r.impl, fitted);
+      const h = historyMs(recordOp(r), r.impl, fitted, () => r.threads);
       return h === undefined ? [] : [relErr(h + callUs(r) / 1e3, r.ms)];
     });
     // Each run predicted from the others of its bucket (the bucket refitted without it).
     const loo = runs.flatMap((r, i) => {
-      const h = historyMs(recordOp(r), r.impl, {
-        ...d,
-        history: fitHistory(
-          runs.filter((_, j) => j !== i),
-          d,
-          backend,
-          callUs,
-        ),
-      });
+      const h = historyMs(
+        recordOp(r),
+        r.impl,
+        {
+          ...d,
+          history: fitHistory(
+            runs.filter((_, j) => j !== i),
+            d,
+            backend,
+            callUs,
+          ),
+        },
+        () => r.threads,
+      );
       return h === undefined ? [] : [relErr(h + callUs(r) / 1e3, r.ms)];
     });
     const buckets = history.flatMap((e) => e.buckets);

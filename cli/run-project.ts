@@ -295,7 +295,7 @@ export async function runProjectCommand(
       try {
         for (let i = 0; i < plans.length; i++) runs.push(await runStageNamed(engine, slot, plans, i, f.label));
         const outputs = await engine.collect(slot);
-        history?.append(historyRecords(sys, kernel.name, problem, runs, (i) => engine.place(i).backend, seen));
+        history?.append(historyRecords(sys, kernel.name, problem, runs, seen));
         return { outputs, runs, wallMs: engine.now() - t0, mapping, partition: f };
       } finally {
         engine.end(slot);

@@ -8,7 +8,7 @@
 import type { PlanOp } from '../plan/types.js';
 import type { DeviceKind, DeviceSpec } from '../system/types.js';
 import { historyMs } from '../history/fit.js';
-import { CPU_CATALOGUE } from './cpu.js';
+import { CPU_CATALOGUE, cpuThreadsFor } from './cpu.js';
 import { FPGA_CATALOGUE } from './fpga.js';
 import { GPU_CATALOGUE, gpuModelled } from './gpu.js';
 import { IMPLEMENTATIONS, type FpgaImpl, type ImplByKind } from './names.js';
@@ -54,7 +54,24 @@ export function implTimes(op: PlanOp, d: DeviceSpec, threads?: number): ImplTime
 export function implMs(op: PlanOp, d: DeviceSpec, impl: string, threads?: number): number {
   const table = CATALOGUE[d.kind] as Readonly<Record<string, ImplEntry>>;
   // Measured runs of this kind, size and imbalance, where there are enough of them (runtime/history); the formula otherwise.
-  return (threads === undefined ? historyMs(op, impl, d) : undefined) ?? table[impl]!.ms(op, d, threads);
+  return (
+    (threads === undefined ? historyMs(op, impl, d, () => pricedThreads(op, d)) : undefined) ??
+    table[impl]!.ms(op, d, threads)
+  );
+}
+
+/**
+ * The threads the planner prices `op` on, where the device has threads (the CPU: the model's pick, which the
+ * executors run it on, so that its runs' history bucket is the one looked up); undefined for devices.
+ */
+function pricedThreads(op: PlanOp, d: DeviceSpec): number | undefined {
+  switch (d.kind) {
+    case 'cpu':
+      return cpuThreadsFor(op, d);
+    case 'gpu':
+    case 'fpga':
+      return undefined;
+  }
 }
 
 export function fpgaEntry(impl: FpgaImpl): FpgaImplEntry {

@@ -338,7 +338,7 @@ export function createGuardedRuntime(cfg: RuntimeConfig, o: RuntimeOptions): Gua
       b.ms += r.ms;
     }
     counts.wallMs += wallMs;
-    o.history?.append(historyRecords(sys, cfg.kernel, p.c.problem, runs, (i) => engine.place(i).backend, historySeen));
+    o.history?.append(historyRecords(sys, cfg.kernel, p.c.problem, runs, historySeen));
     const fallback = [p.c.fallback, p.fallback].filter((x) => x !== undefined).join('; ');
     const entry: DecisionLogEntry = {
       seq: p.seq,

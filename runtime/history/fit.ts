@@ -4,9 +4,11 @@
  * stream, whose wall times include waiting for the other stages), whole (not
  * one slice of a split op), on the device and backend the entry is for. Runs
  * are grouped by (op kind, implementation, dtype, backend) and bucketed by
- * work (bytes, powers of two) and row-length imbalance; a bucket's figure is
- * the median time per byte of its runs. The planner takes a bucket's figure
- * only when it rests on at least `minRuns` runs, and the formula otherwise.
+ * work (bytes, powers of two), row-length imbalance and, on a CPU, the
+ * threads the op ran on (a run at 1 thread says nothing of the same op at 8);
+ * a bucket's figure is the median time per byte of its runs. The planner
+ * takes a bucket's figure only when it rests on at least MIN_RUNS runs at
+ * the threads it prices the op on, and the formula otherwise.
  */
 import type { PlanOp } from '../plan/types.js';
 import type { DeviceSpec } from '../system/types.js';
@@ -80,8 +82,12 @@ export function fitHistory(
     const key = `${r.opKind}\0${r.impl}\0${r.dtype}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { e: { opKind: r.opKind, impl: r.impl, dtype: r.dtype, backend }, runs: new Map() }));
-    const b = { log2Bytes: log2Bytes(r.bytes), imbalance: imbalanceClass(r.sparse) };
-    const bk = `${b.log2Bytes}:${b.imbalance}`;
+    const b = {
+      log2Bytes: log2Bytes(r.bytes),
+      imbalance: imbalanceClass(r.sparse),
+      ...(r.threads !== undefined ? { threads: r.threads } : {}),
+    };
+    const bk = `${b.log2Bytes}:${b.imbalance}:${b.threads ?? ''}`;
     let bucket = g.runs.get(bk);
     if (!bucket) g.runs.set(bk, (bucket = { b, x: [] }));
     const perTrip = Math.max(0, r.ms / r.trips - callUs(r) / 1e3);
@@ -92,7 +98,7 @@ export function fitHistory(
       ...e,
       buckets: [...runs.values()]
         .map(({ b, x }) => ({ ...b, runs: x.length, msPerByte: median(x) }))
-        .sort((p, q) => p.log2Bytes - q.log2Bytes || p.imbalance - q.imbalance),
+        .sort((p, q) => p.log2Bytes - q.log2Bytes || p.imbalance - q.imbalance || (p.threads ?? 0) - (q.threads ?? 0)),
     }))
     .sort((a, b) => `${a.opKind}${a.impl}${a.dtype}`.localeCompare(`${b.opKind}${b.impl}${b.dtype}`));
 }
@@ -100,11 +106,21 @@ export function fitHistory(
 /**
  * One run of `op` in `impl` on one instance of `d` from its history (launch
  * overhead excluded, as the catalogue's formulas), or undefined where the
- * history has fewer than MIN_RUNS runs of that kind, size and imbalance.
+ * history has fewer than MIN_RUNS runs of that kind, size, imbalance and
+ * threads. `threads`: what the op runs on, for a CPU (asked only where an
+ * entry matches: the count is priced by the model); undefined for devices.
  */
-export function historyMs(op: PlanOp, impl: string, d: DeviceSpec): number | undefined {
+export function historyMs(
+  op: PlanOp,
+  impl: string,
+  d: DeviceSpec,
+  threads: () => number | undefined,
+): number | undefined {
   const entry = d.history?.find((h) => h.opKind === op.kind && h.impl === impl && h.dtype === op.dtype);
   if (!entry) return undefined;
-  const b = entry.buckets.find((x) => x.log2Bytes === log2Bytes(op.bytes) && x.imbalance === imbalanceClass(op.sparse));
+  const t = threads();
+  const b = entry.buckets.find(
+    (x) => x.log2Bytes === log2Bytes(op.bytes) && x.imbalance === imbalanceClass(op.sparse) && x.threads === t,
+  );
   return b && b.runs >= MIN_RUNS ? b.msPerByte * op.bytes : undefined;
 }

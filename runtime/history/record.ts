@@ -1,6 +1,5 @@
 /** The history records of one input's stage runs (what the runtime appends when given a history). */
 import type { StageRun } from '../exec/engine.js';
-import type { StageBackend } from '../exec/backend.js';
 import { copyFeatures } from '../guards/features.js';
 import type { PlanProblem } from '../plan/types.js';
 import { instanceSpecs, type SystemSpec } from '../system/types.js';
@@ -11,7 +10,6 @@ export function historyRecords(
   kernel: string,
   problem: PlanProblem,
   runs: readonly StageRun[],
-  backendOf: (instance: string) => StageBackend,
   /**
    * The (instance, op) pairs the caller has recorded before: a pair not in it is the op's first run there, whose
    * time holds first-call setup, and is marked cold (then added).
@@ -28,7 +26,6 @@ export function historyRecords(
       const instance = r.devices[0];
       if (!op || instance === undefined) continue;
       const spec = specs.get(instance)!;
-      const be = backendOf(instance);
       const key = `${r.devices.join('+')}\0${op.id}`;
       const cold = !seen.has(key);
       seen.add(key);
@@ -47,7 +44,9 @@ export function historyRecords(
         dtype: op.dtype,
         ...(cold ? { cold: true } : {}),
         split: r.devices.length,
-        ...(be.threads !== undefined ? { threads: be.threads } : {}),
+        // The threads this op ran on (the plan's pick capped at the backend's), not the backend's: the fit keeps
+        // each count's runs apart.
+        ...(st.threads?.[r.op] !== undefined ? { threads: st.threads[r.op] } : {}),
         trips: 1,
         items: op.items,
         flops: op.flops,

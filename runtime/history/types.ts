@@ -50,7 +50,8 @@ export interface HistoryRecord {
 
 /**
  * What the planner uses of a history: per (op kind, implementation, dtype),
- * buckets of work (bytes, by powers of two) and row-length imbalance, each
+ * buckets of work (bytes, by powers of two), row-length imbalance and (CPU)
+ * threads, each
  * with its measured time per byte (the median of its runs) and how many runs
  * it rests on.
  */
@@ -67,6 +68,8 @@ export interface HistoryBucket {
   log2Bytes: number;
   /** Imbalance class: 0 (max/mean row length < 4), 1 (< 32), 2 (more), -1 (no sparse operand). */
   imbalance: number;
+  /** CPU threads the runs ran on (absent for devices, and for runs that did not record it). */
+  threads?: number;
   runs: number;
   /** Median of (ms per trip, less the device's launch overhead) / bytes, ms per byte. */
   msPerByte: number;

@@ -110,6 +110,7 @@ const historySchema = z.array(
       z.strictObject({
         log2Bytes: z.number().int(),
         imbalance: z.number().int().min(-1).max(2),
+        threads: positiveInt.optional(),
         runs: positiveInt,
         msPerByte: nonNegative,
       }),

@@ -356,11 +356,24 @@ describe('dype run --project: the same rules', () => {
   // reader refused, so calibrate --history could read no history run --project wrote.
   test('the history run --project --history writes is one calibrate --history refits from', async (s) => {
     expect(compiled?.status, compiled?.stderr).toBe(0);
-    const r = await s.run([...projectArgs(), '--partition', 'cpu:op0', '--history', 'h.jsonl', '--repeat', '3']);
+    const r = await s.run([
+      ...projectArgs(),
+      '--partition',
+      'cpu:op0',
+      '--history',
+      'h.jsonl',
+      '--repeat',
+      '3',
+      '--threads',
+      '2',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const records = readFileSync(s.path('h.jsonl'), 'utf8').trim().split('\n');
     const first = JSON.parse(records[0]!) as { system: string; sparse?: Record<string, unknown>; cold?: boolean };
     expect(first.sparse && Object.values(first.sparse).every((v) => typeof v === 'number')).toBe(true);
+    // Each run records the threads the op ran on (3 rows: one, the plan's pick), not the backend's 2.
+    expect(r.stdout).toMatch(/threads per op: op0 1\b/);
+    expect(records.map((l) => (JSON.parse(l) as { threads?: number }).threads)).toEqual([1, 1, 1, 1]);
     // The warm-up is the op's first run: recorded cold, and left out of the fit; the 3 timed runs are fitted.
     expect(records.map((l) => (JSON.parse(l) as { cold?: boolean }).cold === true)).toEqual([
       true,

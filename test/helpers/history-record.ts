@@ -16,6 +16,8 @@ export function historyRecord(over: Partial<HistoryRecord>): HistoryRecord {
     impl: 'nnz-split',
     dtype: 'f32',
     split: 1,
+    // A CPU run records its threads (runtime/history/record.ts); a device's does not.
+    ...(over.kind === undefined || over.kind === 'cpu' ? { threads: 1 } : {}),
     trips: 1,
     items: 100,
     flops: 2000,

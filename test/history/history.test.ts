@@ -11,7 +11,7 @@ import { DEFAULT_ENERGY_SCOPE, DEFAULT_STREAM_LENGTH } from '../../runtime/plan/
 import { existsSync, linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { callOverheadUs, implTimes } from '../../runtime/catalogue/index.js';
+import { callOverheadUs, cpuThreadsFor, implTimes } from '../../runtime/catalogue/index.js';
 import { createGuardedRuntime } from '../../runtime/engine/runtime.js';
 import { closeBackends, WasmStageBackend } from '../../runtime/exec/index.js';
 import { fitHistory, historyMs, MIN_RUNS, recordOp } from '../../runtime/history/fit.js';
@@ -50,7 +50,7 @@ describe('fitting a history', () => {
     const entries = fitHistory([...runs, ...noise], cpu, 'wasm', callUs);
     expect(entries).toHaveLength(1);
     expect(entries[0]!.buckets).toEqual([
-      { log2Bytes: 13, imbalance: 0, runs: 3, msPerByte: (0.05 - cpu.launchOverheadUs / 1e3) / 10_000 },
+      { log2Bytes: 13, imbalance: 0, threads: 1, runs: 3, msPerByte: (0.05 - cpu.launchOverheadUs / 1e3) / 10_000 },
     ]);
     const d: DeviceSpec = { ...cpu, history: entries };
     const spec = specOf(readFileSync(example('spmv.dy'), 'utf8'), 'spmv.dy');
@@ -65,8 +65,11 @@ describe('fitting a history', () => {
       }).ops[0]!,
       bytes: 12_000,
     };
-    expect(historyMs(op, 'nnz-split', d)).toBeCloseTo(((0.05 - cpu.launchOverheadUs / 1e3) / 10_000) * 12_000, 12);
-    expect(implTimes(op, d)[0]!.ms).toBe(historyMs(op, 'nnz-split', d));
+    // 100 rows: the planner runs the op on one thread (runtime/catalogue/cpu.ts), the threads the runs had.
+    expect(cpuThreadsFor(op, cpu)).toBe(1);
+    const one = (): number => 1;
+    expect(historyMs(op, 'nnz-split', d, one)).toBeCloseTo(((0.05 - cpu.launchOverheadUs / 1e3) / 10_000) * 12_000, 12);
+    expect(implTimes(op, d)[0]!.ms).toBe(historyMs(op, 'nnz-split', d, one));
     // Another size, another imbalance, too few runs: the formula.
     const formula = implTimes(op, cpu)[0]!.ms;
     expect(implTimes({ ...op, bytes: 100_000 }, d)[0]!.ms).toBe(implTimes({ ...op, bytes: 100_000 }, cpu)[0]!.ms);
@@ -75,6 +78,22 @@ describe('fitting a history', () => {
     );
     const thin: DeviceSpec = { ...cpu, history: fitHistory(runs.slice(0, MIN_RUNS - 1), cpu, 'wasm', callUs) };
     expect(implTimes(op, thin)[0]!.ms).toBe(formula);
+    // Runs on other thread counts are buckets of their own: they do not price the op the planner runs on one.
+    const mixed = fitHistory(
+      [...runs.map((r) => ({ ...r, threads: 2 })), record({ ms: 0.5, threads: 4 })],
+      cpu,
+      'wasm',
+      callUs,
+    );
+    expect(mixed[0]!.buckets.map((b) => [b.threads, b.runs])).toEqual([
+      [2, 3],
+      [4, 1],
+    ]);
+    expect(implTimes(op, { ...cpu, history: mixed })[0]!.ms).toBe(formula);
+    expect(historyMs(op, 'nnz-split', { ...cpu, history: mixed }, () => 2)).toBeCloseTo(
+      ((0.05 - cpu.launchOverheadUs / 1e3) / 10_000) * 12_000,
+      12,
+    );
   });
 
   it("a GPU's sparse runs are fitted net of the call floor the planner adds back (not the launch): history predicts them", () => {
@@ -95,7 +114,10 @@ describe('fitting a history', () => {
     const callUs = (r: (typeof runs)[number]): number => callOverheadUs(recordOp(r), gpu);
     const fitted: DeviceSpec = { ...gpu, history: fitHistory(runs, gpu, 'cuda', callUs) };
     // The planner's time of one run: the history's figure and the per-call cost, the median measured.
-    expect(historyMs(op, 'adaptive-rows', fitted)! + callOverheadUs(op, gpu) / 1e3).toBeCloseTo(0.03, 12);
+    expect(historyMs(op, 'adaptive-rows', fitted, () => undefined)! + callOverheadUs(op, gpu) / 1e3).toBeCloseTo(
+      0.03,
+      12,
+    );
   });
 
   it('a damaged history is one error naming the file and line', () => {
@@ -299,9 +321,17 @@ describe('learning from runs', () => {
       ]),
       scalars: new Map(),
     }).ops[0]!;
-    const planned = implTimes(op, fitted.devices[0]!)[0]!.ms + fitted.devices[0]!.launchOverheadUs / 1e3;
-    // The planner now predicts the median of the warm runs it measured.
+    // The backend ran every op on its one thread, and the records say so.
+    expect(runs.every((x) => x.threads === 1)).toBe(true);
+    const cpu = fitted.devices[0]!;
+    // Where the planner runs the op on one thread it now predicts the median of the warm runs it measured.
+    const one: DeviceSpec = { ...cpu, threads: 1 };
+    const planned = implTimes(op, one)[0]!.ms + cpu.launchOverheadUs / 1e3;
     const sorted = runs.map((x) => x.ms).sort((a, b) => a - b);
-    expect(planned).toBeCloseTo(Math.max(sorted[2]!, fitted.devices[0]!.launchOverheadUs / 1e3), 12);
+    expect(planned).toBeCloseTo(Math.max(sorted[2]!, cpu.launchOverheadUs / 1e3), 12);
+    // On more threads the one-thread runs say nothing: the formula.
+    const { history: _, ...formulaOnly } = cpu;
+    expect(cpuThreadsFor(op, cpu)).toBeGreaterThan(1);
+    expect(implTimes(op, cpu)[0]!.ms).toBe(implTimes(op, formulaOnly)[0]!.ms);
   }, 60_000);
 });
