@@ -73,7 +73,9 @@ const FIELDS: (keyof HistoryRecord)[] = [
 
 /** Every record of a history file; a malformed line is one error naming file and line. */
 export function readHistory(path: string): HistoryRecord[] {
-  const text = readInputFile(path, 'the history').toString('utf8');
+  const raw = readInputFile(path, 'the history').toString('utf8');
+  // A byte-order mark (an editor's save) is no part of the first record, as in programs, system files and matrices.
+  const text = raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
   const out: HistoryRecord[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;

@@ -313,6 +313,10 @@ function threadTimeMs(s: CalibrationSample, p: CpuParams, e: number, dispatchUs:
 
 /** Least squares (relative) fit of the CPU model; see the file comment. */
 export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOptions = {}): FitResult {
+  // Errors are relative to the measured time: a run timed at 0 (or not at all) would divide the fit by nothing.
+  const bad = samples.findIndex((s) => !(Number.isFinite(s.measuredMs) && s.measuredMs > 0));
+  if (bad >= 0)
+    throw new Error(`sample ${bad} was timed at ${samples[bad]!.measuredMs} ms; every sample needs a time above 0`);
   const one = samples.filter((s) => s.threads === 1);
   const many = samples.filter((s) => s.threads > 1);
   if (one.length === 0) throw new Error('no one-thread samples to fit');

@@ -193,6 +193,14 @@ function report(ctx: Ctx, code: DataErrorCode, path: (string | number)[], messag
 
 /** The checks that need more than one field; each problem is one issue. */
 function checkSystem(s: Shape, ctx: Ctx): void {
+  for (const [key, r] of Object.entries(s.ranges ?? {}))
+    if (!(r.low <= r.high))
+      report(
+        ctx,
+        'DY3021',
+        ['ranges', key, 'low'],
+        `expected low <= high in the range of ${key}, got low ${r.low} and high ${r.high}`,
+      );
   const firstIndex = new Map<string, number>();
   s.devices.forEach((d, i) => {
     const prev = firstIndex.get(d.id);

@@ -171,6 +171,14 @@ describe('fitCpuParams', () => {
   it('rejects a sample set without one-thread runs', () => {
     expect(() => fitCpuParams([])).toThrow(/no one-thread samples/);
   });
+
+  it('rejects a run timed at 0 rather than fit relative errors divided by it', () => {
+    const samples = synthetic(TRUTHS[0]!, [1]);
+    for (const ms of [0, -1, NaN])
+      expect(() => fitCpuParams(samples.map((s, i) => (i === 2 ? { ...s, measuredMs: ms } : s)))).toThrow(
+        /^sample 2 was timed at .* ms; every sample needs a time above 0$/,
+      );
+  });
 });
 
 describe('nnls', () => {

@@ -120,6 +120,12 @@ describe('fitting a history', () => {
     );
   });
 
+  it('a history saved with a byte-order mark reads as without one', () => {
+    const path = join(dir, 'bom.jsonl');
+    writeFileSync(path, `\uFEFF${JSON.stringify(record({}))}\n${JSON.stringify(record({ ms: 0.07 }))}\n`);
+    expect(readHistory(path).map((r) => r.ms)).toEqual([0.05, 0.07]);
+  });
+
   it('a damaged history is one error naming the file and line', () => {
     const path = join(dir, 'bad.jsonl');
     writeFileSync(path, `${JSON.stringify(record({}))}\n{"v":1,"system":\n`);

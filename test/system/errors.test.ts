@@ -346,6 +346,16 @@ describe('schema violations name the field path and its line', () => {
 });
 
 describe('checks across fields', () => {
+  it('a range whose low end is above its high end (DY3021): the low end', () =>
+    expectFieldError(
+      (o) => {
+        o.ranges = { 'devices[1].activePowerW': { low: 251, high: 144, basis: 'two ends swapped' } };
+      },
+      'DY3021',
+      '"low": 251',
+      '`ranges["devices[1].activePowerW"].low`',
+      'expected low <= high',
+    ));
   it('duplicate device ids (DY3022): the second id', () => {
     const o = base();
     o.devices[2].id = 'gpu';
