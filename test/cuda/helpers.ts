@@ -31,7 +31,7 @@ export function stubText(cu: string, name: string): string {
 }
 
 /** Writes a project's files (names may hold folders, e.g. emu/cuda_runtime_api.h) under dir. */
-export function writeProject(dir: string, files: ReadonlyMap<string, string>): void {
+export function writeProject(dir: string, files: ReadonlyMap<string, string | Uint8Array>): void {
   for (const [f, text] of files) {
     const p = join(dir, f);
     mkdirSync(dirname(p), { recursive: true });
