@@ -1,0 +1,233 @@
+/**
+ * Differential fuzzing of the code generators (fixed seeds, so every run is
+ * the same): random well-typed programs are drawn from a grammar of the
+ * language (gen/: elementwise expressions with every operator and function,
+ * SpMV and its transpose over csr, csc and coo, min/max semirings, SpMM,
+ * SDDMM and other sparse results in any format, dense contractions, row and
+ * scalar reductions, any/all and selects, chains of temporaries, repeat
+ * loops with literal or scalar counts, nested, and `until ... stable /
+ * within` loops, a second sparse pattern, conditions in another dtype than
+ * the values they select) in f32, f64, i32 and i64. Each program the
+ * checker accepts runs on a tiny and a mid-sized input, some also on a large
+ * one (hundreds of rows, a hub row) or with a dim of 0; sparse inputs have
+ * empty rows. Every CPU-side backend must compute what the float64 reference
+ * interpreter does (backends/):
+ *   - wasm: the whole-kernel executor, at 1 thread (2 on large inputs);
+ *   - native C (codegen/cpu), libraries of 12 programs built with the system
+ *     C compiler, at 1 thread (2 on large inputs);
+ *   - CUDA on the CPU emulation: projects of 12 programs
+ *     (`make lib<prog>_cuda_emu.so`) run by the stage engine, every
+ *     implementation of every op on one emulated GPU, and split over two;
+ *   - HLS C simulation: one project of the first programs (`make csim-lib`),
+ *     run by the stage engine on one emulated FPGA, and split over two.
+ * The compilers run one a core (at most 4) while the wasm modules are emitted.
+ * Tolerances are the existing tests': f32 results 1e-4 relative
+ * (test/wasm/compare.ts), f64 1e-12 where the backend adds in the
+ * interpreter's order (wasm, native) and 1e-9 where it reorders sums (CUDA's
+ * lanes, the HLS schedule: docs/CUDA.md), integers and bools exactly (they
+ * wrap in their width on every backend). The generator keeps programs where
+ * those tolerances hold (gen/checker.ts `Info`: no comparison or convergence
+ * test of a value f32 rounds, no i64 past 2^50). A program a target refuses
+ * with diagnostics (its documented limits) is counted, not failed.
+ *
+ * The bugs this fuzzer found have reproducers (backends/reproducers.ts) that
+ * ride along in the first CUDA library and HLS project: the tests at the end
+ * check them against the reference.
+ *
+ * About 80 s on two busy cores at the default scale (most of it g++
+ * building the CUDA emulation and C simulation libraries). DYPE_FUZZ_SCALE scales the
+ * program counts, DYPE_FUZZ_SEED shifts the seed (test/fuzz/util.ts) and
+ * DYPE_FUZZ_ONLY picks programs by name: a failure names the three values
+ * that repeat it. The parts that need gcc, or g++ and make, skip without them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emitCuda } from '../../codegen/cuda/emit.js';
+import { emitHlsProject } from '../../codegen/hls/project.js';
+import { emitWasm } from '../../codegen/wasm/emit.js';
+import { have } from '../cuda/nvcc.js';
+import { haveCompiler } from '../helpers/cc.js';
+import { type Built, buildChunks, compiledProgram, CUDA, emittable, HLS, NATIVE } from './backends/build.js';
+import {
+  drawEntries,
+  type Drawn,
+  type Entry,
+  expectClean,
+  Reported,
+  runNative,
+  runOnEngine,
+  runWasm,
+} from './backends/harness.js';
+import {
+  CUDA_REPROS,
+  HLS_REPROS,
+  NESTED_VECTOR_COLUMNS,
+  SDDMM_OF_ITSELF,
+  SECOND_OPERAND_ALONG_ANOTHER_DIM,
+  sharedDeclaredTwice,
+  SHARED_WALKS,
+} from './backends/reproducers.js';
+import { Failures, FUZZ_SCALE, FUZZ_SEED_OFFSET } from './util.js';
+
+/** Programs drawn for the checker; those it accepts run on wasm, native C and the CUDA emulation. */
+const PROGRAMS = Math.max(4, Math.round(24 * FUZZ_SCALE));
+/** The first this many accepted programs also run in HLS C simulation (its g++ build costs about 1 s an op). */
+const HLS_PROGRAMS = Math.max(2, Math.round(8 * FUZZ_SCALE));
+const TIMEOUT = 600_000 * Math.max(1, FUZZ_SCALE);
+const SEED = 0xbac0e5 + FUZZ_SEED_OFFSET;
+/** DYPE_FUZZ_ONLY=f3,f17: run only these programs (drawn as always, so a reported one comes back the same). */
+const ONLY = process.env.DYPE_FUZZ_ONLY?.split(',');
+
+const CC = haveCompiler();
+const GXX = have('g++') && have('make');
+if (!CC) console.warn('test/fuzz/backends: no C compiler; skipping the native C backend');
+if (!GXX) console.warn('test/fuzz/backends: g++ or make missing; skipping the CUDA emulation and the HLS C simulation');
+
+const REPROS = [...CUDA_REPROS, ...HLS_REPROS];
+const work = mkdtempSync(join(tmpdir(), 'dype-fuzz-backends-'));
+let drawn: Drawn;
+const nativeFailures = new Reported();
+const cudaFailures = new Reported();
+const hlsFailures = new Reported();
+const cudaRefused: Record<string, number> = {};
+const hlsRefused: Record<string, number> = {};
+let nativeBuilt: Promise<Built[]> = Promise.resolve([]);
+let cudaBuilt: Promise<Built[]> = Promise.resolve([]);
+let hlsBuilt: Promise<Built[]> = Promise.resolve([]);
+
+/** The built libraries with only the generated programs, or only the reproducers in `keep`. */
+const generated = (built: Built[]): Built[] =>
+  built.map((b) => ({ ...b, list: b.list.filter((e) => !REPROS.includes(e)) }));
+const only = (built: Built[], keep: Entry): Built[] =>
+  built.map((b) => ({ ...b, list: b.list.filter((e) => e === keep) })).filter((b) => b.list.length > 0);
+const programsIn = (built: Built[]): number => built.reduce((a, b) => a + b.list.length, 0);
+
+beforeAll(async () => {
+  drawn = drawEntries(SEED, PROGRAMS, ONLY);
+  const { entries } = drawn;
+  // The compilers run (a few at a time) while the wasm modules are emitted; the reproducers ride along in the
+  // first library of their backend.
+  if (GXX) {
+    hlsBuilt = emittable(HLS, entries, hlsFailures, hlsRefused).then((ok) =>
+      buildChunks(HLS, [...HLS_REPROS, ...ok.slice(0, HLS_PROGRAMS)], hlsFailures, work),
+    );
+    cudaBuilt = emittable(CUDA, entries, cudaFailures, cudaRefused).then((ok) =>
+      buildChunks(CUDA, [...CUDA_REPROS, ...ok], cudaFailures, work),
+    );
+  }
+  if (CC) nativeBuilt = buildChunks(NATIVE, entries, nativeFailures, work);
+  for (const e of [...entries, ...REPROS]) e.wasm = await emitWasm(e.kernel);
+}, TIMEOUT);
+
+afterAll(async () => {
+  // Builds still running (a test skipped by -t) end before their folder goes.
+  for (const b of (await Promise.all([nativeBuilt, cudaBuilt, hlsBuilt])).flat()) b.cleanup?.();
+  rmSync(work, { recursive: true, force: true });
+}, TIMEOUT);
+
+describe('fuzz: generated programs on every CPU-side backend equal the reference interpreter', () => {
+  it(`most of ${PROGRAMS} generated programs check, and the pipeline and the reference run them`, () => {
+    const { stats, failures, entries } = drawn;
+    expectClean('checker', failures, { ...stats, entries: entries.length });
+    expect(stats.accepted / stats.drawn).toBeGreaterThan(0.8);
+  });
+
+  it('wasm', { timeout: TIMEOUT }, async () => {
+    const failures = new Reported();
+    const runs = await runWasm(drawn.entries, failures);
+    expectClean('wasm', failures, { programs: drawn.entries.length, runs });
+    expect(runs).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!CC)('native C', { timeout: TIMEOUT }, async () => {
+    const built = await nativeBuilt;
+    const runs = await runNative(built, nativeFailures);
+    expectClean('native', nativeFailures, { programs: programsIn(built), libraries: built.length, runs });
+  });
+
+  it.skipIf(!GXX)(
+    'CUDA on the CPU emulation: every implementation of every op, on one GPU and split over two',
+    { timeout: TIMEOUT },
+    async () => {
+      const built = generated(await cudaBuilt);
+      const ran = await runOnEngine('cuda-emu', 'cuda', built, cudaFailures);
+      expectClean('cuda-emu', cudaFailures, { programs: programsIn(built), refused: cudaRefused, runs: ran.length });
+    },
+  );
+
+  it.skipIf(!GXX)(
+    `HLS C simulation of the first ${HLS_PROGRAMS} programs, on one FPGA and split over two`,
+    { timeout: TIMEOUT },
+    async () => {
+      const built = generated(await hlsBuilt);
+      const ran = await runOnEngine('fpga-csim', 'fpga', built, hlsFailures);
+      expectClean('fpga-csim', hlsFailures, { programs: programsIn(built), refused: hlsRefused, runs: ran.length });
+    },
+  );
+});
+
+// The bugs this fuzzer found (backends/reproducers.ts says what each was). A reproducer that did not build is a
+// failure of its backend's test above, which names it.
+describe('fuzz: the reproducers of the bugs it found equal the reference interpreter', () => {
+  it('a CUDA warp-per-row kernel that walks a row twice declares its shared copy of the row once', () => {
+    expect(sharedDeclaredTwice(emitCuda(compiledProgram('m1', [SHARED_WALKS.kernel])).get('m1.cu')!)).toBeUndefined();
+  });
+
+  it.skipIf(!GXX)(
+    'a CUDA kernel that walks a row twice builds and runs on the emulation, warp-per-row included',
+    { timeout: TIMEOUT },
+    async () => {
+      const failures = new Failures();
+      const ran = await runOnEngine('cuda-emu', 'cuda', only(await cudaBuilt, SHARED_WALKS), failures);
+      expect(
+        ran.some((r) => r.includes('warp-per-row')),
+        ran.length > 0 ? `runs: ${ran.join('; ')}` : 'the reproducer did not build',
+      ).toBe(true);
+      expect(failures.report(), failures.report().join('\n\n')).toEqual([]);
+    },
+  );
+
+  it.skipIf(!GXX)(
+    'the vector columns of CUDA merge-path keep the accumulator of a nested reduction per column',
+    { timeout: TIMEOUT },
+    async () => {
+      const failures = new Failures();
+      const ran = await runOnEngine('cuda-emu', 'cuda', only(await cudaBuilt, NESTED_VECTOR_COLUMNS), failures);
+      expect(
+        ran.some((r) => r.includes('merge-path')),
+        ran.length > 0 ? `runs: ${ran.join('; ')}` : 'the reproducer did not build',
+      ).toBe(true);
+      expect(failures.report(), failures.report().join('\n\n')).toEqual([]);
+    },
+  );
+
+  it.skipIf(!GXX)(
+    'the HLS SDDMM of a matrix with itself reads the column operand from row j',
+    { timeout: TIMEOUT },
+    async () => {
+      const failures = new Failures();
+      const ran = await runOnEngine('fpga-csim', 'fpga', only(await hlsBuilt, SDDMM_OF_ITSELF), failures);
+      expect(ran, 'the reproducer did not build').not.toEqual([]);
+      expect(failures.report(), failures.report().join('\n\n')).toEqual([]);
+    },
+  );
+
+  it('HLS emits an op whose second sparse operand is walked along another dim', async () => {
+    const files = await emitHlsProject(compiledProgram('m3', [SECOND_OPERAND_ALONG_ANOTHER_DIM.kernel]));
+    expect([...files.keys()].some((f) => f.endsWith('.cpp'))).toBe(true);
+  });
+
+  it.skipIf(!GXX)(
+    'an op whose second sparse operand is walked along another dim runs in HLS C simulation',
+    { timeout: TIMEOUT },
+    async () => {
+      const failures = new Failures();
+      const built = only(await hlsBuilt, SECOND_OPERAND_ALONG_ANOTHER_DIM);
+      const ran = await runOnEngine('fpga-csim', 'fpga', built, failures);
+      expect(ran, 'the reproducer did not build').not.toEqual([]);
+      expect(failures.report(), failures.report().join('\n\n')).toEqual([]);
+    },
+  );
+});
