@@ -34,8 +34,9 @@
  * ride along in the first CUDA library and HLS project: the tests at the end
  * check them against the reference.
  *
- * About 80 s on two busy cores at the default scale (most of it g++
- * building the CUDA emulation and C simulation libraries). DYPE_FUZZ_SCALE scales the
+ * At the default scale about 45 s on two cores, 80 s with other work
+ * running (most of it g++ building the CUDA emulation and C simulation
+ * libraries); DYPE_FUZZ_SCALE=4 about 2.5 minutes. DYPE_FUZZ_SCALE scales the
  * program counts, DYPE_FUZZ_SEED shifts the seed (test/fuzz/util.ts) and
  * DYPE_FUZZ_ONLY picks programs by name: a failure names the three values
  * that repeat it. The parts that need gcc, or g++ and make, skip without them.
