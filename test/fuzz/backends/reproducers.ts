@@ -88,6 +88,20 @@ export const SDDMM_OF_ITSELF = handEntry(
 );
 
 /**
+ * The GEMM of a matrix with itself, X X: the same naming by buffer gave both of the design's tiles the left
+ * operand's index, so the right tile's loader read X at `row`, which it has not, and g++ refused the project.
+ */
+export const GEMM_OF_ITSELF = handEntry(
+  'm5',
+  'kernel m5(X: dense<f32>[n, n]) -> (Y: dense<f32>[n, n]) {\n  Y[i, c] = sum(j: X[i, j] * X[j, c]);\n}\n',
+  {
+    label: 'X = [1 2 0; -1 3 1; 2 0 -2]',
+    tensors: new Map<string, Tensor>([['X', dense([3, 3], [1, 2, 0, -1, 3, 1, 2, 0, -2])]]),
+    scalars: new Map(),
+  },
+);
+
+/**
  * An op whose second sparse operand (A) is walked along a dim that is none of the op's sizes: its columns (n), in
  * an op over G's rows (m). codegen/hls/project.ts threw "hls: op m3_op0: the colPtr of its second sparse operand A
  * has no size", so `dype hls` of this program was an internal error (the square program, [n, n], was right).
@@ -122,7 +136,7 @@ export const SECOND_OPERAND_ALONG_ANOTHER_DIM = handEntry(
 
 /** The reproducers that ride along in the first CUDA library, and in the first HLS project. */
 export const CUDA_REPROS = [SHARED_WALKS, NESTED_VECTOR_COLUMNS];
-export const HLS_REPROS = [SDDMM_OF_ITSELF, SECOND_OPERAND_ALONG_ANOTHER_DIM];
+export const HLS_REPROS = [SDDMM_OF_ITSELF, GEMM_OF_ITSELF, SECOND_OPERAND_ALONG_ANOTHER_DIM];
 
 /** A __shared__ array a CUDA kernel declares twice (the .cu does not compile), or undefined. */
 export function sharedDeclaredTwice(cu: string): string | undefined {
