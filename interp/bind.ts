@@ -7,7 +7,7 @@ import type { Kernel } from '../ir/module.js';
 import { dimToString, type TensorType } from '../ir/types.js';
 import { dtypeMisfit } from '../runtime/dtype.js';
 import { InputError } from '../runtime/errors.js';
-import { MAX_ELEMENTS, type Tensor } from '../runtime/tensor.js';
+import { MAX_ELEMENTS, tensorProblem, type Tensor } from '../runtime/tensor.js';
 import { fromTensor, type Val } from './values.js';
 
 export interface KernelInputs {
@@ -123,6 +123,21 @@ export class DimBinder {
   }
 }
 
+/**
+ * The interpreter's value of an input, its pattern checked as the backends
+ * check theirs: pointers that decrease, indices outside the shape and
+ * entries out of order are the input's DY3051, not NaN read past an array.
+ */
+function valueOf(t: Tensor, src: string): Val {
+  try {
+    return fromTensor(t);
+  } catch (e) {
+    if (e instanceof RangeError)
+      throw new InputError('DY3051', src, undefined, `${e.message}: not a well-formed ${t.format} matrix`);
+    throw e;
+  }
+}
+
 export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
   return bindOrCheck(k, inputs, true);
 }
@@ -175,6 +190,8 @@ function bindOrCheck(k: Kernel, inputs: KernelInputs, build: boolean): Bound {
         undefined,
         `missing input '${p.name}' (${p.type.format}<${p.type.dtype}>): pass --input ${p.name}=FILE`,
       );
+    const problem = tensorProblem(t);
+    if (problem) throw new InputError('DY3051', src(p.name), undefined, problem);
     if (p.type.format !== 'dense' && t.format === 'dense')
       throw new InputError(
         'DY3016',
@@ -194,7 +211,7 @@ function bindOrCheck(k: Kernel, inputs: KernelInputs, build: boolean): Bound {
       checkValues(p.name, src(p.name), p.type, t.format === 'dense' ? t.data : t.values);
       continue;
     }
-    let val = fromTensor(t);
+    let val = valueOf(t, src(p.name));
     if (val.kind === 'dense') val = { kind: 'dense', shape, data: val.data };
     else if (p.type.format === 'dense') {
       const data = new Float64Array(shape[0]! * shape[1]!);

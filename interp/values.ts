@@ -5,17 +5,11 @@
  * interpreter reads "the same position" of S and E in O(1).
  */
 import type { Tensor } from '../runtime/tensor.js';
-import { groupedBy, tensorOfEntries } from '../runtime/entry-order.js';
+import { entryListOf } from '../runtime/entry-list.js';
+import { groupedBy, tensorOfEntries, type EntryList } from '../runtime/entry-order.js';
 
-export interface Pattern {
-  rows: number;
-  cols: number;
-  /** Row and column of each stored entry. */
-  ri: Int32Array;
-  ci: Int32Array;
-  /** 'row' if entries are sorted by row then column, 'col' if by column then row. */
-  order: 'row' | 'col';
-}
+/** Row and column of each stored entry, in the order `order` names (checked as runtime/entry-list.ts reads it). */
+export type Pattern = EntryList;
 
 export interface DenseVal {
   kind: 'dense';
@@ -35,30 +29,10 @@ export function fromTensor(t: Tensor): Val {
   switch (t.format) {
     case 'dense':
       return { kind: 'dense', shape: [...t.shape], data: t.data };
-    case 'csr': {
-      const ri = new Int32Array(t.colIdx.length);
-      for (let r = 0; r < t.rows; r++) ri.fill(r, t.rowPtr[r]!, t.rowPtr[r + 1]!);
-      return {
-        kind: 'sparse',
-        pattern: { rows: t.rows, cols: t.cols, ri, ci: t.colIdx, order: 'row' },
-        values: t.values,
-      };
-    }
-    case 'csc': {
-      const ci = new Int32Array(t.rowIdx.length);
-      for (let c = 0; c < t.cols; c++) ci.fill(c, t.colPtr[c]!, t.colPtr[c + 1]!);
-      return {
-        kind: 'sparse',
-        pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci, order: 'col' },
-        values: t.values,
-      };
-    }
+    case 'csr':
+    case 'csc':
     case 'coo':
-      return {
-        kind: 'sparse',
-        pattern: { rows: t.rows, cols: t.cols, ri: t.rowIdx, ci: t.colIdx, order: 'row' },
-        values: t.values,
-      };
+      return { kind: 'sparse', pattern: entryListOf(t), values: t.values };
   }
 }
 

@@ -19,8 +19,8 @@ export interface DenseTensor {
  * before any decision, the arrays' kinds and lengths and the first and
  * last pointer; the pointers in between (non-decreasing integers), the
  * column indices (integers in 0..cols-1) and their order are checked where
- * the pattern is laid out (runtime/wasm/layout.ts patternOf, at run, not
- * explain), each a DY3051 naming the input. Arrays built by hand may be
+ * the pattern is read (runtime/entry-list.ts, as a backend lays it out at
+ * run, not explain, and as the reference interpreter binds it), each a DY3051 naming the input. Arrays built by hand may be
  * any typed array of numbers (ACCEPTED_ARRAYS), indices held as floats
  * included, if they are integers.
  */
@@ -107,8 +107,8 @@ function arrayProblem(what: string, a: unknown): string | undefined {
  * each a DY3051 naming the input. Not checked here, because that reads
  * every index: the pointers in between, the indices (integers inside the
  * shape) and the entries' order (CsrMatrix, CscMatrix, CooMatrix); those
- * are checked where a backend lays the pattern out (layout.ts patternOf,
- * O(nnz), when a tensor is first laid out). Values are not checked at all:
+ * are checked where the pattern is read (entry-list.ts, O(nnz), when a
+ * backend first lays a tensor out and when the interpreter binds it). Values are not checked at all:
  * NaN and infinities are data. For tensors built by hand; the readers of
  * runtime/io (which refuse a repeated position, DY3009) make well-formed
  * ones, and so do its converters given well-formed ones.

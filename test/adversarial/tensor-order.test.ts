@@ -12,12 +12,15 @@
  *   - BigInt64Array / BigUint64Array / DataView arrays, refused before any
  *     decision; fractional indices and pointers in float arrays, refused
  *     where the pattern is laid out.
- * The same matrix as sorted COO still runs, y = A x.
+ * The same matrix as sorted COO still runs, y = A x. The reference
+ * interpreter refuses the same inputs with the same messages (it read past
+ * them: a CSR column index outside the shape gave NaN in y).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCpuLibraryAsync, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
+import { interpretKernel } from '../../interp/interpret.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import type { Kernel } from '../../ir/module.js';
@@ -325,3 +328,46 @@ describe.skipIf(!haveCompiler())(
     directCases(() => ex!);
   },
 );
+
+describe('reference interpreter (dype run --backend reference): the same refusals', () => {
+  const interpret = (tensors: Record<string, Tensor>): DenseTensor =>
+    interpretKernel(kernel, { tensors: new Map(Object.entries(tensors)), scalars: new Map() }).outputs.get(
+      'y',
+    ) as DenseTensor;
+  it('west0479 as sorted COO runs: y = A x, as CSR gives it', () => {
+    const X = x();
+    expect(interpret({ A: asCoo(A()), x: X }).data).toEqual(interpret({ A: A(), x: X }).data);
+    expectY(interpret({ A: asCoo(A()), x: X }).data, spmvReference(A(), X.data));
+  });
+  const outside = (): CsrMatrix => {
+    const m = { ...A(), colIdx: A().colIdx.slice() };
+    m.colIdx[3] = m.cols + 2;
+    return m;
+  };
+  const cases2: Case[] = [
+    ...cases(),
+    {
+      what: 'a CSR column index outside the shape',
+      inputs: () => ({ A: outside(), x: x() }),
+      names: 'input A',
+      says: new RegExp(`colIdx\\[3\\] is ${A().cols + 2}, outside the ${A().cols} columns`),
+    },
+    {
+      what: 'a CSR row pointer that decreases',
+      inputs: () => {
+        const m = { ...A(), rowPtr: A().rowPtr.slice() };
+        m.rowPtr[10] = m.rowPtr[9]! - 1;
+        return { A: m, x: x() };
+      },
+      names: 'input A',
+      says: /rowPtr\[10\] = \d+ after rowPtr\[9\] = \d+: row pointers must not decrease/,
+    },
+  ];
+  for (const c of cases2)
+    it(`${c.what}: DY3051 naming ${c.names}`, async () => {
+      const e = await inputErrorOf(() => interpret(c.inputs()));
+      expect(e.code).toBe('DY3051');
+      expect(e.file).toBe(`--${c.names}`);
+      expect(e.detail).toMatch(c.says);
+    });
+});
