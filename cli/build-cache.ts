@@ -9,8 +9,8 @@
  *   folder (path and content; build outputs are not sources), the compilers'
  *   `--version` and the environment variables the generated Makefiles read.
  * - Where: `<cacheRoot>/builds/<key>/` (cacheRoot: codegen/wasm/cache.ts),
- *   the library and its sha256; an entry whose library does not match its
- *   checksum is treated as absent. Entries are written under a temporary
+ *   the library (or a make target's outputs) and their sha256; an entry
+ *   whose files do not match their checksums is treated as absent. Entries are written under a temporary
  *   name and renamed, so a concurrent reader never sees half of one.
  * - `dype build --no-cache` neither reads nor writes it.
  */
@@ -30,7 +30,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { cacheRoot } from '../codegen/wasm/cache.js';
 import { makeDirs } from '../runtime/io/files.js';
 
-const FORMAT = 'dype-native-build-1';
+const FORMAT = 'dype-native-build-2';
 const SOURCE = /\.(c|cc|cpp|cxx|h|hh|hpp|cu|cuh|map|tcl|cfg|mk|ini)$|^(Makefile|CMakeLists\.txt)$/;
 /**
  * What the generated Makefiles (hls-templates/project/Makefile.hbs, codegen/cuda/templates/Makefile.hbs) read from
@@ -95,33 +95,60 @@ export function buildKey(dir: string, target: string, env: NodeJS.ProcessEnv = p
   );
 }
 
-/** Copies the cached library of `key` to `library`; false when there is none (or it fails its checksum). */
-export function fromCache(key: string, library: string, env: NodeJS.ProcessEnv = process.env): boolean {
+/**
+ * Copies the cached files of `key` to `files` (a library, or a make target's
+ * several outputs, each stored under its base name); false when any is
+ * missing or fails its checksum, and then none is written.
+ */
+export function fromCache(
+  key: string,
+  files: string | readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   const at = join(cacheRoot(env), 'builds', key);
-  const lib = join(at, basename(library));
-  if (!existsSync(lib)) return false;
+  const outs = typeof files === 'string' ? [files] : files;
   try {
-    const bytes = readFileSync(lib);
-    if (sha(bytes) !== readFileSync(join(at, 'sha256'), 'utf8').trim()) return false;
-    const tmp = `${library}.${randomBytes(6).toString('hex')}.tmp`;
-    // A fresh project has no output folder yet (the HLS library's build/lib/): the copy makes it, as make would.
-    mkdirSync(dirname(library), { recursive: true });
-    writeFileSync(tmp, bytes, { mode: 0o755 });
-    renameSync(tmp, library);
+    const sums = checksums(readFileSync(join(at, 'sha256'), 'utf8'));
+    const bytes = outs.map((f) => {
+      const b = readFileSync(join(at, basename(f)));
+      if (sums.get(basename(f)) !== sha(b)) throw new Error(`${f}: checksum`);
+      return b;
+    });
+    outs.forEach((f, i) => {
+      const tmp = `${f}.${randomBytes(6).toString('hex')}.tmp`;
+      // A fresh project has no output folder yet (the HLS library's build/lib/): the copy makes it, as make would.
+      mkdirSync(dirname(f), { recursive: true });
+      writeFileSync(tmp, bytes[i]!, { mode: 0o755 });
+      renameSync(tmp, f);
+    });
     return true;
   } catch {
     return false;
   }
 }
 
-/** Keeps a copy of a freshly built library; a cache that cannot be written is skipped. */
-export function toCache(key: string, library: string, env: NodeJS.ProcessEnv = process.env): void {
+/** `sha256` of an entry: one `<hash>  <name>` line per file, as sha256sum writes them. */
+function checksums(text: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const hit = /^([0-9a-f]{64}) {2}(\S.*)$/.exec(line);
+    if (hit) m.set(hit[2]!, hit[1]!);
+  }
+  return m;
+}
+
+/** Keeps a copy of freshly built files (names distinct by base name); a cache that cannot be written is skipped. */
+export function toCache(key: string, files: string | readonly string[], env: NodeJS.ProcessEnv = process.env): void {
   const at = join(cacheRoot(env), 'builds', key);
   const tmp = `${at}.${randomBytes(6).toString('hex')}.tmp`;
+  const outs = typeof files === 'string' ? [files] : files;
   try {
     makeDirs(tmp);
-    copyFileSync(library, join(tmp, basename(library)));
-    writeFileSync(join(tmp, 'sha256'), `${sha(readFileSync(library))}\n`);
+    const lines = outs.map((f) => {
+      copyFileSync(f, join(tmp, basename(f)));
+      return `${sha(readFileSync(f))}  ${basename(f)}\n`;
+    });
+    writeFileSync(join(tmp, 'sha256'), lines.join(''));
     if (existsSync(at)) rmSync(tmp, { recursive: true, force: true });
     else renameSync(tmp, at);
   } catch {

@@ -38,6 +38,7 @@ import { loadMatrix } from '../../runtime/io/load.js';
 import { CLI } from '../helpers/cli.js';
 import { columnStochastic } from '../helpers/example-inputs.js';
 import { type Job, denseMtx, exampleProgram, fixtureProgram, lcg, ROOT, writeProject } from './helpers.js';
+import { makeCached } from '../helpers/make-cached.js';
 import { have, pool, run } from './nvcc.js';
 
 const TOOLS = have('g++') && have('make');
@@ -136,9 +137,17 @@ describe.skipIf(!TOOLS)('the native ABI of CUDA projects on the CPU emulation', 
           p === 'shapes' ? fixtureProgram(p) : p === 'pagerank' ? compileProgram(PAGERANK).program : exampleProgram(p),
         ),
       );
-    // The product's own build; the drivers at -O0 only to keep the test short (the kernels stay at -O2).
+    // The product's own build (`make emu`, one target at a time so that the library is the one native/partitions'
+    // `dype build --emulate` builds, and built once: test/helpers/make-cached.ts); the drivers at -O0 only to keep
+    // the test short (the kernels stay at the suite's EMUFLAGS).
     const built = await pool(
-      PROGRAMS.map((p) => () => run('make', ['-C', project(p), 'emu', 'CHECKFLAGS=-O0 -std=c++17'], ROOT)),
+      PROGRAMS.map((p) => async () => {
+        const lib = await makeCached(project(p), `lib${p}_cuda_emu.so`, [`lib${p}_cuda_emu.so`]);
+        if (lib.status !== 0) return lib;
+        return makeCached(project(p), 'dype_abi_check_emu', ['dype_abi_check_emu'], {
+          vars: { CHECKFLAGS: '-O0 -std=c++17' },
+        });
+      }),
       2,
     );
     for (const b of built) expect(b.status, `${b.cmd}\n${b.output}`).toBe(0);

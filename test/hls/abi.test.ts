@@ -19,17 +19,17 @@
  * Projects are built two at a time (two cores) before the runs. Skipped
  * when the data directory or g++ is absent.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import koffi from 'koffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram } from '../../cli/compile.js';
 import { programHash } from '../../codegen/native/hash.js';
 import { ABI_ERRORS, ABI_FUNCTIONS, ABI_VERSION, abiPrefix, type AbiFunction } from '../../runtime/native/abi.js';
 import { example, runCliAsync } from '../helpers/cli.js';
+import { makeCached } from '../helpers/make-cached.js';
 import {
   HAVE_DATA,
   HAVE_GXX,
@@ -69,7 +69,6 @@ const lib = (ex: string): string => join(project(ex), 'build', 'lib', `lib${ex}_
 
 beforeAll(async () => {
   if (!RUN) return;
-  const run = promisify(execFile);
   writeFileSync(join(work, 'ns.dy'), NOT_SPLITTABLE);
   const queue = [...EXAMPLES, 'ns'];
   const worker = async (): Promise<void> => {
@@ -78,8 +77,13 @@ beforeAll(async () => {
         timeoutMs: 60_000,
       });
       if (r.status !== 0 || r.stderr !== '') throw new Error(`dype hls ${ex}: ${r.stderr}`);
-      const targets = ex === 'ns' ? ['csim-lib'] : ['csim-lib', `build/csim/${ex}_abi_check`];
-      await run('make', ['-s', '-C', project(ex), ...targets], { timeout: 300_000 });
+      // The library is the one `dype build --emulate` makes (csim-lib), built once in a run: test/helpers/make-cached.ts.
+      const lib = await makeCached(project(ex), 'csim-lib', [`build/lib/lib${ex}_fpga_csim.so`]);
+      if (lib.status !== 0) throw new Error(`${lib.cmd}\n${lib.output}`);
+      if (ex === 'ns') continue;
+      const check = `build/csim/${ex}_abi_check`;
+      const built = await makeCached(project(ex), check, [check]);
+      if (built.status !== 0) throw new Error(`${built.cmd}\n${built.output}`);
     }
   };
   await Promise.all([worker(), worker()]);

@@ -16,12 +16,12 @@
  * The six projects are built two at a time (two cores) before the runs.
  * Skipped when the data directory or g++ is absent.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCached } from '../helpers/make-cached.js';
 import {
   eachProject,
   HAVE_DATA,
@@ -48,10 +48,11 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const built = new Map<string, string>();
 beforeAll(async () => {
   if (!RUN) return;
-  const run = promisify(execFile);
   await eachProject(EXAMPLES, work, async (ex, proj) => {
-    // One g++ build per example: the Makefile's csim binary.
-    await run('make', ['-s', '-C', proj, `build/csim/${ex}_host`], { timeout: 300_000 });
+    // One g++ build per example: the Makefile's csim binary (shared with xrt.test.ts: test/helpers/make-cached.ts).
+    const host = `build/csim/${ex}_host`;
+    const r = await makeCached(proj, host, [host]);
+    if (r.status !== 0) throw new Error(`${r.cmd}\n${r.output}`);
     built.set(ex, join(proj, 'build', 'csim', `${ex}_host`));
   });
 }, 400_000);

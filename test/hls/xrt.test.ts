@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import koffi from 'koffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCached } from '../helpers/make-cached.js';
 import { ABI_FUNCTIONS, abiPrefix, longestRun, type AbiFunction } from '../../runtime/native/abi.js';
 import {
   eachProject,
@@ -91,10 +92,13 @@ beforeAll(async () => {
       abiLib = join(proj, 'libspmv_xrt_test.so');
       return;
     }
+    // The C-simulation host csim.test.ts builds too: once in a run (test/helpers/make-cached.ts), keyed by the
+    // project's sources, so before the fixture joins them.
+    const host = await makeCached(proj, `build/csim/${ex}_host`, [`build/csim/${ex}_host`]);
+    if (host.status !== 0) throw new Error(`${host.cmd}\n${host.output}`);
     writeFileSync(join(proj, 'xrt_fixture.cpp'), fixture(ex, kernels));
     const inc = ['-Icsim', '-Ihost', ...kernels.map((k) => `-I${k}`), `-I${SHIM}`];
     const flags = ['-std=c++17', '-O1', '-Wno-unknown-pragmas', '-Wno-unused-label', '-DDYPE_XRT', ...inc];
-    await run('make', ['-s', '-C', proj, `build/csim/${ex}_host`], { timeout: 300_000 });
     await run(
       'g++',
       [...flags, '-o', 'xrt_host', 'xrt_fixture.cpp', ...kernels.map((k) => `${k}/${k}.cpp`), '-pthread'],
