@@ -18,7 +18,7 @@ export interface Case {
 }
 
 /** An element of a parameter: what checker.ts `paramInfo` assumes (floats multiples of 1/8 in [-2, 2], small integers, i32 some near its limits). */
-function value(rng: Rng, ty: Ty): number {
+export function value(rng: Rng, ty: Ty): number {
   if (ty === 'bool') return rng.int(2);
   if (isFloat(ty)) return (rng.int(33) - 16) / 8;
   if (ty === 'i32' && chance(rng, 0.08)) return pick(rng, [2147483647, -2147483648, 2000000000, -1999999999]);
@@ -38,6 +38,51 @@ function zeroable(p: Program): Dim | undefined {
   for (const a of statements(p.body)) visit(a.rhs);
   const dims = new Set(p.params.flatMap((v) => v.dims));
   return (['k', 'm', 'n'] as const).find((d) => dims.has(d) && !read.has(d));
+}
+
+/**
+ * The entries of a sparse input, as [row, col, value] triples: empty rows (the identities of min and max); beyond
+ * tiny inputs often a full row (the long-row paths of CUDA's schedules and of the FPGA packer); large inputs a few
+ * entries a row, as graphs have. `hubColumn` adds a full column to mid and large ones (the long column of a csc walk
+ * or a transpose). `full` is the full row, or -1.
+ */
+export function sparseTriples(
+  rng: Rng,
+  rows: number,
+  cols: number,
+  ty: Ty,
+  size: Size,
+  hubColumn = false,
+): { ts: Triple[]; full: number; hub: number } {
+  const empty = new Set(
+    Array.from({ length: rows >= 2 ? 1 + rng.int(Math.max(1, rows >> 3)) : 0 }, () => rng.int(rows)),
+  );
+  const full = size !== 'tiny' && chance(rng, 0.6) ? rng.int(rows) : -1;
+  const density = pick(rng, [0.15, 0.35, 0.7]);
+  const mean = 1 + rng.int(6);
+  const hub = hubColumn && size !== 'tiny' && cols > 0 ? rng.int(cols) : -1;
+  const ts: Triple[] = [];
+  for (let r = 0; r < rows; r++) {
+    if (r !== full && empty.has(r)) continue;
+    const colsOf =
+      r === full
+        ? [...Array(cols).keys()]
+        : size === 'large'
+          ? cols === 0
+            ? []
+            : [...new Set(Array.from({ length: rng.int(2 * mean + 1) }, () => rng.int(cols)))].sort((a, b) => a - b)
+          : [...Array(cols).keys()].filter(() => rng.next() < density);
+    if (hub >= 0 && !colsOf.includes(hub)) colsOf.splice(colsOf.filter((c) => c < hub).length, 0, hub);
+    for (const c of colsOf) ts.push([r, c, value(rng, ty)]);
+  }
+  return { ts, full, hub };
+}
+
+/** What a report says of a sparse input: its size, entries, empty rows and full row. */
+export function sparseShape(rows: number, cols: number, ts: readonly Triple[], full: number): string {
+  const rowsWith = new Set(ts.map((t) => t[0]));
+  const emptyRows = [...Array(rows).keys()].filter((r) => !rowsWith.has(r));
+  return `${rows}x${cols}, ${ts.length} entries, ${emptyRows.length} empty rows [${emptyRows.slice(0, 12).join(' ')}${emptyRows.length > 12 ? ' ...' : ''}]${full >= 0 ? `, row ${full} full` : ''}`;
 }
 
 /** One input of `p`: `tiny` (a few rows), `mid`, `large` (hundreds of rows, wider k) or `empty` (a dim of 0 where `zeroable` finds one). */
@@ -78,32 +123,10 @@ export function makeCase(p: Program, rng: Rng, size: Size): Case {
       continue;
     }
     const [rows, cols] = shape as [number, number];
-    // Empty rows (the identities of min and max); beyond tiny inputs often a dense row (the long-row paths of CUDA's
-    // schedules and of the FPGA packer); large inputs a few entries a row, as graphs have.
-    const empty = new Set(
-      Array.from({ length: rows >= 2 ? 1 + rng.int(Math.max(1, rows >> 3)) : 0 }, () => rng.int(rows)),
-    );
-    const full = size !== 'tiny' && chance(rng, 0.6) ? rng.int(rows) : -1;
-    const density = pick(rng, [0.15, 0.35, 0.7]);
-    const mean = 1 + rng.int(6);
-    const ts: Triple[] = [];
-    for (let r = 0; r < rows; r++) {
-      if (r !== full && empty.has(r)) continue;
-      const colsOf =
-        r === full
-          ? [...Array(cols).keys()]
-          : size === 'large'
-            ? [...new Set(Array.from({ length: rng.int(2 * mean + 1) }, () => rng.int(cols)))].sort((a, b) => a - b)
-            : [...Array(cols).keys()].filter(() => rng.next() < density);
-      for (const c of colsOf) ts.push([r, c, value(rng, v.ty)]);
-    }
+    const { ts, full } = sparseTriples(rng, rows, cols, v.ty, size);
     const m = v.format === 'csr' ? csr(rows, cols, ts) : v.format === 'csc' ? csc(rows, cols, ts) : coo(rows, cols, ts);
     tensors.set(v.name, m);
-    const rowsWith = new Set(ts.map((t) => t[0]));
-    const emptyRows = [...Array(rows).keys()].filter((r) => !rowsWith.has(r));
-    shapes.push(
-      `${v.name}: ${v.format} ${rows}x${cols}, ${ts.length} entries, ${emptyRows.length} empty rows [${emptyRows.slice(0, 12).join(' ')}${emptyRows.length > 12 ? ' ...' : ''}]${full >= 0 ? `, row ${full} full` : ''}`,
-    );
+    shapes.push(`${v.name}: ${v.format} ${sparseShape(rows, cols, ts, full)}`);
     values.push(`${v.name}=${JSON.stringify(ts)}`);
   }
   const text = values.join(' ');
