@@ -30,9 +30,17 @@
  * test of a value f32 rounds, no i64 past 2^50). A program a target refuses
  * with diagnostics (its documented limits) is counted, not failed.
  *
- * The bugs this fuzzer found have reproducers (backends/reproducers.ts) that
- * ride along in the first CUDA library and HLS project: the tests at the end
- * check them against the reference.
+ * Forms the generator never draws (two dense widths in one op, loop bodies
+ * whose values feed each other, bool matrices, reductions over several
+ * indices, transposed and rank-3 layouts, inf and NaN, rows != cols with a
+ * hub column) have coverage programs (backends/coverage.ts): hand-written, on
+ * random tiny, mid and large inputs, checked on wasm, and in the first
+ * libraries of native C, the CUDA emulation and the HLS C simulation, at the
+ * default scale those marked for each (the compilers' time is the cost), all
+ * of them from DYPE_FUZZ_SCALE=2 up. The bugs this fuzzer found have
+ * reproducers (backends/reproducers.ts) that ride along in the first CUDA
+ * library and HLS project: the tests at the end check them against the
+ * reference.
  *
  * At the default scale about 45 s on two cores, 80 s with other work
  * running (most of it g++ building the CUDA emulation and C simulation
@@ -71,6 +79,7 @@ import {
   sharedDeclaredTwice,
   SHARED_WALKS,
 } from './backends/reproducers.js';
+import { coverageEntries, coverageOn } from './backends/coverage.js';
 import { Failures, FUZZ_SCALE, FUZZ_SEED_OFFSET } from './util.js';
 
 /** Programs drawn for the checker; those it accepts run on wasm, native C and the CUDA emulation. */
@@ -88,6 +97,14 @@ if (!CC) console.warn('test/fuzz/backends: no C compiler; skipping the native C 
 if (!GXX) console.warn('test/fuzz/backends: g++ or make missing; skipping the CUDA emulation and the HLS C simulation');
 
 const REPROS = [...CUDA_REPROS, ...HLS_REPROS];
+/** The coverage programs (backends/coverage.ts) with their inputs, in the first libraries of each backend. */
+const COVERAGE = coverageEntries().filter((e) => ONLY === undefined || ONLY.includes(e.name));
+/** Those the compiled backends take: some at the default scale (the compilers' time is the cost), all from 2 up. */
+const COVERAGE_COMPILED = {
+  native: coverageOn('native', COVERAGE, FUZZ_SCALE),
+  cuda: coverageOn('cuda', COVERAGE, FUZZ_SCALE),
+  hls: coverageOn('hls', COVERAGE, FUZZ_SCALE),
+};
 const work = mkdtempSync(join(tmpdir(), 'dype-fuzz-backends-'));
 let drawn: Drawn;
 const nativeFailures = new Reported();
@@ -95,32 +112,49 @@ const cudaFailures = new Reported();
 const hlsFailures = new Reported();
 const cudaRefused: Record<string, number> = {};
 const hlsRefused: Record<string, number> = {};
+const coverageRefused = { cuda: {} as Record<string, number>, hls: {} as Record<string, number> };
+/** The coverage programs the CUDA and HLS generators emit (the others they refuse with diagnostics, or fail on). */
+let coverageCuda: Promise<Entry[]> = Promise.resolve([]);
+let coverageHls: Promise<Entry[]> = Promise.resolve([]);
 let nativeBuilt: Promise<Built[]> = Promise.resolve([]);
 let cudaBuilt: Promise<Built[]> = Promise.resolve([]);
 let hlsBuilt: Promise<Built[]> = Promise.resolve([]);
 
-/** The built libraries with only the generated programs, or only the reproducers in `keep`. */
-const generated = (built: Built[]): Built[] =>
-  built.map((b) => ({ ...b, list: b.list.filter((e) => !REPROS.includes(e)) }));
+/** The built libraries with only the generated programs, only the coverage programs, or only the reproducer `keep`. */
+const generated = (built: Built[]): Built[] => built.map((b) => ({ ...b, list: b.list.filter((e) => !e.hand) }));
+const coverage = (built: Built[]): Built[] =>
+  built.map((b) => ({ ...b, list: b.list.filter((e) => COVERAGE.includes(e)) })).filter((b) => b.list.length > 0);
 const only = (built: Built[], keep: Entry): Built[] =>
   built.map((b) => ({ ...b, list: b.list.filter((e) => e === keep) })).filter((b) => b.list.length > 0);
 const programsIn = (built: Built[]): number => built.reduce((a, b) => a + b.list.length, 0);
+/** The implementations the runs of runOnEngine chose, with how many runs each. */
+function implementations(ran: readonly string[]): Record<string, number> {
+  const n: Record<string, number> = {};
+  for (const r of ran)
+    for (const chosen of r.slice(r.indexOf(': ') + 2).split(', ')) {
+      const impl = chosen.slice(chosen.indexOf(' ') + 1);
+      n[impl] = (n[impl] ?? 0) + 1;
+    }
+  return n;
+}
 
 beforeAll(async () => {
   drawn = drawEntries(SEED, PROGRAMS, ONLY);
   const { entries } = drawn;
-  // The compilers run (a few at a time) while the wasm modules are emitted; the reproducers ride along in the
-  // first library of their backend.
+  // The compilers run (a few at a time) while the wasm modules are emitted; the reproducers and the coverage
+  // programs ride along in the first libraries of their backend.
   if (GXX) {
-    hlsBuilt = emittable(HLS, entries, hlsFailures, hlsRefused).then((ok) =>
-      buildChunks(HLS, [...HLS_REPROS, ...ok.slice(0, HLS_PROGRAMS)], hlsFailures, work),
+    coverageHls = emittable(HLS, COVERAGE_COMPILED.hls, hlsFailures, coverageRefused.hls);
+    coverageCuda = emittable(CUDA, COVERAGE_COMPILED.cuda, cudaFailures, coverageRefused.cuda);
+    hlsBuilt = Promise.all([coverageHls, emittable(HLS, entries, hlsFailures, hlsRefused)]).then(([cov, ok]) =>
+      buildChunks(HLS, [...HLS_REPROS, ...cov, ...ok.slice(0, HLS_PROGRAMS)], hlsFailures, work),
     );
-    cudaBuilt = emittable(CUDA, entries, cudaFailures, cudaRefused).then((ok) =>
-      buildChunks(CUDA, [...CUDA_REPROS, ...ok], cudaFailures, work),
+    cudaBuilt = Promise.all([coverageCuda, emittable(CUDA, entries, cudaFailures, cudaRefused)]).then(([cov, ok]) =>
+      buildChunks(CUDA, [...CUDA_REPROS, ...cov, ...ok], cudaFailures, work),
     );
   }
-  if (CC) nativeBuilt = buildChunks(NATIVE, entries, nativeFailures, work);
-  for (const e of [...entries, ...REPROS]) e.wasm = await emitWasm(e.kernel);
+  if (CC) nativeBuilt = buildChunks(NATIVE, [...COVERAGE_COMPILED.native, ...entries], nativeFailures, work);
+  for (const e of [...entries, ...REPROS, ...COVERAGE]) e.wasm = await emitWasm(e.kernel);
 }, TIMEOUT);
 
 afterAll(async () => {
@@ -144,7 +178,7 @@ describe('fuzz: generated programs on every CPU-side backend equal the reference
   });
 
   it.skipIf(!CC)('native C', { timeout: TIMEOUT }, async () => {
-    const built = await nativeBuilt;
+    const built = generated(await nativeBuilt);
     const runs = await runNative(built, nativeFailures);
     expectClean('native', nativeFailures, { programs: programsIn(built), libraries: built.length, runs });
   });
@@ -168,6 +202,50 @@ describe('fuzz: generated programs on every CPU-side backend equal the reference
       expectClean('fpga-csim', hlsFailures, { programs: programsIn(built), refused: hlsRefused, runs: ran.length });
     },
   );
+});
+
+// Forms the generator never draws (backends/coverage.ts), on random tiny, mid and large inputs. One that did not
+// build is a failure of its backend's test above, which names it.
+describe('fuzz: the coverage programs equal the reference interpreter on every CPU-side backend', () => {
+  it('wasm', { timeout: TIMEOUT }, async () => {
+    const failures = new Reported();
+    const runs = await runWasm(COVERAGE, failures);
+    expectClean('coverage, wasm', failures, { programs: COVERAGE.length, runs });
+  });
+
+  it.skipIf(!CC)('native C', { timeout: TIMEOUT }, async () => {
+    const failures = new Reported();
+    const built = coverage(await nativeBuilt);
+    const runs = await runNative(built, failures);
+    expectClean('coverage, native', failures, { programs: programsIn(built), runs });
+    expect(programsIn(built)).toBe(COVERAGE_COMPILED.native.length);
+  });
+
+  it.skipIf(!GXX)('CUDA on the CPU emulation, every implementation of every op', { timeout: TIMEOUT }, async () => {
+    const failures = new Reported();
+    const built = coverage(await cudaBuilt);
+    const ran = await runOnEngine('cuda-emu', 'cuda', built, failures);
+    expectClean('coverage, cuda-emu', failures, {
+      programs: programsIn(built),
+      refused: coverageRefused.cuda,
+      runs: ran.length,
+      implementations: implementations(ran),
+    });
+    expect(programsIn(built)).toBe((await coverageCuda).length);
+  });
+
+  it.skipIf(!GXX)('HLS C simulation, every implementation of every op', { timeout: TIMEOUT }, async () => {
+    const failures = new Reported();
+    const built = coverage(await hlsBuilt);
+    const ran = await runOnEngine('fpga-csim', 'fpga', built, failures);
+    expectClean('coverage, fpga-csim', failures, {
+      programs: programsIn(built),
+      refused: coverageRefused.hls,
+      runs: ran.length,
+      implementations: implementations(ran),
+    });
+    expect(programsIn(built)).toBe((await coverageHls).length);
+  });
 });
 
 // The bugs this fuzzer found (backends/reproducers.ts says what each was). A reproducer that did not build is a

@@ -38,8 +38,8 @@ export interface Entry {
   kernel: Kernel;
   cases: { c: Case; want: Map<string, Tensor> }[];
   wasm?: { binary: Uint8Array; manifest: WasmManifest };
-  /** A hand-written reproducer (reproducers.ts), not a drawn program. */
-  hand?: boolean;
+  /** A hand-written program, not a drawn one: the file that holds it (reproducers.ts, coverage.ts), and how to run it again. */
+  hand?: string;
 }
 
 /** Failures whose first few are also printed whole: the report clips each input to 1200 characters. */
@@ -54,7 +54,7 @@ export class Reported extends Failures {
 /** Where a failure is, with the three settings that draw its program again. */
 export function where(e: Entry, c?: Case, detail = ''): string {
   const again = e.hand
-    ? 'test/fuzz/backends/reproducers.ts'
+    ? e.hand
     : `DYPE_FUZZ_SEED=${FUZZ_SEED_OFFSET} DYPE_FUZZ_SCALE=${FUZZ_SCALE} DYPE_FUZZ_ONLY=${e.name}`;
   return `program ${e.name} (${again})${c ? `, ${c.label} input` : ''}${detail ? `, ${detail}` : ''}`;
 }
@@ -74,7 +74,8 @@ export function lowered(src: string): Kernel {
 export function handEntry(name: string, src: string, c: Omit<Case, 'shapes' | 'values'>): Entry {
   const kernel = lowered(src);
   const full: Case = { ...c, shapes: [...c.tensors.keys()].join(', '), values: '' };
-  return { name, src, kernel, cases: [{ c: full, want: interpretKernel(kernel, c).outputs }], hand: true };
+  const want = interpretKernel(kernel, c).outputs;
+  return { name, src, kernel, cases: [{ c: full, want }], hand: 'test/fuzz/backends/reproducers.ts' };
 }
 
 export interface Drawn {
