@@ -44,7 +44,10 @@
  *
  * At the default scale about 45 s on two cores, 80 s with other work
  * running (most of it g++ building the CUDA emulation and C simulation
- * libraries); DYPE_FUZZ_SCALE=4 about 2.5 minutes. DYPE_FUZZ_SCALE scales the
+ * libraries); DYPE_FUZZ_SCALE=4 about 2.5 minutes. The coverage programs add
+ * about 12 s at the default scale (81 to 94 s with some other work running,
+ * 144 to 182 s with much) and about a minute from DYPE_FUZZ_SCALE=2 up, where
+ * all of them are built for every backend. DYPE_FUZZ_SCALE scales the
  * program counts, DYPE_FUZZ_SEED shifts the seed (test/fuzz/util.ts) and
  * DYPE_FUZZ_ONLY picks programs by name: a failure names the three values
  * that repeat it. The parts that need gcc, or g++ and make, skip without them.
