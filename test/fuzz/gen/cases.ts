@@ -6,6 +6,7 @@
 import type { Tensor } from '../../../runtime/tensor.js';
 import { coo, csc, csr, type Triple } from '../../helpers/interp-run.js';
 import { chance, pick, type Rng } from '../util.js';
+import { HUGE_EXTENT, HUGE_MIN_ROWS, HUGE_WIDTHS, hugePattern, hugeShape } from './huge.js';
 import { type Dim, isFloat, MAX_EXTENT, type Node, type Program, type Stmt, type Assign, type Ty } from './program.js';
 
 export interface Case {
@@ -25,7 +26,7 @@ export function value(rng: Rng, ty: Ty): number {
   return rng.int(8) - 3;
 }
 
-export type Size = 'tiny' | 'mid' | 'large' | 'empty';
+export type Size = 'tiny' | 'mid' | 'large' | 'empty' | 'huge';
 
 /** A dim no expression reads as a value (so that 0 of it divides nothing): the one an 'empty' case sets to 0. */
 function zeroable(p: Program): Dim | undefined {
@@ -85,22 +86,29 @@ export function sparseShape(rows: number, cols: number, ts: readonly Triple[], f
   return `${rows}x${cols}, ${ts.length} entries, ${emptyRows.length} empty rows [${emptyRows.slice(0, 12).join(' ')}${emptyRows.length > 12 ? ' ...' : ''}]${full >= 0 ? `, row ${full} full` : ''}`;
 }
 
-/** One input of `p`: `tiny` (a few rows), `mid`, `large` (hundreds of rows, wider k) or `empty` (a dim of 0 where `zeroable` finds one). */
+/**
+ * One input of `p`: `tiny` (a few rows), `mid`, `large` (hundreds of rows, wider k), `empty` (a dim of 0 where
+ * `zeroable` finds one) or `huge` (thousands of rows with hubs: huge.ts).
+ */
 export function makeCase(p: Program, rng: Rng, size: Size): Case {
   const zero = size === 'empty' ? zeroable(p) : undefined;
   const extent = (d: Dim): number =>
     d === zero
       ? 0
-      : d === 'k'
-        ? size === 'tiny' || size === 'empty'
-          ? 1 + rng.int(4)
-          : // Widths past a warp (32) and at the native backend's lane copies (4 ... 64), and odd ones between.
-            pick(rng, [1, 2, 3, 4, 5, 7, 8, 16, 33, 36, MAX_EXTENT.k])
-        : size === 'large'
-          ? 150 + rng.int(MAX_EXTENT.rows - 149)
-          : size === 'mid'
-            ? 6 + rng.int(35)
-            : 1 + rng.int(5);
+      : size === 'huge'
+        ? d === 'k'
+          ? pick(rng, HUGE_WIDTHS)
+          : HUGE_MIN_ROWS + rng.int(HUGE_EXTENT.rows - HUGE_MIN_ROWS + 1)
+        : d === 'k'
+          ? size === 'tiny' || size === 'empty'
+            ? 1 + rng.int(4)
+            : // Widths past a warp (32) and at the native backend's lane copies (4 ... 64), and odd ones between.
+              pick(rng, [1, 2, 3, 4, 5, 7, 8, 16, 33, 36, MAX_EXTENT.k])
+          : size === 'large'
+            ? 150 + rng.int(MAX_EXTENT.rows - 149)
+            : size === 'mid'
+              ? 6 + rng.int(35)
+              : 1 + rng.int(5);
   const dims = new Map<Dim, number>();
   for (const v of p.params) for (const d of v.dims) if (!dims.has(d)) dims.set(d, extent(d));
   const tensors = new Map<string, Tensor>();
@@ -123,6 +131,15 @@ export function makeCase(p: Program, rng: Rng, size: Size): Case {
       continue;
     }
     const [rows, cols] = shape as [number, number];
+    if (size === 'huge') {
+      const ts = hugePattern(rng, rows, cols, () => value(rng, v.ty));
+      tensors.set(
+        v.name,
+        v.format === 'csr' ? csr(rows, cols, ts) : v.format === 'csc' ? csc(rows, cols, ts) : coo(rows, cols, ts),
+      );
+      shapes.push(`${v.name}: ${v.format} ${rows}x${cols}, ${ts.length} entries, ${hugeShape(rows, cols, ts)}`);
+      continue;
+    }
     const { ts, full } = sparseTriples(rng, rows, cols, v.ty, size);
     const m = v.format === 'csr' ? csr(rows, cols, ts) : v.format === 'csc' ? csc(rows, cols, ts) : coo(rows, cols, ts);
     tensors.set(v.name, m);

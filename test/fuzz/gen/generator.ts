@@ -360,7 +360,7 @@ export function generate(rng: Rng, id: number): Program {
   if (chance(rng, 0.25)) params.push({ name: 'reps', ty: 'i32', dims: [] });
   if (chance(rng, 0.15)) params.push({ name: 'z', ty: other(), dims: [rowDim] });
   if (chance(rng, 0.1)) params.push({ name: 'f', ty: 'bool', dims: [rowDim] });
-  const p: Program = { name: `f${id}`, ty, rowDim, colDim, params, results: [], body: [] };
+  const p: Program = { name: `f${id}`, ty, rowDim, colDim, params, results: [], assigned: [], body: [] };
   const g = new Generator(rng, p);
   const n = weighted(rng, [
     [1, 1],
@@ -378,7 +378,8 @@ export function generate(rng: Rng, id: number): Program {
     g.assigned.push('t0');
   }
   const last = g.assigned[g.assigned.length - 1]!;
-  p.results = g.assigned.map((name) => g.vals.get(name)!).filter((v) => v.name === last || v.result);
+  p.assigned = g.assigned.map((name) => g.vals.get(name)!);
+  p.results = p.assigned.filter((v) => v.name === last || v.result);
   p.body = g.body;
   return p;
 }

@@ -83,6 +83,8 @@ export interface Program {
   colDim: Dim;
   params: Val[];
   results: Val[];
+  /** Every value the body assigns (results and temporaries), as last assigned. */
+  assigned: Val[];
   body: Stmt[];
 }
 
