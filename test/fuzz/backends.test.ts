@@ -10,16 +10,23 @@
  * the values they select) in f32, f64, i32 and i64. Each program the
  * checker accepts runs on a tiny and a mid-sized input, some also on a large
  * one (hundreds of rows, a hub row) or with a dim of 0; sparse inputs have
- * empty rows. Every CPU-side backend must compute what the float64 reference
- * interpreter does (backends/):
- *   - wasm: the whole-kernel executor, at 1 thread (2 on large inputs);
+ * empty rows. A few also run on a huge input (gen/huge.ts: thousands of rows,
+ * hub rows of thousands of entries, rows at the lengths where a schedule
+ * changes: CUDA merge-path rows across several tiles, adaptive-rows' long-row
+ * pass, the executors' split of rows by entries over two threads), in the
+ * backends that take one in seconds. Every CPU-side backend must compute
+ * what the float64 reference interpreter does (backends/):
+ *   - wasm: the whole-kernel executor, at 1 thread (2 on large and huge
+ *     inputs, huge ones only at 2);
  *   - native C (codegen/cpu), libraries of 12 programs built with the system
- *     C compiler, at 1 thread (2 on large inputs);
+ *     C compiler, likewise;
  *   - CUDA on the CPU emulation: projects of 12 programs
  *     (`make lib<prog>_cuda_emu.so`) run by the stage engine, every
- *     implementation of every op on one emulated GPU, and split over two;
+ *     implementation of every op on one emulated GPU, and split over two
+ *     (every implementation again on huge inputs, the first on the others);
  *   - HLS C simulation: one project of the first programs (`make csim-lib`),
- *     run by the stage engine on one emulated FPGA, and split over two.
+ *     run by the stage engine on one emulated FPGA, and split over two; no
+ *     huge inputs.
  * The compilers run one a core (at most 4) while the wasm modules are emitted.
  * Tolerances are the existing tests': f32 results 1e-4 relative
  * (test/wasm/compare.ts), f64 1e-12 where the backend adds in the
@@ -51,6 +58,16 @@
  * program counts, DYPE_FUZZ_SEED shifts the seed (test/fuzz/util.ts) and
  * DYPE_FUZZ_ONLY picks programs by name: a failure names the three values
  * that repeat it. The parts that need gcc, or g++ and make, skip without them.
+ *
+ * Huge inputs: by default only the first program with a statement of SpMV's
+ * shape and the first with one of SpMM's take one (2-5 s of CPU in all).
+ * DYPE_FUZZ_HUGE=1 gives one to every program that fits (a third to a half
+ * of them; 12 at the default scale, about 30 s more; with DYPE_FUZZ_SCALE=4
+ * 4-5 minutes in all), and a failure on one names it as a fourth value;
+ * DYPE_FUZZ_HUGE=0 gives none. A hunt on these paths:
+ *   DYPE_FUZZ_HUGE=1 DYPE_FUZZ_SCALE=4 DYPE_FUZZ_SEED=7 npx vitest run test/fuzz/backends.test.ts
+ * The counts printed say how many huge runs each backend made and in which
+ * CUDA implementations.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +84,8 @@ import {
   type Drawn,
   type Entry,
   expectClean,
+  FUZZ_HUGE,
+  HUGE_RUNS,
   Reported,
   runNative,
   runOnEngine,
@@ -123,6 +142,27 @@ let nativeBuilt: Promise<Built[]> = Promise.resolve([]);
 let cudaBuilt: Promise<Built[]> = Promise.resolve([]);
 let hlsBuilt: Promise<Built[]> = Promise.resolve([]);
 
+/** The built libraries without their entries' huge inputs (HLS C simulation of them would take minutes). */
+const withoutHuge = (built: Built[]): Built[] =>
+  built.map((b) => ({
+    ...b,
+    list: b.list.map((e) => ({ ...e, cases: e.cases.filter(({ c }) => c.label !== 'huge') })),
+  }));
+/** Runs of huge inputs on a backend and their time, for the counts printed. */
+const hugeCounts = (backend: string): Record<string, unknown> =>
+  HUGE_RUNS[backend] ? { huge: HUGE_RUNS[backend] } : {};
+/** What ran on huge inputs: runs by implementation (`<op> <impl>` and the devices). */
+function hugeRuns(ran: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of ran.filter((x) => x.includes(', huge input, '))) {
+    const [devices, impls] = r.split(', huge input, ')[1]!.split(': ');
+    for (const impl of impls!.split(', ').map((x) => x.replace(/^\S+ /, ''))) {
+      const key = `${impl}${devices!.includes('+') ? ' (2 devices)' : ''}`;
+      out[key] = (out[key] ?? 0) + 1;
+    }
+  }
+  return out;
+}
 /** The built libraries with only the generated programs, only the coverage programs, or only the reproducer `keep`. */
 const generated = (built: Built[]): Built[] => built.map((b) => ({ ...b, list: b.list.filter((e) => !e.hand) }));
 const coverage = (built: Built[]): Built[] =>
@@ -142,7 +182,7 @@ function implementations(ran: readonly string[]): Record<string, number> {
 }
 
 beforeAll(async () => {
-  drawn = drawEntries(SEED, PROGRAMS, ONLY);
+  drawn = drawEntries(SEED, PROGRAMS, ONLY, FUZZ_HUGE);
   const { entries } = drawn;
   // The compilers run (a few at a time) while the wasm modules are emitted; the reproducers and the coverage
   // programs ride along in the first libraries of their backend.
@@ -176,14 +216,19 @@ describe('fuzz: generated programs on every CPU-side backend equal the reference
   it('wasm', { timeout: TIMEOUT }, async () => {
     const failures = new Reported();
     const runs = await runWasm(drawn.entries, failures);
-    expectClean('wasm', failures, { programs: drawn.entries.length, runs });
+    expectClean('wasm', failures, { programs: drawn.entries.length, runs, ...hugeCounts('wasm') });
     expect(runs).toBeGreaterThan(0);
   });
 
   it.skipIf(!CC)('native C', { timeout: TIMEOUT }, async () => {
     const built = generated(await nativeBuilt);
     const runs = await runNative(built, nativeFailures);
-    expectClean('native', nativeFailures, { programs: programsIn(built), libraries: built.length, runs });
+    expectClean('native', nativeFailures, {
+      programs: programsIn(built),
+      libraries: built.length,
+      runs,
+      ...hugeCounts('native'),
+    });
   });
 
   it.skipIf(!GXX)(
@@ -192,7 +237,13 @@ describe('fuzz: generated programs on every CPU-side backend equal the reference
     async () => {
       const built = generated(await cudaBuilt);
       const ran = await runOnEngine('cuda-emu', 'cuda', built, cudaFailures);
-      expectClean('cuda-emu', cudaFailures, { programs: programsIn(built), refused: cudaRefused, runs: ran.length });
+      expectClean('cuda-emu', cudaFailures, {
+        programs: programsIn(built),
+        refused: cudaRefused,
+        runs: ran.length,
+        ...hugeCounts('cuda-emu'),
+        ...(HUGE_RUNS['cuda-emu'] ? { hugeImpls: hugeRuns(ran) } : {}),
+      });
     },
   );
 
@@ -200,7 +251,7 @@ describe('fuzz: generated programs on every CPU-side backend equal the reference
     `HLS C simulation of the first ${HLS_PROGRAMS} programs, on one FPGA and split over two`,
     { timeout: TIMEOUT },
     async () => {
-      const built = generated(await hlsBuilt);
+      const built = withoutHuge(generated(await hlsBuilt));
       const ran = await runOnEngine('fpga-csim', 'fpga', built, hlsFailures);
       expectClean('fpga-csim', hlsFailures, { programs: programsIn(built), refused: hlsRefused, runs: ran.length });
     },

@@ -14,6 +14,7 @@ import { interpretKernel } from '../../../interp/interpret.js';
 import type { Kernel } from '../../../ir/module.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../../../passes/index.js';
 import { InputError } from '../../../runtime/errors.js';
+import { seedFor } from '../../../runtime/random.js';
 import { KernelEngine, Slot } from '../../../runtime/exec/index.js';
 import { NativeStageBackend } from '../../../runtime/native/backend.js';
 import { createNativeCpuExecutor } from '../../../runtime/native/cpu-executor.js';
@@ -26,6 +27,7 @@ import { REPO_ROOT } from '../../helpers/cli.js';
 import { TOL_F64 } from '../../wasm/compare.js';
 import { type Case, makeCase, type Size } from '../gen/cases.js';
 import { generate } from '../gen/generator.js';
+import { hugeFits, hugeShapes } from '../gen/huge.js';
 import { source } from '../gen/program.js';
 import { chance, describeError, type Failure, Failures, FUZZ_SCALE, FUZZ_SEED_OFFSET, Rng } from '../util.js';
 import type { Built } from './build.js';
@@ -55,7 +57,7 @@ export class Reported extends Failures {
 export function where(e: Entry, c?: Case, detail = ''): string {
   const again = e.hand
     ? e.hand
-    : `DYPE_FUZZ_SEED=${FUZZ_SEED_OFFSET} DYPE_FUZZ_SCALE=${FUZZ_SCALE} DYPE_FUZZ_ONLY=${e.name}`;
+    : `${c?.label === 'huge' && FUZZ_HUGE === 'all' ? 'DYPE_FUZZ_HUGE=1 ' : ''}DYPE_FUZZ_SEED=${FUZZ_SEED_OFFSET} DYPE_FUZZ_SCALE=${FUZZ_SCALE} DYPE_FUZZ_ONLY=${e.name}`;
   return `program ${e.name} (${again})${c ? `, ${c.label} input` : ''}${detail ? `, ${detail}` : ''}`;
 }
 
@@ -78,19 +80,37 @@ export function handEntry(name: string, src: string, c: Omit<Case, 'shapes' | 'v
   return { name, src, kernel, cases: [{ c: full, want }], hand: 'test/fuzz/backends/reproducers.ts' };
 }
 
+/**
+ * Which programs also run on a huge input (gen/huge.ts), of those that fit: none, all, or the first with a
+ * statement of SpMV's shape and the first with one of SpMM's (`hugeShapes`; each costs 1-5 s, most of it the CUDA
+ * emulation's runs).
+ */
+export type HugeMode = 'none' | 'first' | 'all';
+/** DYPE_FUZZ_HUGE=1: every program that fits; 0: none; unset: the first of each shape. */
+export const FUZZ_HUGE: HugeMode =
+  process.env.DYPE_FUZZ_HUGE === '1' ? 'all' : process.env.DYPE_FUZZ_HUGE === '0' ? 'none' : 'first';
+
 export interface Drawn {
   entries: Entry[];
-  stats: { drawn: number; accepted: number; rejectedBy: Record<string, number>; cases: number };
+  stats: {
+    drawn: number;
+    accepted: number;
+    rejectedBy: Record<string, number>;
+    cases: number;
+    /** Huge inputs drawn, and the reference's time on them. */
+    huge?: number;
+    hugeMs?: number;
+  };
   /** What the pipeline or the reference threw (an InputError of the reference only drops its case). */
   failures: Reported;
 }
 
 /**
  * `count` programs drawn from `seed`: those the checker accepts, each with a tiny and a mid-sized input, some with a
- * large one or a dim of 0, and the reference's results. `only` keeps the programs it names (all are drawn, so that
- * each comes out as in a full run).
+ * large one or a dim of 0, those `huge` picks with a huge one, and the reference's results. `only` keeps the
+ * programs it names (all are drawn, so that each comes out as in a full run).
  */
-export function drawEntries(seed: number, count: number, only?: readonly string[]): Drawn {
+export function drawEntries(seed: number, count: number, only?: readonly string[], huge: HugeMode = 'none'): Drawn {
   const rng = new Rng(seed);
   const d: Drawn = {
     entries: [],
@@ -98,6 +118,8 @@ export function drawEntries(seed: number, count: number, only?: readonly string[
     failures: new Reported(),
   };
   const { stats } = d;
+  /** The shapes still without a program that takes a huge input ('first'). */
+  const wanted = new Set(['spmv', 'spmm']);
   for (let id = 0; id < count; id++) {
     const p = generate(rng, id);
     const src = source(p);
@@ -138,12 +160,50 @@ export function drawEntries(seed: number, count: number, only?: readonly string[
           });
       }
     }
-    if (e.cases.length > 0 && (only === undefined || only.includes(p.name))) d.entries.push(e);
+    const kept = only === undefined || only.includes(p.name);
+    // Which programs take a huge input does not depend on `only`, and the input is drawn from a generator of its
+    // own (the program's name and the seed): the other inputs, and a program's huge one, are the same whatever else
+    // runs.
+    let big = false;
+    if (huge !== 'none' && e.cases.length > 0 && hugeFits(p)) {
+      const shapes = [...hugeShapes(p)];
+      big = huge === 'all' || shapes.some((x) => wanted.delete(x));
+    }
+    if (kept && big) {
+      const c = makeCase(p, new Rng(seedFor(seed, p.name)), 'huge');
+      const t0 = performance.now();
+      try {
+        e.cases.push({ c, want: interpretKernel(kernel, c).outputs });
+        stats.cases++;
+        stats.huge = (stats.huge ?? 0) + 1;
+        stats.hugeMs = Math.round((stats.hugeMs ?? 0) + performance.now() - t0);
+      } catch (err) {
+        if (!(err instanceof InputError))
+          d.failures.add({
+            stage: 'reference',
+            where: where(e, c),
+            problem: describeError(err),
+            input: reproducer(e, c),
+          });
+      }
+    }
+    if (e.cases.length > 0 && kept) d.entries.push(e);
   }
   return d;
 }
 
-/** Every case on an executor at one thread, and the large ones at two as well (their rows are split between them). */
+/** Runs of huge inputs by backend, and the milliseconds they took (the reference's time is Drawn's). */
+export const HUGE_RUNS: Record<string, { runs: number; ms: number }> = {};
+function countHuge(backend: string, t0: number): void {
+  const h = (HUGE_RUNS[backend] ??= { runs: 0, ms: 0 });
+  h.runs++;
+  h.ms += Math.round(performance.now() - t0);
+}
+
+/**
+ * Every case on an executor at one thread but the huge ones, and the large and huge ones at two (their rows are split
+ * between them).
+ */
 async function runExecutor(
   backend: string,
   e: Entry,
@@ -152,15 +212,19 @@ async function runExecutor(
 ): Promise<number> {
   let runs = 0;
   for (const threads of [1, 2]) {
-    const cases = e.cases.filter(({ c }) => threads === 1 || c.label === 'large');
+    const cases = e.cases.filter(({ c }) =>
+      threads === 1 ? c.label !== 'huge' : c.label === 'large' || c.label === 'huge',
+    );
     if (cases.length === 0) continue;
     const exec = await open(threads);
     try {
       for (const { c, want } of cases) {
         const at = where(e, c, threads > 1 ? `${threads} threads` : '');
         try {
+          const t0 = performance.now();
           const got = exec.run({ tensors: c.tensors, scalars: c.scalars }).outputs;
           runs++;
+          if (c.label === 'huge') countHuge(backend, t0);
           const diff = firstDifference(e.kernel, got, want, TOL_F64);
           if (diff) failures.add({ stage: backend, where: at, problem: diff, input: reproducer(e, c) });
         } catch (err) {
@@ -242,8 +306,11 @@ export async function runOnEngine(
         ...Array.from({ length: variants }, (_, r) => ({ devices: [`${kind}0`], r })),
         { devices: [`${kind}0`, `${kind}1`], r: 0 },
       ];
+      // A huge input is split over two devices in every implementation (ranges that start past row 0, rows of
+      // thousands of entries on either side), the others in the first.
+      const split = Array.from({ length: variants }, (_, r) => ({ devices: [`${kind}0`, `${kind}1`], r }));
       for (const { c, want } of e.cases)
-        for (const plan of plans) {
+        for (const plan of c.label === 'huge' ? [...plans.slice(0, variants), ...split] : plans) {
           const chosen = Object.fromEntries(ops.map((op, i) => [op, impls[i]![plan.r % impls[i]!.length]!]));
           const detail = `${plan.devices.join(' + ')}: ${Object.entries(chosen)
             .map(([op, impl]) => `${op} ${impl}`)
@@ -252,11 +319,13 @@ export async function runOnEngine(
           const engine = new KernelEngine(manifest, { [kind]: be }, sys);
           const slot = new Slot();
           try {
+            const t0 = performance.now();
             engine.begin(slot, engine.prepare({ tensors: c.tensors, scalars: c.scalars }));
             await engine.runStage(slot, { ops, kind, devices: plan.devices, impls: chosen });
             const got = await engine.collect(slot);
             engine.end(slot);
             ran.push(`${e.name}, ${c.label} input, ${detail}`);
+            if (c.label === 'huge') countHuge(backend, t0);
             const diff = firstDifference(e.kernel, got, want, TOL_F64_REORDERED);
             if (diff)
               failures.add({ stage: backend, where: where(e, c, detail), problem: diff, input: reproducer(e, c) });
