@@ -145,11 +145,12 @@ export function drawEntries(seed: number, count: number, only?: readonly string[
     const sizes: Size[] = ['tiny', 'mid'];
     if (chance(rng, 0.3)) sizes.push('large');
     if (chance(rng, 0.1)) sizes.push('empty');
-    for (const size of sizes) {
-      const c = makeCase(p, rng, size);
+    // A case the reference refuses with an InputError is dropped (not a valid call); any other error is a failure.
+    const take = (c: Case): boolean => {
       try {
         e.cases.push({ c, want: interpretKernel(kernel, c).outputs });
         stats.cases++;
+        return true;
       } catch (err) {
         if (!(err instanceof InputError))
           d.failures.add({
@@ -158,8 +159,10 @@ export function drawEntries(seed: number, count: number, only?: readonly string[
             problem: describeError(err),
             input: reproducer(e, c),
           });
+        return false;
       }
-    }
+    };
+    for (const size of sizes) take(makeCase(p, rng, size));
     const kept = only === undefined || only.includes(p.name);
     // Which programs take a huge input does not depend on `only`, and the input is drawn from a generator of its
     // own (the program's name and the seed): the other inputs, and a program's huge one, are the same whatever else
@@ -172,19 +175,9 @@ export function drawEntries(seed: number, count: number, only?: readonly string[
     if (kept && big) {
       const c = makeCase(p, new Rng(seedFor(seed, p.name)), 'huge');
       const t0 = performance.now();
-      try {
-        e.cases.push({ c, want: interpretKernel(kernel, c).outputs });
-        stats.cases++;
+      if (take(c)) {
         stats.huge = (stats.huge ?? 0) + 1;
         stats.hugeMs = Math.round((stats.hugeMs ?? 0) + performance.now() - t0);
-      } catch (err) {
-        if (!(err instanceof InputError))
-          d.failures.add({
-            stage: 'reference',
-            where: where(e, c),
-            problem: describeError(err),
-            input: reproducer(e, c),
-          });
       }
     }
     if (e.cases.length > 0 && kept) d.entries.push(e);
