@@ -10,8 +10,9 @@
  *   `--version` and the environment variables the generated Makefiles read.
  * - Where: `<cacheRoot>/builds/<key>/` (cacheRoot: codegen/wasm/cache.ts),
  *   the library (or a make target's outputs) and their sha256; an entry
- *   whose files do not match their checksums is treated as absent. Entries are written under a temporary
- *   name and renamed, so a concurrent reader never sees half of one.
+ *   whose files do not match their checksums is treated as absent. Entries
+ *   are written under a temporary name and renamed, so a concurrent reader
+ *   never sees half of one.
  * - `dype build --no-cache` neither reads nor writes it.
  */
 import { spawnSync } from 'node:child_process';

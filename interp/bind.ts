@@ -123,21 +123,6 @@ export class DimBinder {
   }
 }
 
-/**
- * The interpreter's value of an input, its pattern checked as the backends
- * check theirs: pointers that decrease, indices outside the shape and
- * entries out of order are the input's DY3051, not NaN read past an array.
- */
-function valueOf(t: Tensor, src: string): Val {
-  try {
-    return fromTensor(t);
-  } catch (e) {
-    if (e instanceof RangeError)
-      throw new InputError('DY3051', src, undefined, `${e.message}: not a well-formed ${t.format} matrix`);
-    throw e;
-  }
-}
-
 export function bindInputs(k: Kernel, inputs: KernelInputs): Bound {
   return bindOrCheck(k, inputs, true);
 }
@@ -211,7 +196,7 @@ function bindOrCheck(k: Kernel, inputs: KernelInputs, build: boolean): Bound {
       checkValues(p.name, src(p.name), p.type, t.format === 'dense' ? t.data : t.values);
       continue;
     }
-    let val = valueOf(t, src(p.name));
+    let val = fromTensor(t, src(p.name));
     if (val.kind === 'dense') val = { kind: 'dense', shape, data: val.data };
     else if (p.type.format === 'dense') {
       const data = new Float64Array(shape[0]! * shape[1]!);

@@ -5,7 +5,7 @@
  * interpreter reads "the same position" of S and E in O(1).
  */
 import type { Tensor } from '../runtime/tensor.js';
-import { entryListOf } from '../runtime/entry-list.js';
+import { inputEntryList } from '../runtime/entry-list.js';
 import { groupedBy, tensorOfEntries, type EntryList } from '../runtime/entry-order.js';
 
 /** Row and column of each stored entry, in the order `order` names (checked as runtime/entry-list.ts reads it). */
@@ -25,14 +25,15 @@ export interface SparseVal {
 
 export type Val = DenseVal | SparseVal;
 
-export function fromTensor(t: Tensor): Val {
+/** `t` as a value; a malformed sparse pattern is the DY3051 of the input `src` names (as the backends check theirs). */
+export function fromTensor(t: Tensor, src: string): Val {
   switch (t.format) {
     case 'dense':
       return { kind: 'dense', shape: [...t.shape], data: t.data };
     case 'csr':
     case 'csc':
     case 'coo':
-      return { kind: 'sparse', pattern: entryListOf(t), values: t.values };
+      return { kind: 'sparse', pattern: inputEntryList(src, t), values: t.values };
   }
 }
 

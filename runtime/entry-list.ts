@@ -1,12 +1,28 @@
 /**
  * A sparse tensor's stored entries as (row, column) lists, checked: the
  * one reading of CSR, CSC and COO arrays that the wasm executor's layout
- * (runtime/wasm/layout.ts patternOf) and the reference interpreter
+ * (runtime/wasm/layout.ts inputPattern) and the reference interpreter
  * (interp/values.ts fromTensor) share, so that the oracle refuses the
  * inputs the backends refuse instead of reading past them.
  */
 import type { EntryList } from './entry-order.js';
+import { InputError } from './errors.js';
 import type { Tensor } from './tensor.js';
+
+/** A malformed pattern (a RangeError of entryListOf or of the sampled features) as `subject`'s DY3051. */
+export function malformedInput(subject: string, format: Tensor['format'], e: RangeError): InputError {
+  return new InputError('DY3051', subject, undefined, `${e.message}: not a well-formed ${format} matrix`);
+}
+
+/** entryListOf for an input named `subject` (`input A`, `--input A`): a malformed pattern is its DY3051. */
+export function inputEntryList(subject: string, t: Tensor): EntryList {
+  try {
+    return entryListOf(t);
+  } catch (e) {
+    if (e instanceof RangeError) throw malformedInput(subject, t.format, e);
+    throw e;
+  }
+}
 
 /**
  * The entries' row and column indices. Checks what a kernel would read out

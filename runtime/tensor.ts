@@ -20,9 +20,10 @@ export interface DenseTensor {
  * last pointer; the pointers in between (non-decreasing integers), the
  * column indices (integers in 0..cols-1) and their order are checked where
  * the pattern is read (runtime/entry-list.ts, as a backend lays it out at
- * run, not explain, and as the reference interpreter binds it), each a DY3051 naming the input. Arrays built by hand may be
- * any typed array of numbers (ACCEPTED_ARRAYS), indices held as floats
- * included, if they are integers.
+ * run, not explain, and as the reference interpreter binds it), each a
+ * DY3051 naming the input. Arrays built by hand may be any typed array of
+ * numbers (ACCEPTED_ARRAYS), indices held as floats included, if they are
+ * integers.
  */
 export interface CsrMatrix {
   format: 'csr';

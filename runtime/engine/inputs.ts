@@ -1,5 +1,6 @@
 /** Checking a runtime call's inputs against the kernel and binding them for the planner. */
 import { dtypeMisfit } from '../dtype.js';
+import { malformedInput } from '../entry-list.js';
 import { InputError } from '../errors.js';
 import { SampledFeatures } from '../features/quick.js';
 import { sparseFeaturesOf } from '../guards/features.js';
@@ -52,9 +53,6 @@ const CHECKED: readonly (keyof SparseFeatures)[] = REQUIRED_FEATURES;
 /** What a sampled record holds before any row is read. */
 const CHECKED_AT_ONCE: readonly (keyof SparseFeatures)[] = ['rows', 'cols', 'nnz', 'rowLenMean'];
 
-const malformed = (name: string, v: SparseMatrix, e: RangeError): InputError =>
-  new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${v.format} matrix`);
-
 /**
  * A new pattern's features; a RangeError from them (pointers that
  * decrease, an index out of range) is the input's DY3051, and so is a
@@ -68,7 +66,7 @@ function computed(name: string, v: SparseMatrix, make: () => SparseFeatures, laz
   try {
     f = make();
   } catch (e) {
-    if (e instanceof RangeError) throw malformed(name, v, e);
+    if (e instanceof RangeError) throw malformedInput(`input ${name}`, v.format, e);
     throw e;
   }
   for (const k of lazy ? CHECKED_AT_ONCE : CHECKED)
@@ -108,7 +106,7 @@ export function inputFeatures(v: SparseMatrix, name: string): SparseFeatures {
           v,
           () =>
             new SampledFeatures(v, 0, (e) => {
-              throw malformed(name, v, e);
+              throw malformedInput(`input ${name}`, v.format, e);
             }),
           true,
         ),

@@ -12,7 +12,7 @@ import { InputError } from '../errors.js';
 import { dtypeMisfit } from '../dtype.js';
 import { tensorProblem, type Tensor } from '../tensor.js';
 import { groupedBy, tensorOfEntries, type EntryList } from '../entry-order.js';
-import { entryListOf } from '../entry-list.js';
+import { inputEntryList } from '../entry-list.js';
 import type { WasmBuffer, WasmElem, WasmManifest, WasmOp, WasmValueType } from './manifest.js';
 
 export type View = Float32Array | Float64Array | Int32Array | BigInt64Array;
@@ -100,24 +100,14 @@ export function readValues(v: View): Float64Array {
 // ---- patterns ----
 
 /**
- * The checked entry list (runtime/entry-list.ts, the one the reference
- * interpreter takes too) with room for its groupings by layout. O(nnz) when
- * a tensor is first laid out (a call with the previous call's very tensor
- * reuses its pattern).
+ * A named input's checked entry list (runtime/entry-list.ts, the one the
+ * reference interpreter takes too; a malformed pattern is the input's
+ * DY3051) with room for its groupings by layout. O(nnz) when a tensor is
+ * first laid out (a call with the previous call's very tensor reuses its
+ * pattern).
  */
-export function patternOf(t: Tensor): Pattern {
-  return { ...entryListOf(t), groups: {} };
-}
-
-/** patternOf for a named input: a malformed pattern is the input's DY3051. */
 export function inputPattern(name: string, t: Tensor): Pattern {
-  try {
-    return patternOf(t);
-  } catch (e) {
-    if (e instanceof RangeError)
-      throw new InputError('DY3051', `input ${name}`, undefined, `${e.message}: not a well-formed ${t.format} matrix`);
-    throw e;
-  }
+  return { ...inputEntryList(`input ${name}`, t), groups: {} };
 }
 
 export function grouping(p: Pattern, layout: 'csr' | 'csc'): Grouping {
