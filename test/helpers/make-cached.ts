@@ -12,12 +12,12 @@
  * Without variables the key is `dype build`'s own, so the libraries it
  * built are found here and the other way round.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildKey, fromCache, toCache } from '../../cli/build-cache.js';
 import { cacheRoot } from '../../codegen/wasm/cache.js';
+import { run } from '../cuda/nvcc.js';
 
 export interface MakeResult {
   cmd: string;
@@ -45,19 +45,6 @@ function keyOf(dir: string, target: string, vars: Readonly<Record<string, string
     : createHash('sha256')
         .update(JSON.stringify([base, extra]))
         .digest('hex');
-}
-
-function runMake(args: string[], timeoutMs: number): Promise<Omit<MakeResult, 'cached'>> {
-  return new Promise((resolve) => {
-    execFile('make', args, { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      const code = (err as { code?: unknown } | null)?.code;
-      resolve({
-        cmd: `make ${args.join(' ')}`,
-        status: err ? (typeof code === 'number' ? code : 1) : 0,
-        output: `${stdout}${stderr}`,
-      });
-    });
-  });
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -106,7 +93,7 @@ export async function makeCached(
   try {
     // Another worker may have finished between our look and our lock.
     if (fromCache(key, files)) return { cmd, status: 0, output: '', cached: true };
-    const r = await runMake(args, timeoutMs);
+    const r = await run('make', args, dir, timeoutMs);
     if (r.status === 0) toCache(key, files);
     return { ...r, cached: false };
   } finally {
