@@ -189,6 +189,7 @@ const CPU_MODEL_UNITS: Record<keyof CpuModelSpec, string> = {
   nsPerByte: 'ns',
   cacheMB: 'MB',
   nsPerBranchMiss: 'ns',
+  branchHistoryBits: 'bits',
   branchHistoryTrips: 'trips',
   branchHistoryRows: 'rows',
   nsPerBlockEntry: 'ns',

@@ -15,7 +15,7 @@ import {
   MODEL,
   peak,
   roofline,
-  uncertainTrips,
+  historyUnits,
 } from '../plan/model.js';
 import type { PlanOp } from '../plan/types.js';
 import type { DeviceSpec } from '../system/types.js';
@@ -98,14 +98,16 @@ function threadsTurn(op: PlanOp, d: DeviceSpec, work: number | undefined): numbe
 
 /**
  * The real thread counts over which a fitted op's branch term changes, where its model counts the predictor's
- * history in a thread's trips: every row's exit missed up to u / 2 threads, none from u (u the op's uncertain
- * trips over the history; model.ts missedShare). Undefined where the term is the same on every count.
+ * history in what one thread's rows hold (bits or trips): every row's exit missed up to u / 2 threads, none from u
+ * (u the op's units over the history; model.ts missedShare). Undefined where the term is the same on every count.
  */
 function branchSpan(op: PlanOp, d: DeviceSpec): [number, number] | undefined {
   const m = d.cpuModel;
   const h = m && branchHistoryOf(m);
-  if (!m?.nsPerBranchMiss || !h || !('trips' in h) || !cpuModelled(op) || !(h.trips > 0)) return undefined;
-  const u = uncertainTrips(op.sparse!) / h.trips;
+  if (!m?.nsPerBranchMiss || !h || !cpuModelled(op) || !(h.size > 0)) return undefined;
+  const { units, perThread } = historyUnits(op.sparse!, h);
+  if (!perThread) return undefined;
+  const u = units / h.size;
   return u > 1 ? [u / 2, u] : undefined;
 }
 

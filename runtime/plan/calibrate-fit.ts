@@ -65,10 +65,10 @@ const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
 /** Cache sizes tried, MB: 2^(k/2) from 0.125 to 256. */
 export const CACHE_GRID_MB: readonly number[] = Array.from({ length: 23 }, (_, k) => 2 ** ((k - 6) / 2));
 /**
- * Branch-predictor histories tried, uncertain trips of a thread's rows (model.ts uncertainTrips): 2^(k/2) x 1000
- * from 1k to 2M (the ladder's 256k rows of 16-48 entries hold 2.4M).
+ * Branch-predictor histories tried, bits of row lengths in a thread's rows (model.ts rowLengthBits): 2^(k/2) x 1000
+ * from 1k to 2M (the ladder's 256k rows of 16-48 entries hold 0.9M).
  */
-export const HISTORY_GRID_TRIPS: readonly number[] = Array.from({ length: 23 }, (_, k) =>
+export const HISTORY_GRID_BITS: readonly number[] = Array.from({ length: 23 }, (_, k) =>
   Math.round(1000 * 2 ** (k / 2)),
 );
 
@@ -115,8 +115,8 @@ export interface FitOptions {
   base?: DeviceSpec;
   /** Cache sizes to try (default CACHE_GRID_MB). */
   cacheGridMB?: readonly number[];
-  /** Branch-predictor histories to try, trips (default HISTORY_GRID_TRIPS). */
-  historyGridTrips?: readonly number[];
+  /** Branch-predictor histories to try, bits (default HISTORY_GRID_BITS). */
+  historyGridBits?: readonly number[];
 }
 
 export interface FitResult {
@@ -132,7 +132,7 @@ export interface FitResult {
    * well, and for the thread figures when no run used more than one thread.
    */
   determined: Record<
-    LinearKey | 'cacheMB' | 'branchHistoryTrips' | 'parallelEfficiency' | 'dispatchUsPerThread',
+    LinearKey | 'cacheMB' | 'branchHistoryBits' | 'parallelEfficiency' | 'dispatchUsPerThread',
     boolean
   >;
 }
@@ -141,7 +141,7 @@ export interface FitResult {
 function designRow(
   ops: readonly PlanOp[],
   cacheMB: number,
-  historyTrips: number,
+  historyBits: number,
   base: DeviceSpec,
 ): { a: number[]; fixedMs: number } {
   const a = new Array<number>(LINEAR_KEYS.length).fill(0);
@@ -153,7 +153,7 @@ function designRow(
       fixedMs += bestOpTime(op, plain, 1).ms;
       continue;
     }
-    const t = cpuTerms(op, cacheMB, { trips: historyTrips });
+    const t = cpuTerms(op, cacheMB, { unit: 'bits', size: historyBits });
     LINEAR_KEYS.forEach((k, i) => {
       if (k !== 'overheadUs') a[i]! += op.trips * t[TERM_OF[k]] * 1e-6;
     });
@@ -321,32 +321,32 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   const many = samples.filter((s) => s.threads > 1);
   if (one.length === 0) throw new Error('no one-thread samples to fit');
   const base = o.base ?? BASE;
-  let best: { loss: number; cacheMB: number; historyTrips: number; x: number[]; A: number[][] } | undefined;
+  let best: { loss: number; cacheMB: number; historyBits: number; x: number[]; A: number[][] } | undefined;
   const losses = new Map<string, number>();
   const cacheGrid = o.cacheGridMB ?? CACHE_GRID_MB;
-  const historyGrid = o.historyGridTrips ?? HISTORY_GRID_TRIPS;
+  const historyGrid = o.historyGridBits ?? HISTORY_GRID_BITS;
   for (const cacheMB of cacheGrid)
-    for (const historyTrips of historyGrid) {
-      const rows = one.map((s) => designRow(s.ops, cacheMB, historyTrips, base));
+    for (const historyBits of historyGrid) {
+      const rows = one.map((s) => designRow(s.ops, cacheMB, historyBits, base));
       // Relative errors: each row divided by its measured time.
       const A = rows.map((r, i) => r.a.map((v) => v / one[i]!.measuredMs));
       const b = rows.map((r, i) => (one[i]!.measuredMs - r.fixedMs) / one[i]!.measuredMs);
       const x = robustNnls(A, b);
       const loss = A.reduce((s, r, i) => s + (r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!) ** 2, 0);
-      losses.set(`${cacheMB}/${historyTrips}`, loss);
-      if (!best || loss < best.loss * (1 - 1e-12)) best = { loss, cacheMB, historyTrips, x, A };
+      losses.set(`${cacheMB}/${historyBits}`, loss);
+      if (!best || loss < best.loss * (1 - 1e-12)) best = { loss, cacheMB, historyBits, x, A };
     }
-  const { x, A, cacheMB, historyTrips } = best!;
+  const { x, A, cacheMB, historyBits } = best!;
   const coef = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, x[i]!])) as Record<LinearKey, number>;
   const { overheadUs, ...ns } = coef;
-  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB, branchHistoryTrips: historyTrips } };
+  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB, branchHistoryBits: historyBits } };
   const determined = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, independent(A, i)])) as FitResult['determined'];
   // A grid figure is determined when some other value of it (the other figure kept) fits worse.
   const tie = (l: number | undefined): boolean =>
     l !== undefined && Math.abs(l - best!.loss) <= 1e-12 * Math.max(1e-12, best!.loss);
   const anyBeyond = A.some((r) => r[5] !== 0 || r[6] !== 0);
-  determined.cacheMB = anyBeyond && !cacheGrid.every((c) => tie(losses.get(`${c}/${historyTrips}`)));
-  determined.branchHistoryTrips =
+  determined.cacheMB = anyBeyond && !cacheGrid.every((c) => tie(losses.get(`${c}/${historyBits}`)));
+  determined.branchHistoryBits =
     determined.nsPerBranchMiss && !historyGrid.every((h) => tie(losses.get(`${cacheMB}/${h}`)));
   determined.parallelEfficiency = many.length > 0;
   determined.dispatchUsPerThread = many.length > 0;

@@ -315,15 +315,16 @@ export function cpuModelled(op: PlanOp): boolean {
  * a row: rows of 1-3 entries in random order cost about what rows of 2 do
  * by the fifth run at 8k rows, 1.7-4.9x as much at 32k-256k rows, 5.3-7.8
  * against 1.3-3.6 ns a row; docs/PERFORMANCE.md). What it must learn is the
- * trips whose outcome differs between rows: a row's trips up to the
- * shortest length always go on, so each row holds about as many uncertain
- * trips as the lengths spread (uncertainTrips), and each core's predictor
- * learns only its own thread's rows. So the rows miss, where their length
- * differs from the row before (rowLenChangeFraction: the loop exit taken at
- * another trip count than last time), in the share of a thread's
- * uncertain trips past the history H (pastHistory: none up to H, all from
- * 2H, linearly between). A fit made before that form counts H in rows of
- * the whole op (`{ rows }`). Without a fitted H the term is 0.
+ * lengths themselves: a row's trips up to the shortest length always go on,
+ * and which of the lengths around the mean a row takes is about log2 of
+ * their spread in bits (rowLengthBits), and each core's predictor learns
+ * only its own thread's rows. So the rows miss, where their length differs
+ * from the row before (rowLenChangeFraction: the loop exit taken at another
+ * trip count than last time), in the share of a thread's bits past the
+ * history H (pastHistory: none up to H, all from 2H, linearly between).
+ * Fits made before that form count H in uncertain trips of a thread's rows
+ * (`trips`: uncertainTrips) or in rows of the whole op (`rows`); their files
+ * keep that meaning. Without a fitted H the term is 0.
  */
 export function cpuTerms(op: PlanOp, cacheMB: number, history?: BranchHistory, threads = 1): CpuTerms {
   const f = op.sparse!;
@@ -353,34 +354,65 @@ export function cpuTerms(op: PlanOp, cacheMB: number, history?: BranchHistory, t
 }
 
 /**
- * The branch predictor's fitted history (CpuModelSpec): in uncertain trips of one thread's rows, or, in fits made
- * before that form, in rows of the whole op.
+ * The branch predictor's fitted history (CpuModelSpec) and the unit it is counted in: bits of row-length information
+ * in one thread's rows (rowLengthBits: what `dype calibrate` fits), or the units of older fits, uncertain trips of
+ * one thread's rows (uncertainTrips) or rows of the whole op.
  */
-export type BranchHistory = { trips: number } | { rows: number };
+export interface BranchHistory {
+  unit: 'bits' | 'trips' | 'rows';
+  size: number;
+}
 
-/** A model's branch history, undefined where it has no branch-miss term. */
+/** A model's branch history, undefined where it has no branch-miss term (the schema allows one form at most). */
 export function branchHistoryOf(m: CpuModelSpec): BranchHistory | undefined {
-  if (m.branchHistoryTrips !== undefined) return { trips: m.branchHistoryTrips };
-  return m.branchHistoryRows !== undefined ? { rows: m.branchHistoryRows } : undefined;
+  if (m.branchHistoryBits !== undefined) return { unit: 'bits', size: m.branchHistoryBits };
+  if (m.branchHistoryTrips !== undefined) return { unit: 'trips', size: m.branchHistoryTrips };
+  return m.branchHistoryRows !== undefined ? { unit: 'rows', size: m.branchHistoryRows } : undefined;
 }
 
 /**
- * The loop trips of a pattern's rows whose outcome differs between rows: rows x min(sd, mean) of the row lengths.
- * On the development machine (Zen 4) generated rows in random order fit a history of 23,000-32,000 such trips, where
- * a count of rows could not: 16,000 rows of 1-3 entries (sd 0.7) were learnt and 16,000 of 4-12 (sd 2.3) were not,
- * and on two threads, each core holding half of the rows, those ran 2.8-3.0x faster and 64,000 rows of 1-3 entries
- * 3.9-4.6x (docs/COST-MODEL.md, *The branch history in uncertain trips*). The mean bounds the spread a row adds: a few
- * rows of thousands among rows of six (adder_dcop_05) do not make the short rows' exits harder to learn.
+ * The information in a pattern's row lengths that the predictor must hold to foresee each row's exit: rows x
+ * log2(1 + min(sd, mean)) of the lengths, about log2 of how many lengths the rows spread over, a row. The mean
+ * bounds the spread a row adds: a few rows of thousands among rows of six (adder_dcop_05) do not make the short
+ * rows' exits harder to learn. Counted in trips (rows x min(sd, mean), uncertainTrips), the history put every
+ * power-law pattern's exits past it: ca-GrQc's 5,242 rows of mean 5.5 hold 29,000 trips against the 16,000 fitted,
+ * and its SpMV was priced at 2.3-2.7x its measured time, facebook_combined's at 1.4x, while random rows of 4-12
+ * entries, whose lengths each carry more bits than a power law's mostly short rows, were priced right. Refitted in
+ * bits from the same timings the held-out median error at one thread fell from 12.5-17.2% to 4.5-8.1% and the fit's
+ * own error fell in every set (docs/COST-MODEL.md, *The branch history in bits of row lengths*).
+ */
+export function rowLengthBits(f: SparseFeatures): number {
+  return f.rows * Math.log2(1 + Math.min(f.rowLenCv * f.rowLenMean, f.rowLenMean));
+}
+
+/**
+ * The loop trips of a pattern's rows whose outcome differs between rows: rows x min(sd, mean) of the row lengths,
+ * the unit of fits made on 2026-12-06 and 07 (`branchHistoryTrips`), kept so that their files keep their meaning.
  */
 export function uncertainTrips(f: SparseFeatures): number {
   return f.rows * Math.min(f.rowLenCv * f.rowLenMean, f.rowLenMean);
 }
 
+/** What the history's unit counts of an op's pattern, and whether each thread's core holds only its share of it. */
+export function historyUnits(f: SparseFeatures, h: BranchHistory): { units: number; perThread: boolean } {
+  switch (h.unit) {
+    case 'bits':
+      return { units: rowLengthBits(f), perThread: true };
+    case 'trips':
+      return { units: uncertainTrips(f), perThread: true };
+    case 'rows':
+      return { units: f.rows, perThread: false };
+    default: {
+      const unit: never = h.unit;
+      throw new Error(`no branch history counted in ${String(unit)}`);
+    }
+  }
+}
+
 /** Share of an op's rows whose exit the predictor has not learnt, on `threads` threads (each core its own rows). */
 export function missedShare(f: SparseFeatures, history: BranchHistory, threads: number): number {
-  return 'trips' in history
-    ? pastHistory(uncertainTrips(f) / threads, history.trips)
-    : pastHistory(f.rows, history.rows);
+  const { units, perThread } = historyUnits(f, history);
+  return pastHistory(perThread ? units / threads : units, history.size);
 }
 
 /** Share of a history's units past H: 0 up to H, 1 from 2H, linear between. */

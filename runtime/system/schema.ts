@@ -57,6 +57,13 @@ const fpgaSchema = z.strictObject({
   bitstreamLoadMs: nonNegative,
 });
 
+/** How many of the branch history's forms a model gives (runtime/plan/model.ts branchHistoryOf reads one). */
+const historyForms = (m: {
+  branchHistoryBits?: number;
+  branchHistoryTrips?: number;
+  branchHistoryRows?: number;
+}): number => [m.branchHistoryBits, m.branchHistoryTrips, m.branchHistoryRows].filter((v) => v !== undefined).length;
+
 const cpuModelSchema = z
   .strictObject({
     nsPerNnz: nonNegative,
@@ -70,6 +77,7 @@ const cpuModelSchema = z
     nsPerBlockEntry: nonNegative.optional(),
     nsPerDotElement: nonNegative.optional(),
     nsPerDotRowElement: nonNegative.optional(),
+    branchHistoryBits: nonNegative.optional(),
     branchHistoryTrips: nonNegative.optional(),
     branchHistoryRows: nonNegative.optional(),
     parallelEfficiency: z.number().min(0).max(1).optional(),
@@ -81,17 +89,13 @@ const cpuModelSchema = z
     message: 'nsPerDenseFlop and nsPerDenseByte go together (both, or neither for the roofline)',
     path: ['nsPerDenseByte'],
   })
-  .refine(
-    (m) =>
-      (m.nsPerBranchMiss === undefined) === (m.branchHistoryTrips === undefined && m.branchHistoryRows === undefined),
-    {
-      message:
-        'nsPerBranchMiss goes with branchHistoryTrips (or the older branchHistoryRows): both, or neither for no branch-miss term',
-      path: ['nsPerBranchMiss'],
-    },
-  )
-  .refine((m) => m.branchHistoryTrips === undefined || m.branchHistoryRows === undefined, {
-    message: 'branchHistoryTrips and branchHistoryRows are two forms of one figure: give one',
+  .refine((m) => (m.nsPerBranchMiss === undefined) === (historyForms(m) === 0), {
+    message:
+      'nsPerBranchMiss goes with branchHistoryBits (or the older branchHistoryTrips or branchHistoryRows): both, or neither for no branch-miss term',
+    path: ['nsPerBranchMiss'],
+  })
+  .refine((m) => historyForms(m) <= 1, {
+    message: 'branchHistoryBits, branchHistoryTrips and branchHistoryRows are forms of one figure: give one',
     path: ['branchHistoryRows'],
   });
 

@@ -40,8 +40,8 @@ export interface CpuModelSpec {
   cacheMB: number;
   /**
    * ns per row whose loop exit the branch predictor misses, with the history it learns across repeated runs of one
-   * pattern (runtime/plan/model.ts cpuTerms): with exactly one of branchHistoryTrips and branchHistoryRows, or
-   * neither (no such term).
+   * pattern (runtime/plan/model.ts cpuTerms): with exactly one of branchHistoryBits, branchHistoryTrips and
+   * branchHistoryRows, or none (no such term).
    */
   nsPerBranchMiss?: number;
   /** ns per stored entry of an op whose entries each update a block of dense columns (SpMM, SDDMM; absent: 0). */
@@ -57,8 +57,13 @@ export interface CpuModelSpec {
    */
   nsPerDotRowElement?: number;
   /**
-   * The predictor's history in uncertain loop trips of one thread's rows (rows x min(row-length standard deviation,
-   * mean row length); model.ts uncertainTrips): what `dype calibrate` fits.
+   * The predictor's history in bits of row-length information in one thread's rows (rows x log2(1 + min(row-length
+   * standard deviation, mean row length)); model.ts rowLengthBits): what `dype calibrate` fits.
+   */
+  branchHistoryBits?: number;
+  /**
+   * The same history in uncertain loop trips of one thread's rows (rows x min(sd, mean); model.ts uncertainTrips):
+   * the form of fits made before branchHistoryBits (still read, so that their files keep their meaning).
    */
   branchHistoryTrips?: number;
   /**

@@ -79,15 +79,22 @@ const deviceArb = fc.oneof(
       efficiency: fc.oneof(fc.constant(1), fc.constant(0), fc.double({ min: 0.01, max: 1, noNaN: true })),
       dispatchUs: fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 100, noNaN: true })),
       dense: fc.boolean(),
-      // The preset's history in rows, or one in a thread's trips, whose branch term shrinks with the count.
-      trips: fc.oneof(fc.constant(undefined), fc.double({ min: 1, max: 1e6, noNaN: true })),
+      // The preset's history in rows, or one in a thread's bits or trips, whose branch term shrinks with the count.
+      history: fc.oneof(
+        fc.constant(undefined),
+        fc.record({ unit: fc.constantFrom('bits', 'trips'), size: fc.double({ min: 1, max: 1e6, noNaN: true }) }),
+      ),
       nsPerBranchMiss: fc.double({ min: 0.1, max: 50, noNaN: true }),
     })
-    .map(({ threads, efficiency, dispatchUs, dense, trips, nsPerBranchMiss }): DeviceSpec => {
+    .map(({ threads, efficiency, dispatchUs, dense, history, nsPerBranchMiss }): DeviceSpec => {
       const { nsPerDenseFlop, nsPerDenseByte, branchHistoryRows, ...rest } = fitted.cpuModel!;
       const cpuModel: CpuModelSpec = {
         ...rest,
-        ...(trips === undefined ? { branchHistoryRows } : { branchHistoryTrips: trips, nsPerBranchMiss }),
+        ...(history === undefined
+          ? { branchHistoryRows }
+          : history.unit === 'bits'
+            ? { branchHistoryBits: history.size, nsPerBranchMiss }
+            : { branchHistoryTrips: history.size, nsPerBranchMiss }),
         parallelEfficiency: efficiency,
         dispatchUsPerThread: dispatchUs,
         ...(dense ? { nsPerDenseFlop, nsPerDenseByte } : {}),
@@ -107,60 +114,62 @@ describe('threads per CPU op', () => {
     );
   });
 
-  it('equal pricing every count where the branch term shrinks with the count (a history in trips)', () => {
-    // Ops whose uncertain trips span the counts: the term is all misses below u / 2 threads and none from u.
-    const caseArb = fc.record({
-      rows: fc.integer({ min: 10_000, max: 10_000_000 }),
-      perRow: fc.double({ min: 1, max: 40, noNaN: true }),
-      cv: fc.double({ min: 0.1, max: 2, noNaN: true }),
-      trips: fc.double({ min: 1_000, max: 200_000, noNaN: true }),
-      nsPerBranchMiss: fc.double({ min: 1, max: 100, noNaN: true }),
-      efficiency: fc.double({ min: 0.3, max: 1, noNaN: true }),
-      dispatchUs: fc.double({ min: 0.01, max: 50, noNaN: true }),
-      max: fc.integer({ min: 2, max: 128 }),
+  for (const unit of ['bits', 'trips'] as const)
+    it(`equal pricing every count where the branch term shrinks with the count (a history in ${unit})`, () => {
+      // Ops whose units (row-length bits or uncertain trips) span the counts: all misses below u / 2 threads, none from u.
+      const caseArb = fc.record({
+        rows: fc.integer({ min: 10_000, max: 10_000_000 }),
+        perRow: fc.double({ min: 1, max: 40, noNaN: true }),
+        cv: fc.double({ min: 0.1, max: 2, noNaN: true }),
+        trips: fc.double({ min: 1_000, max: 200_000, noNaN: true }),
+        nsPerBranchMiss: fc.double({ min: 1, max: 100, noNaN: true }),
+        efficiency: fc.double({ min: 0.3, max: 1, noNaN: true }),
+        dispatchUs: fc.double({ min: 0.01, max: 50, noNaN: true }),
+        max: fc.integer({ min: 2, max: 128 }),
+      });
+      let inSpan = 0;
+      fc.assert(
+        fc.property(caseArb, (c) => {
+          const nnz = Math.round(c.rows * c.perRow);
+          const f = features(c.rows, nnz, Math.ceil(c.perRow * 2), c.cv);
+          const op: PlanOp = {
+            id: 'op',
+            kind: 'spmv',
+            result: 'y',
+            dtype: 'f32',
+            reads: [],
+            items: c.rows,
+            flops: 2 * nnz,
+            bytes: nnz * 8 + c.rows * 8,
+            gathers: nnz,
+            resultBytes: c.rows * 4,
+            trips: 1,
+            impls: { cpu: ['nnz-split'], gpu: [], fpga: [] },
+            sparse: f,
+          };
+          const { branchHistoryRows: _, ...rest } = fitted.cpuModel!;
+          const d: DeviceSpec = {
+            ...fitted,
+            threads: c.max,
+            cpuModel: {
+              ...rest,
+              nsPerBranchMiss: c.nsPerBranchMiss,
+              ...(unit === 'bits' ? { branchHistoryBits: c.trips } : { branchHistoryTrips: c.trips }),
+              parallelEfficiency: c.efficiency,
+              dispatchUsPerThread: c.dispatchUs,
+            },
+          };
+          const pick = cpuThreadsByEveryCount(op, d);
+          const spread = Math.min(c.cv * c.perRow, c.perRow);
+          const u = (c.rows * (unit === 'bits' ? Math.log2(1 + spread) : spread)) / c.trips;
+          if (pick > 1 && pick > Math.floor(u / 2) && pick <= Math.ceil(u)) inSpan++;
+          expect(cpuThreadsFor(op, d)).toBe(pick);
+        }),
+        { numRuns: 3000 },
+      );
+      // The cases reach picks inside the span, which the turns alone would not price.
+      expect(inSpan).toBeGreaterThan(100);
     });
-    let inSpan = 0;
-    fc.assert(
-      fc.property(caseArb, (c) => {
-        const nnz = Math.round(c.rows * c.perRow);
-        const f = features(c.rows, nnz, Math.ceil(c.perRow * 2), c.cv);
-        const op: PlanOp = {
-          id: 'op',
-          kind: 'spmv',
-          result: 'y',
-          dtype: 'f32',
-          reads: [],
-          items: c.rows,
-          flops: 2 * nnz,
-          bytes: nnz * 8 + c.rows * 8,
-          gathers: nnz,
-          resultBytes: c.rows * 4,
-          trips: 1,
-          impls: { cpu: ['nnz-split'], gpu: [], fpga: [] },
-          sparse: f,
-        };
-        const { branchHistoryRows: _, ...rest } = fitted.cpuModel!;
-        const d: DeviceSpec = {
-          ...fitted,
-          threads: c.max,
-          cpuModel: {
-            ...rest,
-            nsPerBranchMiss: c.nsPerBranchMiss,
-            branchHistoryTrips: c.trips,
-            parallelEfficiency: c.efficiency,
-            dispatchUsPerThread: c.dispatchUs,
-          },
-        };
-        const pick = cpuThreadsByEveryCount(op, d);
-        const u = (c.rows * Math.min(c.cv * c.perRow, c.perRow)) / c.trips;
-        if (pick > 1 && pick > Math.floor(u / 2) && pick <= Math.ceil(u)) inSpan++;
-        expect(cpuThreadsFor(op, d)).toBe(pick);
-      }),
-      { numRuns: 3000 },
-    );
-    // The cases reach picks inside the span, which the turns alone would not price.
-    expect(inSpan).toBeGreaterThan(100);
-  });
 
   it('equal pricing every count on the ops of gcn and spmv over real matrices, each preset', () => {
     const compile = (file: string) => {

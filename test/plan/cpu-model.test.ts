@@ -147,7 +147,7 @@ describe('CPU model terms', () => {
     const op = (rows: number, change?: number): PlanOp =>
       spmm({ ...feats(rows, 2, 0.5), ...(change !== undefined ? { rowLenChangeFraction: change } : {}) }, 1);
     const m = { ...MODEL, nsPerBranchMiss: 5, branchHistoryRows: 10_000 };
-    const h = { rows: 10_000 };
+    const h = { unit: 'rows', size: 10_000 } as const;
     expect(cpuTerms(op(10_000, 0.6), 4, h).branchRows).toBe(0);
     expect(cpuTerms(op(15_000, 0.6), 4, h).branchRows).toBeCloseTo(15_000 * 0.6 * 0.5, 9);
     expect(cpuTerms(op(40_000, 0.6), 4, h).branchRows).toBeCloseTo(40_000 * 0.6, 9);
@@ -165,7 +165,7 @@ describe('CPU model terms', () => {
     // Rows of mean 2 and sd 0.5: one uncertain trip a row... of 0.5 (the sd); of mean 2 and sd 6: 2 (the mean).
     const op = (rows: number, cv: number, change = 0.6): PlanOp =>
       spmm({ ...feats(rows, 2, 0.5), rowLenCv: cv, rowLenChangeFraction: change }, 1);
-    const h = { trips: 10_000 };
+    const h = { unit: 'trips', size: 10_000 } as const;
     expect(cpuTerms(op(20_000, 0.25), 4, h).branchRows).toBe(0); // 10,000 trips: learnt
     expect(cpuTerms(op(30_000, 0.25), 4, h).branchRows).toBeCloseTo(30_000 * 0.6 * 0.5, 9); // 15,000
     expect(cpuTerms(op(40_000, 0.25), 4, h).branchRows).toBeCloseTo(40_000 * 0.6, 9); // 20,000: all missed
@@ -182,6 +182,33 @@ describe('CPU model terms', () => {
     const at = (d: DeviceSpec, t: number): number => CPU_CATALOGUE['nnz-split'].ms(op(40_000, 0.25), d, t);
     expect(at(two, 1) - at(cpu(MODEL, 2), 1)).toBeCloseTo((40_000 * 0.6 * 5) / 1e6, 12);
     expect(at(two, 2)).toBeCloseTo(at(cpu(MODEL, 2), 2), 12);
+  });
+
+  it('counted in bits, the history covers rows x log2(1 + min(sd, mean)) of one thread', () => {
+    // Rows of mean 2: sd 1 gives 1 bit a row, sd 3 is capped at the mean (log2 3 bits), sd 0 none.
+    const op = (rows: number, cv: number, change = 0.6): PlanOp =>
+      spmm({ ...feats(rows, 2, 0.5), rowLenCv: cv, rowLenChangeFraction: change }, 1);
+    const h = { unit: 'bits', size: 10_000 } as const;
+    expect(cpuTerms(op(10_000, 0.5), 4, h).branchRows).toBe(0); // 10,000 bits: learnt
+    expect(cpuTerms(op(15_000, 0.5), 4, h).branchRows).toBeCloseTo(15_000 * 0.6 * 0.5, 9); // 15,000
+    expect(cpuTerms(op(20_000, 0.5), 4, h).branchRows).toBeCloseTo(20_000 * 0.6, 9); // 20,000: all missed
+    const capped = 15_000 / Math.log2(3); // rows holding 15,000 bits at log2(3) a row
+    expect(cpuTerms(op(capped, 1.5), 4, h).branchRows).toBeCloseTo(capped * 0.6 * 0.5, 6);
+    expect(cpuTerms(op(capped, 40), 4, h).branchRows).toBeCloseTo(capped * 0.6 * 0.5, 6);
+    // Each core holds its own thread's bits.
+    expect(cpuTerms(op(20_000, 0.5), 4, h, 2).branchRows).toBe(0);
+    expect(cpuTerms(op(30_000, 0.5), 4, h, 2).branchRows).toBeCloseTo(30_000 * 0.6 * 0.5, 9);
+    expect(cpuTerms(op(1_000_000, 0), 4, h).branchRows).toBe(0);
+    // The form the system file gives is the one priced: 10,000 rows of sd 3 capped at the mean 2 hold
+    // 10,000 x log2(3) bits and 20,000 trips; against 10,000 of either, 58.5% of the rows miss in bits, all in trips.
+    const spread = op(10_000, 1.5);
+    const m = { ...MODEL, nsPerBranchMiss: 5, parallelEfficiency: 1 };
+    const price = (extra: object): number => CPU_CATALOGUE['nnz-split'].ms(spread, cpu({ ...m, ...extra }), 1);
+    expect(price({ branchHistoryBits: 10_000 * Math.log2(3) })).toBeCloseTo(price({ branchHistoryTrips: 20_000 }), 12);
+    expect(price({ branchHistoryTrips: 10_000 }) - price({ branchHistoryBits: 10_000 })).toBeCloseTo(
+      (10_000 * 0.6 * (2 - Math.log2(3)) * 5) / 1e6,
+      12,
+    );
   });
 
   it(`an op of fewer than ${MIN_SPLIT_ROWS} rows runs on one thread whatever the count, as the executors run it`, () => {
