@@ -61,6 +61,10 @@ describe('dype calibrate --quick', () => {
     expect(fit.launchOverheadUs).toBeGreaterThanOrEqual(0);
     expect(m.nsPerNnz + m.nsPerGather).toBeGreaterThan(0);
     expect(m.cacheMB).toBeGreaterThan(0);
+    // The branch history in the form the model now reads first (runtime/plan/model.ts rowLengthBits), and no other.
+    expect(m.branchHistoryBits).toBeGreaterThan(0);
+    expect(m.nsPerBranchMiss).toBeGreaterThanOrEqual(0);
+    expect([m.branchHistoryTrips, m.branchHistoryRows]).toEqual([undefined, undefined]);
     // Dense ops fitted too (GEMM and a map), with their error on shapes held out.
     expect(m.nsPerDenseFlop! + m.nsPerDenseByte!).toBeGreaterThan(0);
     expect(sys.sources?.['devices[0].cpuBackendModels.wasm.cpuModel.nsPerDenseFlop']).toMatch(
