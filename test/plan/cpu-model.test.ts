@@ -11,6 +11,7 @@ import { typicalImpls } from '../helpers/impls.js';
 import { cpuThreadsFor, MIN_SPLIT_ROWS } from '../../runtime/catalogue/index.js';
 import { CPU_CATALOGUE } from '../../runtime/catalogue/cpu.js';
 import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
+import type { BranchHistory } from '../../runtime/plan/model.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
 
@@ -143,6 +144,20 @@ describe('CPU model terms', () => {
     );
   });
 
+  /** An SpMM over rows of mean 2 whose lengths spread by `cv`, 0.6 of them a change from the row before. */
+  const spreadOp = (rows: number, cv: number): PlanOp =>
+    spmm({ ...feats(rows, 2, 0.5), rowLenCv: cv, rowLenChangeFraction: 0.6 }, 1);
+  /** Each case's branch rows are that share of its changing rows: [rows, cv, threads, share missed]. */
+  const expectBranchRows = (h: BranchHistory, cases: [number, number, number, number][]): void => {
+    for (const [rows, cv, threads, share] of cases)
+      expect([rows, cv, threads, cpuTerms(spreadOp(rows, cv), 4, h, threads).branchRows]).toEqual([
+        rows,
+        cv,
+        threads,
+        expect.closeTo(rows * 0.6 * share, 6),
+      ]);
+  };
+
   it('rows whose length changes miss the branch predictor past its history: none up to H, all from 2H', () => {
     const op = (rows: number, change?: number): PlanOp =>
       spmm({ ...feats(rows, 2, 0.5), ...(change !== undefined ? { rowLenChangeFraction: change } : {}) }, 1);
@@ -163,19 +178,20 @@ describe('CPU model terms', () => {
 
   it('counted in trips, the history covers rows x min(sd, mean) of one thread: each core learns its own rows', () => {
     // Rows of mean 2 and sd 0.5: one uncertain trip a row... of 0.5 (the sd); of mean 2 and sd 6: 2 (the mean).
-    const op = (rows: number, cv: number, change = 0.6): PlanOp =>
-      spmm({ ...feats(rows, 2, 0.5), rowLenCv: cv, rowLenChangeFraction: change }, 1);
+    const op = (rows: number, cv: number): PlanOp => spreadOp(rows, cv);
     const h = { unit: 'trips', size: 10_000 } as const;
-    expect(cpuTerms(op(20_000, 0.25), 4, h).branchRows).toBe(0); // 10,000 trips: learnt
-    expect(cpuTerms(op(30_000, 0.25), 4, h).branchRows).toBeCloseTo(30_000 * 0.6 * 0.5, 9); // 15,000
-    expect(cpuTerms(op(40_000, 0.25), 4, h).branchRows).toBeCloseTo(40_000 * 0.6, 9); // 20,000: all missed
-    expect(cpuTerms(op(7_500, 3), 4, h).branchRows).toBeCloseTo(7_500 * 0.6 * 0.5, 9); // capped at the mean: 15,000
-    // On 2 threads each core holds half the trips; on 4, a quarter.
-    expect(cpuTerms(op(40_000, 0.25), 4, h, 2).branchRows).toBe(0);
-    expect(cpuTerms(op(60_000, 0.25), 4, h, 2).branchRows).toBeCloseTo(60_000 * 0.6 * 0.5, 9);
-    expect(cpuTerms(op(60_000, 0.25), 4, h, 4).branchRows).toBe(0);
-    // Uniform rows have no uncertain trip.
-    expect(cpuTerms(op(1_000_000, 0), 4, h).branchRows).toBe(0);
+    expectBranchRows(h, [
+      [20_000, 0.25, 1, 0], // 10,000 trips: learnt
+      [30_000, 0.25, 1, 0.5], // 15,000
+      [40_000, 0.25, 1, 1], // 20,000: all missed
+      [7_500, 3, 1, 0.5], // capped at the mean: 15,000
+      // On 2 threads each core holds half the trips; on 4, a quarter.
+      [40_000, 0.25, 2, 0],
+      [60_000, 0.25, 2, 0.5],
+      [60_000, 0.25, 4, 0],
+      // Uniform rows have no uncertain trip.
+      [1_000_000, 0, 1, 0],
+    ]);
     // The model prices the thread's share of the smaller term: 2 threads of a 40,000-row op save its branch misses.
     const m = { ...MODEL, nsPerBranchMiss: 5, branchHistoryTrips: 10_000, parallelEfficiency: 1 };
     const two = { ...cpu(m, 2) };
@@ -186,19 +202,19 @@ describe('CPU model terms', () => {
 
   it('counted in bits, the history covers rows x log2(1 + min(sd, mean)) of one thread', () => {
     // Rows of mean 2: sd 1 gives 1 bit a row, sd 3 is capped at the mean (log2 3 bits), sd 0 none.
-    const op = (rows: number, cv: number, change = 0.6): PlanOp =>
-      spmm({ ...feats(rows, 2, 0.5), rowLenCv: cv, rowLenChangeFraction: change }, 1);
-    const h = { unit: 'bits', size: 10_000 } as const;
-    expect(cpuTerms(op(10_000, 0.5), 4, h).branchRows).toBe(0); // 10,000 bits: learnt
-    expect(cpuTerms(op(15_000, 0.5), 4, h).branchRows).toBeCloseTo(15_000 * 0.6 * 0.5, 9); // 15,000
-    expect(cpuTerms(op(20_000, 0.5), 4, h).branchRows).toBeCloseTo(20_000 * 0.6, 9); // 20,000: all missed
+    const op = (rows: number, cv: number): PlanOp => spreadOp(rows, cv);
     const capped = 15_000 / Math.log2(3); // rows holding 15,000 bits at log2(3) a row
-    expect(cpuTerms(op(capped, 1.5), 4, h).branchRows).toBeCloseTo(capped * 0.6 * 0.5, 6);
-    expect(cpuTerms(op(capped, 40), 4, h).branchRows).toBeCloseTo(capped * 0.6 * 0.5, 6);
-    // Each core holds its own thread's bits.
-    expect(cpuTerms(op(20_000, 0.5), 4, h, 2).branchRows).toBe(0);
-    expect(cpuTerms(op(30_000, 0.5), 4, h, 2).branchRows).toBeCloseTo(30_000 * 0.6 * 0.5, 9);
-    expect(cpuTerms(op(1_000_000, 0), 4, h).branchRows).toBe(0);
+    expectBranchRows({ unit: 'bits', size: 10_000 }, [
+      [10_000, 0.5, 1, 0], // 10,000 bits: learnt
+      [15_000, 0.5, 1, 0.5],
+      [20_000, 0.5, 1, 1], // all missed
+      [capped, 1.5, 1, 0.5],
+      [capped, 40, 1, 0.5],
+      // Each core holds its own thread's bits.
+      [20_000, 0.5, 2, 0],
+      [30_000, 0.5, 2, 0.5],
+      [1_000_000, 0, 1, 0],
+    ]);
     // The form the system file gives is the one priced: 10,000 rows of sd 3 capped at the mean 2 hold
     // 10,000 x log2(3) bits and 20,000 trips; against 10,000 of either, 58.5% of the rows miss in bits, all in trips.
     const spread = op(10_000, 1.5);
