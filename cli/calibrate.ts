@@ -87,19 +87,25 @@ const FIT_REAL = [
 const HELD_OUT_K = 16;
 const FITTED_NOTE = 'Sparse-kernel model fitted by `dype calibrate`.';
 
-const PROGRAMS = {
+export const PROGRAMS = {
   spmv: 'kernel spmv(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }',
   spmm: 'kernel spmm(A: csr<f32>[m, n], B: dense<f32>[n, c]) -> (Y: dense<f32>[m, c]) { Y[i, k] = A[i, j] * B[j, k]; }',
   sddmm:
     'kernel sddmm(A: csr<f32>[n, n], Q: dense<f32>[n, d], K: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * K[j, k]); }',
 } as const;
-type ProgramName = keyof typeof PROGRAMS;
+export type ProgramName = keyof typeof PROGRAMS;
 /**
  * One timed kernel: SpMV (k = 0), SpMM with k dense columns (the dim c is bound at run time), or with `sddmm` an
  * SDDMM of width k (square matrices only), whose in-order dot products the model prices apart (nsPerDotElement, and nsPerDotRowElement for the row-side operand read once a row).
  */
 type Run = { k: number; sddmm?: true };
 const label = (r: Run): string => (r.sddmm ? `sddmm${r.k}` : r.k === 0 ? 'spmv' : `spmm${r.k}`);
+/** The run a label names (label's inverse): `spmv`, `spmm<k>`, `sddmm<k>`; undefined for another text. */
+function runOf(text: string): Run | undefined {
+  const m = /^(spmv|spmm|sddmm)(\d*)$/.exec(text);
+  if (!m || (m[1] === 'spmv') !== (m[2] === '')) return undefined;
+  return m[1] === 'sddmm' ? { k: Number(m[2]), sddmm: true } : { k: m[1] === 'spmv' ? 0 : Number(m[2]) };
+}
 /** Whether the run can be timed on A (SDDMM needs a square matrix). */
 const runsOn = (r: Run, A: CsrMatrix): boolean => !r.sddmm || A.rows === A.cols;
 
@@ -197,6 +203,25 @@ function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
     dims: dimsOf(A, r),
     scalars: new Map(),
   }).ops;
+}
+
+/**
+ * A recorded timing's matrix by the name calibrate gave it (a ladder entry, a real matrix of the fit or one held
+ * out, read from `dataDir`) and the planner's bound ops of its kernel (a label: spmv, spmm16, sddmm16), for
+ * refitting recorded timings (bench/calibrate-refit.ts). Undefined for a name or label calibrate does not make.
+ */
+export function calibrationOps(
+  planned: ReadonlyMap<ProgramName, PlanSpec>,
+  matrix: string,
+  kernel: string,
+  dataDir: string,
+): { A: CsrMatrix; ops: PlanOp[] } | undefined {
+  const r = runOf(kernel);
+  const entry = [...ladder(false), ...ladder(true)].find((e) => e.name === matrix);
+  const file = [...FIT_REAL, ...HELD_OUT.map((n) => `${n}.mtx`)].find((f) => f.replace(/\.[a-z]+$/, '') === matrix);
+  if (!r || (!entry && !file)) return undefined;
+  const A = entry ? entry.A() : toCsr(loadMatrix(join(dataDir, file!)));
+  return { A, ops: boundOps({ planned: planned as Map<ProgramName, PlanSpec>, executors: new Map() }, A, r) };
 }
 
 /**
