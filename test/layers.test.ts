@@ -40,6 +40,7 @@ export const LAYERS: Record<string, readonly string[]> = {
 
 /** Dynamic imports of a computed path, by file: what they load. */
 const COMPUTED_IMPORTS: Record<string, string> = {
+  'bench/calibrate-refit.ts': "another build's runtime/plan/calibrate-fit.js, the dist folder --against names",
   'bench/convert-scale.ts': "another build's runtime/io/convert.js, the dist folder --against names",
   'bench/decision-stream.ts':
     "another build's runtime classes (chooser, decider, policy, memo), the dist folder --against names",
