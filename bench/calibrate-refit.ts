@@ -21,6 +21,7 @@ import { calibrationKernel } from '../cli/calibrate-dense.js';
 import { calibrationOps, PROGRAMS, type ProgramName } from '../cli/calibrate.js';
 import * as thisFit from '../runtime/plan/calibrate-fit.js';
 import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
+import type { CsrMatrix } from '../runtime/tensor.js';
 import { cpuFitFor } from '../runtime/system/cpu-backend.js';
 import { loadSystemFile } from '../runtime/system/load.js';
 import { matricesDir, root } from './gcn-guards.js';
@@ -56,11 +57,12 @@ const planned = new Map<ProgramName, PlanSpec>();
 for (const name of Object.keys(PROGRAMS) as ProgramName[])
   planned.set(name, (await calibrationKernel(name, PROGRAMS[name], 'wasm', [])).spec);
 const opsMemo = new Map<string, PlanOp[]>();
+const loaded = new Map<string, CsrMatrix>();
 const opsOf = (r: Row): PlanOp[] => {
   const key = `${r.matrix}/${r.kernel}`;
   let ops = opsMemo.get(key);
   if (!ops) {
-    const found = calibrationOps(planned, r.matrix, r.kernel, matricesDir);
+    const found = calibrationOps(planned, r.matrix, r.kernel, matricesDir, loaded);
     if (!found) throw new Error(`${key}: not a matrix and kernel dype calibrate times`);
     opsMemo.set(key, (ops = found.ops));
   }

@@ -100,6 +100,8 @@ export type ProgramName = keyof typeof PROGRAMS;
  */
 type Run = { k: number; sddmm?: true };
 const label = (r: Run): string => (r.sddmm ? `sddmm${r.k}` : r.k === 0 ? 'spmv' : `spmm${r.k}`);
+/** A real matrix's name in calibrate's rows: its file name less the extension. */
+const realName = (file: string): string => file.replace(/\.[a-z]+$/, '');
 /** The run a label names (label's inverse): `spmv`, `spmm<k>`, `sddmm<k>`; undefined for another text. */
 function runOf(text: string): Run | undefined {
   const m = /^(spmv|spmm|sddmm)(\d*)$/.exec(text);
@@ -197,8 +199,8 @@ const dimsOf = (A: CsrMatrix, r: Run): Map<string, number> =>
       ]);
 
 /** The planner's bound ops for this kernel on this matrix (features as the planner computes them). */
-function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
-  return bindProblem(c.planned.get(program(r))!, {
+function boundOps(planned: ReadonlyMap<ProgramName, PlanSpec>, A: CsrMatrix, r: Run): PlanOp[] {
+  return bindProblem(planned.get(program(r))!, {
     sparse: new Map([['A', features(A, 2)]]),
     dims: dimsOf(A, r),
     scalars: new Map(),
@@ -209,19 +211,26 @@ function boundOps(c: Compiled, A: CsrMatrix, r: Run): PlanOp[] {
  * A recorded timing's matrix by the name calibrate gave it (a ladder entry, a real matrix of the fit or one held
  * out, read from `dataDir`) and the planner's bound ops of its kernel (a label: spmv, spmm16, sddmm16), for
  * refitting recorded timings (bench/calibrate-refit.ts). Undefined for a name or label calibrate does not make.
+ * `loaded`, when given, keeps each matrix by name, so that a set's several kernels on one matrix read it once.
  */
 export function calibrationOps(
   planned: ReadonlyMap<ProgramName, PlanSpec>,
   matrix: string,
   kernel: string,
   dataDir: string,
+  loaded?: Map<string, CsrMatrix>,
 ): { A: CsrMatrix; ops: PlanOp[] } | undefined {
   const r = runOf(kernel);
-  const entry = [...ladder(false), ...ladder(true)].find((e) => e.name === matrix);
-  const file = [...FIT_REAL, ...HELD_OUT.map((n) => `${n}.mtx`)].find((f) => f.replace(/\.[a-z]+$/, '') === matrix);
-  if (!r || (!entry && !file)) return undefined;
-  const A = entry ? entry.A() : toCsr(loadMatrix(join(dataDir, file!)));
-  return { A, ops: boundOps({ planned: planned as Map<ProgramName, PlanSpec>, executors: new Map() }, A, r) };
+  if (!r) return undefined;
+  let A = loaded?.get(matrix);
+  if (!A) {
+    const entry = [...ladder(false), ...ladder(true)].find((e) => e.name === matrix);
+    const file = [...FIT_REAL, ...HELD_OUT.map((n) => `${n}.mtx`)].find((f) => realName(f) === matrix);
+    if (!entry && !file) return undefined;
+    A = entry ? entry.A() : toCsr(loadMatrix(join(dataDir, file!)));
+    loaded?.set(matrix, A);
+  }
+  return { A, ops: boundOps(planned, A, r) };
 }
 
 /**
@@ -375,7 +384,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const base = preset.devices[cpuIndex]!;
   const dataDir = join(packageRoot(), '..', 'shared', 'data', 'matrices');
   const fitReal: LadderEntry[] = FIT_REAL.filter((f) => existsSync(join(dataDir, f))).map((f) => ({
-    name: f.replace(/\.[a-z]+$/, ''),
+    name: realName(f),
     A: () => toCsr(loadMatrix(join(dataDir, f))),
   }));
   const heldOut = HELD_OUT.filter((n) => existsSync(join(dataDir, `${n}.mtx`)));
@@ -421,7 +430,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
           rows: A.rows,
           nnz: A.values.length,
           measuredMs: timeMs(c, A, r, t, useCpu),
-          ops: boundOps(c, A, r),
+          ops: boundOps(c.planned, A, r),
         });
         bar.tick(++done);
       };
@@ -440,7 +449,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
           rows: A.rows,
           nnz: A.values.length,
           measuredMs: timeMs(c, A, r, 1, useCpu),
-          ops: boundOps(c, A, r),
+          ops: boundOps(c.planned, A, r),
         });
         bar.tick(++done);
       }
@@ -540,7 +549,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       for (const [n, A] of heldMatrices)
         for (const r of evalRuns) {
           if (!runsOn(r, A)) continue;
-          const ops = boundOps(c, A, r);
+          const ops = boundOps(c.planned, A, r);
           const picks = new Map(ops.map((op) => [op.id, cpuThreadsFor(op, d, threads)]));
           c.executors.get(`${program(r)}/${threads}`)!.setOpThreads(picks);
           heldTimed.push({
