@@ -2,18 +2,24 @@
  * The dense part of `dype calibrate`: GEMM (Y = X W) and an elementwise map
  * (Y = relu(X)) timed at one thread on the backend being calibrated, and
  * fitted as `ms = overhead + flops x nsPerDenseFlop + bytes x
- * nsPerDenseByte` (the op's flops and bytes as annotate-cost counts them),
- * non-negative least squares on relative errors, the per-op overhead the
- * sparse fit's. Without these two figures a CPU prices dense ops by the
+ * nsPerDenseByte + trips x nsPerDenseTrip` (the op's flops and bytes as
+ * annotate-cost counts them, its innermost loop's trips at the backend's
+ * block of columns: runtime/catalogue/cpu.ts `denseTrips`), non-negative
+ * least squares on relative errors, the per-op overhead the sparse fit's.
+ * The trips carry the shape: a GEMM's time follows its output width, not
+ * its k, since a narrow block does less work a trip (docs/COST-MODEL.md). Without these two figures a CPU prices dense ops by the
  * roofline of its peak, which the generated kernels reach a small part of
  * (docs/COST-MODEL.md). Shapes held out of the fit report the error.
  */
+import { CPU_BLOCK_BYTES } from '../codegen/cpu/lanes.js';
 import { plannedSpec } from '../codegen/implementations.js';
 import { cacheRoot } from '../codegen/wasm/cache.js';
 import { emitWasm } from '../codegen/wasm/emit.js';
+import { WASM_BLOCK_BYTES } from '../codegen/wasm/simd.js';
 import { compileSource } from '../frontend/compile.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
+import { denseTrips } from '../runtime/catalogue/cpu.js';
 import { bindProblem } from '../runtime/plan/bind.js';
 import { nnls } from '../runtime/plan/calibrate-fit.js';
 import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
@@ -60,6 +66,8 @@ const HELD_OUT: readonly DenseShape[] = [
 export interface DenseRow extends DenseShape {
   flops: number;
   bytes: number;
+  /** Innermost-loop trips at the backend's block of columns. */
+  trips: number;
   measuredMs: number;
   predictedMs: number;
 }
@@ -67,6 +75,9 @@ export interface DenseRow extends DenseShape {
 export interface DenseFit {
   nsPerDenseFlop: number;
   nsPerDenseByte: number;
+  nsPerDenseTrip: number;
+  /** The backend's block of columns a trip runs (codegen/cpu/lanes.ts, codegen/wasm/simd.ts). */
+  denseBlockBytes: number;
   fitRows: DenseRow[];
   rows: DenseRow[];
 }
@@ -124,7 +135,12 @@ const dense = (rows: number, cols: number): DenseTensor => ({
 });
 
 /** The op's flops and bytes as the planner counts them, and the fastest of several runs (ms). */
-function timeShape(c: DenseKernel, s: DenseShape, cpuMs: (run: () => void) => number): Omit<DenseRow, 'predictedMs'> {
+function timeShape(
+  c: DenseKernel,
+  s: DenseShape,
+  blockBytes: number,
+  cpuMs: (run: () => void) => number,
+): Omit<DenseRow, 'predictedMs'> {
   const dims = new Map([
     ['n', s.n],
     ['k', s.k],
@@ -144,6 +160,7 @@ function timeShape(c: DenseKernel, s: DenseShape, cpuMs: (run: () => void) => nu
     ...s,
     flops: ops.reduce((a, o) => a + o.flops, 0),
     bytes: ops.reduce((a, o) => a + o.bytes, 0),
+    trips: ops.reduce((a, o) => a + denseTrips(o, blockBytes), 0),
     measuredMs,
   };
 }
@@ -160,12 +177,13 @@ export async function calibrateDense(
   time: (run: () => void) => number,
   tick: () => void,
 ): Promise<DenseFit> {
+  const denseBlockBytes = blockBytesOf(backend);
   const kernels = new Map<DenseName, DenseKernel>();
   for (const name of Object.keys(DENSE) as DenseName[]) kernels.set(name, await compileDense(name, backend));
   try {
     const timed = (list: readonly DenseShape[]) =>
       list.map((s) => {
-        const r = timeShape(kernels.get(s.kernel)!, s, time);
+        const r = timeShape(kernels.get(s.kernel)!, s, denseBlockBytes, time);
         tick();
         return r;
       });
@@ -173,16 +191,33 @@ export async function calibrateDense(
     const heldTimed = timed(HELD_OUT);
     const over = overheadUs / 1e3;
     // Relative errors: each row divided by its measured time; ns to ms.
-    const A = fitTimed.map((r) => [(r.flops * 1e-6) / r.measuredMs, (r.bytes * 1e-6) / r.measuredMs]);
+    const A = fitTimed.map((r) => [r.flops, r.bytes, r.trips].map((x) => (x * 1e-6) / r.measuredMs));
     const b = fitTimed.map((r) => Math.max(0, r.measuredMs - over) / r.measuredMs);
-    const [nsPerDenseFlop, nsPerDenseByte] = nnls(A, b) as [number, number];
+    const [nsPerDenseFlop, nsPerDenseByte, nsPerDenseTrip] = nnls(A, b) as [number, number, number];
     const predict = (r: Omit<DenseRow, 'predictedMs'>): DenseRow => ({
       ...r,
-      predictedMs: over + (r.flops * nsPerDenseFlop + r.bytes * nsPerDenseByte) * 1e-6,
+      predictedMs: over + (r.flops * nsPerDenseFlop + r.bytes * nsPerDenseByte + r.trips * nsPerDenseTrip) * 1e-6,
     });
-    return { nsPerDenseFlop, nsPerDenseByte, fitRows: fitTimed.map(predict), rows: heldTimed.map(predict) };
+    return {
+      nsPerDenseFlop,
+      nsPerDenseByte,
+      nsPerDenseTrip,
+      denseBlockBytes,
+      fitRows: fitTimed.map(predict),
+      rows: heldTimed.map(predict),
+    };
   } finally {
     for (const k of kernels.values()) k.exec.close();
+  }
+}
+
+/** The block of columns a trip of the backend's dense loops runs. */
+function blockBytesOf(backend: 'native' | 'wasm'): number {
+  switch (backend) {
+    case 'native':
+      return CPU_BLOCK_BYTES;
+    case 'wasm':
+      return WASM_BLOCK_BYTES;
   }
 }
 

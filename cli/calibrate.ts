@@ -501,6 +501,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       ...p.model,
       nsPerDenseFlop: denseFit.nsPerDenseFlop,
       nsPerDenseByte: denseFit.nsPerDenseByte,
+      nsPerDenseTrip: denseFit.nsPerDenseTrip,
+      denseBlockBytes: denseFit.denseBlockBytes,
     }).map(([k, v]) => [k, round(v)]),
   ) as unknown as NonNullable<DeviceSpec['cpuModel']>;
   // Into the backend's slot: the preset keeps the other backend's fit (runtime/system/cpu-backend.ts).
@@ -531,6 +533,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       [`${slot}.cpuModel`]: `${how}: non-negative least squares on relative errors, cache size and branch-predictor history from grids (runtime/plan/calibrate-fit.ts)${undetermined.length ? `; not determined by the runs: ${undetermined.join(', ')}` : ''}`,
       [`${slot}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
       [`${slot}.cpuModel.nsPerDenseByte`]: `(see \`${slot}.cpuModel.nsPerDenseFlop\`)`,
+      [`${slot}.cpuModel.nsPerDenseTrip`]: `(see \`${slot}.cpuModel.nsPerDenseFlop\`)`,
+      [`${slot}.cpuModel.denseBlockBytes`]: `the ${backend} backend's block of columns a dense loop trip runs (${backend === 'native' ? 'codegen/cpu/lanes.ts CPU_BLOCK_BYTES' : 'codegen/wasm/simd.ts WASM_BLOCK_BYTES'})`,
       [`${slot}.launchOverheadUs`]: `${how}: per-op overhead fitted with the model`,
       [`${at}.threads`]:
         fitThreads > 1
@@ -639,7 +643,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       ? ['', `model error on the same matrices, ${threads} threads:`, ...table(evalRowsThreads, summaryThreads)]
       : []),
     '',
-    `dense ops (GEMM, elementwise; fitted on ${denseFit.fitRows.length} shapes at 1 thread): ns per flop ${m.nsPerDenseFlop}, per byte ${m.nsPerDenseByte}; error on shapes not in the fit:`,
+    `dense ops (GEMM, elementwise; fitted on ${denseFit.fitRows.length} shapes at 1 thread): ns per flop ${m.nsPerDenseFlop}, per byte ${m.nsPerDenseByte}, per loop trip ${m.nsPerDenseTrip} (a block of ${m.denseBlockBytes} bytes of columns); error on shapes not in the fit:`,
     `${'kernel'.padEnd(8)} ${'n x k -> h'.padEnd(22)} ${'measured ms'.padStart(12)} ${'predicted ms'.padStart(13)} ${'error'.padStart(8)}`,
     ...denseFit.rows.map(
       (r) =>

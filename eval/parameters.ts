@@ -199,6 +199,8 @@ const CPU_MODEL_UNITS: Record<keyof CpuModelSpec, string> = {
   dispatchUsPerThread: 'us per thread',
   nsPerDenseFlop: 'ns',
   nsPerDenseByte: 'ns',
+  nsPerDenseTrip: 'ns',
+  denseBlockBytes: 'bytes',
 };
 
 /** The unit of a preset field, from its name. */

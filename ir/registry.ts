@@ -40,6 +40,9 @@ export const COMMON_ATTRS: Record<string, AttrKind> = {
   reads: 'string',
   writes: 'string',
   gathers: 'string',
+  /** The innermost loop's trips with the column loop whole, and the column loop's range (a CPU kernel's blocks). */
+  loops: 'string',
+  columns: 'string',
   /** From the partition pass: pipeline stage, device instances, kernel variant. */
   stage: 'number',
   devices: 'string[]',

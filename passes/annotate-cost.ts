@@ -6,6 +6,12 @@
  *   reads   compulsory bytes read: every operand's storage once
  *   writes  bytes written: the result's storage (values only when sparse)
  *   gathers irregular reads of dense operands at indices that come from a sparse operand
+ *   loops   trips of the op's innermost loop with its column loop taken whole: the
+ *           innermost reductions' multiplicity (the items without one), over columns
+ *   columns the range of the column loop, a dense result's last index (1 for a
+ *           sparse result, a scalar, and a vector whose rows each reduce): a
+ *           CPU kernel runs it in blocks of vector lanes, so a trip of the loop
+ *           above it does a block's work (runtime/catalogue/cpu.ts `denseTrips`)
  * A reduction driven by sparse D visits nnz(D) entries in all, spread over the
  * indices bound outside it, so its multiplicity is outer * nnz(D) / (range of
  * D's outer-bound index) * (ranges of its dense indices).
@@ -39,6 +45,8 @@ export interface OpCost {
   reads: Poly;
   writes: Poly;
   gathers: Poly;
+  loops: Poly;
+  columns: Poly;
 }
 
 export function opCost(info: OpInfo): OpCost {
@@ -53,15 +61,18 @@ export function opCost(info: OpInfo): OpCost {
       : op.indices.reduce((acc, i) => acc.mul(dimPoly(ranges.get(i)!)), Poly.constant(1));
   let flops = new Poly();
   let gathers = new Poly();
-  const walk = (e: Expr, mult: Poly, driven: ReadonlySet<string>): void => {
+  // The multiplicities of the reductions with none inside them: the trips of the op's innermost loops.
+  let innermost = new Poly();
+  /** Whether e holds a reduction. */
+  const walk = (e: Expr, mult: Poly, driven: ReadonlySet<string>): boolean => {
     switch (e.k) {
       case 'const':
       case 'dim':
-        return;
+        return false;
       case 'load':
         if (operands.get(e.tensor)?.type.format === 'dense' && e.idx.some((i) => driven.has(i)))
           gathers = gathers.add(mult);
-        return;
+        return false;
       case 'reduce': {
         const driver = sparsity.drivers.get(e);
         let inner = mult;
@@ -74,36 +85,43 @@ export function opCost(info: OpInfo): OpCost {
           innerDriven = new Set([...driven, ...dLoad.idx.filter((i) => e.idx.includes(i))]);
         } else for (const x of e.idx) inner = inner.mul(dimPoly(ranges.get(x)!));
         flops = flops.add(inner);
-        walk(e.body, inner, innerDriven);
-        return;
+        if (!walk(e.body, inner, innerDriven)) innermost = innermost.add(inner);
+        return true;
       }
       case 'neg':
       case 'not':
         flops = flops.add(mult);
-        walk(e.arg, mult, driven);
-        return;
+        return walk(e.arg, mult, driven);
       case 'bin':
         flops = flops.add(mult);
-        walk(e.lhs, mult, driven);
-        walk(e.rhs, mult, driven);
-        return;
+        // Both sides walked: each counts its work, whichever holds a reduction.
+        return [walk(e.lhs, mult, driven), walk(e.rhs, mult, driven)].some(Boolean);
       case 'select':
         flops = flops.add(mult);
-        for (const c of [e.cond, e.then, e.else]) walk(c, mult, driven);
-        return;
+        return [e.cond, e.then, e.else].map((c) => walk(c, mult, driven)).some(Boolean);
       case 'call':
         flops = flops.add(mult);
-        for (const a of e.args) walk(a, mult, driven);
-        return;
+        return e.args.map((a) => walk(a, mult, driven)).some(Boolean);
     }
   };
   // A sparse result visits its pattern row by row: the column index comes from the pattern.
-  walk(op.expr, items, new Set(type.format !== 'dense' && sparsity.patternSource ? [op.indices[1]!] : []));
+  const reduces = walk(
+    op.expr,
+    items,
+    new Set(type.format !== 'dense' && sparsity.patternSource ? [op.indices[1]!] : []),
+  );
+  // The last index of a dense result is a loop of contiguous columns, unless it is a vector's row loop around a
+  // reduction (SpMV, GEMV: each row's sum is one accumulator's, in order).
+  const last = type.format === 'dense' && (op.indices.length >= 2 || !reduces) ? op.indices.at(-1) : undefined;
+  const column = last === undefined ? undefined : ranges.get(last)!;
+  const columns = column ? dimPoly(column) : Poly.constant(1);
+  const trips = reduces ? innermost : items;
+  const loops = column ? divDim(trips, column) : trips;
   // A sparse result shares its pattern's indices: only its values are written.
   const writes = type.format === 'dense' ? storageBytes(type, new Poly()) : items.scale(DTYPE_BYTES[type.dtype]);
   let reads = new Poly();
   for (const [name, v] of operands) reads = reads.add(storageBytes(v.type, nnz(name)));
-  return { items, flops, reads, writes, gathers };
+  return { items, flops, reads, writes, gathers, loops, columns };
 }
 
 function findLoad(e: Expr, tensor: string, reduced: readonly string[]): Extract<Expr, { k: 'load' }> | undefined {
@@ -130,6 +148,8 @@ export function annotateKernel(k: Kernel): Kernel {
           reads: c.reads.toString(),
           writes: c.writes.toString(),
           gathers: c.gathers.toString(),
+          loops: c.loops.toString(),
+          columns: c.columns.toString(),
         },
       };
     });
@@ -138,6 +158,7 @@ export function annotateKernel(k: Kernel): Kernel {
 
 export const annotateCostPass: Pass = {
   name: 'annotate-cost',
-  description: 'attach symbolic work counts (items, flops, reads, writes, gathers) in terms of data features',
+  description:
+    'attach symbolic work counts (items, flops, reads, writes, gathers, loops, columns) in terms of data features',
   run: (m: Module): Module => ({ kernels: m.kernels.map(annotateKernel) }),
 };

@@ -14,6 +14,14 @@ import type { OpImpls } from '../runtime/catalogue/index.js';
 import type { PlanOpSpec, PlanSpec, ValueRead } from '../runtime/plan/types.js';
 import { storageBytes } from './annotate-cost.js';
 
+/** A count annotate-cost attaches to every op: one it lacks means the pass did not run. */
+function counted(a: Readonly<Record<string, unknown>>, name: string, kernel: string, op: string): string {
+  const v = a[name];
+  if (typeof v !== 'string')
+    throw new Error(`plan-spec: kernel ${kernel}: op ${op} has no '${name}' count; run annotate-cost first`);
+  return v;
+}
+
 /** `impls`: op id -> the implementations its program has; every op of the kernel must have an entry. */
 export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSpec {
   const facts = kernelFacts(k);
@@ -55,6 +63,8 @@ export function planSpec(k: Kernel, impls: ReadonlyMap<string, OpImpls>): PlanSp
           .add(parsePoly(String(a['writes'] ?? '0')))
           .toString(),
         gathers: String(a['gathers'] ?? '0'),
+        loops: counted(a, 'loops', k.name, op.id),
+        columns: counted(a, 'columns', k.name, op.id),
         resultBytes: storageBytes(info.type, resultNnz).toString(),
         impls: opImpls,
       };

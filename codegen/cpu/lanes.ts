@@ -12,8 +12,12 @@ import { columnShape as shapeOf, mentions } from '../c/columns.js';
 import { cType } from '../cuda/cprint.js';
 import type { CStmtPrinter, For } from './cprint.js';
 
-/** Lanes per block by the widest accumulator: 128 bytes (four AVX2 registers). */
-const blockWidth = (types: LElem[]): number => (types.some((t) => t === 'f64' || t === 'i64') ? 16 : 32);
+/** Bytes of a full block of columns: four AVX2 registers (the CPU model's dense trips are per block: `denseBlockBytes`). */
+export const CPU_BLOCK_BYTES = 128;
+
+/** Lanes per block by the widest accumulator. */
+const blockWidth = (types: LElem[]): number =>
+  types.some((t) => t === 'f64' || t === 'i64') ? CPU_BLOCK_BYTES / 8 : CPU_BLOCK_BYTES / 4;
 
 /**
  * How the columns left after the blocks of W, W/2, W/4 and W/8 are printed: in a loop over lanes, whose

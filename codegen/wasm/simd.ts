@@ -81,6 +81,9 @@ const LANES: Record<VecElem, number> = { f32: 4, f64: 2 };
  * docs/PERFORMANCE.md); the block of 2 keeps K = 24 at two walks.
  */
 export const GROUPS: readonly number[] = [4, 2, 1];
+
+/** Bytes of the widest block of columns (GROUPS[0] vectors of 16 bytes): the CPU model's dense trips are per block. */
+export const WASM_BLOCK_BYTES = GROUPS[0]! * 16;
 /**
  * Most walks sharing a block of the widest vectors in an op's spread function (then half as many,
  * down to 2). A walk of 4 vectors can start 4 of B's cache lines (64 bytes, 4 vectors each), so 4:

@@ -32,9 +32,23 @@ function fittedWorkNs(op: PlanOp, d: DeviceSpec, threads = 1): number | undefine
   const m = d.cpuModel;
   if (!m) return undefined;
   if (cpuModelled(op)) return cpuWorkNs(cpuTerms(op, m.cacheMB, branchHistoryOf(m), threads), m);
-  return m.nsPerDenseFlop !== undefined && m.nsPerDenseByte !== undefined
-    ? op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte
-    : undefined;
+  if (m.nsPerDenseFlop === undefined || m.nsPerDenseByte === undefined) return undefined;
+  const trips =
+    m.nsPerDenseTrip !== undefined && m.denseBlockBytes !== undefined
+      ? denseTrips(op, m.denseBlockBytes) * m.nsPerDenseTrip
+      : 0;
+  return op.flops * m.nsPerDenseFlop + op.bytes * m.nsPerDenseByte + trips;
+}
+
+/**
+ * Trips of the op's innermost loop when its column loop runs in blocks of `blockBytes` (a block of lanes a trip,
+ * the narrower blocks of the remainder counted as one): GEMM's per row, column block and k; an elementwise map's per
+ * row and block. A GEMM of 16 columns does half the work a trip of one of 32 (f32, 128-byte blocks), which its flops
+ * alone price alike (docs/COST-MODEL.md, *Dense ops by loop trips*).
+ */
+export function denseTrips(op: PlanOp, blockBytes: number): number {
+  const lanes = Math.max(1, Math.floor(blockBytes / DTYPE_SIZE[op.dtype]));
+  return op.loops * Math.ceil(op.columns / lanes);
 }
 
 /**

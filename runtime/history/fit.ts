@@ -51,6 +51,8 @@ export function recordOp(r: HistoryRecord): PlanOp {
     flops: r.flops,
     bytes: r.bytes,
     gathers: r.gathers,
+    loops: r.loops,
+    columns: r.columns,
     resultBytes: 0,
     trips: 1,
     impls: { cpu: [], gpu: [], fpga: [], [r.kind]: [r.impl] } as PlanOp['impls'],

@@ -67,6 +67,8 @@ const FIELDS: (keyof HistoryRecord)[] = [
   'flops',
   'bytes',
   'gathers',
+  'loops',
+  'columns',
   'ms',
   'concurrent',
 ];
@@ -104,7 +106,7 @@ export function readHistory(path: string): HistoryRecord[] {
         'DY3048',
         path,
         i + 1,
-        `history record version ${String(r.v)}; this build reads version ${HISTORY_VERSION}`,
+        `history record version ${String(r.v)}; this build reads version ${HISTORY_VERSION} (a history an older build wrote: record it again)`,
       );
     const missing = FIELDS.filter((f) => r[f] === undefined);
     if (missing.length > 0) throw new InputError('DY3048', path, i + 1, `history record without ${missing.join(', ')}`);
@@ -117,7 +119,7 @@ export function readHistory(path: string): HistoryRecord[] {
 
 const TEXT_FIELDS = ['at', 'system', 'device', 'instance', 'backend', 'kernel', 'op', 'opKind', 'impl'] as const;
 const COUNT_FIELDS = ['split', 'trips'] as const;
-const AMOUNT_FIELDS = ['items', 'flops', 'bytes', 'gathers', 'ms'] as const;
+const AMOUNT_FIELDS = ['items', 'flops', 'bytes', 'gathers', 'loops', 'columns', 'ms'] as const;
 const DTYPES: readonly unknown[] = ['f32', 'f64', 'i32', 'i64', 'bool'];
 
 /**

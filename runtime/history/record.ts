@@ -52,6 +52,8 @@ export function historyRecords(
         flops: op.flops,
         bytes: op.bytes,
         gathers: op.gathers,
+        loops: op.loops,
+        columns: op.columns,
         // The features the cost models read, and nothing else (the runtime's record carries more: the format, the sample).
         ...(op.sparse ? { sparse: copyFeatures(op.sparse) } : {}),
         ms: r.ms,

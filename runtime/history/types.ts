@@ -9,7 +9,8 @@
 import type { Dtype, SparseFeatures } from '../plan/types.js';
 import type { DeviceKind } from '../system/types.js';
 
-export const HISTORY_VERSION = 1;
+/** 2: records carry the op's loops and columns (runtime/plan/types.ts), which the CPU model's dense form reads. */
+export const HISTORY_VERSION = 2;
 
 export interface HistoryRecord {
   v: typeof HISTORY_VERSION;
@@ -41,6 +42,8 @@ export interface HistoryRecord {
   flops: number;
   bytes: number;
   gathers: number;
+  loops: number;
+  columns: number;
   sparse?: SparseFeatures;
   /** Measured wall time of the op, all trips, ms. */
   ms: number;

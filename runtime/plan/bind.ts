@@ -118,6 +118,8 @@ function bindOp(o: PlanSpec['ops'][number], b: Binding): PlanOp {
     flops: ev(o.flops, dims, sparse, o.id, ' flops'),
     bytes: ev(o.bytes, dims, sparse, o.id, ' bytes'),
     gathers: ev(o.gathers, dims, sparse, o.id, ' gathers'),
+    loops: ev(o.loops, dims, sparse, o.id, ' loops'),
+    columns: ev(o.columns, dims, sparse, o.id, ' columns'),
     resultBytes: ev(o.resultBytes, dims, sparse, o.id, ' result size'),
     trips,
     impls: o.impls,

@@ -28,6 +28,12 @@ export interface PlanOpSpec {
   flops: string;
   bytes: string;
   gathers: string;
+  /**
+   * Trips of the op's innermost loop with its column loop taken whole, and the column loop's range (1 where there
+   * is none): a CPU kernel runs the columns in blocks of vector lanes (runtime/catalogue/cpu.ts `denseTrips`).
+   */
+  loops: string;
+  columns: string;
   /** Size of the result in bytes (symbolic). */
   resultBytes: string;
   /** The sparse parameter whose pattern drives or shapes this op, for skew features. */
@@ -108,6 +114,9 @@ export interface PlanOp {
   flops: number;
   bytes: number;
   gathers: number;
+  /** PlanOpSpec's loops and columns, bound. */
+  loops: number;
+  columns: number;
   resultBytes: number;
   sparse?: SparseFeatures;
   /** The outermost repeat region around the op: stages are cut between regions, never inside one. */

@@ -84,10 +84,20 @@ const cpuModelSchema = z
     dispatchUsPerThread: nonNegative.optional(),
     nsPerDenseFlop: nonNegative.optional(),
     nsPerDenseByte: nonNegative.optional(),
+    nsPerDenseTrip: nonNegative.optional(),
+    denseBlockBytes: z.number().int().min(1).optional(),
   })
   .refine((m) => (m.nsPerDenseFlop === undefined) === (m.nsPerDenseByte === undefined), {
     message: 'nsPerDenseFlop and nsPerDenseByte go together (both, or neither for the roofline)',
     path: ['nsPerDenseByte'],
+  })
+  .refine((m) => (m.nsPerDenseTrip === undefined) === (m.denseBlockBytes === undefined), {
+    message: 'nsPerDenseTrip and denseBlockBytes go together (the trip is a block of that many bytes of columns)',
+    path: ['denseBlockBytes'],
+  })
+  .refine((m) => m.nsPerDenseTrip === undefined || m.nsPerDenseFlop !== undefined, {
+    message: 'nsPerDenseTrip is a term of the dense fit: it needs nsPerDenseFlop and nsPerDenseByte',
+    path: ['nsPerDenseTrip'],
   })
   .refine((m) => (m.nsPerBranchMiss === undefined) === (historyForms(m) === 0), {
     message:

@@ -81,6 +81,14 @@ export interface CpuModelSpec {
    */
   nsPerDenseFlop?: number;
   nsPerDenseByte?: number;
+  /**
+   * A dense op's loop trips beside its flops and bytes: ns per trip of its innermost loop, where a trip runs a block
+   * of `denseBlockBytes` of its columns at once (runtime/catalogue/cpu.ts `denseTrips`): a narrow block does less
+   * work a trip. Both or neither, with the two above; fitted by `dype calibrate`, the block being the calibrated
+   * backend's (codegen/cpu/lanes.ts, codegen/wasm/simd.ts).
+   */
+  nsPerDenseTrip?: number;
+  denseBlockBytes?: number;
 }
 
 /** The CPU backends a fit can be of: the generated native library (codegen/cpu) and the wasm kernels. */

@@ -66,11 +66,16 @@ describe('dype calibrate --quick', () => {
     expect(m.nsPerBranchMiss).toBeGreaterThanOrEqual(0);
     expect([m.branchHistoryTrips, m.branchHistoryRows]).toEqual([undefined, undefined]);
     // Dense ops fitted too (GEMM and a map), with their error on shapes held out.
-    expect(m.nsPerDenseFlop! + m.nsPerDenseByte!).toBeGreaterThan(0);
+    expect(m.nsPerDenseFlop! + m.nsPerDenseByte! + m.nsPerDenseTrip!).toBeGreaterThan(0);
+    // The trips are per block of the wasm kernels' columns: 4 vectors of 16 bytes (codegen/wasm/simd.ts).
+    expect(m.denseBlockBytes).toBe(64);
+    expect(sys.sources?.['devices[0].cpuBackendModels.wasm.cpuModel.denseBlockBytes']).toMatch(/WASM_BLOCK_BYTES/);
     expect(sys.sources?.['devices[0].cpuBackendModels.wasm.cpuModel.nsPerDenseFlop']).toMatch(
       /\(wasm GEMM and an elementwise map, f32/,
     );
-    expect(r.stdout).toMatch(/dense ops \(GEMM, elementwise; fitted on \d+ shapes at 1 thread\): ns per flop [\d.e-]+/);
+    expect(r.stdout).toMatch(
+      /dense ops \(GEMM, elementwise; fitted on \d+ shapes at 1 thread\): ns per flop [\d.e-]+, per byte [\d.e-]+, per loop trip [\d.e-]+ \(a block of 64 bytes of columns\)/,
+    );
     expect(cpu.threads).toBe(2);
     expect(m.parallelEfficiency).toBeGreaterThanOrEqual(0);
     expect(m.parallelEfficiency).toBeLessThanOrEqual(1);

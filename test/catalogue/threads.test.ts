@@ -63,6 +63,9 @@ const opArb = fc
       flops: 2 * (f ? nnz * width : items * width),
       bytes: (f ? nnz * 8 : items * 4) + items * 4,
       gathers: f ? nnz * width : 0,
+      // As annotate-cost counts them: an entry's (SDDMM: its dot's) trips, a dense row's (GEMM: by its k = width).
+      loops: f ? (kind === 'sddmm' ? nnz * width : nnz) : kind === 'gemm' ? rows * width : rows,
+      columns: kind === 'spmv' || kind === 'sddmm' ? 1 : width,
       resultBytes: items * 4,
       trips: 1,
       impls: { cpu: ['nnz-split'], gpu: [], fpga: [] },
@@ -142,6 +145,8 @@ describe('threads per CPU op', () => {
             flops: 2 * nnz,
             bytes: nnz * 8 + c.rows * 8,
             gathers: nnz,
+            loops: nnz,
+            columns: 1,
             resultBytes: c.rows * 4,
             trips: 1,
             impls: { cpu: ['nnz-split'], gpu: [], fpga: [] },

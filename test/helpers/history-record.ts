@@ -1,9 +1,9 @@
 /** A history record with every field a reader requires (test/history): `over` replaces any of them. */
-import type { HistoryRecord } from '../../runtime/history/types.js';
+import { HISTORY_VERSION, type HistoryRecord } from '../../runtime/history/types.js';
 
 export function historyRecord(over: Partial<HistoryRecord>): HistoryRecord {
   return {
-    v: 1,
+    v: HISTORY_VERSION,
     at: '2026-12-03T00:00:00Z',
     system: 'this-machine',
     device: 'cpu',
@@ -23,6 +23,9 @@ export function historyRecord(over: Partial<HistoryRecord>): HistoryRecord {
     flops: 2000,
     bytes: 10_000,
     gathers: 1000,
+    // An SpMV's: its entry loop, no column loop.
+    loops: 1000,
+    columns: 1,
     sparse: {
       rows: 100,
       cols: 100,

@@ -132,6 +132,12 @@ describe('fitting a history', () => {
     expect(() => readHistory(path)).toThrow(/bad\.jsonl:2: error DY3048: expected one JSON history record/);
     writeFileSync(path, `${JSON.stringify({ ...record({}), ms: undefined })}\n`);
     expect(() => readHistory(path)).toThrow(/bad\.jsonl:1: error DY3048: history record without ms/);
+    // A record an older build wrote (version 1: no loop trips) is named as such, not read with counts missing.
+    const { loops: _l, columns: _c, ...older } = record({});
+    writeFileSync(path, `${JSON.stringify({ ...older, v: 1 })}\n`);
+    expect(() => readHistory(path)).toThrow(
+      /bad\.jsonl:1: error DY3048: history record version 1; this build reads version 2 \(a history an older build wrote: record it again\)/,
+    );
     // Valid JSON that is no record: one error, not a TypeError reading its fields.
     for (const [line, what] of [
       ['null', 'null'],
@@ -164,6 +170,7 @@ describe('fitting a history', () => {
     [{ split: 0 }, /split must be an integer >= 1/],
     [{ ms: -1 }, /ms must be a finite number >= 0/],
     [{ bytes: '12' }, /bytes must be a finite number >= 0, found "12"/],
+    [{ loops: -1 }, /loops must be a finite number >= 0, found -1/],
     [{ concurrent: 'no' }, /concurrent must be true or false/],
     [{ sparse: { rows: 'x' } }, /sparse\.rows must be a finite number/],
   ])('a record whose field has the wrong type or value (%j) is DY3048 on its line', (over, why) => {

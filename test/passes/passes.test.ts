@@ -188,6 +188,39 @@ describe('annotate-cost', () => {
       flops: 'nnz(A)',
     });
   });
+  it("counts the innermost loop's trips with the column loop whole, and the column loop's range", () => {
+    const loops = (src: string) =>
+      tensorOps(optimised(src).kernels[0]!.body).map((o) => [o.kind, o.attrs['loops'], o.attrs['columns']]);
+    // GEMM: a trip per row and k, the output columns whole (its time follows their blocks, not k).
+    expect(
+      loops(
+        'kernel k(X: dense<f32>[n, f], W: dense<f32>[f, h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = X[i, j] * W[j, k]; }',
+      ),
+    ).toEqual([['gemm', 'f*n', 'h']]);
+    // An elementwise map over rows of h, and over a vector (its row loop is its column loop).
+    expect(loops('kernel k(X: dense<f32>[n, h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = relu(X[i, k]); }')).toEqual([
+      ['map', 'n', 'h'],
+    ]);
+    expect(loops('kernel k(x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = x[i] * 2; }')).toEqual([['map', '1', 'n']]);
+    // SpMM: a trip per stored entry; SpMV and GEMV: each row's sum is one accumulator's, no column loop.
+    expect(
+      loops(
+        'kernel k(A: csr<f32>[n, n], B: dense<f32>[n, h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = A[i, j] * B[j, k]; }',
+      ),
+    ).toEqual([['spmm', 'nnz(A)', 'h']]);
+    expect(
+      loops('kernel k(A: csr<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = A[i, j] * x[j]; }'),
+    ).toEqual([['spmv', 'nnz(A)', '1']]);
+    expect(
+      loops('kernel k(M: dense<f32>[m, n], x: dense<f32>[n]) -> (y: dense<f32>[m]) { y[i] = M[i, j] * x[j]; }'),
+    ).toEqual([['gemv', 'm*n', '1']]);
+    // SDDMM: a sparse result has no column loop; its dot's trips per entry.
+    expect(
+      loops(
+        'kernel k(A: csr<f32>[n, n], Q: dense<f32>[n, d]) -> (S: csr<f32>[n, n]) { S[i, j] = A[i, j] * sum(k: Q[i, k] * Q[j, k]); }',
+      ),
+    ).toEqual([['sddmm', 'd*nnz(A)', '1']]);
+  });
   it('charges sparse temporaries to the root of their pattern', () => {
     const c = cost(
       'kernel k(A: csr<f32>[n, n], x: dense<f32>[n]) -> (y: dense<f32>[n]) { E[i, j] = exp(A[i, j]); y[i] = E[i, j] * x[j]; }',

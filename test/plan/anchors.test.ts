@@ -268,6 +268,8 @@ function spmvF64(rows: number, nnz: number): PlanOp {
     flops: 2 * nnz,
     bytes: nnz * (8 + 4) + (rows + 1) * 4 + rows * 8 + rows * 8,
     gathers: nnz,
+    loops: nnz,
+    columns: 1,
     resultBytes: rows * 8,
     sparse: f,
     trips: 1,

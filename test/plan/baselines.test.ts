@@ -204,6 +204,9 @@ describe('HEFT', () => {
         flops: 1e9,
         bytes: 1e6,
         gathers: 0,
+        // 1000 x 500 times 500 x 1000.
+        loops: 5e5,
+        columns: 1e3,
         resultBytes: 1e3,
         trips: 1,
         impls: typicalImpls('gemm'),

@@ -155,6 +155,7 @@ describe('FPGA resources', () => {
     kind: 'spmm',
     impls: typicalImpls('spmm'),
     gathers: f.nnz * 64,
+    columns: 64,
     flops: 2 * f.nnz * 64,
     resultBytes: f.rows * 64 * 4,
   };
@@ -168,6 +169,9 @@ describe('FPGA resources', () => {
     flops: f.rows,
     bytes: f.rows * 8,
     gathers: 0,
+    // A vector's map: its row loop is its column loop.
+    loops: 1,
+    columns: f.rows,
     resultBytes: f.rows * 4,
     trips: 1,
     impls: typicalImpls('map'),
@@ -283,6 +287,9 @@ describe('transfers', () => {
       flops: f.rows,
       bytes: f.rows * 8,
       gathers: 0,
+      // A vector's map: its row loop is its column loop.
+      loops: 1,
+      columns: f.rows,
       resultBytes: f.rows * 4,
       trips: 1,
       impls: typicalImpls('map'),
@@ -337,6 +344,8 @@ describe('dtypes a device cannot run', () => {
             flops,
             bytes: 1e9,
             gathers: 0,
+            loops: 1,
+            columns: 1e6,
             resultBytes: 1e3,
             trips: 1,
             impls: typicalImpls('copy'),

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { typicalImpls } from '../helpers/impls.js';
 import { cpuThreadsFor, MIN_SPLIT_ROWS } from '../../runtime/catalogue/index.js';
-import { CPU_CATALOGUE } from '../../runtime/catalogue/cpu.js';
+import { CPU_CATALOGUE, denseTrips } from '../../runtime/catalogue/cpu.js';
 import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
 import type { BranchHistory } from '../../runtime/plan/model.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
@@ -64,6 +64,8 @@ function spmm(f: SparseFeatures, k: number): PlanOp {
     flops: 2 * f.nnz * k,
     bytes: f.nnz * 8 + (f.rows + 1) * 4 + f.cols * k * 4 + f.rows * k * 4,
     gathers: f.nnz * k,
+    loops: f.nnz,
+    columns: k,
     resultBytes: f.rows * k * 4,
     sparse: f,
     trips: 1,
@@ -83,6 +85,9 @@ const map: PlanOp = {
   flops: 1e6,
   bytes: 8e6,
   gathers: 0,
+  // A vector's: its row loop is its column loop.
+  loops: 1,
+  columns: 1e6,
   resultBytes: 4e6,
   trips: 1,
   impls: typicalImpls('map'),
@@ -321,5 +326,36 @@ describe('CPU model terms', () => {
     // Sparse ops are unchanged by the dense figures.
     const op = spmm(feats(10_000, 8, 0.5), 16);
     expect(ms(op, cpu(dense))).toBe(ms(op, cpu({ ...MODEL, parallelEfficiency: 0.5, dispatchUsPerThread: 10 })));
+  });
+
+  it("and their loop trips where the fit has them: a block of columns a trip, the narrow block's trip priced alike", () => {
+    const dense = { ...MODEL, nsPerDenseFlop: 0, nsPerDenseByte: 0.01, nsPerDenseTrip: 0.5, denseBlockBytes: 128 };
+    /** GEMM of n rows, k in and h out, in annotate-cost's counts. */
+    const gemm = (n: number, k: number, h: number, dtype: 'f32' | 'f64' = 'f32'): PlanOp => ({
+      ...map,
+      kind: 'gemm',
+      dtype,
+      items: n * h,
+      flops: 2 * n * k * h,
+      bytes: (n * k + k * h + n * h) * 4,
+      loops: n * k,
+      columns: h,
+    });
+    // 32 f32 lanes a block of 128 bytes: h = 16 and 32 take one trip per row and k, h = 128 four, h = 40 two.
+    expect([16, 32, 40, 128].map((h) => denseTrips(gemm(1000, 64, h), 128))).toEqual([64e3, 64e3, 128e3, 256e3]);
+    expect(denseTrips(gemm(1000, 64, 32, 'f64'), 128)).toBe(128e3);
+    // The same flops at twice the width take half the trips, so less time.
+    const narrow = gemm(100_000, 16, 16);
+    const wide = gemm(50_000, 16, 32);
+    expect(narrow.flops).toBe(wide.flops);
+    const t = (op: PlanOp): number => 0.003 + (op.bytes * 0.01 + denseTrips(op, 128) * 0.5) / 1e6;
+    expect(ms(narrow, cpu(dense))).toBeCloseTo(t(narrow), 12);
+    expect(ms(wide, cpu(dense))).toBeCloseTo(t(wide), 12);
+    expect(ms(narrow, cpu(dense))).toBeGreaterThan(ms(wide, cpu(dense)) * 1.5);
+    // A vector's map: its row loop in blocks (1e6 / 32 trips).
+    expect(ms(map, cpu(dense))).toBeCloseTo(0.003 + (8e6 * 0.01 + 31_250 * 0.5) / 1e6, 12);
+    // Sparse ops are unchanged by the dense figures.
+    const op = spmm(feats(10_000, 8, 0.5), 16);
+    expect(ms(op, cpu(dense))).toBe(ms(op, cpu(MODEL)));
   });
 });

@@ -76,6 +76,8 @@ export function spmv(f: SparseFeatures, id = 'op0', dtype: Dtype = 'f32'): PlanO
     flops: 2 * f.nnz,
     bytes: f.nnz * 8 + (f.rows + 1) * 4 + f.cols * 4 + f.rows * 4,
     gathers: f.nnz,
+    loops: f.nnz,
+    columns: 1,
     resultBytes: f.rows * 4,
     sparse: f,
     trips: 1,

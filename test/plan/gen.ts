@@ -188,6 +188,14 @@ function build(params: { sparse: boolean; bytes: number }[], drafts: OpDraft[]):
     while (d.groupTag !== undefined && start > 0 && drafts[start - 1]!.groupTag === d.groupTag) start--;
     const sparseKind = d.kind === 'spmv' || d.kind === 'spmm' || d.kind === 'sddmm';
     const feat = sparseKind || (d.kind === 'reduce' && d.withFeatures) ? d.sparse : undefined;
+    // Derived from the draft (no arbitrary of its own, so the generated problems stay as they were): a column loop
+    // of the width the gathers give an SpMM, and of up to maxWidth a GEMM's; a map or copy over a vector's rows.
+    const columns =
+      d.kind === 'spmm' || d.kind === 'gemm'
+        ? 1 + (d.gathers % d.maxWidth)
+        : d.kind === 'map' || d.kind === 'copy'
+          ? Math.max(1, d.items)
+          : 1;
     const op: PlanOp = {
       id: `op${i}`,
       kind: d.kind,
@@ -200,6 +208,8 @@ function build(params: { sparse: boolean; bytes: number }[], drafts: OpDraft[]):
       gathers: feat
         ? Math.round(feat.nnz * (d.kind === 'spmv' || d.kind === 'reduce' ? 1 : 1 + (d.gathers % d.maxWidth)))
         : d.gathers,
+      loops: feat ? feat.nnz : Math.ceil(d.items / columns),
+      columns,
       resultBytes: d.resultBytes,
       impls: typicalImpls(d.kind),
       trips: d.groupTag === undefined ? 1 : drafts[start]!.trips,

@@ -31,6 +31,18 @@ describe('cpuModel in a system file', () => {
     expect(e.detail).toContain('nsPerDenseFlop and nsPerDenseByte go together');
   });
 
+  it('the dense loop trips load with their block and the dense rates; short of either is DY3021', () => {
+    const dense = { ...MODEL, nsPerDenseFlop: 0.03, nsPerDenseByte: 0.06, nsPerDenseTrip: 0.4, denseBlockBytes: 128 };
+    expect(parseSystem(system({ cpuModel: dense }), 'sys.json').devices[0]!.cpuModel).toEqual(dense);
+    const { denseBlockBytes: _, ...noBlock } = dense;
+    expect(fails(system({ cpuModel: noBlock })).detail).toContain('nsPerDenseTrip and denseBlockBytes go together');
+    const { nsPerDenseFlop: _f, nsPerDenseByte: _b, ...noRates } = dense;
+    const e = fails(system({ cpuModel: noRates }));
+    expect(e.code).toBe('DY3021');
+    expect(e.detail).toContain('nsPerDenseTrip is a term of the dense fit');
+    expect(fails(system({ cpuModel: { ...dense, denseBlockBytes: 0.5 } })).code).toBe('DY3021');
+  });
+
   it('the branch-miss figures load together; one without the other is DY3021', () => {
     const branch = { ...MODEL, nsPerBranchMiss: 7, branchHistoryBits: 22_627, nsPerBlockEntry: 0.25 };
     expect(parseSystem(system({ cpuModel: branch }), 'sys.json').devices[0]!.cpuModel).toEqual(branch);
