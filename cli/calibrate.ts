@@ -534,7 +534,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       [`${slot}.cpuModel.nsPerDenseFlop`]: `measured by dype calibrate on ${date} (${backend} GEMM and an elementwise map, f32, ${denseFit.fitRows.length} shapes at 1 thread): non-negative least squares on relative errors with the per-op overhead above (cli/calibrate-dense.ts)`,
       [`${slot}.cpuModel.nsPerDenseByte`]: `(see \`${slot}.cpuModel.nsPerDenseFlop\`)`,
       [`${slot}.cpuModel.nsPerDenseTrip`]: `(see \`${slot}.cpuModel.nsPerDenseFlop\`)`,
-      [`${slot}.cpuModel.denseBlockBytes`]: `the ${backend} backend's block of columns a dense loop trip runs (${backend === 'native' ? 'codegen/cpu/lanes.ts CPU_BLOCK_BYTES' : 'codegen/wasm/simd.ts WASM_BLOCK_BYTES'})`,
+      [`${slot}.cpuModel.denseBlockBytes`]: `configuration: the ${backend} backend's block of columns a dense loop trip runs (${backend === 'native' ? 'codegen/cpu/lanes.ts CPU_BLOCK_BYTES' : 'codegen/wasm/simd.ts WASM_BLOCK_BYTES'})`,
       [`${slot}.launchOverheadUs`]: `${how}: per-op overhead fitted with the model`,
       [`${at}.threads`]:
         fitThreads > 1
