@@ -9,9 +9,10 @@
  *   loops   trips of the op's innermost loop with its column loop taken whole: the
  *           innermost reductions' multiplicity (the items without one), over columns
  *   columns the range of the column loop, a dense result's last index (1 for a
- *           sparse result, a scalar, and a vector whose rows each reduce): a
- *           CPU kernel runs it in blocks of vector lanes, so a trip of the loop
- *           above it does a block's work (runtime/catalogue/cpu.ts `denseTrips`)
+ *           sparse result, a scalar, and a vector whose rows each reduce; all
+ *           of a matrix whose elements read only their own): a CPU kernel
+ *           runs it in blocks of vector lanes, so a trip of the loop above it
+ *           does a block's work (runtime/catalogue/cpu.ts `denseTrips`)
  * A reduction driven by sparse D visits nnz(D) entries in all, spread over the
  * indices bound outside it, so its multiplicity is outer * nnz(D) / (range of
  * D's outer-bound index) * (ranges of its dense indices).
@@ -111,17 +112,31 @@ export function opCost(info: OpInfo): OpCost {
     new Set(type.format !== 'dense' && sparsity.patternSource ? [op.indices[1]!] : []),
   );
   // The last index of a dense result is a loop of contiguous columns, unless it is a vector's row loop around a
-  // reduction (SpMV, GEMV: each row's sum is one accumulator's, in order).
+  // reduction (SpMV, GEMV: each row's sum is one accumulator's, in order). A matrix whose every element reads only
+  // its own elements runs its rows as one loop (codegen/cpu/flat.ts): all of it is the column loop.
   const last = type.format === 'dense' && (op.indices.length >= 2 || !reduces) ? op.indices.at(-1) : undefined;
   const column = last === undefined ? undefined : ranges.get(last)!;
-  const columns = column ? dimPoly(column) : Poly.constant(1);
+  const whole = !reduces && type.format === 'dense' && op.indices.length === 2 && ownElements(op.expr, op.indices, env);
+  const columns = whole ? items : column ? dimPoly(column) : Poly.constant(1);
   const trips = reduces ? innermost : items;
-  const loops = column ? divDim(trips, column) : trips;
+  const loops = whole ? Poly.constant(1) : column ? divDim(trips, column) : trips;
   // A sparse result shares its pattern's indices: only its values are written.
   const writes = type.format === 'dense' ? storageBytes(type, new Poly()) : items.scale(DTYPE_BYTES[type.dtype]);
   let reads = new Poly();
   for (const [name, v] of operands) reads = reads.add(storageBytes(v.type, nnz(name)));
   return { items, flops, reads, writes, gathers, loops, columns };
+}
+
+/** Whether every load in e is of a dense operand at exactly the result's indices (an elementwise op's own elements). */
+function ownElements(e: Expr, indices: readonly string[], env: (n: string) => ValueInfo | undefined): boolean {
+  if (e.k === 'load')
+    return (
+      env(e.tensor)?.type.format === 'dense' &&
+      e.idx.length === indices.length &&
+      e.idx.every((x, q) => x === indices[q])
+    );
+  if (e.k === 'dim') return true;
+  return children(e).every((c) => ownElements(c, indices, env));
 }
 
 function findLoad(e: Expr, tensor: string, reduced: readonly string[]): Extract<Expr, { k: 'load' }> | undefined {

@@ -42,6 +42,7 @@ import { storageType } from '../cuda/cprint.js';
 import { FuncNames } from '../cuda/cprint.js';
 import type { NameContext } from '../cuda/names.js';
 import { CPrinter, CStmtPrinter, type For } from './cprint.js';
+import { flatRows } from './flat.js';
 import { hasF32EntryFold } from './folds.js';
 import { hasLaneLoop, laneLoop, laneWidthSizes } from './lanes.js';
 import { pairedLoop, pairedRows } from './pairs.js';
@@ -131,11 +132,15 @@ function functionText(
       const crossLines = x
         ? (cross === 'long' ? crossRowLong : crossRowShort)(s, x, '  ', sp, `(int)${lo}`, `(int)${hi}`)
         : undefined;
+      const flat = cross ? undefined : flatRows(s, f);
+      const width = flat ? p.as(flat.hi, 'index') : '';
+      const flatLines = flat ? sp.forStmt(flat, '  ', `(int)(${lo} * ${width})`, `(int)(${hi} * ${width})`) : undefined;
       lines.push(
         `  long long ${lo} = ${p.as(s.lo, 'index')}, ${hi} = ${p.as(s.hi, 'index')};`,
         `  if (dy_lo > ${lo}) ${lo} = dy_lo;`,
         `  if (dy_hi < ${hi}) ${hi} = dy_hi;`,
         ...(crossLines ??
+          flatLines ??
           (paired
             ? pairedLoop(paired, sp, '  ', lo, hi, names.sizes.get(f.sizes[rows!]!)!)
             : sp.forStmt(s, '  ', `(int)${lo}`, `(int)${hi}`))),

@@ -31,7 +31,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 23;
+export const CPU_EMITTER_VERSION = 24;
 
 /** How the library prints its loops and allocates (bench/cpu-pairs.ts, bench/cpu-pages.ts compare them); results are bit-identical either way. */
 export interface CpuEmitOptions {

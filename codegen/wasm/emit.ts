@@ -17,6 +17,7 @@
  */
 import { kernelFacts } from '../../ir/facts.js';
 import { lload, lvar, type LBuffer, type LElem, type LExpr, type LStmt, type LoopFunc } from '../../ir/loops.js';
+import { flatRows } from '../cpu/flat.js';
 import { PAIR_MIN_ENTRIES, pairMaxRows, pairedRows, type PairedRows } from '../cpu/pairs.js';
 import type { Kernel, Op } from '../../ir/module.js';
 import type { TensorType } from '../../ir/types.js';
@@ -50,7 +51,7 @@ export interface EmitOptions {
 }
 
 /** Changes whenever emitted code may change for the same kernel and options (compile caches key on it). */
-export const WASM_EMITTER_VERSION = 8;
+export const WASM_EMITTER_VERSION = 9;
 
 export interface EmittedWasm {
   binary: Uint8Array;
@@ -531,6 +532,17 @@ class FuncEmitter implements ScalarEmitter {
             ],
             W.b.i32,
           );
+        }
+        // Whole rows of an elementwise op as one loop over their elements (codegen/cpu/flat.ts): its vectors no
+        // longer stop at each row's end.
+        const flat = top && s.parallel ? flatRows(s, this.f) : undefined;
+        if (flat) {
+          const width = (): Ref => this.as(flat.hi, 'index');
+          const [from, to] = [m.i32.mul(lo, width()), m.i32.mul(hi, width())];
+          const flatPlan = this.simd ? planVector(flat, this.f.buffers) : undefined;
+          return flatPlan
+            ? new VectorLoop(this, flat, flatPlan, this.blocks, this.spread).emit(from, to)
+            : this.scalarFor(flat, from, to);
         }
         const plan = this.simd ? planVector(s, this.f.buffers) : undefined;
         if (plan) return new VectorLoop(this, s, plan, this.blocks, this.spread).emit(lo, hi);

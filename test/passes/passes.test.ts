@@ -197,9 +197,15 @@ describe('annotate-cost', () => {
         'kernel k(X: dense<f32>[n, f], W: dense<f32>[f, h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = X[i, j] * W[j, k]; }',
       ),
     ).toEqual([['gemm', 'f*n', 'h']]);
-    // An elementwise map over rows of h, and over a vector (its row loop is its column loop).
+    // An elementwise map over rows of h: a broadcast keeps the rows; reading only its own elements, the matrix is
+    // one column loop (codegen/cpu/flat.ts), as a vector is (its row loop is its column loop).
+    expect(
+      loops(
+        'kernel k(X: dense<f32>[n, h], c: dense<f32>[h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = relu(X[i, k] + c[k]); }',
+      ),
+    ).toEqual([['map', 'n', 'h']]);
     expect(loops('kernel k(X: dense<f32>[n, h]) -> (Y: dense<f32>[n, h]) { Y[i, k] = relu(X[i, k]); }')).toEqual([
-      ['map', 'n', 'h'],
+      ['map', '1', 'h*n'],
     ]);
     expect(loops('kernel k(x: dense<f64>[n]) -> (y: dense<f64>[n]) { y[i] = x[i] * 2; }')).toEqual([['map', '1', 'n']]);
     // SpMM: a trip per stored entry; SpMV and GEMV: each row's sum is one accumulator's, no column loop.
