@@ -81,10 +81,10 @@ function readPlanJson(planPath: string, programHash: string): PlanJson {
   const bad = (what: string): never => {
     throw new InputError('DY3044', planPath, undefined, `${what}: recompile the project with dype compile`);
   };
-  // An older plan.json's guards lack what later planning needs (the energy scope and stream length they were built for; version 3 has one objective's guards).
+  // An older plan.json lacks what later planning needs (version 4: the ops' loop counts; version 3 has one objective's guards).
   if (p.format !== 'dype-plan' || p.version !== PLAN_JSON_VERSION)
     bad(
-      `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective), got ${String(p.format)} version ${String(p.version)}`,
+      `expected a dype plan (format dype-plan, version ${PLAN_JSON_VERSION}: guards for every objective, ops with their loop counts), got ${String(p.format)} version ${String(p.version)}`,
     );
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === 'object' && v !== null && !Array.isArray(v);

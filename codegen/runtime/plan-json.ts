@@ -45,8 +45,8 @@ function partitionStages(spec: PlanSpec, sys: SystemSpec, table: PartitionTable)
   });
 }
 
-/** The plan.json format this dype writes and reads (cli/run-project.ts refuses others). */
-export const PLAN_JSON_VERSION = 4;
+/** The plan.json format this dype writes and reads (cli/run-project.ts refuses others); 5: ops carry loops and columns. */
+export const PLAN_JSON_VERSION = 5;
 
 export function planJson(
   program: string,

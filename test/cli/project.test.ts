@@ -206,7 +206,7 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
         };
       };
     };
-    expect(plan.version).toBe(4);
+    expect(plan.version).toBe(5);
     const k = plan.kernels.gcn;
     expect(k.objective).toBe('throughput');
     expect(k.objectives).toEqual(['throughput', 'energy', 'latency']);
@@ -352,7 +352,7 @@ describe.skipIf(!HAVE)('dype build and dype run --project', () => {
       [
         [],
         1,
-        /plan\.json: error DY3044: expected a dype plan \(format dype-plan, version 4: guards for every objective\), got dype-plan version 3: recompile the project with dype compile/,
+        /plan\.json: error DY3044: expected a dype plan \(format dype-plan, version 5: guards for every objective, ops with their loop counts\), got dype-plan version 3: recompile the project with dype compile/,
         old,
       ],
       [[], 1, /project\.json: error DY3044: was compiled from another version of .*gcn\.dy/, other],

@@ -17,6 +17,8 @@ const FIELDS = [
   ['flops', 'flops'],
   ['bytes', 'bytes'],
   ['gathers', 'gathers'],
+  ['loops', 'loops'],
+  ['columns', 'columns'],
   ['resultBytes', 'resultBytes'],
 ] as const;
 
@@ -102,5 +104,13 @@ describe('bindProblem', () => {
     );
     const noMatrix: Binding = { ...b, sparse: new Map() };
     expect(() => bindProblem(spec, noMatrix)).toThrow(/cost expression needs 'nnz\(A\)', which is not bound/);
+  });
+
+  it('names the count a spec built into an older generated runtime lacks', () => {
+    const { loops: _, ...older } = spec.ops[0]!;
+    const stale = { ...spec, ops: [older as Spec['ops'][number], ...spec.ops.slice(1)] };
+    expect(() => bindProblem(stale, gcnBinding(graph('ca-GrQc.mtx')))).toThrow(
+      `${older.id} loops: the plan spec has no such count (one an older dype wrote? recompile the program)`,
+    );
   });
 });
