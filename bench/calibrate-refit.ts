@@ -10,6 +10,12 @@
  * (docs/COST-MODEL.md, *The branch history in bits of row lengths*). The
  * held-out two-thread rows are priced at the refit's own thread picks,
  * though they were timed at the picks of the build that timed them.
+ * Sets with dense rows (GEMM and the map) are refitted too, with this
+ * build's counts, in both dense forms: flops and bytes alone, and with the
+ * loop trips (docs/COST-MODEL.md, *Dense ops by loop trips*). The counts
+ * describe this build's kernels: a set timed by a build whose kernels loop
+ * otherwise (before elementwise rows ran as one loop) is priced as if it
+ * were this build's.
  *   npm run build && node dist/bench/calibrate-refit.js [--against DIR] [--backend native|wasm] SET.json ...
  * (each SET.json the stdout of `node dist/cli/main.js calibrate --backend B --json`).
  */
@@ -17,7 +23,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { calibrationKernel } from '../cli/calibrate-dense.js';
+import {
+  blockBytesOf,
+  calibrationKernel,
+  DENSE,
+  denseCounts,
+  fitDense,
+  type DenseName,
+} from '../cli/calibrate-dense.js';
 import { calibrationOps, PROGRAMS, type ProgramName } from '../cli/calibrate.js';
 import * as thisFit from '../runtime/plan/calibrate-fit.js';
 import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
@@ -47,10 +60,19 @@ interface Row {
   threads: number;
   measured_ms: number;
 }
+interface DenseRecord {
+  kernel: DenseName;
+  n: number;
+  k: number;
+  h: number;
+  measured_ms: number;
+}
 interface CalibrateSet {
+  fitted: { launch_overhead_us: number };
   fit_rows: Row[];
   rows: Row[];
   rows_threads?: Row[];
+  dense?: { fit_rows: DenseRecord[]; rows: DenseRecord[] };
 }
 
 const planned = new Map<ProgramName, PlanSpec>();
@@ -121,11 +143,62 @@ for (const [label, m] of models) {
       `2 threads ${logs2.length ? `${mean(logs2).toFixed(3)} / ${median(logs2).toFixed(3)}` : '-'}`,
   );
 }
+const denseSpecs = new Map<DenseName, PlanSpec>();
+for (const name of Object.keys(DENSE) as DenseName[])
+  denseSpecs.set(name, (await calibrationKernel(`calibrate_${name}`, DENSE[name], 'wasm', [])).spec);
+const blockBytes = blockBytesOf(backend);
+const counted = (r: DenseRecord) => ({
+  ...r,
+  measuredMs: r.measured_ms,
+  ...denseCounts(denseSpecs.get(r.kernel)!, r, blockBytes),
+});
+const denseResults: Record<string, unknown>[] = [];
+const denseSets = files.flatMap((file) => {
+  const set = JSON.parse(readFileSync(file, 'utf8')) as CalibrateSet;
+  return set.dense ? [{ file, set, dense: set.dense }] : [];
+});
+if (denseSets.length > 0) {
+  console.log(`\ndense ops, this build's counts (trips at ${blockBytes}-byte blocks), held-out median / worst`);
+  console.log('set                        flops+bytes       with trips        ns per trip');
+  for (const { file, set, dense } of denseSets) {
+    const errs = (trips: boolean): number[] =>
+      fitDense(
+        dense.fit_rows.map(counted),
+        dense.rows.map(counted),
+        set.fitted.launch_overhead_us,
+        blockBytes,
+        trips,
+      ).rows.map((r) => Math.abs(r.predictedMs / r.measuredMs - 1));
+    const withTrips = fitDense(
+      dense.fit_rows.map(counted),
+      dense.rows.map(counted),
+      set.fitted.launch_overhead_us,
+      blockBytes,
+    );
+    const [before, after] = [errs(false), errs(true)];
+    const row = {
+      set: file,
+      flopsBytes: { median: median(before), worst: Math.max(...before) },
+      trips: { median: median(after), worst: Math.max(...after) },
+      nsPerDenseTrip: withTrips.nsPerDenseTrip,
+    };
+    denseResults.push(row);
+    console.log(
+      `${file.slice(-26).padEnd(26)} ${`${pct(row.flopsBytes.median)} / ${pct(row.flopsBytes.worst)}`.padStart(15)} ` +
+        `${`${pct(row.trips.median)} / ${pct(row.trips.worst)}`.padStart(17)} ${row.nsPerDenseTrip.toPrecision(4).padStart(13)}`,
+    );
+  }
+}
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 writeFileSync(
   join(root, 'bench', 'results', 'calibrate-refit.json'),
   JSON.stringify(
-    { command: `node dist/bench/calibrate-refit.js ${process.argv.slice(2).join(' ')}`, backend, results },
+    {
+      command: `node dist/bench/calibrate-refit.js ${process.argv.slice(2).join(' ')}`,
+      backend,
+      results,
+      dense: denseResults,
+    },
     null,
     2,
   ),

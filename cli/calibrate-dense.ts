@@ -26,11 +26,11 @@ import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
 import type { DenseTensor, Tensor } from '../runtime/tensor.js';
 import { createWasmExecutor, type WasmExecutor } from '../runtime/wasm/executor.js';
 
-const DENSE = {
+export const DENSE = {
   gemm: 'kernel gemm(X: dense<f32>[n, k], W: dense<f32>[k, h]) -> (Y: dense<f32>[n, h]) { Y[i, j] = X[i, l] * W[l, j]; }',
   map: 'kernel map(X: dense<f32>[n, k]) -> (Y: dense<f32>[n, k]) { Y[i, j] = relu(X[i, j]); }',
 } as const;
-type DenseName = keyof typeof DENSE;
+export type DenseName = keyof typeof DENSE;
 
 /** One timed shape: n rows, k columns in, h out (GEMM; a map keeps k). */
 export interface DenseShape {
@@ -134,18 +134,35 @@ const dense = (rows: number, cols: number): DenseTensor => ({
   data: Float64Array.from({ length: rows * cols }, (_, p) => ((p % 7) - 3) * 0.25),
 });
 
-/** The op's flops and bytes as the planner counts them, and the fastest of several runs (ms). */
+const dimsOf = (s: DenseShape): Map<string, number> =>
+  new Map([
+    ['n', s.n],
+    ['k', s.k],
+    ['h', s.h],
+  ]);
+
+/** A shape's work as the planner counts it from the kernel's planned spec: flops, bytes and trips at `blockBytes`. */
+export function denseCounts(
+  spec: PlanSpec,
+  s: DenseShape,
+  blockBytes: number,
+): Pick<DenseRow, 'flops' | 'bytes' | 'trips'> {
+  const ops: PlanOp[] = bindProblem(spec, { sparse: new Map(), dims: dimsOf(s), scalars: new Map() }).ops;
+  return {
+    flops: ops.reduce((a, o) => a + o.flops, 0),
+    bytes: ops.reduce((a, o) => a + o.bytes, 0),
+    trips: ops.reduce((a, o) => a + denseTrips(o, blockBytes), 0),
+  };
+}
+
+/** The shape's counts (denseCounts) and the fastest of several runs (ms). */
 function timeShape(
   c: DenseKernel,
   s: DenseShape,
   blockBytes: number,
   cpuMs: (run: () => void) => number,
 ): Omit<DenseRow, 'predictedMs'> {
-  const dims = new Map([
-    ['n', s.n],
-    ['k', s.k],
-    ['h', s.h],
-  ]);
+  const dims = dimsOf(s);
   const tensors = new Map<string, Tensor>(
     s.kernel === 'gemm'
       ? [
@@ -154,14 +171,40 @@ function timeShape(
         ]
       : [['X', dense(s.n, s.k)]],
   );
-  const ops: PlanOp[] = bindProblem(c.spec, { sparse: new Map(), dims, scalars: new Map() }).ops;
   const measuredMs = cpuMs(() => c.exec.execute({ tensors, scalars: new Map(), dims }));
+  return { ...s, ...denseCounts(c.spec, s, blockBytes), measuredMs };
+}
+
+/**
+ * The dense figures from timed shapes: non-negative least squares on relative errors, `overheadUs` (the sparse fit's
+ * per-op overhead) taken off each time; `trips: false` fits flops and bytes alone (the form before the trips, for
+ * comparison: bench/calibrate-refit.ts), nsPerDenseTrip then 0. Each row comes back with its prediction.
+ */
+export function fitDense(
+  fitRows: readonly Omit<DenseRow, 'predictedMs'>[],
+  heldRows: readonly Omit<DenseRow, 'predictedMs'>[],
+  overheadUs: number,
+  denseBlockBytes: number,
+  trips = true,
+): DenseFit {
+  const over = overheadUs / 1e3;
+  const terms = (r: Omit<DenseRow, 'predictedMs'>): number[] =>
+    trips ? [r.flops, r.bytes, r.trips] : [r.flops, r.bytes];
+  // Relative errors: each row divided by its measured time; ns to ms.
+  const A = fitRows.map((r) => terms(r).map((x) => (x * 1e-6) / r.measuredMs));
+  const b = fitRows.map((r) => Math.max(0, r.measuredMs - over) / r.measuredMs);
+  const [nsPerDenseFlop, nsPerDenseByte, nsPerDenseTrip = 0] = nnls(A, b) as [number, number, number?];
+  const predict = (r: Omit<DenseRow, 'predictedMs'>): DenseRow => ({
+    ...r,
+    predictedMs: over + (r.flops * nsPerDenseFlop + r.bytes * nsPerDenseByte + r.trips * nsPerDenseTrip) * 1e-6,
+  });
   return {
-    ...s,
-    flops: ops.reduce((a, o) => a + o.flops, 0),
-    bytes: ops.reduce((a, o) => a + o.bytes, 0),
-    trips: ops.reduce((a, o) => a + denseTrips(o, blockBytes), 0),
-    measuredMs,
+    nsPerDenseFlop,
+    nsPerDenseByte,
+    nsPerDenseTrip,
+    denseBlockBytes,
+    fitRows: fitRows.map(predict),
+    rows: heldRows.map(predict),
   };
 }
 
@@ -187,32 +230,14 @@ export async function calibrateDense(
         tick();
         return r;
       });
-    const fitTimed = timed(quick ? FIT_QUICK : FIT);
-    const heldTimed = timed(HELD_OUT);
-    const over = overheadUs / 1e3;
-    // Relative errors: each row divided by its measured time; ns to ms.
-    const A = fitTimed.map((r) => [r.flops, r.bytes, r.trips].map((x) => (x * 1e-6) / r.measuredMs));
-    const b = fitTimed.map((r) => Math.max(0, r.measuredMs - over) / r.measuredMs);
-    const [nsPerDenseFlop, nsPerDenseByte, nsPerDenseTrip] = nnls(A, b) as [number, number, number];
-    const predict = (r: Omit<DenseRow, 'predictedMs'>): DenseRow => ({
-      ...r,
-      predictedMs: over + (r.flops * nsPerDenseFlop + r.bytes * nsPerDenseByte + r.trips * nsPerDenseTrip) * 1e-6,
-    });
-    return {
-      nsPerDenseFlop,
-      nsPerDenseByte,
-      nsPerDenseTrip,
-      denseBlockBytes,
-      fitRows: fitTimed.map(predict),
-      rows: heldTimed.map(predict),
-    };
+    return fitDense(timed(quick ? FIT_QUICK : FIT), timed(HELD_OUT), overheadUs, denseBlockBytes);
   } finally {
     for (const k of kernels.values()) k.exec.close();
   }
 }
 
 /** The block of columns a trip of the backend's dense loops runs. */
-function blockBytesOf(backend: 'native' | 'wasm'): number {
+export function blockBytesOf(backend: 'native' | 'wasm'): number {
   switch (backend) {
     case 'native':
       return CPU_BLOCK_BYTES;
