@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compileCpuKernel } from '../../codegen/cpu/compile.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
-import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
+import { atThreads } from '../helpers/native-run.js';
 import { createWasmExecutor } from '../../runtime/wasm/executor.js';
 import type { DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { haveCompiler } from '../helpers/cc.js';
@@ -83,18 +83,9 @@ describe('elementwise rows as one loop in the native library', () => {
               scalars: new Map<string, number>(),
             };
             expectIdentical(wasm2.run(inputs).outputs.get('Y')!, want, `${t} width ${width}, wasm at 2 threads`);
-            for (const threads of [1, 2]) {
-              const ex = createNativeCpuExecutor(c.build.path, c.manifest, {
-                threads,
-                program: c.program,
-                programHash: c.hash,
-              });
-              try {
-                expectIdentical(ex.run(inputs).outputs.get('Y')!, want, `${t} width ${width}, ${threads} thread(s)`);
-              } finally {
-                ex.close();
-              }
-            }
+            atThreads(c, [1, 2], inputs, (outputs, threads) =>
+              expectIdentical(outputs.get('Y')!, want, `${t} width ${width}, ${threads} thread(s)`),
+            );
           }
         } finally {
           c.build.cleanup();

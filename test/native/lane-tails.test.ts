@@ -16,7 +16,7 @@ import { compileCpuKernel } from '../../codegen/cpu/compile.js';
 import { cpuLibrarySource } from '../../codegen/cpu/library.js';
 import { wasmManifest } from '../../codegen/wasm/emit.js';
 import { generatedMatrix } from '../../runtime/generate.js';
-import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
+import { atThreads } from '../helpers/native-run.js';
 import type { Kernel } from '../../ir/module.js';
 import type { CsrMatrix, DenseTensor, Tensor } from '../../runtime/tensor.js';
 import { haveCompiler } from '../helpers/cc.js';
@@ -61,20 +61,11 @@ async function againstWasm(
   wasm.exec.close();
   const c = compileCpuKernel('lane_tails', k, null);
   try {
-    for (const threads of [1, 2]) {
-      const ex = createNativeCpuExecutor(c.build.path, c.manifest, {
-        threads,
-        program: c.program,
-        programHash: c.hash,
-      });
-      try {
-        const got = ex.run(inputs).outputs.get(out)!;
-        expectIdentical(got, want, `${what}, ${threads} thread(s)`);
-        check(got);
-      } finally {
-        ex.close();
-      }
-    }
+    atThreads(c, [1, 2], inputs, (outputs, threads) => {
+      const got = outputs.get(out)!;
+      expectIdentical(got, want, `${what}, ${threads} thread(s)`);
+      check(got);
+    });
   } finally {
     c.build.cleanup();
   }
