@@ -115,7 +115,7 @@ describe.skipIf(!HAVE_DATA)('dype compile --profile: the generated runtime and e
     for (const o of ['throughput', 'energy', 'latency'])
       expect(header).toMatch(new RegExp(`inline int gcn_gcn_dispatch_${o}\\(const gcn_gcn_features& f\\)`));
     const plan = JSON.parse(readFileSync(join(OUT, 'plan.json'), 'utf8'));
-    expect(plan.version).toBe(4);
+    expect(plan.version).toBe(5);
     const k = plan.kernels.gcn;
     expect(k.objective).toBe('throughput');
     expect(k.profiles).toHaveLength(PROFILES.length);
