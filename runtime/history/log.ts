@@ -4,7 +4,7 @@
  * of whole lines, so a history survives a crash with at most its last line
  * cut, which reading reports.
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync, rmSync } from 'node:fs';
 import { writeAllSync } from '../io/mtx-write.js';
 import { holdSignals } from '../io/signals.js';
 import { OPTIONAL_FEATURES, REQUIRED_FEATURES } from '../plan/types.js';
@@ -14,6 +14,9 @@ import { fsReason, readInputFile } from '../io/files.js';
 import { HISTORY_VERSION, type HistoryRecord } from './types.js';
 
 export class HistoryLog {
+  /** Whether the file's first record was checked to be of this build's version (once, at the first append). */
+  private checked = false;
+
   constructor(readonly path: string) {}
 
   /**
@@ -26,8 +29,22 @@ export class HistoryLog {
     holdSignals(() => this.appendHeld(records));
   }
 
+  /** Refuses to add this build's records to a history of another version's, which no build could then read whole. */
+  private checkVersion(): void {
+    const v = firstVersion(this.path);
+    if (v !== undefined && v !== HISTORY_VERSION)
+      throw new InputError(
+        'DY3017',
+        this.path,
+        1,
+        `the history holds records of version ${String(v)}, and this build writes version ${HISTORY_VERSION}: record into a new file (a history an older build wrote is recorded again)`,
+      );
+  }
+
   private appendHeld(records: readonly HistoryRecord[]): void {
     const existed = existsSync(this.path);
+    if (existed && !this.checked) this.checkVersion();
+    this.checked = true;
     let fd: number | undefined;
     let before = 0;
     try {
@@ -47,6 +64,31 @@ export class HistoryLog {
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
+  }
+}
+
+/** How much of the file's start is read for its first record's version. */
+const HEAD_BYTES = 4096;
+
+/** The version of a history's first record, where its first line is one (a record of either version fits HEAD_BYTES). */
+function firstVersion(path: string): unknown {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(HEAD_BYTES);
+    const n = readSync(fd, head, 0, HEAD_BYTES, 0);
+    const text = head
+      .subarray(0, n)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
+    const line = text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n'));
+    const r: unknown = JSON.parse(line);
+    return typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as { v?: unknown }).v : undefined;
+  } catch {
+    // Unreadable or no record on the first line: the append says why, or the reader, at that line.
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

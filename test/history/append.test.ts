@@ -1,6 +1,7 @@
 /**
  * HistoryLog.append writes whole records or nothing: a write cut short (here a full disk, ENOSPC after half the
- * bytes) is undone, so the history never ends in a cut record that every later read refuses.
+ * bytes) is undone, so the history never ends in a cut record that every later read refuses; and it adds nothing
+ * to a history whose records are of another version (no build could read the mixed file whole).
  */
 import { existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,5 +60,24 @@ describe('HistoryLog.append on a full disk', () => {
     expect(() => new HistoryLog(path).append([record(1)])).toThrow(/DY3017/);
     full.on = false;
     expect(readFileSync(path, 'utf8')).toBe('');
+  });
+});
+
+describe('HistoryLog.append to a history of another version', () => {
+  it("refuses before writing, naming both versions; this build's own history takes more records", () => {
+    const path = join(dir, 'older.jsonl');
+    const { loops: _l, columns: _c, ...older } = record(1);
+    const text = `${JSON.stringify({ ...older, v: 1 })}\n`;
+    writeFileSync(path, text);
+    expect(() => new HistoryLog(path).append([record(2)])).toThrow(
+      /older\.jsonl:1: error DY3017: the history holds records of version 1, and this build writes version 2: record into a new file/,
+    );
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    const ours = join(dir, 'ours.jsonl');
+    const log = new HistoryLog(ours);
+    log.append([record(1)]);
+    log.append([record(2)]);
+    new HistoryLog(ours).append([record(3)]);
+    expect(readHistory(ours).map((r) => r.ms)).toEqual([1, 2, 3]);
   });
 });
