@@ -99,14 +99,14 @@ const median = (xs: number[]): number => {
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 const pct = (x: number): string => (Number.isNaN(x) ? '-' : `${(100 * x).toFixed(1)}%`);
 
+const sets = files.map((file) => ({ file, set: JSON.parse(readFileSync(file, 'utf8')) as CalibrateSet }));
 const results: Record<string, unknown>[] = [];
 for (const [label, m] of models) {
   console.log(`\n${label}`);
   console.log('set                        held-out 1T   2T      fit rms 1T   2T      history   efficiency');
   const logs1: number[] = [];
   const logs2: number[] = [];
-  for (const file of files) {
-    const set = JSON.parse(readFileSync(file, 'utf8')) as CalibrateSet;
+  for (const { file, set } of sets) {
     const fit = m.fitCpuParams(
       set.fit_rows.map((r) => ({ ops: opsOf(r), measuredMs: r.measured_ms, threads: r.threads })),
       { base },
@@ -153,29 +153,17 @@ const counted = (r: DenseRecord) => ({
   ...denseCounts(denseSpecs.get(r.kernel)!, r, blockBytes),
 });
 const denseResults: Record<string, unknown>[] = [];
-const denseSets = files.flatMap((file) => {
-  const set = JSON.parse(readFileSync(file, 'utf8')) as CalibrateSet;
-  return set.dense ? [{ file, set, dense: set.dense }] : [];
-});
+const denseSets = sets.flatMap(({ file, set }) => (set.dense ? [{ file, set, dense: set.dense }] : []));
 if (denseSets.length > 0) {
   console.log(`\ndense ops, this build's counts (trips at ${blockBytes}-byte blocks), held-out median / worst`);
   console.log('set                        flops+bytes       with trips        ns per trip');
   for (const { file, set, dense } of denseSets) {
-    const errs = (trips: boolean): number[] =>
-      fitDense(
-        dense.fit_rows.map(counted),
-        dense.rows.map(counted),
-        set.fitted.launch_overhead_us,
-        blockBytes,
-        trips,
-      ).rows.map((r) => Math.abs(r.predictedMs / r.measuredMs - 1));
-    const withTrips = fitDense(
-      dense.fit_rows.map(counted),
-      dense.rows.map(counted),
-      set.fitted.launch_overhead_us,
-      blockBytes,
-    );
-    const [before, after] = [errs(false), errs(true)];
+    const [fitRows, heldRows] = [dense.fit_rows.map(counted), dense.rows.map(counted)];
+    const fitted = (trips: boolean) => fitDense(fitRows, heldRows, set.fitted.launch_overhead_us, blockBytes, trips);
+    const errs = (f: ReturnType<typeof fitted>): number[] =>
+      f.rows.map((r) => Math.abs(r.predictedMs / r.measuredMs - 1));
+    const withTrips = fitted(true);
+    const [before, after] = [errs(fitted(false)), errs(withTrips)];
     const row = {
       set: file,
       flopsBytes: { median: median(before), worst: Math.max(...before) },

@@ -7,9 +7,10 @@
  * block of columns: runtime/catalogue/cpu.ts `denseTrips`), non-negative
  * least squares on relative errors, the per-op overhead the sparse fit's.
  * The trips carry the shape: a GEMM's time follows its output width, not
- * its k, since a narrow block does less work a trip (docs/COST-MODEL.md). Without these two figures a CPU prices dense ops by the
- * roofline of its peak, which the generated kernels reach a small part of
- * (docs/COST-MODEL.md). Shapes held out of the fit report the error.
+ * its k, since a narrow block does less work a trip (docs/COST-MODEL.md).
+ * Without these figures a CPU prices dense ops by the roofline of its peak,
+ * which the generated kernels reach a small part of (docs/COST-MODEL.md).
+ * Shapes held out of the fit report the error.
  */
 import { CPU_BLOCK_BYTES } from '../codegen/cpu/lanes.js';
 import { plannedSpec } from '../codegen/implementations.js';

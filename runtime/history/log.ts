@@ -77,11 +77,11 @@ function firstVersion(path: string): unknown {
     fd = openSync(path, 'r');
     const head = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, head, 0, HEAD_BYTES, 0);
-    const text = head
+    const line = head
       .subarray(0, n)
       .toString('utf8')
-      .replace(/^\uFEFF/, '');
-    const line = text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n'));
+      .replace(/^\uFEFF/, '')
+      .split('\n', 1)[0]!;
     const r: unknown = JSON.parse(line);
     return typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as { v?: unknown }).v : undefined;
   } catch {
