@@ -55,6 +55,8 @@ const COMPUTED_IMPORTS: Record<string, string> = {
   'test/exec/in-place-values.test.ts':
     "the typed runtime a compiled project generates, written to the test's temporary folder",
   'test/layers.test.ts': "the sample source of the extractor's own test, in strings",
+  'test/native/cpu.test.ts':
+    "this checkout's dist runtime (the native CPU executor, the generated matrices), from a child process's script held to one core, in a string",
 };
 
 export interface ImportRef {

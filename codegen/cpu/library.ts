@@ -31,7 +31,7 @@ export interface CpuKernel {
 }
 
 /** Changes whenever the C printed for the same loop IR may change (the library cache keys on it). */
-export const CPU_EMITTER_VERSION = 24;
+export const CPU_EMITTER_VERSION = 25;
 
 /** How the library prints its loops and allocates (bench/cpu-pairs.ts, bench/cpu-pages.ts compare them); results are bit-identical either way. */
 export interface CpuEmitOptions {
@@ -111,9 +111,9 @@ export function cpuLibrarySource(
     }
   }
   return `/* The native CPU library of dype program ${program} (generated: do not edit). */
-/* madvise and MADV_HUGEPAGE (and posix_memalign) whatever C dialect the compiler defaults to. */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE 1
+/* madvise and MADV_HUGEPAGE (and posix_memalign) whatever C dialect the compiler defaults to, and sched_getcpu. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1
 #endif
 #include <limits.h>
 #include <math.h>
@@ -264,6 +264,8 @@ static struct {
   pthread_cond_t go, finished;
   atomic_ullong next;
   atomic_int done, joined, helpers, spinners, busy;
+  /* The core the launching thread was on as it opened the op (-1: not known), for dy_placement. */
+  atomic_int caller_cpu;
   int started;
   unsigned tag;
   /* The op: written before next opens it, read after a claim succeeds, unchanged until every chunk is done. */
@@ -272,6 +274,34 @@ static struct {
   const long long *sizes;
   long long cuts[DY_MAX_CHUNKS + 1];
 } dy_pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER};
+
+/* Where the workers ran, since the library was loaded: split launches, workers' joins of them, and joins on the
+   core the launching thread opened the op on. A worker woken after an idle spell can wake on the caller's core and
+   stay there (docs/PERFORMANCE.md, *Calibration at two threads*): the op then runs its threads one after the
+   other, and a timing of it measures the scheduler's placement, not the op. dy_placement says so to whoever
+   times (dype calibrate), and so does the share of chunks the workers ran: where it is small, the workers' cores
+   were busy with other work. */
+static atomic_llong dy_placement[5];
+
+/* The core the calling thread runs on, -1 where the platform does not say (glibc reads it from the thread's rseq
+   area, a load). */
+static int dy_cpu(void) {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/* Outside the ABI: dy_placement[what] (0 split launches, 1 joins, 2 joins on the caller's core, 3 their chunks,
+   4 the chunks workers ran), -1 for a count this platform cannot keep or another what. */
+long long DYPE_ABI(placement)(int what) {
+  if (what < 0 || what > 4) return -1;
+#if !defined(__linux__)
+  if (what == 2) return -1;
+#endif
+  return atomic_load(&dy_placement[what]);
+}
 
 static long long dy_now_ns(void) {
   struct timespec t;
@@ -287,6 +317,7 @@ static void dy_claim(unsigned tag, int worker) {
     if ((unsigned)(v >> 32) != tag || k >= n) return;
     if (!atomic_compare_exchange_weak(&dy_pool.next, &v, v + 1)) continue;
     dy_pool.fn(dy_pool.b, dy_pool.sizes, dy_pool.cuts[k], dy_pool.cuts[k + 1]);
+    if (worker) atomic_fetch_add_explicit(&dy_placement[4], 1, memory_order_relaxed);
     if (atomic_fetch_add(&dy_pool.done, 1) + 1 == (int)n && worker) {
       pthread_mutex_lock(&dy_pool.mu);
       pthread_cond_signal(&dy_pool.finished);
@@ -308,6 +339,11 @@ static void *dy_worker(void *arg) {
         tag = (unsigned)(v >> 32);
         /* An op on fewer threads than the pool: places are taken in waking order, the rest sit it out. */
         mine = atomic_fetch_add(&dy_pool.joined, 1) < atomic_load(&dy_pool.helpers);
+        if (mine) {
+          int c = atomic_load_explicit(&dy_pool.caller_cpu, memory_order_relaxed);
+          atomic_fetch_add_explicit(&dy_placement[1], 1, memory_order_relaxed);
+          if (c >= 0 && dy_cpu() == c) atomic_fetch_add_explicit(&dy_placement[2], 1, memory_order_relaxed);
+        }
       }
       if (mine) dy_claim(tag, 1);
       seen = v;
@@ -394,6 +430,9 @@ int DYPE_ABI(launch)(int dev, int h, void *const *buffers, const long long *size
   atomic_store(&dy_pool.done, 0);
   atomic_store(&dy_pool.joined, 0);
   atomic_store(&dy_pool.helpers, helpers);
+  atomic_store_explicit(&dy_pool.caller_cpu, dy_cpu(), memory_order_relaxed);
+  atomic_fetch_add_explicit(&dy_placement[0], 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&dy_placement[3], nch, memory_order_relaxed);
   unsigned tag = ++dy_pool.tag;
   atomic_store(&dy_pool.next, (unsigned long long)tag << 32 | (unsigned long long)nch << 16);
   if (atomic_load(&dy_pool.spinners) < helpers) {

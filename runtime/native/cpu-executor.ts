@@ -9,7 +9,7 @@
  */
 import koffi from 'koffi';
 import { InputError } from '../errors.js';
-import { executorOver, type KernelMemory, type WasmExecutor } from '../wasm/executor.js';
+import { executorOver, type KernelMemory, type WasmExecutor, type WorkerPlacement } from '../wasm/executor.js';
 import type { WasmManifest } from '../wasm/manifest.js';
 import { noteCpuWork } from '../wasm/threads.js';
 import { cpuImplOf } from '../catalogue/cpu.js';
@@ -138,5 +138,19 @@ export function createNativeCpuExecutor(path: string, manifest: WasmManifest, o:
         );
     };
   }
-  return executorOver(manifest, { fns, threads, setThreads, close: () => memory.free() }, memory);
+  // Bound on first use: only what times the library (dype calibrate) asks.
+  let placementFn: ((what: number) => unknown) | undefined;
+  const placement = (): WorkerPlacement => {
+    placementFn ??= lib.bind('int64_t placement(int what)');
+    const count = (what: number): number => Number(placementFn!(what));
+    const onCaller = count(2);
+    return {
+      splitOps: count(0),
+      joins: count(1),
+      joinsOnCaller: onCaller < 0 ? null : onCaller,
+      chunks: count(3),
+      workerChunks: count(4),
+    };
+  };
+  return executorOver(manifest, { fns, threads, setThreads, placement, close: () => memory.free() }, memory);
 }

@@ -97,8 +97,32 @@ export interface WasmExecutor {
    * undefined where it has no spread form (or the threshold is Infinity) or has not run since the layout changed.
    */
   spreadsOp(op: string): boolean | undefined;
+  /**
+   * Where the worker threads ran and how much of the ops they ran (counts since the pool or library began;
+   * undefined with no workers): what dype calibrate reads to retake a timing whose workers did not have cores
+   * of their own.
+   */
+  placement(): WorkerPlacement | undefined;
   /** Stops the worker threads (the executor runs single-threaded afterwards). */
   close(): void;
+}
+
+/**
+ * Counts of where a native library's worker threads ran since it was loaded (one library's counts, shared by
+ * every executor over it): a worker woken after an idle spell can wake on the core of the thread that launched
+ * the op and stay there, and the op's threads then run one after the other (docs/PERFORMANCE.md, *Calibration
+ * at two threads*).
+ */
+export interface WorkerPlacement {
+  /** Ops launched over worker threads. */
+  splitOps: number;
+  /** Workers' joins of those ops (wasm: those before the op closed). */
+  joins: number;
+  /** Joins by a worker on the core the launching thread opened the op on; null where the backend cannot tell. */
+  joinsOnCaller: number | null;
+  /** The chunks those ops were cut into, and how many of them workers ran (the caller ran the rest). */
+  chunks: number;
+  workerChunks: number;
 }
 
 /** Linear memory the ops address by byte offset: a WebAssembly.Memory, or the native CPU library's host memory (runtime/native/cpu-executor.ts). */
@@ -118,6 +142,8 @@ export interface KernelFunctions {
    * be shared with other executors over the same library, so the setter keeps the state and skips a repeat.
    */
   readonly setThreads?: (n: number) => void;
+  /** Where the functions' own worker threads ran (WasmExecutor.placement). */
+  readonly placement?: () => WorkerPlacement;
   /** Called once by close(). */
   readonly close?: () => void;
 }
@@ -218,6 +244,10 @@ class Executor implements WasmExecutor {
       if (!Number.isSafeInteger(n) || n < 1) throw new Error(`wasm executor: setOpThreads gives op ${op} ${n} threads`);
     }
     this.opThreads = new Map([...counts].map(([op, n]) => [op, Math.min(n, this.threads)]));
+  }
+
+  placement(): WorkerPlacement | undefined {
+    return this.pool ? this.pool.placement() : this.own.placement?.();
   }
 
   private closed = false;

@@ -20,6 +20,7 @@
  * on several threads (noteCpuWork): the spin would hold a core that op needs.
  */
 import { Worker } from 'node:worker_threads';
+import type { WorkerPlacement } from './executor.js';
 
 /** Chunks an op is cut into per thread: enough that a late worker still finds work and the last chunk is short. */
 export const CHUNKS_PER_THREAD = 4;
@@ -129,6 +130,8 @@ setImmediate(() => {
 export class WasmThreadPool {
   private readonly ctrl: Int32Array;
   private seq = 0;
+  /** WorkerPlacement's counts (no core is known: a worker cannot ask which one it is on). */
+  private readonly counts: WorkerPlacement = { splitOps: 0, joins: 0, joinsOnCaller: null, chunks: 0, workerChunks: 0 };
 
   private constructor(
     private readonly workers: Worker[],
@@ -176,6 +179,11 @@ export class WasmThreadPool {
     return new WasmThreadPool(workers, sab, new Map(exports.map((e, i) => [e, i])));
   }
 
+  /** Counts of the ops run on more than one thread since the pool began (runtime/wasm/executor.ts WorkerPlacement). */
+  placement(): WorkerPlacement {
+    return { ...this.counts };
+  }
+
   /**
    * Runs fn over the chunks `cuts` (cuts[0] = lo, ascending, the last = hi; chunk k is rows [cuts[k],
    * cuts[k+1])) on the caller (`self`) and the workers, each claiming the next chunk until none is left; returns
@@ -213,12 +221,14 @@ export class WasmThreadPool {
     if (helpers > Atomics.load(c, SPINNERS)) Atomics.notify(c, SEQ, helpers);
     let error: unknown;
     let failed = false;
+    let own = 0;
     try {
       for (;;) {
         const v = Atomics.load(c, NEXT);
         const k = v & 0xffff;
         if (k >= nch) break;
         if (Atomics.compareExchange(c, NEXT, v, v + 1) !== v) continue;
+        own++;
         try {
           self(cuts[k]!, cuts[k + 1]!);
         } finally {
@@ -236,6 +246,13 @@ export class WasmThreadPool {
       if (d >= claimed) break;
       // A worker notifies only on the op's last chunk; short of that (the caller failed) poll.
       if (spins >= SPIN) Atomics.wait(c, DONE, d, claimed === nch ? Infinity : 1);
+    }
+    if (helpers > 0) {
+      const n = this.counts;
+      n.splitOps++;
+      n.joins += Math.min(Atomics.load(c, JOINED), helpers);
+      n.chunks += nch;
+      n.workerChunks += claimed - own;
     }
     if (failed) throw error;
     if (Atomics.load(c, FAIL) !== 0) throw new Error(`wasm threads: ${fn} failed on a worker`);

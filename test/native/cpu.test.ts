@@ -14,7 +14,7 @@ import koffi from 'koffi';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCpuLibraryAsync, cCompiler, type CpuLibraryBuild } from '../../codegen/cpu/build.js';
 import { haveCompiler } from '../helpers/cc.js';
@@ -31,7 +31,7 @@ import { abiPrefix } from '../../runtime/native/abi.js';
 import { NativeLibrary } from '../../runtime/native/library.js';
 import { createNativeCpuExecutor } from '../../runtime/native/cpu-executor.js';
 import type { CsrMatrix, SparseMatrix, Tensor } from '../../runtime/tensor.js';
-import type { WasmExecutor } from '../../runtime/wasm/executor.js';
+import type { WasmExecutor, WorkerPlacement } from '../../runtime/wasm/executor.js';
 import { exampleInputs, rand } from '../helpers/example-inputs.js';
 import {
   compileWasm,
@@ -57,6 +57,18 @@ interface Variant {
   dtype: 'f32' | 'f64';
   kernel: Kernel;
   wasm?: Compiled;
+}
+
+/** Whether taskset (util-linux) runs here. */
+function haveTaskset(): boolean {
+  return spawnSync('taskset', ['--version']).status === 0;
+}
+
+/** The first CPU this process may run on (/proc/self/status), to hold a child to. */
+function firstAllowedCpu(): number {
+  const list = /^Cpus_allowed_list:\s*(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  if (!list) throw new Error('/proc/self/status has no Cpus_allowed_list');
+  return Number(list[1]);
 }
 
 /** Whether this system honours MADV_HUGEPAGE (Linux with transparent huge pages in `always` or `madvise` mode). */
@@ -335,6 +347,79 @@ describe.skipIf(!READY)('native CPU backend: examples on real matrices', () => {
     }
     expect(lib.errorText(-1)).toBe('bad size');
   });
+
+  it("placement counts the launches split over workers, their joins, and the joins on the caller's core", () => {
+    const e = threaded.get('spmv')!;
+    const A = toCsr(loadMatrix(join(MATRIX_DIR, 'west0479.mtx')));
+    e.execute(toMaps(exampleInputs('spmv', A)));
+    const before = e.placement()!;
+    for (let i = 0; i < 20; i++) e.execute();
+    const after = e.placement()!;
+    // west0479's 479 rows are split at 2 threads; karate's 34 (below) are not.
+    expect(after.splitOps - before.splitOps).toBe(20);
+    expect(after.joins).toBeGreaterThanOrEqual(before.joins);
+    // Each split op is cut into 2 chunks or more, some of which the workers may run.
+    expect(after.chunks - before.chunks).toBeGreaterThanOrEqual(40);
+    expect(after.workerChunks - before.workerChunks).toBeLessThanOrEqual(after.chunks - before.chunks);
+    if (process.platform === 'linux') {
+      expect(after.joinsOnCaller).not.toBeNull();
+      expect(after.joinsOnCaller! - before.joinsOnCaller!).toBeLessThanOrEqual(after.joins - before.joins + 1);
+    }
+    threaded.get('spmv')!.run(toMaps(exampleInputs('spmv', toCsr(loadMatrix(join(MATRIX_DIR, 'karate.mtx'))))));
+    expect(e.placement()!.splitOps).toBe(after.splitOps);
+    // One executor's counts are its library's: the one-thread executor over the same file reads the same.
+    expect(execs.get('spmv')!.placement()!.splitOps).toBe(after.splitOps);
+  });
+
+  it.skipIf(process.platform !== 'linux' || !haveTaskset())(
+    "a process held to one core: every worker's join is on the caller's core, and placement says so",
+    () => {
+      // A Node process under taskset runs the library's spmv at 2 threads with a pause between calls (the worker
+      // parks, and each launch wakes it): the worker can only run on the caller's core.
+      const dir = mkdtempSync(join(tmpdir(), 'dype-placement-'));
+      try {
+        const spmv = variants.find((v) => v.ex === 'spmv' && v.dtype === 'f32')!.kernel;
+        const manifest = join(dir, 'manifest.json');
+        writeFileSync(manifest, JSON.stringify(wasmManifest(spmv, [], true)));
+        const script = join(dir, 'packed.mjs');
+        writeFileSync(
+          script,
+          `const [dist, lib, manifestFile] = process.argv.slice(2);
+const { readFileSync } = await import('node:fs');
+const { createNativeCpuExecutor } = await import(dist + '/runtime/native/cpu-executor.js');
+const { generatedMatrix } = await import(dist + '/runtime/generate.js');
+const ex = createNativeCpuExecutor(lib, JSON.parse(readFileSync(manifestFile, 'utf8')), { threads: 2, program: 'examples', programHash: 'test' });
+const A = generatedMatrix(4000, 8);
+const x = { format: 'dense', shape: [A.cols], data: new Float64Array(A.cols).fill(1) };
+ex.execute({ tensors: new Map([['A', A], ['x', x]]), scalars: new Map() });
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const before = ex.placement();
+for (let i = 0; i < 30; i++) { ex.execute(); Atomics.wait(pause, 0, 0, 2); }
+const after = ex.placement();
+ex.close();
+console.log(JSON.stringify({ before, after }));
+`,
+        );
+        const dist = pathToFileURL(fileURLToPath(new URL('../../dist', import.meta.url))).href;
+        const run = spawnSync(
+          'taskset',
+          ['-c', String(firstAllowedCpu()), process.execPath, script, dist, build.path, manifest],
+          {
+            encoding: 'utf8',
+            timeout: 60_000,
+          },
+        );
+        expect(run.status, run.stderr).toBe(0);
+        const { before, after } = JSON.parse(run.stdout) as Record<'before' | 'after', WorkerPlacement>;
+        expect(after.splitOps - before.splitOps).toBe(30);
+        const joins = after.joins - before.joins;
+        expect(joins).toBeGreaterThan(0);
+        expect(after.joinsOnCaller! - before.joinsOnCaller!).toBe(joins);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("set_threads is the calling thread's: another thread of the process keeps its own count", () => {
     // A C program that opens the library, sets 3 threads on its main thread, and reads the count a second thread

@@ -82,6 +82,33 @@ describe('per-op thread counts', () => {
     }
   });
 
+  it('the wasm pool counts the ops it splits, their chunks and those its workers ran; it knows no core', async () => {
+    const { binary, manifest } = await emitWasm(gcn);
+    const one = await createWasmExecutor(binary, manifest, { threads: 1 });
+    const two = await createWasmExecutor(binary, manifest, { threads: 2 });
+    try {
+      expect(one.placement()).toBeUndefined();
+      two.run(inputs(1000));
+      const a = two.placement()!;
+      expect(a.joinsOnCaller).toBeNull();
+      expect(a.splitOps).toBeGreaterThan(0);
+      expect(a.chunks).toBeGreaterThanOrEqual(2 * a.splitOps);
+      expect(a.workerChunks).toBeGreaterThanOrEqual(0);
+      expect(a.workerChunks).toBeLessThanOrEqual(a.chunks);
+      expect(a.joins).toBeLessThanOrEqual(a.splitOps);
+      // Ops on one thread are not split, and count nothing.
+      two.setOpThreads(new Map(manifest.ops.map((o) => [o.op, 1])));
+      two.run(inputs(1000));
+      expect(two.placement()).toEqual(a);
+      two.setOpThreads(new Map(manifest.ops.map((o) => [o.op, 2])));
+      two.run(inputs(1000));
+      expect(two.placement()!.splitOps).toBe(2 * a.splitOps);
+    } finally {
+      one.close();
+      two.close();
+    }
+  });
+
   it('a library that splits ops itself is set to each op count before the op', () => {
     const manifest = wasmManifest(gcn, [], true);
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
