@@ -15,8 +15,11 @@
  * loop trips (docs/COST-MODEL.md, *Dense ops by loop trips*). The counts
  * describe this build's kernels: a set timed by a build whose kernels loop
  * otherwise (before elementwise rows ran as one loop) is priced as if it
- * were this build's.
- *   npm run build && node dist/bench/calibrate-refit.js [--against DIR] [--backend native|wasm] SET.json ...
+ * were this build's. With --scaled, sets that carry the machine's speed
+ * around each timing (`speed`: cli/calibrate-timing.ts SpeedProbe) are
+ * fitted and judged on their times scaled by it (time x speed: as at the
+ * run's median speed), to see whether scaling would help.
+ *   npm run build && node dist/bench/calibrate-refit.js [--against DIR] [--backend native|wasm] [--scaled] SET.json ...
  * (each SET.json the stdout of `node dist/cli/main.js calibrate --backend B --json`).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -32,6 +35,7 @@ import {
   type DenseName,
 } from '../cli/calibrate-dense.js';
 import { calibrationOps, PROGRAMS, type ProgramName } from '../cli/calibrate.js';
+import { crowdedLeftOut } from '../cli/calibrate-timing.js';
 import * as thisFit from '../runtime/plan/calibrate-fit.js';
 import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
@@ -40,7 +44,7 @@ import { loadSystemFile } from '../runtime/system/load.js';
 import { matricesDir, root } from './gcn-guards.js';
 
 const { values: opt, positionals: files } = parseArgs({
-  options: { against: { type: 'string' }, backend: { type: 'string', default: 'native' } },
+  options: { against: { type: 'string' }, backend: { type: 'string', default: 'native' }, scaled: { type: 'boolean' } },
   allowPositionals: true,
 });
 if (files.length === 0) throw new Error('give one or more SET.json files (dype calibrate --json output)');
@@ -59,6 +63,11 @@ interface Row {
   kernel: string;
   threads: number;
   measured_ms: number;
+  /** Sets recorded since dype calibrate counted where its native workers ran. */
+  workers_on_caller?: number;
+  worker_chunks?: number;
+  /** Sets recorded since dype calibrate read a probe around each timing: the machine's speed then. */
+  speed?: number;
 }
 interface DenseRecord {
   kernel: DenseName;
@@ -99,7 +108,21 @@ const median = (xs: number[]): number => {
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 const pct = (x: number): string => (Number.isNaN(x) ? '-' : `${(100 * x).toFixed(1)}%`);
 
-const sets = files.map((file) => ({ file, set: JSON.parse(readFileSync(file, 'utf8')) as CalibrateSet }));
+// With --scaled, every sparse row's time scaled by the machine's speed where the set has it.
+const withSpeed = (rows: Row[] | undefined): Row[] | undefined =>
+  opt.scaled ? rows?.map((r) => ({ ...r, measured_ms: r.measured_ms * (r.speed ?? 1) })) : rows;
+const sets = files.map((file) => {
+  const set = JSON.parse(readFileSync(file, 'utf8')) as CalibrateSet;
+  return {
+    file,
+    set: {
+      ...set,
+      fit_rows: withSpeed(set.fit_rows)!,
+      rows: withSpeed(set.rows)!,
+      rows_threads: withSpeed(set.rows_threads),
+    },
+  };
+});
 const results: Record<string, unknown>[] = [];
 for (const [label, m] of models) {
   console.log(`\n${label}`);
@@ -107,8 +130,17 @@ for (const [label, m] of models) {
   const logs1: number[] = [];
   const logs2: number[] = [];
   for (const { file, set } of sets) {
+    // As dype calibrate fits: without the timings whose workers had no cores of their own.
+    const rows = set.fit_rows.map((r) => ({
+      ...r,
+      workersOnCaller: r.workers_on_caller,
+      workerChunks: r.worker_chunks,
+    }));
+    const leftOut = crowdedLeftOut(rows);
     const fit = m.fitCpuParams(
-      set.fit_rows.map((r) => ({ ops: opsOf(r), measuredMs: r.measured_ms, threads: r.threads })),
+      rows
+        .filter((r) => !leftOut.has(r))
+        .map((r) => ({ ops: opsOf(r), measuredMs: r.measured_ms, threads: r.threads })),
       { base },
     );
     const device = m.cpuDeviceFor(fit.params, 2, base);

@@ -18,7 +18,7 @@ import { compileSource } from '../frontend/compile.js';
 import { DEFAULT_PIPELINE, runPipeline } from '../passes/index.js';
 import { lowerKernelsPass } from '../passes/lower-kernels.js';
 import { features } from '../runtime/features/index.js';
-import { cpuClockUsable } from '../cli/calibrate.js';
+import { cpuClockUsable } from '../cli/calibrate-timing.js';
 import { skewedMatrix } from '../runtime/generate.js';
 import { generatedMatrix } from '../runtime/generate.js';
 import { toCsr } from '../runtime/io/convert.js';

@@ -9,7 +9,6 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { performance } from 'node:perf_hooks';
 import { cpuThreadsFor } from '../runtime/catalogue/index.js';
 import { features } from '../runtime/features/index.js';
 import { toCsr } from '../runtime/io/convert.js';
@@ -27,6 +26,16 @@ import { InputError } from '../runtime/errors.js';
 import { usage } from './errors.js';
 import { positiveInt } from './int-option.js';
 import { checkOutputFile } from './output-path.js';
+import {
+  cpuClockUsable,
+  crowdedLeftOut,
+  placementSummary,
+  SpeedProbe,
+  speedSummary,
+  STEADY,
+  timeRuns,
+  type Timing,
+} from './calibrate-timing.js';
 import { calibrateDense, calibrationKernel, denseShapeCount, type DenseFit } from './calibrate-dense.js';
 import { capThreads } from './threads.js';
 import { snakeKeys } from './json-keys.js';
@@ -50,18 +59,6 @@ export interface CalibrateOptions {
 const CALIBRATE_BACKENDS = ['auto', 'native', 'wasm'] as const;
 
 const here = dirname(fileURLToPath(import.meta.url));
-const RUNS = 5;
-const MAX_RUNS = 200;
-const BUDGET_MS = 20;
-/**
- * Untimed back-to-back calls before a multi-thread timing, ms. On the development machine (a 2-vCPU VM) a worker
- * woken after it parked mostly lands on the caller's vCPU, and back to back the kernel moves it off within
- * 0.2-25 ms (a plain C test: docs/PERFORMANCE.md, *Calibration at two threads*). A timing in that window reads
- * one thread's time: such runs pulled the fitted parallel efficiency down to 0.53-0.79, and the model then
- * priced every op that did get both cores as too slow. After the settle, the runs time ops as a program's
- * back-to-back ops run.
- */
-const SETTLE_MS = 50;
 /** Held out: timed only to measure the model's error. */
 const HELD_OUT = ['bcsstk33', 'luxembourg_osm', 'ca-GrQc', 'cage8', 'adder_dcop_05'];
 /** Real matrices in the fit: FEM bands, a power-law graph, heavy row skew, an unsymmetric chemical matrix. */
@@ -155,7 +152,12 @@ function operand(cols: number, k: number): DenseTensor {
 interface Compiled {
   planned: Map<ProgramName, PlanSpec>;
   executors: Map<string, WasmExecutor>;
+  /** The machine's speed through the run: an SpMV of its own executor (so that no timing's inputs move). */
+  probe: SpeedProbe;
 }
+
+/** The probe's matrix: 32,000 entries, in cache, some 10-40 us a call. */
+const PROBE_MATRIX = { rows: 4000, perRow: 8 };
 
 async function compile(threadCounts: readonly number[], backend: 'native' | 'wasm'): Promise<Compiled> {
   const planned = new Map<ProgramName, PlanSpec>();
@@ -165,7 +167,17 @@ async function compile(threadCounts: readonly number[], backend: 'native' | 'was
     planned.set(name, k.spec);
     for (const [t, e] of k.executors) executors.set(`${name}/${t}`, e);
   }
-  return { planned, executors };
+  const probeExec = (await calibrationKernel('spmv', PROGRAMS.spmv, backend, [1])).executors.get(1)!;
+  executors.set('probe', probeExec);
+  const A = generatedMatrix(PROBE_MATRIX.rows, PROBE_MATRIX.perRow);
+  const inputs = {
+    tensors: new Map<string, Tensor>([
+      ['A', A],
+      ['x', operand(A.cols, 0)],
+    ]),
+    scalars: new Map(),
+  };
+  return { planned, executors, probe: new SpeedProbe(() => probeExec.execute(inputs)) };
 }
 
 /** The backend asked for, resolved as dype run resolves it: auto takes native where the C compiler runs. */
@@ -234,26 +246,18 @@ export function calibrationOps(
 }
 
 /**
- * The fastest of at least RUNS timed `execute` calls after one warm-up, ms.
- * On a machine shared with other work the fastest run is the least
- * disturbed; at one thread a run's time is also bounded by the CPU time the
- * process used (which leaves out the time other work held the core), so
- * each run counts the smaller of the two (when that clock is fine-grained:
- * cpuClockUsable). Short kernels get more calls (up
- * to MAX_RUNS, about BUDGET_MS in all), since a short run is the easiest to
- * disturb. At more threads the median instead: waking a sleeping worker
- * takes a few to tens of microseconds, and the fastest of many runs is the
- * one wake-up that came at once, not what an op pays (with the fastest, the
- * fitted dispatch cost was half the typical one and the model put a second
- * thread on ops it slowed down: bench/cpu-threads.ts). A run whose ops
- * all stay on one thread (`timedAs` 1: the model's pick for every op) wakes
- * no worker and is timed as a one-thread run (timed as a multi-thread one,
- * the median of its wall times read 13-24% above the one-thread figure on
- * ops of 8-10 us). A multi-thread timing starts after SETTLE_MS of untimed
- * calls, so that it times the op as back-to-back ops run it, with the worker
- * on a core of its own.
+ * A kernel's time on `threads` threads (cli/calibrate-timing.ts timeRuns). A run whose ops all stay on one thread
+ * (`timedAs` 1: the model's pick for every op) wakes no worker and is timed as a one-thread run (timed as a
+ * multi-thread one, the median of its wall times read 13-24% above the one-thread figure on ops of 8-10 us).
  */
-function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: boolean, timedAs = threads): number {
+function timeMs(
+  c: Compiled,
+  A: CsrMatrix,
+  r: Run,
+  threads: number,
+  useCpu: boolean,
+  timedAs = threads,
+): Timing & { probeMs: number } {
   const ex = c.executors.get(`${program(r)}/${threads}`)!;
   const tensors = new Map<string, Tensor>(
     r.sddmm
@@ -268,49 +272,14 @@ function timeMs(c: Compiled, A: CsrMatrix, r: Run, threads: number, useCpu: bool
         ],
   );
   const dims = dimsOf(A, r);
-  return timeRuns(() => ex.execute({ tensors, scalars: new Map(), dims }), timedAs, useCpu);
-}
-
-/** One call's time as timeMs describes it, `call` repeated. */
-function timeRuns(call: () => void, threads: number, useCpu: boolean): number {
-  const run = (): number => {
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    call();
-    const wall = performance.now() - t0;
-    if (threads > 1 || !useCpu) return wall;
-    const cpu = process.cpuUsage(cpu0);
-    return Math.min(wall, (cpu.user + cpu.system) / 1e3);
-  };
-  if (threads > 1) for (const t0 = performance.now(); performance.now() - t0 < SETTLE_MS;) call();
-  const first = run();
-  const runs = Math.max(RUNS, Math.min(MAX_RUNS, Math.ceil(BUDGET_MS / Math.max(first, 1e-3))));
-  if (threads > 1) {
-    const all = Array.from({ length: runs }, run).sort((a, b) => a - b);
-    return all[all.length >> 1]!;
-  }
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) best = Math.min(best, run());
-  return best;
-}
-
-/**
- * Whether process CPU time is fine-grained enough to bound a run's time:
- * where the kernel accounts it in scheduler ticks, a 0.3 ms busy loop reads
- * 0 or a whole tick (several ms), and only wall time is used.
- */
-export function cpuClockUsable(): boolean {
-  for (let i = 0; i < 5; i++) {
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    while (performance.now() - t0 < 0.3);
-    const wall = performance.now() - t0;
-    const cpu = process.cpuUsage(cpu0);
-    const ms = (cpu.user + cpu.system) / 1e3;
-    // Preemption may shrink the CPU share of the spin, never to 0, and never beyond the wall time.
-    if (!(ms > 0 && ms <= 1.5 * wall + 0.05)) return false;
-  }
-  return true;
+  return c.probe.around(() =>
+    timeRuns(
+      () => ex.execute({ tensors, scalars: new Map(), dims }),
+      timedAs,
+      useCpu,
+      () => ex.placement(),
+    ),
+  );
 }
 
 /** Runs every kernel enough for the engine to settle on its optimised code before anything is timed. */
@@ -333,11 +302,36 @@ export interface CalibrationRow {
   rows: number;
   nnz: number;
   measuredMs: number;
+  /**
+   * The machine's speed around the timing (cli/calibrate-timing.ts SpeedProbe): the faster probe reading, ms,
+   * and its speed relative to the run's median reading (set when the report is made).
+   */
+  probeMs: number;
+  speed?: number;
   predictedMs: number;
+  /**
+   * At more threads, where the backend says where its workers ran (native): the share of the workers' joins on
+   * the caller's core in the timing kept, and how many times it was taken again (cli/calibrate-timing.ts).
+   */
+  workersOnCaller?: number;
+  /** At more threads: the share of the split ops' chunks the workers ran (cli/calibrate-timing.ts). */
+  workerChunks?: number;
+  retakes?: number;
 }
 type Timed = Omit<CalibrationRow, 'predictedMs'> & { ops: PlanOp[] };
 
 const round = (x: number): number => Number(x.toPrecision(4));
+
+/** A row's measured figures from its timing. */
+const measured = (
+  t: Timing & { probeMs: number },
+): Pick<CalibrationRow, 'measuredMs' | 'probeMs' | 'workersOnCaller' | 'workerChunks' | 'retakes'> => ({
+  measuredMs: t.ms,
+  probeMs: t.probeMs,
+  ...(t.onCaller !== null ? { workersOnCaller: round(t.onCaller) } : {}),
+  ...(t.workerChunks !== null ? { workerChunks: round(t.workerChunks) } : {}),
+  ...(t.onCaller !== null || t.workerChunks !== null ? { retakes: t.retakes } : {}),
+});
 
 /**
  * Whether two paths name one file: the same path, or (both existing) the same device and inode, so that a symbolic
@@ -429,7 +423,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
           sampleThreads: t,
           rows: A.rows,
           nnz: A.values.length,
-          measuredMs: timeMs(c, A, r, t, useCpu),
+          ...measured(timeMs(c, A, r, t, useCpu)),
           ops: boundOps(c.planned, A, r),
         });
         bar.tick(++done);
@@ -448,7 +442,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
           threads: 1,
           rows: A.rows,
           nnz: A.values.length,
-          measuredMs: timeMs(c, A, r, 1, useCpu),
+          ...measured(timeMs(c, A, r, 1, useCpu)),
           ops: boundOps(c.planned, A, r),
         });
         bar.tick(++done);
@@ -460,11 +454,15 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     throw e;
   }
 
-  const samples: CalibrationSample[] = fitTimed.map((r) => ({
-    ops: r.ops,
-    measuredMs: r.measuredMs,
-    threads: r.sampleThreads,
-  }));
+  // Held-out rows count whatever their placement: the model's error where it is used.
+  const leftOut = crowdedLeftOut(fitTimed);
+  const samples: CalibrationSample[] = fitTimed
+    .filter((r) => !leftOut.has(r))
+    .map((r) => ({
+      ops: r.ops,
+      measuredMs: r.measuredMs,
+      threads: r.sampleThreads,
+    }));
   // The fit starts from the backend's own figures where the preset has them (the others play no part).
   const fit = fitCpuParams(samples, { base: cpuFitFor(base, backend).device });
   const p = fit.params;
@@ -474,7 +472,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       backend,
       quick,
       p.overheadUs,
-      (call) => timeRuns(call, 1, useCpu),
+      (call) => timeRuns(call, 1, useCpu).ms,
       () => bar.tick(++done),
     );
   } catch (e) {
@@ -562,7 +560,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
             threads,
             rows: A.rows,
             nnz: A.values.length,
-            measuredMs: timeMs(c, A, r, threads, useCpu, Math.max(...picks.values())),
+            ...measured(timeMs(c, A, r, threads, useCpu, Math.max(...picks.values()))),
             ops,
           });
           bar.tick(++done);
@@ -571,6 +569,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     bar.done();
     closeAll();
   }
+  for (const r of [...fitTimed, ...heldTimed]) r.speed = round(c.probe.speed(r.probeMs));
   const at1 = { ...d, threads: 1 };
   const atT = (t: number): DeviceSpec => ({ ...d, threads: t });
   // allThreads: the fit's runs, every op on all threads as timed; the held-out ones ran the model's picks.
@@ -584,6 +583,19 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
   const summary = errorSummary(evalRows);
   const denseSummary = errorSummary(denseFit.rows);
   const summaryThreads = evalRowsThreads.length ? errorSummary(evalRowsThreads) : undefined;
+  const placement = placementSummary([...fitTimed, ...heldTimed], leftOut.size);
+  const speeds = speedSummary([...fitTimed, ...heldTimed]);
+  // Each group of timings whose errors the report gives: a spell that took in most of one (the held-out runs at
+  // T threads are the last minute of a run) is a small share of the whole.
+  const unsteadyGroups = (
+    [
+      ['the fit', fitTimed],
+      ['the held-out runs at 1 thread', heldTimed.filter((r) => r.threads === 1)],
+      [`the held-out runs at ${threads} threads`, heldTimed.filter((r) => r.threads > 1)],
+    ] as const
+  )
+    .filter(([, rows]) => rows.length > 0 && speedSummary(rows).unsteady > rows.length / 10)
+    .map(([name]) => name);
   const fitted = {
     backend,
     ...(note !== undefined ? { backendNote: note } : {}),
@@ -609,6 +621,8 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       error: summary,
       dense: { fitRows: denseFit.fitRows, rows: denseFit.rows, error: denseSummary },
       ...(summaryThreads ? { rowsThreads: evalRowsThreads, errorThreads: summaryThreads } : {}),
+      ...(placement ? { placement } : {}),
+      speed: { ...speeds, unsteadyIn: unsteadyGroups },
     }) as Record<string, unknown>;
     out(
       JSON.stringify({ ...report, ...(o.output === undefined ? { system: sys } : { output: o.output }) }, null, 2) +
@@ -641,6 +655,17 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
     ...table(evalRows, summary),
     ...(summaryThreads
       ? ['', `model error on the same matrices, ${threads} threads:`, ...table(evalRowsThreads, summaryThreads)]
+      : []),
+    `machine speed through the run (an SpMV probe read around each timing): ${speeds.slowest.toFixed(2)}-${speeds.fastest.toFixed(2)} of its median; ${speeds.unsteady} of ${speeds.timings} timings outside ${STEADY.from}-${STEADY.to}`,
+    ...(unsteadyGroups.length > 0
+      ? [
+          `warning: the machine's speed changed through the run (other work on it or its host) in more than a tenth of the timings of ${unsteadyGroups.join(', ')}: the fit and its errors are less certain; calibrate again when it is quieter`,
+        ]
+      : []),
+    ...(placement
+      ? [
+          `worker placement: ${placement.timings} multi-thread timings, ${placement.retaken} taken again (their workers without cores of their own: more than a quarter of their joins on the caller's core, or less than half their share of the chunks run), ${placement.crowdedKept} still so in the timing kept (${placement.leftOutOfFit} left out of the fit; held-out rows count whatever their placement)`,
+        ]
       : []),
     '',
     `dense ops (GEMM, elementwise; fitted on ${denseFit.fitRows.length} shapes at 1 thread): ns per flop ${m.nsPerDenseFlop}, per byte ${m.nsPerDenseByte}, per loop trip ${m.nsPerDenseTrip} (a block of ${m.denseBlockBytes} bytes of columns); error on shapes not in the fit:`,
