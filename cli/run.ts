@@ -23,7 +23,9 @@ import { boundDims, loadSystem, parseGoal, planFor, sparseFeatures, type GoalOpt
 import { loadProgram, optimise, selectKernel } from './program.js';
 import { progress } from './progress.js';
 import { capThreads, opThreads, type OpThreads } from './threads.js';
-import { snakeValues } from './json-keys.js';
+import { snakeKeys, snakeValues } from './json-keys.js';
+import { workersOver, workersText } from './workers.js';
+import type { WorkerPlacement } from '../runtime/wasm/executor.js';
 import { runTrace } from './run-trace.js';
 import { repeatsJson, repeatText } from './repeats.js';
 import { expectedTrips } from '../runtime/plan/bind.js';
@@ -170,14 +172,18 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
   let result: InterpretResult | undefined;
   const times: number[] = [];
   const bar = progress(`running ${kernel.name}`, repeat);
+  let workers: ReturnType<typeof workersOver> | undefined;
   try {
     if (o.repeat !== undefined) execute();
+    const before = wasm?.placement();
     for (let r = 0; r < repeat; r++) {
       const t0 = performance.now();
       execute();
       times.push(performance.now() - t0);
       bar.tick(r + 1);
     }
+    // With one thread no op is split, and there is nothing to say.
+    if (threads > 1) workers = workersOver(before, wasm?.placement());
     result = wasm ? wasm.results() : reference;
   } finally {
     bar.done();
@@ -237,6 +243,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
           threads,
           threads_per_op: Object.fromEntries(perOp.counts),
           threads_from: perOp.from,
+          ...(workers ? { workers: snakeKeys(workers) } : {}),
           ...(wasm ? { compile: { ...wasm.compile, clock: 'measured' } } : {}),
           outputs: Object.fromEntries(outs.map((a) => [a.name, a.value])),
           timing,
@@ -260,6 +267,7 @@ export async function runCommand(file: string, opts: RunOptions, stdout: (s: str
       `  threads per op: ${[...perOp.counts].map(([op, n]) => `${op} ${n}`).join(', ')} (picked by ${perOp.from})`,
     );
   else if (o.backend !== 'reference') lines.push(`  threads per op: ${perOp.from}`);
+  if (workers && workers.splitOps > 0) lines.push(`  ${workersText(workers)}`);
   for (const [n, f] of Object.entries(features)) {
     const shape =
       f.format === 'dense' ? (loaded.get(n)!.tensor as { shape: number[] }).shape.join(' x ') : `${f.rows} x ${f.cols}`;
@@ -299,6 +307,8 @@ interface Runner {
   results: () => InterpretResult;
   close: () => void;
   compile: { cached: boolean; ms: number; cc?: string };
+  /** Where the worker threads ran (WasmExecutor.placement). */
+  placement: () => WorkerPlacement | undefined;
 }
 
 /**
@@ -339,7 +349,13 @@ async function nativeRunner(
   }
   exec.setOpThreads(counts);
   const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
-  return { execute: () => exec.execute(args), results: () => exec.results(), close: () => exec.close(), compile };
+  return {
+    execute: () => exec.execute(args),
+    results: () => exec.results(),
+    close: () => exec.close(),
+    compile,
+    placement: () => exec.placement(),
+  };
 }
 
 /**
@@ -356,12 +372,7 @@ async function wasmRunner(
   threads: number,
   counts: ReadonlyMap<string, number>,
   useCache: boolean,
-): Promise<{
-  execute: () => void;
-  results: () => InterpretResult;
-  close: () => void;
-  compile: { cached: boolean; ms: number };
-}> {
+): Promise<Runner> {
   const dims = checkInputs(kernel, inputs);
   const t0 = performance.now();
   const { lowerKernelLoops } = await import('../ir/loops-lower.js');
@@ -377,7 +388,13 @@ async function wasmRunner(
   const exec = await createWasmExecutor(binary, manifest, { threads });
   exec.setOpThreads(counts);
   const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
-  return { execute: () => exec.execute(args), results: () => exec.results(), close: () => exec.close(), compile };
+  return {
+    execute: () => exec.execute(args),
+    results: () => exec.results(),
+    close: () => exec.close(),
+    compile,
+    placement: () => exec.placement(),
+  };
 }
 
 export { CliError };

@@ -115,4 +115,58 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
       expect(pick(KARATE, '--system', 'paper-1g1f').j.threads_per_op).toEqual({ op0: 1 });
     },
   );
+
+  // Last: the native build it makes would be found in the cache by the first test.
+  it.skipIf(availableParallelism() < 2)(
+    'at 2 threads --json says where the workers ran over the timed runs: ops split, chunks run by them, joins on the caller',
+    () => {
+      const big = KARATE.replace('karate.mtx', 'bcsstk33.mtx');
+      for (const backend of haveCompiler() ? ['native', 'wasm'] : ['wasm']) {
+        const r = runCli(
+          ['run', example('spmv.dy'), '--input', `A=${big}`, '--input', 'x=@ones', '--threads', '2'].concat([
+            '--backend',
+            backend,
+            '--repeat',
+            '3',
+            '--json',
+          ]),
+          { timeoutMs: 60_000 },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        const j = JSON.parse(r.stdout) as RunJson & {
+          workers: {
+            split_ops: number;
+            joins: number;
+            joins_on_caller: number | null;
+            chunks: number;
+            worker_chunks: number;
+          };
+        };
+        // 591,904 entries: the model puts the SpMV on both threads, each timed run splits it once.
+        expect(Object.values(j.threads_per_op)).toEqual([2]);
+        expect(j.workers.split_ops, backend).toBe(3);
+        expect(j.workers.chunks).toBeGreaterThanOrEqual(6);
+        expect(j.workers.worker_chunks).toBeLessThanOrEqual(j.workers.chunks);
+        expect(j.workers.joins).toBeLessThanOrEqual(3);
+        if (backend === 'wasm') expect(j.workers.joins_on_caller).toBeNull();
+        else if (process.platform === 'linux') expect(j.workers.joins_on_caller).not.toBeNull();
+        const text = runCli(
+          [
+            'run',
+            example('spmv.dy'),
+            '--input',
+            `A=${big}`,
+            '--input',
+            'x=@ones',
+            '--threads',
+            '2',
+            '--backend',
+            backend,
+          ],
+          { timeoutMs: 60_000 },
+        );
+        expect(text.stdout).toMatch(/^ {2}workers: 1 op run split over them, \d+% of the chunks run by them, /m);
+      }
+    },
+  );
 });
