@@ -25,7 +25,7 @@ import { progress } from './progress.js';
 import { capThreads, opThreads, type OpThreads } from './threads.js';
 import { snakeKeys, snakeValues } from './json-keys.js';
 import { workersOver, workersText } from './workers.js';
-import type { WorkerPlacement } from '../runtime/wasm/executor.js';
+import type { WasmExecutor, WorkerPlacement } from '../runtime/wasm/executor.js';
 import { runTrace } from './run-trace.js';
 import { repeatsJson, repeatText } from './repeats.js';
 import { expectedTrips } from '../runtime/plan/bind.js';
@@ -311,6 +311,25 @@ interface Runner {
   placement: () => WorkerPlacement | undefined;
 }
 
+/** A runner over an executor of either CPU backend, each op on its picked threads. */
+function runnerOver(
+  exec: WasmExecutor,
+  counts: ReadonlyMap<string, number>,
+  inputs: KernelInputs,
+  dims: ReturnType<typeof checkInputs>,
+  compile: Runner['compile'],
+): Runner {
+  exec.setOpThreads(counts);
+  const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
+  return {
+    execute: () => exec.execute(args),
+    results: () => exec.results(),
+    close: () => exec.close(),
+    compile,
+    placement: () => exec.placement(),
+  };
+}
+
 /**
  * The native backend: lower-kernels, print the kernel as C (codegen/cpu) and
  * build it with the system C compiler through the compile cache (a
@@ -347,15 +366,7 @@ async function nativeRunner(
   } finally {
     c.build.cleanup();
   }
-  exec.setOpThreads(counts);
-  const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
-  return {
-    execute: () => exec.execute(args),
-    results: () => exec.results(),
-    close: () => exec.close(),
-    compile,
-    placement: () => exec.placement(),
-  };
+  return runnerOver(exec, counts, inputs, dims, compile);
 }
 
 /**
@@ -386,15 +397,7 @@ async function wasmRunner(
   );
   const compile = { cached, ms: performance.now() - t0 };
   const exec = await createWasmExecutor(binary, manifest, { threads });
-  exec.setOpThreads(counts);
-  const args = { tensors: inputs.tensors, scalars: inputs.scalars, dims };
-  return {
-    execute: () => exec.execute(args),
-    results: () => exec.results(),
-    close: () => exec.close(),
-    compile,
-    placement: () => exec.placement(),
-  };
+  return runnerOver(exec, counts, inputs, dims, compile);
 }
 
 export { CliError };
