@@ -147,7 +147,8 @@ describe.skipIf(!HAVE_DATA)('dype run --backend native', () => {
         expect(j.workers.split_ops, backend).toBe(3);
         expect(j.workers.chunks).toBeGreaterThanOrEqual(6);
         expect(j.workers.worker_chunks).toBeLessThanOrEqual(j.workers.chunks);
-        expect(j.workers.joins).toBeLessThanOrEqual(3);
+        // A worker may join the warm-up run's op late, inside the timed runs' counts.
+        expect(j.workers.joins).toBeLessThanOrEqual(4);
         if (backend === 'wasm') expect(j.workers.joins_on_caller).toBeNull();
         else if (process.platform === 'linux') expect(j.workers.joins_on_caller).not.toBeNull();
         const text = runCli(
