@@ -2,10 +2,11 @@
  * How `dype calibrate` times one kernel call (cli/calibrate.ts, cli/calibrate-dense.ts): repeated calls, the
  * fastest at one thread and the median at more, a multi-thread timing after a settle of untimed calls, and
  * taken again where the library says its worker ran on the caller's core. Imports the executor's placement type
- * only.
+ * and cli/workers.ts (the counts between two readings) only.
  */
 import { performance } from 'node:perf_hooks';
 import type { WorkerPlacement } from '../runtime/wasm/executor.js';
+import { workersOver } from './workers.js';
 
 const RUNS = 5;
 const MAX_RUNS = 200;
@@ -85,6 +86,7 @@ export function timeRuns(
     return { ms: best, onCaller: null, workerChunks: null, retakes: 0 };
   }
   let kept: Timing | undefined;
+  let keptCrowding = Infinity;
   let take = 0;
   for (; ; take++) {
     // A longer settle each retake: a packed worker that 50 ms of back-to-back calls left in place stayed so
@@ -94,8 +96,9 @@ export function timeRuns(
     const before = placement?.();
     const all = Array.from({ length: runsFor(run()) }, run).sort((a, b) => a - b);
     const t = { ms: all[all.length >> 1]!, ...placementBetween(before, placement?.()), retakes: 0 };
-    if (kept === undefined || crowding(t, threads) < crowding(kept, threads)) kept = t;
-    if (crowding(t, threads) === 0 || take === RETAKES) break;
+    const crowded = crowding(t, threads);
+    if (kept === undefined || crowded < keptCrowding) [kept, keptCrowding] = [t, crowded];
+    if (crowded === 0 || take === RETAKES) break;
   }
   return { ...kept!, retakes: take };
 }
@@ -116,15 +119,11 @@ export function placementBetween(
   before: WorkerPlacement | undefined,
   after: WorkerPlacement | undefined,
 ): Pick<Timing, 'onCaller' | 'workerChunks'> {
-  if (!before || !after) return { onCaller: null, workerChunks: null };
-  const joins = after.joins - before.joins;
-  const chunks = after.chunks - before.chunks;
+  const d = workersOver(before, after);
+  if (!d) return { onCaller: null, workerChunks: null };
   return {
-    onCaller:
-      joins > 0 && before.joinsOnCaller !== null && after.joinsOnCaller !== null
-        ? (after.joinsOnCaller - before.joinsOnCaller) / joins
-        : null,
-    workerChunks: chunks > 0 ? (after.workerChunks - before.workerChunks) / chunks : null,
+    onCaller: d.joins > 0 && d.joinsOnCaller !== null ? d.joinsOnCaller / d.joins : null,
+    workerChunks: d.chunks > 0 ? d.workerChunks / d.chunks : null,
   };
 }
 
@@ -144,6 +143,8 @@ const PROBE_RUNS = 5;
  */
 export class SpeedProbe {
   private readonly readings: number[] = [];
+  /** The median of `readings`, until the next reading (calibrate asks it once per row). */
+  private typical: number | undefined;
 
   constructor(private readonly call: () => void) {}
 
@@ -157,6 +158,7 @@ export class SpeedProbe {
       best = Math.min(best, performance.now() - t0);
     }
     this.readings.push(best);
+    this.typical = undefined;
     return best;
   }
 
@@ -169,8 +171,11 @@ export class SpeedProbe {
 
   /** The median reading so far, ms: the machine's typical speed in the run. */
   median(): number {
-    const s = [...this.readings].sort((a, b) => a - b);
-    return s.length === 0 ? NaN : s[s.length >> 1]!;
+    if (this.typical === undefined) {
+      const s = [...this.readings].sort((a, b) => a - b);
+      this.typical = s.length === 0 ? NaN : s[s.length >> 1]!;
+    }
+    return this.typical;
   }
 
   /** A reading's speed relative to the median (above 1: faster than typical). */

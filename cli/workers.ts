@@ -1,8 +1,9 @@
 /**
- * What `dype run` says of its worker threads over the timed runs: the ops
- * split over them, the share of those ops' chunks the workers ran, and (the
- * native library) their joins on the core of the thread that launched the
- * op. Workers on the caller's core, or running few of the chunks, mean the
+ * Where worker threads ran between two readings of an executor's counts
+ * (`workersOver`: dype calibrate judges its timings by them) and what `dype
+ * run` says of them over its timed runs: the ops split over them, the share
+ * of those ops' chunks the workers ran, and (the native library) their joins
+ * on the core of the thread that launched the op. Workers on the caller's core, or running few of the chunks, mean the
  * runs' times read as fewer threads than asked (docs/PERFORMANCE.md, *Where
  * the workers ran*). Imports the executor's placement type only.
  */
