@@ -12,8 +12,8 @@
  * least error is kept. Runs at more threads then fix the parallel efficiency e
  * (speedup 1 + (T - 1) e) and the per-thread dispatch cost: dispatch is
  * linear given e, and e is found by a grid of 101 values refined by golden
- * section. Everything is deterministic: the same samples give the same
- * figures, bit for bit.
+ * section, the runs reweighted by the same Huber rule. Everything is
+ * deterministic: the same samples give the same figures, bit for bit.
  */
 import { runsAlone } from '../catalogue/cpu.js';
 import type { CpuModelSpec, DeviceSpec } from '../system/types.js';
@@ -270,6 +270,17 @@ export function nnls(A: readonly number[][], b: readonly number[]): number[] {
 }
 
 /**
+ * Huber weights (as square roots, for rows of a least-squares system) of residuals scaled by their median absolute
+ * value; undefined where that scale is 0 (every residual as good as exact: nothing to reweight).
+ */
+function huberWeights(residuals: readonly number[]): number[] | undefined {
+  const res = residuals.map(Math.abs);
+  const s = HUBER_K * 1.4826 * [...res].sort((p, q) => p - q)[res.length >> 1]!;
+  if (!(s > 1e-9)) return undefined;
+  return res.map((r) => (r <= s ? 1 : Math.sqrt(s / r)));
+}
+
+/**
  * NNLS made robust to a few disturbed runs (a timing hit by other load):
  * iteratively reweighted with Huber weights, the residuals scaled by their
  * median absolute value; a fixed number of rounds keeps it deterministic.
@@ -278,10 +289,8 @@ export function nnls(A: readonly number[][], b: readonly number[]): number[] {
 function robustNnls(A: readonly number[][], b: readonly number[]): number[] {
   let x = nnls(A, b);
   for (let round = 0; round < ROBUST_ROUNDS; round++) {
-    const res = A.map((r, i) => Math.abs(r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!));
-    const s = HUBER_K * 1.4826 * [...res].sort((p, q) => p - q)[res.length >> 1]!;
-    if (!(s > 1e-9)) break;
-    const w = res.map((r) => (r <= s ? 1 : Math.sqrt(s / r)));
+    const w = huberWeights(A.map((r, i) => r.reduce((t, v, j) => t + v * x[j]!, 0) - b[i]!));
+    if (!w) break;
     x = nnls(
       A.map((r, i) => r.map((v) => v * w[i]!)),
       b.map((v, i) => v * w[i]!),
@@ -359,42 +368,59 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   // Given e, each multi-thread prediction is c + (T - 1) x dispatch: solve dispatch (>= 0) in closed form. Only
   // ops the executors split pay it: one of fewer than MIN_SPLIT_ROWS rows runs on the calling thread alone.
   const handOffs = many.map((s) => s.ops.reduce((t, op) => t + (cpuModelled(op) && !runsAlone(op) ? op.trips : 0), 0));
-  const atE = (e: number): { loss: number; dispatchUs: number } => {
+  // Weighted as the one-thread fit is (robustNnls): Huber weights on the relative errors, the scale from their
+  // median, a fixed number of rounds. A few runs whose speedup the model's terms do not explain (a superlinear one
+  // whose rows' branch history fits each core's predictor only at two threads; one hit by other load) otherwise
+  // drag e and the dispatch cost for all the others.
+  const atE = (e: number, w: readonly number[]): { loss: number; dispatchUs: number; errors: number[] } => {
     let num = 0;
     let den = 0;
     const cs = many.map((s) => threadTimeMs(s, params, e, 0, base));
     many.forEach((s, i) => {
       const g = (handOffs[i]! * (s.threads - 1) * 1e-3) / s.measuredMs;
-      num += g * (1 - cs[i]! / s.measuredMs);
-      den += g * g;
+      // Each row scaled by its weight, as robustNnls scales its rows.
+      const w2 = w[i]! * w[i]!;
+      num += w2 * g * (1 - cs[i]! / s.measuredMs);
+      den += w2 * g * g;
     });
     const dispatchUs = den > 0 ? Math.max(0, num / den) : 0;
-    const loss = many.reduce((t, s, i) => {
-      const g = handOffs[i]! * (s.threads - 1) * 1e-3;
-      return t + relativeError(cs[i]! + g * dispatchUs, s.measuredMs) ** 2;
-    }, 0);
-    return { loss, dispatchUs };
+    const errors = many.map((s, i) =>
+      relativeError(cs[i]! + handOffs[i]! * (s.threads - 1) * 1e-3 * dispatchUs, s.measuredMs),
+    );
+    return { loss: errors.reduce((t, r, i) => t + (w[i]! * r) ** 2, 0), dispatchUs, errors };
   };
-  let eBest = 0;
-  let lBest = Infinity;
-  for (let k = 0; k <= 100; k++) {
-    const l = atE(k / 100).loss;
-    if (l < lBest) [eBest, lBest] = [k / 100, l];
+  // e by a grid of 101 values refined by golden section, for given weights.
+  const bestE = (w: readonly number[]): number => {
+    let eBest = 0;
+    let lBest = Infinity;
+    for (let k = 0; k <= 100; k++) {
+      const l = atE(k / 100, w).loss;
+      if (l < lBest) [eBest, lBest] = [k / 100, l];
+    }
+    const phi = (Math.sqrt(5) - 1) / 2;
+    let lo = Math.max(0, eBest - 0.01);
+    let hi = Math.min(1, eBest + 0.01);
+    for (let it = 0; it < 60; it++) {
+      const a = hi - phi * (hi - lo);
+      const c = lo + phi * (hi - lo);
+      if (atE(a, w).loss <= atE(c, w).loss) hi = c;
+      else lo = a;
+    }
+    const mid = (lo + hi) / 2;
+    return atE(mid, w).loss <= lBest ? mid : eBest;
+  };
+  let weights: readonly number[] = many.map(() => 1);
+  let e = bestE(weights);
+  for (let round = 0; round < ROBUST_ROUNDS; round++) {
+    const w = huberWeights(atE(e, weights).errors);
+    if (!w) break;
+    weights = w;
+    e = bestE(weights);
   }
-  const phi = (Math.sqrt(5) - 1) / 2;
-  let lo = Math.max(0, eBest - 0.01);
-  let hi = Math.min(1, eBest + 0.01);
-  for (let it = 0; it < 60; it++) {
-    const a = hi - phi * (hi - lo);
-    const c = lo + phi * (hi - lo);
-    if (atE(a).loss <= atE(c).loss) hi = c;
-    else lo = a;
-  }
-  const mid = (lo + hi) / 2;
-  const e = atE(mid).loss <= lBest ? mid : eBest;
-  const fitE = atE(e);
+  const fitE = atE(e, weights);
+  const rmsThreads = Math.sqrt(fitE.errors.reduce((t, r) => t + r * r, 0) / many.length);
   params.model = { ...params.model, parallelEfficiency: e, dispatchUsPerThread: fitE.dispatchUs };
-  return { params, rmsRelError: rms1, rmsRelErrorThreads: Math.sqrt(fitE.loss / many.length), determined };
+  return { params, rmsRelError: rms1, rmsRelErrorThreads: rmsThreads, determined };
 }
 
 const median = (xs: readonly number[]): number => {
