@@ -152,7 +152,8 @@ for (const [label, m] of models) {
     logs2.push(...e2.map((e) => Math.abs(Math.log1p(e))));
     // Another build's fit may give its history in an older form.
     const model = fit.params.model;
-    const history = model.branchHistoryBits ?? model.branchHistoryTrips ?? model.branchHistoryRows;
+    const history =
+      model.branchHistoryChangeBits ?? model.branchHistoryBits ?? model.branchHistoryTrips ?? model.branchHistoryRows;
     const row = {
       model: label,
       set: file,

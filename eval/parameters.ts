@@ -109,8 +109,8 @@ export interface PresetField {
   range: ParameterRange | undefined;
 }
 
-/** Whether a sources key covers a field path: equal, or a prefix ending at `.` or `[`. */
-const sourceCovers = (key: string, path: string): boolean =>
+/** Whether a sources (or measuredOn) key covers a field path: equal, or a prefix ending at `.` or `[`. */
+export const sourceCovers = (key: string, path: string): boolean =>
   path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`);
 
 function lookup<T>(map: Record<string, T> | undefined, path: string): T | undefined {
@@ -189,6 +189,7 @@ const CPU_MODEL_UNITS: Record<keyof CpuModelSpec, string> = {
   nsPerByte: 'ns',
   cacheMB: 'MB',
   nsPerBranchMiss: 'ns',
+  branchHistoryChangeBits: 'bits',
   branchHistoryBits: 'bits',
   branchHistoryTrips: 'trips',
   branchHistoryRows: 'rows',

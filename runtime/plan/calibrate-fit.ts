@@ -65,7 +65,7 @@ const TERM_OF: Record<Exclude<LinearKey, 'overheadUs'>, keyof CpuTerms> = {
 /** Cache sizes tried, MB: 2^(k/2) from 0.125 to 256. */
 export const CACHE_GRID_MB: readonly number[] = Array.from({ length: 23 }, (_, k) => 2 ** ((k - 6) / 2));
 /**
- * Branch-predictor histories tried, bits of row lengths in a thread's rows (model.ts rowLengthBits): 2^(k/2) x 1000
+ * Branch-predictor histories tried, bits of row lengths in a thread's rows weighed by their changes (model.ts rowChangeBits): 2^(k/2) x 1000
  * from 1k to 2M (the ladder's 256k rows of 16-48 entries hold 0.9M).
  */
 export const HISTORY_GRID_BITS: readonly number[] = Array.from({ length: 23 }, (_, k) =>
@@ -132,7 +132,7 @@ export interface FitResult {
    * well, and for the thread figures when no run used more than one thread.
    */
   determined: Record<
-    LinearKey | 'cacheMB' | 'branchHistoryBits' | 'parallelEfficiency' | 'dispatchUsPerThread',
+    LinearKey | 'cacheMB' | 'branchHistoryChangeBits' | 'parallelEfficiency' | 'dispatchUsPerThread',
     boolean
   >;
 }
@@ -153,7 +153,7 @@ function designRow(
       fixedMs += bestOpTime(op, plain, 1).ms;
       continue;
     }
-    const t = cpuTerms(op, cacheMB, { unit: 'bits', size: historyBits });
+    const t = cpuTerms(op, cacheMB, { unit: 'changeBits', size: historyBits });
     LINEAR_KEYS.forEach((k, i) => {
       if (k !== 'overheadUs') a[i]! += op.trips * t[TERM_OF[k]] * 1e-6;
     });
@@ -348,14 +348,14 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   const { x, A, cacheMB, historyBits } = best!;
   const coef = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, x[i]!])) as Record<LinearKey, number>;
   const { overheadUs, ...ns } = coef;
-  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB, branchHistoryBits: historyBits } };
+  const params: CpuParams = { overheadUs, model: { ...ns, cacheMB, branchHistoryChangeBits: historyBits } };
   const determined = Object.fromEntries(LINEAR_KEYS.map((k, i) => [k, independent(A, i)])) as FitResult['determined'];
   // A grid figure is determined when some other value of it (the other figure kept) fits worse.
   const tie = (l: number | undefined): boolean =>
     l !== undefined && Math.abs(l - best!.loss) <= 1e-12 * Math.max(1e-12, best!.loss);
   const anyBeyond = A.some((r) => r[5] !== 0 || r[6] !== 0);
   determined.cacheMB = anyBeyond && !cacheGrid.every((c) => tie(losses.get(`${c}/${historyBits}`)));
-  determined.branchHistoryBits =
+  determined.branchHistoryChangeBits =
     determined.nsPerBranchMiss && !historyGrid.every((h) => tie(losses.get(`${cacheMB}/${h}`)));
   determined.parallelEfficiency = many.length > 0;
   determined.dispatchUsPerThread = many.length > 0;

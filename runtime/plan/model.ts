@@ -317,14 +317,16 @@ export function cpuModelled(op: PlanOp): boolean {
  * against 1.3-3.6 ns a row; docs/PERFORMANCE.md). What it must learn is the
  * lengths themselves: a row's trips up to the shortest length always go on,
  * and which of the lengths around the mean a row takes is about log2 of
- * their spread in bits (rowLengthBits), and each core's predictor learns
- * only its own thread's rows. So the rows miss, where their length differs
- * from the row before (rowLenChangeFraction: the loop exit taken at another
- * trip count than last time), in the share of a thread's bits past the
- * history H (pastHistory: none up to H, all from 2H, linearly between).
- * Fits made before that form count H in uncertain trips of a thread's rows
- * (`trips`: uncertainTrips) or in rows of the whole op (`rows`); their files
- * keep that meaning. Without a fitted H the term is 0.
+ * their spread in bits, weighed by how often a row's length changes
+ * (rowChangeBits), and each core's predictor learns only its own thread's
+ * rows. So the rows miss, where their length differs from the row before
+ * (rowLenChangeFraction: the loop exit taken at another trip count than
+ * last time), in the share of a thread's bits past the history H
+ * (pastHistory: none up to H, all from 2H, linearly between). Fits made
+ * before that form count H in bits unweighed (`bits`: rowLengthBits), in
+ * uncertain trips of a thread's rows (`trips`: uncertainTrips) or in rows
+ * of the whole op (`rows`); their files keep that meaning. Without a fitted
+ * H the term is 0.
  */
 export function cpuTerms(op: PlanOp, cacheMB: number, history?: BranchHistory, threads = 1): CpuTerms {
   const f = op.sparse!;
@@ -355,16 +357,18 @@ export function cpuTerms(op: PlanOp, cacheMB: number, history?: BranchHistory, t
 
 /**
  * The branch predictor's fitted history (CpuModelSpec) and the unit it is counted in: bits of row-length information
- * in one thread's rows (rowLengthBits: what `dype calibrate` fits), or the units of older fits, uncertain trips of
- * one thread's rows (uncertainTrips) or rows of the whole op.
+ * in one thread's rows weighed by their changes (rowChangeBits: what `dype calibrate` fits), or the units of older
+ * fits, the same bits unweighed (rowLengthBits), uncertain trips of one thread's rows (uncertainTrips) or rows of the
+ * whole op.
  */
 export interface BranchHistory {
-  unit: 'bits' | 'trips' | 'rows';
+  unit: 'changeBits' | 'bits' | 'trips' | 'rows';
   size: number;
 }
 
 /** A model's branch history, undefined where it has no branch-miss term (the schema allows one form at most). */
 export function branchHistoryOf(m: CpuModelSpec): BranchHistory | undefined {
+  if (m.branchHistoryChangeBits !== undefined) return { unit: 'changeBits', size: m.branchHistoryChangeBits };
   if (m.branchHistoryBits !== undefined) return { unit: 'bits', size: m.branchHistoryBits };
   if (m.branchHistoryTrips !== undefined) return { unit: 'trips', size: m.branchHistoryTrips };
   return m.branchHistoryRows !== undefined ? { unit: 'rows', size: m.branchHistoryRows } : undefined;
@@ -386,6 +390,20 @@ export function rowLengthBits(f: SparseFeatures): number {
 }
 
 /**
+ * The row-length bits a core's predictor must hold, weighed by sqrt(c), c the share of rows whose length differs
+ * from the row before (rowLenChangeFraction). A row of the same length as the last repeats the exit the global
+ * history has just shown, so it asks less of the predictor than one that changes, though not nothing: where it
+ * changes must be learnt too. Counting only the changing rows (c) priced luxembourg_osm's one-thread SpMV (114,599
+ * rows, c = 0.22) as learnt, which its time says it is not; counting every row (rowLengthBits) priced its
+ * two-thread SpMV as missed, where it ran 2.2-4.6x faster than on one thread. The square root is the middle the
+ * recorded timing sets chose: refitted with it, the pooled held-out error fell at one thread and at two
+ * (docs/COST-MODEL.md, *The branch history weighed by row-length changes*).
+ */
+export function rowChangeBits(f: SparseFeatures): number {
+  return rowLengthBits(f) * Math.sqrt(f.rowLenChangeFraction ?? MODEL.defaultRowLenChange);
+}
+
+/**
  * The loop trips of a pattern's rows whose outcome differs between rows: rows x min(sd, mean) of the row lengths,
  * the unit of fits made on 2026-12-06 and 07 (`branchHistoryTrips`), kept so that their files keep their meaning.
  */
@@ -396,6 +414,8 @@ export function uncertainTrips(f: SparseFeatures): number {
 /** What the history's unit counts of an op's pattern, and whether each thread's core holds only its share of it. */
 export function historyUnits(f: SparseFeatures, h: BranchHistory): { units: number; perThread: boolean } {
   switch (h.unit) {
+    case 'changeBits':
+      return { units: rowChangeBits(f), perThread: true };
     case 'bits':
       return { units: rowLengthBits(f), perThread: true };
     case 'trips':

@@ -59,10 +59,14 @@ const fpgaSchema = z.strictObject({
 
 /** How many of the branch history's forms a model gives (runtime/plan/model.ts branchHistoryOf reads one). */
 const historyForms = (m: {
+  branchHistoryChangeBits?: number;
   branchHistoryBits?: number;
   branchHistoryTrips?: number;
   branchHistoryRows?: number;
-}): number => [m.branchHistoryBits, m.branchHistoryTrips, m.branchHistoryRows].filter((v) => v !== undefined).length;
+}): number =>
+  [m.branchHistoryChangeBits, m.branchHistoryBits, m.branchHistoryTrips, m.branchHistoryRows].filter(
+    (v) => v !== undefined,
+  ).length;
 
 const cpuModelSchema = z
   .strictObject({
@@ -77,6 +81,7 @@ const cpuModelSchema = z
     nsPerBlockEntry: nonNegative.optional(),
     nsPerDotElement: nonNegative.optional(),
     nsPerDotRowElement: nonNegative.optional(),
+    branchHistoryChangeBits: nonNegative.optional(),
     branchHistoryBits: nonNegative.optional(),
     branchHistoryTrips: nonNegative.optional(),
     branchHistoryRows: nonNegative.optional(),
@@ -101,11 +106,12 @@ const cpuModelSchema = z
   })
   .refine((m) => (m.nsPerBranchMiss === undefined) === (historyForms(m) === 0), {
     message:
-      'nsPerBranchMiss goes with branchHistoryBits (or the older branchHistoryTrips or branchHistoryRows): both, or neither for no branch-miss term',
+      'nsPerBranchMiss goes with branchHistoryChangeBits (or the older branchHistoryBits, branchHistoryTrips or branchHistoryRows): both, or neither for no branch-miss term',
     path: ['nsPerBranchMiss'],
   })
   .refine((m) => historyForms(m) <= 1, {
-    message: 'branchHistoryBits, branchHistoryTrips and branchHistoryRows are forms of one figure: give one',
+    message:
+      'branchHistoryChangeBits, branchHistoryBits, branchHistoryTrips and branchHistoryRows are forms of one figure: give one',
     path: ['branchHistoryRows'],
   });
 

@@ -40,8 +40,8 @@ export interface CpuModelSpec {
   cacheMB: number;
   /**
    * ns per row whose loop exit the branch predictor misses, with the history it learns across repeated runs of one
-   * pattern (runtime/plan/model.ts cpuTerms): with exactly one of branchHistoryBits, branchHistoryTrips and
-   * branchHistoryRows, or none (no such term).
+   * pattern (runtime/plan/model.ts cpuTerms): with exactly one of branchHistoryChangeBits, branchHistoryBits,
+   * branchHistoryTrips and branchHistoryRows, or none (no such term).
    */
   nsPerBranchMiss?: number;
   /** ns per stored entry of an op whose entries each update a block of dense columns (SpMM, SDDMM; absent: 0). */
@@ -57,8 +57,14 @@ export interface CpuModelSpec {
    */
   nsPerDotRowElement?: number;
   /**
-   * The predictor's history in bits of row-length information in one thread's rows (rows x log2(1 + min(row-length
-   * standard deviation, mean row length)); model.ts rowLengthBits): what `dype calibrate` fits.
+   * The predictor's history in bits of row-length information in one thread's rows, weighed by how often a row's
+   * length changes (rows x log2(1 + min(row-length standard deviation, mean row length)) x sqrt(share of rows whose
+   * length differs from the row before); model.ts rowChangeBits): what `dype calibrate` fits.
+   */
+  branchHistoryChangeBits?: number;
+  /**
+   * The same history in bits unweighed (rows x log2(1 + min(sd, mean)); model.ts rowLengthBits): the form of fits
+   * made before branchHistoryChangeBits (still read, so that their files keep their meaning).
    */
   branchHistoryBits?: number;
   /**

@@ -61,10 +61,10 @@ describe('dype calibrate --quick', () => {
     expect(fit.launchOverheadUs).toBeGreaterThanOrEqual(0);
     expect(m.nsPerNnz + m.nsPerGather).toBeGreaterThan(0);
     expect(m.cacheMB).toBeGreaterThan(0);
-    // The branch history in the form the model now reads first (runtime/plan/model.ts rowLengthBits), and no other.
-    expect(m.branchHistoryBits).toBeGreaterThan(0);
+    // The branch history in the form the model now reads first (runtime/plan/model.ts rowChangeBits), and no other.
+    expect(m.branchHistoryChangeBits).toBeGreaterThan(0);
     expect(m.nsPerBranchMiss).toBeGreaterThanOrEqual(0);
-    expect([m.branchHistoryTrips, m.branchHistoryRows]).toEqual([undefined, undefined]);
+    expect([m.branchHistoryBits, m.branchHistoryTrips, m.branchHistoryRows]).toEqual([undefined, undefined, undefined]);
     // Dense ops fitted too (GEMM and a map), with their error on shapes held out.
     expect(m.nsPerDenseFlop! + m.nsPerDenseByte! + m.nsPerDenseTrip!).toBeGreaterThan(0);
     // The trips are per block of the wasm kernels' columns: 4 vectors of 16 bytes (codegen/wasm/simd.ts).

@@ -92,7 +92,7 @@ const TRUTHS: CpuParams[] = [
       nsPerBlockEntry: 0.7,
       nsPerDotElement: 0.3,
       nsPerDotRowElement: 0.4,
-      branchHistoryBits: 8000,
+      branchHistoryChangeBits: 8000,
       parallelEfficiency: 0.8,
       dispatchUsPerThread: 6,
     },
@@ -111,7 +111,7 @@ const TRUTHS: CpuParams[] = [
       nsPerBlockEntry: 0,
       nsPerDotElement: 0.05,
       nsPerDotRowElement: 0.02,
-      branchHistoryBits: 32000,
+      branchHistoryChangeBits: 32000,
       parallelEfficiency: 0.35,
       dispatchUsPerThread: 0,
     },
@@ -126,7 +126,7 @@ describe('fitCpuParams', () => {
       const samples = synthetic(truth, [1, 2]);
       const r = fitCpuParams(samples);
       expect(r.params.model.cacheMB).toBe(truth.model.cacheMB);
-      expect(r.params.model.branchHistoryBits).toBe(truth.model.branchHistoryBits);
+      expect(r.params.model.branchHistoryChangeBits).toBe(truth.model.branchHistoryChangeBits);
       expect(close(r.params.overheadUs, truth.overheadUs)).toBe(true);
       for (const k of LINEAR_KEYS)
         if (k !== 'overheadUs')

@@ -85,7 +85,10 @@ const deviceArb = fc.oneof(
       // The preset's history in rows, or one in a thread's bits or trips, whose branch term shrinks with the count.
       history: fc.oneof(
         fc.constant(undefined),
-        fc.record({ unit: fc.constantFrom('bits', 'trips'), size: fc.double({ min: 1, max: 1e6, noNaN: true }) }),
+        fc.record({
+          unit: fc.constantFrom('changeBits', 'bits', 'trips'),
+          size: fc.double({ min: 1, max: 1e6, noNaN: true }),
+        }),
       ),
       nsPerBranchMiss: fc.double({ min: 0.1, max: 50, noNaN: true }),
     })
@@ -95,9 +98,11 @@ const deviceArb = fc.oneof(
         ...rest,
         ...(history === undefined
           ? { branchHistoryRows }
-          : history.unit === 'bits'
-            ? { branchHistoryBits: history.size, nsPerBranchMiss }
-            : { branchHistoryTrips: history.size, nsPerBranchMiss }),
+          : history.unit === 'changeBits'
+            ? { branchHistoryChangeBits: history.size, nsPerBranchMiss }
+            : history.unit === 'bits'
+              ? { branchHistoryBits: history.size, nsPerBranchMiss }
+              : { branchHistoryTrips: history.size, nsPerBranchMiss }),
         parallelEfficiency: efficiency,
         dispatchUsPerThread: dispatchUs,
         ...(dense ? { nsPerDenseFlop, nsPerDenseByte } : {}),
@@ -117,13 +122,14 @@ describe('threads per CPU op', () => {
     );
   });
 
-  for (const unit of ['bits', 'trips'] as const)
+  for (const unit of ['changeBits', 'bits', 'trips'] as const)
     it(`equal pricing every count where the branch term shrinks with the count (a history in ${unit})`, () => {
-      // Ops whose units (row-length bits or uncertain trips) span the counts: all misses below u / 2 threads, none from u.
+      // Ops whose units (row-length bits, weighed by changes or not, or uncertain trips) span the counts: all misses below u / 2 threads, none from u.
       const caseArb = fc.record({
         rows: fc.integer({ min: 10_000, max: 10_000_000 }),
         perRow: fc.double({ min: 1, max: 40, noNaN: true }),
         cv: fc.double({ min: 0.1, max: 2, noNaN: true }),
+        change: fc.double({ min: 0.05, max: 1, noNaN: true }),
         trips: fc.double({ min: 1_000, max: 200_000, noNaN: true }),
         nsPerBranchMiss: fc.double({ min: 1, max: 100, noNaN: true }),
         efficiency: fc.double({ min: 0.3, max: 1, noNaN: true }),
@@ -134,7 +140,7 @@ describe('threads per CPU op', () => {
       fc.assert(
         fc.property(caseArb, (c) => {
           const nnz = Math.round(c.rows * c.perRow);
-          const f = features(c.rows, nnz, Math.ceil(c.perRow * 2), c.cv);
+          const f = { ...features(c.rows, nnz, Math.ceil(c.perRow * 2), c.cv), rowLenChangeFraction: c.change };
           const op: PlanOp = {
             id: 'op',
             kind: 'spmv',
@@ -159,14 +165,24 @@ describe('threads per CPU op', () => {
             cpuModel: {
               ...rest,
               nsPerBranchMiss: c.nsPerBranchMiss,
-              ...(unit === 'bits' ? { branchHistoryBits: c.trips } : { branchHistoryTrips: c.trips }),
+              ...(unit === 'changeBits'
+                ? { branchHistoryChangeBits: c.trips }
+                : unit === 'bits'
+                  ? { branchHistoryBits: c.trips }
+                  : { branchHistoryTrips: c.trips }),
               parallelEfficiency: c.efficiency,
               dispatchUsPerThread: c.dispatchUs,
             },
           };
           const pick = cpuThreadsByEveryCount(op, d);
           const spread = Math.min(c.cv * c.perRow, c.perRow);
-          const u = (c.rows * (unit === 'bits' ? Math.log2(1 + spread) : spread)) / c.trips;
+          const perRow =
+            unit === 'changeBits'
+              ? Math.log2(1 + spread) * Math.sqrt(c.change)
+              : unit === 'bits'
+                ? Math.log2(1 + spread)
+                : spread;
+          const u = (c.rows * perRow) / c.trips;
           if (pick > 1 && pick > Math.floor(u / 2) && pick <= Math.ceil(u)) inSpan++;
           expect(cpuThreadsFor(op, d)).toBe(pick);
         }),

@@ -11,7 +11,7 @@ import { typicalImpls } from '../helpers/impls.js';
 import { cpuThreadsFor, MIN_SPLIT_ROWS } from '../../runtime/catalogue/index.js';
 import { CPU_CATALOGUE, denseTrips } from '../../runtime/catalogue/cpu.js';
 import { cpuTerms, variantTimes } from '../../runtime/plan/cost.js';
-import type { BranchHistory } from '../../runtime/plan/model.js';
+import { rowChangeBits, type BranchHistory } from '../../runtime/plan/model.js';
 import type { PlanOp, SparseFeatures } from '../../runtime/plan/types.js';
 import type { CpuModelSpec, DeviceSpec } from '../../runtime/system/types.js';
 
@@ -228,6 +228,26 @@ describe('CPU model terms', () => {
     expect(price({ branchHistoryBits: 10_000 * Math.log2(3) })).toBeCloseTo(price({ branchHistoryTrips: 20_000 }), 12);
     expect(price({ branchHistoryTrips: 10_000 }) - price({ branchHistoryBits: 10_000 })).toBeCloseTo(
       (10_000 * 0.6 * (2 - Math.log2(3)) * 5) / 1e6,
+      12,
+    );
+  });
+
+  it('counted in bits weighed by changes, the history covers rowLengthBits x sqrt(share of rows that change)', () => {
+    // Rows of mean 2 and sd 1 (1 bit a row), of which 0.6 change length (spreadOp): sqrt(0.6) bits a row.
+    const w = Math.sqrt(0.6);
+    expect(rowChangeBits(spreadOp(10_000, 0.5).sparse!)).toBeCloseTo(10_000 * w, 9);
+    expectBranchRows({ unit: 'changeBits', size: 10_000 * w }, [
+      [10_000, 0.5, 1, 0], // as many weighed bits as the history: learnt
+      [15_000, 0.5, 1, 0.5],
+      [20_000, 0.5, 1, 1],
+      [30_000, 0.5, 2, 0.5], // each core holds its own thread's
+    ]);
+    // A file's form is the one priced: against the same history counted unweighed, 10,000 bits are past it.
+    const m = { ...MODEL, nsPerBranchMiss: 5, parallelEfficiency: 1 };
+    const price = (extra: object): number =>
+      CPU_CATALOGUE['nnz-split'].ms(spreadOp(10_000, 0.5), cpu({ ...m, ...extra }), 1);
+    expect(price({ branchHistoryBits: 10_000 * w }) - price({ branchHistoryChangeBits: 10_000 * w })).toBeCloseTo(
+      (10_000 * 0.6 * (1 / w - 1) * 5) / 1e6,
       12,
     );
   });

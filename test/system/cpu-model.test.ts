@@ -44,25 +44,31 @@ describe('cpuModel in a system file', () => {
   });
 
   it('the branch-miss figures load together; one without the other is DY3021', () => {
-    const branch = { ...MODEL, nsPerBranchMiss: 7, branchHistoryBits: 22_627, nsPerBlockEntry: 0.25 };
+    const branch = { ...MODEL, nsPerBranchMiss: 7, branchHistoryChangeBits: 22_627, nsPerBlockEntry: 0.25 };
     expect(parseSystem(system({ cpuModel: branch }), 'sys.json').devices[0]!.cpuModel).toEqual(branch);
-    // Fits made before the history was counted in bits keep loading, each in its own form.
+    // Fits made before the history was counted in bits weighed by changes keep loading, each in its own form.
     for (const older of [
+      { ...MODEL, nsPerBranchMiss: 7, branchHistoryBits: 22_627 },
       { ...MODEL, nsPerBranchMiss: 7, branchHistoryTrips: 22_627 },
       { ...MODEL, nsPerBranchMiss: 7, branchHistoryRows: 16_000 },
     ])
       expect(parseSystem(system({ cpuModel: older }), 'sys.json').devices[0]!.cpuModel).toEqual(older);
     for (const bad of [
       { ...MODEL, nsPerBranchMiss: 7 },
+      { ...MODEL, branchHistoryChangeBits: 22_627 },
       { ...MODEL, branchHistoryBits: 22_627 },
       { ...MODEL, branchHistoryTrips: 22_627 },
       { ...MODEL, branchHistoryRows: 16_000 },
     ]) {
       const e = fails(system({ cpuModel: bad }));
       expect(e.code).toBe('DY3021');
-      expect(e.detail).toContain('nsPerBranchMiss goes with branchHistoryBits');
+      expect(e.detail).toContain('nsPerBranchMiss goes with branchHistoryChangeBits');
     }
-    for (const extra of [{ branchHistoryRows: 16_000 }, { branchHistoryTrips: 22_627 }]) {
+    for (const extra of [
+      { branchHistoryRows: 16_000 },
+      { branchHistoryTrips: 22_627 },
+      { branchHistoryBits: 22_627 },
+    ]) {
       const both = fails(system({ cpuModel: { ...branch, ...extra } }));
       expect(both.code).toBe('DY3021');
       expect(both.detail).toContain('are forms of one figure: give one');
