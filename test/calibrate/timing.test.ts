@@ -11,6 +11,7 @@ import {
   MIN_HELP,
   PACKED_SHARE,
   placementBetween,
+  RETAKE_HELP,
   RETAKES,
   SpeedProbe,
   timeRuns,
@@ -82,6 +83,25 @@ describe('calibrate timing', () => {
     expect(t.onCaller).toBe(0);
     expect(t.workerChunks).toBe(0.5);
     expect(take).toBe(2);
+  });
+
+  it('a timing whose workers fell short of RETAKE_HELP of their share is taken again, yet counts as helped', () => {
+    // Workers at 35% of the chunks in every take (70% of their even share at two threads): another load on their core.
+    const short = { onCaller: 0, workerChunks: 0.35 };
+    expect(crowding(short, 2)).toBe(0);
+    expect(crowding(short, 2, RETAKE_HELP)).toBeCloseTo(0.3);
+    expect(crowding({ onCaller: 0, workerChunks: 0.5 * RETAKE_HELP }, 2, RETAKE_HELP)).toBe(0);
+    let n = 0;
+    const t = timeRuns(
+      () => void n++,
+      2,
+      false,
+      () => at({ joins: n, chunks: 20 * n, workerChunks: 7 * n }),
+    );
+    expect(t.retakes).toBe(RETAKES);
+    expect(t.workerChunks).toBeCloseTo(0.35, 2);
+    // Every take short of RETAKE_HELP, but none crowded by MIN_HELP: the fit keeps it.
+    expect(crowdedLeftOut([{ threads: 1 }, { threads: 2, workersOnCaller: 0, workerChunks: 0.35 }]).size).toBe(0);
   });
 
   it('an uncrowded timing is kept at once; one thread and an unknown placement are never retaken', () => {
