@@ -29,7 +29,10 @@ import { checkOutputFile } from './output-path.js';
 import {
   cpuClockUsable,
   crowdedLeftOut,
+  MIN_HELP,
+  PACKED_SHARE,
   placementSummary,
+  RETAKE_HELP,
   SpeedProbe,
   speedSummary,
   STEADY,
@@ -661,7 +664,7 @@ export async function calibrateCommand(o: CalibrateOptions, out: (s: string) => 
       : []),
     ...(placement
       ? [
-          `worker placement: ${placement.timings} multi-thread timings, ${placement.retaken} taken again (their workers without cores of their own: more than a quarter of their joins on the caller's core, or less than half their share of the chunks run), ${placement.crowdedKept} still so in the timing kept (${placement.leftOutOfFit} left out of the fit; held-out rows count whatever their placement)`,
+          `worker placement: ${placement.timings} multi-thread timings, ${placement.retaken} taken again (their workers perhaps without cores of their own: more than ${PACKED_SHARE * 100}% of their joins on the caller's core, or less than ${RETAKE_HELP * 100}% of their share of the chunks run), ${placement.crowdedKept} still crowded in the timing kept (as above, with less than ${MIN_HELP * 100}% of their share; ${placement.leftOutOfFit} left out of the fit; held-out rows count whatever their placement)`,
         ]
       : []),
     '',

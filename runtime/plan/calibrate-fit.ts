@@ -372,10 +372,13 @@ export function fitCpuParams(samples: readonly CalibrationSample[], o: FitOption
   // median, a fixed number of rounds. A few runs whose speedup the model's terms do not explain (a superlinear one
   // whose rows' branch history fits each core's predictor only at two threads; one hit by other load) otherwise
   // drag e and the dispatch cost for all the others.
+  // The predictions without dispatch depend on e alone: each round of weights tries the same grid of e again.
+  const predicted = new Map<number, number[]>();
   const atE = (e: number, w: readonly number[]): { loss: number; dispatchUs: number; errors: number[] } => {
     let num = 0;
     let den = 0;
-    const cs = many.map((s) => threadTimeMs(s, params, e, 0, base));
+    const cs = predicted.get(e) ?? many.map((s) => threadTimeMs(s, params, e, 0, base));
+    predicted.set(e, cs);
     many.forEach((s, i) => {
       const g = (handOffs[i]! * (s.threads - 1) * 1e-3) / s.measuredMs;
       // Each row scaled by its weight, as robustNnls scales its rows.
