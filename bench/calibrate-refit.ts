@@ -37,6 +37,7 @@ import {
 import { calibrationOps, PROGRAMS, type ProgramName } from '../cli/calibrate.js';
 import { crowdedLeftOut } from '../cli/calibrate-timing.js';
 import * as thisFit from '../runtime/plan/calibrate-fit.js';
+import { branchHistoryOf } from '../runtime/plan/model.js';
 import type { PlanOp, PlanSpec } from '../runtime/plan/types.js';
 import type { CsrMatrix } from '../runtime/tensor.js';
 import { cpuFitFor } from '../runtime/system/cpu-backend.js';
@@ -150,10 +151,9 @@ for (const [label, m] of models) {
     const e2 = errors(set.rows_threads ?? [], 2);
     logs1.push(...e1.map((e) => Math.abs(Math.log1p(e))));
     logs2.push(...e2.map((e) => Math.abs(Math.log1p(e))));
-    // Another build's fit may give its history in an older form.
+    // Another build's fit may give its history in an older form; this build reads every form.
     const model = fit.params.model;
-    const history =
-      model.branchHistoryChangeBits ?? model.branchHistoryBits ?? model.branchHistoryTrips ?? model.branchHistoryRows;
+    const history = branchHistoryOf(model)?.size;
     const row = {
       model: label,
       set: file,
